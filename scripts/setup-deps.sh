@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages trainready builds and tests with.
+# Idempotent: only packages that are missing are installed, so a second run is quick.
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake ninja-build pkg-config
+  libcli11-dev        # command-line parsing
+  nlohmann-json3-dev  # JSON: catalog, IMDS, reports, snapshots
+  libfmt-dev          # formatting of reports
+  libcurl4-openssl-dev # IMDS over HTTP with timeouts, no proxy
+  libgtest-dev libgmock-dev googletest # unit tests
+  libbenchmark-dev    # bench/
+  clang libclang-rt-14-dev # libFuzzer fuzz targets
+  clang-format clang-tidy
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all build dependencies present"
+fi

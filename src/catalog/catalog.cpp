@@ -1,0 +1,120 @@
+#include "catalog/catalog.h"
+
+#include "core/embedded.h"
+#include "core/input_error.h"
+#include "core/json_util.h"
+#include "core/text.h"
+
+namespace trainready {
+namespace {
+
+using nlohmann::json;
+
+std::string normalise(std::string_view name) {
+  std::string n = to_lower(trim(name));
+  if (n.rfind("standard_", 0) == 0) n.erase(0, 9);
+  return n;
+}
+
+std::optional<double> opt_number(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number()) throw std::invalid_argument(std::string(key) + " must be a number or null");
+  return it->get<double>();
+}
+
+SkuEntry parse_entry(const json& j) {
+  SkuEntry e;
+  e.name = j.at("name").get<std::string>();
+  e.family = j.value("family", "");
+  const json& gpu = j.at("gpu");
+  e.gpu_vendor = gpu.at("vendor").get<std::string>();
+  e.gpu_model = gpu.at("model").get<std::string>();
+  e.gpu_count = gpu.at("count").get<int>();
+  e.gpu_memory_gb = gpu.at("memory_gb").get<double>();
+  e.gpu_link = j.value("gpu_link", "");
+  const json& ib = j.at("infiniband");
+  e.ib_ports = ib.at("ports").get<int>();
+  e.ib_rate_gbits_per_s = ib.at("rate_gbits_per_s").get<double>();
+  e.ib_generation = ib.value("generation", "");
+  e.ib_hca = ib.value("hca", "");
+  e.gpudirect_rdma = ib.value("gpudirect_rdma", false);
+  e.frontend_nic_gbits_per_s = j.at("frontend_nic_gbits_per_s").get<double>();
+  if (auto it = j.find("local_nvme"); it != j.end()) {
+    e.nvme_disks = it->value("disks", 0);
+    e.nvme_total_gib = it->value("total_gib", 0.0);
+  }
+  if (auto it = j.find("health_floors"); it != j.end()) {
+    e.nccl_allreduce_floor_gbytes_per_s = opt_number(*it, "nccl_allreduce_busbw_gbytes_per_s");
+    e.nccl_allreduce_message = it->value("nccl_allreduce_message", "");
+    e.ib_write_bw_gdr_floor_gbits_per_s = opt_number(*it, "ib_write_bw_gdr_gbits_per_s");
+  }
+  e.nccl_topo_file = j.value("nccl_topo_file", "");
+  e.multi_node_alternative = j.value("multi_node_alternative", "");
+  if (auto it = j.find("prices"); it != j.end()) {
+    for (const json& p : *it) {
+      e.prices.push_back({p.at("region").get<std::string>(), p.at("kind").get<std::string>(),
+                          p.value("os", ""), p.at("usd_per_hour").get<double>(),
+                          p.value("source", ""), p.value("date", "")});
+    }
+  }
+  e.source = j.at("source").get<std::string>();
+  e.date = j.at("date").get<std::string>();
+  return e;
+}
+
+// Best effort: the line where the n-th "name" key of the skus array sits, for error messages.
+int line_of_entry(std::string_view text, std::size_t index) {
+  std::size_t pos = text.find("\"skus\"");
+  std::size_t count = 0;
+  while (pos != std::string_view::npos) {
+    pos = text.find("\"name\"", pos + 1);
+    if (pos == std::string_view::npos) break;
+    if (count++ == index) {
+      int line = 1;
+      for (std::size_t i = 0; i < pos; ++i) line += text[i] == '\n';
+      return line;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Catalog Catalog::parse(std::string_view json_text, const std::string& origin) {
+  json doc = parse_json_or_throw(json_text, origin);
+  Catalog c;
+  c.origin_ = origin;
+  if (!doc.is_object() || !doc.contains("skus") || !doc["skus"].is_array()) {
+    throw InputError(origin, 1, "expected a JSON object with a \"skus\" array");
+  }
+  std::size_t i = 0;
+  for (const json& j : doc["skus"]) {
+    try {
+      c.skus_.push_back(parse_entry(j));
+    } catch (const std::exception& e) {
+      throw InputError(origin, line_of_entry(json_text, i),
+                       "catalog entry " + std::to_string(i) +
+                           ": expected name, gpu{vendor,model,count,memory_gb}, "
+                           "infiniband{ports,rate_gbits_per_s}, frontend_nic_gbits_per_s, "
+                           "source and date (" + e.what() + ")");
+    }
+    ++i;
+  }
+  return c;
+}
+
+const Catalog& Catalog::builtin() {
+  static const Catalog c = parse(embedded_catalog(), "builtin:data/catalog.json");
+  return c;
+}
+
+const SkuEntry* Catalog::find(std::string_view vm_size) const {
+  const std::string key = normalise(vm_size);
+  for (const SkuEntry& e : skus_) {
+    if (normalise(e.name) == key) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace trainready

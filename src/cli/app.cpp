@@ -1,0 +1,76 @@
+#include "cli/app.h"
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "catalog/catalog.h"
+#include "cli/commands.h"
+#include "core/input_error.h"
+#include "core/root.h"
+
+namespace trainready {
+
+const char* tool_version() { return TRAINREADY_VERSION; }
+
+const Catalog& load_catalog(const std::string& path) {
+  if (path.empty()) return Catalog::builtin();
+  static std::map<std::string, Catalog> loaded;
+  auto it = loaded.find(path);
+  if (it != loaded.end()) return it->second;
+  FileRead r = FsRoot("/").read_file(path, kLargeFileLimit);
+  if (!r.ok()) throw InputError(path, 0, "cannot read catalog: " + r.error);
+  return loaded.emplace(path, Catalog::parse(r.data, path)).first->second;
+}
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"trainready: is this GPU cluster ready for multi-node training, and if not, why"};
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "Print the version and what was compiled in");
+  std::map<CLI::App*, Runner> runners;
+  auto reg = [&](Runner (*add)(CLI::App&)) {
+    std::size_t before = app.get_subcommands({}).size();
+    Runner r = add(app);
+    auto subs = app.get_subcommands({});
+    if (subs.size() > before) runners[subs.back()] = std::move(r);
+  };
+  reg(add_doctor_command);
+  reg(add_collect_command);
+  reg(add_rules_command);
+  reg(add_explain_command);
+  reg(add_catalog_command);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  if (version) {
+    std::printf("trainready %s\ncompiled in: NVML (loaded at run time), NCCL version probe (loaded at run time), "
+                "libcurl (IMDS)\nnot compiled in: MPI and NCCL benchmarks, io_uring (not part of this build)\n",
+                tool_version());
+    return 0;
+  }
+  for (auto* sub : app.get_subcommands()) {
+    auto it = runners.find(sub);
+    if (it == runners.end()) continue;
+    try {
+      return it->second();
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "trainready: error: %s\n", e.what());
+      return 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "trainready: error: %s\n", e.what());
+      return 2;
+    }
+  }
+  std::fputs(app.help().c_str(), stdout);
+  return 2;
+}
+
+}  // namespace trainready

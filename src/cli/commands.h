@@ -1,0 +1,21 @@
+#pragma once
+// One function per subcommand; each adds itself to the CLI11 app and returns a runner.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace trainready {
+
+using Runner = std::function<int()>;
+
+Runner add_doctor_command(CLI::App& app);
+Runner add_collect_command(CLI::App& app);
+Runner add_rules_command(CLI::App& app);
+Runner add_explain_command(CLI::App& app);
+Runner add_catalog_command(CLI::App& app);
+
+const char* tool_version();
+// --catalog FILE or the built-in catalog; throws InputError.
+const class Catalog& load_catalog(const std::string& path);
+
+}  // namespace trainready

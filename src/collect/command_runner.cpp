@@ -1,0 +1,87 @@
+#include "collect/command_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+
+extern char** environ;  // NOLINT: POSIX
+
+namespace trainready {
+namespace {
+
+bool on_path(const std::string& prog) {
+  if (prog.find('/') != std::string::npos) return ::access(prog.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= p.size()) {
+    std::size_t end = p.find(':', start);
+    std::string dir = p.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!dir.empty() && ::access((dir + "/" + prog).c_str(), X_OK) == 0) return true;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms, std::size_t max_bytes) {
+  CommandResult res;
+  if (argv.empty() || !on_path(argv[0])) return res;
+  res.found = true;
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) return res;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, argv[0].c_str(), &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(out[1]);
+  if (rc != 0) {
+    ::close(out[0]);
+    res.found = false;
+    return res;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  char buf[65536];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      res.timed_out = true;
+      break;
+    }
+    pollfd pfd{out[0], POLLIN, 0};
+    int pr = ::poll(&pfd, 1, static_cast<int>(left));
+    if (pr < 0) continue;
+    if (pr == 0) {
+      res.timed_out = true;
+      break;
+    }
+    ssize_t n = ::read(out[0], buf, sizeof(buf));
+    if (n < 0) continue;
+    if (n == 0) break;
+    if (res.output.size() < max_bytes) res.output.append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), max_bytes - res.output.size()));
+  }
+  ::close(out[0]);
+  if (res.timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+  }
+  res.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return res;
+}
+
+}  // namespace trainready

@@ -1,0 +1,46 @@
+#include "core/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace trainready {
+
+void write_file_atomically(const std::string& path, std::string_view data) {
+  std::string tmp = path + ".tmp-XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw std::runtime_error(path + ": cannot create temporary file: " + std::strerror(errno));
+  auto fail = [&](const char* what) {
+    int e = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(path + ": " + what + ": " + std::strerror(e));
+  };
+  std::size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("write failed");
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  if (::fchmod(fd, 0644) != 0) fail("chmod failed");
+  if (::fsync(fd) != 0) fail("fsync failed");
+  if (::close(fd) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(path + ": close failed: " + std::strerror(e));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(path + ": rename failed: " + std::strerror(e));
+  }
+}
+
+}  // namespace trainready

@@ -1,0 +1,11 @@
+#pragma once
+// Data compiled into the binary (see cmake/embed.cmake).
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace trainready {
+std::string_view embedded_catalog();
+// (rule id, markdown page), sorted by id.
+const std::vector<std::pair<std::string_view, std::string_view>>& embedded_rule_docs();
+}  // namespace trainready

@@ -1,0 +1,26 @@
+#pragma once
+// What a rule produces: one problem, with the evidence that shows it, its likely cause, and the fix.
+#include <string>
+#include <vector>
+
+#include "core/fact.h"
+#include "core/severity.h"
+
+namespace trainready {
+
+struct Evidence {
+  std::string text;  // what was observed, quoted as the source shows it
+  Provenance where;
+};
+
+struct Finding {
+  std::string rule_id;
+  Severity severity = Severity::kWarning;
+  std::string node;     // label of the node it concerns; empty for cluster-wide findings
+  std::string message;  // one line: what is wrong
+  std::vector<Evidence> evidence;
+  std::string cause;
+  std::string fix;
+};
+
+}  // namespace trainready

@@ -1,0 +1,175 @@
+#include "core/root.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace trainready {
+namespace {
+
+constexpr std::size_t kMaxDirEntries = 100000;
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+bool is_missing_errno(int e) { return e == ENOENT || e == ENOTDIR; }
+
+std::string relative(const std::string& path) {
+  std::size_t i = 0;
+  while (i < path.size() && path[i] == '/') ++i;
+  return i == path.size() ? std::string(".") : path.substr(i);
+}
+
+}  // namespace
+
+FsRoot::FsRoot(std::string prefix) : prefix_(std::move(prefix)) {
+  while (prefix_.size() > 1 && prefix_.back() == '/') prefix_.pop_back();
+  live_ = prefix_.empty() || prefix_ == "/";
+  if (live_) {
+    prefix_ = "/";
+  } else {
+    root_fd_ = ::open(prefix_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  }
+}
+
+FsRoot::~FsRoot() {
+  if (root_fd_ >= 0) ::close(root_fd_);
+}
+
+int FsRoot::open_in_root(const std::string& path, int flags) const {
+  if (live_) return ::open(path.c_str(), flags | O_CLOEXEC);
+  if (root_fd_ < 0) {
+    errno = ENOENT;
+    return -1;
+  }
+  const std::string rel = relative(path);
+#ifdef SYS_openat2
+  // Resolve symlinks as if the snapshot were "/": a snapshot from someone else's machine must
+  // not make us read our own /etc through a crafted link.
+  open_how how{};
+  how.flags = static_cast<unsigned long long>(flags | O_CLOEXEC);
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  long fd = ::syscall(SYS_openat2, root_fd_, rel.c_str(), &how, sizeof(how));
+  if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return static_cast<int>(fd);
+#endif
+  return ::openat(root_fd_, rel.c_str(), flags | O_CLOEXEC | O_NOFOLLOW);
+}
+
+FileRead FsRoot::read_file(const std::string& path, std::size_t limit) const {
+  FileRead r;
+  int fd = open_in_root(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    int e = errno;
+    r.status = is_missing_errno(e) ? ReadStatus::kMissing : ReadStatus::kUnreadable;
+    r.error = errno_text(e);
+    return r;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    r.status = ReadStatus::kUnreadable;
+    r.error = S_ISDIR(st.st_mode) ? "is a directory, expected a file" : "not a regular file";
+    return r;
+  }
+  std::string buf;
+  buf.resize(std::min<std::size_t>(limit + 1, 64 * 1024));
+  std::size_t used = 0;
+  for (;;) {
+    if (used == buf.size()) {
+      if (buf.size() > limit) break;
+      buf.resize(std::min(buf.size() * 2, limit + 1));
+    }
+    ssize_t n = ::read(fd, buf.data() + used, buf.size() - used);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      r.status = ReadStatus::kUnreadable;
+      r.error = errno_text(e);
+      return r;
+    }
+    if (n == 0) break;
+    used += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  if (used > limit) {
+    r.status = ReadStatus::kUnreadable;
+    r.error = "larger than " + std::to_string(limit) + " bytes, not the small text file expected";
+    return r;
+  }
+  buf.resize(used);
+  r.status = ReadStatus::kOk;
+  r.data = std::move(buf);
+  return r;
+}
+
+DirList FsRoot::list_dir(const std::string& path) const {
+  DirList r;
+  int fd = open_in_root(path, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) {
+    int e = errno;
+    r.status = is_missing_errno(e) ? ReadStatus::kMissing : ReadStatus::kUnreadable;
+    r.error = errno_text(e);
+    return r;
+  }
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    int e = errno;
+    ::close(fd);
+    r.status = ReadStatus::kUnreadable;
+    r.error = errno_text(e);
+    return r;
+  }
+  while (dirent* ent = ::readdir(d)) {
+    std::string name = ent->d_name;
+    if (name == "." || name == "..") continue;
+    r.entries.push_back(std::move(name));
+    if (r.entries.size() >= kMaxDirEntries) break;
+  }
+  ::closedir(d);
+  std::sort(r.entries.begin(), r.entries.end());
+  r.status = ReadStatus::kOk;
+  return r;
+}
+
+LinkRead FsRoot::read_link(const std::string& path) const {
+  LinkRead r;
+  std::string dir = "/";
+  std::string base = path;
+  if (auto slash = path.find_last_of('/'); slash != std::string::npos) {
+    dir = slash == 0 ? "/" : path.substr(0, slash);
+    base = path.substr(slash + 1);
+  }
+  int dfd = open_in_root(dir, O_PATH | O_DIRECTORY);
+  if (dfd < 0) {
+    int e = errno;
+    r.status = is_missing_errno(e) ? ReadStatus::kMissing : ReadStatus::kUnreadable;
+    r.error = errno_text(e);
+    return r;
+  }
+  char buf[4096];
+  ssize_t n = ::readlinkat(dfd, base.c_str(), buf, sizeof(buf) - 1);
+  int e = errno;
+  ::close(dfd);
+  if (n < 0) {
+    r.status = is_missing_errno(e) ? ReadStatus::kMissing : ReadStatus::kUnreadable;
+    r.error = e == EINVAL ? "not a symbolic link" : errno_text(e);
+    return r;
+  }
+  r.status = ReadStatus::kOk;
+  r.target.assign(buf, static_cast<std::size_t>(n));
+  return r;
+}
+
+std::string FsRoot::display(const std::string& path) const {
+  if (live_) return path;
+  return prefix_ + (path.empty() || path[0] != '/' ? "/" : "") + path;
+}
+
+}  // namespace trainready

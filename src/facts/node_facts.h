@@ -1,0 +1,213 @@
+#pragma once
+// The typed IR for one node: what the probes (live or snapshot) and parsers (captures) found.
+// Sources fill it; rules only read it.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/fact.h"
+
+namespace trainready {
+
+struct HostInfo {
+  std::string hostname;
+  std::string kernel;  // /proc/sys/kernel/osrelease
+  std::string os;      // PRETTY_NAME from /etc/os-release
+};
+
+struct DmiInfo {
+  std::string sys_vendor;
+  std::string product_name;
+  std::string chassis_asset_tag;
+  bool azure = false;  // Microsoft sys_vendor + Azure's chassis asset tag
+};
+
+struct ImdsInfo {
+  std::string vm_size;
+  std::string vmss_name;
+  std::string placement_group_id;
+  std::string platform_fault_domain;
+  std::string location;
+  std::string name;
+  std::string vm_id;
+  std::string zone;
+  std::string image_publisher;
+  std::string image_offer;
+  std::string image_sku;
+  std::string image_version;
+  std::string image_id;  // gallery / custom image resource id, when there is one
+};
+
+struct IbPort {
+  int number = 0;
+  Fact<std::string> state;       // DOWN, INIT, ARMED, ACTIVE, ACTIVE_DEFER
+  Fact<std::string> phys_state;  // Sleep, Polling, Disabled, PortConfigurationTraining, LinkUp, ...
+  Fact<double> rate_gbps;
+  std::string rate_text;         // as the source printed it: "400 Gb/sec (4X NDR)"
+  Fact<std::string> link_layer;  // InfiniBand, Ethernet
+  Fact<std::string> pkey0;       // "0x8001"
+  Fact<std::string> lid;         // "0x1c"
+  Provenance where;
+};
+
+struct IbDevice {
+  std::string name;      // mlx5_ib0, mlx5_an0, mlx4_0
+  std::string hca_type;  // MT4129
+  std::string model;     // ConnectX-7
+  std::string fw_ver;
+  std::string node_guid;
+  std::string pci_address;
+  std::vector<IbPort> ports;
+  Provenance where;
+};
+
+struct IbFacts {
+  std::vector<IbDevice> devices;  // empty when no RDMA device is registered
+};
+
+enum class PciKind { kMellanox, kNvidiaGpu, kAmdGpu, kNvSwitch, kNvme, kOther };
+
+struct PciDevice {
+  std::string address;  // 0000:01:00.0
+  std::uint32_t vendor = 0;
+  std::uint32_t device = 0;
+  std::uint32_t class_code = 0;  // 24-bit: 0x030200 for a 3D controller
+  PciKind kind = PciKind::kOther;
+  std::string model;             // "ConnectX-7", "H100 SXM5"
+  bool virtual_function = false;
+  std::string link_speed;        // current, e.g. "32.0 GT/s PCIe"
+  int link_width = 0;
+  std::string max_link_speed;
+  int max_link_width = 0;
+  int numa_node = -1;
+  std::string driver;
+  Provenance where;
+};
+
+struct PciFacts {
+  std::vector<PciDevice> devices;  // only the kinds above (network, GPU, NVMe)
+};
+
+struct ModuleInfo {
+  bool loaded = false;
+  std::string version;  // /sys/module/<m>/version when the module declares one
+  Provenance where;
+};
+
+struct ModuleFacts {
+  std::map<std::string, ModuleInfo> modules;  // every loaded module, plus the watched ones
+  bool loaded(const std::string& m) const {
+    auto it = modules.find(m);
+    return it != modules.end() && it->second.loaded;
+  }
+};
+
+struct Gpu {
+  int index = 0;
+  std::string name;
+  std::string uuid;
+  std::string serial;
+  std::uint64_t memory_total_bytes = 0;
+  std::string pci_bus_id;
+  std::optional<bool> ecc_enabled;
+  std::optional<std::uint64_t> ecc_uncorrected_volatile;
+  std::optional<bool> remap_pending;  // a row remap waits for a GPU reset
+  std::optional<bool> remap_failure;  // a remap failed: the GPU needs service
+};
+
+struct GpuFacts {
+  bool driver_loaded = false;
+  std::string no_driver_reason;  // "libnvidia-ml.so.1 not found" ...
+  std::string driver_version;
+  std::string nvml_version;
+  std::vector<Gpu> gpus;
+};
+
+struct NcclSettings {
+  std::map<std::string, std::string> env;   // NCCL_* and UCX_* from the environment
+  Provenance env_source;
+  std::map<std::string, std::string> conf;  // /etc/nccl.conf
+  Provenance conf_source;
+  std::string conf_error;                    // set when the conf file could not be parsed
+  std::string topo_file;                     // effective NCCL_TOPO_FILE, empty when unset
+  Provenance topo_file_origin;
+  Fact<bool> topo_file_exists;
+
+  // NCCL reads the environment first, then /etc/nccl.conf.
+  std::optional<std::pair<std::string, Provenance>> lookup(const std::string& key) const {
+    if (auto it = env.find(key); it != env.end()) return std::make_pair(it->second, env_source);
+    if (auto it = conf.find(key); it != conf.end()) return std::make_pair(it->second, conf_source);
+    return std::nullopt;
+  }
+};
+
+struct NvmeNamespace {
+  std::string name;  // nvme0n1
+  std::string model;
+  std::string serial;
+  std::uint64_t size_bytes = 0;
+  bool local = true;  // false for remote disks exposed as NVMe (Azure Boost "NVMe Accelerator")
+  std::string mountpoint;  // of the namespace or one of its partitions
+  std::string md_array;    // md device it is a member of
+  Provenance where;
+};
+
+struct MdArray {
+  std::string name;  // md0
+  std::string level; // raid0
+  std::string state; // active
+  std::vector<std::string> members;
+  std::string mountpoint;
+  Provenance where;
+};
+
+struct ScratchFacts {
+  std::vector<NvmeNamespace> namespaces;
+  std::vector<MdArray> arrays;
+};
+
+// `nvidia-smi topo -m` as captured.
+struct TopoMatrix {
+  std::vector<std::string> columns;  // GPU0.., mlx5_ib (nvidia-smi truncates names), NIC0..
+  struct Row {
+    std::string name;
+    std::vector<std::string> links;  // X, NV12, SYS, NODE, PIX, PXB, PHB
+    std::string cpu_affinity;
+    std::string numa_affinity;
+    Provenance where;
+  };
+  std::vector<Row> rows;
+  int gpu_count() const;
+  int nic_count() const;
+};
+
+struct NodeFacts {
+  std::string label;        // host name, or the snapshot directory name
+  std::string root_display; // "/" or the snapshot path
+  bool live = false;
+  Fact<HostInfo> host;
+  Fact<DmiInfo> dmi;
+  Fact<ImdsInfo> imds;
+  Fact<IbFacts> ib;
+  Fact<PciFacts> pci;
+  Fact<ModuleFacts> modules;
+  Fact<std::string> ofed_version;
+  Fact<GpuFacts> gpus;
+  Fact<NcclSettings> nccl;
+  Fact<std::string> nccl_version;
+  Fact<ScratchFacts> scratch;
+  Fact<TopoMatrix> gpu_topology;  // only from a capture
+  std::optional<std::string> sku_override;  // --sku
+
+  // The VM size the rules compare against: --sku, else IMDS vmSize.
+  Fact<std::string> vm_size() const {
+    if (sku_override) return Fact<std::string>::present(*sku_override, {"--sku", 0});
+    if (!imds.ok()) return Fact<std::string>::missing("VM size unknown: no instance metadata (" + imds.reason + "); pass --sku");
+    if (imds->vm_size.empty()) return Fact<std::string>::missing("IMDS has no vmSize; pass --sku", imds.where);
+    return Fact<std::string>::present(imds->vm_size, imds.where);
+  }
+};
+
+}  // namespace trainready

@@ -1,0 +1,65 @@
+// `ibstat` (infiniband-diags): "CA 'name'" blocks with "Port N:" sub-blocks.
+#include "core/input_error.h"
+#include "core/text.h"
+#include "parsers/ib_captures.h"
+#include "parsers/ib_common.h"
+#include "parsers/ib_port_builder.h"
+
+namespace trainready {
+
+IbFacts parse_ibstat(std::string_view text, const std::string& source) {
+  IbFacts facts;
+  IbDevice* dev = nullptr;
+  IbPort* port = nullptr;
+  int lineno = 0;
+  for (std::string_view raw : split_lines(text)) {
+    ++lineno;
+    std::string_view line = trim(raw);
+    if (line.empty()) continue;
+    Provenance here{source, lineno};
+    if (line.rfind("CA '", 0) == 0) {
+      auto end = line.find('\'', 4);
+      IbDevice d;
+      d.name = std::string(line.substr(4, end == std::string_view::npos ? std::string_view::npos : end - 4));
+      d.where = here;
+      facts.devices.push_back(std::move(d));
+      dev = &facts.devices.back();
+      port = nullptr;
+      continue;
+    }
+    if (dev == nullptr) continue;
+    if (line.rfind("Port ", 0) == 0 && line.back() == ':') {
+      auto n = parse_int(line.substr(5, line.size() - 6));
+      if (n && *n > 0 && *n < 256) {
+        dev->ports.push_back(new_capture_port(static_cast<int>(*n), source, lineno, "ibstat"));
+        port = &dev->ports.back();
+        continue;
+      }
+    }
+    std::string_view key;
+    std::string_view value;
+    if (!split_key_value(line, key, value)) continue;
+    if (port != nullptr) {
+      if (key == "State") set_port_state(*port, value, here);
+      else if (key == "Physical state") set_port_phys_state(*port, value, here);
+      else if (key == "Rate") set_port_rate(*port, value, here);
+      else if (key == "Link layer") set_port_link_layer(*port, value, here);
+      else if (key == "Base lid") port->lid = Fact<std::string>::present(std::string(value), here);
+      continue;
+    }
+    if (key == "CA type") {
+      dev->hca_type = std::string(value);
+      dev->model = hca_model_from_type(value);
+    } else if (key == "Firmware version") {
+      dev->fw_ver = std::string(value);
+    } else if (key == "Node GUID") {
+      dev->node_guid = std::string(value);
+    }
+  }
+  if (facts.devices.empty() && !trim(text).empty()) {
+    throw InputError(source, 1, "expected ibstat output: a line \"CA '<device>'\" followed by its ports");
+  }
+  return facts;
+}
+
+}  // namespace trainready

@@ -1,0 +1,75 @@
+#include "parsers/procfs.h"
+
+#include "core/text.h"
+
+namespace trainready {
+namespace {
+
+// /proc/mounts escapes space, tab, newline and backslash as \ooo.
+std::string unescape_octal(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 3 < s.size()) {
+      auto v = parse_int(s.substr(i + 1, 3), 8);
+      if (v && *v < 256) {
+        out.push_back(static_cast<char>(*v));
+        i += 3;
+        continue;
+      }
+    }
+    out.push_back(s[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, int> parse_proc_modules(std::string_view text) {
+  std::map<std::string, int> out;
+  int lineno = 0;
+  for (std::string_view line : split_lines(text)) {
+    ++lineno;
+    auto toks = split_ws(line);
+    if (toks.size() < 2) continue;
+    if (!parse_int(toks[1])) continue;  // second field is the size in bytes
+    out.emplace(std::string(toks[0]), lineno);
+  }
+  return out;
+}
+
+std::vector<MountEntry> parse_proc_mounts(std::string_view text) {
+  std::vector<MountEntry> out;
+  for (std::string_view line : split_lines(text)) {
+    auto toks = split_ws(line);
+    if (toks.size() < 3) continue;
+    out.push_back({unescape_octal(toks[0]), unescape_octal(toks[1]), std::string(toks[2])});
+  }
+  return out;
+}
+
+std::vector<MdstatArray> parse_proc_mdstat(std::string_view text) {
+  std::vector<MdstatArray> out;
+  int lineno = 0;
+  for (std::string_view line : split_lines(text)) {
+    ++lineno;
+    // "md0 : active raid0 nvme1n1[1] nvme0n1[0]"
+    auto toks = split_ws(line);
+    if (toks.size() < 3 || toks[0].rfind("md", 0) != 0 || toks[1] != ":") continue;
+    MdstatArray a;
+    a.name = std::string(toks[0]);
+    a.line = lineno;
+    std::size_t i = 2;
+    a.state = std::string(toks[i++]);
+    if (i < toks.size() && (toks[i] == "(read-only)" || toks[i] == "(auto-read-only)")) ++i;
+    if (i < toks.size() && toks[i].find('[') == std::string_view::npos) a.level = std::string(toks[i++]);
+    for (; i < toks.size(); ++i) {
+      std::string_view m = toks[i];
+      if (auto b = m.find('['); b != std::string_view::npos) m = m.substr(0, b);
+      if (!m.empty()) a.members.emplace_back(m);
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace trainready

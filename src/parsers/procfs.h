@@ -1,0 +1,29 @@
+#pragma once
+// Pure parsers for the procfs files the probes read: /proc/modules, /proc/mounts, /proc/mdstat.
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainready {
+
+// module name -> line number
+std::map<std::string, int> parse_proc_modules(std::string_view text);
+
+struct MountEntry {
+  std::string device;
+  std::string mountpoint;
+  std::string fstype;
+};
+std::vector<MountEntry> parse_proc_mounts(std::string_view text);
+
+struct MdstatArray {
+  std::string name;
+  std::string state;
+  std::string level;
+  std::vector<std::string> members;  // nvme0n1, without the [n] role suffix
+  int line = 0;
+};
+std::vector<MdstatArray> parse_proc_mdstat(std::string_view text);
+
+}  // namespace trainready

@@ -1,0 +1,41 @@
+// Kernel modules: /proc/modules for what is loaded, /sys/module/<m>/version for the modules that
+// declare a version (the NVIDIA driver, MLNX_OFED's mlx5_core).
+#include "parsers/procfs.h"
+#include "probes/probes.h"
+#include "probes/sysfs_attr.h"
+
+namespace trainready {
+namespace {
+
+constexpr const char* kWatched[] = {"mlx5_core", "mlx5_ib",    "ib_core",        "ib_uverbs",
+                                    "rdma_ucm",  "ib_ipoib",   "mlx4_core",      "mlx4_ib",
+                                    "nvidia",    "nvidia_uvm", "nvidia_peermem", "nv_peer_mem",
+                                    "amdgpu",    "nvme",       "md_mod",         "raid0"};
+
+}  // namespace
+
+Fact<ModuleFacts> probe_modules(const Root& root) {
+  Fact<std::string> text = read_text(root, "/proc/modules", kLargeFileLimit);
+  if (!text.ok()) {
+    return text.status == FactStatus::kMissing ? Fact<ModuleFacts>::missing(text.reason, text.where)
+                                               : Fact<ModuleFacts>::unreadable(text.reason, text.where);
+  }
+  ModuleFacts m;
+  for (const auto& [name, line] : parse_proc_modules(text.value)) {
+    m.modules[name] = ModuleInfo{true, "", {text.where.source, line}};
+  }
+  for (const char* name : kWatched) {
+    const std::string base = std::string("/sys/module/") + name;
+    ModuleInfo& info = m.modules[name];
+    // Built-in modules have a /sys/module entry but no /proc/modules line.
+    if (!info.loaded && root.list_dir(base).ok()) {
+      info.loaded = true;
+      info.where = {root.display(base), 0};
+    }
+    if (!info.loaded) continue;
+    if (auto v = read_attr(root, base + "/version"); v.ok()) info.version = v.value;
+  }
+  return Fact<ModuleFacts>::present(std::move(m), text.where);
+}
+
+}  // namespace trainready

@@ -1,0 +1,34 @@
+#include "core/text.h"
+#include "probes/probes.h"
+
+namespace trainready {
+
+NodeFacts probe_node(const Root& root, const ProbeOptions& opt) {
+  NodeFacts n;
+  n.live = root.is_live();
+  n.root_display = root.is_live() ? "/" : root.display("");
+  n.host = probe_host(root);
+  n.dmi = probe_dmi(root);
+  n.imds = probe_imds(root, n.dmi, opt);
+  n.ib = probe_infiniband(root);
+  n.pci = probe_pci(root);
+  n.modules = probe_modules(root);
+  n.ofed_version = probe_ofed(root, n.modules);
+  n.gpus = probe_gpus(root, opt);
+  n.nccl = probe_nccl_settings(root, opt);
+  n.nccl_version = probe_nccl_version(root, n.gpus, opt);
+  n.scratch = probe_scratch(root);
+  n.gpu_topology = Fact<TopoMatrix>::missing("only read from a captured `nvidia-smi topo -m`");
+  if (n.host.ok() && !n.host->hostname.empty()) {
+    n.label = n.host->hostname;
+  } else if (!root.is_live()) {
+    std::string d = n.root_display;
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    n.label = d.substr(d.find_last_of('/') + 1);
+  } else {
+    n.label = "localhost";
+  }
+  return n;
+}
+
+}  // namespace trainready

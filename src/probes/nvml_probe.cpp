@@ -1,0 +1,134 @@
+// GPUs through NVML, loaded at run time so one binary runs on GPU and CPU machines alike.
+// No library is a fact ("no NVIDIA driver"), not an error. A snapshot carries nvml.json.
+#include <dlfcn.h>
+
+#include "core/input_error.h"
+#include "parsers/gpu_inventory_json.h"
+#include "probes/probes.h"
+#include "probes/sysfs_attr.h"
+
+namespace trainready {
+namespace {
+
+// The NVML ABI subset we use (stable across driver versions; see nvml.h).
+using NvmlReturn = int;
+using NvmlDevice = void*;
+struct NvmlMemory {
+  unsigned long long total, free, used;
+};
+struct NvmlPciInfo {
+  char bus_id_legacy[16];
+  unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
+
+template <class F>
+F sym(void* lib, const char* name) {
+  return reinterpret_cast<F>(::dlsym(lib, name));
+}
+
+class Library {
+ public:
+  explicit Library(const std::string& name) : h_(::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) {}
+  ~Library() {
+    if (h_ != nullptr) ::dlclose(h_);
+  }
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+  void* get() const { return h_; }
+
+ private:
+  void* h_;
+};
+
+}  // namespace
+
+Fact<GpuFacts> read_nvml(const std::string& library) {
+  Provenance where{"nvml:" + library, 0};
+  GpuFacts g;
+  Library lib(library);
+  if (lib.get() == nullptr) {
+    const char* err = ::dlerror();
+    g.no_driver_reason = "no NVIDIA driver: " + library + " could not be loaded" + (err ? std::string(" (") + err + ")" : "");
+    return Fact<GpuFacts>::present(g, where);
+  }
+  auto init = sym<NvmlReturn (*)()>(lib.get(), "nvmlInit_v2");
+  auto shutdown = sym<NvmlReturn (*)()>(lib.get(), "nvmlShutdown");
+  auto count_fn = sym<NvmlReturn (*)(unsigned*)>(lib.get(), "nvmlDeviceGetCount_v2");
+  auto handle_fn = sym<NvmlReturn (*)(unsigned, NvmlDevice*)>(lib.get(), "nvmlDeviceGetHandleByIndex_v2");
+  if (init == nullptr || count_fn == nullptr || handle_fn == nullptr) {
+    return Fact<GpuFacts>::unreadable(library + " lacks nvmlInit_v2/nvmlDeviceGetCount_v2", where);
+  }
+  if (NvmlReturn rc = init(); rc != 0) {
+    g.no_driver_reason = "NVML could not initialise (nvmlInit_v2 returned " + std::to_string(rc) + "): the NVIDIA kernel driver is not loaded or does not match the library";
+    return Fact<GpuFacts>::present(g, where);
+  }
+  g.driver_loaded = true;
+  char buf[96] = {};
+  if (auto f = sym<NvmlReturn (*)(char*, unsigned)>(lib.get(), "nvmlSystemGetDriverVersion"); f && f(buf, sizeof(buf)) == 0) g.driver_version = buf;
+  if (auto f = sym<NvmlReturn (*)(char*, unsigned)>(lib.get(), "nvmlSystemGetNVMLVersion"); f && f(buf, sizeof(buf)) == 0) g.nvml_version = buf;
+  auto name_fn = sym<NvmlReturn (*)(NvmlDevice, char*, unsigned)>(lib.get(), "nvmlDeviceGetName");
+  auto uuid_fn = sym<NvmlReturn (*)(NvmlDevice, char*, unsigned)>(lib.get(), "nvmlDeviceGetUUID");
+  auto serial_fn = sym<NvmlReturn (*)(NvmlDevice, char*, unsigned)>(lib.get(), "nvmlDeviceGetSerial");
+  auto mem_fn = sym<NvmlReturn (*)(NvmlDevice, NvmlMemory*)>(lib.get(), "nvmlDeviceGetMemoryInfo");
+  auto pci_fn = sym<NvmlReturn (*)(NvmlDevice, NvmlPciInfo*)>(lib.get(), "nvmlDeviceGetPciInfo_v3");
+  auto ecc_fn = sym<NvmlReturn (*)(NvmlDevice, int*, int*)>(lib.get(), "nvmlDeviceGetEccMode");
+  auto ecc_count_fn = sym<NvmlReturn (*)(NvmlDevice, int, int, unsigned long long*)>(lib.get(), "nvmlDeviceGetTotalEccErrors");
+  auto remap_fn = sym<NvmlReturn (*)(NvmlDevice, unsigned*, unsigned*, unsigned*, unsigned*)>(lib.get(), "nvmlDeviceGetRemappedRows");
+  unsigned count = 0;
+  if (count_fn(&count) != 0) {
+    if (shutdown) shutdown();
+    return Fact<GpuFacts>::unreadable("nvmlDeviceGetCount_v2 failed", where);
+  }
+  for (unsigned i = 0; i < count && i < 64; ++i) {
+    NvmlDevice dev = nullptr;
+    Gpu gpu;
+    gpu.index = static_cast<int>(i);
+    if (handle_fn(i, &dev) != 0) {
+      gpu.name = "(NVML could not open this GPU)";
+      g.gpus.push_back(gpu);
+      continue;
+    }
+    char s[96] = {};
+    if (name_fn && name_fn(dev, s, sizeof(s)) == 0) gpu.name = s;
+    if (uuid_fn && uuid_fn(dev, s, sizeof(s)) == 0) gpu.uuid = s;
+    if (serial_fn && serial_fn(dev, s, sizeof(s)) == 0) gpu.serial = s;
+    NvmlMemory mem{};
+    if (mem_fn && mem_fn(dev, &mem) == 0) gpu.memory_total_bytes = mem.total;
+    NvmlPciInfo pci{};
+    if (pci_fn && pci_fn(dev, &pci) == 0) {
+      pci.bus_id[sizeof(pci.bus_id) - 1] = '\0';
+      gpu.pci_bus_id = pci.bus_id;
+    }
+    int cur = 0;
+    int pending = 0;
+    if (ecc_fn && ecc_fn(dev, &cur, &pending) == 0) gpu.ecc_enabled = cur != 0;
+    unsigned long long unc = 0;
+    if (ecc_count_fn && ecc_count_fn(dev, 1 /*uncorrected*/, 0 /*volatile*/, &unc) == 0) gpu.ecc_uncorrected_volatile = unc;
+    unsigned corr_rows = 0;
+    unsigned unc_rows = 0;
+    unsigned is_pending = 0;
+    unsigned failure = 0;
+    if (remap_fn && remap_fn(dev, &corr_rows, &unc_rows, &is_pending, &failure) == 0) {
+      gpu.remap_pending = is_pending != 0;
+      gpu.remap_failure = failure != 0;
+    }
+    g.gpus.push_back(std::move(gpu));
+  }
+  if (shutdown) shutdown();
+  return Fact<GpuFacts>::present(std::move(g), where);
+}
+
+Fact<GpuFacts> probe_gpus(const Root& root, const ProbeOptions& opt) {
+  if (root.is_live()) return read_nvml(opt.nvml_library);
+  Fact<std::string> text = read_text(root, kSnapNvml, kLargeFileLimit);
+  if (text.status == FactStatus::kMissing) return Fact<GpuFacts>::missing("the snapshot has no nvml.json", text.where);
+  if (!text.ok()) return Fact<GpuFacts>::unreadable(text.reason, text.where);
+  try {
+    return Fact<GpuFacts>::present(parse_gpu_inventory_json(text.value, text.where.source), text.where);
+  } catch (const InputError& e) {
+    return Fact<GpuFacts>::unreadable(e.what(), text.where);
+  }
+}
+
+}  // namespace trainready

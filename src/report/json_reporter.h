@@ -1,0 +1,14 @@
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "report/doctor_report.h"
+
+namespace trainready {
+
+// Machine report: schema_version, snake_case keys. Documented in docs/json-output.md.
+nlohmann::json doctor_report_json(const DoctorReport& r);
+std::string render_json(const DoctorReport& r);
+
+}  // namespace trainready

@@ -1,0 +1,14 @@
+#pragma once
+// "What this machine is", in a few labelled lines, for the text report.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "facts/node_facts.h"
+
+namespace trainready {
+
+// (label, text) pairs: size, cloud, GPUs, InfiniBand, OFED, GPUDirect, NCCL, scratch.
+std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts& n);
+
+}  // namespace trainready

@@ -1,0 +1,71 @@
+// cluster-placement-mismatch: IMDS says the nodes are in different scale sets or placement groups.
+#include "rules/cluster/cluster_groups.h"
+#include "rules/rule_factories.h"
+
+namespace trainready {
+namespace {
+
+class ClusterPlacementMismatch final : public Rule {
+ public:
+  std::string_view id() const override { return "cluster-placement-mismatch"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override { return "Nodes in different scale sets or placement groups"; }
+  RuleScope scope() const override { return RuleScope::kCluster; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    auto imds_field = [](std::string ImdsInfo::*field) {
+      return [field](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
+        if (!n.imds.ok()) {
+          why = "instance metadata " + n.imds.describe();
+          return std::nullopt;
+        }
+        return NodeValue{n.imds.value.*field, n.imds.where};
+      };
+    };
+    Grouping sets = group_nodes(*ctx.nodes, imds_field(&ImdsInfo::vmss_name));
+    Grouping groups = group_nodes(*ctx.nodes, imds_field(&ImdsInfo::placement_group_id));
+    if (sets.nodes_by_value.empty()) {
+      return RuleOutcome::skip("no node has instance metadata: " + (sets.unknown.empty() ? std::string() : sets.unknown.front()));
+    }
+    RuleOutcome out;
+    out.notes = sets.unknown;
+    const std::string cause =
+        "InfiniBand traffic flows only inside one scale set with singlePlacementGroup=true (one placement group) or "
+        "one availability set; nodes from different sets sit in different InfiniBand partitions. The job hangs or "
+        "falls back to sockets between the groups.";
+    const std::string fix =
+        "Run the job on nodes of ONE scale set / placement group (check vmScaleSetName and placementGroupId in IMDS), "
+        "or redeploy them into one; with singlePlacementGroup=false a scale set spans several placement groups and "
+        "cannot carry one InfiniBand job.";
+    const bool sets_differ = sets.nodes_by_value.size() > 1;
+    const bool groups_differ = groups.nodes_by_value.size() > 1;
+    if (!sets_differ && !groups_differ) return out;
+    std::string msg = "nodes are in different ";
+    if (sets_differ) msg += "scale sets (" + describe_groups(sets) + ")";
+    if (sets_differ && groups_differ) msg += " and ";
+    if (groups_differ) msg += "placement groups (" + describe_groups(groups) + ")";
+    Finding f = finding(msg);
+    if (sets_differ) {
+      for (Evidence e : sets.evidence) {
+        e.text = "vmScaleSetName of " + e.text;
+        f.evidence.push_back(std::move(e));
+      }
+    }
+    if (groups_differ) {
+      for (Evidence e : groups.evidence) {
+        e.text = "placementGroupId of " + e.text;
+        f.evidence.push_back(std::move(e));
+      }
+    }
+    f.cause = cause;
+    f.fix = fix;
+    out.findings.push_back(std::move(f));
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_cluster_placement_mismatch() { return std::make_unique<ClusterPlacementMismatch>(); }
+
+}  // namespace trainready

@@ -1,0 +1,41 @@
+#include "rules/registry.h"
+
+#include "rules/rule_factories.h"
+
+namespace trainready {
+
+const std::vector<std::unique_ptr<Rule>>& all_rules() {
+  static const std::vector<std::unique_ptr<Rule>> rules = [] {
+    std::vector<std::unique_ptr<Rule>> r;
+    // Sorted by id; tests/unit/registry_test.cpp keeps it so.
+    r.push_back(make_cluster_pkey_mismatch());
+    r.push_back(make_cluster_placement_mismatch());
+    r.push_back(make_cluster_version_mismatch());
+    r.push_back(make_cluster_vm_size_mixed());
+    r.push_back(make_gpu_count_low());
+    r.push_back(make_gpu_memory_errors());
+    r.push_back(make_gpudirect_rdma_disabled());
+    r.push_back(make_ib_driver_not_loaded());
+    r.push_back(make_ib_hca_missing());
+    r.push_back(make_ib_port_count_low());
+    r.push_back(make_ib_port_not_active());
+    r.push_back(make_ib_port_rate_low());
+    r.push_back(make_nccl_ib_disabled());
+    r.push_back(make_nccl_topo_file_missing());
+    r.push_back(make_nccl_topo_file_unset());
+    r.push_back(make_nvme_scratch_not_mounted());
+    r.push_back(make_vm_not_in_scale_set());
+    r.push_back(make_vm_size_no_infiniband());
+    return r;
+  }();
+  return rules;
+}
+
+const Rule* find_rule(std::string_view id) {
+  for (const auto& r : all_rules()) {
+    if (r->id() == id) return r.get();
+  }
+  return nullptr;
+}
+
+}  // namespace trainready

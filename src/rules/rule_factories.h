@@ -1,0 +1,28 @@
+#pragma once
+// One factory per rule file; the registry lists them in id order.
+#include <memory>
+
+#include "rules/rule.h"
+
+namespace trainready {
+
+std::unique_ptr<Rule> make_cluster_pkey_mismatch();
+std::unique_ptr<Rule> make_cluster_placement_mismatch();
+std::unique_ptr<Rule> make_cluster_version_mismatch();
+std::unique_ptr<Rule> make_cluster_vm_size_mixed();
+std::unique_ptr<Rule> make_gpu_count_low();
+std::unique_ptr<Rule> make_gpu_memory_errors();
+std::unique_ptr<Rule> make_gpudirect_rdma_disabled();
+std::unique_ptr<Rule> make_ib_driver_not_loaded();
+std::unique_ptr<Rule> make_ib_hca_missing();
+std::unique_ptr<Rule> make_ib_port_count_low();
+std::unique_ptr<Rule> make_ib_port_not_active();
+std::unique_ptr<Rule> make_ib_port_rate_low();
+std::unique_ptr<Rule> make_nccl_ib_disabled();
+std::unique_ptr<Rule> make_nccl_topo_file_missing();
+std::unique_ptr<Rule> make_nccl_topo_file_unset();
+std::unique_ptr<Rule> make_nvme_scratch_not_mounted();
+std::unique_ptr<Rule> make_vm_not_in_scale_set();
+std::unique_ptr<Rule> make_vm_size_no_infiniband();
+
+}  // namespace trainready

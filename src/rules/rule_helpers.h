@@ -1,0 +1,28 @@
+#pragma once
+// Small queries rules share. Pure functions over facts.
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "facts/node_facts.h"
+
+namespace trainready {
+
+// The catalog entry for the node's VM size, or nullptr with `why` saying what is missing.
+const SkuEntry* sku_of(const NodeFacts& n, const Catalog& c, std::string& why);
+
+struct PortRef {
+  const IbDevice* device;
+  const IbPort* port;
+  std::string name() const { return device->name + "/" + std::to_string(port->number); }
+};
+// Ports whose link_layer is InfiniBand (Ethernet RDMA ports such as Azure's mlx5_an0 excluded).
+std::vector<PortRef> infiniband_ports(const IbFacts& ib);
+
+// True for Azure N-series names whose capability letters include 'r' (RDMA): ND96isr_H100_v5.
+// nullopt when the name is not an N-series size.
+std::optional<bool> n_series_has_rdma(const std::string& vm_size);
+
+std::string fmt_gbps(double v);  // "400 Gb/s"
+
+}  // namespace trainready
