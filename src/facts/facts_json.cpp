@@ -141,8 +141,13 @@ json to_json(const NodeFacts& n) {
   j["ofed_version"] = plain(n.ofed_version);
   j["gpus"] = fact_json(n.gpus, gpu_facts_to_json);
   j["nccl_settings"] = fact_json(n.nccl, [](const NcclSettings& s) {
-    json o{{"env", s.env}, {"env_source", s.env_source.str()}, {"conf", s.conf},
-           {"conf_source", s.conf_source.str()}, {"topo_file", s.topo_file}};
+    auto pairs = [](const std::map<std::string, std::string>& m) {
+      json a = json::array();
+      for (const auto& [k, v] : m) a.push_back({{"name", k}, {"value", v}});
+      return a;
+    };
+    json o{{"env", pairs(s.env)}, {"env_source", s.env_source.str()}, {"conf", pairs(s.conf)},
+           {"conf_source", s.conf_source.str()}, {"conf_error", s.conf_error}, {"topo_file", s.topo_file}};
     o["topo_file_exists"] = plain(s.topo_file_exists);
     return o;
   });

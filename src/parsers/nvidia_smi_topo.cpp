@@ -1,5 +1,7 @@
 #include "parsers/nvidia_smi_topo.h"
 
+#include <algorithm>
+
 #include "core/input_error.h"
 #include "core/text.h"
 
@@ -18,6 +20,7 @@ TopoMatrix parse_nvidia_smi_topo(std::string_view text, const std::string& sourc
   const std::string clean = strip_ansi(text);
   int lineno = 0;
   bool header = false;
+  std::vector<std::vector<std::string_view>> tokens;
   for (std::string_view raw : split_lines(clean)) {
     ++lineno;
     std::string_view line = trim(raw);
@@ -27,9 +30,10 @@ TopoMatrix parse_nvidia_smi_topo(std::string_view text, const std::string& sourc
     }
     if (!header) {
       if (line.rfind("GPU0", 0) != 0) continue;
-      // Columns are tab separated; "CPU Affinity" and "NUMA Affinity" contain a space.
+      // Some nvidia-smi versions leave NIC column names empty; the matrix is square, so the
+      // row names fill them in below.
       for (std::string_view tok : split_ws(line)) {
-        if (tok == "CPU" || tok == "NUMA" || tok == "Affinity" || tok == "GPU" || tok == "NUMA ID") continue;
+        if (tok == "CPU" || tok == "NUMA" || tok == "Affinity" || tok == "GPU" || tok == "ID") continue;
         m.columns.emplace_back(tok);
       }
       header = true;
@@ -39,17 +43,29 @@ TopoMatrix parse_nvidia_smi_topo(std::string_view text, const std::string& sourc
     auto toks = split_ws(line);
     if (toks.empty()) continue;
     TopoMatrix::Row row;
+    // Some versions leave the NIC row names empty too: the row then starts with its links.
+    static constexpr std::string_view kLinks[] = {"X", "SYS", "NODE", "PHB", "PXB", "PIX"};
+    const bool unnamed = (raw[0] == '\t' || raw[0] == ' ') &&
+                         (std::find(std::begin(kLinks), std::end(kLinks), toks[0]) != std::end(kLinks) ||
+                          (toks[0].size() > 2 && toks[0].substr(0, 2) == "NV"));
+    if (unnamed) toks.insert(toks.begin(), std::string_view("NIC?"));
     row.name = std::string(toks[0]);
     row.where = {source, lineno};
-    std::size_t i = 1;
-    for (; i < toks.size() && row.links.size() < m.columns.size(); ++i) row.links.emplace_back(toks[i]);
-    if (i < toks.size()) row.cpu_affinity = std::string(toks[i++]);
-    if (i < toks.size()) row.numa_affinity = std::string(toks[i++]);
     m.rows.push_back(std::move(row));
+    tokens.push_back(std::move(toks));
   }
   if (!header) {
     throw InputError(source, 1, "expected `nvidia-smi topo -m` output: a header row starting with GPU0");
   }
+  const std::size_t n = m.rows.size();
+  for (std::size_t r = 0; r < n; ++r) {
+    const auto& toks = tokens[r];
+    std::size_t i = 1;
+    for (; i < toks.size() && i <= n; ++i) m.rows[r].links.emplace_back(toks[i]);
+    if (i < toks.size()) m.rows[r].cpu_affinity = std::string(toks[i++]);
+    if (i < toks.size()) m.rows[r].numa_affinity = std::string(toks[i++]);
+  }
+  for (std::size_t r = m.columns.size(); r < n; ++r) m.columns.push_back(m.rows[r].name);
   return m;
 }
 

@@ -1,4 +1,7 @@
+#include "core/input_error.h"
 #include "core/text.h"
+#include "parsers/ib_captures.h"
+#include "parsers/nvidia_smi_topo.h"
 #include "probes/probes.h"
 
 namespace trainready {
@@ -19,6 +22,27 @@ NodeFacts probe_node(const Root& root, const ProbeOptions& opt) {
   n.nccl_version = probe_nccl_version(root, n.gpus, opt);
   n.scratch = probe_scratch(root);
   n.gpu_topology = Fact<TopoMatrix>::missing("only read from a captured `nvidia-smi topo -m`");
+  if (!root.is_live()) {
+    // A snapshot may carry command output; it fills facts sysfs could not give.
+    const std::string topo = std::string(kSnapCommands) + "/nvidia-smi-topo-m.txt";
+    if (FileRead r = root.read_file(topo, kLargeFileLimit); r.ok()) {
+      try {
+        n.gpu_topology = Fact<TopoMatrix>::present(parse_nvidia_smi_topo(r.data, root.display(topo)), {root.display(topo), 0});
+      } catch (const InputError& e) {
+        n.gpu_topology = Fact<TopoMatrix>::unreadable(e.what(), {root.display(topo), 0});
+      }
+    }
+    const std::string ibstat = std::string(kSnapCommands) + "/ibstat.txt";
+    if (!n.ib.ok()) {
+      if (FileRead r = root.read_file(ibstat, kLargeFileLimit); r.ok()) {
+        try {
+          n.ib = Fact<IbFacts>::present(parse_ibstat(r.data, root.display(ibstat)), {root.display(ibstat), 0});
+        } catch (const InputError&) {
+          // keep the sysfs answer
+        }
+      }
+    }
+  }
   if (n.host.ok() && !n.host->hostname.empty()) {
     n.label = n.host->hostname;
   } else if (!root.is_live()) {

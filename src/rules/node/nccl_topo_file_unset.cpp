@@ -21,7 +21,8 @@ class NcclTopoFileUnset final : public Rule {
     RuleOutcome out;
     if (sku->nccl_topo_file.empty() || !n.nccl->topo_file.empty()) return out;
     Finding f = finding("NCCL_TOPO_FILE is not set on " + sku->name);
-    f.evidence.push_back({"NCCL_TOPO_FILE absent from the environment and " + n.nccl->conf_source.source, n.nccl->env_source});
+    f.evidence.push_back({"NCCL_TOPO_FILE not in the environment", n.nccl->env_source});
+    f.evidence.push_back({"NCCL_TOPO_FILE not in nccl.conf", n.nccl->conf_source});
     if (n.imds.ok() && !n.imds->image_publisher.empty()) {
       f.evidence.push_back({"image " + n.imds->image_publisher + ":" + n.imds->image_offer + ":" + n.imds->image_sku, n.imds.where});
     } else if (n.imds.ok() && !n.imds->image_id.empty()) {

@@ -1,0 +1,99 @@
+// A stand-in for libnvidia-ml.so.1: exports the NVML entry points trainready calls and answers
+// from the JSON file named by TRAINREADY_FAKE_NVML (the nvml.json format of a snapshot).
+// FAKE_NVML_INIT_FAILS=1 makes nvmlInit_v2 fail as it does when the kernel driver is missing.
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+nlohmann::json g_doc;
+bool g_loaded = false;
+
+struct Memory {
+  unsigned long long total, free, used;
+};
+struct PciInfo {
+  char bus_id_legacy[16];
+  unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
+
+const nlohmann::json* gpu(void* handle) {
+  auto idx = reinterpret_cast<std::size_t>(handle) - 1;
+  if (!g_loaded || idx >= g_doc["gpus"].size()) return nullptr;
+  return &g_doc["gpus"][idx];
+}
+
+int copy(const std::string& s, char* out, unsigned n) {
+  if (s.size() + 1 > n) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+  std::memcpy(out, s.c_str(), s.size() + 1);
+  return 0;
+}
+
+}  // namespace
+
+extern "C" {
+
+int nvmlInit_v2() {
+  if (const char* f = std::getenv("FAKE_NVML_INIT_FAILS"); f && std::string(f) == "1") return 9;  // DRIVER_NOT_LOADED
+  const char* path = std::getenv("TRAINREADY_FAKE_NVML");
+  if (path == nullptr) return 999;
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  g_doc = nlohmann::json::parse(ss.str(), nullptr, false);
+  g_loaded = !g_doc.is_discarded();
+  return g_loaded ? 0 : 999;
+}
+int nvmlShutdown() { return 0; }
+int nvmlSystemGetDriverVersion(char* out, unsigned n) { return copy(g_doc.value("driver_version", ""), out, n); }
+int nvmlSystemGetNVMLVersion(char* out, unsigned n) { return copy(g_doc.value("nvml_version", ""), out, n); }
+int nvmlDeviceGetCount_v2(unsigned* count) {
+  *count = static_cast<unsigned>(g_doc["gpus"].size());
+  return 0;
+}
+int nvmlDeviceGetHandleByIndex_v2(unsigned i, void** handle) {
+  if (i >= g_doc["gpus"].size()) return 2;
+  *handle = reinterpret_cast<void*>(static_cast<std::size_t>(i) + 1);
+  return 0;
+}
+int nvmlDeviceGetName(void* h, char* out, unsigned n) { return gpu(h) ? copy(gpu(h)->value("name", ""), out, n) : 2; }
+int nvmlDeviceGetUUID(void* h, char* out, unsigned n) { return gpu(h) ? copy(gpu(h)->value("uuid", ""), out, n) : 2; }
+int nvmlDeviceGetSerial(void* h, char* out, unsigned n) { return gpu(h) ? copy(gpu(h)->value("serial", ""), out, n) : 2; }
+int nvmlDeviceGetMemoryInfo(void* h, Memory* m) {
+  if (!gpu(h)) return 2;
+  m->total = gpu(h)->value("memory_total_bytes", 0ULL);
+  m->free = m->total;
+  m->used = 0;
+  return 0;
+}
+int nvmlDeviceGetPciInfo_v3(void* h, PciInfo* p) {
+  if (!gpu(h)) return 2;
+  std::memset(p, 0, sizeof(*p));
+  std::string id = gpu(h)->value("pci_bus_id", "");
+  std::strncpy(p->bus_id, id.c_str(), sizeof(p->bus_id) - 1);
+  return 0;
+}
+int nvmlDeviceGetEccMode(void* h, int* cur, int* pending) {
+  if (!gpu(h) || !(*gpu(h))["ecc_enabled"].is_boolean()) return 3;  // NOT_SUPPORTED
+  *cur = *pending = (*gpu(h))["ecc_enabled"].get<bool>() ? 1 : 0;
+  return 0;
+}
+int nvmlDeviceGetTotalEccErrors(void* h, int, int, unsigned long long* count) {
+  if (!gpu(h) || !(*gpu(h))["ecc_uncorrected_volatile"].is_number()) return 3;
+  *count = (*gpu(h))["ecc_uncorrected_volatile"].get<unsigned long long>();
+  return 0;
+}
+int nvmlDeviceGetRemappedRows(void* h, unsigned* corr, unsigned* unc, unsigned* pending, unsigned* failure) {
+  if (!gpu(h) || !(*gpu(h))["remap_pending"].is_boolean()) return 3;
+  *corr = *unc = 0;
+  *pending = (*gpu(h))["remap_pending"].get<bool>() ? 1 : 0;
+  *failure = (*gpu(h))["remap_failure"].get<bool>() ? 1 : 0;
+  return 0;
+}
+}

@@ -1,0 +1,12 @@
+#pragma once
+#include <string>
+
+namespace trainready::test {
+
+inline std::string fixture(const std::string& rel) { return std::string(TR_TEST_DATA) + "/fixtures/" + rel; }
+inline std::string example(const std::string& rel) { return std::string(TR_EXAMPLES) + "/" + rel; }
+std::string read_fixture(const std::string& rel);
+// A fresh empty directory under the test temp dir.
+std::string temp_dir(const std::string& name);
+
+}  // namespace trainready::test

@@ -1,0 +1,27 @@
+#pragma once
+// Runs one rule over facts built in code.
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "rules/registry.h"
+#include "support/node_builder.h"
+
+namespace trainready::test {
+
+inline RuleOutcome run_rule(const std::string& id, const NodeFacts& n) {
+  const Rule* r = find_rule(id);
+  if (r == nullptr) throw std::runtime_error("no rule " + id);
+  std::vector<NodeFacts> nodes{n};
+  RuleContext ctx{&nodes.front(), &nodes, &Catalog::builtin()};
+  return r->evaluate(ctx);
+}
+
+inline RuleOutcome run_cluster_rule(const std::string& id, const std::vector<NodeFacts>& nodes) {
+  const Rule* r = find_rule(id);
+  if (r == nullptr) throw std::runtime_error("no rule " + id);
+  RuleContext ctx{nullptr, &nodes, &Catalog::builtin()};
+  return r->evaluate(ctx);
+}
+
+}  // namespace trainready::test

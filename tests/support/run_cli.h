@@ -1,0 +1,16 @@
+#pragma once
+// Runs the trainready binary as a user would, capturing stdout, stderr and the exit code.
+#include <string>
+#include <vector>
+
+namespace trainready::test {
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+CliResult run_trainready(const std::vector<std::string>& args, const std::string& env = "");
+
+}  // namespace trainready::test

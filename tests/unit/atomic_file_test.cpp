@@ -1,0 +1,28 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "support/paths.h"
+
+using namespace trainready;
+
+TEST(AtomicFile, WritesAndReplacesWithoutLeavingTemporaries) {
+  std::string d = test::temp_dir("atomic");
+  std::string p = d + "/report.json";
+  write_file_atomically(p, "first");
+  write_file_atomically(p, "second");
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), "second");
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(d)) n += e.is_regular_file();
+  EXPECT_EQ(n, 1);
+}
+
+TEST(AtomicFile, FailureLeavesTheTargetUntouched) {
+  EXPECT_THROW(write_file_atomically("/definitely/not/here/report.json", "x"), std::runtime_error);
+}
