@@ -19,7 +19,7 @@ Fact<std::string> probe_ofed(const Root& root, const Fact<ModuleFacts>& modules)
       continue;
     }
   }
-  if (!modules.ok()) return Fact<std::string>::missing("kernel modules unknown: " + modules.describe());
+  if (!modules.ok()) return Fact<std::string>::missing("kernel modules " + modules.describe());
   if (!modules->loaded("mlx5_core") && !modules->loaded("mlx4_core")) {
     return Fact<std::string>::missing("no Mellanox driver loaded");
   }

@@ -1,0 +1,82 @@
+# trainready: the two commands of the README are `make demo` and `make test`.
+# Both install what is missing (Debian packages), build, and run; nothing by hand.
+
+BUILD      ?= build
+FUZZ_BUILD ?= build-fuzz
+JOBS       ?= $(shell nproc)
+BIN        := $(BUILD)/trainready
+FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog
+FUZZ_SECONDS ?= 4
+EXAMPLES   := nd-h100-healthy nc40-multinode nd-a100-ib-disabled
+
+.PHONY: all deps configure build demo test unit fuzz-smoke fuzz bench lint format examples clean
+
+all: build
+
+deps:
+	@bash scripts/setup-deps.sh
+
+$(BUILD)/build.ninja:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINREADY_TESTS=ON -DTRAINREADY_BENCH=ON
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The main job: the doctor on this machine, a snapshot of it read back, then every bundled example.
+demo: build
+	@echo "== trainready doctor (this machine) =="
+	@$(BIN) doctor; echo "(exit $$?)"; echo
+	@rm -rf $(BUILD)/demo-snapshot
+	@echo "== trainready collect $(BUILD)/demo-snapshot --scrub, then doctor --root on it =="
+	@$(BIN) collect $(BUILD)/demo-snapshot --scrub && $(BIN) doctor --root $(BUILD)/demo-snapshot | head -1; echo
+	@for e in $(EXAMPLES); do \
+	  echo "== trainready doctor --root examples/$$e =="; \
+	  $(BIN) doctor --root examples/$$e; echo "(exit $$?)"; echo; \
+	done
+	@echo "== trainready doctor over three nodes: examples/nd-h100-split/node-{a,b,c} =="
+	@$(BIN) doctor --root examples/nd-h100-split/node-a --root examples/nd-h100-split/node-b \
+	  --root examples/nd-h100-split/node-c; echo "(exit $$?)"
+
+# The tests: build, fuzz every parser briefly under ASan/UBSan, then the whole CTest suite
+# (unit, parser corpora, rules, probes, CLI end to end, fuzz corpus replay). CTest speaks last.
+test: build fuzz-smoke
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+unit: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DTRAINREADY_FUZZ=ON -DTRAINREADY_TESTS=OFF -DTRAINREADY_BENCH=OFF \
+	  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined"
+
+fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	  $(FUZZ_BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
+	    $(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t > $(FUZZ_BUILD)/fuzz_$$t.log 2>&1 \
+	    || { echo "fuzz_$$t FAILED:"; tail -40 $(FUZZ_BUILD)/fuzz_$$t.log; exit 1; }; \
+	  echo "fuzz_$$t: $$(grep -o 'Done [0-9]* runs' $(FUZZ_BUILD)/fuzz_$$t.log) without a crash"; \
+	done
+
+fuzz: FUZZ_SECONDS = 120
+fuzz: fuzz-smoke
+
+bench: build
+	bash bench/doctor_ratio.sh $(BUILD)/bench/doctor_bench
+
+lint: build
+	clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.h')
+	clang-tidy -p $(BUILD) --quiet $$(git ls-files 'src/*.cpp')
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.h')
+
+examples:
+	python3 scripts/make-examples.py
+
+clean:
+	rm -rf $(BUILD) $(FUZZ_BUILD)
