@@ -57,6 +57,7 @@ fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
 	  $(FUZZ_BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
+	    -artifact_prefix=$(FUZZ_BUILD)/ \
 	    $(FUZZ_BUILD)/corpus/$$t fuzz/corpus/$$t > $(FUZZ_BUILD)/fuzz_$$t.log 2>&1 \
 	    || { echo "fuzz_$$t FAILED:"; tail -40 $(FUZZ_BUILD)/fuzz_$$t.log; exit 1; }; \
 	  echo "fuzz_$$t: $$(grep -o 'Done [0-9]* runs' $(FUZZ_BUILD)/fuzz_$$t.log) without a crash"; \

@@ -25,6 +25,9 @@ nlohmann::json parse_json_or_throw(std::string_view text, const std::string& fil
     if (auto p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
     throw InputError(file, line,
                      "column " + std::to_string(col) + ": expected valid JSON (" + what + ")");
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range 406: a number literal too large for a double; no position is reported.
+    throw InputError(file, 0, std::string("expected valid JSON (") + e.what() + ")");
   }
 }
 

@@ -27,3 +27,10 @@ TEST(GpuInventoryJson, WrongShapeAndGarbage) {
   EXPECT_THROW(parse_gpu_inventory_json("{\"driver_loaded\": true, \"gpus\": [{}]}", "x"), InputError);
   EXPECT_THROW(parse_gpu_inventory_json("\x01\x02", "x"), InputError);
 }
+
+// Found by fuzz_gpu_inventory_json: nlohmann throws out_of_range (not parse_error) for a number
+// literal beyond double range; it must become an InputError, not terminate the process.
+TEST(GpuInventoryJson, NumberOverflowIsAnInputError) {
+  EXPECT_THROW(parse_gpu_inventory_json("95555555555e5555", "x"), InputError);
+  EXPECT_THROW(parse_gpu_inventory_json("{\"driver_loaded\": true, \"gpus\": [], \"x\": 1e99999}", "x"), InputError);
+}
