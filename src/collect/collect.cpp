@@ -150,7 +150,7 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
       else sum.notes.push_back("IMDS: " + body.reason);
     }
   }
-  Fact<GpuFacts> gpus = probe_gpus(source, opt.probe);
+  const Fact<GpuFacts>& gpus = facts.gpus;  // NVML was asked once, by the probe run above
   std::string environ_text;
   if (opt.probe.env_file) {
     FileRead r = FsRoot("/").read_file(*opt.probe.env_file, kLargeFileLimit);
@@ -165,7 +165,7 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
   } else if (FileRead r = source.read_file(kSnapEnviron, kLargeFileLimit); r.ok()) {
     environ_text = r.data;
   }
-  Fact<std::string> nccl_version = probe_nccl_version(source, gpus, opt.probe);
+  const Fact<std::string>& nccl_version = facts.nccl_version;
 
   Scrubber scrubber;
   if (opt.scrub) collect_identifiers(scrubber, facts, imds_body);

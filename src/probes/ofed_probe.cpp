@@ -1,6 +1,8 @@
 // The OFED version without running anything: a captured `ofed_info -s`, else the literal the
 // ofed_info script echoes, else mlx5_core's own version (MLNX_OFED builds declare one; inbox
 // kernel drivers do not).
+#include <vector>
+
 #include "core/input_error.h"
 #include "parsers/ofed_info.h"
 #include "probes/probes.h"
@@ -9,8 +11,10 @@
 namespace trainready {
 
 Fact<std::string> probe_ofed(const Root& root, const Fact<ModuleFacts>& modules) {
-  const std::string captured = std::string(kSnapCommands) + "/ofed_info-s.txt";
-  for (const std::string& path : {captured, std::string("/usr/bin/ofed_info")}) {
+  std::vector<std::string> paths;
+  if (!root.is_live()) paths.push_back(std::string(kSnapCommands) + "/ofed_info-s.txt");
+  paths.emplace_back("/usr/bin/ofed_info");
+  for (const std::string& path : paths) {
     Fact<std::string> text = read_text(root, path, kLargeFileLimit);
     if (!text.ok()) continue;
     try {
