@@ -1,16 +1,5 @@
-// Fuzz target: ibstat parser. Any input must either parse or throw InputError; nothing else.
-#include <cstdint>
-#include <string>
-#include <string_view>
-
-#include "core/input_error.h"
+// Fuzz target: the ibstat parser.
+#include "fuzz/fuzz_target.h"
 #include "parsers/ib_captures.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  std::string_view text(reinterpret_cast<const char*>(data), size);
-  try {
-    (void)trainready::parse_ibstat(text, "fuzz");
-  } catch (const trainready::InputError&) {
-  }
-  return 0;
-}
+TRAINREADY_FUZZ_TARGET(text) { (void)trainready::parse_ibstat(text, "fuzz"); }

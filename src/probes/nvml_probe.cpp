@@ -4,23 +4,17 @@
 
 #include "core/input_error.h"
 #include "parsers/gpu_inventory_json.h"
+#include "probes/nvml_abi.h"
 #include "probes/probes.h"
 #include "probes/sysfs_attr.h"
 
 namespace trainready {
 namespace {
 
-// The NVML ABI subset we use (stable across driver versions; see nvml.h).
-using NvmlReturn = int;
-using NvmlDevice = void*;
-struct NvmlMemory {
-  unsigned long long total, free, used;
-};
-struct NvmlPciInfo {
-  char bus_id_legacy[16];
-  unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
-  char bus_id[32];
-};
+using NvmlReturn = nvml::Return;
+using NvmlDevice = nvml::Device;
+using NvmlMemory = nvml::Memory;
+using NvmlPciInfo = nvml::PciInfo;
 
 template <class F>
 F sym(void* lib, const char* name) {

@@ -9,19 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/nvml_abi.h"
+
 namespace {
 
 nlohmann::json g_doc;
 bool g_loaded = false;
 
-struct Memory {
-  unsigned long long total, free, used;
-};
-struct PciInfo {
-  char bus_id_legacy[16];
-  unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
-  char bus_id[32];
-};
+using trainready::nvml::Memory;
+using trainready::nvml::PciInfo;
 
 const nlohmann::json* gpu(void* handle) {
   auto idx = reinterpret_cast<std::size_t>(handle) - 1;
