@@ -71,7 +71,7 @@ bench: build
 
 lint: build
 	clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.h')
-	clang-tidy -p $(BUILD) --quiet $$(git ls-files 'src/*.cpp')
+	run-clang-tidy -p $(BUILD) -j $(JOBS) -quiet "$(CURDIR)/src/.*"
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

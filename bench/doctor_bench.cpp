@@ -53,7 +53,8 @@ BENCHMARK(BM_ProbeSnapshot)->Unit(benchmark::kMillisecond);
 void BM_EvaluateRules(benchmark::State& state) {
   trainready::FsRoot root(kSnapshot);
   std::vector<trainready::NodeFacts> nodes{trainready::probe_node(root, {})};
-  for (auto _ : state) benchmark::DoNotOptimize(trainready::evaluate_rules(nodes, trainready::Catalog::builtin()));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(trainready::evaluate_rules(nodes, trainready::Catalog::builtin()));
 }
 BENCHMARK(BM_EvaluateRules)->Unit(benchmark::kMicrosecond);
 
@@ -62,8 +63,8 @@ void BM_DoctorEndToEnd(benchmark::State& state) {
     trainready::FsRoot root(kSnapshot);
     std::vector<trainready::NodeFacts> nodes{trainready::probe_node(root, {})};
     auto ev = trainready::evaluate_rules(nodes, trainready::Catalog::builtin());
-    auto report = trainready::make_doctor_report(std::move(nodes), std::move(ev), "builtin", "bench",
-                                                 trainready::Severity::kError);
+    auto report = trainready::make_doctor_report(std::move(nodes), std::move(ev), "builtin",
+                                                 "bench", trainready::Severity::kError);
     benchmark::DoNotOptimize(trainready::render_text(report, false));
     benchmark::DoNotOptimize(trainready::render_json(report));
   }

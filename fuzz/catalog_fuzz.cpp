@@ -1,5 +1,5 @@
 // Fuzz target: the catalog parser.
-#include "fuzz/fuzz_target.h"
 #include "catalog/catalog.h"
+#include "fuzz/fuzz_target.h"
 
 TRAINREADY_FUZZ_TARGET(text) { (void)trainready::Catalog::parse(text, "fuzz"); }

@@ -2,4 +2,7 @@
 #include "fuzz/fuzz_target.h"
 #include "parsers/env_file.h"
 
-TRAINREADY_FUZZ_TARGET(text) { (void)trainready::parse_env_capture(text); (void)trainready::parse_nccl_conf(text, "fuzz"); }
+TRAINREADY_FUZZ_TARGET(text) {
+  (void)trainready::parse_env_capture(text);
+  (void)trainready::parse_nccl_conf(text, "fuzz");
+}

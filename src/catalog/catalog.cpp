@@ -97,7 +97,8 @@ Catalog Catalog::parse(std::string_view json_text, const std::string& origin) {
                        "catalog entry " + std::to_string(i) +
                            ": expected name, gpu{vendor,model,count,memory_gb}, "
                            "infiniband{ports,rate_gbits_per_s}, frontend_nic_gbits_per_s, "
-                           "source and date (" + e.what() + ")");
+                           "source and date (" +
+                           e.what() + ")");
     }
     ++i;
   }

@@ -51,9 +51,12 @@ int run_cli(int argc, char** argv) {
     return 2;
   }
   if (version) {
-    std::printf("trainready %s\ncompiled in: NVML (loaded at run time), NCCL version probe (loaded at run time), "
-                "libcurl (IMDS)\nnot compiled in: MPI and NCCL benchmarks, io_uring (not part of this build)\n",
-                tool_version());
+    std::printf(
+        "trainready %s\ncompiled in: NVML (loaded at run time), NCCL version probe (loaded at run "
+        "time), "
+        "libcurl (IMDS)\nnot compiled in: MPI and NCCL benchmarks, io_uring (not part of this "
+        "build)\n",
+        tool_version());
     return 0;
   }
   for (auto* sub : app.get_subcommands()) {

@@ -15,11 +15,15 @@
 namespace trainready {
 
 CaptureKind capture_kind_from_name(const std::string& name) {
-  static const std::pair<const char*, CaptureKind> kNames[] = {
-      {"ibstat", CaptureKind::kIbstat},       {"ibstatus", CaptureKind::kIbstatus},
-      {"ibv_devinfo", CaptureKind::kIbvDevinfo}, {"lspci", CaptureKind::kLspci},
-      {"ofed_info", CaptureKind::kOfedInfo},  {"nvidia-smi-topo", CaptureKind::kNvidiaSmiTopo},
-      {"imds", CaptureKind::kImds},           {"env", CaptureKind::kEnv}};
+  static constexpr std::pair<const char*, CaptureKind> kNames[] = {
+      {"ibstat", CaptureKind::kIbstat},
+      {"ibstatus", CaptureKind::kIbstatus},
+      {"ibv_devinfo", CaptureKind::kIbvDevinfo},
+      {"lspci", CaptureKind::kLspci},
+      {"ofed_info", CaptureKind::kOfedInfo},
+      {"nvidia-smi-topo", CaptureKind::kNvidiaSmiTopo},
+      {"imds", CaptureKind::kImds},
+      {"env", CaptureKind::kEnv}};
   for (const auto& [n, k] : kNames) {
     if (name == n) return k;
   }
@@ -28,21 +32,30 @@ CaptureKind capture_kind_from_name(const std::string& name) {
 
 std::string capture_kind_name(CaptureKind k) {
   switch (k) {
-    case CaptureKind::kIbstat: return "ibstat";
-    case CaptureKind::kIbstatus: return "ibstatus";
-    case CaptureKind::kIbvDevinfo: return "ibv_devinfo";
-    case CaptureKind::kLspci: return "lspci";
-    case CaptureKind::kOfedInfo: return "ofed_info";
-    case CaptureKind::kNvidiaSmiTopo: return "nvidia-smi-topo";
-    case CaptureKind::kImds: return "imds";
-    case CaptureKind::kEnv: return "env";
-    case CaptureKind::kUnknown: return "unknown";
+    case CaptureKind::kIbstat:
+      return "ibstat";
+    case CaptureKind::kIbstatus:
+      return "ibstatus";
+    case CaptureKind::kIbvDevinfo:
+      return "ibv_devinfo";
+    case CaptureKind::kLspci:
+      return "lspci";
+    case CaptureKind::kOfedInfo:
+      return "ofed_info";
+    case CaptureKind::kNvidiaSmiTopo:
+      return "nvidia-smi-topo";
+    case CaptureKind::kImds:
+      return "imds";
+    case CaptureKind::kEnv:
+      return "env";
+    case CaptureKind::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
 
 CaptureKind detect_capture_kind(std::string_view text) {
-  const std::string clean = strip_ansi(text.substr(0, 64 * 1024));
+  const std::string clean = strip_ansi(text.substr(0, std::size_t{64} * 1024));
   for (std::string_view raw : split_lines(clean)) {
     std::string_view line = trim(raw);
     if (line.empty()) continue;
@@ -51,10 +64,12 @@ CaptureKind detect_capture_kind(std::string_view text) {
     if (line.rfind("hca_id:", 0) == 0) return CaptureKind::kIbvDevinfo;
     if (line.front() == '{') return CaptureKind::kImds;
     if (line.rfind("GPU0", 0) == 0) return CaptureKind::kNvidiaSmiTopo;
-    if (line.find("OFED") != std::string_view::npos && line.back() == ':') return CaptureKind::kOfedInfo;
-    if (line.rfind("NCCL_", 0) == 0 || line.rfind("UCX_", 0) == 0 || line.rfind("export ", 0) == 0) return CaptureKind::kEnv;
-    if (line.size() > 8 && std::isxdigit(static_cast<unsigned char>(line[0])) && line.find(": ") != std::string_view::npos &&
-        (line[2] == ':' || line[4] == ':')) {
+    if (line.find("OFED") != std::string_view::npos && line.back() == ':')
+      return CaptureKind::kOfedInfo;
+    if (line.rfind("NCCL_", 0) == 0 || line.rfind("UCX_", 0) == 0 || line.rfind("export ", 0) == 0)
+      return CaptureKind::kEnv;
+    if (line.size() > 8 && std::isxdigit(static_cast<unsigned char>(line[0])) &&
+        line.find(": ") != std::string_view::npos && (line[2] == ':' || line[4] == ':')) {
       return CaptureKind::kLspci;
     }
     if (line.find('=') != std::string_view::npos) return CaptureKind::kEnv;  // `env` output
@@ -98,15 +113,27 @@ void apply_capture(NodeFacts& node, const std::string& spec) {
   if (kind == CaptureKind::kUnknown) kind = detect_capture_kind(r.data);
   Provenance where{path, 0};
   switch (kind) {
-    case CaptureKind::kIbstat: node.ib = Fact<IbFacts>::present(parse_ibstat(r.data, path), where); break;
-    case CaptureKind::kIbstatus: node.ib = Fact<IbFacts>::present(parse_ibstatus(r.data, path), where); break;
-    case CaptureKind::kIbvDevinfo: node.ib = Fact<IbFacts>::present(parse_ibv_devinfo(r.data, path), where); break;
-    case CaptureKind::kLspci: node.pci = Fact<PciFacts>::present(parse_lspci(r.data, path), where); break;
-    case CaptureKind::kOfedInfo: node.ofed_version = Fact<std::string>::present(parse_ofed_info(r.data, path), where); break;
+    case CaptureKind::kIbstat:
+      node.ib = Fact<IbFacts>::present(parse_ibstat(r.data, path), where);
+      break;
+    case CaptureKind::kIbstatus:
+      node.ib = Fact<IbFacts>::present(parse_ibstatus(r.data, path), where);
+      break;
+    case CaptureKind::kIbvDevinfo:
+      node.ib = Fact<IbFacts>::present(parse_ibv_devinfo(r.data, path), where);
+      break;
+    case CaptureKind::kLspci:
+      node.pci = Fact<PciFacts>::present(parse_lspci(r.data, path), where);
+      break;
+    case CaptureKind::kOfedInfo:
+      node.ofed_version = Fact<std::string>::present(parse_ofed_info(r.data, path), where);
+      break;
     case CaptureKind::kNvidiaSmiTopo:
       node.gpu_topology = Fact<TopoMatrix>::present(parse_nvidia_smi_topo(r.data, path), where);
       break;
-    case CaptureKind::kImds: node.imds = Fact<ImdsInfo>::present(parse_imds(r.data, path), where); break;
+    case CaptureKind::kImds:
+      node.imds = Fact<ImdsInfo>::present(parse_imds(r.data, path), where);
+      break;
     case CaptureKind::kEnv: {
       NcclSettings s = node.nccl.ok() ? node.nccl.value : NcclSettings{};
       s.env = parse_env_capture(r.data);
@@ -115,14 +142,16 @@ void apply_capture(NodeFacts& node, const std::string& spec) {
         auto it = s.env.find("NCCL_TOPO_FILE");
         s.topo_file = it == s.env.end() ? "" : it->second;
         s.topo_file_origin = where;
-        s.topo_file_exists = Fact<bool>::missing("cannot tell from an environment capture whether the file exists");
+        s.topo_file_exists =
+            Fact<bool>::missing("cannot tell from an environment capture whether the file exists");
       }
       node.nccl = Fact<NcclSettings>::present(std::move(s), where);
       break;
     }
     case CaptureKind::kUnknown:
       throw InputError(path, 1,
-                       "unrecognised capture; expected ibstat, ibstatus, ibv_devinfo -v, lspci [-v], ofed_info -s, "
+                       "unrecognised capture; expected ibstat, ibstatus, ibv_devinfo -v, lspci "
+                       "[-v], ofed_info -s, "
                        "nvidia-smi topo -m, IMDS JSON or an environment dump (or say KIND=FILE)");
   }
 }

@@ -7,7 +7,17 @@
 
 namespace trainready {
 
-enum class CaptureKind { kIbstat, kIbstatus, kIbvDevinfo, kLspci, kOfedInfo, kNvidiaSmiTopo, kImds, kEnv, kUnknown };
+enum class CaptureKind {
+  kIbstat,
+  kIbstatus,
+  kIbvDevinfo,
+  kLspci,
+  kOfedInfo,
+  kNvidiaSmiTopo,
+  kImds,
+  kEnv,
+  kUnknown
+};
 
 CaptureKind capture_kind_from_name(const std::string& name);  // "ibstat", "lspci", ...
 CaptureKind detect_capture_kind(std::string_view text);

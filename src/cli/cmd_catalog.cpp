@@ -15,7 +15,8 @@ Runner add_catalog_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   auto path = std::make_shared<std::string>();
   auto sku = std::make_shared<std::string>();
-  CLI::App* c = app.add_subcommand("catalog", "Print the VM catalog (sizes, GPUs, InfiniBand, floors, sources)");
+  CLI::App* c = app.add_subcommand(
+      "catalog", "Print the VM catalog (sizes, GPUs, InfiniBand, floors, sources)");
   c->add_flag("--json", *json, "Print the catalog file itself");
   c->add_option("--catalog", *path, "Catalog JSON to use instead of the built-in one");
   c->add_option("--sku", *sku, "Only this size");
@@ -26,31 +27,47 @@ Runner add_catalog_command(CLI::App& app) {
       std::fwrite(text.data(), 1, text.size(), stdout);
       return 0;
     }
-    if (!sku->empty() && cat.find(*sku) == nullptr) throw InputError("--sku", 0, "'" + *sku + "' is not in " + cat.origin());
+    if (!sku->empty() && cat.find(*sku) == nullptr)
+      throw InputError("--sku", 0, "'" + *sku + "' is not in " + cat.origin());
     if (*json) {
       nlohmann::json arr = nlohmann::json::array();
       for (const auto& e : cat.skus()) {
         if (!sku->empty() && &e != cat.find(*sku)) continue;
-        nlohmann::json j{{"name", e.name}, {"gpu_model", e.gpu_model}, {"gpu_count", e.gpu_count},
-                         {"gpu_memory_gb", e.gpu_memory_gb}, {"ib_ports", e.ib_ports},
-                         {"ib_rate_gbits_per_s", e.ib_rate_gbits_per_s}, {"gpudirect_rdma", e.gpudirect_rdma},
-                         {"frontend_nic_gbits_per_s", e.frontend_nic_gbits_per_s}, {"nvme_disks", e.nvme_disks},
-                         {"source", e.source}, {"date", e.date}};
-        j["nccl_allreduce_floor_gbytes_per_s"] = e.nccl_allreduce_floor_gbytes_per_s ? nlohmann::json(*e.nccl_allreduce_floor_gbytes_per_s) : nlohmann::json(nullptr);
-        j["ib_write_bw_gdr_floor_gbits_per_s"] = e.ib_write_bw_gdr_floor_gbits_per_s ? nlohmann::json(*e.ib_write_bw_gdr_floor_gbits_per_s) : nlohmann::json(nullptr);
+        nlohmann::json j{{"name", e.name},
+                         {"gpu_model", e.gpu_model},
+                         {"gpu_count", e.gpu_count},
+                         {"gpu_memory_gb", e.gpu_memory_gb},
+                         {"ib_ports", e.ib_ports},
+                         {"ib_rate_gbits_per_s", e.ib_rate_gbits_per_s},
+                         {"gpudirect_rdma", e.gpudirect_rdma},
+                         {"frontend_nic_gbits_per_s", e.frontend_nic_gbits_per_s},
+                         {"nvme_disks", e.nvme_disks},
+                         {"source", e.source},
+                         {"date", e.date}};
+        j["nccl_allreduce_floor_gbytes_per_s"] =
+            e.nccl_allreduce_floor_gbytes_per_s
+                ? nlohmann::json(*e.nccl_allreduce_floor_gbytes_per_s)
+                : nlohmann::json(nullptr);
+        j["ib_write_bw_gdr_floor_gbits_per_s"] =
+            e.ib_write_bw_gdr_floor_gbits_per_s
+                ? nlohmann::json(*e.ib_write_bw_gdr_floor_gbits_per_s)
+                : nlohmann::json(nullptr);
         arr.push_back(std::move(j));
       }
-      std::printf("%s\n", nlohmann::json{{"schema_version", 1}, {"catalog", cat.origin()}, {"skus", arr}}.dump(2).c_str());
+      std::printf("%s\n",
+                  nlohmann::json{{"schema_version", 1}, {"catalog", cat.origin()}, {"skus", arr}}
+                      .dump(2)
+                      .c_str());
       return 0;
     }
-    std::printf("%-32s %-16s %4s %6s  %-22s %8s  %-14s %5s  %s\n", "SIZE", "GPU", "GPUS", "GB/GPU", "INFINIBAND",
-                "FRONTEND", "NCCL AR FLOOR", "NVME", "SOURCE (DATE)");
+    std::printf("%-32s %-16s %4s %6s  %-22s %8s  %-14s %5s  %s\n", "SIZE", "GPU", "GPUS", "GB/GPU",
+                "INFINIBAND", "FRONTEND", "NCCL AR FLOOR", "NVME", "SOURCE (DATE)");
     for (const auto& e : cat.skus()) {
       if (!sku->empty() && &e != cat.find(*sku)) continue;
       char ib[64];
       if (e.ib_ports > 0) {
-        std::snprintf(ib, sizeof(ib), "%d x %.0f Gb/s %s%s", e.ib_ports, e.ib_rate_gbits_per_s, e.ib_generation.c_str(),
-                      e.gpudirect_rdma ? " GDR" : "");
+        std::snprintf(ib, sizeof(ib), "%d x %.0f Gb/s %s%s", e.ib_ports, e.ib_rate_gbits_per_s,
+                      e.ib_generation.c_str(), e.gpudirect_rdma ? " GDR" : "");
       } else {
         std::snprintf(ib, sizeof(ib), "none");
       }
@@ -58,11 +75,13 @@ Runner add_catalog_command(CLI::App& app) {
       if (e.nccl_allreduce_floor_gbytes_per_s) {
         std::snprintf(floor, sizeof(floor), ">= %.0f GB/s", *e.nccl_allreduce_floor_gbytes_per_s);
       }
-      std::printf("%-32s %-16s %4d %6.0f  %-22s %3.0f Gb/s  %-14s %5d  %s (%s)\n", e.name.c_str(), e.gpu_model.c_str(),
-                  e.gpu_count, e.gpu_memory_gb, ib, e.frontend_nic_gbits_per_s, floor, e.nvme_disks,
-                  e.source.c_str(), e.date.c_str());
+      std::printf("%-32s %-16s %4d %6.0f  %-22s %3.0f Gb/s  %-14s %5d  %s (%s)\n", e.name.c_str(),
+                  e.gpu_model.c_str(), e.gpu_count, e.gpu_memory_gb, ib, e.frontend_nic_gbits_per_s,
+                  floor, e.nvme_disks, e.source.c_str(), e.date.c_str());
     }
-    std::printf("\nUnits: Gb/s = 1e9 bits/s (links); GB/s = 1e9 bytes/s (NCCL busbw). Catalog: %s\n", cat.origin().c_str());
+    std::printf(
+        "\nUnits: Gb/s = 1e9 bits/s (links); GB/s = 1e9 bytes/s (NCCL busbw). Catalog: %s\n",
+        cat.origin().c_str());
     return 0;
   };
 }

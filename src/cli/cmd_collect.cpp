@@ -12,14 +12,17 @@ Runner add_collect_command(CLI::App& app) {
   auto imds = std::make_shared<std::string>();
   auto env_file = std::make_shared<std::string>();
   auto no_commands = std::make_shared<bool>(false);
-  CLI::App* c = app.add_subcommand("collect", "Write a snapshot of everything the doctor reads (atomically)");
+  CLI::App* c =
+      app.add_subcommand("collect", "Write a snapshot of everything the doctor reads (atomically)");
   c->add_option("out", o->out_dir, "New snapshot directory")->required();
-  c->add_flag("--scrub", o->scrub, "Replace GUIDs, serial numbers and host names with stable pseudonyms");
+  c->add_flag("--scrub", o->scrub,
+              "Replace GUIDs, serial numbers and host names with stable pseudonyms");
   c->add_flag("--no-imds", o->probe.imds_disabled, "Do not ask the instance metadata service");
   c->add_option("--imds", *imds, "Ask this instance-metadata URL");
   c->add_option("--env-file", *env_file, "Record this captured environment instead of ours");
   c->add_flag("--no-commands", *no_commands, "Do not run ibstat / nvidia-smi / ofed_info / lspci");
-  c->add_option("--root", o->source_root, "Collect from this root instead of / (re-collect or re-scrub a snapshot)");
+  c->add_option("--root", o->source_root,
+                "Collect from this root instead of / (re-collect or re-scrub a snapshot)");
   c->add_option("--nvml-library", o->probe.nvml_library, "NVML library to load");
   c->add_option("--nccl-library", o->probe.nccl_library, "NCCL library to ask for its version");
   return [o, imds, env_file, no_commands] {

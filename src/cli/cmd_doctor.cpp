@@ -42,15 +42,19 @@ int run_doctor(const DoctorArgs& a) {
   auto fail_on = parse_severity(a.fail_on);
   if (!fail_on) throw InputError("--fail-on", 0, "expected error, warning or info");
   const std::string format = a.json ? "json" : a.format;
-  if (format != "text" && format != "json") throw InputError("--format", 0, "expected text or json");
+  if (format != "text" && format != "json")
+    throw InputError("--format", 0, "expected text or json");
   for (const auto& id : a.only) {
-    if (!find_rule(id)) throw InputError("--rule", 0, "unknown rule id '" + id + "' (see `trainready rules`)");
+    if (!find_rule(id))
+      throw InputError("--rule", 0, "unknown rule id '" + id + "' (see `trainready rules`)");
   }
   for (const auto& id : a.skip) {
-    if (!find_rule(id)) throw InputError("--skip", 0, "unknown rule id '" + id + "' (see `trainready rules`)");
+    if (!find_rule(id))
+      throw InputError("--skip", 0, "unknown rule id '" + id + "' (see `trainready rules`)");
   }
   if (!a.captures.empty() && a.roots.size() > 1) {
-    throw InputError("--capture", 0, "captures describe one node; use them with at most one --root");
+    throw InputError("--capture", 0,
+                     "captures describe one node; use them with at most one --root");
   }
   const Catalog& catalog = load_catalog(a.catalog);
   ProbeOptions popt;
@@ -69,7 +73,8 @@ int run_doctor(const DoctorArgs& a) {
     for (const std::string& r : roots) {
       auto root = std::make_unique<FsRoot>(r);
       if (!root->is_live() && !root->list_dir("/").ok()) {
-        throw InputError(r, 0, "not a readable directory; expected a snapshot written by `trainready collect`");
+        throw InputError(
+            r, 0, "not a readable directory; expected a snapshot written by `trainready collect`");
       }
       nodes.push_back(probe_node(*root, popt));
     }
@@ -88,7 +93,8 @@ int run_doctor(const DoctorArgs& a) {
   sel.only.insert(a.only.begin(), a.only.end());
   sel.skip.insert(a.skip.begin(), a.skip.end());
   Evaluation ev = evaluate_rules(nodes, catalog, sel);
-  DoctorReport report = make_doctor_report(std::move(nodes), std::move(ev), catalog.origin(), tool_version(), *fail_on);
+  DoctorReport report = make_doctor_report(std::move(nodes), std::move(ev), catalog.origin(),
+                                           tool_version(), *fail_on);
   bool color = a.color == "always" || (a.color == "auto" && a.output.empty() && stdout_is_tty());
   emit(format == "json" ? render_json(report) : render_text(report, color), a.output);
   return report.exit_code;
@@ -98,27 +104,42 @@ int run_doctor(const DoctorArgs& a) {
 
 Runner add_doctor_command(CLI::App& app) {
   auto a = std::make_shared<DoctorArgs>();
-  CLI::App* c = app.add_subcommand("doctor", "Check this node (or snapshots of several) for multi-node training");
-  c->add_option("--root", a->roots, "Read a snapshot directory instead of the live machine (repeat for several nodes)");
+  CLI::App* c = app.add_subcommand(
+      "doctor", "Check this node (or snapshots of several) for multi-node training");
+  c->add_option("--root", a->roots,
+                "Read a snapshot directory instead of the live machine (repeat for several nodes)");
   c->add_option("--capture", a->captures,
-                "Fold in a capture: ibstat, ibstatus, ibv_devinfo -v, lspci, ofed_info -s, nvidia-smi topo -m, IMDS "
-                "JSON, env dump (FILE or KIND=FILE; repeatable). Without --root, only the captures are judged");
-  c->add_option("--sku", a->sku, "VM size to check against (default: IMDS vmSize), e.g. Standard_ND96isr_H100_v5");
+                "Fold in a capture: ibstat, ibstatus, ibv_devinfo -v, lspci, ofed_info -s, "
+                "nvidia-smi topo -m, IMDS "
+                "JSON, env dump (FILE or KIND=FILE; repeatable). Without --root, only the captures "
+                "are judged");
+  c->add_option("--sku", a->sku,
+                "VM size to check against (default: IMDS vmSize), e.g. Standard_ND96isr_H100_v5");
   c->add_option("--catalog", a->catalog, "Catalog JSON to use instead of the built-in one");
-  c->add_option("--imds", a->imds_url, "Ask this instance-metadata URL (even off Azure or for a snapshot)");
+  c->add_option("--imds", a->imds_url,
+                "Ask this instance-metadata URL (even off Azure or for a snapshot)");
   c->add_flag("--no-imds", a->no_imds, "Never ask the instance metadata service");
-  c->add_option("--imds-timeout-ms", a->imds_timeout_ms, "IMDS timeout in milliseconds")->check(CLI::Range(10, 60000));
-  c->add_option("--env-file", a->env_file, "Judge this captured environment (env output or /proc/PID/environ) instead of ours");
-  c->add_option("--format", a->format, "Output format: text or json")->check(CLI::IsMember({"text", "json"}));
+  c->add_option("--imds-timeout-ms", a->imds_timeout_ms, "IMDS timeout in milliseconds")
+      ->check(CLI::Range(10, 60000));
+  c->add_option(
+      "--env-file", a->env_file,
+      "Judge this captured environment (env output or /proc/PID/environ) instead of ours");
+  c->add_option("--format", a->format, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
   c->add_flag("--json", a->json, "Same as --format json");
-  c->add_option("--fail-on", a->fail_on, "Exit 1 when a finding is at or above: error, warning, info")
+  c->add_option("--fail-on", a->fail_on,
+                "Exit 1 when a finding is at or above: error, warning, info")
       ->check(CLI::IsMember({"error", "warning", "info"}));
-  c->add_option("--color", a->color, "auto (only on a terminal), always, never")->check(CLI::IsMember({"auto", "always", "never"}));
-  c->add_option("-o,--output", a->output, "Write the report to this file (atomically) instead of stdout");
+  c->add_option("--color", a->color, "auto (only on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  c->add_option("-o,--output", a->output,
+                "Write the report to this file (atomically) instead of stdout");
   c->add_option("--rule", a->only, "Run only this rule (repeatable)");
   c->add_option("--skip", a->skip, "Do not run this rule (repeatable)");
-  c->add_option("--nvml-library", a->nvml_library, "NVML library to load (default libnvidia-ml.so.1)");
-  c->add_option("--nccl-library", a->nccl_library, "NCCL library to ask for its version (default libnccl.so.2)");
+  c->add_option("--nvml-library", a->nvml_library,
+                "NVML library to load (default libnvidia-ml.so.1)");
+  c->add_option("--nccl-library", a->nccl_library,
+                "NCCL library to ask for its version (default libnccl.so.2)");
   return [a] { return run_doctor(*a); };
 }
 

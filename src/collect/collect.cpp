@@ -79,7 +79,8 @@ class SnapshotWriter {
   fs::path target(const std::string& node_path) const {
     std::string rel = node_path;
     while (!rel.empty() && rel.front() == '/') rel.erase(0, 1);
-    if (rel.find("..") != std::string::npos) throw std::runtime_error("refusing path with '..': " + node_path);
+    if (rel.find("..") != std::string::npos)
+      throw std::runtime_error("refusing path with '..': " + node_path);
     return dir_ / rel;
   }
   fs::path dir_;
@@ -101,7 +102,8 @@ void collect_identifiers(Scrubber& s, const NodeFacts& n, const std::string& imd
       }
       if (c.contains("osProfile") && c["osProfile"].is_object()) {
         for (const char* k : {"computerName", "adminUsername"}) {
-          if (c["osProfile"].contains(k) && c["osProfile"][k].is_string()) s.add_literal(c["osProfile"][k].get<std::string>(), "name");
+          if (c["osProfile"].contains(k) && c["osProfile"][k].is_string())
+            s.add_literal(c["osProfile"][k].get<std::string>(), "name");
         }
       }
     } catch (const std::exception&) {
@@ -124,10 +126,13 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
   if (out.filename().empty()) out = out.parent_path();
   std::error_code ec;
   if (fs::exists(out, ec) && !(fs::is_directory(out, ec) && fs::is_empty(out, ec))) {
-    throw InputError(opt.out_dir, 0, "already exists and is not an empty directory; choose a new snapshot directory");
+    throw InputError(
+        opt.out_dir, 0,
+        "already exists and is not an empty directory; choose a new snapshot directory");
   }
   if (!fs::is_directory(out.parent_path(), ec)) {
-    throw InputError(opt.out_dir, 0, "parent directory " + out.parent_path().string() + " does not exist");
+    throw InputError(opt.out_dir, 0,
+                     "parent directory " + out.parent_path().string() + " does not exist");
   }
 
   FsRoot source(opt.source_root);
@@ -146,21 +151,25 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
     }
     if (url) {
       Fact<std::string> body = fetch_imds(*url, opt.probe.imds_timeout_ms);
-      if (body.ok()) imds_body = body.value;
-      else sum.notes.push_back("IMDS: " + body.reason);
+      if (body.ok())
+        imds_body = body.value;
+      else
+        sum.notes.push_back("IMDS: " + body.reason);
     }
   }
   const Fact<GpuFacts>& gpus = facts.gpus;  // NVML was asked once, by the probe run above
   std::string environ_text;
   if (opt.probe.env_file) {
     FileRead r = FsRoot("/").read_file(*opt.probe.env_file, kLargeFileLimit);
-    if (!r.ok()) throw InputError(*opt.probe.env_file, 0, "cannot read environment capture: " + r.error);
+    if (!r.ok())
+      throw InputError(*opt.probe.env_file, 0, "cannot read environment capture: " + r.error);
     for (const auto& [k, v] : parse_env_capture(r.data)) environ_text += k + "=" + v + "\n";
   } else if (source.is_live()) {
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
       std::string_view kv(*e);
       auto eq = kv.find('=');
-      if (eq != std::string_view::npos && is_nccl_related_key(kv.substr(0, eq))) environ_text += std::string(kv) + "\n";
+      if (eq != std::string_view::npos && is_nccl_related_key(kv.substr(0, eq)))
+        environ_text += std::string(kv) + "\n";
     }
   } else if (FileRead r = source.read_file(kSnapEnviron, kLargeFileLimit); r.ok()) {
     environ_text = r.data;
@@ -176,7 +185,8 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
   fs::path tmp = out.parent_path() / (out.filename().string() + ".tmp-XXXXXX");
   std::string tmpl = tmp.string();
   if (::mkdtemp(tmpl.data()) == nullptr) {
-    throw std::runtime_error(out.parent_path().string() + ": cannot create a temporary directory: " + std::strerror(errno));
+    throw std::runtime_error(out.parent_path().string() +
+                             ": cannot create a temporary directory: " + std::strerror(errno));
   }
   fs::path work(tmpl);
   ::chmod(work.c_str(), 0755);
@@ -184,10 +194,12 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
     SnapshotWriter w(work, opt.scrub ? &scrubber : nullptr);
     for (const auto& [path, _] : rec.dirs()) w.dir(path);
     for (const auto& [path, data] : rec.files()) {
-      if (std::string(path).rfind(kSnapDir, 0) == 0) continue;  // re-collecting a snapshot: rewritten below
+      if (std::string(path).rfind(kSnapDir, 0) == 0)
+        continue;  // re-collecting a snapshot: rewritten below
       w.file(path, data);
     }
-    for (const auto& [path, target] : rec.links()) w.link(path, opt.scrub ? scrubber.apply(target) : target);
+    for (const auto& [path, target] : rec.links())
+      w.link(path, opt.scrub ? scrubber.apply(target) : target);
     w.dir(kSnapCommands);
     if (!imds_body.empty()) w.file(kSnapImds, imds_body);
     if (gpus.ok()) w.file(kSnapNvml, gpu_facts_to_json(*gpus).dump(2) + "\n");
@@ -200,13 +212,19 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
         if (!r.found) continue;
         std::string argv;
         for (const auto& a : c.argv) argv += (argv.empty() ? "" : " ") + a;
-        commands.push_back({{"argv", argv}, {"exit_code", r.exit_code}, {"timed_out", r.timed_out}, {"file", c.file}});
-        sum.commands.push_back(argv + ": " + (r.timed_out ? "timed out" : "exit " + std::to_string(r.exit_code)));
+        commands.push_back({{"argv", argv},
+                            {"exit_code", r.exit_code},
+                            {"timed_out", r.timed_out},
+                            {"file", c.file}});
+        sum.commands.push_back(argv + ": " +
+                               (r.timed_out ? "timed out" : "exit " + std::to_string(r.exit_code)));
         if (!r.output.empty()) w.file(std::string(kSnapCommands) + "/" + c.file, r.output);
       }
     } else if (!source.is_live()) {
       for (const CommandSpec& c : kCommands) {
-        if (FileRead r = source.read_file(std::string(kSnapCommands) + "/" + c.file, kLargeFileLimit); r.ok()) {
+        if (FileRead r =
+                source.read_file(std::string(kSnapCommands) + "/" + c.file, kLargeFileLimit);
+            r.ok()) {
           w.file(std::string(kSnapCommands) + "/" + c.file, r.data);
         }
       }
@@ -226,7 +244,8 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
     w.file(kSnapManifest, manifest.dump(2) + "\n");
     sum.files = w.files();
     if (::rename(work.c_str(), out.c_str()) != 0) {
-      throw std::runtime_error(out.string() + ": cannot move the snapshot into place: " + std::strerror(errno));
+      throw std::runtime_error(out.string() +
+                               ": cannot move the snapshot into place: " + std::strerror(errno));
     }
   } catch (...) {
     fs::remove_all(work, ec);

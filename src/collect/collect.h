@@ -11,7 +11,7 @@ struct CollectOptions {
   std::string out_dir;
   std::string source_root = "/";  // another root can be re-collected (tests, re-scrubbing)
   bool scrub = false;
-  bool run_commands = true;        // ibstat, nvidia-smi, ofed_info where they exist
+  bool run_commands = true;  // ibstat, nvidia-smi, ofed_info where they exist
   int command_timeout_ms = 10000;
   ProbeOptions probe;
   std::string tool_version;

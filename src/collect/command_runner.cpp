@@ -32,7 +32,8 @@ bool on_path(const std::string& prog) {
 
 }  // namespace
 
-CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms, std::size_t max_bytes) {
+CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms,
+                          std::size_t max_bytes) {
   CommandResult res;
   if (argv.empty() || !on_path(argv[0])) return res;
   res.found = true;
@@ -44,6 +45,7 @@ CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms, 
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
@@ -58,7 +60,9 @@ CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms, 
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   char buf[65536];
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    deadline - std::chrono::steady_clock::now())
+                    .count();
     if (left <= 0) {
       res.timed_out = true;
       break;
@@ -73,14 +77,17 @@ CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms, 
     ssize_t n = ::read(out[0], buf, sizeof(buf));
     if (n < 0) continue;
     if (n == 0) break;
-    if (res.output.size() < max_bytes) res.output.append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), max_bytes - res.output.size()));
+    if (res.output.size() < max_bytes)
+      res.output.append(
+          buf, std::min<std::size_t>(static_cast<std::size_t>(n), max_bytes - res.output.size()));
   }
   ::close(out[0]);
   if (res.timed_out) ::kill(pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
   }
-  res.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  res.exit_code =
+      WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   return res;
 }
 

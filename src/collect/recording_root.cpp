@@ -4,8 +4,10 @@ namespace trainready {
 
 FileRead RecordingRoot::read_file(const std::string& path, std::size_t limit) const {
   FileRead r = inner_.read_file(path, limit);
-  if (r.ok()) files_[path] = r.data;
-  else if (r.status == ReadStatus::kUnreadable) unreadable_[path] = r.error;
+  if (r.ok())
+    files_[path] = r.data;
+  else if (r.status == ReadStatus::kUnreadable)
+    unreadable_[path] = r.error;
   return r;
 }
 

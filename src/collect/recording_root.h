@@ -21,8 +21,12 @@ class RecordingRoot final : public Root {
 
   const std::map<std::string, std::string>& files() const { return files_; }
   const std::map<std::string, std::string>& links() const { return links_; }
-  const std::map<std::string, std::string>& dirs() const { return dirs_; }  // path -> "" (listed ok)
-  const std::map<std::string, std::string>& unreadable() const { return unreadable_; }  // path -> error
+  const std::map<std::string, std::string>& dirs() const {
+    return dirs_;
+  }  // path -> "" (listed ok)
+  const std::map<std::string, std::string>& unreadable() const {
+    return unreadable_;
+  }  // path -> error
 
  private:
   const Root& inner_;

@@ -10,7 +10,9 @@ namespace trainready {
 namespace {
 
 bool hex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
-bool word(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-'; }
+bool word(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-';
+}
 
 // Digest of the token, as hex of the same length: keeps the token's shape.
 std::string hex_digest(std::string_view token, std::size_t len) {
@@ -53,7 +55,8 @@ std::size_t match_guid(std::string_view s, std::size_t i, std::string& replaceme
     if (g == k) break;
     groups.push_back(g - k);
     k = g;
-    if (k < s.size() && (s[k] == ':' || s[k] == '-') && (sep == 0 || s[k] == sep) && k + 1 < s.size() && hex(s[k + 1])) {
+    if (k < s.size() && (s[k] == ':' || s[k] == '-') && (sep == 0 || s[k] == sep) &&
+        k + 1 < s.size() && hex(s[k + 1])) {
       sep = s[k];
       ++k;
       continue;
@@ -89,7 +92,8 @@ std::string Scrubber::apply(std::string_view text) const {
   std::string s(text);
   // Longest first, so "node-1.example" is replaced before "node-1".
   std::vector<std::pair<std::string, std::string>> lits(literals_.begin(), literals_.end());
-  std::sort(lits.begin(), lits.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  std::sort(lits.begin(), lits.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   for (const auto& [from, to] : lits) {
     std::size_t pos = 0;
     while ((pos = s.find(from, pos)) != std::string::npos) {

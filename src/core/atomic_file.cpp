@@ -13,7 +13,8 @@ namespace trainready {
 void write_file_atomically(const std::string& path, std::string_view data) {
   std::string tmp = path + ".tmp-XXXXXX";
   int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw std::runtime_error(path + ": cannot create temporary file: " + std::strerror(errno));
+  if (fd < 0)
+    throw std::runtime_error(path + ": cannot create temporary file: " + std::strerror(errno));
   auto fail = [&](const char* what) {
     int e = errno;
     ::close(fd);

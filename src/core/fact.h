@@ -21,26 +21,26 @@ struct Fact {
   std::string reason = "not collected";  // why it is missing or unreadable
   Provenance where;
 
-  static Fact present(T v, Provenance p = {}) {
+  static Fact present(T v, const Provenance& p = {}) {
     Fact f;
     f.status = FactStatus::kPresent;
     f.value = std::move(v);
     f.reason.clear();
-    f.where = std::move(p);
+    f.where = p;
     return f;
   }
-  static Fact missing(std::string why, Provenance p = {}) {
+  static Fact missing(const std::string& why, const Provenance& p = {}) {
     Fact f;
     f.status = FactStatus::kMissing;
-    f.reason = std::move(why);
-    f.where = std::move(p);
+    f.reason = why;
+    f.where = p;
     return f;
   }
-  static Fact unreadable(std::string why, Provenance p = {}) {
+  static Fact unreadable(const std::string& why, const Provenance& p = {}) {
     Fact f;
     f.status = FactStatus::kUnreadable;
-    f.reason = std::move(why);
-    f.where = std::move(p);
+    f.reason = why;
+    f.where = p;
     return f;
   }
   bool ok() const { return status == FactStatus::kPresent; }

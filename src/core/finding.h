@@ -1,5 +1,6 @@
 #pragma once
-// What a rule produces: one problem, with the evidence that shows it, its likely cause, and the fix.
+// What a rule produces: one problem, with the evidence that shows it, its likely cause, and the
+// fix.
 #include <string>
 #include <vector>
 

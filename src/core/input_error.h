@@ -8,7 +8,7 @@ namespace trainready {
 
 class InputError : public std::runtime_error {
  public:
-  InputError(std::string file, int line, std::string what_expected)
+  InputError(std::string file, int line, const std::string& what_expected)
       : std::runtime_error(format(file, line, what_expected)),
         file_(std::move(file)),
         line_(line) {}

@@ -78,7 +78,7 @@ FileRead FsRoot::read_file(const std::string& path, std::size_t limit) const {
     return r;
   }
   std::string buf;
-  buf.resize(std::min<std::size_t>(limit + 1, 64 * 1024));
+  buf.resize(std::min<std::size_t>(limit + 1, std::size_t{64} * 1024));
   std::size_t used = 0;
   for (;;) {
     if (used == buf.size()) {

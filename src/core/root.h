@@ -32,15 +32,16 @@ struct LinkRead {
 };
 
 // One-line sysfs attributes are tiny; anything larger than this is not what we expect.
-inline constexpr std::size_t kSmallFileLimit = 64 * 1024;
+inline constexpr std::size_t kSmallFileLimit = std::size_t{64} * 1024;
 // /proc/modules, /proc/mounts, IMDS JSON, captured command output.
-inline constexpr std::size_t kLargeFileLimit = 8 * 1024 * 1024;
+inline constexpr std::size_t kLargeFileLimit = std::size_t{8} * 1024 * 1024;
 
 class Root {
  public:
   virtual ~Root() = default;
   // path is absolute in the node's namespace, e.g. "/sys/class/infiniband".
-  virtual FileRead read_file(const std::string& path, std::size_t limit = kSmallFileLimit) const = 0;
+  virtual FileRead read_file(const std::string& path,
+                             std::size_t limit = kSmallFileLimit) const = 0;
   virtual DirList list_dir(const std::string& path) const = 0;
   virtual LinkRead read_link(const std::string& path) const = 0;
   // How to name this path to a user (provenance): "/sys/..." live, "snap/sys/..." offline.

@@ -27,12 +27,18 @@ json plain(const Fact<T>& f) {
 
 std::string kind_name(PciKind k) {
   switch (k) {
-    case PciKind::kMellanox: return "mellanox_nic";
-    case PciKind::kNvidiaGpu: return "nvidia_gpu";
-    case PciKind::kAmdGpu: return "amd_gpu";
-    case PciKind::kNvSwitch: return "nvswitch";
-    case PciKind::kNvme: return "nvme";
-    case PciKind::kOther: return "other";
+    case PciKind::kMellanox:
+      return "mellanox_nic";
+    case PciKind::kNvidiaGpu:
+      return "nvidia_gpu";
+    case PciKind::kAmdGpu:
+      return "amd_gpu";
+    case PciKind::kNvSwitch:
+      return "nvswitch";
+    case PciKind::kNvme:
+      return "nvme";
+    case PciKind::kOther:
+      return "other";
   }
   return "other";
 }
@@ -67,11 +73,17 @@ json pci_json(const PciFacts& pci) {
   json devs = json::array();
   char hex[16];
   for (const auto& d : pci.devices) {
-    json j{{"address", d.address}, {"kind", kind_name(d.kind)}, {"model", d.model},
-           {"virtual_function", d.virtual_function}, {"numa_node", d.numa_node},
-           {"link_speed", d.link_speed}, {"link_width", d.link_width},
-           {"max_link_speed", d.max_link_speed}, {"max_link_width", d.max_link_width},
-           {"driver", d.driver}, {"source", d.where.str()}};
+    json j{{"address", d.address},
+           {"kind", kind_name(d.kind)},
+           {"model", d.model},
+           {"virtual_function", d.virtual_function},
+           {"numa_node", d.numa_node},
+           {"link_speed", d.link_speed},
+           {"link_width", d.link_width},
+           {"max_link_speed", d.max_link_speed},
+           {"max_link_width", d.max_link_width},
+           {"driver", d.driver},
+           {"source", d.where.str()}};
     std::snprintf(hex, sizeof(hex), "0x%04x", d.vendor);
     j["vendor"] = hex;
     std::snprintf(hex, sizeof(hex), "0x%04x", d.device);
@@ -85,9 +97,12 @@ json pci_json(const PciFacts& pci) {
 
 std::string fact_status_name(FactStatus s) {
   switch (s) {
-    case FactStatus::kPresent: return "present";
-    case FactStatus::kMissing: return "missing";
-    case FactStatus::kUnreadable: return "unreadable";
+    case FactStatus::kPresent:
+      return "present";
+    case FactStatus::kMissing:
+      return "missing";
+    case FactStatus::kUnreadable:
+      return "unreadable";
   }
   return "missing";
 }
@@ -95,16 +110,24 @@ std::string fact_status_name(FactStatus s) {
 json gpu_facts_to_json(const GpuFacts& g) {
   json gpus = json::array();
   for (const auto& x : g.gpus) {
-    json j{{"index", x.index}, {"name", x.name}, {"uuid", x.uuid}, {"serial", x.serial},
-           {"memory_total_bytes", x.memory_total_bytes}, {"pci_bus_id", x.pci_bus_id}};
+    json j{{"index", x.index},
+           {"name", x.name},
+           {"uuid", x.uuid},
+           {"serial", x.serial},
+           {"memory_total_bytes", x.memory_total_bytes},
+           {"pci_bus_id", x.pci_bus_id}};
     j["ecc_enabled"] = x.ecc_enabled ? json(*x.ecc_enabled) : json(nullptr);
-    j["ecc_uncorrected_volatile"] = x.ecc_uncorrected_volatile ? json(*x.ecc_uncorrected_volatile) : json(nullptr);
+    j["ecc_uncorrected_volatile"] =
+        x.ecc_uncorrected_volatile ? json(*x.ecc_uncorrected_volatile) : json(nullptr);
     j["remap_pending"] = x.remap_pending ? json(*x.remap_pending) : json(nullptr);
     j["remap_failure"] = x.remap_failure ? json(*x.remap_failure) : json(nullptr);
     gpus.push_back(std::move(j));
   }
-  return {{"driver_loaded", g.driver_loaded}, {"no_driver_reason", g.no_driver_reason},
-          {"driver_version", g.driver_version}, {"nvml_version", g.nvml_version}, {"gpus", gpus}};
+  return {{"driver_loaded", g.driver_loaded},
+          {"no_driver_reason", g.no_driver_reason},
+          {"driver_version", g.driver_version},
+          {"nvml_version", g.nvml_version},
+          {"gpus", gpus}};
 }
 
 json to_json(const NodeFacts& n) {
@@ -117,16 +140,26 @@ json to_json(const NodeFacts& n) {
     return json{{"hostname", h.hostname}, {"kernel", h.kernel}, {"os", h.os}};
   });
   j["dmi"] = fact_json(n.dmi, [](const DmiInfo& d) {
-    return json{{"sys_vendor", d.sys_vendor}, {"product_name", d.product_name},
-                {"chassis_asset_tag", d.chassis_asset_tag}, {"azure", d.azure}};
+    return json{{"sys_vendor", d.sys_vendor},
+                {"product_name", d.product_name},
+                {"chassis_asset_tag", d.chassis_asset_tag},
+                {"azure", d.azure}};
   });
   j["imds"] = fact_json(n.imds, [](const ImdsInfo& i) {
-    return json{{"vm_size", i.vm_size}, {"vm_scale_set_name", i.vmss_name},
+    return json{{"vm_size", i.vm_size},
+                {"vm_scale_set_name", i.vmss_name},
                 {"placement_group_id", i.placement_group_id},
-                {"platform_fault_domain", i.platform_fault_domain}, {"location", i.location},
-                {"name", i.name}, {"vm_id", i.vm_id}, {"zone", i.zone},
-                {"image", {{"publisher", i.image_publisher}, {"offer", i.image_offer},
-                           {"sku", i.image_sku}, {"version", i.image_version}, {"id", i.image_id}}}};
+                {"platform_fault_domain", i.platform_fault_domain},
+                {"location", i.location},
+                {"name", i.name},
+                {"vm_id", i.vm_id},
+                {"zone", i.zone},
+                {"image",
+                 {{"publisher", i.image_publisher},
+                  {"offer", i.image_offer},
+                  {"sku", i.image_sku},
+                  {"version", i.image_version},
+                  {"id", i.image_id}}}};
   });
   j["infiniband"] = fact_json(n.ib, ib_json);
   j["pci"] = fact_json(n.pci, pci_json);
@@ -146,8 +179,9 @@ json to_json(const NodeFacts& n) {
       for (const auto& [k, v] : m) a.push_back({{"name", k}, {"value", v}});
       return a;
     };
-    json o{{"env", pairs(s.env)}, {"env_source", s.env_source.str()}, {"conf", pairs(s.conf)},
-           {"conf_source", s.conf_source.str()}, {"conf_error", s.conf_error}, {"topo_file", s.topo_file}};
+    json o{{"env", pairs(s.env)},        {"env_source", s.env_source.str()},
+           {"conf", pairs(s.conf)},      {"conf_source", s.conf_source.str()},
+           {"conf_error", s.conf_error}, {"topo_file", s.topo_file}};
     o["topo_file_exists"] = plain(s.topo_file_exists);
     return o;
   });
@@ -155,13 +189,20 @@ json to_json(const NodeFacts& n) {
   j["scratch"] = fact_json(n.scratch, [](const ScratchFacts& s) {
     json ns = json::array();
     for (const auto& x : s.namespaces) {
-      ns.push_back({{"name", x.name}, {"model", x.model}, {"size_bytes", x.size_bytes},
-                    {"local", x.local}, {"mountpoint", x.mountpoint}, {"md_array", x.md_array}});
+      ns.push_back({{"name", x.name},
+                    {"model", x.model},
+                    {"size_bytes", x.size_bytes},
+                    {"local", x.local},
+                    {"mountpoint", x.mountpoint},
+                    {"md_array", x.md_array}});
     }
     json md = json::array();
     for (const auto& a : s.arrays) {
-      md.push_back({{"name", a.name}, {"level", a.level}, {"state", a.state},
-                    {"members", a.members}, {"mountpoint", a.mountpoint}});
+      md.push_back({{"name", a.name},
+                    {"level", a.level},
+                    {"state", a.state},
+                    {"members", a.members},
+                    {"mountpoint", a.mountpoint}});
     }
     return json{{"nvme_namespaces", ns}, {"md_arrays", md}};
   });

@@ -75,9 +75,9 @@ struct PciDevice {
   std::uint32_t device = 0;
   std::uint32_t class_code = 0;  // 24-bit: 0x030200 for a 3D controller
   PciKind kind = PciKind::kOther;
-  std::string model;             // "ConnectX-7", "H100 SXM5"
+  std::string model;  // "ConnectX-7", "H100 SXM5"
   bool virtual_function = false;
-  std::string link_speed;        // current, e.g. "32.0 GT/s PCIe"
+  std::string link_speed;  // current, e.g. "32.0 GT/s PCIe"
   int link_width = 0;
   std::string max_link_speed;
   int max_link_width = 0;
@@ -126,12 +126,12 @@ struct GpuFacts {
 };
 
 struct NcclSettings {
-  std::map<std::string, std::string> env;   // NCCL_* and UCX_* from the environment
+  std::map<std::string, std::string> env;  // NCCL_* and UCX_* from the environment
   Provenance env_source;
   std::map<std::string, std::string> conf;  // /etc/nccl.conf
   Provenance conf_source;
-  std::string conf_error;                    // set when the conf file could not be parsed
-  std::string topo_file;                     // effective NCCL_TOPO_FILE, empty when unset
+  std::string conf_error;  // set when the conf file could not be parsed
+  std::string topo_file;   // effective NCCL_TOPO_FILE, empty when unset
   Provenance topo_file_origin;
   Fact<bool> topo_file_exists;
 
@@ -155,9 +155,9 @@ struct NvmeNamespace {
 };
 
 struct MdArray {
-  std::string name;  // md0
-  std::string level; // raid0
-  std::string state; // active
+  std::string name;   // md0
+  std::string level;  // raid0
+  std::string state;  // active
   std::vector<std::string> members;
   std::string mountpoint;
   Provenance where;
@@ -184,8 +184,8 @@ struct TopoMatrix {
 };
 
 struct NodeFacts {
-  std::string label;        // host name, or the snapshot directory name
-  std::string root_display; // "/" or the snapshot path
+  std::string label;         // host name, or the snapshot directory name
+  std::string root_display;  // "/" or the snapshot path
   bool live = false;
   Fact<HostInfo> host;
   Fact<DmiInfo> dmi;
@@ -198,14 +198,17 @@ struct NodeFacts {
   Fact<NcclSettings> nccl;
   Fact<std::string> nccl_version;
   Fact<ScratchFacts> scratch;
-  Fact<TopoMatrix> gpu_topology;  // only from a capture
+  Fact<TopoMatrix> gpu_topology;            // only from a capture
   std::optional<std::string> sku_override;  // --sku
 
   // The VM size the rules compare against: --sku, else IMDS vmSize.
   Fact<std::string> vm_size() const {
     if (sku_override) return Fact<std::string>::present(*sku_override, {"--sku", 0});
-    if (!imds.ok()) return Fact<std::string>::missing("VM size unknown: no instance metadata (" + imds.reason + "); pass --sku");
-    if (imds->vm_size.empty()) return Fact<std::string>::missing("IMDS has no vmSize; pass --sku", imds.where);
+    if (!imds.ok())
+      return Fact<std::string>::missing("VM size unknown: no instance metadata (" + imds.reason +
+                                        "); pass --sku");
+    if (imds->vm_size.empty())
+      return Fact<std::string>::missing("IMDS has no vmSize; pass --sku", imds.where);
     return Fact<std::string>::present(imds->vm_size, imds.where);
   }
 };

@@ -38,7 +38,8 @@ std::map<std::string, std::string> parse_env_capture(std::string_view text) {
   return out;
 }
 
-std::map<std::string, std::string> parse_nccl_conf(std::string_view text, const std::string& source) {
+std::map<std::string, std::string> parse_nccl_conf(std::string_view text,
+                                                   const std::string& source) {
   std::map<std::string, std::string> out;
   int lineno = 0;
   for (std::string_view raw : split_lines(text)) {

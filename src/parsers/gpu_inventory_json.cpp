@@ -39,7 +39,9 @@ GpuFacts parse_gpu_inventory_json(std::string_view text, const std::string& sour
     }
     return g;
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(source, 1, std::string("expected a trainready GPU inventory {driver_loaded, gpus[]} (") + e.what() + ")");
+    throw InputError(source, 1,
+                     std::string("expected a trainready GPU inventory {driver_loaded, gpus[]} (") +
+                         e.what() + ")");
   }
 }
 

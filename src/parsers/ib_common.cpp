@@ -13,7 +13,8 @@ namespace {
 std::string squash(std::string_view s) {
   std::string r;
   for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) r.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      r.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
   }
   return r;
 }
@@ -40,12 +41,18 @@ std::optional<int> state_number(std::string_view raw) {
 std::optional<std::string> normalize_port_state(std::string_view raw) {
   if (auto n = state_number(raw)) {
     switch (*n) {
-      case 1: return "DOWN";
-      case 2: return "INIT";
-      case 3: return "ARMED";
-      case 4: return "ACTIVE";
-      case 5: return "ACTIVE_DEFER";
-      default: break;
+      case 1:
+        return "DOWN";
+      case 2:
+        return "INIT";
+      case 3:
+        return "ARMED";
+      case 4:
+        return "ACTIVE";
+      case 5:
+        return "ACTIVE_DEFER";
+      default:
+        break;
     }
   }
   std::string s = squash(raw);
@@ -61,14 +68,22 @@ std::optional<std::string> normalize_port_state(std::string_view raw) {
 std::optional<std::string> normalize_phys_state(std::string_view raw) {
   if (auto n = state_number(raw)) {
     switch (*n) {
-      case 1: return "Sleep";
-      case 2: return "Polling";
-      case 3: return "Disabled";
-      case 4: return "PortConfigurationTraining";
-      case 5: return "LinkUp";
-      case 6: return "LinkErrorRecovery";
-      case 7: return "PhyTest";
-      default: break;
+      case 1:
+        return "Sleep";
+      case 2:
+        return "Polling";
+      case 3:
+        return "Disabled";
+      case 4:
+        return "PortConfigurationTraining";
+      case 5:
+        return "LinkUp";
+      case 6:
+        return "LinkErrorRecovery";
+      case 7:
+        return "PhyTest";
+      default:
+        break;
     }
   }
   std::string s = squash(raw);
@@ -97,7 +112,7 @@ std::optional<double> parse_rate_gbps(std::string_view raw) {
   auto v = parse_double(raw.substr(0, i));
   if (!v || *v < 0 || *v > 100000) return std::nullopt;
   std::string_view rest = trim(raw.substr(i));
-  if (!rest.empty() && !(rest.rfind("Gb", 0) == 0 || rest.rfind("(", 0) == 0)) return std::nullopt;
+  if (!rest.empty() && !(rest.rfind("Gb", 0) == 0 || rest.front() == '(')) return std::nullopt;
   return v;
 }
 

@@ -14,7 +14,8 @@ IbPort new_capture_port(int number, const std::string& source, int line, std::st
   p.phys_state = Fact<std::string>::missing(why, p.where);
   p.rate_gbps = Fact<double>::missing(why, p.where);
   p.link_layer = Fact<std::string>::missing(why, p.where);
-  p.pkey0 = Fact<std::string>::missing(std::string(tool) + " does not show partition keys", p.where);
+  p.pkey0 =
+      Fact<std::string>::missing(std::string(tool) + " does not show partition keys", p.where);
   p.lid = Fact<std::string>::missing(why, p.where);
   return p;
 }
@@ -23,7 +24,8 @@ void set_port_state(IbPort& p, std::string_view raw, const Provenance& where) {
   if (auto s = normalize_port_state(raw)) {
     p.state = Fact<std::string>::present(*s, where);
   } else {
-    p.state = Fact<std::string>::unreadable("unrecognised port state '" + std::string(trim(raw)) + "'", where);
+    p.state = Fact<std::string>::unreadable(
+        "unrecognised port state '" + std::string(trim(raw)) + "'", where);
   }
 }
 
@@ -31,7 +33,8 @@ void set_port_phys_state(IbPort& p, std::string_view raw, const Provenance& wher
   if (auto s = normalize_phys_state(raw)) {
     p.phys_state = Fact<std::string>::present(*s, where);
   } else {
-    p.phys_state = Fact<std::string>::unreadable("unrecognised physical state '" + std::string(trim(raw)) + "'", where);
+    p.phys_state = Fact<std::string>::unreadable(
+        "unrecognised physical state '" + std::string(trim(raw)) + "'", where);
   }
 }
 
@@ -48,7 +51,8 @@ void set_port_link_layer(IbPort& p, std::string_view raw, const Provenance& wher
   if (auto s = normalize_link_layer(raw)) {
     p.link_layer = Fact<std::string>::present(*s, where);
   } else {
-    p.link_layer = Fact<std::string>::unreadable("unrecognised link layer '" + std::string(trim(raw)) + "'", where);
+    p.link_layer = Fact<std::string>::unreadable(
+        "unrecognised link layer '" + std::string(trim(raw)) + "'", where);
   }
 }
 

@@ -20,7 +20,8 @@ IbFacts parse_ibstat(std::string_view text, const std::string& source) {
     if (line.rfind("CA '", 0) == 0) {
       auto end = line.find('\'', 4);
       IbDevice d;
-      d.name = std::string(line.substr(4, end == std::string_view::npos ? std::string_view::npos : end - 4));
+      d.name = std::string(
+          line.substr(4, end == std::string_view::npos ? std::string_view::npos : end - 4));
       d.where = here;
       facts.devices.push_back(std::move(d));
       dev = &facts.devices.back();
@@ -40,11 +41,16 @@ IbFacts parse_ibstat(std::string_view text, const std::string& source) {
     std::string_view value;
     if (!split_key_value(line, key, value)) continue;
     if (port != nullptr) {
-      if (key == "State") set_port_state(*port, value, here);
-      else if (key == "Physical state") set_port_phys_state(*port, value, here);
-      else if (key == "Rate") set_port_rate(*port, value, here);
-      else if (key == "Link layer") set_port_link_layer(*port, value, here);
-      else if (key == "Base lid") port->lid = Fact<std::string>::present(std::string(value), here);
+      if (key == "State")
+        set_port_state(*port, value, here);
+      else if (key == "Physical state")
+        set_port_phys_state(*port, value, here);
+      else if (key == "Rate")
+        set_port_rate(*port, value, here);
+      else if (key == "Link layer")
+        set_port_link_layer(*port, value, here);
+      else if (key == "Base lid")
+        port->lid = Fact<std::string>::present(std::string(value), here);
       continue;
     }
     if (key == "CA type") {
@@ -57,7 +63,8 @@ IbFacts parse_ibstat(std::string_view text, const std::string& source) {
     }
   }
   if (facts.devices.empty() && !trim(text).empty()) {
-    throw InputError(source, 1, "expected ibstat output: a line \"CA '<device>'\" followed by its ports");
+    throw InputError(source, 1,
+                     "expected ibstat output: a line \"CA '<device>'\" followed by its ports");
   }
   return facts;
 }

@@ -24,7 +24,8 @@ IbFacts parse_ibstatus(std::string_view text, const std::string& source) {
       int number = 1;
       if (rest.rfind("port ", 0) == 0) {
         auto sp = rest.find(' ', 5);
-        if (auto n = parse_int(rest.substr(5, sp == std::string_view::npos ? std::string_view::npos : sp - 5))) {
+        if (auto n = parse_int(
+                rest.substr(5, sp == std::string_view::npos ? std::string_view::npos : sp - 5))) {
           number = static_cast<int>(*n);
         }
       }
@@ -47,14 +48,21 @@ IbFacts parse_ibstatus(std::string_view text, const std::string& source) {
     std::string_view key;
     std::string_view value;
     if (!split_key_value(line, key, value)) continue;
-    if (key == "state") set_port_state(*port, value, here);
-    else if (key == "phys state") set_port_phys_state(*port, value, here);
-    else if (key == "rate") set_port_rate(*port, value, here);
-    else if (key == "link_layer") set_port_link_layer(*port, value, here);
-    else if (key == "base lid") port->lid = Fact<std::string>::present(std::string(value), here);
+    if (key == "state")
+      set_port_state(*port, value, here);
+    else if (key == "phys state")
+      set_port_phys_state(*port, value, here);
+    else if (key == "rate")
+      set_port_rate(*port, value, here);
+    else if (key == "link_layer")
+      set_port_link_layer(*port, value, here);
+    else if (key == "base lid")
+      port->lid = Fact<std::string>::present(std::string(value), here);
   }
   if (facts.devices.empty() && !trim(text).empty()) {
-    throw InputError(source, 1, "expected ibstatus output: a line \"Infiniband device '<dev>' port <n> status:\"");
+    throw InputError(
+        source, 1,
+        "expected ibstatus output: a line \"Infiniband device '<dev>' port <n> status:\"");
   }
   return facts;
 }

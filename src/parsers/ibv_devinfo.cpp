@@ -62,13 +62,16 @@ IbFacts parse_ibv_devinfo(std::string_view text, const std::string& source) {
     if (key == "port") {
       finish_rate(port, pr);
       auto n = parse_int(value);
-      dev->ports.push_back(new_capture_port(n ? static_cast<int>(*n) : 0, source, lineno, "ibv_devinfo"));
+      dev->ports.push_back(
+          new_capture_port(n ? static_cast<int>(*n) : 0, source, lineno, "ibv_devinfo"));
       port = &dev->ports.back();
       continue;
     }
     if (port == nullptr) {
-      if (key == "fw_ver") dev->fw_ver = std::string(value);
-      else if (key == "node_guid") dev->node_guid = std::string(value);
+      if (key == "fw_ver")
+        dev->fw_ver = std::string(value);
+      else if (key == "node_guid")
+        dev->node_guid = std::string(value);
       else if (key == "vendor_part_id") {
         if (auto id = parse_int(value)) {
           dev->hca_type = "MT" + std::to_string(*id);
@@ -77,10 +80,14 @@ IbFacts parse_ibv_devinfo(std::string_view text, const std::string& source) {
       }
       continue;
     }
-    if (key == "state") set_port_state(*port, value, here);
-    else if (key == "phys_state") set_port_phys_state(*port, value, here);
-    else if (key == "link_layer") set_port_link_layer(*port, value, here);
-    else if (key == "port_lid") port->lid = Fact<std::string>::present(std::string(value), here);
+    if (key == "state")
+      set_port_state(*port, value, here);
+    else if (key == "phys_state")
+      set_port_phys_state(*port, value, here);
+    else if (key == "link_layer")
+      set_port_link_layer(*port, value, here);
+    else if (key == "port_lid")
+      port->lid = Fact<std::string>::present(std::string(value), here);
     else if (key == "active_width") {
       // "4X (2)"
       if (auto w = leading_number(value)) pr.width = w;

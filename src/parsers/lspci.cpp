@@ -29,12 +29,19 @@ std::size_t match_bdf(std::string_view s) {
 }
 
 std::uint32_t class_from_text(std::string_view cls) {
-  struct Entry { std::string_view name; std::uint32_t code; };
+  struct Entry {
+    std::string_view name;
+    std::uint32_t code;
+  };
   static constexpr Entry kClasses[] = {
-      {"Infiniband controller", 0x020700}, {"Ethernet controller", 0x020000},
-      {"Network controller", 0x028000},    {"3D controller", 0x030200},
-      {"VGA compatible controller", 0x030000}, {"Display controller", 0x038000},
-      {"Non-Volatile memory controller", 0x010802}, {"Bridge", 0x068000},
+      {"Infiniband controller", 0x020700},
+      {"Ethernet controller", 0x020000},
+      {"Network controller", 0x028000},
+      {"3D controller", 0x030200},
+      {"VGA compatible controller", 0x030000},
+      {"Display controller", 0x038000},
+      {"Non-Volatile memory controller", 0x010802},
+      {"Bridge", 0x068000},
       {"Processing accelerators", 0x120000},
   };
   for (const auto& e : kClasses) {
@@ -47,7 +54,8 @@ std::uint32_t class_from_text(std::string_view cls) {
 bool trailing_ids(std::string_view desc, std::uint32_t& vendor, std::uint32_t& device) {
   auto close = desc.rfind(']');
   auto open = desc.rfind('[');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return false;
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+    return false;
   std::string_view ids = desc.substr(open + 1, close - open - 1);
   if (ids.size() != 9 || ids[4] != ':') return false;
   auto v = parse_int(ids.substr(0, 4), 16);
@@ -84,7 +92,8 @@ void classify_from_text(PciDevice& d, std::string_view cls_text, std::string_vie
     if (open == std::string_view::npos) open = desc.find("[BlueField");
     if (open != std::string_view::npos) {
       auto close = desc.find(']', open);
-      std::string inner(desc.substr(open + 1, close == std::string_view::npos ? std::string_view::npos : close - open - 1));
+      std::string inner(desc.substr(
+          open + 1, close == std::string_view::npos ? std::string_view::npos : close - open - 1));
       if (auto vf = inner.find(" Virtual Function"); vf != std::string::npos) {
         d.virtual_function = true;
         inner.erase(vf);
@@ -117,7 +126,8 @@ PciFacts parse_lspci(std::string_view text, const std::string& source) {
       std::string_view line = raw;
       std::size_t sp = line.find(' ');
       std::string_view addr = line.substr(0, sp);
-      if (auto slash = addr.rfind('/'); slash != std::string_view::npos) addr = addr.substr(slash + 1);
+      if (auto slash = addr.rfind('/'); slash != std::string_view::npos)
+        addr = addr.substr(slash + 1);
       std::size_t n = match_bdf(addr);
       if (n == 0 || n != addr.size() || sp == std::string_view::npos) continue;
       flush();
@@ -129,7 +139,8 @@ PciFacts parse_lspci(std::string_view text, const std::string& source) {
       cur.address = std::string(addr);
       cur.where = {source, lineno};
       std::string_view cls = rest.substr(0, colon);
-      if (auto b = cls.rfind(" ["); b != std::string_view::npos) cls = cls.substr(0, b);  // -nn class id
+      if (auto b = cls.rfind(" ["); b != std::string_view::npos)
+        cls = cls.substr(0, b);  // -nn class id
       classify_from_text(cur, cls, rest.substr(colon + 2));
       have = true;
       continue;
@@ -148,7 +159,8 @@ PciFacts parse_lspci(std::string_view text, const std::string& source) {
       int width = 0;
       if (sp != std::string_view::npos) {
         auto end = line.find_first_of(", ", sp + 6);
-        speed = std::string(line.substr(sp + 6, end == std::string_view::npos ? std::string_view::npos : end - sp - 6));
+        speed = std::string(line.substr(
+            sp + 6, end == std::string_view::npos ? std::string_view::npos : end - sp - 6));
       }
       if (wd != std::string_view::npos) {
         std::size_t e = wd + 7;
@@ -166,7 +178,9 @@ PciFacts parse_lspci(std::string_view text, const std::string& source) {
   }
   flush();
   if (!any_line && !trim(text).empty()) {
-    throw InputError(source, 1, "expected lspci output: lines starting with a PCI address such as \"0001:00:00.0 3D controller: ...\"");
+    throw InputError(source, 1,
+                     "expected lspci output: lines starting with a PCI address such as "
+                     "\"0001:00:00.0 3D controller: ...\"");
   }
   return facts;
 }

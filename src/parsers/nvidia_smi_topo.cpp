@@ -33,7 +33,8 @@ TopoMatrix parse_nvidia_smi_topo(std::string_view text, const std::string& sourc
       // Some nvidia-smi versions leave NIC column names empty; the matrix is square, so the
       // row names fill them in below.
       for (std::string_view tok : split_ws(line)) {
-        if (tok == "CPU" || tok == "NUMA" || tok == "Affinity" || tok == "GPU" || tok == "ID") continue;
+        if (tok == "CPU" || tok == "NUMA" || tok == "Affinity" || tok == "GPU" || tok == "ID")
+          continue;
         m.columns.emplace_back(tok);
       }
       header = true;
@@ -45,9 +46,10 @@ TopoMatrix parse_nvidia_smi_topo(std::string_view text, const std::string& sourc
     TopoMatrix::Row row;
     // Some versions leave the NIC row names empty too: the row then starts with its links.
     static constexpr std::string_view kLinks[] = {"X", "SYS", "NODE", "PHB", "PXB", "PIX"};
-    const bool unnamed = (raw[0] == '\t' || raw[0] == ' ') &&
-                         (std::find(std::begin(kLinks), std::end(kLinks), toks[0]) != std::end(kLinks) ||
-                          (toks[0].size() > 2 && toks[0].substr(0, 2) == "NV"));
+    const bool unnamed =
+        (raw[0] == '\t' || raw[0] == ' ') &&
+        (std::find(std::begin(kLinks), std::end(kLinks), toks[0]) != std::end(kLinks) ||
+         (toks[0].size() > 2 && toks[0].substr(0, 2) == "NV"));
     if (unnamed) toks.insert(toks.begin(), std::string_view("NIC?"));
     row.name = std::string(toks[0]);
     row.where = {source, lineno};
@@ -55,7 +57,8 @@ TopoMatrix parse_nvidia_smi_topo(std::string_view text, const std::string& sourc
     tokens.push_back(std::move(toks));
   }
   if (!header) {
-    throw InputError(source, 1, "expected `nvidia-smi topo -m` output: a header row starting with GPU0");
+    throw InputError(source, 1,
+                     "expected `nvidia-smi topo -m` output: a header row starting with GPU0");
   }
   const std::size_t n = m.rows.size();
   for (std::size_t r = 0; r < n; ++r) {

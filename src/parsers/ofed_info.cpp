@@ -33,7 +33,8 @@ std::string parse_ofed_info(std::string_view text, const std::string& source) {
       return v;
     }
   }
-  throw InputError(source, 1, "expected `ofed_info -s` output such as \"MLNX_OFED_LINUX-5.8-1.0.1.1:\"");
+  throw InputError(source, 1,
+                   "expected `ofed_info -s` output such as \"MLNX_OFED_LINUX-5.8-1.0.1.1:\"");
 }
 
 }  // namespace trainready

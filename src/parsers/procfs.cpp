@@ -61,7 +61,8 @@ std::vector<MdstatArray> parse_proc_mdstat(std::string_view text) {
     std::size_t i = 2;
     a.state = std::string(toks[i++]);
     if (i < toks.size() && (toks[i] == "(read-only)" || toks[i] == "(auto-read-only)")) ++i;
-    if (i < toks.size() && toks[i].find('[') == std::string_view::npos) a.level = std::string(toks[i++]);
+    if (i < toks.size() && toks[i].find('[') == std::string_view::npos)
+      a.level = std::string(toks[i++]);
     for (; i < toks.size(); ++i) {
       std::string_view m = toks[i];
       if (auto b = m.find('['); b != std::string_view::npos) m = m.substr(0, b);

@@ -13,7 +13,8 @@ Fact<DmiInfo> probe_dmi(const Root& root) {
   const std::string base = "/sys/class/dmi/id/";
   Fact<std::string> vendor = read_attr(root, base + "sys_vendor");
   if (!vendor.ok()) {
-    if (vendor.status == FactStatus::kMissing) return Fact<DmiInfo>::missing("no " + vendor.where.source, vendor.where);
+    if (vendor.status == FactStatus::kMissing)
+      return Fact<DmiInfo>::missing("no " + vendor.where.source, vendor.where);
     return Fact<DmiInfo>::unreadable(vendor.reason, vendor.where);
   }
   DmiInfo d;

@@ -20,7 +20,8 @@ Fact<HostInfo> probe_host(const Root& root) {
     }
   }
   if (h.hostname.empty() && h.kernel.empty() && h.os.empty()) {
-    return Fact<HostInfo>::missing("no host name, kernel or os-release readable: " + hostname.describe());
+    return Fact<HostInfo>::missing("no host name, kernel or os-release readable: " +
+                                   hostname.describe());
   }
   return Fact<HostInfo>::present(h, hostname.where);
 }

@@ -10,7 +10,7 @@
 namespace trainready {
 namespace {
 
-constexpr std::size_t kMaxBody = 1024 * 1024;
+constexpr std::size_t kMaxBody = std::size_t{1024} * 1024;
 
 std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   auto* body = static_cast<std::string*>(user);
@@ -41,7 +41,8 @@ Fact<std::string> fetch_imds(const std::string& url, int timeout_ms) {
   curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(h, CURLOPT_NOPROXY, "*");
   curl_easy_setopt(h, CURLOPT_PROXY, "");
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeout_ms / 2 > 0 ? timeout_ms / 2 : 1));
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(timeout_ms / 2 > 0 ? timeout_ms / 2 : 1));
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_ms));
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
@@ -54,7 +55,8 @@ Fact<std::string> fetch_imds(const std::string& url, int timeout_ms) {
   curl_slist_free_all(headers);
   curl_easy_cleanup(h);
   if (rc != CURLE_OK) {
-    return Fact<std::string>::unreadable(std::string("IMDS request failed: ") + curl_easy_strerror(rc), where);
+    return Fact<std::string>::unreadable(
+        std::string("IMDS request failed: ") + curl_easy_strerror(rc), where);
   }
   if (status != 200) {
     return Fact<std::string>::unreadable("IMDS answered HTTP " + std::to_string(status), where);
@@ -72,13 +74,16 @@ Fact<ImdsInfo> probe_imds(const Root& root, const Fact<DmiInfo>& dmi, const Prob
   if (!root.is_live()) {
     Fact<std::string> text = read_text(root, kSnapImds, kLargeFileLimit);
     if (text.status == FactStatus::kMissing) {
-      return Fact<ImdsInfo>::missing("the snapshot has no IMDS response (not an Azure VM, or collected with --no-imds)", text.where);
+      return Fact<ImdsInfo>::missing(
+          "the snapshot has no IMDS response (not an Azure VM, or collected with --no-imds)",
+          text.where);
     }
     if (!text.ok()) return Fact<ImdsInfo>::unreadable(text.reason, text.where);
     return parse_or_unreadable(text.value, text.where);
   }
   if (!dmi.ok() || !dmi->azure) {
-    return Fact<ImdsInfo>::missing(dmi.ok() ? "not an Azure VM (DMI sys_vendor \"" + dmi->sys_vendor + "\")"
+    return Fact<ImdsInfo>::missing(dmi.ok() ? "not an Azure VM (DMI sys_vendor \"" +
+                                                  dmi->sys_vendor + "\")"
                                             : "no DMI to tell the cloud (" + dmi.reason + ")");
   }
   Fact<std::string> body = fetch_imds(kDefaultImdsUrl, opt.imds_timeout_ms);

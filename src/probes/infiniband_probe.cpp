@@ -11,11 +11,13 @@ namespace trainready {
 namespace {
 
 template <class Norm>
-Fact<std::string> normalized(const Root& root, const std::string& path, Norm norm, const char* what) {
+Fact<std::string> normalized(const Root& root, const std::string& path, Norm norm,
+                             const char* what) {
   Fact<std::string> raw = read_attr(root, path);
   if (!raw.ok()) return raw;
   if (auto v = norm(raw.value)) return Fact<std::string>::present(*v, raw.where);
-  return Fact<std::string>::unreadable("unexpected " + std::string(what) + " \"" + raw.value.substr(0, 40) + "\"", raw.where);
+  return Fact<std::string>::unreadable(
+      "unexpected " + std::string(what) + " \"" + raw.value.substr(0, 40) + "\"", raw.where);
 }
 
 IbPort read_port(const Root& root, const std::string& base, int number) {
@@ -31,14 +33,17 @@ IbPort read_port(const Root& root, const std::string& base, int number) {
     if (auto r = parse_rate_gbps(rate.value)) {
       p.rate_gbps = Fact<double>::present(*r, rate.where);
     } else {
-      p.rate_gbps = Fact<double>::unreadable("unexpected rate \"" + rate.value.substr(0, 40) + "\"", rate.where);
+      p.rate_gbps = Fact<double>::unreadable("unexpected rate \"" + rate.value.substr(0, 40) + "\"",
+                                             rate.where);
     }
   } else {
-    p.rate_gbps = rate.status == FactStatus::kMissing ? Fact<double>::missing(rate.reason, rate.where)
-                                                      : Fact<double>::unreadable(rate.reason, rate.where);
+    p.rate_gbps = rate.status == FactStatus::kMissing
+                      ? Fact<double>::missing(rate.reason, rate.where)
+                      : Fact<double>::unreadable(rate.reason, rate.where);
   }
   auto hexish = [](const std::string& v) -> std::optional<std::string> {
-    if (v.size() < 3 || v.size() > 10 || v[0] != '0' || (v[1] != 'x' && v[1] != 'X')) return std::nullopt;
+    if (v.size() < 3 || v.size() > 10 || v[0] != '0' || (v[1] != 'x' && v[1] != 'X'))
+      return std::nullopt;
     for (std::size_t i = 2; i < v.size(); ++i) {
       if (!std::isxdigit(static_cast<unsigned char>(v[i]))) return std::nullopt;
     }
@@ -59,7 +64,8 @@ Fact<IbFacts> probe_infiniband(const Root& root) {
   IbFacts facts;
   if (devs.status == ReadStatus::kMissing) {
     // No class directory: ib_core is not loaded, which is a fact, unless there is no /sys at all.
-    if (!root.list_dir("/sys/class").ok()) return Fact<IbFacts>::missing("no /sys/class to read", where);
+    if (!root.list_dir("/sys/class").ok())
+      return Fact<IbFacts>::missing("no /sys/class to read", where);
     return Fact<IbFacts>::present(facts, where);
   }
   for (const std::string& name : devs.entries) {
@@ -73,7 +79,8 @@ Fact<IbFacts> probe_infiniband(const Root& root) {
     }
     if (auto f = read_attr(root, base + "/fw_ver"); f.ok()) d.fw_ver = f.value;
     if (auto g = read_attr(root, base + "/node_guid"); g.ok()) d.node_guid = g.value;
-    if (LinkRead l = root.read_link(base + "/device"); l.ok()) d.pci_address = basename_of(l.target);
+    if (LinkRead l = root.read_link(base + "/device"); l.ok())
+      d.pci_address = basename_of(l.target);
     DirList ports = root.list_dir(base + "/ports");
     for (const std::string& p : ports.entries) {
       auto n = parse_int(p);

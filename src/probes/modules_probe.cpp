@@ -17,8 +17,9 @@ constexpr const char* kWatched[] = {"mlx5_core", "mlx5_ib",    "ib_core",       
 Fact<ModuleFacts> probe_modules(const Root& root) {
   Fact<std::string> text = read_text(root, "/proc/modules", kLargeFileLimit);
   if (!text.ok()) {
-    return text.status == FactStatus::kMissing ? Fact<ModuleFacts>::missing(text.reason, text.where)
-                                               : Fact<ModuleFacts>::unreadable(text.reason, text.where);
+    return text.status == FactStatus::kMissing
+               ? Fact<ModuleFacts>::missing(text.reason, text.where)
+               : Fact<ModuleFacts>::unreadable(text.reason, text.where);
   }
   ModuleFacts m;
   for (const auto& [name, line] : parse_proc_modules(text.value)) {

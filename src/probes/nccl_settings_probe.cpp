@@ -31,12 +31,15 @@ Fact<NcclSettings> probe_nccl_settings(const Root& root, const ProbeOptions& opt
     s.env_source = {"environment of pid " + std::to_string(::getpid()), 0};
   } else {
     Fact<std::string> text = read_text(root, kSnapEnviron, kLargeFileLimit);
-    if (!text.ok()) return Fact<NcclSettings>::missing("the snapshot has no environment capture: " + text.reason, text.where);
+    if (!text.ok())
+      return Fact<NcclSettings>::missing("the snapshot has no environment capture: " + text.reason,
+                                         text.where);
     s.env = parse_env_capture(text.value);
     s.env_source = text.where;
   }
   std::string conf_path = "/etc/nccl.conf";
-  if (auto it = s.env.find("NCCL_CONF_FILE"); it != s.env.end() && !it->second.empty()) conf_path = it->second;
+  if (auto it = s.env.find("NCCL_CONF_FILE"); it != s.env.end() && !it->second.empty())
+    conf_path = it->second;
   s.conf_source = {root.display(conf_path), 0};
   if (Fact<std::string> conf = read_text(root, conf_path, kSmallFileLimit); conf.ok()) {
     try {
@@ -52,9 +55,12 @@ Fact<NcclSettings> probe_nccl_settings(const Root& root, const ProbeOptions& opt
     s.topo_file_origin = topo->second;
     FileRead r = root.read_file(s.topo_file, kLargeFileLimit);
     Provenance where{root.display(s.topo_file), 0};
-    if (r.ok()) s.topo_file_exists = Fact<bool>::present(true, where);
-    else if (r.status == ReadStatus::kMissing) s.topo_file_exists = Fact<bool>::present(false, where);
-    else s.topo_file_exists = Fact<bool>::unreadable(r.error, where);
+    if (r.ok())
+      s.topo_file_exists = Fact<bool>::present(true, where);
+    else if (r.status == ReadStatus::kMissing)
+      s.topo_file_exists = Fact<bool>::present(false, where);
+    else
+      s.topo_file_exists = Fact<bool>::unreadable(r.error, where);
   } else {
     s.topo_file_exists = Fact<bool>::missing("NCCL_TOPO_FILE is not set");
   }

@@ -27,7 +27,8 @@ NodeFacts probe_node(const Root& root, const ProbeOptions& opt) {
     const std::string topo = std::string(kSnapCommands) + "/nvidia-smi-topo-m.txt";
     if (FileRead r = root.read_file(topo, kLargeFileLimit); r.ok()) {
       try {
-        n.gpu_topology = Fact<TopoMatrix>::present(parse_nvidia_smi_topo(r.data, root.display(topo)), {root.display(topo), 0});
+        n.gpu_topology = Fact<TopoMatrix>::present(
+            parse_nvidia_smi_topo(r.data, root.display(topo)), {root.display(topo), 0});
       } catch (const InputError& e) {
         n.gpu_topology = Fact<TopoMatrix>::unreadable(e.what(), {root.display(topo), 0});
       }
@@ -36,7 +37,8 @@ NodeFacts probe_node(const Root& root, const ProbeOptions& opt) {
     if (!n.ib.ok()) {
       if (FileRead r = root.read_file(ibstat, kLargeFileLimit); r.ok()) {
         try {
-          n.ib = Fact<IbFacts>::present(parse_ibstat(r.data, root.display(ibstat)), {root.display(ibstat), 0});
+          n.ib = Fact<IbFacts>::present(parse_ibstat(r.data, root.display(ibstat)),
+                                        {root.display(ibstat), 0});
         } catch (const InputError&) {
           // keep the sysfs answer
         }

@@ -43,32 +43,42 @@ Fact<GpuFacts> read_nvml(const std::string& library) {
   Library lib(library);
   if (lib.get() == nullptr) {
     const char* err = ::dlerror();
-    g.no_driver_reason = "no NVIDIA driver: " + library + " could not be loaded" + (err ? std::string(" (") + err + ")" : "");
+    g.no_driver_reason = "no NVIDIA driver: " + library + " could not be loaded" +
+                         (err ? std::string(" (") + err + ")" : "");
     return Fact<GpuFacts>::present(g, where);
   }
   auto init = sym<NvmlReturn (*)()>(lib.get(), "nvmlInit_v2");
   auto shutdown = sym<NvmlReturn (*)()>(lib.get(), "nvmlShutdown");
   auto count_fn = sym<NvmlReturn (*)(unsigned*)>(lib.get(), "nvmlDeviceGetCount_v2");
-  auto handle_fn = sym<NvmlReturn (*)(unsigned, NvmlDevice*)>(lib.get(), "nvmlDeviceGetHandleByIndex_v2");
+  auto handle_fn =
+      sym<NvmlReturn (*)(unsigned, NvmlDevice*)>(lib.get(), "nvmlDeviceGetHandleByIndex_v2");
   if (init == nullptr || count_fn == nullptr || handle_fn == nullptr) {
     return Fact<GpuFacts>::unreadable(library + " lacks nvmlInit_v2/nvmlDeviceGetCount_v2", where);
   }
   if (NvmlReturn rc = init(); rc != 0) {
-    g.no_driver_reason = "NVML could not initialise (nvmlInit_v2 returned " + std::to_string(rc) + "): the NVIDIA kernel driver is not loaded or does not match the library";
+    g.no_driver_reason = "NVML could not initialise (nvmlInit_v2 returned " + std::to_string(rc) +
+                         "): the NVIDIA kernel driver is not loaded or does not match the library";
     return Fact<GpuFacts>::present(g, where);
   }
   g.driver_loaded = true;
   char buf[96] = {};
-  if (auto f = sym<NvmlReturn (*)(char*, unsigned)>(lib.get(), "nvmlSystemGetDriverVersion"); f && f(buf, sizeof(buf)) == 0) g.driver_version = buf;
-  if (auto f = sym<NvmlReturn (*)(char*, unsigned)>(lib.get(), "nvmlSystemGetNVMLVersion"); f && f(buf, sizeof(buf)) == 0) g.nvml_version = buf;
+  if (auto f = sym<NvmlReturn (*)(char*, unsigned)>(lib.get(), "nvmlSystemGetDriverVersion");
+      f && f(buf, sizeof(buf)) == 0)
+    g.driver_version = buf;
+  if (auto f = sym<NvmlReturn (*)(char*, unsigned)>(lib.get(), "nvmlSystemGetNVMLVersion");
+      f && f(buf, sizeof(buf)) == 0)
+    g.nvml_version = buf;
   auto name_fn = sym<NvmlReturn (*)(NvmlDevice, char*, unsigned)>(lib.get(), "nvmlDeviceGetName");
   auto uuid_fn = sym<NvmlReturn (*)(NvmlDevice, char*, unsigned)>(lib.get(), "nvmlDeviceGetUUID");
-  auto serial_fn = sym<NvmlReturn (*)(NvmlDevice, char*, unsigned)>(lib.get(), "nvmlDeviceGetSerial");
+  auto serial_fn =
+      sym<NvmlReturn (*)(NvmlDevice, char*, unsigned)>(lib.get(), "nvmlDeviceGetSerial");
   auto mem_fn = sym<NvmlReturn (*)(NvmlDevice, NvmlMemory*)>(lib.get(), "nvmlDeviceGetMemoryInfo");
   auto pci_fn = sym<NvmlReturn (*)(NvmlDevice, NvmlPciInfo*)>(lib.get(), "nvmlDeviceGetPciInfo_v3");
   auto ecc_fn = sym<NvmlReturn (*)(NvmlDevice, int*, int*)>(lib.get(), "nvmlDeviceGetEccMode");
-  auto ecc_count_fn = sym<NvmlReturn (*)(NvmlDevice, int, int, unsigned long long*)>(lib.get(), "nvmlDeviceGetTotalEccErrors");
-  auto remap_fn = sym<NvmlReturn (*)(NvmlDevice, unsigned*, unsigned*, unsigned*, unsigned*)>(lib.get(), "nvmlDeviceGetRemappedRows");
+  auto ecc_count_fn = sym<NvmlReturn (*)(NvmlDevice, int, int, unsigned long long*)>(
+      lib.get(), "nvmlDeviceGetTotalEccErrors");
+  auto remap_fn = sym<NvmlReturn (*)(NvmlDevice, unsigned*, unsigned*, unsigned*, unsigned*)>(
+      lib.get(), "nvmlDeviceGetRemappedRows");
   unsigned count = 0;
   if (count_fn(&count) != 0) {
     if (shutdown) shutdown();
@@ -98,7 +108,8 @@ Fact<GpuFacts> read_nvml(const std::string& library) {
     int pending = 0;
     if (ecc_fn && ecc_fn(dev, &cur, &pending) == 0) gpu.ecc_enabled = cur != 0;
     unsigned long long unc = 0;
-    if (ecc_count_fn && ecc_count_fn(dev, 1 /*uncorrected*/, 0 /*volatile*/, &unc) == 0) gpu.ecc_uncorrected_volatile = unc;
+    if (ecc_count_fn && ecc_count_fn(dev, 1 /*uncorrected*/, 0 /*volatile*/, &unc) == 0)
+      gpu.ecc_uncorrected_volatile = unc;
     unsigned corr_rows = 0;
     unsigned unc_rows = 0;
     unsigned is_pending = 0;
@@ -116,10 +127,12 @@ Fact<GpuFacts> read_nvml(const std::string& library) {
 Fact<GpuFacts> probe_gpus(const Root& root, const ProbeOptions& opt) {
   if (root.is_live()) return read_nvml(opt.nvml_library);
   Fact<std::string> text = read_text(root, kSnapNvml, kLargeFileLimit);
-  if (text.status == FactStatus::kMissing) return Fact<GpuFacts>::missing("the snapshot has no nvml.json", text.where);
+  if (text.status == FactStatus::kMissing)
+    return Fact<GpuFacts>::missing("the snapshot has no nvml.json", text.where);
   if (!text.ok()) return Fact<GpuFacts>::unreadable(text.reason, text.where);
   try {
-    return Fact<GpuFacts>::present(parse_gpu_inventory_json(text.value, text.where.source), text.where);
+    return Fact<GpuFacts>::present(parse_gpu_inventory_json(text.value, text.where.source),
+                                   text.where);
   } catch (const InputError& e) {
     return Fact<GpuFacts>::unreadable(e.what(), text.where);
   }

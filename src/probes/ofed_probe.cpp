@@ -29,9 +29,11 @@ Fact<std::string> probe_ofed(const Root& root, const Fact<ModuleFacts>& modules)
   }
   const auto it = modules->modules.find("mlx5_core");
   if (it != modules->modules.end() && !it->second.version.empty()) {
-    return Fact<std::string>::present("mlx5_core " + it->second.version, {root.display("/sys/module/mlx5_core/version"), 0});
+    return Fact<std::string>::present("mlx5_core " + it->second.version,
+                                      {root.display("/sys/module/mlx5_core/version"), 0});
   }
-  return Fact<std::string>::present("inbox (kernel rdma drivers, no MLNX_OFED)", {root.display("/proc/modules"), 0});
+  return Fact<std::string>::present("inbox (kernel rdma drivers, no MLNX_OFED)",
+                                    {root.display("/proc/modules"), 0});
 }
 
 }  // namespace trainready

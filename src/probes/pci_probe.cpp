@@ -38,9 +38,12 @@ Fact<PciFacts> probe_pci(const Root& root) {
     if (root.read_link(base + "/physfn").ok()) d.virtual_function = true;
     if (auto v = read_attr(root, base + "/current_link_speed"); v.ok()) d.link_speed = v.value;
     if (auto v = read_attr(root, base + "/max_link_speed"); v.ok()) d.max_link_speed = v.value;
-    if (auto v = parse_int(read_attr(root, base + "/current_link_width").value)) d.link_width = static_cast<int>(*v);
-    if (auto v = parse_int(read_attr(root, base + "/max_link_width").value)) d.max_link_width = static_cast<int>(*v);
-    if (auto v = parse_int(read_attr(root, base + "/numa_node").value)) d.numa_node = static_cast<int>(*v);
+    if (auto v = parse_int(read_attr(root, base + "/current_link_width").value))
+      d.link_width = static_cast<int>(*v);
+    if (auto v = parse_int(read_attr(root, base + "/max_link_width").value))
+      d.max_link_width = static_cast<int>(*v);
+    if (auto v = parse_int(read_attr(root, base + "/numa_node").value))
+      d.numa_node = static_cast<int>(*v);
     if (LinkRead l = root.read_link(base + "/driver"); l.ok()) d.driver = basename_of(l.target);
     facts.devices.push_back(std::move(d));
   }

@@ -16,7 +16,8 @@ Fact<ModuleFacts> probe_modules(const Root& root);
 Fact<std::string> probe_ofed(const Root& root, const Fact<ModuleFacts>& modules);
 Fact<GpuFacts> probe_gpus(const Root& root, const ProbeOptions& opt);
 Fact<NcclSettings> probe_nccl_settings(const Root& root, const ProbeOptions& opt);
-Fact<std::string> probe_nccl_version(const Root& root, const Fact<GpuFacts>& gpus, const ProbeOptions& opt);
+Fact<std::string> probe_nccl_version(const Root& root, const Fact<GpuFacts>& gpus,
+                                     const ProbeOptions& opt);
 Fact<ScratchFacts> probe_scratch(const Root& root);
 
 // Live-only sources, used by the probes above and by `collect` to write a snapshot.

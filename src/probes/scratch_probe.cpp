@@ -21,8 +21,10 @@ std::string mountpoint_of(const std::vector<MountEntry>& mounts, const std::stri
 Fact<ScratchFacts> probe_scratch(const Root& root) {
   Provenance where{root.display("/sys/block"), 0};
   DirList blocks = root.list_dir("/sys/block");
-  if (blocks.status == ReadStatus::kMissing) return Fact<ScratchFacts>::missing(blocks.error, where);
-  if (blocks.status == ReadStatus::kUnreadable) return Fact<ScratchFacts>::unreadable(blocks.error, where);
+  if (blocks.status == ReadStatus::kMissing)
+    return Fact<ScratchFacts>::missing(blocks.error, where);
+  if (blocks.status == ReadStatus::kUnreadable)
+    return Fact<ScratchFacts>::unreadable(blocks.error, where);
   std::vector<MountEntry> mounts;
   Fact<std::string> mtext = read_text(root, "/proc/mounts", kLargeFileLimit);
   if (mtext.ok()) mounts = parse_proc_mounts(mtext.value);
@@ -46,7 +48,8 @@ Fact<ScratchFacts> probe_scratch(const Root& root) {
     NvmeNamespace ns;
     ns.name = name;
     ns.where = {root.display(base), 0};
-    if (auto v = parse_int(read_attr(root, base + "/size").value)) ns.size_bytes = static_cast<std::uint64_t>(*v) * 512;
+    if (auto v = parse_int(read_attr(root, base + "/size").value))
+      ns.size_bytes = static_cast<std::uint64_t>(*v) * 512;
     if (auto m = read_attr(root, base + "/device/model"); m.ok()) ns.model = m.value;
     if (auto m = read_attr(root, base + "/device/serial"); m.ok()) ns.serial = m.value;
     // Azure Boost exposes remote managed disks as "MSFT NVMe Accelerator"; those are not scratch.
@@ -60,7 +63,8 @@ Fact<ScratchFacts> probe_scratch(const Root& root) {
       }
     }
     for (const auto& a : s.arrays) {
-      if (std::find(a.members.begin(), a.members.end(), name) != a.members.end()) ns.md_array = a.name;
+      if (std::find(a.members.begin(), a.members.end(), name) != a.members.end())
+        ns.md_array = a.name;
     }
     s.namespaces.push_back(std::move(ns));
   }

@@ -11,10 +11,14 @@ std::string plural(std::size_t n, const char* word) {
 
 std::string verdict_status_name(VerdictStatus s) {
   switch (s) {
-    case VerdictStatus::kReady: return "ready";
-    case VerdictStatus::kReadyWithWarnings: return "ready_with_warnings";
-    case VerdictStatus::kIncomplete: return "incomplete";
-    case VerdictStatus::kNotReady: return "not_ready";
+    case VerdictStatus::kReady:
+      return "ready";
+    case VerdictStatus::kReadyWithWarnings:
+      return "ready_with_warnings";
+    case VerdictStatus::kIncomplete:
+      return "incomplete";
+    case VerdictStatus::kNotReady:
+      return "not_ready";
   }
   return "incomplete";
 }
@@ -24,26 +28,31 @@ Verdict compute_verdict(const Evaluation& ev, std::size_t node_count) {
   std::size_t warnings = 0;
   std::size_t infos = 0;
   for (const Finding& f : ev.findings) {
-    if (f.severity == Severity::kError) ++errors;
-    else if (f.severity == Severity::kWarning) ++warnings;
-    else ++infos;
+    if (f.severity == Severity::kError)
+      ++errors;
+    else if (f.severity == Severity::kWarning)
+      ++warnings;
+    else
+      ++infos;
   }
   const std::string scope = node_count > 1 ? plural(node_count, "node") : "this node";
   const std::string counts = plural(errors, "error") + ", " + plural(warnings, "warning") + ", " +
-                             plural(infos, "note") + ", " + plural(ev.skipped.size(), "check") + " skipped";
+                             plural(infos, "note") + ", " + plural(ev.skipped.size(), "check") +
+                             " skipped";
   Verdict v;
   if (errors > 0) {
     v.status = VerdictStatus::kNotReady;
-    v.line = "NOT READY: " + scope + (node_count > 1 ? " cannot" : " cannot") +
-             " run multi-node training as is (" + counts + ")";
+    v.line = "NOT READY: " + scope + " cannot run multi-node training as is (" + counts + ")";
   } else if (!ev.skipped.empty()) {
     v.status = VerdictStatus::kIncomplete;
     v.line = "INCOMPLETE: no errors in what could be checked on " + scope + ", but " +
              plural(ev.skipped.size(), "check") + " could not run (" + counts + ")";
   } else if (warnings > 0) {
     v.status = VerdictStatus::kReadyWithWarnings;
-    v.line = "READY WITH WARNINGS: " + scope + " can take part in multi-node training; fix the warnings to get "
-             "full speed (" + counts + ")";
+    v.line = "READY WITH WARNINGS: " + scope +
+             " can take part in multi-node training; fix the warnings to get "
+             "full speed (" +
+             counts + ")";
   } else {
     v.status = VerdictStatus::kReady;
     v.line = "READY: " + scope + " can take part in multi-node training (" + counts + ")";
@@ -58,8 +67,9 @@ int exit_code_for(const Evaluation& ev, Severity fail_on) {
   return 0;
 }
 
-DoctorReport make_doctor_report(std::vector<NodeFacts> nodes, Evaluation ev, std::string catalog_origin,
-                                std::string tool_version, Severity fail_on) {
+DoctorReport make_doctor_report(std::vector<NodeFacts> nodes, Evaluation ev,
+                                std::string catalog_origin, std::string tool_version,
+                                Severity fail_on) {
   DoctorReport r;
   r.verdict = compute_verdict(ev, nodes.size());
   r.exit_code = exit_code_for(ev, fail_on);

@@ -32,7 +32,8 @@ Verdict compute_verdict(const Evaluation& ev, std::size_t node_count);
 // 1 when a finding is at or above fail_on, else 0.
 int exit_code_for(const Evaluation& ev, Severity fail_on);
 std::string verdict_status_name(VerdictStatus s);
-DoctorReport make_doctor_report(std::vector<NodeFacts> nodes, Evaluation ev, std::string catalog_origin,
-                                std::string tool_version, Severity fail_on);
+DoctorReport make_doctor_report(std::vector<NodeFacts> nodes, Evaluation ev,
+                                std::string catalog_origin, std::string tool_version,
+                                Severity fail_on);
 
 }  // namespace trainready

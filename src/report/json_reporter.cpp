@@ -15,8 +15,11 @@ nlohmann::json doctor_report_json(const DoctorReport& r) {
   std::size_t counts[3] = {0, 0, 0};
   for (const auto& f : r.evaluation.findings) ++counts[static_cast<int>(f.severity)];
   j["verdict"] = {{"status", verdict_status_name(r.verdict.status)}, {"summary", r.verdict.line}};
-  j["counts"] = {{"error", counts[2]}, {"warning", counts[1]}, {"info", counts[0]},
-                 {"skipped", r.evaluation.skipped.size()}, {"rule_evaluations", r.evaluation.evaluations}};
+  j["counts"] = {{"error", counts[2]},
+                 {"warning", counts[1]},
+                 {"info", counts[0]},
+                 {"skipped", r.evaluation.skipped.size()},
+                 {"rule_evaluations", r.evaluation.evaluations}};
   j["fail_on"] = std::string(to_string(r.fail_on));
   j["exit_code"] = r.exit_code;
   json findings = json::array();
@@ -40,10 +43,12 @@ nlohmann::json doctor_report_json(const DoctorReport& r) {
   }
   j["findings"] = findings;
   json skipped = json::array();
-  for (const auto& s : r.evaluation.skipped) skipped.push_back({{"rule", s.rule_id}, {"node", s.node}, {"reason", s.reason}});
+  for (const auto& s : r.evaluation.skipped)
+    skipped.push_back({{"rule", s.rule_id}, {"node", s.node}, {"reason", s.reason}});
   j["skipped"] = skipped;
   json notes = json::array();
-  for (const auto& s : r.evaluation.notes) notes.push_back({{"rule", s.rule_id}, {"node", s.node}, {"note", s.reason}});
+  for (const auto& s : r.evaluation.notes)
+    notes.push_back({{"rule", s.rule_id}, {"node", s.node}, {"note", s.reason}});
   j["notes"] = notes;
   json nodes = json::array();
   for (const auto& n : r.nodes) nodes.push_back(to_json(n));

@@ -25,18 +25,22 @@ std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts&
   }
   out.emplace_back("size", s);
   if (n.dmi.ok()) {
-    out.emplace_back("platform", (n.dmi->azure ? std::string("Azure VM") : n.dmi->sys_vendor) +
-                                     (n.dmi->product_name.empty() ? "" : " (" + n.dmi->product_name + ")") +
-                                     (n.host.ok() && !n.host->kernel.empty() ? ", kernel " + n.host->kernel : ""));
+    out.emplace_back(
+        "platform",
+        (n.dmi->azure ? std::string("Azure VM") : n.dmi->sys_vendor) +
+            (n.dmi->product_name.empty() ? "" : " (" + n.dmi->product_name + ")") +
+            (n.host.ok() && !n.host->kernel.empty() ? ", kernel " + n.host->kernel : ""));
   }
   if (n.gpus.ok()) {
     if (!n.gpus->driver_loaded) {
       out.emplace_back("GPUs", n.gpus->no_driver_reason);
     } else {
       std::map<std::string, int> models;
-      for (const auto& g : n.gpus->gpus) ++models[g.name + (g.memory_total_bytes ? " " + gib(g.memory_total_bytes) : "")];
+      for (const auto& g : n.gpus->gpus)
+        ++models[g.name + (g.memory_total_bytes ? " " + gib(g.memory_total_bytes) : "")];
       std::string t;
-      for (const auto& [m, c] : models) t += (t.empty() ? "" : ", ") + std::to_string(c) + " x " + m;
+      for (const auto& [m, c] : models)
+        t += (t.empty() ? "" : ", ") + std::to_string(c) + " x " + m;
       if (t.empty()) t = "none";
       out.emplace_back("GPUs", t + ", driver " + n.gpus->driver_version);
     }
@@ -53,7 +57,8 @@ std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts&
           continue;
         }
         if (!p.link_layer.ok() || p.link_layer.value != "InfiniBand") continue;
-        std::string k = (p.state.ok() ? p.state.value : "?") + "/" + (p.phys_state.ok() ? p.phys_state.value : "?");
+        std::string k = (p.state.ok() ? p.state.value : "?") + "/" +
+                        (p.phys_state.ok() ? p.phys_state.value : "?");
         if (p.rate_gbps.ok()) k += " " + fmt_gbps(p.rate_gbps.value);
         ++ib_states[k];
       }
@@ -64,7 +69,8 @@ std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts&
       t += (t.empty() ? "" : ", ") + std::to_string(c) + " " + k;
       ib += c;
     }
-    std::string line = std::to_string(ib) + " InfiniBand port" + (ib == 1 ? "" : "s") + (t.empty() ? "" : ": " + t);
+    std::string line = std::to_string(ib) + " InfiniBand port" + (ib == 1 ? "" : "s") +
+                       (t.empty() ? "" : ": " + t);
     if (eth > 0) line += "; " + std::to_string(eth) + " Ethernet RDMA port" + (eth == 1 ? "" : "s");
     out.emplace_back("InfiniBand", line);
   } else {
@@ -76,7 +82,8 @@ std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts&
     rdma += std::string("; GPUDirect RDMA module ") + (gdr ? "loaded" : "not loaded");
   }
   out.emplace_back("RDMA stack", rdma);
-  std::string nccl = n.nccl_version.ok() ? "NCCL " + n.nccl_version.value : "NCCL version " + n.nccl_version.describe();
+  std::string nccl = n.nccl_version.ok() ? "NCCL " + n.nccl_version.value
+                                         : "NCCL version " + n.nccl_version.describe();
   if (n.nccl.ok()) {
     std::string vars;
     for (const auto& [k, v] : n.nccl->env) vars += " " + k + "=" + v;
@@ -96,13 +103,15 @@ std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts&
     }
     std::string t = std::to_string(local) + " local NVMe (" + gib(bytes) + ")";
     for (const auto& a : n.scratch->arrays) {
-      t += "; " + a.name + " " + a.level + " on " + (a.mountpoint.empty() ? std::string("(not mounted)") : a.mountpoint);
+      t += "; " + a.name + " " + a.level + " on " +
+           (a.mountpoint.empty() ? std::string("(not mounted)") : a.mountpoint);
     }
     out.emplace_back("scratch", t);
   }
   if (n.gpu_topology.ok()) {
     out.emplace_back("topology", std::to_string(n.gpu_topology->gpu_count()) + " GPUs, " +
-                                     std::to_string(n.gpu_topology->nic_count()) + " NICs in nvidia-smi topo -m");
+                                     std::to_string(n.gpu_topology->nic_count()) +
+                                     " NICs in nvidia-smi topo -m");
   }
   return out;
 }

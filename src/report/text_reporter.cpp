@@ -20,9 +20,12 @@ struct Palette {
 
 const char* severity_color(Severity s) {
   switch (s) {
-    case Severity::kError: return "1;31";
-    case Severity::kWarning: return "1;33";
-    case Severity::kInfo: return "1;36";
+    case Severity::kError:
+      return "1;31";
+    case Severity::kWarning:
+      return "1;33";
+    case Severity::kInfo:
+      return "1;36";
   }
   return "0";
 }
@@ -61,7 +64,8 @@ std::string render_text(const DoctorReport& r, bool color) {
                                                                     : "1;33";
   out += p.wrap(r.verdict.line, vcolor) + "\n\n";
   for (const NodeFacts& n : r.nodes) {
-    out += p.wrap("Node " + n.label, "1") + (n.live ? "  (live)" : "  (" + n.root_display + ")") + "\n";
+    out += p.wrap("Node " + n.label, "1") + (n.live ? "  (live)" : "  (" + n.root_display + ")") +
+           "\n";
     for (const auto& [label, text] : summarize_node(n)) {
       std::string head = "  " + label + std::string(label.size() < 11 ? 11 - label.size() : 1, ' ');
       out += head + wrap(text, head.size(), head.size()) + "\n";
@@ -73,7 +77,8 @@ std::string render_text(const DoctorReport& r, bool color) {
   }
   for (const Finding& f : r.evaluation.findings) {
     std::string head = upper(f.severity);
-    out += p.wrap(head, severity_color(f.severity)) + std::string(8 - head.size(), ' ') + p.wrap(f.rule_id, "1");
+    out += p.wrap(head, severity_color(f.severity)) + std::string(8 - head.size(), ' ') +
+           p.wrap(f.rule_id, "1");
     if (!f.node.empty() && r.nodes.size() > 1) out += "  [" + f.node + "]";
     out += "\n        " + wrap(f.message, 8, 8) + "\n";
     for (const Evidence& e : f.evidence) {
@@ -89,23 +94,28 @@ std::string render_text(const DoctorReport& r, bool color) {
     // Rules skipped for the same reason on the same node read as one line.
     std::vector<std::pair<std::string, std::string>> grouped;  // (reason key, ids)
     for (const RuleSkip& s : r.evaluation.skipped) {
-      std::string key = (s.node.empty() || r.nodes.size() < 2 ? "" : "[" + s.node + "] ") + s.reason;
-      auto it = std::find_if(grouped.begin(), grouped.end(), [&](const auto& g) { return g.first == key; });
-      if (it == grouped.end()) grouped.emplace_back(key, s.rule_id);
-      else it->second += ", " + s.rule_id;
+      std::string key =
+          (s.node.empty() || r.nodes.size() < 2 ? "" : "[" + s.node + "] ") + s.reason;
+      auto it = std::find_if(grouped.begin(), grouped.end(),
+                             [&](const auto& g) { return g.first == key; });
+      if (it == grouped.end())
+        grouped.emplace_back(key, s.rule_id);
+      else
+        it->second += ", " + s.rule_id;
     }
     for (const auto& [key, ids] : grouped) {
       out += "  " + wrap(ids + ": skipped, " + key, 2, 6) + "\n";
     }
     for (const RuleSkip& s : r.evaluation.notes) {
-      std::string head = "  " + s.rule_id + (s.node.empty() || r.nodes.size() < 2 ? "" : " [" + s.node + "]") + ": ";
+      std::string head = "  " + s.rule_id +
+                         (s.node.empty() || r.nodes.size() < 2 ? "" : " [" + s.node + "]") + ": ";
       out += head + wrap("partly, " + s.reason, head.size(), 6) + "\n";
     }
     out += "\n";
   }
   out += "catalog " + r.catalog_origin + " · trainready " + r.tool_version + " · " +
-         std::to_string(r.evaluation.evaluations) + " rule evaluations · exit " + std::to_string(r.exit_code) +
-         " (--fail-on " + std::string(to_string(r.fail_on)) + ")\n";
+         std::to_string(r.evaluation.evaluations) + " rule evaluations · exit " +
+         std::to_string(r.exit_code) + " (--fail-on " + std::string(to_string(r.fail_on)) + ")\n";
   return out;
 }
 

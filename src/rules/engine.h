@@ -19,8 +19,8 @@ struct RuleSkip {
 struct Evaluation {
   std::vector<Finding> findings;  // most severe first
   std::vector<RuleSkip> skipped;
-  std::vector<RuleSkip> notes;    // parts of rules that could not be evaluated
-  int evaluations = 0;            // (rule, node) pairs evaluated
+  std::vector<RuleSkip> notes;  // parts of rules that could not be evaluated
+  int evaluations = 0;          // (rule, node) pairs evaluated
 };
 
 struct RuleSelection {

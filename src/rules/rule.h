@@ -16,7 +16,7 @@ namespace trainready {
 enum class RuleScope { kNode, kCluster };
 
 struct RuleContext {
-  const NodeFacts* node = nullptr;                 // node rules
+  const NodeFacts* node = nullptr;                // node rules
   const std::vector<NodeFacts>* nodes = nullptr;  // cluster rules (two or more nodes)
   const Catalog* catalog = nullptr;
 };

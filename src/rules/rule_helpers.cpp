@@ -31,9 +31,11 @@ std::vector<PortRef> infiniband_ports(const IbFacts& ib) {
 std::optional<bool> n_series_has_rdma(const std::string& vm_size) {
   std::string s = to_lower(vm_size);
   if (s.rfind("standard_", 0) == 0) s.erase(0, 9);
-  if (s.size() < 3 || s[0] != 'n' || !std::isalpha(static_cast<unsigned char>(s[1]))) return std::nullopt;
+  if (s.size() < 3 || s[0] != 'n' || !std::isalpha(static_cast<unsigned char>(s[1])))
+    return std::nullopt;
   std::size_t i = 2;
-  if (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i])) && s[1] == 'c' && s[i] == 'c') ++i;  // NCC (confidential)
+  if (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i])) && s[1] == 'c' && s[i] == 'c')
+    ++i;  // NCC (confidential)
   if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
   while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
   std::size_t end = s.find('_', i);
@@ -43,8 +45,10 @@ std::optional<bool> n_series_has_rdma(const std::string& vm_size) {
 
 std::string fmt_gbps(double v) {
   char buf[32];
-  if (std::fabs(v - std::round(v)) < 1e-9) std::snprintf(buf, sizeof(buf), "%.0f Gb/s", v);
-  else std::snprintf(buf, sizeof(buf), "%.1f Gb/s", v);
+  if (std::fabs(v - std::round(v)) < 1e-9)
+    std::snprintf(buf, sizeof(buf), "%.0f Gb/s", v);
+  else
+    std::snprintf(buf, sizeof(buf), "%.1f Gb/s", v);
   return buf;
 }
 

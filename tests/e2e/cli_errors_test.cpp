@@ -38,7 +38,8 @@ TEST(CliErrors, BadInputNamesFileAndLine) {
 
 TEST(CliErrors, OutputFileIsWrittenAtomicallyAndNotOnError) {
   std::string d = temp_dir("cli-out");
-  CliResult ok = run_trainready({"doctor", "--root", example("nd-h100-healthy"), "--json", "-o", d + "/r.json"});
+  CliResult ok = run_trainready(
+      {"doctor", "--root", example("nd-h100-healthy"), "--json", "-o", d + "/r.json"});
   EXPECT_EQ(ok.code, 0);
   EXPECT_TRUE(ok.out.empty());
   EXPECT_TRUE(std::filesystem::exists(d + "/r.json"));

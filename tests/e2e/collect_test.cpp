@@ -29,18 +29,23 @@ json findings_and_skips(const CliResult& r) {
 TEST(Collect, LiveRunAndItsSnapshotAgree) {
   std::string d = temp_dir("collect-live");
   const std::string env = "NCCL_IB_DISABLE=1 NCCL_TOPO_FILE=/nonexistent/topo.xml";
-  CliResult live = run_trainready({"doctor", "--json", "--no-imds", "--nvml-library", TR_FAKE_NVML},
-                                  env + " TRAINREADY_FAKE_NVML=" + example("nd-h100-healthy/trainready/nvml.json"));
+  CliResult live = run_trainready(
+      {"doctor", "--json", "--no-imds", "--nvml-library", TR_FAKE_NVML},
+      env + " TRAINREADY_FAKE_NVML=" + example("nd-h100-healthy/trainready/nvml.json"));
   ASSERT_NE(live.code, 2) << live.err;
-  CliResult col = run_trainready({"collect", d + "/snap", "--no-imds", "--no-commands", "--nvml-library", TR_FAKE_NVML},
-                                 env + " TRAINREADY_FAKE_NVML=" + example("nd-h100-healthy/trainready/nvml.json"));
+  CliResult col = run_trainready(
+      {"collect", d + "/snap", "--no-imds", "--no-commands", "--nvml-library", TR_FAKE_NVML},
+      env + " TRAINREADY_FAKE_NVML=" + example("nd-h100-healthy/trainready/nvml.json"));
   ASSERT_EQ(col.code, 0) << col.err;
   CliResult snap = run_trainready({"doctor", "--json", "--root", d + "/snap"});
-  EXPECT_EQ(findings_and_skips(live), findings_and_skips(snap)) << live.out << "\n----\n" << snap.out;
+  EXPECT_EQ(findings_and_skips(live), findings_and_skips(snap)) << live.out << "\n----\n"
+                                                                << snap.out;
   json j = json::parse(snap.out);
-  EXPECT_EQ(j["nodes"][0]["gpus"]["value"]["gpus"].size(), 8u);  // NVML answers travelled in nvml.json
+  EXPECT_EQ(j["nodes"][0]["gpus"]["value"]["gpus"].size(),
+            8u);  // NVML answers travelled in nvml.json
   bool ib_disable_seen = false;
-  for (const auto& kv : j["nodes"][0]["nccl_settings"]["value"]["env"]) ib_disable_seen |= kv["name"] == "NCCL_IB_DISABLE";
+  for (const auto& kv : j["nodes"][0]["nccl_settings"]["value"]["env"])
+    ib_disable_seen |= kv["name"] == "NCCL_IB_DISABLE";
   EXPECT_TRUE(ib_disable_seen);
 }
 
@@ -59,8 +64,14 @@ TEST(Collect, RecollectedExampleGivesTheSameReport) {
 
 TEST(Collect, ScrubKeepsFindingsButNotIdentifiers) {
   std::string d = temp_dir("collect-scrub");
-  ASSERT_EQ(run_trainready({"collect", "--scrub", "--root", example("nd-h100-split/node-a"), d + "/a"}).code, 0);
-  ASSERT_EQ(run_trainready({"collect", "--scrub", "--root", example("nd-h100-split/node-b"), d + "/b"}).code, 0);
+  ASSERT_EQ(
+      run_trainready({"collect", "--scrub", "--root", example("nd-h100-split/node-a"), d + "/a"})
+          .code,
+      0);
+  ASSERT_EQ(
+      run_trainready({"collect", "--scrub", "--root", example("nd-h100-split/node-b"), d + "/b"})
+          .code,
+      0);
   CliResult r = run_trainready({"doctor", "--json", "--root", d + "/a", "--root", d + "/b"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out.find("ndh100-a01"), std::string::npos);
@@ -82,6 +93,7 @@ TEST(Collect, RefusesANonEmptyTargetAndLeavesItUntouched) {
   for (const auto& e : fs::directory_iterator(d)) n += e.exists();
   EXPECT_EQ(n, 1);
   for (const auto& e : fs::directory_iterator(fs::path(d).parent_path())) {
-    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << "left a temporary: " << e.path();
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos)
+        << "left a temporary: " << e.path();
   }
 }

@@ -56,7 +56,8 @@ TEST(DoctorExamples, SplitPlacementIsNotReadyWithPkeyAndPlacementFindings) {
   json j = doctor_json({"nd-h100-split/node-a", "nd-h100-split/node-b", "nd-h100-split/node-c"}, 1);
   EXPECT_EQ(j["verdict"]["status"], "not_ready");
   auto ids = rules_of(j);
-  for (const char* want : {"cluster-pkey-mismatch", "cluster-placement-mismatch", "ib-port-not-active", "vm-not-in-scale-set"}) {
+  for (const char* want : {"cluster-pkey-mismatch", "cluster-placement-mismatch",
+                           "ib-port-not-active", "vm-not-in-scale-set"}) {
     EXPECT_NE(std::find(ids.begin(), ids.end(), want), ids.end()) << want;
   }
   EXPECT_EQ(j["nodes"].size(), 3u);
@@ -70,28 +71,34 @@ TEST(DoctorExamples, SplitPlacementIsNotReadyWithPkeyAndPlacementFindings) {
   // Two nodes that each look healthy still fail together: different pkeys.
   json two = doctor_json({"nd-h100-split/node-a", "nd-h100-split/node-b"}, 1);
   auto two_ids = rules_of(two);
-  EXPECT_EQ(two_ids, (std::vector<std::string>{"cluster-pkey-mismatch", "cluster-placement-mismatch"}));
+  EXPECT_EQ(two_ids,
+            (std::vector<std::string>{"cluster-pkey-mismatch", "cluster-placement-mismatch"}));
 }
 
 TEST(DoctorExamples, Nc40IsNotReadyForMultiNode) {
   json j = doctor_json({"nc40-multinode"}, 1);
   EXPECT_EQ(rules_of(j), (std::vector<std::string>{"vm-size-no-infiniband"}));
-  EXPECT_NE(j["findings"][0]["fix"].get<std::string>().find("Standard_ND96isr_H100_v5"), std::string::npos);
+  EXPECT_NE(j["findings"][0]["fix"].get<std::string>().find("Standard_ND96isr_H100_v5"),
+            std::string::npos);
 }
 
 TEST(DoctorExamples, IbDisabledAndNoPeermem) {
   json j = doctor_json({"nd-a100-ib-disabled"}, 1);
-  EXPECT_EQ(rules_of(j), (std::vector<std::string>{"nccl-ib-disabled", "gpudirect-rdma-disabled", "nccl-topo-file-unset"}));
+  EXPECT_EQ(rules_of(j), (std::vector<std::string>{"nccl-ib-disabled", "gpudirect-rdma-disabled",
+                                                   "nccl-topo-file-unset"}));
   EXPECT_EQ(j["findings"][0]["severity"], "error");
   EXPECT_EQ(j["findings"][1]["severity"], "warning");
 }
 
 TEST(DoctorExamples, FailOnControlsTheExitCode) {
-  CliResult warn_only = run_trainready({"doctor", "--root", example("nd-a100-ib-disabled"), "--skip", "nccl-ib-disabled"});
+  CliResult warn_only = run_trainready(
+      {"doctor", "--root", example("nd-a100-ib-disabled"), "--skip", "nccl-ib-disabled"});
   EXPECT_EQ(warn_only.code, 0) << warn_only.out;
-  CliResult strict = run_trainready({"doctor", "--root", example("nd-a100-ib-disabled"), "--skip", "nccl-ib-disabled", "--fail-on", "warning"});
+  CliResult strict = run_trainready({"doctor", "--root", example("nd-a100-ib-disabled"), "--skip",
+                                     "nccl-ib-disabled", "--fail-on", "warning"});
   EXPECT_EQ(strict.code, 1);
-  CliResult info = run_trainready({"doctor", "--root", example("nd-a100-ib-disabled"), "--rule", "nccl-topo-file-unset", "--fail-on", "info"});
+  CliResult info = run_trainready({"doctor", "--root", example("nd-a100-ib-disabled"), "--rule",
+                                   "nccl-topo-file-unset", "--fail-on", "info"});
   EXPECT_EQ(info.code, 1);
 }
 
@@ -102,13 +109,15 @@ TEST(DoctorExamples, TextReportHasVerdictEvidenceCauseFixAndNoColourWhenPiped) {
   EXPECT_NE(r.out.find("cause"), std::string::npos);
   EXPECT_NE(r.out.find("fix"), std::string::npos);
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
-  CliResult c = run_trainready({"doctor", "--root", example("nd-a100-ib-disabled"), "--color", "always"});
+  CliResult c =
+      run_trainready({"doctor", "--root", example("nd-a100-ib-disabled"), "--color", "always"});
   EXPECT_NE(c.out.find("\x1b[1;31m"), std::string::npos);
 }
 
 TEST(DoctorExamples, SkuOverrideAndCaptureOnlyMode) {
-  CliResult r = run_trainready({"doctor", "--json", "--sku", "Standard_ND96asr_v4", "--capture",
-                                fixture("ib-status/ibstat-cx4lx-eth25-cx6-hdr200-two-ports-down-disabled.txt")});
+  CliResult r = run_trainready(
+      {"doctor", "--json", "--sku", "Standard_ND96asr_v4", "--capture",
+       fixture("ib-status/ibstat-cx4lx-eth25-cx6-hdr200-two-ports-down-disabled.txt")});
   EXPECT_EQ(r.code, 1) << r.err;
   json j = json::parse(r.out);
   auto ids = rules_of(j);

@@ -36,7 +36,8 @@ int copy(const std::string& s, char* out, unsigned n) {
 extern "C" {
 
 int nvmlInit_v2() {
-  if (const char* f = std::getenv("FAKE_NVML_INIT_FAILS"); f && std::string(f) == "1") return 9;  // DRIVER_NOT_LOADED
+  if (const char* f = std::getenv("FAKE_NVML_INIT_FAILS"); f && std::string(f) == "1")
+    return 9;  // DRIVER_NOT_LOADED
   const char* path = std::getenv("TRAINREADY_FAKE_NVML");
   if (path == nullptr) return 999;
   std::ifstream in(path);
@@ -47,8 +48,12 @@ int nvmlInit_v2() {
   return g_loaded ? 0 : 999;
 }
 int nvmlShutdown() { return 0; }
-int nvmlSystemGetDriverVersion(char* out, unsigned n) { return copy(g_doc.value("driver_version", ""), out, n); }
-int nvmlSystemGetNVMLVersion(char* out, unsigned n) { return copy(g_doc.value("nvml_version", ""), out, n); }
+int nvmlSystemGetDriverVersion(char* out, unsigned n) {
+  return copy(g_doc.value("driver_version", ""), out, n);
+}
+int nvmlSystemGetNVMLVersion(char* out, unsigned n) {
+  return copy(g_doc.value("nvml_version", ""), out, n);
+}
 int nvmlDeviceGetCount_v2(unsigned* count) {
   *count = static_cast<unsigned>(g_doc["gpus"].size());
   return 0;
@@ -58,9 +63,15 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned i, void** handle) {
   *handle = reinterpret_cast<void*>(static_cast<std::size_t>(i) + 1);
   return 0;
 }
-int nvmlDeviceGetName(void* h, char* out, unsigned n) { return gpu(h) ? copy(gpu(h)->value("name", ""), out, n) : 2; }
-int nvmlDeviceGetUUID(void* h, char* out, unsigned n) { return gpu(h) ? copy(gpu(h)->value("uuid", ""), out, n) : 2; }
-int nvmlDeviceGetSerial(void* h, char* out, unsigned n) { return gpu(h) ? copy(gpu(h)->value("serial", ""), out, n) : 2; }
+int nvmlDeviceGetName(void* h, char* out, unsigned n) {
+  return gpu(h) ? copy(gpu(h)->value("name", ""), out, n) : 2;
+}
+int nvmlDeviceGetUUID(void* h, char* out, unsigned n) {
+  return gpu(h) ? copy(gpu(h)->value("uuid", ""), out, n) : 2;
+}
+int nvmlDeviceGetSerial(void* h, char* out, unsigned n) {
+  return gpu(h) ? copy(gpu(h)->value("serial", ""), out, n) : 2;
+}
 int nvmlDeviceGetMemoryInfo(void* h, Memory* m) {
   if (!gpu(h)) return 2;
   m->total = gpu(h)->value("memory_total_bytes", 0ULL);
@@ -85,7 +96,8 @@ int nvmlDeviceGetTotalEccErrors(void* h, int, int, unsigned long long* count) {
   *count = (*gpu(h))["ecc_uncorrected_volatile"].get<unsigned long long>();
   return 0;
 }
-int nvmlDeviceGetRemappedRows(void* h, unsigned* corr, unsigned* unc, unsigned* pending, unsigned* failure) {
+int nvmlDeviceGetRemappedRows(void* h, unsigned* corr, unsigned* unc, unsigned* pending,
+                              unsigned* failure) {
   if (!gpu(h) || !(*gpu(h))["remap_pending"].is_boolean()) return 3;
   *corr = *unc = 0;
   *pending = (*gpu(h))["remap_pending"].get<bool>() ? 1 : 0;

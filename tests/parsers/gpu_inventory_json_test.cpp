@@ -24,7 +24,8 @@ TEST(GpuInventoryJson, RoundTrip) {
 
 TEST(GpuInventoryJson, WrongShapeAndGarbage) {
   EXPECT_THROW(parse_gpu_inventory_json("{\"gpus\": 3}", "x"), InputError);
-  EXPECT_THROW(parse_gpu_inventory_json("{\"driver_loaded\": true, \"gpus\": [{}]}", "x"), InputError);
+  EXPECT_THROW(parse_gpu_inventory_json("{\"driver_loaded\": true, \"gpus\": [{}]}", "x"),
+               InputError);
   EXPECT_THROW(parse_gpu_inventory_json("\x01\x02", "x"), InputError);
 }
 
@@ -32,5 +33,7 @@ TEST(GpuInventoryJson, WrongShapeAndGarbage) {
 // literal beyond double range; it must become an InputError, not terminate the process.
 TEST(GpuInventoryJson, NumberOverflowIsAnInputError) {
   EXPECT_THROW(parse_gpu_inventory_json("95555555555e5555", "x"), InputError);
-  EXPECT_THROW(parse_gpu_inventory_json("{\"driver_loaded\": true, \"gpus\": [], \"x\": 1e99999}", "x"), InputError);
+  EXPECT_THROW(
+      parse_gpu_inventory_json("{\"driver_loaded\": true, \"gpus\": [], \"x\": 1e99999}", "x"),
+      InputError);
 }

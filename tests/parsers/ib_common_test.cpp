@@ -5,9 +5,12 @@
 using namespace trainready;
 
 TEST(IbVocabulary, EverySpellingOfTheSameState) {
-  for (const char* s : {"4: ACTIVE", "Active", "PORT_ACTIVE (4)"}) EXPECT_EQ(normalize_port_state(s).value(), "ACTIVE");
-  for (const char* s : {"2: INIT", "Initializing", "PORT_INIT (2)"}) EXPECT_EQ(normalize_port_state(s).value(), "INIT");
-  for (const char* s : {"2: Polling", "Polling", "POLLING (2)"}) EXPECT_EQ(normalize_phys_state(s).value(), "Polling");
+  for (const char* s : {"4: ACTIVE", "Active", "PORT_ACTIVE (4)"})
+    EXPECT_EQ(normalize_port_state(s).value(), "ACTIVE");
+  for (const char* s : {"2: INIT", "Initializing", "PORT_INIT (2)"})
+    EXPECT_EQ(normalize_port_state(s).value(), "INIT");
+  for (const char* s : {"2: Polling", "Polling", "POLLING (2)"})
+    EXPECT_EQ(normalize_phys_state(s).value(), "Polling");
   EXPECT_EQ(normalize_phys_state("5: LinkUp").value(), "LinkUp");
   EXPECT_EQ(normalize_phys_state("LINK_UP (5)").value(), "LinkUp");
   EXPECT_FALSE(normalize_port_state("banana").has_value());

@@ -16,7 +16,8 @@ TEST(ImdsParser, InstanceShapeWithComputeAndNetwork) {
 }
 
 TEST(ImdsParser, ComputeShapeWithScaleSet) {
-  ImdsInfo i = parse_imds(read_fixture("imds/walinuxagent-imds-compute-vmss-trustedlaunch.json"), "a");
+  ImdsInfo i =
+      parse_imds(read_fixture("imds/walinuxagent-imds-compute-vmss-trustedlaunch.json"), "a");
   EXPECT_EQ(i.vm_size, "Standard_A3");
   EXPECT_EQ(i.vmss_name, "crpteste9vflji9");
   EXPECT_EQ(i.placement_group_id, "f67c14ab-e92c-408c-ae2d-da15866ec79a");

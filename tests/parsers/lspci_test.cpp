@@ -38,9 +38,11 @@ TEST(LspciParser, AzureNdv4Vvv) {
 }
 
 TEST(LspciParser, PlainExcerptWithEllipsisAndPpPaths) {
-  PciFacts a = parse_lspci(read_fixture("pci-topo/azureml-ndv4-lspci-grep-mellanox-excerpt.txt"), "a");
+  PciFacts a =
+      parse_lspci(read_fixture("pci-topo/azureml-ndv4-lspci-grep-mellanox-excerpt.txt"), "a");
   EXPECT_EQ(count(a, PciKind::kMellanox), 3);
-  PciFacts b = parse_lspci(read_fixture("pci-topo/rocm-sad-8x-cx7-mt2910-lspci-d-15b3-1021-PP.txt"), "b");
+  PciFacts b =
+      parse_lspci(read_fixture("pci-topo/rocm-sad-8x-cx7-mt2910-lspci-d-15b3-1021-PP.txt"), "b");
   ASSERT_EQ(count(b, PciKind::kMellanox), 8);
   EXPECT_EQ(b.devices[0].address, "09:00.0");
   EXPECT_EQ(b.devices[0].model, "ConnectX-7");
@@ -52,7 +54,10 @@ TEST(LspciParser, PlainExcerptWithEllipsisAndPpPaths) {
 }
 
 TEST(LspciParser, NumericIdsTruncatedAndGarbage) {
-  PciFacts p = parse_lspci("0001:00:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)\n", "x");
+  PciFacts p = parse_lspci(
+      "0001:00:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] "
+      "(rev a1)\n",
+      "x");
   ASSERT_EQ(p.devices.size(), 1u);
   EXPECT_EQ(p.devices[0].device, 0x2330u);
   EXPECT_EQ(p.devices[0].model, "H100 SXM5 80GB");

@@ -29,12 +29,14 @@ TEST(NvidiaSmiTopoParser, UnnamedNicColumnsAndRows) {
 }
 
 TEST(NvidiaSmiTopoParser, H100Nv18NoNicsAndOldFormat) {
-  TopoMatrix a = parse_nvidia_smi_topo(read_fixture("pci-topo/mlengineering-8xh100-nv18-nvidia-smi-topo-m-no-nics.txt"), "a");
+  TopoMatrix a = parse_nvidia_smi_topo(
+      read_fixture("pci-topo/mlengineering-8xh100-nv18-nvidia-smi-topo-m-no-nics.txt"), "a");
   EXPECT_EQ(a.gpu_count(), 8);
   EXPECT_EQ(a.nic_count(), 0);
   EXPECT_EQ(a.rows[7].links[0], "NV18");
   EXPECT_EQ(a.rows[4].numa_affinity, "1");
-  TopoMatrix b = parse_nvidia_smi_topo(read_fixture("pci-topo/superbench-v100-2gpu-2nic-nvidia-smi-topo-m.txt"), "b");
+  TopoMatrix b = parse_nvidia_smi_topo(
+      read_fixture("pci-topo/superbench-v100-2gpu-2nic-nvidia-smi-topo-m.txt"), "b");
   EXPECT_EQ(b.gpu_count(), 2);
   EXPECT_EQ(b.nic_count(), 2);
   EXPECT_EQ(b.rows[0].links[1], "PIX");

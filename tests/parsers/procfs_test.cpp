@@ -5,7 +5,8 @@
 using namespace trainready;
 
 TEST(ProcModules, NamesAndLines) {
-  auto m = parse_proc_modules("nvidia_peermem 16384 0 - Live 0x0 (OE)\nmlx5_ib 405504 0 - Live 0x0\nbroken\n");
+  auto m = parse_proc_modules(
+      "nvidia_peermem 16384 0 - Live 0x0 (OE)\nmlx5_ib 405504 0 - Live 0x0\nbroken\n");
   EXPECT_EQ(m.size(), 2u);
   EXPECT_EQ(m["mlx5_ib"], 2);
 }
@@ -17,7 +18,9 @@ TEST(ProcMounts, OctalEscapes) {
 }
 
 TEST(ProcMdstat, Raid0Members) {
-  auto a = parse_proc_mdstat("Personalities : [raid0]\nmd0 : active raid0 nvme1n1[1] nvme0n1[0]\n      7 blocks\n\nunused devices: <none>\n");
+  auto a = parse_proc_mdstat(
+      "Personalities : [raid0]\nmd0 : active raid0 nvme1n1[1] nvme0n1[0]\n      7 blocks\n\nunused "
+      "devices: <none>\n");
   ASSERT_EQ(a.size(), 1u);
   EXPECT_EQ(a[0].level, "raid0");
   EXPECT_EQ(a[0].members, (std::vector<std::string>{"nvme1n1", "nvme0n1"}));

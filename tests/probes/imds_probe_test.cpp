@@ -46,6 +46,8 @@ TEST(ImdsProbe, NotAskedOffAzureNorWhenDisabled) {
   EXPECT_NE(i.reason.find("not an Azure VM"), std::string::npos);
   ProbeOptions off;
   off.imds_disabled = true;
-  DmiInfo azure{"Microsoft Corporation", "Virtual Machine", "7783-7084-3265-9085-8269-3286-77", true};
-  EXPECT_EQ(probe_imds(FsRoot("/"), Fact<DmiInfo>::present(azure), off).status, FactStatus::kMissing);
+  DmiInfo azure{"Microsoft Corporation", "Virtual Machine", "7783-7084-3265-9085-8269-3286-77",
+                true};
+  EXPECT_EQ(probe_imds(FsRoot("/"), Fact<DmiInfo>::present(azure), off).status,
+            FactStatus::kMissing);
 }

@@ -53,15 +53,19 @@ TEST(NodeProbe, HealthyExampleFactsAreAllPresent) {
 // unreadable and the rest of the report stands."
 TEST(NodeProbe, BrokenSnapshotDegradesFactByFact) {
   std::string d = temp_dir("broken") + "/snap";
-  fs::copy(example("nd-h100-healthy"), d, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  auto junk = [&](const std::string& rel, const std::string& data) { std::ofstream(d + rel, std::ios::binary) << data; };
+  fs::copy(example("nd-h100-healthy"), d,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  auto junk = [&](const std::string& rel, const std::string& data) {
+    std::ofstream(d + rel, std::ios::binary) << data;
+  };
   junk("/sys/class/infiniband/mlx5_ib3/ports/1/state", std::string("\x00\xff\xfe\x01garbage", 11));
   junk("/sys/class/infiniband/mlx5_ib4/ports/1/rate", "fast as lightning\n");
   junk("/trainready/imds.json", "{\"compute\": {\"vmSize\": ");  // truncated
   junk("/trainready/nvml.json", std::string(5000, '\x7f'));
   fs::remove(d + "/proc/modules");
   fs::remove_all(d + "/sys/class/infiniband/mlx5_ib5/ports/1");
-  ASSERT_EQ(::truncate((d + "/etc/nccl.conf").c_str(), 1LL << 30), 0);  // a 1 GiB file where a small one belongs
+  ASSERT_EQ(::truncate((d + "/etc/nccl.conf").c_str(), 1LL << 30),
+            0);  // a 1 GiB file where a small one belongs
 
   FsRoot root(d);
   NodeFacts n = probe_node(root, {});

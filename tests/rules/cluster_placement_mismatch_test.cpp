@@ -18,5 +18,7 @@ TEST(ClusterPlacementMismatch, FiresOnDifferentScaleSetsAndPlacementGroups) {
 }
 
 TEST(ClusterPlacementMismatch, QuietWhenAllInOneSet) {
-  EXPECT_TRUE(run_cluster_rule("cluster-placement-mismatch", {healthy_nd_h100("a"), healthy_nd_h100("b")}).findings.empty());
+  EXPECT_TRUE(
+      run_cluster_rule("cluster-placement-mismatch", {healthy_nd_h100("a"), healthy_nd_h100("b")})
+          .findings.empty());
 }

@@ -17,7 +17,8 @@ TEST(ClusterVmSizeMixed, FiresOnTwoSizes) {
 TEST(ClusterVmSizeMixed, QuietOnOneSizeAndNotesUnknownNodes) {
   NodeFacts c = healthy_nd_h100("c");
   c.imds = Fact<ImdsInfo>::missing("off Azure");
-  RuleOutcome o = run_cluster_rule("cluster-vm-size-mixed", {healthy_nd_h100("a"), healthy_nd_h100("b"), c});
+  RuleOutcome o =
+      run_cluster_rule("cluster-vm-size-mixed", {healthy_nd_h100("a"), healthy_nd_h100("b"), c});
   EXPECT_TRUE(o.findings.empty());
   ASSERT_EQ(o.notes.size(), 1u);
   EXPECT_EQ(o.notes[0].rfind("c: ", 0), 0u);

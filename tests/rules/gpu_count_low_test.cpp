@@ -20,7 +20,8 @@ TEST(GpuCountLow, NoDriverWithGpusOnTheBusBlamesTheDriver) {
   RuleOutcome o = run_rule("gpu-count-low", n);
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].cause.find("driver"), std::string::npos);
-  EXPECT_EQ(o.findings[0].evidence[0].text, "no NVIDIA driver: libnvidia-ml.so.1 could not be loaded");
+  EXPECT_EQ(o.findings[0].evidence[0].text,
+            "no NVIDIA driver: libnvidia-ml.so.1 could not be loaded");
 }
 
 TEST(GpuCountLow, UsesThePciBusForAmdSizes) {
@@ -31,4 +32,6 @@ TEST(GpuCountLow, UsesThePciBusForAmdSizes) {
   EXPECT_NE(o.findings[0].message.find("0 of 8"), std::string::npos);
 }
 
-TEST(GpuCountLow, QuietWhenAllGpusPresent) { EXPECT_TRUE(run_rule("gpu-count-low", healthy_nd_h100()).findings.empty()); }
+TEST(GpuCountLow, QuietWhenAllGpusPresent) {
+  EXPECT_TRUE(run_rule("gpu-count-low", healthy_nd_h100()).findings.empty());
+}

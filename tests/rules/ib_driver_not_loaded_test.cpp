@@ -13,7 +13,8 @@ TEST(IbDriverNotLoaded, FiresWhenHcasOnBusButNoRdmaDevices) {
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("8 InfiniBand HCAs"), std::string::npos);
   bool saw_modules = false;
-  for (const auto& e : o.findings[0].evidence) saw_modules |= e.text.find("mlx5_ib NOT loaded") != std::string::npos;
+  for (const auto& e : o.findings[0].evidence)
+    saw_modules |= e.text.find("mlx5_ib NOT loaded") != std::string::npos;
   EXPECT_TRUE(saw_modules);
 }
 

@@ -8,7 +8,8 @@ using namespace trainready::test;
 TEST(IbHcaMissing, FiresWhenNoInfinibandControllerOnTheBus) {
   NodeFacts n = healthy_nd_h100();
   auto& devs = n.pci.value.devices;
-  devs.erase(std::remove_if(devs.begin(), devs.end(), [](const PciDevice& d) { return d.kind == PciKind::kMellanox; }),
+  devs.erase(std::remove_if(devs.begin(), devs.end(),
+                            [](const PciDevice& d) { return d.kind == PciKind::kMellanox; }),
              devs.end());
   RuleOutcome o = run_rule("ib-hca-missing", n);
   ASSERT_EQ(o.findings.size(), 1u);

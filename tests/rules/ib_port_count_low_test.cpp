@@ -22,4 +22,6 @@ TEST(IbPortCountLow, LeavesZeroPortsToThePciRulesWhenPciIsKnown) {
   EXPECT_EQ(run_rule("ib-port-count-low", n).findings.size(), 1u);
 }
 
-TEST(IbPortCountLow, QuietOnHealthyNode) { EXPECT_TRUE(run_rule("ib-port-count-low", healthy_nd_h100()).findings.empty()); }
+TEST(IbPortCountLow, QuietOnHealthyNode) {
+  EXPECT_TRUE(run_rule("ib-port-count-low", healthy_nd_h100()).findings.empty());
+}

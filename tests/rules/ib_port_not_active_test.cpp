@@ -33,7 +33,8 @@ TEST(IbPortNotActive, IgnoresEthernetPortsAndStaysQuietWhenActive) {
 
 TEST(IbPortNotActive, UnreadableStateIsANoteNotAPass) {
   NodeFacts n = healthy_nd_h100();
-  n.ib.value.devices[0].ports[0].state = Fact<std::string>::unreadable("binary content", {"state", 0});
+  n.ib.value.devices[0].ports[0].state =
+      Fact<std::string>::unreadable("binary content", {"state", 0});
   RuleOutcome o = run_rule("ib-port-not-active", n);
   EXPECT_TRUE(o.findings.empty());
   ASSERT_EQ(o.notes.size(), 1u);

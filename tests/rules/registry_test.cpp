@@ -27,18 +27,21 @@ TEST(Registry, EveryRuleHasADocPageAndEveryPageARule) {
   std::set<std::string> docs;
   for (const auto& [id, page] : embedded_rule_docs()) {
     docs.insert(std::string(id));
-    EXPECT_EQ(page.rfind("# " + std::string(id) + "\n", 0), 0u) << "page must start with its id: " << id;
+    EXPECT_EQ(page.rfind("# " + std::string(id) + "\n", 0), 0u)
+        << "page must start with its id: " << id;
     EXPECT_NE(page.find("## Fix"), std::string_view::npos) << id;
     EXPECT_TRUE(find_rule(id) != nullptr) << "doc page without a rule: " << id;
   }
-  for (const auto& r : all_rules()) EXPECT_TRUE(docs.count(std::string(r->id()))) << "no docs/rules/" << r->id() << ".md";
+  for (const auto& r : all_rules())
+    EXPECT_TRUE(docs.count(std::string(r->id()))) << "no docs/rules/" << r->id() << ".md";
 }
 
 TEST(Engine, HealthyNodeHasNoFindingsNoSkipsAndClusterRulesNeedTwoNodes) {
   std::vector<NodeFacts> one{test::healthy_nd_h100("a")};
   Evaluation ev = evaluate_rules(one, Catalog::builtin());
   EXPECT_TRUE(ev.findings.empty());
-  EXPECT_TRUE(ev.skipped.empty()) << ev.skipped.front().rule_id << ": " << ev.skipped.front().reason;
+  EXPECT_TRUE(ev.skipped.empty()) << ev.skipped.front().rule_id << ": "
+                                  << ev.skipped.front().reason;
   std::vector<NodeFacts> two{test::healthy_nd_h100("a"), test::healthy_nd_h100("b")};
   Evaluation ev2 = evaluate_rules(two, Catalog::builtin());
   EXPECT_EQ(ev2.evaluations, ev.evaluations * 2 + 4);

@@ -16,7 +16,8 @@ LoopbackHttp::LoopbackHttp(int status, std::string body) : status_(status), body
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
-  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 || ::listen(listen_fd_, 8) != 0) {
+  if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::listen(listen_fd_, 8) != 0) {
     throw std::runtime_error("loopback server: bind/listen failed");
   }
   socklen_t len = sizeof(addr);
@@ -67,7 +68,8 @@ void LoopbackHttp::serve() {
         }
       }
     } else {
-      std::string resp = "HTTP/1.1 " + std::to_string(status_) + " X\r\nContent-Type: application/json\r\nContent-Length: " +
+      std::string resp = "HTTP/1.1 " + std::to_string(status_) +
+                         " X\r\nContent-Type: application/json\r\nContent-Length: " +
                          std::to_string(body_.size()) + "\r\nConnection: close\r\n\r\n" + body_;
       ssize_t off = 0;
       while (off < static_cast<ssize_t>(resp.size())) {

@@ -2,8 +2,8 @@
 
 namespace trainready::test {
 
-IbPort ib_port(int number, const std::string& state, const std::string& phys, double rate, const std::string& layer,
-               const std::string& pkey) {
+IbPort ib_port(int number, const std::string& state, const std::string& phys, double rate,
+               const std::string& layer, const std::string& pkey) {
   IbPort p;
   p.number = number;
   Provenance where{"/sys/class/infiniband/x/ports/1", 0};
@@ -27,7 +27,8 @@ NodeFacts empty_node(const std::string& label) {
 NodeFacts healthy_nd_h100(const std::string& label) {
   NodeFacts n = empty_node(label);
   n.host = Fact<HostInfo>::present({label, "5.15.0-1073-azure", "Ubuntu 22.04.5 LTS"});
-  n.dmi = Fact<DmiInfo>::present({"Microsoft Corporation", "Virtual Machine", "7783-7084-3265-9085-8269-3286-77", true});
+  n.dmi = Fact<DmiInfo>::present(
+      {"Microsoft Corporation", "Virtual Machine", "7783-7084-3265-9085-8269-3286-77", true});
   ImdsInfo imds;
   imds.vm_size = "Standard_ND96isr_H100_v5";
   imds.vmss_name = "gpu-train";
@@ -67,7 +68,8 @@ NodeFacts healthy_nd_h100(const std::string& label) {
   n.ib = Fact<IbFacts>::present(ib, {"/sys/class/infiniband", 0});
   n.pci = Fact<PciFacts>::present(pci, {"/sys/bus/pci/devices", 0});
   ModuleFacts m;
-  for (const char* name : {"mlx5_core", "mlx5_ib", "ib_uverbs", "ib_core", "nvidia", "nvidia_peermem"}) {
+  for (const char* name :
+       {"mlx5_core", "mlx5_ib", "ib_uverbs", "ib_core", "nvidia", "nvidia_peermem"}) {
     m.modules[name] = ModuleInfo{true, "", {"/proc/modules", 1}};
   }
   n.modules = Fact<ModuleFacts>::present(m, {"/proc/modules", 0});

@@ -3,7 +3,9 @@
 
 namespace trainready::test {
 
-inline std::string fixture(const std::string& rel) { return std::string(TR_TEST_DATA) + "/fixtures/" + rel; }
+inline std::string fixture(const std::string& rel) {
+  return std::string(TR_TEST_DATA) + "/fixtures/" + rel;
+}
 inline std::string example(const std::string& rel) { return std::string(TR_EXAMPLES) + "/" + rel; }
 std::string read_fixture(const std::string& rel);
 // A fresh empty directory under the test temp dir.

@@ -7,10 +7,11 @@ using namespace trainready;
 
 TEST(Catalog, BuiltinHasTheRequiredSizesWithSources) {
   const Catalog& c = Catalog::builtin();
-  for (const char* s : {"Standard_ND96isr_H100_v5", "Standard_ND96isr_H200_v5", "Standard_ND96isr_MI300X_v5",
-                        "Standard_ND96asr_v4", "Standard_ND96amsr_A100_v4", "Standard_ND128isr_NDR_GB200_v6",
-                        "Standard_NC40ads_H100_v5", "Standard_NC80adis_H100_v5", "Standard_NC24ads_A100_v4",
-                        "Standard_NC48ads_A100_v4", "Standard_NC96ads_A100_v4"}) {
+  for (const char* s :
+       {"Standard_ND96isr_H100_v5", "Standard_ND96isr_H200_v5", "Standard_ND96isr_MI300X_v5",
+        "Standard_ND96asr_v4", "Standard_ND96amsr_A100_v4", "Standard_ND128isr_NDR_GB200_v6",
+        "Standard_NC40ads_H100_v5", "Standard_NC80adis_H100_v5", "Standard_NC24ads_A100_v4",
+        "Standard_NC48ads_A100_v4", "Standard_NC96ads_A100_v4"}) {
     const SkuEntry* e = c.find(s);
     ASSERT_NE(e, nullptr) << s;
     EXPECT_FALSE(e->source.empty()) << s;

@@ -54,9 +54,7 @@ TEST(FsRoot, AbsoluteSymlinksCannotEscapeTheSnapshot) {
 TEST(FsRoot, HugeFileFifoAndDirectoryAreUnreadableQuickly) {
   std::string d = test::temp_dir("root-hostile");
   fs::create_directories(d + "/sys");
-  {
-    std::ofstream f(d + "/sys/big");
-  }
+  { std::ofstream f(d + "/sys/big"); }
   ASSERT_EQ(::truncate((d + "/sys/big").c_str(), 1LL << 30), 0);  // 1 GiB, sparse
   ASSERT_EQ(::mkfifo((d + "/sys/fifo").c_str(), 0644), 0);
   fs::create_directories(d + "/sys/dir");

@@ -2,8 +2,9 @@
 
 namespace trainready {
 
-Grouping group_nodes(const std::vector<NodeFacts>& nodes,
-                     const std::function<std::optional<NodeValue>(const NodeFacts&, std::string& why)>& get) {
+Grouping group_nodes(
+    const std::vector<NodeFacts>& nodes,
+    const std::function<std::optional<NodeValue>(const NodeFacts&, std::string& why)>& get) {
   Grouping g;
   for (const NodeFacts& n : nodes) {
     std::string why;
@@ -13,7 +14,8 @@ Grouping group_nodes(const std::vector<NodeFacts>& nodes,
       continue;
     }
     g.nodes_by_value[v->value].push_back(n.label);
-    g.evidence.push_back({n.label + ": " + (v->value.empty() ? std::string("(empty)") : v->value), v->where});
+    g.evidence.push_back(
+        {n.label + ": " + (v->value.empty() ? std::string("(empty)") : v->value), v->where});
   }
   return g;
 }

@@ -19,12 +19,13 @@ struct NodeValue {
 struct Grouping {
   std::map<std::string, std::vector<std::string>> nodes_by_value;  // value -> node labels
   std::vector<Evidence> evidence;                                  // one line per node
-  std::vector<std::string> unknown;                                // "node: why" where the value is missing
+  std::vector<std::string> unknown;  // "node: why" where the value is missing
 };
 
 // `get` returns the node's value, or nullopt with `why` set when it is unknown.
-Grouping group_nodes(const std::vector<NodeFacts>& nodes,
-                     const std::function<std::optional<NodeValue>(const NodeFacts&, std::string& why)>& get);
+Grouping group_nodes(
+    const std::vector<NodeFacts>& nodes,
+    const std::function<std::optional<NodeValue>(const NodeFacts&, std::string& why)>& get);
 // "0x8001 on a, b; 0x8002 on c"
 std::string describe_groups(const Grouping& g);
 

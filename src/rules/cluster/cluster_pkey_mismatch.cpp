@@ -13,44 +13,54 @@ class ClusterPkeyMismatch final : public Rule {
  public:
   std::string_view id() const override { return "cluster-pkey-mismatch"; }
   Severity severity() const override { return Severity::kError; }
-  std::string_view title() const override { return "InfiniBand partition keys differ between nodes"; }
+  std::string_view title() const override {
+    return "InfiniBand partition keys differ between nodes";
+  }
   RuleScope scope() const override { return RuleScope::kCluster; }
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
-    Grouping g = group_nodes(*ctx.nodes, [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
-      if (!n.ib.ok()) {
-        why = "InfiniBand devices " + n.ib.describe();
-        return std::nullopt;
-      }
-      std::set<std::string> keys;
-      Provenance where;
-      for (const PortRef& r : infiniband_ports(*n.ib)) {
-        if (!r.port->pkey0.ok()) continue;
-        keys.insert(r.port->pkey0.value);
-        if (where.source.empty()) where = r.port->pkey0.where;
-      }
-      if (keys.empty()) {
-        why = "no readable pkeys/0 on an InfiniBand port";
-        return std::nullopt;
-      }
-      std::string v;
-      for (const auto& k : keys) v += (v.empty() ? "" : ",") + k;
-      return NodeValue{v, where};
-    });
+    Grouping g = group_nodes(*ctx.nodes,
+                             [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
+                               if (!n.ib.ok()) {
+                                 why = "InfiniBand devices " + n.ib.describe();
+                                 return std::nullopt;
+                               }
+                               std::set<std::string> keys;
+                               Provenance where;
+                               for (const PortRef& r : infiniband_ports(*n.ib)) {
+                                 if (!r.port->pkey0.ok()) continue;
+                                 keys.insert(r.port->pkey0.value);
+                                 if (where.source.empty()) where = r.port->pkey0.where;
+                               }
+                               if (keys.empty()) {
+                                 why = "no readable pkeys/0 on an InfiniBand port";
+                                 return std::nullopt;
+                               }
+                               std::string v;
+                               for (const auto& k : keys) v += (v.empty() ? "" : ",") + k;
+                               return NodeValue{v, where};
+                             });
     RuleOutcome out;
     out.notes = g.unknown;
     if (g.nodes_by_value.empty()) {
-      return RuleOutcome::skip("no node has readable partition keys: " + (g.unknown.empty() ? std::string() : g.unknown.front()));
+      return RuleOutcome::skip("no node has readable partition keys: " +
+                               (g.unknown.empty() ? std::string() : g.unknown.front()));
     }
     if (g.nodes_by_value.size() < 2) return out;
     Finding f = finding("InfiniBand partition keys differ: " + describe_groups(g));
     f.evidence = g.evidence;
-    f.cause = "A partition key (pkey) is the InfiniBand equivalent of a VLAN: ports in different partitions cannot "
-              "exchange traffic. On Azure every scale set (with singlePlacementGroup=true) or availability set gets "
-              "its own partition, so these nodes were deployed into different sets or as standalone VMs. NCCL hangs at "
-              "connection setup or fails with IB completion error 12 (transport retry exceeded).";
-    f.fix = "Redeploy the nodes of the job into ONE scale set with singlePlacementGroup=true (or one availability "
-            "set); nodes from different sets cannot share an InfiniBand job.";
+    f.cause =
+        "A partition key (pkey) is the InfiniBand equivalent of a VLAN: ports in different "
+        "partitions cannot "
+        "exchange traffic. On Azure every scale set (with singlePlacementGroup=true) or "
+        "availability set gets "
+        "its own partition, so these nodes were deployed into different sets or as standalone VMs. "
+        "NCCL hangs at "
+        "connection setup or fails with IB completion error 12 (transport retry exceeded).";
+    f.fix =
+        "Redeploy the nodes of the job into ONE scale set with singlePlacementGroup=true (or one "
+        "availability "
+        "set); nodes from different sets cannot share an InfiniBand job.";
     out.findings.push_back(std::move(f));
     return out;
   }
@@ -58,6 +68,8 @@ class ClusterPkeyMismatch final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_cluster_pkey_mismatch() { return std::make_unique<ClusterPkeyMismatch>(); }
+std::unique_ptr<Rule> make_cluster_pkey_mismatch() {
+  return std::make_unique<ClusterPkeyMismatch>();
+}
 
 }  // namespace trainready

@@ -9,7 +9,9 @@ class ClusterPlacementMismatch final : public Rule {
  public:
   std::string_view id() const override { return "cluster-placement-mismatch"; }
   Severity severity() const override { return Severity::kError; }
-  std::string_view title() const override { return "Nodes in different scale sets or placement groups"; }
+  std::string_view title() const override {
+    return "Nodes in different scale sets or placement groups";
+  }
   RuleScope scope() const override { return RuleScope::kCluster; }
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
@@ -25,17 +27,22 @@ class ClusterPlacementMismatch final : public Rule {
     Grouping sets = group_nodes(*ctx.nodes, imds_field(&ImdsInfo::vmss_name));
     Grouping groups = group_nodes(*ctx.nodes, imds_field(&ImdsInfo::placement_group_id));
     if (sets.nodes_by_value.empty()) {
-      return RuleOutcome::skip("no node has instance metadata: " + (sets.unknown.empty() ? std::string() : sets.unknown.front()));
+      return RuleOutcome::skip("no node has instance metadata: " +
+                               (sets.unknown.empty() ? std::string() : sets.unknown.front()));
     }
     RuleOutcome out;
     out.notes = sets.unknown;
     const std::string cause =
-        "InfiniBand traffic flows only inside one scale set with singlePlacementGroup=true (one placement group) or "
-        "one availability set; nodes from different sets sit in different InfiniBand partitions. The job hangs or "
+        "InfiniBand traffic flows only inside one scale set with singlePlacementGroup=true (one "
+        "placement group) or "
+        "one availability set; nodes from different sets sit in different InfiniBand partitions. "
+        "The job hangs or "
         "falls back to sockets between the groups.";
     const std::string fix =
-        "Run the job on nodes of ONE scale set / placement group (check vmScaleSetName and placementGroupId in IMDS), "
-        "or redeploy them into one; with singlePlacementGroup=false a scale set spans several placement groups and "
+        "Run the job on nodes of ONE scale set / placement group (check vmScaleSetName and "
+        "placementGroupId in IMDS), "
+        "or redeploy them into one; with singlePlacementGroup=false a scale set spans several "
+        "placement groups and "
         "cannot carry one InfiniBand job.";
     const bool sets_differ = sets.nodes_by_value.size() > 1;
     const bool groups_differ = groups.nodes_by_value.size() > 1;
@@ -66,6 +73,8 @@ class ClusterPlacementMismatch final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_cluster_placement_mismatch() { return std::make_unique<ClusterPlacementMismatch>(); }
+std::unique_ptr<Rule> make_cluster_placement_mismatch() {
+  return std::make_unique<ClusterPlacementMismatch>();
+}
 
 }  // namespace trainready

@@ -9,7 +9,9 @@ class ClusterVersionMismatch final : public Rule {
  public:
   std::string_view id() const override { return "cluster-version-mismatch"; }
   Severity severity() const override { return Severity::kWarning; }
-  std::string_view title() const override { return "Driver, OFED or NCCL versions differ between nodes"; }
+  std::string_view title() const override {
+    return "Driver, OFED or NCCL versions differ between nodes";
+  }
   RuleScope scope() const override { return RuleScope::kCluster; }
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
@@ -27,7 +29,8 @@ class ClusterVersionMismatch final : public Rule {
            }
            return NodeValue{n.gpus->driver_version, n.gpus.where};
          },
-         "Different drivers change CUDA/NCCL behaviour and peer-memory support between nodes; a hang or slowdown "
+         "Different drivers change CUDA/NCCL behaviour and peer-memory support between nodes; a "
+         "hang or slowdown "
          "on one node then looks like a network fault."},
         {"OFED",
          [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
@@ -37,7 +40,8 @@ class ClusterVersionMismatch final : public Rule {
            }
            return NodeValue{n.ofed_version.value, n.ofed_version.where};
          },
-         "Mixed RDMA stacks (OFED vs inbox, or different OFED releases) are a known cause of multi-node hangs "
+         "Mixed RDMA stacks (OFED vs inbox, or different OFED releases) are a known cause of "
+         "multi-node hangs "
          "(e.g. NVIDIA/nccl-tests#200: HPC-X/MLNX_OFED mismatch)."},
         {"NCCL",
          [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
@@ -47,7 +51,8 @@ class ClusterVersionMismatch final : public Rule {
            }
            return NodeValue{n.nccl_version.value, n.nccl_version.where};
          },
-         "Ranks of one communicator must run compatible NCCL versions; different protocol versions make NCCL "
+         "Ranks of one communicator must run compatible NCCL versions; different protocol versions "
+         "make NCCL "
          "fail at init or hang (\"receiving N bytes instead of M\", NVIDIA/nccl#1328)."},
     };
     RuleOutcome out;
@@ -60,8 +65,10 @@ class ClusterVersionMismatch final : public Rule {
       Finding f = finding(std::string(c.name) + " versions differ: " + describe_groups(g));
       f.evidence = g.evidence;
       f.cause = c.consequence;
-      f.fix = "Build every node from the same image version (pin the marketplace image version or gallery image) "
-              "and the same container; reimage the odd node out.";
+      f.fix =
+          "Build every node from the same image version (pin the marketplace image version or "
+          "gallery image) "
+          "and the same container; reimage the odd node out.";
       out.findings.push_back(std::move(f));
     }
     if (known == 0) return RuleOutcome::skip("no driver, OFED or NCCL version known on any node");
@@ -71,6 +78,8 @@ class ClusterVersionMismatch final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_cluster_version_mismatch() { return std::make_unique<ClusterVersionMismatch>(); }
+std::unique_ptr<Rule> make_cluster_version_mismatch() {
+  return std::make_unique<ClusterVersionMismatch>();
+}
 
 }  // namespace trainready

@@ -13,23 +13,29 @@ class ClusterVmSizeMixed final : public Rule {
   RuleScope scope() const override { return RuleScope::kCluster; }
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
-    Grouping g = group_nodes(*ctx.nodes, [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
-      Fact<std::string> s = n.vm_size();
-      if (!s.ok()) {
-        why = s.reason;
-        return std::nullopt;
-      }
-      return NodeValue{s.value, s.where};
-    });
-    if (g.nodes_by_value.empty()) return RuleOutcome::skip("no node's VM size is known: " + (g.unknown.empty() ? std::string() : g.unknown.front()));
+    Grouping g = group_nodes(*ctx.nodes,
+                             [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
+                               Fact<std::string> s = n.vm_size();
+                               if (!s.ok()) {
+                                 why = s.reason;
+                                 return std::nullopt;
+                               }
+                               return NodeValue{s.value, s.where};
+                             });
+    if (g.nodes_by_value.empty())
+      return RuleOutcome::skip("no node's VM size is known: " +
+                               (g.unknown.empty() ? std::string() : g.unknown.front()));
     RuleOutcome out;
     out.notes = g.unknown;
     if (g.nodes_by_value.size() < 2) return out;
     Finding f = finding("nodes of different VM sizes: " + describe_groups(g));
     f.evidence = g.evidence;
-    f.cause = "Different sizes have different GPUs, HCA counts and rates, and cannot share one scale set or "
-              "InfiniBand partition; synchronous training runs at the pace of the slowest node and NCCL may pick "
-              "different rails per node.";
+    f.cause =
+        "Different sizes have different GPUs, HCA counts and rates, and cannot share one scale set "
+        "or "
+        "InfiniBand partition; synchronous training runs at the pace of the slowest node and NCCL "
+        "may pick "
+        "different rails per node.";
     f.fix = "Use one VM size for all nodes of a job (one scale set).";
     out.findings.push_back(std::move(f));
     return out;
@@ -38,6 +44,8 @@ class ClusterVmSizeMixed final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_cluster_vm_size_mixed() { return std::make_unique<ClusterVmSizeMixed>(); }
+std::unique_ptr<Rule> make_cluster_vm_size_mixed() {
+  return std::make_unique<ClusterVmSizeMixed>();
+}
 
 }  // namespace trainready

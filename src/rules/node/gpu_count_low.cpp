@@ -33,7 +33,9 @@ class GpuCountLow final : public Rule {
         ev = {n.gpus->no_driver_reason, n.gpus.where};
       } else {
         usable = static_cast<int>(n.gpus->gpus.size());
-        ev = {"NVML reports " + std::to_string(usable) + " GPU(s), driver " + n.gpus->driver_version, n.gpus.where};
+        ev = {
+            "NVML reports " + std::to_string(usable) + " GPU(s), driver " + n.gpus->driver_version,
+            n.gpus.where};
       }
     } else if (on_bus >= 0) {
       usable = on_bus;
@@ -42,22 +44,41 @@ class GpuCountLow final : public Rule {
       return RuleOutcome::skip("GPUs " + n.gpus.describe() + "; PCI devices " + n.pci.describe());
     }
     if (usable >= sku->gpu_count) return out;
-    Finding f = finding(std::to_string(usable) + " of " + std::to_string(sku->gpu_count) + " GPUs usable on " + sku->name);
+    Finding f = finding(std::to_string(usable) + " of " + std::to_string(sku->gpu_count) +
+                        " GPUs usable on " + sku->name);
     f.evidence.push_back(ev);
-    if (on_bus >= 0) f.evidence.push_back({std::to_string(on_bus) + " " + (want == PciKind::kAmdGpu ? "AMD" : "NVIDIA") + " GPU(s) on the PCI bus", n.pci.where});
-    f.evidence.push_back({sku->name + " has " + std::to_string(sku->gpu_count) + " x " + sku->gpu_model + "", {"catalog", 0}});
+    if (on_bus >= 0)
+      f.evidence.push_back({std::to_string(on_bus) + " " +
+                                (want == PciKind::kAmdGpu ? "AMD" : "NVIDIA") +
+                                " GPU(s) on the PCI bus",
+                            n.pci.where});
+    f.evidence.push_back(
+        {sku->name + " has " + std::to_string(sku->gpu_count) + " x " + sku->gpu_model + "",
+         {"catalog", 0}});
     if (usable == 0 && on_bus > 0) {
-      f.cause = "The GPUs are on the PCI bus but the NVIDIA driver is not loaded or does not match its user-space "
-                "library, so no framework can use them.";
-      f.fix = "Load the driver (`sudo modprobe nvidia`, check `dmesg | grep -i nvrm`), or reinstall the driver for the "
-              "running kernel; the Azure HPC images ship a matching driver.";
+      f.cause =
+          "The GPUs are on the PCI bus but the NVIDIA driver is not loaded or does not match its "
+          "user-space "
+          "library, so no framework can use them.";
+      f.fix =
+          "Load the driver (`sudo modprobe nvidia`, check `dmesg | grep -i nvrm`), or reinstall "
+          "the driver for the "
+          "running kernel; the Azure HPC images ship a matching driver.";
     } else if (on_bus >= 0 && on_bus < sku->gpu_count) {
-      f.cause = "The host attached fewer GPUs than the size has (a GPU fell off the bus or was not assigned).";
-      f.fix = "Deallocate and start the VM; if GPUs are still missing, report the node and take it out of the job.";
+      f.cause =
+          "The host attached fewer GPUs than the size has (a GPU fell off the bus or was not "
+          "assigned).";
+      f.fix =
+          "Deallocate and start the VM; if GPUs are still missing, report the node and take it out "
+          "of the job.";
     } else {
-      f.cause = "Some GPUs are on the bus but the driver could not initialise them (Xid errors, a fallen-off GPU, "
-                "or a pending reset).";
-      f.fix = "Check `dmesg | grep -i xid` and `nvidia-smi -q`; reset or deallocate/start the VM; report the node if it persists.";
+      f.cause =
+          "Some GPUs are on the bus but the driver could not initialise them (Xid errors, a "
+          "fallen-off GPU, "
+          "or a pending reset).";
+      f.fix =
+          "Check `dmesg | grep -i xid` and `nvidia-smi -q`; reset or deallocate/start the VM; "
+          "report the node if it persists.";
     }
     out.findings.push_back(std::move(f));
     return out;

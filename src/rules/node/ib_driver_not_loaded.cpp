@@ -10,7 +10,9 @@ class IbDriverNotLoaded final : public Rule {
  public:
   std::string_view id() const override { return "ib-driver-not-loaded"; }
   Severity severity() const override { return Severity::kError; }
-  std::string_view title() const override { return "InfiniBand HCAs present but the RDMA driver stack is not loaded"; }
+  std::string_view title() const override {
+    return "InfiniBand HCAs present but the RDMA driver stack is not loaded";
+  }
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
@@ -25,25 +27,38 @@ class IbDriverNotLoaded final : public Rule {
     const auto ports = infiniband_ports(*n.ib);
     const bool uverbs = n.modules.ok() && n.modules->loaded("ib_uverbs");
     if (!ports.empty() && (uverbs || !n.modules.ok())) return out;
-    std::string first = hcas.front()->address + " " + (hcas.front()->model.empty() ? "Mellanox" : hcas.front()->model);
+    std::string first = hcas.front()->address + " " +
+                        (hcas.front()->model.empty() ? "Mellanox" : hcas.front()->model);
     Finding f = ports.empty()
-                    ? finding(std::to_string(hcas.size()) + " InfiniBand HCAs on the PCI bus, none registered as an RDMA device")
-                    : finding("InfiniBand devices exist but ib_uverbs is not loaded: user space (NCCL) cannot open them");
-    f.evidence.push_back({std::to_string(hcas.size()) + " InfiniBand controllers, e.g. " + first, hcas.front()->where});
-    f.evidence.push_back({std::to_string(ports.size()) + " InfiniBand ports under /sys/class/infiniband", n.ib.where});
+                    ? finding(std::to_string(hcas.size()) +
+                              " InfiniBand HCAs on the PCI bus, none registered as an RDMA device")
+                    : finding(
+                          "InfiniBand devices exist but ib_uverbs is not loaded: user space (NCCL) "
+                          "cannot open them");
+    f.evidence.push_back({std::to_string(hcas.size()) + " InfiniBand controllers, e.g. " + first,
+                          hcas.front()->where});
+    f.evidence.push_back(
+        {std::to_string(ports.size()) + " InfiniBand ports under /sys/class/infiniband",
+         n.ib.where});
     if (n.modules.ok()) {
       std::string mods;
       for (const char* m : {"mlx5_core", "mlx5_ib", "ib_uverbs"}) {
-        mods += std::string(mods.empty() ? "" : ", ") + m + (n.modules->loaded(m) ? " loaded" : " NOT loaded");
+        mods += std::string(mods.empty() ? "" : ", ") + m +
+                (n.modules->loaded(m) ? " loaded" : " NOT loaded");
       }
       f.evidence.push_back({mods, n.modules.where});
     }
-    f.cause = "The mlx5 InfiniBand driver stack (mlx5_core, mlx5_ib, ib_uverbs from the kernel or from "
-              "MLNX_OFED/DOCA-OFED) is not loaded, or the OFED install does not match the running kernel. NCCL then "
-              "finds no IB device (\"NET/IB : No device found\") and falls back to TCP sockets.";
-    f.fix = "sudo modprobe -a mlx5_core mlx5_ib ib_uverbs (and check `dmesg | grep mlx5`). If the modules do not exist "
-            "for this kernel, reinstall DOCA-OFED/MLNX_OFED for it or use an HPC image (microsoft-dsvm ubuntu-hpc / "
-            "almalinux-hpc) that ships a matching stack.";
+    f.cause =
+        "The mlx5 InfiniBand driver stack (mlx5_core, mlx5_ib, ib_uverbs from the kernel or from "
+        "MLNX_OFED/DOCA-OFED) is not loaded, or the OFED install does not match the running "
+        "kernel. NCCL then "
+        "finds no IB device (\"NET/IB : No device found\") and falls back to TCP sockets.";
+    f.fix =
+        "sudo modprobe -a mlx5_core mlx5_ib ib_uverbs (and check `dmesg | grep mlx5`). If the "
+        "modules do not exist "
+        "for this kernel, reinstall DOCA-OFED/MLNX_OFED for it or use an HPC image (microsoft-dsvm "
+        "ubuntu-hpc / "
+        "almalinux-hpc) that ships a matching stack.";
     out.findings.push_back(std::move(f));
     return out;
   }

@@ -27,15 +27,25 @@ class IbHcaMissing final : public Rule {
     if (hcas >= sku->ib_ports) return out;
     Finding f = finding(std::to_string(hcas) + " of " + std::to_string(sku->ib_ports) +
                         " InfiniBand HCAs expected on " + sku->name + " are on the PCI bus");
-    f.evidence.push_back({std::to_string(hcas) + " Mellanox InfiniBand controllers (class 0x0207) under /sys/bus/pci/devices", n.pci.where});
-    f.evidence.push_back({sku->name + " has " + std::to_string(sku->ib_ports) + " x " + fmt_gbps(sku->ib_rate_gbits_per_s) +
-                          " " + sku->ib_generation + " (catalog: " + sku->source + ")", {"catalog", 0}});
-    f.cause = hcas == 0 ? "The host did not attach the InfiniBand virtual functions to this VM (a host-side fault or a "
-                          "deployment that disabled them), so there is nothing for the driver to bind to."
-                        : "Some InfiniBand virtual functions were not attached by the host: the VM would run NCCL "
-                          "with fewer rails, or NCCL would hang waiting for the missing ones.";
-    f.fix = "Deallocate and start the VM (a reboot keeps the same host); if HCAs are still missing, report the node "
-            "with Azure Guest Health Reporting / a support request and take it out of the job.";
+    f.evidence.push_back(
+        {std::to_string(hcas) +
+             " Mellanox InfiniBand controllers (class 0x0207) under /sys/bus/pci/devices",
+         n.pci.where});
+    f.evidence.push_back({sku->name + " has " + std::to_string(sku->ib_ports) + " x " +
+                              fmt_gbps(sku->ib_rate_gbits_per_s) + " " + sku->ib_generation +
+                              " (catalog: " + sku->source + ")",
+                          {"catalog", 0}});
+    f.cause = hcas == 0
+                  ? "The host did not attach the InfiniBand virtual functions to this VM (a "
+                    "host-side fault or a "
+                    "deployment that disabled them), so there is nothing for the driver to bind to."
+                  : "Some InfiniBand virtual functions were not attached by the host: the VM would "
+                    "run NCCL "
+                    "with fewer rails, or NCCL would hang waiting for the missing ones.";
+    f.fix =
+        "Deallocate and start the VM (a reboot keeps the same host); if HCAs are still missing, "
+        "report the node "
+        "with Azure Guest Health Reporting / a support request and take it out of the job.";
     out.findings.push_back(std::move(f));
     return out;
   }

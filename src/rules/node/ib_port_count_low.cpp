@@ -26,20 +26,32 @@ class IbPortCountLow final : public Rule {
     if (found == 0 && n.pci.ok()) return out;
     std::string names;
     for (const auto& r : ports) names += (names.empty() ? "" : ", ") + r.name();
-    Finding f = finding(std::to_string(found) + " of " + std::to_string(sku->ib_ports) + " InfiniBand ports present on " + sku->name);
-    f.evidence.push_back({"InfiniBand link-layer ports: " + (names.empty() ? std::string("none") : names), n.ib.where});
+    Finding f = finding(std::to_string(found) + " of " + std::to_string(sku->ib_ports) +
+                        " InfiniBand ports present on " + sku->name);
+    f.evidence.push_back(
+        {"InfiniBand link-layer ports: " + (names.empty() ? std::string("none") : names),
+         n.ib.where});
     int ethernet = 0;
     for (const auto& d : n.ib->devices) {
-      for (const auto& p : d.ports) ethernet += p.link_layer.ok() && p.link_layer.value == "Ethernet";
+      for (const auto& p : d.ports)
+        ethernet += p.link_layer.ok() && p.link_layer.value == "Ethernet";
     }
     if (ethernet > 0) {
-      f.evidence.push_back({std::to_string(ethernet) + " RDMA port(s) with link_layer Ethernet not counted (e.g. Azure's mlx5_an0 accelerated networking)", n.ib.where});
+      f.evidence.push_back({std::to_string(ethernet) +
+                                " RDMA port(s) with link_layer Ethernet not counted (e.g. "
+                                "Azure's mlx5_an0 accelerated networking)",
+                            n.ib.where});
     }
-    f.cause = "Some HCAs are missing or were not initialised by the driver. NCCL uses one rail per GPU on this size; "
-              "with fewer rails inter-node bandwidth drops by the same fraction, or the job hangs if ranks disagree "
-              "on the rails.";
-    f.fix = "Check `dmesg | grep mlx5` for initialisation errors; deallocate/start the VM; report the node if HCAs stay "
-            "missing.";
+    f.cause =
+        "Some HCAs are missing or were not initialised by the driver. NCCL uses one rail per GPU "
+        "on this size; "
+        "with fewer rails inter-node bandwidth drops by the same fraction, or the job hangs if "
+        "ranks disagree "
+        "on the rails.";
+    f.fix =
+        "Check `dmesg | grep mlx5` for initialisation errors; deallocate/start the VM; report the "
+        "node if HCAs stay "
+        "missing.";
     out.findings.push_back(std::move(f));
     return out;
   }

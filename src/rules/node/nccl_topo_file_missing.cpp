@@ -17,22 +17,31 @@ class NcclTopoFileMissing final : public Rule {
     RuleOutcome out;
     const NcclSettings& s = *n.nccl;
     if (s.topo_file.empty()) return out;
-    if (!s.topo_file_exists.ok()) return RuleOutcome::skip("NCCL_TOPO_FILE " + s.topo_file_exists.describe());
+    if (!s.topo_file_exists.ok())
+      return RuleOutcome::skip("NCCL_TOPO_FILE " + s.topo_file_exists.describe());
     if (s.topo_file_exists.value) return out;
     Finding f = finding("NCCL_TOPO_FILE=" + s.topo_file + " does not exist");
     f.evidence.push_back({"NCCL_TOPO_FILE=" + s.topo_file, s.topo_file_origin});
     f.evidence.push_back({s.topo_file + ": no such file", s.topo_file_exists.where});
-    f.cause = "NCCL warns \"Could not open XML topology file\" and falls back to detecting the topology itself. Inside "
-              "a Hyper-V VM the PCI tree it sees is flattened, so GPU/NIC affinity can come out wrong and rings cross "
-              "NUMA nodes, costing bandwidth. Often the variable was copied from an Azure HPC image into a container "
-              "that lacks the file.";
+    f.cause =
+        "NCCL warns \"Could not open XML topology file\" and falls back to detecting the topology "
+        "itself. Inside "
+        "a Hyper-V VM the PCI tree it sees is flattened, so GPU/NIC affinity can come out wrong "
+        "and rings cross "
+        "NUMA nodes, costing bandwidth. Often the variable was copied from an Azure HPC image into "
+        "a container "
+        "that lacks the file.";
     std::string want;
     std::string why;
-    if (const SkuEntry* sku = sku_of(n, *ctx.catalog, why); sku != nullptr && !sku->nccl_topo_file.empty()) {
+    if (const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+        sku != nullptr && !sku->nccl_topo_file.empty()) {
       want = " For " + sku->name + " the Azure HPC images ship " + sku->nccl_topo_file + ".";
     }
-    f.fix = "Mount or copy the topology file to that path (e.g. bind-mount /opt/microsoft into the container), or unset "
-            "NCCL_TOPO_FILE." + want;
+    f.fix =
+        "Mount or copy the topology file to that path (e.g. bind-mount /opt/microsoft into the "
+        "container), or unset "
+        "NCCL_TOPO_FILE." +
+        want;
     out.findings.push_back(std::move(f));
     return out;
   }
@@ -40,6 +49,8 @@ class NcclTopoFileMissing final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_nccl_topo_file_missing() { return std::make_unique<NcclTopoFileMissing>(); }
+std::unique_ptr<Rule> make_nccl_topo_file_missing() {
+  return std::make_unique<NcclTopoFileMissing>();
+}
 
 }  // namespace trainready

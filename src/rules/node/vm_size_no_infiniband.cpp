@@ -27,24 +27,30 @@ class VmSizeNoInfiniband final : public Rule {
                fmt_gbps(sku->frontend_nic_gbits_per_s) + " per VM (catalog: " + sku->source + ")";
       if (!sku->multi_node_alternative.empty()) {
         if (const SkuEntry* alt = ctx.catalog->find(sku->multi_node_alternative)) {
-          alternative = alt->name + " (" + std::to_string(alt->gpu_count) + " x " + alt->gpu_model + ", " +
-                        std::to_string(alt->ib_ports) + " x " + fmt_gbps(alt->ib_rate_gbits_per_s) + " " +
-                        alt->ib_generation + " InfiniBand with GPUDirect RDMA)";
+          alternative = alt->name + " (" + std::to_string(alt->gpu_count) + " x " + alt->gpu_model +
+                        ", " + std::to_string(alt->ib_ports) + " x " +
+                        fmt_gbps(alt->ib_rate_gbits_per_s) + " " + alt->ib_generation +
+                        " InfiniBand with GPUDirect RDMA)";
         }
       }
     } else {
       auto rdma = n_series_has_rdma(size.value);
-      if (!rdma) return RuleOutcome::skip("VM size " + size.value + " is not in the catalog and is not an N-series name");
+      if (!rdma)
+        return RuleOutcome::skip("VM size " + size.value +
+                                 " is not in the catalog and is not an N-series name");
       if (*rdma) return out;
-      detail = size.value + " is an N-series size without 'r' (RDMA) in its capability letters, so it has no InfiniBand";
+      detail = size.value +
+               " is an N-series size without 'r' (RDMA) in its capability letters, so it has no "
+               "InfiniBand";
     }
     Finding f = finding(size.value + " cannot join multi-node training over InfiniBand");
     f.evidence.push_back({"vmSize = " + size.value, size.where});
-    f.cause = detail + ". Gradient all-reduce between such VMs goes over TCP sockets, typically 100x slower "
+    f.cause = detail +
+              ". Gradient all-reduce between such VMs goes over TCP sockets, typically 100x slower "
               "than InfiniBand, so GPUs spend most of each step waiting on the network.";
     f.fix = "For multi-node training deploy " + alternative +
-            " in one scale set with singlePlacementGroup=true (or one availability set). Keep " + size.value +
-            " for single-node jobs.";
+            " in one scale set with singlePlacementGroup=true (or one availability set). Keep " +
+            size.value + " for single-node jobs.";
     out.findings.push_back(std::move(f));
     return out;
   }
@@ -52,6 +58,8 @@ class VmSizeNoInfiniband final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_vm_size_no_infiniband() { return std::make_unique<VmSizeNoInfiniband>(); }
+std::unique_ptr<Rule> make_vm_size_no_infiniband() {
+  return std::make_unique<VmSizeNoInfiniband>();
+}
 
 }  // namespace trainready
