@@ -7,7 +7,6 @@ PKGS=(
   build-essential cmake ninja-build pkg-config
   libcli11-dev        # command-line parsing
   nlohmann-json3-dev  # JSON: catalog, IMDS, reports, snapshots
-  libfmt-dev          # formatting of reports
   libcurl4-openssl-dev # IMDS over HTTP with timeouts, no proxy
   libgtest-dev libgmock-dev googletest # unit tests
   libbenchmark-dev    # bench/
