@@ -14,7 +14,7 @@ Fact<DmiInfo> probe_dmi(const Root& root) {
   Fact<std::string> vendor = read_attr(root, base + "sys_vendor");
   if (!vendor.ok()) {
     if (vendor.status == FactStatus::kMissing)
-      return Fact<DmiInfo>::missing("no " + vendor.where.source, vendor.where);
+      return Fact<DmiInfo>::missing(vendor.where.source + " does not exist", vendor.where);
     return Fact<DmiInfo>::unreadable(vendor.reason, vendor.where);
   }
   DmiInfo d;

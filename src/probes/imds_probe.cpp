@@ -84,7 +84,7 @@ Fact<ImdsInfo> probe_imds(const Root& root, const Fact<DmiInfo>& dmi, const Prob
   if (!dmi.ok() || !dmi->azure) {
     return Fact<ImdsInfo>::missing(dmi.ok() ? "not an Azure VM (DMI sys_vendor \"" +
                                                   dmi->sys_vendor + "\")"
-                                            : "no DMI to tell the cloud (" + dmi.reason + ")");
+                                            : "no DMI to tell the cloud: " + dmi.reason);
   }
   Fact<std::string> body = fetch_imds(kDefaultImdsUrl, opt.imds_timeout_ms);
   if (!body.ok()) return Fact<ImdsInfo>::unreadable(body.reason, body.where);

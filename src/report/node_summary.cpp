@@ -18,7 +18,7 @@ std::string gib(std::uint64_t bytes) {
 std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts& n) {
   std::vector<std::pair<std::string, std::string>> out;
   Fact<std::string> size = n.vm_size();
-  std::string s = size.ok() ? size.value : "unknown (" + size.reason + ")";
+  std::string s = size.ok() ? size.value : size.reason;
   if (n.imds.ok()) {
     s += "; scale set " + (n.imds->vmss_name.empty() ? std::string("none") : n.imds->vmss_name);
     if (!n.imds->placement_group_id.empty()) s += ", placement group " + n.imds->placement_group_id;
