@@ -22,6 +22,7 @@ std::unique_ptr<Rule> make_nccl_ib_disabled();
 std::unique_ptr<Rule> make_nccl_topo_file_missing();
 std::unique_ptr<Rule> make_nccl_topo_file_unset();
 std::unique_ptr<Rule> make_nvme_scratch_not_mounted();
+std::unique_ptr<Rule> make_pcie_link_degraded();
 std::unique_ptr<Rule> make_vm_not_in_scale_set();
 std::unique_ptr<Rule> make_vm_size_no_infiniband();
 
