@@ -17,6 +17,21 @@ IbPort ib_port(int number, const std::string& state, const std::string& phys, do
   return p;
 }
 
+namespace {
+
+PciDevice pci_device(const std::string& address, std::uint32_t vendor, std::uint32_t device,
+                     std::uint32_t class_code, PciKind kind) {
+  PciDevice d;
+  d.address = address;
+  d.vendor = vendor;
+  d.device = device;
+  d.class_code = class_code;
+  d.kind = kind;
+  return d;
+}
+
+}  // namespace
+
 NodeFacts empty_node(const std::string& label) {
   NodeFacts n;
   n.label = label;
@@ -46,20 +61,10 @@ NodeFacts healthy_nd_h100(const std::string& label) {
     d.hca_type = "MT4126";
     d.ports.push_back(ib_port(1, "ACTIVE", "LinkUp", 400));
     ib.devices.push_back(d);
-    PciDevice hca;
-    hca.address = "010" + std::to_string(i + 1) + ":00:00.0";
-    hca.vendor = 0x15b3;
-    hca.device = 0x101e;
-    hca.class_code = 0x020700;
-    hca.kind = PciKind::kMellanox;
-    pci.devices.push_back(hca);
-    PciDevice gpu;
-    gpu.address = "000" + std::to_string(i + 1) + ":00:00.0";
-    gpu.vendor = 0x10de;
-    gpu.device = 0x2330;
-    gpu.class_code = 0x030200;
-    gpu.kind = PciKind::kNvidiaGpu;
-    pci.devices.push_back(gpu);
+    pci.devices.push_back(pci_device("010" + std::to_string(i + 1) + ":00:00.0", 0x15b3, 0x101e,
+                                     0x020700, PciKind::kMellanox));
+    pci.devices.push_back(pci_device("000" + std::to_string(i + 1) + ":00:00.0", 0x10de, 0x2330,
+                                     0x030200, PciKind::kNvidiaGpu));
   }
   IbDevice an;
   an.name = "mlx5_an0";
