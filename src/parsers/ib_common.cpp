@@ -101,6 +101,7 @@ std::optional<std::string> normalize_link_layer(std::string_view raw) {
   std::string s = squash(raw);
   if (s == "INFINIBAND") return "InfiniBand";
   if (s == "ETHERNET") return "Ethernet";
+  if (s == "UNSPECIFIED") return "Unspecified";  // e.g. AWS EFA, iWARP devices
   return std::nullopt;
 }
 

@@ -11,7 +11,7 @@ namespace trainready {
 std::optional<std::string> normalize_port_state(std::string_view raw);
 // -> Sleep, Polling, Disabled, PortConfigurationTraining, LinkUp, LinkErrorRecovery, PhyTest.
 std::optional<std::string> normalize_phys_state(std::string_view raw);
-// -> InfiniBand, Ethernet.
+// -> InfiniBand, Ethernet, Unspecified.
 std::optional<std::string> normalize_link_layer(std::string_view raw);
 // "400 Gb/sec (4X NDR)", "200", "40 Gb/sec (4X QDR)" -> Gb/s.
 std::optional<double> parse_rate_gbps(std::string_view raw);

@@ -14,6 +14,8 @@ TEST(IbVocabulary, EverySpellingOfTheSameState) {
   EXPECT_EQ(normalize_phys_state("5: LinkUp").value(), "LinkUp");
   EXPECT_EQ(normalize_phys_state("LINK_UP (5)").value(), "LinkUp");
   EXPECT_FALSE(normalize_port_state("banana").has_value());
+  EXPECT_EQ(normalize_link_layer("Unspecified").value(), "Unspecified");
+  EXPECT_FALSE(normalize_link_layer("Token Ring").has_value());
 }
 
 TEST(IbVocabulary, RatesAndModels) {
