@@ -9,7 +9,7 @@ FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds
 FUZZ_SECONDS ?= 4
 EXAMPLES   := nd-h100-healthy nc40-multinode nd-a100-ib-disabled
 
-.PHONY: all deps configure build demo test unit fuzz-smoke fuzz bench lint format examples clean
+.PHONY: all deps configure build demo test unit fuzz-smoke fuzz sanitize bench lint format examples clean
 
 all: build
 
@@ -66,6 +66,14 @@ fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
 fuzz: FUZZ_SECONDS = 120
 fuzz: fuzz-smoke
 
+# The whole suite (CLI end to end included) against an ASan/UBSan build.
+sanitize: deps
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTRAINREADY_BENCH=OFF \
+	  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer" \
+	  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined"
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
 bench: build
 	bash bench/doctor_ratio.sh $(BUILD)/bench/doctor_bench
 
@@ -80,4 +88,4 @@ examples:
 	python3 scripts/make-examples.py
 
 clean:
-	rm -rf $(BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD) build-asan
