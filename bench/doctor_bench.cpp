@@ -10,11 +10,11 @@
 
 #include "catalog/catalog.h"
 #include "core/root.h"
+#include "engine/engine.h"
 #include "probes/probes.h"
 #include "report/doctor_report.h"
 #include "report/json_reporter.h"
 #include "report/text_reporter.h"
-#include "rules/engine.h"
 
 namespace {
 

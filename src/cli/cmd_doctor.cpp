@@ -9,10 +9,10 @@
 #include "cli/output.h"
 #include "core/input_error.h"
 #include "core/root.h"
+#include "engine/engine.h"
 #include "probes/probes.h"
 #include "report/json_reporter.h"
 #include "report/text_reporter.h"
-#include "rules/engine.h"
 #include "rules/registry.h"
 
 namespace trainready {

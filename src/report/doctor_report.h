@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "core/severity.h"
+#include "engine/engine.h"
 #include "facts/node_facts.h"
-#include "rules/engine.h"
 
 namespace trainready {
 

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "rules/rule_helpers.h"
+#include "facts/queries.h"
 
 namespace trainready {
 namespace {

@@ -9,7 +9,7 @@
 using namespace trainready;
 using namespace trainready::test;
 
-// Recorded IMDS responses served from 127.0.0.1; nothing here talks to 169.254.169.254.
+// Recorded IMDS responses served from 127.0.0.1; nothing here talks to the real metadata address.
 TEST(ImdsProbe, AsksWithMetadataHeaderAndParses) {
   LoopbackHttp server(200, read_fixture("imds/walinuxagent-imds-compute-vmss-trustedlaunch.json"));
   ProbeOptions opt;

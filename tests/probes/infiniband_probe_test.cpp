@@ -3,8 +3,8 @@
 #include <filesystem>
 
 #include "core/root.h"
+#include "facts/queries.h"
 #include "probes/probes.h"
-#include "rules/rule_helpers.h"
 #include "support/paths.h"
 
 using namespace trainready;

@@ -5,8 +5,8 @@
 
 #include "catalog/catalog.h"
 #include "core/root.h"
+#include "engine/engine.h"
 #include "probes/probes.h"
-#include "rules/engine.h"
 #include "support/paths.h"
 
 using namespace trainready;

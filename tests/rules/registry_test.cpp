@@ -4,7 +4,7 @@
 #include <set>
 
 #include "core/embedded.h"
-#include "rules/engine.h"
+#include "engine/engine.h"
 #include "rules/registry.h"
 #include "support/node_builder.h"
 

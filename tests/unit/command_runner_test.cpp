@@ -7,7 +7,8 @@
 using namespace trainready;
 
 TEST(CommandRunner, CapturesStdoutAndExitCode) {
-  CommandResult r = run_command({"sh", "-c", "echo CA \\'mlx5_0\\'; echo oops >&2; exit 3"}, 5000, 1024);
+  CommandResult r =
+      run_command({"sh", "-c", "echo CA \\'mlx5_0\\'; echo oops >&2; exit 3"}, 5000, 1024);
   ASSERT_TRUE(r.found);
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, 3);

@@ -2,9 +2,9 @@
 // are in different InfiniBand partitions and cannot talk to each other.
 #include <set>
 
-#include "rules/cluster/cluster_groups.h"
+#include "facts/node_grouping.h"
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

@@ -1,5 +1,5 @@
 // cluster-placement-mismatch: IMDS says the nodes are in different scale sets or placement groups.
-#include "rules/cluster/cluster_groups.h"
+#include "facts/node_grouping.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

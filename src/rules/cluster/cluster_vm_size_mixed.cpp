@@ -1,5 +1,5 @@
 // cluster-vm-size-mixed: the nodes of one job are of different VM sizes.
-#include "rules/cluster/cluster_groups.h"
+#include "facts/node_grouping.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

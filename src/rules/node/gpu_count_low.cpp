@@ -1,6 +1,6 @@
 // gpu-count-low: fewer GPUs are usable than the VM size has.
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

@@ -1,7 +1,7 @@
 // gpu-memory-errors: a GPU reports a failed row remap, a remap waiting for reset, or uncorrected
 // ECC errors since the driver loaded.
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

@@ -1,7 +1,7 @@
 // gpudirect-rdma-disabled: NVIDIA GPUs and InfiniBand, but no peer-memory module, so the HCAs
 // cannot read GPU memory directly.
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

@@ -1,6 +1,6 @@
 // ib-hca-missing: the size should have InfiniBand HCAs, but fewer (or none) are on the PCI bus.
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

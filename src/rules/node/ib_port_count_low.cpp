@@ -1,6 +1,6 @@
 // ib-port-count-low: fewer InfiniBand ports are registered than the size has.
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

@@ -1,8 +1,8 @@
 // ib-port-not-active: an InfiniBand port is not ACTIVE / LinkUp.
 #include <map>
 
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

@@ -1,6 +1,6 @@
 // ib-port-rate-low: an active InfiniBand port negotiated less than the size's line rate.
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

@@ -1,7 +1,7 @@
 // nccl-ib-disabled: NCCL_IB_DISABLE=1 or NCCL_NET=Socket steer NCCL off InfiniBand.
 #include "core/text.h"
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

@@ -1,6 +1,6 @@
 // nccl-topo-file-missing: NCCL_TOPO_FILE names a file that does not exist.
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

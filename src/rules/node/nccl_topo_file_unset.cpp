@@ -1,7 +1,7 @@
 // nccl-topo-file-unset: an Azure ND/NC size that has a published NCCL topology file, but
 // NCCL_TOPO_FILE is not set (typical of custom images).
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

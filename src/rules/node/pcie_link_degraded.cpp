@@ -3,8 +3,8 @@
 #include <cctype>
 
 #include "core/text.h"
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

@@ -1,6 +1,6 @@
 // vm-not-in-scale-set: an InfiniBand size that IMDS says is in no scale set.
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

@@ -1,7 +1,7 @@
 // vm-size-no-infiniband: the VM size has no InfiniBand, so it cannot join multi-node training
 // over InfiniBand, whatever is installed on it.
+#include "facts/queries.h"
 #include "rules/rule_factories.h"
-#include "rules/rule_helpers.h"
 
 namespace trainready {
 namespace {

@@ -1,5 +1,6 @@
 #pragma once
-// Grouping a per-node value across the nodes of one job, for the cluster rules.
+// Grouping a per-node value across the nodes of one job (for the cluster rules): which nodes
+// share which value, and one line of evidence per node.
 #include <functional>
 #include <map>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "rules/rule_helpers.h"
+#include "facts/queries.h"
 
 #include <cctype>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "rules/cluster/cluster_groups.h"
+#include "facts/node_grouping.h"
 
 namespace trainready {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Small queries rules share. Pure functions over facts.
+// Queries over facts that rules share (pure functions: no I/O).
 #include <string>
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "rules/engine.h"
+#include "engine/engine.h"
 
 #include <algorithm>
 
