@@ -1,5 +1,6 @@
 #include "support/paths.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -17,9 +18,29 @@ std::string read_fixture(const std::string& rel) {
   return ss.str();
 }
 
+namespace {
+
+std::filesystem::path process_temp_root() {
+  return std::filesystem::temp_directory_path() / ("trainready-test-" + std::to_string(::getpid()));
+}
+
+// Removes this test process's temporary tree when the tests end, pass or fail.
+class TempCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(process_temp_root(), ec);
+  }
+};
+
+const bool kCleanupRegistered = (::testing::AddGlobalTestEnvironment(new TempCleanup), true);
+
+}  // namespace
+
 std::string temp_dir(const std::string& name) {
   namespace fs = std::filesystem;
-  fs::path p = fs::temp_directory_path() / ("trainready-test-" + std::to_string(::getpid())) / name;
+  (void)kCleanupRegistered;
+  fs::path p = process_temp_root() / name;
   fs::remove_all(p);
   fs::create_directories(p);
   return p.string();
