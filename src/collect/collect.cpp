@@ -17,11 +17,8 @@
 #include "collect/scrub.h"
 #include "core/input_error.h"
 #include "facts/facts_json.h"
-#include "parsers/env_file.h"
 #include "parsers/imds.h"
 #include "probes/probes.h"
-
-extern char** environ;  // NOLINT: POSIX
 
 namespace trainready {
 namespace {
@@ -158,29 +155,16 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
     }
   }
   const Fact<GpuFacts>& gpus = facts.gpus;  // NVML was asked once, by the probe run above
-  std::string environ_text;
-  if (opt.probe.env_file) {
-    FileRead r = FsRoot("/").read_file(*opt.probe.env_file, kLargeFileLimit);
-    if (!r.ok())
-      throw InputError(*opt.probe.env_file, 0, "cannot read environment capture: " + r.error);
-    for (const auto& [k, v] : parse_env_capture(r.data)) environ_text += k + "=" + v + "\n";
-  } else if (source.is_live()) {
-    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-      std::string_view kv(*e);
-      auto eq = kv.find('=');
-      if (eq != std::string_view::npos && is_nccl_related_key(kv.substr(0, eq)))
-        environ_text += std::string(kv) + "\n";
-    }
-  } else if (FileRead r = source.read_file(kSnapEnviron, kLargeFileLimit); r.ok()) {
-    environ_text = r.data;
-  }
   const Fact<std::string>& nccl_version = facts.nccl_version;
+  // The NCCL_*/UCX_* variables the probe already took from the environment, --env-file or the
+  // source snapshot: the snapshot records exactly what the doctor judged.
+  std::string environ_text;
+  if (facts.nccl.ok()) {
+    for (const auto& [k, v] : facts.nccl->env) environ_text += k + "=" + v + "\n";
+  }
 
   Scrubber scrubber;
   if (opt.scrub) collect_identifiers(scrubber, facts, imds_body);
-  if (opt.scrub && gpus.ok()) {
-    for (const auto& g : gpus->gpus) scrubber.add_literal(g.serial, "serial");
-  }
 
   fs::path tmp = out.parent_path() / (out.filename().string() + ".tmp-XXXXXX");
   std::string tmpl = tmp.string();

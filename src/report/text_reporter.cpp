@@ -4,7 +4,6 @@
 
 #include "core/text.h"
 #include "report/node_summary.h"
-#include "rules/registry.h"
 
 namespace trainready {
 namespace {
