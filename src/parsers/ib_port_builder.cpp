@@ -56,6 +56,25 @@ void set_port_link_layer(IbPort& p, std::string_view raw, const Provenance& wher
   }
 }
 
+bool set_port_field(IbPort& p, const PortKeys& keys, std::string_view key, std::string_view value,
+                    const Provenance& where) {
+  if (key.empty()) return false;
+  if (key == keys.state) {
+    set_port_state(p, value, where);
+  } else if (key == keys.phys_state) {
+    set_port_phys_state(p, value, where);
+  } else if (key == keys.rate) {
+    set_port_rate(p, value, where);
+  } else if (key == keys.link_layer) {
+    set_port_link_layer(p, value, where);
+  } else if (key == keys.lid) {
+    p.lid = Fact<std::string>::present(std::string(value), where);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 bool split_key_value(std::string_view line, std::string_view& key, std::string_view& value) {
   auto colon = line.find(':');
   if (colon == std::string_view::npos) return false;

@@ -6,6 +6,9 @@
 #include "parsers/ib_port_builder.h"
 
 namespace trainready {
+namespace {
+constexpr PortKeys kPortKeys{"State", "Physical state", "Rate", "Link layer", "Base lid"};
+}  // namespace
 
 IbFacts parse_ibstat(std::string_view text, const std::string& source) {
   IbFacts facts;
@@ -41,16 +44,7 @@ IbFacts parse_ibstat(std::string_view text, const std::string& source) {
     std::string_view value;
     if (!split_key_value(line, key, value)) continue;
     if (port != nullptr) {
-      if (key == "State")
-        set_port_state(*port, value, here);
-      else if (key == "Physical state")
-        set_port_phys_state(*port, value, here);
-      else if (key == "Rate")
-        set_port_rate(*port, value, here);
-      else if (key == "Link layer")
-        set_port_link_layer(*port, value, here);
-      else if (key == "Base lid")
-        port->lid = Fact<std::string>::present(std::string(value), here);
+      set_port_field(*port, kPortKeys, key, value, here);
       continue;
     }
     if (key == "CA type") {

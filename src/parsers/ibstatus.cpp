@@ -5,6 +5,9 @@
 #include "parsers/ib_port_builder.h"
 
 namespace trainready {
+namespace {
+constexpr PortKeys kPortKeys{"state", "phys state", "rate", "link_layer", "base lid"};
+}  // namespace
 
 IbFacts parse_ibstatus(std::string_view text, const std::string& source) {
   IbFacts facts;
@@ -48,16 +51,7 @@ IbFacts parse_ibstatus(std::string_view text, const std::string& source) {
     std::string_view key;
     std::string_view value;
     if (!split_key_value(line, key, value)) continue;
-    if (key == "state")
-      set_port_state(*port, value, here);
-    else if (key == "phys state")
-      set_port_phys_state(*port, value, here);
-    else if (key == "rate")
-      set_port_rate(*port, value, here);
-    else if (key == "link_layer")
-      set_port_link_layer(*port, value, here);
-    else if (key == "base lid")
-      port->lid = Fact<std::string>::present(std::string(value), here);
+    set_port_field(*port, kPortKeys, key, value, here);
   }
   if (facts.devices.empty() && !trim(text).empty()) {
     throw InputError(

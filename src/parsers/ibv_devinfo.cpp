@@ -10,6 +10,9 @@
 namespace trainready {
 namespace {
 
+// The rate is active_width x active_speed, two lines, so it has no single key here.
+constexpr PortKeys kPortKeys{"state", "phys_state", "", "link_layer", "port_lid"};
+
 struct PendingRate {
   std::optional<double> width;  // lanes: 1, 2, 4, 8, 12
   std::optional<double> speed;  // Gb/s per lane
@@ -80,15 +83,8 @@ IbFacts parse_ibv_devinfo(std::string_view text, const std::string& source) {
       }
       continue;
     }
-    if (key == "state")
-      set_port_state(*port, value, here);
-    else if (key == "phys_state")
-      set_port_phys_state(*port, value, here);
-    else if (key == "link_layer")
-      set_port_link_layer(*port, value, here);
-    else if (key == "port_lid")
-      port->lid = Fact<std::string>::present(std::string(value), here);
-    else if (key == "active_width") {
+    if (set_port_field(*port, kPortKeys, key, value, here)) continue;
+    if (key == "active_width") {
       // "4X (2)"
       if (auto w = leading_number(value)) pr.width = w;
       pr.text = std::string(value);
