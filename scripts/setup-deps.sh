@@ -8,6 +8,7 @@ PKGS=(
   libcli11-dev        # command-line parsing
   nlohmann-json3-dev  # JSON: catalog, IMDS, reports, snapshots
   libcurl4-openssl-dev # IMDS over HTTP with timeouts, no proxy
+  zlib1g-dev           # gzip-compressed NCCL logs, read as a stream
   libgtest-dev libgmock-dev googletest # unit tests
   libbenchmark-dev    # bench/
   clang libclang-rt-14-dev # libFuzzer fuzz targets

@@ -40,6 +40,8 @@ int run_cli(int argc, char** argv) {
   reg(add_rules_command);
   reg(add_explain_command);
   reg(add_catalog_command);
+  reg(add_nccl_command);
+  reg(add_nccl_tests_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

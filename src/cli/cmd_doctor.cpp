@@ -7,13 +7,13 @@
 #include "cli/captures.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/report_options.h"
 #include "core/input_error.h"
 #include "core/root.h"
 #include "engine/engine.h"
+#include "parsers/nccl_log.h"
+#include "parsers/nccl_tests.h"
 #include "probes/probes.h"
-#include "report/json_reporter.h"
-#include "report/text_reporter.h"
-#include "rules/registry.h"
 
 namespace trainready {
 namespace {
@@ -26,32 +26,19 @@ struct DoctorArgs {
   std::string imds_url;
   bool no_imds = false;
   std::string env_file;
-  std::string format = "text";
-  bool json = false;
-  std::string fail_on = "error";
-  std::string color = "auto";
-  std::string output;
-  std::vector<std::string> only;
-  std::vector<std::string> skip;
+  ReportOptions report;
+  std::vector<std::string> nccl_logs;
+  std::string nccl_tests;
+  int nodes = 0;
+  double efficiency = 0.95;
   std::string nvml_library;
   std::string nccl_library;
   int imds_timeout_ms = 1500;
 };
 
 int run_doctor(const DoctorArgs& a) {
-  auto fail_on = parse_severity(a.fail_on);
-  if (!fail_on) throw InputError("--fail-on", 0, "expected error, warning or info");
-  const std::string format = a.json ? "json" : a.format;
-  if (format != "text" && format != "json")
-    throw InputError("--format", 0, "expected text or json");
-  for (const auto& id : a.only) {
-    if (!find_rule(id))
-      throw InputError("--rule", 0, "unknown rule id '" + id + "' (see `trainready rules`)");
-  }
-  for (const auto& id : a.skip) {
-    if (!find_rule(id))
-      throw InputError("--skip", 0, "unknown rule id '" + id + "' (see `trainready rules`)");
-  }
+  const Severity fail_on = a.report.fail_on_severity();
+  const RuleSelection sel = a.report.selection();
   if (!a.captures.empty() && a.roots.size() > 1) {
     throw InputError("--capture", 0,
                      "captures describe one node; use them with at most one --root");
@@ -89,15 +76,25 @@ int run_doctor(const DoctorArgs& a) {
   if (!a.sku.empty()) {
     for (auto& n : nodes) n.sku_override = a.sku;
   }
-  RuleSelection sel;
-  sel.only.insert(a.only.begin(), a.only.end());
-  sel.skip.insert(a.skip.begin(), a.skip.end());
-  Evaluation ev = evaluate_rules(nodes, catalog, sel);
+  // A run's NCCL log and nccl-tests output, judged together with the nodes.
+  RunInputs run;
+  std::shared_ptr<const NcclRunFacts> log;
+  std::shared_ptr<const NcclTestsFacts> tests;
+  if (!a.nccl_logs.empty()) log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(a.nccl_logs));
+  if (!a.nccl_tests.empty())
+    tests = std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(a.nccl_tests));
+  run.nccl_log = log.get();
+  run.nccl_tests = tests.get();
+  if (!a.sku.empty()) run.options.sku = a.sku;
+  if (a.nodes > 0) run.options.nodes = a.nodes;
+  run.options.efficiency = a.efficiency;
+  Evaluation ev = evaluate_rules(nodes, catalog, sel, &run);
   DoctorReport report = make_doctor_report(std::move(nodes), std::move(ev), catalog.origin(),
-                                           tool_version(), *fail_on);
-  bool color = a.color == "always" || (a.color == "auto" && a.output.empty() && stdout_is_tty());
-  emit(format == "json" ? render_json(report) : render_text(report, color), a.output);
-  return report.exit_code;
+                                           tool_version(), fail_on);
+  report.nccl_log = log;
+  report.nccl_tests = tests;
+  if (tests) report.busbw_expected = expected_busbw(*tests, catalog, run.options);
+  return a.report.emit_report(report);
 }
 
 }  // namespace
@@ -124,18 +121,16 @@ Runner add_doctor_command(CLI::App& app) {
   c->add_option(
       "--env-file", a->env_file,
       "Judge this captured environment (env output or /proc/PID/environ) instead of ours");
-  c->add_option("--format", a->format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
-  c->add_flag("--json", a->json, "Same as --format json");
-  c->add_option("--fail-on", a->fail_on,
-                "Exit 1 when a finding is at or above: error, warning, info")
-      ->check(CLI::IsMember({"error", "warning", "info"}));
-  c->add_option("--color", a->color, "auto (only on a terminal), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  c->add_option("-o,--output", a->output,
-                "Write the report to this file (atomically) instead of stdout");
-  c->add_option("--rule", a->only, "Run only this rule (repeatable)");
-  c->add_option("--skip", a->skip, "Do not run this rule (repeatable)");
+  c->add_option("--nccl-log", a->nccl_logs,
+                "Also judge this NCCL_DEBUG=INFO log (file, directory of per-rank logs, gzip; "
+                "repeatable)");
+  c->add_option("--nccl-tests", a->nccl_tests, "Also judge this nccl-tests output (table or JSON)");
+  c->add_option("--nodes", a->nodes, "VMs in the nccl-tests run (default: hosts it lists)")
+      ->check(CLI::Range(1, 100000));
+  c->add_option("--efficiency", a->efficiency,
+                "Share of the HCA line rate NCCL is expected to reach (default 0.95)")
+      ->check(CLI::Range(0.05, 1.0));
+  a->report.add_to(c);
   c->add_option("--nvml-library", a->nvml_library,
                 "NVML library to load (default libnvidia-ml.so.1)");
   c->add_option("--nccl-library", a->nccl_library,

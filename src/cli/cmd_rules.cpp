@@ -21,18 +21,17 @@ Runner add_rules_command(CLI::App& app) {
       for (const auto& r : all_rules()) {
         arr.push_back({{"id", std::string(r->id())},
                        {"severity", std::string(to_string(r->severity()))},
-                       {"scope", r->scope() == RuleScope::kNode ? "node" : "cluster"},
+                       {"scope", scope_name(r->scope())},
                        {"title", std::string(r->title())},
                        {"doc", "docs/rules/" + std::string(r->id()) + ".md"}});
       }
       std::printf("%s\n", nlohmann::json{{"schema_version", 1}, {"rules", arr}}.dump(2).c_str());
       return 0;
     }
-    std::printf("%-28s %-8s %-8s %s\n", "ID", "SEVERITY", "SCOPE", "TITLE");
+    std::printf("%-28s %-8s %-10s %s\n", "ID", "SEVERITY", "SCOPE", "TITLE");
     for (const auto& r : all_rules()) {
-      std::printf("%-28s %-8s %-8s %s\n", std::string(r->id()).c_str(),
-                  std::string(to_string(r->severity())).c_str(),
-                  r->scope() == RuleScope::kNode ? "node" : "cluster",
+      std::printf("%-28s %-8s %-10s %s\n", std::string(r->id()).c_str(),
+                  std::string(to_string(r->severity())).c_str(), scope_name(r->scope()),
                   std::string(r->title()).c_str());
     }
     std::printf("\n`trainready explain ID` prints a rule's page.\n");

@@ -13,6 +13,8 @@ Runner add_collect_command(CLI::App& app);
 Runner add_rules_command(CLI::App& app);
 Runner add_explain_command(CLI::App& app);
 Runner add_catalog_command(CLI::App& app);
+Runner add_nccl_command(CLI::App& app);
+Runner add_nccl_tests_command(CLI::App& app);
 
 const char* tool_version();
 // --catalog FILE or the built-in catalog; throws InputError.

@@ -22,6 +22,9 @@ struct Finding {
   std::vector<Evidence> evidence;
   std::string cause;
   std::string fix;
+  // Rule ids of node findings this one explains: the engine folds them into it, so one cause
+  // reads as one finding (NET/Socket in the log + ports Polling on the node).
+  std::vector<std::string> subsumes;
 };
 
 }  // namespace trainready

@@ -6,13 +6,63 @@
 
 namespace trainready {
 
+namespace {
+
+// Folds node findings into the run finding that explains them (Finding::subsumes).
+void fold_subsumed(std::vector<Finding>& findings) {
+  // A folded finding hands on what it subsumed, so chains (busbw low <- sockets <- port down)
+  // end as one finding; repeat until nothing changes.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (std::size_t i = 0; i < findings.size() && !changed; ++i) {
+      if (findings[i].subsumes.empty()) continue;
+      for (std::size_t k = 0; k < findings.size(); ++k) {
+        if (k == i) continue;
+        const std::vector<std::string>& sub = findings[i].subsumes;
+        if (std::find(sub.begin(), sub.end(), findings[k].rule_id) == sub.end()) continue;
+        Finding g = std::move(findings[k]);
+        findings.erase(findings.begin() + static_cast<std::ptrdiff_t>(k));
+        Finding& f = findings[k < i ? i - 1 : i];
+        const std::string who = g.node.empty() ? "" : "[" + g.node + "] ";
+        f.evidence.push_back({who + g.rule_id + ": " + g.message, {}});
+        for (const Evidence& e : g.evidence) f.evidence.push_back(e);
+        if (!g.cause.empty()) f.cause = g.cause + " " + f.cause;
+        if (!g.fix.empty()) f.fix = g.fix + " " + f.fix;
+        if (g.severity > f.severity) f.severity = g.severity;
+        for (auto& id : g.subsumes) f.subsumes.push_back(id);
+        changed = true;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& catalog,
-                          const RuleSelection& selection) {
+                          const RuleSelection& selection, const RunInputs* run) {
   Evaluation ev;
   for (const auto& rule : all_rules()) {
     const std::string id(rule->id());
     if (!selection.wants(id)) continue;
-    if (rule->scope() == RuleScope::kNode) {
+    const RuleScope scope = rule->scope();
+    if (scope == RuleScope::kRunLog || scope == RuleScope::kRunTests) {
+      if (!run || (scope == RuleScope::kRunLog && !run->nccl_log) ||
+          (scope == RuleScope::kRunTests && !run->nccl_tests))
+        continue;
+      RuleContext ctx{nullptr, &nodes, &catalog, run->nccl_log, run->nccl_tests, &run->options};
+      RuleOutcome o = rule->evaluate(ctx);
+      ++ev.evaluations;
+      if (o.skipped) {
+        ev.skipped.push_back({id, "", o.skip_reason});
+        continue;
+      }
+      for (Finding& f : o.findings) ev.findings.push_back(std::move(f));
+      for (std::string& note : o.notes) ev.notes.push_back({id, "", std::move(note)});
+      continue;
+    }
+    if (scope == RuleScope::kNode) {
       for (const NodeFacts& n : nodes) {
         RuleContext ctx{&n, &nodes, &catalog};
         RuleOutcome o = rule->evaluate(ctx);
@@ -39,6 +89,7 @@ Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& ca
       for (std::string& note : o.notes) ev.notes.push_back({id, "", std::move(note)});
     }
   }
+  fold_subsumed(ev.findings);
   std::stable_sort(ev.findings.begin(), ev.findings.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
     if (a.node != b.node) return a.node < b.node;

@@ -6,6 +6,9 @@
 
 #include "catalog/catalog.h"
 #include "core/finding.h"
+#include "facts/busbw_expectation.h"
+#include "facts/nccl_run_facts.h"
+#include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
 
 namespace trainready {
@@ -31,7 +34,14 @@ struct RuleSelection {
   }
 };
 
+// What a run left behind: a NCCL log, an nccl-tests result, or both (either may be null).
+struct RunInputs {
+  const NcclRunFacts* nccl_log = nullptr;
+  const NcclTestsFacts* nccl_tests = nullptr;
+  RunOptions options;
+};
+
 Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& catalog,
-                          const RuleSelection& selection = {});
+                          const RuleSelection& selection = {}, const RunInputs* run = nullptr);
 
 }  // namespace trainready

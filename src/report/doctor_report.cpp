@@ -9,7 +9,19 @@ std::string plural(std::size_t n, const char* word) {
 
 }  // namespace
 
-std::string verdict_status_name(VerdictStatus s) {
+std::string verdict_status_name(VerdictStatus s, const std::string& command) {
+  if (command != "doctor") {
+    switch (s) {
+      case VerdictStatus::kReady:
+        return "ok";
+      case VerdictStatus::kReadyWithWarnings:
+        return "ok_with_warnings";
+      case VerdictStatus::kIncomplete:
+        return "incomplete";
+      case VerdictStatus::kNotReady:
+        return "problems";
+    }
+  }
   switch (s) {
     case VerdictStatus::kReady:
       return "ready";
@@ -23,7 +35,7 @@ std::string verdict_status_name(VerdictStatus s) {
   return "incomplete";
 }
 
-Verdict compute_verdict(const Evaluation& ev, std::size_t node_count) {
+Verdict compute_verdict(const Evaluation& ev, std::size_t node_count, const std::string& command) {
   std::size_t errors = 0;
   std::size_t warnings = 0;
   std::size_t infos = 0;
@@ -40,6 +52,25 @@ Verdict compute_verdict(const Evaluation& ev, std::size_t node_count) {
                              plural(infos, "note") + ", " + plural(ev.skipped.size(), "check") +
                              " skipped";
   Verdict v;
+  if (command != "doctor") {
+    const std::string subject = command == "nccl" ? "the NCCL log" : "the nccl-tests result";
+    if (errors > 0) {
+      v.status = VerdictStatus::kNotReady;
+      v.line = "PROBLEMS: " + subject + " shows what stops or slows this run (" + counts + ")";
+    } else if (!ev.skipped.empty()) {
+      v.status = VerdictStatus::kIncomplete;
+      v.line = "INCOMPLETE: no errors in " + subject + ", but " +
+               plural(ev.skipped.size(), "check") + " could not run (" + counts + ")";
+    } else if (warnings > 0) {
+      v.status = VerdictStatus::kReadyWithWarnings;
+      v.line = "OK WITH WARNINGS: " + subject + " shows a working run that is not at full speed (" +
+               counts + ")";
+    } else {
+      v.status = VerdictStatus::kReady;
+      v.line = "OK: " + subject + " shows no problem (" + counts + ")";
+    }
+    return v;
+  }
   if (errors > 0) {
     v.status = VerdictStatus::kNotReady;
     v.line = "NOT READY: " + scope + " cannot run multi-node training as is (" + counts + ")";
@@ -69,9 +100,10 @@ int exit_code_for(const Evaluation& ev, Severity fail_on) {
 
 DoctorReport make_doctor_report(std::vector<NodeFacts> nodes, Evaluation ev,
                                 std::string catalog_origin, std::string tool_version,
-                                Severity fail_on) {
+                                Severity fail_on, const std::string& command) {
   DoctorReport r;
-  r.verdict = compute_verdict(ev, nodes.size());
+  r.command = command;
+  r.verdict = compute_verdict(ev, nodes.size(), command);
   r.exit_code = exit_code_for(ev, fail_on);
   r.nodes = std::move(nodes);
   r.evaluation = std::move(ev);

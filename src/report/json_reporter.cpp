@@ -1,6 +1,7 @@
 #include "report/json_reporter.h"
 
 #include "facts/facts_json.h"
+#include "facts/nccl_facts_json.h"
 #include "rules/registry.h"
 
 namespace trainready {
@@ -10,11 +11,12 @@ nlohmann::json doctor_report_json(const DoctorReport& r) {
   json j;
   j["schema_version"] = kReportSchemaVersion;
   j["tool"] = {{"name", "trainready"}, {"version", r.tool_version}};
-  j["command"] = "doctor";
+  j["command"] = r.command;
   j["catalog"] = r.catalog_origin;
   std::size_t counts[3] = {0, 0, 0};
   for (const auto& f : r.evaluation.findings) ++counts[static_cast<int>(f.severity)];
-  j["verdict"] = {{"status", verdict_status_name(r.verdict.status)}, {"summary", r.verdict.line}};
+  j["verdict"] = {{"status", verdict_status_name(r.verdict.status, r.command)},
+                  {"summary", r.verdict.line}};
   j["counts"] = {{"error", counts[2]},
                  {"warning", counts[1]},
                  {"info", counts[0]},
@@ -53,6 +55,31 @@ nlohmann::json doctor_report_json(const DoctorReport& r) {
   json nodes = json::array();
   for (const auto& n : r.nodes) nodes.push_back(to_json(n));
   j["nodes"] = nodes;
+  if (r.nccl_log) j["nccl_log"] = to_json(*r.nccl_log);
+  if (r.nccl_tests) {
+    json t = to_json(*r.nccl_tests);
+    if (r.busbw_expected) {
+      const BusbwExpectation& e = *r.busbw_expected;
+      json x{{"known", e.known}};
+      if (e.known) {
+        const NcclTestsRow* big = r.nccl_tests->largest();
+        x["sku"] = e.sku->name;
+        x["sku_origin"] = e.sku_origin;
+        x["nodes"] = e.nodes;
+        x["nodes_origin"] = e.nodes_origin;
+        x["intra_vm_gbytes_per_s"] = e.intra_gbytes;
+        x["inter_vm_gbytes_per_s"] = e.inter_gbytes ? json(*e.inter_gbytes) : json(nullptr);
+        x["efficiency"] = e.efficiency;
+        x["expected_gbytes_per_s"] = e.expected_gbytes;
+        x["formula"] = e.formula;
+        x["ratio"] = big && big->busbw() ? json(*big->busbw() / e.expected_gbytes) : json(nullptr);
+      } else {
+        x["why_unknown"] = e.why_unknown;
+      }
+      t["expected_busbw"] = x;
+    }
+    j["nccl_tests"] = t;
+  }
   return j;
 }
 

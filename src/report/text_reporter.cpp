@@ -4,6 +4,7 @@
 
 #include "core/text.h"
 #include "report/node_summary.h"
+#include "report/run_summary.h"
 
 namespace trainready {
 namespace {
@@ -71,6 +72,18 @@ std::string render_text(const DoctorReport& r, bool color) {
     }
     out += "\n";
   }
+  auto section = [&](const std::string& title, const SummaryLines& lines) {
+    out += p.wrap(title, "1") + "\n";
+    for (const auto& [label, text] : lines) {
+      std::string head = "  " + label + std::string(label.size() < 11 ? 11 - label.size() : 1, ' ');
+      out += head + wrap(text, head.size(), head.size()) + "\n";
+    }
+    out += "\n";
+  };
+  if (r.nccl_log) section("NCCL log", summarize_nccl_log(*r.nccl_log));
+  if (r.nccl_tests)
+    section("nccl-tests " + r.nccl_tests->source,
+            summarize_nccl_tests(*r.nccl_tests, r.busbw_expected ? &*r.busbw_expected : nullptr));
   if (r.evaluation.findings.empty()) {
     out += "No findings.\n";
   }

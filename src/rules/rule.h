@@ -9,16 +9,38 @@
 
 #include "catalog/catalog.h"
 #include "core/finding.h"
+#include "facts/busbw_expectation.h"
+#include "facts/nccl_run_facts.h"
+#include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
 
 namespace trainready {
 
-enum class RuleScope { kNode, kCluster };
+// kNode: once per node; kCluster: once over two or more nodes; kRunLog / kRunTests: once when a
+// NCCL log / an nccl-tests result was given (the rule may also read the nodes, if any).
+enum class RuleScope { kNode, kCluster, kRunLog, kRunTests };
+
+inline const char* scope_name(RuleScope s) {
+  switch (s) {
+    case RuleScope::kNode:
+      return "node";
+    case RuleScope::kCluster:
+      return "cluster";
+    case RuleScope::kRunLog:
+      return "nccl-log";
+    case RuleScope::kRunTests:
+      return "nccl-tests";
+  }
+  return "node";
+}
 
 struct RuleContext {
   const NodeFacts* node = nullptr;                // node rules
   const std::vector<NodeFacts>* nodes = nullptr;  // cluster rules (two or more nodes)
   const Catalog* catalog = nullptr;
+  const NcclRunFacts* nccl_log = nullptr;      // run rules
+  const NcclTestsFacts* nccl_tests = nullptr;  // run rules
+  const RunOptions* run_options = nullptr;
 };
 
 struct RuleOutcome {

@@ -24,4 +24,14 @@ inline RuleOutcome run_cluster_rule(const std::string& id, const std::vector<Nod
   return r->evaluate(ctx);
 }
 
+// Runs one NCCL-log or nccl-tests rule (either input may be null).
+inline RuleOutcome run_run_rule(const std::string& id, const NcclRunFacts* log,
+                                const NcclTestsFacts* tests, const RunOptions& options = {}) {
+  const Rule* r = find_rule(id);
+  if (r == nullptr) throw std::runtime_error("no rule " + id);
+  std::vector<NodeFacts> none;
+  RuleContext ctx{nullptr, &none, &Catalog::builtin(), log, tests, &options};
+  return r->evaluate(ctx);
+}
+
 }  // namespace trainready::test

@@ -1,0 +1,56 @@
+// `trainready nccl LOG...`: explain a distributed run from its NCCL_DEBUG=INFO output.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/report_options.h"
+#include "core/input_error.h"
+#include "parsers/nccl_log.h"
+
+namespace trainready {
+namespace {
+
+struct NcclArgs {
+  std::vector<std::string> logs;
+  std::string catalog;
+  ReportOptions report;
+};
+
+int run_nccl(const NcclArgs& a) {
+  const Severity fail_on = a.report.fail_on_severity();
+  const RuleSelection sel = a.report.selection();
+  const Catalog& catalog = load_catalog(a.catalog);
+  std::vector<std::string> paths = a.logs.empty() ? std::vector<std::string>{"-"} : a.logs;
+  auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(paths));
+  if (log->nccl_lines == 0 && log->versions.empty() && log->timeouts.empty() &&
+      log->lagging.empty() && log->issues.empty()) {
+    throw InputError(paths.front(), 0,
+                     "no NCCL output found: expected lines like 'host:pid:tid [dev] NCCL INFO "
+                     "...' (run with NCCL_DEBUG=INFO)");
+  }
+  RunInputs run;
+  run.nccl_log = log.get();
+  Evaluation ev = evaluate_rules({}, catalog, sel, &run);
+  DoctorReport report =
+      make_doctor_report({}, std::move(ev), catalog.origin(), tool_version(), fail_on, "nccl");
+  report.nccl_log = log;
+  return a.report.emit_report(report);
+}
+
+}  // namespace
+
+Runner add_nccl_command(CLI::App& app) {
+  auto a = std::make_shared<NcclArgs>();
+  CLI::App* c =
+      app.add_subcommand("nccl",
+                         "Explain a run from its NCCL_DEBUG=INFO log: transports, InfiniBand and "
+                         "GPUDirect RDMA, hangs, errors");
+  c->add_option("logs", a->logs,
+                "Log files, directories of per-rank logs, gzip files; '-' or nothing reads stdin");
+  c->add_option("--catalog", a->catalog, "Catalog JSON to use instead of the built-in one");
+  a->report.add_to(c);
+  return [a] { return run_nccl(*a); };
+}
+
+}  // namespace trainready

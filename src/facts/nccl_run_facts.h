@@ -1,0 +1,157 @@
+#pragma once
+// What a NCCL_DEBUG=INFO log (one file or many, from any number of ranks) says about a run.
+// Filled by the streaming log analyser (src/parsers/nccl_log.*); read by the run rules. Sizes are
+// bounded by ranks, hosts, communicators and distinct messages, never by the length of the log.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/fact.h"
+
+namespace trainready {
+
+// One quoted log line: what NCCL (or the framework) printed, and where.
+struct LogLine {
+  std::string text;  // the message, trimmed to a readable length
+  Provenance where;  // file and line
+};
+
+// The output of one CUDA device in one process: NCCL prefixes each line with host:pid:tid [dev].
+struct NcclStream {
+  std::string host;
+  long pid = 0;
+  int cuda_dev = -1;
+  std::string bus_id;  // as NCCL prints it: "1c000", "0000:1c:00.0"
+  int rank = -1;       // in the first communicator it joined
+  int nranks = 0;
+  bool init_started = false;   // "Init START" or an init-phase line
+  bool init_complete = false;  // "Init COMPLETE", "Launch mode" or collective activity
+  bool collective_activity = false;
+  std::string version;  // "2.27.7"
+  Provenance first_seen;
+  Provenance last_seen;
+  std::string last_message;
+};
+
+struct NcclCommunicator {
+  std::string id;  // commId (2.19+) or "nranks=N" for older versions that print no id
+  int nranks = 0;
+  int nnodes = 0;  // from "nNodes" (2.19+), 0 when not printed
+  std::set<int> ranks_started;
+  std::set<int> ranks_complete;
+  std::map<int, std::string> rank_hosts;
+  Provenance first_seen;
+};
+
+enum class TransportKind { kP2p, kShm, kNetIb, kNetSocket, kNetOther, kCollNet, kUnknown };
+
+struct TransportUse {
+  TransportKind kind = TransportKind::kUnknown;
+  std::string label;  // "P2P/IPC", "SHM/direct/direct", "NET/IB", "NET/Socket", "NET/AWS Libfabric"
+  bool gdrdma = false;
+  std::uint64_t connections = 0;
+  std::set<std::string> hosts;  // hosts that logged it
+  LogLine example;
+};
+
+// An RDMA device NCCL listed ("NET/IB : Using [0]mlx5_0:1/RoCE ...") and what it said of it.
+struct NcclNetDevice {
+  std::string name;  // mlx5_0, mlx5_ib3, hfi1_0, mlx5_0+mlx5_1 (virtual)
+  int port = 0;
+  std::string link_layer;   // IB, RoCE
+  double speed_gbps = 0;    // from "speed=100000" (Mb/s), 0 when not printed
+  std::optional<bool> gdr;  // "GPU Direct RDMA Enabled/Disabled for HCA"
+  std::string gdr_reason;   // "(no module)", ...
+  LogLine example;
+};
+
+enum class NcclProblem {
+  kIbCompletionError,  // NET/IB : Got completion from peer ... with error N
+  kConnectionFailed,   // connect refused / timed out / reset, remote process exited
+  kSystemError,        // unhandled system error, ncclSystemError
+  kModifyQpFailed,     // ibv_modify_qp failed
+  kVersionMismatch,    // Mismatched NCCL version detected
+  kCudaError,          // Cuda failure, unhandled cuda error
+  kInternalError,      // ncclInternalError, invalid usage
+  kOtherWarning,       // any other NCCL WARN
+};
+
+struct NcclIssue {
+  NcclProblem problem = NcclProblem::kOtherWarning;
+  std::uint64_t count = 0;
+  std::set<std::string> hosts;
+  std::set<std::string> peers;    // peer addresses named in the message
+  std::set<std::string> details;  // "error 12", "vendor err 129", "Connection refused"
+  std::vector<LogLine> examples;  // the first few
+};
+
+// PyTorch ProcessGroupNCCL: "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=..".
+struct CollectiveTimeout {
+  int rank = -1;
+  long seq = -1;
+  std::string op;
+  long timeout_ms = -1;
+  long ran_ms = -1;
+  LogLine line;
+};
+
+struct LaggingRank {  // from the desync report
+  int rank = -1;
+  std::string text;
+  LogLine line;
+};
+
+struct EnvSetting {
+  std::string value;
+  LogLine line;
+};
+
+struct NcclRunFacts {
+  std::vector<std::string> files;
+  std::uint64_t lines = 0;
+  std::uint64_t nccl_lines = 0;       // lines (or parts of lines) NCCL wrote
+  std::uint64_t unknown_lines = 0;    // NCCL lines no pattern here knows; counted, not fatal
+  std::uint64_t garbled_lines = 0;    // several writers' output merged into one line
+  std::uint64_t truncated_lines = 0;  // longer than the analyser keeps
+  bool binary_junk = false;
+
+  std::map<std::string, LogLine> versions;  // "2.7.8" -> first line that said so
+  std::map<std::string, std::set<std::string>> version_hosts;
+  std::string net_plugin;                // "IB", "Socket", "AWS Libfabric", from "Using network X"
+  std::set<std::string> networks;        // every "Using network X"
+  std::vector<LogLine> plugin_messages;  // NET/Plugin lines, distinct, first few
+  std::vector<NcclNetDevice> net_devices;
+  std::vector<LogLine> socket_interfaces;  // "NET/Socket : Using [0]eth0:10.0.0.4<0>"
+  std::optional<LogLine> ib_no_device;     // "NET/IB : No device found."
+  std::optional<LogLine> ibverbs_missing;  // "Failed to open libibverbs.so[.1]"
+  std::optional<LogLine>
+      gdr_disabled_by_distance;           // "GPU Direct RDMA Disabled for GPU ... (distance"
+  std::map<std::string, EnvSetting> env;  // "NCCL_IB_DISABLE set by environment to 1."
+  std::vector<LogLine> topology_files;    // NCCL_TOPO_FILE / "Loading topology file"
+  std::set<std::string> algorithms;       // RING, TREE, NVLS, COLLNET_DIRECT, PAT
+  std::set<std::string> protocols;        // LL, LL128, SIMPLE
+  bool tuning_table = false;
+
+  std::map<std::string, NcclStream> streams;  // key host:pid:dev
+  std::map<std::string, NcclCommunicator> comms;
+  std::map<std::string, TransportUse> transports;  // key = label (+ "/GDRDMA")
+  std::map<NcclProblem, NcclIssue> issues;
+  std::vector<CollectiveTimeout> timeouts;
+  std::vector<LaggingRank> lagging;
+
+  std::set<std::string> hosts() const {
+    std::set<std::string> h;
+    for (const auto& [k, s] : streams) h.insert(s.host);
+    return h;
+  }
+  int max_comm_nodes() const;  // largest nNodes NCCL printed, else hosts seen in the biggest comm
+  bool multi_node() const;
+};
+
+std::string transport_kind_name(TransportKind k);
+std::string problem_name(NcclProblem p);
+
+}  // namespace trainready

@@ -1,0 +1,782 @@
+#include "parsers/nccl_log.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <unordered_map>
+
+#include "core/input_error.h"
+#include "core/line_reader.h"
+#include "core/text.h"
+#include "parsers/nccl_log_record.h"
+
+namespace trainready {
+namespace {
+
+constexpr std::size_t kQuoteMax = 240;
+constexpr std::size_t kExamples = 5;
+constexpr std::size_t kSetCap = 64;
+
+bool starts(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && std::memcmp(s.data(), p.data(), p.size()) == 0;
+}
+bool has(std::string_view s, std::string_view p) {
+  return memmem(s.data(), s.size(), p.data(), p.size()) != nullptr;
+}
+std::size_t find(std::string_view s, std::string_view p, std::size_t from = 0) {
+  if (from > s.size()) return std::string_view::npos;
+  const void* h = memmem(s.data() + from, s.size() - from, p.data(), p.size());
+  return h ? static_cast<std::size_t>(static_cast<const char*>(h) - s.data())
+           : std::string_view::npos;
+}
+
+// The integer right after `key` ("nranks 64" with key "nranks "), if there is one.
+std::optional<long> int_after(std::string_view s, std::string_view key) {
+  std::size_t p = find(s, key);
+  if (p == std::string_view::npos) return std::nullopt;
+  p += key.size();
+  bool neg = p < s.size() && s[p] == '-';
+  if (neg) ++p;
+  long v = 0;
+  std::size_t d = 0;
+  while (p < s.size() && s[p] >= '0' && s[p] <= '9' && d < 18) {
+    v = v * 10 + (s[p] - '0');
+    ++p;
+    ++d;
+  }
+  if (d == 0) return std::nullopt;
+  return neg ? -v : v;
+}
+
+// The token right after `key`, up to a space or one of `stops`.
+std::string_view word_after(std::string_view s, std::string_view key, std::string_view stops = "") {
+  std::size_t p = find(s, key);
+  if (p == std::string_view::npos) return {};
+  p += key.size();
+  std::size_t e = p;
+  while (e < s.size() && s[e] != ' ' && s[e] != '\t' && stops.find(s[e]) == std::string_view::npos)
+    ++e;
+  return s.substr(p, e - p);
+}
+
+std::string quote(std::string_view s) {
+  s = trim(s);
+  if (s.size() <= kQuoteMax) return std::string(s);
+  return std::string(s.substr(0, kQuoteMax)) + "...";
+}
+
+template <class Set>
+void cap_insert(Set& set, const std::string& v) {
+  if (set.size() < kSetCap || set.count(v)) set.insert(v);
+}
+
+bool is_junk(std::string_view line) {
+  std::size_t bad = 0;
+  for (unsigned char c : line) {
+    if (c == 0 || (c < 0x20 && c != '\t' && c != '\x1b')) ++bad;
+  }
+  return bad > 0;
+}
+
+// Lines NCCL prints that carry nothing the rules use; known, so not counted as unknown.
+constexpr std::string_view kKnownPrefixes[] = {
+    "Ring",
+    "Trees",
+    "Tree ",
+    "threadThresholds",
+    "Setting affinity",
+    "Connected",
+    "P2P Chunksize",
+    "cudaDriverVersion",
+    "Bootstrap",
+    "DMA-BUF",
+    "=== System",
+    "CPU/",
+    "+ ",
+    "GPU/",
+    "NET/",
+    "Pattern",
+    "New proxy",
+    "Connection to proxy",
+    "Allocated",
+    "Mem Realloc",
+    "RAS ",
+    "UDS",
+    "[Proxy",
+    "Init timings",
+    "TOPO/",
+    "Retrieving",
+    "Initialized",
+    "Assigned",
+    "ncclTopo",
+    "dlvsym",
+    "PROFILER",
+    "TUNER",
+    "CC ",
+    "Check P2P",
+    "Max NThreads",
+    "Protocol",
+    "resp.opId",
+    "proxyProgress",
+    "ncclPollProxy",
+    "Received and",
+    "NCCL git",
+    "==========",
+    "Topology",
+    "Graph",
+    "Enabled",
+    "nvmlInit",
+    "Could not",
+    "Trying to load",
+    "Loaded",
+    "Channel",
+    "comm ",
+    "Comm config",
+    "MNNVL",
+    "NVLS",
+    "CollNet",
+    "Plugin",
+    "ncclCommInit",
+    "[Rank",
+    "Memory ",
+    "cuMem",
+    "Symmetric",
+    "NCCL_",
+    "Using",
+    "Launch mode",
+    "Nvls",
+    "GPU Direct",
+    "rank ",
+    "init.cc",
+    "misc/",
+    "transport",
+    "proxy",
+    "enqueue",
+    "group.cc",
+    "channel.cc",
+    "graph/",
+    "ib_plugin",
+    "net.cc",
+    "bootstrap",
+    "Dump",
+    "NCCL INFO",
+};
+
+bool known_info(std::string_view m) {
+  m = trim(m);
+  if (m.empty()) return true;
+  if (m[0] >= '0' && m[0] <= '9') return true;  // graph channel dumps " 0 : GPU/0 GPU/1"
+  for (std::string_view p : kKnownPrefixes) {
+    if (starts(m, p)) return true;
+  }
+  // Tuning table rows: "   Broadcast |  ..."
+  return has(m, " |");
+}
+
+}  // namespace
+
+struct NcclLogAnalyzer::State {
+  NcclRunFacts f;
+  std::string file;
+  std::unordered_map<std::string, NcclStream*> index;
+  std::unordered_map<NcclStream*, int> pending_nnodes;
+  std::unordered_map<NcclStream*, std::string> current_comm;
+  std::string key;
+  NcclRecord recs[8];
+
+  Provenance at(std::uint64_t n) const {
+    return {file, static_cast<int>(std::min<std::uint64_t>(n, 2147483647))};
+  }
+  LogLine log_line(std::string_view text, std::uint64_t n) const { return {quote(text), at(n)}; }
+
+  // A record glued to other text ("...-1mew0:64904:...", "cudaDev 0ljm:...") takes that
+  // text's tail into its host name; prefer a host already seen that ends the same way.
+  std::string_view resolve_host(std::string_view h) const {
+    for (const auto& [k, st] : f.streams) {
+      const std::string& known = st.host;
+      if (known.size() >= h.size() || h.substr(h.size() - known.size()) != known) continue;
+      std::string_view head = h.substr(0, h.size() - known.size());
+      if (head.find_first_not_of("0123456789-.") == std::string_view::npos) return known;
+    }
+    return h;
+  }
+
+  void make_key(std::string_view host, const NcclRecord& r) {
+    key.assign(host.data(), host.size());
+    key += ':';
+    key += std::to_string(r.pid);
+    key += ':';
+    key += std::to_string(r.dev);
+  }
+
+  NcclStream& stream(NcclRecord& r, std::uint64_t n) {
+    make_key(r.host, r);
+    auto it = index.find(key);
+    NcclStream* s;
+    if (it == index.end()) {
+      std::string raw = key;
+      std::string_view h = resolve_host(r.host);
+      if (h.size() != r.host.size()) {
+        r.host = h;
+        make_key(h, r);
+        auto again = index.find(key);
+        if (again != index.end()) {
+          index.emplace(raw, again->second);
+          return touch(*again->second, r, n);
+        }
+      }
+      if (f.streams.size() >= (1u << 20)) {
+        static NcclStream overflow;
+        return overflow;
+      }
+      auto [sit, inserted] = f.streams.try_emplace(key);
+      s = &sit->second;
+      if (inserted) {
+        s->host.assign(r.host.data(), r.host.size());
+        s->pid = r.pid;
+        s->cuda_dev = r.dev;
+        s->first_seen = at(n);
+      }
+      index.emplace(key, s);
+    } else {
+      s = it->second;
+      r.host = s->host;
+    }
+    return touch(*s, r, n);
+  }
+
+  NcclStream& touch(NcclStream& st, const NcclRecord& r, std::uint64_t n) {
+    NcclStream* s = &st;
+    s->last_seen.source = file;
+    s->last_seen.line = at(n).line;
+    std::string_view m = r.message.substr(0, std::min<std::size_t>(r.message.size(), kQuoteMax));
+    s->last_message.assign(m.data(), m.size());
+    return *s;
+  }
+
+  NcclIssue& issue(NcclProblem p, const std::string& host, std::string_view text, std::uint64_t n) {
+    NcclIssue& i = f.issues[p];
+    i.problem = p;
+    ++i.count;
+    if (!host.empty()) cap_insert(i.hosts, host);
+    if (i.examples.size() < kExamples) i.examples.push_back(log_line(text, n));
+    return i;
+  }
+
+  void version(std::string_view v, const std::string& host, std::string_view text, std::uint64_t n,
+               NcclStream* s) {
+    std::size_t e = 0;
+    while (e < v.size() && (std::isdigit(static_cast<unsigned char>(v[e])) || v[e] == '.')) ++e;
+    v = v.substr(0, e);
+    while (!v.empty() && v.back() == '.') v.remove_suffix(1);
+    if (v.empty() || v.size() > 16) return;
+    std::string ver(v);
+    if (!f.versions.count(ver) && f.versions.size() < kSetCap) f.versions[ver] = log_line(text, n);
+    if (f.versions.count(ver))
+      cap_insert(f.version_hosts[ver], host.empty() ? "(unprefixed)" : host);
+    if (s) s->version = ver;
+  }
+
+  void record(NcclRecord& r, std::uint64_t n);
+  void info(const NcclRecord& r, NcclStream& s, std::uint64_t n);
+  void warn(const NcclRecord& r, NcclStream& s, std::uint64_t n);
+  void classify_problem(std::string_view msg, const std::string& host, std::string_view text,
+                        std::uint64_t n, bool is_warn);
+  void channel(std::string_view m, const NcclStream& s, std::string_view text, std::uint64_t n);
+  void comm_line(std::string_view m, NcclStream& s, std::uint64_t n);
+  void net_ib_line(std::string_view m, std::string_view text, std::uint64_t n);
+  void plain(std::string_view line, std::uint64_t n);
+  NcclNetDevice& device(std::string_view name);
+};
+
+NcclNetDevice& NcclLogAnalyzer::State::device(std::string_view name) {
+  for (auto& d : f.net_devices) {
+    if (d.name == name) return d;
+  }
+  if (f.net_devices.size() >= kSetCap) return f.net_devices.back();
+  f.net_devices.push_back({});
+  f.net_devices.back().name = std::string(name);
+  return f.net_devices.back();
+}
+
+void NcclLogAnalyzer::State::channel(std::string_view m, const NcclStream& s, std::string_view text,
+                                     std::uint64_t n) {
+  std::size_t v = find(m, " via ");
+  if (v == std::string_view::npos) return;  // a ring listing "Channel 00/02 :  0 1"
+  std::string_view t = trim(m.substr(v + 5));
+  TransportKind kind = TransportKind::kUnknown;
+  std::string label;
+  bool gdr = has(t, "/GDRDMA");
+  if (starts(t, "P2P")) {
+    kind = TransportKind::kP2p;
+    std::size_t a = t.find('/');
+    std::size_t b = a == std::string_view::npos ? a : t.find('/', a + 1);
+    label = std::string(t.substr(0, b));
+  } else if (starts(t, "SHM")) {
+    kind = TransportKind::kShm;
+    label = "SHM";
+  } else if (starts(t, "NET/")) {
+    std::string_view rest = t.substr(4);
+    std::size_t slash = rest.find('/');
+    std::string_view name = rest.substr(0, slash);
+    if (starts(name, "IB"))
+      kind = TransportKind::kNetIb;
+    else if (name == "Socket")
+      kind = TransportKind::kNetSocket;
+    else
+      kind = TransportKind::kNetOther;
+    label = "NET/" + std::string(name);
+  } else if (starts(t, "COLLNET") || starts(t, "CollNet")) {
+    kind = TransportKind::kCollNet;
+    label = "CollNet";
+  } else {
+    label = std::string(t.substr(0, std::min<std::size_t>(t.size(), 40)));
+  }
+  std::string tkey = gdr ? label + "/GDRDMA" : label;
+  auto it = f.transports.find(tkey);
+  if (it == f.transports.end()) {
+    if (f.transports.size() >= kSetCap) return;
+    TransportUse u;
+    u.kind = kind;
+    u.label = label;
+    u.gdrdma = gdr;
+    u.example = log_line(text, n);
+    it = f.transports.emplace(tkey, std::move(u)).first;
+  }
+  ++it->second.connections;
+  if (it->second.hosts.empty() || *it->second.hosts.rbegin() != s.host)
+    cap_insert(it->second.hosts, s.host);
+}
+
+void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::uint64_t n) {
+  auto rank = int_after(m, " rank ");
+  auto nranks = int_after(m, " nranks ");
+  if (!nranks) nranks = int_after(m, " nRanks ");
+  if (!rank || !nranks || *nranks <= 0 || *rank < 0 || *rank >= *nranks) return;
+  if (auto nn = int_after(m, " nNodes "); nn && *nn > 0) {
+    pending_nnodes[&s] = static_cast<int>(std::min<long>(*nn, 1 << 20));
+    return;
+  }
+  const bool complete = has(m, "Init COMPLETE");
+  const bool start = has(m, "Init START");
+  if (!complete && !start) return;  // Destroy / Abort COMPLETE
+  std::string id;
+  std::string_view cid = word_after(m, "commId ");
+  if (!cid.empty())
+    id = std::string(cid);
+  else
+    id = "nranks=" + std::to_string(*nranks);
+  auto [it, inserted] = f.comms.try_emplace(id);
+  NcclCommunicator& c = it->second;
+  if (inserted) {
+    c.id = id;
+    c.nranks = static_cast<int>(std::min<long>(*nranks, 1 << 24));
+    c.first_seen = at(n);
+  }
+  auto pn = pending_nnodes.find(&s);
+  if (pn != pending_nnodes.end()) c.nnodes = std::max(c.nnodes, pn->second);
+  const int r = static_cast<int>(*rank);
+  c.rank_hosts[r] = s.host;
+  if (s.rank < 0) {
+    s.rank = r;
+    s.nranks = c.nranks;
+  }
+  std::string_view bus = word_after(m, "busId ");
+  if (!bus.empty() && s.bus_id.empty()) s.bus_id = std::string(bus);
+  if (start) {
+    c.ranks_started.insert(r);
+    s.init_started = true;
+  } else {
+    c.ranks_complete.insert(r);
+    s.init_started = true;
+    s.init_complete = true;
+  }
+}
+
+void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view text,
+                                         std::uint64_t n) {
+  // "NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_2:1/IB [RO]; OOB ib0:10.0.0.1<0>"
+  if (has(m, " : Using [") || has(m, ": Using [")) {
+    std::size_t p = 0;
+    std::size_t oob = find(m, "OOB");
+    std::string_view list = m.substr(0, oob);
+    while ((p = list.find('[', p)) != std::string_view::npos) {
+      std::size_t close = list.find(']', p);
+      if (close == std::string_view::npos) break;
+      std::size_t e = close + 1;
+      while (e < list.size() && list[e] != ' ' && list[e] != ';') ++e;
+      std::string_view entry = list.substr(close + 1, e - close - 1);  // mlx5_0:1/RoCE
+      std::size_t colon = entry.rfind(':');
+      if (colon != std::string_view::npos && colon > 0) {
+        NcclNetDevice& d = device(entry.substr(0, colon));
+        std::string_view pl = entry.substr(colon + 1);
+        std::size_t slash = pl.find('/');
+        d.port = static_cast<int>(parse_int(pl.substr(0, slash)).value_or(0));
+        if (slash != std::string_view::npos) d.link_layer = std::string(pl.substr(slash + 1));
+        if (d.example.text.empty()) d.example = log_line(text, n);
+      }
+      p = e;
+    }
+    return;
+  }
+  if (has(m, "No device found")) {
+    if (!f.ib_no_device) f.ib_no_device = log_line(text, n);
+    return;
+  }
+  // "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)"
+  std::size_t g = find(m, "GPU Direct RDMA ");
+  if (g != std::string_view::npos) {
+    bool enabled = starts(m.substr(g + 16), "Enabled");
+    std::size_t q1 = m.find('\'', g);
+    std::size_t q2 = q1 == std::string_view::npos ? q1 : m.find('\'', q1 + 1);
+    if (q2 != std::string_view::npos) {
+      NcclNetDevice& d = device(m.substr(q1 + 1, q2 - q1 - 1));
+      // One HCA may be reported several times (once per comm); a single "Disabled" wins.
+      if (!d.gdr || (*d.gdr && !enabled)) {
+        d.gdr = enabled;
+        d.gdr_reason = std::string(trim(m.substr(q2 + 1)));
+        d.example = log_line(text, n);
+      }
+    }
+    return;
+  }
+  // "NET/IB: [0] mlx5_0:uverbs0:1/RoCE provider=Mlx5 speed=100000 ..." and
+  // "NET/IB : Made virtual device [2] name=mlx5_0+mlx5_1 speed=200000 ndevs=2"
+  auto speed = int_after(m, "speed=");
+  if (speed) {
+    std::string_view name = word_after(m, "name=");
+    if (name.empty()) {
+      std::size_t b = find(m, "] ");
+      if (b != std::string_view::npos) {
+        std::string_view rest = m.substr(b + 2);
+        name = rest.substr(0, rest.find(':'));
+      }
+    }
+    if (!name.empty()) {
+      NcclNetDevice& d = device(name);
+      d.speed_gbps = static_cast<double>(*speed) / 1000.0;
+      std::size_t b = find(m, "] ");
+      if (d.link_layer.empty() && b != std::string_view::npos) {
+        std::string_view entry = word_after(m.substr(b), "] ");  // mlx5_0:uverbs0:1/RoCE
+        std::size_t sl = entry.rfind('/');
+        if (sl != std::string_view::npos) d.link_layer = std::string(entry.substr(sl + 1));
+      }
+    }
+  }
+}
+
+void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::string& host,
+                                              std::string_view text, std::uint64_t n,
+                                              bool is_warn) {
+  if (has(m, "Got completion from peer")) {
+    NcclIssue& i = issue(NcclProblem::kIbCompletionError, host, text, n);
+    std::string_view peer = word_after(m, "from peer ");
+    if (!peer.empty()) cap_insert(i.peers, std::string(peer));
+    auto err = int_after(m, "with error ");
+    if (!err) err = int_after(m, "status=");
+    if (!err) {  // "status=IBV_WC_RETRY_EXC_ERR(12)"
+      std::size_t p = find(m, "status=");
+      if (p != std::string_view::npos) err = int_after(m.substr(p), "(");
+    }
+    if (err) cap_insert(i.details, "error " + std::to_string(*err));
+    auto vend = int_after(m, "vendor err ");
+    if (!vend) vend = int_after(m, "vendor_err=");
+    if (vend) cap_insert(i.details, "vendor err " + std::to_string(*vend));
+    return;
+  }
+  if (has(m, "ibv_modify_qp failed")) {
+    NcclIssue& i = issue(NcclProblem::kModifyQpFailed, host, text, n);
+    std::size_t w = find(m, "failed with ");
+    if (w != std::string_view::npos) cap_insert(i.details, quote(m.substr(w + 12)));
+    return;
+  }
+  if (has(m, "Mismatched NCCL version") || has(m, "version mismatch")) {
+    issue(NcclProblem::kVersionMismatch, host, text, n);
+    return;
+  }
+  static constexpr std::string_view kConn[] = {
+      "Connection refused",     "Connection timed out",  "Connection reset",
+      "Connection closed",      "remote process exited", "ncclRemoteError",
+      "Remote process",         "peer shutdown",         "No route to host",
+      "Network is unreachable", "Broken pipe",           "connection closed by remote"};
+  for (std::string_view c : kConn) {
+    if (has(m, c)) {
+      NcclIssue& i = issue(NcclProblem::kConnectionFailed, host, text, n);
+      cap_insert(i.details, std::string(c));
+      std::string_view peer = word_after(m, "Connect to ");
+      if (peer.empty()) peer = word_after(m, "Connect to ");
+      if (peer.empty()) peer = word_after(m, "from ");
+      if (!peer.empty() && peer.find('<') != std::string_view::npos)
+        cap_insert(i.peers, std::string(peer));
+      return;
+    }
+  }
+  if (has(m, "unhandled system error") || has(m, "ncclSystemError")) {
+    issue(NcclProblem::kSystemError, host, text, n);
+    return;
+  }
+  if (has(m, "Cuda failure") || has(m, "unhandled cuda error") || has(m, "CUDA error")) {
+    issue(NcclProblem::kCudaError, host, text, n);
+    return;
+  }
+  if (has(m, "internal error") || has(m, "ncclInternalError") || has(m, "invalid usage")) {
+    issue(NcclProblem::kInternalError, host, text, n);
+    return;
+  }
+  if (is_warn) issue(NcclProblem::kOtherWarning, host, text, n);
+}
+
+void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
+  std::string_view m = r.message;
+  if (has(m, "libibverbs")) {
+    if (!f.ibverbs_missing) f.ibverbs_missing = log_line(r.text, n);
+    return;
+  }
+  if (has(m, "NET/IB") && has(m, "No device found")) {
+    if (!f.ib_no_device) f.ib_no_device = log_line(r.text, n);
+    return;
+  }
+  classify_problem(m, s.host, r.text, n, true);
+}
+
+void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
+  std::string_view m = r.message;
+  if (m.empty()) return;
+  switch (m[0]) {
+    case 'C':
+      if (starts(m, "Channel ")) return channel(m, s, r.text, n);
+      if (starts(m, "Connected all")) return;
+      break;
+    case 'c':
+      if (starts(m, "comm ")) return comm_line(m, s, n);
+      break;
+    case 'N':
+      if (starts(m, "NCCL version ")) return version(m.substr(13), s.host, r.text, n, &s);
+      if (starts(m, "NET/IB") || starts(m, "NET/IBext")) return net_ib_line(m, r.text, n);
+      if (starts(m, "NET/Socket")) {
+        if (has(m, "Using") && f.socket_interfaces.size() < 8) {
+          bool dup = false;
+          for (const auto& l : f.socket_interfaces) dup = dup || l.text == quote(m);
+          if (!dup) f.socket_interfaces.push_back({quote(m), at(n)});
+        }
+        return;
+      }
+      if (starts(m, "NET/Plugin")) {
+        if (f.plugin_messages.size() < 6) {
+          std::string q = quote(m);
+          bool dup = false;
+          for (const auto& l : f.plugin_messages) dup = dup || l.text == q;
+          if (!dup) f.plugin_messages.push_back({q, at(n)});
+        }
+        return;
+      }
+      if (starts(m, "NET/")) {
+        if (has(m, "GPU Direct RDMA") || has(m, "Using [")) return net_ib_line(m, r.text, n);
+        return;
+      }
+      break;
+    case 'U':
+      if (starts(m, "Using network ")) {
+        std::string net(trim(m.substr(14)));
+        if (f.net_plugin.empty()) f.net_plugin = net;
+        cap_insert(f.networks, net);
+        s.init_started = true;
+        return;
+      }
+      break;
+    case 'G':
+      if (starts(m, "GPU Direct RDMA Disabled for GPU")) {
+        if (!f.gdr_disabled_by_distance) f.gdr_disabled_by_distance = log_line(r.text, n);
+        return;
+      }
+      break;
+    case 'L':
+      if (starts(m, "Launch mode")) {
+        s.init_complete = true;
+        return;
+      }
+      if (starts(m, "Loading topology file") || starts(m, "Loading topology ")) {
+        if (f.topology_files.size() < 8) f.topology_files.push_back(log_line(r.text, n));
+        return;
+      }
+      break;
+    case '[':
+      if (starts(m, "[Rank ")) {  // 2.2x: "[Rank 0] ncclCommInitRankConfig comm ..."
+        std::size_t c = find(m, " comm ");
+        if (c != std::string_view::npos) return comm_line(m.substr(c), s, n);
+      }
+      break;
+    default:
+      break;
+  }
+  if (starts(m, "ncclCommInit")) {
+    std::size_t c = find(m, " comm ");
+    if (c != std::string_view::npos) return comm_line(m.substr(c), s, n);
+  }
+  if (has(m, " set by environment to ")) {
+    std::size_t p = find(m, " set by environment to ");
+    std::string name(trim(m.substr(0, p)));
+    std::string_view value = trim(m.substr(p + 23));
+    if (!value.empty() && value.back() == '.') value.remove_suffix(1);
+    if (!f.env.count(name) && f.env.size() < kSetCap)
+      f.env[name] = {std::string(value), log_line(r.text, n)};
+    if (name == "NCCL_TOPO_FILE" && f.topology_files.size() < 8)
+      f.topology_files.push_back(log_line(r.text, n));
+    return;
+  }
+  // "AllReduce: 8589934592 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}"
+  std::size_t algo = find(m, " -> Algo ");
+  if (algo != std::string_view::npos) {
+    s.collective_activity = true;
+    s.init_complete = true;
+    std::string_view a = word_after(m.substr(algo), "Algo ");
+    std::string_view p = word_after(m.substr(algo), "proto ");
+    if (!a.empty()) cap_insert(f.algorithms, std::string(a));
+    if (!p.empty()) cap_insert(f.protocols, std::string(p));
+    return;
+  }
+  if (has(m, ": opCount ")) {
+    s.collective_activity = true;
+    s.init_complete = true;
+    return;
+  }
+  if (starts(trim(m), "Algorithm") && has(m, "|")) {
+    f.tuning_table = true;
+    return;
+  }
+  if (has(m, "libibverbs")) {
+    if (!f.ibverbs_missing) f.ibverbs_missing = log_line(r.text, n);
+    return;
+  }
+  if (has(m, "Mismatched NCCL version") || has(m, "Got completion from peer")) {
+    classify_problem(m, s.host, r.text, n, false);
+    return;
+  }
+  if (!known_info(m)) ++f.unknown_lines;
+}
+
+void NcclLogAnalyzer::State::record(NcclRecord& r, std::uint64_t n) {
+  ++f.nccl_lines;
+  NcclStream& s = stream(r, n);
+  if (r.cut) {
+    // Cut short by another writer: only a complete message can be trusted.
+    ++f.garbled_lines;
+  }
+  if (r.level == NcclLevel::kWarn || r.level == NcclLevel::kAbort)
+    warn(r, s, n);
+  else
+    info(r, s, n);
+}
+
+// A line without a NCCL record: framework output (PyTorch), the bare version banner, noise.
+void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
+  const bool nccl = has(line, "NCCL") || has(line, "nccl");
+  const bool coll = has(line, "collective");
+  if (!nccl && !coll) return;
+  std::string_view t = trim(line);
+  std::size_t v = find(t, "NCCL version ");
+  if (v != std::string_view::npos) {
+    // The banner rank 0 prints bare ("NCCL version 2.7.8+cuda10.2"), perhaps behind a launcher
+    // prefix ("[rank0]: ", "0: "), or the version PyTorch appends to an NCCL error.
+    std::string_view before = trim(t.substr(0, v));
+    const bool banner = before.empty() || before.back() == ':';
+    if (banner || has(t, "NCCL error")) version(t.substr(v + 13), "", t, n, nullptr);
+    if (banner) return;
+  }
+  if (has(t, "Watchdog caught collective operation timeout")) {
+    CollectiveTimeout c;
+    c.rank = static_cast<int>(int_after(t, "[Rank ").value_or(-1));
+    c.seq = int_after(t, "SeqNum=").value_or(-1);
+    c.op = std::string(word_after(t, "OpType=", ","));
+    c.timeout_ms = int_after(t, "Timeout(ms)=").value_or(-1);
+    c.ran_ms = int_after(t, "ran for ").value_or(-1);
+    c.line = log_line(t, n);
+    if (f.timeouts.size() < 256) f.timeouts.push_back(std::move(c));
+    return;
+  }
+  if (has(t, "didn't join collective") || has(t, "didn't finish collective") ||
+      has(t, "joined but didn't finish") || has(t, "is not responding")) {
+    LaggingRank l;
+    std::size_t b = t.find('[');
+    if (b != std::string_view::npos)
+      l.rank = static_cast<int>(int_after(t.substr(b), "[").value_or(-1));
+    l.text = quote(t);
+    l.line = log_line(t, n);
+    if (f.lagging.size() < 256) f.lagging.push_back(std::move(l));
+    return;
+  }
+  if (nccl) classify_problem(t, "", t, n, false);
+}
+
+NcclLogAnalyzer::NcclLogAnalyzer() : s_(std::make_unique<State>()) {}
+NcclLogAnalyzer::~NcclLogAnalyzer() = default;
+
+void NcclLogAnalyzer::begin_file(const std::string& name) {
+  s_->file = name;
+  s_->f.files.push_back(name);
+}
+
+void NcclLogAnalyzer::line(std::string_view text, std::uint64_t number, bool cut) {
+  State& st = *s_;
+  ++st.f.lines;
+  if (cut) ++st.f.truncated_lines;
+  std::size_t k = split_nccl_records(text, st.recs, 8);
+  if (k == 0) {
+    if (!st.f.binary_junk && is_junk(text)) st.f.binary_junk = true;
+    st.plain(text, number);
+    return;
+  }
+  for (std::size_t i = 0; i < k; ++i) st.record(st.recs[i], number);
+}
+
+NcclRunFacts NcclLogAnalyzer::finish() {
+  NcclRunFacts out = std::move(s_->f);
+  s_ = std::make_unique<State>();
+  return out;
+}
+
+NcclRunFacts analyze_nccl_log_text(std::string_view text, const std::string& name) {
+  NcclLogAnalyzer a;
+  a.begin_file(name);
+  LineReader::read_text(text,
+                        [&](std::string_view l, std::uint64_t n, bool cut) { a.line(l, n, cut); });
+  return a.finish();
+}
+
+NcclRunFacts analyze_nccl_logs(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  NcclLogAnalyzer a;
+  auto one = [&](const std::string& p) {
+    a.begin_file(p);
+    LineReader::read(p, [&](std::string_view l, std::uint64_t n, bool cut) { a.line(l, n, cut); });
+  };
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (p != "-" && fs::is_directory(p, ec)) {
+      std::vector<std::string> files;
+      for (const auto& e : fs::directory_iterator(p, ec)) {
+        std::error_code ec2;
+        if (e.is_regular_file(ec2)) files.push_back(e.path().string());
+      }
+      if (ec) throw InputError(p, 0, "cannot list directory: " + ec.message());
+      std::sort(files.begin(), files.end());
+      if (files.empty()) throw InputError(p, 0, "directory holds no log files");
+      for (const auto& f : files) one(f);
+    } else {
+      one(p);
+    }
+  }
+  return a.finish();
+}
+
+bool looks_like_nccl_log(std::string_view text) {
+  NcclRecord r[1];
+  for (std::string_view l : split_lines(text.substr(0, 64 * 1024))) {
+    if (split_nccl_records(l, r, 1) > 0) return true;
+    if (starts(trim(l), "NCCL version ")) return true;
+  }
+  return false;
+}
+
+}  // namespace trainready

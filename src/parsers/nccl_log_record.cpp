@@ -1,0 +1,123 @@
+#include "parsers/nccl_log_record.h"
+
+#include <cstring>
+
+namespace trainready {
+namespace {
+
+bool host_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_';
+}
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// At `tag` the line has " NCCL "; parse backwards "host:pid:tid [dev]" before it, with the
+// "file.cc:123" NCCL puts between the two on WARN lines.
+// Returns the offset where the record starts, or npos.
+std::size_t parse_head(std::string_view line, std::size_t tag, NcclRecord& r) {
+  if (tag == 0) return std::string_view::npos;
+  std::size_t i = tag - 1;  // the character before the space
+  if (line[i] != ']') {
+    std::size_t k = i;
+    while (k > 0 && line[k] != ' ' && line[k] != ']' && tag - k < 128) --k;
+    if (k < 2 || line[k] != ' ' || line[k - 1] != ']') return std::string_view::npos;
+    i = k - 1;
+  }
+  std::size_t dev_end = i;
+  while (i > 0 && digit(line[i - 1])) --i;
+  if (i == dev_end || i == 0 || line[i - 1] != '[') return std::string_view::npos;
+  int dev = 0;
+  for (std::size_t k = i; k < dev_end && dev < 100000; ++k) dev = dev * 10 + (line[k] - '0');
+  --i;  // at '['
+  if (i == 0 || line[i - 1] != ' ') return std::string_view::npos;
+  --i;  // at ' '
+  // tid
+  std::size_t tid_end = i;
+  while (i > 0 && digit(line[i - 1])) --i;
+  if (i == tid_end || i == 0 || line[i - 1] != ':') return std::string_view::npos;
+  --i;
+  std::size_t pid_end = i;
+  while (i > 0 && digit(line[i - 1])) --i;
+  if (i == pid_end || i == 0 || line[i - 1] != ':') return std::string_view::npos;
+  long pid = 0;
+  for (std::size_t k = i; k < pid_end && pid < 100000000000L; ++k) pid = pid * 10 + (line[k] - '0');
+  --i;
+  std::size_t host_end = i;
+  while (i > 0 && host_char(line[i - 1])) --i;
+  if (i == host_end) return std::string_view::npos;
+  r.host = line.substr(i, host_end - i);
+  r.glued = i > 0 && line[i - 1] != ' ' && line[i - 1] != ':' && line[i - 1] != '>' &&
+            line[i - 1] != ']' && line[i - 1] != '\t';
+  r.pid = pid;
+  r.dev = dev;
+  return i;
+}
+
+bool level_at(std::string_view rest, NcclLevel& lv, std::size_t& len) {
+  struct L {
+    const char* word;
+    NcclLevel level;
+  };
+  static constexpr L kLevels[] = {{"INFO ", NcclLevel::kInfo},
+                                  {"WARN ", NcclLevel::kWarn},
+                                  {"TRACE ", NcclLevel::kTrace},
+                                  {"ABORT ", NcclLevel::kAbort}};
+  for (const L& l : kLevels) {
+    std::size_t n = std::strlen(l.word);
+    if (rest.size() >= n && std::memcmp(rest.data(), l.word, n) == 0) {
+      lv = l.level;
+      len = n;
+      return true;
+    }
+    // A message that is empty after the level ("NCCL INFO" at the end of the line).
+    if (rest.size() == n - 1 && std::memcmp(rest.data(), l.word, n - 1) == 0) {
+      lv = l.level;
+      len = n - 1;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::size_t split_nccl_records(std::string_view line, NcclRecord* out, std::size_t max) {
+  static constexpr std::string_view kTag = " NCCL ";
+  std::size_t count = 0;
+  std::size_t pos = 0;
+  while (count < max) {
+    const void* hit = memmem(line.data() + pos, line.size() - pos, kTag.data(), kTag.size());
+    if (!hit) break;
+    const std::size_t tag = static_cast<std::size_t>(static_cast<const char*>(hit) - line.data());
+    pos = tag + kTag.size();
+    NcclRecord r;
+    if (tag == 0) continue;
+    const std::size_t start = parse_head(line, tag, r);
+    if (start == std::string_view::npos) continue;
+    NcclLevel lv;
+    std::size_t lvlen = 0;
+    if (!level_at(line.substr(pos), lv, lvlen)) continue;
+    r.level = lv;
+    const std::size_t msg = pos + lvlen;
+    if (count > 0) {
+      // The previous record ends where this one's host begins.
+      NcclRecord& prev = out[count - 1];
+      const char* prev_msg = prev.message.data();
+      const std::size_t prev_off = static_cast<std::size_t>(prev_msg - line.data());
+      if (start >= prev_off) {
+        prev.message = line.substr(prev_off, start - prev_off);
+        const std::size_t text_off = static_cast<std::size_t>(prev.text.data() - line.data());
+        prev.text = line.substr(text_off, start - text_off);
+      }
+      prev.cut = true;
+    }
+    r.message = line.substr(msg);
+    r.text = line.substr(start);
+    out[count++] = r;
+    pos = msg;
+  }
+  return count;
+}
+
+}  // namespace trainready

@@ -1,0 +1,26 @@
+#pragma once
+// Finds the NCCL records in one raw log line. NCCL writes "host:pid:tid [dev] NCCL INFO msg";
+// launchers add their own prefix in front ("[rank3]: ", "0: ", "host: ", "[1,0]<stdout>:"), and
+// concurrent writers can glue several records into one line.
+#include <cstddef>
+#include <string_view>
+
+namespace trainready {
+
+enum class NcclLevel { kInfo, kWarn, kTrace, kAbort };
+
+struct NcclRecord {
+  std::string_view host;
+  long pid = 0;
+  int dev = -1;
+  NcclLevel level = NcclLevel::kInfo;
+  std::string_view message;  // after "NCCL INFO "
+  std::string_view text;     // from the host to the end of the record, as NCCL printed it
+  bool cut = false;          // another record starts before this one ended
+  bool glued = false;        // written right after other text: the host may carry its tail
+};
+
+// Fills at most `max` records; returns how many were found (0: not a NCCL line).
+std::size_t split_nccl_records(std::string_view line, NcclRecord* out, std::size_t max);
+
+}  // namespace trainready

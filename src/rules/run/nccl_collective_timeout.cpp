@@ -1,0 +1,75 @@
+// nccl-collective-timeout: a collective never finished (the framework watchdog fired).
+#include "rules/rule_factories.h"
+#include "rules/run/run_evidence.h"
+
+namespace trainready {
+namespace {
+
+class NcclCollectiveTimeout : public Rule {
+ public:
+  std::string_view id() const override { return "nccl-collective-timeout"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override {
+    return "A collective timed out (watchdog), a rank hung or left";
+  }
+  RuleScope scope() const override { return RuleScope::kRunLog; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    const NcclRunFacts& f = *ctx.nccl_log;
+    if (f.timeouts.empty() && f.lagging.empty()) return {};
+    RuleOutcome o;
+    std::string what;
+    if (!f.timeouts.empty()) {
+      const CollectiveTimeout& t = f.timeouts.front();
+      what = "Collective " + (t.op.empty() ? std::string("operation") : t.op) +
+             (t.seq >= 0 ? " #" + std::to_string(t.seq) : "") + " timed out" +
+             (t.timeout_ms >= 0 ? " after " + std::to_string(t.timeout_ms) + " ms" : "") +
+             (t.rank >= 0 ? " on rank " + std::to_string(t.rank) : "");
+      if (f.timeouts.size() > 1) what += " (" + std::to_string(f.timeouts.size()) + " timeouts)";
+    } else {
+      what = "The desync report names ranks that did not join a collective";
+    }
+    Finding x = finding(what);
+    for (std::size_t i = 0; i < f.timeouts.size() && i < 4; ++i)
+      x.evidence.push_back(evidence(f.timeouts[i].line));
+    std::set<std::string> lag;
+    for (const auto& l : f.lagging) {
+      x.evidence.push_back(evidence(l.line));
+      if (l.rank >= 0) lag.insert(std::to_string(l.rank));
+    }
+    // Map lagging ranks to hosts when the NCCL lines say where each rank ran.
+    std::set<std::string> hosts;
+    for (const auto& [id, c] : f.comms) {
+      for (const auto& l : f.lagging) {
+        auto it = c.rank_hosts.find(l.rank);
+        if (it != c.rank_hosts.end()) hosts.insert(it->second);
+      }
+    }
+    x.cause = "Every rank waits in the collective until all ranks join. ";
+    if (!lag.empty()) {
+      x.cause += "Rank(s) " + join_limited(lag) + " never joined" +
+                 (hosts.empty() ? "" : " (on " + join_limited(hosts) + ")") +
+                 ": they crashed, hung before the call, or run different code (a collective "
+                 "mismatch).";
+    } else {
+      x.cause +=
+          "A rank stopped making progress: a crashed or stuck process, or a network "
+          "path that stalls (IB errors, a dead link).";
+    }
+    x.fix =
+        "Look at the lagging ranks' hosts first (their own logs, `dmesg`, "
+        "`trainready doctor`); rerun with TORCH_NCCL_ASYNC_ERROR_HANDLING=1 and "
+        "NCCL_DEBUG=INFO. If every rank joined, the code issues collectives in different "
+        "orders on different ranks.";
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_nccl_collective_timeout() {
+  return std::make_unique<NcclCollectiveTimeout>();
+}
+
+}  // namespace trainready

@@ -1,0 +1,55 @@
+// nccl-connection-failed: a socket connection between ranks failed or a peer went away.
+#include "rules/rule_factories.h"
+#include "rules/run/run_evidence.h"
+
+namespace trainready {
+namespace {
+
+class NcclConnectionFailed : public Rule {
+ public:
+  std::string_view id() const override { return "nccl-connection-failed"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override {
+    return "Connections between ranks failed, or a remote process exited";
+  }
+  RuleScope scope() const override { return RuleScope::kRunLog; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    const NcclIssue* i = find_issue(*ctx.nccl_log, NcclProblem::kConnectionFailed);
+    if (!i) return {};
+    RuleOutcome o;
+    Finding x = finding("Connection failure(s): " + join_limited(i->details) +
+                        (i->peers.empty() ? "" : " (peer " + join_limited(i->peers) + ")"));
+    add_issue_evidence(x, *i);
+    if (i->details.count("Connection refused")) {
+      x.cause =
+          "Nothing listened at the peer's address: the peer process had already exited "
+          "(look for its first error), or it listens on another interface than the one "
+          "this rank dialled.";
+    } else if (i->details.count("Connection timed out") || i->details.count("No route to host") ||
+               i->details.count("Network is unreachable")) {
+      x.cause =
+          "The peer's address is not reachable from here: a firewall / network security "
+          "group, or NCCL_SOCKET_IFNAME picking an interface the other nodes cannot route "
+          "to (docker0, lo, a private bridge).";
+    } else {
+      x.cause =
+          "A peer closed the connection or died mid-run; this rank only reports the "
+          "consequence.";
+    }
+    x.fix =
+        "Find the first error in time across all ranks (that host is the cause); set "
+        "NCCL_SOCKET_IFNAME to the interface every node shares (eth0 on Azure) and allow "
+        "traffic between the nodes.";
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_nccl_connection_failed() {
+  return std::make_unique<NcclConnectionFailed>();
+}
+
+}  // namespace trainready

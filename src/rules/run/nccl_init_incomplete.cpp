@@ -1,0 +1,81 @@
+// nccl-init-incomplete: ranks began communicator init and never finished it (a hang).
+#include <map>
+
+#include "rules/rule_factories.h"
+#include "rules/run/run_evidence.h"
+
+namespace trainready {
+namespace {
+
+class NcclInitIncomplete : public Rule {
+ public:
+  std::string_view id() const override { return "nccl-init-incomplete"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override {
+    return "Ranks started NCCL init and never reached Init COMPLETE";
+  }
+  RuleScope scope() const override { return RuleScope::kRunLog; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    const NcclRunFacts& f = *ctx.nccl_log;
+    bool init_lines = false;
+    for (const auto& [id, c] : f.comms)
+      init_lines = init_lines || !c.ranks_complete.empty() || !c.ranks_started.empty();
+    std::vector<const NcclStream*> stuck;
+    std::set<std::string> hosts;
+    for (const auto& [k, s] : f.streams) {
+      if (s.init_started && !s.init_complete) {
+        stuck.push_back(&s);
+        hosts.insert(s.host);
+      }
+    }
+    // Without any "Init START/COMPLETE" line the log does not cover init (an excerpt): no
+    // judgement either way.
+    if (!init_lines)
+      return RuleOutcome::skip("the log holds no communicator init lines (NCCL_DEBUG=INFO)");
+    if (stuck.empty()) return {};
+    RuleOutcome o;
+    Finding x =
+        finding(std::to_string(stuck.size()) + " rank(s) on " + std::to_string(hosts.size()) +
+                " host(s) started NCCL init and never reached Init COMPLETE: "
+                "the job hangs in communicator setup");
+    for (std::size_t i = 0; i < stuck.size() && i < 6; ++i) {
+      const NcclStream& s = *stuck[i];
+      x.evidence.push_back({s.host + " pid " + std::to_string(s.pid) + " [" +
+                                std::to_string(s.cuda_dev) + "] last said: " + s.last_message,
+                            s.last_seen});
+    }
+    // Ranks of the communicator that never appear at all: often the ones that wait on nobody.
+    for (const auto& [id, c] : f.comms) {
+      std::set<std::string> absent;
+      for (int r = 0; r < c.nranks && absent.size() < 64; ++r) {
+        if (!c.ranks_started.count(r) && !c.ranks_complete.count(r))
+          absent.insert(std::to_string(r));
+      }
+      if (!absent.empty() && (!c.ranks_started.empty() || !c.ranks_complete.empty())) {
+        x.evidence.push_back({"communicator " + c.id + " (" + std::to_string(c.nranks) +
+                                  " ranks): never seen in the log: rank " +
+                                  join_limited(absent, 12),
+                              c.first_seen});
+      }
+    }
+    x.cause =
+        "Init waits for every rank: one rank that is missing, slow or cannot connect "
+        "(wrong NCCL_SOCKET_IFNAME, a firewall, IB partition mismatch, a crashed process) "
+        "holds all the others. Look first at the hosts whose ranks never appear or stop "
+        "earliest: " +
+        join_limited(hosts) + ".";
+    x.fix =
+        "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET on every rank and compare the "
+        "last line of each; check that all ranks run and reach each other (same scale set, "
+        "same interface), and `trainready doctor` the hosts named here.";
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_nccl_init_incomplete() { return std::make_unique<NcclInitIncomplete>(); }
+
+}  // namespace trainready

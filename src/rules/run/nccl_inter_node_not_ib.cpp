@@ -1,0 +1,96 @@
+// nccl-inter-node-not-ib: traffic between nodes went over sockets, not InfiniBand.
+#include "rules/rule_factories.h"
+#include "rules/run/run_evidence.h"
+
+namespace trainready {
+namespace {
+
+class NcclInterNodeNotIb : public Rule {
+ public:
+  std::string_view id() const override { return "nccl-inter-node-not-ib"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override {
+    return "Inter-node NCCL traffic is not on InfiniBand (NET/Socket)";
+  }
+  RuleScope scope() const override { return RuleScope::kRunLog; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    const NcclRunFacts& f = *ctx.nccl_log;
+    const TransportUse* socket = nullptr;
+    const TransportUse* ib = nullptr;
+    for (const auto& [k, t] : f.transports) {
+      if (t.kind == TransportKind::kNetSocket && !socket) socket = &t;
+      if (t.kind == TransportKind::kNetIb || t.kind == TransportKind::kNetOther) ib = &t;
+    }
+    const bool socket_net = f.networks.count("Socket") > 0;
+    if (!socket && !socket_net) {
+      if (f.networks.empty() && f.transports.empty())
+        return RuleOutcome::skip("the log shows neither the network NCCL chose nor any connection");
+      return {};
+    }
+    RuleOutcome o;
+    const bool multi = f.multi_node();
+    Finding x = finding(
+        multi ? "Inter-node traffic went over TCP sockets (NET/Socket), not InfiniBand: expect "
+                "about 1-3 GB/s instead of hundreds"
+              : "NCCL found no InfiniBand and chose sockets; this single-node run did not need "
+                "the network, but a multi-node run of this setup would use TCP");
+    if (!multi) x.severity = Severity::kInfo;
+    if (socket) x.evidence.push_back(evidence(socket->example));
+    for (const auto& l : f.socket_interfaces) x.evidence.push_back(evidence(l));
+    std::string cause;
+    std::string fix;
+    auto env = [&](const char* k) -> const EnvSetting* {
+      auto it = f.env.find(k);
+      return it == f.env.end() ? nullptr : &it->second;
+    };
+    if (const EnvSetting* e = env("NCCL_IB_DISABLE"); e && e->value != "0") {
+      x.evidence.push_back(evidence(e->line));
+      cause = "NCCL_IB_DISABLE=" + e->value + " in the job's environment turned InfiniBand off.";
+      fix =
+          "Remove NCCL_IB_DISABLE from the job environment (launcher, container, ~/.bashrc, "
+          "/etc/nccl.conf).";
+    } else if (const EnvSetting* n = env("NCCL_NET"); n && n->value == "Socket") {
+      x.evidence.push_back(evidence(n->line));
+      cause = "NCCL_NET=Socket forces the socket transport.";
+      fix = "Remove NCCL_NET=Socket from the job environment.";
+    } else if (f.ibverbs_missing) {
+      x.evidence.push_back(evidence(*f.ibverbs_missing));
+      cause = "NCCL could not load libibverbs, so it cannot use any RDMA device.";
+      fix =
+          "Install rdma-core / libibverbs (or use an HPC image such as microsoft-dsvm "
+          "ubuntu-hpc), and make it visible inside the container (mount /usr/lib/.../libibverbs* "
+          "and /dev/infiniband).";
+    } else if (f.ib_no_device) {
+      x.evidence.push_back(evidence(*f.ib_no_device));
+      cause =
+          "NCCL found no usable InfiniBand device: no HCA, the driver not loaded, every port "
+          "down, NCCL_IB_HCA matching nothing, or /dev/infiniband not passed into the "
+          "container.";
+      fix =
+          "Run `trainready doctor` on a node (ports, driver, HCAs); on Azure use an "
+          "InfiniBand size (an 'r' in the name) in one scale set; in containers pass "
+          "/dev/infiniband and IPC_LOCK.";
+    } else {
+      cause =
+          "NCCL chose sockets without saying why in this log (run with NCCL_DEBUG=INFO "
+          "NCCL_DEBUG_SUBSYS=INIT,NET to see the device probe).";
+      fix = "Check NCCL_IB_HCA, NCCL_NET and the node with `trainready doctor`.";
+    }
+    if (ib) cause += " Some connections did use " + ib->label + ".";
+    x.cause = cause;
+    x.fix = fix;
+    x.subsumes = {"ib-port-not-active", "ib-hca-missing", "ib-driver-not-loaded",
+                  "nccl-ib-disabled", "vm-size-no-infiniband"};
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_nccl_inter_node_not_ib() {
+  return std::make_unique<NcclInterNodeNotIb>();
+}
+
+}  // namespace trainready

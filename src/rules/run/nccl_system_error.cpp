@@ -1,0 +1,44 @@
+// nccl-system-error: "unhandled system error" / ncclSystemError.
+#include "rules/rule_factories.h"
+#include "rules/run/run_evidence.h"
+
+namespace trainready {
+namespace {
+
+class NcclSystemError : public Rule {
+ public:
+  std::string_view id() const override { return "nccl-system-error"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override { return "NCCL failed with an unhandled system error"; }
+  RuleScope scope() const override { return RuleScope::kRunLog; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    const NcclRunFacts& f = *ctx.nccl_log;
+    const NcclIssue* i = find_issue(f, NcclProblem::kSystemError);
+    if (!i) return {};
+    RuleOutcome o;
+    Finding x = finding(
+        "NCCL stopped with an unhandled system error (ncclSystemError): a "
+        "system call failed (socket, memory registration, shared memory)");
+    add_issue_evidence(x, *i);
+    x.cause =
+        "The failing call is named in the WARN line just before the error; without "
+        "NCCL_DEBUG=INFO it is not printed. Common causes: a node's network is broken or "
+        "unreachable, /dev/shm too small in a container, RLIMIT_MEMLOCK too low for RDMA "
+        "registration, too many open files.";
+    if (find_issue(f, NcclProblem::kConnectionFailed))
+      x.cause += " This log also shows failed connections (see nccl-connection-failed).";
+    x.fix =
+        "Rerun with NCCL_DEBUG=INFO to see the WARN line that names the call; check "
+        "`ulimit -l` (unlimited), /dev/shm size (--shm-size / --ipc=host), and the node's "
+        "network (`trainready doctor`).";
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_nccl_system_error() { return std::make_unique<NcclSystemError>(); }
+
+}  // namespace trainready

@@ -1,0 +1,104 @@
+// nccl-tests-busbw-low: busbw at the largest size is below what the hardware should give.
+#include "rules/rule_factories.h"
+#include "rules/run/run_evidence.h"
+
+namespace trainready {
+namespace {
+
+constexpr double kErrorBelow = 0.75;
+constexpr double kWarnBelow = 0.90;
+
+class NcclTestsBusbwLow : public Rule {
+ public:
+  std::string_view id() const override { return "nccl-tests-busbw-low"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override {
+    return "Bus bandwidth below what this hardware should reach";
+  }
+  RuleScope scope() const override { return RuleScope::kRunTests; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    const NcclTestsFacts& t = *ctx.nccl_tests;
+    const NcclTestsRow* big = t.largest();
+    if (!big) return RuleOutcome::skip("the table has no busbw values");
+    RunOptions defaults;
+    const RunOptions& opt = ctx.run_options ? *ctx.run_options : defaults;
+    BusbwExpectation e = expected_busbw(t, *ctx.catalog, opt);
+    if (!e.known) return RuleOutcome::skip("expected busbw unknown: " + e.why_unknown);
+    const double got = *big->busbw();
+    const double ratio = got / e.expected_gbytes;
+    if (ratio >= kWarnBelow) return {};
+    RuleOutcome o;
+    char r[16];
+    std::snprintf(r, sizeof r, "%.2f", ratio);
+    Finding x = finding("busbw " + gbytes(got) + " at " + std::to_string(big->size_bytes) +
+                        " B is " + r + "x the " + gbytes(e.expected_gbytes) + " expected");
+    if (ratio >= kErrorBelow) x.severity = Severity::kWarning;
+    x.evidence.push_back(
+        {"largest size: " + std::to_string(big->size_bytes) + " B, busbw " + gbytes(got),
+         big->where});
+    x.evidence.push_back({"expected: " + e.formula + " (size from " + e.sku_origin + "; VMs from " +
+                              e.nodes_origin + ")",
+                          {}});
+    if (big->size_bytes < (1ull << 30))
+      x.evidence.push_back(
+          {"the largest size is under 1 GiB: part of the gap may be latency; "
+           "run with -e 8G or more",
+           big->where});
+    const double frontend = e.sku->frontend_nic_gbits_per_s / 8.0;
+    const NcclRunFacts* log = ctx.nccl_log;
+    bool log_socket = false;
+    bool log_no_gdr = false;
+    if (log) {
+      for (const auto& [k, tr] : log->transports) {
+        log_socket = log_socket || tr.kind == TransportKind::kNetSocket;
+        log_no_gdr = log_no_gdr ||
+                     ((tr.kind == TransportKind::kNetIb || tr.kind == TransportKind::kNetOther) &&
+                      !tr.gdrdma);
+      }
+    }
+    if (e.nodes > 1 && (log_socket || (frontend > 0 && got <= frontend * 1.2))) {
+      x.cause =
+          "Ethernet-class bandwidth: inter-node traffic is not on InfiniBand (NCCL fell "
+          "back to sockets on the front-end NIC, " +
+          gbytes(frontend) + " at most).";
+      x.fix =
+          "Give the NCCL log (--nccl-log) or run `trainready doctor`: NCCL_IB_DISABLE, "
+          "missing libibverbs, ports down or VMs outside one scale set.";
+      x.subsumes = {"nccl-inter-node-not-ib"};
+    } else if (e.nodes > 1 && (log_no_gdr || (ratio > 0.35 && ratio < 0.65))) {
+      x.cause =
+          "About half the expected: typical of GPUDirect RDMA being off (data staged "
+          "through host memory), a wrong or missing NCCL_TOPO_FILE (NCCL pairs GPUs with "
+          "far HCAs), or only half the HCAs in use.";
+      x.fix =
+          "Check nvidia-peermem, NCCL_TOPO_FILE and NCCL_IB_HCA on every node; the NCCL log "
+          "should show 'via NET/IB/<n>/GDRDMA' on every inter-node channel.";
+      x.subsumes = {"nccl-gdrdma-off"};
+    } else if (e.nodes == 1) {
+      x.cause =
+          "Inside one VM the GPUs are not getting their NVLink bandwidth: a GPU or NVLink "
+          "fault, another job on the GPUs, NCCL_P2P_DISABLE / NCCL_ALGO settings, or "
+          "clocks throttled.";
+      x.fix =
+          "Run `nvidia-smi nvlink -s` and `nvidia-smi -q -d PERFORMANCE`, check NCCL_* "
+          "variables, and compare with the size's health check (`trainready doctor`).";
+    } else {
+      x.cause =
+          "Below the expected bandwidth: a slow or degraded link on some node, HCAs at a "
+          "lower rate, congestion from other jobs, or NCCL settings (NCCL_ALGO, "
+          "NCCL_IB_HCA) that leave links unused.";
+      x.fix =
+          "Test pairs of nodes to find the slow one, check port rates (`trainready "
+          "doctor`), and unset tuning variables.";
+    }
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_nccl_tests_busbw_low() { return std::make_unique<NcclTestsBusbwLow>(); }
+
+}  // namespace trainready

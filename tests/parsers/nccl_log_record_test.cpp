@@ -1,0 +1,63 @@
+#include "parsers/nccl_log_record.h"
+
+#include <gtest/gtest.h>
+
+namespace trainready {
+namespace {
+
+NcclRecord one(std::string_view line) {
+  NcclRecord r[4];
+  EXPECT_EQ(split_nccl_records(line, r, 4), 1u) << line;
+  return r[0];
+}
+
+TEST(NcclLogRecord, BareLine) {
+  NcclRecord r = one("r7i4n1:77231:77231 [0] NCCL INFO Using network IB");
+  EXPECT_EQ(r.host, "r7i4n1");
+  EXPECT_EQ(r.pid, 77231);
+  EXPECT_EQ(r.dev, 0);
+  EXPECT_EQ(r.level, NcclLevel::kInfo);
+  EXPECT_EQ(r.message, "Using network IB");
+}
+
+TEST(NcclLogRecord, WarnWithSourceLocation) {
+  NcclRecord r =
+      one("node-2:5776:5902 [0] transport/net_ib.cc:1296 NCCL WARN NET/IB : Got completion");
+  EXPECT_EQ(r.host, "node-2");
+  EXPECT_EQ(r.level, NcclLevel::kWarn);
+  EXPECT_EQ(r.message, "NET/IB : Got completion");
+}
+
+TEST(NcclLogRecord, LauncherPrefixes) {
+  for (const char* line :
+       {"[rank3]: h1:10:11 [3] NCCL INFO x", "0: h1:10:11 [3] NCCL INFO x",
+        "h1: h1:10:11 [3] NCCL INFO x", "[1,0]<stdout>:h1:10:11 [3] NCCL INFO x"}) {
+    NcclRecord r = one(line);
+    EXPECT_EQ(r.host, "h1") << line;
+    EXPECT_EQ(r.dev, 3) << line;
+    EXPECT_EQ(r.message, "x") << line;
+  }
+}
+
+TEST(NcclLogRecord, GluedRecordsAreSplit) {
+  NcclRecord r[4];
+  std::string_view line =
+      "ljm:1:2 [1] NCCL INFO comm 0x9 rank 1 nranks ljm:3:4 [0] NCCL INFO comm 0x8 rank 0";
+  ASSERT_EQ(split_nccl_records(line, r, 4), 2u);
+  EXPECT_TRUE(r[0].cut);
+  EXPECT_EQ(r[0].message, "comm 0x9 rank 1 nranks ");
+  EXPECT_EQ(r[1].pid, 3);
+  EXPECT_EQ(r[1].message, "comm 0x8 rank 0");
+}
+
+TEST(NcclLogRecord, NotNcclLines) {
+  NcclRecord r[2];
+  for (const char* line :
+       {"", "NCCL version 2.7.8+cuda10.2", "x NCCL INFO y", "[0] NCCL INFO y",
+        "h:1 [0] NCCL INFO y", "h:1:2 [0] NCCL DEBUG y", " NCCL ", "]] NCCL WARN"}) {
+    EXPECT_EQ(split_nccl_records(line, r, 2), 0u) << line;
+  }
+}
+
+}  // namespace
+}  // namespace trainready

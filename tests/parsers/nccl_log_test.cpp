@@ -1,0 +1,304 @@
+// The NCCL log analyser on every real log in tests/data/fixtures/nccl-debug, each with the facts
+// a reader of the log would write down, plus truncated, garbage, gzip and per-rank-directory input.
+#include "parsers/nccl_log.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <fstream>
+
+#include "core/input_error.h"
+#include "support/paths.h"
+
+namespace trainready {
+namespace {
+
+using test::fixture;
+using test::read_fixture;
+using test::synthetic_log;
+
+NcclRunFacts analyze(const std::string& rel) { return analyze_nccl_logs({fixture(rel)}); }
+
+const TransportUse* transport(const NcclRunFacts& f, const std::string& key) {
+  auto it = f.transports.find(key);
+  return it == f.transports.end() ? nullptr : &it->second;
+}
+
+TEST(NcclLog, BigScience16NodeOmniPath) {
+  NcclRunFacts f = analyze("nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log");
+  EXPECT_EQ(f.lines, 3145u);
+  ASSERT_EQ(f.versions.size(), 1u);
+  EXPECT_EQ(f.versions.begin()->first, "2.7.8");
+  EXPECT_EQ(f.versions.begin()->second.where.line, 184);  // the bare banner line
+  EXPECT_EQ(f.net_plugin, "IB");
+  EXPECT_EQ(f.hosts().size(), 16u);
+  EXPECT_EQ(f.streams.size(), 64u);
+  ASSERT_EQ(f.comms.size(), 1u);
+  const NcclCommunicator& c = f.comms.begin()->second;
+  EXPECT_EQ(c.id, "nranks=64");  // 2.7.8 prints no commId
+  EXPECT_EQ(c.ranks_complete.size(), 64u);
+  ASSERT_EQ(f.net_devices.size(), 4u);
+  EXPECT_EQ(f.net_devices[0].name, "hfi1_2");
+  EXPECT_EQ(f.net_devices[0].link_layer, "IB");
+  EXPECT_FALSE(f.net_devices[0].gdr.has_value());
+  const TransportUse* ib = transport(f, "NET/IB");
+  ASSERT_NE(ib, nullptr);
+  EXPECT_FALSE(ib->gdrdma);
+  EXPECT_EQ(ib->hosts.size(), 16u);
+  ASSERT_NE(transport(f, "P2P/IPC"), nullptr);
+  EXPECT_TRUE(f.multi_node());
+  EXPECT_EQ(f.unknown_lines, 0u);
+  EXPECT_TRUE(f.issues.empty());
+}
+
+TEST(NcclLog, BigScienceOneNodeUsesOnlyP2p) {
+  NcclRunFacts f = analyze("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log");
+  EXPECT_EQ(f.streams.size(), 4u);
+  EXPECT_FALSE(f.multi_node());
+  ASSERT_EQ(f.transports.size(), 1u);
+  EXPECT_EQ(f.transports.begin()->second.label, "P2P/IPC");
+  EXPECT_EQ(f.comms.begin()->second.ranks_complete.size(), 4u);
+}
+
+TEST(NcclLog, AzureErrorTwelveWrappedLine) {
+  NcclRunFacts f = analyze("nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log");
+  auto it = f.issues.find(NcclProblem::kIbCompletionError);
+  ASSERT_NE(it, f.issues.end());
+  EXPECT_EQ(it->second.count, 1u);
+  EXPECT_TRUE(it->second.details.count("error 12"));
+  EXPECT_TRUE(it->second.peers.count("10.2.0.5<33092>"));
+  EXPECT_EQ(it->second.examples.front().where.line, 1);
+  EXPECT_TRUE(f.versions.empty());
+}
+
+TEST(NcclLog, ConnectionRefused) {
+  NcclRunFacts f = analyze("nccl-debug/mlengineering-jz-socket-connect-refused-warn.log");
+  auto it = f.issues.find(NcclProblem::kConnectionFailed);
+  ASSERT_NE(it, f.issues.end());
+  EXPECT_TRUE(it->second.details.count("Connection refused"));
+  EXPECT_TRUE(it->second.peers.count("10.148.3.247<56821>"));
+  EXPECT_TRUE(it->second.hosts.count("r11i6n2"));
+}
+
+TEST(NcclLog, PyTorchUnhandledSystemError) {
+  NcclRunFacts f = analyze("nccl-debug/mlengineering-jz-unhandled-system-error-nccl2.7.8.log");
+  EXPECT_EQ(f.nccl_lines, 0u);
+  ASSERT_TRUE(f.versions.count("2.7.8"));
+  auto it = f.issues.find(NcclProblem::kSystemError);
+  ASSERT_NE(it, f.issues.end());
+  EXPECT_EQ(it->second.count, 2u);  // the RuntimeError and the ncclSystemError line
+}
+
+TEST(NcclLog, WatchdogTimeoutAndDesync) {
+  NcclRunFacts f =
+      analyze("nccl-debug/mlengineering-pytorch-watchdog-collective-timeout-desync.log");
+  ASSERT_EQ(f.timeouts.size(), 1u);
+  EXPECT_EQ(f.timeouts[0].rank, 0);
+  EXPECT_EQ(f.timeouts[0].seq, 2);
+  EXPECT_EQ(f.timeouts[0].op, "ALLREDUCE");
+  EXPECT_EQ(f.timeouts[0].timeout_ms, 8000);
+  EXPECT_EQ(f.timeouts[0].ran_ms, 8097);
+  ASSERT_EQ(f.lagging.size(), 1u);
+  EXPECT_EQ(f.lagging[0].rank, 1);
+  EXPECT_EQ(f.lagging[0].line.where.line, 4);
+}
+
+TEST(NcclLog, TuningTableAndAlgorithmSelection) {
+  NcclRunFacts f =
+      analyze("nccl-debug/nccl-ebpf-1node-rtx5090-tuning-table-algo-select-nccl2.29.7.log");
+  EXPECT_TRUE(f.versions.count("2.29.7"));
+  EXPECT_TRUE(f.tuning_table);
+  EXPECT_EQ(f.algorithms, (std::set<std::string>{"RING"}));
+  EXPECT_EQ(f.protocols, (std::set<std::string>{"LL", "SIMPLE"}));
+  ASSERT_TRUE(f.env.count("NCCL_P2P_DISABLE"));
+  EXPECT_EQ(f.env.at("NCCL_P2P_DISABLE").value, "1");
+  EXPECT_EQ(f.unknown_lines, 0u);
+  const NcclStream& s = f.streams.begin()->second;
+  EXPECT_TRUE(s.collective_activity);
+  EXPECT_TRUE(s.init_complete);  // collectives ran, so init finished
+}
+
+TEST(NcclLog, NcclTests350RoceAndIbWithGdrdma) {
+  NcclRunFacts f = analyze(
+      "nccl-debug/nccltests350-2node-a100pcie-roce-ib-gdrdma-gather-dropoff-nccl2.16.5.log");
+  EXPECT_TRUE(f.versions.count("2.16.5"));
+  ASSERT_EQ(f.net_devices.size(), 2u);
+  EXPECT_EQ(f.net_devices[0].name, "mlx5_0");
+  EXPECT_EQ(f.net_devices[0].link_layer, "RoCE");
+  EXPECT_EQ(f.net_devices[1].link_layer, "IB");
+  EXPECT_TRUE(f.net_devices[1].gdr.value_or(false));
+  const TransportUse* ib = transport(f, "NET/IB/GDRDMA");
+  ASSERT_NE(ib, nullptr);
+  EXPECT_TRUE(ib->gdrdma);
+  EXPECT_EQ(ib->connections, 6u);  // 4 at init, 2 "/GDRDMA/Shared" for the test's p2p
+  EXPECT_EQ(f.env.at("NCCL_NET_GDR_LEVEL").value, "SYS");
+  ASSERT_EQ(f.comms.size(), 1u);
+  EXPECT_EQ(f.comms.begin()->second.nranks, 2);
+  EXPECT_EQ(f.comms.begin()->second.ranks_complete.size(), 1u);  // only n013's log
+  EXPECT_TRUE(f.multi_node());
+}
+
+TEST(NcclLog, RaddetSocketShmWithGarbledLines) {
+  NcclRunFacts f = analyze("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log");
+  EXPECT_EQ(f.hosts(), (std::set<std::string>{"ljm"}));  // glued digits are not a new host
+  EXPECT_EQ(f.net_plugin, "Socket");
+  ASSERT_TRUE(f.ib_no_device.has_value());
+  EXPECT_EQ(f.ib_no_device->where.line, 5);
+  ASSERT_EQ(f.socket_interfaces.size(), 1u);
+  EXPECT_NE(f.socket_interfaces[0].text.find("bond0"), std::string::npos);
+  EXPECT_GT(f.garbled_lines, 0u);
+  ASSERT_NE(transport(f, "SHM"), nullptr);
+  EXPECT_EQ(f.comms.begin()->second.ranks_complete.size(), 2u);
+  EXPECT_FALSE(f.multi_node());
+}
+
+TEST(NcclLog, Timezzx2_27VerboseSingleNode) {
+  NcclRunFacts f =
+      analyze("nccl-debug/timezzx-1node-2xa100pcie-nvlink-roce-nccl2.27.7-subsys-all.log");
+  EXPECT_TRUE(f.versions.count("2.27.7"));
+  EXPECT_EQ(f.hosts(), (std::set<std::string>{"mew0"}));
+  ASSERT_EQ(f.comms.size(), 1u);
+  const NcclCommunicator& c = f.comms.begin()->second;
+  EXPECT_EQ(c.id, "0x54fe282d32a87d85");
+  EXPECT_EQ(c.nnodes, 1);
+  EXPECT_EQ(c.ranks_started.size(), 2u);
+  EXPECT_EQ(c.ranks_complete.size(), 2u);
+  bool vdev = false;
+  for (const auto& d : f.net_devices) {
+    if (d.name == "mlx5_0+mlx5_1") {
+      vdev = true;
+      EXPECT_DOUBLE_EQ(d.speed_gbps, 200.0);
+      EXPECT_FALSE(d.gdr.value_or(true));
+    }
+    if (d.name == "mlx5_0") {
+      EXPECT_DOUBLE_EQ(d.speed_gbps, 100.0);
+    }
+  }
+  EXPECT_TRUE(vdev);
+  ASSERT_NE(transport(f, "P2P/direct pointer"), nullptr);
+  EXPECT_FALSE(f.multi_node());
+  EXPECT_TRUE(f.env.count("NCCL_TOPO_DUMP_FILE"));
+}
+
+TEST(NcclLog, LauncherPrefixesAndInterleavedScriptOutput) {
+  NcclRunFacts f = analyze_nccl_logs({synthetic_log("socket-ib-disabled-2node.log")});
+  EXPECT_EQ(f.hosts(), (std::set<std::string>{"node-a", "node-b"}));
+  EXPECT_TRUE(f.versions.count("2.21.5"));
+  EXPECT_EQ(f.env.at("NCCL_IB_DISABLE").value, "1");
+  EXPECT_EQ(f.comms.begin()->second.nnodes, 2);
+  EXPECT_EQ(f.comms.begin()->second.ranks_complete.size(), 4u);
+  ASSERT_NE(transport(f, "NET/Socket"), nullptr);
+  EXPECT_EQ(transport(f, "NET/Socket")->connections, 5u);
+  EXPECT_EQ(f.streams.at("node-b:5202:0").bus_id, "100000");
+}
+
+TEST(NcclLog, SrunPrefixesAndStartWithoutComplete) {
+  NcclRunFacts f = analyze_nccl_logs({synthetic_log("init-hang-2node.log")});
+  ASSERT_EQ(f.comms.size(), 1u);
+  EXPECT_EQ(f.comms.begin()->second.ranks_started, (std::set<int>{0, 1, 2}));
+  EXPECT_TRUE(f.comms.begin()->second.ranks_complete.empty());
+  for (const auto& [k, s] : f.streams) EXPECT_FALSE(s.init_complete) << k;
+}
+
+TEST(NcclLog, NewerCompletionErrorFormat) {
+  NcclRunFacts f = analyze_nccl_logs({synthetic_log("ib-completion-status-new.log")});
+  const NcclIssue& i = f.issues.at(NcclProblem::kIbCompletionError);
+  EXPECT_TRUE(i.details.count("error 12"));
+  EXPECT_TRUE(i.details.count("vendor err 129"));
+}
+
+TEST(NcclLog, SeveralFilesKeepTheirOwnLineNumbers) {
+  NcclRunFacts f = analyze_nccl_logs(
+      {synthetic_log("gdr-no-module.log"), synthetic_log("ib-completion-status-new.log")});
+  EXPECT_EQ(f.files.size(), 2u);
+  const NcclIssue& i = f.issues.at(NcclProblem::kIbCompletionError);
+  EXPECT_EQ(i.examples[0].where.line, 2);
+  EXPECT_NE(i.examples[0].where.source.find("ib-completion-status-new.log"), std::string::npos);
+  EXPECT_EQ(f.versions.size(), 2u);
+}
+
+TEST(NcclLog, DirectoryOfPerRankLogs) {
+  const std::string dir = test::temp_dir("per-rank");
+  const std::string all = read_fixture("../nccl-debug-synthetic/socket-ib-disabled-2node.log");
+  std::ofstream(dir + "/rank0.log") << all.substr(0, all.size() / 2);
+  std::ofstream(dir + "/rank1.log") << all.substr(all.size() / 2);
+  NcclRunFacts f = analyze_nccl_logs({dir});
+  EXPECT_EQ(f.files.size(), 2u);
+  EXPECT_EQ(f.hosts().size(), 2u);
+  EXPECT_THROW(analyze_nccl_logs({test::temp_dir("empty-dir")}), InputError);
+}
+
+TEST(NcclLog, GzipIsReadAsAStream) {
+  const std::string path = test::temp_dir("gz") + "/run.log.gz";
+  const std::string text = read_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log");
+  gzFile g = gzopen(path.c_str(), "wb");
+  ASSERT_NE(g, nullptr);
+  gzwrite(g, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(g);
+  NcclRunFacts f = analyze_nccl_logs({path});
+  EXPECT_EQ(f.lines, 264u);
+  EXPECT_EQ(f.streams.size(), 4u);
+}
+
+TEST(NcclLog, CorruptGzipIsAnInputError) {
+  const std::string path = test::temp_dir("badgz") + "/bad.gz";
+  std::ofstream(path) << std::string("\x1f\x8b\x08\x00garbage-not-deflate", 24);
+  EXPECT_THROW(analyze_nccl_logs({path}), InputError);
+}
+
+TEST(NcclLog, MissingFileIsAnInputError) {
+  try {
+    analyze_nccl_logs({"/nonexistent/run.log"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "/nonexistent/run.log");
+  }
+}
+
+TEST(NcclLog, TruncatedLogsNeverThrow) {
+  const std::string text = read_fixture(
+      "nccl-debug/nccltests350-2node-a100pcie-roce-ib-gdrdma-gather-dropoff-nccl2.16.5.log");
+  for (std::size_t cut = 0; cut < text.size(); cut += 97) {
+    NcclRunFacts f = analyze_nccl_log_text(text.substr(0, cut), "cut.log");
+    EXPECT_LE(f.nccl_lines, 80u);
+  }
+}
+
+TEST(NcclLog, GarbageAndBinaryJunkAreCountedNotFatal) {
+  std::string junk;
+  for (int i = 0; i < 5000; ++i) junk += static_cast<char>((i * 131 + 7) % 256);
+  junk += "\nhost:1:2 [0] NCCL INFO comm 0x1 rank 99 nranks 2 - Init COMPLETE\n";  // rank >= nranks
+  junk += "host:1:2 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via \n";
+  junk += "host:1:2 [0] NCCL INFO something NCCL has never printed\n";
+  NcclRunFacts f = analyze_nccl_log_text(junk, "junk.log");
+  EXPECT_TRUE(f.binary_junk);
+  EXPECT_TRUE(f.comms.empty());
+  EXPECT_EQ(f.unknown_lines, 1u);
+}
+
+TEST(NcclLog, VeryLongLinesAreCut) {
+  std::string text = "host:1:2 [0] NCCL INFO NCCL version 2.19.3+cuda12.2\n";
+  text += std::string(300000, 'x') + "\n";
+  text += "host:1:2 [0] NCCL INFO Using network IB\n";
+  NcclRunFacts f = analyze_nccl_log_text(text, "long.log");
+  EXPECT_EQ(f.truncated_lines, 1u);
+  EXPECT_EQ(f.lines, 3u);
+  EXPECT_EQ(f.net_plugin, "IB");
+}
+
+TEST(NcclLog, UnknownVersionsAreRecorded) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "h:1:1 [0] NCCL INFO NCCL version 3.1.0+cuda14.0\nh:1:1 [0] NCCL INFO a future message\n",
+      "future.log");
+  EXPECT_TRUE(f.versions.count("3.1.0"));
+  EXPECT_EQ(f.unknown_lines, 1u);
+}
+
+TEST(NcclLog, Detection) {
+  EXPECT_TRUE(
+      looks_like_nccl_log(read_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log")));
+  EXPECT_FALSE(looks_like_nccl_log(read_fixture("ib-status/ibstat-mlx4-initializing-40g.txt")));
+}
+
+}  // namespace
+}  // namespace trainready
