@@ -10,7 +10,34 @@
 
 namespace trainready {
 
+namespace {
+
+// A device or FIFO (-o /dev/null, -o /dev/stdout, a named pipe) is written in place: renaming a
+// temporary file over it would replace the device with a regular file.
+bool write_special(const std::string& path, std::string_view data) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return false;
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  std::size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      throw std::runtime_error(path + ": write failed: " + std::strerror(e));
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  return true;
+}
+
+}  // namespace
+
 void write_file_atomically(const std::string& path, std::string_view data) {
+  if (write_special(path, data)) return;
   std::string tmp = path + ".tmp-XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0)

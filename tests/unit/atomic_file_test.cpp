@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -25,4 +26,11 @@ TEST(AtomicFile, WritesAndReplacesWithoutLeavingTemporaries) {
 
 TEST(AtomicFile, FailureLeavesTheTargetUntouched) {
   EXPECT_THROW(write_file_atomically("/definitely/not/here/report.json", "x"), std::runtime_error);
+}
+
+TEST(AtomicFile, DevicesAreWrittenInPlaceNotReplaced) {
+  write_file_atomically("/dev/null", "report\n");
+  struct stat st;
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
 }
