@@ -108,8 +108,8 @@ TEST(NcclLog, TuningTableAndAlgorithmSelection) {
       analyze("nccl-debug/nccl-ebpf-1node-rtx5090-tuning-table-algo-select-nccl2.29.7.log");
   EXPECT_TRUE(f.versions.count("2.29.7"));
   EXPECT_TRUE(f.tuning_table);
-  EXPECT_EQ(f.algorithms, (std::set<std::string>{"RING"}));
-  EXPECT_EQ(f.protocols, (std::set<std::string>{"LL", "SIMPLE"}));
+  EXPECT_EQ(f.algorithms, (std::set<std::string, std::less<>>{"RING"}));
+  EXPECT_EQ(f.protocols, (std::set<std::string, std::less<>>{"LL", "SIMPLE"}));
   ASSERT_TRUE(f.env.count("NCCL_P2P_DISABLE"));
   EXPECT_EQ(f.env.at("NCCL_P2P_DISABLE").value, "1");
   EXPECT_EQ(f.unknown_lines, 0u);

@@ -31,12 +31,14 @@ std::string slurp(const std::string& p) {
 
 }  // namespace
 
-CliResult run_trainready(const std::vector<std::string>& args, const std::string& env) {
+CliResult run_trainready(const std::vector<std::string>& args, const std::string& env,
+                         const std::string& stdin_path) {
   static int counter = 0;
   std::string dir = temp_dir("cli-" + std::to_string(counter++));
   std::string cmd = env + (env.empty() ? "" : " ") + quote(TR_BINARY);
   for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " >" + quote(dir + "/out") + " 2>" + quote(dir + "/err") + " </dev/null";
+  cmd += " >" + quote(dir + "/out") + " 2>" + quote(dir + "/err") + " <" +
+         quote(stdin_path.empty() ? "/dev/null" : stdin_path);
   int status = std::system(cmd.c_str());
   CliResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

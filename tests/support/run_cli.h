@@ -11,6 +11,8 @@ struct CliResult {
   std::string err;
 };
 
-CliResult run_trainready(const std::vector<std::string>& args, const std::string& env = "");
+// `stdin_path` feeds the command's standard input (default: /dev/null).
+CliResult run_trainready(const std::vector<std::string>& args, const std::string& env = "",
+                         const std::string& stdin_path = "");
 
 }  // namespace trainready::test

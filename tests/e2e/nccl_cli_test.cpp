@@ -1,0 +1,245 @@
+// `trainready nccl`, `trainready nccl-tests` and `doctor --nccl-log/--nccl-tests` end to end.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/paths.h"
+#include "support/run_cli.h"
+
+using namespace trainready::test;
+using nlohmann::json;
+
+namespace {
+
+json run_json(const std::vector<std::string>& args, int want_code) {
+  std::vector<std::string> a = args;
+  a.push_back("--json");
+  CliResult r = run_trainready(a);
+  EXPECT_EQ(r.code, want_code) << r.out << r.err;
+  return json::parse(r.out);
+}
+
+std::vector<std::string> rules_of(const json& j) {
+  std::vector<std::string> ids;
+  for (const auto& f : j["findings"]) ids.push_back(f["rule"]);
+  return ids;
+}
+
+}  // namespace
+
+// The verdict for every real log in the fixture set.
+TEST(NcclCli, EveryFixtureLogGetsItsVerdict) {
+  struct Case {
+    const char* file;
+    const char* status;
+    std::vector<std::string> rules;
+  };
+  const std::vector<Case> cases = {
+      {"bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log",
+       "ok_with_warnings",
+       {"nccl-gdrdma-off"}},
+      {"bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log", "ok", {}},
+      {"mlengineering-azure-2node-ib-error12-timeout.log",
+       "problems",
+       {"nccl-ib-completion-error"}},
+      {"mlengineering-jz-socket-connect-refused-warn.log", "problems", {"nccl-connection-failed"}},
+      {"mlengineering-jz-unhandled-system-error-nccl2.7.8.log", "problems", {"nccl-system-error"}},
+      {"mlengineering-pytorch-watchdog-collective-timeout-desync.log",
+       "problems",
+       {"nccl-collective-timeout"}},
+      {"nccl-ebpf-1node-rtx5090-tuning-table-algo-select-nccl2.29.7.log",
+       "incomplete",
+       {"nccl-p2p-disabled"}},
+      {"nccltests350-2node-a100pcie-roce-ib-gdrdma-gather-dropoff-nccl2.16.5.log",
+       "ok",
+       {"nccl-log-partial"}},
+      {"raddet-1node-2gpu-noib-socket-bond0-shm.log",
+       "incomplete",
+       {"nccl-p2p-disabled", "nccl-inter-node-not-ib"}},
+      {"timezzx-1node-2xa100pcie-nvlink-roce-nccl2.27.7-subsys-all.log", "ok", {}},
+  };
+  for (const Case& c : cases) {
+    const bool errors = std::string(c.status) == "problems";
+    json j = run_json({"nccl", fixture(std::string("nccl-debug/") + c.file)}, errors ? 1 : 0);
+    EXPECT_EQ(j["command"], "nccl") << c.file;
+    EXPECT_EQ(j["verdict"]["status"], c.status) << c.file;
+    EXPECT_EQ(rules_of(j), c.rules) << c.file;
+    for (const auto& f : j["findings"]) {
+      ASSERT_FALSE(f["evidence"].empty()) << c.file;
+      EXPECT_NE(f["evidence"][0]["line"], nullptr) << c.file;  // evidence names file and line
+    }
+  }
+}
+
+TEST(NcclCli, TextReportSummarisesTheRun) {
+  CliResult r = run_trainready(
+      {"nccl", fixture("nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log")});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out.rfind("OK WITH WARNINGS", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("NCCL       2.7.8"), std::string::npos);
+  EXPECT_NE(r.out.find("64 rank stream(s) (host:pid:device) on 16 host(s)"), std::string::npos);
+  EXPECT_NE(r.out.find("transport  NET/IB: 368 connection line(s)"), std::string::npos);
+  EXPECT_NE(r.out.find("bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log:681"),
+            std::string::npos);
+}
+
+TEST(NcclCli, ReadsStdinAndGzip) {
+  const std::string log = fixture("nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log");
+  CliResult in = run_trainready({"nccl", "--json"}, "", log);
+  EXPECT_EQ(in.code, 1) << in.err;
+  EXPECT_NE(in.out.find("nccl-ib-completion-error"), std::string::npos);
+  const std::string gz = temp_dir("nccl-gz") + "/run.log.gz";
+  ASSERT_EQ(std::system(("gzip -c '" + log + "' > '" + gz + "'").c_str()), 0);
+  CliResult z = run_trainready({"nccl", gz});
+  EXPECT_EQ(z.code, 1);
+  EXPECT_NE(z.out.find("run.log.gz:1"), std::string::npos) << z.out;
+  CliResult empty = run_trainready({"nccl", "-"});
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.err.find("no NCCL output found"), std::string::npos) << empty.err;
+}
+
+TEST(NcclCli, BadInputExitsTwoNamingTheFile) {
+  CliResult r = run_trainready({"nccl", "/nonexistent/run.log"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/run.log"), std::string::npos);
+  const std::string d = temp_dir("nccl-bad");
+  std::ofstream(d + "/plain.txt") << "nothing from NCCL here\n";
+  CliResult p = run_trainready({"nccl", d + "/plain.txt"});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("plain.txt"), std::string::npos);
+  std::ofstream(d + "/t.txt") << "no table\n";
+  CliResult t = run_trainready({"nccl-tests", d + "/t.txt"});
+  EXPECT_EQ(t.code, 2);
+  EXPECT_NE(t.err.find("no nccl-tests result table found"), std::string::npos);
+  std::ofstream(d + "/t.json") << "{\n \"results\": [\n";
+  CliResult tj = run_trainready({"nccl-tests", d + "/t.json"});
+  EXPECT_EQ(tj.code, 2);
+  EXPECT_NE(tj.err.find("t.json:3"), std::string::npos) << tj.err;
+}
+
+// The verdict for every real nccl-tests table, with the size and VM count a user would pass.
+TEST(NcclTestsCli, EveryFixtureTableGetsItsVerdict) {
+  struct Case {
+    const char* file;
+    std::vector<std::string> flags;
+    const char* status;
+    std::vector<std::string> rules;
+  };
+  const std::vector<Case> cases = {
+      {"nccl-tests/superbench-1node-8xa100-40g-all_reduce_perf.txt", {}, "ok", {}},
+      {"nccl-tests/superbench-1node-8xa100-40g-all_gather_perf.txt", {}, "ok", {}},
+      {"nccl-tests/superbench-1node-8xa100-40g-alltoall_perf.txt", {}, "ok", {}},
+      {"nccl-tests/azureml-2node-nd96amsr_a100_v4-all_reduce_perf-excerpt.txt",
+       {"--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2"},
+       "ok",
+       {}},
+      {"nccl-tests/deepops-slurm-4x-dgx-a100-ib-all_reduce_perf.txt",
+       {"--sku", "Standard_ND96asr_v4", "--nodes", "4"},
+       "ok",
+       {}},
+      {"nccl-tests/deepops-k8s-2x-dgx-a100-8xhdr-all_reduce_perf.txt",
+       {"--sku", "Standard_ND96asr_v4", "--nodes", "2"},
+       "ok",
+       {}},
+      {"nccl-tests/coreweave-8node-64xh100-sharp-all_reduce_perf-excerpt.txt",
+       {"--sku", "Standard_ND96isr_H100_v5", "--nodes", "8"},
+       "ok",
+       {}},
+      // Not Azure and no catalog entry: the table is read, the expectation cannot be.
+      {"nccl-tests/aws-2x-p4de-efa-srun-label-prefix-all_reduce_perf-excerpt.txt",
+       {},
+       "incomplete",
+       {}},
+      {"nccl-tests/aws-2x-p5-efa-srun-label-prefix-all_reduce_perf-excerpt.txt",
+       {},
+       "incomplete",
+       {}},
+      {"nccl-tests/rocm-sad-1node-8xmi350x-rccl-tests-all_reduce_perf-excerpt.txt",
+       {},
+       "incomplete",
+       {}},
+      {"nccl-tests/nccl-ebpf-2rank-socket-forced-tag-output-all_reduce_perf.txt",
+       {},
+       "incomplete",
+       {"nccl-tests-ranks-share-gpu"}},
+      {"nccl-debug/nccltests350-2node-a100pcie-roce-ib-gdrdma-gather-dropoff-nccl2.16.5.log",
+       {},
+       "incomplete",
+       {"nccl-tests-busbw-drop"}},
+      {"nccl-debug/timezzx-1node-2xa100pcie-nvlink-roce-nccl2.27.7-subsys-all.log",
+       {},
+       "incomplete",
+       {}},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args{"nccl-tests", fixture(c.file)};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    json j = run_json(args, 0);
+    EXPECT_EQ(j["verdict"]["status"], c.status) << c.file;
+    EXPECT_EQ(rules_of(j), c.rules) << c.file;
+  }
+}
+
+TEST(NcclTestsCli, ReportsLargestSizeExpectationAndRatio) {
+  json j =
+      run_json({"nccl-tests",
+                fixture("nccl-tests/azureml-2node-nd96amsr_a100_v4-all_reduce_perf-excerpt.txt"),
+                "--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2"},
+               0);
+  const json& t = j["nccl_tests"];
+  EXPECT_EQ(t["largest"]["size_bytes"], 8589934592u);
+  EXPECT_DOUBLE_EQ(t["largest"]["busbw_gbytes_per_s"].get<double>(), 189.33);
+  const json& e = t["expected_busbw"];
+  EXPECT_DOUBLE_EQ(e["expected_gbytes_per_s"].get<double>(), 190.0);  // min(228, 8 x 200/8 x 0.95)
+  EXPECT_NEAR(e["ratio"].get<double>(), 189.33 / 190.0, 1e-9);
+  json k =
+      run_json({"nccl-tests",
+                fixture("nccl-tests/azureml-2node-nd96amsr_a100_v4-all_reduce_perf-excerpt.txt"),
+                "--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2", "--efficiency", "0.8"},
+               0);
+  EXPECT_DOUBLE_EQ(k["nccl_tests"]["expected_busbw"]["expected_gbytes_per_s"].get<double>(), 160.0);
+}
+
+TEST(NcclTestsCli, SocketShortfallWithItsLogIsOneFinding) {
+  json j =
+      run_json({"nccl-tests",
+                fixture("nccl-tests/nccl-ebpf-2rank-socket-forced-tag-output-all_reduce_perf.txt"),
+                "--sku", "Standard_ND96isr_H100_v5", "--nodes", "2", "--nccl-log",
+                synthetic_log("socket-ib-disabled-2node.log")},
+               1);
+  auto ids = rules_of(j);
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "nccl-tests-busbw-low"), ids.end());
+  EXPECT_EQ(std::find(ids.begin(), ids.end(), "nccl-inter-node-not-ib"), ids.end());
+}
+
+// Node facts + run facts: NET/Socket in the log and ports Polling on the node are one finding.
+TEST(DoctorJoin, SocketInLogAndPollingPortsAreOneFinding) {
+  json j = run_json({"doctor", "--no-imds", "--root", example("nd-h100-split/node-c"), "--nccl-log",
+                     synthetic_log("no-ib-device-socket-2node.log")},
+                    1);
+  auto ids = rules_of(j);
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "nccl-inter-node-not-ib"), ids.end());
+  EXPECT_EQ(std::find(ids.begin(), ids.end(), "ib-port-not-active"), ids.end());
+  for (const auto& f : j["findings"]) {
+    if (f["rule"] != "nccl-inter-node-not-ib") continue;
+    std::string all = f.dump();
+    EXPECT_NE(all.find("ib-port-not-active"), std::string::npos);
+    EXPECT_NE(all.find("NET/IB : No device found."), std::string::npos);
+  }
+  EXPECT_TRUE(j.contains("nccl_log"));
+  // Without the log, the node finding stands on its own.
+  json n = run_json({"doctor", "--no-imds", "--root", example("nd-h100-split/node-c")}, 1);
+  auto nids = rules_of(n);
+  EXPECT_NE(std::find(nids.begin(), nids.end(), "ib-port-not-active"), nids.end());
+}
+
+TEST(RulesCli, RunRulesAreListedWithTheirScope) {
+  CliResult r = run_trainready({"rules"});
+  EXPECT_NE(r.out.find("nccl-inter-node-not-ib"), std::string::npos);
+  EXPECT_NE(r.out.find("nccl-log"), std::string::npos);
+  EXPECT_NE(r.out.find("nccl-tests-busbw-low"), std::string::npos);
+  CliResult e = run_trainready({"explain", "nccl-tests-busbw-low"});
+  EXPECT_EQ(e.code, 0);
+  EXPECT_NE(e.out.find("## Fix"), std::string::npos);
+}

@@ -1,0 +1,30 @@
+#include <gtest/gtest.h>
+
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+const char* kId = "nccl-ib-completion-error";
+
+TEST(NcclIbCompletionError, FiresOnErrorTwelveAndPointsAtPartitions) {
+  RuleOutcome o =
+      log_rule(kId, log_fixture("nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("IBV_WC_RETRY_EXC_ERR"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("one scale set"), std::string::npos);
+  EXPECT_EQ(o.findings[0].evidence[0].where.line, 1);
+}
+
+TEST(NcclIbCompletionError, FiresOnTheNewerFormat) {
+  RuleOutcome o = log_rule(kId, log_synthetic("ib-completion-status-new.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("vendor err 129"), std::string::npos);
+}
+
+TEST(NcclIbCompletionError, QuietOnAHealthyLog) {
+  EXPECT_TRUE(log_rule(kId, log_synthetic("azure-ndv5-gdrdma-2node.log")).findings.empty());
+}
+
+}  // namespace
+}  // namespace trainready::test

@@ -1,0 +1,52 @@
+#include <gtest/gtest.h>
+
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+const char* kId = "nccl-inter-node-not-ib";
+
+TEST(NcclInterNodeNotIb, FiresWithIbDisabledAcrossNodes) {
+  RuleOutcome o = log_rule(kId, log_synthetic("socket-ib-disabled-2node.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& f = o.findings[0];
+  EXPECT_EQ(f.severity, Severity::kError);
+  EXPECT_NE(f.cause.find("NCCL_IB_DISABLE=1"), std::string::npos);
+  bool env_line = false;
+  for (const auto& e : f.evidence)
+    env_line = env_line || e.text.find("NCCL_IB_DISABLE set by environment") != std::string::npos;
+  EXPECT_TRUE(env_line);
+  EXPECT_FALSE(f.subsumes.empty());
+}
+
+TEST(NcclInterNodeNotIb, NamesMissingLibibverbs) {
+  RuleOutcome o = log_rule(kId, log_synthetic("libibverbs-missing.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("libibverbs"), std::string::npos);
+  EXPECT_EQ(o.findings[0].evidence.back().where.line, 3);
+}
+
+TEST(NcclInterNodeNotIb, SingleNodeWithoutIbIsANote) {
+  RuleOutcome o =
+      log_rule(kId, log_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
+  EXPECT_NE(o.findings[0].cause.find("no usable InfiniBand device"), std::string::npos);
+}
+
+TEST(NcclInterNodeNotIb, QuietOnInfiniBand) {
+  EXPECT_TRUE(
+      log_rule(kId, log_fixture("nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log"))
+          .findings.empty());
+  EXPECT_TRUE(log_rule(kId, log_synthetic("azure-ndv5-gdrdma-2node.log")).findings.empty());
+}
+
+TEST(NcclInterNodeNotIb, SkipsWhenTheLogSaysNothingOfTheNetwork) {
+  EXPECT_TRUE(
+      log_rule(kId, log_fixture("nccl-debug/mlengineering-jz-socket-connect-refused-warn.log"))
+          .skipped);
+}
+
+}  // namespace
+}  // namespace trainready::test

@@ -1,0 +1,31 @@
+#include <gtest/gtest.h>
+
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+const char* kId = "nccl-version-mismatch";
+
+TEST(NcclVersionMismatch, FiresOnTwoVersions) {
+  RuleOutcome o = log_rule(kId, log_synthetic("version-mismatch.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("2.18.3, 2.21.5"), std::string::npos);
+  EXPECT_EQ(o.findings[0].subsumes, std::vector<std::string>{"cluster-version-mismatch"});
+}
+
+TEST(NcclVersionMismatch, QuietOnOneVersionAcrossSixteenNodes) {
+  RuleOutcome o =
+      log_rule(kId, log_fixture("nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log"));
+  EXPECT_FALSE(o.skipped);
+  EXPECT_TRUE(o.findings.empty());
+}
+
+TEST(NcclVersionMismatch, SkipsWhenNoVersionIsPrinted) {
+  EXPECT_TRUE(
+      log_rule(kId, log_fixture("nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log"))
+          .skipped);
+}
+
+}  // namespace
+}  // namespace trainready::test

@@ -1,0 +1,79 @@
+#include "facts/busbw_expectation.h"
+
+#include <gtest/gtest.h>
+
+namespace trainready {
+namespace {
+
+NcclTestsFacts with_devices(const std::string& name, int per_host, int hosts) {
+  NcclTestsFacts t;
+  int rank = 0;
+  for (int h = 0; h < hosts; ++h) {
+    for (int d = 0; d < per_host; ++d) {
+      NcclTestsDevice x;
+      x.rank = rank++;
+      x.host = "h" + std::to_string(h);
+      x.device = d;
+      x.name = name;
+      t.devices.push_back(x);
+    }
+  }
+  return t;
+}
+
+TEST(BusbwExpectation, OneVmUsesTheCatalogFigure) {
+  auto t = with_devices("NVIDIA H100 80GB HBM3", 8, 1);
+  BusbwExpectation e = expected_busbw(t, Catalog::builtin(), {});
+  ASSERT_TRUE(e.known) << e.why_unknown;
+  EXPECT_EQ(e.sku->name, "Standard_ND96isr_H100_v5");
+  EXPECT_EQ(e.nodes, 1);
+  EXPECT_DOUBLE_EQ(e.expected_gbytes, 460.0);
+}
+
+TEST(BusbwExpectation, SeveralVmsAreBoundByTheirHcas) {
+  auto t = with_devices("NVIDIA H100 80GB HBM3", 8, 4);
+  BusbwExpectation e = expected_busbw(t, Catalog::builtin(), {});
+  ASSERT_TRUE(e.known);
+  EXPECT_DOUBLE_EQ(*e.inter_gbytes, 8 * 400 / 8.0 * 0.95);
+  EXPECT_DOUBLE_EQ(e.expected_gbytes, 380.0);
+  RunOptions o;
+  o.efficiency = 0.9;
+  EXPECT_DOUBLE_EQ(expected_busbw(t, Catalog::builtin(), o).expected_gbytes, 360.0);
+}
+
+TEST(BusbwExpectation, SizesWithoutInfiniBandUseTheFrontEndNic) {
+  NcclTestsFacts t = with_devices("NVIDIA H100 NVL", 2, 2);
+  BusbwExpectation e = expected_busbw(t, Catalog::builtin(), {});
+  ASSERT_TRUE(e.known) << e.why_unknown;
+  EXPECT_EQ(e.sku->name, "Standard_NC80adis_H100_v5");
+  EXPECT_DOUBLE_EQ(e.expected_gbytes, 80 / 8.0 * 0.95);
+  EXPECT_NE(e.formula.find("no InfiniBand"), std::string::npos);
+}
+
+TEST(BusbwExpectation, MemorySizeAndFormFactorMustMatch) {
+  EXPECT_EQ(match_sku_from_devices(with_devices("A100-SXM4-40GB", 8, 1), Catalog::builtin())->name,
+            "Standard_ND96asr_v4");
+  EXPECT_EQ(
+      match_sku_from_devices(with_devices("NVIDIA A100-SXM4-80GB", 8, 1), Catalog::builtin())->name,
+      "Standard_ND96amsr_A100_v4");
+  EXPECT_EQ(match_sku_from_devices(with_devices("NVIDIA A100-PCIE-40GB", 1, 2), Catalog::builtin()),
+            nullptr);
+  EXPECT_EQ(match_sku_from_devices(with_devices("NVIDIA H100 80GB HBM3", 4, 1), Catalog::builtin()),
+            nullptr);
+}
+
+TEST(BusbwExpectation, UnknownsSayWhichFlagToPass) {
+  NcclTestsFacts none;
+  EXPECT_NE(expected_busbw(none, Catalog::builtin(), {}).why_unknown.find("--sku"),
+            std::string::npos);
+  RunOptions o;
+  o.sku = "Standard_ND96asr_v4";
+  EXPECT_NE(expected_busbw(none, Catalog::builtin(), o).why_unknown.find("--nodes"),
+            std::string::npos);
+  o.sku = "Standard_Nope";
+  EXPECT_NE(expected_busbw(none, Catalog::builtin(), o).why_unknown.find("not in the catalog"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainready
