@@ -33,7 +33,8 @@ struct NcclStream {
   std::string version;  // "2.27.7"
   Provenance first_seen;
   Provenance last_seen;
-  std::string last_message;
+  int file_index = -1;       // which of NcclRunFacts::files last_seen is in
+  std::string last_message;  // the last line it printed before init completed
 };
 
 struct NcclCommunicator {
@@ -131,8 +132,8 @@ struct NcclRunFacts {
       gdr_disabled_by_distance;           // "GPU Direct RDMA Disabled for GPU ... (distance"
   std::map<std::string, EnvSetting> env;  // "NCCL_IB_DISABLE set by environment to 1."
   std::vector<LogLine> topology_files;    // NCCL_TOPO_FILE / "Loading topology file"
-  std::set<std::string> algorithms;       // RING, TREE, NVLS, COLLNET_DIRECT, PAT
-  std::set<std::string> protocols;        // LL, LL128, SIMPLE
+  std::set<std::string, std::less<>> algorithms;  // RING, TREE, NVLS, COLLNET_DIRECT, PAT
+  std::set<std::string, std::less<>> protocols;   // LL, LL128, SIMPLE
   bool tuning_table = false;
 
   std::map<std::string, NcclStream> streams;  // key host:pid:dev

@@ -1,6 +1,7 @@
 #include "parsers/nccl_log.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -21,15 +22,26 @@ constexpr std::size_t kSetCap = 64;
 bool starts(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && std::memcmp(s.data(), p.data(), p.size()) == 0;
 }
-bool has(std::string_view s, std::string_view p) {
-  return memmem(s.data(), s.size(), p.data(), p.size()) != nullptr;
-}
+// Substring search anchored on the needle's first non-space character: memchr skips most of a
+// line at once, where a general search steps on every space.
 std::size_t find(std::string_view s, std::string_view p, std::size_t from = 0) {
-  if (from > s.size()) return std::string_view::npos;
-  const void* h = memmem(s.data() + from, s.size() - from, p.data(), p.size());
-  return h ? static_cast<std::size_t>(static_cast<const char*>(h) - s.data())
-           : std::string_view::npos;
+  if (p.empty()) return from <= s.size() ? from : std::string_view::npos;
+  std::size_t k = 0;
+  while (k + 1 < p.size() && p[k] == ' ') ++k;
+  const char anchor = p[k];
+  std::size_t i = from + k;
+  while (i < s.size()) {
+    const void* hit = std::memchr(s.data() + i, anchor, s.size() - i);
+    if (!hit) return std::string_view::npos;
+    i = static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
+    const std::size_t start = i - k;
+    if (start + p.size() > s.size()) return std::string_view::npos;
+    if (std::memcmp(s.data() + start, p.data(), p.size()) == 0) return start;
+    ++i;
+  }
+  return std::string_view::npos;
 }
+bool has(std::string_view s, std::string_view p) { return find(s, p) != std::string_view::npos; }
 
 // The integer right after `key` ("nranks 64" with key "nranks "), if there is one.
 std::optional<long> int_after(std::string_view s, std::string_view key) {
@@ -179,10 +191,14 @@ bool known_info(std::string_view m) {
 struct NcclLogAnalyzer::State {
   NcclRunFacts f;
   std::string file;
-  std::unordered_map<std::string, NcclStream*> index;
+  std::unordered_map<std::uint64_t, std::vector<NcclStream*>> by_pid;  // (pid, device)
+  std::set<std::string, std::less<>> host_names;
+  int file_index = -1;
   std::unordered_map<NcclStream*, int> pending_nnodes;
   std::unordered_map<NcclStream*, std::string> current_comm;
-  std::string key;
+  NcclStream* last_stream = nullptr;
+  std::size_t idle_streams = 0;  // streams that have not yet shown collective traffic
+  std::string last_algo, last_proto;
   NcclRecord recs[8];
 
   Provenance at(std::uint64_t n) const {
@@ -193,65 +209,77 @@ struct NcclLogAnalyzer::State {
   // A record glued to other text ("...-1mew0:64904:...", "cudaDev 0ljm:...") takes that
   // text's tail into its host name; prefer a host already seen that ends the same way.
   std::string_view resolve_host(std::string_view h) const {
-    for (const auto& [k, st] : f.streams) {
-      const std::string& known = st.host;
-      if (known.size() >= h.size() || h.substr(h.size() - known.size()) != known) continue;
-      std::string_view head = h.substr(0, h.size() - known.size());
-      if (head.find_first_not_of("0123456789-.") == std::string_view::npos) return known;
+    for (std::size_t j = 1; j < h.size(); ++j) {
+      const char c = h[j - 1];
+      if (!((c >= '0' && c <= '9') || c == '-' || c == '.')) break;
+      auto it = host_names.find(h.substr(j));
+      if (it != host_names.end()) return *it;
     }
     return h;
   }
 
-  void make_key(std::string_view host, const NcclRecord& r) {
-    key.assign(host.data(), host.size());
-    key += ':';
-    key += std::to_string(r.pid);
-    key += ':';
-    key += std::to_string(r.dev);
+  static std::uint64_t pid_key(long pid, int dev) {
+    return (static_cast<std::uint64_t>(pid) << 16) ^ static_cast<std::uint64_t>(dev & 0xffff);
+  }
+
+  NcclStream* lookup(std::string_view host, long pid, int dev) const {
+    auto it = by_pid.find(pid_key(pid, dev));
+    if (it == by_pid.end()) return nullptr;
+    for (NcclStream* st : it->second) {
+      if (st->pid == pid && st->cuda_dev == dev && st->host == host) return st;
+    }
+    return nullptr;
   }
 
   NcclStream& stream(NcclRecord& r, std::uint64_t n) {
-    make_key(r.host, r);
-    auto it = index.find(key);
-    NcclStream* s;
-    if (it == index.end()) {
-      std::string raw = key;
-      std::string_view h = resolve_host(r.host);
-      if (h.size() != r.host.size()) {
-        r.host = h;
-        make_key(h, r);
-        auto again = index.find(key);
-        if (again != index.end()) {
-          index.emplace(raw, again->second);
-          return touch(*again->second, r, n);
+    // Consecutive lines often come from the same rank: skip the lookup.
+    NcclStream* s = last_stream;
+    if (!s || s->pid != r.pid || s->cuda_dev != r.dev || s->host != r.host) {
+      s = lookup(r.host, r.pid, r.dev);
+      if (!s && !r.host.empty() && !std::isalpha(static_cast<unsigned char>(r.host[0]))) {
+        std::string_view h = resolve_host(r.host);
+        if (h.size() != r.host.size()) {
+          r.host = h;
+          s = lookup(h, r.pid, r.dev);
         }
       }
-      if (f.streams.size() >= (1u << 20)) {
-        static NcclStream overflow;
-        return overflow;
+      if (!s) {
+        if (f.streams.size() >= (1u << 20)) {
+          static NcclStream overflow;
+          return overflow;
+        }
+        char num[48];
+        auto e = std::to_chars(num, num + 20, r.pid).ptr;
+        *e++ = ':';
+        e = std::to_chars(e, num + 48, r.dev).ptr;
+        std::string key(r.host);
+        key += ':';
+        key.append(num, static_cast<std::size_t>(e - num));
+        auto [sit, inserted] = f.streams.try_emplace(std::move(key));
+        s = &sit->second;
+        if (inserted) {
+          s->host.assign(r.host.data(), r.host.size());
+          s->pid = r.pid;
+          s->cuda_dev = r.dev;
+          s->first_seen = at(n);
+          by_pid[pid_key(r.pid, r.dev)].push_back(s);
+          ++idle_streams;
+          if (host_names.size() < (1u << 20)) host_names.emplace(r.host);
+        }
       }
-      auto [sit, inserted] = f.streams.try_emplace(key);
-      s = &sit->second;
-      if (inserted) {
-        s->host.assign(r.host.data(), r.host.size());
-        s->pid = r.pid;
-        s->cuda_dev = r.dev;
-        s->first_seen = at(n);
-      }
-      index.emplace(key, s);
-    } else {
-      s = it->second;
-      r.host = s->host;
     }
-    return touch(*s, r, n);
-  }
-
-  NcclStream& touch(NcclStream& st, const NcclRecord& r, std::uint64_t n) {
-    NcclStream* s = &st;
-    s->last_seen.source = file;
+    r.host = s->host;
+    last_stream = s;
+    if (s->file_index != file_index) {
+      s->file_index = file_index;
+      s->last_seen.source = file;
+    }
     s->last_seen.line = at(n).line;
-    std::string_view m = r.message.substr(0, std::min<std::size_t>(r.message.size(), kQuoteMax));
-    s->last_message.assign(m.data(), m.size());
+    // What a rank said last matters while it has not finished init (where hangs are).
+    if (!s->init_complete) {
+      std::string_view m = r.message.substr(0, std::min<std::size_t>(r.message.size(), kQuoteMax));
+      s->last_message.assign(m.data(), m.size());
+    }
     return *s;
   }
 
@@ -279,6 +307,7 @@ struct NcclLogAnalyzer::State {
   }
 
   void record(NcclRecord& r, std::uint64_t n);
+  void collective(std::string_view algo, std::string_view proto);
   void info(const NcclRecord& r, NcclStream& s, std::uint64_t n);
   void warn(const NcclRecord& r, NcclStream& s, std::uint64_t n);
   void classify_problem(std::string_view msg, const std::string& host, std::string_view text,
@@ -540,6 +569,25 @@ void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint6
   classify_problem(m, s.host, r.text, n, true);
 }
 
+// "AllReduce: opCount 1 ..." (INFO COLL) or "AllReduce: 1024 Bytes -> Algo RING proto LL ...":
+// the bulk of a long log, so it is recognised first and cheaply. Returns false for anything else;
+// `algo` / `proto` are set for algorithm-selection lines.
+bool collective_line(std::string_view m, std::string_view& algo, std::string_view& proto) {
+  std::size_t i = 0;
+  while (i < m.size() && i < 24 && ((m[i] >= 'A' && m[i] <= 'Z') || (m[i] >= 'a' && m[i] <= 'z')))
+    ++i;
+  if (i == 0 || i + 2 >= m.size() || m[i] != ':' || m[i + 1] != ' ') return false;
+  std::string_view rest = m.substr(i + 2);
+  if (starts(rest, "opCount ")) return true;
+  if (rest.empty() || rest[0] < '0' || rest[0] > '9') return false;
+  std::size_t at = find(rest, " -> Algo ");
+  if (at == std::string_view::npos) return false;
+  std::string_view tail = rest.substr(at);
+  algo = word_after(tail, "Algo ");
+  proto = word_after(tail, "proto ");
+  return true;
+}
+
 void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
   std::string_view m = r.message;
   if (m.empty()) return;
@@ -614,7 +662,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     std::size_t c = find(m, " comm ");
     if (c != std::string_view::npos) return comm_line(m.substr(c), s, n);
   }
-  if (has(m, " set by environment to ")) {
+  if (starts(m, "NCCL_") && has(m, " set by environment to ")) {
     std::size_t p = find(m, " set by environment to ");
     std::string name(trim(m.substr(0, p)));
     std::string_view value = trim(m.substr(p + 23));
@@ -623,22 +671,6 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       f.env[name] = {std::string(value), log_line(r.text, n)};
     if (name == "NCCL_TOPO_FILE" && f.topology_files.size() < 8)
       f.topology_files.push_back(log_line(r.text, n));
-    return;
-  }
-  // "AllReduce: 8589934592 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}"
-  std::size_t algo = find(m, " -> Algo ");
-  if (algo != std::string_view::npos) {
-    s.collective_activity = true;
-    s.init_complete = true;
-    std::string_view a = word_after(m.substr(algo), "Algo ");
-    std::string_view p = word_after(m.substr(algo), "proto ");
-    if (!a.empty()) cap_insert(f.algorithms, std::string(a));
-    if (!p.empty()) cap_insert(f.protocols, std::string(p));
-    return;
-  }
-  if (has(m, ": opCount ")) {
-    s.collective_activity = true;
-    s.init_complete = true;
     return;
   }
   if (starts(trim(m), "Algorithm") && has(m, "|")) {
@@ -656,9 +688,38 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
   if (!known_info(m)) ++f.unknown_lines;
 }
 
+void NcclLogAnalyzer::State::collective(std::string_view algo, std::string_view proto) {
+  // The same few names repeat on millions of lines: compare with the last before the sets.
+  if (!algo.empty() && algo != last_algo) {
+    if (f.algorithms.find(algo) == f.algorithms.end() && f.algorithms.size() < kSetCap)
+      f.algorithms.emplace(algo);
+    last_algo.assign(algo.data(), algo.size());
+  }
+  if (!proto.empty() && proto != last_proto) {
+    if (f.protocols.find(proto) == f.protocols.end() && f.protocols.size() < kSetCap)
+      f.protocols.emplace(proto);
+    last_proto.assign(proto.data(), proto.size());
+  }
+}
+
 void NcclLogAnalyzer::State::record(NcclRecord& r, std::uint64_t n) {
   ++f.nccl_lines;
+  std::string_view algo, proto;
+  const bool coll =
+      r.level == NcclLevel::kInfo && !r.cut && collective_line(r.message, algo, proto);
+  if (coll && idle_streams == 0) {
+    // Every rank known has already shown collective traffic: nothing per rank to learn here.
+    collective(algo, proto);
+    return;
+  }
   NcclStream& s = stream(r, n);
+  if (coll) {
+    if (!s.collective_activity && idle_streams > 0) --idle_streams;
+    s.collective_activity = true;
+    s.init_complete = true;
+    collective(algo, proto);
+    return;
+  }
   if (r.cut) {
     // Cut short by another writer: only a complete message can be trusted.
     ++f.garbled_lines;
@@ -714,6 +775,7 @@ NcclLogAnalyzer::~NcclLogAnalyzer() = default;
 
 void NcclLogAnalyzer::begin_file(const std::string& name) {
   s_->file = name;
+  ++s_->file_index;
   s_->f.files.push_back(name);
 }
 

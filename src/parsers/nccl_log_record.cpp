@@ -55,29 +55,53 @@ std::size_t parse_head(std::string_view line, std::size_t tag, NcclRecord& r) {
 }
 
 bool level_at(std::string_view rest, NcclLevel& lv, std::size_t& len) {
-  struct L {
-    const char* word;
-    NcclLevel level;
-  };
-  static constexpr L kLevels[] = {{"INFO ", NcclLevel::kInfo},
-                                  {"WARN ", NcclLevel::kWarn},
-                                  {"TRACE ", NcclLevel::kTrace},
-                                  {"ABORT ", NcclLevel::kAbort}};
-  for (const L& l : kLevels) {
-    std::size_t n = std::strlen(l.word);
-    if (rest.size() >= n && std::memcmp(rest.data(), l.word, n) == 0) {
-      lv = l.level;
-      len = n;
-      return true;
-    }
-    // A message that is empty after the level ("NCCL INFO" at the end of the line).
-    if (rest.size() == n - 1 && std::memcmp(rest.data(), l.word, n - 1) == 0) {
-      lv = l.level;
-      len = n - 1;
-      return true;
-    }
+  std::string_view word;
+  if (rest.empty()) return false;
+  switch (rest[0]) {
+    case 'I':
+      word = "INFO";
+      lv = NcclLevel::kInfo;
+      break;
+    case 'W':
+      word = "WARN";
+      lv = NcclLevel::kWarn;
+      break;
+    case 'T':
+      word = "TRACE";
+      lv = NcclLevel::kTrace;
+      break;
+    case 'A':
+      word = "ABORT";
+      lv = NcclLevel::kAbort;
+      break;
+    default:
+      return false;
   }
-  return false;
+  if (rest.size() < word.size() || rest.compare(0, word.size(), word) != 0) return false;
+  // The level is followed by a space, or ends the line ("NCCL INFO" with an empty message).
+  if (rest.size() == word.size()) {
+    len = word.size();
+    return true;
+  }
+  if (rest[word.size()] != ' ') return false;
+  len = word.size() + 1;
+  return true;
+}
+
+// Offset of the next " NCCL " at or after `pos`, or npos. memchr for the rare 'N' is several
+// times faster than a general substring search on the hot path (every line of a multi-GB log).
+std::size_t find_tag(std::string_view line, std::size_t pos) {
+  const char* base = line.data();
+  const std::size_t n = line.size();
+  std::size_t i = pos + 1;  // the 'N' of " NCCL " comes after its leading space
+  while (i + 5 <= n) {
+    const void* hit = std::memchr(base + i, 'N', n - i);
+    if (!hit) return std::string_view::npos;
+    i = static_cast<std::size_t>(static_cast<const char*>(hit) - base);
+    if (i + 5 <= n && base[i - 1] == ' ' && std::memcmp(base + i, "NCCL ", 5) == 0) return i - 1;
+    ++i;
+  }
+  return std::string_view::npos;
 }
 
 }  // namespace
@@ -87,9 +111,8 @@ std::size_t split_nccl_records(std::string_view line, NcclRecord* out, std::size
   std::size_t count = 0;
   std::size_t pos = 0;
   while (count < max) {
-    const void* hit = memmem(line.data() + pos, line.size() - pos, kTag.data(), kTag.size());
-    if (!hit) break;
-    const std::size_t tag = static_cast<std::size_t>(static_cast<const char*>(hit) - line.data());
+    const std::size_t tag = find_tag(line, pos);
+    if (tag == std::string_view::npos) break;
     pos = tag + kTag.size();
     NcclRecord r;
     if (tag == 0) continue;

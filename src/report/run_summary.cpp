@@ -7,7 +7,8 @@
 namespace trainready {
 namespace {
 
-std::string join(const std::set<std::string>& s, std::size_t max = 8) {
+template <class Set>
+std::string join(const Set& s, std::size_t max = 8) {
   std::string out;
   std::size_t i = 0;
   for (const auto& x : s) {
