@@ -8,6 +8,10 @@ BIN        := $(BUILD)/trainready
 FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests
 FUZZ_SECONDS ?= 4
 EXAMPLES   := nd-h100-healthy nc40-multinode nd-a100-ib-disabled
+# Real NCCL logs (provenance in tests/data/SOURCES.md) for the demo.
+NCCL_LOGS  := tests/data/fixtures/nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log \
+              tests/data/fixtures/nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log \
+              tests/data/fixtures/nccl-debug/mlengineering-pytorch-watchdog-collective-timeout-desync.log
 
 .PHONY: all deps configure build demo test unit fuzz-smoke fuzz sanitize bench lint format examples clean
 
@@ -24,7 +28,8 @@ configure: deps $(BUILD)/build.ninja
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: the doctor on this machine, a snapshot of it read back, then every bundled example.
+# The main job: the doctor on this machine, a snapshot of it read back, every bundled example, then
+# NCCL logs and nccl-tests results explained (alone and joined with a node).
 demo: build
 	@echo "== trainready doctor (this machine) =="
 	@$(BIN) doctor; echo "(exit $$?)"; echo
@@ -37,7 +42,20 @@ demo: build
 	done
 	@echo "== trainready doctor over three nodes: examples/nd-h100-split/node-{a,b,c} =="
 	@$(BIN) doctor --root examples/nd-h100-split/node-a --root examples/nd-h100-split/node-b \
-	  --root examples/nd-h100-split/node-c; echo "(exit $$?)"
+	  --root examples/nd-h100-split/node-c; echo "(exit $$?)"; echo
+	@for l in $(NCCL_LOGS); do \
+	  echo "== trainready nccl $$l =="; $(BIN) nccl $$l; echo "(exit $$?)"; echo; \
+	done
+	@echo "== trainready nccl-tests (one VM of 8 x A100 40GB, matched to ND96asr_v4 from its GPUs) =="
+	@$(BIN) nccl-tests tests/data/fixtures/nccl-tests/superbench-1node-8xa100-40g-all_reduce_perf.txt; echo "(exit $$?)"; echo
+	@echo "== trainready nccl-tests --sku Standard_ND96amsr_A100_v4 --nodes 2 (AzureML, 2 x NDm A100 v4) =="
+	@$(BIN) nccl-tests tests/data/fixtures/nccl-tests/azureml-2node-nd96amsr_a100_v4-all_reduce_perf-excerpt.txt \
+	  --sku Standard_ND96amsr_A100_v4 --nodes 2; echo "(exit $$?)"; echo
+	@echo "== trainready nccl-tests on a gather run whose bandwidth collapses above 6 GiB =="
+	@$(BIN) nccl-tests tests/data/fixtures/nccl-debug/nccltests350-2node-a100pcie-roce-ib-gdrdma-gather-dropoff-nccl2.16.5.log; echo "(exit $$?)"; echo
+	@echo "== trainready doctor --root examples/nd-h100-split/node-c --nccl-log (ports Polling + NET/Socket: one finding) =="
+	@$(BIN) doctor --root examples/nd-h100-split/node-c \
+	  --nccl-log tests/data/nccl-debug-synthetic/no-ib-device-socket-2node.log; echo "(exit $$?)"
 
 # The tests: build, fuzz every parser briefly under ASan/UBSan, then the whole CTest suite
 # (unit, parser corpora, rules, probes, CLI end to end, fuzz corpus replay). CTest speaks last.
@@ -76,6 +94,7 @@ sanitize: deps
 
 bench: build
 	bash bench/doctor_ratio.sh $(BUILD)/bench/doctor_bench
+	python3 bench/nccl_log_ratio.py --build $(BUILD)
 
 lint: build
 	clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.h')

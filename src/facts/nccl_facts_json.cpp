@@ -65,11 +65,12 @@ json to_json(const NcclRunFacts& f) {
   j["ibverbs_missing"] = f.ibverbs_missing ? log_line(*f.ibverbs_missing) : json(nullptr);
   j["gdr_disabled_by_distance"] =
       f.gdr_disabled_by_distance ? log_line(*f.gdr_disabled_by_distance) : json(nullptr);
-  json env = json::object();
+  json env = json::array();  // an array, so that every object key stays snake_case
   for (const auto& [k, v] : f.env) {
     json x = log_line(v.line);
+    x["name"] = k;
     x["value"] = v.value;
-    env[k] = x;
+    env.push_back(x);
   }
   j["env"] = env;
   json topo = json::array();

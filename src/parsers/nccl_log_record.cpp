@@ -5,10 +5,19 @@
 namespace trainready {
 namespace {
 
-bool host_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.' || c == '_';
-}
+struct HostChars {
+  bool ok[256] = {};
+  constexpr HostChars() {
+    for (int c = 'a'; c <= 'z'; ++c) ok[c] = true;
+    for (int c = 'A'; c <= 'Z'; ++c) ok[c] = true;
+    for (int c = '0'; c <= '9'; ++c) ok[c] = true;
+    ok[static_cast<unsigned char>('-')] = ok[static_cast<unsigned char>('.')] =
+        ok[static_cast<unsigned char>('_')] = true;
+  }
+};
+constexpr HostChars kHostChars;
+
+bool host_char(char c) { return kHostChars.ok[static_cast<unsigned char>(c)]; }
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -98,7 +107,9 @@ std::size_t find_tag(std::string_view line, std::size_t pos) {
     const void* hit = std::memchr(base + i, 'N', n - i);
     if (!hit) return std::string_view::npos;
     i = static_cast<std::size_t>(static_cast<const char*>(hit) - base);
-    if (i + 5 <= n && base[i - 1] == ' ' && std::memcmp(base + i, "NCCL ", 5) == 0) return i - 1;
+    if (i + 5 <= n && base[i - 1] == ' ' && base[i + 1] == 'C' && base[i + 2] == 'C' &&
+        base[i + 3] == 'L' && base[i + 4] == ' ')
+      return i - 1;
     ++i;
   }
   return std::string_view::npos;

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <regex>
 
+#include "support/json_keys.h"
 #include "support/paths.h"
 #include "support/run_cli.h"
 
@@ -26,19 +26,6 @@ std::vector<std::string> rules_of(const json& j) {
   std::vector<std::string> ids;
   for (const auto& f : j["findings"]) ids.push_back(f["rule"]);
   return ids;
-}
-
-void expect_snake_case_keys(const json& j, const std::string& path = "$") {
-  static const std::regex snake("^[a-z0-9_]+$");
-  if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      EXPECT_TRUE(std::regex_match(it.key(), snake) || path.find(".modules") != std::string::npos)
-          << path << "." << it.key();
-      expect_snake_case_keys(it.value(), path + "." + it.key());
-    }
-  } else if (j.is_array()) {
-    for (const auto& x : j) expect_snake_case_keys(x, path + "[]");
-  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "support/json_keys.h"
 #include "support/paths.h"
 #include "support/run_cli.h"
 
@@ -199,6 +200,11 @@ TEST(NcclTestsCli, ReportsLargestSizeExpectationAndRatio) {
                 "--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2", "--efficiency", "0.8"},
                0);
   EXPECT_DOUBLE_EQ(k["nccl_tests"]["expected_busbw"]["expected_gbytes_per_s"].get<double>(), 160.0);
+  expect_snake_case_keys(k);
+}
+
+TEST(NcclCli, JsonKeysAreSnakeCase) {
+  expect_snake_case_keys(run_json({"nccl", synthetic_log("socket-ib-disabled-2node.log")}, 1));
 }
 
 TEST(NcclTestsCli, SocketShortfallWithItsLogIsOneFinding) {

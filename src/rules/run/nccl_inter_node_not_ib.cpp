@@ -80,8 +80,11 @@ class NcclInterNodeNotIb : public Rule {
     if (ib) cause += " Some connections did use " + ib->label + ".";
     x.cause = cause;
     x.fix = fix;
-    x.subsumes = {"ib-port-not-active", "ib-hca-missing", "ib-driver-not-loaded",
-                  "nccl-ib-disabled", "vm-size-no-infiniband"};
+    // What on the nodes explains the fallback: one finding, about placement or the HCAs.
+    x.subsumes = {"ib-port-not-active",    "ib-hca-missing",
+                  "ib-driver-not-loaded",  "nccl-ib-disabled",
+                  "vm-size-no-infiniband", "vm-not-in-scale-set",
+                  "cluster-pkey-mismatch", "cluster-placement-mismatch"};
     o.findings.push_back(std::move(x));
     return o;
   }
