@@ -127,7 +127,6 @@ void LineReader::read(const std::string& path, const Sink& sink) {
   std::unique_ptr<z_stream, void (*)(z_stream*)> guard(&z, [](z_stream* p) { inflateEnd(p); });
   std::vector<char> out(kChunk);
   std::size_t in_len = static_cast<std::size_t>(first);
-  bool eof = false;
   while (true) {
     z.next_in = reinterpret_cast<Bytef*>(buf.data());
     z.avail_in = static_cast<uInt>(in_len);
@@ -145,15 +144,14 @@ void LineReader::read(const std::string& path, const Sink& sink) {
         throw InputError(path, 0,
                          std::string("corrupt gzip stream: ") + (z.msg ? z.msg : "inflate failed"));
     }
-    if (eof) break;
-    ssize_t n = ::read(fd, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
+    ssize_t n = 0;
+    do {
+      n = ::read(fd, buf.data(), buf.size());
+    } while (n < 0 && errno == EINTR);
     if (n < 0) throw InputError(path, 0, std::string("cannot read: ") + std::strerror(errno));
-    if (n == 0) {
-      eof = true;
-      in_len = 0;
-      break;
-    }
+    // A gzip file cut short (still being written, a partial copy) ends here: the lines so far
+    // are kept.
+    if (n == 0) break;
     in_len = static_cast<std::size_t>(n);
   }
   s.finish();

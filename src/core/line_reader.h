@@ -10,7 +10,7 @@ namespace trainready {
 
 class LineReader {
  public:
-  static constexpr std::size_t kMaxLine = 64 * 1024;
+  static constexpr std::size_t kMaxLine = std::size_t{64} * 1024;
   using Sink = std::function<void(std::string_view line, std::uint64_t number, bool cut)>;
 
   // `path` "-" reads stdin. Gzip input is recognised by its magic bytes, not its name.

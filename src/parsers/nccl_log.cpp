@@ -834,7 +834,7 @@ NcclRunFacts analyze_nccl_logs(const std::vector<std::string>& paths) {
 
 bool looks_like_nccl_log(std::string_view text) {
   NcclRecord r[1];
-  for (std::string_view l : split_lines(text.substr(0, 64 * 1024))) {
+  for (std::string_view l : split_lines(text.substr(0, std::size_t{64} * 1024))) {
     if (split_nccl_records(l, r, 1) > 0) return true;
     if (starts(trim(l), "NCCL version ")) return true;
   }

@@ -22,10 +22,12 @@ bool starts(std::string_view s, std::string_view p) {
 // Removes a launcher prefix: "[1,0]<stdout>:", "[rank3]:", srun -l "12: ".
 std::string_view strip_launcher(std::string_view l) {
   if (!l.empty() && l[0] == '[') {
-    std::size_t c = l.find("]:");
-    std::size_t t = l.find(">:");
-    std::size_t e =
-        std::min(c == std::string_view::npos ? c : c + 2, t == std::string_view::npos ? t : t + 2);
+    auto after = [&](std::string_view mark) {
+      const std::size_t p = l.find(mark);
+      if (p == std::string_view::npos) return std::string_view::npos;
+      return p + mark.size();
+    };
+    const std::size_t e = std::min(after("]:"), after(">:"));
     if (e != std::string_view::npos && e < 48) return l.substr(e);
   }
   std::size_t i = 0;
@@ -419,7 +421,7 @@ NcclTestsFacts parse_nccl_tests_file(const std::string& path) {
 }
 
 bool looks_like_nccl_tests(std::string_view text) {
-  for (std::string_view l : split_lines(text.substr(0, 256 * 1024))) {
+  for (std::string_view l : split_lines(text.substr(0, std::size_t{256} * 1024))) {
     if (header_columns(trim(strip_launcher(l)))) return true;
   }
   std::string_view t = trim(text);

@@ -240,6 +240,28 @@ TEST(NcclLog, GzipIsReadAsAStream) {
   EXPECT_EQ(f.streams.size(), 4u);
 }
 
+TEST(NcclLog, TruncatedAndConcatenatedGzip) {
+  const std::string dir = test::temp_dir("gz2");
+  const std::string text = read_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log");
+  auto gz = [&](const std::string& path, const std::string& data) {
+    gzFile g = gzopen(path.c_str(), "wb");
+    ASSERT_NE(g, nullptr);
+    gzwrite(g, data.data(), static_cast<unsigned>(data.size()));
+    gzclose(g);
+  };
+  gz(dir + "/a.gz", text.substr(0, text.size() / 2));
+  gz(dir + "/b.gz", text.substr(text.size() / 2));
+  std::ifstream a(dir + "/a.gz", std::ios::binary), b(dir + "/b.gz", std::ios::binary);
+  std::string both((std::istreambuf_iterator<char>(a)), {});
+  std::string tail((std::istreambuf_iterator<char>(b)), {});
+  std::ofstream(dir + "/both.gz", std::ios::binary) << both << tail;  // `cat a.gz b.gz`
+  EXPECT_EQ(analyze_nccl_logs({dir + "/both.gz"}).lines, 264u);
+  std::ofstream(dir + "/cut.gz", std::ios::binary) << both.substr(0, both.size() * 2 / 3);
+  NcclRunFacts cut = analyze_nccl_logs({dir + "/cut.gz"});  // kept what inflated, no throw
+  EXPECT_GT(cut.lines, 10u);
+  EXPECT_LT(cut.lines, 133u);
+}
+
 TEST(NcclLog, CorruptGzipIsAnInputError) {
   const std::string path = test::temp_dir("badgz") + "/bad.gz";
   std::ofstream(path) << std::string("\x1f\x8b\x08\x00garbage-not-deflate", 24);

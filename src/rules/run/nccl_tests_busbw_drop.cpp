@@ -24,6 +24,7 @@ class NcclTestsBusbwDrop : public Rule {
     for (const auto& r : t.rows) {
       if (r.busbw() && (!peak || *r.busbw() > *peak->busbw())) peak = &r;
     }
+    if (!peak) return {};
     const double last = *big->busbw();
     if (peak == big || *peak->busbw() <= 0 || last >= kDropBelow * *peak->busbw()) return {};
     RuleOutcome o;

@@ -22,7 +22,7 @@ class NcclWarnings : public Rule {
       const char* cause;
       const char* fix;
     };
-    static const Kind kKinds[] = {
+    static const Kind kinds[] = {
         {NcclProblem::kCudaError, "CUDA error(s) inside NCCL", Severity::kError,
          "A CUDA call failed inside NCCL: out of memory, an Xid / GPU fault, or a driver and "
          "CUDA runtime that do not match.",
@@ -34,7 +34,7 @@ class NcclWarnings : public Rule {
          "NCCL printed WARN lines that no other rule explains; they often precede a failure.",
          "Read the quoted lines; the first WARN in time is usually the cause."},
     };
-    for (const Kind& k : kKinds) {
+    for (const Kind& k : kinds) {
       const NcclIssue* i = find_issue(f, k.p);
       if (!i) continue;
       Finding x = finding(std::string(k.what) + ": " + std::to_string(i->count) + " line(s)");
