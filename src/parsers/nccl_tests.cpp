@@ -28,7 +28,7 @@ std::string_view strip_launcher(std::string_view l) {
       return p + mark.size();
     };
     const std::size_t e = std::min(after("]:"), after(">:"));
-    if (e != std::string_view::npos && e < 48) return l.substr(e);
+    if (e < 48) return l.substr(e);  // npos when there is no mark
   }
   std::size_t i = 0;
   while (i < l.size() && i < 8 && l[i] >= '0' && l[i] <= '9') ++i;
