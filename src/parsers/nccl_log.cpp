@@ -669,7 +669,9 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     if (!value.empty() && value.back() == '.') value.remove_suffix(1);
     if (!f.env.count(name) && f.env.size() < kSetCap)
       f.env[name] = {std::string(value), log_line(r.text, n)};
-    if (name == "NCCL_TOPO_FILE" && f.topology_files.size() < 8)
+    const bool topo = name == "NCCL_TOPO_FILE" || name == "NCCL_GRAPH_FILE" ||
+                      name == "NCCL_TOPO_DUMP_FILE" || name == "NCCL_GRAPH_DUMP_FILE";
+    if (topo && f.topology_files.size() < 8)
       f.topology_files.push_back(log_line(r.text, n));
     return;
   }

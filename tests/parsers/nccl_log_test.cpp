@@ -178,6 +178,8 @@ TEST(NcclLog, Timezzx2_27VerboseSingleNode) {
   ASSERT_NE(transport(f, "P2P/direct pointer"), nullptr);
   EXPECT_FALSE(f.multi_node());
   EXPECT_TRUE(f.env.count("NCCL_TOPO_DUMP_FILE"));
+  ASSERT_EQ(f.topology_files.size(), 1u);  // the dump file NCCL was told to write
+  EXPECT_NE(f.topology_files[0].text.find("nccl_topo_dump.xml"), std::string::npos);
 }
 
 TEST(NcclLog, LauncherPrefixesAndInterleavedScriptOutput) {
