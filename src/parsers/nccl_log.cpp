@@ -188,6 +188,8 @@ bool known_info(std::string_view m) {
 
 }  // namespace
 
+bool collective_line(std::string_view m, std::string_view& algo, std::string_view& proto);
+
 struct NcclLogAnalyzer::State {
   NcclRunFacts f;
   std::string file;
@@ -308,6 +310,22 @@ struct NcclLogAnalyzer::State {
 
   void record(NcclRecord& r, std::uint64_t n);
   void collective(std::string_view algo, std::string_view proto);
+
+  // Once every rank known has shown collective traffic, a collective INFO line teaches nothing
+  // per rank: recognise it without parsing the record head. Anything else takes the full path.
+  bool fast_collective(std::string_view text) {
+    const std::size_t tag = find_nccl_tag(text, 0);
+    if (tag == std::string_view::npos || tag == 0 || text[tag - 1] != ']') return false;
+    std::string_view rest = text.substr(tag + 6);  // after " NCCL "
+    if (!starts(rest, "INFO ")) return false;
+    std::string_view m = rest.substr(5);
+    std::string_view algo, proto;
+    if (!collective_line(m, algo, proto)) return false;
+    if (find_nccl_tag(m, 0) != std::string_view::npos) return false;  // another record glued on
+    ++f.nccl_lines;
+    collective(algo, proto);
+    return true;
+  }
   void info(const NcclRecord& r, NcclStream& s, std::uint64_t n);
   void warn(const NcclRecord& r, NcclStream& s, std::uint64_t n);
   void classify_problem(std::string_view msg, const std::string& host, std::string_view text,
@@ -580,6 +598,22 @@ bool collective_line(std::string_view m, std::string_view& algo, std::string_vie
   std::string_view rest = m.substr(i + 2);
   if (starts(rest, "opCount ")) return true;
   if (rest.empty() || rest[0] < '0' || rest[0] > '9') return false;
+  // The usual shape, read forward: "<bytes> Bytes -> Algo <A> proto <P> ..."
+  std::size_t d = 0;
+  while (d < rest.size() && rest[d] >= '0' && rest[d] <= '9') ++d;
+  static constexpr std::string_view kBytes = " Bytes -> Algo ";
+  if (starts(rest.substr(d), kBytes)) {
+    std::size_t a0 = d + kBytes.size();
+    std::size_t a1 = rest.find(' ', a0);
+    static constexpr std::string_view kProto = " proto ";
+    if (a1 != std::string_view::npos && starts(rest.substr(a1), kProto)) {
+      std::size_t p0 = a1 + kProto.size();
+      std::size_t p1 = rest.find(' ', p0);
+      algo = rest.substr(a0, a1 - a0);
+      proto = rest.substr(p0, p1 == std::string_view::npos ? std::string_view::npos : p1 - p0);
+      return true;
+    }
+  }
   std::size_t at = find(rest, " -> Algo ");
   if (at == std::string_view::npos) return false;
   std::string_view tail = rest.substr(at);
@@ -671,8 +705,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       f.env[name] = {std::string(value), log_line(r.text, n)};
     const bool topo = name == "NCCL_TOPO_FILE" || name == "NCCL_GRAPH_FILE" ||
                       name == "NCCL_TOPO_DUMP_FILE" || name == "NCCL_GRAPH_DUMP_FILE";
-    if (topo && f.topology_files.size() < 8)
-      f.topology_files.push_back(log_line(r.text, n));
+    if (topo && f.topology_files.size() < 8) f.topology_files.push_back(log_line(r.text, n));
     return;
   }
   if (starts(trim(m), "Algorithm") && has(m, "|")) {
@@ -785,6 +818,7 @@ void NcclLogAnalyzer::line(std::string_view text, std::uint64_t number, bool cut
   State& st = *s_;
   ++st.f.lines;
   if (cut) ++st.f.truncated_lines;
+  if (st.idle_streams == 0 && !st.f.streams.empty() && st.fast_collective(text)) return;
   std::size_t k = split_nccl_records(text, st.recs, 8);
   if (k == 0) {
     if (!st.f.binary_junk && is_junk(text)) st.f.binary_junk = true;

@@ -97,9 +97,11 @@ bool level_at(std::string_view rest, NcclLevel& lv, std::size_t& len) {
   return true;
 }
 
-// Offset of the next " NCCL " at or after `pos`, or npos. memchr for the rare 'N' is several
-// times faster than a general substring search on the hot path (every line of a multi-GB log).
-std::size_t find_tag(std::string_view line, std::size_t pos) {
+}  // namespace
+
+// memchr for the rare 'N' is several times faster than a general substring search on the hot
+// path (every line of a multi-GB log).
+std::size_t find_nccl_tag(std::string_view line, std::size_t pos) {
   const char* base = line.data();
   const std::size_t n = line.size();
   std::size_t i = pos + 1;  // the 'N' of " NCCL " comes after its leading space
@@ -115,14 +117,12 @@ std::size_t find_tag(std::string_view line, std::size_t pos) {
   return std::string_view::npos;
 }
 
-}  // namespace
-
 std::size_t split_nccl_records(std::string_view line, NcclRecord* out, std::size_t max) {
   static constexpr std::string_view kTag = " NCCL ";
   std::size_t count = 0;
   std::size_t pos = 0;
   while (count < max) {
-    const std::size_t tag = find_tag(line, pos);
+    const std::size_t tag = find_nccl_tag(line, pos);
     if (tag == std::string_view::npos) break;
     pos = tag + kTag.size();
     NcclRecord r;

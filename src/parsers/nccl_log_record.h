@@ -20,6 +20,9 @@ struct NcclRecord {
   bool glued = false;        // written right after other text: the host may carry its tail
 };
 
+// Offset of the next " NCCL " at or after `pos` (the space before it), or npos.
+std::size_t find_nccl_tag(std::string_view line, std::size_t pos);
+
 // Fills at most `max` records; returns how many were found (0: not a NCCL line).
 std::size_t split_nccl_records(std::string_view line, NcclRecord* out, std::size_t max);
 

@@ -318,6 +318,27 @@ TEST(NcclLog, UnknownVersionsAreRecorded) {
   EXPECT_EQ(f.unknown_lines, 1u);
 }
 
+TEST(NcclLog, CollectiveFastPathStillSeesEverythingElse) {
+  // Once both ranks have shown traffic, collective lines skip the per-rank work; warnings,
+  // glued records and new ranks must still be seen.
+  std::string t;
+  for (int i = 0; i < 3; ++i) {
+    t += "h:1:1 [0] NCCL INFO AllReduce: opCount " + std::to_string(i) + " sendbuff 0x1 count 8\n";
+    t += "h:2:2 [1] NCCL INFO AllReduce: 1024 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..0}\n";
+  }
+  t += "h:1:1 [0] init.cc:1 NCCL WARN Cuda failure 'out of memory'\n";
+  t += "h:1:1 [0] NCCL INFO AllReduce: opCount 9 sendbuff 0x1h:2:2 [1] enqueue.cc:2 NCCL WARN Something odd\n";
+  t += "h:3:3 [0] NCCL INFO AllGather: 2048 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..0}\n";
+  NcclRunFacts f = analyze_nccl_log_text(t, "fast.log");
+  EXPECT_EQ(f.nccl_lines, 10u);
+  EXPECT_EQ(f.issues.at(NcclProblem::kCudaError).count, 1u);
+  EXPECT_EQ(f.issues.at(NcclProblem::kOtherWarning).count, 1u);
+  EXPECT_EQ(f.streams.size(), 3u);  // h:3 is new: it takes the full path
+  EXPECT_TRUE(f.streams.at("h:3:0").collective_activity);
+  EXPECT_EQ(f.algorithms, (std::set<std::string, std::less<>>{"RING", "TREE"}));
+  EXPECT_EQ(f.protocols, (std::set<std::string, std::less<>>{"LL", "SIMPLE"}));
+}
+
 TEST(NcclLog, Detection) {
   EXPECT_TRUE(
       looks_like_nccl_log(read_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log")));
