@@ -37,8 +37,8 @@ struct DoctorArgs {
 };
 
 int run_doctor(const DoctorArgs& a) {
-  const Severity fail_on = a.report.fail_on_severity();
-  const RuleSelection sel = a.report.selection();
+  (void)a.report.fail_on_severity();  // bad options fail before anything is probed
+  (void)a.report.selection();
   if (!a.captures.empty() && a.roots.size() > 1) {
     throw InputError("--capture", 0,
                      "captures describe one node; use them with at most one --root");
@@ -77,24 +77,17 @@ int run_doctor(const DoctorArgs& a) {
     for (auto& n : nodes) n.sku_override = a.sku;
   }
   // A run's NCCL log and nccl-tests output, judged together with the nodes.
-  RunInputs run;
   std::shared_ptr<const NcclRunFacts> log;
   std::shared_ptr<const NcclTestsFacts> tests;
   if (!a.nccl_logs.empty()) log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(a.nccl_logs));
   if (!a.nccl_tests.empty())
     tests = std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(a.nccl_tests));
-  run.nccl_log = log.get();
-  run.nccl_tests = tests.get();
-  if (!a.sku.empty()) run.options.sku = a.sku;
-  if (a.nodes > 0) run.options.nodes = a.nodes;
-  run.options.efficiency = a.efficiency;
-  Evaluation ev = evaluate_rules(nodes, catalog, sel, &run);
-  DoctorReport report = make_doctor_report(std::move(nodes), std::move(ev), catalog.origin(),
-                                           tool_version(), fail_on);
-  report.nccl_log = log;
-  report.nccl_tests = tests;
-  if (tests) report.busbw_expected = expected_busbw(*tests, catalog, run.options);
-  return a.report.emit_report(report);
+  RunOptions options;
+  if (!a.sku.empty()) options.sku = a.sku;
+  if (a.nodes > 0) options.nodes = a.nodes;
+  options.efficiency = a.efficiency;
+  return a.report.judge_and_emit(std::move(nodes), catalog, std::move(log), std::move(tests),
+                                 options, "doctor");
 }
 
 }  // namespace

@@ -18,8 +18,8 @@ struct NcclArgs {
 };
 
 int run_nccl(const NcclArgs& a) {
-  const Severity fail_on = a.report.fail_on_severity();
-  const RuleSelection sel = a.report.selection();
+  (void)a.report.fail_on_severity();  // bad options fail before the log is read
+  (void)a.report.selection();
   const Catalog& catalog = load_catalog(a.catalog);
   std::vector<std::string> paths = a.logs.empty() ? std::vector<std::string>{"-"} : a.logs;
   auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(paths));
@@ -29,13 +29,7 @@ int run_nccl(const NcclArgs& a) {
                      "no NCCL output found: expected lines like 'host:pid:tid [dev] NCCL INFO "
                      "...' (run with NCCL_DEBUG=INFO)");
   }
-  RunInputs run;
-  run.nccl_log = log.get();
-  Evaluation ev = evaluate_rules({}, catalog, sel, &run);
-  DoctorReport report =
-      make_doctor_report({}, std::move(ev), catalog.origin(), tool_version(), fail_on, "nccl");
-  report.nccl_log = log;
-  return a.report.emit_report(report);
+  return a.report.judge_and_emit({}, catalog, std::move(log), nullptr, {}, "nccl");
 }
 
 }  // namespace

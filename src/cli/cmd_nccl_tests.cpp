@@ -22,25 +22,18 @@ struct NcclTestsArgs {
 };
 
 int run_nccl_tests(const NcclTestsArgs& a) {
-  const Severity fail_on = a.report.fail_on_severity();
-  const RuleSelection sel = a.report.selection();
+  (void)a.report.fail_on_severity();  // bad options fail before the files are read
+  (void)a.report.selection();
   const Catalog& catalog = load_catalog(a.catalog);
   auto tests = std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(a.file));
   std::shared_ptr<NcclRunFacts> log;
   if (!a.logs.empty()) log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(a.logs));
-  RunInputs run;
-  run.nccl_tests = tests.get();
-  run.nccl_log = log.get();
-  if (!a.sku.empty()) run.options.sku = a.sku;
-  if (a.nodes > 0) run.options.nodes = a.nodes;
-  run.options.efficiency = a.efficiency;
-  Evaluation ev = evaluate_rules({}, catalog, sel, &run);
-  DoctorReport report = make_doctor_report({}, std::move(ev), catalog.origin(), tool_version(),
-                                           fail_on, "nccl-tests");
-  report.nccl_tests = tests;
-  report.nccl_log = log;
-  report.busbw_expected = expected_busbw(*tests, catalog, run.options);
-  return a.report.emit_report(report);
+  RunOptions options;
+  if (!a.sku.empty()) options.sku = a.sku;
+  if (a.nodes > 0) options.nodes = a.nodes;
+  options.efficiency = a.efficiency;
+  return a.report.judge_and_emit({}, catalog, std::move(log), std::move(tests), options,
+                                 "nccl-tests");
 }
 
 }  // namespace

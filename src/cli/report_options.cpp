@@ -1,5 +1,6 @@
 #include "cli/report_options.h"
 
+#include "cli/commands.h"
 #include "cli/output.h"
 #include "core/input_error.h"
 #include "report/json_reporter.h"
@@ -41,6 +42,24 @@ RuleSelection ReportOptions::selection() const {
   sel.only.insert(only.begin(), only.end());
   sel.skip.insert(skip.begin(), skip.end());
   return sel;
+}
+
+int ReportOptions::judge_and_emit(std::vector<NodeFacts> nodes, const Catalog& catalog,
+                                  std::shared_ptr<const NcclRunFacts> log,
+                                  std::shared_ptr<const NcclTestsFacts> tests,
+                                  const RunOptions& options, const std::string& command) const {
+  const Severity severity = fail_on_severity();
+  RunInputs run;
+  run.nccl_log = log.get();
+  run.nccl_tests = tests.get();
+  run.options = options;
+  Evaluation ev = evaluate_rules(nodes, catalog, selection(), &run);
+  DoctorReport report = make_doctor_report(std::move(nodes), std::move(ev), catalog.origin(),
+                                           tool_version(), severity, command);
+  report.nccl_log = std::move(log);
+  if (tests) report.busbw_expected = expected_busbw(*tests, catalog, options);
+  report.nccl_tests = std::move(tests);
+  return emit_report(report);
 }
 
 int ReportOptions::emit_report(const DoctorReport& report) const {

@@ -1,6 +1,7 @@
 #pragma once
 // The options every reporting command shares (format, --fail-on, colour, output, rule filters),
 // and how a finished report is written.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ struct ReportOptions {
   RuleSelection selection() const;
   // Renders text or JSON and writes it (atomically with -o); returns the report's exit code.
   int emit_report(const DoctorReport& report) const;
+
+  // Runs the selected rules over the nodes and the run facts (either may be null), builds the
+  // report of `command` and emits it. Throws InputError for bad options.
+  int judge_and_emit(std::vector<NodeFacts> nodes, const Catalog& catalog,
+                     std::shared_ptr<const NcclRunFacts> log,
+                     std::shared_ptr<const NcclTestsFacts> tests, const RunOptions& options,
+                     const std::string& command) const;
 };
 
 }  // namespace trainready

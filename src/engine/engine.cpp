@@ -43,50 +43,45 @@ void fold_subsumed(std::vector<Finding>& findings) {
 Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& catalog,
                           const RuleSelection& selection, const RunInputs* run) {
   Evaluation ev;
+  // One evaluation: its findings (labelled with the node, if any), skip reason or notes.
+  auto record = [&ev](const std::string& id, const std::string& node, RuleOutcome o) {
+    ++ev.evaluations;
+    if (o.skipped) {
+      ev.skipped.push_back({id, node, o.skip_reason});
+      return;
+    }
+    for (Finding& f : o.findings) {
+      if (!node.empty()) f.node = node;
+      ev.findings.push_back(std::move(f));
+    }
+    for (std::string& note : o.notes) ev.notes.push_back({id, node, std::move(note)});
+  };
   for (const auto& rule : all_rules()) {
     const std::string id(rule->id());
     if (!selection.wants(id)) continue;
-    const RuleScope scope = rule->scope();
-    if (scope == RuleScope::kRunLog || scope == RuleScope::kRunTests) {
-      if (!run || (scope == RuleScope::kRunLog && !run->nccl_log) ||
-          (scope == RuleScope::kRunTests && !run->nccl_tests))
-        continue;
-      RuleContext ctx{nullptr, &nodes, &catalog, run->nccl_log, run->nccl_tests, &run->options};
-      RuleOutcome o = rule->evaluate(ctx);
-      ++ev.evaluations;
-      if (o.skipped) {
-        ev.skipped.push_back({id, "", o.skip_reason});
-        continue;
+    switch (rule->scope()) {
+      case RuleScope::kRunLog:
+      case RuleScope::kRunTests: {
+        const bool has_input =
+            run != nullptr && (rule->scope() == RuleScope::kRunLog ? run->nccl_log != nullptr
+                                                                   : run->nccl_tests != nullptr);
+        if (!has_input) break;
+        RuleContext ctx{nullptr, &nodes, &catalog, run->nccl_log, run->nccl_tests, &run->options};
+        record(id, "", rule->evaluate(ctx));
+        break;
       }
-      for (Finding& f : o.findings) ev.findings.push_back(std::move(f));
-      for (std::string& note : o.notes) ev.notes.push_back({id, "", std::move(note)});
-      continue;
-    }
-    if (scope == RuleScope::kNode) {
-      for (const NodeFacts& n : nodes) {
-        RuleContext ctx{&n, &nodes, &catalog};
-        RuleOutcome o = rule->evaluate(ctx);
-        ++ev.evaluations;
-        if (o.skipped) {
-          ev.skipped.push_back({id, n.label, o.skip_reason});
-          continue;
+      case RuleScope::kNode:
+        for (const NodeFacts& n : nodes) {
+          RuleContext ctx{&n, &nodes, &catalog};
+          record(id, n.label, rule->evaluate(ctx));
         }
-        for (Finding& f : o.findings) {
-          f.node = n.label;
-          ev.findings.push_back(std::move(f));
+        break;
+      case RuleScope::kCluster:
+        if (nodes.size() > 1) {
+          RuleContext ctx{nullptr, &nodes, &catalog};
+          record(id, "", rule->evaluate(ctx));
         }
-        for (std::string& note : o.notes) ev.notes.push_back({id, n.label, std::move(note)});
-      }
-    } else if (nodes.size() > 1) {
-      RuleContext ctx{nullptr, &nodes, &catalog};
-      RuleOutcome o = rule->evaluate(ctx);
-      ++ev.evaluations;
-      if (o.skipped) {
-        ev.skipped.push_back({id, "", o.skip_reason});
-        continue;
-      }
-      for (Finding& f : o.findings) ev.findings.push_back(std::move(f));
-      for (std::string& note : o.notes) ev.notes.push_back({id, "", std::move(note)});
+        break;
     }
   }
   fold_subsumed(ev.findings);

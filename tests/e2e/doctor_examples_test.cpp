@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/json_keys.h"
 #include "support/paths.h"
+#include "support/report_json.h"
 #include "support/run_cli.h"
 
 using namespace trainready::test;
@@ -12,20 +12,12 @@ using nlohmann::json;
 namespace {
 
 json doctor_json(const std::vector<std::string>& roots, int expect_code) {
-  std::vector<std::string> args{"doctor", "--json"};
+  std::vector<std::string> args{"doctor"};
   for (const auto& r : roots) {
     args.push_back("--root");
     args.push_back(example(r));
   }
-  CliResult r = run_trainready(args);
-  EXPECT_EQ(r.code, expect_code) << r.err;
-  return json::parse(r.out);
-}
-
-std::vector<std::string> rules_of(const json& j) {
-  std::vector<std::string> ids;
-  for (const auto& f : j["findings"]) ids.push_back(f["rule"]);
-  return ids;
+  return report_json(args, expect_code);
 }
 
 }  // namespace

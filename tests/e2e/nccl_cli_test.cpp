@@ -4,30 +4,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "support/json_keys.h"
 #include "support/paths.h"
+#include "support/report_json.h"
 #include "support/run_cli.h"
 
 using namespace trainready::test;
 using nlohmann::json;
-
-namespace {
-
-json run_json(const std::vector<std::string>& args, int want_code) {
-  std::vector<std::string> a = args;
-  a.push_back("--json");
-  CliResult r = run_trainready(a);
-  EXPECT_EQ(r.code, want_code) << r.out << r.err;
-  return json::parse(r.out);
-}
-
-std::vector<std::string> rules_of(const json& j) {
-  std::vector<std::string> ids;
-  for (const auto& f : j["findings"]) ids.push_back(f["rule"]);
-  return ids;
-}
-
-}  // namespace
 
 // The verdict for every real log in the fixture set.
 TEST(NcclCli, EveryFixtureLogGetsItsVerdict) {
@@ -62,7 +44,7 @@ TEST(NcclCli, EveryFixtureLogGetsItsVerdict) {
   };
   for (const Case& c : cases) {
     const bool errors = std::string(c.status) == "problems";
-    json j = run_json({"nccl", fixture(std::string("nccl-debug/") + c.file)}, errors ? 1 : 0);
+    json j = report_json({"nccl", fixture(std::string("nccl-debug/") + c.file)}, errors ? 1 : 0);
     EXPECT_EQ(j["command"], "nccl") << c.file;
     EXPECT_EQ(j["verdict"]["status"], c.status) << c.file;
     EXPECT_EQ(rules_of(j), c.rules) << c.file;
@@ -176,7 +158,7 @@ TEST(NcclTestsCli, EveryFixtureTableGetsItsVerdict) {
   for (const Case& c : cases) {
     std::vector<std::string> args{"nccl-tests", fixture(c.file)};
     args.insert(args.end(), c.flags.begin(), c.flags.end());
-    json j = run_json(args, 0);
+    json j = report_json(args, 0);
     EXPECT_EQ(j["verdict"]["status"], c.status) << c.file;
     EXPECT_EQ(rules_of(j), c.rules) << c.file;
   }
@@ -184,10 +166,10 @@ TEST(NcclTestsCli, EveryFixtureTableGetsItsVerdict) {
 
 TEST(NcclTestsCli, ReportsLargestSizeExpectationAndRatio) {
   json j =
-      run_json({"nccl-tests",
-                fixture("nccl-tests/azureml-2node-nd96amsr_a100_v4-all_reduce_perf-excerpt.txt"),
-                "--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2"},
-               0);
+      report_json({"nccl-tests",
+                   fixture("nccl-tests/azureml-2node-nd96amsr_a100_v4-all_reduce_perf-excerpt.txt"),
+                   "--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2"},
+                  0);
   const json& t = j["nccl_tests"];
   EXPECT_EQ(t["largest"]["size_bytes"], 8589934592u);
   EXPECT_DOUBLE_EQ(t["largest"]["busbw_gbytes_per_s"].get<double>(), 189.33);
@@ -195,25 +177,25 @@ TEST(NcclTestsCli, ReportsLargestSizeExpectationAndRatio) {
   EXPECT_DOUBLE_EQ(e["expected_gbytes_per_s"].get<double>(), 190.0);  // min(228, 8 x 200/8 x 0.95)
   EXPECT_NEAR(e["ratio"].get<double>(), 189.33 / 190.0, 1e-9);
   json k =
-      run_json({"nccl-tests",
-                fixture("nccl-tests/azureml-2node-nd96amsr_a100_v4-all_reduce_perf-excerpt.txt"),
-                "--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2", "--efficiency", "0.8"},
-               0);
+      report_json({"nccl-tests",
+                   fixture("nccl-tests/azureml-2node-nd96amsr_a100_v4-all_reduce_perf-excerpt.txt"),
+                   "--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2", "--efficiency", "0.8"},
+                  0);
   EXPECT_DOUBLE_EQ(k["nccl_tests"]["expected_busbw"]["expected_gbytes_per_s"].get<double>(), 160.0);
   expect_snake_case_keys(k);
 }
 
 TEST(NcclCli, JsonKeysAreSnakeCase) {
-  expect_snake_case_keys(run_json({"nccl", synthetic_log("socket-ib-disabled-2node.log")}, 1));
+  expect_snake_case_keys(report_json({"nccl", synthetic_log("socket-ib-disabled-2node.log")}, 1));
 }
 
 TEST(NcclTestsCli, SocketShortfallWithItsLogIsOneFinding) {
-  json j =
-      run_json({"nccl-tests",
-                fixture("nccl-tests/nccl-ebpf-2rank-socket-forced-tag-output-all_reduce_perf.txt"),
-                "--sku", "Standard_ND96isr_H100_v5", "--nodes", "2", "--nccl-log",
-                synthetic_log("socket-ib-disabled-2node.log")},
-               1);
+  json j = report_json(
+      {"nccl-tests",
+       fixture("nccl-tests/nccl-ebpf-2rank-socket-forced-tag-output-all_reduce_perf.txt"), "--sku",
+       "Standard_ND96isr_H100_v5", "--nodes", "2", "--nccl-log",
+       synthetic_log("socket-ib-disabled-2node.log")},
+      1);
   auto ids = rules_of(j);
   EXPECT_NE(std::find(ids.begin(), ids.end(), "nccl-tests-busbw-low"), ids.end());
   EXPECT_EQ(std::find(ids.begin(), ids.end(), "nccl-inter-node-not-ib"), ids.end());
@@ -221,9 +203,9 @@ TEST(NcclTestsCli, SocketShortfallWithItsLogIsOneFinding) {
 
 // Node facts + run facts: NET/Socket in the log and ports Polling on the node are one finding.
 TEST(DoctorJoin, SocketInLogAndPollingPortsAreOneFinding) {
-  json j = run_json({"doctor", "--no-imds", "--root", example("nd-h100-split/node-c"), "--nccl-log",
-                     synthetic_log("no-ib-device-socket-2node.log")},
-                    1);
+  json j = report_json({"doctor", "--no-imds", "--root", example("nd-h100-split/node-c"),
+                        "--nccl-log", synthetic_log("no-ib-device-socket-2node.log")},
+                       1);
   auto ids = rules_of(j);
   EXPECT_NE(std::find(ids.begin(), ids.end(), "nccl-inter-node-not-ib"), ids.end());
   EXPECT_EQ(std::find(ids.begin(), ids.end(), "ib-port-not-active"), ids.end());
@@ -235,7 +217,7 @@ TEST(DoctorJoin, SocketInLogAndPollingPortsAreOneFinding) {
   }
   EXPECT_TRUE(j.contains("nccl_log"));
   // Without the log, the node finding stands on its own.
-  json n = run_json({"doctor", "--no-imds", "--root", example("nd-h100-split/node-c")}, 1);
+  json n = report_json({"doctor", "--no-imds", "--root", example("nd-h100-split/node-c")}, 1);
   auto nids = rules_of(n);
   EXPECT_NE(std::find(nids.begin(), nids.end(), "ib-port-not-active"), nids.end());
 }
