@@ -327,8 +327,10 @@ TEST(NcclLog, CollectiveFastPathStillSeesEverythingElse) {
     t += "h:2:2 [1] NCCL INFO AllReduce: 1024 Bytes -> Algo TREE proto LL channel{Lo..Hi}={0..0}\n";
   }
   t += "h:1:1 [0] init.cc:1 NCCL WARN Cuda failure 'out of memory'\n";
-  t += "h:1:1 [0] NCCL INFO AllReduce: opCount 9 sendbuff 0x1h:2:2 [1] enqueue.cc:2 NCCL WARN Something odd\n";
-  t += "h:3:3 [0] NCCL INFO AllGather: 2048 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..0}\n";
+  t += "h:1:1 [0] NCCL INFO AllReduce: opCount 9 sendbuff 0x1h:2:2 [1] enqueue.cc:2 NCCL WARN "
+       "Something odd\n";
+  t += "h:3:3 [0] NCCL INFO AllGather: 2048 Bytes -> Algo RING proto SIMPLE "
+       "channel{Lo..Hi}={0..0}\n";
   NcclRunFacts f = analyze_nccl_log_text(t, "fast.log");
   EXPECT_EQ(f.nccl_lines, 10u);
   EXPECT_EQ(f.issues.at(NcclProblem::kCudaError).count, 1u);
