@@ -79,7 +79,10 @@ int run_doctor(const DoctorArgs& a) {
   // A run's NCCL log and nccl-tests output, judged together with the nodes.
   std::shared_ptr<const NcclRunFacts> log;
   std::shared_ptr<const NcclTestsFacts> tests;
-  if (!a.nccl_logs.empty()) log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(a.nccl_logs));
+  if (!a.nccl_logs.empty()) {
+    log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(a.nccl_logs));
+    if (!has_nccl_output(*log)) throw InputError(a.nccl_logs.front(), 0, kNoNcclOutput);
+  }
   if (!a.nccl_tests.empty())
     tests = std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(a.nccl_tests));
   RunOptions options;

@@ -23,12 +23,7 @@ int run_nccl(const NcclArgs& a) {
   const Catalog& catalog = load_catalog(a.catalog);
   std::vector<std::string> paths = a.logs.empty() ? std::vector<std::string>{"-"} : a.logs;
   auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(paths));
-  if (log->nccl_lines == 0 && log->versions.empty() && log->timeouts.empty() &&
-      log->lagging.empty() && log->issues.empty()) {
-    throw InputError(paths.front(), 0,
-                     "no NCCL output found: expected lines like 'host:pid:tid [dev] NCCL INFO "
-                     "...' (run with NCCL_DEBUG=INFO)");
-  }
+  if (!has_nccl_output(*log)) throw InputError(paths.front(), 0, kNoNcclOutput);
   return a.report.judge_and_emit({}, catalog, std::move(log), nullptr, {}, "nccl");
 }
 

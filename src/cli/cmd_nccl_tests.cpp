@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/report_options.h"
+#include "core/input_error.h"
 #include "parsers/nccl_log.h"
 #include "parsers/nccl_tests.h"
 
@@ -27,7 +28,10 @@ int run_nccl_tests(const NcclTestsArgs& a) {
   const Catalog& catalog = load_catalog(a.catalog);
   auto tests = std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(a.file));
   std::shared_ptr<NcclRunFacts> log;
-  if (!a.logs.empty()) log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(a.logs));
+  if (!a.logs.empty()) {
+    log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(a.logs));
+    if (!has_nccl_output(*log)) throw InputError(a.logs.front(), 0, kNoNcclOutput);
+  }
   RunOptions options;
   if (!a.sku.empty()) options.sku = a.sku;
   if (a.nodes > 0) options.nodes = a.nodes;

@@ -17,6 +17,10 @@ Runner add_nccl_command(CLI::App& app);
 Runner add_nccl_tests_command(CLI::App& app);
 
 const char* tool_version();
+// What --nccl-log / `nccl` say of a file with no NCCL output in it.
+inline constexpr const char* kNoNcclOutput =
+    "no NCCL output found: expected lines like 'host:pid:tid [dev] NCCL INFO ...' (run with "
+    "NCCL_DEBUG=INFO)";
 // --catalog FILE or the built-in catalog; throws InputError.
 const class Catalog& load_catalog(const std::string& path);
 

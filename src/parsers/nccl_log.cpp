@@ -551,8 +551,7 @@ void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::str
     if (has(m, c)) {
       NcclIssue& i = issue(NcclProblem::kConnectionFailed, host, text, n);
       cap_insert(i.details, std::string(c));
-      std::string_view peer = word_after(m, "Connect to ");
-      if (peer.empty()) peer = word_after(m, "Connect to ");
+      std::string_view peer = word_after(m, "Connect to ");  // also "...PollConnect to X"
       if (peer.empty()) peer = word_after(m, "from ");
       if (!peer.empty() && peer.find('<') != std::string_view::npos)
         cap_insert(i.peers, std::string(peer));
@@ -866,6 +865,11 @@ NcclRunFacts analyze_nccl_logs(const std::vector<std::string>& paths) {
     }
   }
   return a.finish();
+}
+
+bool has_nccl_output(const NcclRunFacts& f) {
+  return f.nccl_lines > 0 || !f.versions.empty() || !f.timeouts.empty() || !f.lagging.empty() ||
+         !f.issues.empty();
 }
 
 bool looks_like_nccl_log(std::string_view text) {

@@ -33,6 +33,10 @@ class NcclLogAnalyzer {
 NcclRunFacts analyze_nccl_logs(const std::vector<std::string>& paths);
 NcclRunFacts analyze_nccl_log_text(std::string_view text, const std::string& name);
 
+// False when the logs held nothing NCCL (or a framework reporting on NCCL) wrote: the user
+// passed the wrong file, or ran without NCCL_DEBUG=INFO.
+bool has_nccl_output(const NcclRunFacts& f);
+
 // True when the text looks like NCCL debug output (for capture detection).
 bool looks_like_nccl_log(std::string_view text);
 

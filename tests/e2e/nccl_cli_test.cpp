@@ -231,3 +231,18 @@ TEST(RulesCli, RunRulesAreListedWithTheirScope) {
   EXPECT_EQ(e.code, 0);
   EXPECT_NE(e.out.find("## Fix"), std::string::npos);
 }
+
+TEST(NcclCli, NccllessLogsAreRefusedEverywhere) {
+  const std::string d = temp_dir("no-nccl");
+  std::ofstream(d + "/train.log") << "epoch 1 loss 2.3\nepoch 2 loss 2.1\n";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"nccl", d + "/train.log"},
+           {"doctor", "--no-imds", "--root", example("nd-h100-healthy"), "--nccl-log",
+            d + "/train.log"},
+           {"nccl-tests", fixture("nccl-tests/deepops-slurm-4x-dgx-a100-ib-all_reduce_perf.txt"),
+            "--nccl-log", d + "/train.log"}}) {
+    CliResult r = run_trainready(args);
+    EXPECT_EQ(r.code, 2) << args[0];
+    EXPECT_NE(r.err.find("train.log: no NCCL output found"), std::string::npos) << r.err;
+  }
+}
