@@ -197,10 +197,10 @@ struct NcclLogAnalyzer::State {
   std::set<std::string, std::less<>> host_names;
   int file_index = -1;
   std::unordered_map<NcclStream*, int> pending_nnodes;
-  std::unordered_map<NcclStream*, std::string> current_comm;
   NcclStream* last_stream = nullptr;
   std::size_t idle_streams = 0;  // streams that have not yet shown collective traffic
   std::string last_algo, last_proto;
+  NcclNetDevice spare_device;
   NcclRecord recs[8];
 
   Provenance at(std::uint64_t n) const {
@@ -341,7 +341,7 @@ NcclNetDevice& NcclLogAnalyzer::State::device(std::string_view name) {
   for (auto& d : f.net_devices) {
     if (d.name == name) return d;
   }
-  if (f.net_devices.size() >= kSetCap) return f.net_devices.back();
+  if (f.net_devices.size() >= kSetCap) return spare_device;  // full: write where nobody reads
   f.net_devices.push_back({});
   f.net_devices.back().name = std::string(name);
   return f.net_devices.back();
