@@ -208,18 +208,6 @@ struct NcclLogAnalyzer::State {
   }
   LogLine log_line(std::string_view text, std::uint64_t n) const { return {quote(text), at(n)}; }
 
-  // A record glued to other text ("...-1mew0:64904:...", "cudaDev 0ljm:...") takes that
-  // text's tail into its host name; prefer a host already seen that ends the same way.
-  std::string_view resolve_host(std::string_view h) const {
-    for (std::size_t j = 1; j < h.size(); ++j) {
-      const char c = h[j - 1];
-      if (!((c >= '0' && c <= '9') || c == '-' || c == '.')) break;
-      auto it = host_names.find(h.substr(j));
-      if (it != host_names.end()) return *it;
-    }
-    return h;
-  }
-
   static std::uint64_t pid_key(long pid, int dev) {
     return (static_cast<std::uint64_t>(pid) << 16) ^ static_cast<std::uint64_t>(dev & 0xffff);
   }
@@ -239,10 +227,9 @@ struct NcclLogAnalyzer::State {
     if (!s || s->pid != r.pid || s->cuda_dev != r.dev || s->host != r.host) {
       s = lookup(r.host, r.pid, r.dev);
       if (!s && !r.host.empty() && !std::isalpha(static_cast<unsigned char>(r.host[0]))) {
-        std::string_view h = resolve_host(r.host);
-        if (h.size() != r.host.size()) {
-          r.host = h;
-          s = lookup(h, r.pid, r.dev);
+        if (std::size_t cut = glued_host_prefix(r.host, host_names); cut > 0) {
+          r.host.remove_prefix(cut);
+          s = lookup(r.host, r.pid, r.dev);
         }
       }
       if (!s) {

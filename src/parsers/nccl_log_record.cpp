@@ -117,6 +117,16 @@ std::size_t find_nccl_tag(std::string_view line, std::size_t pos) {
   return std::string_view::npos;
 }
 
+std::size_t glued_host_prefix(std::string_view host,
+                              const std::set<std::string, std::less<>>& known_hosts) {
+  for (std::size_t j = 1; j < host.size(); ++j) {
+    const char c = host[j - 1];
+    if (!((c >= '0' && c <= '9') || c == '-' || c == '.')) break;
+    if (known_hosts.count(host.substr(j)) > 0) return j;
+  }
+  return 0;
+}
+
 std::size_t split_nccl_records(std::string_view line, NcclRecord* out, std::size_t max) {
   static constexpr std::string_view kTag = " NCCL ";
   std::size_t count = 0;

@@ -3,6 +3,9 @@
 // launchers add their own prefix in front ("[rank3]: ", "0: ", "host: ", "[1,0]<stdout>:"), and
 // concurrent writers can glue several records into one line.
 #include <cstddef>
+#include <functional>
+#include <set>
+#include <string>
 #include <string_view>
 
 namespace trainready {
@@ -22,6 +25,12 @@ struct NcclRecord {
 
 // Offset of the next " NCCL " at or after `pos` (the space before it), or npos.
 std::size_t find_nccl_tag(std::string_view line, std::size_t pos);
+
+// A record glued to the end of other text ("...  0mew0:64904:...", "cudaDev 0ljm:...") takes that
+// text's trailing digits into its host name. Returns how many leading characters of `host` are
+// such a tail, judged by the hosts seen so far (0 when none is).
+std::size_t glued_host_prefix(std::string_view host,
+                              const std::set<std::string, std::less<>>& known_hosts);
 
 // Fills at most `max` records; returns how many were found (0: not a NCCL line).
 std::size_t split_nccl_records(std::string_view line, NcclRecord* out, std::size_t max);

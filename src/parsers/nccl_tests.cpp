@@ -114,16 +114,9 @@ class TableReader {
       // the host name; give them back when a host seen before ends the same way.
       const std::string_view h = recs[0].host;
       if (!h.empty() && std::isalpha(static_cast<unsigned char>(h[0]))) {
-        if (hosts_.size() < 256) hosts_.insert(std::string(h));
+        if (hosts_.size() < 256) hosts_.emplace(h);
       } else {
-        for (const std::string& known : hosts_) {
-          if (known.size() < h.size() && h.substr(h.size() - known.size()) == known &&
-              h.substr(0, h.size() - known.size()).find_first_not_of("0123456789.-") ==
-                  std::string_view::npos) {
-            at += h.size() - known.size();
-            break;
-          }
-        }
+        at += glued_host_prefix(h, hosts_);
       }
       if (f_.nccl_version.empty() && starts(recs[0].message, "NCCL version "))
         f_.nccl_version = version_word(recs[0].message.substr(13));
@@ -286,7 +279,7 @@ class TableReader {
   std::optional<Columns> cols_;
   std::vector<std::string> pending_;
   Provenance pending_where_;
-  std::set<std::string> hosts_;  // NCCL hosts seen, to undo glued row fragments
+  std::set<std::string, std::less<>> hosts_;  // NCCL hosts seen, to undo glued row fragments
 };
 
 NcclTestsFacts parse_json(std::string_view text, const std::string& source) {

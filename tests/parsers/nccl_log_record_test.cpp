@@ -50,6 +50,15 @@ TEST(NcclLogRecord, GluedRecordsAreSplit) {
   EXPECT_EQ(r[1].message, "comm 0x8 rank 0");
 }
 
+TEST(NcclLogRecord, GluedHostPrefix) {
+  const std::set<std::string, std::less<>> known{"mew0", "ljm", "node-2"};
+  EXPECT_EQ(glued_host_prefix("-1mew0", known), 2u);
+  EXPECT_EQ(glued_host_prefix("80356ljm", known), 5u);
+  EXPECT_EQ(glued_host_prefix("mew0", known), 0u);
+  EXPECT_EQ(glued_host_prefix("x0mew0", known), 0u);  // not a digit tail: a different host
+  EXPECT_EQ(glued_host_prefix("12345", known), 0u);
+}
+
 TEST(NcclLogRecord, NotNcclLines) {
   NcclRecord r[2];
   for (const char* line :
