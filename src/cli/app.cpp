@@ -42,6 +42,7 @@ int run_cli(int argc, char** argv) {
   reg(add_catalog_command);
   reg(add_nccl_command);
   reg(add_nccl_tests_command);
+  reg(add_lint_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -10,8 +10,13 @@
 namespace trainready {
 
 void ReportOptions::add_to(CLI::App* c) {
-  c->add_option("--format", format, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  if (sarif) {
+    c->add_option("--format", format, "Output format: text, json or sarif (SARIF 2.1.0)")
+        ->check(CLI::IsMember({"text", "json", "sarif"}));
+  } else {
+    c->add_option("--format", format, "Output format: text or json")
+        ->check(CLI::IsMember({"text", "json"}));
+  }
   c->add_flag("--json", json, "Same as --format json");
   c->add_option("--fail-on", fail_on, "Exit 1 when a finding is at or above: error, warning, info")
       ->check(CLI::IsMember({"error", "warning", "info"}));

@@ -21,6 +21,7 @@ struct ReportOptions {
   std::string output;
   std::vector<std::string> only;
   std::vector<std::string> skip;
+  bool sarif = false;  // lint: --format sarif is offered
 
   void add_to(CLI::App* c);
   // Validates the values; throws InputError naming the option.

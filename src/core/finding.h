@@ -25,6 +25,10 @@ struct Finding {
   // Rule ids of node findings this one explains: the engine folds them into it, so one cause
   // reads as one finding (NET/Socket in the log + ports Polling on the node).
   std::vector<std::string> subsumes;
+  // Deployment findings: the resource (ARM name / Terraform address / VM) and the property at
+  // fault, which SARIF reports as the physical location.
+  std::string resource;
+  Provenance location;
 };
 
 }  // namespace trainready

@@ -38,6 +38,16 @@ void fold_subsumed(std::vector<Finding>& findings) {
   }
 }
 
+void sort_findings(std::vector<Finding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    if (a.severity != b.severity) return a.severity > b.severity;
+    if (a.node != b.node) return a.node < b.node;
+    if (a.location.source != b.location.source) return a.location.source < b.location.source;
+    if (a.location.line != b.location.line) return a.location.line < b.location.line;
+    return a.rule_id < b.rule_id;
+  });
+}
+
 }  // namespace
 
 Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& catalog,
@@ -82,14 +92,34 @@ Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& ca
           record(id, "", rule->evaluate(ctx));
         }
         break;
+      case RuleScope::kDeployment:
+        break;  // evaluate_deployment_rules
     }
   }
   fold_subsumed(ev.findings);
-  std::stable_sort(ev.findings.begin(), ev.findings.end(), [](const Finding& a, const Finding& b) {
-    if (a.severity != b.severity) return a.severity > b.severity;
-    if (a.node != b.node) return a.node < b.node;
-    return a.rule_id < b.rule_id;
-  });
+  sort_findings(ev.findings);
+  return ev;
+}
+
+Evaluation evaluate_deployment_rules(const DeploymentFacts& deployment, const Catalog& catalog,
+                                     const RuleSelection& selection) {
+  Evaluation ev;
+  for (const auto& rule : all_rules()) {
+    const std::string id(rule->id());
+    if (rule->scope() != RuleScope::kDeployment || !selection.wants(id)) continue;
+    RuleContext ctx;
+    ctx.catalog = &catalog;
+    ctx.deployment = &deployment;
+    RuleOutcome o = rule->evaluate(ctx);
+    ++ev.evaluations;
+    if (o.skipped) {
+      ev.skipped.push_back({id, "", o.skip_reason});
+      continue;
+    }
+    for (Finding& f : o.findings) ev.findings.push_back(std::move(f));
+    for (std::string& note : o.notes) ev.notes.push_back({id, "", std::move(note)});
+  }
+  sort_findings(ev.findings);
   return ev;
 }
 

@@ -7,6 +7,7 @@
 #include "catalog/catalog.h"
 #include "core/finding.h"
 #include "facts/busbw_expectation.h"
+#include "facts/deployment_facts.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
@@ -43,5 +44,9 @@ struct RunInputs {
 
 Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& catalog,
                           const RuleSelection& selection = {}, const RunInputs* run = nullptr);
+
+// Runs the deployment rules (`lint`) over template, plan or deployed-state facts.
+Evaluation evaluate_deployment_rules(const DeploymentFacts& deployment, const Catalog& catalog,
+                                     const RuleSelection& selection = {});
 
 }  // namespace trainready

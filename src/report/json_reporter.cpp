@@ -6,6 +6,32 @@
 
 namespace trainready {
 
+nlohmann::json finding_json(const Finding& f) {
+  using nlohmann::json;
+  json ev = json::array();
+  for (const auto& e : f.evidence) {
+    json x{{"text", e.text}, {"source", e.where.source}};
+    x["line"] = e.where.line > 0 ? json(e.where.line) : json(nullptr);
+    ev.push_back(std::move(x));
+  }
+  const Rule* rule = find_rule(f.rule_id);
+  json j{{"rule", f.rule_id},
+         {"severity", std::string(to_string(f.severity))},
+         {"title", rule ? std::string(rule->title()) : std::string()},
+         {"node", f.node},
+         {"message", f.message},
+         {"evidence", ev},
+         {"cause", f.cause},
+         {"fix", f.fix},
+         {"doc", "docs/rules/" + f.rule_id + ".md"}};
+  if (!f.resource.empty() || !f.location.source.empty()) {
+    j["resource"] = f.resource;
+    j["location"] = {{"source", f.location.source},
+                     {"line", f.location.line > 0 ? json(f.location.line) : json(nullptr)}};
+  }
+  return j;
+}
+
 nlohmann::json doctor_report_json(const DoctorReport& r) {
   using nlohmann::json;
   json j;
@@ -25,24 +51,7 @@ nlohmann::json doctor_report_json(const DoctorReport& r) {
   j["fail_on"] = std::string(to_string(r.fail_on));
   j["exit_code"] = r.exit_code;
   json findings = json::array();
-  for (const auto& f : r.evaluation.findings) {
-    json ev = json::array();
-    for (const auto& e : f.evidence) {
-      json x{{"text", e.text}, {"source", e.where.source}};
-      x["line"] = e.where.line > 0 ? json(e.where.line) : json(nullptr);
-      ev.push_back(std::move(x));
-    }
-    const Rule* rule = find_rule(f.rule_id);
-    findings.push_back({{"rule", f.rule_id},
-                        {"severity", std::string(to_string(f.severity))},
-                        {"title", rule ? std::string(rule->title()) : std::string()},
-                        {"node", f.node},
-                        {"message", f.message},
-                        {"evidence", ev},
-                        {"cause", f.cause},
-                        {"fix", f.fix},
-                        {"doc", "docs/rules/" + f.rule_id + ".md"}});
-  }
+  for (const auto& f : r.evaluation.findings) findings.push_back(finding_json(f));
   j["findings"] = findings;
   json skipped = json::array();
   for (const auto& s : r.evaluation.skipped)

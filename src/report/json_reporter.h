@@ -7,6 +7,9 @@
 
 namespace trainready {
 
+// One finding as every JSON report writes it (rule, severity, message, evidence, ...).
+nlohmann::json finding_json(const Finding& f);
+
 // Machine report: schema_version, snake_case keys. Documented in docs/json-output.md.
 nlohmann::json doctor_report_json(const DoctorReport& r);
 std::string render_json(const DoctorReport& r);

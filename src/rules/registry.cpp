@@ -12,6 +12,15 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_cluster_placement_mismatch());
     r.push_back(make_cluster_version_mismatch());
     r.push_back(make_cluster_vm_size_mixed());
+    r.push_back(make_deploy_gpu_size_without_ib());
+    r.push_back(make_deploy_ib_image_no_driver());
+    r.push_back(make_deploy_ib_spg_off());
+    r.push_back(make_deploy_ib_vms_ungrouped());
+    r.push_back(make_deploy_nccl_ib_disabled());
+    r.push_back(make_deploy_nodes_split());
+    r.push_back(make_deploy_placement_limit());
+    r.push_back(make_deploy_vm_size_mixed());
+    r.push_back(make_deploy_vnet_rdma_overlap());
     r.push_back(make_gpu_count_low());
     r.push_back(make_gpu_memory_errors());
     r.push_back(make_gpudirect_rdma_disabled());

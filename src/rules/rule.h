@@ -10,6 +10,7 @@
 #include "catalog/catalog.h"
 #include "core/finding.h"
 #include "facts/busbw_expectation.h"
+#include "facts/deployment_facts.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
@@ -17,8 +18,9 @@
 namespace trainready {
 
 // kNode: once per node; kCluster: once over two or more nodes; kRunLog / kRunTests: once when a
-// NCCL log / an nccl-tests result was given (the rule may also read the nodes, if any).
-enum class RuleScope { kNode, kCluster, kRunLog, kRunTests };
+// NCCL log / an nccl-tests result was given (the rule may also read the nodes, if any);
+// kDeployment: once over the deployment definitions or deployed state given to `lint`.
+enum class RuleScope { kNode, kCluster, kRunLog, kRunTests, kDeployment };
 
 inline const char* scope_name(RuleScope s) {
   switch (s) {
@@ -30,6 +32,8 @@ inline const char* scope_name(RuleScope s) {
       return "nccl-log";
     case RuleScope::kRunTests:
       return "nccl-tests";
+    case RuleScope::kDeployment:
+      return "deployment";
   }
   return "node";
 }
@@ -41,6 +45,7 @@ struct RuleContext {
   const NcclRunFacts* nccl_log = nullptr;      // run rules
   const NcclTestsFacts* nccl_tests = nullptr;  // run rules
   const RunOptions* run_options = nullptr;
+  const DeploymentFacts* deployment = nullptr;  // deployment rules
 };
 
 struct RuleOutcome {

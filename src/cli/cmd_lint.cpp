@@ -1,0 +1,115 @@
+// `trainready lint PATH...`: lint deployment definitions (ARM / Bicep-compiled ARM, Terraform
+// plan JSON) and deployed state (az JSON, IMDS documents) for the traps that break multi-node
+// training.
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/report_options.h"
+#include "core/input_error.h"
+#include "engine/suppressions.h"
+#include "iac/deployment_inputs.h"
+#include "iac/suppression_file.h"
+#include "report/lint_json_reporter.h"
+#include "report/lint_text_reporter.h"
+#include "report/sarif_reporter.h"
+
+namespace trainready {
+namespace {
+
+constexpr const char* kDefaultSuppressions = ".trainready-suppressions.json";
+
+struct LintArgs {
+  std::vector<std::string> paths;
+  DeploymentInputOptions inputs;
+  std::string suppressions;
+  std::string today;  // --today, for reproducible expiry checks
+  std::string catalog;
+  ReportOptions report;
+};
+
+std::string utc_today() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d", &tm);
+  return buf;
+}
+
+std::vector<SuppressionEntry> load_suppressions(const std::string& path) {
+  std::string file = path;
+  if (file.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(kDefaultSuppressions, ec)) return {};
+    file = kDefaultSuppressions;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(file, 0, "cannot open the suppressions file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_suppression_file(ss.str(), file);
+}
+
+int run_lint(const LintArgs& a) {
+  const Severity fail_on = a.report.fail_on_severity();
+  const RuleSelection selection = a.report.selection();
+  const std::string format = a.report.json ? "json" : a.report.format;
+  if (!a.today.empty() && (a.today.size() != 10 || a.today[4] != '-' || a.today[7] != '-'))
+    throw InputError("--today", 0, "expected YYYY-MM-DD");
+  const Catalog& catalog = load_catalog(a.catalog);
+  std::vector<SuppressionEntry> entries = load_suppressions(a.suppressions);
+  DeploymentFacts facts = read_deployment_inputs(a.paths, a.inputs);
+  Evaluation ev = evaluate_deployment_rules(facts, catalog, selection);
+  SuppressionOutcome sup =
+      apply_suppressions(&ev, facts, entries, a.today.empty() ? utc_today() : a.today);
+  LintReport report =
+      make_lint_report(facts, std::move(ev), std::move(sup), tool_version(), fail_on);
+  const bool use_color = a.report.color == "always" ||
+                         (a.report.color == "auto" && a.report.output.empty() && stdout_is_tty());
+  std::string text = format == "sarif"  ? render_sarif(report)
+                     : format == "json" ? render_lint_json(report)
+                                        : render_lint_text(report, use_color);
+  emit(text, a.report.output);
+  return report.exit_code;
+}
+
+}  // namespace
+
+Runner add_lint_command(CLI::App& app) {
+  auto a = std::make_shared<LintArgs>();
+  CLI::App* c = app.add_subcommand(
+      "lint",
+      "Lint ARM / Bicep-compiled templates, Terraform plan JSON, az CLI JSON and IMDS documents "
+      "for the InfiniBand and placement traps that break multi-node training");
+  c->add_option("paths", a->paths,
+                "Files or directories (*.json): templates, parameter files, `terraform show "
+                "-json` plans, `az vm/vmss` output, IMDS documents; '-' reads stdin")
+      ->required();
+  c->add_option("--parameters", a->inputs.parameter_files,
+                "ARM parameters file (repeatable; later files win)");
+  c->add_option("-p,--parameter", a->inputs.parameters,
+                "ARM parameter override name=value (repeatable; wins over files)");
+  c->add_option("--tf-root", a->inputs.terraform_root,
+                "Directory of the .tf sources for a plan (default: the plan's directory)");
+  c->add_option("--hpc-image", a->inputs.hpc_images,
+                "Gallery / custom image id (or part of one) that has OFED and nvidia-peermem "
+                "(repeatable)");
+  c->add_option(
+      "--suppressions", a->suppressions,
+      std::string("Suppressions file (default: ./") + kDefaultSuppressions + " when present)");
+  c->add_option("--today", a->today,
+                "Date for suppression expiry, YYYY-MM-DD (default: today, UTC)");
+  c->add_option("--catalog", a->catalog, "Catalog JSON to use instead of the built-in one");
+  a->report.sarif = true;
+  a->report.add_to(c);
+  return [a] { return run_lint(*a); };
+}
+
+}  // namespace trainready

@@ -1,0 +1,30 @@
+#pragma once
+// JSON with the line of every member and element, for findings that point at the property that
+// is wrong (SARIF region.startLine). nlohmann's DOM keeps no positions, so the document is read
+// through its SAX interface with an input iterator that counts lines as the lexer consumes them.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+namespace trainready {
+
+struct LocatedJson {
+  nlohmann::json value;
+  // JSON pointer ("/resources/0/properties/singlePlacementGroup") → 1-based line of its key
+  // (members) or of its first character (array elements).
+  std::unordered_map<std::string, int> lines;
+
+  // The line of `pointer`, or of its nearest ancestor that has one; 1 for the whole document.
+  int line_of(std::string_view pointer) const;
+};
+
+// Parses `text`; on error throws InputError naming `file`, the line and the column.
+LocatedJson parse_located_json(std::string_view text, const std::string& file);
+
+// Escapes one reference token for a JSON pointer ("~" → "~0", "/" → "~1").
+std::string json_pointer_token(std::string_view key);
+
+}  // namespace trainready

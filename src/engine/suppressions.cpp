@@ -1,0 +1,78 @@
+#include "engine/suppressions.h"
+
+#include "rules/registry.h"
+
+namespace trainready {
+namespace {
+
+bool resource_matches(const std::string& pattern, const Finding& f, const DeploymentResource* r) {
+  if (pattern.empty() || pattern == "*") return true;
+  auto match = [&](const std::string& name) {
+    if (!pattern.empty() && pattern.back() == '*')
+      return name.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
+    return name == pattern;
+  };
+  if (match(f.resource)) return true;
+  return r != nullptr && (match(r->name) || match(r->address));
+}
+
+const DeploymentResource* resource_of(const Finding& f, const DeploymentFacts& facts) {
+  for (const auto& r : facts.resources) {
+    if (r.address == f.resource || r.name == f.resource) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+SuppressionOutcome apply_suppressions(Evaluation* ev, const DeploymentFacts& facts,
+                                      const std::vector<SuppressionEntry>& entries,
+                                      const std::string& today) {
+  SuppressionOutcome out;
+  std::vector<bool> live(entries.size(), true);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    if (e.rule != "*" && find_rule(e.rule) == nullptr)
+      out.warnings.push_back(e.where.str() + ": suppression names unknown rule '" + e.rule + "'");
+    if (!e.expires.empty() && e.expires < today) {
+      live[i] = false;
+      out.warnings.push_back(e.where.str() + ": suppression of " + e.rule +
+                             (e.resource.empty() ? "" : " for " + e.resource) + " expired on " +
+                             e.expires + "; no longer applied");
+    }
+  }
+  for (const auto& r : facts.resources) {
+    for (const auto& [rule, why] : r.suppressions) {
+      if (find_rule(rule) == nullptr)
+        out.warnings.push_back(r.suppressions_where.str() +
+                               ": inline suppression names unknown "
+                               "rule '" +
+                               rule + "'");
+    }
+  }
+  std::vector<Finding> kept;
+  for (Finding& f : ev->findings) {
+    const DeploymentResource* r = resource_of(f, facts);
+    bool done = false;
+    if (r != nullptr) {
+      for (const auto& [rule, why] : r->suppressions) {
+        if (rule != f.rule_id && rule != "*") continue;
+        out.suppressed.push_back({f, why, "inline", r->suppressions_where});
+        done = true;
+        break;
+      }
+    }
+    for (std::size_t i = 0; !done && i < entries.size(); ++i) {
+      const auto& e = entries[i];
+      if (!live[i] || (e.rule != f.rule_id && e.rule != "*")) continue;
+      if (!resource_matches(e.resource, f, r)) continue;
+      out.suppressed.push_back({f, e.justification, "file", e.where});
+      done = true;
+    }
+    if (!done) kept.push_back(std::move(f));
+  }
+  ev->findings = std::move(kept);
+  return out;
+}
+
+}  // namespace trainready

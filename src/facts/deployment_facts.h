@@ -1,0 +1,116 @@
+#pragma once
+// The typed IR of a deployment definition (ARM / Bicep-compiled ARM, Terraform plan) or of a
+// deployed state (az CLI JSON, IMDS documents): the compute resources and the few properties
+// the InfiniBand and placement traps depend on. Readers in src/iac/ fill it; deploy rules read it.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/fact.h"
+
+namespace trainready {
+
+// A property of a resource as written: unset (the platform default applies), known, or unknown
+// (an expression that could not be resolved, kept raw so a rule can quote it).
+template <class T>
+struct Setting {
+  enum class State { kUnset, kKnown, kUnknown };
+  State state = State::kUnset;
+  T value{};
+  std::string raw;  // the expression or text as written
+  Provenance where;
+
+  static Setting known(T v, std::string raw_text, Provenance p) {
+    Setting s;
+    s.state = State::kKnown;
+    s.value = std::move(v);
+    s.raw = std::move(raw_text);
+    s.where = std::move(p);
+    return s;
+  }
+  static Setting unknown(std::string raw_text, Provenance p) {
+    Setting s;
+    s.state = State::kUnknown;
+    s.raw = std::move(raw_text);
+    s.where = std::move(p);
+    return s;
+  }
+  bool is_known() const { return state == State::kKnown; }
+  bool is_unset() const { return state == State::kUnset; }
+  bool is_unknown() const { return state == State::kUnknown; }
+};
+
+enum class ResourceKind {
+  kVirtualMachine,   // one definition; `count` VMs (copy loop / Terraform count)
+  kScaleSet,         // `count` = capacity
+  kAvailabilitySet,  // members are VMs whose availability_set names it
+  kAksNodePool,      // AKS creates the scale set (singlePlacementGroup false)
+  kVirtualNetwork,
+};
+
+const char* resource_kind_name(ResourceKind k);
+
+struct VmExtension {
+  std::string publisher;
+  std::string type;
+  Provenance where;
+};
+
+// customData / userData / custom_data, decoded when it was base64.
+struct BootScript {
+  std::string field;  // "osProfile.customData", "custom_data", ...
+  std::string text;   // decoded text, "" when unknown
+  Setting<std::string> raw;
+};
+
+struct AddressPrefix {
+  std::string cidr;
+  Provenance where;
+};
+
+struct DeploymentResource {
+  ResourceKind kind = ResourceKind::kVirtualMachine;
+  std::string name;          // resolved name, or the raw expression
+  std::string address;       // what the user searches for: ARM symbolic name / TF address / id
+  std::string type;          // "Microsoft.Compute/virtualMachineScaleSets", "azurerm_..."
+  std::string format;        // arm, terraform-plan, az, imds
+  Provenance where;          // the resource itself
+  bool deployed = false;     // from az / IMDS: a live object, not a definition
+  bool conditional = false;  // an ARM condition that could not be resolved
+
+  Setting<std::string> vm_size;
+  Setting<long long> count;  // VMs / instances; unset = 1 for a VM
+  Setting<bool> single_placement_group;
+  Setting<std::string> orchestration_mode;  // Uniform, Flexible
+  Setting<long long> platform_fault_domain_count;
+  // Where the platform default for single_placement_group is false when unset (Terraform's
+  // orchestrated scale set, AKS); a note for the rule's message.
+  std::string spg_default_false_because;
+  Setting<std::string> availability_set;  // name of the set a VM belongs to
+  Setting<std::string> scale_set;         // name of the scale set a VM belongs to (Flexible)
+  Setting<std::string> image_publisher;
+  Setting<std::string> image_offer;
+  Setting<std::string> image_sku;
+  Setting<std::string> image_id;  // gallery / custom image id
+  std::vector<VmExtension> extensions;
+  std::vector<BootScript> boot_scripts;
+  std::vector<AddressPrefix> address_prefixes;  // virtual networks
+  // Deployed state (IMDS / az).
+  Setting<std::string> placement_group_id;
+  Setting<std::string> vm_scale_set_name;
+
+  // Inline suppressions found on the resource: rule id → justification.
+  std::vector<std::pair<std::string, std::string>> suppressions;
+  Provenance suppressions_where;
+};
+
+struct DeploymentFacts {
+  std::vector<std::string> files;  // inputs read, in order
+  std::vector<DeploymentResource> resources;
+  // What a reader could not resolve or chose to skip, worded for the user (file:line: what).
+  std::vector<std::string> notes;
+  // Gallery / custom image ids (or parts of them) the user vouches for as HPC images (--hpc-image).
+  std::vector<std::string> hpc_images;
+};
+
+}  // namespace trainready

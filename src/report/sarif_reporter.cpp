@@ -1,0 +1,92 @@
+#include "report/sarif_reporter.h"
+
+#include <map>
+
+#include "rules/registry.h"
+
+namespace trainready {
+namespace {
+
+const char* sarif_level(Severity s) {
+  switch (s) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      return "note";
+  }
+  return "none";
+}
+
+// SARIF wants URIs: relative paths as they are ("./" dropped), with '\' as '/'.
+std::string artifact_uri(std::string path) {
+  for (char& c : path) {
+    if (c == '\\') c = '/';
+  }
+  while (path.rfind("./", 0) == 0) path.erase(0, 2);
+  std::string out;
+  for (unsigned char c : path) {
+    if (c == ' ' || c == '%' || c == '#' || c == '?' || c < 0x20) {
+      static const char* kHex = "0123456789ABCDEF";
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json lint_report_sarif(const LintReport& r) {
+  using nlohmann::json;
+  json rules = json::array();
+  std::map<std::string, int> index;
+  for (const auto& rule : all_rules()) {
+    if (rule->scope() != RuleScope::kDeployment) continue;
+    const std::string id(rule->id());
+    index[id] = static_cast<int>(rules.size());
+    rules.push_back({{"id", id},
+                     {"name", id},
+                     {"shortDescription", {{"text", std::string(rule->title())}}},
+                     {"helpUri", rule_doc_url(id)},
+                     {"defaultConfiguration", {{"level", sarif_level(rule->severity())}}}});
+  }
+  json results = json::array();
+  for (const auto& f : r.evaluation.findings) {
+    std::string full = f.message;
+    if (!f.cause.empty()) full += " " + f.cause;
+    if (!f.fix.empty()) full += " Fix: " + f.fix;
+    json res{
+        {"ruleId", f.rule_id}, {"level", sarif_level(f.severity)}, {"message", {{"text", full}}}};
+    if (auto it = index.find(f.rule_id); it != index.end()) res["ruleIndex"] = it->second;
+    if (!f.location.source.empty()) {
+      json phys{{"artifactLocation", {{"uri", artifact_uri(f.location.source)}}}};
+      if (f.location.line > 0) phys["region"] = {{"startLine", f.location.line}};
+      json loc{{"physicalLocation", phys}};
+      if (!f.resource.empty())
+        loc["logicalLocations"] = json::array({{{"name", f.resource}, {"kind", "resource"}}});
+      res["locations"] = json::array({loc});
+    }
+    results.push_back(std::move(res));
+  }
+  json run{{"tool",
+            {{"driver",
+              {{"name", "trainready"},
+               {"version", r.tool_version},
+               {"informationUri", "https://github.com/trainready/trainready"},
+               {"rules", rules}}}}},
+           {"results", results},
+           {"columnKind", "unicodeCodePoints"},
+           {"properties", {{"suppressed_count", r.suppressed.size()}, {"verdict", r.verdict}}}};
+  return json{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({run})}};
+}
+
+std::string render_sarif(const LintReport& r) { return lint_report_sarif(r).dump(2) + "\n"; }
+
+}  // namespace trainready

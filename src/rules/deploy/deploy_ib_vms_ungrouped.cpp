@@ -1,0 +1,112 @@
+// deploy-ib-vms-ungrouped: InfiniBand VMs that are not all in one scale set or one availability
+// set (standalone VMs, or VMs spread over several sets / scale sets) get different partition
+// keys and cannot reach each other over InfiniBand.
+#include <map>
+
+#include "rules/deploy/deploy_support.h"
+#include "rules/rule_factories.h"
+
+namespace trainready {
+namespace {
+
+class DeployIbVmsUngrouped final : public Rule {
+ public:
+  std::string_view id() const override { return "deploy-ib-vms-ungrouped"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override {
+    return "InfiniBand VMs not in one scale set or availability set";
+  }
+  RuleScope scope() const override { return RuleScope::kDeployment; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    RuleOutcome out;
+    // group → (VMs, first resource). A standalone VM is a group of its own.
+    struct Group {
+      long long vms = 0;
+      const DeploymentResource* first = nullptr;
+    };
+    std::map<std::string, Group> groups;
+    long long standalone = 0;
+    const DeploymentResource* first_standalone = nullptr;
+    long long ib_vms = 0;
+    for (const auto& r : ctx.deployment->resources) {
+      if (r.deployed || !has_infiniband(r, *ctx.catalog)) continue;
+      if (r.kind == ResourceKind::kScaleSet) {
+        auto n = vm_count(r).value_or(1);
+        auto& g = groups["scale set " + r.name];
+        g.vms += n;
+        if (g.first == nullptr) g.first = &r;
+        ib_vms += n;
+        continue;
+      }
+      if (r.kind != ResourceKind::kVirtualMachine) continue;
+      auto n = vm_count(r);
+      if (!n) {
+        out.notes.push_back(label(r) + ": copy count not resolved; counted as one VM");
+      }
+      long long k = n.value_or(1);
+      ib_vms += k;
+      if (r.availability_set.is_unknown() || r.scale_set.is_unknown()) {
+        out.notes.push_back(label(r) + ": availability set / scale set reference not resolved (" +
+                            r.where.str() + ")");
+        continue;
+      }
+      std::string key;
+      if (r.scale_set.is_known() && !r.scale_set.value.empty()) {
+        key = "scale set " + r.scale_set.value;
+      } else if (r.availability_set.is_known() && !r.availability_set.value.empty()) {
+        key = "availability set " + r.availability_set.value;
+      }
+      if (key.empty()) {
+        standalone += k;
+        if (first_standalone == nullptr) first_standalone = &r;
+        continue;
+      }
+      auto& g = groups[key];
+      g.vms += k;
+      if (g.first == nullptr) g.first = &r;
+    }
+    long long group_count = static_cast<long long>(groups.size()) + standalone;
+    if (ib_vms < 2 || group_count < 2) return out;
+
+    const DeploymentResource* at = first_standalone;
+    if (at == nullptr) at = groups.begin()->second.first;
+    std::string what;
+    if (standalone > 0 && groups.empty()) {
+      what = std::to_string(standalone) +
+             " InfiniBand VMs are standalone (no scale set, no "
+             "availability set)";
+    } else {
+      what = std::to_string(ib_vms) + " InfiniBand VMs are spread over " +
+             std::to_string(group_count) + " InfiniBand groups";
+    }
+    Finding f = finding(what);
+    for (const auto& [name, g] : groups)
+      f.evidence.push_back(
+          {name + ": " + std::to_string(g.vms) + " VM(s), " + label(*g.first), g.first->where});
+    if (first_standalone != nullptr)
+      f.evidence.push_back({std::to_string(standalone) + " standalone VM(s), first " +
+                                label(*first_standalone) + " (" + first_standalone->vm_size.value +
+                                ")",
+                            first_standalone->where});
+    f.cause =
+        "Azure gives each scale set, each availability set and each standalone VM its own "
+        "InfiniBand partition key; VMs with different keys cannot talk over InfiniBand "
+        "(NCCL hangs at init or falls back to NET/Socket), and scale sets are isolated "
+        "from each other.";
+    f.fix =
+        "Put every VM of the training cluster in one scale set with singlePlacementGroup "
+        "true, or in one availability set (VM: availabilitySet.id; Terraform: "
+        "availability_set_id).";
+    out.findings.push_back(deployment_finding(std::move(f), *at, at->where));
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_deploy_ib_vms_ungrouped() {
+  return std::make_unique<DeployIbVmsUngrouped>();
+}
+
+}  // namespace trainready
