@@ -13,6 +13,7 @@ PKGS=(
   libbenchmark-dev    # bench/
   clang libclang-rt-14-dev # libFuzzer fuzz targets
   clang-format clang-tidy
+  python3-jsonschema  # tests: validates lint SARIF against the OASIS 2.1.0 schema
 )
 
 missing=()

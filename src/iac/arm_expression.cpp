@@ -125,11 +125,10 @@ class Parser {
       if (ec == std::errc() && p == num.data() + num.size()) {
         n->literal = iv;
       } else {
-        try {
-          n->literal = std::stod(std::string(num));
-        } catch (...) {
-          fail("a number");
-        }
+        double dv = 0;
+        auto [q, ec2] = std::from_chars(num.data(), num.data() + num.size(), dv);
+        if (ec2 != std::errc() || q != num.data() + num.size()) fail("a number");
+        n->literal = dv;
       }
       return n;
     }

@@ -34,4 +34,14 @@ inline RuleOutcome run_run_rule(const std::string& id, const NcclRunFacts* log,
   return r->evaluate(ctx);
 }
 
+// Runs one deployment rule over DeploymentFacts.
+inline RuleOutcome run_deploy_rule(const std::string& id, const DeploymentFacts& d) {
+  const Rule* r = find_rule(id);
+  if (r == nullptr) throw std::runtime_error("no rule " + id);
+  RuleContext ctx;
+  ctx.catalog = &Catalog::builtin();
+  ctx.deployment = &d;
+  return r->evaluate(ctx);
+}
+
 }  // namespace trainready::test
