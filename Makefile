@@ -55,7 +55,18 @@ demo: build
 	@$(BIN) nccl-tests tests/data/fixtures/nccl-debug/nccltests350-2node-a100pcie-roce-ib-gdrdma-gather-dropoff-nccl2.16.5.log; echo "(exit $$?)"; echo
 	@echo "== trainready doctor --root examples/nd-h100-split/node-c --nccl-log (ports Polling + NET/Socket: one finding) =="
 	@$(BIN) doctor --root examples/nd-h100-split/node-c \
-	  --nccl-log tests/data/nccl-debug-synthetic/no-ib-device-socket-2node.log; echo "(exit $$?)"
+	  --nccl-log tests/data/nccl-debug-synthetic/no-ib-device-socket-2node.log; echo "(exit $$?)"; echo
+	@echo "== trainready lint: Azure/hpcpack-template, 16 x ND96isr_H100_v5 without an availability set =="
+	@$(BIN) lint tests/data/fixtures/deploy-templates/hpcpack-add-lnx-compute-nodes.arm.json \
+	  tests/data/deploy/hpcpack-nd-standalone.parameters.json; echo "(exit $$?)"; echo
+	@echo "== trainready lint: the same template as a scale set (clean) =="
+	@$(BIN) lint tests/data/fixtures/deploy-templates/hpcpack-add-lnx-compute-nodes.arm.json \
+	  tests/data/deploy/hpcpack-nd-vmss.parameters.json; echo "(exit $$?)"; echo
+	@echo "== trainready lint --format sarif: a Terraform plan of NC40ads H100 v5 partitions =="
+	@$(BIN) lint tests/data/deploy/tf-confidential-gpu/plan.json --format sarif | head -40; echo
+	@echo "== trainready lint on IMDS documents from two nodes =="
+	@$(BIN) lint tests/data/fixtures/imds/walinuxagent-imds-compute-vmss-trustedlaunch.json \
+	  tests/data/fixtures/imds/walinuxagent-imds-instance-valid.json; echo "(exit $$?)"
 
 # The tests: build, fuzz every parser briefly under ASan/UBSan, then the whole CTest suite
 # (unit, parser corpora, rules, probes, CLI end to end, fuzz corpus replay). CTest speaks last.
@@ -96,6 +107,7 @@ sanitize: deps
 bench: build
 	bash bench/doctor_ratio.sh $(BUILD)/bench/doctor_bench
 	python3 bench/nccl_log_ratio.py --build $(BUILD)
+	python3 bench/lint_ratio.py $(BIN)
 
 lint: build
 	clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.h')

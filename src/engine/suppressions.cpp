@@ -1,5 +1,7 @@
 #include "engine/suppressions.h"
 
+#include <map>
+
 #include "rules/registry.h"
 
 namespace trainready {
@@ -16,11 +18,10 @@ bool resource_matches(const std::string& pattern, const Finding& f, const Deploy
   return r != nullptr && (match(r->name) || match(r->address));
 }
 
-const DeploymentResource* resource_of(const Finding& f, const DeploymentFacts& facts) {
-  for (const auto& r : facts.resources) {
-    if (r.address == f.resource || r.name == f.resource) return &r;
-  }
-  return nullptr;
+const DeploymentResource* resource_of(const Finding& f,
+                                      const std::map<std::string, const DeploymentResource*>& by) {
+  auto it = by.find(f.resource);
+  return it == by.end() ? nullptr : it->second;
 }
 
 }  // namespace
@@ -50,9 +51,14 @@ SuppressionOutcome apply_suppressions(Evaluation* ev, const DeploymentFacts& fac
                                rule + "'");
     }
   }
+  std::map<std::string, const DeploymentResource*> by;
+  for (const auto& r : facts.resources) {
+    by.emplace(r.address, &r);
+    by.emplace(r.name, &r);
+  }
   std::vector<Finding> kept;
   for (Finding& f : ev->findings) {
-    const DeploymentResource* r = resource_of(f, facts);
+    const DeploymentResource* r = resource_of(f, by);
     bool done = false;
     if (r != nullptr) {
       for (const auto& [rule, why] : r->suppressions) {

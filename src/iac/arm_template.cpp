@@ -176,24 +176,23 @@ class TemplateWalker {
   }
 
   void finish() {
-    // Extensions attach to their VM or scale set by name.
+    // Extensions attach to their VM or scale set by name (one index, not a scan per extension).
+    std::map<std::string, std::size_t> by_name;
+    std::vector<std::size_t> owners;
+    for (std::size_t i = 0; i < out_->resources.size(); ++i) {
+      const auto& r = out_->resources[i];
+      if (r.format != "arm" ||
+          (r.kind != ResourceKind::kVirtualMachine && r.kind != ResourceKind::kScaleSet))
+        continue;
+      owners.push_back(i);
+      by_name.emplace(to_lower(r.name), i);
+    }
     for (auto& p : extensions_) {
-      DeploymentResource* owner = nullptr;
-      int candidates = 0;
-      for (auto& r : out_->resources) {
-        if (r.kind != ResourceKind::kVirtualMachine && r.kind != ResourceKind::kScaleSet) continue;
-        if (r.format != "arm") continue;
-        ++candidates;
-        if (!p.parent.empty() && to_lower(r.name) == p.parent) owner = &r;
+      if (auto it = by_name.find(p.parent); !p.parent.empty() && it != by_name.end()) {
+        out_->resources[it->second].extensions.push_back(p.ext);
+      } else if (owners.size() == 1) {
+        out_->resources[owners.front()].extensions.push_back(p.ext);
       }
-      if (owner == nullptr && candidates == 1) {
-        for (auto& r : out_->resources) {
-          if ((r.kind == ResourceKind::kVirtualMachine || r.kind == ResourceKind::kScaleSet) &&
-              r.format == "arm")
-            owner = &r;
-        }
-      }
-      if (owner != nullptr) owner->extensions.push_back(p.ext);
     }
   }
 

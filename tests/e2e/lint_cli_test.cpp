@@ -33,11 +33,13 @@ TEST(LintCli, RealTemplateFindingsAndExitCodes) {
   auto ok = run_trainready({"lint", kTemplate});
   EXPECT_EQ(ok.code, 0) << ok.err;
   EXPECT_NE(ok.out.find("OK: 0 errors"), std::string::npos);
-  auto bad = run_trainready({"lint", kTemplate, data("deploy/hpcpack-nd-standalone.parameters.json")});
+  auto bad =
+      run_trainready({"lint", kTemplate, data("deploy/hpcpack-nd-standalone.parameters.json")});
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.out.find("deploy-ib-vms-ungrouped"), std::string::npos);
   EXPECT_NE(bad.out.find("16 InfiniBand VMs are standalone"), std::string::npos);
-  auto warn = run_trainready({"lint", data("deploy/tf-confidential-gpu/plan.json"), "--fail-on", "warning"});
+  auto warn = run_trainready(
+      {"lint", data("deploy/tf-confidential-gpu/plan.json"), "--fail-on", "warning"});
   EXPECT_EQ(warn.code, 1);
   EXPECT_NE(warn.out.find("modules/partition/main.tf:124"), std::string::npos);
 }
@@ -62,7 +64,8 @@ TEST(LintCli, SarifValidatesAgainstTheOasisSchemaAndLeavesSuppressedOut) {
   EXPECT_EQ(run["properties"]["suppressed_count"], 1);
   bool help = false;
   for (const auto& rule : run["tool"]["driver"]["rules"])
-    help = help || rule["helpUri"].get<std::string>().find("docs/rules/deploy-") != std::string::npos;
+    help =
+        help || rule["helpUri"].get<std::string>().find("docs/rules/deploy-") != std::string::npos;
   EXPECT_TRUE(help);
 
   std::string py = python_with_jsonschema();
@@ -76,7 +79,8 @@ TEST(LintCli, JsonCountsSuppressedFindings) {
   std::string dir = temp_dir("lint-json");
   std::string sup = write(dir, "sup.json", R"({"suppressions": [
     {"rule": "deploy-gpu-size-without-ib", "resource": "module.tee_on*", "justification": "confidential partition runs single-VM jobs"}]})");
-  auto r = run_trainready({"lint", data("deploy/tf-confidential-gpu/plan.json"), "--suppressions", sup, "--json"});
+  auto r = run_trainready(
+      {"lint", data("deploy/tf-confidential-gpu/plan.json"), "--suppressions", sup, "--json"});
   EXPECT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["command"], "lint");

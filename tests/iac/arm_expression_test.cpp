@@ -30,9 +30,12 @@ nlohmann::json eval(const std::string& e) {
 
 TEST(ArmExpression, EvaluatesThePureFunctionsTemplatesUse) {
   EXPECT_EQ(eval("[concat('nd-', string(copyIndex(1)))]"), "nd-3");
-  EXPECT_EQ(eval("[format('{0}/{1}', 'vm', padLeft(string(add(copyIndex(), 5)), 3, '0'))]"), "vm/007");
+  EXPECT_EQ(eval("[format('{0}/{1}', 'vm', padLeft(string(add(copyIndex(), 5)), 3, '0'))]"),
+            "vm/007");
   EXPECT_EQ(eval("[if(greater(parameters('count'), 100), 'big', 'small')]"), "small");
-  EXPECT_EQ(eval("[and(equals(toLower(parameters('size')), 'standard_nd96isr_h100_v5'), not(false()))]"), true);
+  EXPECT_EQ(
+      eval("[and(equals(toLower(parameters('size')), 'standard_nd96isr_h100_v5'), not(false()))]"),
+      true);
   EXPECT_EQ(eval("[or(true(), reference('x').y)]"), true);  // short-circuit past an unknown
   EXPECT_EQ(eval("[length(variables('obj').list)]"), 3);
   EXPECT_EQ(eval("[variables('obj')['name']]"), "x");

@@ -56,8 +56,8 @@ TEST(ArmTemplate, HpcpackNdInAnAvailabilitySetWithTheHpcImageIsClean) {
 }
 
 TEST(ArmTemplate, HpcpackNdScaleSetGetsSinglePlacementGroupUpTo100) {
-  DeploymentFacts d = read_deployment_inputs(
-      {fixture(kTemplate), params("hpcpack-nd-vmss.parameters.json")}, {});
+  DeploymentFacts d =
+      read_deployment_inputs({fixture(kTemplate), params("hpcpack-nd-vmss.parameters.json")}, {});
   ASSERT_EQ(d.resources.size(), 1u);
   EXPECT_EQ(d.resources[0].kind, ResourceKind::kScaleSet);
   EXPECT_TRUE(d.resources[0].single_placement_group.is_known());

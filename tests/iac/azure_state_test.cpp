@@ -11,10 +11,10 @@ namespace trainready::test {
 // Two real IMDS documents (WALinuxAgent's test data): one VM in a scale set's placement group,
 // one outside any, of different sizes: not one InfiniBand cluster.
 TEST(AzureState, TwoRealImdsDocumentsAreSplitAndMixed) {
-  DeploymentFacts d = read_deployment_inputs(
-      {fixture("imds/walinuxagent-imds-compute-vmss-trustedlaunch.json"),
-       fixture("imds/walinuxagent-imds-instance-valid.json")},
-      {});
+  DeploymentFacts d =
+      read_deployment_inputs({fixture("imds/walinuxagent-imds-compute-vmss-trustedlaunch.json"),
+                              fixture("imds/walinuxagent-imds-instance-valid.json")},
+                             {});
   ASSERT_EQ(d.resources.size(), 2u);
   EXPECT_EQ(d.resources[0].placement_group_id.value, "f67c14ab-e92c-408c-ae2d-da15866ec79a");
   Evaluation ev = evaluate_deployment_rules(d, Catalog::builtin());

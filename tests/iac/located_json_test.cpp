@@ -7,7 +7,10 @@
 namespace trainready::test {
 
 TEST(LocatedJson, RecordsTheLineOfEveryKeyAndElement) {
-  auto d = parse_located_json("{\n  \"a\": {\n    \"b/c\": 1,\n    \"list\": [\n      7,\n      {\"x\": true}\n    ]\n  }\n}\n", "f.json");
+  auto d = parse_located_json(
+      "{\n  \"a\": {\n    \"b/c\": 1,\n    \"list\": [\n      7,\n      {\"x\": true}\n    ]\n  "
+      "}\n}\n",
+      "f.json");
   EXPECT_EQ(d.line_of("/a"), 2);
   EXPECT_EQ(d.line_of("/a/b~1c"), 3);
   EXPECT_EQ(d.line_of("/a/list/0"), 5);

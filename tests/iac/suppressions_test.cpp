@@ -16,20 +16,29 @@ TEST(SuppressionFile, ParsesEntriesAndRejectsBadOnesWithTheirLine) {
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].where.line, 2);
   try {
-    parse_suppression_file("{\"suppressions\": [\n{\"rule\": \"x\",\n \"justification\": \"y\",\n \"until\": \"z\"}]}", "s.json");
+    parse_suppression_file(
+        "{\"suppressions\": [\n{\"rule\": \"x\",\n \"justification\": \"y\",\n \"until\": \"z\"}]}",
+        "s.json");
     FAIL();
   } catch (const InputError& err) {
     EXPECT_EQ(err.line(), 4);
   }
-  EXPECT_THROW(parse_suppression_file(R"({"suppressions": [{"rule": "x"}]})", "s.json"), InputError);
-  EXPECT_THROW(parse_suppression_file(R"({"suppressions": [{"rule": "x", "justification": "y", "expires": "31/01/2027"}]})", "s.json"), InputError);
+  EXPECT_THROW(parse_suppression_file(R"({"suppressions": [{"rule": "x"}]})", "s.json"),
+               InputError);
+  EXPECT_THROW(
+      parse_suppression_file(
+          R"({"suppressions": [{"rule": "x", "justification": "y", "expires": "31/01/2027"}]})",
+          "s.json"),
+      InputError);
 }
 
 TEST(Suppressions, SidecarAndInlineMoveFindingsOutAndExpiredOnesDoNot) {
-  DeploymentFacts d = arm_resources(vmss("Standard_ND96isr_H100_v5", 8, R"("singlePlacementGroup": false)"));
+  DeploymentFacts d =
+      arm_resources(vmss("Standard_ND96isr_H100_v5", 8, R"("singlePlacementGroup": false)"));
   Evaluation ev = evaluate_deployment_rules(d, Catalog::builtin());
   ASSERT_EQ(ev.findings.size(), 1u);
-  std::vector<SuppressionEntry> entries{{"deploy-ib-spg-off", "gp*", "split on purpose", "2026-01-01", {"s.json", 2}}};
+  std::vector<SuppressionEntry> entries{
+      {"deploy-ib-spg-off", "gp*", "split on purpose", "2026-01-01", {"s.json", 2}}};
   Evaluation expired = ev;
   auto out = apply_suppressions(&expired, d, entries, "2026-11-30");
   EXPECT_EQ(expired.findings.size(), 1u);

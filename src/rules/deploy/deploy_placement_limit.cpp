@@ -1,5 +1,7 @@
 // deploy-placement-limit: a single-placement-group scale set above 100 VMs (the default cap; a
 // support request raises it to 300) or above 300, or an availability set above 200 VMs.
+#include <map>
+
 #include "core/text.h"
 #include "rules/deploy/deploy_support.h"
 #include "rules/rule_factories.h"
@@ -23,9 +25,15 @@ class DeployPlacementLimit final : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     RuleOutcome out;
     const auto& rs = ctx.deployment->resources;
+    // VMs per availability set key (the lower-case name or address VMs refer to).
+    std::map<std::string, long long> members;
+    for (const auto& r : rs) {
+      if (r.kind == ResourceKind::kVirtualMachine && r.availability_set.is_known())
+        members[r.availability_set.value] += vm_count(r).value_or(1);
+    }
     for (const auto& r : rs) {
       if (r.kind == ResourceKind::kScaleSet) scale_set(r, &out);
-      if (r.kind == ResourceKind::kAvailabilitySet) availability_set(r, rs, &out);
+      if (r.kind == ResourceKind::kAvailabilitySet) availability_set(r, members, &out);
     }
     return out;
   }
@@ -64,14 +72,12 @@ class DeployPlacementLimit final : public Rule {
     out->findings.push_back(deployment_finding(std::move(f), r, r.count.where));
   }
 
-  void availability_set(const DeploymentResource& set, const std::vector<DeploymentResource>& rs,
-                        RuleOutcome* out) const {
+  void availability_set(const DeploymentResource& set,
+                        const std::map<std::string, long long>& by_set, RuleOutcome* out) const {
     long long members = 0;
-    for (const auto& r : rs) {
-      if (r.kind != ResourceKind::kVirtualMachine || !r.availability_set.is_known()) continue;
-      const std::string& v = r.availability_set.value;
-      if (v != to_lower(set.name) && v != to_lower(set.address)) continue;
-      members += vm_count(r).value_or(1);
+    if (auto it = by_set.find(to_lower(set.name)); it != by_set.end()) members = it->second;
+    if (to_lower(set.address) != to_lower(set.name)) {
+      if (auto it = by_set.find(to_lower(set.address)); it != by_set.end()) members += it->second;
     }
     if (members <= kAvailabilitySetCap) return;
     Finding f = finding(label(set) + ": " + std::to_string(members) +

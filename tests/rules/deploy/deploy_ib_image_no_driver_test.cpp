@@ -30,9 +30,9 @@ TEST(DeployIbImageNoDriver, QuietOnHpcImagesOrWithTheDriverExtension) {
      "name": "nd/ib", "properties": {"publisher": "Microsoft.HpcCompute",
      "type": "InfiniBandDriverLinux", "typeHandlerVersion": "1.2"}})");
   EXPECT_TRUE(run_deploy_rule("deploy-ib-image-no-driver", with_ext).findings.empty());
-  EXPECT_TRUE(run_deploy_rule("deploy-ib-image-no-driver",
-                              arm_resources(vm("d", "Standard_D4s_v5",
-                                               image("Canonical", "ubuntu-24_04-lts"))))
+  EXPECT_TRUE(run_deploy_rule(
+                  "deploy-ib-image-no-driver",
+                  arm_resources(vm("d", "Standard_D4s_v5", image("Canonical", "ubuntu-24_04-lts"))))
                   .findings.empty());
 }
 

@@ -32,24 +32,24 @@ TEST(DeployIbSpgOff, AksPoolOfAnIbSizeIsANote) {
 }
 
 TEST(DeployIbSpgOff, QuietOnTrueOnUniformDefaultAndOnNonIbSizes) {
-  EXPECT_TRUE(run_deploy_rule("deploy-ib-spg-off",
-                              arm_resources(vmss("Standard_ND96isr_H100_v5", 8,
-                                                 R"("singlePlacementGroup": true)")))
-                  .findings.empty());
-  EXPECT_TRUE(run_deploy_rule("deploy-ib-spg-off",
-                              arm_resources(vmss("Standard_ND96isr_H100_v5", 8, "")))
-                  .findings.empty());
-  EXPECT_TRUE(run_deploy_rule("deploy-ib-spg-off",
-                              arm_resources(vmss("Standard_D4s_v5", 8,
-                                                 R"("singlePlacementGroup": false)")))
-                  .findings.empty());
+  EXPECT_TRUE(
+      run_deploy_rule("deploy-ib-spg-off", arm_resources(vmss("Standard_ND96isr_H100_v5", 8,
+                                                              R"("singlePlacementGroup": true)")))
+          .findings.empty());
+  EXPECT_TRUE(
+      run_deploy_rule("deploy-ib-spg-off", arm_resources(vmss("Standard_ND96isr_H100_v5", 8, "")))
+          .findings.empty());
+  EXPECT_TRUE(
+      run_deploy_rule("deploy-ib-spg-off",
+                      arm_resources(vmss("Standard_D4s_v5", 8, R"("singlePlacementGroup": false)")))
+          .findings.empty());
 }
 
 TEST(DeployIbSpgOff, UnresolvedValueIsANoteNotAPass) {
-  auto o = run_deploy_rule(
-      "deploy-ib-spg-off",
-      arm_resources(vmss("Standard_ND96isr_H100_v5", 8,
-                         R"("singlePlacementGroup": "[reference('x').spg]")")));
+  auto o =
+      run_deploy_rule("deploy-ib-spg-off",
+                      arm_resources(vmss("Standard_ND96isr_H100_v5", 8,
+                                         R"("singlePlacementGroup": "[reference('x').spg]")")));
   EXPECT_TRUE(o.findings.empty());
   ASSERT_EQ(o.notes.size(), 1u);
   EXPECT_NE(o.notes[0].find("[reference('x').spg]"), std::string::npos);

@@ -14,11 +14,12 @@ TEST(DeployIbVmsUngrouped, FiresOnStandaloneIbVmsInACopyLoop) {
 TEST(DeployIbVmsUngrouped, FiresOnVmsInTwoAvailabilitySets) {
   auto o = run_deploy_rule(
       "deploy-ib-vms-ungrouped",
-      arm_resources(vm("a", "Standard_ND96asr_v4",
-                       R"("availabilitySet": {"id": "[resourceId('Microsoft.Compute/availabilitySets', 'set-a')]"})") +
-                    ",\n" +
-                    vm("b", "Standard_ND96asr_v4",
-                       R"("availabilitySet": {"id": "[resourceId('Microsoft.Compute/availabilitySets', 'set-b')]"})")));
+      arm_resources(
+          vm("a", "Standard_ND96asr_v4",
+             R"("availabilitySet": {"id": "[resourceId('Microsoft.Compute/availabilitySets', 'set-a')]"})") +
+          ",\n" +
+          vm("b", "Standard_ND96asr_v4",
+             R"("availabilitySet": {"id": "[resourceId('Microsoft.Compute/availabilitySets', 'set-b')]"})")));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("spread over 2"), std::string::npos);
 }
@@ -29,9 +30,9 @@ TEST(DeployIbVmsUngrouped, QuietWhenAllShareOneAvailabilitySet) {
   EXPECT_TRUE(run_deploy_rule("deploy-ib-vms-ungrouped",
                               arm_resources(vm("a", "Standard_ND96asr_v4", set, 8)))
                   .findings.empty());
-  EXPECT_TRUE(run_deploy_rule("deploy-ib-vms-ungrouped",
-                              arm_resources(vm("a", "Standard_D4s_v5", "", 8)))
-                  .findings.empty());
+  EXPECT_TRUE(
+      run_deploy_rule("deploy-ib-vms-ungrouped", arm_resources(vm("a", "Standard_D4s_v5", "", 8)))
+          .findings.empty());
 }
 
 }  // namespace trainready::test

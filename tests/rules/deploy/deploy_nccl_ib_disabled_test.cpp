@@ -6,8 +6,9 @@
 namespace trainready::test {
 
 TEST(DeployNcclIbDisabled, FiresOnBase64CloudInit) {
-  std::string script = "#cloud-config\nwrite_files:\n  - path: /etc/nccl.conf\n    content: |\n"
-                       "      NCCL_IB_DISABLE=1\n";
+  std::string script =
+      "#cloud-config\nwrite_files:\n  - path: /etc/nccl.conf\n    content: |\n"
+      "      NCCL_IB_DISABLE=1\n";
   auto o = run_deploy_rule(
       "deploy-nccl-ib-disabled",
       arm_resources(vm("nd", "Standard_ND96isr_H100_v5",
@@ -20,14 +21,16 @@ TEST(DeployNcclIbDisabled, FiresOnBase64CloudInit) {
 TEST(DeployNcclIbDisabled, FiresOnNcclNetSocketInsideAnExpression) {
   auto o = run_deploy_rule(
       "deploy-nccl-ib-disabled",
-      arm_resources(vm("nd", "Standard_ND96isr_H100_v5",
-                       R"("userData": "[base64(concat('export NCCL_NET=Socket\n', parameters('extra')))]")")));
+      arm_resources(vm(
+          "nd", "Standard_ND96isr_H100_v5",
+          R"("userData": "[base64(concat('export NCCL_NET=Socket\n', parameters('extra')))]")")));
   ASSERT_EQ(o.findings.size(), 1u);
 }
 
 TEST(DeployNcclIbDisabled, QuietOnZeroAndOnComments) {
-  std::string script = "#!/bin/bash\n# NCCL_IB_DISABLE=1 was needed on old sizes\nexport NCCL_IB_DISABLE=0\n"
-                       "export NCCL_NET_GDR_LEVEL=5\n";
+  std::string script =
+      "#!/bin/bash\n# NCCL_IB_DISABLE=1 was needed on old sizes\nexport NCCL_IB_DISABLE=0\n"
+      "export NCCL_NET_GDR_LEVEL=5\n";
   EXPECT_TRUE(run_deploy_rule("deploy-nccl-ib-disabled",
                               arm_resources(vm("nd", "Standard_ND96isr_H100_v5",
                                                R"("osProfile": {"customData": ")" +

@@ -5,9 +5,9 @@
 namespace trainready::test {
 
 TEST(DeployPlacementLimit, WarnsAbove100AndErrsAbove300) {
-  auto w = run_deploy_rule("deploy-placement-limit",
-                           arm_resources(vmss("Standard_ND96isr_H100_v5", 150,
-                                              R"("singlePlacementGroup": true)")));
+  auto w = run_deploy_rule(
+      "deploy-placement-limit",
+      arm_resources(vmss("Standard_ND96isr_H100_v5", 150, R"("singlePlacementGroup": true)")));
   ASSERT_EQ(w.findings.size(), 1u);
   EXPECT_EQ(w.findings[0].severity, Severity::kWarning);
   auto e = run_deploy_rule("deploy-placement-limit",
@@ -32,9 +32,9 @@ TEST(DeployPlacementLimit, QuietAt100AndWithoutSinglePlacementGroup) {
   EXPECT_TRUE(run_deploy_rule("deploy-placement-limit",
                               arm_resources(vmss("Standard_ND96isr_H100_v5", 100, "")))
                   .findings.empty());
-  EXPECT_TRUE(run_deploy_rule("deploy-placement-limit",
-                              arm_resources(vmss("Standard_D4s_v5", 800,
-                                                 R"("singlePlacementGroup": false)")))
+  EXPECT_TRUE(run_deploy_rule(
+                  "deploy-placement-limit",
+                  arm_resources(vmss("Standard_D4s_v5", 800, R"("singlePlacementGroup": false)")))
                   .findings.empty());
 }
 

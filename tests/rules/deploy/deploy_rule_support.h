@@ -21,15 +21,14 @@ inline DeploymentFacts arm_resources(const std::string& resources) {
 inline std::string vmss(const std::string& size, int capacity, const std::string& props) {
   return R"({"type": "Microsoft.Compute/virtualMachineScaleSets", "apiVersion": "2024-03-01",
   "name": "gpu", "sku": {"name": ")" +
-         size + R"(", "capacity": )" + std::to_string(capacity) +
-         R"(}, "properties": {)" + props + "}}";
+         size + R"(", "capacity": )" + std::to_string(capacity) + R"(}, "properties": {)" + props +
+         "}}";
 }
 
 inline std::string vm(const std::string& name, const std::string& size, const std::string& props,
                       int copies = 1) {
-  std::string copy = copies > 1 ? R"("copy": {"name": "loop", "count": )" +
-                                      std::to_string(copies) + "}, "
-                                : "";
+  std::string copy =
+      copies > 1 ? R"("copy": {"name": "loop", "count": )" + std::to_string(copies) + "}, " : "";
   return R"({"type": "Microsoft.Compute/virtualMachines", "apiVersion": "2024-03-01", )" + copy +
          R"("name": ")" + name + R"(", "properties": {"hardwareProfile": {"vmSize": ")" + size +
          "\"}" + (props.empty() ? "" : ", " + props) + "}}";
