@@ -47,6 +47,9 @@ class CountingIterator {
 
 using json = nlohmann::json;
 
+// Deeper documents are refused: every reader above walks them recursively.
+constexpr std::size_t kMaxJsonDepth = 256;
+
 class LocatingBuilder {
  public:
   LocatingBuilder(LocatedJson* out, const LineTracker* t) : out_(out), t_(t) {}
@@ -73,6 +76,9 @@ class LocatingBuilder {
                    const nlohmann::detail::exception& /*ex*/) {
     return false;
   }
+
+ public:
+  int too_deep_line() const { return too_deep_line_; }
 
  private:
   struct Frame {
@@ -112,6 +118,10 @@ class LocatingBuilder {
     return true;
   }
   bool open(json empty) {
+    if (stack_.size() >= kMaxJsonDepth) {
+      too_deep_line_ = t_->line;
+      return false;
+    }
     json* slot = attach(std::move(empty), false);
     if (stack_.empty()) path_.clear();
     stack_.push_back(Frame{slot, path_.size()});
@@ -128,6 +138,7 @@ class LocatingBuilder {
   std::string path_;
   std::string key_;
   int key_line_ = 1;
+  int too_deep_line_ = 0;
 };
 
 }  // namespace
@@ -158,6 +169,14 @@ int LocatedJson::line_of(std::string_view pointer) const {
   return 1;
 }
 
+std::optional<json> parse_embedded_json(std::string_view text) {
+  try {
+    return parse_located_json(text, "").value;
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
 LocatedJson parse_located_json(std::string_view text, const std::string& file) {
   LocatedJson out;
   LineTracker tracker;
@@ -170,6 +189,10 @@ LocatedJson parse_located_json(std::string_view text, const std::string& file) {
   } catch (const json::exception&) {
     ok = false;
   }
+  if (!ok && builder.too_deep_line() > 0)
+    throw InputError(
+        file, builder.too_deep_line(),
+        "expected JSON nested at most " + std::to_string(kMaxJsonDepth) + " levels deep");
   if (!ok) {
     // The DOM parser reports the same error with its position; let it word the message.
     parse_json_or_throw(text, file);

@@ -3,6 +3,7 @@
 // is wrong (SARIF region.startLine). nlohmann's DOM keeps no positions, so the document is read
 // through its SAX interface with an input iterator that counts lines as the lexer consumes them.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -23,6 +24,10 @@ struct LocatedJson {
 
 // Parses `text`; on error throws InputError naming `file`, the line and the column.
 LocatedJson parse_located_json(std::string_view text, const std::string& file);
+
+// Parses JSON found inside an input (ARM json(), a -p value): nullopt when it is not JSON or is
+// nested deeper than parse_located_json allows.
+std::optional<nlohmann::json> parse_embedded_json(std::string_view text);
 
 // Escapes one reference token for a JSON pointer ("~" → "~0", "/" → "~1").
 std::string json_pointer_token(std::string_view key);

@@ -1,11 +1,13 @@
 #include "iac/arm_expression.h"
 
 #include "core/base64.h"
+#include "core/located_json.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace trainready {
@@ -245,7 +247,11 @@ class Evaluator {
 
   static std::optional<long long> as_int(const json& v) {
     if (v.is_number_integer()) return v.get<long long>();
-    if (v.is_number_float()) return static_cast<long long>(v.get<double>());
+    if (v.is_number_float()) {
+      double d = v.get<double>();
+      if (!std::isfinite(d) || std::fabs(d) >= 9.0e18) return std::nullopt;
+      return static_cast<long long>(d);
+    }
     if (v.is_string()) {
       const auto& s = v.get_ref<const std::string&>();
       long long iv = 0;
@@ -325,7 +331,10 @@ class Evaluator {
       }
       auto idx = scope_.copy_index(loop);
       if (!idx) return ArmValue::unknown("copyIndex() outside a copy loop");
-      return ArmValue::of(*idx + offset);
+      long long r = 0;
+      if (__builtin_add_overflow(*idx, offset, &r))
+        return ArmValue::unknown("copyIndex() overflow");
+      return ArmValue::of(r);
     }
 
     std::vector<json> a;
@@ -425,9 +434,9 @@ class Evaluator {
       return ArmValue::of(*b);
     }
     if (f == "json" && arity(1, 1) && a[0].is_string()) {
-      json v = json::parse(a[0].get<std::string>(), nullptr, false);
-      if (v.is_discarded()) return bad_args();
-      return ArmValue::of(std::move(v));
+      auto v = parse_embedded_json(a[0].get_ref<const std::string&>());
+      if (!v) return bad_args();
+      return ArmValue::of(std::move(*v));
     }
     if (f == "length" && arity(1, 1)) {
       if (a[0].is_string())
@@ -552,6 +561,8 @@ class Evaluator {
       auto count = as_int(a[1]);
       if (!start || !count || *count < 0 || *count > 100000) return bad_args();
       json r = json::array();
+      long long last = 0;
+      if (__builtin_add_overflow(*start, *count, &last)) return bad_args();
       for (long long i = 0; i < *count; ++i) r.push_back(*start + i);
       return ArmValue::of(std::move(r));
     }
@@ -560,11 +571,20 @@ class Evaluator {
       auto y = as_int(a[1]);
       if (!x || !y || !a[0].is_number() || !a[1].is_number()) return bad_args();
       if ((f == "div" || f == "mod") && *y == 0) return ArmValue::unknown(name + "() by zero");
-      if (f == "add") return ArmValue::of(*x + *y);
-      if (f == "sub") return ArmValue::of(*x - *y);
-      if (f == "mul") return ArmValue::of(*x * *y);
-      if (f == "div") return ArmValue::of(*x / *y);
-      return ArmValue::of(*x % *y);
+      long long r = 0;
+      bool overflow = false;
+      if (f == "add") {
+        overflow = __builtin_add_overflow(*x, *y, &r);
+      } else if (f == "sub") {
+        overflow = __builtin_sub_overflow(*x, *y, &r);
+      } else if (f == "mul") {
+        overflow = __builtin_mul_overflow(*x, *y, &r);
+      } else {
+        overflow = *x == std::numeric_limits<long long>::min() && *y == -1;
+        if (!overflow) r = f == "div" ? *x / *y : *x % *y;
+      }
+      if (overflow) return ArmValue::unknown(name + "() overflows a 64-bit integer");
+      return ArmValue::of(r);
     }
     if ((f == "min" || f == "max") && !a.empty()) {
       std::vector<long long> xs;
@@ -661,9 +681,9 @@ class Evaluator {
       auto d = base64_decode(a[0].get_ref<const std::string&>());
       if (!d) return bad_args();
       if (f == "base64tostring") return ArmValue::of(*d);
-      json v = json::parse(*d, nullptr, false);
-      if (v.is_discarded()) return bad_args();
-      return ArmValue::of(std::move(v));
+      auto v = parse_embedded_json(*d);
+      if (!v) return bad_args();
+      return ArmValue::of(std::move(*v));
     }
     if (f == "resourceid" && !a.empty()) {
       // resourceId([subscriptionId], [resourceGroupName], type, name1, name2...): the type is

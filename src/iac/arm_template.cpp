@@ -42,8 +42,7 @@ json coerce(const json& declared, json v) {
     if (iequals(s, "true")) return true;
     if (iequals(s, "false")) return false;
   } else if (t == "object" || t == "array") {
-    json j = json::parse(s, nullptr, false);
-    if (!j.is_discarded()) return j;
+    if (auto j = parse_embedded_json(s)) return *j;
   }
   return v;
 }
@@ -204,6 +203,10 @@ class TemplateWalker {
   void resource(const json& r, const std::string& ptr, const std::string& symbolic,
                 TemplateScope& scope, long long copies, bool copies_known, int depth,
                 const std::string& parent_name) {
+    if (depth > 32) {
+      note(ptr, "resources nested deeper than 32 levels not read");
+      return;
+    }
     if (const json* ex = find_ci(r, "existing");
         ex != nullptr && ex->is_boolean() && ex->get<bool>())
       return;  // declared elsewhere, only referenced here
@@ -233,21 +236,27 @@ class TemplateWalker {
         loop_name = nm->get<std::string>();
       if (const json* c = find_ci(*copy, "count")) {
         ArmValue cv = value_of(*c, scope);
-        if (cv.known && cv.value.is_number_integer()) {
+        if (cv.known && cv.value.is_number_integer() && cv.value.get<long long>() <= 100000) {
           n = cv.value.get<long long>();
           if (n <= 0) return;
         } else {
           n_known = false;
-          note(ptr + "/copy/count", "copy count not resolved (" + cv.why + ")");
+          note(ptr + "/copy/count",
+               "copy count not resolved (" + (cv.known ? "out of range" : cv.why) + ")");
         }
       }
     }
     const bool in_loop = find_ci(r, "copy") != nullptr;
+    long long total = 1;
+    const bool total_known = copies_known && n_known &&
+                             !__builtin_mul_overflow(copies, n, &total) &&
+                             total <= 1'000'000'000'000LL;
+    if (!total_known) total = 1;
     // One iteration stands for all: what differs between copies is names, not sizes.
     if (in_loop) scope.push_copy(loop_name, 0);
 
     if (ltype == "microsoft.resources/deployments") {
-      nested(r, ptr, scope, copies * n, copies_known && n_known, depth);
+      nested(r, ptr, scope, total, total_known, depth);
     } else {
       json ev = json::object();
       for (auto it = r.begin(); it != r.end(); ++it) {
@@ -259,8 +268,7 @@ class TemplateWalker {
         name = parent_name.empty() ? nm->get<std::string>()
                                    : parent_name + "/" + nm->get<std::string>();
       }
-      extract(type, ltype, ev, r, ptr, symbolic, name, copies * n, copies_known && n_known,
-              conditional);
+      extract(type, ltype, ev, r, ptr, symbolic, name, total, total_known, conditional);
       // Child resources declared inside this one (extensions under a VM).
       if (const json* kids = find_ci(r, "resources"); kids != nullptr && kids->is_array()) {
         for (std::size_t i = 0; i < kids->size(); ++i) {
@@ -271,8 +279,8 @@ class TemplateWalker {
               kt != nullptr && kt->is_string() &&
               kt->get<std::string>().find('/') == std::string::npos)
             kid["type"] = type + "/" + kt->get<std::string>();
-          resource(kid, ptr + "/resources/" + std::to_string(i), "", scope, copies * n,
-                   copies_known && n_known, depth, name);
+          resource(kid, ptr + "/resources/" + std::to_string(i), "", scope, total, total_known,
+                   depth + 1, name);
         }
       }
     }

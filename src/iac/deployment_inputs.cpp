@@ -128,8 +128,7 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
   for (const auto& kv : options.parameters) {
     auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) throw InputError("-p " + kv, 0, "expected name=value");
-    json v = json::parse(kv.substr(eq + 1), nullptr, false);
-    if (v.is_discarded()) v = kv.substr(eq + 1);
+    json v = parse_embedded_json(kv.substr(eq + 1)).value_or(json(kv.substr(eq + 1)));
     params.values[to_lower(kv.substr(0, eq))] = v;
     params.unresolvable.erase(to_lower(kv.substr(0, eq)));
   }

@@ -1,5 +1,8 @@
 #include "iac/json_fields.h"
 
+#include <cmath>
+#include <optional>
+
 #include "core/base64.h"
 #include "core/text.h"
 #include "iac/arm_expression.h"
@@ -65,14 +68,17 @@ Setting<long long> JsonFields::integer(const std::string& ptr) const {
   r.raw = t.raw;
   r.where = t.where;
   if (t.is_known()) {
-    auto i = parse_int(t.value);
-    if (!i) {
-      if (auto d = parse_double(t.value);
-          d && *d == static_cast<double>(static_cast<long long>(*d))) {
-        i = static_cast<long long>(*d);
-      }
+    // Counts beyond a trillion are no deployment: treated as unknown, which also keeps every sum
+    // the rules take far from overflow.
+    constexpr long long kMax = 1'000'000'000'000LL;
+    std::optional<long long> i;
+    if (auto p = parse_int(t.value)) {
+      i = *p;
+    } else if (auto d = parse_double(t.value);
+               d && std::isfinite(*d) && std::fabs(*d) <= kMax && *d == std::floor(*d)) {
+      i = static_cast<long long>(*d);
     }
-    if (i) {
+    if (i && *i >= -kMax && *i <= kMax) {
       r.value = *i;
     } else {
       r.state = Setting<long long>::State::kUnknown;

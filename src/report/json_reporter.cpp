@@ -32,6 +32,21 @@ nlohmann::json finding_json(const Finding& f) {
   return j;
 }
 
+nlohmann::json findings_json(const std::vector<Finding>& findings) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& f : findings) a.push_back(finding_json(f));
+  return a;
+}
+
+nlohmann::json counts_json(const Evaluation& ev) {
+  std::size_t counts[3] = {0, 0, 0};
+  for (const auto& f : ev.findings) ++counts[static_cast<int>(f.severity)];
+  return {{"error", counts[2]},
+          {"warning", counts[1]},
+          {"info", counts[0]},
+          {"rule_evaluations", ev.evaluations}};
+}
+
 nlohmann::json doctor_report_json(const DoctorReport& r) {
   using nlohmann::json;
   json j;
@@ -39,20 +54,13 @@ nlohmann::json doctor_report_json(const DoctorReport& r) {
   j["tool"] = {{"name", "trainready"}, {"version", r.tool_version}};
   j["command"] = r.command;
   j["catalog"] = r.catalog_origin;
-  std::size_t counts[3] = {0, 0, 0};
-  for (const auto& f : r.evaluation.findings) ++counts[static_cast<int>(f.severity)];
   j["verdict"] = {{"status", verdict_status_name(r.verdict.status, r.command)},
                   {"summary", r.verdict.line}};
-  j["counts"] = {{"error", counts[2]},
-                 {"warning", counts[1]},
-                 {"info", counts[0]},
-                 {"skipped", r.evaluation.skipped.size()},
-                 {"rule_evaluations", r.evaluation.evaluations}};
+  j["counts"] = counts_json(r.evaluation);
+  j["counts"]["skipped"] = r.evaluation.skipped.size();
   j["fail_on"] = std::string(to_string(r.fail_on));
   j["exit_code"] = r.exit_code;
-  json findings = json::array();
-  for (const auto& f : r.evaluation.findings) findings.push_back(finding_json(f));
-  j["findings"] = findings;
+  j["findings"] = findings_json(r.evaluation.findings);
   json skipped = json::array();
   for (const auto& s : r.evaluation.skipped)
     skipped.push_back({{"rule", s.rule_id}, {"node", s.node}, {"reason", s.reason}});

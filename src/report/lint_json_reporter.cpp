@@ -14,18 +14,11 @@ nlohmann::json lint_report_json(const LintReport& r) {
   j["files"] = r.files;
   j["resources"] = r.resources;
   j["verdict"] = {{"status", r.status}, {"summary", r.verdict}};
-  std::size_t counts[3] = {0, 0, 0};
-  for (const auto& f : r.evaluation.findings) ++counts[static_cast<int>(f.severity)];
-  j["counts"] = {{"error", counts[2]},
-                 {"warning", counts[1]},
-                 {"info", counts[0]},
-                 {"suppressed", r.suppressed.size()},
-                 {"rule_evaluations", r.evaluation.evaluations}};
+  j["counts"] = counts_json(r.evaluation);
+  j["counts"]["suppressed"] = r.suppressed.size();
   j["fail_on"] = std::string(to_string(r.fail_on));
   j["exit_code"] = r.exit_code;
-  json findings = json::array();
-  for (const auto& f : r.evaluation.findings) findings.push_back(finding_json(f));
-  j["findings"] = findings;
+  j["findings"] = findings_json(r.evaluation.findings);
   json suppressed = json::array();
   for (const auto& s : r.suppressed) {
     json x = finding_json(s.finding);

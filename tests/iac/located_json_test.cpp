@@ -33,6 +33,14 @@ TEST(LocatedJson, DeepNestingAndTruncationDoNotCrash) {
   std::string deep(100000, '[');
   EXPECT_THROW(parse_located_json(deep, "deep.json"), InputError);
   EXPECT_THROW(parse_located_json("{\"a\": \"unterminated", "t.json"), InputError);
+  // Valid but absurdly deep JSON is refused with its line, not walked.
+  std::string valid_deep = std::string(300, '[') + std::string(300, ']');
+  try {
+    parse_located_json(valid_deep, "deep.json");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 256 levels"), std::string::npos);
+  }
   EXPECT_THROW(parse_located_json("", "empty.json"), InputError);
 }
 
