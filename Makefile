@@ -21,7 +21,8 @@ deps:
 	@bash scripts/setup-deps.sh
 
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINREADY_TESTS=ON -DTRAINREADY_BENCH=ON
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINREADY_TESTS=ON -DTRAINREADY_BENCH=ON \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 
 configure: deps $(BUILD)/build.ninja
 

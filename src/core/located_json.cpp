@@ -110,7 +110,7 @@ class LocatingBuilder {
       slot = &(*top.value)[key_];
       *slot = std::move(v);
     }
-    out_->lines.emplace(path_, line);
+    out_->lines.emplace(std::hash<std::string_view>{}(path_), line);
     return slot;
   }
   bool add(json v, bool number) {
@@ -159,14 +159,19 @@ std::string json_pointer_token(std::string_view key) {
 }
 
 int LocatedJson::line_of(std::string_view pointer) const {
-  std::string p(pointer);
+  std::string_view p = pointer;
   while (!p.empty()) {
-    if (auto it = lines.find(p); it != lines.end()) return it->second;
+    if (auto it = lines.find(std::hash<std::string_view>{}(p)); it != lines.end())
+      return it->second;
     auto slash = p.rfind('/');
-    if (slash == std::string::npos) break;
-    p.resize(slash);
+    if (slash == std::string_view::npos) break;
+    p = p.substr(0, slash);
   }
   return 1;
+}
+
+bool LocatedJson::has(std::string_view pointer) const {
+  return pointer.empty() || lines.count(std::hash<std::string_view>{}(pointer)) > 0;
 }
 
 std::optional<json> parse_embedded_json(std::string_view text) {
@@ -179,6 +184,7 @@ std::optional<json> parse_embedded_json(std::string_view text) {
 
 LocatedJson parse_located_json(std::string_view text, const std::string& file) {
   LocatedJson out;
+  out.lines.reserve(text.size() / 24);  // about one value per 24 bytes of pretty-printed JSON
   LineTracker tracker;
   LocatingBuilder builder(&out, &tracker);
   CountingIterator first(text.data(), &tracker);

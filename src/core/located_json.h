@@ -14,12 +14,15 @@ namespace trainready {
 
 struct LocatedJson {
   nlohmann::json value;
-  // JSON pointer ("/resources/0/properties/singlePlacementGroup") → 1-based line of its key
-  // (members) or of its first character (array elements).
-  std::unordered_map<std::string, int> lines;
+  // Hash of a JSON pointer ("/resources/0/properties/singlePlacementGroup") → 1-based line of
+  // its key (members) or of its first character (array elements). Hashes, not strings: a large
+  // template has hundreds of thousands of values, and a 64-bit collision only misplaces a line.
+  std::unordered_map<std::size_t, int> lines;
 
   // The line of `pointer`, or of its nearest ancestor that has one; 1 for the whole document.
   int line_of(std::string_view pointer) const;
+  // Whether the pointer names a value of the document.
+  bool has(std::string_view pointer) const;
 };
 
 // Parses `text`; on error throws InputError naming `file`, the line and the column.

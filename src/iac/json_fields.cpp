@@ -26,9 +26,41 @@ std::string decode_boot_script(const std::string& s) {
 }
 
 const json* JsonFields::at(const std::string& ptr) const {
-  json::json_pointer p(ptr);
-  if (!value_.contains(p)) return nullptr;
-  return &value_.at(p);
+  // A direct walk: nlohmann's json_pointer would parse the pointer and walk it twice
+  // (contains, then at) for every property of every resource.
+  const json* v = &value_;
+  std::size_t i = 0;
+  while (i < ptr.size()) {
+    if (ptr[i] != '/') return nullptr;
+    std::size_t end = ptr.find('/', i + 1);
+    if (end == std::string::npos) end = ptr.size();
+    std::string token = ptr.substr(i + 1, end - i - 1);
+    if (token.find('~') != std::string::npos) {
+      std::string t;
+      for (std::size_t k = 0; k < token.size(); ++k) {
+        if (token[k] == '~' && k + 1 < token.size()) {
+          t += token[k + 1] == '1' ? '/' : '~';
+          ++k;
+        } else {
+          t += token[k];
+        }
+      }
+      token = t;
+    }
+    if (v->is_object()) {
+      auto it = v->find(token);
+      if (it == v->end()) return nullptr;
+      v = &*it;
+    } else if (v->is_array()) {
+      auto idx = parse_int(token);
+      if (!idx || *idx < 0 || static_cast<std::size_t>(*idx) >= v->size()) return nullptr;
+      v = &(*v)[static_cast<std::size_t>(*idx)];
+    } else {
+      return nullptr;
+    }
+    i = end;
+  }
+  return v;
 }
 
 Provenance JsonFields::where(const std::string& ptr) const {
@@ -36,12 +68,7 @@ Provenance JsonFields::where(const std::string& ptr) const {
 }
 
 Setting<std::string> JsonFields::text(const std::string& ptr) const {
-  const json* v = nullptr;
-  try {
-    v = at(ptr);
-  } catch (const json::exception&) {
-    v = nullptr;
-  }
+  const json* v = at(ptr);
   if (v == nullptr || v->is_null()) {
     if (after_apply_ && after_apply_(ptr))
       return Setting<std::string>::unknown("(known after apply)", where(ptr));

@@ -24,7 +24,9 @@ NodeFacts probe_node(const Root& root, const ProbeOptions& opt) {
   n.gpu_topology = Fact<TopoMatrix>::missing("only read from a captured `nvidia-smi topo -m`");
   if (!root.is_live()) {
     // A snapshot may carry command output; it fills facts sysfs could not give.
-    const std::string topo = std::string(kSnapCommands) + "/nvidia-smi-topo-m.txt";
+    // Built by append: GCC 12 warns falsely (-Warray-bounds) on `std::string(p) + "..."` here.
+    std::string topo(kSnapCommands);
+    topo += "/nvidia-smi-topo-m.txt";
     if (FileRead r = root.read_file(topo, kLargeFileLimit); r.ok()) {
       try {
         n.gpu_topology = Fact<TopoMatrix>::present(
@@ -33,7 +35,8 @@ NodeFacts probe_node(const Root& root, const ProbeOptions& opt) {
         n.gpu_topology = Fact<TopoMatrix>::unreadable(e.what(), {root.display(topo), 0});
       }
     }
-    const std::string ibstat = std::string(kSnapCommands) + "/ibstat.txt";
+    std::string ibstat(kSnapCommands);
+    ibstat += "/ibstat.txt";
     if (!n.ib.ok()) {
       if (FileRead r = root.read_file(ibstat, kLargeFileLimit); r.ok()) {
         try {

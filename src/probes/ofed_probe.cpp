@@ -12,7 +12,10 @@ namespace trainready {
 
 Fact<std::string> probe_ofed(const Root& root, const Fact<ModuleFacts>& modules) {
   std::vector<std::string> paths;
-  if (!root.is_live()) paths.push_back(std::string(kSnapCommands) + "/ofed_info-s.txt");
+  if (!root.is_live()) {
+    paths.emplace_back(kSnapCommands);  // appended: GCC 12 warns falsely on `std::string(p) + ""`
+    paths.back() += "/ofed_info-s.txt";
+  }
   paths.emplace_back("/usr/bin/ofed_info");
   for (const std::string& path : paths) {
     Fact<std::string> text = read_text(root, path, kLargeFileLimit);

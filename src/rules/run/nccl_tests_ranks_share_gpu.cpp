@@ -19,7 +19,7 @@ class NcclTestsRanksShareGpu : public Rule {
     if (t.devices.empty()) {
       // Not a gap in the verdict: excerpts often drop these lines, and nothing else needs them.
       RuleOutcome none;
-      none.notes.push_back("no 'Using devices' lines, so rank-to-GPU placement was not checked");
+      none.notes.emplace_back("no 'Using devices' lines, so rank-to-GPU placement was not checked");
       return none;
     }
     std::map<std::string, std::vector<const NcclTestsDevice*>> by_gpu;
