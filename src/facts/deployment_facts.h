@@ -4,6 +4,7 @@
 // the InfiniBand and placement traps depend on. Readers in src/iac/ fill it; deploy rules read it.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/fact.h"
@@ -20,19 +21,19 @@ struct Setting {
   std::string raw;  // the expression or text as written
   Provenance where;
 
-  static Setting known(T v, std::string raw_text, Provenance p) {
+  static Setting known(T v, const std::string& raw_text, const Provenance& p) {
     Setting s;
     s.state = State::kKnown;
     s.value = std::move(v);
-    s.raw = std::move(raw_text);
-    s.where = std::move(p);
+    s.raw = raw_text;
+    s.where = p;
     return s;
   }
-  static Setting unknown(std::string raw_text, Provenance p) {
+  static Setting unknown(const std::string& raw_text, const Provenance& p) {
     Setting s;
     s.state = State::kUnknown;
-    s.raw = std::move(raw_text);
-    s.where = std::move(p);
+    s.raw = raw_text;
+    s.where = p;
     return s;
   }
   bool is_known() const { return state == State::kKnown; }

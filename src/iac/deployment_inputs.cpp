@@ -111,6 +111,9 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
     }
     docs.push_back(std::move(d));
   }
+  if (docs.empty())
+    throw InputError(paths.empty() ? "lint" : paths.front(), 0,
+                     "no deployment JSON found: " + kind_expectation());
   ArmParameterValues params;
   for (const auto& f : options.parameter_files) {
     LocatedJson pj = parse_located_json(read_file(f), f);

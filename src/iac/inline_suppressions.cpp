@@ -55,7 +55,7 @@ void read_arm_suppressions(const json& resource, const LocatedJson& doc, const s
 
 bool parse_tf_skip_comment(std::string_view line, std::string* rule, std::string* why) {
   std::string_view t = trim(line);
-  if (t.rfind("#", 0) == 0) {
+  if (t.rfind('#', 0) == 0) {
     t.remove_prefix(1);
   } else if (t.rfind("//", 0) == 0) {
     t.remove_prefix(2);

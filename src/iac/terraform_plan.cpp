@@ -12,8 +12,8 @@ namespace {
 using json = nlohmann::json;
 
 const json& empty_object() {
-  static const json kEmpty = json::object();
-  return kEmpty;
+  static const json empty = json::object();
+  return empty;
 }
 
 // after_unknown mirrors values: true where the value is known only after apply.

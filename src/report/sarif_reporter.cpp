@@ -28,10 +28,10 @@ std::string artifact_uri(std::string path) {
   std::string out;
   for (unsigned char c : path) {
     if (c == ' ' || c == '%' || c == '#' || c == '?' || c < 0x20) {
-      static const char* kHex = "0123456789ABCDEF";
+      static const char* const hex = "0123456789ABCDEF";
       out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+      out += hex[c >> 4];
+      out += hex[c & 15];
     } else {
       out += static_cast<char>(c);
     }

@@ -100,6 +100,10 @@ TEST(LintCli, BadInputExitsTwoNamingFileLineAndColumn) {
   auto o = run_trainready({"lint", other});
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("expected an ARM template"), std::string::npos) << o.err;
+  std::string empty = temp_dir("lint-empty");
+  auto none = run_trainready({"lint", empty});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("no deployment JSON found"), std::string::npos) << none.err;
   auto missing = run_trainready({"lint", dir + "/nope.json"});
   EXPECT_EQ(missing.code, 2);
   std::string sup = write(dir, "sup.json", R"({"suppressions": [{"rule": "x"}]})");

@@ -11,9 +11,9 @@ namespace {
 
 // NAME=value, NAME: value (YAML env), NAME value (/etc/nccl.conf takes NAME=value too).
 const std::regex& setting_pattern() {
-  static const std::regex kRe(
+  static const std::regex re(
       R"re((NCCL_IB_DISABLE|NCCL_NET)["']?\s*[:=]\s*["']?([A-Za-z0-9_]+))re");
-  return kRe;
+  return re;
 }
 
 bool disables_ib(const std::string& name, const std::string& value) {
