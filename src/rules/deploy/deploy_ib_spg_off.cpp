@@ -1,7 +1,7 @@
 // deploy-ib-spg-off: an InfiniBand scale set that is not one placement group
 // (singlePlacementGroup false, or unset where the platform default is false), or an AKS node
 // pool of an InfiniBand size: its VMs land in several InfiniBand fabrics.
-#include "rules/deploy/deploy_support.h"
+#include "facts/deployment_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -3,7 +3,7 @@
 // keys and cannot reach each other over InfiniBand.
 #include <map>
 
-#include "rules/deploy/deploy_support.h"
+#include "facts/deployment_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "core/text.h"
-#include "rules/deploy/deploy_support.h"
+#include "facts/deployment_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -1,6 +1,6 @@
 #pragma once
-// What the deployment rules share: classifying a VM size, counting VMs, quoting a Setting as
-// evidence and labelling a resource.
+// Pure queries over DeploymentFacts that the deployment rules share: classifying a VM size,
+// counting VMs, quoting a Setting as evidence and labelling a resource.
 #include <optional>
 #include <string>
 

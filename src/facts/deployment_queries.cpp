@@ -1,4 +1,4 @@
-#include "rules/deploy/deploy_support.h"
+#include "facts/deployment_queries.h"
 
 #include <cctype>
 
