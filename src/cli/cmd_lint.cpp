@@ -3,9 +3,7 @@
 // training.
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +11,7 @@
 #include "cli/output.h"
 #include "cli/report_options.h"
 #include "core/input_error.h"
+#include "core/root.h"
 #include "engine/suppressions.h"
 #include "iac/deployment_inputs.h"
 #include "iac/suppression_file.h"
@@ -50,11 +49,9 @@ std::vector<SuppressionEntry> load_suppressions(const std::string& path) {
     if (!std::filesystem::is_regular_file(kDefaultSuppressions, ec)) return {};
     file = kDefaultSuppressions;
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file, 0, "cannot open the suppressions file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_suppression_file(ss.str(), file);
+  FileRead r = FsRoot("/").read_file(file, kLargeFileLimit);
+  if (!r.ok()) throw InputError(file, 0, "cannot read the suppressions file: " + r.error);
+  return parse_suppression_file(r.data, file);
 }
 
 int run_lint(const LintArgs& a) {

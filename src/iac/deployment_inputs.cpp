@@ -1,16 +1,14 @@
 #include "iac/deployment_inputs.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <system_error>
 
 #include "core/input_error.h"
 #include "core/located_json.h"
+#include "core/root.h"
 #include "core/text.h"
 #include "iac/arm_template.h"
 #include "iac/azure_state.h"
@@ -22,7 +20,7 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{512} * 1024 * 1024;
+constexpr std::size_t kMaxFileBytes = std::size_t{512} * 1024 * 1024;
 
 struct Doc {
   std::string file;
@@ -31,17 +29,11 @@ struct Doc {
   bool explicit_path = true;
 };
 
+// Bounded, and never blocks on a FIFO or a device (the project's one way to read a file).
 std::string read_file(const std::string& path) {
-  std::error_code ec;
-  auto size = fs::file_size(path, ec);
-  if (!ec && size > kMaxFileBytes)
-    throw InputError(path, 0, "expected a deployment file under 512 MiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, 0, "cannot open: " + std::string(std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(path, 0, "read error");
-  return ss.str();
+  FileRead r = FsRoot("/").read_file(path, kMaxFileBytes);
+  if (!r.ok()) throw InputError(path, 0, "cannot read: " + r.error);
+  return std::move(r.data);
 }
 
 std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>& paths) {

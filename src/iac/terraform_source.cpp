@@ -1,10 +1,9 @@
 #include "iac/terraform_source.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
+#include "core/root.h"
 #include "core/text.h"
 #include "iac/inline_suppressions.h"
 
@@ -138,10 +137,8 @@ TerraformSourceIndex TerraformSourceIndex::scan(const std::string& root) {
     }
     if (!it->is_regular_file(ec) || it->path().extension() != ".tf") continue;
     if (++files > 2000) break;
-    std::ifstream in(it->path(), std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    idx.add_text(it->path().lexically_normal().string(), ss.str());
+    FileRead r = FsRoot("/").read_file(it->path().string(), kLargeFileLimit);
+    if (r.ok()) idx.add_text(it->path().lexically_normal().string(), r.data);
   }
   return idx;
 }

@@ -104,6 +104,12 @@ TEST(LintCli, BadInputExitsTwoNamingFileLineAndColumn) {
   auto none = run_trainready({"lint", empty});
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("no deployment JSON found"), std::string::npos) << none.err;
+  // A FIFO (or device) is refused at once, not read until a writer appears.
+  std::string fifo = dir + "/plan.fifo";
+  ASSERT_EQ(std::system(("mkfifo " + fifo).c_str()), 0);
+  auto f = run_trainready({"lint", fifo});
+  EXPECT_EQ(f.code, 2);
+  EXPECT_NE(f.err.find("not a regular file"), std::string::npos) << f.err;
   auto missing = run_trainready({"lint", dir + "/nope.json"});
   EXPECT_EQ(missing.code, 2);
   std::string sup = write(dir, "sup.json", R"({"suppressions": [{"rule": "x"}]})");
