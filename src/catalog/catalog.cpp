@@ -60,7 +60,55 @@ SkuEntry parse_entry(const json& j) {
   }
   e.source = j.at("source").get<std::string>();
   e.date = j.at("date").get<std::string>();
+  if (auto it = gpu.find("peak_dense_tflops"); it != gpu.end()) {
+    for (const auto& [precision, tflops] : it->items()) {
+      if (!tflops.is_number() || tflops.get<double>() <= 0)
+        throw std::invalid_argument("gpu.peak_dense_tflops." + precision +
+                                    " must be a positive number");
+      e.peak_dense_tflops[precision] = tflops.get<double>();
+    }
+  }
+  e.peak_source = gpu.value("peak_source", "");
+  e.planner_intra_vm_allreduce_gbytes_per_s =
+      opt_number(j, "planner_intra_vm_allreduce_gbytes_per_s");
   return e;
+}
+
+double positive(const json& j, const char* key) {
+  const double v = j.at(key).get<double>();
+  if (!(v > 0)) throw std::invalid_argument(std::string(key) + " must be positive");
+  return v;
+}
+
+StorageCatalog parse_storage(const json& j) {
+  StorageCatalog s;
+  for (const json& t : j.at("amlfs_tiers")) {
+    s.amlfs_tiers.push_back({t.at("name").get<std::string>(), positive(t, "mbytes_per_s_per_tib"),
+                             positive(t, "min_tib"), positive(t, "max_tib"),
+                             positive(t, "increment_tib")});
+  }
+  s.amlfs_source = j.value("amlfs_source", "");
+  const json& blob = j.at("blob");
+  s.blob_egress_gbits_per_s = positive(blob, "egress_gbits_per_s");
+  s.blob_requests_per_s = positive(blob, "requests_per_s");
+  s.blob_source = blob.value("source", "");
+  for (const json& l : j.at("anf_levels")) {
+    s.anf_levels.push_back({l.at("name").get<std::string>(), positive(l, "mibytes_per_s_per_tib")});
+  }
+  s.anf_volume_max_mibytes_per_s = positive(j, "anf_large_volume_max_mibytes_per_s");
+  s.anf_source = j.value("anf_source", "");
+  s.nvme_read_gbytes_per_s_per_disk = positive(j, "nvme_read_gbytes_per_s_per_disk");
+  s.nvme_source = j.value("nvme_source", "");
+  s.date = j.value("date", "");
+  return s;
+}
+
+int line_of_key(std::string_view text, std::string_view quoted_key) {
+  const std::size_t pos = text.find(quoted_key);
+  if (pos == std::string_view::npos) return 0;
+  int line = 1;
+  for (std::size_t i = 0; i < pos; ++i) line += text[i] == '\n';
+  return line;
 }
 
 // Best effort: the line where the n-th "name" key of the skus array sits, for error messages.
@@ -102,7 +150,30 @@ Catalog Catalog::parse(std::string_view json_text, const std::string& origin) {
     }
     ++i;
   }
+  if (auto it = doc.find("storage"); it != doc.end()) {
+    try {
+      c.storage_ = parse_storage(*it);
+    } catch (const std::exception& e) {
+      throw InputError(origin, line_of_key(json_text, "\"storage\""),
+                       std::string("catalog storage: expected amlfs_tiers[{name, "
+                                   "mbytes_per_s_per_tib, min_tib, max_tib, increment_tib}], "
+                                   "blob{egress_gbits_per_s, requests_per_s}, anf_levels, "
+                                   "anf_large_volume_max_mibytes_per_s and "
+                                   "nvme_read_gbytes_per_s_per_disk (") +
+                           e.what() + ")");
+    }
+  }
+  if (auto it = doc.find("sources"); it != doc.end() && it->is_object()) {
+    for (const auto& [key, text] : it->items()) {
+      if (text.is_string()) c.sources_[key] = text.get<std::string>();
+    }
+  }
   return c;
+}
+
+std::string Catalog::source_text(const std::string& key) const {
+  auto it = sources_.find(key);
+  return it == sources_.end() ? key : it->second;
 }
 
 const Catalog& Catalog::builtin() {

@@ -1,6 +1,7 @@
 #pragma once
 // The VM catalog: data in data/catalog.json, compiled in as the default, overridable with
 // --catalog FILE. Every entry says where its numbers came from and when.
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,8 +42,47 @@ struct SkuEntry {
   std::vector<SkuPrice> prices;
   std::string source;
   std::string date;
+  // Planner inputs: dense tensor-core peak per precision ("bf16", "fp16", "fp8", "tf32") and
+  // the source key; an all-reduce figure inside the VM where no health-check floor exists.
+  std::map<std::string, double> peak_dense_tflops;
+  std::string peak_source;
+  std::optional<double> planner_intra_vm_allreduce_gbytes_per_s;
 
   bool has_infiniband() const { return ib_ports > 0; }
+  // The single-VM all-reduce busbw the planner uses: the health floor, else the planner figure.
+  std::optional<double> intra_vm_allreduce_gbytes_per_s() const {
+    return nccl_allreduce_floor_gbytes_per_s ? nccl_allreduce_floor_gbytes_per_s
+                                             : planner_intra_vm_allreduce_gbytes_per_s;
+  }
+};
+
+// Storage services the planner sizes (Azure first; the figures are the services' documented
+// limits, each with its source).
+struct AmlfsTier {
+  std::string name;
+  double mbytes_per_s_per_tib = 0;  // MB/s (1e6) per TiB of capacity
+  double min_tib = 0;
+  double max_tib = 0;
+  double increment_tib = 0;
+};
+
+struct AnfLevel {
+  std::string name;
+  double mibytes_per_s_per_tib = 0;
+};
+
+struct StorageCatalog {
+  std::vector<AmlfsTier> amlfs_tiers;
+  std::string amlfs_source;
+  double blob_egress_gbits_per_s = 0;
+  double blob_requests_per_s = 0;
+  std::string blob_source;
+  std::vector<AnfLevel> anf_levels;
+  double anf_volume_max_mibytes_per_s = 0;
+  std::string anf_source;
+  double nvme_read_gbytes_per_s_per_disk = 0;
+  std::string nvme_source;
+  std::string date;
 };
 
 class Catalog {
@@ -55,9 +95,14 @@ class Catalog {
   const SkuEntry* find(std::string_view vm_size) const;
   const std::vector<SkuEntry>& skus() const { return skus_; }
   const std::string& origin() const { return origin_; }
+  const StorageCatalog& storage() const { return storage_; }
+  // The text of a source key ("retail-prices"), or the key itself when it is not listed.
+  std::string source_text(const std::string& key) const;
 
  private:
   std::vector<SkuEntry> skus_;
+  StorageCatalog storage_;
+  std::map<std::string, std::string> sources_;
   std::string origin_;
 };
 
