@@ -14,6 +14,8 @@ PKGS=(
   clang libclang-rt-14-dev # libFuzzer fuzz targets
   clang-format clang-tidy
   python3-jsonschema  # tests: validates lint SARIF against the OASIS 2.1.0 schema
+  libtomlplusplus-dev # plan: TOML job files, with the line of every value
+  libyaml-cpp-dev     # plan: YAML job files, with the line of every value
 )
 
 missing=()

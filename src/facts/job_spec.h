@@ -1,0 +1,69 @@
+#pragma once
+// A training job as `plan` reads it: from flags, from a job file (TOML, YAML or JSON), or both.
+// Every value remembers where it was set, so a report can say "--mfu" or "job.toml:7".
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainready {
+
+enum class Precision { kBf16Mixed, kFp16Mixed, kFp8Mixed, kFp32, kBf16Pure };
+enum class Optimizer { kAdamW, kAdam8Bit, kSgdMomentum };
+enum class Recompute { kNone, kSelective, kFull };
+enum class Offload { kNone, kOptimizer, kAll };
+enum class MemoryConvention { kPaper, kDeepSpeed };
+
+struct JobSpec {
+  // Model. A preset fills what is not set explicitly; a shape without params gets 12·L·h² + v·h.
+  std::string model;  // preset name, empty for a custom shape
+  std::optional<double> params;
+  std::optional<int> layers;
+  std::optional<int> hidden;
+  std::optional<int> heads;
+  std::optional<int> vocab;
+  std::optional<int> seq;
+  // Training setup.
+  Precision precision = Precision::kBf16Mixed;
+  Optimizer optimizer = Optimizer::kAdamW;
+  MemoryConvention convention = MemoryConvention::kPaper;
+  int zero = 0;
+  int tp = 1;
+  int pp = 1;
+  std::optional<bool> sequence_parallel;  // default: on when tp > 1 (Megatron's practice)
+  Recompute recompute = Recompute::kSelective;
+  Offload offload = Offload::kNone;
+  int micro_batch = 1;
+  std::optional<int> global_batch;
+  // Scale.
+  std::optional<int> gpus;
+  std::optional<int> vms;
+  std::optional<double> budget_usd;
+  std::vector<std::string> skus;
+  // Data and run length.
+  std::optional<double> dataset_bytes;
+  std::optional<double> sample_bytes;
+  std::optional<double> tokens;
+  std::optional<double> epochs;
+  // Assumptions, shown in every report.
+  double mfu = 0.40;
+  double overlap = 0.8;
+  double headroom = 0.10;
+  double ib_efficiency = 0.95;
+  double ethernet_efficiency = 0.25;
+  // Cost.
+  std::string region = "eastus";
+  bool spot = false;
+  std::map<std::string, double> prices;  // VM size → USD per VM-hour, overriding the catalog
+
+  // Key → where its value came from ("--gpus", "job.toml:4"); keys never set are absent.
+  std::map<std::string, std::string> origin;
+};
+
+const char* to_string(Precision p);
+const char* to_string(Optimizer o);
+const char* to_string(Recompute r);
+const char* to_string(Offload o);
+const char* to_string(MemoryConvention c);
+
+}  // namespace trainready
