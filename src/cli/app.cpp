@@ -43,6 +43,7 @@ int run_cli(int argc, char** argv) {
   reg(add_nccl_command);
   reg(add_nccl_tests_command);
   reg(add_lint_command);
+  reg(add_plan_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

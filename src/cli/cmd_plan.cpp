@@ -1,0 +1,108 @@
+// `trainready plan`: from a job description (flags, a TOML/YAML/JSON job file, or both), the VM
+// size, count, placement, storage and cost that keep the GPUs busy, with every figure explained.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "core/input_error.h"
+#include "core/root.h"
+#include "facts/job_settings.h"
+#include "parsers/job_file.h"
+#include "plan/plan.h"
+#include "report/plan_json_reporter.h"
+#include "report/plan_text_reporter.h"
+
+namespace trainready {
+namespace {
+
+struct PlanArgs {
+  std::string job_file;
+  std::map<std::string, std::string> scalars;
+  std::map<std::string, std::vector<std::string>> lists;
+  std::map<std::string, bool> flags;
+  std::map<std::string, CLI::Option*> options;
+  bool json = false;
+  bool explain = false;
+  std::string catalog;
+  std::string output;
+  std::string color = "auto";
+};
+
+constexpr std::size_t kJobFileLimit = 1 << 20;
+
+bool is_boolean(const std::string& key) { return key == "spot" || key == "sequence-parallel"; }
+
+JobSpec read_job(const PlanArgs& a) {
+  JobSpec job;
+  if (!a.job_file.empty()) {
+    FileRead r = FsRoot("/").read_file(a.job_file, kJobFileLimit);
+    if (!r.ok()) throw InputError(a.job_file, 0, "cannot read the job file: " + r.error);
+    const JobFileFormat format = job_file_format(a.job_file, r.data);
+    for (const JobFileEntry& e : parse_job_file(r.data, a.job_file, format))
+      apply_job_setting(job, e.key, e.value, a.job_file, e.line);
+  }
+  // Flags override the file; a list given on the command line replaces the file's.
+  for (const JobSettingInfo& info : job_setting_keys()) {
+    const std::string key = info.key;
+    const CLI::Option* opt = a.options.at(key);
+    if (opt->count() == 0) continue;
+    const std::string flag = "--" + key;
+    if (info.list) {
+      if (key == "sku") job.skus.clear();
+      for (const std::string& v : a.lists.at(key)) apply_job_setting(job, key, v, flag, 0);
+    } else if (is_boolean(key)) {
+      apply_job_setting(job, key, a.flags.at(key) ? "true" : "false", flag, 0);
+    } else {
+      apply_job_setting(job, key, a.scalars.at(key), flag, 0);
+    }
+  }
+  finalize_job(job);
+  return job;
+}
+
+int run_plan(const PlanArgs& a) {
+  if (a.color != "auto" && a.color != "always" && a.color != "never")
+    throw InputError("--color", 0, "expected auto, always or never");
+  const Catalog& catalog = load_catalog(a.catalog);
+  const Plan plan = make_plan(read_job(a), catalog);
+  const bool color =
+      a.color == "always" || (a.color == "auto" && a.output.empty() && stdout_is_tty());
+  emit(a.json ? render_plan_json(plan) : render_plan_text(plan, a.explain, color), a.output);
+  return plan.recommended ? 0 : 1;
+}
+
+}  // namespace
+
+Runner add_plan_command(CLI::App& app) {
+  auto a = std::make_shared<PlanArgs>();
+  CLI::App* c = app.add_subcommand(
+      "plan",
+      "Plan a training cluster: memory per GPU, step time, communication, data feed, placement "
+      "and cost for each VM size, and a recommendation");
+  c->add_option("--job", a->job_file, "Job description: TOML, YAML or JSON with the flags' keys");
+  for (const JobSettingInfo& info : job_setting_keys()) {
+    const std::string key = info.key;
+    const std::string name = "--" + key;
+    CLI::Option* opt = nullptr;
+    if (info.list) {
+      opt = c->add_option(name, a->lists[key], info.help)->type_name(info.value);
+    } else if (is_boolean(key)) {
+      opt = c->add_flag(name, a->flags[key], info.help);
+    } else {
+      opt = c->add_option(name, a->scalars[key], info.help)->type_name(info.value);
+    }
+    a->options[key] = opt;
+  }
+  c->add_flag("--json", a->json, "JSON output: every number with its formula, inputs and source");
+  c->add_flag("--explain", a->explain, "Show the formula, inputs and source of every figure");
+  c->add_option("--catalog", a->catalog, "Catalog JSON to use instead of the built-in one");
+  c->add_option("-o,--output", a->output, "Write the report to FILE (atomically)");
+  c->add_option("--color", a->color, "auto (only on a terminal), always, never");
+  return [a] { return run_plan(*a); };
+}
+
+}  // namespace trainready

@@ -1,0 +1,111 @@
+#include "plan/comm_model.h"
+
+#include <algorithm>
+
+namespace trainready {
+namespace {
+
+constexpr const char* kBusbw =
+    "nccl-tests doc/PERFORMANCE.md (busbw); hierarchical ring min(NVLink, NICs) calibrated on "
+    "NVIDIA/nccl#1576 (192 GB/s on 8 × HDR) and nccl-tests#267 (48-49 GB/s per NDR HCA)";
+constexpr const char* kZeroVolume = "Rajbhandari et al. 2019, ZeRO (arXiv:1910.02054) §7";
+
+}  // namespace
+
+Quantity ethernet_bytes_per_s(const SkuEntry& sku, double ethernet_efficiency) {
+  Quantity q =
+      quantity(sku.frontend_nic_gbits_per_s * 1e9 / 8 * ethernet_efficiency, "B/s",
+               "front-end NIC / 8 × Ethernet efficiency",
+               "Azure size page (NIC); efficiency: planner assumption, 2 × ND96isr_H100_v5 "
+               "over NCCL sockets measured 0.6-3 GB/s of a nominal 10");
+  q.in("frontend_nic", sku.frontend_nic_gbits_per_s * 1e9, "bit/s")
+      .in("efficiency", ethernet_efficiency);
+  return q;
+}
+
+Quantity data_parallel_busbw(const BusbwInputs& in) {
+  const SkuEntry& sku = *in.sku;
+  const double intra = sku.intra_vm_allreduce_gbytes_per_s().value_or(0) * 1e9;
+  if (in.vms <= 1) {
+    Quantity q = quantity(intra, "B/s", "single-VM all-reduce busbw (catalog)",
+                          sku.nccl_allreduce_floor_gbytes_per_s
+                              ? "Azure/azurehpc-health-checks conf (the node health floor)"
+                              : "catalog planner figure");
+    q.in("intra_vm", intra, "B/s");
+    return q;
+  }
+  double network = 0;
+  Quantity q;
+  if (sku.has_infiniband()) {
+    network = sku.ib_ports * sku.ib_rate_gbits_per_s * 1e9 / 8 * in.ib_efficiency;
+    q.formula = "min(intra_vm, HCAs × rate/8 × efficiency × ranks_per_vm/gpus_per_vm)";
+    q.in("hcas", sku.ib_ports).in("rate", sku.ib_rate_gbits_per_s * 1e9, "bit/s");
+    q.in("efficiency", in.ib_efficiency);
+  } else {
+    network = ethernet_bytes_per_s(sku, in.ethernet_efficiency).value;
+    q.formula = "min(intra_vm, front-end NIC/8 × Ethernet efficiency × ranks_per_vm/gpus_per_vm)";
+    q.in("frontend_nic", sku.frontend_nic_gbits_per_s * 1e9, "bit/s");
+    q.in("efficiency", in.ethernet_efficiency);
+  }
+  // Every data-parallel group of a VM syncs at once and they share the VM's network.
+  const double share = static_cast<double>(std::max(1, in.dp_ranks_per_vm)) / sku.gpu_count;
+  const double inter = network * share;
+  q.value = intra > 0 ? std::min(intra, inter) : inter;
+  q.unit = "B/s";
+  q.source = kBusbw;
+  q.in("intra_vm", intra, "B/s")
+      .in("ranks_per_vm", in.dp_ranks_per_vm)
+      .in("gpus_per_vm", sku.gpu_count);
+  return q;
+}
+
+CommEstimate estimate_comm(const CommInputs& in) {
+  CommEstimate c;
+  const double psi = in.params / (in.tp * in.pp);
+  const double n = std::max(1, in.dp);
+  const double f = (n - 1) / n;
+  double bytes = 0;
+  std::string formula;
+  if (in.zero == 3) {
+    // Parameters gathered in forward and backward of every micro-batch, gradients
+    // reduce-scattered: (2k + 1)Ψ (ZeRO §7 for k = 1).
+    bytes = (2.0 * in.accumulation * in.weight_bytes + in.gradient_bytes) * psi * f;
+    formula = "(2·k·b_w + b_g)·Ψ'·(n−1)/n";
+  } else if (in.dp > 1) {
+    bytes = 2 * in.gradient_bytes * psi * f;
+    formula = "2·b_g·Ψ'·(n−1)/n (all-reduce = reduce-scatter + all-gather)";
+  } else {
+    formula = "no data parallelism: no gradient traffic";
+  }
+  if (in.dp <= 1) bytes = 0;
+  c.volume = quantity(bytes, "B", formula, kZeroVolume);
+  c.volume.in("Ψ'", psi).in("n", n).in("k", in.accumulation).in("b_w", in.weight_bytes, "B");
+  c.volume.in("b_g", in.gradient_bytes, "B");
+  const double t = bytes > 0 && in.busbw > 0 ? bytes / in.busbw : 0;
+  c.seconds = quantity(t, "s", "volume / busbw", kBusbw);
+  c.seconds.in("volume", bytes, "B").in("busbw", in.busbw, "B/s");
+  // Across InfiniBand domains each VM exchanges its shard of the reduced gradients over Ethernet.
+  double cross = 0;
+  if (in.domains > 1 && in.ethernet_per_vm > 0) {
+    const double k = in.domains;
+    const double grads =
+        (in.zero == 3 ? in.gradient_bytes + 2.0 * in.weight_bytes : 2 * in.gradient_bytes) / 2;
+    cross = 2 * (k - 1) / k * grads * psi / std::max(1, in.vms_per_domain) / in.ethernet_per_vm;
+  }
+  c.cross_domain_seconds = quantity(cross, "s",
+                                    "2·(D−1)/D × shard per VM / Ethernet per VM (domains joined "
+                                    "over the front-end network)",
+                                    "planner model: hierarchical all-reduce across domains");
+  c.cross_domain_seconds.in("domains", in.domains).in("vms_per_domain", in.vms_per_domain);
+  c.cross_domain_seconds.in("ethernet_per_vm", in.ethernet_per_vm, "B/s");
+  // Bucketed all-reduce overlaps the backward pass; ZeRO-3 prefetches parameters during the
+  // forward pass as well.
+  const double window = in.zero == 3 ? in.compute_seconds : in.backward_seconds;
+  const double exposed = std::max(0.0, t + cross - in.overlap * window);
+  c.exposed_seconds = quantity(exposed, "s", "max(0, comm − overlap × window)",
+                               "planner assumption: overlap 0.7-0.9 with bucketed all-reduce");
+  c.exposed_seconds.in("comm", t + cross, "s").in("overlap", in.overlap).in("window", window, "s");
+  return c;
+}
+
+}  // namespace trainready

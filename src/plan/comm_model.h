@@ -1,0 +1,55 @@
+#pragma once
+// Gradient and parameter communication per optimizer step, on a hierarchical all-reduce: NVLink
+// (or PCIe) inside a VM, InfiniBand (or the front-end Ethernet for sizes without it) between
+// VMs, and Ethernet again between InfiniBand domains when a job outgrows one.
+#include <string>
+
+#include "catalog/catalog.h"
+#include "plan/quantity.h"
+
+namespace trainready {
+
+struct BusbwInputs {
+  const SkuEntry* sku = nullptr;
+  int vms = 1;
+  int dp_ranks_per_vm = 1;  // ranks of one data-parallel group on each VM
+  double ib_efficiency = 0.95;
+  double ethernet_efficiency = 0.25;
+};
+
+// Bus bandwidth one data-parallel group's all-reduce reaches, bytes/s. One VM: the catalog's
+// single-VM figure. Several: min(that, VM network / concurrent groups per VM), the VM network
+// being HCAs × rate/8 × efficiency, or the front-end NIC/8 × Ethernet efficiency.
+Quantity data_parallel_busbw(const BusbwInputs& in);
+// The front-end network of one VM that NCCL's TCP transport reaches, bytes/s.
+Quantity ethernet_bytes_per_s(const SkuEntry& sku, double ethernet_efficiency);
+
+struct CommInputs {
+  double params = 0;
+  double weight_bytes = 2;    // b_w
+  double gradient_bytes = 2;  // b_g
+  int zero = 0;
+  int dp = 1;
+  int tp = 1;
+  int pp = 1;
+  int accumulation = 1;  // micro-batches per optimizer step
+  double busbw = 0;      // bytes/s, from data_parallel_busbw
+  // Several InfiniBand domains joined over Ethernet: their count, VMs in each, Ethernet per VM.
+  int domains = 1;
+  int vms_per_domain = 1;
+  double ethernet_per_vm = 0;
+  double compute_seconds = 0;
+  double backward_seconds = 0;
+  double overlap = 0.8;
+};
+
+struct CommEstimate {
+  Quantity volume;   // bytes each GPU sends per step (ZeRO §7: 2Ψ for DDP/ZeRO-1/2, 3Ψ ZeRO-3)
+  Quantity seconds;  // time of that traffic at busbw
+  Quantity cross_domain_seconds;
+  Quantity exposed_seconds;  // not hidden behind compute
+};
+
+CommEstimate estimate_comm(const CommInputs& in);
+
+}  // namespace trainready

@@ -1,0 +1,39 @@
+#include "plan/compute_model.h"
+
+namespace trainready {
+
+Quantity model_flops_per_token(double params, int layers, int hidden, int seq) {
+  const double attention = 12.0 * layers * hidden * static_cast<double>(seq);
+  Quantity q = quantity(6 * params + attention, "FLOP",
+                        layers > 0 ? "6·N + 12·L·h·s" : "6·N (no shape: attention left out)",
+                        "Transformer Math 101 (C ≈ 6·N per token) + attention 12·L·h·s; checked "
+                        "against NVIDIA NeMo's published model TFLOP/s (performance_summary.md)");
+  q.in("N", params).in("L", layers).in("h", hidden).in("s", seq);
+  return q;
+}
+
+ComputeEstimate estimate_compute(const ComputeInputs& in) {
+  ComputeEstimate c;
+  c.flops_per_token = model_flops_per_token(in.params, in.layers, in.hidden, in.seq);
+  c.flops_per_step = quantity(c.flops_per_token.value * in.tokens_per_step, "FLOP",
+                              "flops_per_token × tokens_per_step");
+  c.flops_per_step.in("flops_per_token", c.flops_per_token.value, "FLOP")
+      .in("tokens_per_step", in.tokens_per_step);
+  // MFU counts model FLOPs only; full recomputation runs the forward pass twice (8N instead of
+  // 6N of work), which costs time at the same hardware rate.
+  const double recompute = in.recompute == Recompute::kFull ? 4.0 / 3.0 : 1.0;
+  const double rate = in.gpus * in.peak_tflops * 1e12 * in.mfu;
+  c.seconds = quantity(rate > 0 ? c.flops_per_step.value * recompute / rate : 0, "s",
+                       "flops_per_step × recompute / (gpus × peak × MFU)",
+                       "MFU: planner assumption (H100 BF16 runs reach 0.35-0.45; NeMo FP8 "
+                       "0.70-0.80 of the BF16 peak)");
+  c.seconds.in("flops_per_step", c.flops_per_step.value, "FLOP").in("recompute", recompute);
+  c.seconds.in("gpus", in.gpus).in("peak", in.peak_tflops * 1e12, "FLOP/s").in("MFU", in.mfu);
+  c.backward_seconds =
+      quantity(c.seconds.value * 2 / 3, "s", "2/3 × compute (backward is 4N of 6N)",
+               "Transformer Math 101: C_backward ≈ 2 × C_forward");
+  c.backward_seconds.in("compute", c.seconds.value, "s");
+  return c;
+}
+
+}  // namespace trainready

@@ -1,0 +1,32 @@
+#pragma once
+// Compute time per optimizer step: model FLOPs per token (6N + 12·L·h·s: the 6N of Kaplan and
+// Transformer Math plus attention's score and context products) over the GPUs' dense peak times
+// an assumed model FLOPs utilization (MFU), which the report shows and --mfu sets.
+#include "facts/job_spec.h"
+#include "plan/quantity.h"
+
+namespace trainready {
+
+struct ComputeInputs {
+  double params = 0;
+  int layers = 0;  // 0 when the shape is unknown: attention FLOPs are then left out
+  int hidden = 0;
+  int seq = 0;
+  double tokens_per_step = 0;
+  int gpus = 1;
+  double peak_tflops = 0;  // dense, per GPU, at the job's precision
+  double mfu = 0.4;
+  Recompute recompute = Recompute::kSelective;
+};
+
+struct ComputeEstimate {
+  Quantity flops_per_token;
+  Quantity flops_per_step;
+  Quantity seconds;  // compute time of one optimizer step, no waiting
+  Quantity backward_seconds;
+};
+
+Quantity model_flops_per_token(double params, int layers, int hidden, int seq);
+ComputeEstimate estimate_compute(const ComputeInputs& in);
+
+}  // namespace trainready

@@ -1,0 +1,124 @@
+// The recommender end to end on the built-in catalog.
+#include <gtest/gtest.h>
+
+#include "core/input_error.h"
+#include "facts/job_settings.h"
+#include "plan/plan.h"
+
+namespace trainready {
+namespace {
+
+JobSpec job(std::initializer_list<std::pair<const char*, const char*>> settings) {
+  JobSpec j;
+  for (const auto& [k, v] : settings) apply_job_setting(j, k, v, "--" + std::string(k), 0);
+  finalize_job(j);
+  return j;
+}
+
+const Candidate* find(const Plan& p, const std::string& sku) {
+  for (const Candidate& c : p.candidates) {
+    if (c.sku->name == sku) return &c;
+  }
+  return nullptr;
+}
+
+// The example: Llama 3 8B on 16 GPUs. DDP's 16 bytes per parameter (128 GB) fit no 80 GB
+// GPU, ZeRO-1 leaves 80.6 GB, ZeRO-2 fits; the one size with a price wins.
+TEST(Planner, Llama3On16Gpus) {
+  Plan p = make_plan(job({{"model", "llama3-8b"}, {"gpus", "16"}}), Catalog::builtin());
+  ASSERT_TRUE(p.recommended);
+  const Candidate& best = p.candidates.front();
+  EXPECT_EQ(best.sku->name, "Standard_ND96isr_H100_v5");
+  EXPECT_EQ(best.vms, 2);
+  EXPECT_EQ(best.zero, 2);
+  EXPECT_EQ(best.accumulation, 8);  // global batch 128 over 16 ranks
+  ASSERT_TRUE(best.cost);
+  EXPECT_NEAR(best.cost->per_hour.value, 2 * 98.32, 1e-9);
+  EXPECT_FALSE(p.reasons.empty());
+  EXPECT_FALSE(p.checklist.empty());
+  // 160.6B tokens (20 per parameter) at 1,048,576 tokens per step.
+  EXPECT_EQ(best.steps.value, std::ceil(20 * 8.03e9 / 1048576));
+  // NC sizes talk over Ethernet and wait on it.
+  const Candidate* nc = find(p, "Standard_NC40ads_H100_v5");
+  ASSERT_NE(nc, nullptr);
+  EXPECT_EQ(nc->dominant_wait, "communication");
+  EXPECT_LT(nc->utilization.value, best.utilization.value);
+}
+
+TEST(Planner, ExplicitZeroIsKeptAndCanFailToFit) {
+  Plan p = make_plan(job({{"model", "llama3-8b"},
+                          {"gpus", "16"},
+                          {"zero", "0"},
+                          {"sku", "Standard_ND96isr_H100_v5"}}),
+                     Catalog::builtin());
+  EXPECT_FALSE(p.recommended);
+  ASSERT_EQ(p.candidates.size(), 1u);
+  EXPECT_EQ(p.candidates[0].zero, 0);
+  EXPECT_FALSE(p.hints.empty());
+}
+
+TEST(Planner, NothingFitsSuggestsALayoutThatDoes) {
+  Plan p =
+      make_plan(job({{"model", "llama3-70b"}, {"gpus", "64"}, {"sku", "Standard_ND96isr_H100_v5"}}),
+                Catalog::builtin());
+  EXPECT_FALSE(p.recommended);
+  bool suggested = false;
+  for (const std::string& h : p.hints) suggested = suggested || h.find("it fits with") == 0;
+  EXPECT_TRUE(suggested);
+  // Following the suggestion fits.
+  Plan tp = make_plan(job({{"model", "llama3-70b"},
+                           {"gpus", "64"},
+                           {"tp", "8"},
+                           {"sku", "Standard_ND96isr_H100_v5"}}),
+                      Catalog::builtin());
+  EXPECT_TRUE(tp.recommended);
+}
+
+TEST(Planner, FewestVmsThatFitWithoutAScale) {
+  Plan p = make_plan(job({{"model", "llama3-8b"}, {"sku", "Standard_ND96isr_H100_v5"}}),
+                     Catalog::builtin());
+  ASSERT_TRUE(p.recommended);
+  EXPECT_EQ(p.candidates[0].vms, 1);
+}
+
+TEST(Planner, BudgetPicksTheFastestRunItPays) {
+  JobSpec j = job({{"model", "llama3-8b"},
+                   {"sku", "Standard_ND96isr_H100_v5"},
+                   {"tokens", "10B"},
+                   {"budget", "20000"}});
+  Plan p = make_plan(j, Catalog::builtin());
+  ASSERT_TRUE(p.recommended);
+  ASSERT_TRUE(p.candidates[0].cost);
+  EXPECT_LE(p.candidates[0].cost->per_run.value, 20000);
+  EXPECT_GT(p.candidates[0].vms, 1);
+}
+
+TEST(Planner, TensorParallelismAcrossVmsIsNotRunnable) {
+  Plan p = make_plan(job({{"model", "llama3-8b"},
+                          {"gpus", "16"},
+                          {"tp", "8"},
+                          {"sku", "Standard_NC40ads_H100_v5"}}),
+                     Catalog::builtin());
+  EXPECT_FALSE(p.recommended);
+  EXPECT_FALSE(p.candidates[0].runnable);
+}
+
+TEST(Planner, UnknownSkuAndPriceAreInputErrors) {
+  EXPECT_THROW(make_plan(job({{"model", "llama3-8b"}, {"sku", "Standard_X1"}}), Catalog::builtin()),
+               InputError);
+  EXPECT_THROW(
+      make_plan(job({{"model", "llama3-8b"}, {"price", "Standard_X1=3"}}), Catalog::builtin()),
+      InputError);
+}
+
+TEST(Planner, UserPriceRanksASizeOnCost) {
+  Plan p = make_plan(
+      job({{"model", "llama3-8b"}, {"gpus", "16"}, {"price", "Standard_ND96isr_H200_v5=50"}}),
+      Catalog::builtin());
+  ASSERT_TRUE(p.recommended);
+  EXPECT_EQ(p.candidates[0].sku->name, "Standard_ND96isr_H200_v5");
+  EXPECT_EQ(p.candidates[0].price->kind, "user");
+}
+
+}  // namespace
+}  // namespace trainready
