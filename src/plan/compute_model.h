@@ -17,12 +17,14 @@ struct ComputeInputs {
   double peak_tflops = 0;  // dense, per GPU, at the job's precision
   double mfu = 0.4;
   Recompute recompute = Recompute::kSelective;
+  int pp = 1;             // pipeline stages
+  int micro_batches = 1;  // per optimizer step and pipeline (gradient accumulation)
 };
 
 struct ComputeEstimate {
   Quantity flops_per_token;
   Quantity flops_per_step;
-  Quantity seconds;  // compute time of one optimizer step, no waiting
+  Quantity seconds;  // compute time of one optimizer step, no waiting, pipeline bubble included
   Quantity backward_seconds;
 };
 

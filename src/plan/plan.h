@@ -33,7 +33,8 @@ struct Candidate {
   std::vector<std::string> notes;
   MemoryEstimate memory;
   ComputeEstimate compute;
-  Quantity busbw;
+  Quantity busbw;            // what one data-parallel group's all-reduce reaches
+  Quantity allreduce_busbw;  // what all_reduce_perf over every GPU of the job should reach
   std::string comm_path;
   CommEstimate comm;
   DataEstimate data;

@@ -138,6 +138,8 @@ Candidate evaluate_at(const Plan& plan, const Shape& m, const SkuEntry& sku, int
   ci.peak_tflops = c.peak_tflops;
   ci.mfu = job.mfu;
   ci.recompute = job.recompute;
+  ci.pp = job.pp;
+  ci.micro_batches = c.accumulation;
   c.compute = estimate_compute(ci);
   c.compute.seconds.source += "; peak: catalog, " + catalog.source_text(sku.peak_source);
 
@@ -150,6 +152,8 @@ Candidate evaluate_at(const Plan& plan, const Shape& m, const SkuEntry& sku, int
   bi.ib_efficiency = job.ib_efficiency;
   bi.ethernet_efficiency = job.ethernet_efficiency;
   c.busbw = data_parallel_busbw(bi);
+  bi.dp_ranks_per_vm = sku.gpu_count;
+  c.allreduce_busbw = data_parallel_busbw(bi);
   if (c.dp <= 1)
     c.comm_path = "none (no data parallelism)";
   else if (vms == 1)
@@ -464,7 +468,7 @@ void explain_recommendation(Plan& plan, const Shape& m, const Catalog& catalog) 
                          " Gb/s, one partition key, GPUDirect RDMA)"
                    : ")"));
   if (b.vms > 1 || b.sku->gpu_count > 1) {
-    const double expected = b.busbw.value / 1e9;
+    const double expected = b.allreduce_busbw.value / 1e9;
     k.push_back("mpirun -np " + std::to_string(b.gpus) +
                 " all_reduce_perf -b 8 -e 16G -f 2, then "
                 "trainready nccl-tests OUT --sku " +

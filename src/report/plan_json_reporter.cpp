@@ -113,6 +113,7 @@ json candidate_json(const Candidate& c, std::size_t rank) {
       {"communication",
        {{"path", c.comm_path},
         {"busbw_bytes_per_s", quantity_json(c.busbw)},
+        {"allreduce_all_gpus_busbw_bytes_per_s", quantity_json(c.allreduce_busbw)},
         {"volume_bytes", quantity_json(c.comm.volume)},
         {"seconds", quantity_json(c.comm.seconds)},
         {"cross_domain_seconds", quantity_json(c.comm.cross_domain_seconds)},

@@ -43,6 +43,11 @@ TEST(ComputeModel, StepTimeIsFlopsOverGpusPeakAndMfu) {
   EXPECT_NEAR(c.backward_seconds.value, c.seconds.value * 2 / 3, 1e-12);
   in.recompute = Recompute::kFull;  // one more forward pass: 8N of work instead of 6N
   EXPECT_NEAR(estimate_compute(in).seconds.value, c.seconds.value * 4 / 3, 1e-12);
+  // Narayanan et al. 2021: a 1F1B pipeline of p stages over m micro-batches idles (p − 1)/m.
+  in.recompute = Recompute::kSelective;
+  in.pp = 4;
+  in.micro_batches = 12;
+  EXPECT_NEAR(estimate_compute(in).seconds.value, c.seconds.value * (1 + 3.0 / 12), 1e-12);
 }
 
 }  // namespace

@@ -1,0 +1,19 @@
+// Fuzz target: plan's job files. The first byte picks the format (TOML, YAML, JSON); the settings
+// that read are applied and, when they settle, planned on the built-in catalog, so no job
+// description can crash the planner either.
+#include "catalog/catalog.h"
+#include "facts/job_settings.h"
+#include "fuzz/fuzz_target.h"
+#include "parsers/job_file.h"
+#include "plan/plan.h"
+
+TRAINREADY_FUZZ_TARGET(text) {
+  if (text.empty()) return;
+  const auto format =
+      static_cast<trainready::JobFileFormat>(static_cast<unsigned char>(text[0]) % 3);
+  const auto entries = trainready::parse_job_file(text.substr(1), "fuzz", format);
+  trainready::JobSpec job;
+  for (const auto& e : entries) trainready::apply_job_setting(job, e.key, e.value, "fuzz", e.line);
+  trainready::finalize_job(job);
+  (void)trainready::make_plan(job, trainready::Catalog::builtin());
+}
