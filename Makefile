@@ -8,6 +8,7 @@ BIN        := $(BUILD)/trainready
 FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file
 FUZZ_SECONDS ?= 4
 EXAMPLES   := nd-h100-healthy nc40-multinode nd-a100-ib-disabled
+PLAN_JOBS  := examples/jobs/llama3-70b-64gpu.yaml examples/jobs/t5-3b-zero2.json
 # Real NCCL logs (provenance in tests/data/SOURCES.md) for the demo.
 NCCL_LOGS  := tests/data/fixtures/nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log \
               tests/data/fixtures/nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log \
@@ -67,7 +68,16 @@ demo: build
 	@$(BIN) lint tests/data/deploy/tf-confidential-gpu/plan.json --format sarif | head -40; echo
 	@echo "== trainready lint on IMDS documents from two nodes =="
 	@$(BIN) lint tests/data/fixtures/imds/walinuxagent-imds-compute-vmss-trustedlaunch.json \
-	  tests/data/fixtures/imds/walinuxagent-imds-instance-valid.json; echo "(exit $$?)"
+	  tests/data/fixtures/imds/walinuxagent-imds-instance-valid.json; echo "(exit $$?)"; echo
+	@echo "== trainready plan --model llama3-8b --gpus 16 =="
+	@$(BIN) plan --model llama3-8b --gpus 16; echo "(exit $$?)"; echo
+	@for j in $(PLAN_JOBS); do \
+	  echo "== trainready plan --job $$j =="; $(BIN) plan --job $$j | head -24; echo; \
+	done
+	@echo "== trainready plan --model llama3-70b --gpus 64 (does not fit as DDP/ZeRO alone: what would) =="
+	@$(BIN) plan --model llama3-70b --gpus 64 --sku Standard_ND96isr_H100_v5 | head -12; echo
+	@echo "== trainready plan --model llama3-8b --gpus 16 --sku Standard_ND96isr_H100_v5 --explain (memory) =="
+	@$(BIN) plan --model llama3-8b --gpus 16 --sku Standard_ND96isr_H100_v5 --explain | sed -n '/^Memory per GPU/,/^Compute/p'
 
 # The tests: build, fuzz every parser briefly under ASan/UBSan, then the whole CTest suite
 # (unit, parser corpora, rules, probes, CLI end to end, fuzz corpus replay). CTest speaks last.
@@ -109,6 +119,7 @@ bench: build
 	bash bench/doctor_ratio.sh $(BUILD)/bench/doctor_bench
 	python3 bench/nccl_log_ratio.py --build $(BUILD)
 	python3 bench/lint_ratio.py $(BIN)
+	python3 bench/plan_ratio.py $(BIN)
 
 # clang-tidy reads a clang compile database without precompiled headers (GCC's .gch files and
 # GCC-only warning flags mean nothing to it); configuring it builds only the embedded data.
