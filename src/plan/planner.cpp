@@ -62,7 +62,17 @@ Candidate evaluate_at(const Plan& plan, const Shape& m, const SkuEntry& sku, int
   }
   c.dp = std::max(1, c.gpus / model_parallel);
   const int per_step = job.micro_batch * c.dp;
-  const int wanted = job.global_batch.value_or(per_step);
+  int wanted = job.global_batch.value_or(per_step);
+  // A preset's batch is its benchmark's, not a constraint: more ranks than it has sequences
+  // take one micro-batch each.
+  auto gb_origin = job.origin.find("global-batch");
+  if (wanted < per_step && gb_origin != job.origin.end() &&
+      gb_origin->second.rfind("--model", 0) == 0) {
+    c.notes.push_back("global batch " + std::to_string(wanted) + " (" + gb_origin->second +
+                      ") raised to " + std::to_string(per_step) +
+                      ": one micro-batch per data-parallel rank (--global-batch sets it)");
+    wanted = per_step;
+  }
   if (wanted < per_step) {
     c.runnable = false;
     c.problems.push_back("global batch " + std::to_string(wanted) +

@@ -28,7 +28,7 @@ json job_json(const Plan& plan) {
            {"precision", to_string(j.precision)},
            {"optimizer", to_string(j.optimizer)},
            {"convention", to_string(j.convention)},
-           {"zero", j.zero},
+           {"zero", j.origin.count("zero") ? json(j.zero) : json(nullptr)},
            {"tp", j.tp},
            {"pp", j.pp},
            {"sequence_parallel", j.sequence_parallel.value_or(false)},

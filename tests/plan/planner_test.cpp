@@ -45,6 +45,22 @@ TEST(Planner, Llama3On16Gpus) {
   EXPECT_LT(nc->utilization.value, best.utilization.value);
 }
 
+TEST(Planner, APresetBatchGrowsWithTheRanksAnExplicitOneDoesNot) {
+  Plan p =
+      make_plan(job({{"model", "llama3-8b"}, {"gpus", "256"}, {"sku", "Standard_ND96isr_H100_v5"}}),
+                Catalog::builtin());
+  ASSERT_TRUE(p.recommended);
+  EXPECT_EQ(p.candidates[0].global_batch, 256);
+  EXPECT_EQ(p.candidates[0].accumulation, 1);
+  Plan q = make_plan(job({{"model", "llama3-8b"},
+                          {"gpus", "256"},
+                          {"global-batch", "128"},
+                          {"sku", "Standard_ND96isr_H100_v5"}}),
+                     Catalog::builtin());
+  EXPECT_FALSE(q.recommended);
+  EXPECT_FALSE(q.candidates[0].runnable);
+}
+
 TEST(Planner, ExplicitZeroIsKeptAndCanFailToFit) {
   Plan p = make_plan(job({{"model", "llama3-8b"},
                           {"gpus", "16"},
