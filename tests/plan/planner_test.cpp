@@ -1,6 +1,8 @@
 // The recommender end to end on the built-in catalog.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/input_error.h"
 #include "facts/job_settings.h"
 #include "plan/plan.h"
