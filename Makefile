@@ -8,6 +8,8 @@ BIN        := $(BUILD)/trainready
 FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file
 FUZZ_SECONDS ?= 4
 EXAMPLES   := nd-h100-healthy nc40-multinode nd-a100-ib-disabled
+# mpirun refuses root unless told; --oversubscribe lets 4 ranks share this machine's cores.
+MPIRUN     := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe
 PLAN_JOBS  := examples/jobs/llama3-70b-64gpu.yaml examples/jobs/t5-3b-zero2.json
 # Real NCCL logs (provenance in tests/data/SOURCES.md) for the demo.
 NCCL_LOGS  := tests/data/fixtures/nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log \
@@ -78,6 +80,11 @@ demo: build
 	@$(BIN) plan --model llama3-70b --gpus 64 --sku Standard_ND96isr_H100_v5 | head -12; echo
 	@echo "== trainready plan --model llama3-8b --gpus 16 --sku Standard_ND96isr_H100_v5 --explain (memory) =="
 	@$(BIN) plan --model llama3-8b --gpus 16 --sku Standard_ND96isr_H100_v5 --explain | sed -n '/^Memory per GPU/,/^Compute/p'
+	@echo
+	@echo "== mpirun -np 4 trainready bench allreduce -b 8 -e 64M -f 2 (MPI back end: this machine's cores), read back by trainready nccl-tests =="
+	@$(MPIRUN) -np 4 $(BIN) bench allreduce -b 8 -e 64M -f 2 --output $(BUILD)/demo-allreduce.txt; echo "(exit $$?)"
+	@grep -v '^#  Rank' $(BUILD)/demo-allreduce.txt | head -34
+	@$(BIN) nccl-tests $(BUILD)/demo-allreduce.txt | head -8
 
 # The tests: build, fuzz every parser briefly under ASan/UBSan, then the whole CTest suite
 # (unit, parser corpora, rules, probes, CLI end to end, fuzz corpus replay). CTest speaks last.

@@ -16,6 +16,7 @@ PKGS=(
   python3-jsonschema  # tests: validates lint SARIF against the OASIS 2.1.0 schema
   libtomlplusplus-dev # plan: TOML job files, with the line of every value
   libyaml-cpp-dev     # plan: YAML job files, with the line of every value
+  libopenmpi-dev openmpi-bin # bench: the MPI back end and mpirun (CPU clusters; CI without a GPU)
 )
 
 missing=()

@@ -4,6 +4,8 @@
 #include <map>
 #include <string>
 
+#include "bench/mpi_backend.h"
+#include "bench/nccl_backend.h"
 #include "catalog/catalog.h"
 #include "cli/commands.h"
 #include "core/input_error.h"
@@ -44,6 +46,7 @@ int run_cli(int argc, char** argv) {
   reg(add_nccl_tests_command);
   reg(add_lint_command);
   reg(add_plan_command);
+  reg(add_bench_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -56,11 +59,11 @@ int run_cli(int argc, char** argv) {
   }
   if (version) {
     std::printf(
-        "trainready %s\ncompiled in: NVML (loaded at run time), NCCL version probe (loaded at run "
-        "time), "
-        "libcurl (IMDS)\nnot compiled in: MPI and NCCL benchmarks, io_uring (not part of this "
-        "build)\n",
-        tool_version());
+        "trainready %s\ncompiled in: NVML (loaded at run time), NCCL version probe (loaded at "
+        "run time), libcurl (IMDS), bench back ends: %s%s\n",
+        tool_version(), mpi_compiled_in() ? "MPI" : "no MPI",
+        nccl_compiled_in() ? ", NCCL (CUDA runtime static, libnccl.so.2 at run time)"
+                           : ", no NCCL");
     return 0;
   }
   for (auto* sub : app.get_subcommands()) {

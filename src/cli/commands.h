@@ -17,6 +17,7 @@ Runner add_nccl_command(CLI::App& app);
 Runner add_nccl_tests_command(CLI::App& app);
 Runner add_lint_command(CLI::App& app);
 Runner add_plan_command(CLI::App& app);
+Runner add_bench_command(CLI::App& app);
 
 const char* tool_version();
 // What --nccl-log / `nccl` say of a file with no NCCL output in it.

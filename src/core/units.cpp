@@ -137,6 +137,19 @@ std::string format_duration(double s) {
   return format_number(s / 86400) + " days";
 }
 
+std::string format_bytes_binary(std::uint64_t b) {
+  static constexpr std::array<const char*, 5> kUnits = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  std::size_t i = 0;
+  while (v >= 1024 && i + 1 < kUnits.size()) {
+    v /= 1024;
+    ++i;
+  }
+  std::array<char, 32> out{};
+  std::snprintf(out.data(), out.size(), v == std::floor(v) ? "%.0f %s" : "%.1f %s", v, kUnits[i]);
+  return out.data();
+}
+
 std::string format_usd(double v) {
   std::string digits =
       v >= 100 ? std::to_string(std::llround(v)) : format_number(v, 3);

@@ -1,6 +1,7 @@
 #pragma once
 // Quantities users type: "8B" parameters, "2TiB" of data, "16G" messages. One reading for the
 // CLI and for job files, so a value means the same wherever it is written.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,5 +24,6 @@ std::string format_rate_si(double bytes_per_s);  // picks kB/s .. TB/s
 std::string format_duration(double seconds);     // "340 ms", "12.4 s", "3.2 h", "41 days"
 std::string format_number(double v, int significant = 3);
 std::string format_usd(double usd);  // "$84,597", "$98.3"
+std::string format_bytes_binary(std::uint64_t bytes);  // "64 MiB", "1.5 KiB": nccl-tests' sizes
 
 }  // namespace trainready

@@ -480,9 +480,10 @@ void explain_recommendation(Plan& plan, const Shape& m, const Catalog& catalog) 
   if (b.vms > 1 || b.sku->gpu_count > 1) {
     const double expected = b.allreduce_busbw.value / 1e9;
     k.push_back("mpirun -np " + std::to_string(b.gpus) +
-                " all_reduce_perf -b 8 -e 16G -f 2, then "
-                "trainready nccl-tests OUT --sku " +
-                size + " --nodes " + std::to_string(b.vms) + ": busbw at 16G near " +
+                " trainready bench allreduce -b 8 -e 16G "
+                "-f 2 --sku " +
+                size + " --nodes " + std::to_string(b.vms) +
+                " (or all_reduce_perf, read by trainready nccl-tests): busbw at 16G near " +
                 format_number(expected, 3) + " GB/s");
   }
   if (b.vms > 1 && b.sku->has_infiniband())

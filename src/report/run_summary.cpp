@@ -1,5 +1,7 @@
 #include "report/run_summary.h"
 
+#include "core/units.h"
+
 #include <cstdio>
 #include <map>
 #include <set>
@@ -24,19 +26,7 @@ std::string num(double v, const char* unit) {
   return b;
 }
 
-std::string bytes(std::uint64_t b) {
-  const char* u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(b);
-  int i = 0;
-  while (v >= 1024 && i < 4) {
-    v /= 1024;
-    ++i;
-  }
-  char out[32];
-  std::snprintf(out, sizeof out, v == static_cast<std::uint64_t>(v) ? "%.0f %s" : "%.1f %s", v,
-                u[i]);
-  return out;
-}
+std::string bytes(std::uint64_t b) { return format_bytes_binary(b); }
 
 }  // namespace
 

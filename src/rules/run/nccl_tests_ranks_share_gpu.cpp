@@ -25,6 +25,8 @@ class NcclTestsRanksShareGpu : public Rule {
     std::map<std::string, std::vector<const NcclTestsDevice*>> by_gpu;
     for (const auto& d : t.devices) {
       if (d.bus_id.empty() || d.bus_id == "0x00") continue;  // old versions print no bus id
+      // `trainready bench` over MPI: ranks on CPU cores and host memory, no GPU to share.
+      if (d.device < 0 && d.bus_id == "cpu") continue;
       by_gpu[d.host + " " + d.bus_id].push_back(&d);
     }
     RuleOutcome o;
