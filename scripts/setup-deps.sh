@@ -17,6 +17,8 @@ PKGS=(
   libtomlplusplus-dev # plan: TOML job files, with the line of every value
   libyaml-cpp-dev     # plan: YAML job files, with the line of every value
   libopenmpi-dev openmpi-bin # bench: the MPI back end and mpirun (CPU clusters; CI without a GPU)
+  liburing-dev        # bench storage: io_uring reads with registered buffers
+  fio                 # bench/storage_fio_ratio.py: the reference run side by side
 )
 
 missing=()

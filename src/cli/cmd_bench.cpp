@@ -113,7 +113,7 @@ Runner add_bench_command(CLI::App& app) {
       "bench",
       "Measure the paths that feed a GPU: collectives over the interconnect (MPI or NCCL)");
   bench->require_subcommand(1);
-  auto chosen = std::make_shared<Collective>(Collective::kAllReduce);
+  auto chosen = std::make_shared<Runner>();
   auto a = std::make_shared<BenchArgs>();
   for (const CollectiveSpec& spec : collective_specs()) {
     CLI::App* c = bench->add_subcommand(
@@ -142,9 +142,10 @@ Runner add_bench_command(CLI::App& app) {
     c->add_option("--catalog", a->catalog, "Catalog JSON to use instead of the built-in one");
     c->add_option("--output", a->output, "Write the report to FILE (atomically, rank 0)");
     const Collective id = spec.id;
-    c->callback([chosen, id] { *chosen = id; });
+    c->callback([chosen, a, id] { *chosen = [a, id] { return run_bench(*a, id); }; });
   }
-  return [a, chosen] { return run_bench(*a, *chosen); };
+  add_bench_storage_command(bench, chosen);
+  return [chosen] { return *chosen ? (*chosen)() : 2; };
 }
 
 }  // namespace trainready

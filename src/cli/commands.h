@@ -1,6 +1,7 @@
 #pragma once
 // One function per subcommand; each adds itself to the CLI11 app and returns a runner.
 #include <functional>
+#include <memory>
 
 #include <CLI/CLI.hpp>
 
@@ -18,6 +19,8 @@ Runner add_nccl_tests_command(CLI::App& app);
 Runner add_lint_command(CLI::App& app);
 Runner add_plan_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
+// `bench storage`, a subcommand of `bench`: sets *chosen to its runner when selected.
+void add_bench_storage_command(CLI::App* bench, const std::shared_ptr<Runner>& chosen);
 
 const char* tool_version();
 // What --nccl-log / `nccl` say of a file with no NCCL output in it.
