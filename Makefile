@@ -85,6 +85,12 @@ demo: build
 	@$(MPIRUN) -np 4 $(BIN) bench allreduce -b 8 -e 64M -f 2 --output $(BUILD)/demo-allreduce.txt; echo "(exit $$?)"
 	@grep -v '^#  Rank' $(BUILD)/demo-allreduce.txt | head -34
 	@$(BIN) nccl-tests $(BUILD)/demo-allreduce.txt | head -8
+	@echo
+	@echo "== trainready bench storage: raw random 128 KiB reads, O_DIRECT, on 4 x 64 MiB created here =="
+	@$(BIN) bench storage $(BUILD)/demo-storage --create 4 --file-size 64M --rw randread --bs 128K; echo "(exit $$?)"
+	@echo
+	@echo "== trainready bench storage --create 8 --feed --profile unet3d-h100: how many H100s can this disk feed? =="
+	@$(BIN) bench storage $(BUILD)/demo-unet3d --create 8 --feed --profile unet3d-h100 --steps 6; echo "(exit $$?)"
 
 # The tests: build, fuzz every parser briefly under ASan/UBSan, then the whole CTest suite
 # (unit, parser corpora, rules, probes, CLI end to end, fuzz corpus replay). CTest speaks last.
@@ -127,6 +133,7 @@ bench: build
 	python3 bench/nccl_log_ratio.py --build $(BUILD)
 	python3 bench/lint_ratio.py $(BIN)
 	python3 bench/plan_ratio.py $(BIN)
+	python3 bench/storage_fio_ratio.py $(BIN) $(BUILD)/bench-storage
 
 # clang-tidy reads a clang compile database without precompiled headers (GCC's .gch files and
 # GCC-only warning flags mean nothing to it); configuring it builds only the embedded data.
