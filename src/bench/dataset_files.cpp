@@ -140,4 +140,36 @@ CreateResult create_dataset(const std::string& dir, int count, std::uint64_t siz
   return r;
 }
 
+OpenDataset::OpenDataset(const std::vector<DatasetFile>& files, bool direct) : direct_(direct) {
+  if (open_all(files, direct)) return;
+  direct_ = false;
+  if (!open_all(files, false)) throw InputError(refused_, 0, "cannot open for reading");
+}
+
+OpenDataset::~OpenDataset() { close_all(); }
+
+void OpenDataset::close_all() {
+  for (int fd : fds_) ::close(fd);
+  fds_.clear();
+}
+
+bool OpenDataset::open_all(const std::vector<DatasetFile>& files, bool direct) {
+  close_all();
+  for (const DatasetFile& f : files) {
+    const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
+    if (fd >= 0) {
+      fds_.push_back(fd);
+      continue;
+    }
+    const int e = errno;
+    close_all();
+    if (direct && e == EINVAL) {
+      refused_ = f.path;
+      return false;
+    }
+    throw InputError(f.path, 0, std::string("cannot open for reading: ") + errno_text(e));
+  }
+  return true;
+}
+
 }  // namespace trainready

@@ -29,4 +29,27 @@ struct CreateResult {
 // after removing what it wrote.
 CreateResult create_dataset(const std::string& dir, int count, std::uint64_t size);
 
+// The dataset's files open for reading, O_DIRECT when asked; closed when this goes. When a file
+// system refuses O_DIRECT (EINVAL), every file is reopened buffered and refused_direct() names
+// the file, so one run never mixes the two.
+class OpenDataset {
+ public:
+  // Throws InputError naming a file that cannot be opened.
+  OpenDataset(const std::vector<DatasetFile>& files, bool direct);
+  ~OpenDataset();
+  OpenDataset(const OpenDataset&) = delete;
+  OpenDataset& operator=(const OpenDataset&) = delete;
+  int fd(std::size_t i) const { return fds_[i]; }
+  const std::vector<int>& fds() const { return fds_; }
+  bool direct() const { return direct_; }
+  const std::string& refused_direct() const { return refused_; }
+
+ private:
+  bool open_all(const std::vector<DatasetFile>& files, bool direct);
+  void close_all();
+  std::vector<int> fds_;
+  bool direct_ = false;
+  std::string refused_;
+};
+
 }  // namespace trainready

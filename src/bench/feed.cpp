@@ -139,26 +139,17 @@ FeedResult run_feed(const std::vector<DatasetFile>& files, const FeedOptions& o)
   r.steps = o.steps;
   DirectIoSupport dio{};
   if (o.direct) dio = direct_io_support(files.front().path);
-  const bool direct = o.direct && dio.supported;
+  const OpenDataset open(files, o.direct && dio.supported);
+  const bool direct = open.direct();
   const std::uint64_t align = direct ? dio.offset_alignment : 1;
-  r.read_mode =
-      direct ? "O_DIRECT" : (o.direct ? "buffered after eviction (" + dio.how + ")" : "buffered");
-  std::vector<int> fds;
-  for (const DatasetFile& f : files) {
-    const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0));
-    if (fd < 0) {
-      const int e = errno;
-      for (int x : fds) ::close(x);
-      throw InputError(f.path, 0, std::string("cannot open for reading: ") + std::strerror(e));
-    }
-    fds.push_back(fd);
-  }
-  struct CloseAll {
-    std::vector<int>& fds;
-    ~CloseAll() {
-      for (int x : fds) ::close(x);
-    }
-  } closer{fds};
+  r.read_mode = direct      ? "O_DIRECT"
+                : !o.direct ? "buffered"
+                            : "buffered after eviction (" +
+                                  (open.refused_direct().empty()
+                                       ? dio.how
+                                       : "O_DIRECT refused on " + open.refused_direct()) +
+                                  ")";
+  const std::vector<int>& fds = open.fds();
   if (o.evict) evict_from_page_cache(files);
   r.cache_state = cache_state_label(direct, measure_residency(files));
 

@@ -200,20 +200,19 @@ void run_uring(const JobInput& in, int depth, JobOutput& out) {
       ++next;
       ++inflight;
     }
-    if (io_uring_sq_ready(&ring) > 0) io_uring_submit(&ring);
   };
   submit_more();
   std::vector<io_uring_cqe*> ready(static_cast<std::size_t>(depth));
   while (inflight > 0) {
-    io_uring_cqe* first = nullptr;
-    e = io_uring_wait_cqe(&ring, &first);
+    // Submit what is queued and wait for a completion in one system call, as fio does.
+    e = io_uring_submit_and_wait(&ring, 1);
     if (e == -EINTR) continue;
     if (e < 0) {
-      out.error = std::string("io_uring_wait_cqe: ") + std::strerror(-e);
+      out.error = std::string("io_uring_submit_and_wait: ") + std::strerror(-e);
       break;
     }
-    // Reap every completion that is there, then refill the queue with one submission: fewer
-    // system calls and device notifications than one of each per read.
+    // Reap every completion that is there, then queue as many reads: fewer system calls and
+    // device notifications than one of each per read.
     const unsigned n =
         io_uring_peek_batch_cqe(&ring, ready.data(), static_cast<unsigned>(ready.size()));
     const std::uint64_t t = now_ns();
@@ -307,28 +306,13 @@ RawReadResult run_raw_read(const std::vector<DatasetFile>& files, const RawReadO
     r.engine_fallback = "built without liburing: a pread thread per job";
   }
 #endif
-  // Open every file once, shared by the jobs.
-  std::vector<int> fds;
-  for (const DatasetFile& f : files) {
-    int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC | (r.direct ? O_DIRECT : 0));
-    if (fd < 0 && r.direct && errno == EINVAL) {
-      r.direct = false;
-      r.direct_note = "buffered after eviction: O_DIRECT refused on " + f.path;
-      fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
-    }
-    if (fd < 0) {
-      const int e = errno;
-      for (int x : fds) ::close(x);
-      throw InputError(f.path, 0, std::string("cannot open for reading: ") + std::strerror(e));
-    }
-    fds.push_back(fd);
+  // Every file open once, shared by the jobs.
+  const OpenDataset open(files, r.direct);
+  if (r.direct && !open.direct()) {
+    r.direct = false;
+    r.direct_note = "buffered after eviction: O_DIRECT refused on " + open.refused_direct();
   }
-  struct CloseAll {
-    std::vector<int>& fds;
-    ~CloseAll() {
-      for (int x : fds) ::close(x);
-    }
-  } closer{fds};
+  const std::vector<int>& fds = open.fds();
   if (o.evict) r.evict_note = evict_from_page_cache(files);
   r.before = measure_residency(files);
   r.cache_state = cache_state_label(r.direct, r.before);
