@@ -151,8 +151,7 @@ std::string format_bytes_binary(std::uint64_t b) {
 }
 
 std::string format_usd(double v) {
-  std::string digits =
-      v >= 100 ? std::to_string(std::llround(v)) : format_number(v, 3);
+  std::string digits = v >= 100 ? std::to_string(std::llround(v)) : format_number(v, 3);
   std::string out;
   const std::size_t dot = digits.find('.');
   const std::size_t int_len = dot == std::string::npos ? digits.size() : dot;

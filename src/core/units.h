@@ -23,7 +23,7 @@ std::string format_bytes_si(double bytes);       // picks kB/MB/GB/TB/PB
 std::string format_rate_si(double bytes_per_s);  // picks kB/s .. TB/s
 std::string format_duration(double seconds);     // "340 ms", "12.4 s", "3.2 h", "41 days"
 std::string format_number(double v, int significant = 3);
-std::string format_usd(double usd);  // "$84,597", "$98.3"
+std::string format_usd(double usd);                    // "$84,597", "$98.3"
 std::string format_bytes_binary(std::uint64_t bytes);  // "64 MiB", "1.5 KiB": nccl-tests' sizes
 
 }  // namespace trainready
