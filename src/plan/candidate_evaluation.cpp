@@ -1,0 +1,315 @@
+// Candidate evaluation: one VM size at one VM count through every model of src/plan, and the
+// search for the ZeRO stage and VM count a size needs.
+#include "plan/candidate_evaluation.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/input_error.h"
+#include "core/text.h"
+#include "core/units.h"
+
+namespace trainready {
+namespace {
+
+constexpr int kMaxVms = 1000;  // largest scale set of any kind; searches stop here
+
+const char* precision_peak_key(Precision p) {
+  switch (p) {
+    case Precision::kFp8Mixed:
+      return "fp8";
+    case Precision::kFp16Mixed:
+      return "fp16";
+    case Precision::kFp32:
+      return "tf32";
+    default:
+      return "bf16";
+  }
+}
+
+// Evaluates one size at one VM count. Everything but the ranking happens here.
+// memory_only stops after the memory model: enough to search for the layout or VM count that fits.
+Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku, int vms, int zero,
+                      const Catalog& catalog, bool memory_only = false) {
+  const JobSpec& job = plan.job;
+  Candidate c;
+  c.sku = &sku;
+  c.zero = zero;
+  c.vms = vms;
+  c.gpus = vms * sku.gpu_count;
+  const int model_parallel = job.tp * job.pp;
+  if (job.tp > sku.gpu_count) {
+    c.runnable = false;
+    c.problems.push_back("tensor parallelism " + std::to_string(job.tp) + " spans VMs (" +
+                         std::to_string(sku.gpu_count) + " GPU" + (sku.gpu_count > 1 ? "s" : "") +
+                         " per VM): its all-reduces in every layer need NVLink");
+  }
+  if (c.gpus % model_parallel != 0) {
+    c.runnable = false;
+    c.problems.push_back(std::to_string(c.gpus) +
+                         " GPUs are not a multiple of tp × pp = " + std::to_string(model_parallel));
+  }
+  c.dp = std::max(1, c.gpus / model_parallel);
+  const int per_step = job.micro_batch * c.dp;
+  int wanted = job.global_batch.value_or(per_step);
+  // A preset's batch is its benchmark's, not a constraint: more ranks than it has sequences
+  // take one micro-batch each.
+  auto gb_origin = job.origin.find("global-batch");
+  if (wanted < per_step && gb_origin != job.origin.end() &&
+      gb_origin->second.rfind("--model", 0) == 0) {
+    c.notes.push_back("global batch " + std::to_string(wanted) + " (" + gb_origin->second +
+                      ") raised to " + std::to_string(per_step) +
+                      ": one micro-batch per data-parallel rank (--global-batch sets it)");
+    wanted = per_step;
+  }
+  if (wanted < per_step) {
+    c.runnable = false;
+    c.problems.push_back("global batch " + std::to_string(wanted) +
+                         " is smaller than one micro-batch "
+                         "per data-parallel rank (" +
+                         std::to_string(c.dp) + " × " + std::to_string(job.micro_batch) + ")");
+  }
+  c.accumulation = std::max(1, (wanted + per_step - 1) / per_step);
+  c.global_batch = c.accumulation * per_step;
+  if (c.global_batch != wanted && wanted >= per_step)
+    c.notes.push_back("global batch " + std::to_string(wanted) + " rounded up to " +
+                      std::to_string(c.global_batch) + " (" + std::to_string(c.accumulation) +
+                      " micro-batches of " + std::to_string(job.micro_batch) + " on " +
+                      std::to_string(c.dp) + " data-parallel ranks)");
+  c.tokens_per_step = static_cast<double>(c.global_batch) * m.seq;
+
+  // Memory.
+  const StateBytes bytes = state_bytes(job.precision, job.optimizer);
+  MemoryInputs mi;
+  mi.states.params = m.params;
+  mi.states.dp = c.dp;
+  mi.states.tp = job.tp;
+  mi.states.pp = job.pp;
+  mi.states.zero = zero;
+  mi.states.offload = job.offload;
+  mi.states.bytes = bytes;
+  mi.states.largest_layer_params = largest_layer_params(m.hidden, m.vocab, m.params, m.layers);
+  if (m.layers > 0 && m.hidden > 0 && m.heads > 0) {
+    ActivationInputs a;
+    a.seq = m.seq;
+    a.micro_batch = job.micro_batch;
+    a.hidden = m.hidden;
+    a.heads = m.heads;
+    a.layers = m.layers;
+    a.vocab = m.vocab;
+    a.tp = job.tp;
+    a.pp = job.pp;
+    a.sequence_parallel = job.sequence_parallel.value_or(false);
+    a.recompute = job.recompute;
+    mi.activations = a;
+  }
+  mi.convention = job.convention;
+  mi.gpu_memory_bytes = sku.gpu_memory_gb * 1e9;
+  mi.headroom = job.headroom;
+  c.memory = estimate_memory(mi);
+  if (!c.memory.fits)
+    c.problems.push_back("needs " + format_gb(c.memory.total.value) + " per GPU; " +
+                         format_gb(c.memory.usable.value) + " usable of " +
+                         format_gb(mi.gpu_memory_bytes, 0));
+  if (memory_only) return c;
+
+  // Compute.
+  const char* key = precision_peak_key(job.precision);
+  auto peak = sku.peak_dense_tflops.find(key);
+  if (peak == sku.peak_dense_tflops.end() && std::string(key) == "fp8") {
+    peak = sku.peak_dense_tflops.find("bf16");
+    c.notes.push_back(sku.gpu_model + " has no FP8: planned at its BF16 peak");
+  }
+  if (peak == sku.peak_dense_tflops.end()) {
+    c.runnable = false;
+    c.problems.push_back("the catalog has no " + std::string(key) + " peak for " + sku.gpu_model);
+  } else {
+    c.peak_tflops = peak->second;
+    c.peak_precision = peak->first;
+  }
+  ComputeInputs ci;
+  ci.params = m.params;
+  ci.layers = m.layers;
+  ci.hidden = m.hidden;
+  ci.seq = m.seq;
+  ci.tokens_per_step = c.tokens_per_step;
+  ci.gpus = c.gpus;
+  ci.peak_tflops = c.peak_tflops;
+  ci.mfu = job.mfu;
+  ci.recompute = job.recompute;
+  ci.pp = job.pp;
+  ci.micro_batches = c.accumulation;
+  c.compute = estimate_compute(ci);
+  c.compute.seconds.source += "; peak: catalog, " + catalog.source_text(sku.peak_source);
+
+  // Placement, then communication over the network it gives.
+  c.placement = plan_placement(sku, vms);
+  BusbwInputs bi;
+  bi.sku = &sku;
+  bi.vms = std::min(vms, c.placement.vms_per_domain);
+  bi.dp_ranks_per_vm = model_parallel <= sku.gpu_count ? sku.gpu_count / model_parallel : 1;
+  bi.ib_efficiency = job.ib_efficiency;
+  bi.ethernet_efficiency = job.ethernet_efficiency;
+  c.busbw = data_parallel_busbw(bi);
+  bi.dp_ranks_per_vm = sku.gpu_count;
+  c.allreduce_busbw = data_parallel_busbw(bi);
+  if (c.dp <= 1)
+    c.comm_path = "none (no data parallelism)";
+  else if (vms == 1)
+    c.comm_path = "inside one VM (" + sku.gpu_link + ")";
+  else if (sku.has_infiniband())
+    c.comm_path = c.placement.domains > 1 ? "InfiniBand inside each domain, Ethernet between them"
+                                          : "InfiniBand between VMs (" + sku.ib_generation + ")";
+  else
+    c.comm_path = "front-end Ethernet between VMs (TCP, no InfiniBand)";
+  CommInputs co;
+  co.params = m.params;
+  co.weight_bytes = bytes.weights;
+  co.gradient_bytes = bytes.gradients;
+  co.zero = zero;
+  co.dp = c.dp;
+  co.tp = job.tp;
+  co.pp = job.pp;
+  co.accumulation = c.accumulation;
+  co.busbw = c.busbw.value;
+  co.domains = c.placement.domains;
+  co.vms_per_domain = c.placement.vms_per_domain;
+  co.ethernet_per_vm = ethernet_bytes_per_s(sku, job.ethernet_efficiency).value;
+  co.compute_seconds = c.compute.seconds.value;
+  co.backward_seconds = c.compute.backward_seconds.value;
+  co.overlap = job.overlap;
+  c.comm = estimate_comm(co);
+
+  // Data.
+  DataInputs di;
+  di.sku = &sku;
+  di.storage = &catalog.storage();
+  di.vms = vms;
+  di.gpus = c.gpus;
+  di.bytes_per_step = c.global_batch * plan.sample_bytes;
+  di.step_seconds = c.compute.seconds.value + c.comm.exposed_seconds.value;
+  di.dataset_bytes = plan.dataset_bytes;
+  c.data = estimate_data(di);
+
+  // Step, utilization and what the GPUs wait on.
+  const double comm_wait = c.comm.exposed_seconds.value;
+  const double data_wait = c.data.exposed_seconds.value;
+  const double step = c.compute.seconds.value + comm_wait + data_wait;
+  c.step_seconds = quantity(step, "s", "compute + exposed communication + exposed data");
+  c.step_seconds.in("compute", c.compute.seconds.value, "s").in("communication", comm_wait, "s");
+  c.step_seconds.in("data", data_wait, "s");
+  c.utilization = quantity(step > 0 ? c.compute.seconds.value / step : 0, "",
+                           "compute / step: the share of each step the GPUs compute");
+  c.utilization.in("compute", c.compute.seconds.value, "s").in("step", step, "s");
+  const double threshold = 0.02 * step;
+  if (comm_wait <= threshold && data_wait <= threshold)
+    c.dominant_wait = "none";
+  else
+    c.dominant_wait = comm_wait >= data_wait ? "communication" : "data";
+
+  // Run length and cost.
+  const double steps = c.tokens_per_step > 0 ? std::ceil(plan.total_tokens / c.tokens_per_step) : 0;
+  c.steps = quantity(steps, "", "ceil(total_tokens / tokens_per_step)");
+  c.steps.in("total_tokens", plan.total_tokens).in("tokens_per_step", c.tokens_per_step);
+  c.run_seconds = quantity(steps * step, "s", "steps × step");
+  c.run_seconds.in("steps", steps).in("step", step, "s");
+  std::optional<double> user_price;
+  for (const auto& [name, usd] : job.prices) {
+    if (catalog.find(name) == &sku) user_price = usd;
+  }
+  auto origin = job.origin.find("price");
+  c.price = choose_price(sku, job.region, job.spot, user_price,
+                         origin == job.origin.end() ? "--price" : origin->second);
+  if (c.price) {
+    CostInputs cost;
+    cost.price = *c.price;
+    cost.vms = vms;
+    cost.gpus_per_vm = sku.gpu_count;
+    cost.run_seconds = c.run_seconds.value;
+    cost.utilization = c.utilization.value;
+    c.cost = estimate_cost(cost);
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string stage_name(int zero) { return zero == 0 ? "DDP" : "ZeRO-" + std::to_string(zero); }
+
+// With the ZeRO stage named by the job, or else the least sharding that fits: DDP, then ZeRO-1
+// and -2 (the same traffic as DDP), then ZeRO-3 (half as much again).
+Candidate evaluate(const Plan& plan, const ModelShape& m, const SkuEntry& sku, int vms,
+                   const Catalog& catalog, bool memory_only) {
+  if (plan.job.origin.count("zero"))
+    return evaluate_at(plan, m, sku, vms, plan.job.zero, catalog, memory_only);
+  std::optional<Candidate> unfit;
+  int chosen = -1;
+  for (int zero = 0; zero <= 3; ++zero) {
+    if (zero == 0 && plan.job.offload != Offload::kNone) continue;
+    if (zero < 3 && plan.job.offload == Offload::kAll) continue;
+    Candidate c = evaluate_at(plan, m, sku, vms, zero, catalog, true);
+    chosen = zero;  // the last tried: ZeRO-3, the smallest footprint, when none fits
+    if (c.fits()) break;
+    if (!unfit) unfit = std::move(c);
+  }
+  Candidate c = evaluate_at(plan, m, sku, vms, chosen, catalog, memory_only);
+  if (c.fits() && unfit && unfit->zero != chosen)
+    c.notes.push_back(stage_name(chosen) + " chosen: " + stage_name(unfit->zero) + " needs " +
+                      format_gb(unfit->memory.total.value) + " per GPU (--zero sets the stage)");
+  return c;
+}
+
+// The VM count for one size: what the job names, or the fewest that fit, or the fastest run
+// within the budget.
+Candidate size_candidate(const Plan& plan, const ModelShape& m, const SkuEntry& sku,
+                         const Catalog& catalog) {
+  const JobSpec& job = plan.job;
+  const int g = sku.gpu_count;
+  if (job.gpus) {
+    const int vms = (*job.gpus + g - 1) / g;
+    Candidate c = evaluate(plan, m, sku, vms, catalog);
+    if (vms * g != *job.gpus)
+      c.notes.push_back(std::to_string(*job.gpus) + " GPUs take " + std::to_string(vms) +
+                        " VMs of " + std::to_string(g) + "; the plan uses all " +
+                        std::to_string(vms * g));
+    return c;
+  }
+  if (job.vms) return evaluate(plan, m, sku, *job.vms, catalog);
+  if (job.tp > g) return evaluate(plan, m, sku, (job.tp * job.pp + g - 1) / g, catalog);
+  std::optional<Candidate> best;
+  std::optional<Candidate> fallback;
+  int last = 1;
+  for (int vms = 1; vms <= kMaxVms; vms = vms < 16 ? vms + 1 : vms + vms / 8) {
+    last = vms;
+    if (!job.budget_usd) {
+      const Candidate probe = evaluate(plan, m, sku, vms, catalog, true);
+      if (probe.fits()) return evaluate(plan, m, sku, vms, catalog);
+      // Without sharding, more VMs do not shrink what each GPU holds.
+      if (probe.zero == 0 && job.tp * job.pp <= g && probe.runnable) break;
+      continue;
+    }
+    Candidate c = evaluate(plan, m, sku, vms, catalog);
+    if (!c.fits()) {
+      fallback = std::move(c);
+      continue;
+    }
+    if (!c.cost) return c;  // no price: the budget cannot choose; the fewest VMs that fit
+    if (c.cost->per_run.value <= *job.budget_usd) {
+      if (!best || c.run_seconds.value < best->run_seconds.value) best = std::move(c);
+    } else if (best) {
+      break;  // costs rise with VMs once communication dominates; past the budget, stop
+    } else {
+      fallback = std::move(c);
+    }
+  }
+  if (best) return *best;
+  if (!fallback)
+    return evaluate(plan, m, sku, job.zero == 0 && !job.budget_usd ? 1 : last, catalog);
+  Candidate c = std::move(*fallback);
+  if (job.budget_usd && c.fits() && c.cost)
+    c.problems.push_back("over the budget of " + format_usd(*job.budget_usd) +
+                         " at every VM count that fits");
+  return c;
+}
+
+}  // namespace trainready
