@@ -55,6 +55,12 @@ bool gpu_matches(const SkuEntry& s, const std::string& device_name) {
 
 }  // namespace
 
+double vm_network_gbytes_per_s(const SkuEntry& sku, double ib_efficiency,
+                               double ethernet_efficiency) {
+  return sku.has_infiniband() ? sku.ib_ports * sku.ib_rate_gbits_per_s / 8.0 * ib_efficiency
+                              : sku.frontend_nic_gbits_per_s / 8.0 * ethernet_efficiency;
+}
+
 const SkuEntry* match_sku_from_devices(const NcclTestsFacts& t, const Catalog& catalog) {
   if (t.devices.empty()) return nullptr;
   std::map<std::string, int> per_host;
@@ -115,14 +121,12 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
   e.expected_gbytes = e.intra_gbytes;
   e.formula = "one VM: catalog figure " + fmt(e.intra_gbytes) + " GB/s for " + e.sku->name;
   if (e.nodes > 1) {
-    double net;
+    const double net = vm_network_gbytes_per_s(*e.sku, o.efficiency, o.efficiency);
     std::string what;
     if (e.sku->ib_ports > 0) {
-      net = e.sku->ib_ports * e.sku->ib_rate_gbits_per_s / 8.0 * o.efficiency;
       what = std::to_string(e.sku->ib_ports) + " HCAs x " + fmt(e.sku->ib_rate_gbits_per_s) +
              " Gb/s / 8 x " + fmt(o.efficiency * 100) + "% = " + fmt(net) + " GB/s";
     } else {
-      net = e.sku->frontend_nic_gbits_per_s / 8.0 * o.efficiency;
       what = "no InfiniBand: front-end NIC " + fmt(e.sku->frontend_nic_gbits_per_s) +
              " Gb/s / 8 x " + fmt(o.efficiency * 100) + "% = " + fmt(net) + " GB/s";
     }

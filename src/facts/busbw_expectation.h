@@ -32,6 +32,11 @@ struct BusbwExpectation {
   std::string formula;  // the numbers, as a line
 };
 
+// One VM's network as NCCL reaches it between VMs, GB/s: HCAs x per-HCA rate / 8 x
+// ib_efficiency, or, for sizes without InfiniBand, the front-end NIC / 8 x ethernet_efficiency.
+double vm_network_gbytes_per_s(const SkuEntry& sku, double ib_efficiency,
+                               double ethernet_efficiency);
+
 BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
                                 const RunOptions& options);
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "facts/busbw_expectation.h"
+
 namespace trainready {
 namespace {
 
@@ -34,15 +36,14 @@ Quantity data_parallel_busbw(const BusbwInputs& in) {
     q.in("intra_vm", intra, "B/s");
     return q;
   }
-  double network = 0;
+  const double network =
+      vm_network_gbytes_per_s(sku, in.ib_efficiency, in.ethernet_efficiency) * 1e9;
   Quantity q;
   if (sku.has_infiniband()) {
-    network = sku.ib_ports * sku.ib_rate_gbits_per_s * 1e9 / 8 * in.ib_efficiency;
     q.formula = "min(intra_vm, HCAs × rate/8 × efficiency × ranks_per_vm/gpus_per_vm)";
     q.in("hcas", sku.ib_ports).in("rate", sku.ib_rate_gbits_per_s * 1e9, "bit/s");
     q.in("efficiency", in.ib_efficiency);
   } else {
-    network = ethernet_bytes_per_s(sku, in.ethernet_efficiency).value;
     q.formula = "min(intra_vm, front-end NIC/8 × Ethernet efficiency × ranks_per_vm/gpus_per_vm)";
     q.in("frontend_nic", sku.frontend_nic_gbits_per_s * 1e9, "bit/s");
     q.in("efficiency", in.ethernet_efficiency);
