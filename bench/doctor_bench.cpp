@@ -12,9 +12,9 @@
 #include "core/root.h"
 #include "engine/engine.h"
 #include "probes/probes.h"
-#include "report/doctor_report.h"
-#include "report/json_reporter.h"
-#include "report/text_reporter.h"
+#include "report/json/json_reporter.h"
+#include "report/report.h"
+#include "report/text/text_reporter.h"
 
 namespace {
 
@@ -61,11 +61,12 @@ BENCHMARK(BM_EvaluateRules)->Unit(benchmark::kMicrosecond);
 void BM_DoctorEndToEnd(benchmark::State& state) {
   for (auto _ : state) {
     trainready::FsRoot root(kSnapshot);
-    std::vector<trainready::NodeFacts> nodes{trainready::probe_node(root, {})};
-    auto ev = trainready::evaluate_rules(nodes, trainready::Catalog::builtin());
-    auto report = trainready::make_doctor_report(std::move(nodes), std::move(ev), "builtin",
-                                                 "bench", trainready::Severity::kError);
-    benchmark::DoNotOptimize(trainready::render_text(report, false));
+    trainready::Report report;
+    report.command = "doctor";
+    report.nodes.push_back(trainready::probe_node(root, {}));
+    report.evaluation = trainready::evaluate_rules(report.nodes, trainready::Catalog::builtin());
+    trainready::finish_report(report, trainready::Severity::kError);
+    benchmark::DoNotOptimize(trainready::render_text(report, {}));
     benchmark::DoNotOptimize(trainready::render_json(report));
   }
 }

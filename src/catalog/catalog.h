@@ -9,6 +9,10 @@
 
 namespace trainready {
 
+// The share of the InfiniBand line rate NCCL's all-reduce reaches between VMs: AzNHC's
+// ND96isr_H100_v5 floor, 380 Gb/s of 400 per HCA (ib_write_bw GDR), is 0.95. docs/busbw.md.
+inline constexpr double kDefaultIbEfficiency = 0.95;
+
 struct SkuPrice {
   std::string region;
   std::string kind;  // pay-as-you-go, spot

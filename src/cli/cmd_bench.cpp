@@ -4,14 +4,14 @@
 #include <memory>
 #include <string>
 
+#include "bench/collective_facts.h"
 #include "bench/collective_harness.h"
 #include "bench/mpi_backend.h"
 #include "bench/nccl_backend.h"
 #include "cli/commands.h"
-#include "cli/output.h"
+#include "cli/judge.h"
 #include "core/input_error.h"
 #include "core/units.h"
-#include "report/collective_bench_reporter.h"
 
 namespace trainready {
 namespace {
@@ -29,12 +29,7 @@ struct BenchArgs {
   std::string type = "float";
   std::string op = "sum";
   std::string backend = "auto";
-  bool json = false;
-  std::string sku;
-  int nodes = 0;
-  double efficiency = 0.95;
-  std::string catalog;
-  std::string output;
+  SharedFlags flags;
 };
 
 std::uint64_t bytes_option(const std::string& flag, const std::string& v) {
@@ -87,19 +82,16 @@ std::unique_ptr<CommBackend> choose_backend(const std::string& which) {
 
 int run_bench(const BenchArgs& a, Collective c) {
   const HarnessOptions o = harness_options(a, c);
-  const Catalog& catalog = load_catalog(a.catalog);
+  a.flags.check();  // before any rank starts MPI
   std::unique_ptr<CommBackend> backend = choose_backend(a.backend);
-  const HarnessResult r = run_collective_harness(*backend, o);
+  const HarnessResult result = run_collective_harness(*backend, o);
   int code = 0;
   if (backend->rank() == 0) {
-    const std::string table = render_collective_table(r, o);
-    RunOptions options;
-    if (!a.sku.empty()) options.sku = a.sku;
-    if (a.nodes > 0) options.nodes = a.nodes;
-    options.efficiency = a.efficiency;
-    const CollectiveBenchVerdict v = judge_collective_table(table, catalog, options);
-    emit(a.json ? render_collective_json(r, o, v) : table + "# " + v.line + "\n", a.output);
-    if (r.wrong > 0 || (v.ratio && *v.ratio < 0.75)) code = 1;
+    // The sweep is a fact like an nccl-tests file, judged by the same rules.
+    Report r = start_report("bench " + std::string(spec_of(c).command), a.flags);
+    r.nccl_tests = std::make_shared<NcclTestsFacts>(collective_facts(result, o));
+    r.collective = std::make_shared<CollectiveRun>(CollectiveRun{o, result});
+    code = judge_and_emit(r, a.flags);
   }
   backend.reset();
   mpi_finalize();
@@ -134,13 +126,8 @@ Runner add_bench_command(CLI::App& app) {
     c->add_option("-r,--root", a->root, "Root rank of broadcast (default 0)");
     c->add_option("--backend", a->backend,
                   "auto (NCCL when a GPU and libnccl are there, else MPI), mpi, nccl");
-    c->add_flag("--json", a->json, "JSON: every size's min / median / max, and the verdict");
-    c->add_option("--sku", a->sku, "VM size, for the expected busbw");
-    c->add_option("--nodes", a->nodes, "VMs in the run (default: hosts among the ranks)");
-    c->add_option("--efficiency", a->efficiency,
-                  "Share of the HCA line rate expected (default 0.95)");
-    c->add_option("--catalog", a->catalog, "Catalog JSON to use instead of the built-in one");
-    c->add_option("--output", a->output, "Write the report to FILE (atomically, rank 0)");
+    add_shared_flags(c, a->flags,
+                     kReportFlags | kRuleFlags | kSkuFlag | kRunScaleFlags | kCatalogFlag);
     const Collective id = spec.id;
     c->callback([chosen, a, id] { *chosen = [a, id] { return run_bench(*a, id); }; });
   }

@@ -6,11 +6,11 @@
 #include "bench/dataset_files.h"
 #include "bench/feed.h"
 #include "bench/raw_read.h"
+#include "bench/storage_facts.h"
 #include "cli/commands.h"
-#include "cli/output.h"
+#include "cli/judge.h"
 #include "core/input_error.h"
 #include "core/units.h"
-#include "report/storage_bench_reporter.h"
 
 namespace trainready {
 namespace {
@@ -29,7 +29,7 @@ struct StorageArgs {
   bool no_evict = false;
   bool feed = false;
   std::string profile = "unet3d-h100";
-  int accelerators = 1;
+  int accelerators = 0;  // 0: one, or --sku's GPUs per VM
   int max_accelerators = 64;
   int steps = 10;
   int prefetch = 2;
@@ -38,8 +38,7 @@ struct StorageArgs {
   double compute_time = -1;
   int read_threads = 0;
   double au = -1;
-  bool json = false;
-  std::string output;
+  SharedFlags flags;
 };
 
 std::uint64_t bytes_of(const std::string& flag, const std::string& v) {
@@ -69,24 +68,39 @@ FeedOptions feed_options(const StorageArgs& a) {
   }
   if (a.batch > 0 || !a.record_bytes.empty() || a.compute_time >= 0)
     o.profile.name += " (modified)";
-  o.accelerators = a.accelerators;
+  o.accelerators = std::max(1, a.accelerators);
   o.steps = a.steps;
   o.prefetch = a.prefetch;
   o.direct = a.direct != 0;
   o.evict = !a.no_evict;
-  if (a.max_accelerators < a.accelerators)
+  if (a.feed && a.max_accelerators < o.accelerators)
     throw InputError("--max-accelerators", 0, "must be at least --accelerators");
   return o;
 }
 
+// How many accelerators the path must feed, and who said so: --accelerators, else the GPUs of
+// one VM of --sku; 0 when neither was given.
+std::pair<int, std::string> accelerators_needed(const StorageArgs& a) {
+  if (a.accelerators > 0) return {a.accelerators, "--accelerators"};
+  if (a.flags.sku.empty()) return {0, ""};
+  const SkuEntry* sku = a.flags.catalog().find(a.flags.sku);
+  if (!sku) throw InputError("--sku", 0, "'" + a.flags.sku + "' is not in the catalog");
+  return {sku->gpu_count,
+          "--sku " + sku->name + ": " + std::to_string(sku->gpu_count) + " GPUs per VM"};
+}
+
 int run_storage(const StorageArgs& a) {
-  StorageRunInfo info;
+  a.flags.check();
+  auto run = std::make_shared<StorageRun>();
+  StorageRunInfo& info = run->info;
   info.path = a.path;
   // Options are checked before anything is written.
   RawReadOptions raw;
   std::optional<FeedOptions> feed;
+  const auto [needed, needed_origin] = accelerators_needed(a);
+  FeedOptions workload = feed_options(a);  // the profile, for the demand in both modes
   if (a.feed) {
-    feed = feed_options(a);
+    feed = workload;
   } else {
     if (a.rw != "read" && a.rw != "randread")
       throw InputError("--rw", 0, "'" + a.rw + "': expected read or randread");
@@ -117,18 +131,19 @@ int run_storage(const StorageArgs& a) {
   } else {
     info.files = list_dataset(a.path);
   }
+  Report r = start_report("bench storage", a.flags);
   if (feed) {
-    const FeedSearch s = search_accelerators(info.files, *feed, a.max_accelerators);
-    emit(a.json ? render_storage_json(info, nullptr, nullptr, &*feed, &s)
-                : render_feed_text(info, *feed, s),
-         a.output);
-    return s.largest_meeting >= a.accelerators ? 0 : 1;
+    run->feed_options = *feed;
+    run->feed = search_accelerators(info.files, *feed, std::max(a.max_accelerators, needed));
+  } else {
+    run->raw_options = raw;
+    run->raw = run_raw_read(info.files, raw);
   }
-  const RawReadResult r = run_raw_read(info.files, raw);
-  emit(a.json ? render_storage_json(info, &raw, &r, nullptr, nullptr)
-              : render_raw_read_text(info, raw, r),
-       a.output);
-  return 0;
+  r.storage_facts = std::make_shared<StorageBenchFacts>(
+      storage_facts(*run, workload.profile, needed > 0 ? needed : (a.feed ? 1 : 0),
+                    needed > 0 ? needed_origin : (a.feed ? "default: one" : "")));
+  r.storage = std::move(run);
+  return judge_and_emit(r, a.flags);
 }
 
 }  // namespace
@@ -160,7 +175,8 @@ void add_bench_storage_command(CLI::App* bench, const std::shared_ptr<Runner>& c
   c->add_option("--profile", a->profile,
                 "unet3d-h100 (default), unet3d-a100, resnet50-h100/-a100, cosmoflow-h100/-a100");
   c->add_option("--accelerators", a->accelerators,
-                "Accelerators to start the search at (default 1)");
+                "Accelerators the path must feed (default: one, or --sku's GPUs per VM); feed "
+                "mode searches from 1");
   c->add_option("--max-accelerators", a->max_accelerators, "Largest count to try (default 64)");
   c->add_option("--steps", a->steps,
                 "Steps per accelerator per trial (default 10; the first is not counted)");
@@ -172,8 +188,7 @@ void add_bench_storage_command(CLI::App* bench, const std::shared_ptr<Runner>& c
   c->add_option("--read-threads", a->read_threads,
                 "Read threads per accelerator (default: the profile's)");
   c->add_option("--au", a->au, "AU threshold, 0-1 (default: the profile's, 0.90 or 0.70)");
-  c->add_flag("--json", a->json, "JSON: fio's field names for reads, DLIO's for feed mode");
-  c->add_option("--output", a->output, "Write the report to FILE (atomically)");
+  add_shared_flags(c, a->flags, kReportFlags | kRuleFlags | kSkuFlag | kCatalogFlag);
   c->callback([chosen, a] { *chosen = [a] { return run_storage(*a); }; });
 }
 

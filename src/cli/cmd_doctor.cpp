@@ -6,8 +6,8 @@
 #include "catalog/catalog.h"
 #include "cli/captures.h"
 #include "cli/commands.h"
+#include "cli/judge.h"
 #include "cli/output.h"
-#include "cli/report_options.h"
 #include "core/input_error.h"
 #include "core/root.h"
 #include "engine/engine.h"
@@ -21,29 +21,23 @@ namespace {
 struct DoctorArgs {
   std::vector<std::string> roots;
   std::vector<std::string> captures;
-  std::string sku;
-  std::string catalog;
   std::string imds_url;
   bool no_imds = false;
   std::string env_file;
-  ReportOptions report;
+  SharedFlags flags;
   std::vector<std::string> nccl_logs;
   std::string nccl_tests;
-  int nodes = 0;
-  double efficiency = 0.95;
   std::string nvml_library;
   std::string nccl_library;
   int imds_timeout_ms = 1500;
 };
 
 int run_doctor(const DoctorArgs& a) {
-  (void)a.report.fail_on_severity();  // bad options fail before anything is probed
-  (void)a.report.selection();
+  a.flags.check();  // bad options fail before anything is probed
   if (!a.captures.empty() && a.roots.size() > 1) {
     throw InputError("--capture", 0,
                      "captures describe one node; use them with at most one --root");
   }
-  const Catalog& catalog = load_catalog(a.catalog);
   ProbeOptions popt;
   if (!a.imds_url.empty()) popt.imds_url = a.imds_url;
   popt.imds_disabled = a.no_imds;
@@ -73,24 +67,20 @@ int run_doctor(const DoctorArgs& a) {
       if (nodes[i].label == nodes[j].label) nodes[i].label += "#" + std::to_string(i + 1);
     }
   }
-  if (!a.sku.empty()) {
-    for (auto& n : nodes) n.sku_override = a.sku;
+  if (!a.flags.sku.empty()) {
+    for (auto& n : nodes) n.sku_override = a.flags.sku;
   }
+  Report r = start_report("doctor", a.flags);
+  r.nodes = std::move(nodes);
   // A run's NCCL log and nccl-tests output, judged together with the nodes.
-  std::shared_ptr<const NcclRunFacts> log;
-  std::shared_ptr<const NcclTestsFacts> tests;
   if (!a.nccl_logs.empty()) {
-    log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(a.nccl_logs));
+    auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(a.nccl_logs));
     if (!has_nccl_output(*log)) throw InputError(a.nccl_logs.front(), 0, kNoNcclOutput);
+    r.nccl_log = std::move(log);
   }
   if (!a.nccl_tests.empty())
-    tests = std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(a.nccl_tests));
-  RunOptions options;
-  if (!a.sku.empty()) options.sku = a.sku;
-  if (a.nodes > 0) options.nodes = a.nodes;
-  options.efficiency = a.efficiency;
-  return a.report.judge_and_emit(std::move(nodes), catalog, std::move(log), std::move(tests),
-                                 options, "doctor");
+    r.nccl_tests = std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(a.nccl_tests));
+  return judge_and_emit(r, a.flags);
 }
 
 }  // namespace
@@ -106,9 +96,6 @@ Runner add_doctor_command(CLI::App& app) {
                 "nvidia-smi topo -m, IMDS "
                 "JSON, env dump (FILE or KIND=FILE; repeatable). Without --root, only the captures "
                 "are judged");
-  c->add_option("--sku", a->sku,
-                "VM size to check against (default: IMDS vmSize), e.g. Standard_ND96isr_H100_v5");
-  c->add_option("--catalog", a->catalog, "Catalog JSON to use instead of the built-in one");
   c->add_option("--imds", a->imds_url,
                 "Ask this instance-metadata URL (even off Azure or for a snapshot)");
   c->add_flag("--no-imds", a->no_imds, "Never ask the instance metadata service");
@@ -121,12 +108,8 @@ Runner add_doctor_command(CLI::App& app) {
                 "Also judge this NCCL_DEBUG=INFO log (file, directory of per-rank logs, gzip; "
                 "repeatable)");
   c->add_option("--nccl-tests", a->nccl_tests, "Also judge this nccl-tests output (table or JSON)");
-  c->add_option("--nodes", a->nodes, "VMs in the nccl-tests run (default: hosts it lists)")
-      ->check(CLI::Range(1, 100000));
-  c->add_option("--efficiency", a->efficiency,
-                "Share of the HCA line rate NCCL is expected to reach (default 0.95)")
-      ->check(CLI::Range(0.05, 1.0));
-  a->report.add_to(c);
+  add_shared_flags(c, a->flags,
+                   kReportFlags | kRuleFlags | kSkuFlag | kRunScaleFlags | kCatalogFlag);
   c->add_option("--nvml-library", a->nvml_library,
                 "NVML library to load (default libnvidia-ml.so.1)");
   c->add_option("--nccl-library", a->nccl_library,

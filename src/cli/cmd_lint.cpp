@@ -8,16 +8,13 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/judge.h"
 #include "cli/output.h"
-#include "cli/report_options.h"
 #include "core/input_error.h"
 #include "core/root.h"
 #include "engine/suppressions.h"
 #include "iac/deployment_inputs.h"
 #include "iac/suppression_file.h"
-#include "report/lint_json_reporter.h"
-#include "report/lint_text_reporter.h"
-#include "report/sarif_reporter.h"
 
 namespace trainready {
 namespace {
@@ -29,8 +26,7 @@ struct LintArgs {
   DeploymentInputOptions inputs;
   std::string suppressions;
   std::string today;  // --today, for reproducible expiry checks
-  std::string catalog;
-  ReportOptions report;
+  SharedFlags flags;
 };
 
 std::string utc_today() {
@@ -55,26 +51,24 @@ std::vector<SuppressionEntry> load_suppressions(const std::string& path) {
 }
 
 int run_lint(const LintArgs& a) {
-  const Severity fail_on = a.report.fail_on_severity();
-  const RuleSelection selection = a.report.selection();
-  const std::string format = a.report.json ? "json" : a.report.format;
+  a.flags.check();
   if (!a.today.empty() && (a.today.size() != 10 || a.today[4] != '-' || a.today[7] != '-'))
     throw InputError("--today", 0, "expected YYYY-MM-DD");
-  const Catalog& catalog = load_catalog(a.catalog);
   std::vector<SuppressionEntry> entries = load_suppressions(a.suppressions);
   DeploymentFacts facts = read_deployment_inputs(a.paths, a.inputs);
-  Evaluation ev = evaluate_deployment_rules(facts, catalog, selection);
+  Report r = start_report("lint", a.flags);
+  r.evaluation = run_rules(r, a.flags, &facts);
   SuppressionOutcome sup =
-      apply_suppressions(&ev, facts, entries, a.today.empty() ? utc_today() : a.today);
-  LintReport report =
-      make_lint_report(facts, std::move(ev), std::move(sup), tool_version(), fail_on);
-  const bool use_color = a.report.color == "always" ||
-                         (a.report.color == "auto" && a.report.output.empty() && stdout_is_tty());
-  std::string text = format == "sarif"  ? render_sarif(report)
-                     : format == "json" ? render_lint_json(report)
-                                        : render_lint_text(report, use_color);
-  emit(text, a.report.output);
-  return report.exit_code;
+      apply_suppressions(&r.evaluation, facts, entries, a.today.empty() ? utc_today() : a.today);
+  auto lint = std::make_shared<LintInputs>();
+  lint->files = facts.files;
+  lint->resources = facts.resources.size();
+  lint->input_notes = facts.notes;
+  lint->suppressed = std::move(sup.suppressed);
+  lint->suppression_warnings = std::move(sup.warnings);
+  r.lint = std::move(lint);
+  finish_report(r, a.flags.fail_on_severity());
+  return emit_report(r, a.flags);
 }
 
 }  // namespace
@@ -103,9 +97,7 @@ Runner add_lint_command(CLI::App& app) {
       std::string("Suppressions file (default: ./") + kDefaultSuppressions + " when present)");
   c->add_option("--today", a->today,
                 "Date for suppression expiry, YYYY-MM-DD (default: today, UTC)");
-  c->add_option("--catalog", a->catalog, "Catalog JSON to use instead of the built-in one");
-  a->report.sarif = true;
-  a->report.add_to(c);
+  add_shared_flags(c, a->flags, kReportFlags | kRuleFlags | kCatalogFlag);
   return [a] { return run_lint(*a); };
 }
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/report_options.h"
+#include "cli/judge.h"
 #include "core/input_error.h"
 #include "parsers/nccl_log.h"
 
@@ -13,18 +13,17 @@ namespace {
 
 struct NcclArgs {
   std::vector<std::string> logs;
-  std::string catalog;
-  ReportOptions report;
+  SharedFlags flags;
 };
 
 int run_nccl(const NcclArgs& a) {
-  (void)a.report.fail_on_severity();  // bad options fail before the log is read
-  (void)a.report.selection();
-  const Catalog& catalog = load_catalog(a.catalog);
+  a.flags.check();  // bad options fail before the log is read
+  Report r = start_report("nccl", a.flags);
   std::vector<std::string> paths = a.logs.empty() ? std::vector<std::string>{"-"} : a.logs;
   auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(paths));
   if (!has_nccl_output(*log)) throw InputError(paths.front(), 0, kNoNcclOutput);
-  return a.report.judge_and_emit({}, catalog, std::move(log), nullptr, {}, "nccl");
+  r.nccl_log = std::move(log);
+  return judge_and_emit(r, a.flags);
 }
 
 }  // namespace
@@ -37,8 +36,7 @@ Runner add_nccl_command(CLI::App& app) {
                          "GPUDirect RDMA, hangs, errors");
   c->add_option("logs", a->logs,
                 "Log files, directories of per-rank logs, gzip files; '-' or nothing reads stdin");
-  c->add_option("--catalog", a->catalog, "Catalog JSON to use instead of the built-in one");
-  a->report.add_to(c);
+  add_shared_flags(c, a->flags, kReportFlags | kRuleFlags | kCatalogFlag);
   return [a] { return run_nccl(*a); };
 }
 

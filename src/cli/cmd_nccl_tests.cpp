@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/report_options.h"
+#include "cli/judge.h"
 #include "core/input_error.h"
 #include "parsers/nccl_log.h"
 #include "parsers/nccl_tests.h"
@@ -15,29 +15,19 @@ namespace {
 struct NcclTestsArgs {
   std::string file = "-";
   std::vector<std::string> logs;
-  std::string sku;
-  int nodes = 0;
-  double efficiency = 0.95;
-  std::string catalog;
-  ReportOptions report;
+  SharedFlags flags;
 };
 
 int run_nccl_tests(const NcclTestsArgs& a) {
-  (void)a.report.fail_on_severity();  // bad options fail before the files are read
-  (void)a.report.selection();
-  const Catalog& catalog = load_catalog(a.catalog);
-  auto tests = std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(a.file));
-  std::shared_ptr<NcclRunFacts> log;
+  a.flags.check();  // bad options fail before the files are read
+  Report r = start_report("nccl-tests", a.flags);
+  r.nccl_tests = std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(a.file));
   if (!a.logs.empty()) {
-    log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(a.logs));
+    auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(a.logs));
     if (!has_nccl_output(*log)) throw InputError(a.logs.front(), 0, kNoNcclOutput);
+    r.nccl_log = std::move(log);
   }
-  RunOptions options;
-  if (!a.sku.empty()) options.sku = a.sku;
-  if (a.nodes > 0) options.nodes = a.nodes;
-  options.efficiency = a.efficiency;
-  return a.report.judge_and_emit({}, catalog, std::move(log), std::move(tests), options,
-                                 "nccl-tests");
+  return judge_and_emit(r, a.flags);
 }
 
 }  // namespace
@@ -49,15 +39,9 @@ Runner add_nccl_tests_command(CLI::App& app) {
                          "Read nccl-tests output (any table layout or its JSON) and compare busbw "
                          "at the largest size with what the VM size should reach");
   c->add_option("file", a->file, "nccl-tests output ('-' reads stdin)");
-  c->add_option("--sku", a->sku, "VM size the run used (default: matched from the GPU names)");
-  c->add_option("--nodes", a->nodes, "VMs in the run (default: hosts in 'Using devices')")
-      ->check(CLI::Range(1, 100000));
-  c->add_option("--efficiency", a->efficiency,
-                "Share of the HCA line rate NCCL is expected to reach (default 0.95)")
-      ->check(CLI::Range(0.05, 1.0));
   c->add_option("--nccl-log", a->logs, "The run's NCCL_DEBUG=INFO log, to explain a shortfall");
-  c->add_option("--catalog", a->catalog, "Catalog JSON to use instead of the built-in one");
-  a->report.add_to(c);
+  add_shared_flags(c, a->flags,
+                   kReportFlags | kRuleFlags | kSkuFlag | kRunScaleFlags | kCatalogFlag);
   return [a] { return run_nccl_tests(*a); };
 }
 

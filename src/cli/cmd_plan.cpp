@@ -7,14 +7,12 @@
 
 #include "catalog/catalog.h"
 #include "cli/commands.h"
-#include "cli/output.h"
+#include "cli/judge.h"
 #include "core/input_error.h"
 #include "core/root.h"
 #include "facts/job_settings.h"
 #include "parsers/job_file.h"
 #include "plan/plan.h"
-#include "report/plan_json_reporter.h"
-#include "report/plan_text_reporter.h"
 
 namespace trainready {
 namespace {
@@ -25,11 +23,8 @@ struct PlanArgs {
   std::map<std::string, std::vector<std::string>> lists;
   std::map<std::string, bool> flags;
   std::map<std::string, CLI::Option*> options;
-  bool json = false;
   bool explain = false;
-  std::string catalog;
-  std::string output;
-  std::string color = "auto";
+  SharedFlags shared;
 };
 
 constexpr std::size_t kJobFileLimit = 1 << 20;
@@ -65,14 +60,10 @@ JobSpec read_job(const PlanArgs& a) {
 }
 
 int run_plan(const PlanArgs& a) {
-  if (a.color != "auto" && a.color != "always" && a.color != "never")
-    throw InputError("--color", 0, "expected auto, always or never");
-  const Catalog& catalog = load_catalog(a.catalog);
-  const Plan plan = make_plan(read_job(a), catalog);
-  const bool color =
-      a.color == "always" || (a.color == "auto" && a.output.empty() && stdout_is_tty());
-  emit(a.json ? render_plan_json(plan) : render_plan_text(plan, a.explain, color), a.output);
-  return plan.recommended ? 0 : 1;
+  a.shared.check();
+  Report r = start_report("plan", a.shared);
+  r.plan = std::make_shared<Plan>(make_plan(read_job(a), a.shared.catalog()));
+  return judge_and_emit(r, a.shared, a.explain);
 }
 
 }  // namespace
@@ -97,11 +88,8 @@ Runner add_plan_command(CLI::App& app) {
     }
     a->options[key] = opt;
   }
-  c->add_flag("--json", a->json, "JSON output: every number with its formula, inputs and source");
   c->add_flag("--explain", a->explain, "Show the formula, inputs and source of every figure");
-  c->add_option("--catalog", a->catalog, "Catalog JSON to use instead of the built-in one");
-  c->add_option("-o,--output", a->output, "Write the report to FILE (atomically)");
-  c->add_option("--color", a->color, "auto (only on a terminal), always, never");
+  add_shared_flags(c, a->shared, kReportFlags | kRuleFlags | kCatalogFlag);
   return [a] { return run_plan(*a); };
 }
 

@@ -12,11 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codec/node_facts_json.h"
 #include "collect/command_runner.h"
 #include "collect/recording_root.h"
 #include "collect/scrub.h"
 #include "core/input_error.h"
-#include "facts/facts_json.h"
 #include "parsers/imds.h"
 #include "probes/probes.h"
 

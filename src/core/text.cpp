@@ -105,6 +105,48 @@ std::string strip_ansi(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// The SGR sequences Palette writes: bold, red, green, yellow, cyan, reset.
+std::size_t own_sgr_length(std::string_view s, std::size_t i) {
+  static constexpr std::string_view kCodes[] = {"\x1b[0m",    "\x1b[1m",    "\x1b[1;31m",
+                                                "\x1b[1;32m", "\x1b[1;33m", "\x1b[1;36m"};
+  for (std::string_view c : kCodes) {
+    if (s.substr(i, c.size()) == c) return c.size();
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view s, bool keep_sgr) {
+  std::string out;
+  out.reserve(s.size());
+  char buf[8];
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == 0x1b && keep_sgr) {
+      if (std::size_t n = own_sgr_length(s, i)) {
+        out.append(s.substr(i, n));
+        i += n - 1;
+        continue;
+      }
+    }
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
+      out += buf;
+      ++i;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
 std::string short_hash(std::string_view s) {
   std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
   for (unsigned char c : s) {

@@ -23,6 +23,11 @@ bool is_printable_text(std::string_view s);
 std::string first_line(std::string_view s);
 // Removes ANSI escape sequences (nvidia-smi writes underline codes into its header).
 std::string strip_ansi(std::string_view s);
+// Makes text safe to print on a terminal: every control character other than newline and tab
+// (C0, DEL, and C1 as UTF-8) becomes a visible escape such as "\x1b" or "\u009b", so text from
+// inputs cannot move the cursor, retitle the window or hide itself. With keep_sgr, the colour
+// codes the reporters themselves write ("\x1b[1;31m" ... "\x1b[0m") pass through unchanged.
+std::string terminal_safe(std::string_view s, bool keep_sgr = false);
 // Stable short hex digest, used to pseudonymise identifiers.
 std::string short_hash(std::string_view s);
 

@@ -50,50 +50,68 @@ void sort_findings(std::vector<Finding>& findings) {
 
 }  // namespace
 
-Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& catalog,
-                          const RuleSelection& selection, const RunInputs* run) {
+Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSelection& selection) {
+  static const std::vector<NodeFacts> kNoNodes;
+  const std::vector<NodeFacts>& nodes = in.nodes ? *in.nodes : kNoNodes;
   Evaluation ev;
   // One evaluation: its findings (labelled with the node, if any), skip reason or notes.
   auto record = [&ev](const std::string& id, const std::string& node, RuleOutcome o) {
     ++ev.evaluations;
+    RuleRun run{id, node, RuleRun::Outcome::kPassed, ""};
     if (o.skipped) {
+      run.outcome = RuleRun::Outcome::kSkipped;
+      run.detail = o.skip_reason;
+      ev.runs.push_back(std::move(run));
       ev.skipped.push_back({id, node, o.skip_reason});
       return;
     }
     for (Finding& f : o.findings) {
       if (!node.empty()) f.node = node;
+      run.outcome = RuleRun::Outcome::kFailed;
+      run.detail += (run.detail.empty() ? "" : "\n") + f.message;
       ev.findings.push_back(std::move(f));
     }
+    ev.runs.push_back(std::move(run));
     for (std::string& note : o.notes) ev.notes.push_back({id, node, std::move(note)});
   };
+  RuleContext base;
+  base.nodes = &nodes;
+  base.catalog = &catalog;
+  base.nccl_log = in.nccl_log;
+  base.nccl_tests = in.nccl_tests;
+  base.run_options = &in.options;
+  base.deployment = in.deployment;
+  base.plan = in.plan;
+  base.storage = in.storage;
   for (const auto& rule : all_rules()) {
     const std::string id(rule->id());
     if (!selection.wants(id)) continue;
     switch (rule->scope()) {
       case RuleScope::kRunLog:
-      case RuleScope::kRunTests: {
-        const bool has_input =
-            run != nullptr && (rule->scope() == RuleScope::kRunLog ? run->nccl_log != nullptr
-                                                                   : run->nccl_tests != nullptr);
-        if (!has_input) break;
-        RuleContext ctx{nullptr, &nodes, &catalog, run->nccl_log, run->nccl_tests, &run->options};
-        record(id, "", rule->evaluate(ctx));
+        if (in.nccl_log) record(id, "", rule->evaluate(base));
         break;
-      }
+      case RuleScope::kRunTests:
+        if (in.nccl_tests) record(id, "", rule->evaluate(base));
+        break;
       case RuleScope::kNode:
         for (const NodeFacts& n : nodes) {
-          RuleContext ctx{&n, &nodes, &catalog};
+          RuleContext ctx = base;
+          ctx.node = &n;
           record(id, n.label, rule->evaluate(ctx));
         }
         break;
       case RuleScope::kCluster:
-        if (nodes.size() > 1) {
-          RuleContext ctx{nullptr, &nodes, &catalog};
-          record(id, "", rule->evaluate(ctx));
-        }
+        if (nodes.size() > 1) record(id, "", rule->evaluate(base));
         break;
       case RuleScope::kDeployment:
-        break;  // evaluate_deployment_rules
+        if (in.deployment) record(id, "", rule->evaluate(base));
+        break;
+      case RuleScope::kPlan:
+        if (in.plan) record(id, "", rule->evaluate(base));
+        break;
+      case RuleScope::kStorage:
+        if (in.storage) record(id, "", rule->evaluate(base));
+        break;
     }
   }
   fold_subsumed(ev.findings);
@@ -101,26 +119,23 @@ Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& ca
   return ev;
 }
 
+Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& catalog,
+                          const RuleSelection& selection, const RunInputs* run) {
+  JudgeInputs in;
+  in.nodes = &nodes;
+  if (run) {
+    in.nccl_log = run->nccl_log;
+    in.nccl_tests = run->nccl_tests;
+    in.options = run->options;
+  }
+  return evaluate(in, catalog, selection);
+}
+
 Evaluation evaluate_deployment_rules(const DeploymentFacts& deployment, const Catalog& catalog,
                                      const RuleSelection& selection) {
-  Evaluation ev;
-  for (const auto& rule : all_rules()) {
-    const std::string id(rule->id());
-    if (rule->scope() != RuleScope::kDeployment || !selection.wants(id)) continue;
-    RuleContext ctx;
-    ctx.catalog = &catalog;
-    ctx.deployment = &deployment;
-    RuleOutcome o = rule->evaluate(ctx);
-    ++ev.evaluations;
-    if (o.skipped) {
-      ev.skipped.push_back({id, "", o.skip_reason});
-      continue;
-    }
-    for (Finding& f : o.findings) ev.findings.push_back(std::move(f));
-    for (std::string& note : o.notes) ev.notes.push_back({id, "", std::move(note)});
-  }
-  sort_findings(ev.findings);
-  return ev;
+  JudgeInputs in;
+  in.deployment = &deployment;
+  return evaluate(in, catalog, selection);
 }
 
 }  // namespace trainready

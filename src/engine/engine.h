@@ -11,8 +11,11 @@
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
+#include "facts/storage_bench_facts.h"
 
 namespace trainready {
+
+struct Plan;  // plan/plan.h
 
 struct RuleSkip {
   std::string rule_id;
@@ -20,11 +23,20 @@ struct RuleSkip {
   std::string reason;
 };
 
+// One rule evaluated once (on one node, or once for the input): what JUnit calls a test case.
+struct RuleRun {
+  std::string rule_id;
+  std::string node;  // empty unless a node rule
+  enum class Outcome { kPassed, kFailed, kSkipped } outcome = Outcome::kPassed;
+  std::string detail;  // the findings' messages, or the skip reason
+};
+
 struct Evaluation {
   std::vector<Finding> findings;  // most severe first
   std::vector<RuleSkip> skipped;
   std::vector<RuleSkip> notes;  // parts of rules that could not be evaluated
   int evaluations = 0;          // (rule, node) pairs evaluated
+  std::vector<RuleRun> runs;    // every evaluation, in rule order
 };
 
 struct RuleSelection {
@@ -35,6 +47,21 @@ struct RuleSelection {
   }
 };
 
+// Everything a command hands the rules; each part may be absent, and a rule runs only when the
+// facts of its scope are there.
+struct JudgeInputs {
+  const std::vector<NodeFacts>* nodes = nullptr;
+  const NcclRunFacts* nccl_log = nullptr;
+  const NcclTestsFacts* nccl_tests = nullptr;
+  const DeploymentFacts* deployment = nullptr;
+  const Plan* plan = nullptr;
+  const StorageBenchFacts* storage = nullptr;
+  RunOptions options;
+};
+
+// Runs every selected rule whose facts are present.
+Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSelection& selection);
+
 // What a run left behind: a NCCL log, an nccl-tests result, or both (either may be null).
 struct RunInputs {
   const NcclRunFacts* nccl_log = nullptr;
@@ -42,10 +69,9 @@ struct RunInputs {
   RunOptions options;
 };
 
+// The node, cluster and run rules (shorthands of evaluate(), kept for the rule tests).
 Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& catalog,
                           const RuleSelection& selection = {}, const RunInputs* run = nullptr);
-
-// Runs the deployment rules (`lint`) over template, plan or deployed-state facts.
 Evaluation evaluate_deployment_rules(const DeploymentFacts& deployment, const Catalog& catalog,
                                      const RuleSelection& selection = {});
 

@@ -13,9 +13,9 @@
 namespace trainready {
 
 struct RunOptions {
-  std::optional<std::string> sku;  // --sku
-  std::optional<int> nodes;        // --nodes
-  double efficiency = 0.95;        // --efficiency: share of the HCA line rate NCCL reaches
+  std::optional<std::string> sku;            // --sku
+  std::optional<int> nodes;                  // --nodes
+  double efficiency = kDefaultIbEfficiency;  // --efficiency
 };
 
 struct BusbwExpectation {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "catalog/catalog.h"
+
 namespace trainready {
 
 enum class Precision { kBf16Mixed, kFp16Mixed, kFp8Mixed, kFp32, kBf16Pure };
@@ -49,7 +51,7 @@ struct JobSpec {
   double mfu = 0.40;
   double overlap = 0.8;
   double headroom = 0.10;
-  double ib_efficiency = 0.95;
+  double ib_efficiency = kDefaultIbEfficiency;
   double ethernet_efficiency = 0.25;
   // Cost.
   std::string region = "eastus";

@@ -13,6 +13,30 @@
 #include "parsers/nccl_log_record.h"
 
 namespace trainready {
+// "Rank  0 Group  0 Pid  64904 on  mew0 device  0 [0000:17:00] NVIDIA A100 80GB PCIe"
+NcclTestsDevice parse_nccl_tests_device(std::string_view body, const Provenance& at) {
+  auto w = split_ws(body);
+  NcclTestsDevice d;
+  d.where = at;
+  for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+    if (w[i] == "Rank")
+      d.rank = static_cast<int>(parse_int(w[i + 1]).value_or(-1));
+    else if (w[i] == "Pid")
+      d.pid = static_cast<long>(parse_int(w[i + 1]).value_or(0));
+    else if (w[i] == "on" && d.host.empty())
+      d.host = std::string(w[i + 1]);
+    else if (w[i] == "device" && d.device < 0)
+      d.device = static_cast<int>(parse_int(w[i + 1]).value_or(-1));
+  }
+  std::size_t b = body.find('[');
+  std::size_t e = b == std::string_view::npos ? b : body.find(']', b);
+  if (e != std::string_view::npos) {
+    d.bus_id = std::string(body.substr(b + 1, e - b - 1));
+    d.name = std::string(trim(body.substr(e + 1)));
+  }
+  return d;
+}
+
 namespace {
 
 bool starts(std::string_view s, std::string_view p) {
@@ -205,27 +229,8 @@ class TableReader {
     }
   }
 
-  // "Rank  0 Group  0 Pid  64904 on  mew0 device  0 [0000:17:00] NVIDIA A100 80GB PCIe"
   void device(std::string_view body, const Provenance& at) {
-    auto w = split_ws(body);
-    NcclTestsDevice d;
-    d.where = at;
-    for (std::size_t i = 0; i + 1 < w.size(); ++i) {
-      if (w[i] == "Rank")
-        d.rank = static_cast<int>(parse_int(w[i + 1]).value_or(-1));
-      else if (w[i] == "Pid")
-        d.pid = static_cast<long>(parse_int(w[i + 1]).value_or(0));
-      else if (w[i] == "on" && d.host.empty())
-        d.host = std::string(w[i + 1]);
-      else if (w[i] == "device" && d.device < 0)
-        d.device = static_cast<int>(parse_int(w[i + 1]).value_or(-1));
-    }
-    std::size_t b = body.find('[');
-    std::size_t e = b == std::string_view::npos ? b : body.find(']', b);
-    if (e != std::string_view::npos) {
-      d.bus_id = std::string(body.substr(b + 1, e - b - 1));
-      d.name = std::string(trim(body.substr(e + 1)));
-    }
+    NcclTestsDevice d = parse_nccl_tests_device(body, at);
     if (d.rank >= 0 && f_.devices.size() < 65536) f_.devices.push_back(std::move(d));
   }
 

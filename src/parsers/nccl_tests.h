@@ -13,5 +13,8 @@ namespace trainready {
 NcclTestsFacts parse_nccl_tests(std::string_view text, const std::string& source);
 NcclTestsFacts parse_nccl_tests_file(const std::string& path);  // "-" reads stdin
 bool looks_like_nccl_tests(std::string_view text);
+// One "Rank  0 Group  0 Pid 64904 on mew0 device  0 [0000:17:00] NVIDIA A100" line (the text
+// after "#  "); rank is -1 when the line is not one.
+NcclTestsDevice parse_nccl_tests_device(std::string_view body, const Provenance& at);
 
 }  // namespace trainready

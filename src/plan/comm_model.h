@@ -13,7 +13,7 @@ struct BusbwInputs {
   const SkuEntry* sku = nullptr;
   int vms = 1;
   int dp_ranks_per_vm = 1;  // ranks of one data-parallel group on each VM
-  double ib_efficiency = 0.95;
+  double ib_efficiency = kDefaultIbEfficiency;
   double ethernet_efficiency = 0.25;
 };
 

@@ -50,6 +50,8 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_warnings());
     r.push_back(make_nvme_scratch_not_mounted());
     r.push_back(make_pcie_link_degraded());
+    r.push_back(make_plan_does_not_fit());
+    r.push_back(make_storage_feed_short());
     r.push_back(make_vm_not_in_scale_set());
     r.push_back(make_vm_size_no_infiniband());
     return r;

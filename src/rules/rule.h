@@ -14,13 +14,17 @@
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
+#include "facts/storage_bench_facts.h"
 
 namespace trainready {
 
+struct Plan;  // plan/plan.h: the planner's output, judged by the plan rules
+
 // kNode: once per node; kCluster: once over two or more nodes; kRunLog / kRunTests: once when a
 // NCCL log / an nccl-tests result was given (the rule may also read the nodes, if any);
-// kDeployment: once over the deployment definitions or deployed state given to `lint`.
-enum class RuleScope { kNode, kCluster, kRunLog, kRunTests, kDeployment };
+// kDeployment: once over the deployment definitions or deployed state given to `lint`;
+// kPlan: once over a plan; kStorage: once over a storage benchmark's result.
+enum class RuleScope { kNode, kCluster, kRunLog, kRunTests, kDeployment, kPlan, kStorage };
 
 inline const char* scope_name(RuleScope s) {
   switch (s) {
@@ -34,6 +38,10 @@ inline const char* scope_name(RuleScope s) {
       return "nccl-tests";
     case RuleScope::kDeployment:
       return "deployment";
+    case RuleScope::kPlan:
+      return "plan";
+    case RuleScope::kStorage:
+      return "storage";
   }
   return "node";
 }
@@ -46,6 +54,8 @@ struct RuleContext {
   const NcclTestsFacts* nccl_tests = nullptr;  // run rules
   const RunOptions* run_options = nullptr;
   const DeploymentFacts* deployment = nullptr;  // deployment rules
+  const Plan* plan = nullptr;                   // plan rules
+  const StorageBenchFacts* storage = nullptr;   // storage rules
 };
 
 struct RuleOutcome {

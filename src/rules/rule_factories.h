@@ -48,6 +48,8 @@ std::unique_ptr<Rule> make_nccl_version_mismatch();
 std::unique_ptr<Rule> make_nccl_warnings();
 std::unique_ptr<Rule> make_nvme_scratch_not_mounted();
 std::unique_ptr<Rule> make_pcie_link_degraded();
+std::unique_ptr<Rule> make_plan_does_not_fit();
+std::unique_ptr<Rule> make_storage_feed_short();
 std::unique_ptr<Rule> make_vm_not_in_scale_set();
 std::unique_ptr<Rule> make_vm_size_no_infiniband();
 

@@ -29,8 +29,12 @@ TEST(BenchStorageCli, RawReadJsonUsesFioNames) {
   CliResult r = run_trainready({"bench", "storage", d, "--create", "2", "--file-size", "2M", "--rw",
                                 "randread", "--bs", "128K", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["command"], "bench storage");
+  const auto full = nlohmann::json::parse(r.out);
+  EXPECT_EQ(full["command"], "bench storage");
+  // Nothing said how many accelerators to feed: the storage rule cannot judge raw reads.
+  EXPECT_EQ(full["verdict"]["status"], "incomplete");
+  EXPECT_EQ(full["skipped"][0]["rule"], "storage-feed-short");
+  const auto& j = full["storage"];
   ASSERT_EQ(j["files"].size(), 2u);
   const auto& job = j["jobs"][0];
   EXPECT_EQ(job["rw"], "randread");
@@ -53,8 +57,10 @@ TEST(BenchStorageCli, FeedJsonUsesDlioNamesAndAVerdict) {
                       "--profile", "resnet50-h100", "--batch", "4", "--compute-time", "0.02",
                       "--steps", "4", "--max-accelerators", "2", "--json"});
   ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
-  auto j = nlohmann::json::parse(r.out);
-  const auto& f = j["feed"];
+  const auto full = nlohmann::json::parse(r.out);
+  EXPECT_EQ(full["runs"][0]["rule"], "storage-feed-short");
+  EXPECT_EQ(full["exit_code"], r.code);
+  const auto& f = full["storage"]["feed"];
   EXPECT_EQ(f["profile"]["record_bytes"], 114660);
   ASSERT_FALSE(f["trials"].empty());
   const auto& t = f["trials"][0];
@@ -63,6 +69,27 @@ TEST(BenchStorageCli, FeedJsonUsesDlioNamesAndAVerdict) {
               t["train_au_meet_expectation"] == "fail");
   EXPECT_GT(t["train_throughput_samples_per_second"].get<double>(), 0);
   EXPECT_NE(f["verdict"].get<std::string>().find("resnet50"), std::string::npos);
+}
+
+// Raw reads judged against what the accelerators need: a demand no disk here meets fires the
+// storage rule (exit 1), and --sku says how many GPUs one VM must feed.
+TEST(BenchStorageCli, RawReadsBelowTheDemandAreAnError) {
+  const std::string d = temp_dir("cli-storage-demand") + "/set";
+  CliResult r = run_trainready({"bench", "storage", d, "--create", "1", "--file-size", "1M",
+                                "--profile", "unet3d-h100", "--accelerators", "100000", "--json"});
+  ASSERT_EQ(r.code, 1) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["findings"].size(), 1u);
+  EXPECT_EQ(j["findings"][0]["rule"], "storage-feed-short");
+  EXPECT_NE(j["findings"][0]["message"].get<std::string>().find("100000 H100s"), std::string::npos);
+  CliResult sku = run_trainready({"bench", "storage", d, "--sku", "Standard_ND96isr_H100_v5",
+                                  "--profile", "unet3d-h100", "--json"});
+  ASSERT_TRUE(sku.code == 0 || sku.code == 1) << sku.err;
+  const auto k = nlohmann::json::parse(sku.out);
+  EXPECT_EQ(k["runs"][0]["outcome"] == "skipped", false);
+  CliResult bad = run_trainready({"bench", "storage", d, "--sku", "Standard_Nope"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--sku"), std::string::npos);
 }
 
 TEST(BenchStorageCli, BadInputExitsTwo) {

@@ -24,7 +24,7 @@ json doctor_json(const std::vector<std::string>& roots, int expect_code) {
 
 TEST(DoctorExamples, HealthyNdH100IsReady) {
   json j = doctor_json({"nd-h100-healthy"}, 0);
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["verdict"]["status"], "ready");
   EXPECT_TRUE(j["findings"].empty());
   EXPECT_TRUE(j["skipped"].empty());

@@ -32,7 +32,9 @@ std::string python_with_jsonschema() {
 TEST(LintCli, RealTemplateFindingsAndExitCodes) {
   auto ok = run_trainready({"lint", kTemplate});
   EXPECT_EQ(ok.code, 0) << ok.err;
-  EXPECT_NE(ok.out.find("OK: 0 errors"), std::string::npos);
+  EXPECT_NE(ok.out.find("OK: the deployment has none of the traps checked (0 errors"),
+            std::string::npos)
+      << ok.out;
   auto bad =
       run_trainready({"lint", kTemplate, data("deploy/hpcpack-nd-standalone.parameters.json")});
   EXPECT_EQ(bad.code, 1);
@@ -86,7 +88,7 @@ TEST(LintCli, JsonCountsSuppressedFindings) {
   EXPECT_EQ(j["command"], "lint");
   EXPECT_EQ(j["counts"]["warning"], 1);
   EXPECT_EQ(j["counts"]["suppressed"], 1);
-  EXPECT_EQ(j["suppressed"][0]["suppression"]["kind"], "file");
+  EXPECT_EQ(j["lint"]["suppressed"][0]["suppression"]["kind"], "file");
   EXPECT_EQ(j["findings"][0]["location"]["line"], 124);
 }
 
@@ -126,7 +128,7 @@ TEST(LintCli, DirectoryWalkSkipsUnrelatedJson) {
   auto r = run_trainready({"lint", data("deploy/tf-confidential-gpu"), "--json"});
   EXPECT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["resources"], 2);
+  EXPECT_EQ(j["lint"]["resources"], 2);
 }
 
 }  // namespace trainready::test

@@ -61,9 +61,13 @@ TEST(PlanCli, Llama3On16GpusRecommends) {
 TEST(PlanCli, JsonCarriesEveryNumberWithItsInputs) {
   CliResult r = run_trainready({"plan", "--model", "llama3-8b", "--gpus", "16", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["schema_version"], 1);
-  EXPECT_EQ(j["verdict"], "recommended");
+  auto full = nlohmann::json::parse(r.out);
+  EXPECT_EQ(full["schema_version"], 2);
+  EXPECT_EQ(full["verdict"]["status"], "ok");
+  EXPECT_EQ(full["runs"][0]["rule"], "plan-does-not-fit");
+  EXPECT_EQ(full["runs"][0]["outcome"], "passed");
+  const auto& j = full["plan"];
+  EXPECT_EQ(j["outcome"], "recommended");
   EXPECT_EQ(j["recommendation"]["sku"], "Standard_ND96isr_H100_v5");
   EXPECT_EQ(j["job"]["origin"]["gpus"], "--gpus");
   EXPECT_EQ(j["job"]["origin"]["layers"], "--model llama3-8b");
@@ -82,7 +86,7 @@ TEST(PlanCli, JobFilesInThreeFormatsPlanAlike) {
   for (const char* f : {"same-job.toml", "same-job.yaml", "same-job.json"}) {
     CliResult r = run_trainready({"plan", "--job", data(f), "--json"});
     ASSERT_EQ(r.code, 0) << f << r.err;
-    auto j = nlohmann::json::parse(r.out);
+    auto j = nlohmann::json::parse(r.out)["plan"];
     j["job"].erase("origin");
     forget_file_names(j);  // origins name the file and line
     plans.push_back(j);
@@ -96,7 +100,7 @@ TEST(PlanCli, FlagsOverrideTheJobFile) {
   CliResult r = run_trainready({"plan", "--job", data("same-job.toml"), "--gpus", "128", "--sku",
                                 "Standard_ND96isr_H100_v5", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
+  auto j = nlohmann::json::parse(r.out)["plan"];
   EXPECT_EQ(j["job"]["gpus"], 128);
   EXPECT_EQ(j["job"]["origin"]["gpus"], "--gpus");
   EXPECT_EQ(j["job"]["origin"]["tp"], data("same-job.toml") + ":4");
@@ -116,9 +120,13 @@ TEST(PlanCli, DoesNotFitExitsOne) {
                                 "--sku", "Standard_ND96isr_H100_v5"});
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("DOES NOT FIT"), std::string::npos);
+  EXPECT_NE(r.out.find("ERROR   plan-does-not-fit"), std::string::npos) << r.out;
   CliResult j = run_trainready({"plan", "--model", "llama3-70b", "--gpus", "8", "--zero", "0",
                                 "--sku", "Standard_ND96isr_H100_v5", "--json"});
-  EXPECT_EQ(nlohmann::json::parse(j.out)["verdict"], "does-not-fit");
+  const auto full = nlohmann::json::parse(j.out);
+  EXPECT_EQ(full["plan"]["outcome"], "does-not-fit");
+  EXPECT_EQ(full["verdict"]["status"], "problems");
+  EXPECT_EQ(full["findings"][0]["rule"], "plan-does-not-fit");
 }
 
 TEST(PlanCli, BadInputExitsTwoNamingWhere) {

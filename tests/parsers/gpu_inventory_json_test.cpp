@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "codec/node_facts_json.h"
 #include "core/input_error.h"
-#include "facts/facts_json.h"
 #include "parsers/gpu_inventory_json.h"
 
 using namespace trainready;

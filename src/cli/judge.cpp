@@ -1,0 +1,34 @@
+#include "cli/judge.h"
+
+#include "cli/commands.h"
+
+namespace trainready {
+
+Report start_report(const std::string& command, const SharedFlags& f) {
+  Report r;
+  r.command = command;
+  r.tool_version = tool_version();
+  r.catalog_origin = f.catalog().origin();
+  return r;
+}
+
+Evaluation run_rules(Report& r, const SharedFlags& f, const DeploymentFacts* deployment) {
+  JudgeInputs in;
+  in.nodes = &r.nodes;
+  in.nccl_log = r.nccl_log.get();
+  in.nccl_tests = r.nccl_tests.get();
+  in.deployment = deployment;
+  in.plan = r.plan.get();
+  in.storage = r.storage_facts.get();
+  in.options = f.run_options();
+  if (r.nccl_tests) r.busbw_expected = expected_busbw(*r.nccl_tests, f.catalog(), in.options);
+  return evaluate(in, f.catalog(), f.selection());
+}
+
+int judge_and_emit(Report& r, const SharedFlags& f, bool explain) {
+  r.evaluation = run_rules(r, f);
+  finish_report(r, f.fail_on_severity());
+  return emit_report(r, f, explain);
+}
+
+}  // namespace trainready

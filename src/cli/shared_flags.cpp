@@ -1,0 +1,152 @@
+#include "cli/shared_flags.h"
+
+#include <array>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "core/input_error.h"
+#include "report/json/json_reporter.h"
+#include "report/sarif/sarif_reporter.h"
+#include "report/text/text_reporter.h"
+#include "rules/registry.h"
+
+namespace trainready {
+namespace {
+
+const std::vector<std::string> kFormats = {"text", "json", "sarif"};
+
+struct FlagSpec {
+  FlagGroup group;
+  void (*add)(CLI::App* c, SharedFlags& f);
+};
+
+// The table: every shared flag, its help and its check, once.
+const std::array<FlagSpec, 11> kTable = {{
+    {kReportFlags,
+     [](CLI::App* c, SharedFlags& f) {
+       c->add_option("--format", f.format, "Output format: text, json, sarif (SARIF 2.1.0)")
+           ->check(CLI::IsMember(kFormats));
+     }},
+    {kReportFlags,
+     [](CLI::App* c, SharedFlags& f) { c->add_flag("--json", f.json, "Same as --format json"); }},
+    {kReportFlags,
+     [](CLI::App* c, SharedFlags& f) {
+       c->add_option("--fail-on", f.fail_on,
+                     "Exit 1 when a finding is at or above: error (default), warning, info")
+           ->check(CLI::IsMember({"error", "warning", "info"}));
+     }},
+    {kReportFlags,
+     [](CLI::App* c, SharedFlags& f) {
+       c->add_option("--color", f.color, "auto (only on a terminal), always, never")
+           ->check(CLI::IsMember({"auto", "always", "never"}));
+     }},
+    {kReportFlags,
+     [](CLI::App* c, SharedFlags& f) {
+       // bench keeps nccl-tests' -o (the reduction operation) for itself.
+       const bool short_free = c->get_option_no_throw("-o") == nullptr;
+       c->add_option(short_free ? "-o,--output" : "--output", f.output,
+                     "Write the report to FILE (atomically) instead of stdout");
+     }},
+    {kRuleFlags,
+     [](CLI::App* c, SharedFlags& f) {
+       c->add_option("--rule", f.only, "Run only this rule (repeatable)");
+     }},
+    {kRuleFlags,
+     [](CLI::App* c, SharedFlags& f) {
+       c->add_option("--skip", f.skip, "Do not run this rule (repeatable)");
+     }},
+    {kSkuFlag,
+     [](CLI::App* c, SharedFlags& f) {
+       c->add_option("--sku", f.sku,
+                     "VM size, e.g. Standard_ND96isr_H100_v5 (default: IMDS vmSize on a node, "
+                     "the GPU names in a result)");
+     }},
+    {kRunScaleFlags,
+     [](CLI::App* c, SharedFlags& f) {
+       c->add_option("--nodes", f.nodes, "VMs in the run (default: the hosts it lists)")
+           ->check(CLI::Range(1, 100000));
+     }},
+    {kRunScaleFlags,
+     [](CLI::App* c, SharedFlags& f) {
+       c->add_option("--efficiency", f.efficiency,
+                     "Share of the InfiniBand line rate NCCL is expected to reach, 0.05-1 "
+                     "(default 0.95)")
+           ->check(CLI::Range(0.05, 1.0));
+     }},
+    {kCatalogFlag,
+     [](CLI::App* c, SharedFlags& f) {
+       c->add_option("--catalog", f.catalog_path,
+                     "Catalog JSON to use instead of the built-in one");
+     }},
+}};
+
+}  // namespace
+
+void add_shared_flags(CLI::App* c, SharedFlags& f, unsigned groups) {
+  for (const FlagSpec& spec : kTable) {
+    if ((groups & spec.group) != 0) spec.add(c, f);
+  }
+}
+
+Severity SharedFlags::fail_on_severity() const {
+  auto s = parse_severity(fail_on);
+  if (!s) throw InputError("--fail-on", 0, "expected error, warning or info");
+  return *s;
+}
+
+RuleSelection SharedFlags::selection() const {
+  for (const auto& [flag, ids] : {std::pair{"--rule", &only}, std::pair{"--skip", &skip}}) {
+    for (const auto& id : *ids) {
+      if (!find_rule(id))
+        throw InputError(flag, 0, "unknown rule id '" + id + "' (see `trainready rules`)");
+    }
+  }
+  RuleSelection sel;
+  sel.only.insert(only.begin(), only.end());
+  sel.skip.insert(skip.begin(), skip.end());
+  return sel;
+}
+
+std::string SharedFlags::chosen_format() const {
+  const std::string f = json ? "json" : format;
+  for (const auto& known : kFormats) {
+    if (f == known) return f;
+  }
+  throw InputError("--format", 0, "'" + f + "': expected text, json or sarif");
+}
+
+RunOptions SharedFlags::run_options() const {
+  RunOptions o;
+  if (!sku.empty()) o.sku = sku;
+  if (nodes > 0) o.nodes = nodes;
+  o.efficiency = efficiency;
+  return o;
+}
+
+const Catalog& SharedFlags::catalog() const { return load_catalog(catalog_path); }
+
+void SharedFlags::check() const {
+  (void)fail_on_severity();
+  (void)selection();
+  (void)chosen_format();
+  (void)catalog();
+}
+
+bool SharedFlags::color_enabled() const {
+  return color == "always" || (color == "auto" && output.empty() && stdout_is_tty());
+}
+
+int emit_report(const Report& r, const SharedFlags& f, bool explain) {
+  const std::string format = f.chosen_format();
+  std::string text;
+  if (format == "json")
+    text = render_json(r);
+  else if (format == "sarif")
+    text = render_sarif(r);
+  else
+    text = render_text(r, RenderStyle{f.color_enabled(), explain});
+  emit(text, f.output);
+  return r.exit_code;
+}
+
+}  // namespace trainready

@@ -1,0 +1,202 @@
+#include "codec/nccl_facts_json.h"
+
+namespace trainready {
+namespace {
+
+using nlohmann::json;
+
+json where(const Provenance& p) {
+  json j{{"source", p.source}};
+  j["line"] = p.line > 0 ? json(p.line) : json(nullptr);
+  return j;
+}
+
+json log_line(const LogLine& l) {
+  json j = where(l.where);
+  j["text"] = l.text;
+  return j;
+}
+
+template <class T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+}  // namespace
+
+json to_json(const NcclRunFacts& f) {
+  json j;
+  j["files"] = f.files;
+  j["lines"] = {{"total", f.lines},
+                {"nccl", f.nccl_lines},
+                {"unknown", f.unknown_lines},
+                {"garbled", f.garbled_lines},
+                {"truncated", f.truncated_lines},
+                {"binary_junk", f.binary_junk}};
+  json versions = json::array();
+  for (const auto& [v, l] : f.versions) {
+    json x = log_line(l);
+    x["version"] = v;
+    auto it = f.version_hosts.find(v);
+    x["hosts"] = it == f.version_hosts.end() ? json::array() : json(it->second);
+    versions.push_back(x);
+  }
+  j["versions"] = versions;
+  j["network"] = f.net_plugin;
+  j["networks"] = f.networks;
+  json plugin = json::array();
+  for (const auto& l : f.plugin_messages) plugin.push_back(log_line(l));
+  j["plugin_messages"] = plugin;
+  json devs = json::array();
+  for (const auto& d : f.net_devices) {
+    devs.push_back({{"name", d.name},
+                    {"port", d.port},
+                    {"link_layer", d.link_layer},
+                    {"speed_gbits_per_s", d.speed_gbps > 0 ? json(d.speed_gbps) : json(nullptr)},
+                    {"gpudirect_rdma", opt(d.gdr)},
+                    {"gpudirect_rdma_reason", d.gdr_reason},
+                    {"evidence", log_line(d.example)}});
+  }
+  j["net_devices"] = devs;
+  json socks = json::array();
+  for (const auto& l : f.socket_interfaces) socks.push_back(log_line(l));
+  j["socket_interfaces"] = socks;
+  j["ib_no_device"] = f.ib_no_device ? log_line(*f.ib_no_device) : json(nullptr);
+  j["ibverbs_missing"] = f.ibverbs_missing ? log_line(*f.ibverbs_missing) : json(nullptr);
+  j["gdr_disabled_by_distance"] =
+      f.gdr_disabled_by_distance ? log_line(*f.gdr_disabled_by_distance) : json(nullptr);
+  json env = json::array();  // an array, so that every object key stays snake_case
+  for (const auto& [k, v] : f.env) {
+    json x = log_line(v.line);
+    x["name"] = k;
+    x["value"] = v.value;
+    env.push_back(x);
+  }
+  j["env"] = env;
+  json topo = json::array();
+  for (const auto& l : f.topology_files) topo.push_back(log_line(l));
+  j["topology_files"] = topo;
+  j["algorithms"] = f.algorithms;
+  j["protocols"] = f.protocols;
+  j["tuning_table"] = f.tuning_table;
+  j["hosts"] = f.hosts();
+  json streams = json::array();
+  for (const auto& [k, s] : f.streams) {
+    streams.push_back({{"host", s.host},
+                       {"pid", s.pid},
+                       {"cuda_dev", s.cuda_dev},
+                       {"bus_id", s.bus_id},
+                       {"rank", s.rank >= 0 ? json(s.rank) : json(nullptr)},
+                       {"nranks", s.nranks > 0 ? json(s.nranks) : json(nullptr)},
+                       {"version", s.version},
+                       {"init_started", s.init_started},
+                       {"init_complete", s.init_complete},
+                       {"first_seen", where(s.first_seen)},
+                       {"last_seen", where(s.last_seen)},
+                       {"last_message", s.last_message}});
+  }
+  j["ranks"] = streams;
+  json comms = json::array();
+  for (const auto& [id, c] : f.comms) {
+    comms.push_back({{"id", c.id},
+                     {"nranks", c.nranks},
+                     {"nnodes", c.nnodes > 0 ? json(c.nnodes) : json(nullptr)},
+                     {"ranks_started", c.ranks_started.size()},
+                     {"ranks_complete", c.ranks_complete.size()},
+                     {"first_seen", where(c.first_seen)}});
+  }
+  j["communicators"] = comms;
+  json tr = json::array();
+  for (const auto& [k, t] : f.transports) {
+    tr.push_back({{"label", t.label},
+                  {"kind", transport_kind_name(t.kind)},
+                  {"gpudirect_rdma", t.gdrdma},
+                  {"connections", t.connections},
+                  {"hosts", t.hosts},
+                  {"evidence", log_line(t.example)}});
+  }
+  j["transports"] = tr;
+  json issues = json::array();
+  for (const auto& [p, i] : f.issues) {
+    json ex = json::array();
+    for (const auto& l : i.examples) ex.push_back(log_line(l));
+    issues.push_back({{"kind", problem_name(p)},
+                      {"count", i.count},
+                      {"hosts", i.hosts},
+                      {"peers", i.peers},
+                      {"details", i.details},
+                      {"examples", ex}});
+  }
+  j["problems"] = issues;
+  json to = json::array();
+  for (const auto& t : f.timeouts) {
+    to.push_back({{"rank", t.rank},
+                  {"seq", t.seq},
+                  {"op", t.op},
+                  {"timeout_ms", t.timeout_ms},
+                  {"ran_ms", t.ran_ms},
+                  {"evidence", log_line(t.line)}});
+  }
+  j["collective_timeouts"] = to;
+  json lag = json::array();
+  for (const auto& l : f.lagging) lag.push_back({{"rank", l.rank}, {"evidence", log_line(l.line)}});
+  j["lagging_ranks"] = lag;
+  j["multi_node"] = f.multi_node();
+  return j;
+}
+
+json to_json(const NcclTestsFacts& f) {
+  json j;
+  j["source"] = f.source;
+  j["format"] = f.from_json ? "json" : "table";
+  j["collective"] = f.collective;
+  j["tests_version"] = f.tests_version;
+  j["nccl_version"] = f.nccl_version;
+  j["threads"] = f.n_threads;
+  j["gpus_per_process"] = f.n_gpus;
+  j["ranks"] = f.ranks();
+  j["nodes"] = f.nodes();
+  json devs = json::array();
+  for (const auto& d : f.devices) {
+    devs.push_back({{"rank", d.rank},
+                    {"host", d.host},
+                    {"pid", d.pid},
+                    {"device", d.device},
+                    {"bus_id", d.bus_id},
+                    {"name", d.name},
+                    {"where", where(d.where)}});
+  }
+  j["devices"] = devs;
+  json rows = json::array();
+  for (const auto& r : f.rows) {
+    rows.push_back({{"size_bytes", r.size_bytes},
+                    {"count", r.count},
+                    {"type", r.type},
+                    {"redop", r.redop},
+                    {"out_of_place",
+                     {{"time_us", opt(r.oop_time_us)},
+                      {"algbw_gbytes_per_s", opt(r.oop_algbw)},
+                      {"busbw_gbytes_per_s", opt(r.oop_busbw)},
+                      {"wrong", opt(r.oop_wrong)}}},
+                    {"in_place",
+                     {{"time_us", opt(r.ip_time_us)},
+                      {"algbw_gbytes_per_s", opt(r.ip_algbw)},
+                      {"busbw_gbytes_per_s", opt(r.ip_busbw)},
+                      {"wrong", opt(r.ip_wrong)}}},
+                    {"wrong_is_max_error", r.error_is_max_error},
+                    {"where", where(r.where)}});
+  }
+  j["rows"] = rows;
+  const NcclTestsRow* big = f.largest();
+  j["largest"] = big ? json{{"size_bytes", big->size_bytes},
+                            {"busbw_gbytes_per_s", opt(big->busbw())},
+                            {"where", where(big->where)}}
+                     : json(nullptr);
+  j["peak_busbw_gbytes_per_s"] = opt(f.peak_busbw());
+  j["avg_busbw_gbytes_per_s"] = opt(f.avg_busbw);
+  j["out_of_bounds"] = opt(f.out_of_bounds);
+  j["truncated"] = f.truncated;
+  return j;
+}
+
+}  // namespace trainready

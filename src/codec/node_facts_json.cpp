@@ -1,0 +1,215 @@
+#include "codec/node_facts_json.h"
+
+#include <cstdio>
+
+namespace trainready {
+namespace {
+
+using nlohmann::json;
+
+template <class T, class F>
+json fact_json(const Fact<T>& f, F&& value_to_json) {
+  json j;
+  j["status"] = fact_status_name(f.status);
+  if (f.ok()) {
+    j["value"] = value_to_json(f.value);
+  } else {
+    j["reason"] = f.reason;
+  }
+  if (!f.where.source.empty()) j["source"] = f.where.str();
+  return j;
+}
+
+template <class T>
+json plain(const Fact<T>& f) {
+  return fact_json(f, [](const T& v) { return json(v); });
+}
+
+std::string kind_name(PciKind k) {
+  switch (k) {
+    case PciKind::kMellanox:
+      return "mellanox_nic";
+    case PciKind::kNvidiaGpu:
+      return "nvidia_gpu";
+    case PciKind::kAmdGpu:
+      return "amd_gpu";
+    case PciKind::kNvSwitch:
+      return "nvswitch";
+    case PciKind::kNvme:
+      return "nvme";
+    case PciKind::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+json ib_json(const IbFacts& ib) {
+  json devs = json::array();
+  for (const auto& d : ib.devices) {
+    json ports = json::array();
+    for (const auto& p : d.ports) {
+      ports.push_back({{"port", p.number},
+                       {"state", plain(p.state)},
+                       {"phys_state", plain(p.phys_state)},
+                       {"rate_gbits_per_s", plain(p.rate_gbps)},
+                       {"rate_text", p.rate_text},
+                       {"link_layer", plain(p.link_layer)},
+                       {"pkey0", plain(p.pkey0)},
+                       {"lid", plain(p.lid)},
+                       {"source", p.where.str()}});
+    }
+    devs.push_back({{"name", d.name},
+                    {"hca_type", d.hca_type},
+                    {"model", d.model},
+                    {"fw_ver", d.fw_ver},
+                    {"node_guid", d.node_guid},
+                    {"pci_address", d.pci_address},
+                    {"ports", ports}});
+  }
+  return {{"devices", devs}};
+}
+
+json pci_json(const PciFacts& pci) {
+  json devs = json::array();
+  char hex[16];
+  for (const auto& d : pci.devices) {
+    json j{{"address", d.address},
+           {"kind", kind_name(d.kind)},
+           {"model", d.model},
+           {"virtual_function", d.virtual_function},
+           {"numa_node", d.numa_node},
+           {"link_speed", d.link_speed},
+           {"link_width", d.link_width},
+           {"max_link_speed", d.max_link_speed},
+           {"max_link_width", d.max_link_width},
+           {"driver", d.driver},
+           {"source", d.where.str()}};
+    std::snprintf(hex, sizeof(hex), "0x%04x", d.vendor);
+    j["vendor"] = hex;
+    std::snprintf(hex, sizeof(hex), "0x%04x", d.device);
+    j["device"] = hex;
+    devs.push_back(std::move(j));
+  }
+  return {{"devices", devs}};
+}
+
+}  // namespace
+
+std::string fact_status_name(FactStatus s) {
+  switch (s) {
+    case FactStatus::kPresent:
+      return "present";
+    case FactStatus::kMissing:
+      return "missing";
+    case FactStatus::kUnreadable:
+      return "unreadable";
+  }
+  return "missing";
+}
+
+json gpu_facts_to_json(const GpuFacts& g) {
+  json gpus = json::array();
+  for (const auto& x : g.gpus) {
+    json j{{"index", x.index},
+           {"name", x.name},
+           {"uuid", x.uuid},
+           {"serial", x.serial},
+           {"memory_total_bytes", x.memory_total_bytes},
+           {"pci_bus_id", x.pci_bus_id}};
+    j["ecc_enabled"] = x.ecc_enabled ? json(*x.ecc_enabled) : json(nullptr);
+    j["ecc_uncorrected_volatile"] =
+        x.ecc_uncorrected_volatile ? json(*x.ecc_uncorrected_volatile) : json(nullptr);
+    j["remap_pending"] = x.remap_pending ? json(*x.remap_pending) : json(nullptr);
+    j["remap_failure"] = x.remap_failure ? json(*x.remap_failure) : json(nullptr);
+    gpus.push_back(std::move(j));
+  }
+  return {{"driver_loaded", g.driver_loaded},
+          {"no_driver_reason", g.no_driver_reason},
+          {"driver_version", g.driver_version},
+          {"nvml_version", g.nvml_version},
+          {"gpus", gpus}};
+}
+
+json to_json(const NodeFacts& n) {
+  json j;
+  j["label"] = n.label;
+  j["root"] = n.root_display;
+  j["live"] = n.live;
+  j["vm_size"] = plain(n.vm_size());
+  j["host"] = fact_json(n.host, [](const HostInfo& h) {
+    return json{{"hostname", h.hostname}, {"kernel", h.kernel}, {"os", h.os}};
+  });
+  j["dmi"] = fact_json(n.dmi, [](const DmiInfo& d) {
+    return json{{"sys_vendor", d.sys_vendor},
+                {"product_name", d.product_name},
+                {"chassis_asset_tag", d.chassis_asset_tag},
+                {"azure", d.azure}};
+  });
+  j["imds"] = fact_json(n.imds, [](const ImdsInfo& i) {
+    return json{{"vm_size", i.vm_size},
+                {"vm_scale_set_name", i.vmss_name},
+                {"placement_group_id", i.placement_group_id},
+                {"platform_fault_domain", i.platform_fault_domain},
+                {"location", i.location},
+                {"name", i.name},
+                {"vm_id", i.vm_id},
+                {"zone", i.zone},
+                {"image",
+                 {{"publisher", i.image_publisher},
+                  {"offer", i.image_offer},
+                  {"sku", i.image_sku},
+                  {"version", i.image_version},
+                  {"id", i.image_id}}}};
+  });
+  j["infiniband"] = fact_json(n.ib, ib_json);
+  j["pci"] = fact_json(n.pci, pci_json);
+  j["modules"] = fact_json(n.modules, [](const ModuleFacts& m) {
+    json o = json::object();
+    for (const auto& [name, info] : m.modules) {
+      if (!info.loaded && info.version.empty()) continue;
+      o[name] = {{"loaded", info.loaded}, {"version", info.version}};
+    }
+    return o;
+  });
+  j["ofed_version"] = plain(n.ofed_version);
+  j["gpus"] = fact_json(n.gpus, gpu_facts_to_json);
+  j["nccl_settings"] = fact_json(n.nccl, [](const NcclSettings& s) {
+    auto pairs = [](const std::map<std::string, std::string>& m) {
+      json a = json::array();
+      for (const auto& [k, v] : m) a.push_back({{"name", k}, {"value", v}});
+      return a;
+    };
+    json o{{"env", pairs(s.env)},        {"env_source", s.env_source.str()},
+           {"conf", pairs(s.conf)},      {"conf_source", s.conf_source.str()},
+           {"conf_error", s.conf_error}, {"topo_file", s.topo_file}};
+    o["topo_file_exists"] = plain(s.topo_file_exists);
+    return o;
+  });
+  j["nccl_version"] = plain(n.nccl_version);
+  j["scratch"] = fact_json(n.scratch, [](const ScratchFacts& s) {
+    json ns = json::array();
+    for (const auto& x : s.namespaces) {
+      ns.push_back({{"name", x.name},
+                    {"model", x.model},
+                    {"size_bytes", x.size_bytes},
+                    {"local", x.local},
+                    {"mountpoint", x.mountpoint},
+                    {"md_array", x.md_array}});
+    }
+    json md = json::array();
+    for (const auto& a : s.arrays) {
+      md.push_back({{"name", a.name},
+                    {"level", a.level},
+                    {"state", a.state},
+                    {"members", a.members},
+                    {"mountpoint", a.mountpoint}});
+    }
+    return json{{"nvme_namespaces", ns}, {"md_arrays", md}};
+  });
+  j["gpu_topology"] = fact_json(n.gpu_topology, [](const TopoMatrix& t) {
+    return json{{"columns", t.columns}, {"gpus", t.gpu_count()}, {"nics", t.nic_count()}};
+  });
+  return j;
+}
+
+}  // namespace trainready

@@ -1,0 +1,153 @@
+#include "report/json/json_reporter.h"
+
+#include "codec/nccl_facts_json.h"
+#include "codec/node_facts_json.h"
+#include "report/json/bench_section.h"
+#include "report/json/plan_section.h"
+#include "report/rule_doc.h"
+#include "rules/registry.h"
+
+namespace trainready {
+namespace {
+
+using nlohmann::json;
+
+json line_or_null(int line) { return line > 0 ? json(line) : json(nullptr); }
+
+json counts_json(const Report& r) {
+  std::size_t counts[3] = {0, 0, 0};
+  for (const auto& f : r.evaluation.findings) ++counts[static_cast<int>(f.severity)];
+  json c{{"error", counts[2]},
+         {"warning", counts[1]},
+         {"info", counts[0]},
+         {"rule_evaluations", r.evaluation.evaluations},
+         {"skipped", r.evaluation.skipped.size()}};
+  if (r.lint) c["suppressed"] = r.lint->suppressed.size();
+  return c;
+}
+
+const char* outcome_name(RuleRun::Outcome o) {
+  switch (o) {
+    case RuleRun::Outcome::kFailed:
+      return "failed";
+    case RuleRun::Outcome::kSkipped:
+      return "skipped";
+    case RuleRun::Outcome::kPassed:
+      break;
+  }
+  return "passed";
+}
+
+json lint_json(const LintInputs& l) {
+  json suppressed = json::array();
+  for (const auto& s : l.suppressed) {
+    json x = finding_json(s.finding);
+    x["suppression"] = {{"kind", s.kind},
+                        {"justification", s.justification},
+                        {"source", s.where.source},
+                        {"line", line_or_null(s.where.line)}};
+    suppressed.push_back(std::move(x));
+  }
+  return json{{"files", l.files},
+              {"resources", l.resources},
+              {"suppressed", suppressed},
+              {"suppression_warnings", l.suppression_warnings},
+              {"not_resolved", l.input_notes}};
+}
+
+json expected_busbw_json(const BusbwExpectation& e, const NcclTestsFacts& t) {
+  json x{{"known", e.known}};
+  if (!e.known) {
+    x["why_unknown"] = e.why_unknown;
+    return x;
+  }
+  const NcclTestsRow* big = t.largest();
+  x["sku"] = e.sku->name;
+  x["sku_origin"] = e.sku_origin;
+  x["nodes"] = e.nodes;
+  x["nodes_origin"] = e.nodes_origin;
+  x["intra_vm_gbytes_per_s"] = e.intra_gbytes;
+  x["inter_vm_gbytes_per_s"] = e.inter_gbytes ? json(*e.inter_gbytes) : json(nullptr);
+  x["efficiency"] = e.efficiency;
+  x["expected_gbytes_per_s"] = e.expected_gbytes;
+  x["formula"] = e.formula;
+  x["ratio"] = big && big->busbw() ? json(*big->busbw() / e.expected_gbytes) : json(nullptr);
+  return x;
+}
+
+}  // namespace
+
+json finding_json(const Finding& f) {
+  json ev = json::array();
+  for (const auto& e : f.evidence)
+    ev.push_back(
+        {{"text", e.text}, {"source", e.where.source}, {"line", line_or_null(e.where.line)}});
+  const Rule* rule = find_rule(f.rule_id);
+  json j{{"rule", f.rule_id},
+         {"severity", std::string(to_string(f.severity))},
+         {"title", rule ? std::string(rule->title()) : std::string()},
+         {"node", f.node},
+         {"message", f.message},
+         {"evidence", ev},
+         {"cause", f.cause},
+         {"fix", f.fix},
+         {"doc", rule_doc_path(f.rule_id)}};
+  if (!f.resource.empty() || !f.location.source.empty()) {
+    j["resource"] = f.resource;
+    j["location"] = {{"source", f.location.source}, {"line", line_or_null(f.location.line)}};
+  }
+  return j;
+}
+
+json report_json(const Report& r) {
+  json j;
+  j["schema_version"] = kReportSchemaVersion;
+  j["tool"] = {{"name", "trainready"}, {"version", r.tool_version}};
+  j["command"] = r.command;
+  if (!r.catalog_origin.empty()) j["catalog"] = r.catalog_origin;
+  j["verdict"] = {{"status", verdict_status_name(r.verdict.status, r.command)},
+                  {"summary", r.verdict.line}};
+  j["counts"] = counts_json(r);
+  j["fail_on"] = std::string(to_string(r.fail_on));
+  j["exit_code"] = r.exit_code;
+  json findings = json::array();
+  for (const auto& f : r.evaluation.findings) findings.push_back(finding_json(f));
+  j["findings"] = findings;
+  json skipped = json::array();
+  for (const auto& s : r.evaluation.skipped)
+    skipped.push_back({{"rule", s.rule_id}, {"node", s.node}, {"reason", s.reason}});
+  j["skipped"] = skipped;
+  json notes = json::array();
+  for (const auto& s : r.evaluation.notes)
+    notes.push_back({{"rule", s.rule_id}, {"node", s.node}, {"note", s.reason}});
+  j["notes"] = notes;
+  json runs = json::array();
+  for (const RuleRun& run : r.evaluation.runs)
+    runs.push_back(
+        {{"rule", run.rule_id}, {"node", run.node}, {"outcome", outcome_name(run.outcome)}});
+  j["runs"] = runs;
+  if (r.command == "doctor" || !r.nodes.empty()) {
+    json nodes = json::array();
+    for (const auto& n : r.nodes) nodes.push_back(to_json(n));
+    j["nodes"] = nodes;
+  }
+  if (r.nccl_log) j["nccl_log"] = to_json(*r.nccl_log);
+  if (r.nccl_tests) {
+    json t = to_json(*r.nccl_tests);
+    if (r.busbw_expected)
+      t["expected_busbw"] = expected_busbw_json(*r.busbw_expected, *r.nccl_tests);
+    j["nccl_tests"] = t;
+  }
+  if (r.lint) j["lint"] = lint_json(*r.lint);
+  if (r.plan) j["plan"] = plan_json(*r.plan);
+  if (r.collective) j["bench"] = collective_json(*r.collective);
+  if (r.storage) j["storage"] = storage_json(*r.storage);
+  return j;
+}
+
+std::string render_json(const Report& r) {
+  // Input text need not be UTF-8 (a log, a host name): replace what is not rather than throw.
+  return report_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace trainready

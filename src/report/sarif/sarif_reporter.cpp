@@ -1,0 +1,112 @@
+#include "report/sarif/sarif_reporter.h"
+
+#include <map>
+#include <set>
+
+#include "report/rule_doc.h"
+#include "rules/registry.h"
+
+namespace trainready {
+namespace {
+
+const char* sarif_level(Severity s) {
+  switch (s) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      return "note";
+  }
+  return "none";
+}
+
+// SARIF wants URIs: relative paths as they are ("./" dropped), with '\' as '/'.
+std::string artifact_uri(std::string path) {
+  for (char& c : path) {
+    if (c == '\\') c = '/';
+  }
+  while (path.rfind("./", 0) == 0) path.erase(0, 2);
+  std::string out = path.rfind('/', 0) == 0 ? "file://" : "";
+  for (unsigned char c : path) {
+    if (c == ' ' || c == '%' || c == '#' || c == '?' || c < 0x20) {
+      static const char* const hex = "0123456789ABCDEF";
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// Where a finding is: its own location (a template's file:line), else the first evidence that
+// names a file and a line (a NCCL log line, a sysfs file of a snapshot).
+const Provenance* location_of(const Finding& f) {
+  if (!f.location.source.empty()) return &f.location;
+  for (const Evidence& e : f.evidence) {
+    if (!e.where.source.empty() && e.where.line > 0) return &e.where;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json report_sarif(const Report& r) {
+  using nlohmann::json;
+  std::set<std::string> ran;
+  for (const RuleRun& run : r.evaluation.runs) ran.insert(run.rule_id);
+  for (const Finding& f : r.evaluation.findings) ran.insert(f.rule_id);
+  json rules = json::array();
+  std::map<std::string, int> index;
+  for (const auto& rule : all_rules()) {
+    const std::string id(rule->id());
+    if (ran.count(id) == 0) continue;
+    index[id] = static_cast<int>(rules.size());
+    rules.push_back({{"id", id},
+                     {"name", id},
+                     {"shortDescription", {{"text", std::string(rule->title())}}},
+                     {"helpUri", rule_doc_url(id)},
+                     {"defaultConfiguration", {{"level", sarif_level(rule->severity())}}}});
+  }
+  json results = json::array();
+  for (const auto& f : r.evaluation.findings) {
+    std::string full = f.message;
+    if (!f.cause.empty()) full += " " + f.cause;
+    if (!f.fix.empty()) full += " Fix: " + f.fix;
+    json res{
+        {"ruleId", f.rule_id}, {"level", sarif_level(f.severity)}, {"message", {{"text", full}}}};
+    if (auto it = index.find(f.rule_id); it != index.end()) res["ruleIndex"] = it->second;
+    if (const Provenance* where = location_of(f)) {
+      json phys{{"artifactLocation", {{"uri", artifact_uri(where->source)}}}};
+      if (where->line > 0) phys["region"] = {{"startLine", where->line}};
+      json loc{{"physicalLocation", phys}};
+      if (!f.resource.empty())
+        loc["logicalLocations"] = json::array({{{"name", f.resource}, {"kind", "resource"}}});
+      res["locations"] = json::array({loc});
+    }
+    results.push_back(std::move(res));
+  }
+  json run{{"tool",
+            {{"driver",
+              {{"name", "trainready"},
+               {"version", r.tool_version},
+               {"informationUri", "https://github.com/trainready/trainready"},
+               {"rules", rules}}}}},
+           {"results", results},
+           {"columnKind", "unicodeCodePoints"},
+           {"properties",
+            {{"command", r.command},
+             {"suppressed_count", r.lint ? r.lint->suppressed.size() : 0},
+             {"verdict", r.verdict.line}}}};
+  return json{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({run})}};
+}
+
+std::string render_sarif(const Report& r) {
+  return report_sarif(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace trainready

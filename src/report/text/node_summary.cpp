@@ -1,0 +1,119 @@
+#include "report/text/node_summary.h"
+
+#include <map>
+
+#include "facts/queries.h"
+
+namespace trainready {
+namespace {
+
+std::string gib(std::uint64_t bytes) {
+  char b[32];
+  std::snprintf(b, sizeof(b), "%.0f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+  return b;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts& n) {
+  std::vector<std::pair<std::string, std::string>> out;
+  Fact<std::string> size = n.vm_size();
+  std::string s = size.ok() ? size.value : size.reason;
+  if (n.imds.ok()) {
+    s += "; scale set " + (n.imds->vmss_name.empty() ? std::string("none") : n.imds->vmss_name);
+    if (!n.imds->placement_group_id.empty()) s += ", placement group " + n.imds->placement_group_id;
+  }
+  out.emplace_back("size", s);
+  if (n.dmi.ok()) {
+    out.emplace_back(
+        "platform",
+        (n.dmi->azure ? std::string("Azure VM") : n.dmi->sys_vendor) +
+            (n.dmi->product_name.empty() ? "" : " (" + n.dmi->product_name + ")") +
+            (n.host.ok() && !n.host->kernel.empty() ? ", kernel " + n.host->kernel : ""));
+  }
+  if (n.gpus.ok()) {
+    if (!n.gpus->driver_loaded) {
+      out.emplace_back("GPUs", n.gpus->no_driver_reason);
+    } else {
+      std::map<std::string, int> models;
+      for (const auto& g : n.gpus->gpus)
+        ++models[g.name + (g.memory_total_bytes ? " " + gib(g.memory_total_bytes) : "")];
+      std::string t;
+      for (const auto& [m, c] : models)
+        t += (t.empty() ? "" : ", ") + std::to_string(c) + " x " + m;
+      if (t.empty()) t = "none";
+      out.emplace_back("GPUs", t + ", driver " + n.gpus->driver_version);
+    }
+  } else {
+    out.emplace_back("GPUs", n.gpus.describe());
+  }
+  if (n.ib.ok()) {
+    std::map<std::string, int> ib_states;
+    int eth = 0;
+    for (const auto& d : n.ib->devices) {
+      for (const auto& p : d.ports) {
+        if (p.link_layer.ok() && p.link_layer.value == "Ethernet") {
+          ++eth;
+          continue;
+        }
+        if (!p.link_layer.ok() || p.link_layer.value != "InfiniBand") continue;
+        std::string k = (p.state.ok() ? p.state.value : "?") + "/" +
+                        (p.phys_state.ok() ? p.phys_state.value : "?");
+        if (p.rate_gbps.ok()) k += " " + fmt_gbps(p.rate_gbps.value);
+        ++ib_states[k];
+      }
+    }
+    std::string t;
+    int ib = 0;
+    for (const auto& [k, c] : ib_states) {
+      t += (t.empty() ? "" : ", ") + std::to_string(c) + " " + k;
+      ib += c;
+    }
+    std::string line = std::to_string(ib) + " InfiniBand port" + (ib == 1 ? "" : "s") +
+                       (t.empty() ? "" : ": " + t);
+    if (eth > 0) line += "; " + std::to_string(eth) + " Ethernet RDMA port" + (eth == 1 ? "" : "s");
+    out.emplace_back("InfiniBand", line);
+  } else {
+    out.emplace_back("InfiniBand", n.ib.describe());
+  }
+  std::string rdma = n.ofed_version.ok() ? n.ofed_version.value : n.ofed_version.describe();
+  if (n.modules.ok()) {
+    const bool gdr = n.modules->loaded("nvidia_peermem") || n.modules->loaded("nv_peer_mem");
+    rdma += std::string("; GPUDirect RDMA module ") + (gdr ? "loaded" : "not loaded");
+  }
+  out.emplace_back("RDMA stack", rdma);
+  std::string nccl = n.nccl_version.ok() ? "NCCL " + n.nccl_version.value
+                                         : "NCCL version " + n.nccl_version.describe();
+  if (n.nccl.ok()) {
+    std::string vars;
+    for (const auto& [k, v] : n.nccl->env) vars += " " + k + "=" + v;
+    for (const auto& [k, v] : n.nccl->conf) {
+      if (!n.nccl->env.count(k)) vars += " " + k + "=" + v + " (nccl.conf)";
+    }
+    nccl += vars.empty() ? "; no NCCL_* settings" : ";" + vars;
+  }
+  out.emplace_back("NCCL", nccl);
+  if (n.scratch.ok()) {
+    int local = 0;
+    std::uint64_t bytes = 0;
+    for (const auto& ns : n.scratch->namespaces) {
+      if (!ns.local) continue;
+      ++local;
+      bytes += ns.size_bytes;
+    }
+    std::string t = std::to_string(local) + " local NVMe (" + gib(bytes) + ")";
+    for (const auto& a : n.scratch->arrays) {
+      t += "; " + a.name + " " + a.level + " on " +
+           (a.mountpoint.empty() ? std::string("(not mounted)") : a.mountpoint);
+    }
+    out.emplace_back("scratch", t);
+  }
+  if (n.gpu_topology.ok()) {
+    out.emplace_back("topology", std::to_string(n.gpu_topology->gpu_count()) + " GPUs, " +
+                                     std::to_string(n.gpu_topology->nic_count()) +
+                                     " NICs in nvidia-smi topo -m");
+  }
+  return out;
+}
+
+}  // namespace trainready

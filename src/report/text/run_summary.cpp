@@ -1,0 +1,145 @@
+#include "report/text/run_summary.h"
+
+#include "core/units.h"
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace trainready {
+namespace {
+
+template <class Set>
+std::string join(const Set& s, std::size_t max = 8) {
+  std::string out;
+  std::size_t i = 0;
+  for (const auto& x : s) {
+    if (i == max) return out + " and " + std::to_string(s.size() - max) + " more";
+    out += (i++ ? ", " : "") + x;
+  }
+  return out;
+}
+
+std::string num(double v, const char* unit) {
+  char b[48];
+  std::snprintf(b, sizeof b, v >= 100 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s", v, unit);
+  return b;
+}
+
+std::string bytes(std::uint64_t b) { return format_bytes_binary(b); }
+
+}  // namespace
+
+SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
+  SummaryLines out;
+  std::string lines =
+      std::to_string(f.lines) + " lines, " + std::to_string(f.nccl_lines) + " from NCCL";
+  if (f.unknown_lines) lines += ", " + std::to_string(f.unknown_lines) + " not recognised";
+  if (f.garbled_lines)
+    lines +=
+        ", " + std::to_string(f.garbled_lines) + " NCCL record(s) cut short by concurrent writers";
+  if (f.truncated_lines) lines += ", " + std::to_string(f.truncated_lines) + " cut (too long)";
+  if (f.binary_junk) lines += ", binary bytes seen";
+  out.emplace_back("log", std::to_string(f.files.size()) + " file(s), " + lines);
+  std::set<std::string> vs;
+  for (const auto& [v, l] : f.versions) vs.insert(v);
+  out.emplace_back("NCCL", vs.empty() ? "version not printed" : join(vs));
+  std::string net = f.networks.empty() ? "not printed" : join(f.networks);
+  if (!f.plugin_messages.empty()) net += "; " + f.plugin_messages.front().text;
+  out.emplace_back("network", net);
+  const auto hosts = f.hosts();
+  std::size_t gpus = f.streams.size();
+  std::string ranks = std::to_string(gpus) + " rank stream(s) (host:pid:device) on " +
+                      std::to_string(hosts.size()) + " host(s)";
+  if (!hosts.empty()) ranks += ": " + join(hosts, 6);
+  out.emplace_back("ranks", ranks);
+  for (const auto& [id, c] : f.comms) {
+    std::string s = c.id + ": " + std::to_string(c.nranks) + " ranks";
+    if (c.nnodes > 0) s += " on " + std::to_string(c.nnodes) + " node(s)";
+    s += ", " + std::to_string(c.ranks_complete.size()) + " reached Init COMPLETE";
+    if (!c.ranks_started.empty()) s += " (" + std::to_string(c.ranks_started.size()) + " started)";
+    out.emplace_back("comm", s);
+  }
+  std::set<std::string> bus;
+  for (const auto& [k, s] : f.streams) {
+    if (!s.bus_id.empty()) bus.insert(s.bus_id);
+  }
+  if (!bus.empty()) out.emplace_back("GPUs", "bus ids " + join(bus, 8));
+  for (const auto& [k, t] : f.transports) {
+    out.emplace_back("transport", k + ": " + std::to_string(t.connections) +
+                                      " connection line(s) on " + std::to_string(t.hosts.size()) +
+                                      " host(s)");
+  }
+  for (const auto& d : f.net_devices) {
+    std::string s = d.name + (d.port ? ":" + std::to_string(d.port) : "") +
+                    (d.link_layer.empty() ? "" : " " + d.link_layer);
+    if (d.speed_gbps > 0) s += ", " + num(d.speed_gbps, "Gb/s");
+    if (d.gdr) s += *d.gdr ? ", GPUDirect RDMA enabled" : ", GPUDirect RDMA disabled";
+    if (!d.gdr_reason.empty()) s += " " + d.gdr_reason;
+    out.emplace_back("HCA", s);
+  }
+  if (f.ib_no_device) out.emplace_back("HCA", "none: " + f.ib_no_device->text);
+  for (const auto& l : f.socket_interfaces) out.emplace_back("socket", l.text);
+  for (const auto& [k, v] : f.env) out.emplace_back("env", k + "=" + v.value);
+  for (const auto& l : f.topology_files) out.emplace_back("topology", l.text);
+  if (!f.algorithms.empty() || !f.protocols.empty())
+    out.emplace_back("algorithms",
+                     join(f.algorithms) +
+                         (f.protocols.empty() ? "" : "; protocols " + join(f.protocols)) +
+                         (f.tuning_table ? "; tuning table printed" : ""));
+  out.emplace_back("inter-node", f.multi_node() ? "yes" : "no (one node, as far as the log shows)");
+  return out;
+}
+
+SummaryLines summarize_nccl_tests(const NcclTestsFacts& t, const BusbwExpectation* e) {
+  SummaryLines out;
+  std::string what = t.collective.empty() ? std::string("collective not printed") : t.collective;
+  if (!t.tests_version.empty()) what += ", " + t.tests_version;
+  if (!t.nccl_version.empty()) what += ", NCCL " + t.nccl_version;
+  what += t.from_json ? " (JSON)" : "";
+  out.emplace_back("test", what);
+  if (!t.devices.empty()) {
+    std::map<std::string, int> models;
+    for (const auto& d : t.devices) ++models[d.name];
+    std::string g;
+    for (const auto& [m, n] : models) g += (g.empty() ? "" : ", ") + std::to_string(n) + " x " + m;
+    out.emplace_back("ranks", std::to_string(t.ranks()) + " on " + std::to_string(t.nodes()) +
+                                  " host(s); devices listed: " + g);
+  } else {
+    out.emplace_back("ranks", "not printed ('Using devices' lines missing)");
+  }
+  out.emplace_back("sizes", std::to_string(t.rows.size()) + " row(s)" +
+                                (t.rows.empty() ? ""
+                                                : ", " + bytes(t.rows.front().size_bytes) + " .. " +
+                                                      bytes(t.rows.back().size_bytes)));
+  if (const NcclTestsRow* big = t.largest()) {
+    out.emplace_back("busbw", num(*big->busbw(), "GB/s") + " at the largest size (" +
+                                  bytes(big->size_bytes) + "); peak " +
+                                  num(*t.peak_busbw(), "GB/s"));
+  }
+  if (t.avg_busbw)
+    out.emplace_back("avg busbw", num(*t.avg_busbw, "GB/s") +
+                                      " (nccl-tests' average over every size, small ones included: "
+                                      "not a measure of the interconnect)");
+  if (e) {
+    if (e->known) {
+      std::string s = num(e->expected_gbytes, "GB/s") + ": " + e->formula;
+      if (const NcclTestsRow* big = t.largest()) {
+        char r[32];
+        std::snprintf(r, sizeof r, " -> ratio %.2f", *big->busbw() / e->expected_gbytes);
+        s += r;
+      }
+      out.emplace_back("expected", s);
+    } else {
+      out.emplace_back("expected", "unknown: " + e->why_unknown);
+    }
+  }
+  if (t.truncated)
+    out.emplace_back(
+        "note",
+        "no summary lines (Avg bus bandwidth / Out of bounds): an excerpt or a run that stopped");
+  for (const auto& n : t.notes) out.emplace_back("note", n);
+  return out;
+}
+
+}  // namespace trainready

@@ -1,0 +1,140 @@
+#include <cstddef>
+#include <string>
+
+#include "report/report.h"
+
+namespace trainready {
+namespace {
+
+std::string plural(std::size_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+// How each command names what it judged, and what each outcome means for it.
+struct Wording {
+  std::string subject;
+  const char* problems;
+  const char* warnings;
+  const char* ok;
+};
+
+Wording wording_of(const Report& r) {
+  const std::string& c = r.command;
+  if (c == "nccl")
+    return {"the NCCL log", "shows what stops or slows this run",
+            "shows a working run that is not at full speed", "shows no problem"};
+  if (c == "nccl-tests" || c.rfind("bench ", 0) == 0) {
+    if (c == "bench storage")
+      return {"the storage path", "cannot feed the accelerators asked for",
+              "feeds the accelerators asked for, with caveats", "feeds the accelerators asked for"};
+    std::string subject =
+        c == "nccl-tests" ? "the nccl-tests result" : "the " + c.substr(6) + " benchmark";
+    return {subject, "shows what stops or slows this run",
+            "shows a working run that is not at full speed", "shows no problem"};
+  }
+  if (c == "lint")
+    return {"the deployment", "has what breaks multi-node training", "can train, not at full speed",
+            "has none of the traps checked"};
+  if (c == "plan")
+    return {"the plan", "cannot run this job as asked", "runs this job, with caveats",
+            "runs this job"};
+  return {"this node", "", "", ""};
+}
+
+std::string counts_of(const Evaluation& ev) {
+  std::size_t n[3] = {0, 0, 0};
+  for (const Finding& f : ev.findings) ++n[static_cast<int>(f.severity)];
+  return plural(n[2], "error") + ", " + plural(n[1], "warning") + ", " + plural(n[0], "note") +
+         ", " + plural(ev.skipped.size(), "check") + " skipped";
+}
+
+VerdictStatus status_of(const Evaluation& ev) {
+  bool errors = false;
+  bool warnings = false;
+  for (const Finding& f : ev.findings) {
+    errors = errors || f.severity == Severity::kError;
+    warnings = warnings || f.severity == Severity::kWarning;
+  }
+  if (errors) return VerdictStatus::kNotReady;
+  if (!ev.skipped.empty()) return VerdictStatus::kIncomplete;
+  if (warnings) return VerdictStatus::kReadyWithWarnings;
+  return VerdictStatus::kReady;
+}
+
+bool judges_nodes(const std::string& command) { return command == "doctor"; }
+
+std::string node_line(VerdictStatus s, const Report& r, const std::string& counts) {
+  const std::string scope = r.nodes.size() > 1 ? plural(r.nodes.size(), "node") : "this node";
+  switch (s) {
+    case VerdictStatus::kNotReady:
+      return "NOT READY: " + scope + " cannot run multi-node training as is (" + counts + ")";
+    case VerdictStatus::kIncomplete:
+      return "INCOMPLETE: no errors in what could be checked on " + scope + ", but " +
+             plural(r.evaluation.skipped.size(), "check") + " could not run (" + counts + ")";
+    case VerdictStatus::kReadyWithWarnings:
+      return "READY WITH WARNINGS: " + scope +
+             " can take part in multi-node training; fix the warnings to get full speed (" +
+             counts + ")";
+    case VerdictStatus::kReady:
+      break;
+  }
+  return "READY: " + scope + " can take part in multi-node training (" + counts + ")";
+}
+
+std::string run_line(VerdictStatus s, const Report& r, const std::string& counts) {
+  const Wording w = wording_of(r);
+  std::string detail = counts;
+  if (r.lint) {
+    detail += " in " + plural(r.lint->resources, "resource") + " from " +
+              plural(r.lint->files.size(), "file");
+    if (!r.lint->suppressed.empty())
+      detail += "; " + std::to_string(r.lint->suppressed.size()) + " suppressed";
+  }
+  switch (s) {
+    case VerdictStatus::kNotReady:
+      return "PROBLEMS: " + w.subject + " " + w.problems + " (" + detail + ")";
+    case VerdictStatus::kIncomplete:
+      return "INCOMPLETE: no errors in " + w.subject + ", but " +
+             plural(r.evaluation.skipped.size(), "check") + " could not run (" + detail + ")";
+    case VerdictStatus::kReadyWithWarnings:
+      return "OK WITH WARNINGS: " + w.subject + " " + w.warnings + " (" + detail + ")";
+    case VerdictStatus::kReady:
+      break;
+  }
+  return "OK: " + w.subject + " " + w.ok + " (" + detail + ")";
+}
+
+}  // namespace
+
+std::string verdict_status_name(VerdictStatus s, const std::string& command) {
+  const bool node = judges_nodes(command);
+  switch (s) {
+    case VerdictStatus::kReady:
+      return node ? "ready" : "ok";
+    case VerdictStatus::kReadyWithWarnings:
+      return node ? "ready_with_warnings" : "ok_with_warnings";
+    case VerdictStatus::kIncomplete:
+      return "incomplete";
+    case VerdictStatus::kNotReady:
+      return node ? "not_ready" : "problems";
+  }
+  return "incomplete";
+}
+
+int exit_code_for(const Evaluation& ev, Severity fail_on) {
+  for (const Finding& f : ev.findings) {
+    if (f.severity >= fail_on) return 1;
+  }
+  return 0;
+}
+
+void finish_report(Report& r, Severity fail_on) {
+  r.fail_on = fail_on;
+  r.exit_code = exit_code_for(r.evaluation, fail_on);
+  const std::string counts = counts_of(r.evaluation);
+  r.verdict.status = status_of(r.evaluation);
+  r.verdict.line = judges_nodes(r.command) ? node_line(r.verdict.status, r, counts)
+                                           : run_line(r.verdict.status, r, counts);
+}
+
+}  // namespace trainready

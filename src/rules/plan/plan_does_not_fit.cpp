@@ -1,0 +1,51 @@
+// plan-does-not-fit: no candidate VM size holds the job in GPU memory with the layout asked for.
+#include "core/units.h"
+#include "plan/plan.h"
+#include "rules/rule_factories.h"
+
+namespace trainready {
+namespace {
+
+class PlanDoesNotFit : public Rule {
+ public:
+  std::string_view id() const override { return "plan-does-not-fit"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override {
+    return "No VM size holds this job in GPU memory as laid out";
+  }
+  RuleScope scope() const override { return RuleScope::kPlan; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    const Plan& p = *ctx.plan;
+    if (p.recommended) return {};
+    if (p.candidates.empty()) return RuleOutcome::skip("the plan has no candidate VM size");
+    const Candidate& c = p.candidates.front();
+    Finding f = finding("no candidate holds this job in GPU memory; the closest is " +
+                        std::to_string(c.vms) + " x " + c.sku->name);
+    if (c.runnable) {
+      f.evidence.push_back({"memory per GPU on " + c.sku->name + ": " +
+                                format_gb(c.memory.total.value, 2) + " needed, " +
+                                format_gb(c.memory.usable.value, 2) + " usable (" +
+                                c.memory.total.formula + ")",
+                            {c.memory.total.source, 0}});
+    }
+    for (const std::string& why : c.problems) f.evidence.push_back({why, {}});
+    f.cause =
+        "The model states, activations and buffers per GPU exceed the GPU memory left after "
+        "headroom, with the sharding, parallelism and recomputation given.";
+    std::string fix;
+    for (const std::string& h : p.hints) fix += (fix.empty() ? "" : " ") + h;
+    f.fix = fix.empty() ? "Shard more (ZeRO-3), add tensor or pipeline parallelism, recompute "
+                          "activations, or choose a size with more GPU memory."
+                        : fix;
+    RuleOutcome o;
+    o.findings.push_back(std::move(f));
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_plan_does_not_fit() { return std::make_unique<PlanDoesNotFit>(); }
+
+}  // namespace trainready
