@@ -37,6 +37,13 @@ std::string executable_dir() {
 
 bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
+// $TRAINREADY_MPI_PLUGIN when set and not empty.
+std::optional<std::string> plugin_from_env() {
+  const char* env = std::getenv("TRAINREADY_MPI_PLUGIN");
+  if (env == nullptr || *env == '\0') return std::nullopt;
+  return std::string(env);
+}
+
 std::string how_to_get_open_mpi() {
   std::string s =
       "Open MPI 4.x or 5.x provides libmpi.so.40: on Debian/Ubuntu `apt install openmpi-bin` "
@@ -70,7 +77,7 @@ MpiLayer& open_layer() {
   const std::vector<MpiPluginCandidate> candidates = mpi_plugin_candidates();
   const std::optional<MpiPluginCandidate> plugin = find_mpi_plugin();
   if (!plugin) {
-    if (std::getenv("TRAINREADY_MPI_PLUGIN") && *std::getenv("TRAINREADY_MPI_PLUGIN"))
+    if (plugin_from_env())
       throw std::runtime_error("TRAINREADY_MPI_PLUGIN=" + candidates.front().path +
                                ": no such file (it must name " + TRAINREADY_MPI_PLUGIN_FILE +
                                "; unset it to use the one installed with trainready)");
@@ -131,11 +138,9 @@ LoadState& state() {
 }  // namespace
 
 std::vector<MpiPluginCandidate> mpi_plugin_candidates() {
-  const char* env = std::getenv("TRAINREADY_MPI_PLUGIN");
-  if (env && *env) {
-    std::string p = env;
-    if (p.find('/') == std::string::npos) p = "./" + p;  // a path, never a loader search
-    return {{p, "$TRAINREADY_MPI_PLUGIN"}};
+  if (std::optional<std::string> p = plugin_from_env()) {
+    if (p->find('/') == std::string::npos) *p = "./" + *p;  // a path, never a loader search
+    return {{*p, "$TRAINREADY_MPI_PLUGIN"}};
   }
   std::vector<MpiPluginCandidate> out;
   const std::string dir = executable_dir();
