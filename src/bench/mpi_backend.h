@@ -1,20 +1,19 @@
 #pragma once
-// The MPI back end (Open MPI from Debian): collectives on host memory, so `mpirun -np N
-// trainready bench allreduce` measures a CPU cluster's network and CI tests the whole harness
-// without a GPU. Built when CMake finds MPI (TRAINREADY_HAVE_MPI).
+// The MPI back end of `bench` (collectives on host memory, so `mpirun -np N trainready bench
+// allreduce` measures a CPU cluster's network and CI tests the harness without a GPU), as the
+// trainready binary reaches it: through the MPI plugin, loaded on first use (mpi_plugin_loader.h).
 #include <memory>
 
 #include "bench/comm_backend.h"
 
 namespace trainready {
 
+// Whether this build made the plugin (CMake found MPI); the run may still not find libmpi.
 bool mpi_compiled_in();
-// Initialises MPI (once per process; a singleton run is one rank). Throws std::runtime_error when
-// MPI is not compiled in.
+// Loads the MPI layer and initialises MPI (a run without mpirun is one rank). Throws
+// std::runtime_error saying what is missing and how to get it when the layer cannot be loaded.
 std::unique_ptr<CommBackend> make_mpi_backend();
-// For the NCCL back end's bootstrap: rank, size, local rank and a broadcast from rank 0.
-void mpi_broadcast_bytes(void* data, std::size_t bytes);
-int mpi_local_rank();
+// MPI_Finalize when the layer was loaded and MPI initialised; nothing otherwise.
 void mpi_finalize();
 
 }  // namespace trainready

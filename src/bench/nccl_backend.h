@@ -1,8 +1,7 @@
 #pragma once
-// The NCCL back end: collectives on GPU memory, one rank per GPU, launched by mpirun/srun (MPI
-// carries NCCL's unique id to every rank). Built when CMake finds the CUDA toolkit and nccl.h
-// (TRAINREADY_HAVE_NCCL); the CUDA runtime is linked statically and libnccl.so.2 is opened at run
-// time, so the same binary starts on machines without either.
+// The NCCL back end of `bench`: collectives on GPU memory, one rank per GPU, launched by
+// mpirun/srun (MPI carries NCCL's unique id to every rank). It lives in the MPI plugin with the MPI
+// back end; the plugin links the CUDA runtime statically and opens libnccl.so.2 at run time.
 #include <memory>
 #include <string>
 
@@ -10,9 +9,11 @@
 
 namespace trainready {
 
+// Whether this build put the NCCL back end into the MPI plugin (CUDA toolkit and nccl.h found).
 bool nccl_compiled_in();
-// nullptr with `why` filled when this run cannot use NCCL (not compiled in, no libnccl.so.2, no
-// GPU visible); throws std::runtime_error when NCCL or CUDA fail after that.
+// nullptr with `why` filled when this run cannot use NCCL (not built in, the MPI layer cannot be
+// loaded, no GPU visible, no libnccl.so.2); throws std::runtime_error when NCCL or CUDA fail
+// after that.
 std::unique_ptr<CommBackend> make_nccl_backend(std::string& why);
 
 }  // namespace trainready

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bench/mpi_backend.h"
+#include "bench/mpi_plugin_loader.h"
 #include "bench/nccl_backend.h"
 #include "catalog/catalog.h"
 #include "cli/commands.h"
@@ -60,10 +61,10 @@ int run_cli(int argc, char** argv) {
   if (version) {
     std::printf(
         "trainready %s\ncompiled in: NVML (loaded at run time), NCCL version probe (loaded at "
-        "run time), libcurl (IMDS), bench back ends: %s%s\n",
+        "run time), libcurl (IMDS), bench back ends: %s%s\nMPI plugin: %s\n",
         tool_version(), mpi_compiled_in() ? "MPI" : "no MPI",
-        nccl_compiled_in() ? ", NCCL (CUDA runtime static, libnccl.so.2 at run time)"
-                           : ", no NCCL");
+        nccl_compiled_in() ? ", NCCL (CUDA runtime static, libnccl.so.2 at run time)" : ", no NCCL",
+        mpi_plugin_summary().c_str());
     return 0;
   }
   for (auto* sub : app.get_subcommands()) {

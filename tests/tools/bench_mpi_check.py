@@ -4,6 +4,7 @@
 nccl-tests` reads it back. Usage: bench_mpi_check.py TRAINREADY_BINARY"""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,9 @@ FACTORS = {"allreduce": lambda n: 2 * (n - 1) / n, "allgather": lambda n: (n - 1
            "reducescatter": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
            "broadcast": lambda n: 1, "sendrecv": lambda n: 1}
 failures = []
+if not shutil.which("mpirun"):  # never a silent skip: CI must have Open MPI's launcher
+    print("FAIL: mpirun is not installed (apt install openmpi-bin)")
+    sys.exit(1)
 
 
 def check(cond, what):

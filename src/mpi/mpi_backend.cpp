@@ -1,43 +1,17 @@
-#include "bench/mpi_backend.h"
+// The MPI back end: collectives on host memory, so `mpirun -np N trainready bench allreduce`
+// measures a CPU cluster's network and CI tests the whole harness without a GPU.
+#include "mpi/mpi_backend.h"
 
-#include <unistd.h>
+#include <mpi.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
-#ifdef TRAINREADY_HAVE_MPI
-#include <mpi.h>
-#endif
+#include "mpi/mpi_runtime.h"
 
-namespace trainready {
-
-#ifndef TRAINREADY_HAVE_MPI
-
-bool mpi_compiled_in() { return false; }
-std::unique_ptr<CommBackend> make_mpi_backend() {
-  throw std::runtime_error(
-      "this trainready was built without MPI (install libopenmpi-dev and "
-      "rebuild: scripts/setup-deps.sh does)");
-}
-void mpi_broadcast_bytes(void*, std::size_t) {}
-int mpi_local_rank() { return 0; }
-void mpi_finalize() {}
-
-#else
-
+namespace trainready::mpi {
 namespace {
-
-[[noreturn]] void fail(const char* what, int code) {
-  char text[MPI_MAX_ERROR_STRING] = {};
-  int len = 0;
-  MPI_Error_string(code, text, &len);
-  throw std::runtime_error(std::string(what) + ": " + text);
-}
-
-void check(int code, const char* what) {
-  if (code != MPI_SUCCESS) fail(what, code);
-}
 
 MPI_Datatype mpi_type(DataType t) {
   switch (t) {
@@ -51,35 +25,14 @@ MPI_Datatype mpi_type(DataType t) {
   return MPI_FLOAT;
 }
 
-int as_int(std::size_t n) {
-  if (n > static_cast<std::size_t>(INT32_MAX))
-    throw std::runtime_error("MPI counts are ints: " + std::to_string(n) +
-                             " elements are too many");
-  return static_cast<int>(n);
-}
-
-void ensure_init() {
-  int initialised = 0;
-  MPI_Initialized(&initialised);
-  if (initialised) return;
-  check(MPI_Init(nullptr, nullptr), "MPI_Init");
-  // Errors come back as codes, turned into exceptions with MPI's text, not an abort.
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-}
-
 class MpiBackend final : public CommBackend {
  public:
   MpiBackend() {
     ensure_init();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
-    char host[MPI_MAX_PROCESSOR_NAME] = {};
-    int len = 0;
-    MPI_Get_processor_name(host, &len);
-    host_.assign(host, static_cast<std::size_t>(len));
-    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-    MPI_Get_library_version(version, &len);
-    std::string v(version, static_cast<std::size_t>(len));
+    host_ = processor_name();
+    const std::string v = library_version();
     name_ = "MPI (" + v.substr(0, v.find(',')) + ")";
   }
   std::string name() const override { return name_; }
@@ -198,34 +151,6 @@ class MpiBackend final : public CommBackend {
 
 }  // namespace
 
-bool mpi_compiled_in() { return true; }
+std::unique_ptr<CommBackend> make_backend() { return std::make_unique<MpiBackend>(); }
 
-std::unique_ptr<CommBackend> make_mpi_backend() { return std::make_unique<MpiBackend>(); }
-
-void mpi_broadcast_bytes(void* data, std::size_t bytes) {
-  ensure_init();
-  check(MPI_Bcast(data, as_int(bytes), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
-}
-
-int mpi_local_rank() {
-  ensure_init();
-  MPI_Comm local;
-  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local),
-        "MPI_Comm_split_type");
-  int r = 0;
-  MPI_Comm_rank(local, &r);
-  MPI_Comm_free(&local);
-  return r;
-}
-
-void mpi_finalize() {
-  int initialised = 0;
-  int finalised = 0;
-  MPI_Initialized(&initialised);
-  MPI_Finalized(&finalised);
-  if (initialised && !finalised) MPI_Finalize();
-}
-
-#endif
-
-}  // namespace trainready
+}  // namespace trainready::mpi

@@ -1,18 +1,17 @@
-#include "bench/nccl_backend.h"
+#include "mpi/nccl_backend.h"
 
 #ifndef TRAINREADY_HAVE_NCCL
 
-namespace trainready {
+namespace trainready::nccl {
 
-bool nccl_compiled_in() { return false; }
-std::unique_ptr<CommBackend> make_nccl_backend(std::string& why) {
+std::unique_ptr<CommBackend> make_backend(std::string& why) {
   why =
       "this trainready was built without CUDA and NCCL (configure found no CUDA toolkit with "
       "nccl.h)";
   return nullptr;
 }
 
-}  // namespace trainready
+}  // namespace trainready::nccl
 
 #else
 
@@ -25,9 +24,10 @@ std::unique_ptr<CommBackend> make_nccl_backend(std::string& why) {
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include "bench/mpi_backend.h"
+#include "mpi/mpi_backend.h"
+#include "mpi/mpi_runtime.h"
 
-namespace trainready {
+namespace trainready::nccl {
 namespace {
 
 // libnccl.so.2's entry points, resolved at run time.
@@ -94,12 +94,12 @@ ncclDataType_t nccl_type(DataType t) {
 class NcclBackend final : public CommBackend {
  public:
   NcclBackend(NcclApi api, int device) : api_(api), device_(device) {
-    mpi_ = make_mpi_backend();  // rank, size and the bootstrap
+    mpi_ = mpi::make_backend();  // rank, size and the bootstrap
     cuda_check(cudaSetDevice(device_), "cudaSetDevice");
     cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     ncclUniqueId id{};
     if (mpi_->rank() == 0) nccl_check(api_.get_unique_id(&id), "ncclGetUniqueId");
-    mpi_broadcast_bytes(&id, sizeof id);
+    mpi::broadcast_bytes(&id, sizeof id);
     nccl_check(api_.comm_init_rank(&comm_, mpi_->size(), id, mpi_->rank()), "ncclCommInitRank");
     int v = 0;
     api_.get_version(&v);
@@ -225,13 +225,7 @@ class NcclBackend final : public CommBackend {
 
 }  // namespace
 
-bool nccl_compiled_in() { return true; }
-
-std::unique_ptr<CommBackend> make_nccl_backend(std::string& why) {
-  if (!mpi_compiled_in()) {
-    why = "the NCCL back end needs MPI to start its ranks, and this build has none";
-    return nullptr;
-  }
+std::unique_ptr<CommBackend> make_backend(std::string& why) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     why = "no GPU is visible (cudaGetDeviceCount found none)";
@@ -240,10 +234,10 @@ std::unique_ptr<CommBackend> make_nccl_backend(std::string& why) {
   NcclApi api;
   if (!api.open(why)) return nullptr;
   // One rank per GPU: the rank's place among the ranks of its host picks the GPU.
-  const int device = mpi_local_rank() % devices;
+  const int device = mpi::local_rank() % devices;
   return std::make_unique<NcclBackend>(api, device);
 }
 
-}  // namespace trainready
+}  // namespace trainready::nccl
 
 #endif

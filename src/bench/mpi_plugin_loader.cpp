@@ -1,0 +1,230 @@
+#include "bench/mpi_plugin_loader.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+#include "bench/mpi_backend.h"
+#include "bench/nccl_backend.h"
+
+#ifndef TRAINREADY_PLUGIN_RELDIR
+#define TRAINREADY_PLUGIN_RELDIR "../lib/trainready"
+#endif
+
+namespace trainready {
+namespace {
+
+// Open MPI 4.x and 5.x (and HPC-X, which ships Open MPI) keep this soname; MPICH's is
+// libmpi.so.12, with another ABI.
+constexpr const char* kLibMpi = "libmpi.so.40";
+constexpr const char* kLibMpich = "libmpi.so.12";
+
+std::string dl_error() {
+  const char* e = dlerror();
+  return e ? e : "unknown error";
+}
+
+std::string executable_dir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+// $TRAINREADY_MPI_PLUGIN when set and not empty.
+std::optional<std::string> plugin_from_env() {
+  const char* env = std::getenv("TRAINREADY_MPI_PLUGIN");
+  if (env == nullptr || *env == '\0') return std::nullopt;
+  return std::string(env);
+}
+
+std::string how_to_get_open_mpi() {
+  std::string s =
+      "Open MPI 4.x or 5.x provides libmpi.so.40: on Debian/Ubuntu `apt install openmpi-bin` "
+      "(it pulls in the library package, libopenmpi3 on Debian 12); on Azure HPC images `module "
+      "load mpi/hpcx` (HPC-X's Open MPI); elsewhere put the directory holding libmpi.so.40 on "
+      "LD_LIBRARY_PATH.";
+  // Only a hint: probing MPICH costs one dlopen, and names the likely mix-up when it is there.
+  if (void* h = dlopen(kLibMpich, RTLD_LAZY | RTLD_LOCAL)) {
+    dlclose(h);
+    s += std::string(" ") + kLibMpich +
+         " (MPICH or a derivative) is loadable here, but MPICH has another ABI and is not "
+         "supported.";
+  } else {
+    s += " MPICH (libmpi.so.12) has another ABI and is not supported.";
+  }
+  return s;
+}
+
+std::string searched(const std::vector<MpiPluginCandidate>& cs) {
+  std::string s;
+  for (const auto& c : cs) s += (s.empty() ? "" : ", ") + c.path;
+  return s;
+}
+
+// Throws the reason the layer cannot be loaded.
+MpiLayer& open_layer() {
+  if (!mpi_compiled_in())
+    throw std::runtime_error("this trainready was built without MPI, so it has no MPI plugin (" +
+                             std::string(TRAINREADY_MPI_PLUGIN_FILE) +
+                             "); install libopenmpi-dev and rebuild (scripts/setup-deps.sh does)");
+  const std::vector<MpiPluginCandidate> candidates = mpi_plugin_candidates();
+  const std::optional<MpiPluginCandidate> plugin = find_mpi_plugin();
+  if (!plugin) {
+    if (plugin_from_env())
+      throw std::runtime_error("TRAINREADY_MPI_PLUGIN=" + candidates.front().path +
+                               ": no such file (it must name " + TRAINREADY_MPI_PLUGIN_FILE +
+                               "; unset it to use the one installed with trainready)");
+    throw std::runtime_error(std::string("the MPI plugin ") + TRAINREADY_MPI_PLUGIN_FILE +
+                             " is not where trainready looks for it (" + searched(candidates) +
+                             "); reinstall trainready, or set TRAINREADY_MPI_PLUGIN to its path");
+  }
+  // libmpi first, by soname, through the loader's own search: that names the library a node
+  // lacks. RTLD_GLOBAL puts libmpi's symbols in the global scope for the components Open MPI
+  // dlopens itself (mca_*.so): Debian's 4.1.4 components carry their own NEEDED libopen-pal and
+  // work with RTLD_LOCAL too (tried), but builds whose components rely on the global scope have
+  // needed it, and it costs nothing here.
+  // dlerror() is read before how_to_get_open_mpi(), whose own dlopen would replace it.
+  if (!dlopen(kLibMpi, RTLD_NOW | RTLD_GLOBAL)) {
+    const std::string why = dl_error();
+    throw std::runtime_error(std::string("MPI is needed here, and ") + kLibMpi +
+                             " could not be loaded: " + why + ". " + how_to_get_open_mpi());
+  }
+  void* h = dlopen(plugin->path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const std::string why = dl_error();
+    throw std::runtime_error("the MPI plugin " + plugin->path + " (" + plugin->origin +
+                             ") could not be loaded: " + why +
+                             ". It needs Open MPI's libmpi.so.40 (4.x or 5.x) and the libraries "
+                             "that needs; " +
+                             how_to_get_open_mpi());
+  }
+  auto entry = reinterpret_cast<TrainreadyMpiPluginEntry>(dlsym(h, TRAINREADY_MPI_PLUGIN_ENTRY));
+  if (!entry)
+    throw std::runtime_error("the MPI plugin " + plugin->path + " has no " +
+                             TRAINREADY_MPI_PLUGIN_ENTRY +
+                             " entry point: it is not a plugin of this trainready");
+  const TrainreadyMpiPluginInfo* info = entry();
+  // The C++ interface behind `layer` is only safe with a plugin of this very build.
+  if (!info || info->abi != TRAINREADY_MPI_PLUGIN_ABI ||
+      std::strcmp(info->version, TRAINREADY_VERSION) != 0 ||
+      std::strcmp(info->compiler, __VERSION__) != 0 || !info->layer)
+    throw std::runtime_error(
+        "the MPI plugin " + plugin->path + " comes from another build (plugin: trainready " +
+        (info ? info->version : "?") + ", interface " + std::to_string(info ? info->abi : 0) +
+        ", compiler " + (info ? info->compiler : "?") + "; this binary: trainready " +
+        TRAINREADY_VERSION + ", interface " + std::to_string(TRAINREADY_MPI_PLUGIN_ABI) +
+        ", compiler " + __VERSION__ + "); install the two together");
+  return *info->layer;
+}
+
+struct LoadState {
+  MpiLayer* layer = nullptr;
+  std::string error;
+  bool tried = false;
+};
+
+LoadState& state() {
+  static LoadState s;
+  return s;
+}
+
+}  // namespace
+
+std::vector<MpiPluginCandidate> mpi_plugin_candidates() {
+  if (std::optional<std::string> p = plugin_from_env()) {
+    if (p->find('/') == std::string::npos) *p = "./" + *p;  // a path, never a loader search
+    return {{*p, "$TRAINREADY_MPI_PLUGIN"}};
+  }
+  std::vector<MpiPluginCandidate> out;
+  const std::string dir = executable_dir();
+  if (dir.empty()) return out;
+  const std::string file = std::string("/") + TRAINREADY_MPI_PLUGIN_FILE;
+  const std::string installed = dir + "/" + TRAINREADY_PLUGIN_RELDIR;
+  out.push_back({installed + file, "installed layout"});
+  // Configured for /usr on Debian, libdir is multiarch (lib/x86_64-linux-gnu); a tree installed
+  // with another prefix has plain lib/.
+  if (installed != dir + "/../lib/trainready")
+    out.push_back({dir + "/../lib/trainready" + file, "installed layout"});
+  out.push_back({dir + file, "next to the executable"});
+  return out;
+}
+
+std::optional<MpiPluginCandidate> find_mpi_plugin() {
+  for (const auto& c : mpi_plugin_candidates())
+    if (exists(c.path)) return c;
+  return std::nullopt;
+}
+
+MpiLayer& load_mpi_layer() {
+  LoadState& s = state();
+  if (!s.tried) {
+    s.tried = true;
+    try {
+      s.layer = &open_layer();
+    } catch (const std::exception& e) {
+      s.error = e.what();
+    }
+  }
+  if (!s.layer) throw std::runtime_error(s.error);
+  return *s.layer;
+}
+
+MpiLayer* loaded_mpi_layer() { return state().layer; }
+
+std::string mpi_plugin_summary() {
+  if (!mpi_compiled_in()) return "no MPI plugin (CMake found no MPI), so bench has no back end";
+  const std::string s = std::string(TRAINREADY_MPI_PLUGIN_FILE) +
+                        " (the bench back ends; opened at run time with libmpi.so.40), ";
+  if (auto p = find_mpi_plugin()) return s + "from " + p->path + " (" + p->origin + ")";
+  return s + "not found (searched " + searched(mpi_plugin_candidates()) + ")";
+}
+
+// The binary's side of mpi_backend.h and nccl_backend.h: the plugin behind them.
+
+bool mpi_compiled_in() {
+#ifdef TRAINREADY_MPI_PLUGIN_BUILT
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool nccl_compiled_in() {
+#ifdef TRAINREADY_MPI_PLUGIN_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::unique_ptr<CommBackend> make_mpi_backend() { return load_mpi_layer().make_mpi_backend(); }
+
+void mpi_finalize() {
+  if (MpiLayer* l = loaded_mpi_layer()) l->finalize();
+}
+
+std::unique_ptr<CommBackend> make_nccl_backend(std::string& why) {
+  if (!nccl_compiled_in()) {
+    why =
+        "this trainready was built without CUDA and NCCL (configure found no CUDA toolkit with "
+        "nccl.h, or no MPI)";
+    return nullptr;
+  }
+  MpiLayer* layer = nullptr;
+  try {
+    layer = &load_mpi_layer();
+  } catch (const std::exception& e) {
+    why = e.what();  // NCCL's ranks start through MPI
+    return nullptr;
+  }
+  return layer->make_nccl_backend(why);
+}
+
+}  // namespace trainready

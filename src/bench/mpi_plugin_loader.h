@@ -1,0 +1,37 @@
+#pragma once
+// Finds and opens the MPI plugin (libtrainready-mpi.so, see mpi_layer.h). Search order:
+//   1. $TRAINREADY_MPI_PLUGIN, alone when set (a file; nothing else is tried);
+//   2. the installed layout, relative to the executable: $ORIGIN/../<libdir>/trainready/
+//      (<libdir> as CMake's GNUInstallDirs chose at configure time), then
+//      $ORIGIN/../lib/trainready/;
+//   3. the executable's own directory (the build tree).
+// libmpi.so.40 itself is found by the dynamic loader: LD_LIBRARY_PATH (what `module load` sets),
+// then the system's library path.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/mpi_layer.h"
+
+namespace trainready {
+
+struct MpiPluginCandidate {
+  std::string path;
+  std::string origin;  // "$TRAINREADY_MPI_PLUGIN", "installed layout", "next to the executable"
+};
+
+std::vector<MpiPluginCandidate> mpi_plugin_candidates();
+// The first candidate that exists.
+std::optional<MpiPluginCandidate> find_mpi_plugin();
+
+// Opens libmpi.so.40 and the plugin once per process and checks that the plugin comes from this
+// build. Throws std::runtime_error saying which library is missing, what the loader said and how
+// to get it; the same error again on later calls.
+MpiLayer& load_mpi_layer();
+// The layer when load_mpi_layer() has succeeded, else nullptr (never loads).
+MpiLayer* loaded_mpi_layer();
+
+// For `trainready --version`: whether the plugin was built and where it would be loaded from.
+std::string mpi_plugin_summary();
+
+}  // namespace trainready
