@@ -10,7 +10,12 @@ namespace trainready {
 namespace {
 
 std::string gbps_value(double gbytes) {  // a value already in GB/s
-  return fmt_number(gbytes, gbytes >= 100 ? 0 : gbytes >= 10 ? 1 : 2) + " GB/s";
+  return fmt_short(gbytes) + " GB/s";
+}
+
+// "1 H100", "6 H100s"
+std::string count_of(int n, const std::string& what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -81,36 +86,36 @@ std::vector<FeedTrialFacts> feed_trials(const Report& r) {
 std::string storage_charts(const Report& r) {
   std::string html;
   const std::vector<FeedTrialFacts> trials = feed_trials(r);
-  std::string accel = "accelerators";
+  std::string accel = "accelerator";
   double threshold = 0;
   if (r.storage_facts) {
-    if (!r.storage_facts->accelerator.empty()) accel = r.storage_facts->accelerator + "s";
+    if (!r.storage_facts->accelerator.empty()) accel = r.storage_facts->accelerator;
     threshold = r.storage_facts->au_threshold;
   }
   if (r.storage && r.storage->feed_options) {
     const FeedProfile& p = r.storage->feed_options->profile;
-    if (!p.accelerator.empty()) accel = p.accelerator + "s";
+    if (!p.accelerator.empty()) accel = p.accelerator;
     threshold = p.au_threshold;
   }
   if (!trials.empty()) {
     BarChartSpec au;
     au.id = "feed-au";
-    au.title = "Accelerator utilization (AU) by number of emulated " + accel;
+    au.title = "Accelerator utilization (AU) by number of emulated " + accel + "s";
     au.description = "AU is compute time over wall time (DLIO); a count is fed when its AU is at " +
                      std::string("or above the threshold. Green bars meet it, red ones do not.");
     au.value_title = "AU (compute time / wall time)";
     au.value_format = [](double v) { return fmt_percent(v); };
     au.segments = {{"AU", 0}};
     for (const FeedTrialFacts& t : trials)
-      au.bars.push_back({std::to_string(t.accelerators) + " " + accel, {t.au}, t.meets ? 6 : 7});
+      au.bars.push_back({count_of(t.accelerators, accel), {t.au}, t.meets ? 6 : 7});
     if (threshold > 0) au.ref_lines.push_back({"threshold", threshold});
     html += svg_bar_chart(au);
 
     LineChartSpec bw;
     bw.id = "feed-bw";
-    bw.title = "Delivered and demanded read bandwidth by number of emulated " + accel;
+    bw.title = "Delivered and demanded read bandwidth by number of emulated " + accel + "s";
     bw.description = "Where delivered falls below demanded, the accelerators wait on storage.";
-    bw.x_title = "emulated " + accel;
+    bw.x_title = "emulated " + accel + "s";
     bw.y_title = "GB/s (1e9 B/s)";
     bw.x_format = [](double x) { return fmt_number(x, 0); };
     bw.y_format = [](double y) { return gbps_value(y); };
@@ -161,7 +166,7 @@ std::string plan_charts(const Report& r) {
         "Model states, activations, buffers and the CUDA context stacked against the GPU memory "
         "usable after the headroom.";
     m.value_title = "GiB per GPU";
-    m.value_format = [](double v) { return fmt_number(v, v >= 10 ? 0 : 1) + " GiB"; };
+    m.value_format = [](double v) { return fmt_short(v) + " GiB"; };
     const double gib = 1024.0 * 1024 * 1024;
     m.segments = {{"model states", 0}, {"activations", 1}, {"buffers", 2}, {"context", 3}};
     m.bars.push_back(

@@ -1,5 +1,6 @@
 #include "report/html/html_format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -9,6 +10,17 @@ std::string fmt_number(double v, int decimals) {
   char b[64];
   std::snprintf(b, sizeof(b), "%.*f", decimals, v);
   return b;
+}
+
+std::string fmt_short(double v) {
+  if (v == 0) return "0";
+  const int digits = static_cast<int>(std::floor(std::log10(std::fabs(v)))) + 1;
+  std::string s = fmt_number(v, std::max(0, 3 - digits));
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
 }
 
 std::string fmt_size_iec(double bytes) {
@@ -45,7 +57,8 @@ std::string fmt_usd(double usd) {
     }
     return "$" + out;
   }
-  return "$" + fmt_number(usd, 2);
+  // Cents only where they matter: $12.50, but $0 and $250 on an axis.
+  return "$" + fmt_number(usd, usd == std::floor(usd) || std::fabs(usd) >= 100 ? 0 : 2);
 }
 
 }  // namespace trainready

@@ -12,5 +12,7 @@ std::string fmt_percent(double ratio);       // 0.93 -> "93%"
 std::string fmt_seconds(double s);           // 0.84 s, 12 min, 3.5 h, 2.1 d
 std::string fmt_usd(double usd);             // $1,234 / $12.50
 std::string fmt_number(double v, int decimals);
+// Three significant digits, trailing zeros dropped: 0, 2.5, 9.45, 380, 12300 (axis ticks).
+std::string fmt_short(double v);
 
 }  // namespace trainready

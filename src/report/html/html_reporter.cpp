@@ -1,6 +1,7 @@
 #include "report/html/html_reporter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "report/html/html_charts.h"
@@ -45,9 +46,23 @@ std::string header(const Report& r) {
   std::string status = verdict_status_name(r.verdict.status, r.command);
   for (char& c : status)
     if (c == '_') c = ' ';
+  // The verdict line starts with its word ("NOT READY: ..."): that word goes in the coloured
+  // badge, once; a line without one gets the status name.
+  std::string rest = r.verdict.line;
+  if (const std::size_t colon = rest.find(':'); colon != std::string::npos && colon > 0) {
+    const std::string word = rest.substr(0, colon);
+    const auto upper = [](char c) {
+      return std::isupper(static_cast<unsigned char>(c)) || c == ' ';
+    };
+    if (std::all_of(word.begin(), word.end(), upper)) {
+      status = word;
+      rest = rest.substr(colon + 1);
+      while (!rest.empty() && rest.front() == ' ') rest.erase(0, 1);
+    }
+  }
   h += "<div class=\"verdict " + std::string(verdict_class(r.verdict.status)) +
-       "\" role=\"status\"><span class=\"status\">" + esc(status) + "</span>" +
-       esc(r.verdict.line) + "</div>";
+       "\" role=\"status\"><span class=\"status\">" + esc(status) + "</span>" + esc(rest) +
+       "</div>";
   std::size_t n[3] = {0, 0, 0};
   for (const Finding& f : r.evaluation.findings) ++n[static_cast<int>(f.severity)];
   const auto count = [](std::size_t v, const char* what) {
@@ -178,9 +193,10 @@ std::string busbw_section(const Report& r) {
          "</li>";
   } else if (r.nccl_tests) {
     const NcclTestsFacts& t = *r.nccl_tests;
-    s += "<li>" + esc(t.collective) + " from <code>" + esc(t.source) +
-         "</code>: " + std::to_string(t.ranks()) + " ranks on " + std::to_string(t.nodes()) +
-         " node(s)</li>";
+    s += "<li>" + esc(t.collective) + " from <code>" + esc(t.source) + "</code>";
+    if (t.ranks() > 0)
+      s += ": " + std::to_string(t.ranks()) + " ranks on " + std::to_string(t.nodes()) + " node(s)";
+    s += "</li>";
     if (const NcclTestsRow* big = t.largest())
       s += "<li>busbw at the largest size (" + fmt_size_iec(static_cast<double>(big->size_bytes)) +
            "): " + fmt_number(*big->busbw(), 2) + " GB/s</li>";

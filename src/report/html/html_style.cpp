@@ -51,7 +51,9 @@ dl.parts dt { color: var(--muted); } dl.parts dd { margin: 0; white-space: pre-l
 dl.parts ul { margin: 0; padding-left: 18px; }
 table { border-collapse: collapse; margin: 8px 0; font-size: 0.92em; width: 100%; }
 th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top;
-  overflow-wrap: anywhere; }
+  overflow-wrap: break-word; }
+td { overflow-wrap: anywhere; }  /* long paths and NCCL settings break instead of overflowing */
+tbody th { min-width: 9em; }
 thead th { background: var(--panel); }
 figure { margin: 16px 0; break-inside: avoid; }
 figcaption { color: var(--muted); font-size: 0.9em; margin-top: 2px; }

@@ -64,8 +64,10 @@ std::string legend(const std::vector<std::pair<std::string, std::string>>& items
   return s + "</g>";
 }
 
-std::string figure(const std::string& svg, const std::string& caption, const std::string& table) {
-  return "<figure>" + svg + "<figcaption>" + escape_markup(caption) +
+std::string figure(const std::string& svg, const std::string& title, const std::string& description,
+                   const std::string& table) {
+  return "<figure>" + svg + "<figcaption><b>" + escape_markup(title) + ".</b> " +
+         escape_markup(description) +
          "</figcaption><details class=\"data\"><summary>Data</summary>" + table +
          "</details></figure>\n";
 }
@@ -82,7 +84,7 @@ double nice_step(double range, int target_ticks) {
 }
 
 std::string svg_line_chart(const LineChartSpec& spec) {
-  const double height = 320, left = 78, right = 24, top = 40, bottom = 52;
+  const double height = 320, left = 92, right = 24, top = 40, bottom = 52;
   const double pw = kWidth - left - right, ph = height - top - bottom;
   double x_lo = 0, x_hi = 0, y_hi = spec.y_min_top;
   bool first = true;
@@ -138,7 +140,7 @@ std::string svg_line_chart(const LineChartSpec& spec) {
   s += line(left, top + ph, left + pw, top + ph, "frame");
   s += line(left, top, left, top + ph, "frame");
   s += text(left + pw / 2, height - 10, spec.x_title, "middle", "axis-title");
-  s += "<text class=\"axis-title\" text-anchor=\"middle\" transform=\"translate(16 " +
+  s += "<text class=\"axis-title\" text-anchor=\"middle\" transform=\"translate(14 " +
        num(top + ph / 2) + ") rotate(-90)\">" + escape_markup(spec.y_title) + "</text>";
   s += "</g>";
   for (const ChartRefLine& r : spec.ref_lines) {
@@ -200,13 +202,13 @@ std::string svg_line_chart(const LineChartSpec& spec) {
     t += "</tfoot>";
   }
   t += "</table>";
-  return figure(s, spec.title, t);
+  return figure(s, spec.title, spec.description, t);
 }
 
 std::string svg_bar_chart(const BarChartSpec& spec) {
   std::size_t longest = 0;
   for (const BarRow& b : spec.bars) longest = std::max(longest, b.label.size());
-  const double left = std::min(260.0, 16 + kCharWidth * static_cast<double>(longest));
+  const double left = std::min(300.0, 24 + 7.4 * static_cast<double>(longest));
   const double right = 90, top = 40, bottom = 46, bar_h = 22, gap = 10;
   const double pw = kWidth - left - right;
   const double height = top + bottom + static_cast<double>(spec.bars.size()) * (bar_h + gap);
@@ -286,7 +288,7 @@ std::string svg_bar_chart(const BarChartSpec& spec) {
     t += "</tfoot>";
   }
   t += "</table>";
-  return figure(s, spec.title, t);
+  return figure(s, spec.title, spec.description, t);
 }
 
 }  // namespace trainready
