@@ -9,18 +9,16 @@
 #include "report/html/html_style.h"
 #include "report/markup_escape.h"
 #include "report/node_summary.h"
+#include "report/rule_page.h"
 #include "rules/registry.h"
 
 namespace trainready {
 namespace {
 
-// The same page as SARIF's helpUri, so a link from any output lands on one document.
-const char* const kRuleDocBase = "https://github.com/trainready/trainready/blob/main/docs/rules/";
-
 std::string esc(std::string_view s) { return escape_markup(s); }
 
 std::string rule_link(const std::string& id) {
-  return "<a href=\"" + esc(kRuleDocBase + id + ".md") + "\"><code>" + esc(id) + "</code></a>";
+  return "<a href=\"" + esc(rule_page_url(id)) + "\"><code>" + esc(id) + "</code></a>";
 }
 
 const char* verdict_class(VerdictStatus s) {
@@ -321,10 +319,11 @@ std::string render_html(const Report& r) {
   page += nodes_section(r);
   page += lint_section(r);
   page += not_checked_section(r);
-  page += "<footer>Rule pages: <a href=\"" + esc(kRuleDocBase) +
-          "\">docs/rules</a>. "
-          "Written by trainready " +
-          esc(r.tool_version) + ".</footer>\n</body></html>\n";
+  page +=
+      "<footer>Every rule has a page: <a "
+      "href=\"https://github.com/trainready/trainready/tree/main/docs/rules\">docs/rules</a>. "
+      "Written by trainready " +
+      esc(r.tool_version) + ".</footer>\n</body></html>\n";
   return page;
 }
 
