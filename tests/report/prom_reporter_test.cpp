@@ -135,6 +135,10 @@ TEST(PromWriter, FirstSeriesWinsAndNumbersRoundTrip) {
   w.sample("a_bytes", {{"k", "v"}}, 1);
   w.sample("a_bytes", {{"k", "v"}}, 2);
   EXPECT_EQ(w.str(), "# HELP a_bytes h\n# TYPE a_bytes gauge\na_bytes{k=\"v\"} 1\n");
+  PromWriter h;
+  h.family("b", "gauge", "two\nlines \\ \"q\"");
+  h.sample("b", {}, 0);
+  EXPECT_EQ(h.str(), "# HELP b two\\nlines \\\\ \"q\"\n# TYPE b gauge\nb 0\n");
   EXPECT_EQ(prom_number(0.1), "0.1");
   EXPECT_EQ(prom_number(1e21), "1e+21");
   EXPECT_EQ(prom_number(std::numeric_limits<double>::infinity()), "+Inf");

@@ -69,7 +69,11 @@ std::string PromWriter::str() const {
   std::string out;
   for (const Family& f : families_) {
     if (f.lines.empty()) continue;  // a family without samples says nothing
-    out += "# HELP " + f.name + " " + f.help + "\n";
+    // The format escapes backslash and newline in HELP text (quotes stay as they are).
+    std::string help;
+    for (char c : printable_text(f.help))
+      help += c == '\\' ? "\\\\" : c == '\n' ? "\\n" : std::string(1, c);
+    out += "# HELP " + f.name + " " + help + "\n";
     out += "# TYPE " + f.name + " " + f.type + "\n";
     for (const std::string& l : f.lines) out += l + "\n";
   }
