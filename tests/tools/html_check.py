@@ -50,8 +50,10 @@ class Browser:
             "--hide-scrollbars", "--mute-audio", "--window-size=%d,%d" % (width, height),
             "about:blank",
         ]
+        # stderr to a file, not a pipe nobody drains: a chatty Chromium must not block on it.
+        self.stderr = open(os.path.join(self.profile, "stderr.log"), "w+b")
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, preexec_fn=child_fds,
+                                     stderr=self.stderr, preexec_fn=child_fds,
                                      pass_fds=(3, 4))
         os.close(to_chrome_r)
         os.close(from_chrome_w)
@@ -113,7 +115,9 @@ class Browser:
     def stderr_tail(self):
         try:
             self.proc.kill()
-            return self.proc.stderr.read().decode(errors="replace")[-2000:]
+            self.proc.wait(timeout=10)
+            self.stderr.seek(0)
+            return self.stderr.read().decode(errors="replace")[-2000:]
         except Exception:  # noqa: BLE001 - best effort diagnostics
             return ""
 
@@ -127,6 +131,7 @@ class Browser:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self.stderr.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
@@ -216,7 +221,7 @@ def main():
             bad = check_png(args.screenshot)
             if bad:
                 problems.append("screenshot %s: %s" % (args.screenshot, bad))
-    except (RuntimeError, StopIteration, KeyError) as e:
+    except (RuntimeError, StopIteration, KeyError, OSError) as e:
         print("html_check: Chromium failed: %s" % e, file=sys.stderr)
         return 2
     finally:
