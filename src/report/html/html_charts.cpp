@@ -147,7 +147,7 @@ std::string storage_charts(const Report& r) {
     b.value_format = [](double v) { return gbps_value(v); };
     b.segments = {{"bandwidth", 0}};
     b.bars.push_back({"measured", {*f.raw_bw_bytes_per_s / 1e9}, enough ? 6 : 7});
-    b.bars.push_back({"needed", {need / 1e9}, 3});
+    b.bars.push_back({"needed", {need / 1e9}, 0});  // neutral: the need is neither good nor bad
     html += svg_bar_chart(b);
   }
   return html;
