@@ -26,6 +26,12 @@ Finding finding(const std::string& id, Severity s, const std::string& node,
   return f;
 }
 
+SkuEntry named_sku(const std::string& name) {
+  SkuEntry s;
+  s.name = name;
+  return s;
+}
+
 const SkuEntry& nd_h100() {
   static const SkuEntry sku = [] {
     SkuEntry s;
@@ -245,29 +251,17 @@ Report plan_report() {
   p->checklist = {"trainready doctor on every node", "all_reduce_perf across both VMs"};
   const double gib = 1024.0 * 1024 * 1024;
   struct Row {
-    const char* sku;
     int vms;
     double states, act, usable, step, usd;
     bool fits;
   };
-  static const SkuEntry skus[] = {[] {
-                                    SkuEntry s;
-                                    s.name = "Standard_ND96isr_H100_v5";
-                                    return s;
-                                  }(),
-                                  [] {
-                                    SkuEntry s;
-                                    s.name = "Standard_ND96amsr_A100_v4";
-                                    return s;
-                                  }(),
-                                  [] {
-                                    SkuEntry s;
-                                    s.name = "Standard_NC80adis_H100_v5";
-                                    return s;
-                                  }()};
-  const Row rows[] = {{"", 2, 30, 24, 72, 5.1, 2100, true},
-                      {"", 2, 30, 24, 72, 9.8, 3400, true},
-                      {"", 8, 60, 24, 84, 21.0, 9800, false}};
+  // Candidates point at catalog entries; these live as long as the program.
+  static const SkuEntry skus[] = {named_sku("Standard_ND96isr_H100_v5"),
+                                  named_sku("Standard_ND96amsr_A100_v4"),
+                                  named_sku("Standard_NC80adis_H100_v5")};
+  const Row rows[] = {{2, 30, 24, 72, 5.1, 2100, true},
+                      {2, 30, 24, 72, 9.8, 3400, true},
+                      {8, 60, 24, 84, 21.0, 9800, false}};
   for (int i = 0; i < 3; ++i) {
     Candidate c;
     c.sku = &skus[i];
