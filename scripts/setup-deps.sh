@@ -19,6 +19,9 @@ PKGS=(
   libopenmpi-dev openmpi-bin # bench: the MPI back end and mpirun (CPU clusters; CI without a GPU)
   liburing-dev        # bench storage: io_uring reads with registered buffers
   fio                 # bench/storage_fio_ratio.py: the reference run side by side
+  prometheus          # tests: promtool check metrics on the --format prom output
+  libxml2-utils       # tests: xmllint validates the JUnit XML against tests/report/junit.xsd
+  chromium            # tests + make demo: the HTML report opened headless (CSP, console) and screenshotted
 )
 
 missing=()

@@ -1,0 +1,141 @@
+#include "report/junit/junit_reporter.h"
+
+#include <string_view>
+#include <vector>
+
+#include "report/markup_escape.h"
+#include "report/rule_page.h"
+#include "rules/registry.h"
+
+namespace trainready {
+namespace {
+
+struct CaseOutcome {
+  enum class Kind { kPassed, kFailed, kSkipped } kind = Kind::kPassed;
+  std::string message;  // failure / skipped message attribute
+  std::string type;     // failure type: the most severe finding's severity
+  std::string body;     // failure text, or the findings below --fail-on (system-out)
+};
+
+std::string finding_text(const Finding& f) {
+  std::string t = "[" + std::string(to_string(f.severity)) + "] " + f.message + "\n";
+  if (!f.resource.empty() || !f.location.source.empty())
+    t += "location: " + f.resource + (f.resource.empty() ? "" : " ") + f.location.str() + "\n";
+  for (const Evidence& e : f.evidence)
+    t += "evidence: " + e.text + (e.where.source.empty() ? "" : " (" + e.where.str() + ")") + "\n";
+  if (!f.cause.empty()) t += "cause: " + f.cause + "\n";
+  if (!f.fix.empty()) t += "fix: " + f.fix + "\n";
+  t += "doc: " + rule_page_url(f.rule_id) + "\n";
+  return t;
+}
+
+bool same_run(const Finding& f, const RuleRun& run) {
+  return f.rule_id == run.rule_id && f.node == run.node;
+}
+
+// A run's outcome in CI terms. A failure is what fails the command (a finding at or above
+// --fail-on), so a red test case and exit code 1 say the same thing; findings below the threshold
+// pass with their text as system-out. A finding the engine folded into another one (subsumes)
+// has no text of its own left: the run's detail stands for it.
+CaseOutcome outcome_of(const RuleRun& run, const Report& r) {
+  CaseOutcome o;
+  if (run.outcome == RuleRun::Outcome::kSkipped) {
+    o.kind = CaseOutcome::Kind::kSkipped;
+    o.message = run.detail;
+    return o;
+  }
+  if (run.outcome == RuleRun::Outcome::kPassed) return o;
+  const Finding* worst = nullptr;
+  for (const Finding& f : r.evaluation.findings) {
+    if (!same_run(f, run)) continue;
+    o.body += finding_text(f);
+    if (!worst || f.severity > worst->severity) worst = &f;
+  }
+  if (!worst && r.lint) {
+    // Every finding of this run was suppressed: accepted on purpose, not a failure.
+    for (const SuppressedFinding& s : r.lint->suppressed) {
+      if (!same_run(s.finding, run)) continue;
+      o.kind = CaseOutcome::Kind::kSkipped;
+      o.message = "suppressed (" + s.kind + "): " + s.justification;
+      return o;
+    }
+  }
+  if (!worst) {
+    const Rule* rule = find_rule(run.rule_id);
+    const Severity s = rule ? rule->severity() : Severity::kError;
+    o.kind = s >= r.fail_on ? CaseOutcome::Kind::kFailed : CaseOutcome::Kind::kPassed;
+    o.type = std::string(to_string(s));
+    o.message = run.detail.substr(0, run.detail.find('\n'));
+    o.body = run.detail + "\n(reported as part of another rule's finding)\n";
+    return o;
+  }
+  if (worst->severity < r.fail_on) return o;  // body goes to system-out
+  o.kind = CaseOutcome::Kind::kFailed;
+  o.type = std::string(to_string(worst->severity));
+  o.message = worst->message;
+  return o;
+}
+
+std::string attr(std::string_view s) { return "\"" + escape_markup(s) + "\""; }
+
+std::string classname_of(const RuleRun& run) {
+  if (!run.node.empty()) return run.node;
+  const Rule* rule = find_rule(run.rule_id);
+  return rule ? scope_name(rule->scope()) : "trainready";
+}
+
+}  // namespace
+
+std::string render_junit(const Report& r) {
+  std::vector<CaseOutcome> outcomes;
+  std::size_t failures = 0;
+  std::size_t skipped = 0;
+  for (const RuleRun& run : r.evaluation.runs) {
+    outcomes.push_back(outcome_of(run, r));
+    failures += outcomes.back().kind == CaseOutcome::Kind::kFailed;
+    skipped += outcomes.back().kind == CaseOutcome::Kind::kSkipped;
+  }
+  const std::string suite = "trainready " + r.command;
+  const std::string counts = " tests=\"" + std::to_string(r.evaluation.runs.size()) +
+                             "\" failures=\"" + std::to_string(failures) +
+                             "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\"";
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x += "<testsuites name=" + attr(suite) + counts + ">\n";
+  x += "  <testsuite name=" + attr(suite) + counts + ">\n";
+  // Properties carry what a CI page shows beside the cases: the verdict and the exit code.
+  x += "    <properties>\n";
+  const auto property = [&x](std::string_view name, std::string_view value) {
+    x += "      <property name=" + attr(name) + " value=" + attr(value) + "/>\n";
+  };
+  property("verdict", r.verdict.line);
+  property("exit_code", std::to_string(r.exit_code));
+  property("fail_on", to_string(r.fail_on));
+  if (!r.tool_version.empty()) property("tool_version", r.tool_version);
+  x += "    </properties>\n";
+  for (std::size_t i = 0; i < r.evaluation.runs.size(); ++i) {
+    const RuleRun& run = r.evaluation.runs[i];
+    const CaseOutcome& o = outcomes[i];
+    const std::string name = run.rule_id + (run.node.empty() ? "" : " on " + run.node);
+    x += "    <testcase classname=" + attr(classname_of(run)) + " name=" + attr(name);
+    switch (o.kind) {
+      case CaseOutcome::Kind::kPassed:
+        if (o.body.empty()) {
+          x += "/>\n";
+        } else {
+          x += ">\n      <system-out>" + escape_markup(o.body) + "</system-out>\n    </testcase>\n";
+        }
+        break;
+      case CaseOutcome::Kind::kSkipped:
+        x += ">\n      <skipped message=" + attr(o.message) + "/>\n    </testcase>\n";
+        break;
+      case CaseOutcome::Kind::kFailed:
+        x += ">\n      <failure message=" + attr(o.message) + " type=" + attr(o.type) + ">" +
+             escape_markup(o.body) + "</failure>\n    </testcase>\n";
+        break;
+    }
+  }
+  x += "  </testsuite>\n</testsuites>\n";
+  return x;
+}
+
+}  // namespace trainready
