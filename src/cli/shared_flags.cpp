@@ -5,7 +5,10 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "core/input_error.h"
+#include "report/html/html_reporter.h"
 #include "report/json/json_reporter.h"
+#include "report/junit/junit_reporter.h"
+#include "report/prom/prom_reporter.h"
 #include "report/sarif/sarif_reporter.h"
 #include "report/text/text_reporter.h"
 #include "rules/registry.h"
@@ -13,7 +16,7 @@
 namespace trainready {
 namespace {
 
-const std::vector<std::string> kFormats = {"text", "json", "sarif"};
+const std::vector<std::string> kFormats = {"text", "json", "sarif", "junit", "prom", "html"};
 
 struct FlagSpec {
   FlagGroup group;
@@ -112,7 +115,7 @@ std::string SharedFlags::chosen_format() const {
   for (const auto& known : kFormats) {
     if (f == known) return f;
   }
-  throw InputError("--format", 0, "'" + f + "': expected text, json or sarif");
+  throw InputError("--format", 0, "'" + f + "': expected text, json, sarif, junit, prom or html");
 }
 
 RunOptions SharedFlags::run_options() const {
@@ -143,6 +146,12 @@ int emit_report(const Report& r, const SharedFlags& f, bool explain) {
     text = render_json(r);
   else if (format == "sarif")
     text = render_sarif(r);
+  else if (format == "junit")
+    text = render_junit(r);
+  else if (format == "prom")
+    text = render_prom(r);
+  else if (format == "html")
+    text = render_html(r);
   else
     text = render_text(r, RenderStyle{f.color_enabled(), explain});
   emit(text, f.output);

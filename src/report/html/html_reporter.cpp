@@ -8,8 +8,8 @@
 #include "report/html/html_format.h"
 #include "report/html/html_style.h"
 #include "report/markup_escape.h"
-#include "report/node_summary.h"
-#include "report/rule_page.h"
+#include "report/text/node_summary.h"
+#include "report/rule_doc.h"
 #include "rules/registry.h"
 
 namespace trainready {
@@ -18,7 +18,7 @@ namespace {
 std::string esc(std::string_view s) { return escape_markup(s); }
 
 std::string rule_link(const std::string& id) {
-  return "<a href=\"" + esc(rule_page_url(id)) + "\"><code>" + esc(id) + "</code></a>";
+  return "<a href=\"" + esc(rule_doc_url(id)) + "\"><code>" + esc(id) + "</code></a>";
 }
 
 const char* verdict_class(VerdictStatus s) {

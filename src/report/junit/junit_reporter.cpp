@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "report/markup_escape.h"
-#include "report/rule_page.h"
+#include "report/rule_doc.h"
 #include "rules/registry.h"
 
 namespace trainready {
@@ -25,7 +25,7 @@ std::string finding_text(const Finding& f) {
     t += "evidence: " + e.text + (e.where.source.empty() ? "" : " (" + e.where.str() + ")") + "\n";
   if (!f.cause.empty()) t += "cause: " + f.cause + "\n";
   if (!f.fix.empty()) t += "fix: " + f.fix + "\n";
-  t += "doc: " + rule_page_url(f.rule_id) + "\n";
+  t += "doc: " + rule_doc_url(f.rule_id) + "\n";
   return t;
 }
 
