@@ -6,4 +6,5 @@ TRAINREADY_FUZZ_TARGET(text) {
   (void)trainready::parse_proc_modules(text);
   (void)trainready::parse_proc_mounts(text);
   (void)trainready::parse_proc_mdstat(text);
+  (void)trainready::parse_nvidia_module_flavor(text);
 }

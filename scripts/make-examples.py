@@ -106,14 +106,30 @@ def modules(d, names, versions):
     w(d, "/proc/modules", "\n".join(lines) + "\n")
     for n, v in versions.items():
         w(d, "/sys/module/%s/version" % n, v + "\n")
+    if "nvidia" in versions:
+        # Azure's HPC images install the proprietary kernel module.
+        w(d, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  "
+          "Release Build  (dvs-builder@U16-I3-B03-4-3)  Wed Jun  5 23:31:03 UTC 2024\n"
+          "GCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04)\n" % versions["nvidia"])
 
 
-def gpus(d, model, count, mem, driver, bus_fmt):
+def gpus(d, model, count, mem, driver, bus_fmt, nvlinks=None, fabric=None):
+    # nvlinks: NVLink links per GPU, all active (H100 SXM 18, A100 SXM 12); fabric: the GPU fabric
+    # state NVML reports on Hopper NVSwitch systems once Fabric Manager registered the GPU.
+    def one(i):
+        g = {"index": i, "name": model, "uuid": "GPU-%08x-1111-2222-3333-%012x" % (0x5e1f00 + i, 0xabc000 + i),
+             "serial": "165242%07d" % (1000 + i), "memory_total_bytes": mem,
+             "pci_bus_id": bus_fmt % (i + 1), "ecc_enabled": True, "ecc_uncorrected_volatile": 0,
+             "remap_pending": False, "remap_failure": False}
+        if nvlinks:
+            g.update({"nvlink_links": nvlinks, "nvlink_active": nvlinks, "nvlink_recovery_errors": 0,
+                      "nvlink_crc_errors": 0})
+        if fabric:
+            g.update({"fabric_state": fabric, "fabric_status": 0})
+        g["clocks_event_reasons"] = 1  # GpuIdle
+        return g
     g = {"driver_loaded": True, "no_driver_reason": "", "driver_version": driver, "nvml_version": "12." + driver,
-         "gpus": [{"index": i, "name": model, "uuid": "GPU-%08x-1111-2222-3333-%012x" % (0x5e1f00 + i, 0xabc000 + i),
-                   "serial": "165242%07d" % (1000 + i), "memory_total_bytes": mem,
-                   "pci_bus_id": bus_fmt % (i + 1), "ecc_enabled": True, "ecc_uncorrected_volatile": 0,
-                   "remap_pending": False, "remap_failure": False} for i in range(count)]}
+         "gpus": [one(i) for i in range(count)]}
     w(d, "/trainready/nvml.json", json.dumps(g, indent=2) + "\n")
 
 
@@ -163,7 +179,8 @@ def nd_h100(d, hostname, vmss, pg, pkey="0x8001", port_state=("4: ACTIVE", "5: L
     modules(d, mods, {"nvidia": "535.161.08", "mlx5_core": "23.10-1.1.9", "nvidia_peermem": "535.161.08"}
             if peermem else {"nvidia": "535.161.08", "mlx5_core": "23.10-1.1.9"})
     w(d, "/trainready/commands/ofed_info-s.txt", "MLNX_OFED_LINUX-23.10-1.1.9.0:\n")
-    gpus(d, "NVIDIA H100 80GB HBM3", 8, 85520809984, "535.161.08", "00000%03X:00:00.0")
+    gpus(d, "NVIDIA H100 80GB HBM3", 8, 85520809984, "535.161.08", "00000%03X:00:00.0", nvlinks=18,
+         fabric="completed")
     nvme(d, 8, 7500000000)
     w(d, "/trainready/environ", env)
     w(d, "/trainready/nccl_version", "2.21.5\n")
@@ -198,7 +215,7 @@ def nd_a100_no_peermem(d):
     ib_port(d, "mlx5_an0", "4: ACTIVE", "5: LinkUp", "40 Gb/sec (4X QDR)", "Ethernet", "0xffff", "0x0")
     modules(d, ["mlx5_ib", "mlx5_core", "ib_uverbs", "ib_core", "nvidia_uvm", "nvidia", "raid0", "md_mod", "nvme"],
             {"nvidia": "550.90.07"})
-    gpus(d, "NVIDIA A100-SXM4-80GB", 8, 85899345920, "550.90.07", "00000%03X:00:00.0")
+    gpus(d, "NVIDIA A100-SXM4-80GB", 8, 85899345920, "550.90.07", "00000%03X:00:00.0", nvlinks=12)
     nvme(d, 8, 1875385008, model="Microsoft NVMe Direct Disk")
     w(d, "/trainready/environ", "NCCL_IB_DISABLE=1\nNCCL_SOCKET_IFNAME=eth0\nNCCL_DEBUG=INFO\n")
     w(d, "/trainready/nccl_version", "2.21.5\n")

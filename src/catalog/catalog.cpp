@@ -39,6 +39,13 @@ SkuEntry parse_entry(const json& j) {
   e.ib_generation = ib.value("generation", "");
   e.ib_hca = ib.value("hca", "");
   e.gpudirect_rdma = ib.value("gpudirect_rdma", false);
+  if (auto it = j.find("nvlink_domain"); it != j.end()) {
+    e.nvlink_domain_vms = it->at("vms").get<int>();
+    e.nvlink_domain_gpus = it->at("gpus").get<int>();
+    e.nvlink_domain_source = it->value("source", "");
+    if (e.nvlink_domain_vms < 1 || e.nvlink_domain_gpus < e.gpu_count)
+      throw std::invalid_argument("nvlink_domain: vms must be >= 1 and gpus >= gpu.count");
+  }
   e.frontend_nic_gbits_per_s = j.at("frontend_nic_gbits_per_s").get<double>();
   if (auto it = j.find("local_nvme"); it != j.end()) {
     e.nvme_disks = it->value("disks", 0);
@@ -50,12 +57,19 @@ SkuEntry parse_entry(const json& j) {
     e.ib_write_bw_gdr_floor_gbits_per_s = opt_number(*it, "ib_write_bw_gdr_gbits_per_s");
   }
   e.nccl_topo_file = j.value("nccl_topo_file", "");
+  if (auto it = j.find("azure_image"); it != j.end()) {
+    if (auto c = it->find("nccl_conf"); c != it->end()) {
+      for (const auto& [k, v] : c->items()) e.image_nccl_conf[k] = v.get<std::string>();
+    }
+    e.fabric_manager = it->value("fabric_manager", false);
+    e.image_source = it->value("source", "");
+  }
   e.multi_node_alternative = j.value("multi_node_alternative", "");
   if (auto it = j.find("prices"); it != j.end()) {
     for (const json& p : *it) {
       e.prices.push_back({p.at("region").get<std::string>(), p.at("kind").get<std::string>(),
                           p.value("os", ""), p.at("usd_per_hour").get<double>(),
-                          p.value("source", ""), p.value("date", "")});
+                          p.value("source", ""), p.value("date", ""), p.value("verified", false)});
     }
   }
   e.source = j.at("source").get<std::string>();
@@ -96,6 +110,9 @@ StorageCatalog parse_storage(const json& j) {
     s.anf_levels.push_back({l.at("name").get<std::string>(), positive(l, "mibytes_per_s_per_tib")});
   }
   s.anf_volume_max_mibytes_per_s = positive(j, "anf_large_volume_max_mibytes_per_s");
+  s.anf_regular_volume_max_mibytes_per_s = positive(j, "anf_regular_volume_max_mibytes_per_s");
+  s.anf_regular_volume_max_tib = positive(j, "anf_regular_volume_max_tib");
+  s.anf_large_volume_min_tib = positive(j, "anf_large_volume_min_tib");
   s.anf_source = j.value("anf_source", "");
   s.nvme_read_gbytes_per_s_per_disk = positive(j, "nvme_read_gbytes_per_s_per_disk");
   s.nvme_source = j.value("nvme_source", "");
@@ -154,13 +171,15 @@ Catalog Catalog::parse(std::string_view json_text, const std::string& origin) {
     try {
       c.storage_ = parse_storage(*it);
     } catch (const std::exception& e) {
-      throw InputError(origin, line_of_key(json_text, "\"storage\""),
-                       std::string("catalog storage: expected amlfs_tiers[{name, "
-                                   "mbytes_per_s_per_tib, min_tib, max_tib, increment_tib}], "
-                                   "blob{egress_gbits_per_s, requests_per_s}, anf_levels, "
-                                   "anf_large_volume_max_mibytes_per_s and "
-                                   "nvme_read_gbytes_per_s_per_disk (") +
-                           e.what() + ")");
+      throw InputError(
+          origin, line_of_key(json_text, "\"storage\""),
+          std::string("catalog storage: expected amlfs_tiers[{name, "
+                      "mbytes_per_s_per_tib, min_tib, max_tib, increment_tib}], "
+                      "blob{egress_gbits_per_s, requests_per_s}, anf_levels, "
+                      "anf_large_volume_max_mibytes_per_s, anf_regular_volume_max_mibytes_per_s, "
+                      "anf_regular_volume_max_tib, anf_large_volume_min_tib and "
+                      "nvme_read_gbytes_per_s_per_disk (") +
+              e.what() + ")");
     }
   }
   if (auto it = doc.find("sources"); it != doc.end() && it->is_object()) {

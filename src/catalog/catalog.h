@@ -20,6 +20,9 @@ struct SkuPrice {
   double usd_per_hour = 0;
   std::string source;
   std::string date;
+  // True only when the figure was captured from the named source itself; a quote found in
+  // someone else's fixture or page is not (data/catalog.json says which).
+  bool verified = false;
 };
 
 struct SkuEntry {
@@ -30,6 +33,11 @@ struct SkuEntry {
   int gpu_count = 0;
   double gpu_memory_gb = 0;
   std::string gpu_link;
+  // GPUs of several VMs joined by one NVLink fabric (GB200 NVL72: 72 GPUs, 18 VMs per rack).
+  // 1 VM = no NVLink between VMs.
+  int nvlink_domain_vms = 1;
+  int nvlink_domain_gpus = 0;
+  std::string nvlink_domain_source;
   int ib_ports = 0;
   double ib_rate_gbits_per_s = 0;
   std::string ib_generation;
@@ -42,6 +50,11 @@ struct SkuEntry {
   std::string nccl_allreduce_message;
   std::optional<double> ib_write_bw_gdr_floor_gbits_per_s;
   std::string nccl_topo_file;
+  // What Azure's HPC image sets up on this size (azhpc-images SKU customizations): /etc/nccl.conf
+  // entries, and whether NVIDIA Fabric Manager (NVSwitch) must be active.
+  std::map<std::string, std::string> image_nccl_conf;
+  bool fabric_manager = false;
+  std::string image_source;
   std::string multi_node_alternative;
   std::vector<SkuPrice> prices;
   std::string source;
@@ -82,7 +95,13 @@ struct StorageCatalog {
   double blob_requests_per_s = 0;
   std::string blob_source;
   std::vector<AnfLevel> anf_levels;
-  double anf_volume_max_mibytes_per_s = 0;
+  double anf_volume_max_mibytes_per_s = 0;  // a large volume's ceiling
+  // A regular volume: at most anf_regular_volume_max_mibytes_per_s (manual QoS) and
+  // anf_regular_volume_max_tib; beyond either, a large volume of at least
+  // anf_large_volume_min_tib (after a regional capacity quota increase).
+  double anf_regular_volume_max_mibytes_per_s = 0;
+  double anf_regular_volume_max_tib = 0;
+  double anf_large_volume_min_tib = 0;
   std::string anf_source;
   double nvme_read_gbytes_per_s_per_disk = 0;
   std::string nvme_source;

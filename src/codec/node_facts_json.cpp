@@ -121,6 +121,16 @@ json gpu_facts_to_json(const GpuFacts& g) {
         x.ecc_uncorrected_volatile ? json(*x.ecc_uncorrected_volatile) : json(nullptr);
     j["remap_pending"] = x.remap_pending ? json(*x.remap_pending) : json(nullptr);
     j["remap_failure"] = x.remap_failure ? json(*x.remap_failure) : json(nullptr);
+    auto put = [&j](const char* key, const auto& v) {
+      if (v) j[key] = *v;  // absent when NVML did not answer: older readers ignore it
+    };
+    put("nvlink_links", x.nvlink_links);
+    put("nvlink_active", x.nvlink_active);
+    put("nvlink_recovery_errors", x.nvlink_recovery_errors);
+    put("nvlink_crc_errors", x.nvlink_crc_errors);
+    put("fabric_state", x.fabric_state);
+    put("fabric_status", x.fabric_status);
+    put("clocks_event_reasons", x.clocks_event_reasons);
     gpus.push_back(std::move(j));
   }
   return {{"driver_loaded", g.driver_loaded},

@@ -120,7 +120,18 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
   e.intra_gbytes = *e.sku->nccl_allreduce_floor_gbytes_per_s;
   e.expected_gbytes = e.intra_gbytes;
   e.formula = "one VM: catalog figure " + fmt(e.intra_gbytes) + " GB/s for " + e.sku->name;
-  if (e.nodes > 1) {
+  const int domain = e.sku->nvlink_domain_vms;
+  if (e.nodes > 1 && e.nodes <= domain) {
+    // GB200 NVL72: the VMs of one rack share one NVLink fabric; InfiniBand only joins racks.
+    const double ib = vm_network_gbytes_per_s(*e.sku, o.efficiency, o.efficiency);
+    e.formula = std::to_string(e.nodes) + " VMs in one NVLink domain (up to " +
+                std::to_string(domain) + " VMs, " + std::to_string(e.sku->nvlink_domain_gpus) +
+                " GPUs per rack): NVLink between them, one-VM figure " + fmt(e.intra_gbytes) +
+                " GB/s; if they span racks, InfiniBand bounds it: min(" + fmt(e.intra_gbytes) +
+                ", " + std::to_string(e.sku->ib_ports) + " HCAs x " +
+                fmt(e.sku->ib_rate_gbits_per_s) + " Gb/s / 8 x " + fmt(o.efficiency * 100) +
+                "% = " + fmt(ib) + ") GB/s";
+  } else if (e.nodes > 1) {
     const double net = vm_network_gbytes_per_s(*e.sku, o.efficiency, o.efficiency);
     std::string what;
     if (e.sku->ib_ports > 0) {
@@ -134,6 +145,9 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
     e.expected_gbytes = std::min(e.intra_gbytes, net);
     e.formula = std::to_string(e.nodes) + " VMs: min(one-VM figure " + fmt(e.intra_gbytes) +
                 " GB/s, " + what + ") = " + fmt(e.expected_gbytes) + " GB/s";
+    if (domain > 1)
+      e.formula += " (more VMs than one NVLink domain of " + std::to_string(domain) +
+                   ": InfiniBand between racks)";
   }
   e.known = true;
   return e;

@@ -2,7 +2,8 @@
 // The bus bandwidth an nccl-tests run should reach on its hardware, and how it was worked out:
 //   one VM:      the catalog's single-VM all-reduce figure (Azure's node health check floor);
 //   several VMs: min(that figure, HCAs per VM x per-HCA line rate / 8 x efficiency), or the
-//                front-end NIC for sizes without InfiniBand.
+//                front-end NIC for sizes without InfiniBand; VMs that fit in one NVLink
+//                domain (GB200 NVL72: 18 VMs per rack) keep the one-VM figure.
 // docs/busbw.md explains the formulas.
 #include <optional>
 #include <string>

@@ -73,6 +73,10 @@ const std::vector<JobSettingInfo>& job_setting_keys() {
       {"seq", "N", "sequence length in tokens", false},
       {"precision", "P", "bf16 | fp16 | fp8 (mixed, fp32 master weights) | fp32 | bf16-pure",
        false},
+      {"grad-reduce-dtype", "T",
+       "dtype of the gradient reduction: bf16 | fp16 | fp32 (default: the training dtype, "
+       "DeepSpeed's default; Megatron-LM reduces in fp32 unless --grad-reduce-in-bf16)",
+       false},
       {"optimizer", "O", "adamw | adam8bit | sgd (with momentum)", false},
       {"convention", "C", "paper (ZeRO's 2+2+K bytes) | deepspeed (its estimators)", false},
       {"zero", "STAGE", "0 (DDP) | 1 | 2 | 3 (FSDP full shard); ddp and fsdp also read", false},
@@ -199,6 +203,8 @@ void apply_job_setting(JobSpec& job, std::string_view raw_key, std::string_view 
                                          {"fp8", Precision::kFp8Mixed},
                                          {"fp32", Precision::kFp32},
                                          {"bf16-pure", Precision::kBf16Pure}});
+  } else if (k == "grad-reduce-dtype") {
+    job.grad_reduce_bytes = c.choice<double>({{"bf16", 2.0}, {"fp16", 2.0}, {"fp32", 4.0}});
   } else if (k == "optimizer") {
     job.optimizer = c.choice<Optimizer>({{"adamw", Optimizer::kAdamW},
                                          {"adam", Optimizer::kAdamW},

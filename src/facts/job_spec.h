@@ -27,6 +27,10 @@ struct JobSpec {
   std::optional<int> seq;
   // Training setup.
   Precision precision = Precision::kBf16Mixed;
+  // Bytes per gradient element on the wire. Unset: the training dtype of `precision` (DeepSpeed's
+  // default, communication_data_type = the model's dtype). Megatron-LM reduces in fp32 unless
+  // --grad-reduce-in-bf16: --grad-reduce-dtype fp32.
+  std::optional<double> grad_reduce_bytes;
   Optimizer optimizer = Optimizer::kAdamW;
   MemoryConvention convention = MemoryConvention::kPaper;
   int zero = 0;

@@ -46,6 +46,7 @@ struct IbPort {
   Fact<std::string> phys_state;  // Sleep, Polling, Disabled, PortConfigurationTraining, LinkUp, ...
   Fact<double> rate_gbps;
   std::string rate_text;         // as the source printed it: "400 Gb/sec (4X NDR)"
+  int link_width = 0;            // lanes from rate_text ("4X" = 4); 0 when the source omits it
   Fact<std::string> link_layer;  // InfiniBand, Ethernet
   Fact<std::string> pkey0;       // "0x8001"
   Fact<std::string> lid;         // "0x1c"
@@ -98,6 +99,9 @@ struct ModuleInfo {
 
 struct ModuleFacts {
   std::map<std::string, ModuleInfo> modules;  // every loaded module, plus the watched ones
+  // Flavor of the loaded NVIDIA kernel module from /proc/driver/nvidia/version: "open" (the open
+  // GPU kernel modules, which DMA-BUF GPUDirect RDMA needs) or "proprietary".
+  Fact<std::string> nvidia_flavor;
   bool loaded(const std::string& m) const {
     auto it = modules.find(m);
     return it != modules.end() && it->second.loaded;
@@ -115,6 +119,19 @@ struct Gpu {
   std::optional<std::uint64_t> ecc_uncorrected_volatile;
   std::optional<bool> remap_pending;  // a row remap waits for a GPU reset
   std::optional<bool> remap_failure;  // a remap failed: the GPU needs service
+  // NVLink (nvmlDeviceGetNvLinkState over links 0..17): links NVML reports, and how many are
+  // active; error counters summed over the links. Unset when NVML has no NVLink answer.
+  std::optional<int> nvlink_links;
+  std::optional<int> nvlink_active;
+  std::optional<std::uint64_t> nvlink_recovery_errors;
+  std::optional<std::uint64_t> nvlink_crc_errors;  // CRC flit + CRC data
+  // GPU fabric registration by NVIDIA Fabric Manager (nvmlDeviceGetGpuFabricInfo, Hopper and
+  // later with NVSwitch): "not-supported", "not-started", "in-progress", "completed"; and the
+  // NVML return code of the registration (0 = success).
+  std::optional<std::string> fabric_state;
+  std::optional<int> fabric_status;
+  // nvmlDeviceGetCurrentClocksEventReasons (formerly ...ThrottleReasons) bitmask.
+  std::optional<std::uint64_t> clocks_event_reasons;
 };
 
 struct GpuFacts {

@@ -35,6 +35,13 @@ GpuFacts parse_gpu_inventory_json(std::string_view text, const std::string& sour
       gpu.ecc_uncorrected_volatile = opt<std::uint64_t>(x, "ecc_uncorrected_volatile");
       gpu.remap_pending = opt<bool>(x, "remap_pending");
       gpu.remap_failure = opt<bool>(x, "remap_failure");
+      gpu.nvlink_links = opt<int>(x, "nvlink_links");
+      gpu.nvlink_active = opt<int>(x, "nvlink_active");
+      gpu.nvlink_recovery_errors = opt<std::uint64_t>(x, "nvlink_recovery_errors");
+      gpu.nvlink_crc_errors = opt<std::uint64_t>(x, "nvlink_crc_errors");
+      gpu.fabric_state = opt<std::string>(x, "fabric_state");
+      gpu.fabric_status = opt<int>(x, "fabric_status");
+      gpu.clocks_event_reasons = opt<std::uint64_t>(x, "clocks_event_reasons");
       g.gpus.push_back(std::move(gpu));
     }
     return g;

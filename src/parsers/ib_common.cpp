@@ -117,6 +117,21 @@ std::optional<double> parse_rate_gbps(std::string_view raw) {
   return v;
 }
 
+std::optional<int> parse_rate_width(std::string_view raw) {
+  // "400 Gb/sec (4X NDR)": the lane count is the number before the X inside the parentheses.
+  const auto open = raw.find('(');
+  if (open == std::string_view::npos) return std::nullopt;
+  std::size_t i = open + 1;
+  while (i < raw.size() && raw[i] == ' ') ++i;
+  const std::size_t start = i;
+  while (i < raw.size() && std::isdigit(static_cast<unsigned char>(raw[i]))) ++i;
+  if (i == start || i - start > 2 || i >= raw.size() || (raw[i] != 'X' && raw[i] != 'x'))
+    return std::nullopt;
+  auto v = parse_int(raw.substr(start, i - start));
+  if (!v || *v <= 0 || *v > 32) return std::nullopt;
+  return static_cast<int>(*v);
+}
+
 std::string hca_model_from_type(std::string_view hca_type) {
   std::string_view t = trim(hca_type);
   if (t.size() > 2 && (t.substr(0, 2) == "MT" || t.substr(0, 2) == "mt")) t.remove_prefix(2);

@@ -15,6 +15,8 @@ std::optional<std::string> normalize_phys_state(std::string_view raw);
 std::optional<std::string> normalize_link_layer(std::string_view raw);
 // "400 Gb/sec (4X NDR)", "200", "40 Gb/sec (4X QDR)" -> Gb/s.
 std::optional<double> parse_rate_gbps(std::string_view raw);
+// The link width (lanes) from a rate text such as "400 Gb/sec (4X NDR)"; nullopt when absent.
+std::optional<int> parse_rate_width(std::string_view raw);
 // "MT4129" (ibstat CA type / sysfs hca_type) -> "ConnectX-7"; empty when unknown.
 std::string hca_model_from_type(std::string_view hca_type);
 

@@ -40,6 +40,7 @@ void set_port_phys_state(IbPort& p, std::string_view raw, const Provenance& wher
 
 void set_port_rate(IbPort& p, std::string_view raw, const Provenance& where) {
   p.rate_text = std::string(trim(raw));
+  p.link_width = parse_rate_width(raw).value_or(0);
   if (auto r = parse_rate_gbps(raw)) {
     p.rate_gbps = Fact<double>::present(*r, where);
   } else {

@@ -73,4 +73,15 @@ std::vector<MdstatArray> parse_proc_mdstat(std::string_view text) {
   return out;
 }
 
+std::optional<std::string> parse_nvidia_module_flavor(std::string_view text) {
+  for (std::string_view line : split_lines(text)) {
+    line = trim(line);
+    if (line.rfind("NVRM version:", 0) != 0) continue;
+    if (line.find("Open Kernel Module") != std::string_view::npos) return "open";
+    if (line.find("Kernel Module") != std::string_view::npos) return "proprietary";
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace trainready

@@ -1,6 +1,7 @@
 #pragma once
 // Pure parsers for the procfs files the probes read: /proc/modules, /proc/mounts, /proc/mdstat.
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,10 @@ namespace trainready {
 
 // module name -> line number
 std::map<std::string, int> parse_proc_modules(std::string_view text);
+// The NVIDIA kernel module flavor from /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX
+// Open Kernel Module for x86_64 ..." = "open"; "NVRM version: NVIDIA UNIX x86_64 Kernel Module"
+// = "proprietary"); nullopt when the text has no NVRM line.
+std::optional<std::string> parse_nvidia_module_flavor(std::string_view text);
 
 struct MountEntry {
   std::string device;

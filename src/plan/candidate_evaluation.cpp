@@ -157,6 +157,13 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
     c.comm_path = "none (no data parallelism)";
   else if (vms == 1)
     c.comm_path = "inside one VM (" + sku.gpu_link + ")";
+  else if (vms <= sku.nvlink_domain_vms)
+    c.comm_path = "NVLink between the VMs of one NVLink domain (" +
+                  std::to_string(sku.nvlink_domain_gpus) + " GPUs, " +
+                  std::to_string(sku.nvlink_domain_vms) + " VMs per rack)";
+  else if (sku.nvlink_domain_vms > 1)
+    c.comm_path = "NVLink inside each rack of " + std::to_string(sku.nvlink_domain_vms) +
+                  " VMs, InfiniBand (" + sku.ib_generation + ") between racks";
   else if (sku.has_infiniband())
     c.comm_path = c.placement.domains > 1 ? "InfiniBand inside each domain, Ethernet between them"
                                           : "InfiniBand between VMs (" + sku.ib_generation + ")";
@@ -165,7 +172,7 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   CommInputs co;
   co.params = m.params;
   co.weight_bytes = bytes.weights;
-  co.gradient_bytes = bytes.gradients;
+  co.gradient_bytes = job.grad_reduce_bytes.value_or(bytes.gradients);
   co.zero = zero;
   co.dp = c.dp;
   co.tp = job.tp;

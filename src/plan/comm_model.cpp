@@ -10,7 +10,10 @@ namespace {
 constexpr const char* kBusbw =
     "nccl-tests doc/PERFORMANCE.md (busbw); hierarchical ring min(NVLink, NICs) calibrated on "
     "NVIDIA/nccl#1576 (192 GB/s on 8 × HDR) and nccl-tests#267 (48-49 GB/s per NDR HCA)";
-constexpr const char* kZeroVolume = "Rajbhandari et al. 2019, ZeRO (arXiv:1910.02054) §7";
+constexpr const char* kZeroVolume =
+    "Rajbhandari et al. 2019, ZeRO (arXiv:1910.02054) §7; per micro-batch reduction of ZeRO-2/3: "
+    "deepspeedai/DeepSpeed#2252; b_g = the gradient-reduce dtype (DeepSpeed default: the training "
+    "dtype; Megatron-LM: fp32 unless --grad-reduce-in-bf16)";
 
 }  // namespace
 
@@ -28,6 +31,15 @@ Quantity ethernet_bytes_per_s(const SkuEntry& sku, double ethernet_efficiency) {
 Quantity data_parallel_busbw(const BusbwInputs& in) {
   const SkuEntry& sku = *in.sku;
   const double intra = sku.intra_vm_allreduce_gbytes_per_s().value_or(0) * 1e9;
+  if (in.vms > 1 && in.vms <= sku.nvlink_domain_vms) {
+    // GB200 NVL72: the VMs of one rack share one NVLink fabric; InfiniBand joins racks only.
+    Quantity q =
+        quantity(intra, "B/s", "single-VM all-reduce busbw: the VMs share one NVLink domain (rack)",
+                 sku.nvlink_domain_source.empty() ? std::string("catalog nvlink_domain")
+                                                  : "catalog " + sku.nvlink_domain_source);
+    q.in("intra_vm", intra, "B/s").in("vms", in.vms).in("nvlink_domain_vms", sku.nvlink_domain_vms);
+    return q;
+  }
   if (in.vms <= 1) {
     Quantity q = quantity(intra, "B/s", "single-VM all-reduce busbw (catalog)",
                           sku.nccl_allreduce_floor_gbytes_per_s
@@ -41,6 +53,8 @@ Quantity data_parallel_busbw(const BusbwInputs& in) {
   Quantity q;
   if (sku.has_infiniband()) {
     q.formula = "min(intra_vm, HCAs × rate/8 × efficiency × ranks_per_vm/gpus_per_vm)";
+    if (sku.nvlink_domain_vms > 1)
+      q.formula += " (more VMs than one NVLink domain: InfiniBand between racks)";
     q.in("hcas", sku.ib_ports).in("rate", sku.ib_rate_gbits_per_s * 1e9, "bit/s");
     q.in("efficiency", in.ib_efficiency);
   } else {
@@ -67,14 +81,24 @@ CommEstimate estimate_comm(const CommInputs& in) {
   const double f = (n - 1) / n;
   double bytes = 0;
   std::string formula;
+  const double k = std::max(1, in.accumulation);
   if (in.zero == 3) {
-    // Parameters gathered in forward and backward of every micro-batch, gradients
-    // reduce-scattered: (2k + 1)Ψ (ZeRO §7 for k = 1).
-    bytes = (2.0 * in.accumulation * in.weight_bytes + in.gradient_bytes) * psi * f;
-    formula = "(2·k·b_w + b_g)·Ψ'·(n−1)/n";
+    // Every micro-batch gathers the parameters in forward and backward and reduce-scatters its
+    // gradients after backward (DeepSpeed#2252): k·(2·b_w + b_g)·Ψ (ZeRO §7 for k = 1).
+    bytes = k * (2.0 * in.weight_bytes + in.gradient_bytes) * psi * f;
+    formula = "k·(2·b_w + b_g)·Ψ'·(n−1)/n (gradients reduce-scattered after every backward)";
+  } else if (in.zero == 2 && in.dp > 1) {
+    // ZeRO-2 reduce-scatters gradients after every backward, i.e. once per micro-batch
+    // (DeepSpeed#2252), and all-gathers the updated parameters once per step.
+    bytes = (k * in.gradient_bytes + in.weight_bytes) * psi * f;
+    formula =
+        "(k·b_g + b_w)·Ψ'·(n−1)/n (gradients reduce-scattered after every backward, parameters "
+        "all-gathered once per step)";
   } else if (in.dp > 1) {
     bytes = 2 * in.gradient_bytes * psi * f;
-    formula = "2·b_g·Ψ'·(n−1)/n (all-reduce = reduce-scatter + all-gather)";
+    formula =
+        "2·b_g·Ψ'·(n−1)/n (all-reduce = reduce-scatter + all-gather, once per step: DDP and "
+        "ZeRO-1 accumulate locally)";
   } else {
     formula = "no data parallelism: no gradient traffic";
   }
@@ -88,10 +112,10 @@ CommEstimate estimate_comm(const CommInputs& in) {
   // Across InfiniBand domains each VM exchanges its shard of the reduced gradients over Ethernet.
   double cross = 0;
   if (in.domains > 1 && in.ethernet_per_vm > 0) {
-    const double k = in.domains;
+    const double d = in.domains;
     const double grads =
         (in.zero == 3 ? in.gradient_bytes + 2.0 * in.weight_bytes : 2 * in.gradient_bytes) / 2;
-    cross = 2 * (k - 1) / k * grads * psi / std::max(1, in.vms_per_domain) / in.ethernet_per_vm;
+    cross = 2 * (d - 1) / d * grads * psi / std::max(1, in.vms_per_domain) / in.ethernet_per_vm;
   }
   c.cross_domain_seconds = quantity(cross, "s",
                                     "2·(D−1)/D × shard per VM / Ethernet per VM (domains joined "

@@ -27,7 +27,7 @@ Quantity ethernet_bytes_per_s(const SkuEntry& sku, double ethernet_efficiency);
 struct CommInputs {
   double params = 0;
   double weight_bytes = 2;    // b_w
-  double gradient_bytes = 2;  // b_g
+  double gradient_bytes = 2;  // b_g: bytes per gradient element on the wire
   int zero = 0;
   int dp = 1;
   int tp = 1;
@@ -44,7 +44,9 @@ struct CommInputs {
 };
 
 struct CommEstimate {
-  Quantity volume;   // bytes each GPU sends per step (ZeRO §7: 2Ψ for DDP/ZeRO-1/2, 3Ψ ZeRO-3)
+  // Bytes each GPU sends per step: 2Ψ for DDP/ZeRO-1, (k + 1)Ψ for ZeRO-2, 3kΨ for ZeRO-3
+  // (ZeRO §7 with k micro-batches per step, DeepSpeed#2252).
+  Quantity volume;
   Quantity seconds;  // time of that traffic at busbw
   Quantity cross_domain_seconds;
   Quantity exposed_seconds;  // not hidden behind compute

@@ -11,8 +11,10 @@ std::optional<PriceChoice> choose_price(const SkuEntry& sku, const std::string& 
   const std::string kind = spot ? "spot" : "pay-as-you-go";
   for (const SkuPrice& p : sku.prices) {
     if (iequals(p.region, region) && p.kind == kind && (p.os.empty() || p.os == "linux")) {
+      // Say plainly when the figure is someone else's quote, not a capture of the source.
       return PriceChoice{p.usd_per_hour, kind,
-                         "catalog " + p.source + " " + p.date + ", " + p.region + ", " + p.kind};
+                         "catalog " + p.source + " " + p.date + ", " + p.region + ", " + p.kind +
+                             (p.verified ? "" : " (unverified third-party quote)")};
     }
   }
   return std::nullopt;

@@ -12,7 +12,8 @@ namespace trainready {
 struct PriceChoice {
   double usd_per_vm_hour = 0;
   std::string kind;    // pay-as-you-go, spot, --price
-  std::string origin;  // "catalog retail-prices 2026-09-16, eastus" or "--price"
+  std::string origin;  // "catalog price-quote-third-party 2026-09-16, eastus, ... (unverified ...)"
+                       // or "--price"
 };
 
 // The user's price for the size, else the catalog's for the region and kind; nullopt if neither.

@@ -84,18 +84,32 @@ StorageOption amlfs_option(const DataInputs& in, const AmlfsTier& tier, double d
 StorageOption anf_option(const DataInputs& in, const AnfLevel& level, double demand_total) {
   StorageOption o;
   o.kind = "anf";
+  const StorageCatalog& st = *in.storage;
   const double rate_per_tib = level.mibytes_per_s_per_tib * 1048576.0;
-  const double ceiling = in.storage->anf_volume_max_mibytes_per_s * 1048576.0;
-  const double size = std::max({1.0, std::ceil(in.dataset_bytes / kTiB),
-                                std::ceil(std::min(demand_total, ceiling) / rate_per_tib)});
+  const double regular_ceiling = st.anf_regular_volume_max_mibytes_per_s * 1048576.0;
+  const double large_ceiling = st.anf_volume_max_mibytes_per_s * 1048576.0;
+  const double data_tib = std::ceil(in.dataset_bytes / kTiB);
+  const double need = std::min(demand_total, large_ceiling);
+  // A regular volume while it can carry the demand and hold the data; a large volume (50 TiB
+  // and more, after a regional quota increase) only beyond that.
+  double size =
+      std::max({1.0, data_tib, std::ceil(std::min(need, regular_ceiling) / rate_per_tib)});
+  const bool large = need > regular_ceiling || size > st.anf_regular_volume_max_tib;
+  if (large)
+    size = std::max({st.anf_large_volume_min_tib, data_tib, std::ceil(need / rate_per_tib)});
+  const double ceiling = large ? large_ceiling : regular_ceiling;
   o.size_tib = size;
   o.name = "Azure NetApp Files " + level.name.substr(level.name.find(' ') + 1) + ", " +
-           format_number(size, 4) + " TiB";
+           format_number(size, 4) + " TiB" +
+           (large ? " large volume (request the regional capacity quota first)" : "");
   const double total = std::min(size * rate_per_tib, ceiling);
   const double nic = nic_bytes_per_s(*in.sku);
   o.per_vm = quantity(std::min(nic, total / in.vms), "B/s",
-                      "min(front-end NIC/8, min(size_TiB × level rate, volume ceiling) / VMs)",
-                      in.storage->anf_source);
+                      large ? "min(front-end NIC/8, min(size_TiB × level rate, large-volume "
+                              "ceiling) / VMs)"
+                            : "min(front-end NIC/8, min(size_TiB × level rate, regular-volume "
+                              "ceiling) / VMs)",
+                      st.anf_source);
   o.per_vm.in("size_tib", size).in("level_rate_per_tib", rate_per_tib, "B/s");
   o.per_vm.in("volume_ceiling", ceiling, "B/s").in("frontend_nic", nic, "B/s");
   o.feasible = true;

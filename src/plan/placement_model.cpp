@@ -1,5 +1,7 @@
 #include "plan/placement_model.h"
 
+#include "catalog/ib_placement.h"
+
 namespace trainready {
 
 const char* to_string(PlacementLimit l) {
@@ -22,9 +24,7 @@ Placement plan_placement(const SkuEntry& sku, int vms) {
   Placement p;
   p.vms = vms;
   p.vms_per_domain = vms;
-  p.source =
-      "learn.microsoft.com/azure/virtual-machines/setup-infiniband (cluster configuration "
-      "options); virtual-machine-scale-sets-placement-groups";
+  p.source = std::string(kIbPlacementSources) + "; virtual-machine-scale-sets-placement-groups";
   const std::string n = std::to_string(vms);
   if (vms == 1) {
     p.limit = PlacementLimit::kSingleVm;
@@ -36,12 +36,12 @@ Placement plan_placement(const SkuEntry& sku, int vms) {
                "in one proximity placement group to keep latency low";
   } else if (vms <= kPlacementGroupDefaultVms) {
     p.limit = PlacementLimit::kWithinDefault;
-    p.advice = "one scale set of " + n +
-               " VMs with singlePlacementGroup=true (or one availability "
-               "set): InfiniBand reaches only VMs of one placement group";
+    p.advice =
+        n + " VMs as " + kIbOneGroupShort + ": InfiniBand reaches only VMs of one placement group";
   } else if (vms <= kPlacementGroupRaisedVms) {
     p.limit = PlacementLimit::kSupportRequest;
-    p.advice = "one scale set of " + n + " VMs with singlePlacementGroup=true: above the default " +
+    p.advice = "one Uniform scale set of " + n +
+               " VMs with singlePlacementGroup=true: above the default " +
                std::to_string(kPlacementGroupDefaultVms) +
                " VMs per InfiniBand placement group, "
                "so file a (free) support request to raise it to " +

@@ -71,17 +71,20 @@ void rank_candidates(Plan& plan) {
   auto& cs = plan.candidates;
   bool all_priced = true;
   for (const Candidate& c : cs) all_priced = all_priced && (!c.fits() || c.cost);
-  auto key = [](const Candidate& c) {
-    return std::make_tuple(c.fits() ? 0 : 1, c.cost ? 0 : 1,
-                           c.cost ? c.cost->per_run.value : c.run_seconds.value,
+  // Cost ranks only when every size that fits has a price: putting the one priced size first
+  // would recommend it for having a number, not for being cheaper.
+  auto key = [all_priced](const Candidate& c) {
+    return std::make_tuple(c.fits() ? 0 : 1,
+                           all_priced && c.cost ? c.cost->per_run.value : c.run_seconds.value,
                            c.run_seconds.value, c.sku->name);
   };
   std::stable_sort(cs.begin(), cs.end(),
                    [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
   plan.ranking = all_priced
                      ? "by cost per run (every size that fits has a price)"
-                     : "by cost per run where a price is known, then by time to train; sizes "
-                       "without a price in the catalog come after (pass --price SIZE=USD)";
+                     : "by time to train: not every size that fits has a known price (the catalog "
+                       "holds one third-party quote; pass --price SIZE=USD for each to rank by "
+                       "cost); costs are shown where a price is known";
   plan.recommended = !cs.empty() && cs.front().fits();
   if (!plan.recommended) return;
   const Candidate& best = cs.front();
@@ -91,13 +94,13 @@ void rank_candidates(Plan& plan) {
       c.why_not = c.problems.front();
     else if (!c.memory.fits)
       c.why_not = "does not fit: " + c.problems.back();
-    else if (c.cost && best.cost)
+    else if (all_priced && c.cost && best.cost)
       c.why_not = "costs " + format_usd(c.cost->per_run.value) + " per run against " +
                   format_usd(best.cost->per_run.value) + " (" +
                   format_number(c.run_seconds.value / std::max(best.run_seconds.value, 1e-9), 3) +
                   "× the time)";
-    else if (!c.cost)
-      c.why_not = "no price in the catalog; " +
+    else
+      c.why_not = std::string(c.cost ? "" : "no price in the catalog; ") +
                   format_number(c.run_seconds.value / std::max(best.run_seconds.value, 1e-9), 3) +
                   "× the time at " + format_number(c.utilization.value * 100, 3) + "% utilization";
   }

@@ -30,6 +30,7 @@ IbPort read_port(const Root& root, const std::string& base, int number) {
   Fact<std::string> rate = read_attr(root, base + "/rate");
   if (rate.ok()) {
     p.rate_text = rate.value;
+    p.link_width = parse_rate_width(rate.value).value_or(0);
     if (auto r = parse_rate_gbps(rate.value)) {
       p.rate_gbps = Fact<double>::present(*r, rate.where);
     } else {

@@ -1,5 +1,6 @@
 // Kernel modules: /proc/modules for what is loaded, /sys/module/<m>/version for the modules that
-// declare a version (the NVIDIA driver, MLNX_OFED's mlx5_core).
+// declare a version (the NVIDIA driver, MLNX_OFED's mlx5_core); /proc/driver/nvidia/version for
+// the NVIDIA module's flavor (open or proprietary).
 #include "parsers/procfs.h"
 #include "probes/probes.h"
 #include "probes/sysfs_attr.h"
@@ -35,6 +36,20 @@ Fact<ModuleFacts> probe_modules(const Root& root) {
     }
     if (!info.loaded) continue;
     if (auto v = read_attr(root, base + "/version"); v.ok()) info.version = v.value;
+  }
+  if (m.loaded("nvidia")) {
+    Fact<std::string> v = read_text(root, "/proc/driver/nvidia/version", kLargeFileLimit);
+    if (!v.ok()) {
+      m.nvidia_flavor = v.status == FactStatus::kMissing
+                            ? Fact<std::string>::missing(v.reason, v.where)
+                            : Fact<std::string>::unreadable(v.reason, v.where);
+    } else if (auto f = parse_nvidia_module_flavor(v.value)) {
+      m.nvidia_flavor = Fact<std::string>::present(*f, v.where);
+    } else {
+      m.nvidia_flavor = Fact<std::string>::unreadable("no NVRM version line", v.where);
+    }
+  } else {
+    m.nvidia_flavor = Fact<std::string>::missing("the nvidia module is not loaded");
   }
   return Fact<ModuleFacts>::present(std::move(m), text.where);
 }

@@ -17,4 +17,18 @@ struct PciInfo {  // nvmlPciInfo_t (v3)
   char bus_id[32];
 };
 
+struct GpuFabricInfo {  // nvmlGpuFabricInfo_t (R530+; nvmlGpuFabricState_t is an unsigned char)
+  unsigned char cluster_uuid[16];
+  Return status;
+  unsigned int clique_id;
+  unsigned char state;  // 0 not supported, 1 not started, 2 in progress, 3 completed
+};
+
+inline constexpr unsigned kMaxNvLinks = 18;  // NVML_NVLINK_MAX_LINKS
+// nvmlNvLinkErrorCounter_t
+inline constexpr int kNvLinkErrorReplay = 0;
+inline constexpr int kNvLinkErrorRecovery = 1;
+inline constexpr int kNvLinkErrorCrcFlit = 2;
+inline constexpr int kNvLinkErrorCrcData = 3;
+
 }  // namespace trainready::nvml

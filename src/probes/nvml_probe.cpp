@@ -35,6 +35,41 @@ class Library {
   void* h_;
 };
 
+using LinkStateFn = NvmlReturn (*)(NvmlDevice, unsigned, int*);
+using LinkErrorFn = NvmlReturn (*)(NvmlDevice, unsigned, int, unsigned long long*);
+
+// Links that answer nvmlDeviceGetNvLinkState are the GPU's links; the others return an error.
+void read_nvlinks(NvmlDevice dev, LinkStateFn state_fn, LinkErrorFn err_fn, Gpu& gpu) {
+  if (state_fn == nullptr) return;
+  int links = 0;
+  int active = 0;
+  std::uint64_t recovery = 0;
+  std::uint64_t crc = 0;
+  bool counted = false;
+  for (unsigned l = 0; l < nvml::kMaxNvLinks; ++l) {
+    int is_active = 0;
+    if (state_fn(dev, l, &is_active) != 0) continue;
+    ++links;
+    if (is_active != 0) ++active;
+    if (err_fn == nullptr) continue;
+    unsigned long long v = 0;
+    if (err_fn(dev, l, nvml::kNvLinkErrorRecovery, &v) == 0) {
+      recovery += v;
+      counted = true;
+    }
+    for (int c : {nvml::kNvLinkErrorCrcFlit, nvml::kNvLinkErrorCrcData}) {
+      if (err_fn(dev, l, c, &v) == 0) crc += v;
+    }
+  }
+  if (links == 0) return;
+  gpu.nvlink_links = links;
+  gpu.nvlink_active = active;
+  if (counted) {
+    gpu.nvlink_recovery_errors = recovery;
+    gpu.nvlink_crc_errors = crc;
+  }
+}
+
 }  // namespace
 
 Fact<GpuFacts> read_nvml(const std::string& library) {
@@ -79,6 +114,18 @@ Fact<GpuFacts> read_nvml(const std::string& library) {
       lib.get(), "nvmlDeviceGetTotalEccErrors");
   auto remap_fn = sym<NvmlReturn (*)(NvmlDevice, unsigned*, unsigned*, unsigned*, unsigned*)>(
       lib.get(), "nvmlDeviceGetRemappedRows");
+  auto link_state_fn =
+      sym<NvmlReturn (*)(NvmlDevice, unsigned, int*)>(lib.get(), "nvmlDeviceGetNvLinkState");
+  auto link_err_fn = sym<NvmlReturn (*)(NvmlDevice, unsigned, int, unsigned long long*)>(
+      lib.get(), "nvmlDeviceGetNvLinkErrorCounter");
+  auto fabric_fn = sym<NvmlReturn (*)(NvmlDevice, nvml::GpuFabricInfo*)>(
+      lib.get(), "nvmlDeviceGetGpuFabricInfo");
+  // Renamed in CUDA 12.2 drivers; the old name stays exported.
+  auto reasons_fn = sym<NvmlReturn (*)(NvmlDevice, unsigned long long*)>(
+      lib.get(), "nvmlDeviceGetCurrentClocksEventReasons");
+  if (reasons_fn == nullptr)
+    reasons_fn = sym<NvmlReturn (*)(NvmlDevice, unsigned long long*)>(
+        lib.get(), "nvmlDeviceGetCurrentClocksThrottleReasons");
   unsigned count = 0;
   if (count_fn(&count) != 0) {
     if (shutdown) shutdown();
@@ -118,6 +165,16 @@ Fact<GpuFacts> read_nvml(const std::string& library) {
       gpu.remap_pending = is_pending != 0;
       gpu.remap_failure = failure != 0;
     }
+    read_nvlinks(dev, link_state_fn, link_err_fn, gpu);
+    nvml::GpuFabricInfo fabric{};
+    if (fabric_fn && fabric_fn(dev, &fabric) == 0) {
+      static const char* const kStates[] = {"not-supported", "not-started", "in-progress",
+                                            "completed"};
+      gpu.fabric_state = fabric.state < 4 ? kStates[fabric.state] : "unknown";
+      gpu.fabric_status = fabric.status;
+    }
+    unsigned long long reasons = 0;
+    if (reasons_fn && reasons_fn(dev, &reasons) == 0) gpu.clocks_event_reasons = reasons;
     g.gpus.push_back(std::move(gpu));
   }
   if (shutdown) shutdown();

@@ -21,6 +21,8 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_deploy_placement_limit());
     r.push_back(make_deploy_vm_size_mixed());
     r.push_back(make_deploy_vnet_rdma_overlap());
+    r.push_back(make_fabric_manager_not_ready());
+    r.push_back(make_gpu_clocks_throttled());
     r.push_back(make_gpu_count_low());
     r.push_back(make_gpu_memory_errors());
     r.push_back(make_gpudirect_rdma_disabled());
@@ -34,6 +36,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_gdrdma_off());
     r.push_back(make_nccl_ib_completion_error());
     r.push_back(make_nccl_ib_disabled());
+    r.push_back(make_nccl_ib_relaxed_ordering_off());
     r.push_back(make_nccl_ibv_modify_qp_failed());
     r.push_back(make_nccl_init_incomplete());
     r.push_back(make_nccl_inter_node_not_ib());
@@ -48,6 +51,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_topo_file_unset());
     r.push_back(make_nccl_version_mismatch());
     r.push_back(make_nccl_warnings());
+    r.push_back(make_nvlink_inactive());
     r.push_back(make_nvme_scratch_not_mounted());
     r.push_back(make_pcie_link_degraded());
     r.push_back(make_plan_does_not_fit());

@@ -45,15 +45,24 @@ void forget_file_names(nlohmann::json& j) {
 }
 
 TEST(PlanCli, Llama3On16GpusRecommends) {
+  // Ranked by time: only one size has a (third-party) price.
   CliResult r = run_trainready({"plan", "--model", "llama3-8b", "--gpus", "16"});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("RECOMMENDED: 2 × Standard_ND96isr_H100_v5 (16 GPUs, ZeRO-2)"),
+  EXPECT_NE(r.out.find("RECOMMENDED: 4 × Standard_ND128isr_NDR_GB200_v6 (16 GPUs, DDP)"),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("ranked by time to train"), std::string::npos);
+  CliResult h = run_trainready(
+      {"plan", "--model", "llama3-8b", "--gpus", "16", "--sku", "Standard_ND96isr_H100_v5"});
+  EXPECT_NE(h.out.find("RECOMMENDED: 2 × Standard_ND96isr_H100_v5 (16 GPUs, ZeRO-2)"),
+            std::string::npos)
+      << h.out;
+  EXPECT_NE(h.out.find("unverified third-party quote"), std::string::npos);
   EXPECT_NE(r.out.find("After deploying, check"), std::string::npos);
   EXPECT_NE(r.out.find("Assumptions"), std::string::npos);
   EXPECT_EQ(r.out.find("      = "), std::string::npos);  // formulas only with --explain
-  CliResult e = run_trainready({"plan", "--model", "llama3-8b", "--gpus", "16", "--explain"});
+  CliResult e = run_trainready({"plan", "--model", "llama3-8b", "--gpus", "16", "--sku",
+                                "Standard_ND96isr_H100_v5", "--explain"});
   EXPECT_NE(e.out.find("= b_w·Ψ' + (b_g + K)·Ψ'/N_d"), std::string::npos) << e.out;
   EXPECT_NE(e.out.find("source: Rajbhandari"), std::string::npos);
 }
@@ -68,12 +77,12 @@ TEST(PlanCli, JsonCarriesEveryNumberWithItsInputs) {
   EXPECT_EQ(full["runs"][0]["outcome"], "passed");
   const auto& j = full["plan"];
   EXPECT_EQ(j["outcome"], "recommended");
-  EXPECT_EQ(j["recommendation"]["sku"], "Standard_ND96isr_H100_v5");
+  EXPECT_EQ(j["recommendation"]["sku"], "Standard_ND128isr_NDR_GB200_v6");
   EXPECT_EQ(j["job"]["origin"]["gpus"], "--gpus");
   EXPECT_EQ(j["job"]["origin"]["layers"], "--model llama3-8b");
   ASSERT_EQ(j["candidates"].size(), 11u);
   const auto& best = j["candidates"][0];
-  EXPECT_EQ(best["zero"], 2);
+  EXPECT_EQ(best["zero"], 0);
   EXPECT_GT(best["memory"]["model_states_bytes"]["value"].get<double>(), 0);
   EXPECT_EQ(best["memory"]["model_states_bytes"]["inputs"][0]["name"], "Ψ");
   int quantities = 0;

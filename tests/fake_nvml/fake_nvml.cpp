@@ -16,6 +16,7 @@ namespace {
 nlohmann::json g_doc;
 bool g_loaded = false;
 
+using trainready::nvml::GpuFabricInfo;
 using trainready::nvml::Memory;
 using trainready::nvml::PciInfo;
 
@@ -23,6 +24,14 @@ const nlohmann::json* gpu(void* handle) {
   auto idx = reinterpret_cast<std::size_t>(handle) - 1;
   if (!g_loaded || idx >= g_doc["gpus"].size()) return nullptr;
   return &g_doc["gpus"][idx];
+}
+
+// A GPU's field, or null when the recorded GPU lacks it (older nvml.json files).
+const nlohmann::json& field(void* handle, const char* key) {
+  static const nlohmann::json kNull;
+  const nlohmann::json* g = gpu(handle);
+  if (g == nullptr || !g->contains(key)) return kNull;
+  return (*g)[key];
 }
 
 int copy(const std::string& s, char* out, unsigned n) {
@@ -102,6 +111,42 @@ int nvmlDeviceGetRemappedRows(void* h, unsigned* corr, unsigned* unc, unsigned* 
   *corr = *unc = 0;
   *pending = (*gpu(h))["remap_pending"].get<bool>() ? 1 : 0;
   *failure = (*gpu(h))["remap_failure"].get<bool>() ? 1 : 0;
+  return 0;
+}
+// NVLink: links [0, nvlink_links) answer, the first nvlink_active of them active; the error
+// counts sit on link 0. Absent fields: NOT_SUPPORTED, as on GPUs without NVLink.
+int nvmlDeviceGetNvLinkState(void* h, unsigned link, int* active) {
+  if (!field(h, "nvlink_links").is_number()) return 3;
+  if (link >= field(h, "nvlink_links").get<unsigned>()) return 2;  // INVALID_ARGUMENT
+  const auto& a = field(h, "nvlink_active");
+  *active = a.is_number() && link < a.get<unsigned>() ? 1 : 0;
+  return 0;
+}
+int nvmlDeviceGetNvLinkErrorCounter(void* h, unsigned link, int counter, unsigned long long* v) {
+  if (!field(h, "nvlink_links").is_number()) return 3;
+  if (link >= field(h, "nvlink_links").get<unsigned>()) return 2;
+  *v = 0;
+  const char* key = counter == 1   ? "nvlink_recovery_errors"
+                    : counter == 2 ? "nvlink_crc_errors"
+                                   : nullptr;
+  if (link == 0 && key != nullptr && field(h, key).is_number())
+    *v = field(h, key).get<unsigned long long>();
+  return 0;
+}
+int nvmlDeviceGetGpuFabricInfo(void* h, GpuFabricInfo* info) {
+  if (!field(h, "fabric_state").is_string()) return 3;
+  static const char* const kStates[] = {"not-supported", "not-started", "in-progress", "completed"};
+  std::memset(info, 0, sizeof(*info));
+  const std::string s = field(h, "fabric_state").get<std::string>();
+  for (unsigned char i = 0; i < 4; ++i) {
+    if (s == kStates[i]) info->state = i;
+  }
+  info->status = field(h, "fabric_status").is_number() ? field(h, "fabric_status").get<int>() : 0;
+  return 0;
+}
+int nvmlDeviceGetCurrentClocksEventReasons(void* h, unsigned long long* reasons) {
+  if (!field(h, "clocks_event_reasons").is_number()) return 3;
+  *reasons = field(h, "clocks_event_reasons").get<unsigned long long>();
   return 0;
 }
 }

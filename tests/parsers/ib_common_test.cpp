@@ -27,3 +27,14 @@ TEST(IbVocabulary, RatesAndModels) {
   EXPECT_EQ(hca_model_from_type("MT4123"), "ConnectX-6");
   EXPECT_EQ(hca_model_from_type("garbage"), "");
 }
+
+TEST(IbVocabulary, WidthFromTheRateText) {
+  EXPECT_EQ(parse_rate_width("400 Gb/sec (4X NDR)").value(), 4);
+  EXPECT_EQ(parse_rate_width("100 Gb/sec (1X NDR)").value(), 1);
+  EXPECT_EQ(parse_rate_width("200 Gb/sec (2X NDR)").value(), 2);
+  EXPECT_EQ(parse_rate_width("56 Gb/sec (4X FDR)").value(), 4);
+  EXPECT_FALSE(parse_rate_width("400").has_value());  // ibstat's "Rate: 400" has no width
+  EXPECT_FALSE(parse_rate_width("400 Gb/sec (NDR)").has_value());
+  EXPECT_FALSE(parse_rate_width("400 Gb/sec (999X NDR)").has_value());
+  EXPECT_FALSE(parse_rate_width("(").has_value());
+}

@@ -26,3 +26,23 @@ TEST(ProcMdstat, Raid0Members) {
   EXPECT_EQ(a[0].members, (std::vector<std::string>{"nvme1n1", "nvme0n1"}));
   EXPECT_TRUE(parse_proc_mdstat("md").empty());
 }
+
+// /proc/driver/nvidia/version as the two flavors print it (NVIDIA driver installation guide,
+// "Kernel Modules": open and proprietary flavors since 515).
+TEST(NvidiaModuleFlavor, OpenAndProprietary) {
+  EXPECT_EQ(
+      parse_nvidia_module_flavor(
+          "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build  "
+          "(dvs-builder@U16-I3-B03-4-3)  Tue Mar  5 22:15:33 UTC 2024\n"
+          "GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n")
+          .value(),
+      "open");
+  EXPECT_EQ(
+      parse_nvidia_module_flavor("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.129.03  "
+                                 "Thu Oct 19 18:56:32 UTC 2023\n")
+          .value(),
+      "proprietary");
+  EXPECT_FALSE(parse_nvidia_module_flavor("").has_value());
+  EXPECT_FALSE(parse_nvidia_module_flavor("GCC version: gcc\n").has_value());
+  EXPECT_FALSE(parse_nvidia_module_flavor("NVRM version: something else\n").has_value());
+}

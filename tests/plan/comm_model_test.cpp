@@ -25,13 +25,31 @@ TEST(CommModel, ZeroVolumes) {
   EXPECT_DOUBLE_EQ(estimate_comm(base(2)).volume.value, estimate_comm(base(0)).volume.value);
   EXPECT_NEAR(estimate_comm(base(3)).volume.value / estimate_comm(base(0)).volume.value, 1.5,
               1e-12);
-  // ZeRO-3 gathers parameters again for every micro-batch: (2k + 1)Ψ.
+  // DeepSpeed#2252: ZeRO-2 and ZeRO-3 reduce gradients after every backward, once per
+  // micro-batch. ZeRO-3 with k = 4: 4·(2 + 1)Ψ = 12Ψ, 6x DDP (the old model said (2k + 1)Ψ,
+  // 4.5x); ZeRO-2: (4 + 1)Ψ, 2.5x DDP (the old model said DDP's 2Ψ).
   CommInputs k4 = base(3);
   k4.accumulation = 4;
-  EXPECT_NEAR(estimate_comm(k4).volume.value / estimate_comm(base(0)).volume.value, 9.0 / 2, 1e-12);
+  EXPECT_NEAR(estimate_comm(k4).volume.value / estimate_comm(base(0)).volume.value, 6.0, 1e-12);
+  CommInputs z2 = base(2);
+  z2.accumulation = 4;
+  EXPECT_NEAR(estimate_comm(z2).volume.value / estimate_comm(base(0)).volume.value, 2.5, 1e-12);
+  // DDP and ZeRO-1 accumulate locally and reduce once per step, whatever k.
+  CommInputs d4 = base(0);
+  d4.accumulation = 4;
+  EXPECT_DOUBLE_EQ(estimate_comm(d4).volume.value, estimate_comm(base(0)).volume.value);
   CommInputs single = base(0);
   single.dp = 1;
   EXPECT_EQ(estimate_comm(single).volume.value, 0);
+}
+
+// Megatron-LM reduces gradients in fp32 unless --grad-reduce-in-bf16: 4 bytes on the wire
+// double DDP's gradient traffic.
+TEST(CommModel, GradientReduceDtypeScalesTheGradientTraffic) {
+  CommInputs fp32 = base(0);
+  fp32.gradient_bytes = 4;
+  EXPECT_NEAR(estimate_comm(fp32).volume.value / estimate_comm(base(0)).volume.value, 2.0, 1e-12);
+  EXPECT_NE(estimate_comm(fp32).volume.source.find("grad-reduce-in-bf16"), std::string::npos);
 }
 
 TEST(CommModel, TimeIsVolumeOverBusbwAndOverlapHidesPartOfIt) {
@@ -83,6 +101,27 @@ TEST(CommModel, DomainsJoinedOverEthernetAddTime) {
   CommEstimate c = estimate_comm(in);
   EXPECT_NEAR(c.cross_domain_seconds.value, 2 * 0.5 * 2 * 7.5e9 / 200 / 2.5e9, 1e-12);
   EXPECT_EQ(estimate_comm(base(0)).cross_domain_seconds.value, 0);
+}
+
+// ND GB200 v6: NVL72 joins 18 VMs (72 GPUs) per rack over NVLink; InfiniBand only between racks
+// (Azure ND GB200 v6 summary). The old model bounded 2 VMs of one rack by 4 x 400 Gb/s.
+TEST(CommModel, Gb200VmsOfOneRackStayOnNvlink) {
+  BusbwInputs in;
+  in.sku = &sku("Standard_ND128isr_NDR_GB200_v6");
+  in.dp_ranks_per_vm = 4;
+  in.vms = 18;
+  EXPECT_NEAR(data_parallel_busbw(in).value, 432e9, 1);
+  in.vms = 19;
+  EXPECT_NEAR(data_parallel_busbw(in).value, 4 * 400e9 / 8 * 0.95, 1);
+}
+
+// NC A100 v4: NVLink (size page) and AzNHC's floors, not the old 20 GB/s PCIe-ring guess.
+TEST(CommModel, NcA100V4UsesTheHealthCheckFloors) {
+  BusbwInputs in;
+  in.sku = &sku("Standard_NC48ads_A100_v4");
+  EXPECT_NEAR(data_parallel_busbw(in).value, 193e9, 1);
+  in.sku = &sku("Standard_NC96ads_A100_v4");
+  EXPECT_NEAR(data_parallel_busbw(in).value, 25e9, 1);
 }
 
 }  // namespace

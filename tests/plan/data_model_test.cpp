@@ -75,5 +75,30 @@ TEST(DataModel, StagesToNvmeWhenTheDatasetFits) {
   EXPECT_TRUE(d.options[d.chosen].meets_demand);
 }
 
+// Azure NetApp Files: a regular volume reaches about 4,500 MiB/s (manual QoS) and holds up to
+// 100 TiB; large volumes start at 50 TiB and reach 12,800 MiB/s. The old model gave 12,800 MiB/s
+// from any size (e.g. 100 TiB of Ultra on a 2 TiB dataset).
+TEST(DataModel, AnfRegularVolumeCeilingAndLargeVolumesFrom50TiB) {
+  const double mib = 1048576.0;
+  // 3,000 MiB/s over 10 VMs on a 2 TiB dataset: a regular Ultra volume of 24 TiB (128 MiB/s/TiB).
+  DataEstimate d = estimate_data(inputs(3000 * mib, 1, 2e12, 10));
+  const StorageOption& ultra = option(d, "anf", "Ultra");
+  EXPECT_EQ(*ultra.size_tib, 24);
+  EXPECT_EQ(ultra.name.find("large volume"), std::string::npos);
+  EXPECT_NEAR(ultra.per_vm.value * 10, 24 * 128 * mib, 1);
+  // 10,000 MiB/s is beyond a regular volume: a large volume of at least 50 TiB.
+  d = estimate_data(inputs(10000 * mib, 1, 2e12, 10));
+  const StorageOption& big = option(d, "anf", "Ultra");
+  EXPECT_EQ(*big.size_tib, 79);  // ceil(10,000 / 128)
+  EXPECT_NE(big.name.find("large volume"), std::string::npos);
+  EXPECT_NEAR(big.per_vm.value * 10, 79 * 128 * mib, 1);
+  // Premium on the same demand: a large volume as well (a regular one stops at 4,500 MiB/s).
+  const StorageOption& premium = option(d, "anf", "Premium");
+  EXPECT_GE(*premium.size_tib, 50);
+  // Small demand, small data: a regular volume, never a 50 TiB large one.
+  d = estimate_data(inputs(10 * mib, 1, 1e12, 1));
+  EXPECT_EQ(*option(d, "anf", "Standard").size_tib, 1);
+}
+
 }  // namespace
 }  // namespace trainready

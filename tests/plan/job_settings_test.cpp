@@ -57,6 +57,16 @@ TEST(JobSettings, UnderscoresAndDashesAreOneKey) {
   EXPECT_EQ(j.prices.at("Standard_ND96isr_H100_v5"), 90.5);
 }
 
+TEST(JobSettings, GradReduceDtypeDefaultsToTheTrainingDtype) {
+  JobSpec j;
+  EXPECT_FALSE(j.grad_reduce_bytes.has_value());
+  apply_job_setting(j, "grad_reduce_dtype", "fp32", "--grad-reduce-dtype", 0);
+  EXPECT_EQ(j.grad_reduce_bytes, 4.0);
+  apply_job_setting(j, "grad-reduce-dtype", "bf16", "--grad-reduce-dtype", 0);
+  EXPECT_EQ(j.grad_reduce_bytes, 2.0);
+  EXPECT_NE(error_of({{"grad-reduce-dtype", "int4"}}).find("bf16"), std::string::npos);
+}
+
 TEST(JobSettings, BadValuesNameFileLineAndExpectation) {
   EXPECT_NE(error_of({{"model", "llama3-8b"}, {"gpus", "-4"}})
                 .find("job.toml:2: gpus = '-4': expected a whole number"),

@@ -25,26 +25,36 @@ const Candidate* find(const Plan& p, const std::string& sku) {
 }
 
 // The example: Llama 3 8B on 16 GPUs. DDP's 16 bytes per parameter (128 GB) fit no 80 GB
-// GPU, ZeRO-1 leaves 80.6 GB, ZeRO-2 fits; the one size with a price wins.
+// GPU, ZeRO-1 leaves 80.6 GB, ZeRO-2 fits. Only ND96isr_H100_v5 has a price, and that one is a
+// third-party quote: ranking it first for having a number was the old behaviour. Now every size
+// ranks by time to train, and the quote is shown as what it is.
 TEST(Planner, Llama3On16Gpus) {
   Plan p = make_plan(job({{"model", "llama3-8b"}, {"gpus", "16"}}), Catalog::builtin());
   ASSERT_TRUE(p.recommended);
+  EXPECT_NE(p.ranking.find("by time to train"), std::string::npos);
   const Candidate& best = p.candidates.front();
-  EXPECT_EQ(best.sku->name, "Standard_ND96isr_H100_v5");
-  EXPECT_EQ(best.vms, 2);
-  EXPECT_EQ(best.zero, 2);
-  EXPECT_EQ(best.accumulation, 8);  // global batch 128 over 16 ranks
-  ASSERT_TRUE(best.cost);
-  EXPECT_NEAR(best.cost->per_hour.value, 2 * 98.32, 1e-9);
+  for (const Candidate& c : p.candidates) {
+    if (c.fits()) {
+      EXPECT_LE(best.run_seconds.value, c.run_seconds.value) << c.sku->name;
+    }
+  }
   EXPECT_FALSE(p.reasons.empty());
   EXPECT_FALSE(p.checklist.empty());
+  const Candidate* h100 = find(p, "Standard_ND96isr_H100_v5");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(h100->vms, 2);
+  EXPECT_EQ(h100->zero, 2);
+  EXPECT_EQ(h100->accumulation, 8);  // global batch 128 over 16 ranks
+  ASSERT_TRUE(h100->cost);
+  EXPECT_NEAR(h100->cost->per_hour.value, 2 * 98.32, 1e-9);
+  EXPECT_NE(h100->price->origin.find("unverified third-party quote"), std::string::npos);
   // 160.6B tokens (20 per parameter) at 1,048,576 tokens per step.
-  EXPECT_EQ(best.steps.value, std::ceil(20 * 8.03e9 / 1048576));
+  EXPECT_EQ(h100->steps.value, std::ceil(20 * 8.03e9 / 1048576));
   // NC sizes talk over Ethernet and wait on it.
   const Candidate* nc = find(p, "Standard_NC40ads_H100_v5");
   ASSERT_NE(nc, nullptr);
   EXPECT_EQ(nc->dominant_wait, "communication");
-  EXPECT_LT(nc->utilization.value, best.utilization.value);
+  EXPECT_LT(nc->utilization.value, h100->utilization.value);
 }
 
 TEST(Planner, APresetBatchGrowsWithTheRanksAnExplicitOneDoesNot) {
@@ -129,13 +139,24 @@ TEST(Planner, UnknownSkuAndPriceAreInputErrors) {
       InputError);
 }
 
-TEST(Planner, UserPriceRanksASizeOnCost) {
-  Plan p = make_plan(
-      job({{"model", "llama3-8b"}, {"gpus", "16"}, {"price", "Standard_ND96isr_H200_v5=50"}}),
-      Catalog::builtin());
+// With a price for every size that fits, cost ranks; one price among unpriced sizes does not
+// put that size first.
+TEST(Planner, UserPricesRankOnCostOnlyWhenEverySizeHasOne) {
+  Plan p = make_plan(job({{"model", "llama3-8b"},
+                          {"gpus", "16"},
+                          {"sku", "Standard_ND96isr_H100_v5"},
+                          {"sku", "Standard_ND96isr_H200_v5"},
+                          {"price", "Standard_ND96isr_H200_v5=50"}}),
+                     Catalog::builtin());
   ASSERT_TRUE(p.recommended);
+  EXPECT_NE(p.ranking.find("by cost per run"), std::string::npos);
   EXPECT_EQ(p.candidates[0].sku->name, "Standard_ND96isr_H200_v5");
   EXPECT_EQ(p.candidates[0].price->kind, "user");
+  Plan one = make_plan(
+      job({{"model", "llama3-8b"}, {"gpus", "16"}, {"price", "Standard_ND96isr_H200_v5=1"}}),
+      Catalog::builtin());
+  EXPECT_NE(one.ranking.find("by time to train"), std::string::npos);
+  EXPECT_NE(one.candidates[0].sku->name, "Standard_ND96isr_H200_v5");
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ TEST(InfinibandProbe, ReadsEveryDeviceAndSelectsByLinkLayer) {
   EXPECT_EQ(p.phys_state.value, "LinkUp");
   EXPECT_DOUBLE_EQ(p.rate_gbps.value, 400);
   EXPECT_EQ(p.rate_text, "400 Gb/sec (4X NDR)");
+  EXPECT_EQ(p.link_width, 4);
   EXPECT_EQ(p.pkey0.value, "0x8001");
   EXPECT_NE(p.state.where.source.find("mlx5_ib0/ports/1/state"), std::string::npos);
 }

@@ -88,3 +88,23 @@ TEST(NodeProbe, BrokenSnapshotDegradesFactByFact) {
   EXPECT_TRUE(port_note);
   EXPECT_FALSE(ev.skipped.empty());  // size unknown now: size-based rules say so
 }
+
+// The NVIDIA module's flavor decides whether GPUDirect RDMA can take the DMA-BUF path.
+TEST(NodeProbe, NvidiaModuleFlavorFromProcDriverVersion) {
+  std::string d = temp_dir("flavor") + "/snap";
+  fs::copy(example("nd-h100-healthy"), d,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  {
+    FsRoot root(d);
+    NodeFacts n = probe_node(root, {});
+    ASSERT_TRUE(n.modules.ok());
+    ASSERT_TRUE(n.modules->nvidia_flavor.ok());
+    EXPECT_EQ(n.modules->nvidia_flavor.value, "proprietary");
+  }
+  std::ofstream(d + "/proc/driver/nvidia/version")
+      << "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  Release Build\n";
+  FsRoot root(d);
+  NodeFacts n = probe_node(root, {});
+  ASSERT_TRUE(n.modules->nvidia_flavor.ok());
+  EXPECT_EQ(n.modules->nvidia_flavor.value, "open");
+}

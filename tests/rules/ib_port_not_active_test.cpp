@@ -5,23 +5,53 @@
 using namespace trainready;
 using namespace trainready::test;
 
-TEST(IbPortNotActive, GroupsPollingPortsIntoOneFindingWithPlacementFix) {
+TEST(IbPortNotActive, AllPortsPollingChecksPlacementFirstThenReports) {
+  NodeFacts n = healthy_nd_h100();
+  for (int i = 0; i < 8; ++i) n.ib.value.devices[i].ports[0] = ib_port(1, "DOWN", "Polling", 400);
+  RuleOutcome o = run_rule("ib-port-not-active", n);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("8 of 8"), std::string::npos);
+  const std::string& fix = o.findings[0].fix;
+  const auto placement = fix.find("First check placement");
+  const auto report = fix.find("report the node");
+  ASSERT_NE(placement, std::string::npos);
+  ASSERT_NE(report, std::string::npos);
+  EXPECT_LT(placement, report);
+  EXPECT_NE(o.findings[0].cause.find("azhpc-diagnostics#76"), std::string::npos);
+}
+
+// Placement applies to the whole VM: Polling ports beside ACTIVE ones are a link to report, not
+// a reason to redeploy the cluster (the old fix said redeploy into one scale set).
+TEST(IbPortNotActive, PollingBesideActivePortsIsALinkFaultNotPlacement) {
   NodeFacts n = healthy_nd_h100();
   for (int i = 0; i < 3; ++i) n.ib.value.devices[i].ports[0] = ib_port(1, "DOWN", "Polling", 400);
   RuleOutcome o = run_rule("ib-port-not-active", n);
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("3 of 8"), std::string::npos);
-  EXPECT_NE(o.findings[0].fix.find("singlePlacementGroup=true"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("placement is not the cause"), std::string::npos);
+  EXPECT_EQ(o.findings[0].fix.find("singlePlacementGroup"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("report it"), std::string::npos);
+  bool counted = false;
+  for (const auto& e : o.findings[0].evidence)
+    counted = counted || e.text.find("5 of 8 InfiniBand ports of this VM are ACTIVE") == 0;
+  EXPECT_TRUE(counted);
 }
 
-TEST(IbPortNotActive, InitMeansNoSubnetManagerAndDisabledIsSeparate) {
+// azhpc-diagnostics#59: an ND A100 v4 port Initializing with a subnet manager LID set. INIT is
+// "not yet activated; re-check, then report", not "no subnet manager".
+TEST(IbPortNotActive, InitIsNotYetActivatedAndDisabledIsSeparate) {
   NodeFacts n = healthy_nd_h100();
   n.ib.value.devices[0].ports[0] = ib_port(1, "INIT", "LinkUp", 40);
   n.ib.value.devices[1].ports[0] = ib_port(1, "DOWN", "Disabled", 40);
   RuleOutcome o = run_rule("ib-port-not-active", n);
   ASSERT_EQ(o.findings.size(), 2u);
+  const Finding& init =
+      o.findings[0].message.find("INIT") != std::string::npos ? o.findings[0] : o.findings[1];
+  EXPECT_NE(init.cause.find("not yet activated"), std::string::npos);
+  EXPECT_NE(init.cause.find("not proof of a missing subnet manager"), std::string::npos);
+  EXPECT_NE(init.fix.find("Re-check"), std::string::npos);
+  EXPECT_EQ(init.fix.find("singlePlacementGroup"), std::string::npos);
   std::string all = o.findings[0].cause + o.findings[1].cause;
-  EXPECT_NE(all.find("subnet manager"), std::string::npos);
   EXPECT_NE(all.find("administratively Disabled"), std::string::npos);
 }
 

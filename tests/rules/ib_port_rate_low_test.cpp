@@ -23,3 +23,42 @@ TEST(IbPortRateLow, QuietAtLineRateAndForDownPorts) {
   for (auto& d : n.ib.value.devices) d.ports[0].rate_gbps.value = 200;
   EXPECT_TRUE(run_rule("ib-port-rate-low", n).findings.empty());
 }
+
+// Without a VM size (bare metal, a snapshot without IMDS) the rule used to skip: one port at
+// 200 Gb/s among 400s is a finding against the node's own ports.
+TEST(IbPortRateLow, UnknownSizeComparesThePortsOfTheNode) {
+  NodeFacts n = healthy_nd_h100();
+  n.imds = Fact<ImdsInfo>::missing("no instance metadata");
+  n.ib.value.devices[3].ports[0] = ib_port(1, "ACTIVE", "LinkUp", 200);
+  RuleOutcome o = run_rule("ib-port-rate-low", n);
+  ASSERT_FALSE(o.skipped) << o.skip_reason;
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("mlx5_ib3/1 runs at 200 Gb/s"), std::string::npos);
+  EXPECT_NE(o.findings[0].message.find("other ports of this node run at 400 Gb/s"),
+            std::string::npos);
+}
+
+TEST(IbPortRateLow, MixedWidthsAreAFindingEvenAtEqualRates) {
+  NodeFacts n = healthy_nd_h100();
+  n.imds = Fact<ImdsInfo>::missing("no instance metadata");
+  for (auto& d : n.ib.value.devices) d.ports[0].rate_text = "400 Gb/sec (4X NDR)";
+  // 2X at a rate that matches (a lane pair down on a faster generation) still differs.
+  n.ib.value.devices[6].ports[0].rate_text = "400 Gb/sec (2X XDR)";
+  n.ib.value.devices[6].ports[0].link_width = 2;
+  for (std::size_t i = 0; i < n.ib.value.devices.size(); ++i)
+    if (i != 6) n.ib.value.devices[i].ports[0].link_width = 4;
+  RuleOutcome o = run_rule("ib-port-rate-low", n);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("mlx5_ib6/1 trained at 2X"), std::string::npos);
+  EXPECT_NE(o.findings[0].message.find("are 4X"), std::string::npos);
+}
+
+TEST(IbPortRateLow, UnknownSizeQuietWhenPortsAgreeAndSkipsWithOnePort) {
+  NodeFacts n = healthy_nd_h100();
+  n.imds = Fact<ImdsInfo>::missing("no instance metadata");
+  RuleOutcome o = run_rule("ib-port-rate-low", n);
+  EXPECT_FALSE(o.skipped);
+  EXPECT_TRUE(o.findings.empty());
+  n.ib.value.devices.resize(1);
+  EXPECT_TRUE(run_rule("ib-port-rate-low", n).skipped);
+}

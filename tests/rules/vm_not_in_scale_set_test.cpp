@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "catalog/ib_placement.h"
 #include "support/rule_harness.h"
 
 using namespace trainready;
@@ -22,4 +23,20 @@ TEST(VmNotInScaleSet, QuietInScaleSetOrWithoutInfiniband) {
   EXPECT_TRUE(run_rule("vm-not-in-scale-set", n).findings.empty());
   n.imds = Fact<ImdsInfo>::missing("off Azure");
   EXPECT_TRUE(run_rule("vm-not-in-scale-set", n).skipped);
+}
+
+// The fix used to recommend Flexible with platformFaultDomainCount=1 and
+// singlePlacementGroup=true, which deploy-ib-spg-off rejects (max spreading gives no single
+// placement group): the advice now comes from the one shared statement.
+TEST(VmNotInScaleSet, FixIsTheSharedPlacementAdviceNeverFlexibleMaxSpreading) {
+  NodeFacts n = healthy_nd_h100();
+  n.imds.value.vmss_name.clear();
+  RuleOutcome o = run_rule("vm-not-in-scale-set", n);
+  ASSERT_EQ(o.findings.size(), 1u);
+  const std::string& fix = o.findings[0].fix;
+  EXPECT_NE(fix.find(kIbOneGroupSettings), std::string::npos);
+  EXPECT_NE(fix.find("Uniform orchestration with singlePlacementGroup=true"), std::string::npos);
+  EXPECT_NE(fix.find("platformFaultDomainCount > 1"), std::string::npos);
+  EXPECT_EQ(fix.find("platformFaultDomainCount=1) with"), std::string::npos);
+  EXPECT_NE(fix.find("virtual-machine-scale-sets-orchestration-modes"), std::string::npos);
 }

@@ -77,6 +77,8 @@ NodeFacts healthy_nd_h100(const std::string& label) {
        {"mlx5_core", "mlx5_ib", "ib_uverbs", "ib_core", "nvidia", "nvidia_peermem"}) {
     m.modules[name] = ModuleInfo{true, "", {"/proc/modules", 1}};
   }
+  // Azure's HPC images ship the proprietary module with nvidia_peermem loaded.
+  m.nvidia_flavor = Fact<std::string>::present("proprietary", {"/proc/driver/nvidia/version", 0});
   n.modules = Fact<ModuleFacts>::present(m, {"/proc/modules", 0});
   n.ofed_version = Fact<std::string>::present("MLNX_OFED_LINUX-23.10-1.1.9.0");
   GpuFacts g;
@@ -91,6 +93,13 @@ NodeFacts healthy_nd_h100(const std::string& label) {
     gpu.remap_pending = false;
     gpu.remap_failure = false;
     gpu.ecc_uncorrected_volatile = 0;
+    gpu.nvlink_links = 18;  // H100 SXM: 18 NVLink 4 links, all active
+    gpu.nvlink_active = 18;
+    gpu.nvlink_recovery_errors = 0;
+    gpu.nvlink_crc_errors = 0;
+    gpu.fabric_state = "completed";  // Fabric Manager registered the GPU
+    gpu.fabric_status = 0;
+    gpu.clocks_event_reasons = 0x1;  // GpuIdle
     g.gpus.push_back(gpu);
   }
   n.gpus = Fact<GpuFacts>::present(g, {"nvml", 0});
@@ -98,6 +107,7 @@ NodeFacts healthy_nd_h100(const std::string& label) {
   s.env_source = {"environ", 0};
   s.conf_source = {"/etc/nccl.conf", 0};
   s.conf["NCCL_TOPO_FILE"] = "/opt/microsoft/ndv5-topo.xml";
+  s.conf["NCCL_IB_PCI_RELAXED_ORDERING"] = "1";  // as Azure's ndv5.sh writes it
   s.topo_file = "/opt/microsoft/ndv5-topo.xml";
   s.topo_file_origin = s.conf_source;
   s.topo_file_exists = Fact<bool>::present(true, {"/opt/microsoft/ndv5-topo.xml", 0});

@@ -75,5 +75,27 @@ TEST(BusbwExpectation, UnknownsSayWhichFlagToPass) {
             std::string::npos);
 }
 
+TEST(BusbwExpectation, Gb200InsideOneNvl72RackKeepsTheOneVmFigure) {
+  RunOptions o;
+  o.sku = "Standard_ND128isr_NDR_GB200_v6";
+  o.nodes = 18;
+  NcclTestsFacts t;
+  BusbwExpectation e = expected_busbw(t, Catalog::builtin(), o);
+  ASSERT_TRUE(e.known) << e.why_unknown;
+  EXPECT_DOUBLE_EQ(e.expected_gbytes, 432.0);
+  EXPECT_NE(e.formula.find("one NVLink domain"), std::string::npos);
+  o.nodes = 36;  // two racks: InfiniBand between them
+  e = expected_busbw(t, Catalog::builtin(), o);
+  EXPECT_DOUBLE_EQ(e.expected_gbytes, 4 * 400 / 8.0 * 0.95);
+  EXPECT_NE(e.formula.find("InfiniBand between racks"), std::string::npos);
+}
+
+TEST(BusbwExpectation, NcA100V4HasAzureFloors) {
+  EXPECT_DOUBLE_EQ(
+      expected_busbw(with_devices("NVIDIA A100 80GB PCIe", 2, 1), Catalog::builtin(), {})
+          .expected_gbytes,
+      193.0);
+}
+
 }  // namespace
 }  // namespace trainready

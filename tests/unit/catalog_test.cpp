@@ -48,3 +48,57 @@ TEST(Catalog, MalformedCatalogNamesFileAndLine) {
   }
   EXPECT_THROW(Catalog::parse("[]", "x"), InputError);
 }
+
+// NC A100 v4 size page (read 2026-12-01): NVLink supported, 1/2/4 NVMe disks of 960 GiB beside
+// the temp disk; AzNHC floors 193 GB/s at 16G (NC48ads) and 25 GB/s at 8G (NC96ads). The old
+// entries said PCIe only, no NVMe, no floor.
+TEST(Catalog, NcA100V4HasNvlinkNvmeAndAzureFloors) {
+  const Catalog& c = Catalog::builtin();
+  const SkuEntry* nc24 = c.find("Standard_NC24ads_A100_v4");
+  const SkuEntry* nc48 = c.find("Standard_NC48ads_A100_v4");
+  const SkuEntry* nc96 = c.find("Standard_NC96ads_A100_v4");
+  ASSERT_TRUE(nc24 && nc48 && nc96);
+  EXPECT_EQ(nc24->nvme_disks, 1);
+  EXPECT_EQ(nc48->nvme_disks, 2);
+  EXPECT_EQ(nc96->nvme_disks, 4);
+  EXPECT_DOUBLE_EQ(nc96->nvme_total_gib, 4 * 960.0);
+  EXPECT_NE(nc48->gpu_link.find("NVLink"), std::string::npos);
+  EXPECT_NE(nc96->gpu_link.find("NVLink"), std::string::npos);
+  EXPECT_DOUBLE_EQ(nc48->nccl_allreduce_floor_gbytes_per_s.value(), 193.0);
+  EXPECT_EQ(nc48->nccl_allreduce_message, "16G");
+  EXPECT_DOUBLE_EQ(nc96->nccl_allreduce_floor_gbytes_per_s.value(), 25.0);
+  EXPECT_EQ(nc96->nccl_allreduce_message, "8G");
+  EXPECT_FALSE(nc24->nccl_allreduce_floor_gbytes_per_s.has_value());
+  // azhpc-images maps only NC96ads_A100_v4 to ncv4-topo.xml.
+  EXPECT_EQ(nc48->nccl_topo_file, "");
+  EXPECT_EQ(nc96->nccl_topo_file, "/opt/microsoft/ncv4-topo.xml");
+}
+
+TEST(Catalog, Gb200NvlinkDomainIs18VmsOf72Gpus) {
+  const SkuEntry* e = Catalog::builtin().find("Standard_ND128isr_NDR_GB200_v6");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->nvlink_domain_vms, 18);
+  EXPECT_EQ(e->nvlink_domain_gpus, 72);
+  EXPECT_EQ(Catalog::builtin().find("Standard_ND96isr_H100_v5")->nvlink_domain_vms, 1);
+}
+
+// A guessed or copied number must never read as an API capture: every price is dated, names a
+// listed source, and one not captured from the source itself says so.
+TEST(Catalog, EveryPriceIsDatedWithAnHonestSource) {
+  const Catalog& c = Catalog::builtin();
+  int prices = 0;
+  for (const SkuEntry& e : c.skus()) {
+    for (const SkuPrice& p : e.prices) {
+      ++prices;
+      EXPECT_EQ(p.date.size(), 10u) << e.name;
+      const std::string text = c.source_text(p.source);
+      EXPECT_NE(text, p.source) << e.name << ": source key not listed";
+      if (!p.verified) {
+        EXPECT_NE(text.find("NOT captured"), std::string::npos) << e.name;
+      }
+    }
+  }
+  EXPECT_GT(prices, 0);
+  EXPECT_FALSE(c.find("Standard_ND96isr_H100_v5")->prices.front().verified);
+  EXPECT_NE(c.source_text("no-price-known").find("ranks by time"), std::string::npos);
+}

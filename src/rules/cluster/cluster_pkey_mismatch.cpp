@@ -2,6 +2,7 @@
 // are in different InfiniBand partitions and cannot talk to each other.
 #include <set>
 
+#include "catalog/ib_placement.h"
 #include "facts/node_grouping.h"
 #include "facts/queries.h"
 #include "rules/rule_factories.h"
@@ -57,10 +58,9 @@ class ClusterPkeyMismatch final : public Rule {
         "its own partition, so these nodes were deployed into different sets or as standalone VMs. "
         "NCCL hangs at "
         "connection setup or fails with IB completion error 12 (transport retry exceeded).";
-    f.fix =
-        "Redeploy the nodes of the job into ONE scale set with singlePlacementGroup=true (or one "
-        "availability "
-        "set); nodes from different sets cannot share an InfiniBand job.";
+    f.fix = std::string("Redeploy the nodes of the job as ") + kIbOneGroupSettings +
+            "; nodes from different sets cannot share an InfiniBand job. Sources: " +
+            kIbPlacementSources + ".";
     out.findings.push_back(std::move(f));
     return out;
   }

@@ -1,4 +1,5 @@
 // cluster-placement-mismatch: IMDS says the nodes are in different scale sets or placement groups.
+#include "catalog/ib_placement.h"
 #include "facts/node_grouping.h"
 #include "rules/rule_factories.h"
 
@@ -39,11 +40,10 @@ class ClusterPlacementMismatch final : public Rule {
         "The job hangs or "
         "falls back to sockets between the groups.";
     const std::string fix =
-        "Run the job on nodes of ONE scale set / placement group (check vmScaleSetName and "
-        "placementGroupId in IMDS), "
-        "or redeploy them into one; with singlePlacementGroup=false a scale set spans several "
-        "placement groups and "
-        "cannot carry one InfiniBand job.";
+        std::string(
+            "Run the job on nodes of ONE scale set / placement group (check vmScaleSetName and "
+            "placementGroupId in IMDS), or redeploy them as ") +
+        kIbOneGroupSettings + ". Sources: " + kIbPlacementSources + ".";
     const bool sets_differ = sets.nodes_by_value.size() > 1;
     const bool groups_differ = groups.nodes_by_value.size() > 1;
     if (!sets_differ && !groups_differ) return out;

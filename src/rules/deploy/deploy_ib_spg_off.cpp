@@ -1,6 +1,9 @@
 // deploy-ib-spg-off: an InfiniBand scale set that is not one placement group
-// (singlePlacementGroup false, or unset where the platform default is false), or an AKS node
-// pool of an InfiniBand size: its VMs land in several InfiniBand fabrics.
+// (singlePlacementGroup false, unset where the platform default is false, or Flexible with
+// platformFaultDomainCount 1), or an AKS node pool of an InfiniBand size: its VMs land in
+// several InfiniBand fabrics. The settings that give one group come from catalog/ib_placement.h.
+#include "catalog/ib_placement.h"
+#include "core/text.h"
 #include "facts/deployment_queries.h"
 #include "rules/rule_factories.h"
 
@@ -45,24 +48,41 @@ class DeployIbSpgOff final : public Rule {
                             spg.where.str() + ")");
         continue;
       }
-      bool off = (spg.is_known() && !spg.value) ||
-                 (spg.is_unset() && !r.spg_default_false_because.empty());
-      if (!off) continue;
+      const std::string mode = r.orchestration_mode.is_known() ? r.orchestration_mode.value : "";
+      const auto& fd = r.platform_fault_domain_count;
+      if (iequals(mode, "Flexible") && fd.is_unknown()) {
+        out.notes.push_back(label(r) + ": platformFaultDomainCount " + fd.raw + " not resolved (" +
+                            fd.where.str() + ")");
+        continue;
+      }
+      std::optional<bool> spg_value;
+      if (spg.is_known())
+        spg_value = spg.value;
+      else if (!r.spg_default_false_because.empty())
+        spg_value = false;  // the platform or provider default when unset
+      const IbGroupJudgement j = judge_scale_set_ib_group(
+          mode, spg_value, fd.is_known() ? std::optional<long long>(fd.value) : std::nullopt);
+      if (j.group != IbGroup::kSeveral) continue;
       Finding f =
           finding(label(r) + ": " + r.vm_size.value + " scale set is not a single placement group");
       f.evidence.push_back(setting_evidence("singlePlacementGroup", spg));
-      if (spg.is_unset()) f.evidence.push_back({r.spg_default_false_because, r.where});
+      if (spg.is_unset() && !r.spg_default_false_because.empty())
+        f.evidence.push_back({r.spg_default_false_because, r.where});
+      if (iequals(mode, "Flexible")) {
+        f.evidence.push_back(setting_evidence("orchestrationMode", r.orchestration_mode));
+        f.evidence.push_back(setting_evidence("platformFaultDomainCount", fd));
+      }
       f.evidence.push_back(setting_evidence("VM size", r.vm_size));
-      f.cause =
-          "InfiniBand connects only the VMs of one placement group. With "
-          "singlePlacementGroup false the scale set spreads over several placement groups, "
-          "and VMs in different ones cannot reach each other over InfiniBand: NCCL hangs at "
-          "init or falls back to NET/Socket.";
-      f.fix =
-          "Set singlePlacementGroup to true (Terraform: single_placement_group = true). A "
-          "single placement group holds up to 100 VMs (300 after a support request).";
-      out.findings.push_back(
-          deployment_finding(std::move(f), r, spg.is_unset() ? r.where : spg.where));
+      f.cause = "InfiniBand connects only the VMs of one placement group, and " + j.why +
+                ": the scale set spreads over several placement groups, and VMs in different "
+                "ones cannot reach each other over InfiniBand; NCCL hangs at init or falls back "
+                "to NET/Socket.";
+      f.fix = std::string("Deploy ") + kIbOneGroupSettings +
+              ". Terraform: single_placement_group = true on azurerm_linux_virtual_machine_"
+              "scale_set. Sources: " +
+              kIbPlacementSources + ".";
+      const Provenance at = spg.is_known() ? spg.where : (fd.is_known() ? fd.where : r.where);
+      out.findings.push_back(deployment_finding(std::move(f), r, at));
     }
     return out;
   }

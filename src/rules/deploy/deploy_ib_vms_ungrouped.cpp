@@ -3,6 +3,7 @@
 // keys and cannot reach each other over InfiniBand.
 #include <map>
 
+#include "catalog/ib_placement.h"
 #include "facts/deployment_queries.h"
 #include "rules/rule_factories.h"
 
@@ -94,10 +95,9 @@ class DeployIbVmsUngrouped final : public Rule {
         "InfiniBand partition key; VMs with different keys cannot talk over InfiniBand "
         "(NCCL hangs at init or falls back to NET/Socket), and scale sets are isolated "
         "from each other.";
-    f.fix =
-        "Put every VM of the training cluster in one scale set with singlePlacementGroup "
-        "true, or in one availability set (VM: availabilitySet.id; Terraform: "
-        "availability_set_id).";
+    f.fix = std::string("Put every VM of the training cluster in ") + kIbOneGroupSettings +
+            " (VM: availabilitySet.id; Terraform: availability_set_id). Sources: " +
+            kIbPlacementSources + ".";
     out.findings.push_back(deployment_finding(std::move(f), *at, at->where));
     return out;
   }

@@ -1,20 +1,26 @@
 // ib-port-not-active: an InfiniBand port is not ACTIVE / LinkUp.
 #include <map>
 
+#include "catalog/ib_placement.h"
 #include "facts/queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
 namespace {
 
-std::string cause_for(const std::string& state, const std::string& phys) {
+// `others_active`: ports of this VM that are ACTIVE / LinkUp. Placement decides a partition
+// for the whole VM, so a Polling port beside ACTIVE ones is a link fault, not placement.
+std::string cause_for(const std::string& state, const std::string& phys, int others_active) {
   if (phys == "Polling") {
-    return "The port is Polling: it looks for a link partner and finds none it may talk to. On "
-           "Azure this is what a VM "
-           "sees when it is not in one scale set with singlePlacementGroup=true, or one "
-           "availability set, with its "
-           "peers (it lands on another InfiniBand fabric or partition); on bare metal, a cable or "
-           "switch port is down.";
+    if (others_active > 0)
+      return "The port is Polling: it sees no link partner. Other ports of this VM are ACTIVE, so "
+             "the VM's placement is not the cause (placement and partition keys apply to the "
+             "whole VM): this link (cable, transceiver, switch port or HCA) is down.";
+    return "The port is Polling: it sees no link partner. Two causes, to check in this order: "
+           "(1) placement: the VM is not in one placement group with its peers (one scale set "
+           "that is a single placement group, or one availability set); (2) a link fault: on a "
+           "correctly placed VM Azure's diagnostics (azhpc-diagnostics#76) treat a Polling port "
+           "as a link to report. On bare metal: a cable or switch port is down.";
   }
   if (phys == "Disabled") {
     return "The port is administratively Disabled (by firmware, ibportstate, or the host). No "
@@ -26,17 +32,40 @@ std::string cause_for(const std::string& state, const std::string& phys) {
            "a fabric fault.";
   }
   if (state == "INIT") {
-    return "The link is up but no subnet manager has configured the port (state Initializing). On "
-           "Azure the fabric "
-           "assigns LIDs and partitions shortly after boot; if it stays INIT the VM is not in a "
-           "placement group with "
-           "an InfiniBand partition. On-premises: no opensm is running on the fabric.";
+    return "The link is up but the port is not yet activated (state Initializing). This is often "
+           "transient shortly after boot or a fabric change; it is not proof of a missing subnet "
+           "manager (an ND A100 v4 port was seen Initializing with a subnet manager LID set, "
+           "azhpc-diagnostics#59). On-premises, a fabric with no running subnet manager also "
+           "leaves ports here.";
   }
   if (state == "ARMED")
     return "The subnet manager configured the port but did not activate it (ARMED).";
   if (state == "DOWN")
     return "The logical port is DOWN although the physical link reports " + phys + ".";
   return "The port is in state " + state + " / " + phys + ".";
+}
+
+std::string fix_for(const std::string& state, const std::string& phys, int others_active) {
+  if (phys == "Polling" && others_active > 0)
+    return "Take the node out of the job and report it (Azure: a support request or Azure's "
+           "node health checks, fault NHC2004 IBPortDown, then deallocate/start to move to "
+           "another host); on bare metal reseat or replace the cable and check the switch port.";
+  if (phys == "Polling")
+    return std::string(
+               "First check placement: compare this VM's vmScaleSetName and placementGroupId "
+               "(IMDS) and the partition keys of its peers (`trainready doctor --root a --root "
+               "b`); if they differ, redeploy the job as ") +
+           kIbOneGroupSettings +
+           ". If the VM is correctly placed with its peers, the link is down: report the node "
+           "(support request / NHC2004 IBPortDown) and deallocate/start it. Sources: " +
+           kIbPlacementSources + "; Azure/azhpc-diagnostics#76.";
+  if (state == "INIT")
+    return "Re-check in a minute (`cat /sys/class/infiniband/*/ports/*/state`). If the port stays "
+           "Initializing, report the node (support request) and deallocate/start it; "
+           "on-premises, check that a subnet manager (opensm / UFM) runs on the fabric.";
+  return "Deallocate and start the VM to move it to a healthy host; on bare metal check the "
+         "cable, switch port and `ibportstate`. Take the node out of the job until its ports are "
+         "ACTIVE / LinkUp.";
 }
 
 class IbPortNotActive final : public Rule {
@@ -51,6 +80,7 @@ class IbPortNotActive final : public Rule {
     RuleOutcome out;
     const auto ports = infiniband_ports(*n.ib);
     std::size_t readable = 0;
+    int active = 0;
     // One finding per (state, phys_state): eight Polling ports are one problem, not eight.
     std::map<std::pair<std::string, std::string>, std::vector<const PortRef*>> bad;
     for (const PortRef& r : ports) {
@@ -61,7 +91,10 @@ class IbPortNotActive final : public Rule {
         continue;
       }
       ++readable;
-      if (p.state.value == "ACTIVE" && p.phys_state.value == "LinkUp") continue;
+      if (p.state.value == "ACTIVE" && p.phys_state.value == "LinkUp") {
+        ++active;
+        continue;
+      }
       bad[{p.state.value, p.phys_state.value}].push_back(&r);
     }
     for (const auto& [key, refs] : bad) {
@@ -75,22 +108,14 @@ class IbPortNotActive final : public Rule {
       const IbPort& first = *refs.front()->port;
       f.evidence.push_back({refs.front()->name() + " state: " + state, first.state.where});
       f.evidence.push_back({refs.front()->name() + " phys_state: " + phys, first.phys_state.where});
-      f.cause = cause_for(state, phys) +
+      f.cause = cause_for(state, phys, active) +
                 " NCCL either leaves these rails out, hangs at connection setup, or falls back to "
                 "sockets.";
-      if (phys == "Polling" || state == "INIT") {
-        f.fix =
-            "Deploy all VMs of the job in ONE virtual machine scale set with "
-            "singlePlacementGroup=true (at most 100 "
-            "VMs by default, 300 after a support request) or one availability set, then redeploy "
-            "this VM into it. "
-            "If it is already there, deallocate/start it; if the ports stay down, report the node.";
-      } else {
-        f.fix =
-            "Deallocate and start the VM to move it to a healthy host; on bare metal check the "
-            "cable, switch port "
-            "and `ibportstate`. Take the node out of the job until its ports are ACTIVE / LinkUp.";
-      }
+      if (phys == "Polling")
+        f.evidence.push_back({std::to_string(active) + " of " + std::to_string(ports.size()) +
+                                  " InfiniBand ports of this VM are ACTIVE / LinkUp",
+                              n.ib.where});
+      f.fix = fix_for(state, phys, active);
       out.findings.push_back(std::move(f));
     }
     if (!ports.empty() && readable == 0)

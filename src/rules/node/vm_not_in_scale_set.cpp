@@ -1,4 +1,5 @@
 // vm-not-in-scale-set: an InfiniBand size that IMDS says is in no scale set.
+#include "catalog/ib_placement.h"
 #include "facts/queries.h"
 #include "rules/rule_factories.h"
 
@@ -31,22 +32,16 @@ class VmNotInScaleSet final : public Rule {
     f.evidence.push_back(
         {"placementGroupId = \"" + n.imds->placement_group_id + "\"", n.imds.where});
     f.cause =
-        "Azure gives InfiniBand connectivity only among VMs of one scale set with "
-        "singlePlacementGroup=true, or "
-        "of one availability set. A standalone VM, or one in a different set from its peers, gets "
-        "a different "
-        "InfiniBand partition key: its ports may be ACTIVE, yet NCCL cannot reach the other nodes "
-        "(hang, IB "
-        "completion error 12, or a fallback to sockets). Fine if this VM and all its peers share "
-        "one "
-        "availability set.";
-    f.fix =
-        "Create the training nodes in one VM scale set (Uniform or Flexible with "
-        "platformFaultDomainCount=1) with "
-        "singlePlacementGroup=true, at most 100 VMs by default (300 after a support request), or "
-        "put all of them "
-        "in one availability set (at most 200 VMs). Check with `trainready doctor --root` on each "
-        "node's snapshot.";
+        "Azure gives InfiniBand connectivity only among VMs of one placement group: one scale set "
+        "that is a single placement group, or one availability set. A standalone VM, or one in a "
+        "different set from its peers, gets a different InfiniBand partition key: its ports may "
+        "be ACTIVE, yet NCCL cannot reach the other nodes (hang, IB completion error 12, or a "
+        "fallback to sockets). IMDS does not show availability sets: fine if this VM and all its "
+        "peers share one.";
+    f.fix = std::string("Create the training nodes as ") + kIbOneGroupSettings +
+            ". Check the nodes together with `trainready doctor --root a --root b ...`. "
+            "Sources: " +
+            kIbPlacementSources + ".";
     out.findings.push_back(std::move(f));
     return out;
   }

@@ -55,4 +55,28 @@ TEST(DeployIbSpgOff, UnresolvedValueIsANoteNotAPass) {
   EXPECT_NE(o.notes[0].find("[reference('x').spg]"), std::string::npos);
 }
 
+// The configuration the doctor used to recommend (Flexible, platformFaultDomainCount=1,
+// singlePlacementGroup=true): the orchestration-modes page says max spreading gives single
+// placement group false, so asking for true does not make one InfiniBand group.
+TEST(DeployIbSpgOff, FiresOnFlexibleMaxSpreadingEvenWhenTrueIsAskedFor) {
+  auto o = run_deploy_rule(
+      "deploy-ib-spg-off",
+      arm_resources(vmss("Standard_ND96isr_H100_v5", 8,
+                         R"("orchestrationMode": "Flexible", "platformFaultDomainCount": 1,
+                            "singlePlacementGroup": true)")));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("max spreading"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("Uniform orchestration with singlePlacementGroup=true"),
+            std::string::npos);
+  EXPECT_EQ(o.findings[0].fix.find("platformFaultDomainCount=1) with"), std::string::npos);
+}
+
+TEST(DeployIbSpgOff, QuietOnFlexibleFixedSpreading) {
+  EXPECT_TRUE(
+      run_deploy_rule("deploy-ib-spg-off", arm_resources(vmss("Standard_ND96isr_H100_v5", 8,
+                                                              R"("orchestrationMode": "Flexible",
+                                                    "platformFaultDomainCount": 2)")))
+          .findings.empty());
+}
+
 }  // namespace trainready::test
