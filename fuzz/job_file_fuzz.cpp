@@ -2,7 +2,7 @@
 // that read are applied and, when they settle, planned on the built-in catalog, so no job
 // description can crash the planner either.
 #include "catalog/catalog.h"
-#include "facts/job_settings.h"
+#include "parsers/job_settings.h"
 #include "fuzz/fuzz_target.h"
 #include "parsers/job_file.h"
 #include "plan/plan.h"

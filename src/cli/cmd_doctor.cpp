@@ -67,9 +67,6 @@ int run_doctor(const DoctorArgs& a) {
       if (nodes[i].label == nodes[j].label) nodes[i].label += "#" + std::to_string(i + 1);
     }
   }
-  if (!a.flags.sku.empty()) {
-    for (auto& n : nodes) n.sku_override = a.flags.sku;
-  }
   Report r = start_report("doctor", a.flags);
   r.nodes = std::move(nodes);
   // A run's NCCL log and nccl-tests output, judged together with the nodes.

@@ -10,7 +10,7 @@
 #include "cli/judge.h"
 #include "core/input_error.h"
 #include "core/root.h"
-#include "facts/job_settings.h"
+#include "parsers/job_settings.h"
 #include "parsers/job_file.h"
 #include "plan/plan.h"
 

@@ -216,11 +216,9 @@ struct NodeFacts {
   Fact<std::string> nccl_version;
   Fact<ScratchFacts> scratch;
   Fact<TopoMatrix> gpu_topology;            // only from a capture
-  std::optional<std::string> sku_override;  // --sku
 
-  // The VM size the rules compare against: --sku, else IMDS vmSize.
+  // The VM size IMDS reports (`--sku` over it is the rules' query vm_size_of).
   Fact<std::string> vm_size() const {
-    if (sku_override) return Fact<std::string>::present(*sku_override, {"--sku", 0});
     if (!imds.ok())
       return Fact<std::string>::missing("VM size unknown: no instance metadata (" + imds.reason +
                                         "); pass --sku");

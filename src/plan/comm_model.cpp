@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "facts/busbw_expectation.h"
+#include "catalog/vm_network.h"
 
 namespace trainready {
 namespace {

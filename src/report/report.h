@@ -13,7 +13,7 @@
 #include "core/severity.h"
 #include "engine/engine.h"
 #include "engine/suppressions.h"
-#include "facts/busbw_expectation.h"
+#include "rules/expect/busbw_expectation.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
@@ -58,6 +58,8 @@ struct Report {
   Verdict verdict;
   Severity fail_on = Severity::kError;
   int exit_code = 0;
+
+  RunOptions options;  // what the rules were told: --sku, --nodes, --efficiency
 
   // What was judged; each part optional.
   std::vector<NodeFacts> nodes;

@@ -9,7 +9,7 @@
 
 #include "catalog/catalog.h"
 #include "core/finding.h"
-#include "facts/busbw_expectation.h"
+#include "rules/run_options.h"
 #include "facts/deployment_facts.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/input_error.h"
-#include "facts/job_settings.h"
+#include "parsers/job_settings.h"
 #include "support/paths.h"
 
 namespace trainready {

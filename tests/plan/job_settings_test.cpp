@@ -1,5 +1,5 @@
 // Job settings: every key's values, ranges and the errors that name where a value was written.
-#include "facts/job_settings.h"
+#include "parsers/job_settings.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/input_error.h"
-#include "facts/job_settings.h"
+#include "parsers/job_settings.h"
 #include "plan/plan.h"
 
 namespace trainready {

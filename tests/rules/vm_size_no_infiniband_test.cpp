@@ -38,6 +38,7 @@ TEST(VmSizeNoInfiniband, SkipsWhenSizeUnknown) {
   RuleOutcome o = run_rule("vm-size-no-infiniband", n);
   EXPECT_TRUE(o.skipped);
   EXPECT_NE(o.skip_reason.find("--sku"), std::string::npos);
-  n.sku_override = "Standard_NC80adis_H100_v5";
-  EXPECT_EQ(run_rule("vm-size-no-infiniband", n).findings.size(), 1u);
+  RunOptions declared;  // doctor --sku
+  declared.sku = "Standard_NC80adis_H100_v5";
+  EXPECT_EQ(run_rule("vm-size-no-infiniband", n, declared).findings.size(), 1u);
 }

@@ -9,11 +9,13 @@
 
 namespace trainready::test {
 
-inline RuleOutcome run_rule(const std::string& id, const NodeFacts& n) {
+inline RuleOutcome run_rule(const std::string& id, const NodeFacts& n,
+                            const RunOptions& options = {}) {
   const Rule* r = find_rule(id);
   if (r == nullptr) throw std::runtime_error("no rule " + id);
   std::vector<NodeFacts> nodes{n};
   RuleContext ctx{&nodes.front(), &nodes, &Catalog::builtin()};
+  ctx.run_options = &options;
   return r->evaluate(ctx);
 }
 

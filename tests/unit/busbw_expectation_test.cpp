@@ -1,4 +1,4 @@
-#include "facts/busbw_expectation.h"
+#include "rules/expect/busbw_expectation.h"
 
 #include <gtest/gtest.h>
 

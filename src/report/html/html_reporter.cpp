@@ -157,7 +157,7 @@ std::string nodes_section(const Report& r) {
   std::vector<std::map<std::string, std::string>> rows;
   for (const NodeFacts& n : r.nodes) {
     std::map<std::string, std::string> row;
-    for (const auto& [label, text] : summarize_node(n)) {
+    for (const auto& [label, text] : summarize_node(n, r.options)) {
       if (std::find(columns.begin(), columns.end(), label) == columns.end())
         columns.push_back(label);
       row[label] = text;

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "facts/job_settings.h"
+#include "parsers/job_settings.h"
 
 namespace trainready {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 
 namespace trainready {
 namespace {
@@ -15,9 +15,10 @@ std::string gib(std::uint64_t bytes) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts& n) {
+std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts& n,
+                                                              const RunOptions& options) {
   std::vector<std::pair<std::string, std::string>> out;
-  Fact<std::string> size = n.vm_size();
+  Fact<std::string> size = vm_size_of(n, &options);
   std::string s = size.ok() ? size.value : size.reason;
   if (n.imds.ok()) {
     s += "; scale set " + (n.imds->vmss_name.empty() ? std::string("none") : n.imds->vmss_name);

@@ -88,7 +88,7 @@ std::string render_text(const Report& r, const RenderStyle& style) {
   out += p.wrap(r.verdict.line, vcolor) + "\n\n";
   for (const NodeFacts& n : r.nodes) {
     labelled(out, p, "Node " + n.label + (n.live ? "  (live)" : "  (" + n.root_display + ")"),
-             summarize_node(n));
+             summarize_node(n, r.options));
   }
   if (r.nccl_log) labelled(out, p, "NCCL log", summarize_nccl_log(*r.nccl_log));
   if (r.collective)

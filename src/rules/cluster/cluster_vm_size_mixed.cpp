@@ -1,5 +1,6 @@
 // cluster-vm-size-mixed: the nodes of one job are of different VM sizes.
-#include "facts/node_grouping.h"
+#include "rules/queries/node_grouping.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -14,8 +15,8 @@ class ClusterVmSizeMixed final : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     Grouping g = group_nodes(*ctx.nodes,
-                             [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
-                               Fact<std::string> s = n.vm_size();
+                             [&ctx](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
+                               Fact<std::string> s = vm_size_of(n, ctx.run_options);
                                if (!s.ok()) {
                                  why = s.reason;
                                  return std::nullopt;

@@ -1,7 +1,7 @@
 // fabric-manager-not-ready: an NVSwitch size (ND A100 v4, ND H100/H200 v5) whose GPUs are not
 // registered with the NVLink fabric: NVIDIA Fabric Manager is not running, or failed. Read from
 // NVML's GPU fabric state (Hopper and later); A100 does not report it, so the rule says so.
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -18,7 +18,7 @@ class FabricManagerNotReady final : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
     std::string why;
-    const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    const SkuEntry* sku = sku_of(n, ctx, why);
     if (sku == nullptr) return RuleOutcome::skip(why);
     RuleOutcome out;
     if (!sku->fabric_manager) return out;

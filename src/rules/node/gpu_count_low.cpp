@@ -1,5 +1,5 @@
 // gpu-count-low: fewer GPUs are usable than the VM size has.
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -14,7 +14,7 @@ class GpuCountLow final : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
     std::string why;
-    const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    const SkuEntry* sku = sku_of(n, ctx, why);
     if (sku == nullptr) return RuleOutcome::skip(why);
     RuleOutcome out;
     if (sku->gpu_count == 0) return out;

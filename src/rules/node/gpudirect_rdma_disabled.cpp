@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "core/text.h"
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -90,7 +90,7 @@ class GpudirectRdmaDisabled final : public Rule {
     if (!n.modules.ok()) return RuleOutcome::skip("kernel modules " + n.modules.describe());
     RuleOutcome out;
     std::string why;
-    const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    const SkuEntry* sku = sku_of(n, ctx, why);
     bool applies = false;
     Evidence basis;
     if (sku != nullptr) {

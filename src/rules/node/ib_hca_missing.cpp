@@ -1,5 +1,5 @@
 // ib-hca-missing: the size should have InfiniBand HCAs, but fewer (or none) are on the PCI bus.
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -14,7 +14,7 @@ class IbHcaMissing final : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
     std::string why;
-    const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    const SkuEntry* sku = sku_of(n, ctx, why);
     if (sku == nullptr) return RuleOutcome::skip(why);
     RuleOutcome out;
     if (!sku->has_infiniband()) return out;

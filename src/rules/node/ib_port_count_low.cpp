@@ -1,5 +1,5 @@
 // ib-port-count-low: fewer InfiniBand ports are registered than the size has.
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -14,7 +14,7 @@ class IbPortCountLow final : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
     std::string why;
-    const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    const SkuEntry* sku = sku_of(n, ctx, why);
     if (sku == nullptr) return RuleOutcome::skip(why);
     RuleOutcome out;
     if (!sku->has_infiniband()) return out;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -31,7 +31,7 @@ class IbPortRateLow final : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
     std::string why;
-    const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    const SkuEntry* sku = sku_of(n, ctx, why);
     RuleOutcome out;
     if (sku != nullptr && !sku->has_infiniband()) return out;
     if (!n.ib.ok()) return RuleOutcome::skip("InfiniBand devices " + n.ib.describe());

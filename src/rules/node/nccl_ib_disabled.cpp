@@ -1,6 +1,6 @@
 // nccl-ib-disabled: NCCL_IB_DISABLE=1 or NCCL_NET=Socket steer NCCL off InfiniBand.
 #include "core/text.h"
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -20,7 +20,7 @@ class NcclIbDisabled final : public Rule {
     RuleOutcome out;
     // Harmless on a node that has no InfiniBand at all: only judge where IB exists or should.
     std::string why;
-    const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    const SkuEntry* sku = sku_of(n, ctx, why);
     const bool node_has_ib = n.ib.ok() && !infiniband_ports(*n.ib).empty();
     if (!node_has_ib && (sku == nullptr || !sku->has_infiniband())) {
       if (sku == nullptr && !n.ib.ok())

@@ -2,7 +2,7 @@
 // in /etc/nccl.conf (ND A100 v4, ND H100/H200 v5), but this node disables it or leaves it to
 // NCCL's detection.
 #include "core/text.h"
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -21,7 +21,7 @@ class NcclIbRelaxedOrderingOff final : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
     std::string why;
-    const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    const SkuEntry* sku = sku_of(n, ctx, why);
     if (sku == nullptr) return RuleOutcome::skip(why);
     RuleOutcome out;
     auto want = sku->image_nccl_conf.find(kKey);

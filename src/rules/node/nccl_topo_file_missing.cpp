@@ -1,5 +1,5 @@
 // nccl-topo-file-missing: NCCL_TOPO_FILE names a file that does not exist.
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -33,7 +33,7 @@ class NcclTopoFileMissing final : public Rule {
         "that lacks the file.";
     std::string want;
     std::string why;
-    if (const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    if (const SkuEntry* sku = sku_of(n, ctx, why);
         sku != nullptr && !sku->nccl_topo_file.empty()) {
       want = " For " + sku->name + " the Azure HPC images ship " + sku->nccl_topo_file + ".";
     }

@@ -1,6 +1,6 @@
 // nccl-topo-file-unset: an Azure ND/NC size that has a published NCCL topology file, but
 // NCCL_TOPO_FILE is not set (typical of custom images).
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -17,7 +17,7 @@ class NcclTopoFileUnset final : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
     std::string why;
-    const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    const SkuEntry* sku = sku_of(n, ctx, why);
     if (sku == nullptr) return RuleOutcome::skip(why);
     if (!n.nccl.ok()) return RuleOutcome::skip("NCCL settings " + n.nccl.describe());
     RuleOutcome out;

@@ -2,7 +2,7 @@
 // a size with NVLink), or NVLink recovery errors. Link state per GPU from NVML.
 #include <algorithm>
 
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -23,7 +23,7 @@ class NvlinkInactive final : public Rule {
     const auto& gpus = n.gpus->gpus;
     if (gpus.size() < 2) return out;  // one GPU: nothing for NVLink to join
     std::string why;
-    const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    const SkuEntry* sku = sku_of(n, ctx, why);
     const bool nvlink_size =
         sku != nullptr && sku->gpu_link.find("NVLink") != std::string::npos && sku->gpu_count > 1;
     int most = -1;

@@ -1,6 +1,6 @@
 // vm-not-in-scale-set: an InfiniBand size that IMDS says is in no scale set.
 #include "catalog/ib_placement.h"
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -16,7 +16,7 @@ class VmNotInScaleSet final : public Rule {
     const NodeFacts& n = *ctx.node;
     if (!n.imds.ok()) return RuleOutcome::skip("Azure instance metadata " + n.imds.describe());
     std::string why;
-    const SkuEntry* sku = sku_of(n, *ctx.catalog, why);
+    const SkuEntry* sku = sku_of(n, ctx, why);
     RuleOutcome out;
     bool ib = false;
     if (sku != nullptr)

@@ -1,6 +1,6 @@
 // vm-size-no-infiniband: the VM size has no InfiniBand, so it cannot join multi-node training
 // over InfiniBand, whatever is installed on it.
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -14,7 +14,7 @@ class VmSizeNoInfiniband final : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
-    Fact<std::string> size = n.vm_size();
+    Fact<std::string> size = vm_size_of(n, ctx.run_options);
     if (!size.ok()) return RuleOutcome::skip(size.reason);
     RuleOutcome out;
     const SkuEntry* sku = ctx.catalog->find(size.value);

@@ -1,4 +1,4 @@
-#include "facts/node_grouping.h"
+#include "rules/queries/node_grouping.h"
 
 namespace trainready {
 

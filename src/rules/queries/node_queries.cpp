@@ -1,4 +1,4 @@
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 
 #include <cctype>
 #include <cmath>
@@ -7,8 +7,14 @@
 
 namespace trainready {
 
-const SkuEntry* sku_of(const NodeFacts& n, const Catalog& c, std::string& why) {
-  Fact<std::string> size = n.vm_size();
+Fact<std::string> vm_size_of(const NodeFacts& n, const RunOptions* options) {
+  if (options && options->sku) return Fact<std::string>::present(*options->sku, {"--sku", 0});
+  return n.vm_size();
+}
+
+const SkuEntry* sku_of(const NodeFacts& n, const RuleContext& ctx, std::string& why) {
+  const Catalog& c = *ctx.catalog;
+  Fact<std::string> size = vm_size_of(n, ctx.run_options);
   if (!size.ok()) {
     why = size.reason;
     return nullptr;

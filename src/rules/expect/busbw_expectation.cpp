@@ -1,4 +1,4 @@
-#include "facts/busbw_expectation.h"
+#include "rules/expect/busbw_expectation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,12 +54,6 @@ bool gpu_matches(const SkuEntry& s, const std::string& device_name) {
 }
 
 }  // namespace
-
-double vm_network_gbytes_per_s(const SkuEntry& sku, double ib_efficiency,
-                               double ethernet_efficiency) {
-  return sku.has_infiniband() ? sku.ib_ports * sku.ib_rate_gbits_per_s / 8.0 * ib_efficiency
-                              : sku.frontend_nic_gbits_per_s / 8.0 * ethernet_efficiency;
-}
 
 const SkuEntry* match_sku_from_devices(const NcclTestsFacts& t, const Catalog& catalog) {
   if (t.devices.empty()) return nullptr;

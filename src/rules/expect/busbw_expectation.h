@@ -9,15 +9,11 @@
 #include <string>
 
 #include "catalog/catalog.h"
+#include "catalog/vm_network.h"
 #include "facts/nccl_tests_facts.h"
+#include "rules/run_options.h"
 
 namespace trainready {
-
-struct RunOptions {
-  std::optional<std::string> sku;            // --sku
-  std::optional<int> nodes;                  // --nodes
-  double efficiency = kDefaultIbEfficiency;  // --efficiency
-};
 
 struct BusbwExpectation {
   bool known = false;
@@ -32,11 +28,6 @@ struct BusbwExpectation {
   double efficiency = 0;
   std::string formula;  // the numbers, as a line
 };
-
-// One VM's network as NCCL reaches it between VMs, GB/s: HCAs x per-HCA rate / 8 x
-// ib_efficiency, or, for sizes without InfiniBand, the front-end NIC / 8 x ethernet_efficiency.
-double vm_network_gbytes_per_s(const SkuEntry& sku, double ib_efficiency,
-                               double ethernet_efficiency);
 
 BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
                                 const RunOptions& options);

@@ -5,11 +5,14 @@
 
 #include "catalog/catalog.h"
 #include "facts/node_facts.h"
+#include "rules/rule.h"
 
 namespace trainready {
 
+// The VM size the rules compare against: --sku when given, else what IMDS reports.
+Fact<std::string> vm_size_of(const NodeFacts& n, const RunOptions* options);
 // The catalog entry for the node's VM size, or nullptr with `why` saying what is missing.
-const SkuEntry* sku_of(const NodeFacts& n, const Catalog& c, std::string& why);
+const SkuEntry* sku_of(const NodeFacts& n, const RuleContext& ctx, std::string& why);
 
 struct PortRef {
   const IbDevice* device;

@@ -1,9 +1,9 @@
-#include "facts/deployment_queries.h"
+#include "rules/queries/deployment_queries.h"
 
 #include <cctype>
 
 #include "core/text.h"
-#include "facts/queries.h"
+#include "rules/queries/node_queries.h"
 
 namespace trainready {
 

@@ -1,4 +1,4 @@
-#include "facts/job_settings.h"
+#include "parsers/job_settings.h"
 
 #include <cmath>
 #include <functional>
