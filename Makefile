@@ -16,7 +16,7 @@ NCCL_LOGS  := tests/data/fixtures/nccl-debug/bigscience-jz-16node-v100-netib-hfi
               tests/data/fixtures/nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log \
               tests/data/fixtures/nccl-debug/mlengineering-pytorch-watchdog-collective-timeout-desync.log
 
-.PHONY: all deps configure build demo test unit fuzz-smoke fuzz sanitize bench lint format examples clean
+.PHONY: all deps configure build package demo test unit fuzz-smoke fuzz sanitize bench lint format examples clean
 
 all: build
 
@@ -31,6 +31,11 @@ configure: deps $(BUILD)/build.ninja
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
+
+# A Debian package (cmake/packaging.cmake): $(BUILD)/trainready_VERSION_ARCH.deb, Depends computed
+# by dpkg-shlibdeps. `dpkg -i` it.
+package: build
+	cd $(BUILD) && cpack -G DEB
 
 # The main job: the doctor on this machine, a snapshot of it read back, every bundled example, then
 # NCCL logs and nccl-tests results explained (alone and joined with a node).

@@ -19,6 +19,8 @@ PKGS=(
   libopenmpi-dev openmpi-bin # bench: the MPI back end and mpirun (CPU clusters; CI without a GPU)
   liburing-dev        # bench storage: io_uring reads with registered buffers
   fio                 # bench/storage_fio_ratio.py: the reference run side by side
+  dpkg-dev file       # make package: CPack's Depends comes from dpkg-shlibdeps (which needs file)
+  zsh groff-base      # tests/package: the zsh completion is loaded and run; groff checks the man page
 )
 
 missing=()
