@@ -24,7 +24,7 @@ deps:
 	@bash scripts/setup-deps.sh
 
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINREADY_TESTS=ON -DTRAINREADY_BENCH=ON \
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINREADY_TESTS=ON -DTRAINREADY_BENCH=OFF \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 
 configure: deps $(BUILD)/build.ninja
@@ -135,7 +135,11 @@ sanitize: deps
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
-bench: build
+# Google Benchmark and the bench helpers are built only when asked for: this turns them on in
+# $(BUILD) (they stay on there) and builds them.
+bench: configure
+	cmake -S . -B $(BUILD) -DTRAINREADY_BENCH=ON > /dev/null
+	cmake --build $(BUILD) -j $(JOBS)
 	bash bench/doctor_ratio.sh $(BUILD)/bench/doctor_bench
 	python3 bench/nccl_log_ratio.py --build $(BUILD)
 	python3 bench/lint_ratio.py $(BIN)
