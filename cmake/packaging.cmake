@@ -1,7 +1,7 @@
 # `make package` / `cpack -G DEB`: a Debian package of trainready. Everything is an ordinary
 # install() rule, so whatever else the project installs (a plugin library under
-# ${CMAKE_INSTALL_LIBDIR}/trainready) lands in the package too.
-include(GNUInstallDirs)
+# ${CMAKE_INSTALL_LIBDIR}/trainready) lands in the package too. GNUInstallDirs is included at the
+# top of CMakeLists.txt, before any install() rule.
 
 install(TARGETS trainready RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
