@@ -53,7 +53,7 @@ OptionDoc describe_option(CLI::Option& opt) {
   return o;
 }
 
-void walk(CLI::App& app, std::vector<std::string> path, std::vector<CommandDoc>& out) {
+void walk(CLI::App& app, const std::vector<std::string>& path, std::vector<CommandDoc>& out) {
   CommandDoc c;
   c.path = path;
   c.description = app.get_description();
