@@ -16,7 +16,7 @@ NCCL_LOGS  := tests/data/fixtures/nccl-debug/bigscience-jz-16node-v100-netib-hfi
               tests/data/fixtures/nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log \
               tests/data/fixtures/nccl-debug/mlengineering-pytorch-watchdog-collective-timeout-desync.log
 
-.PHONY: all deps configure build demo test unit fuzz-smoke fuzz sanitize bench lint format examples clean
+.PHONY: all deps configure build package demo test unit fuzz-smoke fuzz sanitize bench lint format examples clean
 
 all: build
 
@@ -24,13 +24,18 @@ deps:
 	@bash scripts/setup-deps.sh
 
 $(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINREADY_TESTS=ON -DTRAINREADY_BENCH=ON \
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRAINREADY_TESTS=ON -DTRAINREADY_BENCH=OFF \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 
 configure: deps $(BUILD)/build.ninja
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
+
+# A Debian package (cmake/packaging.cmake): $(BUILD)/trainready_VERSION_ARCH.deb, Depends computed
+# by dpkg-shlibdeps. `dpkg -i` it.
+package: build
+	cd $(BUILD) && cpack -G DEB
 
 # The main job: the doctor on this machine, a snapshot of it read back, every bundled example, then
 # NCCL logs and nccl-tests results explained (alone and joined with a node).
@@ -130,7 +135,11 @@ sanitize: deps
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
-bench: build
+# Google Benchmark and the bench helpers are built only when asked for: this turns them on in
+# $(BUILD) (they stay on there) and builds them.
+bench: configure
+	cmake -S . -B $(BUILD) -DTRAINREADY_BENCH=ON > /dev/null
+	cmake --build $(BUILD) -j $(JOBS)
 	bash bench/doctor_ratio.sh $(BUILD)/bench/doctor_bench
 	python3 bench/nccl_log_ratio.py --build $(BUILD)
 	python3 bench/lint_ratio.py $(BIN)

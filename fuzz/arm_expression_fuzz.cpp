@@ -15,7 +15,7 @@ class Scope : public trainready::ArmScope {
 };
 }  // namespace
 
-TRAINREADY_FUZZ_TARGET(text) {
+TRAINREADY_FUZZ_TARGET(arm_expression, text) {
   Scope s;
   (void)trainready::evaluate_arm_expression(text, s);
 }

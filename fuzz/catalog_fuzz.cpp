@@ -2,4 +2,4 @@
 #include "catalog/catalog.h"
 #include "fuzz/fuzz_target.h"
 
-TRAINREADY_FUZZ_TARGET(text) { (void)trainready::Catalog::parse(text, "fuzz"); }
+TRAINREADY_FUZZ_TARGET(catalog, text) { (void)trainready::Catalog::parse(text, "fuzz"); }

@@ -5,7 +5,7 @@
 #include "fuzz/fuzz_target.h"
 #include "iac/deployment_inputs.h"
 
-TRAINREADY_FUZZ_TARGET(text) {
+TRAINREADY_FUZZ_TARGET(deployment_json, text) {
   auto facts = trainready::read_deployment_text(std::string(text), "fuzz.json");
   (void)trainready::evaluate_deployment_rules(facts, trainready::Catalog::builtin());
 }

@@ -2,4 +2,4 @@
 #include "fuzz/fuzz_target.h"
 #include "parsers/ib_captures.h"
 
-TRAINREADY_FUZZ_TARGET(text) { (void)trainready::parse_ibstatus(text, "fuzz"); }
+TRAINREADY_FUZZ_TARGET(ibstatus, text) { (void)trainready::parse_ibstatus(text, "fuzz"); }

@@ -2,4 +2,4 @@
 #include "fuzz/fuzz_target.h"
 #include "parsers/ib_captures.h"
 
-TRAINREADY_FUZZ_TARGET(text) { (void)trainready::parse_ibv_devinfo(text, "fuzz"); }
+TRAINREADY_FUZZ_TARGET(ibv_devinfo, text) { (void)trainready::parse_ibv_devinfo(text, "fuzz"); }

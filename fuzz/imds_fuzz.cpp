@@ -2,4 +2,4 @@
 #include "fuzz/fuzz_target.h"
 #include "parsers/imds.h"
 
-TRAINREADY_FUZZ_TARGET(text) { (void)trainready::parse_imds(text, "fuzz"); }
+TRAINREADY_FUZZ_TARGET(imds, text) { (void)trainready::parse_imds(text, "fuzz"); }

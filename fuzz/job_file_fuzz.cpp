@@ -7,7 +7,7 @@
 #include "parsers/job_file.h"
 #include "plan/plan.h"
 
-TRAINREADY_FUZZ_TARGET(text) {
+TRAINREADY_FUZZ_TARGET(job_file, text) {
   if (text.empty()) return;
   const auto format =
       static_cast<trainready::JobFileFormat>(static_cast<unsigned char>(text[0]) % 3);

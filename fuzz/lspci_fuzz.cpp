@@ -2,4 +2,4 @@
 #include "fuzz/fuzz_target.h"
 #include "parsers/lspci.h"
 
-TRAINREADY_FUZZ_TARGET(text) { (void)trainready::parse_lspci(text, "fuzz"); }
+TRAINREADY_FUZZ_TARGET(lspci, text) { (void)trainready::parse_lspci(text, "fuzz"); }

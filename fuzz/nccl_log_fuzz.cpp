@@ -2,4 +2,4 @@
 #include "fuzz/fuzz_target.h"
 #include "parsers/nccl_log.h"
 
-TRAINREADY_FUZZ_TARGET(text) { (void)trainready::analyze_nccl_log_text(text, "fuzz"); }
+TRAINREADY_FUZZ_TARGET(nccl_log, text) { (void)trainready::analyze_nccl_log_text(text, "fuzz"); }

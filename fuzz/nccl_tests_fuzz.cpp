@@ -2,4 +2,4 @@
 #include "fuzz/fuzz_target.h"
 #include "parsers/nccl_tests.h"
 
-TRAINREADY_FUZZ_TARGET(text) { (void)trainready::parse_nccl_tests(text, "fuzz"); }
+TRAINREADY_FUZZ_TARGET(nccl_tests, text) { (void)trainready::parse_nccl_tests(text, "fuzz"); }

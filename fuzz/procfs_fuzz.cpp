@@ -2,7 +2,7 @@
 #include "fuzz/fuzz_target.h"
 #include "parsers/procfs.h"
 
-TRAINREADY_FUZZ_TARGET(text) {
+TRAINREADY_FUZZ_TARGET(procfs, text) {
   (void)trainready::parse_proc_modules(text);
   (void)trainready::parse_proc_mounts(text);
   (void)trainready::parse_proc_mdstat(text);

@@ -22,6 +22,8 @@ PKGS=(
   prometheus          # tests: promtool check metrics on the --format prom output
   libxml2-utils       # tests: xmllint validates the JUnit XML against tests/report/junit.xsd
   chromium            # tests + make demo: the HTML report opened headless (CSP, console) and screenshotted
+  dpkg-dev file       # make package: CPack's Depends comes from dpkg-shlibdeps (which needs file)
+  zsh groff-base      # tests/package: the zsh completion is loaded and run; groff checks the man page
 )
 
 missing=()

@@ -21,6 +21,9 @@ Runner add_plan_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
 // `bench storage`, a subcommand of `bench`: sets *chosen to its runner when selected.
 void add_bench_storage_command(CLI::App* bench, const std::shared_ptr<Runner>& chosen);
+// Hidden: the man page and the completion scripts, from the definitions of `app` itself.
+Runner add_help_man_command(CLI::App& app);
+Runner add_completions_command(CLI::App& app);
 
 const char* tool_version();
 // What --nccl-log / `nccl` say of a file with no NCCL output in it.
