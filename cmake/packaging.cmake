@@ -31,6 +31,17 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/rules/ DESTINATION ${CMAKE_INSTALL_DO
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME trainready)
+# Two packages, as distributions split an MPI build: `trainready` (the binary, man page,
+# completions, docs) installs on any node, and `trainready-mpi` (the plugin that `bench` and
+# `fleet` load) depends on Open MPI's libmpi.so.40 (libopenmpi3). With one package, Depends
+# would pull Open MPI onto every node, which is what the plugin exists to avoid.
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL tool mpi)
+set(CPACK_DEBIAN_TOOL_PACKAGE_NAME trainready)
+set(CPACK_DEBIAN_MPI_PACKAGE_NAME trainready-mpi)
+set(CPACK_COMPONENT_MPI_DESCRIPTION
+    "trainready's MPI layer, loaded at run time by bench and fleet (uses the node's Open MPI)")
+set(CPACK_DEBIAN_MPI_PACKAGE_DEPENDS "trainready (= ${PROJECT_VERSION})")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_PACKAGE_CONTACT "trainready maintainers <maintainers@users.noreply.a-seed-3533fc87.example>")

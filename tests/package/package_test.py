@@ -88,7 +88,25 @@ def check_control(deb, version):
     for lib in ("libc6 (>=", "libcurl", "libstdc++6 (>="):
         if lib not in depends:
             fail(f"Depends lacks {lib!r} (shlibdeps not run?): {depends!r}")
+    if "libopenmpi" in depends or "libmpi" in depends:
+        fail(f"trainready must install without Open MPI, but Depends names it: {depends!r}")
     print(f"ok: control: Package trainready, Version {version}, Depends: {depends}")
+
+
+def check_mpi_control(deb, version):
+    """The plugin's package carries Open MPI's dependency; the tool's never does."""
+    info = must(["dpkg-deb", "-I", deb]).stdout
+    fields = dict(re.findall(r"^ (\w[\w-]*): (.*)$", info, re.M))
+    depends = fields.get("Depends", "")
+    if fields.get("Package") != "trainready-mpi":
+        fail(f"plugin package name {fields.get('Package')!r}")
+    if "libopenmpi3" not in depends or f"trainready (= {version})" not in depends:
+        fail(f"trainready-mpi Depends should name libopenmpi3 and trainready (= {version}): "
+             f"{depends!r}")
+    listing = must(["dpkg-deb", "-c", deb]).stdout
+    if "/trainready/libtrainready-mpi.so" not in listing:
+        fail("trainready-mpi does not hold libtrainready-mpi.so")
+    print(f"ok: trainready-mpi: Depends: {depends}")
 
 
 def check_contents(deb, source):
@@ -135,7 +153,13 @@ def check_installed_binary(binary, source, version):
     r = run([binary, "doctor", "--root", example, "--color", "never"])
     if r.returncode != 0 or not r.stdout.startswith("READY"):
         fail(f"doctor --root {example}: exit {r.returncode}: {r.stdout[:300]!r} {r.stderr!r}")
-    print("ok: the installed binary runs: --version, doctor --root examples/nd-h100-healthy: READY")
+    # Without trainready-mpi, bench says what to install (exit 2), and doctor never needed it.
+    env = {k: v for k, v in os.environ.items() if k != "TRAINREADY_MPI_PLUGIN"}
+    r = run([binary, "bench", "allreduce", "-b", "8", "-e", "8"], env=env)
+    if r.returncode != 2 or "trainready-mpi" not in r.stderr:
+        fail(f"bench allreduce without the plugin: exit {r.returncode}: {r.stderr.strip()!r}")
+    print("ok: the installed binary runs: --version, doctor --root examples/nd-h100-healthy: READY;"
+          " bench without trainready-mpi says to install it (exit 2)")
 
 
 def man_text(page):
@@ -302,14 +326,17 @@ def main():
         out = os.path.join(tmp, "out")
         must(["cpack", "-G", "DEB", "--config", os.path.join(a.build, "CPackConfig.cmake"),
               "-B", out], cwd=a.build)
-        debs = [os.path.join(out, f) for f in os.listdir(out) if f.endswith(".deb")]
-        if len(debs) != 1:
-            print(f"FATAL: expected one .deb in {out}: {os.listdir(out)}")
+        debs = sorted((f for f in os.listdir(out) if f.endswith(".deb")),
+                      key=lambda f: f.startswith("trainready-mpi_"))
+        if len(debs) != 2 or not debs[0].startswith("trainready_") or \
+                not debs[1].startswith("trainready-mpi_"):
+            print(f"FATAL: expected trainready_*.deb and trainready-mpi_*.deb in {out}: {debs}")
             return 1
-        deb = debs[0]
+        deb = os.path.join(out, debs[0])
         built = must([os.path.join(a.build, "trainready"), "--version"]).stdout
         version = built.split()[1]
         check_control(deb, version)
+        check_mpi_control(os.path.join(out, debs[1]), version)
         check_contents(deb, source)
         root = os.path.join(tmp, "root")
         install_into_sandbox(deb, root)
