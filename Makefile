@@ -16,7 +16,7 @@ NCCL_LOGS  := tests/data/fixtures/nccl-debug/bigscience-jz-16node-v100-netib-hfi
               tests/data/fixtures/nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log \
               tests/data/fixtures/nccl-debug/mlengineering-pytorch-watchdog-collective-timeout-desync.log
 
-.PHONY: all deps configure build package demo test unit fuzz-smoke fuzz sanitize bench lint format examples clean
+.PHONY: all deps configure build package demo test unit golden loc fuzz-smoke fuzz sanitize bench lint format examples clean
 
 all: build
 
@@ -87,15 +87,30 @@ demo: build
 	@$(BIN) plan --model llama3-8b --gpus 16 --sku Standard_ND96isr_H100_v5 --explain | sed -n '/^Memory per GPU/,/^Compute/p'
 	@echo
 	@echo "== mpirun -np 4 trainready bench allreduce -b 8 -e 64M -f 2 (MPI back end: this machine's cores), read back by trainready nccl-tests =="
-	@$(MPIRUN) -np 4 $(BIN) bench allreduce -b 8 -e 64M -f 2 --output $(BUILD)/demo-allreduce.txt; echo "(exit $$?)"
+	@$(MPIRUN) -np 4 $(BIN) bench allreduce -b 8 -e 64M -f 2 --color never --output $(BUILD)/demo-allreduce.txt; echo "(exit $$?)"
 	@grep -v -e '^#  Rank' -e 'B  out-of-place' $(BUILD)/demo-allreduce.txt
-	@$(BIN) nccl-tests $(BUILD)/demo-allreduce.txt | head -8
+	@echo "-- the same sweep judged as a file by trainready nccl-tests, and as a bench with --sku: one rule, one finding --"
+	@$(BIN) nccl-tests $(BUILD)/demo-allreduce.txt | head -3
+	@$(MPIRUN) -np 4 $(BIN) bench allreduce -b 1M -e 64M -f 4 --sku Standard_ND96isr_H100_v5 --nodes 1 --json \
+	  | python3 -c 'import json,sys; j=json.load(sys.stdin); [print("bench:", f["rule"], f["message"]) for f in j["findings"]]'
+	@$(BIN) nccl-tests $(BUILD)/demo-allreduce.txt --sku Standard_ND96isr_H100_v5 --nodes 1 --json \
+	  | python3 -c 'import json,sys; j=json.load(sys.stdin); [print("file: ", f["rule"], f["message"]) for f in j["findings"]]' 
 	@echo
 	@echo "== trainready bench storage: raw random 128 KiB reads, O_DIRECT, on 4 x 64 MiB created here =="
 	@$(BIN) bench storage $(BUILD)/demo-storage --create 4 --file-size 64M --rw randread --bs 128K; echo "(exit $$?)"
 	@echo
 	@echo "== trainready bench storage --create 8 --feed --profile unet3d-h100: how many H100s can this disk feed? =="
 	@$(BIN) bench storage $(BUILD)/demo-unet3d --create 8 --feed --profile unet3d-h100 --steps 6; echo "(exit $$?)"
+	@echo
+	@echo "== Every report as one offline HTML page (--format html), checked in headless Chromium; PNGs in $(BUILD)/demo-screenshots =="
+	@rm -rf $(BUILD)/demo-html && mkdir -p $(BUILD)/demo-html
+	@$(BIN) doctor --root examples/nd-h100-split/node-c --nccl-log tests/data/nccl-debug-synthetic/no-ib-device-socket-2node.log --format html -o $(BUILD)/demo-html/doctor.html; true
+	@$(BIN) nccl-tests tests/data/fixtures/nccl-tests/azureml-2node-nd96amsr_a100_v4-all_reduce_perf-excerpt.txt --sku Standard_ND96amsr_A100_v4 --nodes 2 --format html -o $(BUILD)/demo-html/nccl-tests.html; true
+	@$(MPIRUN) -np 4 $(BIN) bench allreduce -b 8 -e 64M -f 2 --format html --output $(BUILD)/demo-html/bench-allreduce.html; true
+	@$(BIN) bench storage $(BUILD)/demo-unet3d --feed --profile unet3d-h100 --steps 6 --format html -o $(BUILD)/demo-html/bench-storage.html; true
+	@$(BIN) lint tests/data/fixtures/deploy-templates/hpcpack-add-lnx-compute-nodes.arm.json tests/data/deploy/hpcpack-nd-standalone.parameters.json --format html -o $(BUILD)/demo-html/lint.html; true
+	@$(BIN) plan --model llama3-70b --gpus 64 --format html -o $(BUILD)/demo-html/plan.html; true
+	@bash scripts/screenshot-reports.sh $(BUILD)/demo-html/*.html $(BUILD)/demo-screenshots && ls $(BUILD)/demo-screenshots
 
 # The tests: build, then the whole CTest suite (unit, parser corpora, rules, probes, CLI end to
 # end, MPI, every fuzz target's corpus replayed). Fuzzing itself under ASan/UBSan is `make
@@ -137,6 +152,16 @@ sanitize: deps
 
 # Google Benchmark and the bench helpers are built only when asked for: this turns them on in
 # $(BUILD) (they stay on there) and builds them.
+# Golden outputs (tests/golden): rewrite them after an intended change, then review the diff.
+golden: build
+	python3 tests/tools/golden.py --update $(BIN)
+	@git diff --stat -- tests/golden || true
+
+# Lines of code in src/report, src/cli and src/facts before issue 12 and now, side by side.
+LOC_BASE ?= f8a53c2
+loc:
+	@bash scripts/loc-compare.sh $(LOC_BASE)
+
 bench: configure
 	cmake -S . -B $(BUILD) -DTRAINREADY_BENCH=ON > /dev/null
 	cmake --build $(BUILD) -j $(JOBS)
