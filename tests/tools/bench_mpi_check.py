@@ -34,11 +34,12 @@ def mpirun(np, args, out):
 
 
 def rows(text):
+    """The table's rows: the report around it (verdict, findings) is not part of the table."""
     out = []
     for line in text.splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        out.append(line.split())
+        w = line.split()
+        if len(w) >= 13 and w[0].isdigit() and not line.startswith("#"):
+            out.append(w)
     return out
 
 
@@ -72,7 +73,7 @@ with tempfile.TemporaryDirectory() as d:
         r = mpirun(3, ["bench", c, "-b", "4", "-e", "1M", "-f", "4", "-n", "3", "-w", "1",
                        "-N", "2", "--json"], out)
         check(r.returncode == 0, f"{c} exit {r.returncode}: {r.stderr[-2000:]}")
-        b = json.load(open(out))
+        b = json.load(open(out))["bench"]
         check(b["ranks"] == 3 and b["wrong"] == 0, f"{c}: 3 ranks, nothing wrong")
         check(abs(b["busbw_factor"] - FACTORS[c](3)) < 1e-12, f"{c}: busbw factor")
         for s in b["sizes"]:
@@ -82,13 +83,31 @@ with tempfile.TemporaryDirectory() as d:
                 t = p["time_us"]
                 check(t["min"] <= t["median"] <= t["max"], f"{c}: min <= median <= max")
 
-    # A VM size gives the verdict an expectation; host-memory MPI falls far short of NVLink.
+    # A VM size gives the rules an expectation; host-memory MPI falls far short of NVLink. The
+    # bench's finding and the one `nccl-tests` gives on the same table come from one rule.
+    hw = ["--sku", "Standard_ND96isr_H100_v5", "--nodes", "1"]
     out = os.path.join(d, "verdict.txt")
     r = mpirun(2, ["bench", "allreduce", "-b", "1M", "-e", "1M", "-n", "2", "-w", "1",
-                   "--sku", "Standard_ND96isr_H100_v5", "--nodes", "1"], out)
-    verdict = open(out).read().splitlines()[-1]
-    check("of the expected 460 GB/s" in verdict and "busbw at 1 MiB" in verdict, f"verdict names the expectation: {verdict}")
+                   "--color", "never"] + hw, out)
     check(r.returncode == 1, f"far below the expectation exits 1, got {r.returncode}")
+    report = open(out).read()
+    check(report.startswith("PROBLEMS: the allreduce benchmark"), f"verdict: {report[:200]}")
+    check("ERROR   nccl-tests-busbw-low" in report and "460 GB/s expected" in report,
+          f"the bench's finding names the expectation: {report}")
+    back = subprocess.run([BIN, "nccl-tests", out, "--json"] + hw, capture_output=True, text=True)
+    check(back.returncode == 1, f"nccl-tests on the same table exits 1, got {back.returncode}")
+    f = json.loads(back.stdout)["findings"]
+    check([x["rule"] for x in f] == ["nccl-tests-busbw-low"] and f[0]["severity"] == "error",
+          f"nccl-tests gives the same finding: {[(x['rule'], x['severity']) for x in f]}")
+    jout = os.path.join(d, "verdict.json")
+    r = mpirun(2, ["bench", "allreduce", "-b", "1M", "-e", "1M", "-n", "2", "-w", "1",
+                   "--json"] + hw, jout)
+    j = json.load(open(jout))
+    check(r.returncode == 1 and j["exit_code"] == 1, f"--json exit {r.returncode}")
+    check([x["rule"] for x in j["findings"]] == ["nccl-tests-busbw-low"],
+          f"bench --json: {[x['rule'] for x in j['findings']]}")
+    check(j["nccl_tests"]["expected_busbw"]["expected_gbytes_per_s"] == 460,
+          f"expected busbw: {j['nccl_tests'].get('expected_busbw')}")
 
 # Bad input fails before MPI starts, with exit 2.
 r = subprocess.run([BIN, "bench", "allreduce", "-b", "1M", "-e", "8"], capture_output=True, text=True)
