@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "core/input_error.h"
 #include "core/root.h"
+#include "core/text.h"
 
 namespace trainready {
 
@@ -74,11 +75,9 @@ int run_cli(int argc, char** argv) {
     if (it == runners.end()) continue;
     try {
       return it->second();
-    } catch (const InputError& e) {
-      std::fprintf(stderr, "trainready: error: %s\n", e.what());
-      return 2;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "trainready: error: %s\n", e.what());
+      // The message quotes inputs (a job file's key, a path): never raw control characters.
+      std::fprintf(stderr, "trainready: error: %s\n", terminal_safe(e.what()).c_str());
       return 2;
     }
   }

@@ -176,7 +176,8 @@ void add_bench_storage_command(CLI::App* bench, const std::shared_ptr<Runner>& c
                 "unet3d-h100 (default), unet3d-a100, resnet50-h100/-a100, cosmoflow-h100/-a100");
   c->add_option("--accelerators", a->accelerators,
                 "Accelerators the path must feed (default: one, or --sku's GPUs per VM); feed "
-                "mode searches from 1");
+                "mode starts its search there")
+      ->check(CLI::Range(1, 1000000));
   c->add_option("--max-accelerators", a->max_accelerators, "Largest count to try (default 64)");
   c->add_option("--steps", a->steps,
                 "Steps per accelerator per trial (default 10; the first is not counted)");

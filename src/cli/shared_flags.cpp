@@ -27,7 +27,9 @@ struct FlagSpec {
 const std::array<FlagSpec, 11> kTable = {{
     {kReportFlags,
      [](CLI::App* c, SharedFlags& f) {
-       c->add_option("--format", f.format, "Output format: text, json, sarif (SARIF 2.1.0)")
+       c->add_option("--format", f.format,
+                     "Output format: text, json, sarif (SARIF 2.1.0), junit (a test case per rule "
+                     "evaluation), prom (Prometheus text format), html (one offline page)")
            ->check(CLI::IsMember(kFormats));
      }},
     {kReportFlags,
@@ -61,8 +63,9 @@ const std::array<FlagSpec, 11> kTable = {{
     {kSkuFlag,
      [](CLI::App* c, SharedFlags& f) {
        c->add_option("--sku", f.sku,
-                     "VM size, e.g. Standard_ND96isr_H100_v5 (default: IMDS vmSize on a node, "
-                     "the GPU names in a result)");
+                     "VM size, e.g. Standard_ND96isr_H100_v5: what the node is (default: IMDS "
+                     "vmSize), what a result ran on (default: matched from its GPU names), or for "
+                     "bench storage whose GPUs per VM the path must feed");
      }},
     {kRunScaleFlags,
      [](CLI::App* c, SharedFlags& f) {
@@ -132,7 +135,12 @@ void SharedFlags::check() const {
   (void)fail_on_severity();
   (void)selection();
   (void)chosen_format();
-  (void)catalog();
+  const Catalog& c = catalog();
+  if (!sku.empty() && c.find(sku) == nullptr)
+    throw InputError("--sku", 0,
+                     "'" + sku +
+                         "' is not in the catalog (`trainready catalog` lists the sizes; "
+                         "--catalog FILE adds one)");
 }
 
 bool SharedFlags::color_enabled() const {

@@ -67,6 +67,8 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
     }
     for (Finding& f : o.findings) {
       if (!node.empty()) f.node = node;
+      if (run.outcome != RuleRun::Outcome::kFailed || f.severity > run.worst)
+        run.worst = f.severity;
       run.outcome = RuleRun::Outcome::kFailed;
       run.detail += (run.detail.empty() ? "" : "\n") + f.message;
       ev.findings.push_back(std::move(f));

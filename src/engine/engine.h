@@ -6,12 +6,12 @@
 
 #include "catalog/catalog.h"
 #include "core/finding.h"
-#include "rules/run_options.h"
 #include "facts/deployment_facts.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
 #include "facts/storage_bench_facts.h"
+#include "rules/run_options.h"
 
 namespace trainready {
 
@@ -28,7 +28,8 @@ struct RuleRun {
   std::string rule_id;
   std::string node;  // empty unless a node rule
   enum class Outcome { kPassed, kFailed, kSkipped } outcome = Outcome::kPassed;
-  std::string detail;  // the findings' messages, or the skip reason
+  std::string detail;                // the findings' messages, or the skip reason
+  Severity worst = Severity::kInfo;  // failed: the most severe finding as the rule gave it
 };
 
 struct Evaluation {

@@ -78,6 +78,20 @@ SuppressionOutcome apply_suppressions(Evaluation* ev, const DeploymentFacts& fac
     if (!done) kept.push_back(std::move(f));
   }
   ev->findings = std::move(kept);
+  // A rule whose every finding was suppressed was accepted on purpose: its evaluation reads as
+  // skipped, with the justification, not as a failure.
+  for (RuleRun& run : ev->runs) {
+    if (run.outcome != RuleRun::Outcome::kFailed) continue;
+    bool left = false;
+    for (const Finding& f : ev->findings) left = left || f.rule_id == run.rule_id;
+    if (left) continue;
+    for (const SuppressedFinding& s : out.suppressed) {
+      if (s.finding.rule_id != run.rule_id) continue;
+      run.outcome = RuleRun::Outcome::kSkipped;
+      run.detail = "suppressed (" + s.kind + "): " + s.justification;
+      break;
+    }
+  }
   return out;
 }
 

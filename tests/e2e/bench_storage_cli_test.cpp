@@ -86,7 +86,12 @@ TEST(BenchStorageCli, RawReadsBelowTheDemandAreAnError) {
                                   "--profile", "unet3d-h100", "--json"});
   ASSERT_TRUE(sku.code == 0 || sku.code == 1) << sku.err;
   const auto k = nlohmann::json::parse(sku.out);
-  EXPECT_EQ(k["runs"][0]["outcome"] == "skipped", false);
+  // 8 H100s on unet3d need 25 GB/s: more than this machine's disk, so the rule fires.
+  EXPECT_EQ(k["runs"][0]["outcome"], "failed");
+  EXPECT_EQ(sku.code, 1);
+  EXPECT_EQ(k["exit_code"], sku.code);
+  EXPECT_NE(k["findings"][0]["evidence"][1]["text"].get<std::string>().find("8 GPUs per VM"),
+            std::string::npos);
   CliResult bad = run_trainready({"bench", "storage", d, "--sku", "Standard_Nope"});
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--sku"), std::string::npos);

@@ -9,9 +9,31 @@
 namespace trainready {
 namespace {
 
+// Scans for what a terminal would act on, without asking terminal_safe: C0 controls other than
+// newline and tab, DEL, C1 controls as UTF-8, and escapes other than the palette's own codes.
 bool has_raw_control(const std::string& s, bool allow_palette) {
-  const std::string safe = terminal_safe(s, allow_palette);
-  return safe != s;
+  static const char* const kPalette[] = {"\x1b[0m",    "\x1b[1m",    "\x1b[1;31m",
+                                         "\x1b[1;32m", "\x1b[1;33m", "\x1b[1;36m"};
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == 0x1b && allow_palette) {
+      bool ours = false;
+      for (const char* p : kPalette) {
+        const std::string code(p);
+        if (s.compare(i, code.size(), code) == 0) {
+          ours = true;
+          i += code.size() - 1;
+          break;
+        }
+      }
+      if (ours) continue;
+    }
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return true;
+    if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(s[i + 1]) <= 0x9f)
+      return true;
+  }
+  return false;
 }
 
 TEST(TextReporter, EveryPageKindRendersItsVerdictFirst) {
@@ -41,8 +63,10 @@ TEST(TextReporter, InputTextNeverCarriesControlCharactersToTheTerminal) {
 TEST(TerminalSafe, EscapesControlsAndKeepsOnlyThePalette) {
   EXPECT_EQ(terminal_safe("a\tb\nc"), "a\tb\nc");
   EXPECT_EQ(terminal_safe("\x1b[2J\x7f"), "\\x1b[2J\\x7f");
-  EXPECT_EQ(terminal_safe("\xc2\x9b" "31m"), "\\u009b31m");  // C1 CSI as UTF-8
-  EXPECT_EQ(terminal_safe("h\xc3\xa9"), "h\xc3\xa9");           // é stays
+  EXPECT_EQ(terminal_safe("\xc2\x9b"
+                          "31m"),
+            "\\u009b31m");                             // C1 CSI as UTF-8
+  EXPECT_EQ(terminal_safe("h\xc3\xa9"), "h\xc3\xa9");  // é stays
   EXPECT_EQ(terminal_safe("\x1b[1;31mX\x1b[0m", true), "\x1b[1;31mX\x1b[0m");
   EXPECT_EQ(terminal_safe("\x1b[1;31mX\x1b[0m", false), "\\x1b[1;31mX\\x1b[0m");
   EXPECT_EQ(terminal_safe("\x1b[8m", true), "\\x1b[8m");  // conceal: not ours

@@ -47,9 +47,22 @@ TEST(PlanDoesNotFit, QuietWhenTheRecommendationFits) {
   EXPECT_TRUE(o.findings.empty());
 }
 
-TEST(PlanDoesNotFit, SkippedWithoutCandidates) {
+TEST(PlanDoesNotFit, NoCandidateIsAnErrorNotASkip) {
   Plan p;
-  EXPECT_TRUE(judge(p).skipped);
+  RuleOutcome o = judge(p);
+  EXPECT_FALSE(o.skipped);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+}
+
+TEST(PlanDoesNotFit, ALayoutThatCannotRunSaysSo) {
+  Plan p = plan_with_one_candidate(false);
+  p.candidates[0].runnable = false;
+  p.candidates[0].problems = {"tp 16 is more than the 8 GPUs of one VM"};
+  RuleOutcome o = judge(p);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("cannot run"), std::string::npos) << o.findings[0].message;
+  EXPECT_EQ(o.findings[0].evidence[0].text, "tp 16 is more than the 8 GPUs of one VM");
 }
 
 }  // namespace

@@ -109,6 +109,14 @@ with tempfile.TemporaryDirectory() as d:
     check(j["nccl_tests"]["expected_busbw"]["expected_gbytes_per_s"] == 460,
           f"expected busbw: {j['nccl_tests'].get('expected_busbw')}")
 
+    # -c 0 validates nothing: the wrong-results rule must say it could not judge, not pass.
+    out = os.path.join(d, "nocheck.json")
+    r = mpirun(2, ["bench", "allreduce", "-b", "1M", "-e", "1M", "-n", "2", "-w", "1", "-c", "0",
+                   "--json"], out)
+    runs = {x["rule"]: x["outcome"] for x in json.load(open(out))["runs"]}
+    check(runs.get("nccl-tests-wrong-results") == "skipped",
+          f"-c 0: nccl-tests-wrong-results is {runs.get('nccl-tests-wrong-results')}, not skipped")
+
 # Bad input fails before MPI starts, with exit 2.
 r = subprocess.run([BIN, "bench", "allreduce", "-b", "1M", "-e", "8"], capture_output=True, text=True)
 check(r.returncode == 2 and "-b" in r.stderr, f"-b above -e: exit {r.returncode} {r.stderr}")

@@ -108,6 +108,9 @@ json report_json(const Report& r) {
   j["verdict"] = {{"status", verdict_status_name(r.verdict.status, r.command)},
                   {"summary", r.verdict.line}};
   j["counts"] = counts_json(r);
+  j["options"] = {{"sku", r.options.sku ? json(*r.options.sku) : json(nullptr)},
+                  {"nodes", r.options.nodes ? json(*r.options.nodes) : json(nullptr)},
+                  {"efficiency", r.options.efficiency}};
   j["fail_on"] = std::string(to_string(r.fail_on));
   j["exit_code"] = r.exit_code;
   json findings = json::array();

@@ -61,8 +61,7 @@ CaseOutcome outcome_of(const RuleRun& run, const Report& r) {
     }
   }
   if (!worst) {
-    const Rule* rule = find_rule(run.rule_id);
-    const Severity s = rule ? rule->severity() : Severity::kError;
+    const Severity s = run.worst;  // as the rule gave it, before another finding took it in
     o.kind = s >= r.fail_on ? CaseOutcome::Kind::kFailed : CaseOutcome::Kind::kPassed;
     o.type = std::string(to_string(s));
     o.message = run.detail.substr(0, run.detail.find('\n'));

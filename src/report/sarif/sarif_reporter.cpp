@@ -84,8 +84,15 @@ nlohmann::json report_sarif(const Report& r) {
       json loc{{"physicalLocation", phys}};
       if (!f.resource.empty())
         loc["logicalLocations"] = json::array({{{"name", f.resource}, {"kind", "resource"}}});
+      if (!f.node.empty())
+        loc["logicalLocations"] = json::array({{{"name", f.node}, {"kind", "node"}}});
       res["locations"] = json::array({loc});
+    } else if (!f.node.empty()) {
+      res["locations"] = json::array(
+          {{{"logicalLocations", json::array({{{"name", f.node}, {"kind", "node"}}})}}});
     }
+    // Two nodes with the same rule firing are two results, not one.
+    if (!f.node.empty()) res["partialFingerprints"] = {{"trainreadyNode/v1", f.node}};
     results.push_back(std::move(res));
   }
   json run{{"tool",

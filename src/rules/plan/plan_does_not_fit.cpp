@@ -18,10 +18,19 @@ class PlanDoesNotFit : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const Plan& p = *ctx.plan;
     if (p.recommended) return {};
-    if (p.candidates.empty()) return RuleOutcome::skip("the plan has no candidate VM size");
+    RuleOutcome o;
+    if (p.candidates.empty() || p.candidates.front().sku == nullptr) {
+      Finding f = finding("no VM size could be planned for this job");
+      f.cause = "The catalog (or --sku) left no candidate size for this job.";
+      f.fix = "Run `trainready catalog` for the sizes known, or pass --catalog FILE.";
+      o.findings.push_back(std::move(f));
+      return o;
+    }
     const Candidate& c = p.candidates.front();
-    Finding f = finding("no candidate holds this job in GPU memory; the closest is " +
-                        std::to_string(c.vms) + " x " + c.sku->name);
+    Finding f = finding(c.runnable ? "no candidate holds this job in GPU memory; the closest is " +
+                                         std::to_string(c.vms) + " x " + c.sku->name
+                                   : "the layout asked for cannot run on the closest candidate, " +
+                                         std::to_string(c.vms) + " x " + c.sku->name);
     if (c.runnable) {
       f.evidence.push_back({"memory per GPU on " + c.sku->name + ": " +
                                 format_gb(c.memory.total.value, 2) + " needed, " +
@@ -38,7 +47,6 @@ class PlanDoesNotFit : public Rule {
     f.fix = fix.empty() ? "Shard more (ZeRO-3), add tensor or pipeline parallelism, recompute "
                           "activations, or choose a size with more GPU memory."
                         : fix;
-    RuleOutcome o;
     o.findings.push_back(std::move(f));
     return o;
   }
