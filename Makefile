@@ -91,7 +91,7 @@ demo: build
 	@grep -v -e '^#  Rank' -e 'B  out-of-place' $(BUILD)/demo-allreduce.txt
 	@echo "-- the same sweep judged as a file by trainready nccl-tests, and as a bench with --sku: one rule, one finding --"
 	@$(BIN) nccl-tests $(BUILD)/demo-allreduce.txt | head -3
-	@$(MPIRUN) -np 4 $(BIN) bench allreduce -b 1M -e 64M -f 4 --sku Standard_ND96isr_H100_v5 --nodes 1 --json \
+	@$(MPIRUN) -np 4 $(BIN) bench allreduce -b 1M -e 64M -f 4 --sku Standard_ND96isr_H100_v5 --nodes 1 --json 2>/dev/null \
 	  | python3 -c 'import json,sys; j=json.load(sys.stdin); [print("bench:", f["rule"], f["message"]) for f in j["findings"]]'
 	@$(BIN) nccl-tests $(BUILD)/demo-allreduce.txt --sku Standard_ND96isr_H100_v5 --nodes 1 --json \
 	  | python3 -c 'import json,sys; j=json.load(sys.stdin); [print("file: ", f["rule"], f["message"]) for f in j["findings"]]' 

@@ -251,7 +251,7 @@ def check_zsh_interactive(completion_dir):
     """zsh's own completion system, driven through a pseudo-terminal: TAB must complete."""
     for typed, shown in (("trainready bench st", "*trainready bench storage*"),
                          ("trainready doctor --ro", "*trainready doctor --root*")):
-        r = run(["timeout", "30", "zsh", "-f", "-c", ZPTY_SCRIPT, "zpty-test", completion_dir,
+        r = run(["timeout", "120", "zsh", "-f", "-c", ZPTY_SCRIPT, "zpty-test", completion_dir,
                  typed, shown])
         if r.returncode != 0:
             fail(f"interactive zsh: `{typed}<TAB>` did not show {shown} (exit {r.returncode}): "

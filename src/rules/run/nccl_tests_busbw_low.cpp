@@ -31,7 +31,8 @@ class NcclTestsBusbwLow : public Rule {
     if (ratio >= kWarnBelow) return {};
     RuleOutcome o;
     char r[16];
-    std::snprintf(r, sizeof r, "%.2f", ratio);
+    // Two significant digits below 0.1, so 0.002x never reads as "0.00x".
+    std::snprintf(r, sizeof r, ratio < 0.1 ? "%.2g" : "%.2f", ratio);
     Finding x = finding("busbw " + gbytes(got) + " at " + std::to_string(big->size_bytes) +
                         " B is " + r + "x the " + gbytes(e.expected_gbytes) + " expected");
     if (ratio >= kErrorBelow) x.severity = Severity::kWarning;
