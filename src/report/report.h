@@ -13,7 +13,7 @@
 #include "core/severity.h"
 #include "engine/engine.h"
 #include "engine/suppressions.h"
-#include "rules/expect/busbw_expectation.h"
+#include "queries/busbw_expectation.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"

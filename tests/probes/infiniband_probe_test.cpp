@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "core/root.h"
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "probes/probes.h"
 #include "support/paths.h"
 

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 
 namespace trainready {
 namespace {

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "rules/expect/busbw_expectation.h"
+#include "queries/busbw_expectation.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 

@@ -3,8 +3,8 @@
 #include <set>
 
 #include "catalog/ib_placement.h"
-#include "rules/queries/node_grouping.h"
-#include "rules/queries/node_queries.h"
+#include "queries/node_grouping.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -1,6 +1,6 @@
 // cluster-placement-mismatch: IMDS says the nodes are in different scale sets or placement groups.
 #include "catalog/ib_placement.h"
-#include "rules/queries/node_grouping.h"
+#include "queries/node_grouping.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -1,5 +1,5 @@
 // cluster-version-mismatch: GPU driver, OFED or NCCL versions differ between nodes.
-#include "rules/queries/node_grouping.h"
+#include "queries/node_grouping.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

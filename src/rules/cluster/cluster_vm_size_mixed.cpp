@@ -1,6 +1,6 @@
 // cluster-vm-size-mixed: the nodes of one job are of different VM sizes.
-#include "rules/queries/node_grouping.h"
-#include "rules/queries/node_queries.h"
+#include "queries/node_grouping.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -1,8 +1,8 @@
 // deploy-gpu-size-without-ib: an N-series size without InfiniBand (NC40ads/NC80adis H100 v5,
 // NC A100 v4, ...) used where several VMs form one cluster: NCCL between them runs over the
 // front-end Ethernet.
-#include "rules/queries/deployment_queries.h"
-#include "rules/queries/node_queries.h"
+#include "queries/deployment_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -1,7 +1,7 @@
 // deploy-ib-image-no-driver: an InfiniBand size booted from an image that is not an HPC image
 // (no OFED / libibverbs / nvidia-peermem) and without the InfiniBand driver extension.
 #include "core/text.h"
-#include "rules/queries/deployment_queries.h"
+#include "queries/deployment_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -4,7 +4,7 @@
 // several InfiniBand fabrics. The settings that give one group come from catalog/ib_placement.h.
 #include "catalog/ib_placement.h"
 #include "core/text.h"
-#include "rules/queries/deployment_queries.h"
+#include "queries/deployment_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

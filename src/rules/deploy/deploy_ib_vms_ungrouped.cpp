@@ -4,7 +4,7 @@
 #include <map>
 
 #include "catalog/ib_placement.h"
-#include "rules/queries/deployment_queries.h"
+#include "queries/deployment_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -2,7 +2,7 @@
 // placement groups or scale sets, or outside any: they do not share one InfiniBand fabric.
 #include <map>
 
-#include "rules/queries/deployment_queries.h"
+#include "queries/deployment_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "core/text.h"
-#include "rules/queries/deployment_queries.h"
+#include "queries/deployment_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

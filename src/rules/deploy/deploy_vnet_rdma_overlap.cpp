@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "core/text.h"
-#include "rules/queries/deployment_queries.h"
+#include "queries/deployment_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

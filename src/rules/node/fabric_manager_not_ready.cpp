@@ -1,7 +1,7 @@
 // fabric-manager-not-ready: an NVSwitch size (ND A100 v4, ND H100/H200 v5) whose GPUs are not
 // registered with the NVLink fabric: NVIDIA Fabric Manager is not running, or failed. Read from
 // NVML's GPU fabric state (Hopper and later); A100 does not report it, so the rule says so.
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

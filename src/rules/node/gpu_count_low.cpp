@@ -1,5 +1,5 @@
 // gpu-count-low: fewer GPUs are usable than the VM size has.
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -1,6 +1,6 @@
 // gpu-memory-errors: a GPU reports a failed row remap, a remap waiting for reset, or uncorrected
 // ECC errors since the driver loaded.
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "core/text.h"
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

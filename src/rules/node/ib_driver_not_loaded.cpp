@@ -1,6 +1,6 @@
 // ib-driver-not-loaded: InfiniBand HCAs are on the PCI bus but the RDMA stack does not expose them
 // (no /sys/class/infiniband device with an InfiniBand port, or no ib_uverbs for user space).
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

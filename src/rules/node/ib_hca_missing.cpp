@@ -1,5 +1,5 @@
 // ib-hca-missing: the size should have InfiniBand HCAs, but fewer (or none) are on the PCI bus.
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -1,5 +1,5 @@
 // ib-port-count-low: fewer InfiniBand ports are registered than the size has.
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

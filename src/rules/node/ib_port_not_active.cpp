@@ -2,7 +2,7 @@
 #include <map>
 
 #include "catalog/ib_placement.h"
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

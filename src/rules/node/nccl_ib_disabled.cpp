@@ -1,6 +1,6 @@
 // nccl-ib-disabled: NCCL_IB_DISABLE=1 or NCCL_NET=Socket steer NCCL off InfiniBand.
 #include "core/text.h"
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -2,7 +2,7 @@
 // in /etc/nccl.conf (ND A100 v4, ND H100/H200 v5), but this node disables it or leaves it to
 // NCCL's detection.
 #include "core/text.h"
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

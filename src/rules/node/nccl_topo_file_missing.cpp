@@ -1,5 +1,5 @@
 // nccl-topo-file-missing: NCCL_TOPO_FILE names a file that does not exist.
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

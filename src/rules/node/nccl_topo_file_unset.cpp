@@ -1,6 +1,6 @@
 // nccl-topo-file-unset: an Azure ND/NC size that has a published NCCL topology file, but
 // NCCL_TOPO_FILE is not set (typical of custom images).
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

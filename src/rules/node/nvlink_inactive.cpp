@@ -2,7 +2,7 @@
 // a size with NVLink), or NVLink recovery errors. Link state per GPU from NVML.
 #include <algorithm>
 
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

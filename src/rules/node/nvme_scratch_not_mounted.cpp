@@ -1,6 +1,6 @@
 // nvme-scratch-not-mounted: local NVMe disks exist but are neither mounted nor part of a mounted
 // md array, so the fastest storage on the VM sits idle.
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -3,7 +3,7 @@
 #include <cctype>
 
 #include "core/text.h"
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -1,6 +1,6 @@
 // vm-not-in-scale-set: an InfiniBand size that IMDS says is in no scale set.
 #include "catalog/ib_placement.h"
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -1,6 +1,6 @@
 // vm-size-no-infiniband: the VM size has no InfiniBand, so it cannot join multi-node training
 // over InfiniBand, whatever is installed on it.
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

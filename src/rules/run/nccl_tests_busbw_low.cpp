@@ -1,5 +1,5 @@
 // nccl-tests-busbw-low: busbw at the largest size is below what the hardware should give.
-#include "rules/expect/busbw_expectation.h"
+#include "queries/busbw_expectation.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 

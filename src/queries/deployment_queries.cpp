@@ -1,9 +1,9 @@
-#include "rules/queries/deployment_queries.h"
+#include "queries/deployment_queries.h"
 
 #include <cctype>
 
 #include "core/text.h"
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 
 namespace trainready {
 

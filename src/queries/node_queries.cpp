@@ -1,4 +1,4 @@
-#include "rules/queries/node_queries.h"
+#include "queries/node_queries.h"
 
 #include <cctype>
 #include <cmath>

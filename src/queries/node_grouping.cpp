@@ -1,4 +1,4 @@
-#include "rules/queries/node_grouping.h"
+#include "queries/node_grouping.h"
 
 namespace trainready {
 

@@ -1,4 +1,4 @@
-#include "rules/expect/busbw_expectation.h"
+#include "queries/busbw_expectation.h"
 
 #include <algorithm>
 #include <cmath>
