@@ -34,6 +34,10 @@ TEST(NcclCli, EveryFixtureLogGetsItsVerdict) {
       {"nccl-ebpf-1node-rtx5090-tuning-table-algo-select-nccl2.29.7.log",
        "incomplete",
        {"nccl-p2p-disabled"}},
+      // NCCL_DEBUG=WARN: no connections printed, but libibverbs did not load on two hosts.
+      {"nccltests82-azure-2node-v100pcie-tcp-libibverbs-missing-nccl2.9.6.log",
+       "problems",
+       {"nccl-inter-node-not-ib"}},
       {"nccltests350-2node-a100pcie-roce-ib-gdrdma-gather-dropoff-nccl2.16.5.log",
        "ok",
        {"nccl-log-partial"}},

@@ -23,7 +23,12 @@ class NcclInterNodeNotIb : public Rule {
       if (t.kind == TransportKind::kNetIb || t.kind == TransportKind::kNetOther) ib = &t;
     }
     const bool socket_net = f.networks.count("Socket") > 0;
-    if (!socket && !socket_net) {
+    // A log at NCCL_DEBUG=WARN prints no connections, but when libibverbs would not load (or no
+    // InfiniBand device was found) and no other network was named, NCCL had only sockets left.
+    bool other_net = false;
+    for (const auto& n : f.networks) other_net = other_net || n != "Socket";
+    const bool ib_unavailable = (f.ibverbs_missing || f.ib_no_device) && !ib && !other_net;
+    if (!socket && !socket_net && !ib_unavailable) {
       if (f.networks.empty() && f.transports.empty())
         return RuleOutcome::skip("the log shows neither the network NCCL chose nor any connection");
       return {};
@@ -58,9 +63,11 @@ class NcclInterNodeNotIb : public Rule {
       x.evidence.push_back(evidence(*f.ibverbs_missing));
       cause = "NCCL could not load libibverbs, so it cannot use any RDMA device.";
       fix =
-          "Install rdma-core / libibverbs (or use an HPC image such as microsoft-dsvm "
-          "ubuntu-hpc), and make it visible inside the container (mount /usr/lib/.../libibverbs* "
-          "and /dev/infiniband).";
+          "First check that the VMs have InfiniBand at all: on Azure only sizes with 'r' in "
+          "their name (ND96isr_H100_v5, NC24rs_v3) do, and no library helps the others "
+          "(`trainready doctor` says which). On an InfiniBand size, install rdma-core / "
+          "libibverbs (or use an HPC image such as microsoft-dsvm ubuntu-hpc), and make it "
+          "visible inside the container (mount /usr/lib/.../libibverbs* and /dev/infiniband).";
     } else if (f.ib_no_device) {
       x.evidence.push_back(evidence(*f.ib_no_device));
       cause =
