@@ -240,8 +240,7 @@ FeedResult run_feed(const std::vector<DatasetFile>& files, const FeedOptions& o)
   const double samples = static_cast<double>(o.accelerators) * o.steps * p.batch;
   r.samples_per_s = r.wall_s > 0 ? samples / r.wall_s : 0;
   r.delivered_bytes_per_s = r.wall_s > 0 ? static_cast<double>(bytes_read.load()) / r.wall_s : 0;
-  r.demand_bytes_per_s =
-      p.compute_seconds > 0 ? o.accelerators * p.batch * p.record_bytes / p.compute_seconds : 0;
+  r.demand_bytes_per_s = o.accelerators * demand_per_accelerator(p);
   std::vector<std::uint64_t> waits;
   for (const auto& acc : timings)
     for (std::size_t i = 1; i < acc.size(); ++i)

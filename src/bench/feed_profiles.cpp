@@ -29,4 +29,8 @@ const FeedProfile* find_feed_profile(std::string_view name) {
   return nullptr;
 }
 
+double demand_per_accelerator(const FeedProfile& p) {
+  return p.compute_seconds > 0 ? p.batch * p.record_bytes / p.compute_seconds : 0;
+}
+
 }  // namespace trainready

@@ -20,6 +20,10 @@ struct FeedProfile {
   std::string source;
 };
 
+// Bytes per second one accelerator consumes: batch x record / compute time per step (0 when the
+// profile computes for no time).
+double demand_per_accelerator(const FeedProfile& p);
+
 const std::vector<FeedProfile>& feed_profiles();
 const FeedProfile* find_feed_profile(std::string_view name);
 

@@ -8,9 +8,7 @@ StorageBenchFacts storage_facts(const StorageRun& run, const FeedProfile& profil
   f.path = run.info.path;
   f.profile = profile.name;
   f.accelerator = profile.accelerator;
-  f.demand_per_accelerator_bytes_per_s =
-      profile.compute_seconds > 0 ? profile.batch * profile.record_bytes / profile.compute_seconds
-                                  : 0;
+  f.demand_per_accelerator_bytes_per_s = demand_per_accelerator(profile);
   f.au_threshold = profile.au_threshold;
   f.accelerators_needed = needed;
   f.accelerators_origin = origin;

@@ -54,7 +54,7 @@ std::string render_raw_read_text(const StorageRunInfo& info, const RawReadOption
 std::string feed_verdict(const FeedOptions& o, const FeedSearch& s) {
   const FeedProfile& p = o.profile;
   const std::string acc = p.accelerator.empty() ? "accelerator" : p.accelerator;
-  const double per = p.compute_seconds > 0 ? p.batch * p.record_bytes / p.compute_seconds : 0;
+  const double per = demand_per_accelerator(p);
   const int k = s.largest_meeting;
   const std::string workload = p.workload.empty() ? p.name : p.workload;
   std::string v;
