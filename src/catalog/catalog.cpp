@@ -56,6 +56,12 @@ SkuEntry parse_entry(const json& j) {
     e.nccl_allreduce_message = it->value("nccl_allreduce_message", "");
     e.ib_write_bw_gdr_floor_gbits_per_s = opt_number(*it, "ib_write_bw_gdr_gbits_per_s");
   }
+  if (auto it = j.find("nvlink_ring"); it != j.end()) {
+    e.nvlink_ring_allreduce_gbytes_per_s = it->at("allreduce_busbw_gbytes_per_s").get<double>();
+    e.nvlink_ring_source = it->value("source", "");
+    if (*e.nvlink_ring_allreduce_gbytes_per_s <= 0)
+      throw std::invalid_argument("nvlink_ring: allreduce_busbw_gbytes_per_s must be > 0");
+  }
   e.nccl_topo_file = j.value("nccl_topo_file", "");
   if (auto it = j.find("azure_image"); it != j.end()) {
     if (auto c = it->find("nccl_conf"); c != it->end()) {

@@ -13,6 +13,13 @@ namespace trainready {
 // ND96isr_H100_v5 floor, 380 Gb/s of 400 per HCA (ib_write_bw GDR), is 0.95. docs/busbw.md.
 inline constexpr double kDefaultIbEfficiency = 0.95;
 
+// The share of the front-end NIC NCCL reaches over TCP sockets between VMs (sizes without
+// InfiniBand, or NCCL_NET=Socket). Measured on 2 x ND96isr_H100_v5 with NCCL_NET=Socket: 0.64 GB/s
+// busbw at 1 GB, ~3.2 GB/s as reported in aggregate, of a 10 GB/s NIC (0.06-0.32; the
+// jingchaozhang.github.io IB-vs-Ethernet post, NCCL 2.23.4). 0.25 sits near the top of that range,
+// so a run judged below it is short by any reading. The planner and the busbw rule share it.
+inline constexpr double kDefaultEthernetEfficiency = 0.25;
+
 struct SkuPrice {
   std::string region;
   std::string kind;  // pay-as-you-go, spot
@@ -49,6 +56,11 @@ struct SkuEntry {
   std::optional<double> nccl_allreduce_floor_gbytes_per_s;
   std::string nccl_allreduce_message;
   std::optional<double> ib_write_bw_gdr_floor_gbits_per_s;
+  // Ring all-reduce busbw inside one VM (NCCL_ALGO=RING, no NVLink SHARP): what a multi-VM ring
+  // can carry through NVLink, and what one VM reaches when NVLS is off. Only where the NVLS
+  // floor above differs from it (NVSwitch sizes with NVLS); the source key says who measured it.
+  std::optional<double> nvlink_ring_allreduce_gbytes_per_s;
+  std::string nvlink_ring_source;
   std::string nccl_topo_file;
   // What Azure's HPC image sets up on this size (azhpc-images SKU customizations): /etc/nccl.conf
   // entries, and whether NVIDIA Fabric Manager (NVSwitch) must be active.

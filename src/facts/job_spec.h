@@ -56,7 +56,7 @@ struct JobSpec {
   double overlap = 0.8;
   double headroom = 0.10;
   double ib_efficiency = kDefaultIbEfficiency;
-  double ethernet_efficiency = 0.25;
+  double ethernet_efficiency = kDefaultEthernetEfficiency;
   // Cost.
   std::string region = "eastus";
   bool spot = false;

@@ -52,23 +52,27 @@ Quantity data_parallel_busbw(const BusbwInputs& in) {
       vm_network_gbytes_per_s(sku, in.ib_efficiency, in.ethernet_efficiency) * 1e9;
   Quantity q;
   if (sku.has_infiniband()) {
-    q.formula = "min(intra_vm, HCAs × rate/8 × efficiency × ranks_per_vm/gpus_per_vm)";
+    q.formula = "min(intra_vm_ring, HCAs × rate/8 × efficiency × ranks_per_vm/gpus_per_vm)";
     if (sku.nvlink_domain_vms > 1)
       q.formula += " (more VMs than one NVLink domain: InfiniBand between racks)";
     q.in("hcas", sku.ib_ports).in("rate", sku.ib_rate_gbits_per_s * 1e9, "bit/s");
     q.in("efficiency", in.ib_efficiency);
   } else {
-    q.formula = "min(intra_vm, front-end NIC/8 × Ethernet efficiency × ranks_per_vm/gpus_per_vm)";
+    q.formula = "min(intra_vm_ring, front-end NIC/8 × Ethernet efficiency × ranks_per_vm/gpus_per_vm)";
     q.in("frontend_nic", sku.frontend_nic_gbits_per_s * 1e9, "bit/s");
     q.in("efficiency", in.ethernet_efficiency);
   }
   // Every data-parallel group of a VM syncs at once and they share the VM's network.
   const double share = static_cast<double>(std::max(1, in.dp_ranks_per_vm)) / sku.gpu_count;
   const double inter = network * share;
-  q.value = intra > 0 ? std::min(intra, inter) : inter;
+  // A ring across VMs goes through NVLink without SHARP: the ring figure where NVLS makes the
+  // one-VM figure higher (370 vs 460 GB/s on ND H100 v5, NVIDIA/nccl-tests#212).
+  const double ring =
+      sku.nvlink_ring_allreduce_gbytes_per_s ? *sku.nvlink_ring_allreduce_gbytes_per_s * 1e9 : intra;
+  q.value = ring > 0 ? std::min(ring, inter) : inter;
   q.unit = "B/s";
   q.source = kBusbw;
-  q.in("intra_vm", intra, "B/s")
+  q.in("intra_vm_ring", ring, "B/s")
       .in("ranks_per_vm", in.dp_ranks_per_vm)
       .in("gpus_per_vm", sku.gpu_count);
   return q;

@@ -73,10 +73,22 @@ const SkuEntry* match_sku_from_devices(const NcclTestsFacts& t, const Catalog& c
   return nullptr;
 }
 
+namespace {
+
+std::string network_words(const SkuEntry& sku, const RunOptions& o, double net) {
+  if (sku.has_infiniband())
+    return std::to_string(sku.ib_ports) + " HCAs x " + fmt(sku.ib_rate_gbits_per_s) +
+           " Gb/s / 8 x " + fmt(o.efficiency * 100) + "% = " + fmt(net) + " GB/s";
+  return "no InfiniBand: front-end NIC " + fmt(sku.frontend_nic_gbits_per_s) + " Gb/s / 8 x " +
+         fmt(o.ethernet_efficiency * 100) + "% (NCCL over TCP sockets) = " + fmt(net) + " GB/s";
+}
+
+}  // namespace
+
 BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
                                 const RunOptions& o) {
   BusbwExpectation e;
-  e.efficiency = o.efficiency;
+  e.collective = t.collective.empty() ? "all_reduce" : normalize_collective(t.collective);
   if (o.sku) {
     e.sku = catalog.find(*o.sku);
     if (!e.sku) {
@@ -107,41 +119,91 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
     e.why_unknown = "the output does not say how many VMs took part; pass --nodes";
     return e;
   }
-  if (!e.sku->nccl_allreduce_floor_gbytes_per_s) {
-    e.why_unknown = "the catalog has no single-VM all-reduce figure for " + e.sku->name;
+  const SkuEntry& sku = *e.sku;
+  if (!sku.nccl_allreduce_floor_gbytes_per_s) {
+    e.why_unknown = "the catalog has no single-VM all-reduce figure for " + sku.name;
     return e;
   }
-  e.intra_gbytes = *e.sku->nccl_allreduce_floor_gbytes_per_s;
-  e.expected_gbytes = e.intra_gbytes;
-  e.formula = "one VM: catalog figure " + fmt(e.intra_gbytes) + " GB/s for " + e.sku->name;
-  const int domain = e.sku->nvlink_domain_vms;
-  if (e.nodes > 1 && e.nodes <= domain) {
-    // GB200 NVL72: the VMs of one rack share one NVLink fabric; InfiniBand only joins racks.
-    const double ib = vm_network_gbytes_per_s(*e.sku, o.efficiency, o.efficiency);
-    e.formula = std::to_string(e.nodes) + " VMs in one NVLink domain (up to " +
-                std::to_string(domain) + " VMs, " + std::to_string(e.sku->nvlink_domain_gpus) +
-                " GPUs per rack): NVLink between them, one-VM figure " + fmt(e.intra_gbytes) +
-                " GB/s; if they span racks, InfiniBand bounds it: min(" + fmt(e.intra_gbytes) +
-                ", " + std::to_string(e.sku->ib_ports) + " HCAs x " +
-                fmt(e.sku->ib_rate_gbits_per_s) + " Gb/s / 8 x " + fmt(o.efficiency * 100) +
-                "% = " + fmt(ib) + ") GB/s";
-  } else if (e.nodes > 1) {
-    const double net = vm_network_gbytes_per_s(*e.sku, o.efficiency, o.efficiency);
-    std::string what;
-    if (e.sku->ib_ports > 0) {
-      what = std::to_string(e.sku->ib_ports) + " HCAs x " + fmt(e.sku->ib_rate_gbits_per_s) +
-             " Gb/s / 8 x " + fmt(o.efficiency * 100) + "% = " + fmt(net) + " GB/s";
-    } else {
-      what = "no InfiniBand: front-end NIC " + fmt(e.sku->frontend_nic_gbits_per_s) +
-             " Gb/s / 8 x " + fmt(o.efficiency * 100) + "% = " + fmt(net) + " GB/s";
+  e.intra_gbytes = *sku.nccl_allreduce_floor_gbytes_per_s;
+  e.ring_gbytes = sku.nvlink_ring_allreduce_gbytes_per_s.value_or(e.intra_gbytes);
+  const bool all_reduce = e.collective == "all_reduce";
+  const bool ring_like = e.collective == "all_gather" || e.collective == "reduce_scatter";
+  const bool alltoall = e.collective == "alltoall";
+  const bool sendrecv = e.collective == "sendrecv";
+  const std::string covered =
+      "the catalog's figures are all-reduce busbw (Azure's health checks run all_reduce_perf)";
+  const int domain = sku.nvlink_domain_vms;
+  if (e.nodes <= 1 || e.nodes <= domain) {
+    if (!all_reduce) {
+      e.why_unknown = covered + "; " + e.collective + " inside " +
+                      (e.nodes <= 1 ? std::string("one VM") : "one NVLink domain") +
+                      " has no figure to judge against";
+      return e;
     }
-    e.inter_gbytes = net;
-    e.expected_gbytes = std::min(e.intra_gbytes, net);
-    e.formula = std::to_string(e.nodes) + " VMs: min(one-VM figure " + fmt(e.intra_gbytes) +
-                " GB/s, " + what + ") = " + fmt(e.expected_gbytes) + " GB/s";
-    if (domain > 1)
-      e.formula += " (more VMs than one NVLink domain of " + std::to_string(domain) +
-                   ": InfiniBand between racks)";
+    e.expected_gbytes = e.intra_gbytes;
+    e.formula = "one VM: catalog figure " + fmt(e.intra_gbytes) + " GB/s for " + sku.name +
+                " (Azure's node health check pass line";
+    if (sku.nvlink_ring_allreduce_gbytes_per_s)
+      e.formula += ", with NVLink SHARP; ring-only about " + fmt(e.ring_gbytes) + " GB/s";
+    e.formula += ")";
+    if (e.nodes > 1) {
+      // GB200 NVL72: the VMs of one rack share one NVLink fabric; InfiniBand only joins racks.
+      const double ib = vm_network_gbytes_per_s(sku, o.efficiency, o.ethernet_efficiency);
+      e.formula = std::to_string(e.nodes) + " VMs in one NVLink domain (up to " +
+                  std::to_string(domain) + " VMs, " + std::to_string(sku.nvlink_domain_gpus) +
+                  " GPUs per rack): NVLink between them, one-VM figure " + fmt(e.intra_gbytes) +
+                  " GB/s; if they span racks, the network bounds it: min(" + fmt(e.intra_gbytes) +
+                  ", " + network_words(sku, o, ib) + ") GB/s";
+    }
+    e.efficiency = o.efficiency;
+    e.known = true;
+    return e;
+  }
+  if (!all_reduce && !ring_like && !alltoall && !sendrecv) {
+    e.why_unknown = covered + "; " + e.collective + " across VMs is not modelled";
+    return e;
+  }
+  const double net = vm_network_gbytes_per_s(sku, o.efficiency, o.ethernet_efficiency);
+  e.efficiency = sku.has_infiniband() ? o.efficiency : o.ethernet_efficiency;
+  e.inter_gbytes = net;
+  const std::string vms = std::to_string(e.nodes) + " VMs";
+  const std::string racks =
+      domain > 1 ? " (more VMs than one NVLink domain of " + std::to_string(domain) +
+                       (sku.has_infiniband() ? ": InfiniBand between racks)"
+                                             : ": the network between racks)")
+                 : "";
+  if (all_reduce || ring_like) {
+    // A ring crosses every VM: each rank's bandwidth is bounded by the ring's NVLink hop and
+    // by the VM's share of the network (one ring per rail).
+    e.expected_gbytes = std::min(e.ring_gbytes, net);
+    std::string ring = "ring NVLink figure " + fmt(e.ring_gbytes) + " GB/s";
+    if (sku.nvlink_ring_allreduce_gbytes_per_s)
+      ring += " (NVLink SHARP does not span VMs: " + sku.nvlink_ring_source + ")";
+    else
+      ring += " (the one-VM figure)";
+    e.formula = vms + ", " + e.collective + " as a ring: min(" + ring + ", " +
+                network_words(sku, o, net) + ") = " + fmt(e.expected_gbytes) + " GB/s" + racks;
+  } else {
+    const int g = std::max(1, sku.gpu_count);
+    const int n = t.ranks() > 0 ? t.ranks() : e.nodes * g;
+    const int per_vm = std::max(1, n / e.nodes);
+    if (alltoall) {
+      // Each rank sends (n - per_vm)/n of its buffer off the VM, all ranks of a VM at once over
+      // the VM's network: algbw = n x B_vm / (per_vm x (n - per_vm)); busbw = algbw x (n-1)/n.
+      e.expected_gbytes =
+          net * (n - 1) / (static_cast<double>(per_vm) * std::max(1, n - per_vm));
+      e.formula = vms + ", alltoall over " + std::to_string(n) + " ranks (" +
+                  std::to_string(per_vm) + " per VM): the VM's network shared by what leaves it, " +
+                  network_words(sku, o, net) + " x (n-1) / (" + std::to_string(per_vm) +
+                  " x (n-" + std::to_string(per_vm) + ")) = " + fmt(e.expected_gbytes) +
+                  " GB/s, about one NIC per GPU" + racks;
+    } else {
+      // sendrecv: each rank exchanges with one neighbour; the pairs that cross VMs get one
+      // NIC each (the rail of their GPU).
+      e.expected_gbytes = net / per_vm;
+      e.formula = vms + ", sendrecv: one NIC per GPU, " + network_words(sku, o, net) + " / " +
+                  std::to_string(per_vm) + " GPUs = " + fmt(e.expected_gbytes) + " GB/s" + racks;
+    }
   }
   e.known = true;
   return e;

@@ -1,9 +1,16 @@
 #pragma once
-// The bus bandwidth an nccl-tests run should reach on its hardware, and how it was worked out:
-//   one VM:      the catalog's single-VM all-reduce figure (Azure's node health check floor);
-//   several VMs: min(that figure, HCAs per VM x per-HCA line rate / 8 x efficiency), or the
-//                front-end NIC for sizes without InfiniBand; VMs that fit in one NVLink
-//                domain (GB200 NVL72: 18 VMs per rack) keep the one-VM figure.
+// The bus bandwidth an nccl-tests run should reach on its hardware, and how it was worked out.
+// The catalog's figures are all-reduce, so each collective gets only what they support:
+//   all_reduce, one VM:    the single-VM figure (Azure's node health check floor; NVLS on
+//                          NVSwitch sizes);
+//   all_reduce, all_gather, reduce_scatter, several VMs: a ring through every VM,
+//                          min(the ring's NVLink figure, the VM's network: HCAs x line rate / 8 x
+//                          efficiency, or the front-end NIC x the Ethernet efficiency);
+//   alltoall, several VMs: the VM's network shared by what leaves the VM,
+//                          B_vm x (n-1) / (g x (n-g)), about one NIC per GPU;
+//   sendrecv, several VMs: one NIC per GPU, B_vm / g;
+//   VMs inside one NVLink domain (GB200 NVL72 rack): the one-VM all-reduce figure;
+//   anything else: not judged, and the reason says so.
 // docs/busbw.md explains the formulas.
 #include <optional>
 #include <string>
@@ -18,14 +25,16 @@ namespace trainready {
 struct BusbwExpectation {
   bool known = false;
   std::string why_unknown;  // what is missing, and the flag that supplies it
+  std::string collective;  // "all_reduce", ... (all_reduce when the output does not say)
   const SkuEntry* sku = nullptr;
   std::string sku_origin;  // "--sku", "matched from the GPUs in 'Using devices'"
   int nodes = 0;
   std::string nodes_origin;
-  double intra_gbytes = 0;             // single-VM figure
+  double intra_gbytes = 0;             // single-VM all-reduce figure (NVLS where it applies)
+  double ring_gbytes = 0;              // ring figure through NVLink (= intra without NVLS)
   std::optional<double> inter_gbytes;  // network bound, several VMs only
   double expected_gbytes = 0;
-  double efficiency = 0;
+  double efficiency = 0;  // of the network term: InfiniBand, or Ethernet for sizes without it
   std::string formula;  // the numbers, as a line
 };
 

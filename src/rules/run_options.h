@@ -12,6 +12,7 @@ struct RunOptions {
   std::optional<std::string> sku;            // --sku
   std::optional<int> nodes;                  // --nodes
   double efficiency = kDefaultIbEfficiency;  // --efficiency
+  double ethernet_efficiency = kDefaultEthernetEfficiency;
 };
 
 }  // namespace trainready

@@ -56,7 +56,7 @@ json lint_json(const LintInputs& l) {
 }
 
 json expected_busbw_json(const BusbwExpectation& e, const NcclTestsFacts& t) {
-  json x{{"known", e.known}};
+  json x{{"known", e.known}, {"collective", e.collective}};
   if (!e.known) {
     x["why_unknown"] = e.why_unknown;
     return x;
@@ -67,6 +67,7 @@ json expected_busbw_json(const BusbwExpectation& e, const NcclTestsFacts& t) {
   x["nodes"] = e.nodes;
   x["nodes_origin"] = e.nodes_origin;
   x["intra_vm_gbytes_per_s"] = e.intra_gbytes;
+  x["ring_vm_gbytes_per_s"] = e.ring_gbytes;
   x["inter_vm_gbytes_per_s"] = e.inter_gbytes ? json(*e.inter_gbytes) : json(nullptr);
   x["efficiency"] = e.efficiency;
   x["expected_gbytes_per_s"] = e.expected_gbytes;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "rules/run/run_rule_support.h"
 
 namespace trainready::test {
@@ -75,6 +77,71 @@ TEST(NcclTestsBusbwLow, SkipsWithoutSizeOrNodes) {
   o = run_run_rule(kId, nullptr, &t, only_sku);
   ASSERT_TRUE(o.skipped);
   EXPECT_NE(o.skip_reason.find("--nodes"), std::string::npos);
+}
+
+// One VM of 8 x H100 in nccl-tests' own layout (2.x, out-of-place and in-place columns), the
+// largest size at the given busbw; algbw = busbw x 8 / 14.
+NcclTestsFacts one_h100_vm(double busbw_at_16g) {
+  std::string text =
+      "# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 17179869184 step: 2(factor) warmup "
+      "iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n";
+  for (int r = 0; r < 8; ++r)
+    text += "#  Rank  " + std::to_string(r) + " Group  0 Pid  4242" + std::to_string(r) +
+            " on nd-h100-0 device  " + std::to_string(r) + " [0x1" + std::to_string(r) +
+            "] NVIDIA H100 80GB HBM3\n";
+  text +=
+      "#\n#                                                              out-of-place       "
+      "                in-place\n#       size         count      type   redop    root     time "
+      "  algbw   busbw #wrong     time   algbw   busbw #wrong\n#        (B)    (elements)      "
+      "                         (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n";
+  char row[256];
+  std::snprintf(row, sizeof row,
+                "  17179869184    4294967296     float     sum      -1   %8.1f  %6.2f  %6.2f      "
+                "0   %8.1f  %6.2f  %6.2f      0\n",
+                17179869184.0 / (busbw_at_16g * 8 / 14) / 1e3, busbw_at_16g * 8 / 14,
+                busbw_at_16g, 17179869184.0 / (busbw_at_16g * 8 / 14) / 1e3,
+                busbw_at_16g * 8 / 14, busbw_at_16g);
+  text += row;
+  return parse_nccl_tests(text, "one-h100-vm.txt");
+}
+
+TEST(NcclTestsBusbwLow, OneVmBelowTheHealthCheckLineIsAnError) {
+  // 440 GB/s is 0.96 of ND H100 v5's 460: AzNHC fails this node, so the rule does too.
+  NcclTestsFacts t = one_h100_vm(440);
+  RuleOutcome o = run_run_rule(kId, nullptr, &t);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  EXPECT_TRUE(run_run_rule(kId, nullptr, &(t = one_h100_vm(472))).findings.empty());
+}
+
+TEST(NcclTestsBusbwLow, OneVmAtTheRingLevelPointsAtNvlsFirst) {
+  // 368 GB/s on 8 x H100: ring-only all-reduce (NVIDIA/nccl-tests#212: ~370 with NCCL_ALGO=RING).
+  NcclTestsFacts t = one_h100_vm(368);
+  RuleOutcome o = run_run_rule(kId, nullptr, &t);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("without NVLink SHARP"), std::string::npos)
+      << o.findings[0].cause;
+  EXPECT_NE(o.findings[0].fix.find("fabricmanager"), std::string::npos);
+  // A GPU fault well below the ring level is not blamed on NVLS.
+  t = one_h100_vm(200);
+  o = run_run_rule(kId, nullptr, &t);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].cause.find("NVLink SHARP"), std::string::npos);
+  // ... unless the log says NVLS was turned off.
+  NcclRunFacts log = log_text(
+      "nd-h100-0:4242:4242 [0] NCCL INFO NCCL_NVLS_ENABLE set by environment to 0.\n");
+  o = run_run_rule(kId, &log, &t);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("NCCL_NVLS_ENABLE=0"), std::string::npos)
+      << o.findings[0].cause;
+}
+
+TEST(NcclTestsBusbwLow, AlltoallIsNotJudgedAgainstTheAllReduceLine) {
+  // The docs' `bench alltoall --sku Standard_ND96isr_H100_v5` on one VM: no all-reduce floor.
+  NcclTestsFacts t = tests_fixture("nccl-tests/superbench-1node-8xa100-40g-alltoall_perf.txt");
+  RuleOutcome o = run_run_rule(kId, nullptr, &t, sku("Standard_ND96isr_H100_v5", 1));
+  ASSERT_TRUE(o.skipped);
+  EXPECT_NE(o.skip_reason.find("alltoall"), std::string::npos) << o.skip_reason;
 }
 
 }  // namespace
