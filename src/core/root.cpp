@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+
+#include "core/input_error.h"
 
 namespace trainready {
 namespace {
@@ -26,7 +29,50 @@ std::string relative(const std::string& path) {
   return i == path.size() ? std::string(".") : path.substr(i);
 }
 
+std::string too_large(std::size_t limit) {
+  return "larger than " + std::to_string(limit) + " bytes, not the small text file expected";
+}
+
 }  // namespace
+
+FileRead read_stdin(std::size_t limit) {
+  FileRead r;
+  std::string buf;
+  std::size_t used = 0;
+  for (;;) {
+    if (used == buf.size()) {
+      if (buf.size() > limit) break;
+      buf.resize(std::min(std::max<std::size_t>(buf.size() * 2, 64 * 1024), limit + 1));
+    }
+    ssize_t n = ::read(STDIN_FILENO, buf.data() + used, buf.size() - used);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      r.status = ReadStatus::kUnreadable;
+      r.error = errno_text(errno);
+      return r;
+    }
+    if (n == 0) break;
+    used += static_cast<std::size_t>(n);
+  }
+  if (used > limit) {
+    r.status = ReadStatus::kUnreadable;
+    r.error = "more than " + std::to_string(limit) + " bytes on stdin; gave up";
+    return r;
+  }
+  buf.resize(used);
+  r.status = ReadStatus::kOk;
+  r.data = std::move(buf);
+  return r;
+}
+
+void require_snapshot_root(const Root& root, const std::string& given) {
+  if (root.is_live()) return;
+  DirList top = root.list_dir("/");
+  if (!top.ok())
+    throw InputError(given, 0,
+                     "not a readable directory (" + top.error +
+                         "); expected a snapshot written by `trainready collect`");
+}
 
 FsRoot::FsRoot(std::string prefix) : prefix_(std::move(prefix)) {
   while (prefix_.size() > 1 && prefix_.back() == '/') prefix_.pop_back();
@@ -77,6 +123,14 @@ FileRead FsRoot::read_file(const std::string& path, std::size_t limit) const {
     r.error = S_ISDIR(st.st_mode) ? "is a directory, expected a file" : "not a regular file";
     return r;
   }
+  // Refused by its size before a byte is read (a 1 GiB file costs nothing); procfs and sysfs
+  // report 0 or 4096 whatever they hold, so the read below stays bounded too.
+  if (st.st_size > 0 && static_cast<std::uint64_t>(st.st_size) > limit) {
+    ::close(fd);
+    r.status = ReadStatus::kUnreadable;
+    r.error = too_large(limit);
+    return r;
+  }
   std::string buf;
   buf.resize(std::min<std::size_t>(limit + 1, std::size_t{64} * 1024));
   std::size_t used = 0;
@@ -100,7 +154,7 @@ FileRead FsRoot::read_file(const std::string& path, std::size_t limit) const {
   ::close(fd);
   if (used > limit) {
     r.status = ReadStatus::kUnreadable;
-    r.error = "larger than " + std::to_string(limit) + " bytes, not the small text file expected";
+    r.error = too_large(limit);
     return r;
   }
   buf.resize(used);
