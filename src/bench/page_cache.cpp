@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -107,6 +108,14 @@ std::string evict_from_page_cache(const std::vector<DatasetFile>& files) {
     if (e != 0) return f.path + ": posix_fadvise: " + std::strerror(e);
   }
   return "";
+}
+
+bool memory_backed(const std::string& path) {
+  struct statfs fs {};
+  if (::statfs(path.c_str(), &fs) != 0) return false;
+  constexpr long kTmpfsMagic = 0x01021994;
+  constexpr long kRamfsMagic = static_cast<long>(0x858458f6);
+  return static_cast<long>(fs.f_type) == kTmpfsMagic || static_cast<long>(fs.f_type) == kRamfsMagic;
 }
 
 std::string cache_state_label(bool direct_io, const Residency& before) {
