@@ -36,15 +36,20 @@ std::string too_large(std::size_t limit) {
 }  // namespace
 
 FileRead read_stdin(std::size_t limit) {
+  // 1 MiB chunks, joined once the end is reached: a stream over the limit costs the limit, not
+  // the twice-the-limit of a doubling buffer.
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
   FileRead r;
-  std::string buf;
+  std::vector<std::string> chunks;
   std::size_t used = 0;
+  std::size_t fill = kChunk;  // bytes in chunks.back()
   for (;;) {
-    if (used == buf.size()) {
-      if (buf.size() > limit) break;
-      buf.resize(std::min(std::max<std::size_t>(buf.size() * 2, 64 * 1024), limit + 1));
+    if (fill == kChunk) {
+      if (used > limit) break;
+      chunks.emplace_back(kChunk, '\0');
+      fill = 0;
     }
-    ssize_t n = ::read(STDIN_FILENO, buf.data() + used, buf.size() - used);
+    ssize_t n = ::read(STDIN_FILENO, chunks.back().data() + fill, kChunk - fill);
     if (n < 0) {
       if (errno == EINTR) continue;
       r.status = ReadStatus::kUnreadable;
@@ -52,16 +57,25 @@ FileRead read_stdin(std::size_t limit) {
       return r;
     }
     if (n == 0) break;
+    fill += static_cast<std::size_t>(n);
     used += static_cast<std::size_t>(n);
   }
+  if (!chunks.empty()) chunks.back().resize(fill);
   if (used > limit) {
     r.status = ReadStatus::kUnreadable;
     r.error = "more than " + std::to_string(limit) + " bytes on stdin; gave up";
     return r;
   }
-  buf.resize(used);
+  if (chunks.size() == 1) {
+    r.data = std::move(chunks.front());
+  } else {
+    r.data.reserve(used);
+    for (std::string& c : chunks) {
+      r.data += c;
+      std::string().swap(c);
+    }
+  }
   r.status = ReadStatus::kOk;
-  r.data = std::move(buf);
   return r;
 }
 
