@@ -118,6 +118,12 @@ bool memory_backed(const std::string& path) {
   return static_cast<long>(fs.f_type) == kTmpfsMagic || static_cast<long>(fs.f_type) == kRamfsMagic;
 }
 
+bool direct_reads_bypass_cache(bool direct_io, bool memory_fs, bool evicted,
+                               const Residency& before) {
+  if (!direct_io || memory_fs) return false;
+  return !(evicted && before.known && before.total_bytes > 0 && before.fraction() >= 0.99);
+}
+
 std::string cache_state_label(bool direct_io, const Residency& before) {
   if (direct_io) return "cold-verified";
   if (!before.known) return "unverifiable";

@@ -155,6 +155,21 @@ TEST(RawRead, DirectIoAlignmentAndOptions) {
   }
 }
 
+// Issue 19: O_DIRECT is cold only where it reaches the device.
+TEST(PageCache, DirectReadsAreColdOnlyOffMemory) {
+  Residency all;
+  all.known = true;
+  all.total_bytes = all.resident_bytes = 1 << 20;
+  Residency none = all;
+  none.resident_bytes = 0;
+  EXPECT_TRUE(direct_reads_bypass_cache(true, false, true, none));
+  EXPECT_FALSE(direct_reads_bypass_cache(true, true, true, none));     // tmpfs
+  EXPECT_FALSE(direct_reads_bypass_cache(true, false, true, all));     // eviction did not take
+  EXPECT_TRUE(direct_reads_bypass_cache(true, false, false, all));     // --no-evict on a disk
+  EXPECT_FALSE(direct_reads_bypass_cache(false, false, true, none));   // buffered
+  EXPECT_EQ(cache_state_label(direct_reads_bypass_cache(true, true, true, all), all), "hot");
+}
+
 // fio's nearest-rank percentiles.
 TEST(Latency, Percentiles) {
   std::vector<std::uint64_t> ns;
