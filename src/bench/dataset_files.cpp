@@ -124,8 +124,7 @@ void remove_stale_temporaries(const std::string& dir) {
 
 }  // namespace
 
-CreateResult create_dataset(const std::string& dir, int count, std::uint64_t size,
-                            bool replace) {
+CreateResult create_dataset(const std::string& dir, int count, std::uint64_t size, bool replace) {
   if (count < 1 || size < 1)
     throw InputError("--create", 0, "expected at least one file of at least one byte");
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
@@ -147,15 +146,15 @@ CreateResult create_dataset(const std::string& dir, int count, std::uint64_t siz
       continue;
     }
     if (!replace || !S_ISREG(st.st_mode))
-      throw InputError(final_path, 0,
-                       std::string("already exists") +
-                           (S_ISREG(st.st_mode) ? " with " + std::to_string(st.st_size) +
-                                                      " bytes, not the " + std::to_string(size) +
-                                                      " asked for"
-                                                : " and is not a regular file") +
-                           "; not overwritten" +
-                           (S_ISREG(st.st_mode) ? " (--replace writes over it)"
-                                                : " (remove it or choose another directory)"));
+      throw InputError(
+          final_path, 0,
+          std::string("already exists") +
+              (S_ISREG(st.st_mode) ? " with " + std::to_string(st.st_size) + " bytes, not the " +
+                                         std::to_string(size) + " asked for"
+                                   : " and is not a regular file") +
+              "; not overwritten" +
+              (S_ISREG(st.st_mode) ? " (--replace writes over it)"
+                                   : " (remove it or choose another directory)"));
   }
   // A file-size limit (ulimit -f) would otherwise kill the process mid-file with SIGXFSZ; as an
   // error it is cleaned up like a full disk.

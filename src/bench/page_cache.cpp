@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/vfs.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>

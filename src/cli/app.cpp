@@ -62,8 +62,7 @@ void refuse_output_over_input(const CLI::App& sub) {
   if (out == nullptr || out->count() == 0) return;
   const std::string target = out->as<std::string>();
   struct stat ost {};
-  if (target.empty() || target == "-" || ::stat(target.c_str(), &ost) != 0 ||
-      !S_ISREG(ost.st_mode))
+  if (target.empty() || target == "-" || ::stat(target.c_str(), &ost) != 0 || !S_ISREG(ost.st_mode))
     return;
   for (const CLI::App* a = leaf; a != nullptr; a = a->get_parent()) {
     for (const CLI::Option* o : a->get_options()) {
@@ -74,9 +73,9 @@ void refuse_output_over_input(const CLI::App& sub) {
           struct stat ist {};
           if (::stat(candidate.c_str(), &ist) == 0 && S_ISREG(ist.st_mode) &&
               ist.st_dev == ost.st_dev && ist.st_ino == ost.st_ino)
-            throw InputError(out->get_name() + " " + target, 0,
-                             "is also an input (" + candidate +
-                                 "); refusing to overwrite it with the report");
+            throw InputError(
+                out->get_name() + " " + target, 0,
+                "is also an input (" + candidate + "); refusing to overwrite it with the report");
         }
       }
     }

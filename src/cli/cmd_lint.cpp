@@ -69,9 +69,9 @@ void refuse_links_out_of(const std::string& dir) {
     const fs::path target = fs::weakly_canonical(it->path(), ec2);
     const auto rel = target.lexically_relative(top);
     if (ec2 || rel.empty() || *rel.begin() == "..")
-      throw InputError(it->path().string(), 0,
-                       "a symbolic link out of " + dir +
-                           "; not followed (name the file itself to lint it)");
+      throw InputError(
+          it->path().string(), 0,
+          "a symbolic link out of " + dir + "; not followed (name the file itself to lint it)");
   }
 }
 

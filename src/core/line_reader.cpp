@@ -20,8 +20,7 @@ constexpr std::size_t kChunk = 1 << 20;
 
 // Bytes that do not occur in text: C0 controls other than \t \n \v \f \r and ESC, and DEL.
 bool is_binary_byte(unsigned char c) {
-  return (c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' &&
-          c != 0x1b) ||
+  return (c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' && c != 0x1b) ||
          c == 0x7f;
 }
 
@@ -99,8 +98,8 @@ class Splitter {
       p = nl ? nl + 1 : end;
     }
     if (total_ < LineReader::kBinaryProbe) {
-      const std::size_t look = static_cast<std::size_t>(
-          std::min<std::uint64_t>(n, LineReader::kBinaryProbe - total_));
+      const std::size_t look =
+          static_cast<std::size_t>(std::min<std::uint64_t>(n, LineReader::kBinaryProbe - total_));
       const auto* u = reinterpret_cast<const unsigned char*>(end - n);
       for (std::size_t i = 0; i < look; ++i) binary_ += is_binary_byte(u[i]) ? 1 : 0;
     }
@@ -113,7 +112,8 @@ class Splitter {
       judged_ = true;
       if (binary_ * 20 > LineReader::kBinaryProbe)
         throw InputError(name_, 0,
-                         std::to_string(binary_) + " control bytes (NUL and the like) in its first " +
+                         std::to_string(binary_) +
+                             " control bytes (NUL and the like) in its first " +
                              std::to_string(LineReader::kBinaryProbe >> 20) +
                              " MiB: binary data, not a text log; gave up");
     }
@@ -159,10 +159,9 @@ void LineReader::read(const std::string& path, const Sink& sink) {
   const std::string name = is_stdin ? std::string("<stdin>") : path;
   if (!is_stdin) {
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
-                                  S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode)))
-      throw InputError(path,
-                       0,
+    if (::fstat(fd, &st) == 0 &&
+        (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode)))
+      throw InputError(path, 0,
                        S_ISDIR(st.st_mode)
                            ? "is a directory, expected a file"
                            : "is a device, not a file (to read a stream, pipe it to '-')");

@@ -163,10 +163,10 @@ TEST(PageCache, DirectReadsAreColdOnlyOffMemory) {
   Residency none = all;
   none.resident_bytes = 0;
   EXPECT_TRUE(direct_reads_bypass_cache(true, false, true, none));
-  EXPECT_FALSE(direct_reads_bypass_cache(true, true, true, none));     // tmpfs
-  EXPECT_FALSE(direct_reads_bypass_cache(true, false, true, all));     // eviction did not take
-  EXPECT_TRUE(direct_reads_bypass_cache(true, false, false, all));     // --no-evict on a disk
-  EXPECT_FALSE(direct_reads_bypass_cache(false, false, true, none));   // buffered
+  EXPECT_FALSE(direct_reads_bypass_cache(true, true, true, none));    // tmpfs
+  EXPECT_FALSE(direct_reads_bypass_cache(true, false, true, all));    // eviction did not take
+  EXPECT_TRUE(direct_reads_bypass_cache(true, false, false, all));    // --no-evict on a disk
+  EXPECT_FALSE(direct_reads_bypass_cache(false, false, true, none));  // buffered
   EXPECT_EQ(cache_state_label(direct_reads_bypass_cache(true, true, true, all), all), "hot");
 }
 

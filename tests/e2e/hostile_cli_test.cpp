@@ -129,9 +129,8 @@ TEST(HostileCli, BenchStorageNeverWritesOverAFileItDidNotCreate) {
   EXPECT_EQ(slurp(d + "/data-000000.bin"), "precious\n");
   EXPECT_FALSE(fs::exists(d + "/data-000001.bin"));  // refused before anything was written
   // Asked to, it replaces it.
-  CliResult rep =
-      run_trainready({"bench", "storage", d, "--create", "2", "--file-size", "8k", "--replace",
-                      "--direct", "0"});
+  CliResult rep = run_trainready(
+      {"bench", "storage", d, "--create", "2", "--file-size", "8k", "--replace", "--direct", "0"});
   EXPECT_NE(rep.code, 2) << rep.err;
   EXPECT_EQ(fs::file_size(d + "/data-000000.bin"), 8192u);
 }

@@ -1,7 +1,7 @@
 // Issue 19: endless, huge and binary inputs give up with a clear error instead of hanging or
 // growing; temporaries are removed on SIGINT/SIGTERM and stale ones of this tool only.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
