@@ -16,7 +16,7 @@ NCCL_LOGS  := tests/data/fixtures/nccl-debug/bigscience-jz-16node-v100-netib-hfi
               tests/data/fixtures/nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log \
               tests/data/fixtures/nccl-debug/mlengineering-pytorch-watchdog-collective-timeout-desync.log
 
-.PHONY: all deps configure build package demo test unit golden loc fuzz-smoke fuzz sanitize bench lint format examples clean
+.PHONY: all deps configure build package demo test unit torture golden loc fuzz-smoke fuzz sanitize bench lint format examples clean
 
 all: build
 
@@ -121,6 +121,13 @@ test: build
 
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Hostile inputs (issue 19) against the built binary: endless, huge, binary, deep, duplicated,
+# interrupted, full disk, read-only, for every command that reads or writes. Fails on a hang, a
+# peak RSS over its bound, an exit code outside 0/1/2, a partial file or a changed input. About
+# a minute; .ci/run runs it after `make test` (it is not part of the test suite's time).
+torture: build
+	bash tests/torture/run.sh $(BIN)
 
 # -O1 with line tables, as libFuzzer's docs suggest: a quarter less build time than -O2 -g.
 $(FUZZ_BUILD)/build.ninja:

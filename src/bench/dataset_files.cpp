@@ -11,9 +11,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <random>
 
 #include "core/input_error.h"
+#include "core/temp_files.h"
 
 namespace trainready {
 namespace {
@@ -85,11 +87,75 @@ std::vector<DatasetFile> list_dataset(const std::string& path) {
   return files;
 }
 
-CreateResult create_dataset(const std::string& dir, int count, std::uint64_t size) {
+namespace {
+
+// ".tmp-data-000000.bin.HOST.PID" (this version) or ".tmp-data-000000.bin.PID" (before): the
+// temporaries create_dataset names. Returns the "HOST.PID" / "PID" tail, or empty.
+std::string temp_suffix(const std::string& name) {
+  static const std::string kPrefix = ".tmp-data-";
+  if (name.rfind(kPrefix, 0) != 0) return {};
+  const std::size_t bin = name.find(".bin.", kPrefix.size());
+  if (bin != kPrefix.size() + 6) return {};
+  return name.substr(bin + 5);
+}
+
+// Temporaries an earlier run left when it was killed outright (SIGKILL, a power cut): removed
+// when that run was on this host and its process is gone; one named without a host (an older
+// version) only when nothing has written it for an hour, since another node of a shared file
+// system may still be writing it.
+void remove_stale_temporaries(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  std::vector<std::string> stale;
+  const std::time_t now = std::time(nullptr);
+  while (dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    const std::string tail = temp_suffix(name);
+    if (tail.empty()) continue;
+    const std::string p = dir + "/" + name;
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const bool legacy = tail.find_first_not_of("0123456789") == std::string::npos;
+    if (legacy ? now - st.st_mtime > 3600 : temp_tag_is_stale(tail)) stale.push_back(p);
+  }
+  ::closedir(d);
+  for (const std::string& p : stale) ::unlink(p.c_str());
+}
+
+}  // namespace
+
+CreateResult create_dataset(const std::string& dir, int count, std::uint64_t size, bool replace) {
   if (count < 1 || size < 1)
     throw InputError("--create", 0, "expected at least one file of at least one byte");
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
     throw InputError(dir, 0, "cannot create the dataset directory: " + errno_text(errno));
+  remove_stale_temporaries(dir);
+  // What is already there decides before anything is written: a file of the right size is read
+  // as it is (never written, never removed); anything else under one of our names belongs to
+  // someone and is refused unless --replace says so.
+  std::vector<bool> reuse(static_cast<std::size_t>(count), false);
+  for (int i = 0; i < count; ++i) {
+    const std::string final_path = dir + "/" + file_name(i);
+    struct stat st {};
+    if (::lstat(final_path.c_str(), &st) != 0) {
+      if (errno == ENOENT) continue;
+      throw InputError(final_path, 0, "cannot check the existing file: " + errno_text(errno));
+    }
+    if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) == size) {
+      reuse[static_cast<std::size_t>(i)] = true;
+      continue;
+    }
+    if (!replace || !S_ISREG(st.st_mode))
+      throw InputError(
+          final_path, 0,
+          std::string("already exists") +
+              (S_ISREG(st.st_mode) ? " with " + std::to_string(st.st_size) + " bytes, not the " +
+                                         std::to_string(size) + " asked for"
+                                   : " and is not a regular file") +
+              "; not overwritten" +
+              (S_ISREG(st.st_mode) ? " (--replace writes over it)"
+                                   : " (remove it or choose another directory)"));
+  }
   // A file-size limit (ulimit -f) would otherwise kill the process mid-file with SIGXFSZ; as an
   // error it is cleaned up like a full disk.
   struct sigaction ignore {};
@@ -106,18 +172,25 @@ CreateResult create_dataset(const std::string& dir, int count, std::uint64_t siz
         dir, 0,
         what + "; removed the " + std::to_string(created.size()) + " file(s) this run had written");
   };
+  const std::string tag = temp_tag();
   for (int i = 0; i < count; ++i) {
     const std::string final_path = dir + "/" + file_name(i);
-    struct stat st {};
-    if (::stat(final_path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        static_cast<std::uint64_t>(st.st_size) == size) {
+    if (reuse[static_cast<std::size_t>(i)]) {
       ++r.reused;
       r.files.push_back({final_path, size});
       continue;
     }
-    const std::string tmp = dir + "/.tmp-" + file_name(i) + "." + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const std::string tmp = dir + "/.tmp-" + file_name(i) + "." + tag;
+    // O_EXCL: a name this run did not make is never written through.
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST) {
+      // Our own name: left by an earlier process of this host with our PID (reused), not open
+      // anywhere now.
+      ::unlink(tmp.c_str());
+      fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    }
     if (fd < 0) fail("cannot create " + tmp + ": " + errno_text(errno));
+    TempGuard guard(tmp);  // SIGINT/SIGTERM mid-file removes it
     const int err = write_file(fd, size, static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull + 1);
     ::close(fd);
     if (err != 0) {
@@ -131,6 +204,7 @@ CreateResult create_dataset(const std::string& dir, int count, std::uint64_t siz
       ::unlink(tmp.c_str());
       fail("cannot rename " + tmp + ": " + errno_text(e));
     }
+    guard.release();
     created.push_back(final_path);
     r.files.push_back({final_path, size});
     r.bytes += size;

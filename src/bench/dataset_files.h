@@ -2,7 +2,7 @@
 // The files a storage benchmark reads: one file, or the regular files of a directory (sorted,
 // not recursive); and --create, which writes a dataset of N files of S bytes so that nothing is
 // left half-written: each file is written under a temporary name and renamed, and a failure (a
-// full disk, no permission) removes every file this run created.
+// full disk, no permission) removes every file this run created, and only those.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,9 +25,14 @@ struct CreateResult {
 };
 
 // Writes `count` files of `size` bytes named data-000000.bin ... into `dir` (created if needed),
-// with pseudo-random content (not compressible, not zero pages). Throws InputError on failure,
-// after removing what it wrote.
-CreateResult create_dataset(const std::string& dir, int count, std::uint64_t size);
+// with pseudo-random content (not compressible, not zero pages). A file already there with the
+// right size is read as it is; one with another size (or not a regular file) is refused with an
+// InputError naming it before anything is written, unless `replace` (then it is written over).
+// Throws InputError on failure, after removing the files this run wrote (never others). A
+// temporary being written is removed on SIGINT/SIGTERM; one an earlier run of this host left
+// behind (its process gone) is removed first.
+CreateResult create_dataset(const std::string& dir, int count, std::uint64_t size,
+                            bool replace = false);
 
 // The dataset's files open for reading, O_DIRECT when asked; closed when this goes. When a file
 // system refuses O_DIRECT (EINVAL), every file is reopened buffered and refused_direct() names

@@ -151,7 +151,10 @@ FeedResult run_feed(const std::vector<DatasetFile>& files, const FeedOptions& o)
                                   ")";
   const std::vector<int>& fds = open.fds();
   if (o.evict) evict_from_page_cache(files);
-  r.cache_state = cache_state_label(direct, measure_residency(files));
+  const Residency before = measure_residency(files);
+  r.cache_state = cache_state_label(
+      direct_reads_bypass_cache(direct, memory_backed(files.front().path), o.evict, before),
+      before);
 
   const auto n_acc = static_cast<std::size_t>(o.accelerators);
   std::vector<std::unique_ptr<Pipeline>> pipes;

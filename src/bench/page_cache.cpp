@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -107,6 +108,20 @@ std::string evict_from_page_cache(const std::vector<DatasetFile>& files) {
     if (e != 0) return f.path + ": posix_fadvise: " + std::strerror(e);
   }
   return "";
+}
+
+bool memory_backed(const std::string& path) {
+  struct statfs fs {};
+  if (::statfs(path.c_str(), &fs) != 0) return false;
+  constexpr long kTmpfsMagic = 0x01021994;
+  constexpr long kRamfsMagic = static_cast<long>(0x858458f6);
+  return static_cast<long>(fs.f_type) == kTmpfsMagic || static_cast<long>(fs.f_type) == kRamfsMagic;
+}
+
+bool direct_reads_bypass_cache(bool direct_io, bool memory_fs, bool evicted,
+                               const Residency& before) {
+  if (!direct_io || memory_fs) return false;
+  return !(evicted && before.known && before.total_bytes > 0 && before.fraction() >= 0.99);
 }
 
 std::string cache_state_label(bool direct_io, const Residency& before) {

@@ -27,7 +27,19 @@ Residency measure_residency(const std::vector<DatasetFile>& files);
 // empty string, or why it could not.
 std::string evict_from_page_cache(const std::vector<DatasetFile>& files);
 
-// cold-verified: the reads bypassed the cache (O_DIRECT) or the files were measured out of it
+// True on a file system whose files live in memory (tmpfs, ramfs): O_DIRECT, which tmpfs takes
+// since Linux 6.6, still reads RAM there, and eviction cannot drop the pages.
+bool memory_backed(const std::string& path);
+
+// Whether O_DIRECT reads of these files come from the device: not on a memory file system, and
+// not when the files are still all cached right after an eviction (the pages cannot be dropped:
+// whatever serves them is memory). Without eviction (--no-evict) cached pages do not matter:
+// O_DIRECT reads the device past them.
+bool direct_reads_bypass_cache(bool direct_io, bool memory_fs, bool evicted,
+                               const Residency& before);
+
+// cold-verified: the reads bypassed the cache (O_DIRECT, on a file system that is not memory:
+// callers pass direct_io false on tmpfs) or the files were measured out of it
 // before reading; hot: all of it was cached; warm: part; unverifiable: residency unknown.
 std::string cache_state_label(bool direct_io, const Residency& before);
 

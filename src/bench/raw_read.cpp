@@ -315,7 +315,14 @@ RawReadResult run_raw_read(const std::vector<DatasetFile>& files, const RawReadO
   const std::vector<int>& fds = open.fds();
   if (o.evict) r.evict_note = evict_from_page_cache(files);
   r.before = measure_residency(files);
-  r.cache_state = cache_state_label(r.direct, r.before);
+  // tmpfs takes O_DIRECT and still serves it from RAM: never "cold-verified" there.
+  const bool in_memory = memory_backed(files.front().path);
+  const bool bypass = direct_reads_bypass_cache(r.direct, in_memory, o.evict, r.before);
+  if (r.direct && in_memory)
+    r.direct_note += "; the file system is memory (tmpfs): reads come from RAM";
+  else if (r.direct && !bypass)
+    r.direct_note += "; still all cached after eviction: reads may come from RAM";
+  r.cache_state = cache_state_label(bypass, r.before);
 
   // Buffers and block lists before the clock.
   const int depth = r.engine == "io_uring" ? o.iodepth : 1;

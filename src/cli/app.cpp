@@ -1,5 +1,7 @@
 #include "cli/app.h"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <map>
 #include <string>
@@ -9,6 +11,7 @@
 #include "bench/nccl_backend.h"
 #include "catalog/catalog.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "core/input_error.h"
 #include "core/root.h"
 #include "core/text.h"
@@ -26,6 +29,60 @@ const Catalog& load_catalog(const std::string& path) {
   if (!r.ok()) throw InputError(path, 0, "cannot read catalog: " + r.error);
   return loaded.emplace(path, Catalog::parse(r.data, path)).first->second;
 }
+
+namespace {
+
+// For output printed outside a command's try block.
+int finish_stdout() {
+  try {
+    check_stdout();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "trainready: error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
+
+// The innermost subcommand chosen (bench storage, not bench).
+const CLI::App* chosen_leaf(const CLI::App& app) {
+  const CLI::App* leaf = &app;
+  for (;;) {
+    auto subs = leaf->get_subcommands();
+    if (subs.empty()) return leaf;
+    leaf = subs.front();
+  }
+}
+
+// `-o FILE` naming one of the command's inputs would replace the input with the report: refuse
+// before anything runs. Inputs are every other option value that names an existing regular file
+// (compared by device and inode, so ./x, x and a hard link are one file).
+void refuse_output_over_input(const CLI::App& sub) {
+  const CLI::App* leaf = chosen_leaf(sub);
+  const CLI::Option* out = leaf->get_option_no_throw("--output");
+  if (out == nullptr || out->count() == 0) return;
+  const std::string target = out->as<std::string>();
+  struct stat ost {};
+  if (target.empty() || target == "-" || ::stat(target.c_str(), &ost) != 0 || !S_ISREG(ost.st_mode))
+    return;
+  for (const CLI::App* a = leaf; a != nullptr; a = a->get_parent()) {
+    for (const CLI::Option* o : a->get_options()) {
+      if (o == out) continue;
+      for (const std::string& v : o->results()) {
+        // "KIND=FILE" (--capture) names FILE.
+        for (const std::string& candidate : {v, v.substr(v.find('=') + 1)}) {
+          struct stat ist {};
+          if (::stat(candidate.c_str(), &ist) == 0 && S_ISREG(ist.st_mode) &&
+              ist.st_dev == ost.st_dev && ist.st_ino == ost.st_ino)
+            throw InputError(
+                out->get_name() + " " + target, 0,
+                "is also an input (" + candidate + "); refusing to overwrite it with the report");
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"trainready: is this GPU cluster ready for multi-node training, and if not, why"};
@@ -68,13 +125,16 @@ int run_cli(int argc, char** argv) {
         tool_version(), mpi_compiled_in() ? "MPI" : "no MPI",
         nccl_compiled_in() ? ", NCCL (CUDA runtime static, libnccl.so.2 at run time)" : ", no NCCL",
         mpi_plugin_summary().c_str());
-    return 0;
+    return finish_stdout();
   }
   for (auto* sub : app.get_subcommands()) {
     auto it = runners.find(sub);
     if (it == runners.end()) continue;
     try {
-      return it->second();
+      refuse_output_over_input(*sub);
+      const int code = it->second();
+      check_stdout();
+      return code;
     } catch (const std::exception& e) {
       // The message quotes inputs (a job file's key, a path): never raw control characters.
       std::fprintf(stderr, "trainready: error: %s\n", terminal_safe(e.what()).c_str());
@@ -82,6 +142,7 @@ int run_cli(int argc, char** argv) {
     }
   }
   std::fputs(app.help().c_str(), stdout);
+  finish_stdout();
   return 2;
 }
 

@@ -18,6 +18,7 @@ namespace {
 struct StorageArgs {
   std::string path;
   int create = 0;
+  bool replace = false;
   std::string file_size;  // default 256M; with --feed one record of the profile
   std::string rw = "read";
   std::string bs = "1M";
@@ -119,7 +120,7 @@ int run_storage(const StorageArgs& a) {
       size = bytes_of("--file-size", a.file_size);
     else if (feed)
       size = static_cast<std::uint64_t>(feed->profile.record_bytes);
-    const CreateResult c = create_dataset(a.path, a.create, size);
+    const CreateResult c = create_dataset(a.path, a.create, size, a.replace);
     info.created =
         std::to_string(c.files.size()) + " file(s) of " +
         format_bytes_si(static_cast<double>(size)) +
@@ -159,6 +160,9 @@ void add_bench_storage_command(CLI::App* bench, const std::shared_ptr<Runner>& c
       ->required();
   c->add_option("--create", a->create,
                 "Write N files of --file-size first (never leaves partial files)");
+  c->add_flag("--replace", a->replace,
+              "With --create: write over a data-NNNNNN.bin already there with another size "
+              "(default: refuse, naming it; one of the right size is read as it is)");
   c->add_option("--file-size", a->file_size,
                 "Size of each created file (default 256M; with --feed, one record of the profile)");
   c->add_option("--rw", a->rw, "read (sequential) or randread");

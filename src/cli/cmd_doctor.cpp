@@ -53,10 +53,7 @@ int run_doctor(const DoctorArgs& a) {
     std::vector<std::string> roots = a.roots.empty() ? std::vector<std::string>{"/"} : a.roots;
     for (const std::string& r : roots) {
       auto root = std::make_unique<FsRoot>(r);
-      if (!root->is_live() && !root->list_dir("/").ok()) {
-        throw InputError(
-            r, 0, "not a readable directory; expected a snapshot written by `trainready collect`");
-      }
+      require_snapshot_root(*root, r);
       nodes.push_back(probe_node(*root, popt));
     }
   }

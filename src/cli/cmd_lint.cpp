@@ -1,9 +1,12 @@
 // `trainready lint PATH...`: lint deployment definitions (ARM / Bicep-compiled ARM, Terraform
 // plan JSON) and deployed state (az JSON, IMDS documents) for the traps that break multi-node
 // training.
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
+#include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -50,11 +53,45 @@ std::vector<SuppressionEntry> load_suppressions(const std::string& path) {
   return parse_suppression_file(r.data, file);
 }
 
+// A directory is linted for what it holds: a *.json symlink in it that leads outside it (to
+// /etc/shadow.json, to another user's files) would make us read, and quote in an error, bytes
+// that are not part of it. Refused, naming the link, before anything is read.
+void refuse_links_out_of(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (dir == "-" || !fs::is_directory(dir, ec)) return;
+  const fs::path top = fs::canonical(dir, ec);
+  if (ec) return;  // the reader names the problem
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code ec2;
+    if (!it->is_symlink(ec2) || it->path().extension() != ".json") continue;
+    const fs::path target = fs::weakly_canonical(it->path(), ec2);
+    const auto rel = target.lexically_relative(top);
+    if (ec2 || rel.empty() || *rel.begin() == "..")
+      throw InputError(
+          it->path().string(), 0,
+          "a symbolic link out of " + dir + "; not followed (name the file itself to lint it)");
+  }
+}
+
+// `lint -`: stdin is read here, bounded like a file, and handed to the reader from memory.
+void bound_stdin(const std::vector<std::string>& paths) {
+  static std::istringstream copy;
+  if (std::find(paths.begin(), paths.end(), "-") == paths.end()) return;
+  FileRead r = read_stdin(kMaxDocumentBytes);
+  if (!r.ok()) throw InputError("<stdin>", 0, r.error);
+  copy.str(std::move(r.data));
+  std::cin.rdbuf(copy.rdbuf());
+}
+
 int run_lint(const LintArgs& a) {
   a.flags.check();
   if (!a.today.empty() && (a.today.size() != 10 || a.today[4] != '-' || a.today[7] != '-'))
     throw InputError("--today", 0, "expected YYYY-MM-DD");
   std::vector<SuppressionEntry> entries = load_suppressions(a.suppressions);
+  for (const std::string& p : a.paths) refuse_links_out_of(p);
+  bound_stdin(a.paths);
   DeploymentFacts facts = read_deployment_inputs(a.paths, a.inputs);
   Report r = start_report("lint", a.flags);
   r.evaluation = run_rules(r, a.flags, &facts);

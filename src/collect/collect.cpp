@@ -17,6 +17,7 @@
 #include "collect/recording_root.h"
 #include "collect/scrub.h"
 #include "core/input_error.h"
+#include "core/temp_files.h"
 #include "parsers/imds.h"
 #include "probes/probes.h"
 
@@ -115,6 +116,21 @@ void collect_identifiers(Scrubber& s, const NodeFacts& n, const std::string& imd
   }
 }
 
+// An interrupted run of ours on this host (killed before its handler ran: SIGKILL, a power cut)
+// left OUT.tmp-HOST.PID.XXXXXX behind: remove it once that process is gone. Nothing else.
+void remove_stale_temporaries(const fs::path& out) {
+  const std::string prefix = out.filename().string() + ".tmp-";
+  std::error_code ec;
+  for (fs::directory_iterator it(out.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() < prefix.size() + 7 || name.rfind(prefix, 0) != 0) continue;
+    const std::string tag = name.substr(prefix.size(), name.size() - prefix.size() - 7);
+    if (name[name.size() - 7] != '.' || !temp_tag_is_stale(tag)) continue;
+    std::error_code ec2;
+    if (it->is_directory(ec2) && !it->is_symlink(ec2)) remove_tree(it->path().string());
+  }
+}
+
 }  // namespace
 
 CollectSummary collect_snapshot(const CollectOptions& opt) {
@@ -133,6 +149,7 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
   }
 
   FsRoot source(opt.source_root);
+  require_snapshot_root(source, opt.source_root);  // the doctor's check for the same --root
   RecordingRoot rec(source);
   ProbeOptions popt = opt.probe;
   popt.imds_disabled = true;  // fetched once below, raw, so the snapshot keeps the response itself
@@ -166,13 +183,16 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
   Scrubber scrubber;
   if (opt.scrub) collect_identifiers(scrubber, facts, imds_body);
 
-  fs::path tmp = out.parent_path() / (out.filename().string() + ".tmp-XXXXXX");
+  remove_stale_temporaries(out);
+  // OUT.tmp-HOST.PID.XXXXXX: removed on SIGINT/SIGTERM, and by a later run once PID is gone.
+  fs::path tmp = out.parent_path() / (out.filename().string() + ".tmp-" + temp_tag() + ".XXXXXX");
   std::string tmpl = tmp.string();
   if (::mkdtemp(tmpl.data()) == nullptr) {
     throw std::runtime_error(out.parent_path().string() +
                              ": cannot create a temporary directory: " + std::strerror(errno));
   }
   fs::path work(tmpl);
+  TempGuard guard(work.string(), /*directory=*/true);
   ::chmod(work.c_str(), 0755);
   try {
     SnapshotWriter w(work, opt.scrub ? &scrubber : nullptr);

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "core/temp_files.h"
+
 namespace trainready {
 
 namespace {
@@ -42,6 +44,7 @@ void write_file_atomically(const std::string& path, std::string_view data) {
   int fd = ::mkstemp(tmp.data());
   if (fd < 0)
     throw std::runtime_error(path + ": cannot create temporary file: " + std::strerror(errno));
+  TempGuard guard(tmp);  // SIGINT/SIGTERM before the rename removes it
   auto fail = [&](const char* what) {
     int e = errno;
     ::close(fd);

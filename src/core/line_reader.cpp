@@ -1,9 +1,11 @@
 #include "core/line_reader.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -16,14 +18,23 @@ namespace {
 
 constexpr std::size_t kChunk = 1 << 20;
 
-// Splits a stream of chunks into lines; keeps at most kMaxLine bytes of a partial line.
+// Bytes that do not occur in text: C0 controls other than \t \n \v \f \r and ESC, and DEL.
+bool is_binary_byte(unsigned char c) {
+  return (c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' && c != 0x1b) ||
+         c == 0x7f;
+}
+
+// Splits a stream of chunks into lines; keeps at most kMaxLine bytes of a partial line. With a
+// name (a stream, not text in memory) it also gives up on input that is not text.
 class Splitter {
  public:
-  explicit Splitter(const LineReader::Sink& sink) : sink_(sink) {
+  explicit Splitter(const LineReader::Sink& sink, std::string name = {})
+      : sink_(sink), name_(std::move(name)) {
     carry_.reserve(LineReader::kMaxLine);
   }
 
   void feed(const char* p, std::size_t n) {
+    if (!name_.empty()) guard(p, n);
     const char* end = p + n;
     while (p < end) {
       const char* nl =
@@ -62,12 +73,64 @@ class Splitter {
   }
 
  private:
+  // Counts what the input looks like before any of it is split: an endless line or a binary
+  // stream is refused here, with memory still bounded.
+  void guard(const char* p, std::size_t n) {
+    const char* end = p + n;
+    while (p < end) {
+      const char* nl =
+          static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+      const std::size_t len = static_cast<std::size_t>((nl ? nl : end) - p);
+      if (nl) {
+        line_bytes_ = 0;
+        if (++lines_seen_ > LineReader::kMaxLines)
+          throw InputError(name_, 0,
+                           "more than " + std::to_string(LineReader::kMaxLines) +
+                               " lines: larger than any log this reads; gave up");
+      } else {
+        line_bytes_ += len;
+        if (line_bytes_ > LineReader::kMaxRunawayLine)
+          throw InputError(name_, static_cast<int>(lines_seen_ + 1),
+                           "a line longer than " +
+                               std::to_string(LineReader::kMaxRunawayLine >> 20) +
+                               " MiB: not a text log (no line structure); gave up");
+      }
+      p = nl ? nl + 1 : end;
+    }
+    if (total_ < LineReader::kBinaryProbe) {
+      const std::size_t look =
+          static_cast<std::size_t>(std::min<std::uint64_t>(n, LineReader::kBinaryProbe - total_));
+      const auto* u = reinterpret_cast<const unsigned char*>(end - n);
+      for (std::size_t i = 0; i < look; ++i) binary_ += is_binary_byte(u[i]) ? 1 : 0;
+    }
+    total_ += n;
+    if (total_ > LineReader::kMaxInputBytes)
+      throw InputError(name_, 0,
+                       "more than " + std::to_string(LineReader::kMaxInputBytes >> 30) +
+                           " GiB: larger than any log this reads; gave up");
+    if (!judged_ && total_ >= LineReader::kBinaryProbe) {
+      judged_ = true;
+      if (binary_ * 20 > LineReader::kBinaryProbe)
+        throw InputError(name_, 0,
+                         std::to_string(binary_) +
+                             " control bytes (NUL and the like) in its first " +
+                             std::to_string(LineReader::kBinaryProbe >> 20) +
+                             " MiB: binary data, not a text log; gave up");
+    }
+  }
+
   void emit(std::string_view line, bool cut) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     sink_(line, ++number_, cut);
   }
 
   const LineReader::Sink& sink_;
+  std::string name_;
+  std::uint64_t line_bytes_ = 0;
+  std::uint64_t lines_seen_ = 0;
+  std::uint64_t total_ = 0;
+  std::uint64_t binary_ = 0;
+  bool judged_ = false;
   std::string carry_;
   std::uint64_t number_ = 0;
   bool skipping_ = false;
@@ -93,13 +156,25 @@ void LineReader::read(const std::string& path, const Sink& sink) {
   int fd = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   FdCloser closer{fd};
+  const std::string name = is_stdin ? std::string("<stdin>") : path;
   if (!is_stdin) {
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 &&
+        (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode)))
+      throw InputError(path, 0,
+                       S_ISDIR(st.st_mode)
+                           ? "is a directory, expected a file"
+                           : "is a device, not a file (to read a stream, pipe it to '-')");
+    if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > kMaxInputBytes)
+      throw InputError(path, 0,
+                       "larger than " + std::to_string(kMaxInputBytes >> 30) +
+                           " GiB: larger than any log this reads");
     // O_NONBLOCK only guards the open against FIFOs; reads of a regular file never block.
     int flags = ::fcntl(fd, F_GETFL);
     if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   }
   std::vector<char> buf(kChunk);
-  Splitter s(sink);
+  Splitter s(sink, name);
   // Read the first chunk to look for the gzip magic.
   ssize_t first = 0;
   while (true) {

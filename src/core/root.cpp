@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+
+#include "core/input_error.h"
 
 namespace trainready {
 namespace {
@@ -26,7 +29,64 @@ std::string relative(const std::string& path) {
   return i == path.size() ? std::string(".") : path.substr(i);
 }
 
+std::string too_large(std::size_t limit) {
+  return "larger than " + std::to_string(limit) + " bytes, not the small text file expected";
+}
+
 }  // namespace
+
+FileRead read_stdin(std::size_t limit) {
+  // 1 MiB chunks, joined once the end is reached: a stream over the limit costs the limit, not
+  // the twice-the-limit of a doubling buffer.
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  FileRead r;
+  std::vector<std::string> chunks;
+  std::size_t used = 0;
+  std::size_t fill = kChunk;  // bytes in chunks.back()
+  for (;;) {
+    if (fill == kChunk) {
+      if (used > limit) break;
+      chunks.emplace_back(kChunk, '\0');
+      fill = 0;
+    }
+    ssize_t n = ::read(STDIN_FILENO, chunks.back().data() + fill, kChunk - fill);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      r.status = ReadStatus::kUnreadable;
+      r.error = errno_text(errno);
+      return r;
+    }
+    if (n == 0) break;
+    fill += static_cast<std::size_t>(n);
+    used += static_cast<std::size_t>(n);
+  }
+  if (!chunks.empty()) chunks.back().resize(fill);
+  if (used > limit) {
+    r.status = ReadStatus::kUnreadable;
+    r.error = "more than " + std::to_string(limit) + " bytes on stdin; gave up";
+    return r;
+  }
+  if (chunks.size() == 1) {
+    r.data = std::move(chunks.front());
+  } else {
+    r.data.reserve(used);
+    for (std::string& c : chunks) {
+      r.data += c;
+      std::string().swap(c);
+    }
+  }
+  r.status = ReadStatus::kOk;
+  return r;
+}
+
+void require_snapshot_root(const Root& root, const std::string& given) {
+  if (root.is_live()) return;
+  DirList top = root.list_dir("/");
+  if (!top.ok())
+    throw InputError(given, 0,
+                     "not a readable directory (" + top.error +
+                         "); expected a snapshot written by `trainready collect`");
+}
 
 FsRoot::FsRoot(std::string prefix) : prefix_(std::move(prefix)) {
   while (prefix_.size() > 1 && prefix_.back() == '/') prefix_.pop_back();
@@ -77,6 +137,14 @@ FileRead FsRoot::read_file(const std::string& path, std::size_t limit) const {
     r.error = S_ISDIR(st.st_mode) ? "is a directory, expected a file" : "not a regular file";
     return r;
   }
+  // Refused by its size before a byte is read (a 1 GiB file costs nothing); procfs and sysfs
+  // report 0 or 4096 whatever they hold, so the read below stays bounded too.
+  if (st.st_size > 0 && static_cast<std::uint64_t>(st.st_size) > limit) {
+    ::close(fd);
+    r.status = ReadStatus::kUnreadable;
+    r.error = too_large(limit);
+    return r;
+  }
   std::string buf;
   buf.resize(std::min<std::size_t>(limit + 1, std::size_t{64} * 1024));
   std::size_t used = 0;
@@ -100,7 +168,7 @@ FileRead FsRoot::read_file(const std::string& path, std::size_t limit) const {
   ::close(fd);
   if (used > limit) {
     r.status = ReadStatus::kUnreadable;
-    r.error = "larger than " + std::to_string(limit) + " bytes, not the small text file expected";
+    r.error = too_large(limit);
     return r;
   }
   buf.resize(used);

@@ -36,6 +36,17 @@ inline constexpr std::size_t kSmallFileLimit = std::size_t{64} * 1024;
 // /proc/modules, /proc/mounts, IMDS JSON, captured command output.
 inline constexpr std::size_t kLargeFileLimit = std::size_t{8} * 1024 * 1024;
 
+// The largest single document (a template, a plan, a stdin stream read whole) any command takes.
+inline constexpr std::size_t kMaxDocumentBytes = std::size_t{512} * 1024 * 1024;
+
+// Reads standard input whole, but never more than `limit` bytes (/dev/zero, `yes` give up there).
+FileRead read_stdin(std::size_t limit);
+
+class Root;
+// A --root that is not the live machine must be a readable directory: throws InputError naming
+// `given` otherwise. The doctor and collect run this one check.
+void require_snapshot_root(const Root& root, const std::string& given);
+
 class Root {
  public:
   virtual ~Root() = default;

@@ -147,9 +147,27 @@ TEST(RawRead, DirectIoAlignmentAndOptions) {
       EXPECT_EQ(r.direct_note.rfind("O_DIRECT (", 0), 0u) << r.direct_note;
     else
       EXPECT_NE(r.direct_note.find("buffered after eviction"), std::string::npos) << r.direct_note;
+    // tmpfs keeps the data in memory whatever O_DIRECT says: never "cold-verified" (issue 19).
+    EXPECT_TRUE(memory_backed(shm));
+    EXPECT_NE(r.cache_state, "cold-verified") << r.direct_note;
     ::unlink(tmpfs_files[0].path.c_str());
     ::rmdir(shm.c_str());
   }
+}
+
+// Issue 19: O_DIRECT is cold only where it reaches the device.
+TEST(PageCache, DirectReadsAreColdOnlyOffMemory) {
+  Residency all;
+  all.known = true;
+  all.total_bytes = all.resident_bytes = 1 << 20;
+  Residency none = all;
+  none.resident_bytes = 0;
+  EXPECT_TRUE(direct_reads_bypass_cache(true, false, true, none));
+  EXPECT_FALSE(direct_reads_bypass_cache(true, true, true, none));    // tmpfs
+  EXPECT_FALSE(direct_reads_bypass_cache(true, false, true, all));    // eviction did not take
+  EXPECT_TRUE(direct_reads_bypass_cache(true, false, false, all));    // --no-evict on a disk
+  EXPECT_FALSE(direct_reads_bypass_cache(false, false, true, none));  // buffered
+  EXPECT_EQ(cache_state_label(direct_reads_bypass_cache(true, true, true, all), all), "hot");
 }
 
 // fio's nearest-rank percentiles.

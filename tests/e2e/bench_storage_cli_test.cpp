@@ -122,15 +122,35 @@ TEST(BenchStorageCli, CreateOnAFullDiskLeavesNothing) {
   EXPECT_EQ(count_entries(d), 0);
 }
 
-// The third file cannot be put in place (a directory holds its name): the two files this run
-// finished are removed too, and what was there before stays.
-TEST(BenchStorageCli, CreateRemovesWhatItWroteWhenALaterFileFails) {
+// The third name is taken by a directory: refused before anything is written (issue 19; it used
+// to write two files first and remove them).
+TEST(BenchStorageCli, CreateRefusesATakenNameBeforeWriting) {
   const std::string d = temp_dir("cli-create-late") + "/set";
   ASSERT_EQ(std::system(("mkdir -p " + d + "/data-000002.bin").c_str()), 0);
   CliResult r = run_trainready({"bench", "storage", d, "--create", "4", "--file-size", "64K"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("removed the 2 file(s)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("data-000002.bin: already exists and is not a regular file"),
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(count_entries(d), 1);
+}
+
+// A failure removes what this run wrote and nothing else: a file of the right size that was
+// there before (reused, read as it is) stays, byte for byte.
+TEST(BenchStorageCli, CreateFailureRemovesOnlyWhatThisRunWrote) {
+  const std::string d = temp_dir("cli-create-mine") + "/set";
+  ASSERT_EQ(std::system(("mkdir -p " + d).c_str()), 0);
+  const std::string theirs = d + "/data-000000.bin";
+  ASSERT_EQ(std::system(("head -c 2097152 /dev/urandom > " + theirs).c_str()), 0);
+  ASSERT_EQ(std::system(("sha256sum < " + theirs + " > " + d + "/../before.sum").c_str()), 0);
+  const std::string cmd = "ulimit -f 1024; " + std::string(TR_BINARY) + " bench storage " + d +
+                          " --create 3 --file-size 2M > /dev/null 2>&1";
+  const int rc = std::system(("sh -c '" + cmd + "'").c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  EXPECT_EQ(count_entries(d), 1);
+  EXPECT_EQ(std::system(("sha256sum < " + theirs + " | cmp -s - " + d + "/../before.sum").c_str()),
+            0);
 }
 
 }  // namespace
