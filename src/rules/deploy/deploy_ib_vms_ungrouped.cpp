@@ -30,9 +30,16 @@ class DeployIbVmsUngrouped final : public Rule {
     long long standalone = 0;
     const DeploymentResource* first_standalone = nullptr;
     long long ib_vms = 0;
+    bool counts_known = true;
     for (const auto& r : ctx.deployment->resources) {
       if (r.deployed || !has_infiniband(r, *ctx.catalog)) continue;
       if (r.kind == ResourceKind::kScaleSet) {
+        // An unresolved capacity is at least one VM, and said so: never "1 VM".
+        if (!vm_count(r)) {
+          counts_known = false;
+          out.notes.push_back(label(r) + ": capacity " + r.count.raw + " not resolved (" +
+                              r.count.where.str() + "); counted as at least one VM");
+        }
         auto n = vm_count(r).value_or(1);
         auto& g = groups["scale set " + r.name];
         g.vms += n;
@@ -43,7 +50,8 @@ class DeployIbVmsUngrouped final : public Rule {
       if (r.kind != ResourceKind::kVirtualMachine) continue;
       auto n = vm_count(r);
       if (!n) {
-        out.notes.push_back(label(r) + ": copy count not resolved; counted as one VM");
+        counts_known = false;
+        out.notes.push_back(label(r) + ": copy count not resolved; counted as at least one VM");
       }
       long long k = n.value_or(1);
       ib_vms += k;
@@ -70,15 +78,39 @@ class DeployIbVmsUngrouped final : public Rule {
     long long group_count = static_cast<long long>(groups.size()) + standalone;
     if (ib_vms < 2 || group_count < 2) return out;
 
+    // One InfiniBand VM beside one compute group is a head or controller node far more often
+    // than a compute node left out (HPC Pack, Slurm and CycleCloud templates all do this).
+    if (standalone == 1 && groups.size() == 1) {
+      const auto& [gname, g] = *groups.begin();
+      Finding f = finding(label(*first_standalone) + " (" + first_standalone->vm_size.value +
+                          ") is outside " + gname +
+                          "; if it is a head or controller node that "
+                          "runs no MPI / NCCL ranks, this is fine");
+      f.severity = Severity::kInfo;
+      f.evidence.push_back(
+          {gname + ": " + std::to_string(g.vms) + " VM(s), " + label(*g.first), g.first->where});
+      f.evidence.push_back({"standalone: " + label(*first_standalone), first_standalone->where});
+      f.cause =
+          "Azure gives each scale set, availability set and standalone VM its own InfiniBand "
+          "partition key: this VM cannot reach the compute nodes over InfiniBand.";
+      f.fix =
+          std::string("Nothing to do for a head node. If it runs ranks of the job, put it in ") +
+          kIbOneGroupSettings + "; if it never uses InfiniBand, a size without it costs less.";
+      out.findings.push_back(
+          deployment_finding(std::move(f), *first_standalone, first_standalone->where));
+      return out;
+    }
+
     const DeploymentResource* at = first_standalone;
     if (at == nullptr) at = groups.begin()->second.first;
     std::string what;
+    const std::string at_least = counts_known ? "" : "at least ";
     if (standalone > 0 && groups.empty()) {
-      what = std::to_string(standalone) +
+      what = at_least + std::to_string(standalone) +
              " InfiniBand VMs are standalone (no scale set, no "
              "availability set)";
     } else {
-      what = std::to_string(ib_vms) + " InfiniBand VMs are spread over " +
+      what = at_least + std::to_string(ib_vms) + " InfiniBand VMs are spread over " +
              std::to_string(group_count) + " InfiniBand groups";
     }
     Finding f = finding(what);
