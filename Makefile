@@ -5,7 +5,7 @@ BUILD      ?= build
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc)
 BIN        := $(BUILD)/trainready
-FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file
+FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file kernel_log perftest component_versions
 FUZZ_SECONDS ?= 4
 EXAMPLES   := nd-h100-healthy nc40-multinode nd-a100-ib-disabled
 # mpirun refuses root unless told; --oversubscribe lets 4 ranks share this machine's cores.
