@@ -156,8 +156,8 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   if (auto o = job.origin.find("mfu"); o != job.origin.end()) {
     c.mfu_origin = o->second;
   } else {
-    c.mfu_origin = "the planner's default (no published run of this model on " + sku.gpu_model +
-                   " at " + to_string(job.precision) + "; --mfu sets it)";
+    c.mfu_origin = "the planner's default: no published run of this model on " +
+                   sku.gpu_model + " at " + to_string(job.precision) + "; --mfu sets it";
     const PublishedRun* row =
         job.model.empty() ? nullptr : find_published_run(job.model, sku.gpu_model, job.precision);
     if (row != nullptr && c.peak_tflops > 0) {
