@@ -111,6 +111,12 @@ def modules(d, names, versions):
         w(d, "/proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  "
           "Release Build  (dvs-builder@U16-I3-B03-4-3)  Wed Jun  5 23:31:03 UTC 2024\n"
           "GCC version:  gcc version 11.4.0 (Ubuntu 11.4.0-1ubuntu1~22.04)\n" % versions["nvidia"])
+        # What `collect` keeps of the kernel log: its NVRM lines (here only the driver's load
+        # banner, no Xid), with the file it read.
+        w(d, "/trainready/kernel-log-nvrm.txt",
+          "# trainready collect: NVRM lines of /var/log/kern.log (1 lines), with its first and last line\n"
+          "[    4.512345] NVRM: loading NVIDIA UNIX x86_64 Kernel Module  %s  Release Build  "
+          "(dvs-builder@U16-I3-B03-4-3)  Wed Jun  5 23:31:03 UTC 2024\n" % versions["nvidia"])
 
 
 def gpus(d, model, count, mem, driver, bus_fmt, nvlinks=None, fabric=None):

@@ -5,12 +5,15 @@
 #include "core/input_error.h"
 #include "core/root.h"
 #include "core/text.h"
+#include "parsers/component_versions.h"
 #include "parsers/env_file.h"
 #include "parsers/ib_captures.h"
 #include "parsers/imds.h"
+#include "parsers/kernel_log.h"
 #include "parsers/lspci.h"
 #include "parsers/nvidia_smi_topo.h"
 #include "parsers/ofed_info.h"
+#include "parsers/perftest.h"
 
 namespace trainready {
 
@@ -23,7 +26,11 @@ CaptureKind capture_kind_from_name(const std::string& name) {
       {"ofed_info", CaptureKind::kOfedInfo},
       {"nvidia-smi-topo", CaptureKind::kNvidiaSmiTopo},
       {"imds", CaptureKind::kImds},
-      {"env", CaptureKind::kEnv}};
+      {"env", CaptureKind::kEnv},
+      {"kernel-log", CaptureKind::kKernelLog},
+      {"dmesg", CaptureKind::kKernelLog},
+      {"ib_write_bw", CaptureKind::kIbWriteBw},
+      {"component-versions", CaptureKind::kComponentVersions}};
   for (const auto& [n, k] : kNames) {
     if (name == n) return k;
   }
@@ -48,6 +55,12 @@ std::string capture_kind_name(CaptureKind k) {
       return "imds";
     case CaptureKind::kEnv:
       return "env";
+    case CaptureKind::kKernelLog:
+      return "kernel-log";
+    case CaptureKind::kIbWriteBw:
+      return "ib_write_bw";
+    case CaptureKind::kComponentVersions:
+      return "component-versions";
     case CaptureKind::kUnknown:
       return "unknown";
   }
@@ -56,10 +69,19 @@ std::string capture_kind_name(CaptureKind k) {
 
 CaptureKind detect_capture_kind(std::string_view text) {
   const std::string clean = strip_ansi(text.substr(0, std::size_t{64} * 1024));
+  // Whole-text signatures first: these captures start with lines of other shapes (perftest's
+  // banner, a kernel log's timestamps).
+  if (looks_like_perftest(clean)) return CaptureKind::kIbWriteBw;
+  if (looks_like_kernel_log(clean)) return CaptureKind::kKernelLog;
   for (std::string_view raw : split_lines(clean)) {
     std::string_view line = trim(raw);
     if (line.empty()) continue;
     if (line.rfind("CA '", 0) == 0) return CaptureKind::kIbstat;
+    // dmesg "[    0.000000] Linux version ...", dmesg -T "[Sun Feb 23 ...]", syslog "... kernel: ".
+    if ((line.size() > 3 && line.front() == '[' &&
+         line.find(']') != std::string_view::npos && line.find(']') < 40) ||
+        line.find(" kernel: ") != std::string_view::npos)
+      return CaptureKind::kKernelLog;
     if (line.rfind("Infiniband device '", 0) == 0) return CaptureKind::kIbstatus;
     if (line.rfind("hca_id:", 0) == 0) return CaptureKind::kIbvDevinfo;
     if (line.front() == '{') return CaptureKind::kImds;
@@ -95,6 +117,9 @@ NodeFacts empty_capture_node(const std::string& label) {
   n.nccl_version = Fact<std::string>::missing(why);
   n.scratch = Fact<ScratchFacts>::missing(why);
   n.gpu_topology = Fact<TopoMatrix>::missing(why);
+  n.kernel_log = Fact<KernelLogFacts>::missing(why);
+  n.ib_write_bw = Fact<IbWriteBwFacts>::missing(why);
+  n.image_components = Fact<ImageComponents>::missing(why);
   return n;
 }
 
@@ -148,11 +173,22 @@ void apply_capture(NodeFacts& node, const std::string& spec) {
       node.nccl = Fact<NcclSettings>::present(std::move(s), where);
       break;
     }
+    case CaptureKind::kKernelLog:
+      node.kernel_log = Fact<KernelLogFacts>::present(parse_kernel_log(r.data, path), where);
+      break;
+    case CaptureKind::kIbWriteBw:
+      node.ib_write_bw = Fact<IbWriteBwFacts>::present(parse_ib_write_bw(r.data, path), where);
+      break;
+    case CaptureKind::kComponentVersions:
+      node.image_components =
+          Fact<ImageComponents>::present(parse_component_versions(r.data, path), where);
+      break;
     case CaptureKind::kUnknown:
       throw InputError(path, 1,
                        "unrecognised capture; expected ibstat, ibstatus, ibv_devinfo -v, lspci "
-                       "[-v], ofed_info -s, "
-                       "nvidia-smi topo -m, IMDS JSON or an environment dump (or say KIND=FILE)");
+                       "[-v], ofed_info -s, nvidia-smi topo -m, IMDS JSON, an environment dump, "
+                       "a kernel log (dmesg, journalctl -k) or ib_write_bw output (or say "
+                       "KIND=FILE; component-versions=FILE for /opt/azurehpc/component_versions.txt)");
   }
 }
 

@@ -219,6 +219,43 @@ json to_json(const NodeFacts& n) {
   j["gpu_topology"] = fact_json(n.gpu_topology, [](const TopoMatrix& t) {
     return json{{"columns", t.columns}, {"gpus", t.gpu_count()}, {"nics", t.nic_count()}};
   });
+  j["kernel_log"] = fact_json(n.kernel_log, [](const KernelLogFacts& k) {
+    json x = json::array();
+    for (const XidEvent& e : k.xids) {
+      x.push_back({{"xid", e.code},
+                   {"pci", e.pci},
+                   {"timestamp", e.timestamp},
+                   {"process", e.process},
+                   {"detail", e.detail},
+                   {"without_xid_line", e.without_xid},
+                   {"source", e.where.str()}});
+    }
+    return json{{"source", k.source},
+                {"lines", k.lines},
+                {"first_timestamp", k.first_timestamp},
+                {"last_timestamp", k.last_timestamp},
+                {"xids", x}};
+  });
+  j["ib_write_bw"] = fact_json(n.ib_write_bw, [](const IbWriteBwFacts& f) {
+    json runs = json::array();
+    for (const IbWriteBwRun& r : f.runs) {
+      runs.push_back({{"device", r.device},
+                      {"link_type", r.link_type},
+                      {"qps", r.qps},
+                      {"gpu_memory", r.gpu_memory},
+                      {"gpu_name", r.gpu_name},
+                      {"bidirectional", r.bidirectional},
+                      {"bytes", r.bytes},
+                      {"bw_peak_gbits_per_s", r.peak_gbps},
+                      {"bw_average_gbits_per_s", r.average_gbps},
+                      {"unit_as_printed", r.unit_text},
+                      {"source", r.where.str()}});
+    }
+    return json{{"runs", runs}};
+  });
+  j["image_components"] = fact_json(n.image_components, [](const ImageComponents& c) {
+    return json{{"format", c.format}, {"versions", c.versions}};
+  });
   return j;
 }
 

@@ -38,7 +38,37 @@ const CommandSpec kCommands[] = {
     {"nvidia-smi.txt", {"nvidia-smi"}},
     {"nvidia-smi-topo-m.txt", {"nvidia-smi", "topo", "-m"}},
     {"lspci-vvv.txt", {"lspci", "-nn", "-vvv"}},
+    {"dmesg.txt", {"dmesg", "-T"}},  // the kernel ring buffer: Xid lines (gpu-xid-errors)
 };
+
+bool is_kernel_log_file(const std::string& path) {
+  for (const char* p : kKernelLogFiles)
+    if (path == p) return true;
+  return false;
+}
+
+// The kernel log the probe read, cut to what the doctor judges: its first and last line (how far
+// it reaches) and every NVIDIA driver (NVRM) line. A week of /var/log/kern.log stays out of the
+// snapshot; the Xid evidence stays in.
+std::string kernel_log_excerpt(const std::string& path, const std::string& data) {
+  std::vector<std::string_view> lines;
+  std::size_t start = 0;
+  while (start < data.size()) {
+    std::size_t end = data.find('\n', start);
+    if (end == std::string::npos) end = data.size();
+    lines.emplace_back(data.data() + start, end - start);
+    start = end + 1;
+  }
+  std::string out = "# trainready collect: NVRM lines of " + path + " (" +
+                    std::to_string(lines.size()) + " lines), with its first and last line\n";
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i == 0 || i + 1 == lines.size() || lines[i].find("NVRM:") != std::string_view::npos) {
+      out.append(lines[i]);
+      out += '\n';
+    }
+  }
+  return out;
+}
 
 std::string utc_now() {
   std::time_t t = std::time(nullptr);
@@ -197,11 +227,16 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
   try {
     SnapshotWriter w(work, opt.scrub ? &scrubber : nullptr);
     for (const auto& [path, _] : rec.dirs()) w.dir(path);
+    std::string kernel_log;
     for (const auto& [path, data] : rec.files()) {
+      if (kernel_log.empty() && (is_kernel_log_file(path) || path == kSnapKernelLog))
+        kernel_log = path == kSnapKernelLog ? data : kernel_log_excerpt(path, data);
       if (std::string(path).rfind(kSnapDir, 0) == 0)
         continue;  // re-collecting a snapshot: rewritten below
+      if (is_kernel_log_file(path)) continue;  // only its NVRM lines, below
       w.file(path, data);
     }
+    if (!kernel_log.empty()) w.file(kSnapKernelLog, kernel_log);
     for (const auto& [path, target] : rec.links())
       w.link(path, opt.scrub ? scrubber.apply(target) : target);
     w.dir(kSnapCommands);

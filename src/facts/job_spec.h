@@ -25,6 +25,9 @@ struct JobSpec {
   std::optional<int> heads;
   std::optional<int> vocab;
   std::optional<int> seq;
+  // Parameters of the largest single module (DeepSpeed's largest_layer_params for ZeRO-3);
+  // unset: derived from the shape, or the whole model without one.
+  std::optional<double> largest_layer;
   // Training setup.
   Precision precision = Precision::kBf16Mixed;
   // Bytes per gradient element on the wire. Unset: the training dtype of `precision` (DeepSpeed's

@@ -71,6 +71,10 @@ const std::vector<JobSettingInfo>& job_setting_keys() {
       {"heads", "N", "attention heads", false},
       {"vocab", "N", "vocabulary size", false},
       {"seq", "N", "sequence length in tokens", false},
+      {"largest-layer", "COUNT",
+       "parameters of the largest single module, DeepSpeed's ZeRO-3 largest_layer_params "
+       "(default: max(vocab x hidden, 4 x hidden^2) from the shape)",
+       false},
       {"precision", "P", "bf16 | fp16 | fp8 (mixed, fp32 master weights) | fp32 | bf16-pure",
        false},
       {"grad-reduce-dtype", "T",
@@ -187,6 +191,8 @@ void apply_job_setting(JobSpec& job, std::string_view raw_key, std::string_view 
     job.model = p->name;
   } else if (k == "params") {
     job.params = c.count();
+  } else if (k == "largest-layer") {
+    job.largest_layer = c.count();
   } else if (k == "layers") {
     job.layers = c.integer(1, 100000);
   } else if (k == "hidden") {

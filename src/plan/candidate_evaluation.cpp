@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "catalog/published_runs.h"
 #include "core/input_error.h"
 #include "core/text.h"
 #include "core/units.h"
@@ -88,7 +89,23 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   mi.states.zero = zero;
   mi.states.offload = job.offload;
   mi.states.bytes = bytes;
-  mi.states.largest_layer_params = largest_layer_params(m.hidden, m.vocab, m.params, m.layers);
+  mi.states.largest_layer_params =
+      job.largest_layer ? *job.largest_layer
+                        : largest_layer_params(m.hidden, m.vocab, m.params, m.layers);
+  if (zero == 3 && !job.largest_layer && !memory_only) {
+    if (m.hidden <= 0)
+      c.notes.push_back(
+          "ZeRO-3 per GPU is an upper bound: without --largest-layer or a shape (--hidden, "
+          "--vocab) the largest layer is taken as " +
+          std::string(m.layers > 0 ? "P / layers" : "the whole model (P)") +
+          ", where DeepSpeed's estimate_zero3_model_states_mem_needs means the largest single "
+          "module's parameters (docs: Memory Requirements; t5-3b: 32M of 2851M)");
+    else if (m.vocab <= 0)
+      c.notes.push_back(
+          "ZeRO-3: largest layer taken as one hidden × 4·hidden projection (4h²); without "
+          "--vocab the embedding (vocab × hidden), often larger, is not counted: pass --vocab "
+          "or --largest-layer");
+  }
   if (m.layers > 0 && m.hidden > 0 && m.heads > 0) {
     ActivationInputs a;
     a.seq = m.seq;
@@ -135,7 +152,34 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   ci.tokens_per_step = c.tokens_per_step;
   ci.gpus = c.gpus;
   ci.peak_tflops = c.peak_tflops;
-  ci.mfu = job.mfu;
+  c.mfu = job.mfu;
+  if (auto o = job.origin.find("mfu"); o != job.origin.end()) {
+    c.mfu_origin = o->second;
+  } else {
+    c.mfu_origin = "the planner's default: no published run of this model on " +
+                   sku.gpu_model + " at " + to_string(job.precision) + "; --mfu sets it";
+    const PublishedRun* row =
+        job.model.empty() ? nullptr : find_published_run(job.model, sku.gpu_model, job.precision);
+    if (row != nullptr && c.peak_tflops > 0) {
+      c.mfu = implied_mfu(*row, m.params, m.layers, m.hidden, c.peak_tflops);
+      c.mfu_origin = "implied by " + row->source + ": " + row->model + " on " +
+                     std::to_string(row->gpus) + " × " + row->gpu_model + ", GBS " +
+                     std::to_string(row->global_batch) + ", seq " + std::to_string(row->seq) +
+                     ", TP " + std::to_string(row->tp) + " PP " + std::to_string(row->pp) +
+                     ": " + std::to_string(std::llround(row->tokens_per_s_per_gpu)) +
+                     " tokens/s/GPU";
+    } else if (const PublishedRun* other =
+                   job.model.empty() ? nullptr
+                                     : find_published_run_any_precision(job.model, sku.gpu_model)) {
+      c.notes.push_back("published: " + other->model + " on " + other->gpu_model + " at " +
+                        to_string(other->precision) + " (" + other->source + ", " +
+                        std::to_string(std::llround(other->tokens_per_s_per_gpu)) +
+                        " tokens/s/GPU); this plan is " + to_string(job.precision) +
+                        ", so it keeps the default MFU (--precision " +
+                        to_string(other->precision) + " plans from the published run)");
+    }
+  }
+  ci.mfu = c.mfu;
   ci.recompute = job.recompute;
   ci.pp = job.pp;
   ci.micro_batches = c.accumulation;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "catalog/published_runs.h"
+
 namespace trainready {
 
 Quantity model_flops_per_token(double params, int layers, int hidden, int seq) {
@@ -41,6 +43,25 @@ ComputeEstimate estimate_compute(const ComputeInputs& in) {
                "Transformer Math 101: C_backward ≈ 2 × C_forward");
   c.backward_seconds.in("compute", c.seconds.value, "s");
   return c;
+}
+
+double implied_mfu(const PublishedRun& run, double params, int layers, int hidden,
+                   double peak_tflops) {
+  const int dp = std::max(1, run.gpus / std::max(1, run.tp * run.pp));
+  ComputeInputs in;
+  in.params = params;
+  in.layers = layers;
+  in.hidden = hidden;
+  in.seq = run.seq;
+  in.tokens_per_step = static_cast<double>(run.global_batch) * run.seq;
+  in.gpus = run.gpus;
+  in.peak_tflops = peak_tflops;
+  in.mfu = 1.0;
+  in.pp = run.pp;
+  in.micro_batches = std::max(1, run.global_batch / std::max(1, run.micro_batch * dp));
+  const double ideal = estimate_compute(in).seconds.value;
+  const double measured = in.tokens_per_step / (run.tokens_per_s_per_gpu * run.gpus);
+  return measured > 0 ? ideal / measured : 0;
 }
 
 }  // namespace trainready

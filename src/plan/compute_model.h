@@ -31,4 +31,12 @@ struct ComputeEstimate {
 Quantity model_flops_per_token(double params, int layers, int hidden, int seq);
 ComputeEstimate estimate_compute(const ComputeInputs& in);
 
+// The MFU a published run implies under this compute model: the step time the model gives at
+// MFU 1 for the run's layout (GPUs, batch, sequence, pipeline bubble as the planner counts it:
+// data parallelism = GPUs / (tp × pp), micro-batches = GBS / (MBS × dp)), over the measured step
+// GBS × seq / (tokens/s/GPU × GPUs). Planning that layout at this MFU reproduces the row.
+struct PublishedRun;
+double implied_mfu(const PublishedRun& run, double params, int layers, int hidden,
+                   double peak_tflops);
+
 }  // namespace trainready

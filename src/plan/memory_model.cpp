@@ -42,9 +42,13 @@ StateBytes state_bytes(Precision precision, Optimizer optimizer) {
 }
 
 double largest_layer_params(int hidden, int vocab, double params, int layers) {
+  // DeepSpeed's largest_layer_params is the largest single module's own parameters
+  // (estimate_zero3_model_states_mem_needs_all_live: max over model.modules() of
+  // sum(p.numel() for p in m.parameters(recurse=False))): the embedding v·h, or one h × 4h
+  // projection of the MLP, not a whole transformer block.
   if (hidden > 0) {
     const double h = hidden;
-    return std::max(12.0 * h * h, static_cast<double>(vocab) * h);
+    return std::max(4.0 * h * h, static_cast<double>(vocab) * h);
   }
   return layers > 0 ? params / layers : params;
 }

@@ -80,7 +80,8 @@ struct MemoryEstimate {
 
 MemoryEstimate estimate_memory(const MemoryInputs& in);
 
-// Parameters of the largest layer, for ZeRO-3's gather buffer: max(12·h², v·h).
+// Parameters of the largest single module, for ZeRO-3's gather buffer, as DeepSpeed counts them:
+// max(v·h, 4·h²) with a shape; without one, P / L, or P itself (an upper bound).
 double largest_layer_params(int hidden, int vocab, double params, int layers);
 
 }  // namespace trainready

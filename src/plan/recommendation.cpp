@@ -135,6 +135,23 @@ void explain_recommendation(Plan& plan, const ModelShape& m, const Catalog& cata
   }
   const Candidate& b = plan.candidates.front();
   auto& r = plan.reasons;
+  if (plan.job.gpus && b.gpus != *plan.job.gpus) {
+    // The asked count does not fill the recommended size's VMs: say so, and name the sizes
+    // that run it exactly (they stay among the candidates).
+    const int asked = *plan.job.gpus;
+    std::string exact;
+    for (const Candidate& c : plan.candidates) {
+      if (c.fits() && c.gpus == asked)
+        exact += (exact.empty() ? "" : " / ") + c.sku->name +
+                 (c.vms > 1 ? " (" + std::to_string(c.vms) + " VMs)" : "");
+    }
+    r.push_back(std::to_string(asked) + " GPUs asked; " + b.sku->name + " has " +
+                std::to_string(b.sku->gpu_count) + " per VM: planned for " +
+                std::to_string(b.gpus) + " (" + std::to_string(b.vms) + " VM" +
+                (b.vms == 1 ? "" : "s") + "), " +
+                (exact.empty() ? "none of the sizes planned runs exactly " + std::to_string(asked)
+                               : "or use " + exact + " with " + std::to_string(asked)));
+  }
   r.push_back("fits: " + format_gb(b.memory.total.value) + " of " +
               format_gb(b.memory.usable.value) + " usable per GPU (" +
               format_gb(b.memory.states.value) + " model states, " +
@@ -153,7 +170,7 @@ void explain_recommendation(Plan& plan, const ModelShape& m, const Catalog& cata
   r.push_back("step " + format_duration(b.step_seconds.value) + ", run " +
               format_duration(b.run_seconds.value) + " for " +
               format_number(plan.total_tokens / 1e9, 4) + "B tokens at MFU " +
-              format_number(plan.job.mfu, 2));
+              format_number(b.mfu, 3) + " (" + b.mfu_origin + ")");
   if (b.cost)
     r.push_back(format_usd(b.cost->per_run.value) + " per run at " +
                 format_usd(b.cost->per_hour.value) + "/h (" + b.price->origin + "); " +

@@ -21,6 +21,10 @@ NodeFacts probe_node(const Root& root, const ProbeOptions& opt) {
   n.nccl = probe_nccl_settings(root, opt);
   n.nccl_version = probe_nccl_version(root, n.gpus, opt);
   n.scratch = probe_scratch(root);
+  n.kernel_log = probe_kernel_log(root);
+  n.image_components = probe_image_components(root);
+  n.ib_write_bw = Fact<IbWriteBwFacts>::missing(
+      "only read from a capture (`doctor --capture ib_write_bw=FILE`)");
   n.gpu_topology = Fact<TopoMatrix>::missing("only read from a captured `nvidia-smi topo -m`");
   if (!root.is_live()) {
     // A snapshot may carry command output; it fills facts sysfs could not give.

@@ -25,5 +25,10 @@ inline constexpr const char* kSnapEnviron = "/trainready/environ";
 inline constexpr const char* kSnapNvml = "/trainready/nvml.json";
 inline constexpr const char* kSnapNcclVersion = "/trainready/nccl_version";
 inline constexpr const char* kSnapCommands = "/trainready/commands";
+// The NVRM (NVIDIA driver) lines of the node's kernel log, as `collect` found them: the snapshot
+// keeps the Xid evidence without copying the whole log.
+inline constexpr const char* kSnapKernelLog = "/trainready/kernel-log-nvrm.txt";
+// Azure HPC images record their component versions here (Azure/azhpc-images).
+inline constexpr const char* kAzureHpcComponentVersions = "/opt/azurehpc/component_versions.txt";
 
 }  // namespace trainready

@@ -19,6 +19,11 @@ Fact<NcclSettings> probe_nccl_settings(const Root& root, const ProbeOptions& opt
 Fact<std::string> probe_nccl_version(const Root& root, const Fact<GpuFacts>& gpus,
                                      const ProbeOptions& opt);
 Fact<ScratchFacts> probe_scratch(const Root& root);
+Fact<KernelLogFacts> probe_kernel_log(const Root& root);
+Fact<ImageComponents> probe_image_components(const Root& root);
+
+// Kernel log files the probe reads, in order (Debian/Ubuntu, then RHEL family).
+inline constexpr const char* kKernelLogFiles[] = {"/var/log/kern.log", "/var/log/messages"};
 
 // Live-only sources, used by the probes above and by `collect` to write a snapshot.
 Fact<GpuFacts> read_nvml(const std::string& library);

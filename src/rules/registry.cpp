@@ -25,12 +25,14 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_gpu_clocks_throttled());
     r.push_back(make_gpu_count_low());
     r.push_back(make_gpu_memory_errors());
+    r.push_back(make_gpu_xid_errors());
     r.push_back(make_gpudirect_rdma_disabled());
     r.push_back(make_ib_driver_not_loaded());
     r.push_back(make_ib_hca_missing());
     r.push_back(make_ib_port_count_low());
     r.push_back(make_ib_port_not_active());
     r.push_back(make_ib_port_rate_low());
+    r.push_back(make_ib_write_bw_low());
     r.push_back(make_nccl_collective_timeout());
     r.push_back(make_nccl_connection_failed());
     r.push_back(make_nccl_gdrdma_off());

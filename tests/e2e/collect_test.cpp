@@ -97,3 +97,36 @@ TEST(Collect, RefusesANonEmptyTargetAndLeavesItUntouched) {
         << "left a temporary: " << e.path();
   }
 }
+
+// A node whose /var/log/kern.log holds Xid lines (the gpud H100 capture) among other kernel lines:
+// the snapshot keeps the NVRM lines with the log's first and last line, not the log itself, and
+// doctor on the snapshot reports the same Xid finding as on the source tree.
+TEST(Collect, KernelLogBecomesItsNvrmExcerpt) {
+  std::string d = temp_dir("collect-kernlog");
+  fs::copy(example("nd-h100-healthy"), d + "/src", fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::remove(d + "/src/trainready/kernel-log-nvrm.txt");
+  fs::create_directories(d + "/src/var/log");
+  {
+    std::ofstream k(d + "/src/var/log/kern.log");
+    k << "Feb 23 16:20:00 ndh100 kernel: Linux version 5.15.0-1073-azure\n"
+      << read_fixture("kernel-log/gpud-dmesg-T-h100-xid-119-gsp-timeout.log")
+      << "Feb 23 16:31:00 ndh100 kernel: mlx5_core 0101:00:00.0: last line\n";
+  }
+  CliResult c = run_trainready({"collect", "--root", d + "/src", d + "/snap"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_FALSE(fs::exists(d + "/snap/var/log/kern.log"));
+  std::ifstream in(d + "/snap/trainready/kernel-log-nvrm.txt");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("Linux version"), std::string::npos);
+  EXPECT_NE(text.find("last line"), std::string::npos);
+  EXPECT_EQ(text.find("Call Trace"), std::string::npos);
+  EXPECT_NE(text.find("NVRM: Xid (PCI:0000:9b:00): 119"), std::string::npos);
+  CliResult a = run_trainready({"doctor", "--json", "--root", d + "/src"});
+  CliResult b = run_trainready({"doctor", "--json", "--root", d + "/snap"});
+  EXPECT_EQ(a.code, 1);
+  json ja = json::parse(a.out);
+  json jb = json::parse(b.out);
+  ASSERT_EQ(ja["findings"].size(), 1u);
+  EXPECT_EQ(ja["findings"][0]["rule"], "gpu-xid-errors");
+  EXPECT_EQ(ja["findings"][0]["message"], jb["findings"][0]["message"]);
+}

@@ -91,6 +91,8 @@ json candidate_json(const Candidate& c, std::size_t rank) {
       {"fits", c.fits()},
       {"problems", c.problems},
       {"notes", c.notes},
+      {"mfu", c.mfu},
+      {"mfu_origin", c.mfu_origin},
       {"why_not", c.why_not.empty() ? json(nullptr) : json(c.why_not)},
       {"memory",
        {{"convention", m.convention_used},

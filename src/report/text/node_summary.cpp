@@ -109,6 +109,23 @@ std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts&
     }
     out.emplace_back("scratch", t);
   }
+  if (n.image_components.ok()) {
+    // Azure HPC image: its version and the components training depends on, as the image
+    // recorded them (/opt/azurehpc/component_versions.txt).
+    const auto& v = n.image_components->versions;
+    std::string t;
+    for (const char* k : {"ImageVersion", "NVIDIA", "CUDA", "DOCA", "OFED", "MOFED", "NCCL", "HPCX"}) {
+      if (auto it = v.find(k); it != v.end()) t += (t.empty() ? "" : ", ") + std::string(k) + " " + it->second;
+    }
+    t += (t.empty() ? "" : "; ") + std::to_string(v.size()) + " components in " +
+         n.image_components.where.str();
+    out.emplace_back("HPC image", t);
+  }
+  if (n.kernel_log.ok() && !n.kernel_log->xids.empty()) {
+    out.emplace_back("kernel log", std::to_string(n.kernel_log->xids.size()) + " Xid line" +
+                                       (n.kernel_log->xids.size() == 1 ? "" : "s") + " in " +
+                                       n.kernel_log->source);
+  }
   if (n.gpu_topology.ok()) {
     out.emplace_back("topology", std::to_string(n.gpu_topology->gpu_count()) + " GPUs, " +
                                      std::to_string(n.gpu_topology->nic_count()) +

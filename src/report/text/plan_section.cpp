@@ -219,7 +219,12 @@ std::string render_plan_text(const Plan& p, bool explain, const Palette& pal) {
   out +=
       "\n" +
       wrap_text(
-          "Assumptions (each can be set): MFU " + format_number(j.mfu, 2) + " (--mfu), overlap " +
+          "Assumptions (each can be set): MFU " +
+              (p.candidates.empty() || p.candidates.front().mfu_origin.rfind("implied", 0) != 0
+                   ? format_number(j.mfu, 2) + " (--mfu)"
+                   : format_number(p.candidates.front().mfu, 3) +
+                         " from a published run (see the recommendation; --mfu sets it)") +
+              ", overlap " +
               format_number(j.overlap, 2) + " (--overlap), memory headroom " + pct(j.headroom) +
               " (--headroom), InfiniBand efficiency " + format_number(j.ib_efficiency, 2) +
               ", Ethernet efficiency " + format_number(j.ethernet_efficiency, 2) + "; samples of " +

@@ -1,4 +1,7 @@
-// cluster-version-mismatch: GPU driver, OFED or NCCL versions differ between nodes.
+// cluster-version-mismatch: GPU driver, OFED or NCCL versions differ between nodes; on Azure HPC
+// images also the image version and the components /opt/azurehpc/component_versions.txt records.
+#include <vector>
+
 #include "queries/node_grouping.h"
 #include "rules/rule_factories.h"
 
@@ -16,11 +19,11 @@ class ClusterVersionMismatch final : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     struct Component {
-      const char* name;
+      std::string name;
       std::function<std::optional<NodeValue>(const NodeFacts&, std::string&)> get;
-      const char* consequence;
+      std::string consequence;
     };
-    const Component components[] = {
+    std::vector<Component> components = {
         {"NVIDIA driver",
          [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
            if (!n.gpus.ok() || !n.gpus->driver_loaded) {
@@ -55,14 +58,42 @@ class ClusterVersionMismatch final : public Rule {
          "make NCCL "
          "fail at init or hang (\"receiving N bytes instead of M\", NVIDIA/nccl#1328)."},
     };
+    // Azure HPC images (Azure/azhpc-images) record what they installed; the same image everywhere
+    // is the first thing to check when nodes disagree. Only keys some node's file has.
+    for (const char* key : {"ImageVersion", "NVIDIA", "CUDA", "OFED", "MOFED", "DOCA", "NCCL", "HPCX"}) {
+      bool any = false;
+      for (const NodeFacts& n : *ctx.nodes)
+        any |= n.image_components.ok() && n.image_components->versions.count(key) > 0;
+      if (!any) continue;
+      const std::string k = key;
+      components.push_back(
+          {"Azure HPC image " + k + " (component_versions.txt)",
+           [k](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
+             if (!n.image_components.ok()) {
+               why = n.image_components.describe();
+               return std::nullopt;
+             }
+             auto it = n.image_components->versions.find(k);
+             if (it == n.image_components->versions.end()) {
+               why = "no " + k + " entry in " + n.image_components.where.str();
+               return std::nullopt;
+             }
+             return NodeValue{it->second, n.image_components.where};
+           },
+           k == "ImageVersion"
+               ? std::string("The nodes run different Azure HPC image versions, so driver, CUDA, "
+                             "RDMA stack and NCCL may all differ.")
+               : "The images installed different " + k +
+                     " versions (what the image shipped; a container may bring its own)."});
+    }
     RuleOutcome out;
     int known = 0;
     for (const Component& c : components) {
       Grouping g = group_nodes(*ctx.nodes, c.get);
-      for (const auto& u : g.unknown) out.notes.push_back(std::string(c.name) + " on " + u);
+      for (const auto& u : g.unknown) out.notes.push_back(c.name + " on " + u);
       if (!g.nodes_by_value.empty()) ++known;
       if (g.nodes_by_value.size() < 2) continue;
-      Finding f = finding(std::string(c.name) + " versions differ: " + describe_groups(g));
+      Finding f = finding(c.name + " versions differ: " + describe_groups(g));
       f.evidence = g.evidence;
       f.cause = c.consequence;
       f.fix =
