@@ -21,6 +21,13 @@ bool host_char(char c) { return kHostChars.ok[static_cast<unsigned char>(c)]; }
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
+// What ends a prefix before the host in the logs seen: mpirun's "[1,0]<stdout>:", a timestamp's
+// "10:00:00|", a rank's "rank0>" ... and control bytes (a log is junk there, not a host).
+bool separator_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f || std::strchr(":>])|,=\"'<[(/", c) != nullptr;
+}
+
 // At `tag` the line has " NCCL "; parse backwards "host:pid:tid [dev]" before it, with the
 // "file.cc:123" NCCL puts between the two on WARN lines.
 // Returns the offset where the record starts, or npos.
@@ -55,6 +62,16 @@ std::size_t parse_head(std::string_view line, std::size_t tag, NcclRecord& r) {
   std::size_t host_end = i;
   while (i > 0 && host_char(line[i - 1])) --i;
   if (i == host_end) return std::string_view::npos;
+  // A host name with characters DNS does not allow ("gpu;rm") is still the host the line names:
+  // when the token from the start of the line (or a blank) holds no separator a log prefix uses,
+  // it is the host as printed, not its tail after the odd character.
+  if (i > 0 && !separator_char(line[i - 1])) {
+    std::size_t k = i;
+    while (k > 0 && !separator_char(line[k - 1]) && line[k - 1] != ' ' && line[k - 1] != '\t' &&
+           host_end - k < 256)
+      --k;
+    if (k == 0 || line[k - 1] == ' ' || line[k - 1] == '\t') i = k;
+  }
   r.host = line.substr(i, host_end - i);
   r.glued = i > 0 && line[i - 1] != ' ' && line[i - 1] != ':' && line[i - 1] != '>' &&
             line[i - 1] != ']' && line[i - 1] != '\t';
