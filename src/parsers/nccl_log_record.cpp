@@ -62,15 +62,13 @@ std::size_t parse_head(std::string_view line, std::size_t tag, NcclRecord& r) {
   std::size_t host_end = i;
   while (i > 0 && host_char(line[i - 1])) --i;
   if (i == host_end) return std::string_view::npos;
-  // A host name with characters DNS does not allow ("gpu;rm") is still the host the line names:
-  // when the token from the start of the line (or a blank) holds no separator a log prefix uses,
-  // it is the host as printed, not its tail after the odd character.
-  if (i > 0 && !separator_char(line[i - 1])) {
-    std::size_t k = i;
-    while (k > 0 && !separator_char(line[k - 1]) && line[k - 1] != ' ' && line[k - 1] != '\t' &&
-           host_end - k < 256)
-      --k;
-    if (k == 0 || line[k - 1] == ' ' || line[k - 1] == '\t') i = k;
+  // A host name with characters DNS does not allow ("gpu;rm") is still the host the line names,
+  // not its tail after the odd character: the host runs back to the line start, a blank, or a
+  // separator a launcher prefix ends with ("[1,0]<stdout>:", "[rank3]:").
+  if (i > 0 && !separator_char(line[i - 1]) && line[i - 1] != ' ' && line[i - 1] != '\t') {
+    while (i > 0 && !separator_char(line[i - 1]) && line[i - 1] != ' ' && line[i - 1] != '\t' &&
+           host_end - i < 256)
+      --i;
   }
   r.host = line.substr(i, host_end - i);
   r.glued = i > 0 && line[i - 1] != ' ' && line[i - 1] != ':' && line[i - 1] != '>' &&
