@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include "bench/mpi_backend.h"
@@ -115,7 +116,13 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // CLI11 quotes the argument it rejects (a file name from a directory listing, a value
+    // pasted from a log): through terminal_safe like every other message.
+    std::ostringstream out;
+    std::ostringstream err;
+    app.exit(e, out, err);
+    std::fputs(terminal_safe(out.str()).c_str(), stdout);
+    std::fputs(terminal_safe(err.str()).c_str(), stderr);
     return 2;
   }
   if (version) {

@@ -114,16 +114,22 @@ Runner add_bench_command(CLI::App& app) {
                           "validation, busbw (run under mpirun/srun, one rank per GPU or core)");
     c->add_option("-b,--minbytes", a->min_bytes, "Smallest size (default 8; 1024-based suffixes)");
     c->add_option("-e,--maxbytes", a->max_bytes, "Largest size (default 64M)");
-    c->add_option("-f,--stepfactor", a->factor, "Multiply the size by this each step (default 2)");
+    c->add_option("-f,--stepfactor", a->factor, "Multiply the size by this each step (default 2)")
+        ->check(CLI::Range(1.0, 1024.0));
     c->add_option("-i,--stepbytes", a->step_bytes, "Add this to the size each step instead");
-    c->add_option("-w,--warmup_iters", a->warmup, "Untimed iterations per size (default 5)");
-    c->add_option("-n,--iters", a->iters, "Timed iterations per loop (default 20)");
+    c->add_option("-w,--warmup_iters", a->warmup, "Untimed iterations per size (default 5)")
+        ->check(CLI::Range(0, 100000));
+    c->add_option("-n,--iters", a->iters, "Timed iterations per loop (default 20)")
+        ->check(CLI::Range(1, 1000000));
     c->add_option("-N,--repeats", a->repeats,
-                  "Timed loops per size: min / median / max (default 3)");
-    c->add_option("-c,--check", a->check, "Validate the results: 1 (default) or 0");
+                  "Timed loops per size: min / median / max (default 3)")
+        ->check(CLI::Range(1, 1000));
+    c->add_option("-c,--check", a->check, "Validate the results: 1 (default) or 0")
+        ->check(CLI::Range(0, 1));
     c->add_option("-d,--datatype", a->type, "float (default), double or int32");
     c->add_option("-o,--op", a->op, "Reduction: sum");
-    c->add_option("-r,--root", a->root, "Root rank of broadcast (default 0)");
+    c->add_option("-r,--root", a->root, "Root rank of broadcast (default 0)")
+        ->check(CLI::Range(0, 1000000));
     c->add_option("--backend", a->backend,
                   "auto (NCCL when a GPU and libnccl are there, else MPI), mpi, nccl");
     add_shared_flags(c, a->flags,

@@ -159,7 +159,8 @@ void add_bench_storage_command(CLI::App* bench, const std::shared_ptr<Runner>& c
                 "A file, or a directory of files (with --create: where to write them)")
       ->required();
   c->add_option("--create", a->create,
-                "Write N files of --file-size first (never leaves partial files)");
+                "Write N files of --file-size first (never leaves partial files)")
+      ->check(CLI::Range(0, 1000000));
   c->add_flag("--replace", a->replace,
               "With --create: write over a data-NNNNNN.bin already there with another size "
               "(default: refuse, naming it; one of the right size is read as it is)");
@@ -167,12 +168,15 @@ void add_bench_storage_command(CLI::App* bench, const std::shared_ptr<Runner>& c
                 "Size of each created file (default 256M; with --feed, one record of the profile)");
   c->add_option("--rw", a->rw, "read (sequential) or randread");
   c->add_option("--bs", a->bs, "Block size (default 1M)");
-  c->add_option("--iodepth", a->iodepth, "Reads in flight per job (io_uring; default 32)");
-  c->add_option("--numjobs", a->jobs, "Reader threads (default 1)");
+  c->add_option("--iodepth", a->iodepth, "Reads in flight per job (io_uring; default 32)")
+      ->check(CLI::Range(1, 4096));
+  c->add_option("--numjobs", a->jobs, "Reader threads (default 1)")->check(CLI::Range(1, 1024));
   c->add_option("--direct", a->direct,
-                "1: O_DIRECT where the file system takes it (default); 0: buffered");
+                "1: O_DIRECT where the file system takes it (default); 0: buffered")
+      ->check(CLI::Range(0, 1));
   c->add_option("--ioengine", a->engine, "io_uring (default; registered buffers) or psync");
-  c->add_option("--runtime", a->runtime, "Seconds to keep reading (default: the file set once)");
+  c->add_option("--runtime", a->runtime, "Seconds to keep reading (default: the file set once)")
+      ->check(CLI::Range(0.0, 604800.0));
   c->add_flag("--no-evict", a->no_evict, "Keep the page cache (measure it warm or hot)");
   c->add_flag("--feed", a->feed,
               "Emulate accelerators reading the dataset; find how many stay at the AU threshold");
@@ -182,17 +186,24 @@ void add_bench_storage_command(CLI::App* bench, const std::shared_ptr<Runner>& c
                 "Accelerators the path must feed (default: one, or --sku's GPUs per VM); feed "
                 "mode starts its search there")
       ->check(CLI::Range(1, 1000000));
-  c->add_option("--max-accelerators", a->max_accelerators, "Largest count to try (default 64)");
+  c->add_option("--max-accelerators", a->max_accelerators, "Largest count to try (default 64)")
+      ->check(CLI::Range(1, 1000000));
   c->add_option("--steps", a->steps,
-                "Steps per accelerator per trial (default 10; the first is not counted)");
-  c->add_option("--prefetch", a->prefetch, "Batches queued per accelerator (default 2)");
-  c->add_option("--batch", a->batch, "Records per step (default: the profile's)");
+                "Steps per accelerator per trial (default 10; the first is not counted)")
+      ->check(CLI::Range(2, 1000000));
+  c->add_option("--prefetch", a->prefetch, "Batches queued per accelerator (default 2)")
+      ->check(CLI::Range(1, 1024));
+  c->add_option("--batch", a->batch, "Records per step (default: the profile's)")
+      ->check(CLI::Range(1, 1000000));
   c->add_option("--record-bytes", a->record_bytes, "Bytes per record (default: the profile's)");
   c->add_option("--compute-time", a->compute_time,
-                "Seconds of compute per step (default: the profile's)");
+                "Seconds of compute per step (default: the profile's)")
+      ->check(CLI::Range(0.0, 3600.0));
   c->add_option("--read-threads", a->read_threads,
-                "Read threads per accelerator (default: the profile's)");
-  c->add_option("--au", a->au, "AU threshold, 0-1 (default: the profile's, 0.90 or 0.70)");
+                "Read threads per accelerator (default: the profile's)")
+      ->check(CLI::Range(1, 1024));
+  c->add_option("--au", a->au, "AU threshold, 0-1 (default: the profile's, 0.90 or 0.70)")
+      ->check(CLI::Range(0.0, 1.0));
   add_shared_flags(c, a->flags, kReportFlags | kRuleFlags | kSkuFlag | kCatalogFlag);
   c->callback([chosen, a] { *chosen = [a] { return run_storage(*a); }; });
 }

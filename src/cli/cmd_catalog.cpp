@@ -1,6 +1,8 @@
 // `trainready catalog`: the VM catalog the rules compare against, with units and sources.
+#include <cstdarg>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -8,8 +10,25 @@
 #include "cli/commands.h"
 #include "core/embedded.h"
 #include "core/input_error.h"
+#include "core/text.h"
 
 namespace trainready {
+namespace {
+
+__attribute__((format(printf, 1, 2))) std::string line_of(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  va_list again;
+  va_copy(again, args);
+  const int n = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string out(n > 0 ? static_cast<std::size_t>(n) : 0, '\0');
+  if (n > 0) std::vsnprintf(out.data(), out.size() + 1, format, again);
+  va_end(again);
+  return out;
+}
+
+}  // namespace
 
 Runner add_catalog_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
@@ -60,7 +79,9 @@ Runner add_catalog_command(CLI::App& app) {
                       .c_str());
       return 0;
     }
-    std::printf("%-32s %-16s %4s %6s  %-22s %8s  %-14s %5s  %s\n", "SIZE", "GPU", "GPUS", "GB/GPU",
+    // A --catalog file's names and sources are input: every line goes out through terminal_safe.
+    std::string listing =
+        line_of("%-32s %-16s %4s %6s  %-22s %8s  %-14s %5s  %s\n", "SIZE", "GPU", "GPUS", "GB/GPU",
                 "INFINIBAND", "FRONTEND", "NCCL AR FLOOR", "NVME", "SOURCE (DATE)");
     for (const auto& e : cat.skus()) {
       if (!sku->empty() && &e != cat.find(*sku)) continue;
@@ -75,13 +96,15 @@ Runner add_catalog_command(CLI::App& app) {
       if (e.nccl_allreduce_floor_gbytes_per_s) {
         std::snprintf(floor, sizeof(floor), ">= %.0f GB/s", *e.nccl_allreduce_floor_gbytes_per_s);
       }
-      std::printf("%-32s %-16s %4d %6.0f  %-22s %3.0f Gb/s  %-14s %5d  %s (%s)\n", e.name.c_str(),
+      listing +=
+          line_of("%-32s %-16s %4d %6.0f  %-22s %3.0f Gb/s  %-14s %5d  %s (%s)\n", e.name.c_str(),
                   e.gpu_model.c_str(), e.gpu_count, e.gpu_memory_gb, ib, e.frontend_nic_gbits_per_s,
                   floor, e.nvme_disks, e.source.c_str(), e.date.c_str());
     }
-    std::printf(
+    listing += line_of(
         "\nUnits: Gb/s = 1e9 bits/s (links); GB/s = 1e9 bytes/s (NCCL busbw). Catalog: %s\n",
         cat.origin().c_str());
+    std::fputs(terminal_safe(listing).c_str(), stdout);
     return 0;
   };
 }

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "collect/collect.h"
+#include "core/text.h"
 
 namespace trainready {
 
@@ -31,10 +32,12 @@ Runner add_collect_command(CLI::App& app) {
     o->run_commands = !*no_commands;
     o->tool_version = tool_version();
     CollectSummary s = collect_snapshot(*o);
-    std::printf("snapshot written: %s (%zu files)\n", s.out_dir.c_str(), s.files);
-    for (const auto& cmd : s.commands) std::printf("  ran %s\n", cmd.c_str());
-    for (const auto& n : s.notes) std::printf("  note: %s\n", n.c_str());
-    std::printf("read it anywhere with: trainready doctor --root %s\n", s.out_dir.c_str());
+    // Paths and notes quote what the user and the node gave: never raw control characters.
+    const std::string out = terminal_safe(s.out_dir);
+    std::printf("snapshot written: %s (%zu files)\n", out.c_str(), s.files);
+    for (const auto& cmd : s.commands) std::printf("  ran %s\n", terminal_safe(cmd).c_str());
+    for (const auto& n : s.notes) std::printf("  note: %s\n", terminal_safe(n).c_str());
+    std::printf("read it anywhere with: trainready doctor --root %s\n", out.c_str());
     return 0;
   };
 }

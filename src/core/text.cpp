@@ -1,5 +1,7 @@
 #include "core/text.h"
 
+#include "core/utf8.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -119,29 +121,37 @@ std::size_t own_sgr_length(std::string_view s, std::size_t i) {
 
 }  // namespace
 
+// Besides the controls, a malformed UTF-8 byte becomes U+FFFD: a raw C1 byte (0x9b) is CSI to some
+// terminals, and a quote cut in a character must not garble the line after it.
 std::string terminal_safe(std::string_view s, bool keep_sgr) {
   std::string out;
   out.reserve(s.size());
-  char buf[8];
-  for (std::size_t i = 0; i < s.size(); ++i) {
+  char buf[16];
+  for (std::size_t i = 0; i < s.size();) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c == 0x1b && keep_sgr) {
       if (std::size_t n = own_sgr_length(s, i)) {
         out.append(s.substr(i, n));
-        i += n - 1;
+        i += n;
         continue;
       }
     }
-    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(s[i + 1]));
-      out += buf;
+    std::uint32_t cp = 0;
+    const std::size_t n = utf8_sequence_length(s, i, &cp);
+    if (n == 0) {
+      out += "\xef\xbf\xbd";  // U+FFFD for a malformed byte
       ++i;
+    } else if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(cp));
+      out += buf;
+      i += n;
+    } else if (cp >= 0x80 && cp <= 0x9f) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+      i += n;
     } else {
-      out.push_back(static_cast<char>(c));
+      out.append(s.substr(i, n));
+      i += n;
     }
   }
   return out;

@@ -151,7 +151,21 @@ std::string format_bytes_binary(std::uint64_t b) {
 }
 
 std::string format_usd(double v) {
-  std::string digits = v >= 100 ? std::to_string(std::llround(v)) : format_number(v, 3);
+  if (!std::isfinite(v)) return std::isnan(v) ? "$?" : v > 0 ? "$unbounded" : "-$unbounded";
+  if (v < 0) return "-" + format_usd(-v);
+  // Whole dollars from 100 up, printed from the double: a 64-bit integer would wrap above 9.2e18.
+  std::string digits;
+  if (v >= 1e15) {
+    digits = format_number(v, 3);  // "1.23e+20": grouping digits nobody can read helps no one
+    return "$" + digits;
+  }
+  if (v >= 100) {
+    std::array<char, 32> b{};
+    std::snprintf(b.data(), b.size(), "%.0f", v);
+    digits = b.data();
+  } else {
+    digits = format_number(v, 3);
+  }
   std::string out;
   const std::size_t dot = digits.find('.');
   const std::size_t int_len = dot == std::string::npos ? digits.size() : dot;

@@ -5,11 +5,13 @@
 #include <cstdio>
 
 #include <toml++/toml.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include "core/input_error.h"
 #include "core/located_json.h"
 #include "core/text.h"
+#include "parsers/job_settings.h"
 
 namespace trainready {
 namespace {
@@ -25,6 +27,20 @@ std::string number_text(double v) {
                    "'" + key +
                        "' holds a table: expected flat `key = value` settings (a list "
                        "for sku and price; a table only under price, SIZE = USD)");
+}
+
+// A list is one entry per element, which suits sku and price; for any other key the elements
+// would silently override each other, so the list is an error naming the key.
+void check_list_allowed(const std::string& file, int line, const std::string& key) {
+  std::string k = to_lower(trim(key));
+  for (char& c : k) {
+    if (c == '_') c = '-';
+  }
+  for (const JobSettingInfo& info : job_setting_keys()) {
+    if (info.key != k || info.list) continue;
+    throw InputError(file, line,
+                     "'" + key + "' takes one value, not a list (only sku and price take lists)");
+  }
 }
 
 // ---- TOML (toml++) ----
@@ -54,6 +70,7 @@ std::vector<JobFileEntry> parse_toml(std::string_view text, const std::string& f
     if (auto s = toml_scalar(v)) {
       out.push_back({key, *s, line});
     } else if (const toml::array* a = v.as_array()) {
+      check_list_allowed(file, line, key);
       for (const toml::node& e : *a) {
         auto item = toml_scalar(e);
         if (!item) not_flat(file, toml_line(e), key);
@@ -78,10 +95,77 @@ std::vector<JobFileEntry> parse_toml(std::string_view text, const std::string& f
 
 int yaml_line(const YAML::Node& n) { return n.Mark().line + 1; }
 
+// A job file is flat; nesting this deep is a broken or hostile file. Counted here on the flow
+// brackets so the error names the line (yaml-cpp stops at 2000 levels, with "bad file").
+constexpr int kYamlMaxDepth = 64;
+
+void check_yaml_depth(std::string_view text, const std::string& file) {
+  int depth = 0;
+  int line = 1;
+  char quote = 0;
+  bool comment = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      comment = false;
+      continue;
+    }
+    if (comment) continue;
+    if (quote) {
+      if (c == '\\' && quote == '"')
+        ++i;
+      else if (c == quote)
+        quote = 0;
+      continue;
+    }
+    if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n')) {
+      comment = true;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kYamlMaxDepth)
+        throw InputError(file, line,
+                         "nested more than " + std::to_string(kYamlMaxDepth) +
+                             " levels deep: expected flat key: value settings");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+// The line of the `---` that starts the second document, or 0.
+int second_document_line(std::string_view text) {
+  int line = 0;
+  bool content = false;
+  for (std::string_view l : split_lines(text)) {
+    ++line;
+    const bool marker = l.substr(0, 3) == "---" && (l.size() == 3 || l[3] == ' ' || l[3] == '\t');
+    if (marker && content) return line;
+    const std::string_view t = trim(l);
+    if (marker || (!t.empty() && t[0] != '#' && t[0] != '%')) content = true;
+  }
+  return 0;
+}
+
 std::vector<JobFileEntry> parse_yaml(std::string_view text, const std::string& file) {
+  check_yaml_depth(text, file);
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(text));
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    for (std::size_t d = 1; d < docs.size(); ++d) {
+      if (docs[d].IsNull()) continue;  // a trailing `---` adds nothing
+      const int at = second_document_line(text);
+      throw InputError(file, at > 0 ? at : yaml_line(docs[d]),
+                       "a second YAML document starts here: a job file is one document (put "
+                       "every setting in the first, or split the jobs into files)");
+    }
+    if (!docs.empty()) root = docs.front();
+  } catch (const YAML::DeepRecursion& e) {
+    throw InputError(file, e.mark.line + 1,
+                     "nested " + std::to_string(e.depth()) +
+                         " levels deep or more (the most the YAML reader follows): expected "
+                         "flat key: value settings");
   } catch (const YAML::Exception& e) {
     throw InputError(file, e.mark.line + 1, "not valid YAML: " + e.msg);
   }
@@ -96,6 +180,7 @@ std::vector<JobFileEntry> parse_yaml(std::string_view text, const std::string& f
       if (v.IsScalar()) {
         out.push_back({key, v.Scalar(), yaml_line(v)});
       } else if (v.IsSequence()) {
+        check_list_allowed(file, yaml_line(v), key);
         for (const YAML::Node& e : v) {
           if (!e.IsScalar()) not_flat(file, yaml_line(e), key);
           out.push_back({key, e.Scalar(), yaml_line(e)});
@@ -137,6 +222,7 @@ std::vector<JobFileEntry> parse_json(std::string_view text, const std::string& f
     if (auto s = json_scalar(v)) {
       out.push_back({key, *s, line});
     } else if (v.is_array()) {
+      check_list_allowed(file, line, key);
       std::size_t i = 0;
       for (const auto& e : v) {
         const int eline = doc.line_of(ptr + "/" + std::to_string(i++));

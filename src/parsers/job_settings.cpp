@@ -146,14 +146,19 @@ struct Context {
            (open_low ? " and up to " : " to ") + format_number(hi));
     return *v;
   }
-  double count() const {
+  // Counts and sizes carry a range that makes physical sense, so a typo such as 1e30 tokens is
+  // an error naming the range, not a cost nobody can pay.
+  double count(double lo, double hi, const char* range) const {
     auto v = parse_count(value);
-    if (!v || *v <= 0) fail("a positive count such as 8B, 2851M or 7.5e9");
+    if (!v || *v < lo || *v > hi)
+      fail(std::string("a positive count from ") + range + ", such as 8B, 2851M or 7.5e9");
     return *v;
   }
-  double bytes() const {
+  double bytes(double lo, double hi, const char* range) const {
     auto v = parse_bytes(value);
-    if (!v || *v <= 0) fail("a positive size such as 2TB (1e12), 1.5TiB (2^40) or 512G");
+    if (!v || *v < lo || *v > hi)
+      fail(std::string("a positive size from ") + range +
+           ", such as 2TB (1e12), 1.5TiB (2^40) or 512G");
     return *v;
   }
   bool boolean() const {
@@ -190,9 +195,9 @@ void apply_job_setting(JobSpec& job, std::string_view raw_key, std::string_view 
     }
     job.model = p->name;
   } else if (k == "params") {
-    job.params = c.count();
+    job.params = c.count(1e6, 1e15, "1M to 1000T (1e6 to 1e15)");
   } else if (k == "largest-layer") {
-    job.largest_layer = c.count();
+    job.largest_layer = c.count(1, 1e15, "1 to 1e15");
   } else if (k == "layers") {
     job.layers = c.integer(1, 100000);
   } else if (k == "hidden") {
@@ -235,24 +240,24 @@ void apply_job_setting(JobSpec& job, std::string_view raw_key, std::string_view 
     job.offload = c.choice<Offload>(
         {{"none", Offload::kNone}, {"optimizer", Offload::kOptimizer}, {"all", Offload::kAll}});
   } else if (k == "micro-batch") {
-    job.micro_batch = c.integer(1, 1 << 20);
+    job.micro_batch = c.integer(1, 1 << 12);
   } else if (k == "global-batch") {
     job.global_batch = c.integer(1, 1 << 26);
   } else if (k == "gpus") {
-    job.gpus = c.integer(1, 1 << 20);
+    job.gpus = c.integer(1, 1 << 17);
   } else if (k == "vms") {
-    job.vms = c.integer(1, 1 << 17);
+    job.vms = c.integer(1, 1 << 14);
   } else if (k == "budget") {
     job.budget_usd = c.fraction(0, 1e12, true);
   } else if (k == "sku") {
     if (c.value.empty()) c.fail("a VM size such as Standard_ND96isr_H100_v5");
     job.skus.push_back(c.value);
   } else if (k == "dataset-bytes") {
-    job.dataset_bytes = c.bytes();
+    job.dataset_bytes = c.bytes(1, 1e18, "1 B to 1 EB (1e18)");
   } else if (k == "sample-bytes") {
-    job.sample_bytes = c.bytes();
+    job.sample_bytes = c.bytes(1, 1e10, "1 B to 10 GB (1e10)");
   } else if (k == "tokens") {
-    job.tokens = c.count();
+    job.tokens = c.count(1e6, 1e16, "1M to 10000T (1e6 to 1e16)");
   } else if (k == "epochs") {
     job.epochs = c.fraction(0, 1e6, true);
   } else if (k == "mfu") {
@@ -275,8 +280,10 @@ void apply_job_setting(JobSpec& job, std::string_view raw_key, std::string_view 
     auto usd = eq == std::string::npos
                    ? std::nullopt
                    : parse_double(trim(std::string_view(c.value).substr(eq + 1)));
-    if (eq == 0 || !usd || !std::isfinite(*usd) || *usd <= 0)
-      c.fail("SIZE=USD per VM-hour, such as Standard_ND96isr_H100_v5=98.32");
+    if (eq == 0 || !usd || !std::isfinite(*usd) || *usd <= 0 || *usd > 1e5)
+      c.fail(
+          "SIZE=USD per VM-hour above 0 and up to 100000, such as "
+          "Standard_ND96isr_H100_v5=98.32");
     job.prices[std::string(trim(std::string_view(c.value).substr(0, eq)))] = *usd;
   } else {
     std::string names;
@@ -329,6 +336,11 @@ void finalize_job(JobSpec& job) {
     const double h = *job.hidden;
     job.params = 12.0 * *job.layers * h * h + static_cast<double>(job.vocab.value_or(0)) * h;
     job.origin["params"] = "12·layers·hidden² + vocab·hidden";
+    if (*job.params > 1e15)
+      fail_on(job, "layers",
+              "layers " + std::to_string(*job.layers) + " and hidden " +
+                  std::to_string(*job.hidden) + " make " + format_number(*job.params, 3) +
+                  " parameters (12·layers·hidden²): expected at most 1e15");
   }
   if (job.heads && job.hidden && *job.hidden % *job.heads != 0)
     fail_on(job, "heads",

@@ -10,6 +10,7 @@
 #include "core/input_error.h"
 #include "core/line_reader.h"
 #include "core/text.h"
+#include "core/utf8.h"
 #include "parsers/nccl_log_record.h"
 
 namespace trainready {
@@ -74,8 +75,7 @@ std::string_view word_after(std::string_view s, std::string_view key, std::strin
 
 std::string quote(std::string_view s) {
   s = trim(s);
-  if (s.size() <= kQuoteMax) return std::string(s);
-  return std::string(s.substr(0, kQuoteMax)) + "...";
+  return clip_text(s, kQuoteMax);
 }
 
 template <class Set>
@@ -266,7 +266,7 @@ struct NcclLogAnalyzer::State {
     s->last_seen.line = at(n).line;
     // What a rank said last matters while it has not finished init (where hangs are).
     if (!s->init_complete) {
-      std::string_view m = r.message.substr(0, std::min<std::size_t>(r.message.size(), kQuoteMax));
+      std::string_view m = utf8_prefix(r.message, kQuoteMax);
       s->last_message.assign(m.data(), m.size());
     }
     return *s;
@@ -365,7 +365,7 @@ void NcclLogAnalyzer::State::channel(std::string_view m, const NcclStream& s, st
     kind = TransportKind::kCollNet;
     label = "CollNet";
   } else {
-    label = std::string(t.substr(0, std::min<std::size_t>(t.size(), 40)));
+    label = std::string(utf8_prefix(t, 40));
   }
   std::string tkey = gdr ? label + "/GDRDMA" : label;
   auto it = f.transports.find(tkey);

@@ -21,6 +21,13 @@ bool host_char(char c) { return kHostChars.ok[static_cast<unsigned char>(c)]; }
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
+// What ends a prefix before the host in the logs seen: mpirun's "[1,0]<stdout>:", a timestamp's
+// "10:00:00|", a rank's "rank0>" ... and control bytes (a log is junk there, not a host).
+bool separator_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f || std::strchr(":>])|,=\"'<[(/", c) != nullptr;
+}
+
 // At `tag` the line has " NCCL "; parse backwards "host:pid:tid [dev]" before it, with the
 // "file.cc:123" NCCL puts between the two on WARN lines.
 // Returns the offset where the record starts, or npos.
@@ -55,6 +62,14 @@ std::size_t parse_head(std::string_view line, std::size_t tag, NcclRecord& r) {
   std::size_t host_end = i;
   while (i > 0 && host_char(line[i - 1])) --i;
   if (i == host_end) return std::string_view::npos;
+  // A host name with characters DNS does not allow ("gpu;rm") is still the host the line names,
+  // not its tail after the odd character: the host runs back to the line start, a blank, or a
+  // separator a launcher prefix ends with ("[1,0]<stdout>:", "[rank3]:").
+  if (i > 0 && !separator_char(line[i - 1]) && line[i - 1] != ' ' && line[i - 1] != '\t') {
+    while (i > 0 && !separator_char(line[i - 1]) && line[i - 1] != ' ' && line[i - 1] != '\t' &&
+           host_end - i < 256)
+      --i;
+  }
   r.host = line.substr(i, host_end - i);
   r.glued = i > 0 && line[i - 1] != ' ' && line[i - 1] != ':' && line[i - 1] != '>' &&
             line[i - 1] != ']' && line[i - 1] != '\t';

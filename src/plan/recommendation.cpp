@@ -112,6 +112,32 @@ void explain_recommendation(Plan& plan, const ModelShape& m, const Catalog& cata
     const JobSpec& j = plan.job;
     const Candidate& closest = plan.candidates.front();
     auto& h = plan.hints;
+    // Memory is not always what stops the job: a global batch smaller than the data-parallel
+    // ranks cannot give each rank a micro-batch, whatever the GPU memory.
+    const int per_step = j.micro_batch * closest.dp;
+    const auto gb_origin = j.origin.find("global-batch");
+    const bool batch_given =
+        gb_origin != j.origin.end() && gb_origin->second.rfind("--model", 0) != 0;
+    if (batch_given && j.global_batch && *j.global_batch < per_step) {
+      const int most_dp = *j.global_batch / j.micro_batch;
+      h.push_back("not memory: the global batch of " + std::to_string(*j.global_batch) +
+                  " sequences (" + gb_origin->second + ") cannot give each of the " +
+                  std::to_string(closest.dp) + " data-parallel ranks a micro-batch of " +
+                  std::to_string(j.micro_batch));
+      std::string fix = "raise --global-batch to at least " + std::to_string(per_step);
+      if (most_dp >= 1)
+        fix += ", or run on at most " + std::to_string(most_dp * j.tp * j.pp) + " GPUs (--gpus; " +
+               std::to_string(most_dp) + " data-parallel ranks × tp " + std::to_string(j.tp) +
+               " × pp " + std::to_string(j.pp) + ")";
+      else
+        fix += ", or lower --micro-batch to at most " + std::to_string(*j.global_batch);
+      h.push_back(fix);
+      return;
+    }
+    if (!closest.runnable && closest.memory.fits && !closest.problems.empty()) {
+      h.push_back("not memory: " + closest.problems.front());
+      return;
+    }
     h.push_back("at best (" + closest.sku->name + ", " + stage_name(closest.zero) + ", tp " +
                 std::to_string(j.tp) + ", pp " + std::to_string(j.pp) +
                 "): " + format_gb(closest.memory.states.value) + " of model states and " +

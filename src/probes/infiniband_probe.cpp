@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "core/text.h"
+#include "core/utf8.h"
 #include "parsers/ib_common.h"
 #include "probes/probes.h"
 #include "probes/sysfs_attr.h"
@@ -17,7 +18,7 @@ Fact<std::string> normalized(const Root& root, const std::string& path, Norm nor
   if (!raw.ok()) return raw;
   if (auto v = norm(raw.value)) return Fact<std::string>::present(*v, raw.where);
   return Fact<std::string>::unreadable(
-      "unexpected " + std::string(what) + " \"" + raw.value.substr(0, 40) + "\"", raw.where);
+      "unexpected " + std::string(what) + " \"" + clip_text(raw.value, 40) + "\"", raw.where);
 }
 
 IbPort read_port(const Root& root, const std::string& base, int number) {
@@ -34,8 +35,8 @@ IbPort read_port(const Root& root, const std::string& base, int number) {
     if (auto r = parse_rate_gbps(rate.value)) {
       p.rate_gbps = Fact<double>::present(*r, rate.where);
     } else {
-      p.rate_gbps = Fact<double>::unreadable("unexpected rate \"" + rate.value.substr(0, 40) + "\"",
-                                             rate.where);
+      p.rate_gbps = Fact<double>::unreadable(
+          "unexpected rate \"" + clip_text(rate.value, 40) + "\"", rate.where);
     }
   } else {
     p.rate_gbps = rate.status == FactStatus::kMissing

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "core/utf8.h"
+
 namespace trainready {
 namespace {
 
@@ -31,36 +33,6 @@ std::size_t escape_sequence_length(std::string_view s, std::size_t i) {
   return 2;
 }
 
-// One UTF-8 sequence at s[i]: its code point and length, or length 0 when malformed (overlong,
-// surrogate, truncated, above U+10FFFF).
-std::size_t decode_utf8(std::string_view s, std::size_t i, std::uint32_t* cp) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  std::size_t n = 0;
-  std::uint32_t v = 0;
-  std::uint32_t min = 0;
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  } else if ((c & 0xe0) == 0xc0) {
-    n = 2, v = c & 0x1f, min = 0x80;
-  } else if ((c & 0xf0) == 0xe0) {
-    n = 3, v = c & 0x0f, min = 0x800;
-  } else if ((c & 0xf8) == 0xf0) {
-    n = 4, v = c & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((b(i + k) & 0xc0) != 0x80) return 0;
-    v = (v << 6) | (b(i + k) & 0x3f);
-  }
-  if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) return 0;
-  *cp = v;
-  return n;
-}
-
 }  // namespace
 
 std::string printable_text(std::string_view s) {
@@ -73,7 +45,7 @@ std::string printable_text(std::string_view s) {
       continue;
     }
     std::uint32_t cp = 0;
-    const std::size_t n = decode_utf8(s, i, &cp);
+    const std::size_t n = utf8_sequence_length(s, i, &cp);
     if (n == 0) {
       out += "\xef\xbf\xbd";  // U+FFFD
       ++i;

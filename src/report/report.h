@@ -13,13 +13,13 @@
 #include "core/severity.h"
 #include "engine/engine.h"
 #include "engine/suppressions.h"
-#include "queries/busbw_expectation.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
 #include "facts/deployment_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "plan/plan.h"
+#include "queries/busbw_expectation.h"
 
 namespace trainready {
 
@@ -83,6 +83,9 @@ struct RenderStyle {
 
 // The verdict words, shared by every reporter: "ready", "ok_with_warnings", ...
 std::string verdict_status_name(VerdictStatus s, const std::string& command);
+// Rule evaluations that judged only part of their facts (distinct rule and node among the
+// notes): they make the verdict INCOMPLETE and count as "skipped in part".
+std::size_t partly_evaluated(const Evaluation& ev);
 // 1 when a finding is at or above fail_on, else 0.
 int exit_code_for(const Evaluation& ev, Severity fail_on);
 // Fills verdict and exit code from the evaluation and what was judged.

@@ -1,5 +1,7 @@
 #include <cstddef>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "report/report.h"
 
@@ -44,9 +46,15 @@ Wording wording_of(const Report& r) {
 std::string counts_of(const Evaluation& ev) {
   std::size_t n[3] = {0, 0, 0};
   for (const Finding& f : ev.findings) ++n[static_cast<int>(f.severity)];
+  const std::size_t partly = partly_evaluated(ev);
   return plural(n[2], "error") + ", " + plural(n[1], "warning") + ", " + plural(n[0], "note") +
-         ", " + plural(ev.skipped.size(), "check") + " skipped";
+         ", " + plural(ev.skipped.size(), "check") + " skipped" +
+         (partly ? ", " + plural(partly, "check") + " skipped in part" : "");
 }
+
+// Checks that could not run, whole or in part: a rule that judged three ports of eight did not
+// pass the other five.
+std::size_t not_run(const Evaluation& ev) { return ev.skipped.size() + partly_evaluated(ev); }
 
 VerdictStatus status_of(const Evaluation& ev) {
   bool errors = false;
@@ -56,7 +64,7 @@ VerdictStatus status_of(const Evaluation& ev) {
     warnings = warnings || f.severity == Severity::kWarning;
   }
   if (errors) return VerdictStatus::kNotReady;
-  if (!ev.skipped.empty()) return VerdictStatus::kIncomplete;
+  if (not_run(ev) > 0) return VerdictStatus::kIncomplete;
   if (warnings) return VerdictStatus::kReadyWithWarnings;
   return VerdictStatus::kReady;
 }
@@ -70,7 +78,8 @@ std::string node_line(VerdictStatus s, const Report& r, const std::string& count
       return "NOT READY: " + scope + " cannot run multi-node training as is (" + counts + ")";
     case VerdictStatus::kIncomplete:
       return "INCOMPLETE: no errors in what could be checked on " + scope + ", but " +
-             plural(r.evaluation.skipped.size(), "check") + " could not run (" + counts + ")";
+             plural(not_run(r.evaluation), "check") + " could not run" +
+             (partly_evaluated(r.evaluation) ? " in full" : "") + " (" + counts + ")";
     case VerdictStatus::kReadyWithWarnings:
       return "READY WITH WARNINGS: " + scope +
              " can take part in multi-node training; fix the warnings to get full speed (" +
@@ -95,7 +104,8 @@ std::string run_line(VerdictStatus s, const Report& r, const std::string& counts
       return "PROBLEMS: " + w.subject + " " + w.problems + " (" + detail + ")";
     case VerdictStatus::kIncomplete:
       return "INCOMPLETE: no errors in " + w.subject + ", but " +
-             plural(r.evaluation.skipped.size(), "check") + " could not run (" + detail + ")";
+             plural(not_run(r.evaluation), "check") + " could not run" +
+             (partly_evaluated(r.evaluation) ? " in full" : "") + " (" + detail + ")";
     case VerdictStatus::kReadyWithWarnings:
       return "OK WITH WARNINGS: " + w.subject + " " + w.warnings + " (" + detail + ")";
     case VerdictStatus::kReady:
@@ -105,6 +115,12 @@ std::string run_line(VerdictStatus s, const Report& r, const std::string& counts
 }
 
 }  // namespace
+
+std::size_t partly_evaluated(const Evaluation& ev) {
+  std::set<std::pair<std::string, std::string>> runs;
+  for (const RuleSkip& n : ev.notes) runs.emplace(n.rule_id, n.node);
+  return runs.size();
+}
 
 std::string verdict_status_name(VerdictStatus s, const std::string& command) {
   const bool node = judges_nodes(command);

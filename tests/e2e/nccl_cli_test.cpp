@@ -117,21 +117,24 @@ TEST(NcclTestsCli, EveryFixtureTableGetsItsVerdict) {
       {"nccl-tests/superbench-1node-8xa100-40g-all_reduce_perf.txt", {}, "ok", {}},
       {"nccl-tests/superbench-1node-8xa100-40g-all_gather_perf.txt", {}, "ok", {}},
       {"nccl-tests/superbench-1node-8xa100-40g-alltoall_perf.txt", {}, "ok", {}},
+      // These print no 'Using devices' lines: nccl-tests-ranks-share-gpu checks the bandwidth but
+      // not the rank-to-GPU placement, a check skipped in part, so the verdict is incomplete
+      // (issue 19: a missing fact is never a pass).
       {"nccl-tests/azureml-2node-nd96amsr_a100_v4-all_reduce_perf-excerpt.txt",
        {"--sku", "Standard_ND96amsr_A100_v4", "--nodes", "2"},
-       "ok",
+       "incomplete",
        {}},
       {"nccl-tests/deepops-slurm-4x-dgx-a100-ib-all_reduce_perf.txt",
        {"--sku", "Standard_ND96asr_v4", "--nodes", "4"},
-       "ok",
+       "incomplete",
        {}},
       {"nccl-tests/deepops-k8s-2x-dgx-a100-8xhdr-all_reduce_perf.txt",
        {"--sku", "Standard_ND96asr_v4", "--nodes", "2"},
-       "ok",
+       "incomplete",
        {}},
       {"nccl-tests/coreweave-8node-64xh100-sharp-all_reduce_perf-excerpt.txt",
        {"--sku", "Standard_ND96isr_H100_v5", "--nodes", "8"},
-       "ok",
+       "incomplete",
        {}},
       // Not Azure and no catalog entry: the table is read, the expectation cannot be.
       {"nccl-tests/aws-2x-p4de-efa-srun-label-prefix-all_reduce_perf-excerpt.txt",

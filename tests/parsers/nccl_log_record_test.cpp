@@ -39,6 +39,17 @@ TEST(NcclLogRecord, LauncherPrefixes) {
   }
 }
 
+// Issue 19: "gpu;rm" was shown as "rm". The host is what the line prints, prefix or not.
+TEST(NcclLogRecord, HostWithCharactersDnsDoesNotAllow) {
+  for (const char* line :
+       {"gpu;rm:7001:7001 [0] NCCL INFO x", "0: gpu;rm:7001:7001 [0] NCCL INFO x",
+        "[1,0]<stdout>:gpu;rm:7001:7001 [0] NCCL INFO x"}) {
+    NcclRecord r = one(line);
+    EXPECT_EQ(r.host, "gpu;rm") << line;
+    EXPECT_EQ(r.message, "x") << line;
+  }
+}
+
 TEST(NcclLogRecord, GluedRecordsAreSplit) {
   NcclRecord r[4];
   std::string_view line =

@@ -158,5 +158,48 @@ TEST(JobFile, DeepNestingIsAnError) {
           .empty());
 }
 
+// A list under a key that takes one value used to be read element by element, the last one
+// silently winning; now it is an error naming the key and its line, in every format.
+TEST(JobFile, ListForASingleValueKeyIsAnError) {
+  EXPECT_NE(error_of("model: llama3-8b\ngpus: [8, 16]\n", JobFileFormat::kYaml)
+                .find("job:2: 'gpus' takes one value, not a list"),
+            std::string::npos);
+  EXPECT_NE(error_of("model = \"llama3-8b\"\ngpus = [8, 16]\n", JobFileFormat::kToml)
+                .find("job:2: 'gpus' takes one value"),
+            std::string::npos);
+  EXPECT_NE(error_of("{\n  \"model\": \"llama3-8b\",\n  \"micro_batch\": [1, 2]\n}\n",
+                     JobFileFormat::kJson)
+                .find("job:3: 'micro_batch' takes one value"),
+            std::string::npos);
+  // sku and price take lists.
+  EXPECT_EQ(
+      error_of("sku: [Standard_ND96isr_H100_v5, Standard_ND96asr_v4]\n", JobFileFormat::kYaml), "");
+}
+
+// A job file is one document: a second YAML document used to be dropped without a word.
+TEST(JobFile, SecondYamlDocumentIsAnErrorNamingItsLine) {
+  EXPECT_NE(error_of("model: llama3-8b\n---\ngpus: 16\n", JobFileFormat::kYaml)
+                .find("job:2: a second YAML document starts here"),
+            std::string::npos);
+  EXPECT_NE(error_of("---\nmodel: llama3-8b\n---\ngpus: 16\n", JobFileFormat::kYaml)
+                .find("job:3: a second YAML document"),
+            std::string::npos);
+  EXPECT_EQ(error_of("---\nmodel: llama3-8b\n", JobFileFormat::kYaml), "");
+  EXPECT_EQ(error_of("model: llama3-8b\n---\n", JobFileFormat::kYaml), "");  // nothing after it
+}
+
+// Deep nesting used to end in yaml-cpp's "bad file"; now the file, the line and the bound.
+TEST(JobFile, DeepYamlNamesFileLineAndBound) {
+  const std::string deep = "model: llama3-8b\ngpus: " + std::string(5000, '[') + "\n";
+  const std::string e = error_of(deep, JobFileFormat::kYaml);
+  EXPECT_NE(e.find("job:2: nested more than 64 levels deep"), std::string::npos) << e;
+  std::string block = "a:\n";
+  for (int i = 1; i < 600; ++i) block += std::string(static_cast<std::size_t>(i), ' ') + "a:\n";
+  const std::string b = error_of(block, JobFileFormat::kYaml);
+  EXPECT_EQ(b.find("bad file"), std::string::npos) << b;
+  EXPECT_NE(b.find("levels deep or more"), std::string::npos) << b;
+  EXPECT_EQ(b.rfind("job:", 0), 0u) << b;
+}
+
 }  // namespace
 }  // namespace trainready

@@ -83,6 +83,25 @@ TEST(JobSettings, BadValuesNameFileLineAndExpectation) {
   EXPECT_NE(error_of({{"spot", "maybe"}}).find("true or false"), std::string::npos);
 }
 
+// Every count and size has a range that makes physical sense; outside it the error names the key
+// and the range (1e30 tokens once planned a negative cost, 1e-30 parameters a plan).
+TEST(JobSettings, CountsAndSizesAreBounded) {
+  EXPECT_NE(error_of({{"model", "llama3-8b"}, {"tokens", "1e30"}})
+                .find("tokens = '1e30': expected a positive count from 1M to 10000T"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"params", "1e-30"}}).find("from 1M to 1000T (1e6 to 1e15)"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"params", "2e15"}}).find("params = '2e15'"), std::string::npos);
+  EXPECT_NE(error_of({{"dataset-bytes", "2EB"}}).find("1 B to 1 EB"), std::string::npos);
+  EXPECT_NE(error_of({{"sample-bytes", "1TB"}}).find("1 B to 10 GB"), std::string::npos);
+  EXPECT_NE(error_of({{"price", "Standard_ND96isr_H100_v5=1e9"}}).find("up to 100000"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"micro-batch", "1048576"}}).find("from 1 to 4096"), std::string::npos);
+  EXPECT_NE(error_of({{"layers", "100000"}, {"hidden", "1048576"}}).find("at most 1e15"),
+            std::string::npos);
+  EXPECT_EQ(error_of({{"model", "llama3-8b"}, {"tokens", "15T"}}), "");
+}
+
 TEST(JobSettings, InconsistentCombinationsAreErrors) {
   EXPECT_NE(error_of({}).find("no model"), std::string::npos);
   EXPECT_NE(
@@ -119,6 +138,12 @@ TEST(Units, CountsAndBytes) {
   EXPECT_FALSE(parse_bytes("nan"));
   EXPECT_EQ(format_usd(84597.4), "$84,597");
   EXPECT_EQ(format_usd(98.32), "$98.3");
+  // Past 2^63 a 64-bit integer wraps (a cost of $-9,223,372,036,854,775,808 once): the digits
+  // come from the double.
+  EXPECT_EQ(format_usd(1.25e13), "$12,500,000,000,000");
+  EXPECT_EQ(format_usd(1e30), "$1e+30");
+  EXPECT_EQ(format_usd(9.3e18).find('-'), std::string::npos);
+  EXPECT_EQ(format_usd(-5), "-$5.00");
   EXPECT_EQ(format_duration(0.25), "250 ms");
   EXPECT_EQ(format_duration(3 * 3600), "3.00 h");
 }

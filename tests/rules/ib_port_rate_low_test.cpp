@@ -62,3 +62,19 @@ TEST(IbPortRateLow, UnknownSizeQuietWhenPortsAgreeAndSkipsWithOnePort) {
   n.ib.value.devices.resize(1);
   EXPECT_TRUE(run_rule("ib-port-rate-low", n).skipped);
 }
+
+// A port whose state is missing cannot have its rate judged: that used to pass silently (the
+// doctor said READY with the states of every port gone); now it is a note, or a skip when no port
+// could be judged, so the verdict is INCOMPLETE.
+TEST(IbPortRateLow, MissingStateIsReportedNotPassed) {
+  NodeFacts n = healthy_nd_h100();
+  n.ib.value.devices[2].ports[0].state = Fact<std::string>::missing("no such file");
+  RuleOutcome o = run_rule("ib-port-rate-low", n);
+  ASSERT_FALSE(o.skipped);
+  ASSERT_EQ(o.notes.size(), 1u);
+  EXPECT_NE(o.notes[0].find("mlx5_ib2/1: rate not judged"), std::string::npos) << o.notes[0];
+  for (auto& d : n.ib.value.devices) d.ports[0].state = Fact<std::string>::missing("gone");
+  RuleOutcome all = run_rule("ib-port-rate-low", n);
+  EXPECT_TRUE(all.skipped);
+  EXPECT_NE(all.skip_reason.find("no InfiniBand port rate could be judged"), std::string::npos);
+}

@@ -8,8 +8,8 @@
 #include "report/html/html_format.h"
 #include "report/html/html_style.h"
 #include "report/markup_escape.h"
-#include "report/text/node_summary.h"
 #include "report/rule_doc.h"
+#include "report/text/node_summary.h"
 #include "rules/registry.h"
 
 namespace trainready {
@@ -70,6 +70,8 @@ std::string header(const Report& r) {
        count(n[1], n[1] == 1 ? "warning" : "warnings") + count(n[0], "info") +
        count(static_cast<std::size_t>(r.evaluation.evaluations), "rule evaluations") +
        count(r.evaluation.skipped.size(), "checks skipped");
+  if (const std::size_t partly = partly_evaluated(r.evaluation))
+    h += count(partly, "checks skipped in part");
   if (r.lint) h += count(r.lint->suppressed.size(), "suppressed");
   h += "</ul></header>\n";
   return h;

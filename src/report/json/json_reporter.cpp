@@ -21,7 +21,8 @@ json counts_json(const Report& r) {
          {"warning", counts[1]},
          {"info", counts[0]},
          {"rule_evaluations", r.evaluation.evaluations},
-         {"skipped", r.evaluation.skipped.size()}};
+         {"skipped", r.evaluation.skipped.size()},
+         {"skipped_in_part", partly_evaluated(r.evaluation)}};
   if (r.lint) c["suppressed"] = r.lint->suppressed.size();
   return c;
 }

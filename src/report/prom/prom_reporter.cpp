@@ -27,6 +27,10 @@ void verdict_metrics(const Report& r, PromWriter& w) {
   w.family("trainready_checks_skipped", "gauge",
            "Rule evaluations skipped because their facts were missing.");
   w.sample("trainready_checks_skipped", cmd, static_cast<double>(r.evaluation.skipped.size()));
+  w.family("trainready_checks_skipped_in_part", "gauge",
+           "Rule evaluations that judged only part of their facts (the rest was missing).");
+  w.sample("trainready_checks_skipped_in_part", cmd,
+           static_cast<double>(partly_evaluated(r.evaluation)));
   // A state set: one series per status, 1 for the current one, so a query or alert can select
   // on the status label without knowing the others.
   w.family("trainready_verdict", "gauge",

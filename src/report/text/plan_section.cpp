@@ -34,7 +34,7 @@ std::string input_text(const QuantityInput& i) {
   if (i.unit == "B" && i.value < 100) return i.name + " = " + format_number(i.value, 3) + " B";
   if (!i.unit.empty()) return i.name + " = " + value_text(q);
   if (i.value == std::floor(i.value) && std::fabs(i.value) < 1e6)
-    return i.name + " = " + std::to_string(static_cast<long long>(i.value));
+    return i.name + " = " + format_number(i.value, 0);  // whole, below a million: "%.0f"
   if (std::fabs(i.value) >= 1e6) return i.name + " = " + format_number(i.value / 1e9, 4) + "e9";
   return i.name + " = " + format_number(i.value, 4);
 }
@@ -198,7 +198,13 @@ std::string render_plan_text(const Plan& p, bool explain, const Palette& pal) {
     out += pal.wrap("RECOMMENDED: " + heading(b), "1;32") + "\n";
     for (const std::string& r : p.reasons) out += "  - " + wrap_text(r, 4, 4) + "\n";
   } else {
-    out += pal.wrap("DOES NOT FIT: no candidate holds this job in GPU memory", "1;31") + "\n";
+    // "Does not fit" only when memory is what stops it; a layout that cannot run says why.
+    const bool layout = !p.candidates.empty() && !p.candidates.front().runnable &&
+                        p.candidates.front().memory.fits && !p.candidates.front().problems.empty();
+    out += pal.wrap(layout ? "CANNOT RUN AS ASKED: " + p.candidates.front().problems.front()
+                           : "DOES NOT FIT: no candidate holds this job in GPU memory",
+                    "1;31") +
+           "\n";
     for (const std::string& h : p.hints) out += "  - " + wrap_text(h, 4, 4) + "\n";
   }
   out += "\n";

@@ -30,6 +30,15 @@ class FabricManagerNotReady final : public Rule {
     for (const Gpu& g : n.gpus->gpus) {
       if (!g.fabric_state || *g.fabric_state == "not-supported") continue;
       ++reported;
+    }
+    for (const Gpu& g : n.gpus->gpus) {
+      if (!g.fabric_state || *g.fabric_state == "not-supported") {
+        // Some GPUs report a state and this one does not: it was not checked.
+        if (reported > 0)
+          out.notes.push_back("GPU " + std::to_string(g.index) + " (" + g.pci_bus_id +
+                              "): NVML reports no fabric state");
+        continue;
+      }
       if (*g.fabric_state != "completed" || g.fabric_status.value_or(0) != 0) bad.push_back(&g);
     }
     if (reported == 0)

@@ -31,10 +31,15 @@ class GpuClocksThrottled final : public Rule {
       return RuleOutcome::skip("no NVIDIA driver: " + n.gpus->no_driver_reason);
     RuleOutcome out;
     int reported = 0;
+    std::vector<std::string> missing;
     Finding f = finding("");
     int slowed = 0;
     for (const Gpu& g : n.gpus->gpus) {
-      if (!g.clocks_event_reasons) continue;
+      if (!g.clocks_event_reasons) {
+        missing.push_back("GPU " + std::to_string(g.index) + " (" + g.pci_bus_id +
+                          "): NVML reports no clocks event reasons");
+        continue;
+      }
       ++reported;
       std::string reasons;
       for (const auto& [bit, name] : kBad) {
@@ -52,6 +57,7 @@ class GpuClocksThrottled final : public Rule {
     }
     if (reported == 0 && !n.gpus->gpus.empty())
       return RuleOutcome::skip("NVML reports no clocks event reasons for these GPUs");
+    out.notes = std::move(missing);  // the GPUs judged are judged; the others were not
     if (slowed == 0) return out;
     f.message = std::to_string(slowed) + " of " + std::to_string(n.gpus->gpus.size()) +
                 " GPUs are slowed by a hardware, thermal or power-brake slowdown";

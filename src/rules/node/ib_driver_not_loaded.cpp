@@ -26,7 +26,13 @@ class IbDriverNotLoaded final : public Rule {
     if (hcas.empty()) return out;
     const auto ports = infiniband_ports(*n.ib);
     const bool uverbs = n.modules.ok() && n.modules->loaded("ib_uverbs");
-    if (!ports.empty() && (uverbs || !n.modules.ok())) return out;
+    if (!ports.empty() && uverbs) return out;
+    if (!ports.empty() && !n.modules.ok()) {
+      // Registered ports mean the kernel driver is there; whether user space can open them
+      // (ib_uverbs) was not checked.
+      out.notes.push_back("ib_uverbs not checked: kernel modules " + n.modules.describe());
+      return out;
+    }
     std::string first = hcas.front()->address + " " +
                         (hcas.front()->model.empty() ? "Mellanox" : hcas.front()->model);
     Finding f = ports.empty()

@@ -39,7 +39,13 @@ class IbPortRateLow final : public Rule {
     const auto ports = infiniband_ports(*n.ib);
     for (const PortRef& r : ports) {
       const IbPort& p = *r.port;
-      if (!p.state.ok() || p.state.value != "ACTIVE") continue;  // a down port's rate means nothing
+      if (!p.state.ok()) {
+        // Without its state a port's rate cannot be judged (a down port's rate means nothing):
+        // that part of the check did not run, and says so.
+        out.notes.push_back(r.name() + ": rate not judged, state " + p.state.describe());
+        continue;
+      }
+      if (p.state.value != "ACTIVE") continue;  // a down port's rate means nothing
       if (!p.rate_gbps.ok()) {
         out.notes.push_back(r.name() + ": rate " + p.rate_gbps.describe());
         continue;
@@ -49,6 +55,10 @@ class IbPortRateLow final : public Rule {
     // The reference: the size's line rate when the catalog knows the size, else the fastest
     // port of this node (a bare-metal node, a snapshot without IMDS): ports of one node are
     // built alike, so one slower port is a finding either way.
+    if (active.empty() && !out.notes.empty())
+      return RuleOutcome::skip(
+          "no InfiniBand port rate could be judged: " + out.notes.front() +
+          (out.notes.size() > 1 ? " (and " + std::to_string(out.notes.size() - 1) + " more)" : ""));
     double expected = 0;
     std::string basis;
     const PortRef* fastest = nullptr;

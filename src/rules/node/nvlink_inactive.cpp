@@ -28,8 +28,13 @@ class NvlinkInactive final : public Rule {
         sku != nullptr && sku->gpu_link.find("NVLink") != std::string::npos && sku->gpu_count > 1;
     int most = -1;
     int reported = 0;
+    std::vector<std::string> missing;
     for (const Gpu& g : gpus) {
-      if (!g.nvlink_active) continue;
+      if (!g.nvlink_active) {
+        missing.push_back("GPU " + std::to_string(g.index) + " (" + g.pci_bus_id +
+                          "): NVML reports no NVLink state");
+        continue;
+      }
       ++reported;
       most = std::max(most, *g.nvlink_active);
     }
@@ -39,6 +44,7 @@ class NvlinkInactive final : public Rule {
                                  " (nvmlDeviceGetNvLinkState)");
       return out;
     }
+    out.notes = std::move(missing);  // the GPUs judged are judged; the others were not
     // GPUs of one node are built alike: compare each with the best of them. (NC80adis_H100_v5's
     // H100 NVL cards use 12 of 18 links by design, AzNHC#162: counting links against 18 would
     // fail every such node.)

@@ -40,8 +40,11 @@ class PlanDoesNotFit : public Rule {
     }
     for (const std::string& why : c.problems) f.evidence.push_back({why, {}});
     f.cause =
-        "The model states, activations and buffers per GPU exceed the GPU memory left after "
-        "headroom, with the sharding, parallelism and recomputation given.";
+        !c.runnable && c.memory.fits
+            ? "Memory is not the problem: the layout asked for cannot run (" +
+                  (c.problems.empty() ? std::string("see the evidence") : c.problems.front()) + ")."
+            : "The model states, activations and buffers per GPU exceed the GPU memory "
+              "left after headroom, with the sharding, parallelism and recomputation given.";
     std::string fix;
     for (const std::string& h : p.hints) fix += (fix.empty() ? "" : " ") + h;
     f.fix = fix.empty() ? "Shard more (ZeRO-3), add tensor or pipeline parallelism, recompute "
