@@ -82,6 +82,17 @@ TEST(HostileText, ControlCharactersNeverReachTheTerminal) {
     std::ofstream(d + "/snap/trainready/imds.json") << imds.dump(2);
   }
   commands.push_back({"doctor", "--root", d + "/snap"});
+  // A template whose VM name carries the same sequences (JSON escapes them as \u001b).
+  const std::string tpl = d + "/template.json";
+  std::ofstream(tpl)
+      << R"({"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+ "contentVersion": "1.0.0.0",
+ "resources": [{"type": "Microsoft.Compute/virtualMachines", "apiVersion": "2023-03-01",
+   "name": "gpu\u001b]0;owned\u0007\u001b[2J\u009bvm", "location": "eastus",
+   "copy": {"name": "c", "count": 4},
+   "properties": {"hardwareProfile": {"vmSize": "Standard_ND96isr_H100_v5"}}}]}
+)";
+  commands.push_back({"lint", tpl});
   const std::string job = d + "/job.yaml";
   std::ofstream(job) << "model: llama3-8b\n\x1b]0;owned\x07gpus: 16\n";
   commands.push_back({"plan", "--job", job});                      // error on stderr
@@ -111,6 +122,8 @@ TEST(HostileText, ControlCharactersNeverReachTheTerminal) {
   EXPECT_NE(r.out.find("\\x1b[2J"), std::string::npos) << r.out;
   // The host is shown as the log names it, not its tail after the ';'.
   EXPECT_NE(r.out.find("on 1 host(s): gpu;rm"), std::string::npos) << r.out;
+  const CliResult lint = run_trainready({"lint", tpl, "--color", "never"});
+  EXPECT_NE(lint.out.find("gpu\\x1b]0;owned\\x07\\x1b[2J\\u009bvm"), std::string::npos) << lint.out;
 }
 
 // The ports of a healthy snapshot without state/phys_state, or without rate: the doctor used to
