@@ -130,6 +130,10 @@ NodeFacts healthy_nd_h100(const std::string& label) {
   }
   sc.arrays.push_back(md);
   n.scratch = Fact<ScratchFacts>::present(sc, {"/sys/block", 0});
+  KernelLogFacts log;  // a kernel log without NVIDIA driver errors
+  log.source = "/var/log/kern.log";
+  log.lines = 1200;
+  n.kernel_log = Fact<KernelLogFacts>::present(log, {"/var/log/kern.log", 0});
   return n;
 }
 
