@@ -24,6 +24,7 @@ PKGS=(
   chromium            # tests + make demo: the HTML report opened headless (CSP, console) and screenshotted
   dpkg-dev file       # make package: CPack's Depends comes from dpkg-shlibdeps (which needs file)
   zsh groff-base      # tests/package: the zsh completion is loaded and run; groff checks the man page
+  time                # make torture: /usr/bin/time -f %M, each case's peak RSS
 )
 
 missing=()

@@ -181,6 +181,7 @@ CreateResult create_dataset(const std::string& dir, int count, std::uint64_t siz
       continue;
     }
     const std::string tmp = dir + "/.tmp-" + file_name(i) + "." + tag;
+    TempGuard guard(tmp);  // registered before it exists: SIGINT/SIGTERM mid-file remove it
     // O_EXCL: a name this run did not make is never written through.
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EEXIST) {
@@ -190,7 +191,6 @@ CreateResult create_dataset(const std::string& dir, int count, std::uint64_t siz
       fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     }
     if (fd < 0) fail("cannot create " + tmp + ": " + errno_text(errno));
-    TempGuard guard(tmp);  // SIGINT/SIGTERM mid-file removes it
     const int err = write_file(fd, size, static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull + 1);
     ::close(fd);
     if (err != 0) {

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "core/input_error.h"
+#include "core/line_reader.h"
 #include "core/root.h"
 #include "core/text.h"
 #include "parsers/component_versions.h"
@@ -135,6 +136,10 @@ void apply_capture(NodeFacts& node, const std::string& spec) {
   }
   FileRead r = FsRoot("/").read_file(path, kLargeFileLimit);
   if (!r.ok()) throw InputError(path, 0, "cannot read capture: " + r.error);
+  // Random bytes hold a '=' or a "CA '" somewhere: binary data is refused before it can pass
+  // for a capture (NUL alone separates /proc/PID/environ).
+  if (LineReader::looks_binary(r.data, /*nul_is_text=*/true))
+    throw InputError(path, 0, "binary data, not a text capture");
   if (kind == CaptureKind::kUnknown) kind = detect_capture_kind(r.data);
   Provenance where{path, 0};
   switch (kind) {

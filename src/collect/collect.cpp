@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -217,12 +218,14 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
   // OUT.tmp-HOST.PID.XXXXXX: removed on SIGINT/SIGTERM, and by a later run once PID is gone.
   fs::path tmp = out.parent_path() / (out.filename().string() + ".tmp-" + temp_tag() + ".XXXXXX");
   std::string tmpl = tmp.string();
+  std::optional<SignalsHeld> held(std::in_place);  // until the guard knows the name
   if (::mkdtemp(tmpl.data()) == nullptr) {
     throw std::runtime_error(out.parent_path().string() +
                              ": cannot create a temporary directory: " + std::strerror(errno));
   }
   fs::path work(tmpl);
   TempGuard guard(work.string(), /*directory=*/true);
+  held.reset();
   ::chmod(work.c_str(), 0755);
   try {
     SnapshotWriter w(work, opt.scrub ? &scrubber : nullptr);

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "core/temp_files.h"
@@ -41,10 +42,12 @@ bool write_special(const std::string& path, std::string_view data) {
 void write_file_atomically(const std::string& path, std::string_view data) {
   if (write_special(path, data)) return;
   std::string tmp = path + ".tmp-XXXXXX";
+  std::optional<SignalsHeld> held(std::in_place);  // until the guard knows the name
   int fd = ::mkstemp(tmp.data());
   if (fd < 0)
     throw std::runtime_error(path + ": cannot create temporary file: " + std::strerror(errno));
   TempGuard guard(tmp);  // SIGINT/SIGTERM before the rename removes it
+  held.reset();
   auto fail = [&](const char* what) {
     int e = errno;
     ::close(fd);

@@ -145,6 +145,17 @@ struct FdCloser {
 
 }  // namespace
 
+bool LineReader::looks_binary(std::string_view text, bool nul_is_text) {
+  const std::size_t n =
+      static_cast<std::size_t>(std::min<std::uint64_t>(text.size(), kBinaryProbe));
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    bad += is_binary_byte(c) && !(nul_is_text && c == 0) ? 1 : 0;
+  }
+  return bad * 20 > n;
+}
+
 void LineReader::read_text(std::string_view text, const Sink& sink) {
   Splitter s(sink);
   s.feed(text.data(), text.size());

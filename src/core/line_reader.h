@@ -27,6 +27,9 @@ class LineReader {
   // Throws InputError when the file cannot be opened, is a device, is not text (see above) or a
   // gzip stream is corrupt.
   static void read(const std::string& path, const Sink& sink);
+  // The same test over text in memory (its first kBinaryProbe bytes): more than a twentieth
+  // control bytes. `nul_is_text` for formats that separate records with NUL (/proc/PID/environ).
+  static bool looks_binary(std::string_view text, bool nul_is_text = false);
   // Same, over text already in memory (tests, fuzzing).
   static void read_text(std::string_view text, const Sink& sink);
 };

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -114,6 +115,20 @@ TempGuard::~TempGuard() { release(); }
 void TempGuard::release() {
   if (slot_ >= 0) g_slots[slot_].state.store(0, std::memory_order_release);
   slot_ = -1;
+}
+
+static_assert(sizeof(sigset_t) <= sizeof(unsigned long) * 16, "sigset_t fits");
+
+SignalsHeld::SignalsHeld() {
+  std::call_once(g_install_once, install);
+  sigset_t held;
+  sigemptyset(&held);
+  for (int s : kSignals) sigaddset(&held, s);
+  ::pthread_sigmask(SIG_BLOCK, &held, reinterpret_cast<sigset_t*>(old_));
+}
+
+SignalsHeld::~SignalsHeld() {
+  ::pthread_sigmask(SIG_SETMASK, reinterpret_cast<sigset_t*>(old_), nullptr);
 }
 
 std::string temp_tag() {

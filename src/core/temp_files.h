@@ -25,6 +25,19 @@ class TempGuard {
   int slot_ = -1;
 };
 
+// Holds SIGINT/SIGTERM/SIGHUP/SIGQUIT while it lives, so that a temporary created by a call that
+// picks its name (mkstemp, mkdtemp) is registered before a signal can end the process.
+class SignalsHeld {
+ public:
+  SignalsHeld();
+  ~SignalsHeld();
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+ private:
+  unsigned long old_[16];  // sigset_t storage, kept opaque here
+};
+
 // "HOST.PID" for this process: HOST is the host name with every byte outside [A-Za-z0-9_-]
 // replaced by '_'.
 std::string temp_tag();

@@ -57,6 +57,21 @@ TEST(HostileCli, EndlessAndDeviceInputsGiveUp) {
   EXPECT_EQ(u.code, 2) << u.err;
 }
 
+TEST(HostileCli, BinaryIsNotACapture) {
+  const std::string d = temp_dir("hostile-capture");
+  std::string junk = "NCCL_IB_DISABLE=0\n";
+  for (int i = 0; i < 4096; ++i) junk += static_cast<char>(i * 7 % 32);
+  std::ofstream(d + "/junk.bin", std::ios::binary) << junk;
+  CliResult r = run_trainready({"doctor", "--capture", d + "/junk.bin"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("binary data"), std::string::npos) << r.err;
+  // /proc/PID/environ separates with NUL: still a capture.
+  const std::string environ = std::string("NCCL_IB_DISABLE=1") + '\0' + "PATH=/bin" + '\0';
+  std::ofstream(d + "/environ", std::ios::binary) << environ;
+  CliResult e = run_trainready({"doctor", "--capture", "env=" + d + "/environ"});
+  EXPECT_NE(e.code, 2) << e.err;
+}
+
 TEST(HostileCli, LintStdinIsCapped) {
   CliResult r = run_trainready({"lint", "-"}, "", "/dev/zero");
   EXPECT_EQ(r.code, 2) << r.err;
@@ -158,6 +173,7 @@ TEST(HostileCli, LintDirectoryDoesNotFollowLinksOut) {
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("symbolic link out of"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("SECRET"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("last read"), std::string::npos) << r.err;  // not one byte of it
   EXPECT_EQ(r.out.find("SECRET"), std::string::npos) << r.out;
 }
 
