@@ -75,23 +75,12 @@ void refuse_links_out_of(const std::string& dir) {
   }
 }
 
-// `lint -`: stdin is read here, bounded like a file, and handed to the reader from memory.
-void bound_stdin(const std::vector<std::string>& paths) {
-  static std::istringstream copy;
-  if (std::find(paths.begin(), paths.end(), "-") == paths.end()) return;
-  FileRead r = read_stdin(kMaxDocumentBytes);
-  if (!r.ok()) throw InputError("<stdin>", 0, r.error);
-  copy.str(std::move(r.data));
-  std::cin.rdbuf(copy.rdbuf());
-}
-
 int run_lint(const LintArgs& a) {
   a.flags.check();
   if (!a.today.empty() && (a.today.size() != 10 || a.today[4] != '-' || a.today[7] != '-'))
     throw InputError("--today", 0, "expected YYYY-MM-DD");
   std::vector<SuppressionEntry> entries = load_suppressions(a.suppressions);
   for (const std::string& p : a.paths) refuse_links_out_of(p);
-  bound_stdin(a.paths);
   DeploymentFacts facts = read_deployment_inputs(a.paths, a.inputs);
   Report r = start_report("lint", a.flags);
   r.evaluation = run_rules(r, a.flags, &facts);

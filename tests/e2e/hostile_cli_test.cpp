@@ -75,7 +75,7 @@ TEST(HostileCli, BinaryIsNotACapture) {
 TEST(HostileCli, LintStdinIsCapped) {
   CliResult r = run_trainready({"lint", "-"}, "", "/dev/zero");
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("<stdin>: more than"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("<stdin>: larger than 64 MiB"), std::string::npos) << r.err;
 }
 
 TEST(HostileCli, StdoutWriteErrorsExitTwo) {
