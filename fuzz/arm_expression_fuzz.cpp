@@ -12,6 +12,24 @@ class Scope : public trainready::ArmScope {
     return n == "s" ? trainready::ArmValue::of("a,b") : trainready::ArmValue::unknown("no");
   }
   std::optional<long long> copy_index(const std::string&) const override { return 1; }
+  trainready::ArmValue deployment() override {
+    return trainready::ArmValue::of(
+        {{"properties", {{"templateLink", {{"uri", "file:///t/main.json"}}}}}});
+  }
+  // A user-defined function: its arguments' count, or itself re-entered once.
+  trainready::ArmValue user_function(const std::string& name,
+                                     const std::vector<nlohmann::json>& args) override {
+    if (depth_ > 0 || args.empty() || !args[0].is_string())
+      return trainready::ArmValue::of(static_cast<long long>(args.size()));
+    ++depth_;
+    auto r = trainready::evaluate_arm_expression(args[0].get<std::string>(), *this);
+    --depth_;
+    (void)name;
+    return r;
+  }
+
+ private:
+  int depth_ = 0;
 };
 }  // namespace
 

@@ -66,8 +66,21 @@ int run_lint(const LintArgs& a) {
   lint->input_notes = facts.notes;
   lint->suppressed = std::move(sup.suppressed);
   lint->suppression_warnings = std::move(sup.warnings);
+  lint->input_errors = facts.input_errors;
   r.lint = std::move(lint);
   finish_report(r, a.flags.fail_on_severity());
+  if (!facts.input_errors.empty()) {
+    // What was read is still reported; the files that were not make the run an input error.
+    const std::size_t n = facts.input_errors.size();
+    const std::string unread = std::to_string(n) + (n == 1 ? " file" : " files") + " not read";
+    if (r.verdict.status != VerdictStatus::kNotReady) {
+      r.verdict.status = VerdictStatus::kIncomplete;
+      r.verdict.line = "INCOMPLETE: " + unread + " (listed under \"Not read\"); " + r.verdict.line;
+    } else {
+      r.verdict.line += "; " + unread;
+    }
+    r.exit_code = 2;
+  }
   return emit_report(r, a.flags);
 }
 
@@ -87,6 +100,10 @@ Runner add_lint_command(CLI::App& app) {
                 "ARM parameters file (repeatable; later files win)");
   c->add_option("-p,--parameter", a->inputs.parameters,
                 "ARM parameter override name=value (repeatable; wins over files)");
+  c->add_option("--template-uri-map", a->inputs.template_uri_map,
+                "Where a linked template's URI is on disk: URI=PATH, or a URI prefix ending in "
+                "'/'=DIR (repeatable); relativePath and deployment().properties.templateLink.uri "
+                "siblings are found without it");
   c->add_option("--tf-root", a->inputs.terraform_root,
                 "Directory of the .tf sources for a plan (default: the plan's directory)");
   c->add_option("--hpc-image", a->inputs.hpc_images,

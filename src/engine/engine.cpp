@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "queries/deployment_queries.h"
 #include "rules/registry.h"
 
 namespace trainready {
@@ -106,7 +107,20 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         if (nodes.size() > 1) record(id, "", rule->evaluate(base));
         break;
       case RuleScope::kDeployment:
-        if (in.deployment) record(id, "", rule->evaluate(base));
+        if (in.deployment) {
+          RuleOutcome o = rule->evaluate(base);
+          // Nothing found in a deployment with unresolved parts is not "clean": not evaluated.
+          if (!o.skipped && o.findings.empty()) {
+            std::vector<std::string> u = deployment_unresolved(*in.deployment, catalog);
+            if (!u.empty()) {
+              std::string why = "not evaluated, the deployment has unresolved values: " + u[0];
+              for (std::size_t i = 1; i < u.size() && i < 4; ++i) why += "; " + u[i];
+              if (u.size() > 4) why += "; and " + std::to_string(u.size() - 4) + " more";
+              o = RuleOutcome::skip(why);
+            }
+          }
+          record(id, "", std::move(o));
+        }
         break;
       case RuleScope::kPlan:
         if (in.plan) record(id, "", rule->evaluate(base));

@@ -105,6 +105,13 @@ struct DeploymentResource {
   Provenance suppressions_where;
 };
 
+// An input that could not be read (a directory run goes on without it; lint then exits 2).
+struct InputProblem {
+  std::string file;
+  int line = 0;         // 0: the whole file
+  std::string message;  // "file:line: what was expected"
+};
+
 struct DeploymentFacts {
   std::vector<std::string> files;  // inputs read, in order
   std::vector<DeploymentResource> resources;
@@ -112,6 +119,10 @@ struct DeploymentFacts {
   std::vector<std::string> notes;
   // Gallery / custom image ids (or parts of them) the user vouches for as HPC images (--hpc-image).
   std::vector<std::string> hpc_images;
+  std::vector<InputProblem> input_errors;
+  // Parts of the deployment that were not read at all (a linked template not found), worded as
+  // notes are: a rule that finds nothing cannot say the deployment is clean.
+  std::vector<std::string> unread;
 };
 
 }  // namespace trainready

@@ -277,6 +277,12 @@ class Evaluator {
   }
 
   ArmValue call(const Node& n) {
+    if (n.name.find('.') != std::string::npos) {
+      std::vector<json> a;
+      ArmValue bad;
+      if (!all_args(n, &a, &bad)) return bad;
+      return scope_.user_function(n.name, a);
+    }
     const std::string f = lower(n.name);
     // Lazy and short-circuiting functions first.
     if (f == "if") {
@@ -337,6 +343,7 @@ class Evaluator {
       return ArmValue::of(r);
     }
 
+    if (f == "deployment" && n.args.empty()) return scope_.deployment();
     std::vector<json> a;
     ArmValue bad;
     if (!all_args(n, &a, &bad)) return bad;
@@ -684,6 +691,14 @@ class Evaluator {
       auto v = parse_embedded_json(*d);
       if (!v) return bad_args();
       return ArmValue::of(std::move(*v));
+    }
+    if (f == "uri" && arity(2, 2) && a[0].is_string() && a[1].is_string()) {
+      // A relative reference against a base URI: the base's last segment is replaced.
+      const auto& base = a[0].get_ref<const std::string&>();
+      const auto& rel = a[1].get_ref<const std::string&>();
+      auto slash = base.rfind('/');
+      return ArmValue::of((slash == std::string::npos ? std::string() : base.substr(0, slash + 1)) +
+                          (rel.rfind('/', 0) == 0 ? rel.substr(1) : rel));
     }
     if (f == "resourceid" && !a.empty()) {
       // resourceId([subscriptionId], [resourceGroupName], type, name1, name2...): the type is

@@ -1,14 +1,15 @@
 #pragma once
 // ARM template expressions ("[concat(parameters('p'), '-x')]"): a parser and an evaluator for
 // the pure functions real templates use. What depends on the deployment (reference(),
-// resourceGroup(), uniqueString(), user-defined functions, ...) evaluates to unknown with the
-// raw expression kept, never to a guess.
+// resourceGroup(), uniqueString(), ...) evaluates to unknown with the raw expression kept, never
+// to a guess. User-defined functions are evaluated through the scope.
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,17 @@ class ArmScope {
   virtual ArmValue variable(const std::string& name) = 0;
   // copyIndex() / copyIndex('loop'): empty name = the innermost loop.
   virtual std::optional<long long> copy_index(const std::string& loop) const = 0;
+  // deployment(): known only where the template's own location is (a linked template read
+  // from disk), as {"properties": {"templateLink": {"uri": "file:///..."}}}.
+  virtual ArmValue deployment() {
+    return ArmValue::unknown("deployment() depends on the deployment or is not evaluated here");
+  }
+  // A user-defined function "namespace.member" (a template's `functions`, Bicep's __bicep.*)
+  // called with evaluated arguments.
+  virtual ArmValue user_function(const std::string& name, const std::vector<nlohmann::json>& args) {
+    (void)args;
+    return ArmValue::unknown("user-defined function " + name + "() not declared");
+  }
 };
 
 // True for a string ARM evaluates: "[...]" but not the escaped literal "[[...".

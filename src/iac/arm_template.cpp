@@ -1,9 +1,14 @@
 #include "iac/arm_template.h"
 
+#include <algorithm>
+#include <deque>
+#include <filesystem>
 #include <set>
+#include <system_error>
 #include <vector>
 
 #include "core/input_error.h"
+#include "core/root.h"
 #include "core/text.h"
 #include "iac/arm_expression.h"
 #include "iac/inline_suppressions.h"
@@ -13,6 +18,7 @@ namespace trainready {
 namespace {
 
 using json = nlohmann::json;
+namespace fs = std::filesystem;
 
 const json* find_ci(const json& obj, const std::string& key) {
   if (!obj.is_object()) return nullptr;
@@ -53,7 +59,18 @@ class TemplateScope : public ArmScope {
   TemplateScope(const json& tpl, std::map<std::string, ArmValue> given)
       : params_(find_ci(tpl, "parameters")),
         vars_(find_ci(tpl, "variables")),
+        functions_(find_ci(tpl, "functions")),
         given_(std::move(given)) {}
+
+  ArmValue user_function(const std::string& name, const std::vector<json>& args) override;
+
+  // The template's own location, for deployment().properties.templateLink.uri.
+  void set_self_uri(std::string uri) { self_uri_ = std::move(uri); }
+  ArmValue deployment() override {
+    if (self_uri_.empty()) return ArmScope::deployment();
+    return ArmValue::of(json{{"name", "linted"},
+                             {"properties", {{"templateLink", {{"uri", self_uri_}}}}}});
+  }
 
   ArmValue parameter(const std::string& name) override {
     std::string key = to_lower(name);
@@ -137,6 +154,9 @@ class TemplateScope : public ArmScope {
 
   const json* params_;
   const json* vars_;
+  const json* functions_;
+  std::string self_uri_;
+  int function_depth_ = 0;
   std::map<std::string, ArmValue> given_;
   std::map<std::string, ArmValue> param_cache_;
   std::map<std::string, ArmValue> var_cache_;
@@ -144,15 +164,89 @@ class TemplateScope : public ArmScope {
   std::vector<std::pair<std::string, long long>> copies_;
 };
 
+// The body of a user-defined function: its parameters are the call's arguments; variables
+// (Bicep-imported ones, "_1.x") and other functions are the template's.
+class FunctionScope : public ArmScope {
+ public:
+  FunctionScope(TemplateScope& outer, std::map<std::string, json> args)
+      : outer_(outer), args_(std::move(args)) {}
+  ArmValue parameter(const std::string& name) override {
+    if (auto it = args_.find(to_lower(name)); it != args_.end()) return ArmValue::of(it->second);
+    return ArmValue::unknown("function parameter '" + name + "' is not declared");
+  }
+  ArmValue variable(const std::string& name) override { return outer_.variable(name); }
+  std::optional<long long> copy_index(const std::string& /*loop*/) const override {
+    return std::nullopt;
+  }
+  ArmValue user_function(const std::string& name, const std::vector<json>& args) override {
+    return outer_.user_function(name, args);
+  }
+  ArmValue deployment() override { return outer_.deployment(); }
+
+ private:
+  TemplateScope& outer_;
+  std::map<std::string, json> args_;
+};
+
+ArmValue TemplateScope::user_function(const std::string& name, const std::vector<json>& args) {
+  auto dot = name.find('.');
+  const std::string ns = name.substr(0, dot);
+  const std::string member = name.substr(dot + 1);
+  const json* def = nullptr;
+  if (functions_ != nullptr && functions_->is_array()) {
+    for (const auto& f : *functions_) {
+      const json* n = find_ci(f, "namespace");
+      if (n == nullptr || !n->is_string() || !iequals(n->get<std::string>(), ns)) continue;
+      if (const json* members = find_ci(f, "members")) def = find_ci(*members, member);
+      if (def != nullptr) break;
+    }
+  }
+  if (def == nullptr) return ArmValue::unknown("user-defined function " + name + "() not declared");
+  const json* output = find_ci(*def, "output");
+  const json* body = output != nullptr ? find_ci(*output, "value") : nullptr;
+  if (body == nullptr) return ArmValue::unknown(name + "() has no output value");
+  std::map<std::string, json> bound;
+  if (const json* ps = find_ci(*def, "parameters"); ps != nullptr && ps->is_array()) {
+    if (ps->size() != args.size())
+      return ArmValue::unknown(name + "() takes " + std::to_string(ps->size()) + " arguments");
+    for (std::size_t i = 0; i < ps->size(); ++i) {
+      const json* pn = find_ci((*ps)[i], "name");
+      if (pn != nullptr && pn->is_string()) bound[to_lower(pn->get<std::string>())] = args[i];
+    }
+  }
+  if (function_depth_ >= 32) return ArmValue::unknown(name + "() nested too deep");
+  ++function_depth_;
+  FunctionScope fs(*this, std::move(bound));
+  ArmValue r = value_of(*body, fs);
+  --function_depth_;
+  return r;
+}
+
 struct PendingExtension {
   std::string parent;  // lower-case VM / scale set name, "" when unknown
   VmExtension ext;
 };
 
+// What every walker of one lint run shares: the linked templates read so far (their DOMs must
+// outlive the walk), the URI map, and the extensions waiting for their VM.
+struct WalkShared {
+  const ArmLinkOptions* links = nullptr;
+  std::deque<std::pair<std::string, LocatedJson>> docs;  // path → parsed linked template
+  std::vector<PendingExtension> extensions;
+};
+
+constexpr std::size_t kMaxLinkedBytes = std::size_t{64} * 1024 * 1024;
+
+std::string file_uri(const std::string& path) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(path, ec);
+  return "file://" + (ec ? path : abs.lexically_normal().string());
+}
+
 class TemplateWalker {
  public:
-  TemplateWalker(const LocatedJson& doc, std::string file, DeploymentFacts* out)
-      : doc_(doc), file_(std::move(file)), out_(out) {}
+  TemplateWalker(const LocatedJson& doc, std::string file, DeploymentFacts* out, WalkShared* shared)
+      : doc_(doc), file_(std::move(file)), out_(out), shared_(shared) {}
 
   void walk(const json& tpl, const std::string& base, TemplateScope& scope, long long copies,
             bool copies_known, int depth) {
@@ -186,7 +280,7 @@ class TemplateWalker {
       owners.push_back(i);
       by_name.emplace(to_lower(r.name), i);
     }
-    for (auto& p : extensions_) {
+    for (auto& p : shared_->extensions) {
       if (auto it = by_name.find(p.parent); !p.parent.empty() && it != by_name.end()) {
         out_->resources[it->second].extensions.push_back(p.ext);
       } else if (owners.size() == 1) {
@@ -291,9 +385,8 @@ class TemplateWalker {
               bool copies_known, int depth) {
     const json* props = find_ci(r, "properties");
     if (props == nullptr) return;
-    if (find_ci(*props, "templateLink") != nullptr) {
-      note(ptr + "/properties/templateLink",
-           "linked template not read; lint it separately with its parameters");
+    if (const json* link = find_ci(*props, "templateLink")) {
+      linked(*props, *link, ptr, scope, copies, copies_known, depth);
       return;
     }
     const json* tpl = find_ci(*props, "template");
@@ -308,24 +401,7 @@ class TemplateWalker {
       walk(*tpl, inner_ptr, scope, copies, copies_known, depth + 1);
       return;
     }
-    std::map<std::string, ArmValue> given;
-    if (const json* ps = find_ci(*props, "parameters"); ps != nullptr && ps->is_object()) {
-      for (auto it = ps->begin(); it != ps->end(); ++it) {
-        ArmValue entry = value_of(it.value(), scope);
-        ArmValue v;
-        if (!entry.known) {
-          v = entry;
-        } else if (const json* val = find_ci(entry.value, "value")) {
-          v = val->is_string() && is_arm_expression(val->get_ref<const std::string&>())
-                  ? ArmValue::unknown("outer value " + val->get<std::string>() + " not resolved")
-                  : ArmValue::of(*val);
-        } else {
-          v = ArmValue::unknown("parameter '" + it.key() + "' is a Key Vault reference");
-        }
-        given[to_lower(it.key())] = v;
-      }
-    }
-    TemplateScope inner_scope(*tpl, std::move(given));
+    TemplateScope inner_scope(*tpl, passed_parameters(*props, scope));
     walk(*tpl, inner_ptr, inner_scope, copies, copies_known, depth + 1);
   }
 
@@ -379,9 +455,22 @@ class TemplateWalker {
           d.extensions.push_back(VmExtension{pub.value, typ.value, f.where(e + "/type")});
         }
       }
-      if (copies_known && copies > 1)
-        note(ptr + "/copy", "scale set defined " + std::to_string(copies) +
-                                " times by a copy loop: each copy is its own scale set");
+      if (copies_known && copies > 1) {
+        // Each copy is its own scale set, so its own InfiniBand partition: three copies of a
+        // linked scale-set template are three groups, not one.
+        constexpr long long kMaxCopies = 1000;
+        const long long k = std::min(copies, kMaxCopies);
+        for (long long i = 0; i < k; ++i) {
+          DeploymentResource c = d;
+          c.name = d.name + " (copy " + std::to_string(i + 1) + " of " + std::to_string(copies) + ")";
+          c.address = c.name;
+          out_->resources.push_back(std::move(c));
+        }
+        if (copies > k)
+          note(ptr, "scale set defined " + std::to_string(copies) + " times by copy loops; the first " +
+                        std::to_string(k) + " are linted");
+        return;
+      }
     } else if (ltype == "microsoft.compute/availabilitysets") {
       d.kind = ResourceKind::kAvailabilitySet;
       d.count = copies_setting;
@@ -420,7 +509,7 @@ class TemplateWalker {
       Setting<std::string> pub = f.text("/properties/publisher");
       Setting<std::string> typ = f.text("/properties/type");
       auto slash = name.find('/');
-      extensions_.push_back(PendingExtension{
+      shared_->extensions.push_back(PendingExtension{
           slash == std::string::npos ? std::string() : to_lower(name.substr(0, slash)),
           VmExtension{pub.value, typ.value, f.where("/properties/type")}});
       return;
@@ -442,10 +531,110 @@ class TemplateWalker {
     }
   }
 
+  // The file a templateLink stands for, or "" with `why` set.
+  std::string linked_path(const json& link, const std::string& ptr, TemplateScope& scope,
+                          std::string* why) const {
+    const fs::path dir = fs::path(file_).parent_path();
+    if (const json* rel = find_ci(link, "relativePath")) {
+      ArmValue v = value_of(*rel, scope);
+      if (v.known && v.value.is_string()) return (dir / v.value.get<std::string>()).string();
+      *why = "relativePath not resolved";
+      return {};
+    }
+    const json* uri_v = find_ci(link, "uri");
+    if (uri_v == nullptr) {
+      *why = "templateLink has neither uri nor relativePath (a template spec id is not read)";
+      return {};
+    }
+    ArmValue v = value_of(*uri_v, scope);
+    if (!v.known || !v.value.is_string()) {
+      *why = "uri " + (uri_v->is_string() ? uri_v->get<std::string>() : std::string("(not text)")) +
+             " not resolved (" + (v.known ? "not text" : v.why) + "); map it with --template-uri-map";
+      return {};
+    }
+    std::string uri = v.value.get<std::string>();
+    if (auto q = uri.find('?'); q != std::string::npos) uri.erase(q);  // SAS token
+    for (const auto& [from, to] : shared_->links->uri_map) {
+      if (uri == from) return to;
+      if (!from.empty() && from.back() == '/' && uri.rfind(from, 0) == 0)
+        return (fs::path(to) / uri.substr(from.size())).string();
+      if (uri.rfind(from + "/", 0) == 0) return (fs::path(to) / uri.substr(from.size() + 1)).string();
+    }
+    if (uri.rfind("file://", 0) == 0) return uri.substr(7);
+    *why = "uri " + uri + " is not on disk; map it with --template-uri-map " + uri + "=PATH";
+    (void)ptr;
+    return {};
+  }
+
+  // Reads a linked template once per run; nullptr with `why` set when it cannot be.
+  const LocatedJson* load(const std::string& path, std::string* why) {
+    for (const auto& [p, d] : shared_->docs)
+      if (p == path) return &d;
+    FileRead r = FsRoot("/").read_file(path, kMaxLinkedBytes);
+    if (!r.ok()) {
+      *why = path + ": " + r.error;
+      return nullptr;
+    }
+    try {
+      LocatedJson d = parse_located_json(r.data, path, JsonDialect::kArm);
+      if (!looks_like_arm_template(d.value)) {
+        *why = path + ": not an ARM template";
+        return nullptr;
+      }
+      shared_->docs.emplace_back(path, std::move(d));
+    } catch (const InputError& e) {
+      *why = e.what();
+      return nullptr;
+    }
+    return &shared_->docs.back().second;
+  }
+
+  // A deployment resource's `parameters` block, evaluated in the scope that deploys it.
+  static std::map<std::string, ArmValue> passed_parameters(const json& props, TemplateScope& scope) {
+    std::map<std::string, ArmValue> given;
+    const json* ps = find_ci(props, "parameters");
+    if (ps == nullptr || !ps->is_object()) return given;
+    for (auto it = ps->begin(); it != ps->end(); ++it) {
+      ArmValue entry = value_of(it.value(), scope);
+      ArmValue v;
+      if (!entry.known) {
+        v = entry;
+      } else if (const json* val = find_ci(entry.value, "value")) {
+        v = val->is_string() && is_arm_expression(val->get_ref<const std::string&>())
+                ? ArmValue::unknown("outer value " + val->get<std::string>() + " not resolved")
+                : ArmValue::of(*val);
+      } else {
+        v = ArmValue::unknown("parameter '" + it.key() + "' is a Key Vault reference");
+      }
+      given[to_lower(it.key())] = v;
+    }
+    return given;
+  }
+
+  void linked(const json& props, const json& link, const std::string& ptr, TemplateScope& scope,
+              long long copies, bool copies_known, int depth) {
+    const std::string at = ptr + "/properties/templateLink";
+    std::string why = "linked templates are not read from an in-memory document";
+    std::string path = shared_->links->read_linked ? linked_path(link, at, scope, &why) : "";
+    const LocatedJson* child = path.empty() ? nullptr : load(path, &why);
+    if (child == nullptr) {
+      out_->unread.push_back(file_ + ":" + std::to_string(doc_.line_of(at)) +
+                             ": linked template not read: " + why);
+      return;
+    }
+    if (find_ci(props, "parametersLink") != nullptr)
+      note(ptr + "/properties/parametersLink",
+           "parametersLink not read; the linked template's parameters take their defaults");
+    TemplateScope child_scope(child->value, passed_parameters(props, scope));
+    child_scope.set_self_uri(file_uri(path));
+    TemplateWalker w(*child, path, out_, shared_);
+    w.walk(child->value, "", child_scope, copies, copies_known, depth + 1);
+  }
+
   const LocatedJson& doc_;
   std::string file_;
   DeploymentFacts* out_;
-  std::vector<PendingExtension> extensions_;
+  WalkShared* shared_;
 };
 
 }  // namespace
@@ -475,6 +664,7 @@ void read_arm_parameters(const LocatedJson& doc, const std::string& file, ArmPar
       throw InputError(file, line, "expected {\"value\": ...} for parameter '" + it.key() + "'");
     if (const json* v = find_ci(it.value(), "value")) {
       out->values[key] = *v;
+      out->origin[key] = file + ":" + std::to_string(line);
       out->unresolvable.erase(key);
     } else if (find_ci(it.value(), "reference") != nullptr) {
       out->unresolvable[key] = "a Key Vault reference";
@@ -486,15 +676,93 @@ void read_arm_parameters(const LocatedJson& doc, const std::string& file, ArmPar
   }
 }
 
+namespace {
+
+std::string type_word(const json& v) {
+  if (v.is_boolean()) return "bool";
+  if (v.is_number_integer()) return "int";
+  if (v.is_string()) return "string";
+  if (v.is_array()) return "array";
+  if (v.is_object()) return "object";
+  return v.type_name();
+}
+
+// ARM's checks of a supplied value against its declaration; "" when it passes.
+std::string check_parameter(const std::string& name, const json& decl, const json& v) {
+  const std::string shown = "parameter '" + name + "' = " + v.dump();
+  if (const json* t = find_ci(decl, "type"); t != nullptr && t->is_string()) {
+    std::string want = to_lower(t->get<std::string>());
+    if (want == "securestring") want = "string";
+    if (want == "secureobject") want = "object";
+    if (want != type_word(v)) return shown + " is not of type " + t->get<std::string>();
+  }
+  if (const json* allowed = find_ci(decl, "allowedValues"); allowed && allowed->is_array()) {
+    auto in = [&](const json& x) {
+      for (const auto& a : *allowed) {
+        if (a == x) return true;
+        // Compared without case, so a value ARM may accept is never refused here.
+        if (a.is_string() && x.is_string() && iequals(a.get<std::string>(), x.get<std::string>()))
+          return true;
+      }
+      return false;
+    };
+    bool ok = v.is_array() && !allowed->empty() && !(*allowed)[0].is_array()
+                  ? std::all_of(v.begin(), v.end(), in)
+                  : in(v);
+    if (!ok) return shown + " is not one of the allowedValues " + allowed->dump();
+  }
+  if (v.is_number_integer()) {
+    const long long x = v.get<long long>();
+    if (const json* lo = find_ci(decl, "minValue"); lo && lo->is_number() && x < lo->get<long long>())
+      return shown + " is below minValue " + lo->dump();
+    if (const json* hi = find_ci(decl, "maxValue"); hi && hi->is_number() && x > hi->get<long long>())
+      return shown + " is above maxValue " + hi->dump();
+  }
+  if (v.is_string() || v.is_array()) {
+    const std::size_t n = v.is_string() ? v.get_ref<const std::string&>().size() : v.size();
+    if (const json* lo = find_ci(decl, "minLength");
+        lo && lo->is_number_integer() && static_cast<long long>(n) < lo->get<long long>())
+      return shown + " is shorter than minLength " + lo->dump();
+    if (const json* hi = find_ci(decl, "maxLength");
+        hi && hi->is_number_integer() && static_cast<long long>(n) > hi->get<long long>())
+      return shown + " is longer than maxLength " + hi->dump();
+  }
+  return {};
+}
+
+}  // namespace
+
+void check_arm_parameters(const LocatedJson& doc, const std::string& file,
+                          const ArmParameterValues& params) {
+  const json* decls = find_ci(doc.value, "parameters");
+  for (const auto& [k, v] : params.values) {
+    const json* decl = decls != nullptr ? find_ci(*decls, k) : nullptr;
+    if (decl == nullptr || !decl->is_object()) continue;
+    const json value = coerce(*decl, v);
+    std::string bad = check_parameter(k, *decl, value);
+    if (bad.empty()) continue;
+    auto o = params.origin.find(k);
+    const std::string from = o != params.origin.end() ? o->second : "-p " + k;
+    throw InputError(from, 0,
+                     bad + " (declared at " + file + ":" +
+                         std::to_string(doc.line_of("/parameters/" + json_pointer_token(k))) +
+                         "); ARM would refuse this deployment");
+  }
+}
+
 void read_arm_template(const LocatedJson& doc, const std::string& file,
-                       const ArmParameterValues& params, DeploymentFacts* out) {
+                       const ArmParameterValues& params, DeploymentFacts* out,
+                       const ArmLinkOptions& links) {
   if (!looks_like_arm_template(doc.value))
     throw InputError(file, 1, "expected an ARM template (\"$schema\" deploymentTemplate.json)");
   std::map<std::string, ArmValue> given;
   for (const auto& [k, v] : params.values) given[k] = ArmValue::of(v);
   for (const auto& [k, why] : params.unresolvable) given[k] = ArmValue::unknown(why);
   TemplateScope scope(doc.value, std::move(given));
-  TemplateWalker walker(doc, file, out);
+  if (file != "<stdin>") scope.set_self_uri(file_uri(file));
+  WalkShared shared;
+  shared.links = &links;
+  TemplateWalker walker(doc, file, out, &shared);
   walker.walk(doc.value, "", scope, 1, true, 0);
   walker.finish();
 }

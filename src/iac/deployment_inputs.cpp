@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 #include <system_error>
 
 #include "core/input_error.h"
@@ -20,7 +19,10 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kMaxFileBytes = std::size_t{512} * 1024 * 1024;
+// ARM refuses templates over 4 MB (Azure Resource Manager template limits); Terraform plans and
+// az JSON of large estates are bigger, but a deployment file past 64 MiB is not one a person
+// wrote, and reading it costs about 18 bytes of memory per byte of JSON (docs/lint.md).
+constexpr std::size_t kMaxFileBytes = std::size_t{64} * 1024 * 1024;
 
 struct Doc {
   std::string file;
@@ -29,11 +31,35 @@ struct Doc {
   bool explicit_path = true;
 };
 
-// Bounded, and never blocks on a FIFO or a device (the project's one way to read a file).
+std::string too_large() {
+  return "larger than " + std::to_string(kMaxFileBytes / (1024 * 1024)) +
+         " MiB, not a deployment file (ARM itself refuses templates over 4 MB)";
+}
+
+// Bounded, and never blocks on a FIFO or a device (the project's one way to read a file). The
+// size is checked before a byte is read.
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (auto size = fs::file_size(path, ec); !ec && size > kMaxFileBytes)
+    throw InputError(path, 0, too_large());
   FileRead r = FsRoot("/").read_file(path, kMaxFileBytes);
   if (!r.ok()) throw InputError(path, 0, "cannot read: " + r.error);
   return std::move(r.data);
+}
+
+// stdin, under the same bound as a file.
+std::string read_stdin() {
+  std::string text;
+  char buf[64 * 1024];
+  while (std::cin.read(buf, sizeof(buf)) || std::cin.gcount() > 0) {
+    text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
+    if (text.size() > kMaxFileBytes) throw InputError("<stdin>", 0, too_large());
+  }
+  return text;
+}
+
+LocatedJson parse_deployment_json(std::string_view text, const std::string& file) {
+  return parse_located_json(text, file, JsonDialect::kArm);
 }
 
 std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>& paths) {
@@ -63,11 +89,22 @@ std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>&
   return files;
 }
 
+// Length of "file:line: " at the front of an InputProblem's message.
+std::size_t prefix_len(const InputProblem& e) {
+  std::string p = e.file + (e.line > 0 ? ":" + std::to_string(e.line) : std::string()) + ": ";
+  return e.message.rfind(p, 0) == 0 ? p.size() : 0;
+}
+
 std::string kind_expectation() {
   return "expected an ARM template or parameters file, a Terraform plan (terraform show -json), "
          "az vm/vmss JSON or an IMDS instance document";
 }
 
+}  // namespace
+
+namespace {
+void read_one(const Doc& d, const DeploymentInputOptions& options, const ArmParameterValues& params,
+              const ArmLinkOptions& links, DeploymentFacts* out);
 }  // namespace
 
 DeploymentInputKind classify_deployment_json(const json& doc) {
@@ -85,30 +122,39 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
   out.hpc_images = options.hpc_images;
   std::vector<Doc> docs;
   for (auto& [file, named] : expand(paths)) {
-    std::string text;
-    if (file == "-") {
-      std::ostringstream ss;
-      ss << std::cin.rdbuf();
-      text = ss.str();
-    } else {
-      text = read_file(file);
+    const std::string shown = file == "-" ? "<stdin>" : file;
+    Doc d{shown, {}};
+    try {
+      // The text lives only while it is parsed: the DOM is the one copy kept.
+      d.json = parse_deployment_json(file == "-" ? read_stdin() : read_file(file), shown);
+    } catch (const InputError& e) {
+      // One bad file is reported (file:line) and the others are still linted; exit 2.
+      out.input_errors.push_back(InputProblem{e.file(), e.line(), e.what()});
+      continue;
     }
-    Doc d{file == "-" ? "<stdin>" : file, parse_located_json(text, file == "-" ? "<stdin>" : file)};
     d.kind = classify_deployment_json(d.json.value);
     d.explicit_path = named;
     if (d.kind == DeploymentInputKind::kOther) {
-      if (named) throw InputError(d.file, 1, kind_expectation());
+      if (named) {
+        out.input_errors.push_back(InputProblem{d.file, 1, d.file + ":1: " + kind_expectation()});
+        continue;
+      }
       out.notes.push_back(d.file + ": not a deployment file; skipped");
       continue;
     }
     docs.push_back(std::move(d));
+  }
+  // Nothing read at all: the first error is the whole answer (stderr, exit 2).
+  if (docs.empty() && !out.input_errors.empty()) {
+    const InputProblem& e = out.input_errors.front();
+    throw InputError(e.file, e.line, e.message.substr(std::min(e.message.size(), prefix_len(e))));
   }
   if (docs.empty())
     throw InputError(paths.empty() ? "lint" : paths.front(), 0,
                      "no deployment JSON found: " + kind_expectation());
   ArmParameterValues params;
   for (const auto& f : options.parameter_files) {
-    LocatedJson pj = parse_located_json(read_file(f), f);
+    LocatedJson pj = parse_deployment_json(read_file(f), f);
     if (!looks_like_arm_parameters(pj.value) && !pj.value.contains("parameters"))
       throw InputError(
           f, 1, "expected an ARM parameters file (\"parameters\": {\"name\": {\"value\": ...}})");
@@ -117,7 +163,12 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
   }
   for (const auto& d : docs) {
     if (d.kind != DeploymentInputKind::kArmParameters) continue;
-    read_arm_parameters(d.json, d.file, &params);
+    try {
+      read_arm_parameters(d.json, d.file, &params);
+    } catch (const InputError& e) {
+      out.input_errors.push_back(InputProblem{e.file(), e.line(), e.what()});
+      continue;
+    }
     out.files.push_back(d.file);
   }
   for (const auto& kv : options.parameters) {
@@ -125,12 +176,41 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
     if (eq == std::string::npos || eq == 0) throw InputError("-p " + kv, 0, "expected name=value");
     json v = parse_embedded_json(kv.substr(eq + 1)).value_or(json(kv.substr(eq + 1)));
     params.values[to_lower(kv.substr(0, eq))] = v;
+    params.origin[to_lower(kv.substr(0, eq))] = "-p " + kv.substr(0, eq);
     params.unresolvable.erase(to_lower(kv.substr(0, eq)));
   }
+  // A value ARM would refuse is an input error of the whole run, as it is for ARM.
+  for (const auto& d : docs)
+    if (d.kind == DeploymentInputKind::kArmTemplate) check_arm_parameters(d.json, d.file, params);
+  ArmLinkOptions links;
+  for (const auto& m : options.template_uri_map) {
+    auto eq = m.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == m.size())
+      throw InputError("--template-uri-map " + m, 0, "expected URI=PATH");
+    links.uri_map.emplace_back(m.substr(0, eq), m.substr(eq + 1));
+  }
   for (const auto& d : docs) {
+    try {
+      read_one(d, options, params, links, &out);
+    } catch (const InputError& e) {
+      out.input_errors.push_back(InputProblem{e.file(), e.line(), e.what()});
+      continue;
+    }
+    if (d.kind == DeploymentInputKind::kArmTemplate || d.kind == DeploymentInputKind::kTerraformPlan ||
+        d.kind == DeploymentInputKind::kImds || d.kind == DeploymentInputKind::kAzState)
+      out.files.push_back(d.file);
+  }
+  return out;
+}
+
+namespace {
+void read_one(const Doc& d, const DeploymentInputOptions& options, const ArmParameterValues& params,
+              const ArmLinkOptions& links, DeploymentFacts* out_ptr) {
+  DeploymentFacts& out = *out_ptr;
+  {
     switch (d.kind) {
       case DeploymentInputKind::kArmTemplate:
-        read_arm_template(d.json, d.file, params, &out);
+        read_arm_template(d.json, d.file, params, &out, links);
         break;
       case DeploymentInputKind::kTerraformPlan: {
         std::string root = options.terraform_root;
@@ -150,19 +230,18 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
         break;
       case DeploymentInputKind::kArmParameters:
       case DeploymentInputKind::kOther:
-        continue;
+        break;
     }
-    out.files.push_back(d.file);
   }
-  return out;
 }
+}  // namespace
 
 DeploymentFacts read_deployment_text(const std::string& text, const std::string& name) {
   DeploymentFacts out;
-  LocatedJson doc = parse_located_json(text, name);
+  LocatedJson doc = parse_deployment_json(text, name);
   switch (classify_deployment_json(doc.value)) {
     case DeploymentInputKind::kArmTemplate:
-      read_arm_template(doc, name, {}, &out);
+      read_arm_template(doc, name, {}, &out, ArmLinkOptions{{}, false});
       break;
     case DeploymentInputKind::kArmParameters: {
       ArmParameterValues p;

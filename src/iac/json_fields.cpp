@@ -21,7 +21,12 @@ std::string resource_id_name(const std::string& id) {
 std::string decode_boot_script(const std::string& s) {
   if (s.find_first_of(" \t#!") != std::string::npos) return s;  // already a script
   auto d = base64_decode(s);
-  if (d && !d->empty() && is_printable_text(*d)) return *d;
+  // Decoded bytes are judged even when they hold an ESC or a NUL (a coloured echo, a stray
+  // byte): refusing them as "not text" would hide an NCCL_IB_DISABLE=1 two lines below. Only a
+  // gzip-compressed script (cloud-init accepts one) stays encoded.
+  const bool gzip = d && d->size() >= 2 && static_cast<unsigned char>((*d)[0]) == 0x1f &&
+                    static_cast<unsigned char>((*d)[1]) == 0x8b;
+  if (d && !d->empty() && !gzip) return *d;
   return s;
 }
 
@@ -69,6 +74,16 @@ Provenance JsonFields::where(const std::string& ptr) const {
 
 Setting<std::string> JsonFields::text(const std::string& ptr) const {
   const json* v = at(ptr);
+  if (v == nullptr) {
+    // Not there because a whole object above it is one unresolved expression
+    // ("availabilitySet": "[if(empty(parameters('set')), null(), ...)]"): unknown, not unset.
+    for (std::size_t k = ptr.find('/', 1); k != std::string::npos; k = ptr.find('/', k + 1)) {
+      const json* a = at(ptr.substr(0, k));
+      if (a == nullptr) break;
+      if (a->is_string() && is_arm_expression(a->get_ref<const std::string&>()))
+        return Setting<std::string>::unknown(a->get<std::string>(), where(ptr.substr(0, k)));
+    }
+  }
   if (v == nullptr || v->is_null()) {
     if (after_apply_ && after_apply_(ptr))
       return Setting<std::string>::unknown("(known after apply)", where(ptr));

@@ -66,4 +66,28 @@ Finding deployment_finding(Finding f, const DeploymentResource& r, const Provena
   return f;
 }
 
+std::vector<std::string> deployment_unresolved(const DeploymentFacts& facts, const Catalog& catalog) {
+  std::vector<std::string> out = facts.unread;
+  auto unresolved = [&](const DeploymentResource& r, const char* what, const auto& s) {
+    out.push_back(s.where.str() + ": " + label(r) + " " + what + " " + s.raw + " not resolved");
+  };
+  for (const auto& r : facts.resources) {
+    if (r.deployed) continue;
+    if (r.kind != ResourceKind::kVirtualMachine && r.kind != ResourceKind::kScaleSet &&
+        r.kind != ResourceKind::kAksNodePool)
+      continue;
+    if (r.vm_size.is_unknown()) {
+      unresolved(r, "VM size", r.vm_size);
+      continue;
+    }
+    if (!has_infiniband(r, catalog)) continue;
+    if (r.count.is_unknown()) unresolved(r, "count", r.count);
+    if (r.kind == ResourceKind::kVirtualMachine) {
+      if (r.availability_set.is_unknown()) unresolved(r, "availability set", r.availability_set);
+      if (r.scale_set.is_unknown()) unresolved(r, "scale set", r.scale_set);
+    }
+  }
+  return out;
+}
+
 }  // namespace trainready

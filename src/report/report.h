@@ -17,6 +17,7 @@
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
+#include "facts/deployment_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "plan/plan.h"
 
@@ -42,6 +43,7 @@ struct LintInputs {
   std::vector<SuppressedFinding> suppressed;
   std::vector<std::string> input_notes;           // what the readers could not resolve
   std::vector<std::string> suppression_warnings;  // expired or unknown suppressions
+  std::vector<InputProblem> input_errors;         // files that could not be read (exit 2)
 };
 
 // `bench allreduce` (and the other collectives): the sweep as measured.

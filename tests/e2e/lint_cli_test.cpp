@@ -131,4 +131,98 @@ TEST(LintCli, DirectoryWalkSkipsUnrelatedJson) {
   EXPECT_EQ(j["lint"]["resources"], 2);
 }
 
+// Issue 22 item 1: one bad file in a directory is reported with its path and line, the others
+// are still linted, and every format is still a valid document that carries the error.
+TEST(LintCli, OneBadFileInADirectoryIsReportedAndTheOthersLinted) {
+  std::string dir = temp_dir("lint-dir-bad");
+  std::ifstream good(fixture("deploy-templates/azhop/ubuntu_azurecli_vm_template.json"));
+  std::ofstream(dir + "/a-good.json") << good.rdbuf();
+  write(dir, "b-bad.json", "{\n  \"$schema\": \"x\",\n  \"resources\": [,]\n}\n");
+  auto t = run_trainready({"lint", dir});
+  EXPECT_EQ(t.code, 2) << t.out << t.err;
+  EXPECT_NE(t.out.find("Not read (1)"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("b-bad.json:3: column"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("INCOMPLETE: 1 file not read"), std::string::npos) << t.out;
+
+  auto j = run_trainready({"lint", dir, "--json"});
+  EXPECT_EQ(j.code, 2);
+  auto doc = nlohmann::json::parse(j.out);
+  ASSERT_EQ(doc["lint"]["input_errors"].size(), 1u);
+  EXPECT_EQ(doc["lint"]["input_errors"][0]["line"], 3);
+  EXPECT_NE(doc["lint"]["input_errors"][0]["file"].get<std::string>().find("b-bad.json"),
+            std::string::npos);
+  EXPECT_EQ(doc["lint"]["files"].size(), 1u);  // the good one was read
+  EXPECT_EQ(doc["lint"]["resources"], 5);
+
+  std::string out = dir + "/../lint-dir-bad.sarif";
+  auto s = run_trainready({"lint", dir, "--format", "sarif", "-o", out});
+  EXPECT_EQ(s.code, 2);
+  std::ifstream in(out);
+  auto sarif = nlohmann::json::parse(in);
+  const auto& inv = sarif["runs"][0]["invocations"][0];
+  EXPECT_EQ(inv["executionSuccessful"], false);
+  const auto& note = inv["toolExecutionNotifications"][0];
+  EXPECT_EQ(note["level"], "error");
+  EXPECT_EQ(note["locations"][0]["physicalLocation"]["region"]["startLine"], 3);
+  std::string py = python_with_jsonschema();
+  ASSERT_FALSE(py.empty());
+  std::string cmd = py + " " + std::string(TR_TEST_DATA) + "/../tools/validate_sarif.py " +
+                    data("sarif/sarif-schema-2.1.0.json") + " " + out;
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
+
+// Issue 19 item 11: a duplicate key is refused with both lines.
+TEST(LintCli, DuplicateKeysAreAnInputErrorNamingBothLines) {
+  std::string dir = temp_dir("lint-dup");
+  std::string f = write(dir, "dup.json", R"({
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "contentVersion": "1.0.0.0",
+  "resources": [{
+    "type": "Microsoft.Compute/virtualMachineScaleSets", "name": "ib",
+    "sku": {"name": "Standard_ND96isr_H100_v5", "capacity": 2},
+    "properties": {"singlePlacementGroup": true, "singlePlacementGroup": false}
+  }]
+})");
+  auto r = run_trainready({"lint", f});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("dup.json:7: key \"singlePlacementGroup\" appears twice in one object (line 7 "
+                       "and line 7)"),
+            std::string::npos)
+      << r.err;
+}
+
+// Issue 19 item 1: the size is checked before a byte is read; stdin has the same bound.
+TEST(LintCli, HugeInputsAreRefusedBeforeTheyAreRead) {
+  std::string dir = temp_dir("lint-huge");
+  std::string big = dir + "/big.json";
+  ASSERT_EQ(std::system(("truncate -s 1G " + big).c_str()), 0);  // sparse: no disk used
+  auto r = run_trainready({"lint", big});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("larger than 64 MiB"), std::string::npos) << r.err;
+  auto z = run_trainready({"lint", "-"}, "", big);
+  EXPECT_EQ(z.code, 2);
+  EXPECT_NE(z.err.find("<stdin>: larger than 64 MiB"), std::string::npos) << z.err;
+}
+
+// Issue 22 item 2: -p values are checked as ARM checks them.
+TEST(LintCli, ParameterValuesAreCheckedAgainstTheDeclaration) {
+  const std::string tpl =
+      fixture("deploy-templates/hpcpack2019/newcluster-templates/single-hn-lnxcn.json");
+  auto low = run_trainready({"lint", tpl, "-p", "computeNodeNumber=0"});
+  EXPECT_EQ(low.code, 2);
+  EXPECT_NE(low.err.find("-p computeNodeNumber: parameter 'computenodenumber' = 0 is below "
+                         "minValue 1"),
+            std::string::npos)
+      << low.err;
+  auto img = run_trainready({"lint", tpl, "-p", "computeNodeImage=Windows2019"});
+  EXPECT_EQ(img.code, 2);
+  EXPECT_NE(img.err.find("is not one of the allowedValues"), std::string::npos) << img.err;
+  auto type = run_trainready({"lint", tpl, "-p", "computeNodeNumber=many"});
+  EXPECT_EQ(type.code, 2);
+  EXPECT_NE(type.err.find("is not of type int"), std::string::npos) << type.err;
+  auto len = run_trainready({"lint", tpl, "-p", "clusterName=ab"});
+  EXPECT_EQ(len.code, 2);
+  EXPECT_NE(len.err.find("shorter than minLength 3"), std::string::npos) << len.err;
+}
+
 }  // namespace trainready::test

@@ -48,7 +48,11 @@ json lint_json(const LintInputs& l) {
                         {"line", line_or_null(s.where.line)}};
     suppressed.push_back(std::move(x));
   }
+  json errors = json::array();
+  for (const auto& e : l.input_errors)
+    errors.push_back({{"file", e.file}, {"line", line_or_null(e.line)}, {"message", e.message}});
   return json{{"files", l.files},
+              {"input_errors", errors},
               {"resources", l.resources},
               {"suppressed", suppressed},
               {"suppression_warnings", l.suppression_warnings},

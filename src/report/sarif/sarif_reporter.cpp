@@ -95,6 +95,22 @@ nlohmann::json report_sarif(const Report& r) {
     if (!f.node.empty()) res["partialFingerprints"] = {{"trainreadyNode/v1", f.node}};
     results.push_back(std::move(res));
   }
+  json invocations = json::array();
+  if (r.lint) {
+    // SARIF 2.1.0 §3.20: an invocation that could not read an input is not successful, and
+    // says which (toolExecutionNotifications, §3.20.21; notification, §3.58).
+    json notes = json::array();
+    for (const auto& e : r.lint->input_errors) {
+      json phys{{"artifactLocation", {{"uri", artifact_uri(e.file)}}}};
+      if (e.line > 0) phys["region"] = {{"startLine", e.line}};
+      notes.push_back({{"level", "error"},
+                       {"message", {{"text", e.message}}},
+                       {"locations", json::array({{{"physicalLocation", phys}}})}});
+    }
+    json inv{{"executionSuccessful", r.lint->input_errors.empty()}};
+    if (!notes.empty()) inv["toolExecutionNotifications"] = notes;
+    invocations.push_back(std::move(inv));
+  }
   json run{{"tool",
             {{"driver",
               {{"name", "trainready"},
@@ -107,6 +123,7 @@ nlohmann::json report_sarif(const Report& r) {
             {{"command", r.command},
              {"suppressed_count", r.lint ? r.lint->suppressed.size() : 0},
              {"verdict", r.verdict.line}}}};
+  if (!invocations.empty()) run["invocations"] = invocations;
   return json{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};

@@ -30,6 +30,11 @@ std::string finding_suffix(const Report& r, const Finding& f) {
 }
 
 void lint_sections(std::string& out, const Palette& p, const LintInputs& l) {
+  if (!l.input_errors.empty()) {
+    out += p.wrap("Not read (" + std::to_string(l.input_errors.size()) + ")", "1") + "\n";
+    for (const auto& e : l.input_errors) out += "  " + wrap_text(e.message, 2, 6) + "\n";
+    out += "\n";
+  }
   if (!l.suppressed.empty()) {
     out += p.wrap("Suppressed (" + std::to_string(l.suppressed.size()) + ")", "1") + "\n";
     for (const auto& s : l.suppressed) {
