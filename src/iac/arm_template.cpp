@@ -616,6 +616,7 @@ class TemplateWalker {
     const std::string at = ptr + "/properties/templateLink";
     std::string why = "linked templates are not read from an in-memory document";
     std::string path = shared_->links->read_linked ? linked_path(link, at, scope, &why) : "";
+    if (!path.empty()) path = fs::path(path).lexically_normal().string();
     const LocatedJson* child = path.empty() ? nullptr : load(path, &why);
     if (child == nullptr) {
       out_->unread.push_back(file_ + ":" + std::to_string(doc_.line_of(at)) +
@@ -738,14 +739,17 @@ void check_arm_parameters(const LocatedJson& doc, const std::string& file,
   for (const auto& [k, v] : params.values) {
     const json* decl = decls != nullptr ? find_ci(*decls, k) : nullptr;
     if (decl == nullptr || !decl->is_object()) continue;
+    std::string declared = k;  // the spelling of the template, not the lower-case key
+    for (auto it = decls->begin(); it != decls->end(); ++it)
+      if (iequals(it.key(), k)) declared = it.key();
     const json value = coerce(*decl, v);
-    std::string bad = check_parameter(k, *decl, value);
+    std::string bad = check_parameter(declared, *decl, value);
     if (bad.empty()) continue;
     auto o = params.origin.find(k);
     const std::string from = o != params.origin.end() ? o->second : "-p " + k;
     throw InputError(from, 0,
                      bad + " (declared at " + file + ":" +
-                         std::to_string(doc.line_of("/parameters/" + json_pointer_token(k))) +
+                         std::to_string(doc.line_of("/parameters/" + json_pointer_token(declared))) +
                          "); ARM would refuse this deployment");
   }
 }

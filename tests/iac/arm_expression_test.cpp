@@ -63,6 +63,15 @@ TEST(ArmExpression, WhatDependsOnTheDeploymentStaysUnknown) {
   }
 }
 
+TEST(ArmExpression, UriAndMultiLineExpressions) {
+  EXPECT_EQ(eval("[uri('https://x/y/main.json', 'child.json')]"), "https://x/y/child.json");
+  EXPECT_EQ(eval("[uri('https://x/y/', '/nested/c.json')]"), "https://x/y/nested/c.json");
+  // A multi-line expression (ARM's dialect keeps the line break in the string).
+  EXPECT_EQ(eval("[if(greater(parameters('count'), 100),\n    'big',\n    'small')]"), "small");
+  FakeScope s;
+  EXPECT_FALSE(evaluate_arm_expression("[deployment().properties.templateLink.uri]", s).known);
+}
+
 TEST(ArmExpression, SyntaxErrorsAreUnknownWithWhereExpected) {
   FakeScope s;
   for (const char* e : {"[concat('a']", "[format(]", "['unterminated]", "[a b]", "[1.2.3.]"}) {

@@ -106,7 +106,7 @@ TEST(LocatedJson, LineTableStaysSmall) {
   text += "]";
   auto d = parse_located_json(text, "n.json");
   EXPECT_EQ(d.lines.size(), 10000u);
-  EXPECT_EQ(d.line_of("/9999"), 10000);
+  EXPECT_EQ(d.line_of("/9999"), 10001);
   EXPECT_EQ(d.line_of("/0"), 2);
 }
 
