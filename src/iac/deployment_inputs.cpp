@@ -21,7 +21,7 @@ namespace {
 
 // ARM refuses templates over 4 MB (Azure Resource Manager template limits); Terraform plans and
 // az JSON of large estates are bigger, but a deployment file past 64 MiB is not one a person
-// wrote, and reading it costs about 18 bytes of memory per byte of JSON (docs/lint.md).
+// wrote, and reading it costs up to about 14 bytes of memory per byte of JSON (docs/lint.md).
 constexpr std::size_t kMaxFileBytes = std::size_t{64} * 1024 * 1024;
 
 struct Doc {
