@@ -62,7 +62,8 @@ LocatedJson parse_deployment_json(std::string_view text, const std::string& file
   return parse_located_json(text, file, JsonDialect::kArm);
 }
 
-std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>& paths) {
+std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>& paths,
+                                                 std::vector<std::string>* notes) {
   std::vector<std::pair<std::string, bool>> files;
   for (const auto& p : paths) {
     std::error_code ec;
@@ -76,8 +77,20 @@ std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>&
           it.disable_recursion_pending();
           continue;
         }
-        if (it->is_regular_file(ec) && it->path().extension() == ".json")
-          found.push_back(it->path().lexically_normal().string());
+        if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
+        if (it->is_symlink(ec)) {
+          // A link that leads out of the directory is not part of it: not read.
+          std::error_code e2;
+          const fs::path target = fs::weakly_canonical(it->path(), e2);
+          const fs::path root = fs::weakly_canonical(p, e2);
+          const auto rel = target.lexically_relative(root).string();
+          if (e2 || rel.empty() || rel.rfind("..", 0) == 0) {
+            notes->push_back(it->path().lexically_normal().string() +
+                             ": a link out of the directory; not followed");
+            continue;
+          }
+        }
+        found.push_back(it->path().lexically_normal().string());
       }
       if (ec) throw InputError(p, 0, "cannot read directory: " + ec.message());
       std::sort(found.begin(), found.end());
@@ -121,7 +134,7 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
   DeploymentFacts out;
   out.hpc_images = options.hpc_images;
   std::vector<Doc> docs;
-  for (auto& [file, named] : expand(paths)) {
+  for (auto& [file, named] : expand(paths, &out.notes)) {
     const std::string shown = file == "-" ? "<stdin>" : file;
     Doc d{shown, {}};
     try {

@@ -171,6 +171,25 @@ TEST(LintCli, OneBadFileInADirectoryIsReportedAndTheOthersLinted) {
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
+// Issue 19 item 12: a directory walk does not follow a link out of the directory.
+TEST(LintCli, DirectoryWalkDoesNotFollowLinksOutOfTheDirectory) {
+  std::string dir = temp_dir("lint-links");
+  std::string outside = temp_dir("lint-links-outside");
+  write(outside, "secret.json", "\x01not json");
+  std::ifstream good(fixture("deploy-templates/azhop/ubuntu_azurecli_vm_template.json"));
+  std::ofstream(dir + "/a.json") << good.rdbuf();
+  ASSERT_EQ(std::system(("ln -s " + outside + "/secret.json " + dir + "/b.json").c_str()), 0);
+  ASSERT_EQ(std::system(("ln -s a.json " + dir + "/c.json").c_str()), 0);  // inside: read
+  auto r = run_trainready({"lint", dir, "--json"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["lint"]["files"].size(), 2u);
+  EXPECT_NE(j["lint"]["not_resolved"].dump().find("b.json: a link out of the directory"),
+            std::string::npos)
+      << j["lint"]["not_resolved"].dump();
+  EXPECT_EQ(r.out.find("not json"), std::string::npos);
+}
+
 // Issue 19 item 11: a duplicate key is refused with both lines.
 TEST(LintCli, DuplicateKeysAreAnInputErrorNamingBothLines) {
   std::string dir = temp_dir("lint-dup");
