@@ -68,8 +68,8 @@ class TemplateScope : public ArmScope {
   void set_self_uri(std::string uri) { self_uri_ = std::move(uri); }
   ArmValue deployment() override {
     if (self_uri_.empty()) return ArmScope::deployment();
-    return ArmValue::of(json{{"name", "linted"},
-                             {"properties", {{"templateLink", {{"uri", self_uri_}}}}}});
+    // Only the location is known; deployment().name and the rest stay unknown.
+    return ArmValue::of(json{{"properties", {{"templateLink", {{"uri", self_uri_}}}}}});
   }
 
   ArmValue parameter(const std::string& name) override {

@@ -30,9 +30,16 @@ class DeployIbVmsUngrouped final : public Rule {
     long long standalone = 0;
     const DeploymentResource* first_standalone = nullptr;
     long long ib_vms = 0;
+    bool counts_known = true;
     for (const auto& r : ctx.deployment->resources) {
       if (r.deployed || !has_infiniband(r, *ctx.catalog)) continue;
       if (r.kind == ResourceKind::kScaleSet) {
+        // An unresolved capacity is at least one VM, and said so: never "1 VM".
+        if (!vm_count(r)) {
+          counts_known = false;
+          out.notes.push_back(label(r) + ": capacity " + r.count.raw + " not resolved (" +
+                              r.count.where.str() + "); counted as at least one VM");
+        }
         auto n = vm_count(r).value_or(1);
         auto& g = groups["scale set " + r.name];
         g.vms += n;
@@ -43,7 +50,8 @@ class DeployIbVmsUngrouped final : public Rule {
       if (r.kind != ResourceKind::kVirtualMachine) continue;
       auto n = vm_count(r);
       if (!n) {
-        out.notes.push_back(label(r) + ": copy count not resolved; counted as one VM");
+        counts_known = false;
+        out.notes.push_back(label(r) + ": copy count not resolved; counted as at least one VM");
       }
       long long k = n.value_or(1);
       ib_vms += k;
@@ -94,12 +102,13 @@ class DeployIbVmsUngrouped final : public Rule {
     const DeploymentResource* at = first_standalone;
     if (at == nullptr) at = groups.begin()->second.first;
     std::string what;
+    const std::string at_least = counts_known ? "" : "at least ";
     if (standalone > 0 && groups.empty()) {
-      what = std::to_string(standalone) +
+      what = at_least + std::to_string(standalone) +
              " InfiniBand VMs are standalone (no scale set, no "
              "availability set)";
     } else {
-      what = std::to_string(ib_vms) + " InfiniBand VMs are spread over " +
+      what = at_least + std::to_string(ib_vms) + " InfiniBand VMs are spread over " +
              std::to_string(group_count) + " InfiniBand groups";
     }
     Finding f = finding(what);

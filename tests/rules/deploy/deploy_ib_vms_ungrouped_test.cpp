@@ -35,4 +35,21 @@ TEST(DeployIbVmsUngrouped, QuietWhenAllShareOneAvailabilitySet) {
           .findings.empty());
 }
 
+// Issue 22 item 2: a scale set whose capacity is a required parameter without a value is "at
+// least" one VM, never "1 VM".
+TEST(DeployIbVmsUngrouped, UnresolvedCapacityIsAtLeastNotOne) {
+  auto d = arm_resources(
+      R"({"type": "Microsoft.Compute/virtualMachineScaleSets", "name": "a",
+          "sku": {"name": "Standard_ND96isr_H100_v5", "capacity": "[parameters('nodes')]"},
+          "properties": {"singlePlacementGroup": true}},
+         {"type": "Microsoft.Compute/virtualMachineScaleSets", "name": "b",
+          "sku": {"name": "Standard_ND96isr_H100_v5", "capacity": 4},
+          "properties": {"singlePlacementGroup": true}})");
+  auto o = run_deploy_rule("deploy-ib-vms-ungrouped", d);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].message, "at least 5 InfiniBand VMs are spread over 2 InfiniBand groups");
+  ASSERT_EQ(o.notes.size(), 1u);
+  EXPECT_NE(o.notes[0].find("capacity [parameters('nodes')] not resolved"), std::string::npos);
+}
+
 }  // namespace trainready::test
