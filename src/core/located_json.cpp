@@ -409,7 +409,8 @@ LocatedJson parse_located_json(std::string_view text, const std::string& file,
           "expected JSON nested at most " + std::to_string(kMaxJsonDepth) + " levels deep");
     if (builder.duplicate_line() > 0)
       throw InputError(file, builder.duplicate_line(),
-                       "key \"" + builder.duplicate_key() + "\" appears twice in one object (line " +
+                       "key \"" + builder.duplicate_key() +
+                           "\" appears twice in one object (line " +
                            std::to_string(builder.duplicate_first_line()) + " and line " +
                            std::to_string(builder.duplicate_line()) +
                            "): parsers disagree on which value counts, so remove one");

@@ -462,13 +462,14 @@ class TemplateWalker {
         const long long k = std::min(copies, kMaxCopies);
         for (long long i = 0; i < k; ++i) {
           DeploymentResource c = d;
-          c.name = d.name + " (copy " + std::to_string(i + 1) + " of " + std::to_string(copies) + ")";
+          c.name =
+              d.name + " (copy " + std::to_string(i + 1) + " of " + std::to_string(copies) + ")";
           c.address = c.name;
           out_->resources.push_back(std::move(c));
         }
         if (copies > k)
-          note(ptr, "scale set defined " + std::to_string(copies) + " times by copy loops; the first " +
-                        std::to_string(k) + " are linted");
+          note(ptr, "scale set defined " + std::to_string(copies) +
+                        " times by copy loops; the first " + std::to_string(k) + " are linted");
         return;
       }
     } else if (ltype == "microsoft.compute/availabilitysets") {
@@ -549,7 +550,8 @@ class TemplateWalker {
     ArmValue v = value_of(*uri_v, scope);
     if (!v.known || !v.value.is_string()) {
       *why = "uri " + (uri_v->is_string() ? uri_v->get<std::string>() : std::string("(not text)")) +
-             " not resolved (" + (v.known ? "not text" : v.why) + "); map it with --template-uri-map";
+             " not resolved (" + (v.known ? "not text" : v.why) +
+             "); map it with --template-uri-map";
       return {};
     }
     std::string uri = v.value.get<std::string>();
@@ -558,7 +560,8 @@ class TemplateWalker {
       if (uri == from) return to;
       if (!from.empty() && from.back() == '/' && uri.rfind(from, 0) == 0)
         return (fs::path(to) / uri.substr(from.size())).string();
-      if (uri.rfind(from + "/", 0) == 0) return (fs::path(to) / uri.substr(from.size() + 1)).string();
+      if (uri.rfind(from + "/", 0) == 0)
+        return (fs::path(to) / uri.substr(from.size() + 1)).string();
     }
     if (uri.rfind("file://", 0) == 0) return uri.substr(7);
     *why = "uri " + uri + " is not on disk; map it with --template-uri-map " + uri + "=PATH";
@@ -590,7 +593,8 @@ class TemplateWalker {
   }
 
   // A deployment resource's `parameters` block, evaluated in the scope that deploys it.
-  static std::map<std::string, ArmValue> passed_parameters(const json& props, TemplateScope& scope) {
+  static std::map<std::string, ArmValue> passed_parameters(const json& props,
+                                                           TemplateScope& scope) {
     std::map<std::string, ArmValue> given;
     const json* ps = find_ci(props, "parameters");
     if (ps == nullptr || !ps->is_object()) return given;
@@ -714,9 +718,11 @@ std::string check_parameter(const std::string& name, const json& decl, const jso
   }
   if (v.is_number_integer()) {
     const long long x = v.get<long long>();
-    if (const json* lo = find_ci(decl, "minValue"); lo && lo->is_number() && x < lo->get<long long>())
+    if (const json* lo = find_ci(decl, "minValue");
+        lo && lo->is_number() && x < lo->get<long long>())
       return shown + " is below minValue " + lo->dump();
-    if (const json* hi = find_ci(decl, "maxValue"); hi && hi->is_number() && x > hi->get<long long>())
+    if (const json* hi = find_ci(decl, "maxValue");
+        hi && hi->is_number() && x > hi->get<long long>())
       return shown + " is above maxValue " + hi->dump();
   }
   if (v.is_string() || v.is_array()) {
@@ -747,10 +753,11 @@ void check_arm_parameters(const LocatedJson& doc, const std::string& file,
     if (bad.empty()) continue;
     auto o = params.origin.find(k);
     const std::string from = o != params.origin.end() ? o->second : "-p " + k;
-    throw InputError(from, 0,
-                     bad + " (declared at " + file + ":" +
-                         std::to_string(doc.line_of("/parameters/" + json_pointer_token(declared))) +
-                         "); ARM would refuse this deployment");
+    throw InputError(
+        from, 0,
+        bad + " (declared at " + file + ":" +
+            std::to_string(doc.line_of("/parameters/" + json_pointer_token(declared))) +
+            "); ARM would refuse this deployment");
   }
 }
 

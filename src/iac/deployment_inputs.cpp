@@ -209,8 +209,9 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
       out.input_errors.push_back(InputProblem{e.file(), e.line(), e.what()});
       continue;
     }
-    if (d.kind == DeploymentInputKind::kArmTemplate || d.kind == DeploymentInputKind::kTerraformPlan ||
-        d.kind == DeploymentInputKind::kImds || d.kind == DeploymentInputKind::kAzState)
+    if (d.kind == DeploymentInputKind::kArmTemplate ||
+        d.kind == DeploymentInputKind::kTerraformPlan || d.kind == DeploymentInputKind::kImds ||
+        d.kind == DeploymentInputKind::kAzState)
       out.files.push_back(d.file);
   }
   return out;

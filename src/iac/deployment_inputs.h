@@ -12,10 +12,10 @@
 namespace trainready {
 
 struct DeploymentInputOptions {
-  std::vector<std::string> parameter_files;  // --parameters FILE (ARM)
-  std::vector<std::string> parameters;       // -p name=value (ARM), applied last
-  std::string terraform_root;                // --tf-root DIR; default: the plan's directory
-  std::vector<std::string> hpc_images;       // --hpc-image ID
+  std::vector<std::string> parameter_files;   // --parameters FILE (ARM)
+  std::vector<std::string> parameters;        // -p name=value (ARM), applied last
+  std::string terraform_root;                 // --tf-root DIR; default: the plan's directory
+  std::vector<std::string> hpc_images;        // --hpc-image ID
   std::vector<std::string> template_uri_map;  // --template-uri-map URI=PATH (linked templates)
 };
 

@@ -66,7 +66,8 @@ Finding deployment_finding(Finding f, const DeploymentResource& r, const Provena
   return f;
 }
 
-std::vector<std::string> deployment_unresolved(const DeploymentFacts& facts, const Catalog& catalog) {
+std::vector<std::string> deployment_unresolved(const DeploymentFacts& facts,
+                                               const Catalog& catalog) {
   std::vector<std::string> out = facts.unread;
   auto unresolved = [&](const DeploymentResource& r, const char* what, const auto& s) {
     out.push_back(s.where.str() + ": " + label(r) + " " + what + " " + s.raw + " not resolved");

@@ -48,7 +48,8 @@ Evidence setting_evidence(const std::string& name, const Setting<T>& s) {
 // What of the deployment could not be resolved and may hide a finding, one line each with the
 // expression and its file:line: linked templates not read, compute resources whose VM size is
 // unknown, InfiniBand (or unknown) sizes whose count or scale set / availability set is unknown.
-std::vector<std::string> deployment_unresolved(const DeploymentFacts& facts, const Catalog& catalog);
+std::vector<std::string> deployment_unresolved(const DeploymentFacts& facts,
+                                               const Catalog& catalog);
 
 // A finding located at `where` (falling back to the resource) and naming the resource.
 Finding deployment_finding(Finding f, const DeploymentResource& r, const Provenance& where);

@@ -204,9 +204,10 @@ TEST(LintCli, DuplicateKeysAreAnInputErrorNamingBothLines) {
 })");
   auto r = run_trainready({"lint", f});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("dup.json:7: key \"singlePlacementGroup\" appears twice in one object (line 7 "
-                       "and line 7)"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("dup.json:7: key \"singlePlacementGroup\" appears twice in one object (line 7 "
+                 "and line 7)"),
+      std::string::npos)
       << r.err;
 }
 

@@ -100,9 +100,9 @@ TEST(ArmCorpus, EveryTemplateIsRead) {
         "hpcpack2019/shared-resources/computevmss.json",
         "hpcpack2019/shared-resources/windowsvm-dsc.json",
         "hpcpack2019/shared-resources/dsc-extension.json",
-        "hpcpack-generated/new-1hn-lnxcn-no-ad.json", "hpcpack-generated/add-win-compute-nodes.json",
-        "hpcpack-generated/new-2hn-wincn-ad.json", "azhop/ubuntu_azurecli_vm_template.json",
-        "hpcpack-add-lnx-compute-nodes.arm.json"}) {
+        "hpcpack-generated/new-1hn-lnxcn-no-ad.json",
+        "hpcpack-generated/add-win-compute-nodes.json", "hpcpack-generated/new-2hn-wincn-ad.json",
+        "azhop/ubuntu_azurecli_vm_template.json", "hpcpack-add-lnx-compute-nodes.arm.json"}) {
     SCOPED_TRACE(f);
     Judged j = judge({fixture(kCorpus + f)}, with({}));
     EXPECT_TRUE(j.facts.input_errors.empty());
@@ -126,9 +126,10 @@ TEST(ArmCorpus, AnUnreadLinkedTemplateMakesTheDeploymentIncomplete) {
                    with({"computeNodeVMSize=Standard_HB120rs_v3"}, false));
   EXPECT_TRUE(j.ev.findings.empty());
   ASSERT_EQ(j.ev.skipped.size(), 9u);  // every deploy rule
-  EXPECT_NE(j.ev.skipped[0].reason.find("single-hn-lnxcn.json:1158: linked template not read: uri " +
-                                        kSharedUri + "/computenode.json is not on disk"),
-            std::string::npos)
+  EXPECT_NE(
+      j.ev.skipped[0].reason.find("single-hn-lnxcn.json:1158: linked template not read: uri " +
+                                  kSharedUri + "/computenode.json is not on disk"),
+      std::string::npos)
       << j.ev.skipped[0].reason;
 }
 
@@ -167,10 +168,10 @@ TEST(ArmCorpus, UnresolvedAvailabilitySetIsNotStandalone) {
 // availabilitySetOption=None: HB VMs really are standalone (the error), and Ubuntu 18.04 has no
 // InfiniBand stack (the warning); both point into the linked child.
 TEST(ArmCorpus, HpcPackStandaloneHbNodesOnUbuntu) {
-  Judged j = judge({fixture(kHpcPack2019 + "newcluster-templates/single-hn-lnxcn.json")},
-                   with({"clusterName=hpc1", "computeNodeVMSize=Standard_HB120rs_v3",
-                         "computeNodeImage=Ubuntu_18.04", "availabilitySetOption=None",
-                         "computeNodeNumber=4"}));
+  Judged j = judge(
+      {fixture(kHpcPack2019 + "newcluster-templates/single-hn-lnxcn.json")},
+      with({"clusterName=hpc1", "computeNodeVMSize=Standard_HB120rs_v3",
+            "computeNodeImage=Ubuntu_18.04", "availabilitySetOption=None", "computeNodeNumber=4"}));
   EXPECT_EQ(j.rules(),
             (std::vector<std::string>{"deploy-ib-vms-ungrouped", "deploy-ib-image-no-driver"}));
   EXPECT_EQ(j.ev.findings[0].message,
@@ -210,9 +211,9 @@ TEST(ArmCorpus, CustomImageIsANoteNotAFinding) {
 
 // Windows compute nodes of an RDMA size: the template installs InfiniBandDriverWindows itself.
 TEST(ArmCorpus, HpcPackWindowsNodesGetTheWindowsDriverExtension) {
-  Judged j = judge({fixture(kHpcPack2019 + "newcluster-templates/single-hn-wincn-noad.json")},
-                   with({"clusterName=hpc1", "computeNodeVMSize=Standard_HB120rs_v3",
-                         "computeNodeNumber=4"}));
+  Judged j = judge(
+      {fixture(kHpcPack2019 + "newcluster-templates/single-hn-wincn-noad.json")},
+      with({"clusterName=hpc1", "computeNodeVMSize=Standard_HB120rs_v3", "computeNodeNumber=4"}));
   EXPECT_TRUE(j.ev.findings.empty());
   EXPECT_TRUE(j.ev.skipped.empty());
   bool ext = false;
@@ -224,9 +225,9 @@ TEST(ArmCorpus, HpcPackWindowsNodesGetTheWindowsDriverExtension) {
 // Issue 22 item 4: Bicep's __bicep.isRDMACapable decides that RDMA compute nodes get an
 // availability set; before user-defined functions were evaluated this was "standalone".
 TEST(ArmCorpus, BicepUserDefinedFunctionsAreEvaluated) {
-  Judged j = judge({fixture(kCorpus + "hpcpack-generated/new-1hn-lnxcn-no-ad.json")},
-                   with({"clusterName=hpc1", "computeNodeVMSize=Standard_HB120rs_v3",
-                         "computeNodeNumber=4"}));
+  Judged j = judge(
+      {fixture(kCorpus + "hpcpack-generated/new-1hn-lnxcn-no-ad.json")},
+      with({"clusterName=hpc1", "computeNodeVMSize=Standard_HB120rs_v3", "computeNodeNumber=4"}));
   // Ubuntu 24.04 (the default) without the InfiniBand driver: the one finding.
   ASSERT_EQ(j.rules(), (std::vector<std::string>{"deploy-ib-image-no-driver"}));
   EXPECT_NE(j.ev.findings[0].message.find("Canonical:ubuntu-24_04-lts:server-gen1"),
@@ -258,8 +259,8 @@ TEST(ArmCorpus, CopiesOfALinkedScaleSetAreSeparatePartitions) {
 TEST(ArmCorpus, ArmDialectVariantsGiveTheSameFindingsOnTheSameLines) {
   std::string dir = temp_dir("arm-dialect");
   const std::vector<std::string> p = {"clusterName=hpc1", "computeNodeVMSize=Standard_HB120rs_v3",
-                                      "computeNodeImage=Ubuntu_18.04",
-                                      "availabilitySetOption=None", "computeNodeNumber=4"};
+                                      "computeNodeImage=Ubuntu_18.04", "availabilitySetOption=None",
+                                      "computeNodeNumber=4"};
   for (const char* f : {"hpcpack2019/newcluster-templates/single-hn-lnxcn.json",
                         "hpcpack-generated/new-1hn-lnxcn-no-ad.json"}) {
     SCOPED_TRACE(f);
@@ -285,7 +286,7 @@ TEST(ArmCorpus, ArmDialectVariantsGiveTheSameFindingsOnTheSameLines) {
 
 // Issue 19 item 12: an ESC or NUL byte in customData does not hide NCCL_IB_DISABLE=1.
 TEST(ArmCorpus, ControlBytesInCustomDataAreStillJudged) {
-  for (const char* b64 : {"G2V4cG9ydCBOQ0NMX0lCX0RJU0FCTEU9MQo=",          // "\x1bexport ..."
+  for (const char* b64 : {"G2V4cG9ydCBOQ0NMX0lCX0RJU0FCTEU9MQo=",  // "\x1bexport ..."
                           "ACMhL2Jpbi9iYXNoCmV4cG9ydCBOQ0NMX0lCX0RJU0FCTEU9MQo="}) {  // "\0#!..."
     SCOPED_TRACE(b64);
     DeploymentFacts d = read_deployment_text(std::string(R"({

@@ -46,16 +46,16 @@ TEST(LocatedJson, DeepNestingAndTruncationDoNotCrash) {
 
 TEST(LocatedJson, ArmDialectCommentsTrailingCommasAndMultiLineStringsKeepLines) {
   const std::string text =
-      "{ // a template\n"                                 // 1
-      "  /* block\n"                                      // 2
-      "     comment */ \"a\": 1,\n"                      // 3
-      "  \"expr\": \"[if(equals(1, 1),\n"                 // 4
-      "      'x', 'y')]\",\n"                             // 5
-      "  \"list\": [1, 2, /* three */ ],\n"               // 6
+      "{ // a template\n"                                              // 1
+      "  /* block\n"                                                   // 2
+      "     comment */ \"a\": 1,\n"                                    // 3
+      "  \"expr\": \"[if(equals(1, 1),\n"                              // 4
+      "      'x', 'y')]\",\n"                                          // 5
+      "  \"list\": [1, 2, /* three */ ],\n"                            // 6
       "  \"url\": \"https://x/y//z\", // not a comment in a string\n"  // 7
-      "  \"last\": true, // trailing\n"                   // 8
-      "}\n";                                              // 9
-  EXPECT_THROW(parse_located_json(text, "t.json"), InputError);  // strict JSON refuses it
+      "  \"last\": true, // trailing\n"                                // 8
+      "}\n";                                                           // 9
+  EXPECT_THROW(parse_located_json(text, "t.json"), InputError);        // strict JSON refuses it
   auto d = parse_located_json(text, "t.json", JsonDialect::kArm);
   EXPECT_EQ(d.line_of("/a"), 3);
   EXPECT_EQ(d.line_of("/expr"), 4);
@@ -83,9 +83,10 @@ TEST(LocatedJson, ArmDialectStillRefusesWhatArmRefuses) {
 TEST(LocatedJson, DuplicateKeysAreRefusedNamingBothLines) {
   for (JsonDialect dialect : {JsonDialect::kStrict, JsonDialect::kArm}) {
     try {
-      parse_located_json("{\n  \"sku\": {\n    \"capacity\": 2,\n    \"name\": \"x\",\n"
-                         "    \"capacity\": 200\n  }\n}\n",
-                         "dup.json", dialect);
+      parse_located_json(
+          "{\n  \"sku\": {\n    \"capacity\": 2,\n    \"name\": \"x\",\n"
+          "    \"capacity\": 200\n  }\n}\n",
+          "dup.json", dialect);
       FAIL();
     } catch (const InputError& e) {
       EXPECT_EQ(e.line(), 5);

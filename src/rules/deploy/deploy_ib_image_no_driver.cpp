@@ -111,16 +111,17 @@ class DeployIbImageNoDriver final : public Rule {
           windows
               ? "Windows images carry no InfiniBand driver: without the Mellanox WinOF-2 driver "
                 "the HCAs have no network direct provider and MPI falls back to TCP."
-              : (gap == "not an HPC image" ? std::string()
-                                           : gap + ". ") +
+              : (gap == "not an HPC image" ? std::string() : gap + ". ") +
                     "Without OFED / rdma-core the InfiniBand HCAs have no driver stack: NCCL logs "
                     "\"Failed to open libibverbs.so\" or \"NET/IB : No device found\" and falls "
                     "back to NET/Socket; without nvidia-peermem there is no GPUDirect RDMA.";
-      f.fix = windows ? std::string("Add the extension Microsoft.HpcCompute/InfiniBandDriverWindows "
-                                    "to the VM or scale set (it installs the WinOF-2 driver).")
-                      : std::string("Use an Azure HPC image (microsoft-dsvm:ubuntu-hpc or "
-                                    "almalinux:almalinux-hpc), or add the extension "
-                                    "Microsoft.HpcCompute/InfiniBandDriverLinux.");
+      f.fix = windows ? std::string(
+                            "Add the extension Microsoft.HpcCompute/InfiniBandDriverWindows "
+                            "to the VM or scale set (it installs the WinOF-2 driver).")
+                      : std::string(
+                            "Use an Azure HPC image (microsoft-dsvm:ubuntu-hpc or "
+                            "almalinux:almalinux-hpc), or add the extension "
+                            "Microsoft.HpcCompute/InfiniBandDriverLinux.");
       const Provenance& where = r.image_publisher.where;
       out.findings.push_back(deployment_finding(std::move(f), r, where));
     }

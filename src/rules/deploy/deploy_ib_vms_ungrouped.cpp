@@ -83,19 +83,21 @@ class DeployIbVmsUngrouped final : public Rule {
     if (standalone == 1 && groups.size() == 1) {
       const auto& [gname, g] = *groups.begin();
       Finding f = finding(label(*first_standalone) + " (" + first_standalone->vm_size.value +
-                          ") is outside " + gname + "; if it is a head or controller node that "
+                          ") is outside " + gname +
+                          "; if it is a head or controller node that "
                           "runs no MPI / NCCL ranks, this is fine");
       f.severity = Severity::kInfo;
-      f.evidence.push_back({gname + ": " + std::to_string(g.vms) + " VM(s), " + label(*g.first),
-                            g.first->where});
+      f.evidence.push_back(
+          {gname + ": " + std::to_string(g.vms) + " VM(s), " + label(*g.first), g.first->where});
       f.evidence.push_back({"standalone: " + label(*first_standalone), first_standalone->where});
       f.cause =
           "Azure gives each scale set, availability set and standalone VM its own InfiniBand "
           "partition key: this VM cannot reach the compute nodes over InfiniBand.";
-      f.fix = std::string("Nothing to do for a head node. If it runs ranks of the job, put it in ") +
-              kIbOneGroupSettings + "; if it never uses InfiniBand, a size without it costs less.";
-      out.findings.push_back(deployment_finding(std::move(f), *first_standalone,
-                                                first_standalone->where));
+      f.fix =
+          std::string("Nothing to do for a head node. If it runs ranks of the job, put it in ") +
+          kIbOneGroupSettings + "; if it never uses InfiniBand, a size without it costs less.";
+      out.findings.push_back(
+          deployment_finding(std::move(f), *first_standalone, first_standalone->where));
       return out;
     }
 
