@@ -8,6 +8,7 @@ BIN        := $(BUILD)/trainready
 FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file
 FUZZ_SECONDS ?= 4
 EXAMPLES   := nd-h100-healthy nc40-multinode nd-a100-ib-disabled
+HPCPACK_SHARED := https://raw.githubusercontent.com/Azure/hpcpack-template/master/HPCPack2019/shared-resources
 # mpirun refuses root unless told; --oversubscribe lets 4 ranks share this machine's cores.
 MPIRUN     := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe
 PLAN_JOBS  := examples/jobs/llama3-70b-64gpu.yaml examples/jobs/t5-3b-zero2.json
@@ -71,6 +72,13 @@ demo: build
 	@echo "== trainready lint: the same template as a scale set (clean) =="
 	@$(BIN) lint tests/data/fixtures/deploy-templates/hpcpack-add-lnx-compute-nodes.arm.json \
 	  tests/data/deploy/hpcpack-nd-vmss.parameters.json; echo "(exit $$?)"; echo
+	@echo "== trainready lint: three copies of HPC Pack's linked scale-set template, 8 x ND96asr_v4 each =="
+	@$(BIN) lint tests/data/deploy/linked/three-ib-scale-sets.json -p vmSize=Standard_ND96asr_v4 \
+	  -p nodesPerSet=8; echo "(exit $$?)"; echo
+	@echo "== trainready lint: HPC Pack 2019, the compute nodes' availability set not resolved (no clusterName) =="
+	@$(BIN) lint tests/data/fixtures/deploy-templates/hpcpack2019/newcluster-templates/single-hn-lnxcn.json \
+	  --template-uri-map $(HPCPACK_SHARED)=tests/data/fixtures/deploy-templates/hpcpack2019/shared-resources \
+	  -p computeNodeVMSize=Standard_HB120rs_v3 -p computeNodeImage=CentOS_7.9_HPC; echo "(exit $$?)"; echo
 	@echo "== trainready lint --format sarif: a Terraform plan of NC40ads H100 v5 partitions =="
 	@$(BIN) lint tests/data/deploy/tf-confidential-gpu/plan.json --format sarif | head -40; echo
 	@echo "== trainready lint on IMDS documents from two nodes =="
