@@ -620,7 +620,16 @@ class TemplateWalker {
     const std::string at = ptr + "/properties/templateLink";
     std::string why = "linked templates are not read from an in-memory document";
     std::string path = shared_->links->read_linked ? linked_path(link, at, scope, &why) : "";
-    if (!path.empty()) path = fs::path(path).lexically_normal().string();
+    if (!path.empty()) {
+      // Shown as the user would type it: relative to the working directory when under it.
+      fs::path p = fs::path(path).lexically_normal();
+      std::error_code ec;
+      if (p.is_absolute()) {
+        fs::path rel = p.lexically_relative(fs::current_path(ec));
+        if (!ec && !rel.empty() && rel.native().rfind("..", 0) != 0) p = rel;
+      }
+      path = p.string();
+    }
     const LocatedJson* child = path.empty() ? nullptr : load(path, &why);
     if (child == nullptr) {
       out_->unread.push_back(file_ + ":" + std::to_string(doc_.line_of(at)) +
