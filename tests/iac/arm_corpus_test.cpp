@@ -222,6 +222,28 @@ TEST(ArmCorpus, HpcPackWindowsNodesGetTheWindowsDriverExtension) {
   EXPECT_TRUE(ext);
 }
 
+// The add-nodes templates (hand-written 2019 and Bicep-generated) with an RDMA size: without
+// availabilitySetName the new nodes are standalone (a true error), with it they are one group;
+// the Windows driver extension is installed by the template, so no image finding either way.
+TEST(ArmCorpus, HpcPackAddWindowsNodesNeedAnAvailabilitySet) {
+  for (const char* f : {"hpcpack2019/addnodes-templates/add-windows-nodes.json",
+                        "hpcpack-generated/add-win-compute-nodes.json"}) {
+    SCOPED_TRACE(f);
+    const std::vector<std::string> p = {"computeNodeNamePrefix=win",
+                                        "computeNodeVMSize=Standard_HB120rs_v3",
+                                        "computeNodeNumber=4"};
+    Judged bare = judge({fixture(kCorpus + f)}, with(p));
+    ASSERT_EQ(bare.rules(), (std::vector<std::string>{"deploy-ib-vms-ungrouped"}));
+    EXPECT_EQ(bare.ev.findings[0].message,
+              "4 InfiniBand VMs are standalone (no scale set, no availability set)");
+    auto in_set = p;
+    in_set.push_back("availabilitySetName=ibset");
+    Judged set = judge({fixture(kCorpus + f)}, with(in_set));
+    EXPECT_TRUE(set.ev.findings.empty());
+    EXPECT_TRUE(set.ev.skipped.empty());
+  }
+}
+
 // Issue 22 item 4: Bicep's __bicep.isRDMACapable decides that RDMA compute nodes get an
 // availability set; before user-defined functions were evaluated this was "standalone".
 TEST(ArmCorpus, BicepUserDefinedFunctionsAreEvaluated) {
