@@ -115,8 +115,10 @@ TEST(NcclTestsCli, EveryFixtureTableGetsItsVerdict) {
   };
   const std::vector<Case> cases = {
       {"nccl-tests/superbench-1node-8xa100-40g-all_reduce_perf.txt", {}, "ok", {}},
-      {"nccl-tests/superbench-1node-8xa100-40g-all_gather_perf.txt", {}, "ok", {}},
-      {"nccl-tests/superbench-1node-8xa100-40g-alltoall_perf.txt", {}, "ok", {}},
+      // The catalog's one-VM figure is all-reduce: all_gather and alltoall inside one VM have no
+      // figure, so the bandwidth check is skipped with that reason (issue 14), never a pass.
+      {"nccl-tests/superbench-1node-8xa100-40g-all_gather_perf.txt", {}, "incomplete", {}},
+      {"nccl-tests/superbench-1node-8xa100-40g-alltoall_perf.txt", {}, "incomplete", {}},
       // These print no 'Using devices' lines: nccl-tests-ranks-share-gpu checks the bandwidth but
       // not the rank-to-GPU placement, a check skipped in part, so the verdict is incomplete
       // (issue 19: a missing fact is never a pass).
