@@ -265,8 +265,8 @@ DeploymentModel build_deployment_for(const SkuEntry& sku, int vms) {
       "deallocating and redeploying them, and the region may not have the capacity "
       "then; deploy the scale set at its full size");
   m.notes.push_back("quota: " + n + " x " + sku.name +
-                    " needs that many VMs' vCPUs of the size's "
-                    "family quota in the region (az vm list-usage --location REGION)");
+                    ": the subscription needs the vCPU quota of the size's family for " + n +
+                    " VMs in the region (az vm list-usage --location REGION)");
   if (icontains(sku.name, "GB200")) {
     m.notes.push_back("image: " + m.image.urn() +
                       " was not verified for arm64 (Grace); check it before deploying (see the "
