@@ -452,3 +452,39 @@ TEST(PlanEmitCli, RefusesAboveOnePlacementGroupAndWhenNothingFits) {
 }
 
 }  // namespace trainready::test
+
+namespace trainready::test {
+
+// The plan's storage choice reaches the notes: the staging step for local NVMe, and for Azure
+// Managed Lustre the statement that --emit does not write it yet.
+TEST(EmitModel, StorageChoiceBecomesANote) {
+  Plan plan;
+  plan.recommended = true;
+  plan.job.model = "llama3-8b";
+  Candidate c;
+  c.sku = Catalog::builtin().find("Standard_ND96isr_H100_v5");
+  c.vms = 2;
+  c.gpus = 16;
+  StorageOption nvme;
+  nvme.kind = "nvme";
+  nvme.name = "local NVMe (staged)";
+  StorageOption amlfs;
+  amlfs.kind = "amlfs";
+  amlfs.name = "AMLFS-Durable-Premium-250, 16 TiB";
+  c.data.options = {nvme, amlfs};
+  c.data.chosen = 0;
+  plan.candidates.push_back(c);
+  DeploymentModel m = build_deployment(plan);
+  EXPECT_EQ(m.location, plan.job.region);
+  EXPECT_NE(m.plan_summary.find("llama3-8b on 2 x Standard_ND96isr_H100_v5 (16 GPUs)"),
+            std::string::npos);
+  EXPECT_NE(m.notes.back().find("stage the dataset to /mnt/nvme"), std::string::npos);
+  plan.candidates[0].data.chosen = 1;
+  m = build_deployment(plan);
+  EXPECT_NE(m.notes.back().find("AMLFS-Durable-Premium-250, 16 TiB"), std::string::npos);
+  EXPECT_NE(m.notes.back().find("not written by --emit yet"), std::string::npos);
+  plan.recommended = false;
+  EXPECT_THROW(build_deployment(plan), EmitRefused);
+}
+
+}  // namespace trainready::test
