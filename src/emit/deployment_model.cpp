@@ -56,6 +56,12 @@ std::string nvme_script(const DeploymentModel& m) {
     << m.nvme_disks
     << "\n"
        "mountpoint -q \"$MNT\" && exit 0\n"
+       "# Azure's HPC image may assemble the disks itself (nvme-raid.service: /dev/md128 at\n"
+       "# /mnt/resource_nvme, azhpc-images components/customizations/setup_nvme.sh): then that\n"
+       "# array is the scratch, shown at $MNT too.\n"
+       "if mountpoint -q /mnt/resource_nvme; then\n"
+       "  mkdir -p \"$MNT\" && mount --bind /mnt/resource_nvme \"$MNT\" && exit 0\n"
+       "fi\n"
        "disks=\"\"\n"
        "for b in /sys/block/nvme*n1; do\n"
        "  [ -e \"$b\" ] || continue\n"
@@ -111,7 +117,7 @@ std::string cloud_init(const DeploymentModel& m, const SkuEntry& sku) {
          "      Description=RAID0 of the local NVMe disks mounted at "
       << m.nvme_mount
       << " (trainready)\n"
-         "      After=local-fs.target\n"
+         "      After=local-fs.target nvme-raid.service\n"
          "      [Service]\n"
          "      Type=oneshot\n"
          "      RemainAfterExit=yes\n"
