@@ -94,6 +94,11 @@ demo: build
 	@echo "== trainready plan --model llama3-8b --gpus 16 --sku Standard_ND96isr_H100_v5 --explain (memory) =="
 	@$(BIN) plan --model llama3-8b --gpus 16 --sku Standard_ND96isr_H100_v5 --explain | sed -n '/^Memory per GPU/,/^Compute/p'
 	@echo
+	@echo "== trainready plan --job examples/jobs/llama3-70b-64gpu.yaml --emit arm / --emit bicep -o $(BUILD)/demo-infra, then lint the ARM (docs/deploy-path.md) =="
+	@rm -rf $(BUILD)/demo-infra
+	@$(BIN) plan --job examples/jobs/llama3-70b-64gpu.yaml --emit arm -o $(BUILD)/demo-infra > /dev/null && \
+	  $(BIN) plan --job examples/jobs/llama3-70b-64gpu.yaml --emit bicep -o $(BUILD)/demo-infra > /dev/null 2>&1 && \
+	  ls $(BUILD)/demo-infra && $(BIN) lint $(BUILD)/demo-infra/azuredeploy.json; echo "(exit $$?)"; echo
 	@echo "== mpirun -np 4 trainready bench allreduce -b 8 -e 64M -f 2 (MPI back end: this machine's cores), read back by trainready nccl-tests =="
 	@$(MPIRUN) -np 4 $(BIN) bench allreduce -b 8 -e 64M -f 2 --color never --output $(BUILD)/demo-allreduce.txt; echo "(exit $$?)"
 	@grep -v -e '^#  Rank' -e 'B  out-of-place' $(BUILD)/demo-allreduce.txt

@@ -1,5 +1,6 @@
 // `trainready plan`: from a job description (flags, a TOML/YAML/JSON job file, or both), the VM
 // size, count, placement, storage and cost that keep the GPUs busy, with every figure explained.
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -10,8 +11,9 @@
 #include "cli/judge.h"
 #include "core/input_error.h"
 #include "core/root.h"
-#include "parsers/job_settings.h"
+#include "emit/deployment_model.h"
 #include "parsers/job_file.h"
+#include "parsers/job_settings.h"
 #include "plan/plan.h"
 
 namespace trainready {
@@ -24,6 +26,8 @@ struct PlanArgs {
   std::map<std::string, bool> flags;
   std::map<std::string, CLI::Option*> options;
   bool explain = false;
+  std::string emit;  // --emit arm|bicep|terraform: -o is then the directory
+  bool force = false;
   SharedFlags shared;
 };
 
@@ -59,11 +63,30 @@ JobSpec read_job(const PlanArgs& a) {
   return job;
 }
 
+// --emit: the deployment for the recommendation into the -o directory (the report then goes
+// to stdout); refused with exit 2 and the reason when there is nothing one scale set can hold.
+void emit_plan(const Plan& plan, const PlanArgs& a) {
+  if (a.shared.output.empty())
+    throw InputError("--emit", 0, "-o DIR is required: the directory to write the deployment into");
+  const DeploymentModel m = build_deployment(plan);
+  const std::string path = emit_deployment(m, a.emit, a.shared.output, a.force);
+  std::fprintf(stderr, "trainready: wrote %s (%s)\n", path.c_str(), m.plan_summary.c_str());
+  for (const std::string& n : m.notes) std::fprintf(stderr, "  note: %s\n", n.c_str());
+}
+
 int run_plan(const PlanArgs& a) {
   a.shared.check();
   Report r = start_report("plan", a.shared);
   r.plan = std::make_shared<Plan>(make_plan(read_job(a), a.shared.catalog()));
-  return judge_and_emit(r, a.shared, a.explain);
+  if (a.emit.empty()) return judge_and_emit(r, a.shared, a.explain);
+  try {
+    emit_plan(*r.plan, a);
+  } catch (const EmitRefused& e) {
+    throw InputError("--emit " + a.emit, 0, std::string("refused: ") + e.what());
+  }
+  SharedFlags to_stdout = a.shared;
+  to_stdout.output.clear();
+  return judge_and_emit(r, to_stdout, a.explain);
 }
 
 }  // namespace
@@ -89,6 +112,12 @@ Runner add_plan_command(CLI::App& app) {
     a->options[key] = opt;
   }
   c->add_flag("--explain", a->explain, "Show the formula, inputs and source of every figure");
+  c->add_option("--emit", a->emit,
+                "Write a deployment for the recommendation into the -o directory: arm "
+                "(azuredeploy.json), bicep (main.bicep) or terraform (main.tf); the report goes "
+                "to stdout")
+      ->check(CLI::IsMember({"arm", "bicep", "terraform"}));
+  c->add_flag("--force", a->force, "With --emit: replace a file already in the -o directory");
   add_shared_flags(c, a->shared, kReportFlags | kRuleFlags | kCatalogFlag);
   return [a] { return run_plan(*a); };
 }

@@ -1,0 +1,323 @@
+#include "emit/deployment_model.h"
+
+#include <sstream>
+
+#include "catalog/ib_placement.h"
+#include "core/text.h"
+#include "plan/placement_model.h"
+
+namespace trainready {
+namespace {
+
+// Azure HPC images (Azure/azhpc-images README, read 2026-12-01): OFED / rdma-core,
+// nvidia-peermem (or ROCm + RCCL), the NCCL topology files under /opt/microsoft and
+// /etc/nccl.conf per size. The deploy-ib-image-no-driver rule accepts microsoft-dsvm offers
+// containing "hpc".
+MarketplaceImage image_for(const SkuEntry& sku) {
+  MarketplaceImage img;
+  img.publisher = "microsoft-dsvm";
+  img.offer = "ubuntu-hpc";
+  const std::string avoids =
+      " (avoids deploy-ib-image-no-driver and, on the nodes, ib-driver-not-loaded)";
+  if (sku.gpu_vendor == "amd") {
+    img.sku = "2204-rocm";
+    img.why =
+        "Azure's Ubuntu-HPC image with ROCm and RCCL for AMD GPUs, carrying the "
+        "InfiniBand stack (OFED)" +
+        avoids;
+  } else if (icontains(sku.name, "GB200")) {
+    // Grace (arm64) hosts: the azhpc-images README lists no arm64 URN the project could
+    // verify; 2404 is the newest Ubuntu-HPC line. Said in the notes, to be checked.
+    img.sku = "2404";
+    img.why = "Azure's Ubuntu-HPC 24.04 image (OFED, nvidia-peermem, NCCL)" + avoids +
+              "; GB200 hosts are arm64: check that the image SKU has an arm64 build in the "
+              "region (az vm image list --publisher microsoft-dsvm --offer ubuntu-hpc "
+              "--architecture Arm64 --all) and override imageSku if not";
+  } else {
+    img.sku = "2204";
+    img.why =
+        "Azure's Ubuntu-HPC 22.04 image (Gen2): OFED, nvidia-peermem for GPUDirect RDMA, "
+        "NCCL, the size's topology file and /etc/nccl.conf" +
+        avoids;
+  }
+  return img;
+}
+
+std::string nvme_script(const DeploymentModel& m) {
+  std::ostringstream s;
+  s << "#!/bin/bash\n"
+       "# Avoids nvme-scratch-not-mounted: the local NVMe disks come up empty after every\n"
+       "# deallocation, so they are assembled into one RAID0 array and mounted at each boot.\n"
+       "set -eu\n"
+       "MNT="
+    << m.nvme_mount
+    << "\n"
+       "EXPECTED="
+    << m.nvme_disks
+    << "\n"
+       "mountpoint -q \"$MNT\" && exit 0\n"
+       "# Azure's HPC image may assemble the disks itself (nvme-raid.service: /dev/md128 at\n"
+       "# /mnt/resource_nvme, azhpc-images components/customizations/setup_nvme.sh): then that\n"
+       "# array is the scratch, shown at $MNT too.\n"
+       "if mountpoint -q /mnt/resource_nvme; then\n"
+       "  mkdir -p \"$MNT\" && mount --bind /mnt/resource_nvme \"$MNT\" && exit 0\n"
+       "fi\n"
+       "disks=\"\"\n"
+       "for b in /sys/block/nvme*n1; do\n"
+       "  [ -e \"$b\" ] || continue\n"
+       "  d=/dev/$(basename \"$b\")\n"
+       "  # Remote disks shown as NVMe (Azure Boost 'MSFT NVMe Accelerator') are not scratch.\n"
+       "  case \"$(cat \"$b/device/model\" 2>/dev/null)\" in *Accelerator*) continue;; esac\n"
+       "  # A disk with partitions or in use (the OS disk on NVMe-only sizes) is left alone.\n"
+       "  ls \"$b\"/\"$(basename \"$b\")\"p* >/dev/null 2>&1 && continue\n"
+       "  [ -n \"$(lsblk -no MOUNTPOINT \"$d\" 2>/dev/null)\" ] && continue\n"
+       "  disks=\"$disks $d\"\n"
+       "done\n"
+       "n=$(echo $disks | wc -w)\n"
+       "[ \"$n\" -eq 0 ] && { echo \"trainready: no local NVMe disk found\" >&2; exit 0; }\n"
+       "[ \"$n\" -ne \"$EXPECTED\" ] && echo \"trainready: $n local NVMe disks, the catalog "
+       "lists $EXPECTED\" >&2\n"
+       "if [ \"$n\" -eq 1 ]; then dev=$disks; else\n"
+       "  dev=/dev/md0\n"
+       "  [ -e \"$dev\" ] || mdadm --create \"$dev\" --level=0 --raid-devices=\"$n\" --force --run "
+       "$disks\n"
+       "fi\n"
+       "blkid \"$dev\" >/dev/null 2>&1 || mkfs.xfs -f \"$dev\"\n"
+       "mkdir -p \"$MNT\"\n"
+       "mount -o noatime \"$dev\" \"$MNT\"\n"
+       "chmod 1777 \"$MNT\"\n";
+  return s.str();
+}
+
+std::string indent(const std::string& text, const std::string& pad) {
+  std::string out;
+  for (std::string_view line : split_lines(text)) {
+    out += line.empty() ? "\n" : pad + std::string(line) + "\n";
+  }
+  return out;
+}
+
+std::string cloud_init(const DeploymentModel& m, const SkuEntry& sku) {
+  std::ostringstream c;
+  c << "#cloud-config\n"
+       "# Written by `trainready plan --emit` for "
+    << m.vms << " x " << m.vm_size
+    << ".\n"
+       "# Nothing here disables InfiniBand for NCCL (deploy-nccl-ib-disabled).\n";
+  std::string runcmd;
+  c << "write_files:\n";
+  if (m.nvme_disks > 0) {
+    c << "  - path: /usr/local/sbin/trainready-nvme-scratch\n"
+         "    permissions: '0755'\n"
+         "    content: |\n"
+      << indent(nvme_script(m), "      ")
+      << "  - path: /etc/systemd/system/trainready-nvme-scratch.service\n"
+         "    content: |\n"
+         "      [Unit]\n"
+         "      Description=RAID0 of the local NVMe disks mounted at "
+      << m.nvme_mount
+      << " (trainready)\n"
+         "      After=local-fs.target nvme-raid.service\n"
+         "      [Service]\n"
+         "      Type=oneshot\n"
+         "      RemainAfterExit=yes\n"
+         "      ExecStart=/usr/local/sbin/trainready-nvme-scratch\n"
+         "      [Install]\n"
+         "      WantedBy=multi-user.target\n";
+    runcmd += "  - [systemctl, enable, --now, trainready-nvme-scratch.service]\n";
+  }
+  // /etc/nccl.conf is read by every NCCL process (shells, Slurm jobs, containers with /etc
+  // mounted); the HPC image writes these lines for the size, and the script adds only the ones
+  // missing (a custom image built from it may have lost them: nccl-topo-file-unset).
+  std::string conf_script =
+      "#!/bin/bash\n"
+      "# The NCCL settings Azure's HPC image uses on this size (catalog: azure_image.nccl_conf,\n"
+      "# nccl_topo_file); a line already in /etc/nccl.conf is kept as it is.\n"
+      "set -eu\n"
+      "touch /etc/nccl.conf\n";
+  for (const auto& [k, v] : m.nccl_env)
+    conf_script +=
+        "grep -q '^" + k + "=' /etc/nccl.conf || echo '" + k + "=" + v + "' >> /etc/nccl.conf\n";
+  if (!m.nccl_env.empty()) {
+    c << "  - path: /usr/local/sbin/trainready-nccl-conf\n"
+         "    permissions: '0755'\n"
+         "    content: |\n"
+      << indent(conf_script, "      ");
+    runcmd += "  - [/usr/local/sbin/trainready-nccl-conf]\n";
+  }
+  if (sku.fabric_manager) {
+    // fabric-manager-not-ready: NVSwitch sizes need NVIDIA Fabric Manager before CUDA can
+    // use the GPUs; the HPC image ships it, this makes sure it is enabled and started.
+    runcmd += "  - [systemctl, enable, --now, nvidia-fabricmanager.service]\n";
+  }
+  if (m.nvme_disks == 0 && m.nccl_env.empty()) {
+    c << "  - path: /etc/trainready-emitted\n"
+         "    content: |\n"
+         "      no local NVMe disks and no NCCL settings for this size\n";
+  }
+  if (!runcmd.empty()) c << "runcmd:\n" << runcmd;
+  return c.str();
+}
+
+}  // namespace
+
+const std::string& DeploymentModel::why_of(const std::string& setting) const {
+  for (const Why& w : why) {
+    if (w.setting == setting) return w.reason;
+  }
+  static const std::string none;
+  return none;
+}
+
+DeploymentModel build_deployment_for(const SkuEntry& sku, int vms) {
+  if (vms < 1) throw EmitRefused("a deployment needs at least one VM");
+  if (vms > kPlacementGroupRaisedVms) {
+    throw EmitRefused(std::to_string(vms) + " VMs need more than one InfiniBand placement group (" +
+                      std::to_string(kPlacementGroupRaisedVms) +
+                      " VMs at most, after a support request): one scale set cannot hold them, "
+                      "and --emit writes one; split the job (deploy-placement-limit)");
+  }
+  if (vms > 1 && !sku.has_infiniband()) {
+    throw EmitRefused(std::to_string(vms) + " x " + sku.name +
+                      ": a multi-VM cluster of a size without InfiniBand is what the lint "
+                      "rule deploy-gpu-size-without-ib reports; plan an InfiniBand size "
+                      "(--sku) or one VM");
+  }
+  DeploymentModel m;
+  m.vm_size = sku.name;
+  m.vms = vms;
+  m.infiniband = sku.has_infiniband();
+  m.image = image_for(sku);
+  m.nvme_disks = sku.nvme_disks;
+  if (!sku.nccl_topo_file.empty()) m.nccl_env["NCCL_TOPO_FILE"] = sku.nccl_topo_file;
+  for (const auto& [k, v] : sku.image_nccl_conf) m.nccl_env[k] = v;
+
+  // One source of truth for the placement: the same judgement the lint (deploy-ib-spg-off)
+  // and the doctor (vm-not-in-scale-set) apply to what is deployed.
+  const IbGroupJudgement j = judge_scale_set_ib_group(m.orchestration, m.single_placement_group,
+                                                      m.platform_fault_domain_count);
+  if (j.group != IbGroup::kOne)
+    throw EmitRefused("internal: the emitted placement is not one group");
+  m.support_request = vms > kPlacementGroupDefaultVms;
+
+  const std::string n = std::to_string(vms);
+  m.why.push_back({"vmSize", sku.name + ": the plan's recommended size (" +
+                                 std::to_string(sku.gpu_count) + " x " + sku.gpu_model +
+                                 (m.infiniband ? ", " + std::to_string(sku.ib_ports) + " x " +
+                                                     sku.ib_generation + " InfiniBand"
+                                               : ", no InfiniBand") +
+                                 ")"});
+  m.why.push_back(
+      {"capacity",
+       n + " VMs, one scale set: InfiniBand reaches only VMs of one placement group" +
+           std::string(m.support_request ? "; above " + std::to_string(kPlacementGroupDefaultVms) +
+                                               " VMs a support request must raise the "
+                                               "placement-group limit to " +
+                                               std::to_string(kPlacementGroupRaisedVms) +
+                                               " before deploying (deploy-placement-limit)"
+                                         : "")});
+  m.why.push_back({"orchestrationMode",
+                   "Uniform: " + std::string(kIbOneGroupShort) +
+                       " (avoids deploy-ib-spg-off, deploy-ib-vms-ungrouped and, on the nodes, "
+                       "vm-not-in-scale-set)"});
+  m.why.push_back({"singlePlacementGroup",
+                   "true: " + j.why +
+                       ", one InfiniBand placement group for every VM (avoids deploy-ib-spg-off "
+                       "and, once deployed, deploy-nodes-split); VMs cannot be moved into a "
+                       "placement group later without deallocating them"});
+  m.why.push_back(
+      {"platformFaultDomainCount",
+       "1: no spreading over fault domains inside the placement group (a training job stops on "
+       "the loss of any VM anyway); with Uniform orchestration it does not split the group, "
+       "unlike Flexible with 1 (deploy-ib-spg-off)"});
+  m.why.push_back({"overprovision",
+                   "false: overprovisioning starts extra VMs and deletes them, which a fixed-size "
+                   "InfiniBand job does not want (the extra VMs count against quota and the "
+                   "placement group while they run)"});
+  m.why.push_back({"image", m.image.urn() + ": " + m.image.why});
+  m.why.push_back(
+      {"addressSpace", m.vnet_prefix +
+                           ": outside 172.16.0.0/16, which Azure's InfiniBand (RDMA) network uses "
+                           "(avoids deploy-vnet-rdma-overlap); subnet " +
+                           m.subnet_prefix + " holds " + std::to_string(kPlacementGroupRaisedVms) +
+                           " VMs and more"});
+  m.why.push_back(
+      {"customData",
+       std::string("cloud-init: ") +
+           (m.nvme_disks > 0
+                ? "RAID0 of the " + std::to_string(m.nvme_disks) + " local NVMe disks at " +
+                      m.nvme_mount + " at every boot (avoids nvme-scratch-not-mounted); "
+                : "no local NVMe disks to assemble; ") +
+           (m.nccl_env.empty() ? "no NCCL settings for this size in the catalog; "
+                               : "the NCCL settings the image uses on this size in "
+                                 "/etc/nccl.conf (avoids nccl-topo-file-unset); ") +
+           (sku.fabric_manager ? "NVIDIA Fabric Manager enabled (fabric-manager-not-ready); "
+                               : "") +
+           "nothing that disables InfiniBand (deploy-nccl-ib-disabled)"});
+  m.cloud_init = cloud_init(m, sku);
+
+  if (m.support_request) {
+    m.notes.push_back("capacity: " + n + " VMs is above the default " +
+                      std::to_string(kPlacementGroupDefaultVms) +
+                      " per placement group: open a support request (free) to raise the "
+                      "single-placement-group limit of this subscription and region to " +
+                      std::to_string(kPlacementGroupRaisedVms) +
+                      " before deploying; the template carries an inline suppression of "
+                      "deploy-placement-limit saying so, and `trainready lint` lists it as "
+                      "suppressed");
+  }
+  m.notes.push_back(
+      "placement: these VMs cannot be moved into a placement group later without "
+      "deallocating and redeploying them, and the region may not have the capacity "
+      "then; deploy the scale set at its full size");
+  m.notes.push_back("quota: " + n + " x " + sku.name +
+                    ": the subscription needs the vCPU quota of the size's family for " + n +
+                    " VMs in the region (az vm list-usage --location REGION)");
+  if (icontains(sku.name, "GB200")) {
+    m.notes.push_back("image: " + m.image.urn() +
+                      " was not verified for arm64 (Grace); check it before deploying (see the "
+                      "image comment)");
+  }
+  m.plan_summary = n + " x " + sku.name;
+  return m;
+}
+
+DeploymentModel build_deployment(const Plan& plan) {
+  if (!plan.recommended || plan.candidates.empty() || plan.candidates.front().sku == nullptr) {
+    std::string why = "the plan found no VM size that fits this job, so there is nothing to deploy";
+    for (const std::string& h : plan.hints) why += "; " + h;
+    throw EmitRefused(why);
+  }
+  const Candidate& c = plan.candidates.front();
+  if (c.placement.domains > 1) {
+    throw EmitRefused("the recommended layout (" + std::to_string(c.vms) + " x " + c.sku->name +
+                      ") needs " + std::to_string(c.placement.domains) +
+                      " InfiniBand placement groups; --emit writes one scale set, one group");
+  }
+  DeploymentModel m = build_deployment_for(*c.sku, c.vms);
+  m.location = plan.job.region;
+  m.plan_summary = (plan.job.model.empty() ? std::string("the job") : plan.job.model) + " on " +
+                   m.plan_summary + " (" + std::to_string(c.gpus) + " GPUs)";
+  if (c.data.chosen >= 0 && c.data.chosen < static_cast<int>(c.data.options.size())) {
+    const StorageOption& s = c.data.options[static_cast<std::size_t>(c.data.chosen)];
+    if (s.kind == "nvme") {
+      m.notes.push_back(
+          "storage: the plan reads the data from the local NVMe disks: stage the "
+          "dataset to " +
+          m.nvme_mount +
+          " on every VM before training (for example azcopy copy from Blob "
+          "storage), and again after a deallocation, which empties the disks");
+    } else if (s.kind == "amlfs") {
+      m.notes.push_back("storage: the plan chose " + s.name +
+                        "; the Azure Managed Lustre file system and its Blob import (HSM) "
+                        "container are not written by --emit yet: create them in this VNet "
+                        "(a subnet of their own) and mount them on the VMs");
+    } else {
+      m.notes.push_back("storage: the plan chose " + s.name +
+                        "; --emit does not write it: create it and mount it on the VMs");
+    }
+  }
+  return m;
+}
+
+}  // namespace trainready
