@@ -227,7 +227,8 @@ struct NcclLogAnalyzer::State {
   static constexpr std::size_t kTail = 8;
   TailLine tail[kTail];
   std::size_t tail_next = 0, tail_count = 0;
-  bool last_error_follows = false;  // PyTorch prints "Last error:" and the NCCL message below
+  bool last_error_follows = false;
+  std::uint64_t cur_line = 0;  // the line being read, for provenance of per-process facts  // PyTorch prints "Last error:" and the NCCL message below
 
   Proc& proc(std::string_view host, long pid) {
     char num[24];
@@ -236,7 +237,10 @@ struct NcclLogAnalyzer::State {
     key += ':';
     key.append(num, static_cast<std::size_t>(e - num));
     auto [it, inserted] = procs.try_emplace(std::move(key));
-    if (inserted) it->second.name = std::string(host);
+    if (inserted) {
+      it->second.name = std::string(host);
+      it->second.p.first = {"", at(cur_line)};
+    }
     return it->second;
   }
   void remember_tail(std::string_view text, std::uint64_t n) {
@@ -971,6 +975,7 @@ void NcclLogAnalyzer::State::finish_hosts() {
   for (auto& [k, p] : procs) {
     const std::string l = label(p.name, p.address);
     NcclHostProfile& h = f.host_profiles[l];
+    if (h.first.where.source.empty()) h.first = p.p.first;
     h.addresses.insert(p.p.addresses.begin(), p.p.addresses.end());
     h.bootstrap_ifaces.insert(p.p.bootstrap_ifaces.begin(), p.p.bootstrap_ifaces.end());
     if (h.socket_ifaces.empty()) h.socket_ifaces = p.p.socket_ifaces;
@@ -1088,6 +1093,7 @@ void NcclLogAnalyzer::begin_file(const std::string& name) {
 void NcclLogAnalyzer::line(std::string_view text, std::uint64_t number, bool cut) {
   State& st = *s_;
   ++st.f.lines;
+  st.cur_line = number;
   if (cut) ++st.f.truncated_lines;
   if (st.idle_streams == 0 && !st.f.streams.empty() && st.fast_collective(text)) return;
   std::size_t k = split_nccl_records(text, st.recs, 8);

@@ -81,7 +81,9 @@ class NcclGdrdmaOff : public Rule {
         std::vector<const NcclNetDevice*> off;
         for (const auto& d : f.net_devices)
           if (d.gdr && !*d.gdr) off.push_back(&d);
-        if (!off.empty()) return hca_disabled(f, off);
+        // A run whose connections were all inside one node needs no inter-node advice; a log
+        // with no connection lines (an excerpt) cannot tell, so it gets the finding.
+        if (!off.empty() && (f.multi_node() || f.transports.empty())) return hca_disabled(f, off);
       }
       if (!gdr && f.transports.empty())
         return RuleOutcome::skip("the log shows no connections (NCCL_DEBUG=INFO prints them)");

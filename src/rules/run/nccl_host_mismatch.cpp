@@ -27,8 +27,8 @@ class NcclHostMismatch : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
-    if (f.host_profiles.size() < 2)
-      return RuleOutcome::skip("the log holds the setup lines of fewer than two hosts");
+    // One host: nothing to compare (not a gap in the facts, so no skip).
+    if (f.host_profiles.size() < 2) return {};
     // attribute -> value -> hosts
     std::map<std::string, std::map<std::string, std::set<std::string>>> seen;
     std::set<std::string> env_names;
@@ -49,18 +49,20 @@ class NcclHostMismatch : public Rule {
         seen["InfiniBand"][*p.ib_devices ? "IB devices found" : "no IB device"].insert(h);
       if (!p.gpus.empty()) seen["GPU"][join_limited(p.gpus)].insert(h);
     }
-    if (with_setup < 2) return RuleOutcome::skip("fewer than two hosts printed their NCCL setup");
+    if (with_setup < 2) return {};
     RuleOutcome o;
     std::vector<std::string> parts;
     Finding x = finding("");
     for (const auto& [attr, values] : seen) {
       if (values.size() < 2) continue;
       std::string line;
+      Provenance where;
       for (const auto& [v, hosts] : values) {
         if (!line.empty()) line += "; ";
         line += "on " + join_limited(hosts, 4) + ": " + v;
+        if (where.source.empty()) where = f.host_profiles.at(*hosts.begin()).first.where;
       }
-      x.evidence.push_back({attr + " differs: " + line, {}});
+      x.evidence.push_back({attr + " differs: " + line, where});
       parts.push_back(attr);
     }
     if (parts.empty()) return o;

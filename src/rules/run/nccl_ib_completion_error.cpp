@@ -74,7 +74,7 @@ class NcclIbCompletionError : public Rule {
     }
     if (d) {
       x.message += ": " + std::string(d->name);
-      x.cause = d->cause;
+      x.cause = std::string(d->name) + ": " + d->cause;
       x.fix = d->fix;
       x.rank = d->rank;
     } else {

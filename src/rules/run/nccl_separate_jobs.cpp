@@ -19,7 +19,7 @@ class NcclSeparateJobs : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
-    if (f.comms.empty()) return RuleOutcome::skip("the log holds no communicator init lines");
+    if (f.comms.empty()) return {};
     std::set<std::string> comm_hosts, clash;
     for (const auto& [id, c] : f.comms) {
       std::set<std::string> hs;
@@ -28,6 +28,7 @@ class NcclSeparateJobs : public Rule {
       if (hs.size() > 1 && c.rank_clash_hosts.empty()) return {};  // one comm spans hosts
       comm_hosts.insert(hs.begin(), hs.end());
       clash.insert(c.rank_clash_hosts.begin(), c.rank_clash_hosts.end());
+      comm_hosts.insert(c.rank_clash_hosts.begin(), c.rank_clash_hosts.end());
     }
     for (const auto& [k, t] : f.transports)
       if (t.kind == TransportKind::kNetIb || t.kind == TransportKind::kNetOther ||

@@ -37,11 +37,9 @@ class NcclSocketInterface : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
-    if (f.env.count("NCCL_SOCKET_IFNAME"))
-      return RuleOutcome::skip("NCCL_SOCKET_IFNAME is set: the interface was chosen on purpose");
-    if (f.single_node())
-      return RuleOutcome::skip("single-node run: the socket interface carries no traffic between "
-                               "hosts");
+    // Set on purpose, or a single-node run (the interface carries nothing between hosts, and a
+    // single-node run gets no inter-node advice): quiet.
+    if (f.env.count("NCCL_SOCKET_IFNAME") || f.single_node()) return {};
     RuleOutcome o;
     std::set<std::string> bad, good, hosts;
     std::vector<Evidence> ev;
@@ -60,7 +58,7 @@ class NcclSocketInterface : public Rule {
           continue;
         }
         if (bad.insert(name).second && ev.size() < 6)
-          ev.push_back({h + ": " + c + " is " + why, {}});
+          ev.push_back({h + ": " + c + " is " + why, p.first.where});
         hosts.insert(h);
       }
     }
