@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/input_error.h"
 #include "core/line_reader.h"
@@ -175,6 +176,21 @@ constexpr std::string_view kKnownPrefixes[] = {
     "NCCL INFO",
 };
 
+// "misc/socket.cc:567 -> 2", "bootstrap.cc:270 -> 2 [Async thread]": NCCL's trace of an error
+// return, file:line then the ncclResult_t.
+bool error_return(std::string_view m) {
+  std::size_t colon = m.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon > 48) return false;
+  std::string_view file = m.substr(0, colon);
+  if (!(file.size() > 3 && (file.substr(file.size() - 3) == ".cc" || file.substr(file.size() - 3) == ".cu" ||
+                            file.substr(file.size() - 2) == ".h")))
+    return false;
+  std::size_t i = colon + 1;
+  while (i < m.size() && m[i] >= '0' && m[i] <= '9') ++i;
+  return i > colon + 1 && starts(m.substr(i), " -> ") && i + 4 < m.size() && m[i + 4] >= '1' &&
+         m[i + 4] <= '9';
+}
+
 bool known_info(std::string_view m) {
   m = trim(m);
   if (m.empty()) return true;
@@ -218,6 +234,15 @@ struct NcclLogAnalyzer::State {
     NcclStream* stream;
   };
   std::vector<Membership> memberships;
+  // Exact host counts beside the capped samples: the streams that logged each transport or
+  // problem (a stream's host is final only after finish_hosts), the last one cached because
+  // connection lines come in runs from one stream.
+  struct StreamSet {
+    const NcclStream* last = nullptr;
+    std::unordered_set<const NcclStream*> all;
+  };
+  std::unordered_map<TransportUse*, StreamSet> transport_streams;
+  std::map<NcclProblem, std::set<std::string>> problem_hosts;
   // The last NCCL lines seen: a ring written in place, so it costs no allocation per line.
   struct TailLine {
     std::string text;
@@ -343,7 +368,12 @@ struct NcclLogAnalyzer::State {
     NcclIssue& i = f.issues[p];
     i.problem = p;
     ++i.count;
-    if (!host.empty()) cap_insert(i.hosts, host);
+    if (!host.empty()) {
+      cap_insert(i.hosts, host);
+      auto& all = problem_hosts[p];
+      if (all.size() < (1u << 20)) all.insert(host);
+      i.host_total = all.size();
+    }
     if (i.examples.size() < kExamples) i.examples.push_back(log_line(text, n));
     return i;
   }
@@ -452,6 +482,11 @@ void NcclLogAnalyzer::State::channel(std::string_view m, const NcclStream& s, st
   ++it->second.connections;
   if (it->second.hosts.empty() || *it->second.hosts.rbegin() != s.host)
     cap_insert(it->second.hosts, s.host);
+  StreamSet& ss = transport_streams[&it->second];
+  if (ss.last != &s) {
+    ss.last = &s;
+    ss.all.insert(&s);
+  }
 }
 
 void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::uint64_t n) {
@@ -797,6 +832,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     classify_problem(m, s.host, r.text, n, false);
     return;
   }
+  if (!f.first_error_return && error_return(m)) f.first_error_return = log_line(r.text, n);
   if (!known_info(m)) {
     ++f.unknown_lines;
     // Never dropped silently: a line no pattern knows may be the one that explains the run.
@@ -986,6 +1022,11 @@ void NcclLogAnalyzer::State::finish_hosts() {
     h.plugin.insert(p.p.plugin.begin(), p.p.plugin.end());
     if (p.p.ib_devices && (!h.ib_devices || *p.p.ib_devices)) h.ib_devices = p.p.ib_devices;
     if (f.host_profiles.size() > (1u << 16)) break;
+  }
+  for (auto& [t, ss] : transport_streams) {
+    std::set<std::string> hs;
+    for (const NcclStream* st : ss.all) hs.insert(st->host);
+    t->host_total = hs.size();
   }
   std::set<std::string> all = f.hosts();
   for (const auto& [h, p] : f.host_profiles) all.insert(h);

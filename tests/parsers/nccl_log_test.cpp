@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "core/input_error.h"
@@ -437,6 +438,27 @@ TEST(NcclLogHosts, NcclTestsDeviceLinesGiveTheGpuModel) {
       "g.log");
   ASSERT_EQ(f.host_profiles.count("GENOA-06"), 1u);
   EXPECT_EQ(*f.host_profiles.at("GENOA-06").gpus.begin(), "NVIDIA GeForce RTX 5090");
+}
+
+
+TEST(NcclLogHosts, ExactHostCountsBesideTheSample) {
+  // issue 14: 512 hosts made connections; the per-transport set keeps 64 names, the count is
+  // exact. Lines in the format of NCCL 2.19 connection lines.
+  std::string t;
+  for (int h = 0; h < 512; ++h) {
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "node%03d:100:200 [0] NCCL INFO Channel 00/0 : %d[0] -> %d[0] [send] via "
+                  "NET/IB/0/GDRDMA\n",
+                  h, h, (h + 1) % 512);
+    t += line;
+  }
+  NcclRunFacts f = analyze_nccl_log_text(t, "512.log");
+  ASSERT_EQ(f.transports.size(), 1u);
+  const TransportUse& u = f.transports.begin()->second;
+  EXPECT_EQ(u.hosts.size(), 64u);
+  EXPECT_EQ(u.host_total, 512u);
+  EXPECT_EQ(f.host_count, 512u);
 }
 
 }  // namespace

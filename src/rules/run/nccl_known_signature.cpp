@@ -38,6 +38,8 @@ class NcclKnownSignature : public Rule {
     };
     for (const NcclWarning& w : f.warnings) consider(w.first.text, w.first.where, w.count, w.hosts);
     for (const LogLine& l : f.unrecognised) consider(l.text, l.where, 1, {});
+    if (f.first_error_return)  // where the first failure started
+      consider(f.first_error_return->text, f.first_error_return->where, 1, {});
     RuleOutcome o;
     for (const auto& [s, h] : hits) {
       Finding x = finding(std::string(s->what) + " [" + std::string(s->id) + "]");

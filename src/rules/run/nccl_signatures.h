@@ -131,6 +131,21 @@ inline constexpr NcclSignature kNcclSignatures[] = {
      "Set NCCL_SOCKET_IFNAME to the interface that holds the host's routable address (`ip -4 "
      "addr`), a pattern that matches on every host; inside containers use host networking.",
      "NCCL environment variables (NCCL_SOCKET_IFNAME); NVIDIA/nccl#929"},
+    {"bootstrap-socket-failure",
+     {"misc/socket.cc:", "bootstrap.cc:", "] socket.cc:", ""},
+     " -> ",
+     "",
+     Severity::kError,
+     84,
+     "The first error NCCL traced is in its bootstrap sockets: the hosts could not connect",
+     "The failure started in bootstrap (TCP sockets between the ranks, before any InfiniBand "
+     "traffic), so only the socket interface and the network between hosts matter: NCCL picked "
+     "an interface the peers cannot reach (an IPoIB or container interface, a second NIC), or a "
+     "firewall blocks the ports.",
+     "Set NCCL_SOCKET_IFNAME to the Ethernet interface that carries the hosts' routable "
+     "addresses, on every host, without disabling IB; check the hosts reach each other on it.",
+     "NVIDIA/nccl#1000 (maintainer: bootstrap uses only TCP sockets, so only NCCL_SOCKET_IFNAME "
+     "matters; reporter's confirmed fix)"},
     {"memlock-limit",
      {"ibv_reg_mr failed", "ibv_create_cq failed", "ibv_reg_mr", ""},
      "Cannot allocate memory",
