@@ -161,8 +161,8 @@ json to_json(const NcclRunFacts& f) {
   j["first_error_return"] = f.first_error_return ? log_line(*f.first_error_return) : json(nullptr);
   json hosts = json::array();  // an array of objects, so keys stay snake_case
   for (const auto& [h, p] : f.host_profiles) {
-    json env = json::array();
-    for (const auto& [k, v] : p.env) env.push_back({{"name", k}, {"value", v}});
+    json host_env = json::array();
+    for (const auto& [k, v] : p.env) host_env.push_back({{"name", k}, {"value", v}});
     hosts.push_back({{"host", h},
                      {"addresses", p.addresses},
                      {"bootstrap_interfaces", p.bootstrap_ifaces},
@@ -171,7 +171,7 @@ json to_json(const NcclRunFacts& f) {
                      {"versions", p.versions},
                      {"gpus", p.gpus},
                      {"ib_devices", opt(p.ib_devices)},
-                     {"env", env}});
+                     {"env", host_env}});
   }
   j["host_profiles"] = hosts;
   j["host_count"] = f.host_count;
