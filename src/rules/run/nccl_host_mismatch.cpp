@@ -48,6 +48,7 @@ class NcclHostMismatch : public Rule {
       if (p.ib_devices)
         seen["InfiniBand"][*p.ib_devices ? "IB devices found" : "no IB device"].insert(h);
       if (!p.gpus.empty()) seen["GPU"][join_limited(p.gpus)].insert(h);
+      if (!p.plugin.empty()) seen["network plugin"][join_limited(p.plugin, 3)].insert(h);
     }
     if (with_setup < 2) return {};
     RuleOutcome o;
