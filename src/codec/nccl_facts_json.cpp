@@ -1,5 +1,7 @@
 #include "codec/nccl_facts_json.h"
 
+#include <algorithm>
+
 namespace trainready {
 namespace {
 
@@ -113,6 +115,7 @@ json to_json(const NcclRunFacts& f) {
                   {"gpudirect_rdma", t.gdrdma},
                   {"connections", t.connections},
                   {"hosts", t.hosts},
+                  {"host_count", std::max<std::uint64_t>(t.host_total, t.hosts.size())},
                   {"evidence", log_line(t.example)}});
   }
   j["transports"] = tr;
@@ -123,6 +126,7 @@ json to_json(const NcclRunFacts& f) {
     issues.push_back({{"kind", problem_name(p)},
                       {"count", i.count},
                       {"hosts", i.hosts},
+                      {"host_count", std::max<std::uint64_t>(i.host_total, i.hosts.size())},
                       {"peers", i.peers},
                       {"details", i.details},
                       {"examples", ex}});
@@ -141,6 +145,36 @@ json to_json(const NcclRunFacts& f) {
   json lag = json::array();
   for (const auto& l : f.lagging) lag.push_back({{"rank", l.rank}, {"evidence", log_line(l.line)}});
   j["lagging_ranks"] = lag;
+  json warns = json::array();
+  for (const auto& w : f.warnings)
+    warns.push_back({{"message", w.message},
+                     {"count", w.count},
+                     {"hosts", w.hosts},
+                     {"evidence", log_line(w.first)}});
+  j["warnings"] = warns;
+  json unrec = json::array();
+  for (const auto& l : f.unrecognised) unrec.push_back(log_line(l));
+  j["unrecognised_lines"] = unrec;
+  json tail = json::array();
+  for (const auto& l : f.last_lines) tail.push_back(log_line(l));
+  j["last_lines"] = tail;
+  j["first_error_return"] = f.first_error_return ? log_line(*f.first_error_return) : json(nullptr);
+  json hosts = json::array();  // an array of objects, so keys stay snake_case
+  for (const auto& [h, p] : f.host_profiles) {
+    json host_env = json::array();
+    for (const auto& [k, v] : p.env) host_env.push_back({{"name", k}, {"value", v}});
+    hosts.push_back({{"host", h},
+                     {"addresses", p.addresses},
+                     {"bootstrap_interfaces", p.bootstrap_ifaces},
+                     {"socket_interfaces", p.socket_ifaces},
+                     {"networks", p.networks},
+                     {"versions", p.versions},
+                     {"gpus", p.gpus},
+                     {"ib_devices", opt(p.ib_devices)},
+                     {"env", host_env}});
+  }
+  j["host_profiles"] = hosts;
+  j["host_count"] = f.host_count;
   j["multi_node"] = f.multi_node();
   return j;
 }

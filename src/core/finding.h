@@ -29,6 +29,9 @@ struct Finding {
   // fault, which SARIF reports as the physical location.
   std::string resource;
   Provenance location;
+  // Within one severity, how likely this finding is the root cause the others follow from
+  // (higher first): a version or plugin mismatch outranks the hang it causes. 0 = no opinion.
+  int rank = 0;
 };
 
 }  // namespace trainready

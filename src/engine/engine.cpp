@@ -42,6 +42,7 @@ void fold_subsumed(std::vector<Finding>& findings) {
 void sort_findings(std::vector<Finding>& findings) {
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
+    if (a.rank != b.rank) return a.rank > b.rank;
     if (a.node != b.node) return a.node < b.node;
     if (a.location.source != b.location.source) return a.location.source < b.location.source;
     if (a.location.line != b.location.line) return a.location.line < b.location.line;

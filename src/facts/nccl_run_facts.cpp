@@ -18,9 +18,28 @@ int NcclRunFacts::max_comm_nodes() const {
   return best;
 }
 
+namespace {
+std::string peer_address(std::string p) {  // "10.2.0.5<33092>" -> "10.2.0.5"; fe80::1%ib0 kept
+  std::size_t lt = p.find('<');
+  if (lt != std::string::npos) p.resize(lt);
+  return p;
+}
+}  // namespace
+
 bool NcclRunFacts::multi_node() const {
   if (max_comm_nodes() > 1) return true;
-  if (hosts().size() > 1) return true;
+  if (hosts().size() > 1 || host_count > 1) return true;
+  // A peer named in an error that is not one of the hosts' own addresses is another machine.
+  std::set<std::string> own;
+  for (const auto& [h, p] : host_profiles) own.insert(p.addresses.begin(), p.addresses.end());
+  for (NcclProblem k : {NcclProblem::kIbCompletionError, NcclProblem::kConnectionFailed}) {
+    auto it = issues.find(k);
+    if (it == issues.end()) continue;
+    for (const std::string& peer : it->second.peers) {
+      const std::string a = peer_address(peer);
+      if (!a.empty() && !own.count(a) && a.rfind("127.", 0) != 0) return true;
+    }
+  }
   // NET connections between ranks only happen across nodes (or with P2P and SHM both off).
   for (const auto& [k, t] : transports) {
     if (t.kind == TransportKind::kNetIb || t.kind == TransportKind::kNetSocket ||

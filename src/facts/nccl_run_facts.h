@@ -35,6 +35,7 @@ struct NcclStream {
   Provenance last_seen;
   int file_index = -1;       // which of NcclRunFacts::files last_seen is in
   std::string last_message;  // the last line it printed before init completed
+  std::string host_name;     // as printed; `host` adds the address when two machines share it
 };
 
 struct NcclCommunicator {
@@ -44,6 +45,9 @@ struct NcclCommunicator {
   std::set<int> ranks_started;
   std::set<int> ranks_complete;
   std::map<int, std::string> rank_hosts;
+  // Hosts that claimed a rank another host had already claimed (logs without commId): the
+  // processes were separate jobs, each numbering its ranks from 0.
+  std::set<std::string> rank_clash_hosts;
   Provenance first_seen;
 };
 
@@ -54,7 +58,8 @@ struct TransportUse {
   std::string label;  // "P2P/IPC", "SHM/direct/direct", "NET/IB", "NET/Socket", "NET/AWS Libfabric"
   bool gdrdma = false;
   std::uint64_t connections = 0;
-  std::set<std::string> hosts;  // hosts that logged it
+  std::set<std::string> hosts;  // hosts that logged it: a sample, the first 64 by name
+  std::uint64_t host_total = 0;  // exact number of hosts that logged it
   LogLine example;
 };
 
@@ -83,7 +88,8 @@ enum class NcclProblem {
 struct NcclIssue {
   NcclProblem problem = NcclProblem::kOtherWarning;
   std::uint64_t count = 0;
-  std::set<std::string> hosts;
+  std::set<std::string> hosts;     // a sample, the first 64 by name
+  std::uint64_t host_total = 0;    // exact number of hosts that reported it
   std::set<std::string> peers;    // peer addresses named in the message
   std::set<std::string> details;  // "error 12", "vendor err 129", "Connection refused"
   std::vector<LogLine> examples;  // the first few
@@ -108,6 +114,29 @@ struct LaggingRank {  // from the desync report
 struct EnvSetting {
   std::string value;
   LogLine line;
+};
+
+// One distinct WARN message (or error line a framework printed about NCCL), host prefix and
+// source location removed, so the same warning from 512 ranks is one entry.
+struct NcclWarning {
+  std::string message;
+  std::uint64_t count = 0;
+  std::set<std::string> hosts;
+  LogLine first;
+};
+
+// What one machine's processes said about their setup: compared host by host.
+struct NcclHostProfile {
+  std::set<std::string> addresses;         // bootstrap / OOB address ("10.0.0.4")
+  std::set<std::string> bootstrap_ifaces;  // "eth0"
+  std::vector<std::string> socket_ifaces;  // NET/Socket list in order: "eth0:10.0.0.4"
+  std::map<std::string, std::string> env;  // NCCL_* set by environment
+  std::set<std::string> networks;          // "Using network IB"
+  std::set<std::string> versions;
+  std::set<std::string> gpus;      // nccl-tests "# Rank ... device 0 [0x21] NVIDIA H100"
+  std::optional<bool> ib_devices;  // NET/IB listed devices (true) or found none (false)
+  std::set<std::string> plugin;    // NET/Plugin outcome, shortened
+  LogLine first;
 };
 
 struct NcclRunFacts {
@@ -143,13 +172,27 @@ struct NcclRunFacts {
   std::vector<CollectiveTimeout> timeouts;
   std::vector<LaggingRank> lagging;
 
+  std::vector<NcclWarning> warnings;   // distinct, in order of first appearance (first 64)
+  std::uint64_t warning_lines = 0;     // every WARN line, distinct or not
+  std::vector<LogLine> unrecognised;   // distinct NCCL INFO lines no pattern knows (first 32)
+  std::vector<LogLine> last_lines;     // the last NCCL lines before the log ends, oldest first
+  // The first error return NCCL traced ("misc/socket.cc:567 -> 2"): where a failure started,
+  // with its ncclResult_t code (2 system, 3 internal, 5 invalid usage, 6 remote).
+  std::optional<LogLine> first_error_return;
+  std::map<std::string, NcclHostProfile> host_profiles;  // key = host label (see NcclStream)
+  std::uint64_t host_count = 0;        // exact, where sets above keep a sample of 64
+
   std::set<std::string> hosts() const {
     std::set<std::string> h;
     for (const auto& [k, s] : streams) h.insert(s.host);
     return h;
   }
   int max_comm_nodes() const;  // largest nNodes NCCL printed, else hosts seen in the biggest comm
+  // True when the run spans machines: more than one host, nNodes > 1, NET connections, or a
+  // peer address (IB completion error, failed connect) that is none of the hosts' own.
   bool multi_node() const;
+  // True when the run used one machine only, as far as the log shows (no multi-node evidence).
+  bool single_node() const { return !multi_node(); }
 };
 
 std::string transport_kind_name(TransportKind k);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/input_error.h"
 #include "core/line_reader.h"
@@ -175,6 +176,21 @@ constexpr std::string_view kKnownPrefixes[] = {
     "NCCL INFO",
 };
 
+// "misc/socket.cc:567 -> 2", "bootstrap.cc:270 -> 2 [Async thread]": NCCL's trace of an error
+// return, file:line then the ncclResult_t.
+bool error_return(std::string_view m) {
+  std::size_t colon = m.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon > 48) return false;
+  std::string_view file = m.substr(0, colon);
+  if (!(file.size() > 3 && (file.substr(file.size() - 3) == ".cc" || file.substr(file.size() - 3) == ".cu" ||
+                            file.substr(file.size() - 2) == ".h")))
+    return false;
+  std::size_t i = colon + 1;
+  while (i < m.size() && m[i] >= '0' && m[i] <= '9') ++i;
+  return i > colon + 1 && starts(m.substr(i), " -> ") && i + 4 < m.size() && m[i + 4] >= '1' &&
+         m[i + 4] <= '9';
+}
+
 bool known_info(std::string_view m) {
   m = trim(m);
   if (m.empty()) return true;
@@ -202,6 +218,82 @@ struct NcclLogAnalyzer::State {
   std::string last_algo, last_proto;
   NcclNetDevice spare_device;
   NcclRecord recs[8];
+
+  // Per process (raw host name + pid): its setup lines, merged into host profiles at the end,
+  // when two machines that print the same name can be told apart by their addresses.
+  struct Proc {
+    std::string name;
+    std::string address;
+    NcclHostProfile p;
+  };
+  std::map<std::string, Proc> procs;
+  std::unordered_map<std::string, std::size_t> warn_index;  // message -> f.warnings index
+  struct Membership {
+    NcclCommunicator* comm;
+    int rank;
+    NcclStream* stream;
+  };
+  std::vector<Membership> memberships;
+  // Exact host counts beside the capped samples: the streams that logged each transport or
+  // problem (a stream's host is final only after finish_hosts), the last one cached because
+  // connection lines come in runs from one stream.
+  struct StreamSet {
+    const NcclStream* last = nullptr;
+    std::unordered_set<const NcclStream*> all;
+  };
+  std::unordered_map<TransportUse*, StreamSet> transport_streams;
+  std::map<NcclProblem, std::set<std::string>> problem_hosts;
+  // The last NCCL lines seen: a ring written in place, so it costs no allocation per line.
+  struct TailLine {
+    std::string text;
+    std::uint64_t n = 0;
+    int file = -1;
+  };
+  static constexpr std::size_t kTail = 8;
+  TailLine tail[kTail];
+  std::size_t tail_next = 0, tail_count = 0;
+  bool last_error_follows = false;
+  std::uint64_t cur_line = 0;  // the line being read, for provenance of per-process facts  // PyTorch prints "Last error:" and the NCCL message below
+
+  Proc& proc(std::string_view host, long pid) {
+    char num[24];
+    auto e = std::to_chars(num, num + sizeof num, pid).ptr;
+    std::string key(host);
+    key += ':';
+    key.append(num, static_cast<std::size_t>(e - num));
+    auto [it, inserted] = procs.try_emplace(std::move(key));
+    if (inserted) {
+      it->second.name = std::string(host);
+      it->second.p.first = {"", at(cur_line)};
+    }
+    return it->second;
+  }
+  void remember_tail(std::string_view text, std::uint64_t n) {
+    TailLine& t = tail[tail_next];
+    t.text.assign(text.data(), std::min<std::size_t>(text.size(), kQuoteMax));
+    t.n = n;
+    t.file = file_index;
+    tail_next = (tail_next + 1) % kTail;
+    if (tail_count < kTail) ++tail_count;
+  }
+  void add_warning(std::string_view message, const std::string& host, std::string_view text,
+                   std::uint64_t n) {
+    ++f.warning_lines;
+    std::string msg = quote(message);
+    auto it = warn_index.find(msg);
+    if (it == warn_index.end()) {
+      if (f.warnings.size() >= kSetCap) return;
+      it = warn_index.emplace(msg, f.warnings.size()).first;
+      NcclWarning w;
+      w.message = msg;
+      w.first = log_line(text, n);
+      f.warnings.push_back(std::move(w));
+    }
+    NcclWarning& w = f.warnings[it->second];
+    ++w.count;
+    if (!host.empty()) cap_insert(w.hosts, host);
+  }
+  void finish_hosts();
 
   Provenance at(std::uint64_t n) const {
     return {file, static_cast<int>(std::min<std::uint64_t>(n, 2147483647))};
@@ -276,7 +368,12 @@ struct NcclLogAnalyzer::State {
     NcclIssue& i = f.issues[p];
     i.problem = p;
     ++i.count;
-    if (!host.empty()) cap_insert(i.hosts, host);
+    if (!host.empty()) {
+      cap_insert(i.hosts, host);
+      auto& all = problem_hosts[p];
+      if (all.size() < (1u << 20)) all.insert(host);
+      i.host_total = all.size();
+    }
     if (i.examples.size() < kExamples) i.examples.push_back(log_line(text, n));
     return i;
   }
@@ -321,6 +418,10 @@ struct NcclLogAnalyzer::State {
   void comm_line(std::string_view m, NcclStream& s, std::uint64_t n);
   void net_ib_line(std::string_view m, std::string_view text, std::uint64_t n);
   void plain(std::string_view line, std::uint64_t n);
+  void profile_bootstrap(std::string_view m, const NcclStream& s);
+  void profile_net_ib(std::string_view m, const NcclStream& s);
+  void profile_socket(std::string_view m, const NcclStream& s);
+  void nccl_tests_device(std::string_view t);
   NcclNetDevice& device(std::string_view name);
 };
 
@@ -381,6 +482,11 @@ void NcclLogAnalyzer::State::channel(std::string_view m, const NcclStream& s, st
   ++it->second.connections;
   if (it->second.hosts.empty() || *it->second.hosts.rbegin() != s.host)
     cap_insert(it->second.hosts, s.host);
+  StreamSet& ss = transport_streams[&it->second];
+  if (ss.last != &s) {
+    ss.last = &s;
+    ss.all.insert(&s);
+  }
 }
 
 void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::uint64_t n) {
@@ -412,6 +518,7 @@ void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::u
   if (pn != pending_nnodes.end()) c.nnodes = std::max(c.nnodes, pn->second);
   const int r = static_cast<int>(*rank);
   c.rank_hosts[r] = s.host;
+  if (memberships.size() < (1u << 22)) memberships.push_back({&c, r, &s});
   if (s.rank < 0) {
     s.rank = r;
     s.nranks = c.nranks;
@@ -503,7 +610,7 @@ void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view te
 void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::string& host,
                                               std::string_view text, std::uint64_t n,
                                               bool is_warn) {
-  if (has(m, "Got completion from peer")) {
+  if (has(m, "Got completion from peer") || has(m, "Got completion with error")) {
     NcclIssue& i = issue(NcclProblem::kIbCompletionError, host, text, n);
     std::string_view peer = word_after(m, "from peer ");
     if (!peer.empty()) cap_insert(i.peers, std::string(peer));
@@ -562,6 +669,8 @@ void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::str
 
 void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
   std::string_view m = r.message;
+  add_warning(m, s.host, r.text, n);
+  if (has(m, "NET/IB") && has(m, "No device found")) proc(s.host, s.pid).p.ib_devices = false;
   if (has(m, "libibverbs")) {
     if (!f.ibverbs_missing) f.ibverbs_missing = log_line(r.text, n);
     return;
@@ -620,9 +729,17 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       if (starts(m, "comm ")) return comm_line(m, s, n);
       break;
     case 'N':
-      if (starts(m, "NCCL version ")) return version(m.substr(13), s.host, r.text, n, &s);
-      if (starts(m, "NET/IB") || starts(m, "NET/IBext")) return net_ib_line(m, r.text, n);
+      if (starts(m, "NCCL version ")) {
+        version(m.substr(13), s.host, r.text, n, &s);
+        if (!s.version.empty()) proc(s.host, s.pid).p.versions.insert(s.version);
+        return;
+      }
+      if (starts(m, "NET/IB") || starts(m, "NET/IBext")) {
+        profile_net_ib(m, s);
+        return net_ib_line(m, r.text, n);
+      }
       if (starts(m, "NET/Socket")) {
+        if (has(m, "Using")) profile_socket(m, s);
         if (has(m, "Using") && f.socket_interfaces.size() < 8) {
           bool dup = false;
           for (const auto& l : f.socket_interfaces) dup = dup || l.text == quote(m);
@@ -631,6 +748,9 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
         return;
       }
       if (starts(m, "NET/Plugin")) {
+        Proc& pr = proc(s.host, s.pid);
+        if (pr.p.plugin.size() < 8)
+          pr.p.plugin.insert(std::string(trim(m.substr(10, std::min<std::size_t>(m.size() - 10, 80)))));
         if (f.plugin_messages.size() < 6) {
           std::string q = quote(m);
           bool dup = false;
@@ -647,6 +767,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     case 'U':
       if (starts(m, "Using network ")) {
         std::string net(trim(m.substr(14)));
+        proc(s.host, s.pid).p.networks.insert(net);
         if (f.net_plugin.empty()) f.net_plugin = net;
         cap_insert(f.networks, net);
         s.init_started = true;
@@ -669,6 +790,9 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
         return;
       }
       break;
+    case 'B':
+      if (starts(m, "Bootstrap")) return profile_bootstrap(m, s);
+      break;
     case '[':
       if (starts(m, "[Rank ")) {  // 2.2x: "[Rank 0] ncclCommInitRankConfig comm ..."
         std::size_t c = find(m, " comm ");
@@ -689,6 +813,8 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     if (!value.empty() && value.back() == '.') value.remove_suffix(1);
     if (!f.env.count(name) && f.env.size() < kSetCap)
       f.env[name] = {std::string(value), log_line(r.text, n)};
+    Proc& pr = proc(s.host, s.pid);
+    if (pr.p.env.size() < kSetCap) pr.p.env[name] = std::string(value);
     const bool topo = name == "NCCL_TOPO_FILE" || name == "NCCL_GRAPH_FILE" ||
                       name == "NCCL_TOPO_DUMP_FILE" || name == "NCCL_GRAPH_DUMP_FILE";
     if (topo && f.topology_files.size() < 8) f.topology_files.push_back(log_line(r.text, n));
@@ -702,11 +828,21 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     if (!f.ibverbs_missing) f.ibverbs_missing = log_line(r.text, n);
     return;
   }
-  if (has(m, "Mismatched NCCL version") || has(m, "Got completion from peer")) {
+  if (has(m, "Mismatched NCCL version") || has(m, "Got completion")) {
     classify_problem(m, s.host, r.text, n, false);
     return;
   }
-  if (!known_info(m)) ++f.unknown_lines;
+  if (!f.first_error_return && error_return(m)) f.first_error_return = log_line(r.text, n);
+  if (!known_info(m)) {
+    ++f.unknown_lines;
+    // Never dropped silently: a line no pattern knows may be the one that explains the run.
+    if (f.unrecognised.size() < 32) {
+      std::string q = quote(m);
+      bool dup = false;
+      for (const auto& l : f.unrecognised) dup = dup || l.text == q;
+      if (!dup) f.unrecognised.push_back({std::move(q), at(n)});
+    }
+  }
 }
 
 void NcclLogAnalyzer::State::collective(std::string_view algo, std::string_view proto) {
@@ -745,25 +881,220 @@ void NcclLogAnalyzer::State::record(NcclRecord& r, std::uint64_t n) {
     // Cut short by another writer: only a complete message can be trusted.
     ++f.garbled_lines;
   }
+  remember_tail(r.text, n);
   if (r.level == NcclLevel::kWarn || r.level == NcclLevel::kAbort)
     warn(r, s, n);
   else
     info(r, s, n);
 }
 
+namespace {
+// "Bootstrap : Using [0]eth0:10.0.0.4<0>", "OOB ib0:10.0.0.1<0>" -> {"eth0", "10.0.0.4"}
+std::pair<std::string_view, std::string_view> iface_address(std::string_view e) {
+  if (!e.empty() && e[0] == '[') {
+    std::size_t b = e.find(']');
+    if (b != std::string_view::npos) e.remove_prefix(b + 1);
+  }
+  std::size_t colon = e.find(':');
+  if (colon == std::string_view::npos) return {e, {}};
+  std::string_view addr = e.substr(colon + 1);
+  addr = addr.substr(0, addr.find('<'));
+  return {e.substr(0, colon), addr};
+}
+}  // namespace
+
+void NcclLogAnalyzer::State::profile_bootstrap(std::string_view m, const NcclStream& s) {
+  std::size_t u = find(m, "Using ");
+  if (u == std::string_view::npos) return;
+  std::string_view e = m.substr(u + 6);
+  e = e.substr(0, e.find(' '));
+  auto [iface, addr] = iface_address(e);
+  Proc& p = proc(s.host, s.pid);
+  if (!iface.empty() && p.p.bootstrap_ifaces.size() < 8) p.p.bootstrap_ifaces.emplace(iface);
+  if (!addr.empty()) {
+    if (p.address.empty()) p.address = std::string(addr);
+    if (p.p.addresses.size() < 8) p.p.addresses.emplace(addr);
+  }
+}
+
+void NcclLogAnalyzer::State::profile_net_ib(std::string_view m, const NcclStream& s) {
+  if (has(m, "No device found")) {
+    proc(s.host, s.pid).p.ib_devices = false;
+    return;
+  }
+  if (!has(m, "Using [")) return;
+  Proc& p = proc(s.host, s.pid);
+  std::size_t oob = find(m, "OOB ");
+  // "NET/IB : Using [RO]; OOB eno1:..." lists no device: IB found nothing usable.
+  std::string_view list = m.substr(0, oob);
+  const bool any = has(list, "]mlx") || has(list, "]hfi") || has(list, "]irdma") ||
+                   has(list, "]bnxt") || has(list, "]ib") || has(list, ":1/") ||
+                   has(list, ":2/");
+  if (!p.p.ib_devices || !*p.p.ib_devices) p.p.ib_devices = any;
+  if (oob != std::string_view::npos) {
+    std::string_view e = m.substr(oob + 4);
+    e = e.substr(0, e.find(' '));
+    auto [iface, addr] = iface_address(e);
+    if (!addr.empty() && p.address.empty()) {
+      p.address = std::string(addr);
+      if (p.p.addresses.size() < 8) p.p.addresses.emplace(addr);
+    }
+    if (!iface.empty() && p.p.bootstrap_ifaces.empty()) p.p.bootstrap_ifaces.emplace(iface);
+  }
+}
+
+void NcclLogAnalyzer::State::profile_socket(std::string_view m, const NcclStream& s) {
+  Proc& p = proc(s.host, s.pid);
+  if (!p.p.socket_ifaces.empty()) return;
+  std::size_t i = 0;
+  while ((i = m.find('[', i)) != std::string_view::npos && p.p.socket_ifaces.size() < 16) {
+    std::size_t e = m.find(' ', i);
+    std::string_view entry = m.substr(i, e == std::string_view::npos ? e : e - i);
+    auto [iface, addr] = iface_address(entry);
+    if (!iface.empty()) p.p.socket_ifaces.push_back(std::string(iface) + ":" + std::string(addr));
+    if (p.address.empty() && !addr.empty() && p.p.socket_ifaces.size() == 1) {
+      p.address = std::string(addr);
+      if (p.p.addresses.size() < 8) p.p.addresses.emplace(addr);
+    }
+    if (e == std::string_view::npos) break;
+    i = e;
+  }
+}
+
+// nccl-tests: "#  Rank  0 Group  0 Pid   4766 on   GENOA-06 device  0 [0x21] NVIDIA GeForce RTX 5090"
+void NcclLogAnalyzer::State::nccl_tests_device(std::string_view t) {
+  auto pid = int_after(t, "Pid ");
+  if (!pid) {
+    std::size_t p = find(t, "Pid ");
+    if (p != std::string_view::npos) {
+      std::size_t q = p + 4;
+      while (q < t.size() && t[q] == ' ') ++q;
+      pid = parse_int(t.substr(q, t.find(' ', q) - q));
+    }
+  }
+  std::size_t on = find(t, " on ");
+  std::size_t b = find(t, "] ");
+  if (!pid || on == std::string_view::npos || b == std::string_view::npos) return;
+  std::string_view host = trim(t.substr(on + 4));
+  host = host.substr(0, host.find(' '));
+  std::string_view gpu = trim(t.substr(b + 2));
+  if (host.empty() || gpu.empty()) return;
+  Proc& p = proc(host, *pid);
+  if (p.p.gpus.size() < 8) p.p.gpus.emplace(gpu);
+}
+
+void NcclLogAnalyzer::State::finish_hosts() {
+  // Names that two machines share (a default "user", "localhost", a container id) are told
+  // apart by the address each process bootstrapped from.
+  std::map<std::string, std::set<std::string>> addrs_of;
+  for (const auto& [k, p] : procs)
+    if (!p.address.empty()) addrs_of[p.name].insert(p.address);
+  auto label = [&](const std::string& name, const std::string& addr) {
+    auto it = addrs_of.find(name);
+    if (it == addrs_of.end() || it->second.size() < 2 || addr.empty()) return name;
+    return name + " (" + addr + ")";
+  };
+  for (auto& [k, st] : f.streams) {
+    st.host_name = st.host;
+    auto pit = procs.find(st.host + ":" + std::to_string(st.pid));
+    if (pit != procs.end()) st.host = label(st.host_name, pit->second.address);
+  }
+  // Communicator membership by host label; a rank two hosts both claim marks separate jobs.
+  std::map<NcclCommunicator*, std::map<int, std::set<std::string>>> claims;
+  for (const Membership& m : memberships) {
+    m.comm->rank_hosts[m.rank] = m.stream->host;
+    auto& hs = claims[m.comm][m.rank];
+    hs.insert(m.stream->host);
+    if (hs.size() > 1)
+      for (const auto& h : hs) cap_insert(m.comm->rank_clash_hosts, h);
+  }
+  for (auto& [k, p] : procs) {
+    const std::string l = label(p.name, p.address);
+    NcclHostProfile& h = f.host_profiles[l];
+    if (h.first.where.source.empty()) h.first = p.p.first;
+    h.addresses.insert(p.p.addresses.begin(), p.p.addresses.end());
+    h.bootstrap_ifaces.insert(p.p.bootstrap_ifaces.begin(), p.p.bootstrap_ifaces.end());
+    if (h.socket_ifaces.empty()) h.socket_ifaces = p.p.socket_ifaces;
+    for (const auto& [e, v] : p.p.env) h.env.emplace(e, v);
+    h.networks.insert(p.p.networks.begin(), p.p.networks.end());
+    h.versions.insert(p.p.versions.begin(), p.p.versions.end());
+    h.gpus.insert(p.p.gpus.begin(), p.p.gpus.end());
+    h.plugin.insert(p.p.plugin.begin(), p.p.plugin.end());
+    if (p.p.ib_devices && (!h.ib_devices || *p.p.ib_devices)) h.ib_devices = p.p.ib_devices;
+    if (f.host_profiles.size() > (1u << 16)) break;
+  }
+  for (auto& [t, ss] : transport_streams) {
+    std::set<std::string> hs;
+    for (const NcclStream* st : ss.all) hs.insert(st->host);
+    t->host_total = hs.size();
+  }
+  std::set<std::string> all = f.hosts();
+  for (const auto& [h, p] : f.host_profiles) all.insert(h);
+  all.erase("");
+  f.host_count = all.size();
+  // The last lines, oldest first.
+  for (std::size_t i = 0; i < tail_count; ++i) {
+    const TailLine& t = tail[(tail_next + kTail - tail_count + i) % kTail];
+    const std::string& file_name =
+        t.file >= 0 && static_cast<std::size_t>(t.file) < f.files.size()
+            ? f.files[static_cast<std::size_t>(t.file)]
+            : file;
+    f.last_lines.push_back(
+        {quote(t.text), {file_name, static_cast<int>(std::min<std::uint64_t>(t.n, 2147483647))}});
+  }
+}
+
 // A line without a NCCL record: framework output (PyTorch), the bare version banner, noise.
 void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
+  if (last_error_follows) {
+    // "Last error:\nDuplicate GPU detected : rank 1 and rank 0 both on CUDA device 1a000"
+    last_error_follows = false;
+    std::string_view t = trim(line);
+    if (!t.empty()) {
+      ++f.nccl_lines;
+      add_warning(t, "", t, n);
+      return;
+    }
+  }
+  if (!line.empty() && line[0] == '#') {
+    if (has(line, " Rank ") && has(line, " device ")) nccl_tests_device(line);
+    return;
+  }
   const bool nccl = has(line, "NCCL") || has(line, "nccl");
   const bool coll = has(line, "collective");
-  if (!nccl && !coll) return;
+  if (!nccl && !coll) {
+    if (trim(line) == "Last error:") last_error_follows = true;
+    return;
+  }
   std::string_view t = trim(line);
+  if (std::size_t w = find(t, "NCCL WARN "); w != std::string_view::npos) {
+    // A WARN line without the host:pid:tid prefix (a capture that dropped it).
+    ++f.nccl_lines;
+    std::string_view m = trim(t.substr(w + 10));
+    add_warning(m, "", t, n);
+    remember_tail(t, n);
+    classify_problem(m, "", t, n, true);
+    return;
+  }
+  if (std::size_t lw = find(t, "Last NCCL warning"); lw != std::string_view::npos) {
+    // JAX / XLA: "... Last NCCL warning(error): 'Bootstrap : no socket interface found'"
+    ++f.nccl_lines;
+    add_warning(t.substr(lw), "", t, n);
+    return;
+  }
+  if (starts(t, "nccl") && t.find(':') < 40 && !has(t, "NCCL INFO")) {
+    // "ncclSocketInit: connecting to address with family 0 ..." / "ncclInvalidUsage: ..."
+    add_warning(t, "", t, n);
+  }
   std::size_t v = find(t, "NCCL version ");
   if (v != std::string_view::npos) {
     // The banner rank 0 prints bare ("NCCL version 2.7.8+cuda10.2"), perhaps behind a launcher
     // prefix ("[rank0]: ", "0: "), or the version PyTorch appends to an NCCL error.
     std::string_view before = trim(t.substr(0, v));
     const bool banner = before.empty() || before.back() == ':';
-    if (banner || has(t, "NCCL error")) version(t.substr(v + 13), "", t, n, nullptr);
+    // The bare banner belongs to the host whose lines surround it (same process, rank 0).
+    const std::string host = last_stream ? last_stream->host : std::string();
+    if (banner || has(t, "NCCL error")) version(t.substr(v + 13), host, t, n, nullptr);
     if (banner) return;
   }
   if (has(t, "Watchdog caught collective operation timeout")) {
@@ -803,6 +1134,7 @@ void NcclLogAnalyzer::begin_file(const std::string& name) {
 void NcclLogAnalyzer::line(std::string_view text, std::uint64_t number, bool cut) {
   State& st = *s_;
   ++st.f.lines;
+  st.cur_line = number;
   if (cut) ++st.f.truncated_lines;
   if (st.idle_streams == 0 && !st.f.streams.empty() && st.fast_collective(text)) return;
   std::size_t k = split_nccl_records(text, st.recs, 8);
@@ -815,6 +1147,7 @@ void NcclLogAnalyzer::line(std::string_view text, std::uint64_t number, bool cut
 }
 
 NcclRunFacts NcclLogAnalyzer::finish() {
+  s_->finish_hosts();
   NcclRunFacts out = std::move(s_->f);
   s_ = std::make_unique<State>();
   return out;

@@ -36,14 +36,18 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_collective_timeout());
     r.push_back(make_nccl_connection_failed());
     r.push_back(make_nccl_gdrdma_off());
+    r.push_back(make_nccl_host_mismatch());
     r.push_back(make_nccl_ib_completion_error());
     r.push_back(make_nccl_ib_disabled());
     r.push_back(make_nccl_ib_relaxed_ordering_off());
     r.push_back(make_nccl_ibv_modify_qp_failed());
     r.push_back(make_nccl_init_incomplete());
     r.push_back(make_nccl_inter_node_not_ib());
+    r.push_back(make_nccl_known_signature());
     r.push_back(make_nccl_log_partial());
     r.push_back(make_nccl_p2p_disabled());
+    r.push_back(make_nccl_separate_jobs());
+    r.push_back(make_nccl_socket_interface());
     r.push_back(make_nccl_system_error());
     r.push_back(make_nccl_tests_busbw_drop());
     r.push_back(make_nccl_tests_busbw_low());

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cstdio>
 #include <fstream>
 
 #include "core/input_error.h"
@@ -345,6 +346,119 @@ TEST(NcclLog, Detection) {
   EXPECT_TRUE(
       looks_like_nccl_log(read_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log")));
   EXPECT_FALSE(looks_like_nccl_log(read_fixture("ib-status/ibstat-mlx4-initializing-40g.txt")));
+}
+
+}  // namespace
+}  // namespace trainready
+
+namespace trainready {
+namespace {
+
+// --- The maintainer's reading: nothing dropped, hosts told apart, setup per host ------------
+
+TEST(NcclLogWarnings, EveryWarnLineSurfacesOnceWithItsCount) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "h:1:2 [0] misc/foo.cc:1 NCCL WARN Something nobody knows about : 7\n"
+      "h:1:3 [1] misc/foo.cc:1 NCCL WARN Something nobody knows about : 7\n"
+      "include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device\n",
+      "w.log");
+  ASSERT_EQ(f.warnings.size(), 2u);
+  EXPECT_EQ(f.warnings[0].count, 2u);
+  EXPECT_EQ(f.warnings[0].message, "Something nobody knows about : 7");
+  EXPECT_EQ(f.warnings[1].first.where.line, 3);
+  EXPECT_EQ(f.warning_lines, 3u);
+  EXPECT_TRUE(has_nccl_output(f));  // a WARN line without its host prefix is still NCCL's
+}
+
+TEST(NcclLogWarnings, PyTorchLastErrorLineIsKept) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n"
+      "Last error:\n"
+      "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000\n",
+      "p.log");
+  bool found = false;
+  for (const auto& w : f.warnings) found = found || w.message.rfind("Duplicate GPU", 0) == 0;
+  EXPECT_TRUE(found);
+}
+
+TEST(NcclLogUnrecognised, InfoLinesNoPatternKnowsAreKept) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "G:4766:4780 [0] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856\n",
+      "u.log");
+  ASSERT_EQ(f.unrecognised.size(), 1u);
+  EXPECT_NE(f.unrecognised[0].text.find("ncclMaxSharedMem"), std::string::npos);
+}
+
+TEST(NcclLogTail, LastLinesBeforeSilenceOldestFirst) {
+  std::string t;
+  for (int i = 0; i < 12; ++i)
+    t += "h:1:1 [0] NCCL INFO Channel 0" + std::to_string(i % 10) + "/0 : 0[0] -> 1[1] via P2P/IPC\n";
+  NcclRunFacts f = analyze_nccl_log_text(t, "t.log");
+  ASSERT_EQ(f.last_lines.size(), 8u);
+  EXPECT_EQ(f.last_lines.front().where.line, 5);
+  EXPECT_EQ(f.last_lines.back().where.line, 12);
+}
+
+TEST(NcclLogHosts, SameNameDifferentAddressesAreTwoHosts) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "user:10:10 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.10<0>\n"
+      "user:10:10 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n"
+      "user:77:77 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.14<0>\n"
+      "user:77:77 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n",
+      "h.log");
+  EXPECT_EQ(f.host_count, 2u);
+  ASSERT_EQ(f.host_profiles.size(), 2u);
+  EXPECT_EQ(f.host_profiles.at("user (10.0.0.14)").env.at("NCCL_IB_DISABLE"), "1");
+  EXPECT_EQ(f.host_profiles.at("user (10.0.0.10)").env.at("NCCL_IB_DISABLE"), "0");
+  EXPECT_TRUE(f.multi_node());
+}
+
+TEST(NcclLogHosts, BareVersionBannerBelongsToTheNeighbouringHost) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "nodeA:5:5 [0] NCCL INFO Bootstrap : Using [0]ib0:10.1.0.1<0>\n"
+      "NCCL version 2.7.8+cuda10.2\n",
+      "b.log");
+  ASSERT_EQ(f.version_hosts.count("2.7.8"), 1u);
+  EXPECT_EQ(*f.version_hosts.at("2.7.8").begin(), "nodeA");
+}
+
+TEST(NcclLogHosts, PeerOnAnotherAddressMakesTheRunMultiNode) {
+  // issue 14: an IB completion error naming a peer is inter-node evidence.
+  NcclRunFacts f = analyze_nccl_log_text(
+      "a:1:2 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+      "10.2.0.5<33092> with error 12, opcode 0, len 0, vendor err 129 (Recv)\n",
+      "p.log");
+  EXPECT_TRUE(f.multi_node());
+}
+
+TEST(NcclLogHosts, NcclTestsDeviceLinesGiveTheGpuModel) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "#  Rank  0 Group  0 Pid   4766 on   GENOA-06 device  0 [0x21] NVIDIA GeForce RTX 5090\n"
+      "GENOA-06:4766:4766 [0] NCCL INFO Bootstrap: Using enp227s0f0:192.168.1.250<0>\n",
+      "g.log");
+  ASSERT_EQ(f.host_profiles.count("GENOA-06"), 1u);
+  EXPECT_EQ(*f.host_profiles.at("GENOA-06").gpus.begin(), "NVIDIA GeForce RTX 5090");
+}
+
+
+TEST(NcclLogHosts, ExactHostCountsBesideTheSample) {
+  // issue 14: 512 hosts made connections; the per-transport set keeps 64 names, the count is
+  // exact. Lines in the format of NCCL 2.19 connection lines.
+  std::string t;
+  for (int h = 0; h < 512; ++h) {
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "node%03d:100:200 [0] NCCL INFO Channel 00/0 : %d[0] -> %d[0] [send] via "
+                  "NET/IB/0/GDRDMA\n",
+                  h, h, (h + 1) % 512);
+    t += line;
+  }
+  NcclRunFacts f = analyze_nccl_log_text(t, "512.log");
+  ASSERT_EQ(f.transports.size(), 1u);
+  const TransportUse& u = f.transports.begin()->second;
+  EXPECT_EQ(u.hosts.size(), 64u);
+  EXPECT_EQ(u.host_total, 512u);
+  EXPECT_EQ(f.host_count, 512u);
 }
 
 }  // namespace

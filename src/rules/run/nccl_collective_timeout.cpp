@@ -61,6 +61,7 @@ class NcclCollectiveTimeout : public Rule {
         "`trainready doctor`); rerun with TORCH_NCCL_ASYNC_ERROR_HANDLING=1 and "
         "NCCL_DEBUG=INFO. If every rank joined, the code issues collectives in different "
         "orders on different ranks.";
+    x.rank = 20;
     o.findings.push_back(std::move(x));
     return o;
   }

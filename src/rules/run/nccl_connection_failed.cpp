@@ -41,6 +41,7 @@ class NcclConnectionFailed : public Rule {
         "Find the first error in time across all ranks (that host is the cause); set "
         "NCCL_SOCKET_IFNAME to the interface every node shares (eth0 on Azure) and allow "
         "traffic between the nodes.";
+    x.rank = 50;
     o.findings.push_back(std::move(x));
     return o;
   }

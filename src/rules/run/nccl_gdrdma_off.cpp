@@ -1,4 +1,6 @@
 // nccl-gdrdma-off: inter-node InfiniBand traffic without GPUDirect RDMA.
+#include <cstdio>
+
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
@@ -14,6 +16,54 @@ class NcclGdrdmaOff : public Rule {
   }
   RuleScope scope() const override { return RuleScope::kRunLog; }
 
+  // Which peer-memory check the run's NCCL makes decides what "Disabled for HCA" means.
+  RuleOutcome hca_disabled(const NcclRunFacts& f, const std::vector<const NcclNetDevice*>& off) const {
+    RuleOutcome o;
+    std::set<std::string> names;
+    for (const auto* d : off) names.insert(d->name);
+    Finding x = finding("NCCL disabled GPUDirect RDMA for HCA " + join_limited(names) +
+                        ": inter-node traffic will be staged through host memory");
+    for (const auto* d : off)
+      if (x.evidence.size() < 4) x.evidence.push_back(evidence(d->example));
+    x.rank = 80;
+    const std::string v = f.versions.size() == 1 ? f.versions.begin()->first : "";
+    int a = 0, b = 0, c = 0;
+    const bool known = !v.empty() && std::sscanf(v.c_str(), "%d.%d.%d", &a, &b, &c) >= 2;
+    const long code = known ? a * 10000L + b * 100L + c : -1;
+    const std::string old_check =
+        "NCCL 2.22 and older detect peer memory only through "
+        "/sys/kernel/mm/memory_peers/nv_mem (the MLNX_OFED peer-memory interface), so on the "
+        "inbox RDMA stack (DGX OS 25.01, distributions without MLNX_OFED) nvidia_peermem is "
+        "loaded and still not seen; NCCL 2.23.4 added the check for the nvidia_peermem module.";
+    if (known && code < 22304) {
+      x.evidence.push_back({"NCCL version " + v, {}});
+      x.cause = old_check;
+      x.fix =
+          "Upgrade NCCL to 2.23.4 or later (or patch the check), or install MLNX_OFED so "
+          "nv_mem is registered; check `lsmod | grep peermem` on every host.";
+    } else if (known) {
+      x.evidence.push_back({"NCCL version " + v, {}});
+      x.cause =
+          "NCCL " + v + " found neither the nvidia_peermem module nor DMA-BUF support: the "
+          "module is not loaded, or the driver / kernel cannot export GPU memory (DMA-BUF needs "
+          "the open kernel modules and Linux 5.12 or later).";
+      x.fix =
+          "`modprobe nvidia-peermem` on every host (Azure HPC images load it at boot), or use "
+          "the open GPU kernel modules for DMA-BUF; then rerun.";
+    } else {
+      x.cause =
+          "The peer-memory path NCCL looks for is missing: the nvidia_peermem module is not "
+          "loaded, or (" + old_check + ")";
+      x.fix =
+          "Check `lsmod | grep peermem` and the NCCL version on every host: load "
+          "nvidia-peermem, and with NCCL 2.22 or older upgrade to 2.23.4 or later.";
+    }
+    x.cause += " (sources: NVIDIA/nccl#1676; net_ib.cc v2.22.3-1 vs v2.23.4-1)";
+    x.subsumes = {"gpudirect-rdma-disabled"};
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
     const TransportUse* plain = nullptr;
@@ -26,6 +76,15 @@ class NcclGdrdmaOff : public Rule {
         plain = &t;
     }
     if (!plain) {
+      if (!gdr) {
+        // "GPU Direct RDMA Disabled for HCA" is a finding on its own, before any connection.
+        std::vector<const NcclNetDevice*> off;
+        for (const auto& d : f.net_devices)
+          if (d.gdr && !*d.gdr) off.push_back(&d);
+        // A run whose connections were all inside one node needs no inter-node advice; a log
+        // with no connection lines (an excerpt) cannot tell, so it gets the finding.
+        if (!off.empty() && (f.multi_node() || f.transports.empty())) return hca_disabled(f, off);
+      }
       if (!gdr && f.transports.empty())
         return RuleOutcome::skip("the log shows no connections (NCCL_DEBUG=INFO prints them)");
       return {};

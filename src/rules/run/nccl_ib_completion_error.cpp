@@ -21,32 +21,72 @@ class NcclIbCompletionError : public Rule {
     Finding x = finding("NET/IB completion error(s) (" + join_limited(i->details) +
                         ") talking to " + (i->peers.empty() ? "a peer" : join_limited(i->peers)));
     add_issue_evidence(x, *i);
-    const bool retry = i->details.count("error 12") > 0;
-    const bool rnr = i->details.count("error 13") > 0;
-    if (retry) {
-      x.cause =
-          "Status 12 is IBV_WC_RETRY_EXC_ERR: the HCA retried and the peer never "
-          "acknowledged, so the path between the two nodes does not work. On Azure this "
-          "is almost always two VMs in different InfiniBand partitions (not in one scale "
-          "set or availability set), or a port that is down or flapping.";
-      x.fix =
-          "Put every VM of the job in one scale set (singlePlacementGroup=true) or one "
-          "availability set, check `cat /sys/class/infiniband/*/ports/1/pkeys/0` is the "
-          "same on both nodes and the ports are ACTIVE (`trainready doctor` on each).";
-    } else if (rnr) {
-      x.cause =
-          "Status 13 is IBV_WC_RNR_RETRY_EXC_ERR: the receiver had no buffer posted; "
-          "the peer process is stuck or gone.";
-      x.fix = "Look at the peer's own log for an earlier error; check its host.";
+    // ibv_wc_status values (rdma-core, ibv_poll_cq(3)); the first status in time matters.
+    struct Decode {
+      int status;
+      const char* name;
+      const char* cause;
+      const char* fix;
+      int rank;
+    };
+    static const Decode kDecode[] = {
+        {4, "IBV_WC_LOC_PROT_ERR (local protection error)",
+         "The HCA could not access the buffer it was given. With GPUDirect RDMA this almost "
+         "always means PCIe Access Control Services (ACS) or the IOMMU redirect the NIC's "
+         "peer-to-peer reads of GPU memory (a maintainer's reading of error 4 / vendor err 81).",
+         "Confirm with NCCL_NET_GDR_LEVEL=0 (GDR off: the error should go away, slower); then "
+         "disable ACS on the PCIe switches / root ports (`lspci -vvv | grep ACSCtl` should show "
+         "SrcValid-) and set the IOMMU to passthrough (iommu=pt) or off, and rerun with GDR.",
+         84},
+        {12, "IBV_WC_RETRY_EXC_ERR (transport retry counter exceeded)",
+         "The HCA retried and the peer never acknowledged: the two ports cannot reach each "
+         "other. On InfiniBand: different partitions (on Azure, VMs not in one scale set / "
+         "availability set), a port down or flapping, routing; on RoCE: a wrong GID index "
+         "(NCCL_IB_GID_INDEX), VLAN or PFC/ECN setup.",
+         "Put every VM of the job in one scale set (singlePlacementGroup=true) or one "
+         "availability set, check `cat /sys/class/infiniband/*/ports/1/pkeys/0` is the same on "
+         "both nodes and the ports are ACTIVE (`trainready doctor` on each); on RoCE set "
+         "NCCL_IB_GID_INDEX to the RoCE v2 GID (`show_gids`).",
+         83},
+        {13, "IBV_WC_RNR_RETRY_EXC_ERR (receiver not ready)",
+         "The receiver had no buffer posted; the peer process is stuck or gone.",
+         "Look at the peer's own log for an earlier error; check its host.", 60},
+        {10, "IBV_WC_REM_ACCESS_ERR (remote access error)",
+         "The peer rejected the RDMA access: its memory registration or GDR path failed (the "
+         "same ACS / IOMMU causes as a local protection error, on the other host).",
+         "Check ACS / IOMMU and nvidia-peermem on the peer host; confirm with "
+         "NCCL_NET_GDR_LEVEL=0.",
+         80},
+        {5, "IBV_WC_WR_FLUSH_ERR (work request flushed)",
+         "The queue pair was already in error: an earlier error (often on the peer, or a "
+         "process that exited) flushed the outstanding requests. Vendor err 249 with it is a "
+         "flush after a fatal error on the QP.",
+         "Find the first completion error across all ranks (another status), then check that "
+         "link (`ibstat`, `trainready doctor`) and the peer's log.",
+         55},
+    };
+    const Decode* d = nullptr;
+    for (const Decode& k : kDecode) {
+      if (i->details.count("error " + std::to_string(k.status))) {
+        d = &k;
+        break;  // the table is ordered by how much a status explains
+      }
+    }
+    if (d) {
+      x.message += ": " + std::string(d->name);
+      x.cause = std::string(d->name) + ": " + d->cause;
+      x.fix = d->fix;
+      x.rank = d->rank;
     } else {
       x.cause =
-          "The HCA reported a failed work request. Status 5 (WR_FLUSH_ERR) follows an "
-          "earlier error on the same queue pair; the first error in time is the one that "
-          "matters.";
+          "The HCA reported a failed work request; the status names the failing step "
+          "(ibv_poll_cq(3) lists them).";
       x.fix =
           "Find the first completion error across all ranks, then check that link "
           "(`ibstat`, `trainready doctor`) and the peer's log.";
+      x.rank = 55;
     }
+    x.cause += " (source: rdma-core ibv_poll_cq(3) status table; NCCL troubleshooting guide)";
     x.subsumes = {"cluster-pkey-mismatch", "ib-port-not-active"};
     o.findings.push_back(std::move(x));
     return o;

@@ -30,6 +30,7 @@ class NcclIbvModifyQpFailed : public Rule {
         "(`trainready doctor`). RoCE: set NCCL_IB_GID_INDEX to the RoCE v2 IPv4 GID "
         "(`show_gids`), and check routes between the NICs.";
     x.subsumes = {"cluster-pkey-mismatch"};
+    x.rank = 70;
     o.findings.push_back(std::move(x));
     return o;
   }

@@ -69,6 +69,56 @@ class NcclInitIncomplete : public Rule {
         "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET on every rank and compare the "
         "last line of each; check that all ranks run and reach each other (same scale set, "
         "same interface), and `trainready doctor` the hosts named here.";
+    x.rank = 30;
+    // Where the ranks went silent says more than that they did.
+    std::size_t after_p2p = 0, after_bootstrap = 0;
+    for (const NcclStream* s : stuck) {
+      const std::string& m = s->last_message;
+      if (m.find("via P2P") != std::string::npos || m.find("P2P/") != std::string::npos)
+        ++after_p2p;
+      else if (m.rfind("Bootstrap", 0) == 0 || m.rfind("NET/", 0) == 0 ||
+               m.rfind("Using network", 0) == 0 || m.find("Init START") != std::string::npos ||
+               m.rfind("cudaDriverVersion", 0) == 0 || m.rfind("NCCL version", 0) == 0)
+        ++after_bootstrap;
+    }
+    const bool failed = !f.issues.empty() || !f.timeouts.empty() || !f.lagging.empty();
+    for (const LogLine& l : f.last_lines)
+      if (x.evidence.size() < 12) x.evidence.push_back({"last lines: " + l.text, l.where});
+    if (after_p2p * 2 > stuck.size()) {
+      x.message += "; they went silent right after connecting P2P channels";
+      x.cause =
+          "Silence right after P2P connections is the signature of PCIe peer-to-peer traffic "
+          "that never arrives: PCI Access Control Services (ACS) or the IOMMU redirect it "
+          "through the root complex (NCCL troubleshooting guide, 'PCI Access Control "
+          "Services'); hosts named: " + join_limited(hosts) + ".";
+      x.fix =
+          "Confirm with NCCL_P2P_DISABLE=1 (the hang should go away, slower); then disable ACS "
+          "(`lspci -vvv | grep ACSCtl` should show SrcValid-; BIOS or setpci) and set the IOMMU "
+          "to passthrough (iommu=pt) or off; in VMs enable ATS.";
+      x.rank = 85;
+    } else if (after_bootstrap * 2 > stuck.size() && !f.multi_node()) {
+      // One host, stopped early: nothing says the job hung rather than the capture stopped.
+    } else if (after_bootstrap * 2 > stuck.size()) {
+      x.message += "; they went silent during bootstrap / network setup";
+      x.cause =
+          "Ranks stopped right after bootstrap and network selection: they wait for a peer "
+          "they cannot reach (a firewall between hosts, the wrong interface chosen without "
+          "NCCL_SOCKET_IFNAME, a rank that never started); hosts named: " +
+          join_limited(hosts) + ".";
+      x.fix =
+          "Check that the hosts reach each other on the interface NCCL printed (open the "
+          "ports or the whole subnet between them), set NCCL_SOCKET_IFNAME on every host, and "
+          "check that every rank was launched.";
+      x.rank = 45;
+    }
+    if (!failed && x.rank < 45) {
+      // Nothing in the log says the job hung: a log that ends mid-init may be an excerpt or
+      // a copy taken while the job still ran.
+      x.severity = Severity::kWarning;
+      x.message += " (or the capture was cut: the log ends mid-init with no error or timeout)";
+      x.cause = "The log ends while init was still under way and holds no error, timeout or "
+                "abort: either the job hung there or the capture stops early. " + x.cause;
+    }
     o.findings.push_back(std::move(x));
     return o;
   }

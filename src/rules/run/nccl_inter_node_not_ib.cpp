@@ -92,6 +92,7 @@ class NcclInterNodeNotIb : public Rule {
                   "ib-driver-not-loaded",  "nccl-ib-disabled",
                   "vm-size-no-infiniband", "vm-not-in-scale-set",
                   "cluster-pkey-mismatch", "cluster-placement-mismatch"};
+    x.rank = 75;
     o.findings.push_back(std::move(x));
     return o;
   }

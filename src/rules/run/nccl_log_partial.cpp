@@ -30,6 +30,7 @@ class NcclLogPartial : public Rule {
           "Only some ranks' output was captured (one host's log, or a launcher that "
           "keeps rank 0's output only).";
       x.fix = "Give every rank's log (a directory of per-rank files works) to see all of the run.";
+      x.rank = 1;
       o.findings.push_back(std::move(x));
     }
     return o;

@@ -42,6 +42,7 @@ class NcclP2pDisabled : public Rule {
     x.fix = env ? "Remove NCCL_P2P_DISABLE unless it works around a known hang."
                 : "Check `nvidia-smi topo -m` (NV# links or PIX/PXB are good) and "
                   "`nvidia-smi topo -p2p r`; on bare metal disable ACS for the GPU switches.";
+    x.rank = 10;
     o.findings.push_back(std::move(x));
     return o;
   }

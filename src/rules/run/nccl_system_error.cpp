@@ -32,6 +32,7 @@ class NcclSystemError : public Rule {
         "Rerun with NCCL_DEBUG=INFO to see the WARN line that names the call; check "
         "`ulimit -l` (unlimited), /dev/shm size (--shm-size / --ipc=host), and the node's "
         "network (`trainready doctor`).";
+    x.rank = 40;
     o.findings.push_back(std::move(x));
     return o;
   }

@@ -40,6 +40,7 @@ class NcclVersionMismatch : public Rule {
         "Use one image / container for every node and check `python -c \"import torch; "
         "print(torch.cuda.nccl.version())\"` (or LD_DEBUG=libs) on each.";
     x.subsumes = {"cluster-version-mismatch"};
+    x.rank = 96;
     o.findings.push_back(std::move(x));
     return o;
   }

@@ -1,5 +1,6 @@
 // nccl-warnings: NCCL WARN lines and CUDA / internal errors no other rule explains.
 #include "rules/rule_factories.h"
+#include "rules/run/nccl_signatures.h"
 #include "rules/run/run_evidence.h"
 
 namespace trainready {
@@ -30,9 +31,6 @@ class NcclWarnings : public Rule {
         {NcclProblem::kInternalError, "NCCL internal error / invalid usage", Severity::kError,
          "NCCL rejected a call: mismatched collectives or arguments between ranks, or a bug.",
          "Check that every rank issues the same collectives with the same sizes; update NCCL."},
-        {NcclProblem::kOtherWarning, "NCCL warning(s)", Severity::kWarning,
-         "NCCL printed WARN lines that no other rule explains; they often precede a failure.",
-         "Read the quoted lines; the first WARN in time is usually the cause."},
     };
     for (const Kind& k : kinds) {
       const NcclIssue* i = find_issue(f, k.p);
@@ -42,6 +40,45 @@ class NcclWarnings : public Rule {
       add_issue_evidence(x, *i);
       x.cause = k.cause;
       x.fix = k.fix;
+      x.rank = 8;
+      o.findings.push_back(std::move(x));
+    }
+    // Every other distinct WARN line surfaces: none is dropped because no pattern knows it.
+    // Those the signature table or another rule explains are left to that finding.
+    static constexpr std::string_view kOwned[] = {
+        "Got completion", "ibv_modify_qp", "Connect to", "Connection",
+        "Mismatched NCCL version", "libibverbs", "No device found", "unhandled system error",
+        "ncclSystemError", "Cuda failure", "CUDA error", "internal error", "invalid usage",
+        "ncclInternalError", "ncclInvalidUsage", "remote process", "Remote process"};
+    const std::string version = f.versions.size() == 1 ? f.versions.begin()->first : "";
+    std::vector<const NcclWarning*> other;
+    std::uint64_t lines = 0;
+    for (const NcclWarning& w : f.warnings) {
+      if (match_nccl_signature(w.first.text, version)) continue;
+      bool owned = false;
+      for (std::string_view k : kOwned) owned = owned || w.message.find(k) != std::string::npos;
+      if (owned) continue;
+      other.push_back(&w);
+      lines += w.count;
+    }
+    if (!other.empty()) {
+      Finding x = finding("NCCL warning(s) no other finding explains: " +
+                          std::to_string(other.size()) + " distinct, " + std::to_string(lines) +
+                          " line(s)");
+      std::set<std::string> hosts;
+      for (const NcclWarning* w : other) {
+        if (x.evidence.size() < 8)
+          x.evidence.push_back({w->first.text + (w->count > 1 ? " (x" + std::to_string(w->count) +
+                                                                   ")"
+                                                             : ""),
+                                w->first.where});
+        hosts.insert(w->hosts.begin(), w->hosts.end());
+      }
+      if (!hosts.empty()) x.evidence.push_back({"on " + join_limited(hosts), {}});
+      x.cause = "NCCL printed WARN lines that no other rule explains; they often precede a "
+                "failure.";
+      x.fix = "Read the quoted lines; the first WARN in time is usually the cause.";
+      x.rank = 5;
       o.findings.push_back(std::move(x));
     }
     return o;

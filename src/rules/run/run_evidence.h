@@ -1,5 +1,6 @@
 #pragma once
 // Small helpers shared by the run rules (NCCL log, nccl-tests).
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -37,9 +38,11 @@ inline std::string gbytes(double v) {
 inline void add_issue_evidence(Finding& f, const NcclIssue& i) {
   for (const auto& l : i.examples) f.evidence.push_back(evidence(l));
   if (i.hosts.size() > 1 || i.count > i.examples.size()) {
+    const std::uint64_t n = std::max<std::uint64_t>(i.host_total, i.hosts.size());
     f.evidence.push_back(
         {std::to_string(i.count) + " occurrence(s) on " +
-             (i.hosts.empty() ? std::string("unnamed hosts") : join_limited(i.hosts)),
+             (i.hosts.empty() ? std::string("unnamed hosts")
+                              : std::to_string(n) + " host(s): " + join_limited(i.hosts)),
          {}});
   }
 }

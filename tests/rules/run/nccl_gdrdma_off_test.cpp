@@ -37,5 +37,20 @@ TEST(NcclGdrdmaOff, QuietOnSingleNodeP2p) {
   EXPECT_TRUE(o.findings.empty());
 }
 
+
+TEST(NcclGdrdmaOff, DisabledForHcaIsAFindingOnItsOwnWithTheVersionsCause) {
+  RuleOutcome o = log_rule(
+      kId, log_fixture("nccl-debug/nccl1676-dgxos-gdr-disabled-nvidia-peermem-nccl2.22.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("mlx5_0"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("2.23.4"), std::string::npos);
+}
+
+TEST(NcclGdrdmaOff, DisabledForHcaOnASingleNodeRunIsNoInterNodeAdvice) {
+  EXPECT_TRUE(log_rule(kId, log_fixture(
+                                "nccl-debug/timezzx-1node-2xa100pcie-nvlink-roce-nccl2.27.7-subsys-all.log"))
+                  .findings.empty());
+}
+
 }  // namespace
 }  // namespace trainready::test

@@ -26,5 +26,21 @@ TEST(NcclIbCompletionError, QuietOnAHealthyLog) {
   EXPECT_TRUE(log_rule(kId, log_synthetic("azure-ndv5-gdrdma-2node.log")).findings.empty());
 }
 
+
+TEST(NcclIbCompletionError, ErrorFourIsReadAsAcsOnTheGdrPath) {
+  RuleOutcome o = log_rule(kId, log_fixture("nccl-debug/nccl928-ib-error4-vendor81-acs.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("IBV_WC_LOC_PROT_ERR"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("ACS"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("NCCL_NET_GDR_LEVEL=0"), std::string::npos);
+  EXPECT_GT(o.findings[0].rank, 80);
+}
+
+TEST(NcclIbCompletionError, PreTwoTwelveFormatWithoutPeer) {
+  RuleOutcome o = log_rule(kId, log_fixture("nccl-debug/nccl523-ib-error4-vendor81-acs-nccl2.9.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("ACS"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test

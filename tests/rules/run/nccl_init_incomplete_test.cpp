@@ -34,5 +34,36 @@ TEST(NcclInitIncomplete, SkipsExcerptsWithoutInitLines) {
   EXPECT_TRUE(log_rule(kId, log_synthetic("version-mismatch.log")).skipped);
 }
 
+
+TEST(NcclInitIncomplete, SilenceAfterP2pConnectionsPointsAtAcs) {
+  // 2.19 format; every rank stops right after its P2P channel lines, and a timeout follows.
+  const char* t =
+      "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 41000 commId 0x9 - "
+      "Init START\n"
+      "h:2:2 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 61000 commId 0x9 - "
+      "Init START\n"
+      "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM\n"
+      "h:2:2 [1] NCCL INFO Channel 00/0 : 1[1] -> 0[0] via P2P/CUMEM\n"
+      "[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: "
+      "WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for "
+      "600010 milliseconds before timing out.\n";
+  RuleOutcome o = log_rule(kId, log_text(t));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("P2P"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("ACS"), std::string::npos);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+}
+
+TEST(NcclInitIncomplete, ALogThatEndsMidInitMayBeACutCapture) {
+  const char* t =
+      "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 41000 commId 0x9 - "
+      "Init START\n"
+      "h:1:1 [0] NCCL INFO Setting affinity for GPU 0 to ffff\n";
+  RuleOutcome o = log_rule(kId, log_text(t));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].message.find("cut"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test

@@ -1,0 +1,54 @@
+#include <gtest/gtest.h>
+
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+const char* kId = "nccl-host-mismatch";
+
+// Two machines that both call themselves "localhost", told apart by their bootstrap address; one
+// has InfiniBand off. Lines in the exact format of NCCL 2.19.
+const char* kTwoLocalhosts =
+    "localhost:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.10<0>\n"
+    "localhost:100:100 [0] NCCL INFO NCCL version 2.19.3+cuda12.2\n"
+    "localhost:100:200 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:10.0.0.10<0>\n"
+    "localhost:100:200 [0] NCCL INFO Using network IB\n"
+    "localhost:100:200 [0] NCCL INFO comm 0x55d0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 "
+    "commId 0xabc - Init START\n"
+    "localhost:300:300 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.14<0>\n"
+    "localhost:300:300 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+    "localhost:300:400 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.14<0>\n"
+    "localhost:300:400 [0] NCCL INFO Using network Socket\n"
+    "localhost:300:400 [0] NCCL INFO comm 0x55e0 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 "
+    "commId 0xabc - Init START\n";
+
+TEST(NcclHostMismatch, NamesWhichHostsDifferAndHow) {
+  NcclRunFacts f = log_text(kTwoLocalhosts);
+  EXPECT_EQ(f.host_count, 2u);
+  EXPECT_TRUE(f.multi_node());
+  RuleOutcome o = log_rule(kId, f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& x = o.findings[0];
+  EXPECT_NE(x.message.find("NCCL_IB_DISABLE"), std::string::npos) << x.message;
+  EXPECT_NE(x.message.find("network"), std::string::npos) << x.message;
+  std::string ev;
+  for (const auto& e : x.evidence) ev += e.text + "\n";
+  EXPECT_NE(ev.find("localhost (10.0.0.14): NCCL_IB_DISABLE=1"), std::string::npos) << ev;
+  EXPECT_NE(ev.find("localhost (10.0.0.10): (not set)"), std::string::npos) << ev;
+}
+
+TEST(NcclHostMismatch, QuietWhenHostsAgree) {
+  RuleOutcome o =
+      log_rule(kId, log_fixture("nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log"));
+  EXPECT_TRUE(o.findings.empty());
+}
+
+TEST(NcclHostMismatch, QuietWithOneHost) {
+  RuleOutcome o = log_rule(kId, log_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log"));
+  EXPECT_FALSE(o.skipped);
+  EXPECT_TRUE(o.findings.empty());
+}
+
+}  // namespace
+}  // namespace trainready::test

@@ -1,0 +1,52 @@
+#include <gtest/gtest.h>
+
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+const char* kId = "nccl-separate-jobs";
+
+TEST(NcclSeparateJobs, EveryCommunicatorStaysInsideItsHost) {
+  // nccl-tests without MPI=1 on two hosts (2.19 format): each process builds its own
+  // communicator with nNodes 1.
+  const char* t =
+      "hw14:798:798 [0] NCCL INFO Bootstrap : Using bond0:10.0.0.15<0>\n"
+      "hw14:798:810 [0] NCCL INFO comm 0x5581 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 "
+      "MNNVL 0\n"
+      "hw14:798:810 [0] NCCL INFO comm 0x5581 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId f000 "
+      "commId 0x1111 - Init COMPLETE\n"
+      "hw14:798:811 [1] NCCL INFO comm 0x5582 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 34000 "
+      "commId 0x1111 - Init COMPLETE\n"
+      "hw15:801:801 [0] NCCL INFO Bootstrap : Using bond0:10.0.0.16<0>\n"
+      "hw15:801:812 [0] NCCL INFO comm 0x5591 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 "
+      "MNNVL 0\n"
+      "hw15:801:812 [0] NCCL INFO comm 0x5591 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId f000 "
+      "commId 0x2222 - Init COMPLETE\n"
+      "hw15:801:813 [1] NCCL INFO comm 0x5592 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 34000 "
+      "commId 0x2222 - Init COMPLETE\n";
+  RuleOutcome o = log_rule(kId, log_text(t));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("2 hosts"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("MPI=1"), std::string::npos);
+}
+
+TEST(NcclSeparateJobs, SameRankNumbersOnTwoHostsWithoutCommId) {
+  // 2.7 format (no commId): both hosts claim rank 0 of "nranks 1".
+  const char* t =
+      "a:10:10 [0] NCCL INFO comm 0x7f01 rank 0 nranks 1 cudaDev 0 busId 3b000 - Init COMPLETE\n"
+      "b:20:20 [0] NCCL INFO comm 0x7f02 rank 0 nranks 1 cudaDev 0 busId 3b000 - Init COMPLETE\n";
+  NcclRunFacts f = log_text(t);
+  ASSERT_EQ(f.comms.size(), 1u);
+  EXPECT_EQ(f.comms.begin()->second.rank_clash_hosts.size(), 2u);
+  EXPECT_EQ(log_rule(kId, f).findings.size(), 1u);
+}
+
+TEST(NcclSeparateJobs, QuietWhenACommunicatorSpansHosts) {
+  EXPECT_TRUE(
+      log_rule(kId, log_fixture("nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log"))
+          .findings.empty());
+}
+
+}  // namespace
+}  // namespace trainready::test

@@ -1,0 +1,51 @@
+#include <gtest/gtest.h>
+
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+const char* kId = "nccl-socket-interface";
+
+// Two hosts whose NCCL (2.25 format) lists a Cloudflare WARP tunnel after the LAN interface.
+const char* kWarp =
+    "node1:11326:11326 [0] NCCL INFO Bootstrap: Using eno1:10.201.24.89<0>\n"
+    "node1:11326:11340 [0] NCCL INFO NET/IB : No device found.\n"
+    "node1:11326:11340 [0] NCCL INFO NET/Socket : Using [0]eno1:10.201.24.89<0> "
+    "[1]CloudflareWARP:172.16.0.2<0>\n"
+    "node1:11326:11340 [0] NCCL INFO Using network Socket\n"
+    "node2:2200:2200 [0] NCCL INFO Bootstrap: Using eno1:10.201.24.90<0>\n"
+    "node2:2200:2210 [0] NCCL INFO NET/Socket : Using [0]eno1:10.201.24.90<0>\n"
+    "node2:2200:2210 [0] NCCL INFO Using network Socket\n";
+
+TEST(NcclSocketInterface, NamesTheInterfaceToSet) {
+  RuleOutcome o = log_rule(kId, log_text(kWarp));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("CloudflareWARP"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("NCCL_SOCKET_IFNAME=eno1"), std::string::npos)
+      << o.findings[0].fix;
+}
+
+TEST(NcclSocketInterface, LinkLocalBootstrapAcrossHosts) {
+  RuleOutcome o = log_rule(
+      kId, log_text("a:1:1 [0] NCCL INFO Bootstrap : Using enp1:fe80::52b1:b1f3:51c0:ecca%enp1<0>\n"
+                    "b:2:2 [0] NCCL INFO Bootstrap : Using enp1:fe80::1:2:3:4%enp1<0>\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].evidence[0].text.find("link-local"), std::string::npos);
+}
+
+TEST(NcclSocketInterface, SingleNodeGetsNoInterNodeAdvice) {
+  // The same WARP interface on one machine: nothing crosses hosts.
+  EXPECT_TRUE(log_rule(kId, log_fixture(
+                                "nccl-debug/nccl1637-rtx5090-p2p-warp-maxsharedmem-nccl2.25.1.log"))
+                  .findings.empty());
+}
+
+TEST(NcclSocketInterface, QuietWhenSetOnPurpose) {
+  std::string t = std::string(kWarp) +
+                  "node1:11326:11326 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eno1\n";
+  EXPECT_TRUE(log_rule(kId, log_text(t)).findings.empty());
+}
+
+}  // namespace
+}  // namespace trainready::test
