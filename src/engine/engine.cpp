@@ -67,6 +67,10 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
       ev.skipped.push_back({id, node, o.skip_reason});
       return;
     }
+    if (!o.not_applicable.empty() && o.findings.empty()) {
+      run.outcome = RuleRun::Outcome::kNotApplicable;
+      run.detail = o.not_applicable;
+    }
     for (Finding& f : o.findings) {
       if (!node.empty()) f.node = node;
       if (run.outcome != RuleRun::Outcome::kFailed || f.severity > run.worst)

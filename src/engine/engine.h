@@ -27,7 +27,7 @@ struct RuleSkip {
 struct RuleRun {
   std::string rule_id;
   std::string node;  // empty unless a node rule
-  enum class Outcome { kPassed, kFailed, kSkipped } outcome = Outcome::kPassed;
+  enum class Outcome { kPassed, kFailed, kSkipped, kNotApplicable } outcome = Outcome::kPassed;
   std::string detail;                // the findings' messages, or the skip reason
   Severity worst = Severity::kInfo;  // failed: the most severe finding as the rule gave it
 };

@@ -63,7 +63,15 @@ struct RuleOutcome {
   std::string skip_reason;  // which fact was missing, and why
   std::vector<Finding> findings;
   std::vector<std::string> notes;  // parts that could not be evaluated (e.g. one unreadable port)
+  // Nothing to judge, and nothing missing either: a measurement the user did not pass in (an
+  // ib_write_bw capture). Not a pass and not a skipped check; the reason is shown.
+  std::string not_applicable;
 
+  static RuleOutcome does_not_apply(std::string why) {
+    RuleOutcome o;
+    o.not_applicable = std::move(why);
+    return o;
+  }
   static RuleOutcome skip(std::string why) {
     RuleOutcome o;
     o.skipped = true;

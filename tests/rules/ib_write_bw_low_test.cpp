@@ -67,4 +67,5 @@ TEST(IbWriteBwLow, ErrorAtFullSizeSkipsWithoutFloorQuietWithoutCapture) {
   RuleOutcome q = run_rule("ib-write-bw-low", none);
   EXPECT_FALSE(q.skipped);
   EXPECT_TRUE(q.findings.empty());
+  EXPECT_NE(q.not_applicable.find("--capture ib_write_bw"), std::string::npos) << q.not_applicable;
 }

@@ -33,6 +33,8 @@ const char* outcome_name(RuleRun::Outcome o) {
       return "failed";
     case RuleRun::Outcome::kSkipped:
       return "skipped";
+    case RuleRun::Outcome::kNotApplicable:
+      return "not_applicable";
     case RuleRun::Outcome::kPassed:
       break;
   }
@@ -131,9 +133,11 @@ json report_json(const Report& r) {
     notes.push_back({{"rule", s.rule_id}, {"node", s.node}, {"note", s.reason}});
   j["notes"] = notes;
   json runs = json::array();
-  for (const RuleRun& run : r.evaluation.runs)
-    runs.push_back(
-        {{"rule", run.rule_id}, {"node", run.node}, {"outcome", outcome_name(run.outcome)}});
+  for (const RuleRun& run : r.evaluation.runs) {
+    json x{{"rule", run.rule_id}, {"node", run.node}, {"outcome", outcome_name(run.outcome)}};
+    if (run.outcome == RuleRun::Outcome::kNotApplicable) x["reason"] = run.detail;
+    runs.push_back(std::move(x));
+  }
   j["runs"] = runs;
   if (r.command == "doctor" || !r.nodes.empty()) {
     json nodes = json::array();

@@ -44,6 +44,10 @@ CaseOutcome outcome_of(const RuleRun& run, const Report& r) {
     o.message = run.detail;
     return o;
   }
+  if (run.outcome == RuleRun::Outcome::kNotApplicable) {
+    o.body = "not applicable: " + run.detail;
+    return o;
+  }
   if (run.outcome == RuleRun::Outcome::kPassed) return o;
   const Finding* worst = nullptr;
   for (const Finding& f : r.evaluation.findings) {

@@ -33,7 +33,8 @@ class IbWriteBwLow final : public Rule {
     if (!n.ib_write_bw.ok()) {
       // A measurement the user runs and passes in, not a fact of every node: without one there
       // is nothing to judge, which is not a check that failed to run.
-      return RuleOutcome{};
+      return RuleOutcome::does_not_apply(
+          "no ib_write_bw run given (`doctor --capture ib_write_bw=FILE`)");
     }
     std::string why;
     const SkuEntry* sku = sku_of(n, ctx, why);
