@@ -270,7 +270,7 @@ struct NcclLogAnalyzer::State {
   }
   void remember_tail(std::string_view text, std::uint64_t n) {
     TailLine& t = tail[tail_next];
-    t.text.assign(text.data(), std::min<std::size_t>(text.size(), kQuoteMax));
+    t.text.assign(utf8_prefix(text, kQuoteMax));  // whole characters only
     t.n = n;
     t.file = file_index;
     tail_next = (tail_next + 1) % kTail;

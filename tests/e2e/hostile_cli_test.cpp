@@ -172,7 +172,7 @@ TEST(HostileCli, LintDirectoryDoesNotFollowLinksOut) {
   std::ofstream(d + "/tpl/ok.json") << R"({"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#", "contentVersion": "1.0.0.0", "resources": []})";
   CliResult r = run_trainready({"lint", d + "/tpl"});
   EXPECT_NE(r.code, 2) << r.err;  // the link is left out, the rest is linted
-  EXPECT_NE(r.out.find("a link out of the directory; not followed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a link out of the directory"), std::string::npos) << r.out;
   EXPECT_EQ(r.err.find("SECRET"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("last read"), std::string::npos) << r.err;  // not one byte of it
   EXPECT_EQ(r.out.find("SECRET"), std::string::npos) << r.out;

@@ -25,27 +25,33 @@ class NcclKnownSignature : public Rule {
       std::vector<Evidence> lines;
       std::uint64_t count = 0;
       std::set<std::string> hosts;
+      bool from_warning = false;
     };
     std::map<const NcclSignature*, Hit> hits;
     auto consider = [&](const std::string& text, const Provenance& where, std::uint64_t count,
-                        const std::set<std::string>& hosts) {
+                        const std::set<std::string>& hosts, bool warning) {
       const NcclSignature* s = match_nccl_signature(text, version);
       if (!s) return;
       Hit& h = hits[s];
       if (h.lines.size() < 3) h.lines.push_back({text, where});
       h.count += count;
       h.hosts.insert(hosts.begin(), hosts.end());
+      h.from_warning = h.from_warning || warning;
     };
-    for (const NcclWarning& w : f.warnings) consider(w.first.text, w.first.where, w.count, w.hosts);
-    for (const LogLine& l : f.unrecognised) consider(l.text, l.where, 1, {});
+    for (const NcclWarning& w : f.warnings) consider(w.first.text, w.first.where, w.count, w.hosts, true);
+    for (const LogLine& l : f.unrecognised) consider(l.text, l.where, 1, {}, false);
     if (f.first_error_return)  // where the first failure started
-      consider(f.first_error_return->text, f.first_error_return->where, 1, {});
+      consider(f.first_error_return->text, f.first_error_return->where, 1, {}, false);
     RuleOutcome o;
     for (const auto& [s, h] : hits) {
       Finding x = finding(std::string(s->what) + " [" + std::string(s->id) + "]");
       x.severity = s->severity;
       x.rank = s->rank;
       x.evidence = h.lines;
+      // Matched on a trace line: the WARN NCCL printed is what the user searches for; quote it.
+      if (!h.from_warning && !f.warnings.empty())
+        x.evidence.push_back({"first WARN: " + f.warnings.front().first.text,
+                              f.warnings.front().first.where});
       if (h.count > h.lines.size() || h.hosts.size() > 1)
         x.evidence.push_back({std::to_string(h.count) + " line(s)" +
                                   (h.hosts.empty() ? "" : " on " + join_limited(h.hosts)),
