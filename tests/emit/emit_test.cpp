@@ -148,14 +148,6 @@ std::string hcl_problems(const std::string& hcl) {
   return "";
 }
 
-// A python3 that has jsonschema: Debian's (python3-jsonschema from setup-deps), else PATH's.
-std::string python_with_jsonschema() {
-  for (const char* py : {"/usr/bin/python3", "python3"}) {
-    std::string cmd = std::string(py) + " -c 'import jsonschema' >/dev/null 2>&1";
-    if (std::system(cmd.c_str()) == 0) return py;
-  }
-  return "";
-}
 
 }  // namespace
 

@@ -6,23 +6,13 @@
 #include "core/input_error.h"
 #include "parsers/job_settings.h"
 #include "plan/plan.h"
+#include "support/plan_jobs.h"
 
 namespace trainready {
 namespace {
 
-JobSpec job(std::initializer_list<std::pair<const char*, const char*>> settings) {
-  JobSpec j;
-  for (const auto& [k, v] : settings) apply_job_setting(j, k, v, "--" + std::string(k), 0);
-  finalize_job(j);
-  return j;
-}
-
-const Candidate* find(const Plan& p, const std::string& sku) {
-  for (const Candidate& c : p.candidates) {
-    if (c.sku->name == sku) return &c;
-  }
-  return nullptr;
-}
+using test::find;
+using test::job;
 
 // The example: Llama 3 8B on 16 GPUs. DDP's 16 bytes per parameter (128 GB) fit no 80 GB
 // GPU, ZeRO-1 leaves 80.6 GB, ZeRO-2 fits. Only ND96isr_H100_v5 has a price, and that one is a

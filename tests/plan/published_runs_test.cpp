@@ -8,23 +8,13 @@
 #include "parsers/job_settings.h"
 #include "plan/memory_model.h"
 #include "plan/plan.h"
+#include "support/plan_jobs.h"
 
 namespace trainready {
 namespace {
 
-JobSpec job(std::initializer_list<std::pair<std::string, std::string>> settings) {
-  JobSpec j;
-  for (const auto& [k, v] : settings) apply_job_setting(j, k, v, "--" + k, 0);
-  finalize_job(j);
-  return j;
-}
-
-const Candidate* find(const Plan& p, const std::string& sku) {
-  for (const Candidate& c : p.candidates) {
-    if (c.sku->name == sku) return &c;
-  }
-  return nullptr;
-}
+using test::find;
+using test::job;
 
 constexpr double kGiB = 1073741824.0;
 

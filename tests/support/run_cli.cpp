@@ -47,4 +47,12 @@ CliResult run_trainready(const std::vector<std::string>& args, const std::string
   return r;
 }
 
+std::string python_with_jsonschema() {
+  for (const char* py : {"/usr/bin/python3", "python3"}) {
+    std::string cmd = std::string(py) + " -c 'import jsonschema' >/dev/null 2>&1";
+    if (std::system(cmd.c_str()) == 0) return py;
+  }
+  return "";
+}
+
 }  // namespace trainready::test

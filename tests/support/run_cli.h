@@ -15,4 +15,8 @@ struct CliResult {
 CliResult run_trainready(const std::vector<std::string>& args, const std::string& env = "",
                          const std::string& stdin_path = "");
 
+// A python3 that has jsonschema: Debian's (python3-jsonschema from setup-deps), else PATH's;
+// "" when neither has it.
+std::string python_with_jsonschema();
+
 }  // namespace trainready::test
