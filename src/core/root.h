@@ -36,8 +36,11 @@ inline constexpr std::size_t kSmallFileLimit = std::size_t{64} * 1024;
 // /proc/modules, /proc/mounts, IMDS JSON, captured command output.
 inline constexpr std::size_t kLargeFileLimit = std::size_t{8} * 1024 * 1024;
 
-// The largest single document (a template, a plan, a stdin stream read whole) any command takes.
-inline constexpr std::size_t kMaxDocumentBytes = std::size_t{512} * 1024 * 1024;
+// The largest deployment document `lint` reads (a template, a linked template, a plan, az JSON,
+// stdin): ARM itself refuses templates over 4 MB (Azure Resource Manager template limits);
+// Terraform plans and az JSON of large estates are bigger, but a file past 64 MiB is not one a
+// person wrote, and reading it costs up to about 14 bytes of memory per byte (docs/lint.md).
+inline constexpr std::size_t kMaxDeploymentBytes = std::size_t{64} * 1024 * 1024;
 
 // Reads standard input whole, but never more than `limit` bytes (/dev/zero, `yes` give up there).
 FileRead read_stdin(std::size_t limit);

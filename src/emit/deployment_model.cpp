@@ -78,9 +78,12 @@ std::string nvme_script(const DeploymentModel& m) {
        "[ \"$n\" -ne \"$EXPECTED\" ] && echo \"trainready: $n local NVMe disks, the catalog "
        "lists $EXPECTED\" >&2\n"
        "if [ \"$n\" -eq 1 ]; then dev=$disks; else\n"
-       "  dev=/dev/md0\n"
-       "  [ -e \"$dev\" ] || mdadm --create \"$dev\" --level=0 --raid-devices=\"$n\" --force --run "
-       "$disks\n"
+       "  # After a reboot without deallocation the disks keep their RAID superblock and udev\n"
+       "  # may already have assembled them (as /dev/md127): assemble by name, create only new.\n"
+       "  dev=/dev/md/trainready\n"
+       "  [ -e \"$dev\" ] || mdadm --assemble --scan >/dev/null 2>&1 || true\n"
+       "  [ -e \"$dev\" ] || mdadm --create \"$dev\" --name=trainready --level=0 "
+       "--raid-devices=\"$n\" --force --run $disks\n"
        "fi\n"
        "blkid \"$dev\" >/dev/null 2>&1 || mkfs.xfs -f \"$dev\"\n"
        "mkdir -p \"$MNT\"\n"
@@ -262,9 +265,10 @@ DeploymentModel build_deployment_for(const SkuEntry& sku, int vms) {
                       " per placement group: open a support request (free) to raise the "
                       "single-placement-group limit of this subscription and region to " +
                       std::to_string(kPlacementGroupRaisedVms) +
-                      " before deploying; the template carries an inline suppression of "
-                      "deploy-placement-limit saying so, and `trainready lint` lists it as "
-                      "suppressed");
+                      " before deploying; the ARM and Terraform outputs carry an inline "
+                      "suppression of deploy-placement-limit saying so (`trainready lint` lists "
+                      "it as suppressed); the Bicep output says it in a comment only, so lint "
+                      "of its compiled JSON shows the warning");
   }
   m.notes.push_back(
       "placement: these VMs cannot be moved into a placement group later without "

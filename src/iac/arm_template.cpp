@@ -235,7 +235,7 @@ struct WalkShared {
   std::vector<PendingExtension> extensions;
 };
 
-constexpr std::size_t kMaxLinkedBytes = std::size_t{64} * 1024 * 1024;
+constexpr std::size_t kMaxLinkedBytes = kMaxDeploymentBytes;
 
 std::string file_uri(const std::string& path) {
   std::error_code ec;

@@ -19,10 +19,7 @@ using json = nlohmann::json;
 
 namespace {
 
-// ARM refuses templates over 4 MB (Azure Resource Manager template limits); Terraform plans and
-// az JSON of large estates are bigger, but a deployment file past 64 MiB is not one a person
-// wrote, and reading it costs up to about 14 bytes of memory per byte of JSON (docs/lint.md).
-constexpr std::size_t kMaxFileBytes = std::size_t{64} * 1024 * 1024;
+constexpr std::size_t kMaxFileBytes = kMaxDeploymentBytes;
 
 struct Doc {
   std::string file;
@@ -47,15 +44,14 @@ std::string read_file(const std::string& path) {
   return std::move(r.data);
 }
 
-// stdin, under the same bound as a file.
-std::string read_stdin() {
-  std::string text;
-  char buf[64 * 1024];
-  while (std::cin.read(buf, sizeof(buf)) || std::cin.gcount() > 0) {
-    text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
-    if (text.size() > kMaxFileBytes) throw InputError("<stdin>", 0, too_large());
+// stdin, under the same bound as a file (read in chunks: /dev/zero costs the bound, once).
+std::string read_stdin_bounded() {
+  FileRead r = read_stdin(kMaxFileBytes);
+  if (!r.ok()) {
+    if (r.error.rfind("more than", 0) == 0) throw InputError("<stdin>", 0, too_large());
+    throw InputError("<stdin>", 0, "cannot read: " + r.error);
   }
-  return text;
+  return std::move(r.data);
 }
 
 LocatedJson parse_deployment_json(std::string_view text, const std::string& file) {
@@ -139,7 +135,7 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
     Doc d{shown, {}};
     try {
       // The text lives only while it is parsed: the DOM is the one copy kept.
-      d.json = parse_deployment_json(file == "-" ? read_stdin() : read_file(file), shown);
+      d.json = parse_deployment_json(file == "-" ? read_stdin_bounded() : read_file(file), shown);
     } catch (const InputError& e) {
       // One bad file is reported (file:line) and the others are still linted; exit 2.
       out.input_errors.push_back(InputProblem{e.file(), e.line(), e.what()});

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/input_error.h"
+#include "core/line_reader.h"
 #include "core/text.h"
 
 namespace trainready {
@@ -117,10 +118,19 @@ bool looks_like_kernel_log(std::string_view text) {
 }
 
 KernelLogFacts parse_kernel_log(std::string_view text, const std::string& source) {
-  if (text.find('\0') != std::string_view::npos)
-    throw InputError(source, 0,
-                     "binary data; expected kernel log text (dmesg, journalctl -k, "
-                     "/var/log/kern.log or /var/log/messages)");
+  // rsyslog pads kern.log with NULs after a hard crash, exactly when Xid 79/48 lines matter:
+  // NULs are dropped; only a log that is mostly binary is refused.
+  std::string without_nul;
+  if (text.find('\0') != std::string_view::npos) {
+    if (LineReader::looks_binary(text, /*nul_is_text=*/true))
+      throw InputError(source, 0,
+                       "binary data; expected kernel log text (dmesg, journalctl -k, "
+                       "/var/log/kern.log or /var/log/messages)");
+    without_nul.reserve(text.size());
+    for (char c : text)
+      if (c != '\0') without_nul += c;
+    text = without_nul;
+  }
   KernelLogFacts k;
   k.source = source;
   std::vector<std::string_view> recent;  // NVRM lines before this one (multi-line messages)

@@ -750,7 +750,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       if (starts(m, "NET/Plugin")) {
         Proc& pr = proc(s.host, s.pid);
         if (pr.p.plugin.size() < 8)
-          pr.p.plugin.insert(std::string(trim(m.substr(10, std::min<std::size_t>(m.size() - 10, 80)))));
+          pr.p.plugin.insert(std::string(trim(utf8_prefix(m.substr(10), 80))));
         if (f.plugin_messages.size() < 6) {
           std::string q = quote(m);
           bool dup = false;

@@ -96,3 +96,15 @@ TEST(KernelLogParser, TruncatedAndGarbage) {
                                 "x"),
                InputError);
 }
+
+// rsyslog pads kern.log with NULs after a hard crash: the Xid before the padding still counts.
+TEST(KernelLogParser, NulPaddingAfterACrashIsDropped) {
+  std::string log =
+      "Dec  1 03:12:44 nd-h100-7 kernel: NVRM: Xid (PCI:0000:9b:00): 79, pid=1234, GPU has "
+      "fallen off the bus.\n";
+  log += std::string(4096, '\0');
+  log += "Dec  1 03:20:01 nd-h100-7 kernel: Linux version 5.15.0-1053-azure\n";
+  KernelLogFacts k = parse_kernel_log(log, "kern.log");
+  ASSERT_EQ(k.xids.size(), 1u);
+  EXPECT_EQ(k.xids[0].code, 79);
+}

@@ -69,3 +69,20 @@ TEST(IbWriteBwLow, ErrorAtFullSizeSkipsWithoutFloorQuietWithoutCapture) {
   EXPECT_TRUE(q.findings.empty());
   EXPECT_NE(q.not_applicable.find("--capture ib_write_bw"), std::string::npos) << q.not_applicable;
 }
+
+// A bidirectional run (-b) sums both directions: 2 x 190 Gb/s is an HCA at half its 380 Gb/s
+// floor per direction on ND96isr_H100_v5, and fires; 2 x 390 is quiet.
+TEST(IbWriteBwLow, BidirectionalRunsAreJudgedAgainstTwiceTheFloor) {
+  NodeFacts n = with_capture(kGpuTools);
+  IbWriteBwRun& r = n.ib_write_bw.value.runs.at(0);
+  r.bidirectional = true;
+  r.bytes = 8388608;
+  r.link_type = "IB";
+  r.average_gbps = 380;
+  RuleOutcome o = run_rule("ib-write-bw-low", n);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].evidence[0].text.find("0.50x of 760.00 Gb/s"), std::string::npos)
+      << o.findings[0].evidence[0].text;
+  r.average_gbps = 780;
+  EXPECT_TRUE(run_rule("ib-write-bw-low", n).findings.empty());
+}

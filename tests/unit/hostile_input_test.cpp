@@ -58,6 +58,11 @@ TEST(HostileInput, LineReaderGivesUpOnBinaryAndEndlessLines) {
   const std::string d = test::temp_dir("hostile-lines");
   const std::string zeros = write(d + "/zeros.log", std::string(2u << 20, '\0'));
   EXPECT_NE(read_error(zeros).find("binary data"), std::string::npos) << read_error(zeros);
+  // Under the 1 MiB probe too: 200 KiB of random-looking control bytes.
+  std::string noise;
+  for (int i = 0; i < (200 << 10); ++i) noise += static_cast<char>(i * 7 % 32);
+  const std::string small = write(d + "/small.bin", noise);
+  EXPECT_NE(read_error(small).find("binary data"), std::string::npos) << read_error(small);
   const std::string line = write(d + "/line.log", std::string(17u << 20, 'a'));
   EXPECT_NE(read_error(line).find("no line structure"), std::string::npos) << read_error(line);
   // A text log with a crash's block of NULs in it is still read.

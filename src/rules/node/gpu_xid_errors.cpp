@@ -7,6 +7,7 @@
 
 #include "catalog/xid_catalog.h"
 #include "core/text.h"
+#include "core/utf8.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -45,8 +46,10 @@ std::string action_of(const std::optional<XidInfo>& info) {
            std::string(info->investigatory) +
            "). The same code on the same GPU across different jobs points at the GPU.";
   if (b == "RESET_GPU")
-    return "Reset the GPU (no process on it: `nvidia-smi -r -i <index>`) or reboot the VM before "
-           "the next job; if the code comes back, take the node out and report it.";
+    return "Reset the GPU (no process on it: `nvidia-smi -r -i <index>`; on NVSwitch sizes such "
+           "as ND A100 v4 and ND H100/H200 v5 the GPUs reset together: stop "
+           "nvidia-fabricmanager, `nvidia-smi -r`, start it again) or reboot the VM before the "
+           "next job; if the code comes back, take the node out and report it.";
   if (b == "RESTART_BM" || b == "RESTART_VM")
     return "The GPU is unusable until the machine restarts: reboot. On Azure, deallocate and "
            "start the VM (it moves to other hardware) and report the node if it recurs.";
@@ -113,7 +116,7 @@ class GpuXidErrors final : public Rule {
         for (const auto& p : g.processes) procs += (procs.empty() ? "" : ", ") + p;
         std::string text = gpu + ": Xid " + std::to_string(code) + " x" + std::to_string(g.count) +
                            ", last " + (g.last->timestamp.empty() ? "" : g.last->timestamp + " ") +
-                           "\"" + g.last->detail.substr(0, 160) + "\"";
+                           "\"" + clip_text(g.last->detail, 160) + "\"";
         if (!procs.empty()) text += " (process " + procs + ")";
         f.evidence.push_back({text, g.last->where});
       }

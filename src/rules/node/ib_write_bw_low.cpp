@@ -53,17 +53,19 @@ class IbWriteBwLow final : public Rule {
     std::string worst;
     double worst_ratio = 2;
     for (const IbWriteBwRun& r : n.ib_write_bw->runs) {
-      if (r.average_gbps >= floor) continue;
+      // A bidirectional run (-b) reports both directions summed: the floor is per direction.
+      const double run_floor = r.bidirectional ? 2 * floor : floor;
+      if (r.average_gbps >= run_floor) continue;
       ++low;
       if (r.bytes >= kSmallMessageBytes) all_small = false;
       any_host |= !r.gpu_memory;
       any_ethernet |= r.link_type == "Ethernet";
       any_bidir |= r.bidirectional;
-      const double ratio = r.average_gbps / floor;
+      const double ratio = r.average_gbps / run_floor;
       const std::string dev = r.device.empty() ? std::string("(device not printed)") : r.device;
       std::string text =
           dev + ": " + num(r.average_gbps) + " Gb/s average (peak " + num(r.peak_gbps) + ") at " +
-          std::to_string(r.bytes) + " B, " + num(ratio) + "x of " + num(floor) + " Gb/s; " +
+          std::to_string(r.bytes) + " B, " + num(ratio) + "x of " + num(run_floor) + " Gb/s; " +
           (r.gpu_memory
                ? "GPU memory" + (r.gpu_name.empty() ? std::string() : " (" + r.gpu_name + ")")
                : std::string("host memory")) +
@@ -101,7 +103,9 @@ class IbWriteBwLow final : public Rule {
           " A run used an Ethernet (RoCE) device: on Azure that is the front-end "
           "accelerated-networking NIC (mlx5_an0), not an InfiniBand HCA; run it on mlx5_ib*.";
     if (any_bidir)
-      cause += " A bidirectional run (-b) adds both directions; below the floor even so.";
+      cause +=
+          " A bidirectional run (-b) adds both directions, so it is judged against twice the "
+          "floor.";
     if (all_small)
       cause +=
           " Every low run used messages under 1 MiB, which may not reach line rate: rerun "

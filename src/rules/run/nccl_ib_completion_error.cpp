@@ -34,9 +34,12 @@ class NcclIbCompletionError : public Rule {
          "The HCA could not access the buffer it was given. With GPUDirect RDMA this almost "
          "always means PCIe Access Control Services (ACS) or the IOMMU redirect the NIC's "
          "peer-to-peer reads of GPU memory (a maintainer's reading of error 4 / vendor err 81).",
-         "Confirm with NCCL_NET_GDR_LEVEL=0 (GDR off: the error should go away, slower); then "
-         "disable ACS on the PCIe switches / root ports (`lspci -vvv | grep ACSCtl` should show "
-         "SrcValid-) and set the IOMMU to passthrough (iommu=pt) or off, and rerun with GDR.",
+         "Confirm with NCCL_NET_GDR_LEVEL=0 (GDR off: the error should go away, slower). On bare "
+         "metal, disable ACS on the PCIe switches / root ports (`lspci -vvv | grep ACSCtl` "
+         "should show SrcValid-) and set the IOMMU to passthrough (iommu=pt), then rerun with "
+         "GDR. In a cloud VM (Azure ND) the hypervisor owns the PCIe path and neither can be "
+         "changed: check the GPUDirect RDMA path the node uses (nvidia-peermem loaded, or "
+         "DMA-BUF: `trainready doctor`), and if it is right, take the node out and report it.",
          84},
         {12, "IBV_WC_RETRY_EXC_ERR (transport retry counter exceeded)",
          "The HCA retried and the peer never acknowledged: the two ports cannot reach each "

@@ -28,10 +28,15 @@ class NcclKnownSignature : public Rule {
       bool from_warning = false;
     };
     std::map<const NcclSignature*, Hit> hits;
+    bool all_init_complete = !f.streams.empty();
+    for (const auto& [key, st] : f.streams) all_init_complete = all_init_complete && st.init_complete;
     auto consider = [&](const std::string& text, const Provenance& where, std::uint64_t count,
                         const std::set<std::string>& hosts, bool warning) {
       const NcclSignature* s = match_nccl_signature(text, version);
       if (!s) return;
+      // A socket error after every rank finished init is not bootstrap: surviving ranks print
+      // it when a peer died (OOM, a crash, a kill); the cause is in that peer's log.
+      if (s->id == std::string_view("bootstrap-socket-failure") && all_init_complete) return;
       Hit& h = hits[s];
       if (h.lines.size() < 3) h.lines.push_back({text, where});
       h.count += count;

@@ -14,7 +14,7 @@ struct NcclSignature {
   std::string_view id;          // kebab-case, shown in the finding
   std::string_view any[4];      // the line matches when it holds one of these (empty = unused)
   std::string_view also;        // ... and this too (empty = no second condition)
-  std::string_view version;     // only on this NCCL version prefix ("2.19.3"); empty = any
+  std::string_view version;     // not on a known version other than this prefix ("2.19.3")
   Severity severity;
   int rank;                     // Finding::rank: how likely the root cause
   std::string_view what;        // the finding's message
@@ -82,7 +82,7 @@ inline constexpr NcclSignature kNcclSignatures[] = {
     {"bootstrap-truncated-2.19.3",
      {"Message truncated : received 256 bytes instead of 4", "", "", ""},
      "bootstrap",
-     "",
+     "2.19.3",
      Severity::kError,
      93,
      "NCCL bootstrap failed with a truncated message: a known intermittent problem of NCCL 2.19.3",
@@ -190,7 +190,11 @@ inline const NcclSignature* match_nccl_signature(std::string_view line, std::str
     for (std::string_view a : s.any) hit = hit || (!a.empty() && line.find(a) != line.npos);
     if (!hit) continue;
     if (!s.also.empty() && line.find(s.also) == line.npos) continue;
-    if (!s.version.empty() && version.substr(0, s.version.size()) != s.version) continue;
+    // A version-specific signature is ruled out by a different known version; a log that does
+    // not print its version (WARN-level, no banner) may still be that release.
+    if (!s.version.empty() && !version.empty() &&
+        version.substr(0, s.version.size()) != s.version)
+      continue;
     return &s;
   }
   return nullptr;

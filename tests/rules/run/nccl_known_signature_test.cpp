@@ -32,6 +32,46 @@ TEST(NcclKnownSignature, ReadsPyTorchsLastErrorLine) {
   EXPECT_NE(o.findings[0].message.find("same GPU"), std::string::npos);
 }
 
+// The bootstrap-socket reading: a socket error before init completes blames the interface; the
+// same trace after every rank completed init is a peer that died, not bootstrap.
+TEST(NcclKnownSignature, SocketTraceIsBootstrapOnlyBeforeInitCompletes) {
+  const std::string start =
+      "vm-a:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.4<0>\n"
+      "vm-a:100:100 [0] NCCL INFO ncclCommInitRank comm 0x55a1 rank 0 nranks 2 cudaDev 0 "
+      "nvmlDev 0 busId 1c000 commId 0x1234 - Init START\n";
+  const std::string trace =
+      "vm-a:100:120 [0] NCCL INFO misc/socket.cc:564 -> 6\n";
+  NcclRunFacts before = log_text(start + trace);
+  RuleOutcome o = log_rule(kId, before);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("bootstrap-socket-failure"), std::string::npos);
+  NcclRunFacts after = log_text(
+      start +
+      "vm-a:100:100 [0] NCCL INFO ncclCommInitRank comm 0x55a1 rank 0 nranks 2 cudaDev 0 "
+      "nvmlDev 0 busId 1c000 commId 0x1234 - Init COMPLETE\n" +
+      trace);
+  o = log_rule(kId, after);
+  for (const Finding& f : o.findings)
+    EXPECT_EQ(f.message.find("bootstrap-socket-failure"), std::string::npos) << f.message;
+}
+
+// A version-specific signature: blamed on 2.19.3 when the log says 2.19.3 (or says nothing),
+// never when it names another release.
+TEST(NcclKnownSignature, VersionSpecificSignatureNeedsThatVersion) {
+  auto run = [](const std::string& version) {
+    return log_rule(kId, log_text("vm-a:100:100 [0] NCCL INFO NCCL version " + version +
+                                  "+cuda12.2\nvm-a:100:120 [0] bootstrap.cc:77 NCCL WARN "
+                                  "Message truncated : received 256 bytes instead of 4\n"));
+  };
+  auto names_it = [](const RuleOutcome& o) {
+    for (const Finding& f : o.findings)
+      if (f.message.find("bootstrap-truncated-2.19.3") != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(names_it(run("2.19.3")));
+  EXPECT_FALSE(names_it(run("2.21.5")));
+}
+
 TEST(NcclKnownSignature, QuietOnAHealthyRun) {
   EXPECT_TRUE(log_rule(kId, log_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log"))
                   .findings.empty());
