@@ -47,7 +47,10 @@ ComputeEstimate estimate_compute(const ComputeInputs& in) {
 
 double implied_mfu(const PublishedRun& run, double params, int layers, int hidden,
                    double peak_tflops) {
-  const int dp = std::max(1, run.gpus / std::max(1, run.tp * run.pp));
+  // Data parallelism is what tensor, pipeline and context parallelism leave; interleaving (VP
+  // virtual stages) divides the 1F1B bubble by VP (Narayanan et al. 2021 §2.2.2): the run's own
+  // bubble is taken out, so the MFU is the run's, not inflated by a bubble it did not have.
+  const int dp = std::max(1, run.gpus / std::max(1, run.tp * run.pp * run.cp));
   ComputeInputs in;
   in.params = params;
   in.layers = layers;
@@ -58,7 +61,8 @@ double implied_mfu(const PublishedRun& run, double params, int layers, int hidde
   in.peak_tflops = peak_tflops;
   in.mfu = 1.0;
   in.pp = run.pp;
-  in.micro_batches = std::max(1, run.global_batch / std::max(1, run.micro_batch * dp));
+  in.micro_batches =
+      std::max(1, run.global_batch / std::max(1, run.micro_batch * dp)) * std::max(1, run.vp);
   const double ideal = estimate_compute(in).seconds.value;
   const double measured = in.tokens_per_step / (run.tokens_per_s_per_gpu * run.gpus);
   return measured > 0 ? ideal / measured : 0;
