@@ -134,16 +134,25 @@ void check_yaml_depth(std::string_view text, const std::string& file) {
   }
 }
 
-// The line of the `---` that starts the second document, or 0.
+// The line of the `---` that starts a second document with something in it, or 0 (a trailing
+// `---` adds nothing). Found on the text, not with YAML::LoadAll: on some malformed input
+// (`"a",`) yaml-cpp 0.7's LoadAll never advances and collects empty documents without end.
 int second_document_line(std::string_view text) {
   int line = 0;
   bool content = false;
+  int second = 0;
   for (std::string_view l : split_lines(text)) {
     ++line;
     const bool marker = l.substr(0, 3) == "---" && (l.size() == 3 || l[3] == ' ' || l[3] == '\t');
-    if (marker && content) return line;
-    const std::string_view t = trim(l);
-    if (marker || (!t.empty() && t[0] != '#' && t[0] != '%')) content = true;
+    const std::string_view t = trim(marker ? l.substr(3) : l);
+    const bool has = !t.empty() && t[0] != '#' && t[0] != '%';
+    if (second > 0 && has) return second;
+    if (marker && content && second == 0) {
+      second = line;
+      if (has) return second;
+      continue;
+    }
+    if (marker || has) content = true;
   }
   return 0;
 }
@@ -152,15 +161,11 @@ std::vector<JobFileEntry> parse_yaml(std::string_view text, const std::string& f
   check_yaml_depth(text, file);
   YAML::Node root;
   try {
-    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
-    for (std::size_t d = 1; d < docs.size(); ++d) {
-      if (docs[d].IsNull()) continue;  // a trailing `---` adds nothing
-      const int at = second_document_line(text);
-      throw InputError(file, at > 0 ? at : yaml_line(docs[d]),
+    if (const int at = second_document_line(text); at > 0)
+      throw InputError(file, at,
                        "a second YAML document starts here: a job file is one document (put "
                        "every setting in the first, or split the jobs into files)");
-    }
-    if (!docs.empty()) root = docs.front();
+    root = YAML::Load(std::string(text));  // the first (and only) document
   } catch (const YAML::DeepRecursion& e) {
     throw InputError(file, e.mark.line + 1,
                      "nested " + std::to_string(e.depth()) +
