@@ -81,10 +81,11 @@ MpiLayer& open_layer() {
       throw std::runtime_error("TRAINREADY_MPI_PLUGIN=" + candidates.front().path +
                                ": no such file (it must name " + TRAINREADY_MPI_PLUGIN_FILE +
                                "; unset it to use the one installed with trainready)");
-    throw std::runtime_error(std::string("the MPI plugin ") + TRAINREADY_MPI_PLUGIN_FILE +
-                             " is not where trainready looks for it (" + searched(candidates) +
-                             "); install the trainready-mpi package (the .deb beside trainready's), or set "
-                             "TRAINREADY_MPI_PLUGIN to its path");
+    throw std::runtime_error(
+        std::string("the MPI plugin ") + TRAINREADY_MPI_PLUGIN_FILE +
+        " is not where trainready looks for it (" + searched(candidates) +
+        "); install the trainready-mpi package (the .deb beside trainready's), or set "
+        "TRAINREADY_MPI_PLUGIN to its path");
   }
   // libmpi first, by soname, through the loader's own search: that names the library a node
   // lacks. RTLD_GLOBAL puts libmpi's symbols in the global scope for the components Open MPI

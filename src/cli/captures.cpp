@@ -79,8 +79,8 @@ CaptureKind detect_capture_kind(std::string_view text) {
     if (line.empty()) continue;
     if (line.rfind("CA '", 0) == 0) return CaptureKind::kIbstat;
     // dmesg "[    0.000000] Linux version ...", dmesg -T "[Sun Feb 23 ...]", syslog "... kernel: ".
-    if ((line.size() > 3 && line.front() == '[' &&
-         line.find(']') != std::string_view::npos && line.find(']') < 40) ||
+    if ((line.size() > 3 && line.front() == '[' && line.find(']') != std::string_view::npos &&
+         line.find(']') < 40) ||
         line.find(" kernel: ") != std::string_view::npos)
       return CaptureKind::kKernelLog;
     if (line.rfind("Infiniband device '", 0) == 0) return CaptureKind::kIbstatus;
@@ -189,11 +189,12 @@ void apply_capture(NodeFacts& node, const std::string& spec) {
           Fact<ImageComponents>::present(parse_component_versions(r.data, path), where);
       break;
     case CaptureKind::kUnknown:
-      throw InputError(path, 1,
-                       "unrecognised capture; expected ibstat, ibstatus, ibv_devinfo -v, lspci "
-                       "[-v], ofed_info -s, nvidia-smi topo -m, IMDS JSON, an environment dump, "
-                       "a kernel log (dmesg, journalctl -k) or ib_write_bw output (or say "
-                       "KIND=FILE; component-versions=FILE for /opt/azurehpc/component_versions.txt)");
+      throw InputError(
+          path, 1,
+          "unrecognised capture; expected ibstat, ibstatus, ibv_devinfo -v, lspci "
+          "[-v], ofed_info -s, nvidia-smi topo -m, IMDS JSON, an environment dump, "
+          "a kernel log (dmesg, journalctl -k) or ib_write_bw output (or say "
+          "KIND=FILE; component-versions=FILE for /opt/azurehpc/component_versions.txt)");
   }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // `doctor --capture FILE`: fold a capture the user already has (ibstat, ibstatus, ibv_devinfo,
-// lspci, ofed_info -s, nvidia-smi topo -m, IMDS JSON, an environment dump, a kernel log, ib_write_bw
-// output, /opt/azurehpc/component_versions.txt) into a node's facts.
+// lspci, ofed_info -s, nvidia-smi topo -m, IMDS JSON, an environment dump, a kernel log,
+// ib_write_bw output, /opt/azurehpc/component_versions.txt) into a node's facts.
 #include <string>
 
 #include "facts/node_facts.h"

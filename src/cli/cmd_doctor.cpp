@@ -85,12 +85,13 @@ Runner add_doctor_command(CLI::App& app) {
       "doctor", "Check this node (or snapshots of several) for multi-node training");
   c->add_option("--root", a->roots,
                 "Read a snapshot directory instead of the live machine (repeat for several nodes)");
-  c->add_option("--capture", a->captures,
-                "Fold in a capture: ibstat, ibstatus, ibv_devinfo -v, lspci, ofed_info -s, "
-                "nvidia-smi topo -m, IMDS "
-                "JSON, env dump, kernel log (dmesg, journalctl -k: Xid errors), ib_write_bw output, "
-                "/opt/azurehpc/component_versions.txt (FILE or KIND=FILE; repeatable). Without "
-                "--root, only the captures are judged");
+  c->add_option(
+      "--capture", a->captures,
+      "Fold in a capture: ibstat, ibstatus, ibv_devinfo -v, lspci, ofed_info -s, "
+      "nvidia-smi topo -m, IMDS "
+      "JSON, env dump, kernel log (dmesg, journalctl -k: Xid errors), ib_write_bw output, "
+      "/opt/azurehpc/component_versions.txt (FILE or KIND=FILE; repeatable). Without "
+      "--root, only the captures are judged");
   c->add_option("--imds", a->imds_url,
                 "Ask this instance-metadata URL (even off Azure or for a snapshot)");
   c->add_flag("--no-imds", a->no_imds, "Never ask the instance metadata service");

@@ -235,7 +235,7 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
       if (kernel_log.empty() && (is_kernel_log_file(path) || path == kSnapKernelLog))
         kernel_log = path == kSnapKernelLog ? data : kernel_log_excerpt(path, data);
       if (std::string(path).rfind(kSnapDir, 0) == 0)
-        continue;  // re-collecting a snapshot: rewritten below
+        continue;                              // re-collecting a snapshot: rewritten below
       if (is_kernel_log_file(path)) continue;  // only its NVRM lines, below
       w.file(path, data);
     }

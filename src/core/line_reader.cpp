@@ -72,8 +72,7 @@ class Splitter {
     carry_.clear();
     // A stream shorter than the probe is judged whole, from 64 KiB (a shorter one is bounded
     // anyway, and a few NULs in a short real log must not refuse it).
-    if (!name_.empty() && !judged_ && total_ >= (std::uint64_t{64} << 10) &&
-        binary_ * 20 > total_)
+    if (!name_.empty() && !judged_ && total_ >= (std::uint64_t{64} << 10) && binary_ * 20 > total_)
       throw InputError(name_, 0,
                        std::to_string(binary_) + " control bytes (NUL and the like) in its " +
                            std::to_string(total_) + " bytes: binary data, not a text log; gave up");

@@ -58,7 +58,7 @@ struct TransportUse {
   std::string label;  // "P2P/IPC", "SHM/direct/direct", "NET/IB", "NET/Socket", "NET/AWS Libfabric"
   bool gdrdma = false;
   std::uint64_t connections = 0;
-  std::set<std::string> hosts;  // hosts that logged it: a sample, the first 64 by name
+  std::set<std::string> hosts;   // hosts that logged it: a sample, the first 64 by name
   std::uint64_t host_total = 0;  // exact number of hosts that logged it
   LogLine example;
 };
@@ -88,8 +88,8 @@ enum class NcclProblem {
 struct NcclIssue {
   NcclProblem problem = NcclProblem::kOtherWarning;
   std::uint64_t count = 0;
-  std::set<std::string> hosts;     // a sample, the first 64 by name
-  std::uint64_t host_total = 0;    // exact number of hosts that reported it
+  std::set<std::string> hosts;    // a sample, the first 64 by name
+  std::uint64_t host_total = 0;   // exact number of hosts that reported it
   std::set<std::string> peers;    // peer addresses named in the message
   std::set<std::string> details;  // "error 12", "vendor err 129", "Connection refused"
   std::vector<LogLine> examples;  // the first few
@@ -172,15 +172,15 @@ struct NcclRunFacts {
   std::vector<CollectiveTimeout> timeouts;
   std::vector<LaggingRank> lagging;
 
-  std::vector<NcclWarning> warnings;   // distinct, in order of first appearance (first 64)
-  std::uint64_t warning_lines = 0;     // every WARN line, distinct or not
-  std::vector<LogLine> unrecognised;   // distinct NCCL INFO lines no pattern knows (first 32)
-  std::vector<LogLine> last_lines;     // the last NCCL lines before the log ends, oldest first
+  std::vector<NcclWarning> warnings;  // distinct, in order of first appearance (first 64)
+  std::uint64_t warning_lines = 0;    // every WARN line, distinct or not
+  std::vector<LogLine> unrecognised;  // distinct NCCL INFO lines no pattern knows (first 32)
+  std::vector<LogLine> last_lines;    // the last NCCL lines before the log ends, oldest first
   // The first error return NCCL traced ("misc/socket.cc:567 -> 2"): where a failure started,
   // with its ncclResult_t code (2 system, 3 internal, 5 invalid usage, 6 remote).
   std::optional<LogLine> first_error_return;
   std::map<std::string, NcclHostProfile> host_profiles;  // key = host label (see NcclStream)
-  std::uint64_t host_count = 0;        // exact, where sets above keep a sample of 64
+  std::uint64_t host_count = 0;  // exact, where sets above keep a sample of 64
 
   std::set<std::string> hosts() const {
     std::set<std::string> h;

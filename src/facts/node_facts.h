@@ -204,11 +204,11 @@ struct TopoMatrix {
 // NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors) by the rule gpu-xid-errors.
 struct XidEvent {
   int code = 0;
-  std::string pci;        // as the driver prints it: "0000:9b:00"
-  std::string timestamp;  // the line's prefix as printed: "[Sun Feb 23 16:24:18 2025]",
-                          // "May 18 19:02:39 host kernel:", "[ 3606.832215]"
-  std::string process;    // name= when the driver names one
-  std::string detail;     // the text after the code, pid/name removed
+  std::string pci;           // as the driver prints it: "0000:9b:00"
+  std::string timestamp;     // the line's prefix as printed: "[Sun Feb 23 16:24:18 2025]",
+                             // "May 18 19:02:39 host kernel:", "[ 3606.832215]"
+  std::string process;       // name= when the driver names one
+  std::string detail;        // the text after the code, pid/name removed
   bool without_xid = false;  // "fallen off the bus" printed without an Xid line (counted as 79)
   Provenance where;
 };
@@ -224,17 +224,17 @@ struct KernelLogFacts {
 
 // One `ib_write_bw` run (perftest): its header and the row at the largest message size.
 struct IbWriteBwRun {
-  std::string device;     // "Device : mlx5_ib0"
-  std::string link_type;  // "IB" or "Ethernet" (RoCE)
-  int qps = 0;            // "Number of qps"
+  std::string device;       // "Device : mlx5_ib0"
+  std::string link_type;    // "IB" or "Ethernet" (RoCE)
+  int qps = 0;              // "Number of qps"
   bool gpu_memory = false;  // --use_cuda / --use_rocm: the buffer was in GPU memory (GPUDirect)
   std::string gpu_name;     // "NVIDIA A40" when perftest printed it
   bool bidirectional = false;
-  std::uint64_t bytes = 0;   // message size of the judged row (the largest)
-  double peak_gbps = 0;      // Gb/s (1e9 bit/s), converted from MB/sec when so reported
-  double average_gbps = 0;   // "BW average": what AzNHC's check_ib_bw_gdr judges
-  std::string unit_text;     // the header's unit as printed: "Gb/sec", "MB/sec", "MiB/sec"
-  Provenance where;          // the judged row
+  std::uint64_t bytes = 0;  // message size of the judged row (the largest)
+  double peak_gbps = 0;     // Gb/s (1e9 bit/s), converted from MB/sec when so reported
+  double average_gbps = 0;  // "BW average": what AzNHC's check_ib_bw_gdr judges
+  std::string unit_text;    // the header's unit as printed: "Gb/sec", "MB/sec", "MiB/sec"
+  Provenance where;         // the judged row
 };
 
 struct IbWriteBwFacts {
@@ -264,10 +264,10 @@ struct NodeFacts {
   Fact<NcclSettings> nccl;
   Fact<std::string> nccl_version;
   Fact<ScratchFacts> scratch;
-  Fact<TopoMatrix> gpu_topology;            // only from a capture
-  Fact<KernelLogFacts> kernel_log;          // Xid events, where the kernel log is readable
-  Fact<IbWriteBwFacts> ib_write_bw;         // only from a capture (`--capture ib_write_bw=FILE`)
-  Fact<ImageComponents> image_components;   // /opt/azurehpc/component_versions.txt
+  Fact<TopoMatrix> gpu_topology;           // only from a capture
+  Fact<KernelLogFacts> kernel_log;         // Xid events, where the kernel log is readable
+  Fact<IbWriteBwFacts> ib_write_bw;        // only from a capture (`--capture ib_write_bw=FILE`)
+  Fact<ImageComponents> image_components;  // /opt/azurehpc/component_versions.txt
 
   // The VM size IMDS reports (`--sku` over it is the rules' query vm_size_of).
   Fact<std::string> vm_size() const {

@@ -182,8 +182,9 @@ bool error_return(std::string_view m) {
   std::size_t colon = m.find(':');
   if (colon == std::string_view::npos || colon == 0 || colon > 48) return false;
   std::string_view file = m.substr(0, colon);
-  if (!(file.size() > 3 && (file.substr(file.size() - 3) == ".cc" || file.substr(file.size() - 3) == ".cu" ||
-                            file.substr(file.size() - 2) == ".h")))
+  if (!(file.size() > 3 &&
+        (file.substr(file.size() - 3) == ".cc" || file.substr(file.size() - 3) == ".cu" ||
+         file.substr(file.size() - 2) == ".h")))
     return false;
   std::size_t i = colon + 1;
   while (i < m.size() && m[i] >= '0' && m[i] <= '9') ++i;
@@ -253,7 +254,8 @@ struct NcclLogAnalyzer::State {
   TailLine tail[kTail];
   std::size_t tail_next = 0, tail_count = 0;
   bool last_error_follows = false;
-  std::uint64_t cur_line = 0;  // the line being read, for provenance of per-process facts  // PyTorch prints "Last error:" and the NCCL message below
+  std::uint64_t cur_line = 0;  // the line being read, for provenance of per-process facts  //
+                               // PyTorch prints "Last error:" and the NCCL message below
 
   Proc& proc(std::string_view host, long pid) {
     char num[24];
@@ -928,8 +930,7 @@ void NcclLogAnalyzer::State::profile_net_ib(std::string_view m, const NcclStream
   // "NET/IB : Using [RO]; OOB eno1:..." lists no device: IB found nothing usable.
   std::string_view list = m.substr(0, oob);
   const bool any = has(list, "]mlx") || has(list, "]hfi") || has(list, "]irdma") ||
-                   has(list, "]bnxt") || has(list, "]ib") || has(list, ":1/") ||
-                   has(list, ":2/");
+                   has(list, "]bnxt") || has(list, "]ib") || has(list, ":1/") || has(list, ":2/");
   if (!p.p.ib_devices || !*p.p.ib_devices) p.p.ib_devices = any;
   if (oob != std::string_view::npos) {
     std::string_view e = m.substr(oob + 4);
@@ -961,7 +962,8 @@ void NcclLogAnalyzer::State::profile_socket(std::string_view m, const NcclStream
   }
 }
 
-// nccl-tests: "#  Rank  0 Group  0 Pid   4766 on   GENOA-06 device  0 [0x21] NVIDIA GeForce RTX 5090"
+// nccl-tests: "#  Rank  0 Group  0 Pid   4766 on   GENOA-06 device  0 [0x21] NVIDIA GeForce RTX
+// 5090"
 void NcclLogAnalyzer::State::nccl_tests_device(std::string_view t) {
   auto pid = int_after(t, "Pid ");
   if (!pid) {
@@ -1035,10 +1037,9 @@ void NcclLogAnalyzer::State::finish_hosts() {
   // The last lines, oldest first.
   for (std::size_t i = 0; i < tail_count; ++i) {
     const TailLine& t = tail[(tail_next + kTail - tail_count + i) % kTail];
-    const std::string& file_name =
-        t.file >= 0 && static_cast<std::size_t>(t.file) < f.files.size()
-            ? f.files[static_cast<std::size_t>(t.file)]
-            : file;
+    const std::string& file_name = t.file >= 0 && static_cast<std::size_t>(t.file) < f.files.size()
+                                       ? f.files[static_cast<std::size_t>(t.file)]
+                                       : file;
     f.last_lines.push_back(
         {quote(t.text), {file_name, static_cast<int>(std::min<std::uint64_t>(t.n, 2147483647))}});
   }

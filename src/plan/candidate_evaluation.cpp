@@ -156,8 +156,8 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   if (auto o = job.origin.find("mfu"); o != job.origin.end()) {
     c.mfu_origin = o->second;
   } else {
-    c.mfu_origin = "the planner's default: no published run of this model on " +
-                   sku.gpu_model + " at " + to_string(job.precision) + "; --mfu sets it";
+    c.mfu_origin = "the planner's default: no published run of this model on " + sku.gpu_model +
+                   " at " + to_string(job.precision) + "; --mfu sets it";
     const PublishedRun* row =
         job.model.empty() ? nullptr : find_published_run(job.model, sku.gpu_model, job.precision);
     if (row != nullptr && c.peak_tflops > 0) {
@@ -165,9 +165,8 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
       c.mfu_origin = "implied by " + row->source + ": " + row->model + " on " +
                      std::to_string(row->gpus) + " × " + row->gpu_model + ", GBS " +
                      std::to_string(row->global_batch) + ", seq " + std::to_string(row->seq) +
-                     ", TP " + std::to_string(row->tp) + " PP " + std::to_string(row->pp) +
-                     ": " + std::to_string(std::llround(row->tokens_per_s_per_gpu)) +
-                     " tokens/s/GPU";
+                     ", TP " + std::to_string(row->tp) + " PP " + std::to_string(row->pp) + ": " +
+                     std::to_string(std::llround(row->tokens_per_s_per_gpu)) + " tokens/s/GPU";
     } else if (const PublishedRun* other =
                    job.model.empty() ? nullptr
                                      : find_published_run_any_precision(job.model, sku.gpu_model)) {

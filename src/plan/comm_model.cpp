@@ -58,7 +58,8 @@ Quantity data_parallel_busbw(const BusbwInputs& in) {
     q.in("hcas", sku.ib_ports).in("rate", sku.ib_rate_gbits_per_s * 1e9, "bit/s");
     q.in("efficiency", in.ib_efficiency);
   } else {
-    q.formula = "min(intra_vm_ring, front-end NIC/8 × Ethernet efficiency × ranks_per_vm/gpus_per_vm)";
+    q.formula =
+        "min(intra_vm_ring, front-end NIC/8 × Ethernet efficiency × ranks_per_vm/gpus_per_vm)";
     q.in("frontend_nic", sku.frontend_nic_gbits_per_s * 1e9, "bit/s");
     q.in("efficiency", in.ethernet_efficiency);
   }
@@ -67,8 +68,9 @@ Quantity data_parallel_busbw(const BusbwInputs& in) {
   const double inter = network * share;
   // A ring across VMs goes through NVLink without SHARP: the ring figure where NVLS makes the
   // one-VM figure higher (370 vs 460 GB/s on ND H100 v5, NVIDIA/nccl-tests#212).
-  const double ring =
-      sku.nvlink_ring_allreduce_gbytes_per_s ? *sku.nvlink_ring_allreduce_gbytes_per_s * 1e9 : intra;
+  const double ring = sku.nvlink_ring_allreduce_gbytes_per_s
+                          ? *sku.nvlink_ring_allreduce_gbytes_per_s * 1e9
+                          : intra;
   q.value = ring > 0 ? std::min(ring, inter) : inter;
   q.unit = "B/s";
   q.source = kBusbw;

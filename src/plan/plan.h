@@ -28,8 +28,8 @@ struct Candidate {
   double tokens_per_step = 0;
   double peak_tflops = 0;
   std::string peak_precision;
-  double mfu = 0;          // the MFU this candidate was planned at
-  std::string mfu_origin;  // "--mfu", a published run, or the planner's default
+  double mfu = 0;                     // the MFU this candidate was planned at
+  std::string mfu_origin;             // "--mfu", a published run, or the planner's default
   bool runnable = true;               // false: the layout cannot run on this size at all
   std::vector<std::string> problems;  // why not runnable, or why it does not fit
   std::vector<std::string> notes;

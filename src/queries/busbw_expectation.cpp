@@ -167,11 +167,11 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
   e.efficiency = sku.has_infiniband() ? o.efficiency : o.ethernet_efficiency;
   e.inter_gbytes = net;
   const std::string vms = std::to_string(e.nodes) + " VMs";
-  const std::string racks =
-      domain > 1 ? " (more VMs than one NVLink domain of " + std::to_string(domain) +
-                       (sku.has_infiniband() ? ": InfiniBand between racks)"
-                                             : ": the network between racks)")
-                 : "";
+  const std::string racks = domain > 1
+                                ? " (more VMs than one NVLink domain of " + std::to_string(domain) +
+                                      (sku.has_infiniband() ? ": InfiniBand between racks)"
+                                                            : ": the network between racks)")
+                                : "";
   if (all_reduce || ring_like) {
     // A ring crosses every VM: each rank's bandwidth is bounded by the ring's NVLink hop and
     // by the VM's share of the network (one ring per rail).
@@ -190,12 +190,11 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
     if (alltoall) {
       // Each rank sends (n - per_vm)/n of its buffer off the VM, all ranks of a VM at once over
       // the VM's network: algbw = n x B_vm / (per_vm x (n - per_vm)); busbw = algbw x (n-1)/n.
-      e.expected_gbytes =
-          net * (n - 1) / (static_cast<double>(per_vm) * std::max(1, n - per_vm));
+      e.expected_gbytes = net * (n - 1) / (static_cast<double>(per_vm) * std::max(1, n - per_vm));
       e.formula = vms + ", alltoall over " + std::to_string(n) + " ranks (" +
                   std::to_string(per_vm) + " per VM): the VM's network shared by what leaves it, " +
-                  network_words(sku, o, net) + " x (n-1) / (" + std::to_string(per_vm) +
-                  " x (n-" + std::to_string(per_vm) + ")) = " + fmt(e.expected_gbytes) +
+                  network_words(sku, o, net) + " x (n-1) / (" + std::to_string(per_vm) + " x (n-" +
+                  std::to_string(per_vm) + ")) = " + fmt(e.expected_gbytes) +
                   " GB/s, about one NIC per GPU" + racks;
     } else {
       // sendrecv: each rank exchanges with one neighbour; the pairs that cross VMs get one

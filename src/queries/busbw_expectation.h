@@ -25,7 +25,7 @@ namespace trainready {
 struct BusbwExpectation {
   bool known = false;
   std::string why_unknown;  // what is missing, and the flag that supplies it
-  std::string collective;  // "all_reduce", ... (all_reduce when the output does not say)
+  std::string collective;   // "all_reduce", ... (all_reduce when the output does not say)
   const SkuEntry* sku = nullptr;
   std::string sku_origin;  // "--sku", "matched from the GPUs in 'Using devices'"
   int nodes = 0;
@@ -35,7 +35,7 @@ struct BusbwExpectation {
   std::optional<double> inter_gbytes;  // network bound, several VMs only
   double expected_gbytes = 0;
   double efficiency = 0;  // of the network term: InfiniBand, or Ethernet for sizes without it
-  std::string formula;  // the numbers, as a line
+  std::string formula;    // the numbers, as a line
 };
 
 BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,

@@ -9,12 +9,12 @@
 
 #include "catalog/catalog.h"
 #include "core/finding.h"
-#include "rules/run_options.h"
 #include "facts/deployment_facts.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
 #include "facts/storage_bench_facts.h"
+#include "rules/run_options.h"
 
 namespace trainready {
 

@@ -103,7 +103,8 @@ TEST(Collect, RefusesANonEmptyTargetAndLeavesItUntouched) {
 // doctor on the snapshot reports the same Xid finding as on the source tree.
 TEST(Collect, KernelLogBecomesItsNvrmExcerpt) {
   std::string d = temp_dir("collect-kernlog");
-  fs::copy(example("nd-h100-healthy"), d + "/src", fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::copy(example("nd-h100-healthy"), d + "/src",
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   fs::remove(d + "/src/trainready/kernel-log-nvrm.txt");
   fs::create_directories(d + "/src/var/log");
   {

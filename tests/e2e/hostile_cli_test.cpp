@@ -169,7 +169,8 @@ TEST(HostileCli, LintDirectoryDoesNotFollowLinksOut) {
   std::ofstream(outside) << "SECRET-BYTES not json";
   fs::create_directories(d + "/tpl");
   fs::create_symlink(outside, d + "/tpl/evil.json");
-  std::ofstream(d + "/tpl/ok.json") << R"({"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#", "contentVersion": "1.0.0.0", "resources": []})";
+  std::ofstream(d + "/tpl/ok.json")
+      << R"({"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#", "contentVersion": "1.0.0.0", "resources": []})";
   CliResult r = run_trainready({"lint", d + "/tpl"});
   EXPECT_NE(r.code, 2) << r.err;  // the link is left out, the rest is linted
   EXPECT_NE(r.out.find("a link out of the directory"), std::string::npos) << r.out;

@@ -56,8 +56,8 @@ TEST_P(NcclCorpus, TopFindingNamesTheStatedCause) {
   ASSERT_FALSE(j["findings"].empty()) << c.file;
   const json& top = j["findings"][0];
   EXPECT_EQ(top["rule"], c.rule) << c.file << ": " << top["message"];
-  const std::string text = lower(top["message"].get<std::string>() + " " +
-                                 top.value("cause", "") + " " + top.value("fix", ""));
+  const std::string text = lower(top["message"].get<std::string>() + " " + top.value("cause", "") +
+                                 " " + top.value("fix", ""));
   EXPECT_NE(text.find(lower(c.phrase)), std::string::npos)
       << c.file << ": '" << c.phrase << "' not in: " << text;
 }

@@ -392,7 +392,8 @@ TEST(NcclLogUnrecognised, InfoLinesNoPatternKnowsAreKept) {
 TEST(NcclLogTail, LastLinesBeforeSilenceOldestFirst) {
   std::string t;
   for (int i = 0; i < 12; ++i)
-    t += "h:1:1 [0] NCCL INFO Channel 0" + std::to_string(i % 10) + "/0 : 0[0] -> 1[1] via P2P/IPC\n";
+    t += "h:1:1 [0] NCCL INFO Channel 0" + std::to_string(i % 10) +
+         "/0 : 0[0] -> 1[1] via P2P/IPC\n";
   NcclRunFacts f = analyze_nccl_log_text(t, "t.log");
   ASSERT_EQ(f.last_lines.size(), 8u);
   EXPECT_EQ(f.last_lines.front().where.line, 5);
@@ -439,7 +440,6 @@ TEST(NcclLogHosts, NcclTestsDeviceLinesGiveTheGpuModel) {
   ASSERT_EQ(f.host_profiles.count("GENOA-06"), 1u);
   EXPECT_EQ(*f.host_profiles.at("GENOA-06").gpus.begin(), "NVIDIA GeForce RTX 5090");
 }
-
 
 TEST(NcclLogHosts, ExactHostCountsBesideTheSample) {
   // issue 14: 512 hosts made connections; the per-transport set keeps 64 names, the count is

@@ -3,8 +3,8 @@
 #include <filesystem>
 
 #include "core/root.h"
-#include "queries/node_queries.h"
 #include "probes/probes.h"
+#include "queries/node_queries.h"
 #include "support/paths.h"
 
 using namespace trainready;

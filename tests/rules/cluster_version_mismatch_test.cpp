@@ -34,8 +34,8 @@ TEST(ClusterVersionMismatch, NcclMismatchAndQuietWhenEqual) {
 TEST(ClusterVersionMismatch, AzureHpcImageComponentsDiffer) {
   auto with_file = [](const std::string& label, const std::string& rel) {
     NodeFacts n = healthy_nd_h100(label);
-    n.image_components = Fact<ImageComponents>::present(
-        parse_component_versions(read_fixture(rel), rel), {rel, 0});
+    n.image_components =
+        Fact<ImageComponents>::present(parse_component_versions(read_fixture(rel), rel), {rel, 0});
     return n;
   };
   NodeFacts a = with_file("a", "azurehpc/azhpc-images-204-ubuntu1804-component_versions.txt");
@@ -44,7 +44,8 @@ TEST(ClusterVersionMismatch, AzureHpcImageComponentsDiffer) {
   std::vector<std::string> msgs;
   for (const Finding& f : o.findings) msgs.push_back(f.message);
   ASSERT_EQ(msgs.size(), 5u);
-  EXPECT_EQ(msgs[0].rfind("Azure HPC image NVIDIA (component_versions.txt) versions differ", 0), 0u);
+  EXPECT_EQ(msgs[0].rfind("Azure HPC image NVIDIA (component_versions.txt) versions differ", 0),
+            0u);
   EXPECT_NE(msgs[3].find("NCCL"), std::string::npos);
   EXPECT_NE(msgs[3].find("2.16.5-1"), std::string::npos);
   EXPECT_NE(msgs[3].find("2.18.1-1"), std::string::npos);

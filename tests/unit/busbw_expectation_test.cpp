@@ -136,8 +136,9 @@ TEST(BusbwExpectation, AlltoallAcrossVmsIsAboutOneNicPerGpu) {
   RunOptions o;
   o.sku = "Standard_ND96isr_H100_v5";
   o.nodes = 64;
-  EXPECT_NEAR(expected_busbw(collective_run("alltoall", 8, 0), Catalog::builtin(), o).expected_gbytes,
-              380.0 * 511 / (8 * 504), 1e-9);
+  EXPECT_NEAR(
+      expected_busbw(collective_run("alltoall", 8, 0), Catalog::builtin(), o).expected_gbytes,
+      380.0 * 511 / (8 * 504), 1e-9);
 }
 
 TEST(BusbwExpectation, SendrecvAcrossVmsIsOneNicPerGpu) {

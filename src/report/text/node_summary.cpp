@@ -16,7 +16,7 @@ std::string gib(std::uint64_t bytes) {
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts& n,
-                                                              const RunOptions& options) {
+                                                                const RunOptions& options) {
   std::vector<std::pair<std::string, std::string>> out;
   Fact<std::string> size = vm_size_of(n, &options);
   std::string s = size.ok() ? size.value : size.reason;
@@ -114,8 +114,10 @@ std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts&
     // recorded them (/opt/azurehpc/component_versions.txt).
     const auto& v = n.image_components->versions;
     std::string t;
-    for (const char* k : {"ImageVersion", "NVIDIA", "CUDA", "DOCA", "OFED", "MOFED", "NCCL", "HPCX"}) {
-      if (auto it = v.find(k); it != v.end()) t += (t.empty() ? "" : ", ") + std::string(k) + " " + it->second;
+    for (const char* k :
+         {"ImageVersion", "NVIDIA", "CUDA", "DOCA", "OFED", "MOFED", "NCCL", "HPCX"}) {
+      if (auto it = v.find(k); it != v.end())
+        t += (t.empty() ? "" : ", ") + std::string(k) + " " + it->second;
     }
     t += (t.empty() ? "" : "; ") + std::to_string(v.size()) + " components in " +
          n.image_components.where.str();

@@ -11,6 +11,6 @@ namespace trainready {
 
 // (label, text) pairs: size, cloud, GPUs, InfiniBand, OFED, GPUDirect, NCCL, scratch.
 std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts& n,
-                                                              const RunOptions& options);
+                                                                const RunOptions& options);
 
 }  // namespace trainready

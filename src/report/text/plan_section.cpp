@@ -222,22 +222,21 @@ std::string render_plan_text(const Plan& p, bool explain, const Palette& pal) {
       out += "  " + std::to_string(i + 1) + ". " + wrap_text(p.checklist[i], 5, 5) + "\n";
   }
   const JobSpec& j = p.job;
-  out +=
-      "\n" +
-      wrap_text(
-          "Assumptions (each can be set): MFU " +
-              (p.candidates.empty() || p.candidates.front().mfu_origin.rfind("implied", 0) != 0
-                   ? format_number(j.mfu, 2) + " (--mfu)"
-                   : format_number(p.candidates.front().mfu, 3) +
-                         " from a published run (see the recommendation; --mfu sets it)") +
-              ", overlap " +
-              format_number(j.overlap, 2) + " (--overlap), memory headroom " + pct(j.headroom) +
-              " (--headroom), InfiniBand efficiency " + format_number(j.ib_efficiency, 2) +
-              ", Ethernet efficiency " + format_number(j.ethernet_efficiency, 2) + "; samples of " +
-              format_bytes_si(p.sample_bytes) + " (" + p.sample_bytes_origin + "); dataset " +
-              format_bytes_si(p.dataset_bytes) + " (" + p.dataset_origin + ")",
-          0, 2) +
-      "\n";
+  out += "\n" +
+         wrap_text(
+             "Assumptions (each can be set): MFU " +
+                 (p.candidates.empty() || p.candidates.front().mfu_origin.rfind("implied", 0) != 0
+                      ? format_number(j.mfu, 2) + " (--mfu)"
+                      : format_number(p.candidates.front().mfu, 3) +
+                            " from a published run (see the recommendation; --mfu sets it)") +
+                 ", overlap " + format_number(j.overlap, 2) + " (--overlap), memory headroom " +
+                 pct(j.headroom) + " (--headroom), InfiniBand efficiency " +
+                 format_number(j.ib_efficiency, 2) + ", Ethernet efficiency " +
+                 format_number(j.ethernet_efficiency, 2) + "; samples of " +
+                 format_bytes_si(p.sample_bytes) + " (" + p.sample_bytes_origin + "); dataset " +
+                 format_bytes_si(p.dataset_bytes) + " (" + p.dataset_origin + ")",
+             0, 2) +
+         "\n";
   if (!explain) out += "Every figure's formula, inputs and source: --explain (or --json).\n";
   return out;
 }

@@ -66,13 +66,11 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
   }
   if (!bus.empty()) out.emplace_back("GPUs", "bus ids " + join(bus, 8));
   for (const auto& [k, t] : f.transports) {
-    out.emplace_back("transport", k + ": " + std::to_string(t.connections) +
-                                      " connection line(s) on " +
-                                      std::to_string(t.host_total ? t.host_total : t.hosts.size()) +
-                                      " host(s)" +
-                                      (t.host_total > t.hosts.size() ? " (first 64 by name: " +
-                                                                           join(t.hosts, 6) + ")"
-                                                                     : ""));
+    out.emplace_back(
+        "transport",
+        k + ": " + std::to_string(t.connections) + " connection line(s) on " +
+            std::to_string(t.host_total ? t.host_total : t.hosts.size()) + " host(s)" +
+            (t.host_total > t.hosts.size() ? " (first 64 by name: " + join(t.hosts, 6) + ")" : ""));
   }
   for (const auto& d : f.net_devices) {
     std::string s = d.name + (d.port ? ":" + std::to_string(d.port) : "") +

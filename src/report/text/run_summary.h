@@ -5,9 +5,9 @@
 #include <utility>
 #include <vector>
 
-#include "queries/busbw_expectation.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
+#include "queries/busbw_expectation.h"
 
 namespace trainready {
 

@@ -60,7 +60,8 @@ class ClusterVersionMismatch final : public Rule {
     };
     // Azure HPC images (Azure/azhpc-images) record what they installed; the same image everywhere
     // is the first thing to check when nodes disagree. Only keys some node's file has.
-    for (const char* key : {"ImageVersion", "NVIDIA", "CUDA", "OFED", "MOFED", "DOCA", "NCCL", "HPCX"}) {
+    for (const char* key :
+         {"ImageVersion", "NVIDIA", "CUDA", "OFED", "MOFED", "DOCA", "NCCL", "HPCX"}) {
       bool any = false;
       for (const NodeFacts& n : *ctx.nodes)
         any |= n.image_components.ok() && n.image_components->versions.count(key) > 0;

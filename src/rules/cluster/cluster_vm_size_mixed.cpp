@@ -14,15 +14,15 @@ class ClusterVmSizeMixed final : public Rule {
   RuleScope scope() const override { return RuleScope::kCluster; }
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
-    Grouping g = group_nodes(*ctx.nodes,
-                             [&ctx](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
-                               Fact<std::string> s = vm_size_of(n, ctx.run_options);
-                               if (!s.ok()) {
-                                 why = s.reason;
-                                 return std::nullopt;
-                               }
-                               return NodeValue{s.value, s.where};
-                             });
+    Grouping g = group_nodes(
+        *ctx.nodes, [&ctx](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
+          Fact<std::string> s = vm_size_of(n, ctx.run_options);
+          if (!s.ok()) {
+            why = s.reason;
+            return std::nullopt;
+          }
+          return NodeValue{s.value, s.where};
+        });
     if (g.nodes_by_value.empty())
       return RuleOutcome::skip("no node's VM size is known: " +
                                (g.unknown.empty() ? std::string() : g.unknown.front()));

@@ -33,8 +33,7 @@ class NcclTopoFileMissing final : public Rule {
         "that lacks the file.";
     std::string want;
     std::string why;
-    if (const SkuEntry* sku = sku_of(n, ctx, why);
-        sku != nullptr && !sku->nccl_topo_file.empty()) {
+    if (const SkuEntry* sku = sku_of(n, ctx, why); sku != nullptr && !sku->nccl_topo_file.empty()) {
       want = " For " + sku->name + " the Azure HPC images ship " + sku->nccl_topo_file + ".";
     }
     f.fix =

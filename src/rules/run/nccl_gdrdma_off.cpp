@@ -17,7 +17,8 @@ class NcclGdrdmaOff : public Rule {
   RuleScope scope() const override { return RuleScope::kRunLog; }
 
   // Which peer-memory check the run's NCCL makes decides what "Disabled for HCA" means.
-  RuleOutcome hca_disabled(const NcclRunFacts& f, const std::vector<const NcclNetDevice*>& off) const {
+  RuleOutcome hca_disabled(const NcclRunFacts& f,
+                           const std::vector<const NcclNetDevice*>& off) const {
     RuleOutcome o;
     std::set<std::string> names;
     for (const auto* d : off) names.insert(d->name);
@@ -44,7 +45,8 @@ class NcclGdrdmaOff : public Rule {
     } else if (known) {
       x.evidence.push_back({"NCCL version " + v, {}});
       x.cause =
-          "NCCL " + v + " found neither the nvidia_peermem module nor DMA-BUF support: the "
+          "NCCL " + v +
+          " found neither the nvidia_peermem module nor DMA-BUF support: the "
           "module is not loaded, or the driver / kernel cannot export GPU memory (DMA-BUF needs "
           "the open kernel modules and Linux 5.12 or later).";
       x.fix =
@@ -53,7 +55,8 @@ class NcclGdrdmaOff : public Rule {
     } else {
       x.cause =
           "The peer-memory path NCCL looks for is missing: the nvidia_peermem module is not "
-          "loaded, or (" + old_check + ")";
+          "loaded, or (" +
+          old_check + ")";
       x.fix =
           "Check `lsmod | grep peermem` and the NCCL version on every host: load "
           "nvidia-peermem, and with NCCL 2.22 or older upgrade to 2.23.4 or later.";

@@ -20,9 +20,7 @@ class NcclHostMismatch : public Rule {
  public:
   std::string_view id() const override { return "nccl-host-mismatch"; }
   Severity severity() const override { return Severity::kError; }
-  std::string_view title() const override {
-    return "Hosts of one run set up NCCL differently";
-  }
+  std::string_view title() const override { return "Hosts of one run set up NCCL differently"; }
   RuleScope scope() const override { return RuleScope::kRunLog; }
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {

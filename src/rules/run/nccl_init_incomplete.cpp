@@ -90,7 +90,8 @@ class NcclInitIncomplete : public Rule {
           "Silence right after P2P connections is the signature of PCIe peer-to-peer traffic "
           "that never arrives: PCI Access Control Services (ACS) or the IOMMU redirect it "
           "through the root complex (NCCL troubleshooting guide, 'PCI Access Control "
-          "Services'); hosts named: " + join_limited(hosts) + ".";
+          "Services'); hosts named: " +
+          join_limited(hosts) + ".";
       x.fix =
           "Confirm with NCCL_P2P_DISABLE=1 (the hang should go away, slower); then disable ACS "
           "(`lspci -vvv | grep ACSCtl` should show SrcValid-; BIOS or setpci) and set the IOMMU "
@@ -116,8 +117,10 @@ class NcclInitIncomplete : public Rule {
       // a copy taken while the job still ran.
       x.severity = Severity::kWarning;
       x.message += " (or the capture was cut: the log ends mid-init with no error or timeout)";
-      x.cause = "The log ends while init was still under way and holds no error, timeout or "
-                "abort: either the job hung there or the capture stops early. " + x.cause;
+      x.cause =
+          "The log ends while init was still under way and holds no error, timeout or "
+          "abort: either the job hung there or the capture stops early. " +
+          x.cause;
     }
     o.findings.push_back(std::move(x));
     return o;

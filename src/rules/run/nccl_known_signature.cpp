@@ -29,7 +29,8 @@ class NcclKnownSignature : public Rule {
     };
     std::map<const NcclSignature*, Hit> hits;
     bool all_init_complete = !f.streams.empty();
-    for (const auto& [key, st] : f.streams) all_init_complete = all_init_complete && st.init_complete;
+    for (const auto& [key, st] : f.streams)
+      all_init_complete = all_init_complete && st.init_complete;
     auto consider = [&](const std::string& text, const Provenance& where, std::uint64_t count,
                         const std::set<std::string>& hosts, bool warning) {
       const NcclSignature* s = match_nccl_signature(text, version);
@@ -43,7 +44,8 @@ class NcclKnownSignature : public Rule {
       h.hosts.insert(hosts.begin(), hosts.end());
       h.from_warning = h.from_warning || warning;
     };
-    for (const NcclWarning& w : f.warnings) consider(w.first.text, w.first.where, w.count, w.hosts, true);
+    for (const NcclWarning& w : f.warnings)
+      consider(w.first.text, w.first.where, w.count, w.hosts, true);
     for (const LogLine& l : f.unrecognised) consider(l.text, l.where, 1, {}, false);
     if (f.first_error_return)  // where the first failure started
       consider(f.first_error_return->text, f.first_error_return->where, 1, {}, false);
@@ -55,8 +57,8 @@ class NcclKnownSignature : public Rule {
       x.evidence = h.lines;
       // Matched on a trace line: the WARN NCCL printed is what the user searches for; quote it.
       if (!h.from_warning && !f.warnings.empty())
-        x.evidence.push_back({"first WARN: " + f.warnings.front().first.text,
-                              f.warnings.front().first.where});
+        x.evidence.push_back(
+            {"first WARN: " + f.warnings.front().first.text, f.warnings.front().first.where});
       if (h.count > h.lines.size() || h.hosts.size() > 1)
         x.evidence.push_back({std::to_string(h.count) + " line(s)" +
                                   (h.hosts.empty() ? "" : " on " + join_limited(h.hosts)),
@@ -72,8 +74,6 @@ class NcclKnownSignature : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_nccl_known_signature() {
-  return std::make_unique<NcclKnownSignature>();
-}
+std::unique_ptr<Rule> make_nccl_known_signature() { return std::make_unique<NcclKnownSignature>(); }
 
 }  // namespace trainready

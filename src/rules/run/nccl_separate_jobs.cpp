@@ -36,9 +36,9 @@ class NcclSeparateJobs : public Rule {
         return {};
     if (comm_hosts.size() < 2) return {};
     RuleOutcome o;
-    Finding x = finding(std::to_string(comm_hosts.size()) + " hosts (" +
-                        join_limited(comm_hosts, 4) +
-                        ") each ran communicators of their own: no communicator spans two hosts");
+    Finding x =
+        finding(std::to_string(comm_hosts.size()) + " hosts (" + join_limited(comm_hosts, 4) +
+                ") each ran communicators of their own: no communicator spans two hosts");
     for (const auto& [id, c] : f.comms) {
       if (x.evidence.size() >= 4) break;
       std::set<std::string> hs;

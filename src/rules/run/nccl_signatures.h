@@ -11,13 +11,13 @@
 namespace trainready {
 
 struct NcclSignature {
-  std::string_view id;          // kebab-case, shown in the finding
-  std::string_view any[4];      // the line matches when it holds one of these (empty = unused)
-  std::string_view also;        // ... and this too (empty = no second condition)
-  std::string_view version;     // not on a known version other than this prefix ("2.19.3")
+  std::string_view id;       // kebab-case, shown in the finding
+  std::string_view any[4];   // the line matches when it holds one of these (empty = unused)
+  std::string_view also;     // ... and this too (empty = no second condition)
+  std::string_view version;  // not on a known version other than this prefix ("2.19.3")
   Severity severity;
-  int rank;                     // Finding::rank: how likely the root cause
-  std::string_view what;        // the finding's message
+  int rank;               // Finding::rank: how likely the root cause
+  std::string_view what;  // the finding's message
   std::string_view cause;
   std::string_view fix;
   std::string_view source;
@@ -119,8 +119,10 @@ inline constexpr NcclSignature kNcclSignatures[] = {
      "nvidia-nccl wheels.",
      "NVIDIA/nccl#1267 (reporter's confirmed fix: the same NCCL on all machines)"},
     {"no-socket-interface",
-     {"no socket interface found", "No usable listening interface", "No interface found in the "
-      "same subnet", "no socket interface"},
+     {"no socket interface found", "No usable listening interface",
+      "No interface found in the "
+      "same subnet",
+      "no socket interface"},
      "",
      "",
      Severity::kError,
@@ -192,8 +194,7 @@ inline const NcclSignature* match_nccl_signature(std::string_view line, std::str
     if (!s.also.empty() && line.find(s.also) == line.npos) continue;
     // A version-specific signature is ruled out by a different known version; a log that does
     // not print its version (WARN-level, no banner) may still be that release.
-    if (!s.version.empty() && !version.empty() &&
-        version.substr(0, s.version.size()) != s.version)
+    if (!s.version.empty() && !version.empty() && version.substr(0, s.version.size()) != s.version)
       continue;
     return &s;
   }

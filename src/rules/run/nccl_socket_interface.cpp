@@ -64,8 +64,10 @@ class NcclSocketInterface : public Rule {
     }
     if (bad.empty()) return o;
     for (const auto& b : bad) good.erase(b);
-    Finding x = finding("NCCL uses " + join_limited(bad) + " between hosts with "
-                        "NCCL_SOCKET_IFNAME unset (" + join_limited(hosts) + ")");
+    Finding x = finding("NCCL uses " + join_limited(bad) +
+                        " between hosts with "
+                        "NCCL_SOCKET_IFNAME unset (" +
+                        join_limited(hosts) + ")");
     x.evidence = ev;
     for (const auto& l : f.socket_interfaces)
       if (x.evidence.size() < 8) x.evidence.push_back(evidence(l));
@@ -76,9 +78,10 @@ class NcclSocketInterface : public Rule {
         "Without NCCL_SOCKET_IFNAME NCCL takes interfaces in its own order (ib* first, then "
         "anything but lo and docker*), so a VPN, a bridge or a link-local address can carry the "
         "bootstrap or socket traffic; peers on other hosts then time out or are refused.";
-    x.fix = good.empty() ? std::string("Set NCCL_SOCKET_IFNAME to the interface that carries the "
-                                       "hosts' routable addresses (see `ip -4 addr`), on every "
-                                       "host.")
+    x.fix = good.empty() ? std::string(
+                               "Set NCCL_SOCKET_IFNAME to the interface that carries the "
+                               "hosts' routable addresses (see `ip -4 addr`), on every "
+                               "host.")
                          : "Set NCCL_SOCKET_IFNAME=" + *good.begin() +
                                " (the routable interface the log lists) on every host, or "
                                "exclude the others (NCCL_SOCKET_IFNAME=^" +

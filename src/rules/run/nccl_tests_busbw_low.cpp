@@ -21,7 +21,8 @@ std::string nvls_off_in_log(const NcclRunFacts* log) {
     return "the log shows NCCL_NVLS_ENABLE=0";
   for (const auto& [v, line] : log->versions) {
     int major = 0, minor = 0;
-    if (std::sscanf(v.c_str(), "%d.%d", &major, &minor) == 2 && (major < 2 || (major == 2 && minor < 17)))
+    if (std::sscanf(v.c_str(), "%d.%d", &major, &minor) == 2 &&
+        (major < 2 || (major == 2 && minor < 17)))
       return "the log shows NCCL " + v + ", older than 2.17 (the first with NVLS)";
   }
   return "";

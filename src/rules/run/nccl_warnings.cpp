@@ -45,11 +45,23 @@ class NcclWarnings : public Rule {
     }
     // Every other distinct WARN line surfaces: none is dropped because no pattern knows it.
     // Those the signature table or another rule explains are left to that finding.
-    static constexpr std::string_view kOwned[] = {
-        "Got completion", "ibv_modify_qp", "Connect to", "Connection",
-        "Mismatched NCCL version", "libibverbs", "No device found", "unhandled system error",
-        "ncclSystemError", "Cuda failure", "CUDA error", "internal error", "invalid usage",
-        "ncclInternalError", "ncclInvalidUsage", "remote process", "Remote process"};
+    static constexpr std::string_view kOwned[] = {"Got completion",
+                                                  "ibv_modify_qp",
+                                                  "Connect to",
+                                                  "Connection",
+                                                  "Mismatched NCCL version",
+                                                  "libibverbs",
+                                                  "No device found",
+                                                  "unhandled system error",
+                                                  "ncclSystemError",
+                                                  "Cuda failure",
+                                                  "CUDA error",
+                                                  "internal error",
+                                                  "invalid usage",
+                                                  "ncclInternalError",
+                                                  "ncclInvalidUsage",
+                                                  "remote process",
+                                                  "Remote process"};
     const std::string version = f.versions.size() == 1 ? f.versions.begin()->first : "";
     std::vector<const NcclWarning*> other;
     std::uint64_t lines = 0;
@@ -62,21 +74,21 @@ class NcclWarnings : public Rule {
       lines += w.count;
     }
     if (!other.empty()) {
-      Finding x = finding("NCCL warning(s) no other finding explains: " +
-                          std::to_string(other.size()) + " distinct, " + std::to_string(lines) +
-                          " line(s)");
+      Finding x =
+          finding("NCCL warning(s) no other finding explains: " + std::to_string(other.size()) +
+                  " distinct, " + std::to_string(lines) + " line(s)");
       std::set<std::string> hosts;
       for (const NcclWarning* w : other) {
         if (x.evidence.size() < 8)
-          x.evidence.push_back({w->first.text + (w->count > 1 ? " (x" + std::to_string(w->count) +
-                                                                   ")"
-                                                             : ""),
-                                w->first.where});
+          x.evidence.push_back(
+              {w->first.text + (w->count > 1 ? " (x" + std::to_string(w->count) + ")" : ""),
+               w->first.where});
         hosts.insert(w->hosts.begin(), w->hosts.end());
       }
       if (!hosts.empty()) x.evidence.push_back({"on " + join_limited(hosts), {}});
-      x.cause = "NCCL printed WARN lines that no other rule explains; they often precede a "
-                "failure.";
+      x.cause =
+          "NCCL printed WARN lines that no other rule explains; they often precede a "
+          "failure.";
       x.fix = "Read the quoted lines; the first WARN in time is usually the cause.";
       x.rank = 5;
       o.findings.push_back(std::move(x));

@@ -37,7 +37,6 @@ TEST(NcclGdrdmaOff, QuietOnSingleNodeP2p) {
   EXPECT_TRUE(o.findings.empty());
 }
 
-
 TEST(NcclGdrdmaOff, DisabledForHcaIsAFindingOnItsOwnWithTheVersionsCause) {
   RuleOutcome o = log_rule(
       kId, log_fixture("nccl-debug/nccl1676-dgxos-gdr-disabled-nvidia-peermem-nccl2.22.log"));
@@ -47,9 +46,11 @@ TEST(NcclGdrdmaOff, DisabledForHcaIsAFindingOnItsOwnWithTheVersionsCause) {
 }
 
 TEST(NcclGdrdmaOff, DisabledForHcaOnASingleNodeRunIsNoInterNodeAdvice) {
-  EXPECT_TRUE(log_rule(kId, log_fixture(
-                                "nccl-debug/timezzx-1node-2xa100pcie-nvlink-roce-nccl2.27.7-subsys-all.log"))
-                  .findings.empty());
+  EXPECT_TRUE(
+      log_rule(
+          kId,
+          log_fixture("nccl-debug/timezzx-1node-2xa100pcie-nvlink-roce-nccl2.27.7-subsys-all.log"))
+          .findings.empty());
 }
 
 }  // namespace

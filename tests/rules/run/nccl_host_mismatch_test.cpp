@@ -45,7 +45,8 @@ TEST(NcclHostMismatch, QuietWhenHostsAgree) {
 }
 
 TEST(NcclHostMismatch, QuietWithOneHost) {
-  RuleOutcome o = log_rule(kId, log_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log"));
+  RuleOutcome o =
+      log_rule(kId, log_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log"));
   EXPECT_FALSE(o.skipped);
   EXPECT_TRUE(o.findings.empty());
 }

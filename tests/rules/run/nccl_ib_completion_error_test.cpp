@@ -26,7 +26,6 @@ TEST(NcclIbCompletionError, QuietOnAHealthyLog) {
   EXPECT_TRUE(log_rule(kId, log_synthetic("azure-ndv5-gdrdma-2node.log")).findings.empty());
 }
 
-
 TEST(NcclIbCompletionError, ErrorFourIsReadAsAcsOnTheGdrPath) {
   RuleOutcome o = log_rule(kId, log_fixture("nccl-debug/nccl928-ib-error4-vendor81-acs.log"));
   ASSERT_EQ(o.findings.size(), 1u);
@@ -37,7 +36,8 @@ TEST(NcclIbCompletionError, ErrorFourIsReadAsAcsOnTheGdrPath) {
 }
 
 TEST(NcclIbCompletionError, PreTwoTwelveFormatWithoutPeer) {
-  RuleOutcome o = log_rule(kId, log_fixture("nccl-debug/nccl523-ib-error4-vendor81-acs-nccl2.9.log"));
+  RuleOutcome o =
+      log_rule(kId, log_fixture("nccl-debug/nccl523-ib-error4-vendor81-acs-nccl2.9.log"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].cause.find("ACS"), std::string::npos);
 }

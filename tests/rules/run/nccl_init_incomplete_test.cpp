@@ -34,7 +34,6 @@ TEST(NcclInitIncomplete, SkipsExcerptsWithoutInitLines) {
   EXPECT_TRUE(log_rule(kId, log_synthetic("version-mismatch.log")).skipped);
 }
 
-
 TEST(NcclInitIncomplete, SilenceAfterP2pConnectionsPointsAtAcs) {
   // 2.19 format; every rank stops right after its P2P channel lines, and a timeout follows.
   const char* t =

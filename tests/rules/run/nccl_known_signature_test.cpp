@@ -9,7 +9,8 @@ namespace {
 const char* kId = "nccl-known-signature";
 
 TEST(NcclKnownSignature, FiresOnDockerShmWarnWithoutHostPrefix) {
-  RuleOutcome o = log_rule(kId, log_fixture("nccl-debug/nccl342-docker-shm-posix-fallocate-nccl2.7.3.log"));
+  RuleOutcome o =
+      log_rule(kId, log_fixture("nccl-debug/nccl342-docker-shm-posix-fallocate-nccl2.7.3.log"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("shm-exhausted"), std::string::npos);
   EXPECT_NE(o.findings[0].fix.find("--shm-size"), std::string::npos);
@@ -27,7 +28,8 @@ TEST(NcclKnownSignature, ReadsAnInfoLineNoParserPatternKnows) {
 }
 
 TEST(NcclKnownSignature, ReadsPyTorchsLastErrorLine) {
-  RuleOutcome o = log_rule(kId, log_fixture("nccl-debug/dfine289-pytorch-duplicate-gpu-nccl2.19.3.log"));
+  RuleOutcome o =
+      log_rule(kId, log_fixture("nccl-debug/dfine289-pytorch-duplicate-gpu-nccl2.19.3.log"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("same GPU"), std::string::npos);
 }
@@ -39,17 +41,16 @@ TEST(NcclKnownSignature, SocketTraceIsBootstrapOnlyBeforeInitCompletes) {
       "vm-a:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.4<0>\n"
       "vm-a:100:100 [0] NCCL INFO ncclCommInitRank comm 0x55a1 rank 0 nranks 2 cudaDev 0 "
       "nvmlDev 0 busId 1c000 commId 0x1234 - Init START\n";
-  const std::string trace =
-      "vm-a:100:120 [0] NCCL INFO misc/socket.cc:564 -> 6\n";
+  const std::string trace = "vm-a:100:120 [0] NCCL INFO misc/socket.cc:564 -> 6\n";
   NcclRunFacts before = log_text(start + trace);
   RuleOutcome o = log_rule(kId, before);
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("bootstrap-socket-failure"), std::string::npos);
-  NcclRunFacts after = log_text(
-      start +
-      "vm-a:100:100 [0] NCCL INFO ncclCommInitRank comm 0x55a1 rank 0 nranks 2 cudaDev 0 "
-      "nvmlDev 0 busId 1c000 commId 0x1234 - Init COMPLETE\n" +
-      trace);
+  NcclRunFacts after =
+      log_text(start +
+               "vm-a:100:100 [0] NCCL INFO ncclCommInitRank comm 0x55a1 rank 0 nranks 2 cudaDev 0 "
+               "nvmlDev 0 busId 1c000 commId 0x1234 - Init COMPLETE\n" +
+               trace);
   o = log_rule(kId, after);
   for (const Finding& f : o.findings)
     EXPECT_EQ(f.message.find("bootstrap-socket-failure"), std::string::npos) << f.message;

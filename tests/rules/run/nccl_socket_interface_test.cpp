@@ -36,9 +36,9 @@ TEST(NcclSocketInterface, LinkLocalBootstrapAcrossHosts) {
 
 TEST(NcclSocketInterface, SingleNodeGetsNoInterNodeAdvice) {
   // The same WARP interface on one machine: nothing crosses hosts.
-  EXPECT_TRUE(log_rule(kId, log_fixture(
-                                "nccl-debug/nccl1637-rtx5090-p2p-warp-maxsharedmem-nccl2.25.1.log"))
-                  .findings.empty());
+  EXPECT_TRUE(
+      log_rule(kId, log_fixture("nccl-debug/nccl1637-rtx5090-p2p-warp-maxsharedmem-nccl2.25.1.log"))
+          .findings.empty());
 }
 
 TEST(NcclSocketInterface, QuietWhenSetOnPurpose) {

@@ -98,9 +98,8 @@ NcclTestsFacts one_h100_vm(double busbw_at_16g) {
   std::snprintf(row, sizeof row,
                 "  17179869184    4294967296     float     sum      -1   %8.1f  %6.2f  %6.2f      "
                 "0   %8.1f  %6.2f  %6.2f      0\n",
-                17179869184.0 / (busbw_at_16g * 8 / 14) / 1e3, busbw_at_16g * 8 / 14,
-                busbw_at_16g, 17179869184.0 / (busbw_at_16g * 8 / 14) / 1e3,
-                busbw_at_16g * 8 / 14, busbw_at_16g);
+                17179869184.0 / (busbw_at_16g * 8 / 14) / 1e3, busbw_at_16g * 8 / 14, busbw_at_16g,
+                17179869184.0 / (busbw_at_16g * 8 / 14) / 1e3, busbw_at_16g * 8 / 14, busbw_at_16g);
   text += row;
   return parse_nccl_tests(text, "one-h100-vm.txt");
 }
@@ -128,8 +127,8 @@ TEST(NcclTestsBusbwLow, OneVmAtTheRingLevelPointsAtNvlsFirst) {
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].cause.find("NVLink SHARP"), std::string::npos);
   // ... unless the log says NVLS was turned off.
-  NcclRunFacts log = log_text(
-      "nd-h100-0:4242:4242 [0] NCCL INFO NCCL_NVLS_ENABLE set by environment to 0.\n");
+  NcclRunFacts log =
+      log_text("nd-h100-0:4242:4242 [0] NCCL INFO NCCL_NVLS_ENABLE set by environment to 0.\n");
   o = run_run_rule(kId, &log, &t);
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].cause.find("NCCL_NVLS_ENABLE=0"), std::string::npos)
