@@ -25,6 +25,7 @@ PKGS=(
   dpkg-dev file       # make package: CPack's Depends comes from dpkg-shlibdeps (which needs file)
   zsh groff-base      # tests/package: the zsh completion is loaded and run; groff checks the man page
   time                # make torture: /usr/bin/time -f %M, each case's peak RSS
+  munge slurmctld slurmd slurm-client # tests/slurm: a real Slurm cluster (srun fleet, --slurm-health as HealthCheckProgram)
 )
 
 missing=()
