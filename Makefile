@@ -5,7 +5,7 @@ BUILD      ?= build
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc)
 BIN        := $(BUILD)/trainready
-FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file kernel_log perftest component_versions
+FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file kernel_log perftest component_versions scontrol_node
 FUZZ_SECONDS ?= 4
 EXAMPLES   := nd-h100-healthy nc40-multinode nd-a100-ib-disabled
 HPCPACK_SHARED := https://raw.githubusercontent.com/Azure/hpcpack-template/master/HPCPack2019/shared-resources
@@ -17,7 +17,7 @@ NCCL_LOGS  := tests/data/fixtures/nccl-debug/bigscience-jz-16node-v100-netib-hfi
               tests/data/fixtures/nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log \
               tests/data/fixtures/nccl-debug/mlengineering-pytorch-watchdog-collective-timeout-desync.log
 
-.PHONY: all deps configure build package demo test unit torture golden loc fuzz-smoke fuzz sanitize bench lint format examples clean
+.PHONY: all deps configure build package demo test test-slurm slurm-up slurm-down unit torture golden loc fuzz-smoke fuzz sanitize bench lint format examples clean
 
 all: build
 
@@ -131,6 +131,18 @@ demo: build
 # of every parser would double the time `make test` takes.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The Slurm tests alone (CTest label slurm): a real munged + slurmctld + 3 slurmd on loopback,
+# started and stopped by the test (tests/slurm/slurm_check.py).
+test-slurm: build
+	cd $(BUILD) && ctest --output-on-failure -L slurm
+
+# A throw-away Slurm cluster to try trainready by hand: SLURM_CONF=$(SLURM_DIR)/slurm.conf srun ...
+SLURM_DIR ?= $(BUILD)/slurm-cluster
+slurm-up: deps
+	bash tests/slurm/slurm-cluster.sh start $(SLURM_DIR)
+slurm-down:
+	bash tests/slurm/slurm-cluster.sh stop $(SLURM_DIR)
 
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

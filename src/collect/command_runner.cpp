@@ -33,7 +33,7 @@ bool on_path(const std::string& prog) {
 }  // namespace
 
 CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms,
-                          std::size_t max_bytes) {
+                          std::size_t max_bytes, bool merge_stderr) {
   CommandResult res;
   if (argv.empty() || !on_path(argv[0])) return res;
   res.found = true;
@@ -42,7 +42,10 @@ CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms,
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  if (merge_stderr)
+    posix_spawn_file_actions_adddup2(&fa, out[1], 2);
+  else
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   std::vector<char*> args;
   args.reserve(argv.size() + 1);

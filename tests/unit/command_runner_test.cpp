@@ -24,3 +24,10 @@ TEST(CommandRunner, MissingProgramTimeoutAndOutputCap) {
   CommandResult big = run_command({"sh", "-c", "yes | head -c 100000"}, 5000, 1000);
   EXPECT_EQ(big.output.size(), 1000u);
 }
+
+TEST(CommandRunner, MergesStderrWhenAsked) {
+  CommandResult r = run_command({"sh", "-c", "echo out; echo why >&2; exit 1"}, 5000, 1024, true);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("out"), std::string::npos);
+  EXPECT_NE(r.output.find("why"), std::string::npos);
+}

@@ -1,0 +1,5 @@
+// Fuzz target: the scontrol show node parser.
+#include "fuzz/fuzz_target.h"
+#include "parsers/scontrol_node.h"
+
+TRAINREADY_FUZZ_TARGET(scontrol_node, text) { (void)trainready::parse_scontrol_node(text, "fuzz"); }
