@@ -8,7 +8,8 @@ slurmd started here by tests/slurm/slurm-cluster.sh, on loopback, in a directory
 2. `trainready fleet --slurm-health` as Slurm's HealthCheckProgram (HealthCheckInterval=5):
    node2's snapshot has a port down. Without --drain, node2 stays up and the log shows the
    command it would run; with --drain, node2 ends up drained with reason
-   "trainready: ib-port-not-active ..." and node1, node3 stay idle.
+   "trainready: ib-port-not-active ..." and node1, node3 stay idle. A reason an admin set is
+   left alone, and node2 is resumed once its port is back (LBNL NHC's node-mark-offline/-online).
 
 Fails loudly (never skips) when Slurm cannot be started.
 Usage: slurm_check.py TRAINREADY EXAMPLES_DIR"""
@@ -155,6 +156,32 @@ def run_health_check(d, env):
         st = field(node_line(env, n), "State")
         check("DRAIN" not in st, f"{n} (healthy snapshot) is not drained (State={st})")
     check(count_lines(log2, "drained: ") >= 1, "the health check says what it ran")
+
+    # Phase 3 (NHC's rule): node1 drained by an admin, then its snapshot goes bad too; the
+    # health check must leave the admin's reason alone.
+    admin = "admin: replace fan, ticket 4711"
+    subprocess.run(["scontrol", "update", "nodename=node1", "state=drain", "reason=" + admin],
+                   env=env, check=True, timeout=30)
+    port = os.path.join(d, "health", "node1", BAD_PORT, "state")
+    with open(port, "w") as f:
+        f.write("1: DOWN\n")
+    log1 = os.path.join(d, "health-node1.log")
+    left = wait_for(lambda: count_lines(log1, "left as it is:") >= 1, 60)
+    reason1 = field(node_line(env, "node1"), "Reason")
+    check(left and reason1.startswith(admin),
+          f"an admin's reason on node1 is left as it is (Reason={reason1})",
+          open(log1).read()[-1500:] if os.path.exists(log1) else "")
+
+    # Phase 4 (NHC's node-mark-online): node2's port comes back; the node we drained resumes,
+    # the admin's node1 stays drained.
+    with open(os.path.join(d, "health", "node2", BAD_PORT, "state"), "w") as f:
+        f.write("4: ACTIVE\n")
+    with open(os.path.join(d, "health", "node2", BAD_PORT, "phys_state"), "w") as f:
+        f.write("5: LinkUp\n")
+    resumed = wait_for(lambda: "DRAIN" not in field(node_line(env, "node2"), "State"), 60)
+    check(resumed and count_lines(log2, "resumed: ") >= 1,
+          "node2, drained by trainready, is resumed once it passes", node_line(env, "node2"))
+    check("DRAIN" in field(node_line(env, "node1"), "State"), "node1 stays drained (the admin's)")
 
 
 def main():
