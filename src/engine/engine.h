@@ -7,6 +7,7 @@
 #include "catalog/catalog.h"
 #include "core/finding.h"
 #include "facts/deployment_facts.h"
+#include "facts/fleet_facts.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
@@ -57,6 +58,7 @@ struct JudgeInputs {
   const DeploymentFacts* deployment = nullptr;
   const Plan* plan = nullptr;
   const StorageBenchFacts* storage = nullptr;
+  const FleetFacts* fleet = nullptr;
   RunOptions options;
 };
 

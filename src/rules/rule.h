@@ -10,6 +10,7 @@
 #include "catalog/catalog.h"
 #include "core/finding.h"
 #include "facts/deployment_facts.h"
+#include "facts/fleet_facts.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
@@ -24,7 +25,8 @@ struct Plan;  // plan/plan.h: the planner's output, judged by the plan rules
 // NCCL log / an nccl-tests result was given (the rule may also read the nodes, if any);
 // kDeployment: once over the deployment definitions or deployed state given to `lint`;
 // kPlan: once over a plan; kStorage: once over a storage benchmark's result.
-enum class RuleScope { kNode, kCluster, kRunLog, kRunTests, kDeployment, kPlan, kStorage };
+// kFleet: once over a `fleet` run's ranks (who answered, who did not, with what).
+enum class RuleScope { kNode, kCluster, kRunLog, kRunTests, kDeployment, kPlan, kStorage, kFleet };
 
 inline const char* scope_name(RuleScope s) {
   switch (s) {
@@ -42,6 +44,8 @@ inline const char* scope_name(RuleScope s) {
       return "plan";
     case RuleScope::kStorage:
       return "storage";
+    case RuleScope::kFleet:
+      return "fleet";
   }
   return "node";
 }
@@ -56,6 +60,7 @@ struct RuleContext {
   const DeploymentFacts* deployment = nullptr;  // deployment rules
   const Plan* plan = nullptr;                   // plan rules
   const StorageBenchFacts* storage = nullptr;   // storage rules
+  const FleetFacts* fleet = nullptr;            // fleet rules
 };
 
 struct RuleOutcome {
