@@ -3,6 +3,7 @@
 // --root b ...` does) plus the fleet rules over the ranks themselves, and writes one report.
 #include <chrono>
 #include <cmath>
+#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,9 +11,12 @@
 #include "cli/commands.h"
 #include "cli/judge.h"
 #include "cli/output.h"
+#include "cli/slurm_health.h"
 #include "core/input_error.h"
+#include "core/root.h"
 #include "fleet/fleet_session.h"
 #include "fleet/fleet_summary.h"
+#include "probes/probes.h"
 
 namespace trainready {
 namespace {
@@ -28,8 +32,9 @@ struct FleetArgs {
   double timeout_s = 60;
   double probe_timeout_s = 30;
   SharedFlags flags;
-  // Later phases add their options here (fleet --bandwidth, --slurm-health, --drain) and run in
-  // run_phases() below.
+  bool slurm_health = false;  // --slurm-health: this node alone, for Slurm (slurm_health.h)
+  SlurmHealthOptions slurm;   // --drain
+  // Later phases add their options here (fleet --bandwidth) and run in run_phases() below.
 };
 
 std::chrono::milliseconds ms(double s) {
@@ -45,6 +50,21 @@ void run_phases(const FleetArgs& a, FleetSession& s, Report* report) {
   (void)report;
 }
 
+// fleet --slurm-health: slurmd runs it on each node (HealthCheckProgram, Prolog), so no MPI and
+// no gather: this node's facts, the node rules, one line for Slurm.
+int run_slurm_health_mode(const FleetArgs& a, const ProbeOptions& probe) {
+  if (a.roots.size() > 1)
+    throw InputError("--root", 0, "--slurm-health judges this one node: give at most one --root");
+  if (a.flags.json || a.flags.format != "text" || !a.flags.output.empty())
+    throw InputError("--slurm-health", 0,
+                     "prints one line for Slurm; --format, --json and --output do not apply");
+  // No rank without a launcher: a "%r" in --root reads as rank 0.
+  const std::string given = a.roots.empty() ? std::string("/") : root_for_rank(a.roots, 0);
+  FsRoot root(given);
+  require_snapshot_root(root, given);
+  return run_slurm_health(probe_node(root, probe), a.flags, a.slurm, std::cout, std::cerr);
+}
+
 int run_fleet(const FleetArgs& a) {
   a.flags.check();  // bad options fail on every rank before anything is probed
   if (a.probe_timeout_s >= a.timeout_s)
@@ -58,6 +78,7 @@ int run_fleet(const FleetArgs& a) {
   if (!a.env_file.empty()) opt.probe.env_file = a.env_file;
   if (!a.nvml_library.empty()) opt.probe.nvml_library = a.nvml_library;
   if (!a.nccl_library.empty()) opt.probe.nccl_library = a.nccl_library;
+  if (a.slurm_health) return run_slurm_health_mode(a, opt.probe);
   opt.probe_timeout = ms(a.probe_timeout_s);
   opt.gather_timeout = ms(a.timeout_s);
 
@@ -118,6 +139,16 @@ Runner add_fleet_command(CLI::App& app) {
                 "NVML library to load (default libnvidia-ml.so.1)");
   c->add_option("--nccl-library", a->nccl_library,
                 "NCCL library to ask for its version (default libnccl.so.2)");
+  CLI::Option* health = c->add_flag(
+      "--slurm-health", a->slurm_health,
+      "Judge this node alone, without MPI, as Slurm's HealthCheckProgram or Prolog: exit 0 "
+      "healthy, 1 a finding at or above --fail-on (its reason on one line), 2 cannot judge "
+      "(docs/slurm.md)");
+  c->add_flag("--drain", a->slurm.drain,
+              "With --slurm-health: run the scontrol command that drains this node (and resumes "
+              "a node it drained that passes again) instead of printing it; a reason someone "
+              "else set is left alone")
+      ->needs(health);
   return [a] { return run_fleet(*a); };
 }
 

@@ -184,6 +184,29 @@ def run_health_check(d, env):
     check("DRAIN" in field(node_line(env, "node1"), "State"), "node1 stays drained (the admin's)")
 
 
+def check_refusals(d):
+    """Exit 2, and no scontrol run, for what cannot be judged or would drain more than one node."""
+    env = dict(os.environ, SLURMD_NODENAME="node[1-3]", SLURM_CONF=os.path.join(d, "none.conf"))
+    r = subprocess.run([BIN, "fleet", "--slurm-health", "--drain", "--no-imds", "--root",
+                        os.path.join(d, "health", "node2")], env=env, capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 2 and "list of nodes" in r.stderr,
+          "SLURMD_NODENAME=node[1-3] is refused with exit 2", r.stdout + r.stderr)
+    env["SLURMD_NODENAME"] = "node2"
+    r = subprocess.run([BIN, "fleet", "--slurm-health", "--no-imds", "--root",
+                        os.path.join(d, "no-such-snapshot")], env=env, capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 2 and "no-such-snapshot" in r.stderr,
+          "an unreadable snapshot is exit 2, naming it", r.stdout + r.stderr)
+    r = subprocess.run([BIN, "fleet", "--slurm-health", "--no-imds", "--root",
+                        os.path.join(d, "health", "node2")], env=env, capture_output=True,
+                       text=True, timeout=60)
+    lines = r.stdout.splitlines()
+    check(r.returncode == 1 and lines and lines[0].startswith("trainready: ib-port-not-active:")
+          and "would run: " in r.stdout and "state=drain" in r.stdout,
+          "outside Slurm: exit 1, the reason first, the scontrol command printed", r.stdout)
+
+
 def main():
     for tool in ("munged", "slurmctld", "slurmd", "srun", "scontrol", "sinfo"):
         if not (shutil.which(tool) or os.access(f"/usr/sbin/{tool}", os.X_OK)):
@@ -199,6 +222,7 @@ def main():
                     "HealthCheckInterval=5\n"
                     "HealthCheckNodeState=ANY\n")
         make_snapshots(d)  # before slurmd starts: it runs the health check at once
+        check_refusals(d)
         r = subprocess.run(["bash", CLUSTER, "start", d, os.path.join(d, "extra.conf")],
                            capture_output=True, text=True, timeout=180)
         print(r.stdout + r.stderr)
