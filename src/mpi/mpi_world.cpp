@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <list>
 #include <stdexcept>
 #include <thread>
 
@@ -85,12 +86,23 @@ class World final : public MpiWorld {
 
   bool send(const std::string& bytes, int dest, int channel,
             std::chrono::milliseconds timeout) override {
+    // MPI reads the buffer of a pending send until it completes, and the caller's string may be
+    // gone by then (a temporary, sent with timeout 0). Shared memory copies small messages at
+    // once, so mpirun on one host never showed it; between nodes (TCP, srun's one rank per node)
+    // rank 0 got freed memory. So the bytes live here until MPI is done with them: a list,
+    // because a moved std::string may move its characters (short-string buffer).
+    outbox_.push_back(bytes);
+    std::string& owned = outbox_.back();
     MPI_Request r;
     check(
-        MPI_Isend(bytes.data(), as_int(bytes.size()), MPI_BYTE, dest, channel, MPI_COMM_WORLD, &r),
+        MPI_Isend(owned.data(), as_int(owned.size()), MPI_BYTE, dest, channel, MPI_COMM_WORLD, &r),
         "MPI_Isend");
-    if (wait_until(r, Clock::now() + timeout, "MPI_Isend")) return true;
-    // Left pending: the peer may still take it; the caller ends this rank without MPI_Finalize.
+    if (wait_until(r, Clock::now() + timeout, "MPI_Isend")) {
+      outbox_.pop_back();
+      return true;
+    }
+    // Left pending: the peer may still take it; the caller ends this rank without MPI_Finalize,
+    // and `owned` stays in the outbox until then.
     MPI_Request_free(&r);
     return false;
   }
@@ -129,6 +141,7 @@ class World final : public MpiWorld {
   int rank_ = 0;
   int size_ = 1;
   std::string host_;
+  std::list<std::string> outbox_;  // bytes of sends MPI may still read (send())
 };
 
 }  // namespace

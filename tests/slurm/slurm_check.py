@@ -2,9 +2,10 @@
 """trainready under a real Slurm (CTest slurm_cluster, label slurm): munged, slurmctld and three
 slurmd started here by tests/slurm/slurm-cluster.sh, on loopback, in a directory this test owns.
 
-1. `srun --mpi=pmix -N 3 --ntasks-per-node=1 trainready fleet --root 'snaps/node-%r'`: each rank
-   reads its own snapshot; rank 1's has an InfiniBand port down; the report must name it and
-   only it.
+1. `srun --mpi=pmix -N 3 --ntasks-per-node=1 trainready fleet --root 'snaps/node-%r'`, and the
+   same through `salloc -N 3 mpirun`: each rank reads its own snapshot; rank 1's has an
+   InfiniBand port down; the report must name it and only it (the three ranks run on three
+   Slurm nodes, so MPI moves the facts over TCP, not shared memory).
 2. `trainready fleet --slurm-health` as Slurm's HealthCheckProgram (HealthCheckInterval=5):
    node2's snapshot has a port down. Without --drain, node2 stays up and the log shows the
    command it would run; with --drain, node2 ends up drained with reason
@@ -107,25 +108,35 @@ def make_snapshots(d):
         snapshot(os.path.join(d, "health", f"node{n}"), f"node{n}", port_down=n == 2)
 
 
-def run_fleet_under_srun(d, env):
-    cmd = ["srun", "--mpi=pmix", "-N", "3", "--ntasks-per-node=1", "--time=5",
-           BIN, "fleet", "--root", os.path.join(d, "snaps", "node-%r"), "--json"]
-    print("+", " ".join(cmd))
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-    check(r.returncode == 1, f"srun fleet exits 1 with a node at fault (got {r.returncode})",
-          r.stdout[-3000:] + r.stderr[-3000:])
-    try:
-        report = json.loads(r.stdout)
-    except json.JSONDecodeError as e:
-        check(False, f"srun fleet --json prints one JSON report ({e})", r.stdout[-3000:])
-        return
-    findings = report.get("findings", [])
-    port = [f for f in findings if f.get("rule") == "ib-port-not-active"]
-    check(len(port) >= 1 and all(f.get("node") == "ndv5-1" for f in port),
-          "the report names ndv5-1 (rank 1's snapshot) for its port down, and only it",
-          json.dumps(findings, indent=1)[:3000])
-    text = json.dumps(report)
-    check(all(f"ndv5-{i}" in text for i in range(3)), "the report lists the three nodes")
+def run_fleet_under_slurm(d, env):
+    fleet = [BIN, "fleet", "--root", os.path.join(d, "snaps", "node-%r"), "--json"]
+    launches = {
+        # PMIx direct launch: Slurm's mpi/pmix_v4 serves Open MPI's ext3x component.
+        "srun --mpi=pmix": ["srun", "--mpi=pmix", "-N", "3", "--ntasks-per-node=1", "--time=5"],
+        # mpirun inside an allocation: Open MPI starts its daemons with srun (plm/slurm).
+        "salloc + mpirun": ["salloc", "-N", "3", "--time=5", "mpirun", "--map-by", "ppr:1:node"],
+    }
+    mpi_env = dict(env, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    for name, launch in launches.items():
+        print("+", " ".join(launch + fleet))
+        r = subprocess.run(launch + fleet, env=mpi_env, capture_output=True, text=True,
+                           timeout=300)
+        check(r.returncode == 1, f"{name}: fleet exits 1 with a node at fault "
+              f"(got {r.returncode})", r.stdout[-3000:] + r.stderr[-3000:])
+        try:
+            report = json.loads(r.stdout)
+        except json.JSONDecodeError as e:
+            check(False, f"{name}: fleet --json prints one JSON report ({e})", r.stdout[-3000:])
+            continue
+        findings = report.get("findings", [])
+        port = [f for f in findings if f.get("rule") == "ib-port-not-active"]
+        check(len(port) >= 1 and all(f.get("node") == "ndv5-1" for f in port),
+              f"{name}: the report names ndv5-1 (rank 1's snapshot) for its port down, and only it",
+              json.dumps(findings, indent=1)[:3000])
+        others = [f["rule"] for f in findings if f.get("rule") != "ib-port-not-active"]
+        check(not others, f"{name}: no other finding (every rank's facts arrived): {others}")
+        text = json.dumps(report)
+        check(all(f"ndv5-{i}" in text for i in range(3)), f"{name}: the report lists the three nodes")
 
 
 def run_health_check(d, env):
@@ -229,7 +240,7 @@ def main():
         if r.returncode != 0:
             print("FAIL: could not start Slurm (see above)")
             return 1
-        run_fleet_under_srun(d, env)
+        run_fleet_under_slurm(d, env)
         run_health_check(d, env)
     finally:
         subprocess.run(["bash", CLUSTER, "stop", d], timeout=120)
