@@ -11,6 +11,7 @@
 #include "cli/judge.h"
 #include "cli/slurm_drain.h"
 #include "collect/command_runner.h"
+#include "core/input_error.h"
 #include "core/text.h"
 #include "parsers/scontrol_node.h"
 
@@ -74,7 +75,14 @@ int run_slurm_health(NodeFacts node, const SharedFlags& flags, const SlurmHealth
         << " left as it is\n";
     return code;
   }
-  const ScontrolNode now = parse_scontrol_node(shown.output, "scontrol show node " + slurm_node);
+  ScontrolNode now;
+  try {
+    now = parse_scontrol_node(shown.output, "scontrol show node " + slurm_node);
+  } catch (const InputError& e) {
+    // The verdict stands; only the change is off, since what Slurm holds is unknown.
+    err << "trainready: " << terminal_safe(e.what()) << "; " << slurm_node << " left as it is\n";
+    return code;
+  }
   const bool ours = now.reason.rfind(kDrainReasonLeader, 0) == 0;
   std::vector<std::string> change;
   if (code != 0) {
