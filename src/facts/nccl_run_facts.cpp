@@ -49,7 +49,9 @@ std::string NcclRunFacts::multi_node_evidence() const {
     for (const std::string& peer : it->second.peers) {
       const std::string a = peer_address(peer);
       if (!a.empty() && !own.count(a) && a.rfind("127.", 0) != 0)
-        return "a peer on another address (" + a + ") in " + problem_name(k);
+        return "a peer on another address (" + a + ") in " +
+               (k == NcclProblem::kIbCompletionError ? "an IB completion error"
+                                                     : "a failed connection");
     }
   }
   // NET connections between ranks only happen across nodes (or with P2P and SHM both off).

@@ -226,9 +226,11 @@ struct NcclLogAnalyzer::State {
   std::string file;
   // Each stream with what the analyser keeps beside it: which transports it logged (a bit per
   // entry of `slots`), so a connection line costs no set or map operation once seen.
+  struct Proc;
   struct Live {
     NcclStream* s = nullptr;
     std::uint64_t transports = 0;
+    Proc* proc = nullptr;  // its process's Proc, found once instead of by name on each line
   };
   std::deque<Live> lives;
   Live* cur_live = nullptr;                                      // the stream of the record
@@ -241,6 +243,7 @@ struct NcclLogAnalyzer::State {
     TransportUse* use = nullptr;
   };
   std::vector<TransportSlot> slots;
+  std::set<std::string> topo_settings;  // NCCL_TOPO_FILE=... already listed
   // The heads of records seen ("[rank7]: host:pid:tid [dev]", the bytes before " NCCL "), each
   // with what parsing it gave and its stream: a large job's lines come from a few thousand
   // heads, so a line whose head is known skips the head parser and the stream lookup.
@@ -273,20 +276,22 @@ struct NcclLogAnalyzer::State {
   bool fast_record(std::string_view text, std::uint64_t n) {
     const std::size_t tag = find_nccl_tag(text, 0);
     if (tag == std::string_view::npos || tag == 0 || tag > 512) return false;
-    std::string_view rest = text.substr(tag + 6);  // after " NCCL "
+    // The offsets below are inside `text` by construction: plain views, no range checks.
+    const char* const p = text.data();
+    std::string_view rest(p + tag + 6, text.size() - tag - 6);  // after " NCCL "
     if (!starts(rest, "INFO ")) return false;
-    const std::string_view head = text.substr(0, tag);
+    const std::string_view head(p, tag);
     HeadSlot& h = heads[head_hash(head) & (kHeadSlots - 1)];
     if (!h.stream || h.head != head) return false;
     if (find_nccl_tag(text, tag + 11) != std::string_view::npos) return false;  // glued records
     NcclRecord& r = recs[0];
     r = NcclRecord{};
-    r.host = text.substr(h.host_off, h.host_len);
+    r.host = std::string_view(p + h.host_off, h.host_len);
     r.pid = h.pid;
     r.dev = h.dev;
     r.level = NcclLevel::kInfo;
-    r.message = rest.substr(5);
-    r.text = text.substr(h.host_off);
+    r.message = std::string_view(rest.data() + 5, rest.size() - 5);
+    r.text = std::string_view(p + h.host_off, text.size() - h.host_off);
     last_stream = h.stream;
     cur_live = h.live;
     record(r, n);
@@ -367,6 +372,13 @@ struct NcclLogAnalyzer::State {
       it->second.p.first = {"", at(cur_line)};
     }
     return it->second;
+  }
+  Proc& proc_of(const NcclStream& s) {
+    if (cur_live && cur_live->s == &s) {
+      if (!cur_live->proc) cur_live->proc = &proc(s.host, s.pid);
+      return *cur_live->proc;
+    }
+    return proc(s.host, s.pid);
   }
   void remember_tail(std::string_view text, std::uint64_t n) {
     TailLine& t = tail[tail_next];
@@ -589,7 +601,7 @@ void NcclLogAnalyzer::State::channel(std::string_view m, const NcclStream& s, st
     }
     return;
   }
-  std::string_view t = m.substr(v + 5);
+  std::string_view t(m.data() + v + 5, m.size() - v - 5);
   while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
   // The label names the transport without its device and options: "P2P/CUMEM", "SHM",
@@ -610,11 +622,11 @@ void NcclLogAnalyzer::State::channel(std::string_view m, const NcclStream& s, st
   }
   std::string_view label;
   if (starts(t, "P2P")) {
-    label = t.substr(0, slash2);
+    label = std::string_view(t.data(), std::min(slash2, t.size()));
   } else if (starts(t, "SHM")) {
     label = "SHM";
   } else if (starts(t, "NET/")) {
-    label = t.substr(0, slash2);
+    label = std::string_view(t.data(), std::min(slash2, t.size()));
   } else if (starts(t, "COLLNET") || starts(t, "CollNet")) {
     label = "CollNet";
   } else {
@@ -678,9 +690,13 @@ void NcclLogAnalyzer::State::flush_graph(const NcclStream* s, NcclCommunicator* 
         break;
       }
     }
-    if (same)
+    if (same) {
       ++same->ranks;
-    else if (f.searches.size() < kSetCap)
+      // The example is the earliest line that printed it, whichever rank finished init first.
+      if (same->line.where.source == g.line.where.source &&
+          g.line.where.line < same->line.where.line)
+        same->line = g.line;
+    } else if (f.searches.size() < kSetCap)
       f.searches.push_back(std::move(g));
   }
   pending_graph.erase(it);
@@ -914,7 +930,7 @@ void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::str
 void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
   std::string_view m = r.message;
   add_warning(m, s.host, r.text, n);
-  if (has(m, "NET/IB") && has(m, "No device found")) proc(s.host, s.pid).p.ib_devices = false;
+  if (has(m, "NET/IB") && has(m, "No device found")) proc_of(s).p.ib_devices = false;
   if (has(m, "libibverbs")) {
     if (!f.ibverbs_missing) f.ibverbs_missing = log_line(r.text, n);
     return;
@@ -1021,7 +1037,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     case 'N':
       if (starts(m, "NCCL version ")) {
         version(m.substr(13), s.host, r.text, n, &s);
-        if (!s.version.empty()) proc(s.host, s.pid).p.versions.insert(s.version);
+        if (!s.version.empty()) proc_of(s).p.versions.insert(s.version);
         return;
       }
       if (starts(m, "NET/IB") || starts(m, "NET/IBext")) {
@@ -1038,7 +1054,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
         return;
       }
       if (starts(m, "NET/Plugin")) {
-        Proc& pr = proc(s.host, s.pid);
+        Proc& pr = proc_of(s);
         if (pr.p.plugin.size() < 8)
           pr.p.plugin.insert(std::string(trim(utf8_prefix(m.substr(10), 80))));
         if (f.plugin_messages.size() < 6) {
@@ -1057,7 +1073,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     case 'U':
       if (starts(m, "Using network ")) {
         std::string net(trim(m.substr(14)));
-        proc(s.host, s.pid).p.networks.insert(net);
+        proc_of(s).p.networks.insert(net);
         if (f.net_plugin.empty()) f.net_plugin = net;
         cap_insert(f.networks, net);
         s.init_started = true;
@@ -1118,11 +1134,14 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     if (!value.empty() && value.back() == '.') value.remove_suffix(1);
     if (!f.env.count(name) && f.env.size() < kSetCap)
       f.env[name] = {std::string(value), log_line(r.text, n)};
-    Proc& pr = proc(s.host, s.pid);
+    Proc& pr = proc_of(s);
     if (pr.p.env.size() < kSetCap) pr.p.env[name] = std::string(value);
     const bool topo = name == "NCCL_TOPO_FILE" || name == "NCCL_GRAPH_FILE" ||
                       name == "NCCL_TOPO_DUMP_FILE" || name == "NCCL_GRAPH_DUMP_FILE";
-    if (topo && f.topology_files.size() < 8) f.topology_files.push_back(log_line(r.text, n));
+    // Every rank prints the same setting: one line per distinct value.
+    if (topo && f.topology_files.size() < 8 &&
+        topo_settings.insert(name + "=" + std::string(value)).second)
+      f.topology_files.push_back(log_line(r.text, n));
     return;
   }
   if (starts(trim(m), "Algorithm") && has(m, "|")) {
@@ -1246,7 +1265,7 @@ void NcclLogAnalyzer::State::profile_bootstrap(std::string_view m, const NcclStr
   std::string_view e = m.substr(u + 6);
   e = e.substr(0, e.find(' '));
   auto [iface, addr] = iface_address(e);
-  Proc& p = proc(s.host, s.pid);
+  Proc& p = proc_of(s);
   if (!iface.empty() && p.p.bootstrap_ifaces.size() < 8) p.p.bootstrap_ifaces.emplace(iface);
   if (!addr.empty()) {
     if (p.address.empty()) p.address = std::string(addr);
@@ -1256,11 +1275,11 @@ void NcclLogAnalyzer::State::profile_bootstrap(std::string_view m, const NcclStr
 
 void NcclLogAnalyzer::State::profile_net_ib(std::string_view m, const NcclStream& s) {
   if (has(m, "No device found")) {
-    proc(s.host, s.pid).p.ib_devices = false;
+    proc_of(s).p.ib_devices = false;
     return;
   }
   if (!has(m, "Using [")) return;
-  Proc& p = proc(s.host, s.pid);
+  Proc& p = proc_of(s);
   std::size_t oob = find(m, "OOB ");
   // "NET/IB : Using [RO]; OOB eno1:..." lists no device: IB found nothing usable.
   std::string_view list = m.substr(0, oob);
@@ -1280,7 +1299,7 @@ void NcclLogAnalyzer::State::profile_net_ib(std::string_view m, const NcclStream
 }
 
 void NcclLogAnalyzer::State::profile_socket(std::string_view m, const NcclStream& s) {
-  Proc& p = proc(s.host, s.pid);
+  Proc& p = proc_of(s);
   if (!p.p.socket_ifaces.empty()) return;
   std::size_t i = 0;
   while ((i = m.find('[', i)) != std::string_view::npos && p.p.socket_ifaces.size() < 16) {

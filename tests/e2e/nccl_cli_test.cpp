@@ -39,9 +39,11 @@ TEST(NcclCli, EveryFixtureLogGetsItsVerdict) {
       {"nccltests82-azure-2node-v100pcie-tcp-libibverbs-missing-nccl2.9.6.log",
        "problems",
        {"nccl-inter-node-not-ib"}},
+      // The log holds its nccl-tests table (issue 14): the drop the thread is about is judged
+      // too; the VM size is unknown (A100 PCIe 40GB is no catalog size), so a check is skipped.
       {"nccltests350-2node-a100pcie-roce-ib-gdrdma-gather-dropoff-nccl2.16.5.log",
-       "ok",
-       {"nccl-log-partial"}},
+       "incomplete",
+       {"nccl-tests-busbw-drop", "nccl-log-partial"}},
       {"raddet-1node-2gpu-noib-socket-bond0-shm.log",
        "incomplete",
        {"nccl-p2p-disabled", "nccl-inter-node-not-ib"}},

@@ -107,8 +107,8 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
     if (!l || t.bytes > l->bytes) l = &t;
   }
   for (const auto& [c, t] : largest) {
-    std::string s = (c.empty() ? std::string("collective") : c) + " at " + bytes(t->bytes) + ": " +
-                    t->algo + "/" + t->proto;
+    std::string s = (c.empty() ? std::string("(name not printed)") : c) + " at " + bytes(t->bytes) +
+                    ": " + t->algo + "/" + t->proto;
     if (t->channel_lo >= 0)
       s += " on channels " + std::to_string(t->channel_lo) + ".." + std::to_string(t->channel_hi);
     std::size_t sizes = 0;

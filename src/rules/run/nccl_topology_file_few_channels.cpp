@@ -55,7 +55,7 @@ class NcclTopologyFileFewChannels : public Rule {
       sku_origin = "--sku";
     } else if (ctx.nccl_tests) {
       sku = match_sku_from_devices(*ctx.nccl_tests, *ctx.catalog);
-      sku_origin = "matched from the GPUs nccl-tests listed";
+      sku_origin = "the GPUs nccl-tests listed";
     }
     if (!sku)
       return RuleOutcome::skip(
