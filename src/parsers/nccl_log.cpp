@@ -257,7 +257,7 @@ struct NcclLogAnalyzer::State {
     Live* live = nullptr;
   };
   static constexpr std::size_t kHeadSlots = 16384;  // direct-mapped; a collision re-parses
-  std::vector<HeadSlot> heads = std::vector<HeadSlot>(kHeadSlots);
+  std::vector<HeadSlot> heads;  // allocated with the first head: small inputs never pay for it
   static std::size_t head_hash(std::string_view h) {
     std::uint64_t x = h.size() * 0x9E3779B97F4A7C15ull;
     std::size_t i = 0;
@@ -280,6 +280,7 @@ struct NcclLogAnalyzer::State {
     const char* const p = text.data();
     std::string_view rest(p + tag + 6, text.size() - tag - 6);  // after " NCCL "
     if (!starts(rest, "INFO ")) return false;
+    if (heads.empty()) return false;
     const std::string_view head(p, tag);
     HeadSlot& h = heads[head_hash(head) & (kHeadSlots - 1)];
     if (!h.stream || h.head != head) return false;
@@ -309,6 +310,7 @@ struct NcclLogAnalyzer::State {
         r.host.data() < text.data())
       return;
     const std::string_view head = text.substr(0, tag);
+    if (heads.empty()) heads.resize(kHeadSlots);
     HeadSlot& h = heads[head_hash(head) & (kHeadSlots - 1)];
     h.head.assign(head.data(), head.size());
     h.host_off = static_cast<std::size_t>(r.host.data() - text.data());
