@@ -7,6 +7,7 @@
 #include "cli/judge.h"
 #include "core/input_error.h"
 #include "parsers/nccl_log.h"
+#include "parsers/nccl_tests.h"
 
 namespace trainready {
 namespace {
@@ -22,6 +23,11 @@ int run_nccl(const NcclArgs& a) {
   std::vector<std::string> paths = a.logs.empty() ? std::vector<std::string>{"-"} : a.logs;
   auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(paths));
   if (!has_nccl_output(*log)) throw InputError(paths.front(), 0, kNoNcclOutput);
+  // nccl-tests run with NCCL_DEBUG=INFO write their table into the same log: judge the table
+  // beside the log, as `nccl-tests --nccl-log` does with two files. Stdin cannot be read twice.
+  if (!log->nccl_tests_table_file.empty() && log->nccl_tests_table_file != "-")
+    r.nccl_tests =
+        std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(log->nccl_tests_table_file));
   r.nccl_log = std::move(log);
   return judge_and_emit(r, a.flags);
 }
@@ -33,10 +39,12 @@ Runner add_nccl_command(CLI::App& app) {
   CLI::App* c =
       app.add_subcommand("nccl",
                          "Explain a run from its NCCL_DEBUG=INFO log: transports, InfiniBand and "
-                         "GPUDirect RDMA, hangs, errors");
+                         "GPUDirect RDMA, channels and algorithms, hangs, errors; an nccl-tests "
+                         "table in the same log is judged with it");
   c->add_option("logs", a->logs,
                 "Log files, directories of per-rank logs, gzip files; '-' or nothing reads stdin");
-  add_shared_flags(c, a->flags, kReportFlags | kRuleFlags | kCatalogFlag);
+  add_shared_flags(c, a->flags,
+                   kReportFlags | kRuleFlags | kSkuFlag | kRunScaleFlags | kCatalogFlag);
   return [a] { return run_nccl(*a); };
 }
 

@@ -24,6 +24,10 @@ Evaluation run_rules(Report& r, const SharedFlags& f, const DeploymentFacts* dep
   in.options = f.run_options();
   r.options = in.options;
   if (r.nccl_tests) r.busbw_expected = expected_busbw(*r.nccl_tests, f.catalog(), in.options);
+  if (r.nccl_tests && r.nccl_log) {
+    BusbwFromLog b = explain_busbw_from_log(*r.nccl_tests, *r.nccl_log);
+    if (!b.lines.empty()) r.busbw_from_log = std::move(b);
+  }
   return evaluate(in, f.catalog(), f.selection());
 }
 

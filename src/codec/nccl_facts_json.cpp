@@ -81,6 +81,33 @@ json to_json(const NcclRunFacts& f) {
   j["algorithms"] = f.algorithms;
   j["protocols"] = f.protocols;
   j["tuning_table"] = f.tuning_table;
+  json searches = json::array();
+  for (const auto& g : f.searches)
+    searches.push_back({{"communicator", g.comm},
+                        {"pattern", g.pattern},
+                        {"cross_nic", g.cross_nic},
+                        {"channels", g.channels},
+                        {"bw_intra_gbytes_per_s", g.bw_intra},
+                        {"bw_inter_gbytes_per_s", g.bw_inter},
+                        {"type_intra", g.type_intra},
+                        {"type_inter", g.type_inter},
+                        {"same_channels", g.same_channels},
+                        {"ranks", g.ranks},
+                        {"evidence", log_line(g.line)}});
+  j["graph_searches"] = searches;
+  json tuning = json::array();
+  for (const auto& [k, t] : f.tuning)
+    tuning.push_back({{"collective", t.collective},
+                      {"bytes", t.bytes},
+                      {"algorithm", t.algo},
+                      {"protocol", t.proto},
+                      {"channel_lo", t.channel_lo >= 0 ? json(t.channel_lo) : json(nullptr)},
+                      {"channel_hi", t.channel_hi >= 0 ? json(t.channel_hi) : json(nullptr)},
+                      {"count", t.count},
+                      {"evidence", log_line(t.line)}});
+  j["tuning"] = tuning;
+  j["nccl_tests_table_file"] =
+      f.nccl_tests_table_file.empty() ? json(nullptr) : json(f.nccl_tests_table_file);
   j["hosts"] = f.hosts();
   json streams = json::array();
   for (const auto& [k, s] : f.streams) {
@@ -105,6 +132,9 @@ json to_json(const NcclRunFacts& f) {
                      {"nnodes", c.nnodes > 0 ? json(c.nnodes) : json(nullptr)},
                      {"ranks_started", c.ranks_started.size()},
                      {"ranks_complete", c.ranks_complete.size()},
+                     {"ring_channels", c.ring_channels > 0 ? json(c.ring_channels) : json(nullptr)},
+                     {"graph_file_channels",
+                      c.graph_file_channels >= 0 ? json(c.graph_file_channels) : json(nullptr)},
                      {"first_seen", where(c.first_seen)}});
   }
   j["communicators"] = comms;

@@ -34,12 +34,16 @@ class Splitter {
   }
 
   void feed(const char* p, std::size_t n) {
-    if (!name_.empty()) guard(p, n);
+    const bool stream = !name_.empty();
+    if (stream) guard(p, n);
     const char* end = p + n;
     while (p < end) {
+      // One search for the line end serves the split and the stream's limits (lines counted,
+      // a line without end), so each byte is scanned once here.
       const char* nl =
           static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
       const char* stop = nl ? nl : end;
+      if (stream) limits(static_cast<std::size_t>(stop - p), nl != nullptr);
       if (skipping_) {
         if (nl) skipping_ = false;
         p = nl ? nl + 1 : end;
@@ -79,30 +83,28 @@ class Splitter {
   }
 
  private:
-  // Counts what the input looks like before any of it is split: an endless line or a binary
-  // stream is refused here, with memory still bounded.
+  // An endless line or an endless stream of lines is refused, with memory still bounded: `len`
+  // bytes of the current line, and whether its end was found.
+  void limits(std::size_t len, bool ended) {
+    if (ended) {
+      line_bytes_ = 0;
+      if (++lines_seen_ > LineReader::kMaxLines)
+        throw InputError(name_, 0,
+                         "more than " + std::to_string(LineReader::kMaxLines) +
+                             " lines: larger than any log this reads; gave up");
+    } else {
+      line_bytes_ += len;
+      if (line_bytes_ > LineReader::kMaxRunawayLine)
+        throw InputError(name_, static_cast<int>(lines_seen_ + 1),
+                         "a line longer than " + std::to_string(LineReader::kMaxRunawayLine >> 20) +
+                             " MiB: not a text log (no line structure); gave up");
+    }
+  }
+
+  // Counts what the input looks like before any of it is split: a binary stream is refused
+  // here.
   void guard(const char* p, std::size_t n) {
     const char* end = p + n;
-    while (p < end) {
-      const char* nl =
-          static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-      const std::size_t len = static_cast<std::size_t>((nl ? nl : end) - p);
-      if (nl) {
-        line_bytes_ = 0;
-        if (++lines_seen_ > LineReader::kMaxLines)
-          throw InputError(name_, 0,
-                           "more than " + std::to_string(LineReader::kMaxLines) +
-                               " lines: larger than any log this reads; gave up");
-      } else {
-        line_bytes_ += len;
-        if (line_bytes_ > LineReader::kMaxRunawayLine)
-          throw InputError(name_, static_cast<int>(lines_seen_ + 1),
-                           "a line longer than " +
-                               std::to_string(LineReader::kMaxRunawayLine >> 20) +
-                               " MiB: not a text log (no line structure); gave up");
-      }
-      p = nl ? nl + 1 : end;
-    }
     if (total_ < LineReader::kBinaryProbe) {
       const std::size_t look =
           static_cast<std::size_t>(std::min<std::uint64_t>(n, LineReader::kBinaryProbe - total_));

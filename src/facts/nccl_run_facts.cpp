@@ -1,6 +1,7 @@
 #include "facts/nccl_run_facts.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace trainready {
 
@@ -18,6 +19,15 @@ int NcclRunFacts::max_comm_nodes() const {
   return best;
 }
 
+const NcclGraphSearch* NcclRunFacts::ring_search() const {
+  const NcclGraphSearch* best = nullptr;
+  for (const auto& g : searches) {
+    if (g.pattern != 4) continue;
+    if (!best || g.channels * g.bw_intra < best->channels * best->bw_intra) best = &g;
+  }
+  return best;
+}
+
 namespace {
 std::string peer_address(std::string p) {  // "10.2.0.5<33092>" -> "10.2.0.5"; fe80::1%ib0 kept
   std::size_t lt = p.find('<');
@@ -26,27 +36,64 @@ std::string peer_address(std::string p) {  // "10.2.0.5<33092>" -> "10.2.0.5"; f
 }
 }  // namespace
 
-bool NcclRunFacts::multi_node() const {
-  if (max_comm_nodes() > 1) return true;
-  if (hosts().size() > 1 || host_count > 1) return true;
+std::string NcclRunFacts::multi_node_evidence() const {
+  if (int n = max_comm_nodes(); n > 1) return std::to_string(n) + " nodes in one communicator";
+  const std::size_t h = std::max<std::size_t>(hosts().size(), host_count);
+  if (h > 1) return std::to_string(h) + " hosts";
   // A peer named in an error that is not one of the hosts' own addresses is another machine.
   std::set<std::string> own;
-  for (const auto& [h, p] : host_profiles) own.insert(p.addresses.begin(), p.addresses.end());
+  for (const auto& [name, p] : host_profiles) own.insert(p.addresses.begin(), p.addresses.end());
   for (NcclProblem k : {NcclProblem::kIbCompletionError, NcclProblem::kConnectionFailed}) {
     auto it = issues.find(k);
     if (it == issues.end()) continue;
     for (const std::string& peer : it->second.peers) {
       const std::string a = peer_address(peer);
-      if (!a.empty() && !own.count(a) && a.rfind("127.", 0) != 0) return true;
+      if (!a.empty() && !own.count(a) && a.rfind("127.", 0) != 0)
+        return "a peer on another address (" + a + ") in " +
+               (k == NcclProblem::kIbCompletionError ? "an IB completion error"
+                                                     : "a failed connection");
     }
   }
   // NET connections between ranks only happen across nodes (or with P2P and SHM both off).
   for (const auto& [k, t] : transports) {
     if (t.kind == TransportKind::kNetIb || t.kind == TransportKind::kNetSocket ||
         t.kind == TransportKind::kNetOther || t.kind == TransportKind::kCollNet)
-      return true;
+      return "connections via " + t.label;
   }
-  return false;
+  return "";
+}
+
+std::string search_pattern_name(int p) {
+  switch (p) {
+    case 1:
+      return "balanced tree";
+    case 2:
+      return "split tree";
+    case 3:
+      return "tree";
+    case 4:
+      return "ring";
+    case 5:
+      return "NVLS";
+    case 6:
+      return "CollNet direct";
+    default:
+      return "pattern " + std::to_string(p);
+  }
+}
+
+std::string describe_search(const NcclGraphSearch& g) {
+  auto gb = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, v >= 100 ? "%.0f GB/s" : v >= 10 ? "%.1f GB/s" : "%.2f GB/s", v);
+    return std::string(b);
+  };
+  std::string s = search_pattern_name(g.pattern) + ": " + std::to_string(g.channels) +
+                  " channel(s) x " + gb(g.bw_intra) + " intra / " + gb(g.bw_inter) +
+                  " inter per channel, path " + g.type_intra + "/" + g.type_inter;
+  if (g.cross_nic) s += ", crossNic " + std::to_string(g.cross_nic);
+  if (!g.comm.empty()) s += " (comm " + g.comm + ")";
+  return s;
 }
 
 std::string transport_kind_name(TransportKind k) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/fact.h"
@@ -38,6 +39,40 @@ struct NcclStream {
   std::string host_name;     // as printed; `host` adds the address when two machines share it
 };
 
+// One graph NCCL's topology search settled on, as ncclTopoPrintGraph prints it (graph/search.cc,
+// v2.16+: "Pattern 4, crossNic 0, nChannels 12, bw 20.000000/20.000000, type NVL/PIX,
+// sameChannels 1"; 2.7-2.15 print "speed" for "bw"). Bandwidths are GB/s per channel: NCCL's
+// tuning model takes nChannels x bw as the bus bandwidth the graph carries (graph/tuning.cc,
+// ncclTopoTuneModel: busBw = nChannels * bw, bw = bwIntra on up to 2 nodes, else bwInter).
+struct NcclGraphSearch {
+  std::string comm;  // communicator id, "" when the log shows none for the rank that printed it
+  int pattern = 0;   // 1 balanced tree, 2 split tree, 3 tree, 4 ring, 5 NVLS, 6 CollNet direct
+  int cross_nic = 0;
+  int channels = 0;
+  double bw_intra = 0;
+  double bw_inter = 0;
+  std::string type_intra;  // path type: LOC NVL NVB C2C PIX PXB P2C PXN PHB SYS NET DIS
+  std::string type_inter;
+  int same_channels = 0;
+  std::uint64_t ranks = 0;  // how many ranks printed this same result
+  LogLine line;
+};
+
+// The algorithm and protocol NCCL picked for one collective at one size (rank 0, with
+// NCCL_DEBUG_SUBSYS including TUNING): enqueue.cc 2.24+ "AllReduce: 1048576 Bytes -> Algo RING
+// proto LL128 channel{Lo..Hi}={0..23}"; 2.23 "AllReduce: 1048576 Bytes -> Algo 1 proto 2 time
+// 12.5"; 2.21-2.22 "1048576 Bytes -> Algo 1 proto 2 time 12.5" (numbers mapped to names).
+struct NcclTuningChoice {
+  std::string collective;  // "" for 2.21-2.22, which do not print it
+  std::uint64_t bytes = 0;
+  std::string algo;
+  std::string proto;
+  int channel_lo = -1;
+  int channel_hi = -1;
+  std::uint64_t count = 0;
+  LogLine line;
+};
+
 struct NcclCommunicator {
   std::string id;  // commId (2.19+) or "nranks=N" for older versions that print no id
   int nranks = 0;
@@ -49,6 +84,10 @@ struct NcclCommunicator {
   // processes were separate jobs, each numbering its ranks from 0.
   std::set<std::string> rank_clash_hosts;
   Provenance first_seen;
+  // Rings NCCL built: rank 0 lists each one as "Channel 03/24 :  0 1 2 ..." (graph/rings.cc).
+  int ring_channels = 0;
+  // "Search 0 : 4 channels loaded from XML graph" (NCCL_GRAPH_FILE): channels the file set.
+  int graph_file_channels = -1;
 };
 
 enum class TransportKind { kP2p, kShm, kNetIb, kNetSocket, kNetOther, kCollNet, kUnknown };
@@ -164,6 +203,13 @@ struct NcclRunFacts {
   std::set<std::string, std::less<>> algorithms;  // RING, TREE, NVLS, COLLNET_DIRECT, PAT
   std::set<std::string, std::less<>> protocols;   // LL, LL128, SIMPLE
   bool tuning_table = false;
+  std::vector<NcclGraphSearch> searches;  // distinct results, first 64
+  std::map<std::pair<std::string, std::uint64_t>, NcclTuningChoice> tuning;  // first 256
+  // The first file that holds an nccl-tests result table (nccl-tests run with NCCL_DEBUG=INFO):
+  // its header line ("#  size  count  type  redop ... busbw"); empty when there is none.
+  std::string nccl_tests_table_file;
+  // The ring search NCCL settled on with the fewest channels (the slowest rank sets the pace).
+  const NcclGraphSearch* ring_search() const;
 
   std::map<std::string, NcclStream> streams;  // key host:pid:dev
   std::map<std::string, NcclCommunicator> comms;
@@ -190,12 +236,17 @@ struct NcclRunFacts {
   int max_comm_nodes() const;  // largest nNodes NCCL printed, else hosts seen in the biggest comm
   // True when the run spans machines: more than one host, nNodes > 1, NET connections, or a
   // peer address (IB completion error, failed connect) that is none of the hosts' own.
-  bool multi_node() const;
+  bool multi_node() const { return !multi_node_evidence().empty(); }
+  // Why the run spans machines, in words ("a peer on another address: 10.2.0.5"), or "".
+  std::string multi_node_evidence() const;
   // True when the run used one machine only, as far as the log shows (no multi-node evidence).
   bool single_node() const { return !multi_node(); }
 };
 
 std::string transport_kind_name(TransportKind k);
+std::string search_pattern_name(int pattern);  // "ring", "tree", ... (graph.h NCCL_TOPO_PATTERN_*)
+// "ring: 12 channel(s) x 20.0 GB/s intra / 20.0 GB/s inter per channel, path NVL/PIX"
+std::string describe_search(const NcclGraphSearch& g);
 std::string problem_name(NcclProblem p);
 
 }  // namespace trainready

@@ -21,6 +21,7 @@
 #include "facts/storage_bench_facts.h"
 #include "plan/plan.h"
 #include "queries/busbw_expectation.h"
+#include "queries/busbw_from_log.h"
 
 namespace trainready {
 
@@ -100,6 +101,8 @@ struct Report {
   std::shared_ptr<const NcclRunFacts> nccl_log;
   std::shared_ptr<const NcclTestsFacts> nccl_tests;  // a file, or a bench sweep read as one
   std::optional<BusbwExpectation> busbw_expected;    // with nccl_tests
+  // With nccl_tests and nccl_log both: what the log says of the table's busbw.
+  std::optional<BusbwFromLog> busbw_from_log;
   std::shared_ptr<const LintInputs> lint;
   std::shared_ptr<const Plan> plan;
   std::shared_ptr<const CollectiveRun> collective;

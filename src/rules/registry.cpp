@@ -61,6 +61,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_tests_wrong_results());
     r.push_back(make_nccl_topo_file_missing());
     r.push_back(make_nccl_topo_file_unset());
+    r.push_back(make_nccl_topology_file_few_channels());
     r.push_back(make_nccl_version_mismatch());
     r.push_back(make_nccl_warnings());
     r.push_back(make_nvlink_inactive());

@@ -151,6 +151,11 @@ json report_json(const Report& r) {
     json t = to_json(*r.nccl_tests);
     if (r.busbw_expected)
       t["expected_busbw"] = expected_busbw_json(*r.busbw_expected, *r.nccl_tests);
+    if (r.busbw_from_log) {
+      t["explained_by_log"] = r.busbw_from_log->lines;
+      t["nccl_model_busbw_gbytes_per_s"] =
+          r.busbw_from_log->model_gbytes > 0 ? json(r.busbw_from_log->model_gbytes) : json(nullptr);
+    }
     j["nccl_tests"] = t;
   }
   if (r.lint) j["lint"] = lint_json(*r.lint);

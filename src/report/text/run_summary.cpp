@@ -58,6 +58,9 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
     if (c.nnodes > 0) s += " on " + std::to_string(c.nnodes) + " node(s)";
     s += ", " + std::to_string(c.ranks_complete.size()) + " reached Init COMPLETE";
     if (!c.ranks_started.empty()) s += " (" + std::to_string(c.ranks_started.size()) + " started)";
+    if (c.ring_channels > 0) s += "; " + std::to_string(c.ring_channels) + " ring channel(s)";
+    if (c.graph_file_channels >= 0)
+      s += "; " + std::to_string(c.graph_file_channels) + " channel(s) from NCCL_GRAPH_FILE";
     out.emplace_back("comm", s);
   }
   std::set<std::string> bus;
@@ -89,7 +92,33 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
                      join(f.algorithms) +
                          (f.protocols.empty() ? "" : "; protocols " + join(f.protocols)) +
                          (f.tuning_table ? "; tuning table printed" : ""));
-  out.emplace_back("inter-node", f.multi_node() ? "yes" : "no (one node, as far as the log shows)");
+  std::size_t shown = 0;
+  for (const auto& g : f.searches) {
+    if (shown++ == 6) {
+      out.emplace_back("search", "and " + std::to_string(f.searches.size() - 6) + " more");
+      break;
+    }
+    out.emplace_back("search", describe_search(g));
+  }
+  // The largest size per collective: what the bandwidth-bound end of a run used.
+  std::map<std::string, const NcclTuningChoice*> largest;
+  for (const auto& [k, t] : f.tuning) {
+    const NcclTuningChoice*& l = largest[t.collective];
+    if (!l || t.bytes > l->bytes) l = &t;
+  }
+  for (const auto& [c, t] : largest) {
+    std::string s = (c.empty() ? std::string("(name not printed)") : c) + " at " + bytes(t->bytes) +
+                    ": " + t->algo + "/" + t->proto;
+    if (t->channel_lo >= 0)
+      s += " on channels " + std::to_string(t->channel_lo) + ".." + std::to_string(t->channel_hi);
+    std::size_t sizes = 0;
+    for (const auto& [k, u] : f.tuning) sizes += u.collective == c ? 1 : 0;
+    s += " (" + std::to_string(sizes) + " size(s) logged)";
+    out.emplace_back("tuning", s);
+  }
+  const std::string why = f.multi_node_evidence();
+  out.emplace_back("inter-node",
+                   why.empty() ? "no (one node, as far as the log shows)" : "yes: " + why);
   return out;
 }
 

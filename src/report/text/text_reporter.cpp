@@ -102,9 +102,13 @@ std::string render_text(const Report& r, const RenderStyle& style) {
   if (r.nccl_log) labelled(out, p, "NCCL log", summarize_nccl_log(*r.nccl_log));
   if (r.collective)
     out += render_collective_table(r.collective->result, r.collective->options) + "\n";
-  if (r.nccl_tests && !r.collective)
-    labelled(out, p, "nccl-tests " + r.nccl_tests->source,
-             summarize_nccl_tests(*r.nccl_tests, r.busbw_expected ? &*r.busbw_expected : nullptr));
+  if (r.nccl_tests && !r.collective) {
+    SummaryLines t =
+        summarize_nccl_tests(*r.nccl_tests, r.busbw_expected ? &*r.busbw_expected : nullptr);
+    if (r.busbw_from_log)
+      for (const auto& l : r.busbw_from_log->lines) t.emplace_back("from log", l);
+    labelled(out, p, "nccl-tests " + r.nccl_tests->source, t);
+  }
   if (r.nccl_tests && r.collective)
     labelled(out, p, "Bus bandwidth",
              summarize_nccl_tests(*r.nccl_tests, r.busbw_expected ? &*r.busbw_expected : nullptr));

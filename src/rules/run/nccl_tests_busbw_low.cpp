@@ -4,6 +4,7 @@
 
 #include "core/units.h"
 #include "queries/busbw_expectation.h"
+#include "queries/busbw_from_log.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
@@ -75,6 +76,11 @@ class NcclTestsBusbwLow : public Rule {
            big->where});
     const double frontend = e.sku->frontend_nic_gbits_per_s / 8.0;
     const NcclRunFacts* log = ctx.nccl_log;
+    // What the run's log says of this bandwidth: channels x per-channel bandwidth NCCL built,
+    // its algorithm at this size, the transports.
+    BusbwFromLog from_log;
+    if (log) from_log = explain_busbw_from_log(t, *log);
+    for (const auto& l : from_log.lines) x.evidence.push_back({"NCCL log: " + l, {}});
     bool log_socket = false;
     bool log_no_gdr = false;
     if (log) {
@@ -103,6 +109,21 @@ class NcclTestsBusbwLow : public Rule {
           "Check nvidia-peermem, NCCL_TOPO_FILE and NCCL_IB_HCA on every node; the NCCL log "
           "should show 'via NET/IB/<n>/GDRDMA' on every inter-node channel.";
       x.subsumes = {"nccl-gdrdma-off"};
+    } else if (from_log.model_gbytes > 0 && got <= from_log.model_gbytes * 1.1 &&
+               from_log.model_gbytes < e.expected_gbytes * 0.5) {
+      x.cause = "NCCL itself built too little bandwidth: its graph search settled on " +
+                gbytes(from_log.model_gbytes) +
+                " (channels x per-channel bandwidth, NCCL's own model), and the run reached "
+                "what that graph allows. " +
+                (log->env.count("NCCL_TOPO_FILE") || log->env.count("NCCL_GRAPH_FILE")
+                     ? std::string("The log shows a user topology or graph file: the search "
+                                   "used its layout, not the VM's.")
+                     : std::string("The search saw slow paths: NVLink or the HCAs missing from "
+                                   "the topology, or channels capped by NCCL_MAX_NCHANNELS."));
+      x.fix =
+          "Check NCCL_TOPO_FILE / NCCL_GRAPH_FILE (the file must be this VM size's), "
+          "NCCL_MIN/MAX_NCHANNELS and `nvidia-smi topo -m`; the 'Pattern 4 ... nChannels' "
+          "line should show NVL paths inside the VM.";
     } else if (e.nodes == 1 && e.sku->nvlink_ring_allreduce_gbytes_per_s &&
                (!nvls_off_in_log(log).empty() ||
                 (got >= e.ring_gbytes * 0.9 && got <= e.ring_gbytes * 1.05))) {

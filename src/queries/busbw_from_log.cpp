@@ -1,0 +1,73 @@
+#include "queries/busbw_from_log.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+namespace trainready {
+namespace {
+
+std::string gb(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, v >= 100 ? "%.0f GB/s" : v >= 10 ? "%.1f GB/s" : "%.2f GB/s", v);
+  return b;
+}
+
+// nccl-tests names ("all_reduce", "all_reduce_perf") against NCCL's ("AllReduce").
+bool same_collective(const std::string& tests, const std::string& nccl) {
+  if (tests.empty() || nccl.empty()) return true;
+  std::string a, b;
+  for (char c : tests) {
+    if (c != '_') a += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  for (char c : nccl) b += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (a.size() > 4 && a.compare(a.size() - 4, 4, "perf") == 0) a.resize(a.size() - 4);
+  return a == b;
+}
+
+}  // namespace
+
+BusbwFromLog explain_busbw_from_log(const NcclTestsFacts& t, const NcclRunFacts& log) {
+  BusbwFromLog out;
+  const NcclTestsRow* big = t.largest();
+  const int nodes = std::max({1, log.max_comm_nodes(), t.nodes()});
+  if (const NcclGraphSearch* ring = log.ring_search()) {
+    // graph/tuning.cc ncclTopoTuneModel: bw = bwIntra on up to two nodes, else bwInter.
+    const double per = nodes <= 2 ? ring->bw_intra : ring->bw_inter;
+    out.model_gbytes = ring->channels * per;
+    std::string s = "NCCL's ring graph: " + std::to_string(ring->channels) + " channel(s) x " +
+                    gb(per) + " = " + gb(out.model_gbytes) +
+                    " (NCCL's own bandwidth model), path " + ring->type_intra + "/" +
+                    ring->type_inter;
+    if (big && big->busbw() && out.model_gbytes > 0) {
+      char r[16];
+      std::snprintf(r, sizeof r, "%.2f", *big->busbw() / out.model_gbytes);
+      s += "; the table's " + gb(*big->busbw()) + " is " + r + "x of it";
+    }
+    out.lines.push_back(s);
+  }
+  int rings = 0;
+  for (const auto& [id, c] : log.comms) rings = std::max(rings, c.ring_channels);
+  if (rings > 0) out.lines.push_back(std::to_string(rings) + " ring channel(s) built");
+  if (big) {
+    const NcclTuningChoice* at = nullptr;
+    for (const auto& [k, c] : log.tuning) {
+      if (c.bytes == big->size_bytes && same_collective(t.collective, c.collective)) at = &c;
+    }
+    if (at) {
+      std::string s =
+          "at " + std::to_string(at->bytes) + " B NCCL chose " + at->algo + "/" + at->proto;
+      if (at->channel_lo >= 0)
+        s += " on channels " + std::to_string(at->channel_lo) + ".." +
+             std::to_string(at->channel_hi);
+      out.lines.push_back(s);
+    }
+  }
+  std::string tr;
+  for (const auto& [k, u] : log.transports)
+    tr += (tr.empty() ? "" : ", ") + k + " (" + std::to_string(u.connections) + ")";
+  if (!tr.empty()) out.lines.push_back("connections via " + tr);
+  return out;
+}
+
+}  // namespace trainready
