@@ -1,9 +1,11 @@
 #include "emit/deployment_model.h"
 
+#include <cmath>
 #include <sstream>
 
 #include "catalog/ib_placement.h"
 #include "core/text.h"
+#include "core/units.h"
 #include "plan/placement_model.h"
 
 namespace trainready {
@@ -92,6 +94,48 @@ std::string nvme_script(const DeploymentModel& m) {
   return s.str();
 }
 
+std::string lustre_script(const ManagedLustre& l) {
+  std::ostringstream s;
+  s << "#!/bin/bash\n"
+       "# Mounts the Azure Managed Lustre file system the plan sized ("
+    << l.sku << ", " << l.capacity_tib
+    << " TiB) at every boot, so the GPUs read\n"
+       "# the dataset at the planned rate instead of waiting on data.\n"
+       "set -u\n"
+       "MNT="
+    << l.mount
+    << "\n"
+       "mountpoint -q \"$MNT\" && exit 0\n"
+       "# The MGS address exists only once the file system does: the deployment hands it to\n"
+       "# the scale set as userData, which a VM reads from the instance metadata service\n"
+       "# (learn.microsoft.com/azure/virtual-machines/user-data).\n"
+       "MGS=$(curl -sf -H Metadata:true --noproxy '*' "
+       "'http://169.254.169.254/metadata/instance/compute/userData?api-version=2021-01-01"
+       "&format=text' | base64 -d)\n"
+       "case \"$MGS\" in ''|*[!0-9.]*) echo \"trainready: no Lustre MGS address in userData "
+       "('$MGS')\" >&2; exit 1;; esac\n"
+       "# The client: Azure's Ubuntu-HPC image builds the AMLFS Lustre client (DKMS, from\n"
+       "# packages.microsoft.com/repos/amlfs-<codename>) into the image (azhpc-images\n"
+       "# components/install_lustre_client.sh). Another Ubuntu image needs the package\n"
+       "# amlfs-lustre-client-<version>=$(uname -r) (learn.microsoft.com/azure/\n"
+       "# azure-managed-lustre/client-install); the VM's security type must be Standard.\n"
+       "if ! modprobe lustre 2>/dev/null; then\n"
+       "  echo \"trainready: no Lustre client module for kernel $(uname -r): install the AMLFS "
+       "client (amlfs-lustre-client-<version>=$(uname -r))\" >&2\n"
+       "  exit 1\n"
+       "fi\n"
+       "mkdir -p \"$MNT\"\n"
+       "# The mount command of connect-clients: lustrefs is the name every AMLFS file system has\n"
+       "# inside; noatime,flock are the options the portal's sample command carries.\n"
+       "for try in 1 2 3 4 5 6 7 8 9 10; do\n"
+       "  mount -t lustre -o noatime,flock \"$MGS@tcp:/lustrefs\" \"$MNT\" && exit 0\n"
+       "  sleep 30\n"
+       "done\n"
+       "echo \"trainready: mount of $MGS@tcp:/lustrefs at $MNT failed\" >&2\n"
+       "exit 1\n";
+  return s.str();
+}
+
 std::string indent(const std::string& text, const std::string& pad) {
   std::string out;
   for (std::string_view line : split_lines(text)) {
@@ -129,6 +173,31 @@ std::string cloud_init(const DeploymentModel& m, const SkuEntry& sku) {
          "      WantedBy=multi-user.target\n";
     runcmd += "  - [systemctl, enable, --now, trainready-nvme-scratch.service]\n";
   }
+  if (m.lustre) {
+    c << "  - path: /usr/local/sbin/trainready-lustre-mount\n"
+         "    permissions: '0755'\n"
+         "    content: |\n"
+      << indent(lustre_script(*m.lustre), "      ")
+      << "  - path: /etc/systemd/system/trainready-lustre-mount.service\n"
+         "    content: |\n"
+         "      [Unit]\n"
+         "      Description=Azure Managed Lustre at "
+      << m.lustre->mount
+      << " (trainready)\n"
+         "      Wants=network-online.target\n"
+         "      After=network-online.target\n"
+         "      [Service]\n"
+         "      Type=oneshot\n"
+         "      RemainAfterExit=yes\n"
+         "      ExecStart=/usr/local/sbin/trainready-lustre-mount\n"
+         "      # connect-clients: unmount a client before it shuts down.\n"
+         "      ExecStop=/bin/umount "
+      << m.lustre->mount
+      << "\n"
+         "      [Install]\n"
+         "      WantedBy=multi-user.target\n";
+    runcmd += "  - [systemctl, enable, --now, trainready-lustre-mount.service]\n";
+  }
   // /etc/nccl.conf is read by every NCCL process (shells, Slurm jobs, containers with /etc
   // mounted); the HPC image writes these lines for the size, and the script adds only the ones
   // missing (a custom image built from it may have lost them: nccl-topo-file-unset).
@@ -162,7 +231,134 @@ std::string cloud_init(const DeploymentModel& m, const SkuEntry& sku) {
   return c.str();
 }
 
+void add_lustre_reasons(DeploymentModel& m) {
+  const ManagedLustre& l = *m.lustre;
+  const std::string docs = "learn.microsoft.com/azure/azure-managed-lustre/";
+  m.why.push_back(
+      {"amlfsSku", l.sku + ": the tier the plan chose, " +
+                       format_number(l.mbytes_per_s_per_tib, 4) + " MB/s per TiB of capacity (" +
+                       docs +
+                       "create-file-system-resource-manager); the smallest shared file system "
+                       "that feeds the GPUs at the planned step time"});
+  m.why.push_back(
+      {"storageCapacityTiB",
+       std::to_string(l.capacity_tib) + " TiB: the plan's " + format_number(l.requested_tib, 4) +
+           " TiB rounded up to " + l.sku + "'s granularity (at least " +
+           format_number(l.min_tib, 4) + " TiB, then steps of " +
+           format_number(l.increment_tib, 4) + " TiB, at most " + format_number(l.max_tib, 4) +
+           " TiB without a support request), which provisions " +
+           std::to_string(l.throughput_mbytes_per_s) + " MB/s; it cannot change after creation"});
+  m.why.push_back(
+      {"filesystemSubnet",
+       l.subnet_prefix + ": a subnet of its own (each file system needs its own, and it cannot " +
+           "move later), inside the VNet and outside 172.16.0.0/16 (deploy-vnet-rdma-overlap); " +
+           l.subnet_why});
+  m.why.push_back(
+      {"zones",
+       "one zone (parameter, default " + l.zone +
+           ") for the file system and the scale set: the API takes a single zone, and clients "
+           "reach the advertised throughput only in the file system's zone (" +
+           docs +
+           "connect-clients); check that the VM size is offered in it (az vm list-skus "
+           "--location REGION --size " +
+           m.vm_size + " --zone)"});
+  m.why.push_back({"maintenanceWindow",
+                   l.maintenance_day + " " + l.maintenance_time_utc +
+                       " UTC (parameters): a 30-minute weekly window, required by the API, in "
+                       "which the service may update the file system; move it outside the "
+                       "training run's busiest hours"});
+  m.why.push_back(
+      {"hsm",
+       "Blob import (HSM): a data container the file system imports from at creation "
+       "(importPrefix " +
+           l.import_prefix +
+           ": every blob) and a separate logging container in the same account, as the API "
+           "requires; a StorageV2 account with shared-key access enabled (" +
+           docs + "amlfs-prerequisites, Blob integration prerequisites)"});
+  m.why.push_back(
+      {"roleAssignments",
+       std::string("Storage Account Contributor (") + kStorageAccountContributorRoleId +
+           ") and Storage Blob Data Contributor (" + kStorageBlobDataContributorRoleId +
+           ") on the storage account for the HPC Cache Resource Provider service principal, "
+           "before the file system is created, or its creation fails (" +
+           docs +
+           "amlfs-prerequisites, Access roles for blob integration); its object id differs per "
+           "tenant: az ad sp list --display-name 'HPC Cache Resource Provider' --query "
+           "'[].id' -o tsv"});
+  m.why.push_back(
+      {"userData",
+       "the file system's MGS address (known only once it exists), which the boot script reads "
+       "to mount it at " +
+           l.mount});
+}
+
 }  // namespace
+
+int amlfs_subnet_prefix_length(long long capacity_tib, std::string* why) {
+  // amlfs-prerequisites, "Network size requirements": the recommended prefix per capacity
+  // band. The REST API's filesystemSubnet (2025-07-01) asks for "at least a /24"; a /24 costs
+  // nothing in a private /16, so the larger of the two is taken.
+  struct Band {
+    long long up_to_tib;
+    int prefix;
+  };
+  static constexpr Band kBands[] = {{16, 27}, {40, 26}, {92, 25}, {196, 24}, {400, 23}};
+  int docs = 22;
+  std::string band = "above 400 TiB the table ends; one bit more than its last row (/23)";
+  for (const Band& b : kBands) {
+    if (capacity_tib <= b.up_to_tib) {
+      docs = b.prefix;
+      band = "the AMLFS docs recommend /" + std::to_string(b.prefix) + " or larger up to " +
+             std::to_string(b.up_to_tib) + " TiB";
+      break;
+    }
+  }
+  const int prefix = std::min(docs, 24);
+  if (why != nullptr) {
+    *why = "/" + std::to_string(prefix) + " for " + std::to_string(capacity_tib) + " TiB: " + band +
+           " (learn.microsoft.com/azure/azure-managed-lustre/amlfs-prerequisites)" +
+           (docs > 24 ? "; /24 because the API's filesystemSubnet asks for at least a /24" : "") +
+           "; `az amlfs get-subnets-size --sku SKU --storage-capacity TIB` gives the exact "
+           "number of addresses";
+  }
+  return prefix;
+}
+
+ManagedLustre plan_managed_lustre(const AmlfsTier& tier, double requested_tib) {
+  if (!(tier.increment_tib > 0) || !(tier.min_tib > 0) || !(tier.max_tib >= tier.min_tib))
+    throw EmitRefused("the catalog's " + tier.name +
+                      " entry has no usable minimum, maximum and increment");
+  if (!(requested_tib > 0) || !std::isfinite(requested_tib))
+    throw EmitRefused("the plan sized no Azure Managed Lustre capacity (" +
+                      format_number(requested_tib, 4) + " TiB)");
+  ManagedLustre l;
+  l.sku = tier.name;
+  l.mbytes_per_s_per_tib = tier.mbytes_per_s_per_tib;
+  l.min_tib = tier.min_tib;
+  l.max_tib = tier.max_tib;
+  l.increment_tib = tier.increment_tib;
+  l.requested_tib = requested_tib;
+  // create-file-system-resource-manager ("File system type and size options"): a capacity is
+  // the SKU's minimum plus whole increments; the service takes nothing in between.
+  const double steps = std::ceil(requested_tib / tier.increment_tib - 1e-9);
+  const double rounded = std::max(tier.min_tib, steps * tier.increment_tib);
+  if (rounded > tier.max_tib) {
+    throw EmitRefused(
+        tier.name + " provides " + format_number(tier.min_tib, 4) + " to " +
+        format_number(tier.max_tib, 4) + " TiB in steps of " +
+        format_number(tier.increment_tib, 4) + " TiB; the plan needs " +
+        format_number(requested_tib, 4) + " TiB (" + format_number(rounded, 4) +
+        " TiB rounded), above what the SKU provides without a support request "
+        "(learn.microsoft.com/azure/azure-managed-lustre/create-file-system-resource-manager)");
+  }
+  l.capacity_tib = std::llround(rounded);
+  l.throughput_mbytes_per_s =
+      std::llround(static_cast<double>(l.capacity_tib) * tier.mbytes_per_s_per_tib);
+  l.subnet_prefix_length = amlfs_subnet_prefix_length(l.capacity_tib, &l.subnet_why);
+  // The compute subnet is 10.0.0.0/20; 10.0.16.0 is aligned for every prefix from /22 to /24.
+  l.subnet_prefix = "10.0.16.0/" + std::to_string(l.subnet_prefix_length);
+  return l;
+}
 
 const std::string& DeploymentModel::why_of(const std::string& setting) const {
   for (const Why& w : why) {
@@ -172,7 +368,8 @@ const std::string& DeploymentModel::why_of(const std::string& setting) const {
   return none;
 }
 
-DeploymentModel build_deployment_for(const SkuEntry& sku, int vms) {
+DeploymentModel build_deployment_for(const SkuEntry& sku, int vms,
+                                     const std::optional<ManagedLustre>& lustre) {
   if (vms < 1) throw EmitRefused("a deployment needs at least one VM");
   if (vms > kPlacementGroupRaisedVms) {
     throw EmitRefused(std::to_string(vms) + " VMs need more than one InfiniBand placement group (" +
@@ -192,6 +389,7 @@ DeploymentModel build_deployment_for(const SkuEntry& sku, int vms) {
   m.infiniband = sku.has_infiniband();
   m.image = image_for(sku);
   m.nvme_disks = sku.nvme_disks;
+  m.lustre = lustre;
   if (!sku.nccl_topo_file.empty()) m.nccl_env["NCCL_TOPO_FILE"] = sku.nccl_topo_file;
   for (const auto& [k, v] : sku.image_nccl_conf) m.nccl_env[k] = v;
 
@@ -256,7 +454,11 @@ DeploymentModel build_deployment_for(const SkuEntry& sku, int vms) {
                                  "/etc/nccl.conf (avoids nccl-topo-file-unset); ") +
            (sku.fabric_manager ? "NVIDIA Fabric Manager enabled (fabric-manager-not-ready); "
                                : "") +
+           (m.lustre ? "the Azure Managed Lustre file system mounted at " + m.lustre->mount +
+                           " at every boot and unmounted before shutdown; "
+                     : "") +
            "nothing that disables InfiniBand (deploy-nccl-ib-disabled)"});
+  if (m.lustre) add_lustre_reasons(m);
   m.cloud_init = cloud_init(m, sku);
 
   if (m.support_request) {
@@ -282,6 +484,17 @@ DeploymentModel build_deployment_for(const SkuEntry& sku, int vms) {
                       " was not verified for arm64 (Grace); check it before deploying (see the "
                       "image comment)");
   }
+  if (m.lustre) {
+    m.notes.push_back(
+        "storage: " + m.lustre->sku + ", " + std::to_string(m.lustre->capacity_tib) + " TiB (" +
+        std::to_string(m.lustre->throughput_mbytes_per_s) + " MB/s), mounted at " +
+        m.lustre->mount +
+        " on every VM; the file system imports the data container when it is created: upload "
+        "the dataset first (deployed with an empty container, the file system starts empty: "
+        "then load it with an import job or copy it in through a client), and give the role "
+        "assignments up to five minutes to propagate before the file system is created "
+        "(amlfs-prerequisites)");
+  }
   m.plan_summary = n + " x " + sku.name;
   return m;
 }
@@ -298,25 +511,34 @@ DeploymentModel build_deployment(const Plan& plan) {
                       ") needs " + std::to_string(c.placement.domains) +
                       " InfiniBand placement groups; --emit writes one scale set, one group");
   }
-  DeploymentModel m = build_deployment_for(*c.sku, c.vms);
+  const StorageOption* storage = nullptr;
+  if (c.data.chosen >= 0 && c.data.chosen < static_cast<int>(c.data.options.size()))
+    storage = &c.data.options[static_cast<std::size_t>(c.data.chosen)];
+  std::optional<ManagedLustre> lustre;
+  if (storage != nullptr && storage->kind == "amlfs") {
+    if (!storage->amlfs_tier || !storage->size_tib)
+      throw EmitRefused("the plan chose " + storage->name +
+                        " without the tier and size it was planned at");
+    lustre = plan_managed_lustre(*storage->amlfs_tier, *storage->size_tib);
+  }
+  DeploymentModel m = build_deployment_for(*c.sku, c.vms, lustre);
   m.location = plan.job.region;
   m.plan_summary = (plan.job.model.empty() ? std::string("the job") : plan.job.model) + " on " +
                    m.plan_summary + " (" + std::to_string(c.gpus) + " GPUs)";
-  if (c.data.chosen >= 0 && c.data.chosen < static_cast<int>(c.data.options.size())) {
-    const StorageOption& s = c.data.options[static_cast<std::size_t>(c.data.chosen)];
+  if (storage != nullptr) {
+    const StorageOption& s = *storage;
     if (s.kind == "nvme") {
       m.notes.push_back(
-          "storage: the plan reads the data from the local NVMe disks: stage the "
-          "dataset to " +
+          "storage: the plan reads the data from the local NVMe disks: stage the dataset to " +
           m.nvme_mount +
-          " on every VM before training (for example azcopy copy from Blob "
-          "storage), and again after a deallocation, which empties the disks");
-    } else if (s.kind == "amlfs") {
-      m.notes.push_back("storage: the plan chose " + s.name +
-                        "; the Azure Managed Lustre file system and its Blob import (HSM) "
-                        "container are not written by --emit yet: create them in this VNet "
-                        "(a subnet of their own) and mount them on the VMs");
-    } else {
+          " on every VM before training, and again after a deallocation, which empties the "
+          "disks: azcopy copy 'https://ACCOUNT.blob.core.windows.net/CONTAINER/PATH?SAS' " +
+          m.nvme_mount + "/ --recursive");
+    } else if (s.kind == "blob") {
+      m.notes.push_back("storage: the plan streams the data from Blob storage (" + s.name +
+                        "); --emit writes no storage for it: mount the container on the VMs "
+                        "with blobfuse2");
+    } else if (s.kind != "amlfs") {
       m.notes.push_back("storage: the plan chose " + s.name +
                         "; --emit does not write it: create it and mount it on the VMs");
     }

@@ -50,6 +50,66 @@ std::string variable(const std::string& name, const std::string& description,
   return v + "}\n\n";
 }
 
+// The storage account, containers and role assignments the Blob import needs, the file
+// system's subnet, then the file system (azurerm_managed_lustre_file_system, azurerm 4.x).
+std::string lustre_terraform(const DeploymentModel& m) {
+  const ManagedLustre& l = *m.lustre;
+  std::ostringstream t;
+  t << comment("", "filesystemSubnet", m) << "resource \"azurerm_subnet\" \"amlfs\" {\n"
+    << "  name                 = \"amlfs\"\n"
+    << "  resource_group_name  = azurerm_resource_group.train.name\n"
+    << "  virtual_network_name = azurerm_virtual_network.train.name\n"
+    << "  address_prefixes     = [" << q(l.subnet_prefix) << "]\n}\n\n"
+    << "# A storage account name: 3-24 lowercase letters and digits, unique in Azure.\n"
+    << "locals {\n  storage_prefix = substr(lower(replace(var.name_prefix, \"-\", \"\")), 0, "
+       "11)\n}\n\n"
+    << comment("", "hsm", m) << "resource \"azurerm_storage_account\" \"hsm\" {\n"
+    << "  name                            = "
+       "\"${local.storage_prefix}${substr(sha1(azurerm_resource_group.train.id), 0, 13)}\"\n"
+    << "  resource_group_name             = azurerm_resource_group.train.name\n"
+    << "  location                        = azurerm_resource_group.train.location\n"
+    << "  account_kind                    = \"StorageV2\"\n"
+    << "  account_tier                    = \"Standard\"\n"
+    << "  account_replication_type        = \"LRS\"\n"
+    << "  shared_access_key_enabled       = true\n"
+    << "  min_tls_version                 = \"TLS1_2\"\n"
+    << "  allow_nested_items_to_be_public = false\n}\n\n";
+  for (const char* c : {"data", "logs"}) {
+    t << "resource \"azurerm_storage_container\" \"" << c << "\" {\n"
+      << "  name                  = \"" << c << "\"\n"
+      << "  storage_account_id    = azurerm_storage_account.hsm.id\n"
+      << "  container_access_type = \"private\"\n}\n\n";
+  }
+  t << comment("", "roleAssignments", m);
+  for (const auto& [name, role] : {std::pair{"hsm_account", "Storage Account Contributor"},
+                                   std::pair{"hsm_blob_data", "Storage Blob Data Contributor"}}) {
+    t << "resource \"azurerm_role_assignment\" \"" << name << "\" {\n"
+      << "  scope                = azurerm_storage_account.hsm.id\n"
+      << "  role_definition_name = \"" << role << "\"\n"
+      << "  principal_id         = var.hpc_cache_resource_provider_object_id\n"
+      << "  principal_type       = \"ServicePrincipal\"\n}\n\n";
+  }
+  t << "resource \"azurerm_managed_lustre_file_system\" \"train\" {\n"
+    << "  name                   = \"${var.name_prefix}-amlfs\"\n"
+    << "  resource_group_name    = azurerm_resource_group.train.name\n"
+    << "  location               = azurerm_resource_group.train.location\n"
+    << comment("  ", "amlfsSku", m) << "  sku_name               = " << q(l.sku) << "\n"
+    << comment("  ", "storageCapacityTiB", m) << "  storage_capacity_in_tb = " << l.capacity_tib
+    << "\n"
+    << "  subnet_id              = azurerm_subnet.amlfs.id\n"
+    << comment("  ", "zones", m) << "  zones                  = [var.zone]\n\n"
+    << comment("  ", "maintenanceWindow", m) << "  maintenance_window {\n"
+    << "    day_of_week        = var.maintenance_day\n"
+    << "    time_of_day_in_utc = var.maintenance_time_utc\n  }\n\n"
+    << comment("  ", "hsm", m) << "  hsm_setting {\n"
+    << "    container_id         = azurerm_storage_container.data.resource_manager_id\n"
+    << "    logging_container_id = azurerm_storage_container.logs.resource_manager_id\n"
+    << "    import_prefix        = " << q(l.import_prefix) << "\n  }\n\n"
+    << "  depends_on = [\n    azurerm_role_assignment.hsm_account,\n"
+    << "    azurerm_role_assignment.hsm_blob_data,\n  ]\n}\n\n";
+  return t.str();
+}
+
 }  // namespace
 
 std::string write_terraform(const DeploymentModel& m) {
@@ -74,6 +134,21 @@ std::string write_terraform(const DeploymentModel& m) {
     << variable("image_offer", "Offer of the HPC image", m.image.offer)
     << variable("image_sku", "SKU of the HPC image", m.image.sku)
     << variable("image_version", "Version of the HPC image", m.image.version);
+  if (m.lustre) {
+    const ManagedLustre& l = *m.lustre;
+    t << comment("", "zones", m)
+      << variable("zone", "Availability zone of the file system and the VMs", l.zone)
+      << comment("", "maintenanceWindow", m)
+      << variable("maintenance_day", "Day of the weekly 30-minute maintenance window",
+                  l.maintenance_day)
+      << variable("maintenance_time_utc",
+                  "Start of the weekly 30-minute maintenance window (HH:MM, UTC)",
+                  l.maintenance_time_utc)
+      << comment("", "roleAssignments", m)
+      << variable("hpc_cache_resource_provider_object_id",
+                  "Object id of the HPC Cache Resource Provider service principal in this tenant",
+                  std::nullopt);
+  }
 
   t << comment("", "customData", m) << "locals {\n  cloud_init = <<EOT\n"
     << heredoc_body(m.cloud_init) << "EOT\n}\n\n";
@@ -93,6 +168,7 @@ std::string write_terraform(const DeploymentModel& m) {
     << "  resource_group_name  = azurerm_resource_group.train.name\n"
     << "  virtual_network_name = azurerm_virtual_network.train.name\n"
     << "  address_prefixes     = [" << q(m.subnet_prefix) << "]\n}\n\n";
+  if (m.lustre) t << lustre_terraform(m);
 
   t << "resource \"azurerm_linux_virtual_machine_scale_set\" \"train\" {\n";
   if (m.support_request) {
@@ -103,8 +179,14 @@ std::string write_terraform(const DeploymentModel& m) {
   t << "  name                = \"${var.name_prefix}-vmss\"\n"
     << "  location            = azurerm_resource_group.train.location\n"
     << "  resource_group_name = azurerm_resource_group.train.name\n"
-    << comment("  ", "vmSize", m) << "  sku                 = " << q(m.vm_size) << "\n"
-    << comment("  ", "capacity", m) << "  instances           = " << m.vms << "\n"
+    << comment("  ", "vmSize", m) << "  sku                 = " << q(m.vm_size) << "\n";
+  if (m.lustre) {
+    t << comment("  ", "zones", m) << "  zones               = [var.zone]\n"
+      << comment("  ", "userData", m)
+      << "  user_data           = "
+         "base64encode(azurerm_managed_lustre_file_system.train.mgs_address)\n";
+  }
+  t << "" << comment("  ", "capacity", m) << "  instances           = " << m.vms << "\n"
     << comment("  ", "orchestrationMode", m) << comment("  ", "singlePlacementGroup", m)
     << "  single_placement_group = " << (m.single_placement_group ? "true" : "false") << "\n"
     << comment("  ", "platformFaultDomainCount", m)
@@ -128,6 +210,11 @@ std::string write_terraform(const DeploymentModel& m) {
     << "    ip_configuration {\n      name      = \"ipconfig\"\n      primary   = true\n"
     << "      subnet_id = azurerm_subnet.compute.id\n    }\n  }\n}\n\n"
     << "output \"vmss_name\" {\n  value = azurerm_linux_virtual_machine_scale_set.train.name\n}\n";
+  if (m.lustre) {
+    t << "\noutput \"lustre_mgs_address\" {\n"
+      << "  value = azurerm_managed_lustre_file_system.train.mgs_address\n}\n\n"
+      << "output \"lustre_mount\" {\n  value = " << q(m.lustre->mount) << "\n}\n";
+  }
   return t.str();
 }
 

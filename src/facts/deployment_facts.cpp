@@ -14,6 +14,10 @@ const char* resource_kind_name(ResourceKind k) {
       return "AKS node pool";
     case ResourceKind::kVirtualNetwork:
       return "virtual network";
+    case ResourceKind::kSubnet:
+      return "subnet";
+    case ResourceKind::kManagedLustre:
+      return "Azure Managed Lustre file system";
   }
   return "resource";
 }

@@ -47,6 +47,8 @@ enum class ResourceKind {
   kAvailabilitySet,  // members are VMs whose availability_set names it
   kAksNodePool,      // AKS creates the scale set (singlePlacementGroup false)
   kVirtualNetwork,
+  kSubnet,         // a subnet declared as a resource of its own (its prefixes: subnet_prefixes)
+  kManagedLustre,  // Azure Managed Lustre file system (Microsoft.StorageCache/amlFilesystems)
 };
 
 const char* resource_kind_name(ResourceKind k);
@@ -96,6 +98,12 @@ struct DeploymentResource {
   std::vector<VmExtension> extensions;
   std::vector<BootScript> boot_scripts;
   std::vector<AddressPrefix> address_prefixes;  // virtual networks
+  // Subnets: a virtual network's inline subnets, or a subnet resource's own prefixes.
+  std::vector<AddressPrefix> subnet_prefixes;
+  // Azure Managed Lustre: the SKU, the capacity in TiB and the subnet it is placed in.
+  Setting<std::string> lustre_sku;
+  Setting<long long> lustre_capacity_tib;
+  Setting<std::string> lustre_subnet;
   // Deployed state (IMDS / az).
   Setting<std::string> placement_group_id;
   Setting<std::string> vm_scale_set_name;

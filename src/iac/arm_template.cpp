@@ -485,6 +485,18 @@ class TemplateWalker {
           if (c.is_known()) d.address_prefixes.push_back(AddressPrefix{c.value, c.where});
         }
       }
+      if (const json* subs = f.at("/properties/subnets"); subs && subs->is_array()) {
+        for (std::size_t i = 0; i < subs->size(); ++i)
+          subnet_prefixes(f, "/properties/subnets/" + std::to_string(i) + "/properties", &d);
+      }
+    } else if (ltype == "microsoft.network/virtualnetworks/subnets") {
+      d.kind = ResourceKind::kSubnet;
+      subnet_prefixes(f, "/properties", &d);
+    } else if (ltype == "microsoft.storagecache/amlfilesystems") {
+      d.kind = ResourceKind::kManagedLustre;
+      d.lustre_sku = f.text("/sku/name");
+      d.lustre_capacity_tib = f.integer("/properties/storageCapacityTiB");
+      d.lustre_subnet = f.text("/properties/filesystemSubnet");
     } else if (ltype == "microsoft.containerservice/managedclusters") {
       if (const json* pools = f.at("/properties/agentPoolProfiles"); pools && pools->is_array()) {
         for (std::size_t i = 0; i < pools->size(); ++i) {
@@ -518,6 +530,18 @@ class TemplateWalker {
       return;
     }
     out_->resources.push_back(std::move(d));
+  }
+
+  // A subnet's addressPrefix, or each of its addressPrefixes.
+  static void subnet_prefixes(const JsonFields& f, const std::string& p, DeploymentResource* d) {
+    Setting<std::string> one = f.text(p + "/addressPrefix");
+    if (one.is_known()) d->subnet_prefixes.push_back(AddressPrefix{one.value, one.where});
+    if (const json* many = f.at(p + "/addressPrefixes"); many && many->is_array()) {
+      for (std::size_t i = 0; i < many->size(); ++i) {
+        Setting<std::string> c = f.text(p + "/addressPrefixes/" + std::to_string(i));
+        if (c.is_known()) d->subnet_prefixes.push_back(AddressPrefix{c.value, c.where});
+      }
+    }
   }
 
   static void image(const JsonFields& f, const std::string& p, DeploymentResource* d) {

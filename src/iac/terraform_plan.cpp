@@ -266,6 +266,19 @@ class PlanReader {
           if (c.is_known()) d.address_prefixes.push_back(AddressPrefix{c.value, c.where});
         }
       }
+    } else if (type == "azurerm_subnet") {
+      d.kind = ResourceKind::kSubnet;
+      if (const json* ps = f.at("/address_prefixes"); ps && ps->is_array()) {
+        for (std::size_t i = 0; i < ps->size(); ++i) {
+          Setting<std::string> c = f.text("/address_prefixes/" + std::to_string(i));
+          if (c.is_known()) d.subnet_prefixes.push_back(AddressPrefix{c.value, c.where});
+        }
+      }
+    } else if (type == "azurerm_managed_lustre_file_system") {
+      d.kind = ResourceKind::kManagedLustre;
+      d.lustre_sku = f.text("/sku_name");
+      d.lustre_capacity_tib = f.integer("/storage_capacity_in_tb");
+      d.lustre_subnet = f.text("/subnet_id");
     } else if (type == "azurerm_kubernetes_cluster") {
       d.kind = ResourceKind::kAksNodePool;
       d.vm_size = f.text("/default_node_pool/0/vm_size");

@@ -63,6 +63,7 @@ StorageOption amlfs_option(const DataInputs& in, const AmlfsTier& tier, double d
   double size = std::max({tier.min_tib, round_up(in.dataset_bytes / kTiB, tier.increment_tib),
                           round_up(demand_total / rate_per_tib, tier.increment_tib)});
   o.size_tib = size;
+  o.amlfs_tier = tier;
   o.name = "Azure Managed Lustre " + tier.name + ", " + format_number(size, 4) + " TiB";
   const double total = size * rate_per_tib;
   const double nic = nic_bytes_per_s(*in.sku);

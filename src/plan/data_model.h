@@ -27,6 +27,9 @@ struct StorageOption {
   bool feasible = false;
   std::string why_not;
   std::optional<double> size_tib;
+  // The catalog tier an Azure Managed Lustre option was sized for: `plan --emit` rounds and
+  // checks the file system against the same minimum, maximum and increment.
+  std::optional<AmlfsTier> amlfs_tier;
   Quantity per_vm;  // bytes/s this option delivers to each VM of the job
   std::optional<Quantity> staging_seconds;
   bool meets_demand = false;

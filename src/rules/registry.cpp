@@ -13,6 +13,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_cluster_placement_mismatch());
     r.push_back(make_cluster_version_mismatch());
     r.push_back(make_cluster_vm_size_mixed());
+    r.push_back(make_deploy_amlfs_capacity_invalid());
     r.push_back(make_deploy_gpu_size_without_ib());
     r.push_back(make_deploy_ib_image_no_driver());
     r.push_back(make_deploy_ib_spg_off());

@@ -11,6 +11,7 @@ std::unique_ptr<Rule> make_cluster_pkey_mismatch();
 std::unique_ptr<Rule> make_cluster_placement_mismatch();
 std::unique_ptr<Rule> make_cluster_version_mismatch();
 std::unique_ptr<Rule> make_cluster_vm_size_mixed();
+std::unique_ptr<Rule> make_deploy_amlfs_capacity_invalid();
 std::unique_ptr<Rule> make_deploy_gpu_size_without_ib();
 std::unique_ptr<Rule> make_deploy_ib_image_no_driver();
 std::unique_ptr<Rule> make_deploy_ib_spg_off();

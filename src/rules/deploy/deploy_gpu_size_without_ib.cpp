@@ -28,7 +28,8 @@ class DeployGpuSizeWithoutIb final : public Rule {
       if (c.gpu && !c.infiniband) single_vms += vm_count(r).value_or(1);
     }
     for (const auto& r : rs) {
-      if (r.kind == ResourceKind::kVirtualNetwork || r.kind == ResourceKind::kAvailabilitySet)
+      if (r.kind != ResourceKind::kVirtualMachine && r.kind != ResourceKind::kScaleSet &&
+          r.kind != ResourceKind::kAksNodePool)
         continue;
       if (r.vm_size.is_unknown()) {
         out.notes.push_back(label(r) + ": VM size " + r.vm_size.raw + " not resolved (" +

@@ -1,5 +1,6 @@
-// deploy-vnet-rdma-overlap: a virtual network address space overlapping 172.16.0.0/16, which
-// Azure reserves for the RDMA (InfiniBand) network, in a deployment with InfiniBand VMs.
+// deploy-vnet-rdma-overlap: a virtual network address space, or a subnet (inline or a resource of
+// its own, such as the one an Azure Managed Lustre file system gets), overlapping 172.16.0.0/16,
+// which Azure reserves for the RDMA (InfiniBand) network, in a deployment with InfiniBand VMs.
 #include <cstdint>
 #include <optional>
 
@@ -65,23 +66,44 @@ class DeployVnetRdmaOverlap final : public Rule {
       }
     }
     if (ib == nullptr) return out;
+    auto overlaps = [](const AddressPrefix& p) {
+      auto range = parse_cidr(p.cidr);
+      if (!range) return false;  // IPv6 or not a CIDR
+      return !(range->last < kRdmaRange.first || range->first > kRdmaRange.last);
+    };
+    auto report = [&](const DeploymentResource& r, const AddressPrefix& p, const std::string& what,
+                      const std::string& field) {
+      Finding f = finding(label(r) + ": " + what + " " + p.cidr +
+                          " overlaps 172.16.0.0/16, reserved for the InfiniBand network");
+      f.evidence.push_back({field + " = " + p.cidr, p.where});
+      f.evidence.push_back(
+          {"InfiniBand VMs: " + label(*ib) + " (" + ib->vm_size.value + ")", ib->where});
+      f.cause =
+          "Azure's RDMA network uses 172.16.0.0/16 on InfiniBand VMs; a virtual network or "
+          "subnet in the same range makes routes ambiguous, so IPoIB and the VNet traffic "
+          "collide.";
+      f.fix =
+          "Choose an address space and subnets outside 172.16.0.0/16 (for example 10.0.0.0/16 "
+          "with its subnets inside it).";
+      out.findings.push_back(deployment_finding(std::move(f), r, p.where));
+    };
+    // A virtual network whose address space overlaps is reported once; its subnets (and subnet
+    // resources, such as an Azure Managed Lustre file system's) are judged when it does not,
+    // since a subnet can be written outside its network's space.
+    bool space_overlaps = false;
     for (const auto& r : ctx.deployment->resources) {
       if (r.kind != ResourceKind::kVirtualNetwork) continue;
       for (const auto& p : r.address_prefixes) {
-        auto range = parse_cidr(p.cidr);
-        if (!range) continue;  // IPv6 or not a CIDR
-        if (range->last < kRdmaRange.first || range->first > kRdmaRange.last) continue;
-        Finding f = finding(label(r) + ": address space " + p.cidr +
-                            " overlaps 172.16.0.0/16, reserved for the InfiniBand network");
-        f.evidence.push_back({"addressPrefix = " + p.cidr, p.where});
-        f.evidence.push_back(
-            {"InfiniBand VMs: " + label(*ib) + " (" + ib->vm_size.value + ")", ib->where});
-        f.cause =
-            "Azure's RDMA network uses 172.16.0.0/16 on InfiniBand VMs; a virtual network "
-            "in the same range makes routes ambiguous, so IPoIB and the VNet traffic "
-            "collide.";
-        f.fix = "Choose an address space outside 172.16.0.0/16 (for example 10.0.0.0/16).";
-        out.findings.push_back(deployment_finding(std::move(f), r, p.where));
+        if (!overlaps(p)) continue;
+        space_overlaps = true;
+        report(r, p, "address space", "addressPrefix");
+      }
+    }
+    if (space_overlaps) return out;
+    for (const auto& r : ctx.deployment->resources) {
+      if (r.kind != ResourceKind::kVirtualNetwork && r.kind != ResourceKind::kSubnet) continue;
+      for (const auto& p : r.subnet_prefixes) {
+        if (overlaps(p)) report(r, p, "subnet", "subnet addressPrefix");
       }
     }
     return out;
