@@ -11,6 +11,12 @@
 namespace trainready {
 namespace {
 
+// A TiB figure as the docs write it: whole numbers without decimals.
+std::string tib_text(double v) {
+  return std::fabs(v - std::round(v)) < 1e-9 ? std::to_string(std::llround(v))
+                                             : format_number(v, 4);
+}
+
 // Azure HPC images (Azure/azhpc-images README, read 2026-12-01): OFED / rdma-core,
 // nvidia-peermem (or ROCm + RCCL), the NCCL topology files under /opt/microsoft and
 // /etc/nccl.conf per size. The deploy-ib-image-no-driver rule accepts microsoft-dsvm offers
@@ -235,18 +241,16 @@ void add_lustre_reasons(DeploymentModel& m) {
   const ManagedLustre& l = *m.lustre;
   const std::string docs = "learn.microsoft.com/azure/azure-managed-lustre/";
   m.why.push_back(
-      {"amlfsSku", l.sku + ": the tier the plan chose, " +
-                       format_number(l.mbytes_per_s_per_tib, 4) + " MB/s per TiB of capacity (" +
-                       docs +
+      {"amlfsSku", l.sku + ": the tier the plan chose, " + tib_text(l.mbytes_per_s_per_tib) +
+                       " MB/s per TiB of capacity (" + docs +
                        "create-file-system-resource-manager); the smallest shared file system "
                        "that feeds the GPUs at the planned step time"});
   m.why.push_back(
       {"storageCapacityTiB",
-       std::to_string(l.capacity_tib) + " TiB: the plan's " + format_number(l.requested_tib, 4) +
-           " TiB rounded up to " + l.sku + "'s granularity (at least " +
-           format_number(l.min_tib, 4) + " TiB, then steps of " +
-           format_number(l.increment_tib, 4) + " TiB, at most " + format_number(l.max_tib, 4) +
-           " TiB without a support request), which provisions " +
+       std::to_string(l.capacity_tib) + " TiB: the plan's " + tib_text(l.requested_tib) +
+           " TiB rounded up to " + l.sku + "'s granularity (at least " + tib_text(l.min_tib) +
+           " TiB, then steps of " + tib_text(l.increment_tib) + " TiB, at most " +
+           tib_text(l.max_tib) + " TiB without a support request), which provisions " +
            std::to_string(l.throughput_mbytes_per_s) + " MB/s; it cannot change after creation"});
   m.why.push_back(
       {"filesystemSubnet",
@@ -330,7 +334,7 @@ ManagedLustre plan_managed_lustre(const AmlfsTier& tier, double requested_tib) {
                       " entry has no usable minimum, maximum and increment");
   if (!(requested_tib > 0) || !std::isfinite(requested_tib))
     throw EmitRefused("the plan sized no Azure Managed Lustre capacity (" +
-                      format_number(requested_tib, 4) + " TiB)");
+                      tib_text(requested_tib) + " TiB)");
   ManagedLustre l;
   l.sku = tier.name;
   l.mbytes_per_s_per_tib = tier.mbytes_per_s_per_tib;
@@ -344,10 +348,9 @@ ManagedLustre plan_managed_lustre(const AmlfsTier& tier, double requested_tib) {
   const double rounded = std::max(tier.min_tib, steps * tier.increment_tib);
   if (rounded > tier.max_tib) {
     throw EmitRefused(
-        tier.name + " provides " + format_number(tier.min_tib, 4) + " to " +
-        format_number(tier.max_tib, 4) + " TiB in steps of " +
-        format_number(tier.increment_tib, 4) + " TiB; the plan needs " +
-        format_number(requested_tib, 4) + " TiB (" + format_number(rounded, 4) +
+        tier.name + " provides " + tib_text(tier.min_tib) + " to " + tib_text(tier.max_tib) +
+        " TiB in steps of " + tib_text(tier.increment_tib) + " TiB; the plan needs " +
+        tib_text(requested_tib) + " TiB (" + tib_text(rounded) +
         " TiB rounded), above what the SKU provides without a support request "
         "(learn.microsoft.com/azure/azure-managed-lustre/create-file-system-resource-manager)");
   }
