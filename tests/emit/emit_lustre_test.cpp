@@ -216,7 +216,7 @@ TEST(EmitLustre, BicepAndTerraformCarryTheSameSettings) {
       const std::string bicep = write_bicep(m);
       for (const std::string& want :
            {std::string("resource amlfs 'Microsoft.StorageCache/amlFilesystems@2025-07-01'"),
-            "name: '" + l.sku + "'", "storageCapacityTiB: " + cap,
+            "name: '" + l.tier.name + "'", "storageCapacityTiB: " + cap,
             "addressPrefix: '" + l.subnet_prefix + "'",
             std::string("filesystemSubnet: vnet.properties.subnets[1].id"),
             std::string("container: dataContainer.id"),
@@ -233,16 +233,12 @@ TEST(EmitLustre, BicepAndTerraformCarryTheSameSettings) {
             std::string("// storageCapacityTiB: ")}) {
         EXPECT_NE(bicep.find(want), std::string::npos) << where << ": Bicep lacks " << want;
       }
-      std::string code =
-          bicep.substr(0, bicep.find("var cloudInit")) + bicep.substr(bicep.find("'''\n\n") + 5);
-      int depth = 0;
-      for (char c : code) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
-      EXPECT_EQ(depth, 0) << where;
+      EXPECT_EQ(bicep_brace_depth(bicep), 0) << where;
 
       const std::string tf = write_terraform(m);
       for (const std::string& want :
            {std::string("resource \"azurerm_managed_lustre_file_system\" \"train\" {"),
-            "sku_name               = \"" + l.sku + "\"",
+            "sku_name               = \"" + l.tier.name + "\"",
             "storage_capacity_in_tb = " + cap,
             "address_prefixes     = [\"" + l.subnet_prefix + "\"]",
             std::string("subnet_id              = azurerm_subnet.amlfs.id"),

@@ -146,4 +146,14 @@ inline std::string hcl_problems(const std::string& hcl) {
   return "";
 }
 
+// Brace depth of a Bicep file outside its cloud-init multi-line string (0 when balanced; its
+// other strings here never hold braces unescaped).
+inline int bicep_brace_depth(const std::string& bicep) {
+  std::string code =
+      bicep.substr(0, bicep.find("var cloudInit")) + bicep.substr(bicep.find("'''\n\n") + 5);
+  int depth = 0;
+  for (char c : code) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+  return depth;
+}
+
 }  // namespace trainready::test

@@ -228,11 +228,7 @@ TEST(EmitBicepAndTerraform, CarryTheSameSettings) {
       }
       EXPECT_EQ(bicep.find("'172.16."), std::string::npos);
       // Bicep braces and brackets balance (its strings here never contain them unescaped).
-      std::string code =
-          bicep.substr(0, bicep.find("var cloudInit")) + bicep.substr(bicep.find("'''\n\n") + 5);
-      int depth = 0;
-      for (char c : code) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
-      EXPECT_EQ(depth, 0) << where;
+      EXPECT_EQ(bicep_brace_depth(bicep), 0) << where;
 
       const std::string tf = write_terraform(m);
       for (const std::string& want :
@@ -348,7 +344,7 @@ TEST(EmitModel, StorageChoiceBecomesANote) {
   plan.candidates[0].data.chosen = 1;
   m = build_deployment(plan);
   ASSERT_TRUE(m.lustre);
-  EXPECT_EQ(m.lustre->sku, "AMLFS-Durable-Premium-250");
+  EXPECT_EQ(m.lustre->tier.name, "AMLFS-Durable-Premium-250");
   EXPECT_EQ(m.lustre->capacity_tib, 16);
   EXPECT_EQ(m.lustre->throughput_mbytes_per_s, 4000);
   EXPECT_NE(m.notes.back().find("AMLFS-Durable-Premium-250, 16 TiB"), std::string::npos);
