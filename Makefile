@@ -99,6 +99,11 @@ demo: build
 	@$(BIN) plan --job examples/jobs/llama3-70b-64gpu.yaml --emit arm -o $(BUILD)/demo-infra > /dev/null && \
 	  $(BIN) plan --job examples/jobs/llama3-70b-64gpu.yaml --emit bicep -o $(BUILD)/demo-infra > /dev/null 2>&1 && \
 	  ls $(BUILD)/demo-infra && $(BIN) lint $(BUILD)/demo-infra/azuredeploy.json; echo "(exit $$?)"; echo
+	@echo "== trainready plan --job examples/jobs/vision-64gpu-amlfs.yaml --emit arm: the plan chooses Azure Managed Lustre, the template carries it; lint it =="
+	@rm -rf $(BUILD)/demo-infra-amlfs
+	@$(BIN) plan --job examples/jobs/vision-64gpu-amlfs.yaml --emit arm -o $(BUILD)/demo-infra-amlfs 2>&1 >/dev/null | grep -e 'wrote' -e 'note: storage' ; \
+	  grep -o '"Microsoft.StorageCache/amlFilesystems"' $(BUILD)/demo-infra-amlfs/azuredeploy.json | head -1 && \
+	  $(BIN) lint $(BUILD)/demo-infra-amlfs/azuredeploy.json; echo "(exit $$?)"; echo
 	@echo "== mpirun -np 4 trainready bench allreduce -b 8 -e 64M -f 2 (MPI back end: this machine's cores), read back by trainready nccl-tests =="
 	@$(MPIRUN) -np 4 $(BIN) bench allreduce -b 8 -e 64M -f 2 --color never --output $(BUILD)/demo-allreduce.txt; echo "(exit $$?)"
 	@grep -v -e '^#  Rank' -e 'B  out-of-place' $(BUILD)/demo-allreduce.txt

@@ -29,6 +29,18 @@ std::string reasons(const DeploymentModel& m, std::initializer_list<const char*>
   return out;
 }
 
+// A located resource's header: its type, API version, name, region and why it is what it is.
+ojson located(const std::string& type, const std::string& api_version, const std::string& name,
+              const std::string& comments) {
+  ojson r;
+  r["type"] = type;
+  r["apiVersion"] = api_version;
+  r["name"] = name;
+  r["location"] = "[parameters('location')]";
+  r["comments"] = comments;
+  return r;
+}
+
 // The storage account and containers the file system imports from, the role assignments it
 // needs on them, and the file system itself.
 std::vector<ojson> lustre_resources(const DeploymentModel& m) {
@@ -43,12 +55,8 @@ std::vector<ojson> lustre_resources(const DeploymentModel& m) {
            var + "'))]";
   };
   std::vector<ojson> out;
-  ojson sa;
-  sa["type"] = "Microsoft.Storage/storageAccounts";
-  sa["apiVersion"] = "2023-05-01";
-  sa["name"] = "[variables('storageName')]";
-  sa["location"] = "[parameters('location')]";
-  sa["comments"] = reasons(m, {"hsm"});
+  ojson sa = located("Microsoft.Storage/storageAccounts", "2023-05-01",
+                     "[variables('storageName')]", reasons(m, {"hsm"}));
   sa["kind"] = "StorageV2";
   sa["sku"] = {{"name", "Standard_LRS"}};
   sa["properties"] = {{"allowSharedKeyAccess", true},
@@ -88,13 +96,10 @@ std::vector<ojson> lustre_resources(const DeploymentModel& m) {
         {"principalType", "ServicePrincipal"}};
     out.push_back(ra);
   }
-  ojson fs;
-  fs["type"] = "Microsoft.StorageCache/amlFilesystems";
-  fs["apiVersion"] = l.api_version;
-  fs["name"] = "[variables('amlfsName')]";
-  fs["location"] = "[parameters('location')]";
-  fs["comments"] = reasons(m, {"amlfsSku", "storageCapacityTiB", "filesystemSubnet", "zones",
-                               "maintenanceWindow", "hsm", "roleAssignments"});
+  ojson fs =
+      located("Microsoft.StorageCache/amlFilesystems", l.api_version, "[variables('amlfsName')]",
+              reasons(m, {"amlfsSku", "storageCapacityTiB", "filesystemSubnet", "zones",
+                          "maintenanceWindow", "hsm", "roleAssignments"}));
   ojson deps =
       ojson::array({"[resourceId('Microsoft.Network/virtualNetworks', variables('vnetName'))]",
                     container_id("dataContainer"), container_id("logContainer")});
@@ -108,7 +113,7 @@ std::vector<ojson> lustre_resources(const DeploymentModel& m) {
         role + "'))]");
   }
   fs["dependsOn"] = deps;
-  fs["sku"] = {{"name", l.sku}};
+  fs["sku"] = {{"name", l.tier.name}};
   fs["zones"] = ojson::array({"[parameters('zone')]"});
   fs["properties"] = {
       {"storageCapacityTiB", l.capacity_tib},
@@ -187,12 +192,8 @@ std::string write_arm_template(const DeploymentModel& m) {
     v["logContainer"] = "logs";
   }
 
-  ojson vnet;
-  vnet["type"] = "Microsoft.Network/virtualNetworks";
-  vnet["apiVersion"] = "2023-11-01";
-  vnet["name"] = "[variables('vnetName')]";
-  vnet["location"] = "[parameters('location')]";
-  vnet["comments"] = reasons(m, {"addressSpace"});
+  ojson vnet = located("Microsoft.Network/virtualNetworks", "2023-11-01", "[variables('vnetName')]",
+                       reasons(m, {"addressSpace"}));
   vnet["properties"] = {
       {"addressSpace", {{"addressPrefixes", ojson::array({m.vnet_prefix})}}},
       {"subnets", ojson::array({{{"name", "[variables('subnetName')]"},
@@ -204,14 +205,10 @@ std::string write_arm_template(const DeploymentModel& m) {
          {"properties", {{"addressPrefix", m.lustre->subnet_prefix}}}});
   }
 
-  ojson vmss;
-  vmss["type"] = "Microsoft.Compute/virtualMachineScaleSets";
-  vmss["apiVersion"] = "2024-03-01";
-  vmss["name"] = "[variables('vmssName')]";
-  vmss["location"] = "[parameters('location')]";
-  vmss["comments"] =
-      reasons(m, {"vmSize", "capacity", "orchestrationMode", "singlePlacementGroup",
-                  "platformFaultDomainCount", "overprovision", "image", "customData"});
+  ojson vmss =
+      located("Microsoft.Compute/virtualMachineScaleSets", "2024-03-01", "[variables('vmssName')]",
+              reasons(m, {"vmSize", "capacity", "orchestrationMode", "singlePlacementGroup",
+                          "platformFaultDomainCount", "overprovision", "image", "customData"}));
   if (m.support_request) {
     vmss["metadata"] = {
         {"trainready",

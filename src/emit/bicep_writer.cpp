@@ -64,7 +64,7 @@ std::string lustre_bicep(const DeploymentModel& m) {
     << "    principalType: 'ServicePrincipal'\n  }\n}]\n\n"
     << "resource amlfs 'Microsoft.StorageCache/amlFilesystems@" << l.api_version << "' = {\n"
     << "  name: '${namePrefix}-amlfs'\n  location: location\n"
-    << comment("  ", "amlfsSku", m) << "  sku: {\n    name: " << q(l.sku) << "\n  }\n"
+    << comment("  ", "amlfsSku", m) << "  sku: {\n    name: " << q(l.tier.name) << "\n  }\n"
     << comment("  ", "zones", m) << "  zones: [\n    zone\n  ]\n"
     << "  properties: {\n"
     << comment("    ", "storageCapacityTiB", m) << "    storageCapacityTiB: " << l.capacity_tib

@@ -11,6 +11,12 @@
 namespace trainready {
 namespace {
 
+// A TiB figure as the docs write it: whole numbers without decimals.
+std::string tib_text(double v) {
+  return std::fabs(v - std::round(v)) < 1e-9 ? std::to_string(std::llround(v))
+                                             : format_number(v, 4);
+}
+
 // Azure HPC images (Azure/azhpc-images README, read 2026-12-01): OFED / rdma-core,
 // nvidia-peermem (or ROCm + RCCL), the NCCL topology files under /opt/microsoft and
 // /etc/nccl.conf per size. The deploy-ib-image-no-driver rule accepts microsoft-dsvm offers
@@ -98,7 +104,7 @@ std::string lustre_script(const ManagedLustre& l) {
   std::ostringstream s;
   s << "#!/bin/bash\n"
        "# Mounts the Azure Managed Lustre file system the plan sized ("
-    << l.sku << ", " << l.capacity_tib
+    << l.tier.name << ", " << l.capacity_tib
     << " TiB) at every boot, so the GPUs read\n"
        "# the dataset at the planned rate instead of waiting on data.\n"
        "set -u\n"
@@ -109,11 +115,11 @@ std::string lustre_script(const ManagedLustre& l) {
        "# The MGS address exists only once the file system does: the deployment hands it to\n"
        "# the scale set as userData, which a VM reads from the instance metadata service\n"
        "# (learn.microsoft.com/azure/virtual-machines/user-data).\n"
-       "MGS=$(curl -sf -H Metadata:true --noproxy '*' "
+       "mgs() {\n"
+       "  curl -sf -H Metadata:true --noproxy '*' "
        "'http://169.254.169.254/metadata/instance/compute/userData?api-version=2021-01-01"
-       "&format=text' | base64 -d)\n"
-       "case \"$MGS\" in ''|*[!0-9.]*) echo \"trainready: no Lustre MGS address in userData "
-       "('$MGS')\" >&2; exit 1;; esac\n"
+       "&format=text' | base64 -d\n"
+       "}\n"
        "# The client: Azure's Ubuntu-HPC image builds the AMLFS Lustre client (DKMS, from\n"
        "# packages.microsoft.com/repos/amlfs-<codename>) into the image (azhpc-images\n"
        "# components/install_lustre_client.sh). Another Ubuntu image needs the package\n"
@@ -127,8 +133,14 @@ std::string lustre_script(const ManagedLustre& l) {
        "mkdir -p \"$MNT\"\n"
        "# The mount command of connect-clients: lustrefs is the name every AMLFS file system has\n"
        "# inside; noatime,flock are the options the portal's sample command carries.\n"
-       "for try in 1 2 3 4 5 6 7 8 9 10; do\n"
-       "  mount -t lustre -o noatime,flock \"$MGS@tcp:/lustrefs\" \"$MNT\" && exit 0\n"
+       "# Retried for five minutes: the network and the metadata service may come up late.\n"
+       "MGS=\n"
+       "for _ in 1 2 3 4 5 6 7 8 9 10; do\n"
+       "  MGS=$(mgs) || MGS=\n"
+       "  case \"$MGS\" in\n"
+       "    ''|*[!0-9.]*) echo \"trainready: no Lustre MGS address in userData yet\" >&2 ;;\n"
+       "    *) mount -t lustre -o noatime,flock \"$MGS@tcp:/lustrefs\" \"$MNT\" && exit 0 ;;\n"
+       "  esac\n"
        "  sleep 30\n"
        "done\n"
        "echo \"trainready: mount of $MGS@tcp:/lustrefs at $MNT failed\" >&2\n"
@@ -235,17 +247,17 @@ void add_lustre_reasons(DeploymentModel& m) {
   const ManagedLustre& l = *m.lustre;
   const std::string docs = "learn.microsoft.com/azure/azure-managed-lustre/";
   m.why.push_back(
-      {"amlfsSku", l.sku + ": the tier the plan chose, " +
-                       format_number(l.mbytes_per_s_per_tib, 4) + " MB/s per TiB of capacity (" +
+      {"amlfsSku", l.tier.name + ": the tier the plan chose, " +
+                       tib_text(l.tier.mbytes_per_s_per_tib) + " MB/s per TiB of capacity (" +
                        docs +
                        "create-file-system-resource-manager); the smallest shared file system "
                        "that feeds the GPUs at the planned step time"});
   m.why.push_back(
       {"storageCapacityTiB",
-       std::to_string(l.capacity_tib) + " TiB: the plan's " + format_number(l.requested_tib, 4) +
-           " TiB rounded up to " + l.sku + "'s granularity (at least " +
-           format_number(l.min_tib, 4) + " TiB, then steps of " +
-           format_number(l.increment_tib, 4) + " TiB, at most " + format_number(l.max_tib, 4) +
+       std::to_string(l.capacity_tib) + " TiB: the plan's " + tib_text(l.requested_tib) +
+           " TiB rounded up to " + l.tier.name + "'s granularity (at least " +
+           tib_text(l.tier.min_tib) + " TiB, then steps of " + tib_text(l.tier.increment_tib) +
+           " TiB, at most " + tib_text(l.tier.max_tib) +
            " TiB without a support request), which provisions " +
            std::to_string(l.throughput_mbytes_per_s) + " MB/s; it cannot change after creation"});
   m.why.push_back(
@@ -330,13 +342,9 @@ ManagedLustre plan_managed_lustre(const AmlfsTier& tier, double requested_tib) {
                       " entry has no usable minimum, maximum and increment");
   if (!(requested_tib > 0) || !std::isfinite(requested_tib))
     throw EmitRefused("the plan sized no Azure Managed Lustre capacity (" +
-                      format_number(requested_tib, 4) + " TiB)");
+                      tib_text(requested_tib) + " TiB)");
   ManagedLustre l;
-  l.sku = tier.name;
-  l.mbytes_per_s_per_tib = tier.mbytes_per_s_per_tib;
-  l.min_tib = tier.min_tib;
-  l.max_tib = tier.max_tib;
-  l.increment_tib = tier.increment_tib;
+  l.tier = tier;
   l.requested_tib = requested_tib;
   // create-file-system-resource-manager ("File system type and size options"): a capacity is
   // the SKU's minimum plus whole increments; the service takes nothing in between.
@@ -344,10 +352,9 @@ ManagedLustre plan_managed_lustre(const AmlfsTier& tier, double requested_tib) {
   const double rounded = std::max(tier.min_tib, steps * tier.increment_tib);
   if (rounded > tier.max_tib) {
     throw EmitRefused(
-        tier.name + " provides " + format_number(tier.min_tib, 4) + " to " +
-        format_number(tier.max_tib, 4) + " TiB in steps of " +
-        format_number(tier.increment_tib, 4) + " TiB; the plan needs " +
-        format_number(requested_tib, 4) + " TiB (" + format_number(rounded, 4) +
+        tier.name + " provides " + tib_text(tier.min_tib) + " to " + tib_text(tier.max_tib) +
+        " TiB in steps of " + tib_text(tier.increment_tib) + " TiB; the plan needs " +
+        tib_text(requested_tib) + " TiB (" + tib_text(rounded) +
         " TiB rounded), above what the SKU provides without a support request "
         "(learn.microsoft.com/azure/azure-managed-lustre/create-file-system-resource-manager)");
   }
@@ -486,8 +493,8 @@ DeploymentModel build_deployment_for(const SkuEntry& sku, int vms,
   }
   if (m.lustre) {
     m.notes.push_back(
-        "storage: " + m.lustre->sku + ", " + std::to_string(m.lustre->capacity_tib) + " TiB (" +
-        std::to_string(m.lustre->throughput_mbytes_per_s) + " MB/s), mounted at " +
+        "storage: " + m.lustre->tier.name + ", " + std::to_string(m.lustre->capacity_tib) +
+        " TiB (" + std::to_string(m.lustre->throughput_mbytes_per_s) + " MB/s), mounted at " +
         m.lustre->mount +
         " on every VM; the file system imports the data container when it is created: upload "
         "the dataset first (deployed with an empty container, the file system starts empty: "

@@ -41,13 +41,9 @@ struct MarketplaceImage {
 // Every number is rounded to what the SKU provides (create-file-system-resource-manager, "File
 // system type and size options") and the subnet is sized per amlfs-prerequisites.
 struct ManagedLustre {
-  std::string sku;  // AMLFS-Durable-Premium-250
-  double mbytes_per_s_per_tib = 0;
-  double min_tib = 0;
-  double max_tib = 0;
-  double increment_tib = 0;
-  double requested_tib = 0;               // what the plan asked for
-  long long capacity_tib = 0;             // rounded up to the increment, at least the minimum
+  AmlfsTier tier;              // the catalog's SKU: name, MB/s per TiB, minimum, maximum, step
+  double requested_tib = 0;    // what the plan asked for
+  long long capacity_tib = 0;  // rounded up to the increment, at least the minimum
   long long throughput_mbytes_per_s = 0;  // capacity x the tier's MB/s per TiB
   std::string subnet_prefix;              // 10.0.16.0/24: a subnet of its own
   int subnet_prefix_length = 24;

@@ -93,7 +93,7 @@ std::string lustre_terraform(const DeploymentModel& m) {
     << "  name                   = \"${var.name_prefix}-amlfs\"\n"
     << "  resource_group_name    = azurerm_resource_group.train.name\n"
     << "  location               = azurerm_resource_group.train.location\n"
-    << comment("  ", "amlfsSku", m) << "  sku_name               = " << q(l.sku) << "\n"
+    << comment("  ", "amlfsSku", m) << "  sku_name               = " << q(l.tier.name) << "\n"
     << comment("  ", "storageCapacityTiB", m) << "  storage_capacity_in_tb = " << l.capacity_tib
     << "\n"
     << "  subnet_id              = azurerm_subnet.amlfs.id\n"

@@ -4,151 +4,9 @@
 // deployment-template schema's top level; refusals and file handling end to end.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <regex>
-#include <sstream>
-
-#include <nlohmann/json.hpp>
-
-#include "catalog/catalog.h"
-#include "catalog/ib_placement.h"
-#include "core/text.h"
-#include "emit/deployment_model.h"
-#include "iac/deployment_inputs.h"
-#include "support/paths.h"
-#include "support/rule_harness.h"
-#include "support/run_cli.h"
+#include "emit/emit_support.h"
 
 namespace trainready::test {
-namespace {
-
-const std::vector<int> kVmCounts = {1, 2, 100, 101, 300};
-
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
-std::vector<const SkuEntry*> ib_sizes() {
-  std::vector<const SkuEntry*> out;
-  for (const SkuEntry& s : Catalog::builtin().skus()) {
-    if (s.has_infiniband()) out.push_back(&s);
-  }
-  return out;
-}
-
-std::string write(const std::string& dir, const std::string& name, const std::string& text) {
-  std::string p = dir + "/" + name;
-  std::ofstream(p) << text;
-  return p;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-const nlohmann::json& vmss_of(const nlohmann::json& t) {
-  for (const auto& r : t["resources"]) {
-    if (r["type"] == "Microsoft.Compute/virtualMachineScaleSets") return r;
-  }
-  throw std::runtime_error("no scale set in the template");
-}
-
-// Rule ids of the findings of `lint` over one template, through the binary.
-struct LintRun {
-  int code = -1;
-  std::vector<std::string> rules;
-  int suppressed = 0;
-  std::string raw;
-};
-
-LintRun lint_file(const std::string& path) {
-  LintRun out;
-  CliResult r = run_trainready({"lint", path, "--format", "json", "--fail-on", "info"});
-  out.code = r.code;
-  out.raw = r.out + r.err;
-  auto j = nlohmann::json::parse(r.out, nullptr, false);
-  if (j.is_discarded()) return out;
-  for (const auto& f : j["findings"]) out.rules.push_back(f["rule"].get<std::string>());
-  out.suppressed = j["counts"].value("suppressed", 0);
-  return out;
-}
-
-// In process: every deployment rule over the template as `lint` reads it.
-std::vector<std::string> fired(const std::string& arm_text, const std::string& rule) {
-  DeploymentFacts d = read_deployment_text(arm_text, "azuredeploy.json");
-  RuleOutcome o = run_deploy_rule(rule, d);
-  std::vector<std::string> ids;
-  for (const auto& f : o.findings) ids.push_back(f.rule_id);
-  return ids;
-}
-
-// A small HCL well-formedness check: braces and brackets balance outside strings, comments
-// and heredocs; every quoted string closes on its line; every top-level block header has the
-// shape `resource "type" "name" {` (or variable/output/provider/terraform/locals).
-std::string hcl_problems(const std::string& hcl) {
-  int depth = 0;
-  int brackets = 0;
-  std::string heredoc_end;
-  const std::regex header(
-      R"(^(resource "[a-z0-9_]+" "[a-z0-9_]+"|variable "[a-z0-9_]+"|output "[a-z0-9_]+"|provider "[a-z0-9_]+"|terraform|locals) \{$)");
-  int line_no = 0;
-  for (std::string_view lv : split_lines(hcl)) {
-    ++line_no;
-    std::string line(lv);
-    const std::string where = "line " + std::to_string(line_no) + ": ";
-    if (!heredoc_end.empty()) {
-      if (line == heredoc_end) heredoc_end.clear();
-      continue;
-    }
-    std::string t(trim(line));
-    if (t.empty() || t[0] == '#') continue;
-    if (depth == 0 && !std::regex_match(line, header) && t != "}")
-      return where + "top-level line is not a block header: " + line;
-    bool in_string = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-      char c = line[i];
-      if (in_string) {
-        if (c == '\\') {
-          ++i;
-        } else if (c == '"') {
-          in_string = false;
-        }
-        continue;
-      }
-      if (c == '"') {
-        in_string = true;
-      } else if (c == '{') {
-        ++depth;
-      } else if (c == '}') {
-        if (--depth < 0) return where + "unbalanced '}'";
-      } else if (c == '[') {
-        ++brackets;
-      } else if (c == ']') {
-        if (--brackets < 0) return where + "unbalanced ']'";
-      } else if (c == '<' && line.compare(i, 2, "<<") == 0) {
-        std::string tag = line.substr(i + 2);
-        if (!tag.empty() && tag[0] == '-') tag.erase(0, 1);
-        heredoc_end = tag;
-        break;
-      } else if (c == '#') {
-        break;
-      }
-    }
-    if (in_string) return where + "a quoted string does not close: " + line;
-  }
-  if (!heredoc_end.empty()) return "heredoc " + heredoc_end + " does not end";
-  if (depth != 0) return "unbalanced braces at the end (" + std::to_string(depth) + ")";
-  if (brackets != 0) return "unbalanced brackets at the end";
-  return "";
-}
-
-}  // namespace
 
 TEST(EmitModel, PlacementIsTheOneGroupTheRulesAccept) {
   for (const SkuEntry* s : ib_sizes()) {
@@ -313,6 +171,15 @@ TEST(EmitArm, ValidatesAgainstTheDeploymentTemplateSchemaTopLevel) {
                             write_arm_template(build_deployment_for(*s, vms))));
     }
   }
+  // With an Azure Managed Lustre file system of every catalog tier: the storage account,
+  // containers, role assignments (an extension resource with "scope") and the file system
+  // are checked against the same top level and resource base.
+  for (const AmlfsTier& tier : Catalog::builtin().storage().amlfs_tiers) {
+    const SkuEntry* h100 = Catalog::builtin().find("Standard_ND96isr_H100_v5");
+    files.push_back(write(dir, tier.name + ".json",
+                          write_arm_template(build_deployment_for(
+                              *h100, 8, plan_managed_lustre(tier, tier.min_tib)))));
+  }
   // Every $ref in the kept schema is local (#/definitions/...): nothing is fetched.
   const std::string script = write(dir, "validate.py", R"(import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
@@ -361,11 +228,7 @@ TEST(EmitBicepAndTerraform, CarryTheSameSettings) {
       }
       EXPECT_EQ(bicep.find("'172.16."), std::string::npos);
       // Bicep braces and brackets balance (its strings here never contain them unescaped).
-      std::string code =
-          bicep.substr(0, bicep.find("var cloudInit")) + bicep.substr(bicep.find("'''\n\n") + 5);
-      int depth = 0;
-      for (char c : code) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
-      EXPECT_EQ(depth, 0) << where;
+      EXPECT_EQ(bicep_brace_depth(bicep), 0) << where;
 
       const std::string tf = write_terraform(m);
       for (const std::string& want :
@@ -447,8 +310,8 @@ TEST(PlanEmitCli, RefusesAboveOnePlacementGroupAndWhenNothingFits) {
 
 namespace trainready::test {
 
-// The plan's storage choice reaches the notes: the staging step for local NVMe, and for Azure
-// Managed Lustre the statement that --emit does not write it yet.
+// The plan's storage choice reaches the deployment: the staging command for local NVMe, and
+// for Azure Managed Lustre the file system itself.
 TEST(EmitModel, StorageChoiceBecomesANote) {
   Plan plan;
   plan.recommended = true;
@@ -471,10 +334,24 @@ TEST(EmitModel, StorageChoiceBecomesANote) {
   EXPECT_NE(m.plan_summary.find("llama3-8b on 2 x Standard_ND96isr_H100_v5 (16 GPUs)"),
             std::string::npos);
   EXPECT_NE(m.notes.back().find("stage the dataset to /mnt/nvme"), std::string::npos);
+  EXPECT_NE(m.notes.back().find("azcopy copy"), std::string::npos) << m.notes.back();
+  EXPECT_FALSE(m.lustre);
+  // Azure Managed Lustre: the file system is part of the deployment, sized from the tier the
+  // plan used (12.3 TiB of Premium-250 rounds up to 16: 8 TiB minimum, 8 TiB steps).
+  plan.candidates[0].data.options[1].amlfs_tier =
+      AmlfsTier{"AMLFS-Durable-Premium-250", 250, 8, 128, 8};
+  plan.candidates[0].data.options[1].size_tib = 12.3;
   plan.candidates[0].data.chosen = 1;
   m = build_deployment(plan);
+  ASSERT_TRUE(m.lustre);
+  EXPECT_EQ(m.lustre->tier.name, "AMLFS-Durable-Premium-250");
+  EXPECT_EQ(m.lustre->capacity_tib, 16);
+  EXPECT_EQ(m.lustre->throughput_mbytes_per_s, 4000);
   EXPECT_NE(m.notes.back().find("AMLFS-Durable-Premium-250, 16 TiB"), std::string::npos);
-  EXPECT_NE(m.notes.back().find("not written by --emit yet"), std::string::npos);
+  EXPECT_NE(m.cloud_init.find("mount -t lustre -o noatime,flock"), std::string::npos);
+  // A planned option without its tier is refused rather than guessed.
+  plan.candidates[0].data.options[1].amlfs_tier.reset();
+  EXPECT_THROW(build_deployment(plan), EmitRefused);
   plan.recommended = false;
   EXPECT_THROW(build_deployment(plan), EmitRefused);
 }
