@@ -32,6 +32,19 @@ class MpiWorld {
   // Every rank's bytes, in rank order, at `root` (`out` is left empty elsewhere).
   virtual bool gather(const std::string& bytes, int root, std::vector<std::string>& out,
                       std::chrono::milliseconds timeout) = 0;
+  // Point to point, for steps that must survive a dead or hung rank (the fleet gather): no
+  // collective is started, so a rank that never sends leaves a gap, and the world stays usable.
+  // `channel` is the MPI tag; each step uses its own. send returns false when `dest` has not
+  // taken the bytes within the timeout (small messages are buffered and return at once).
+  virtual bool send(const std::string& bytes, int dest, int channel,
+                    std::chrono::milliseconds timeout) = 0;
+  // The next message from `source` (kAnyRank: any) on `channel` (kAnyChannel: any), waiting up
+  // to the timeout (zero: only what has already arrived). On true, `source` and `channel` say
+  // where it came from.
+  static constexpr int kAnyRank = -1;
+  static constexpr int kAnyChannel = -1;
+  virtual bool receive(int& source, int& channel, std::string& bytes,
+                       std::chrono::milliseconds timeout) = 0;
   [[noreturn]] virtual void abort(int code) = 0;  // MPI_Abort: ends every rank
 };
 
@@ -52,7 +65,8 @@ class MpiLayer {  // one static object in the plugin
 }  // namespace trainready
 
 // Bumped whenever MpiLayer, MpiWorld or CommBackend change shape.
-#define TRAINREADY_MPI_PLUGIN_ABI 1
+// 2: MpiWorld::send, MpiWorld::receive (fleet); 3: CommBackend::exchange (fleet --bandwidth)
+#define TRAINREADY_MPI_PLUGIN_ABI 3
 #define TRAINREADY_MPI_PLUGIN_ENTRY "trainready_mpi_plugin_v1"
 #define TRAINREADY_MPI_PLUGIN_FILE "libtrainready-mpi.so"
 

@@ -83,6 +83,43 @@ class World final : public MpiWorld {
     return true;
   }
 
+  bool send(const std::string& bytes, int dest, int channel,
+            std::chrono::milliseconds timeout) override {
+    MPI_Request r;
+    check(MPI_Isend(bytes.data(), as_int(bytes.size()), MPI_BYTE, dest, channel, MPI_COMM_WORLD,
+                    &r),
+          "MPI_Isend");
+    if (wait_until(r, Clock::now() + timeout, "MPI_Isend")) return true;
+    // Left pending: the peer may still take it; the caller ends this rank without MPI_Finalize.
+    MPI_Request_free(&r);
+    return false;
+  }
+
+  bool receive(int& source, int& channel, std::string& bytes,
+               std::chrono::milliseconds timeout) override {
+    const auto deadline = Clock::now() + timeout;
+    const int from = source == kAnyRank ? MPI_ANY_SOURCE : source;
+    const int tag = channel == kAnyChannel ? MPI_ANY_TAG : channel;
+    for (;;) {
+      // A matched probe (MPI-3) takes the message it saw, so the receive below gets exactly it.
+      int found = 0;
+      MPI_Message msg;
+      MPI_Status st;
+      check(MPI_Improbe(from, tag, MPI_COMM_WORLD, &found, &msg, &st), "MPI_Improbe");
+      if (found) {
+        int n = 0;
+        check(MPI_Get_count(&st, MPI_BYTE, &n), "MPI_Get_count");
+        bytes.assign(static_cast<std::size_t>(n), '\0');
+        check(MPI_Mrecv(bytes.data(), n, MPI_BYTE, &msg, MPI_STATUS_IGNORE), "MPI_Mrecv");
+        source = st.MPI_SOURCE;
+        channel = st.MPI_TAG;
+        return true;
+      }
+      if (Clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+
   [[noreturn]] void abort(int code) override {
     MPI_Abort(MPI_COMM_WORLD, code);
     std::_Exit(code);  // MPI_Abort should not return; if it does, end this rank anyway

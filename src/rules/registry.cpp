@@ -22,6 +22,9 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_deploy_vm_size_mixed());
     r.push_back(make_deploy_vnet_rdma_overlap());
     r.push_back(make_fabric_manager_not_ready());
+    r.push_back(make_fleet_bandwidth_below_expected());
+    r.push_back(make_fleet_link_bandwidth_low());
+    r.push_back(make_fleet_node_bandwidth_low());
     r.push_back(make_gpu_clocks_throttled());
     r.push_back(make_gpu_count_low());
     r.push_back(make_gpu_memory_errors());
