@@ -4,10 +4,11 @@
 //     it is slow, so the cause is on the node (HCA, port rate, PCIe, driver, a noisy neighbour).
 //   - A cell that is low while both its nodes are fine with everyone else is a bad link: a cable,
 //     a switch port or a route between those two.
-// "Low" is robust against the peers, by the median and the median absolute deviation (MAD):
-// a value is an outlier when its modified z-score 0.6745 (x - median) / MAD is below -3.5
-// (Iglewicz & Hoaglin, "How to Detect and Handle Outliers", ASQC 1993, the threshold they
-// recommend), and only when it is also at least `min_drop` below the median: with quiet
+// "Low" is robust against the peers, by the median and the median absolute deviation (MAD) of
+// the bandwidths' logarithms (bandwidths spread by factors): a value is an outlier when its
+// modified z-score 0.6745 (log x - median) / MAD is below -3.5 (Iglewicz & Hoaglin, "How to
+// Detect and Handle Outliers", ASQC 1993, the threshold they recommend), and only when it is
+// also at least `min_drop` below the median: with quiet
 // networks the MAD is tiny and a 2 % dip would otherwise be an "outlier" (the flaky thresholds
 // that drain healthy nodes: azurehpc issue 628). Against the VM size's catalog figure, a value
 // under `expected_fraction` of it is low whatever its peers do.
@@ -47,10 +48,10 @@ struct LinkOutlier {
 
 struct PairClassification {
   int nodes = 0;
-  double node_median = 0;  // median of the row medians
-  double node_mad = 0;
-  double cell_median = 0;  // median of the cells between nodes that are not low
-  double cell_mad = 0;
+  double node_median = 0;              // median of the row medians, GB/s
+  double node_mad = 0;                 // MAD of their logarithms
+  double cell_median = 0;              // median of the cells between nodes that are not low, GB/s
+  double cell_mad = 0;                 // MAD of their logarithms
   std::vector<NodeOutlier> rows;       // one per node with a measured cell
   std::vector<int> bad_nodes;          // low rows
   std::vector<LinkOutlier> bad_links;  // low cells between two nodes that are not bad

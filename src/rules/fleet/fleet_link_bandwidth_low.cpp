@@ -51,7 +51,7 @@ class FleetLinkBandwidthLow : public Rule {
                                     {}});
         }
         x.evidence.push_back(
-            {"peers: median " + gbps(ref) + ", MAD " + gbps(j.c.cell_mad) +
+            {"peers: median " + gbps(ref) + ", spread (MAD of ln GB/s) " + fixed2(j.c.cell_mad) +
                  (l.timed_out ? std::string()
                               : ", modified z-score " + std::to_string(l.modified_z).substr(0, 6)),
              {}});

@@ -66,7 +66,7 @@ class FleetNodeBandwidthLow : public Rule {
           x.evidence.push_back({"expected " + f.expected_formula, {}});
         else
           x.evidence.push_back({"row medians of all nodes: median " + gbps(j.c.node_median) +
-                                    ", MAD " + gbps(j.c.node_mad),
+                                    ", spread (MAD of ln GB/s) " + fixed2(j.c.node_mad),
                                 {}});
         x.cause = dead ? "The node stopped answering during the pairwise test: its rank hung "
                          "or died, or its network path is down."

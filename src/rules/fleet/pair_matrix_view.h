@@ -36,6 +36,12 @@ inline std::string gbps(double v) {
   return b;
 }
 
+inline std::string fixed2(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
+
 inline std::string ratio_text(double x, double of) {
   char b[32];
   std::snprintf(b, sizeof b, of > 0 && x / of < 0.1 ? "%.2gx" : "%.2fx", of > 0 ? x / of : 0);
