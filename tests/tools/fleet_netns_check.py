@@ -86,7 +86,7 @@ def mpirun(argv):
     cmd = ["mpirun", "-np", str(NODES), "--mca", "pml", "ob1", "--mca", "btl", "tcp,self",
            "--mca", "btl_tcp_if_include", SUBNET + ".0/24",
            sys.executable, os.path.join(HERE, "netns_rank.py"), PREFIX] + argv
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=400)
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=int(os.environ.get("FNC_TIMEOUT", "400")))
 
 
 def judge(doc, what):

@@ -93,6 +93,32 @@ TEST(PairRounds, DeadPeerTimesOutAndTheWalkGoesOn) {
   EXPECT_EQ(b.released, 0) << "buffers are kept after a timeout (MPI may still write)";
 }
 
+TEST(PairRounds, NodeReportedDeadBySyncIsSkippedAfterwards) {
+  FakePeers b;
+  std::vector<int> steps;
+  RoundSync sync = [&](int step, std::set<int>& dead) {
+    steps.push_back(step);
+    // Node 0 meets 3, 2, 1 in that order; after the first round rank 0 heard nothing from 1.
+    if (step == 1) dead.insert(1);
+    return true;
+  };
+  const auto rounds = round_robin_schedule(4);
+  const auto recs =
+      run_pair_rounds(b, nodes(4), 0, 0, rounds, {64}, bandwidth_profile("quick"), 1000, {}, sync);
+  EXPECT_EQ(steps, (std::vector<int>{1, 2, 3}));
+  ASSERT_EQ(recs.size(), 2u);
+  for (const PairRecord& r : recs) EXPECT_NE(r.b, 1) << "round " << r.round;
+  for (auto [peer, tag] : b.calls) EXPECT_NE(peer, 1);
+}
+
+TEST(PairRounds, SyncFalseStopsTheWalk) {
+  FakePeers b;
+  const auto recs =
+      run_pair_rounds(b, nodes(4), 0, 0, round_robin_schedule(4), {64}, bandwidth_profile("quick"),
+                      1000, {}, [](int, std::set<int>&) { return false; });
+  EXPECT_EQ(recs.size(), 1u);
+}
+
 TEST(PairRounds, LibraryErrorIsRecordedAsATimedOutPair) {
   FakePeers b;
   b.throwing = {1};

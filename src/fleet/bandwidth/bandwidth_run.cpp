@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,8 @@ constexpr int kPlanTag = 902;
 constexpr int kResultsTag = 903;
 constexpr int kRetestPlanTag = 904;
 constexpr int kRetestResultsTag = 905;
+constexpr int kRoundDoneTag = 910;  // + pass (0 main, 1 re-test); the step travels inside
+constexpr int kRoundGoTag = 912;
 constexpr int kPairTag = 1000;
 constexpr int kRetestTag = 17400;
 
@@ -207,12 +210,86 @@ bool receive_from_root(MpiWorld& world, int tag, std::string& text, milliseconds
   return world.receive(source, channel, text, timeout);
 }
 
+// Rounds in lock step through rank 0, point to point: every rank says "step k done", rank 0
+// waits for them (up to what one pair may take: every exchange at its timeout) and answers "go"
+// with the nodes that did not report, which everyone skips from then on. Without it a pair that
+// runs long (a slow link) leaves its nodes' next partners waiting, their first exchange times
+// out, and the delay cascades round after round; with it the N/2 pairs of a round really run
+// together, and a node that dies mid-phase costs one round's wait, once.
+RoundSync round_sync(MpiWorld& world, const Plan& plan, const BandwidthOptions& o, int pass,
+                     PairBandwidthFacts& facts) {
+  const milliseconds bound =
+      o.step_timeout * (std::max(1, o.pair_warmup) + o.pair_iterations * o.pair_repeats + 1);
+  return [&world, &plan, &facts, bound, pass, o](int step, std::set<int>& dead) {
+    const std::string tag = std::to_string(pass) + ":" + std::to_string(step);
+    if (world.rank() != 0) {
+      if (!world.send(tag, 0, kRoundDoneTag + pass, o.step_timeout)) return false;
+      std::string text;
+      int source = 0;
+      int channel = kRoundGoTag + pass;
+      // Rank 0 may wait a whole bound for the slowest rank before it answers.
+      if (!world.receive(source, channel, text, bound * 2)) return false;
+      try {
+        const auto j = nlohmann::json::parse(text);
+        if (j.at("step").get<std::string>() != tag) return false;
+        for (int n : j.at("dead").get<std::vector<int>>()) dead.insert(n);
+      } catch (const nlohmann::json::exception&) {
+        return false;
+      }
+      return true;
+    }
+    const auto deadline = Clock::now() + bound;
+    std::vector<int> waiting;
+    for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+      const PairNode& n = plan.nodes[i];
+      if (!n.responded || !facts.nodes[i].responded || dead.count(static_cast<int>(i))) continue;
+      for (int g = 0; g < plan.rails && g < static_cast<int>(n.ranks.size()); ++g)
+        if (n.ranks[static_cast<std::size_t>(g)] != 0)
+          waiting.push_back(n.ranks[static_cast<std::size_t>(g)]);
+    }
+    for (int r : waiting) {
+      std::string text;
+      int source = r;
+      int channel = kRoundDoneTag + pass;
+      bool ok = world.receive(source, channel, text, left(deadline));
+      // A late "done" of an earlier step is not this one: take the next.
+      while (ok && text != tag) {
+        source = r;
+        channel = kRoundDoneTag + pass;
+        ok = world.receive(source, channel, text, left(deadline));
+      }
+      if (ok) continue;
+      for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
+        const auto& ranks = plan.nodes[i].ranks;
+        if (std::find(ranks.begin(), ranks.end(), r) == ranks.end()) continue;
+        dead.insert(static_cast<int>(i));
+        PairNode& fn = facts.nodes[i];
+        fn.responded = false;
+        if (fn.why_not.empty())
+          fn.why_not = "rank " + std::to_string(r) + " stopped answering during the pairs (step " +
+                       std::to_string(step) + ")";
+      }
+    }
+    const std::string go =
+        nlohmann::json{{"step", tag}, {"dead", std::vector<int>(dead.begin(), dead.end())}}.dump();
+    for (int r : waiting) {
+      bool alive = true;
+      for (int n : dead) {
+        const auto& ranks = plan.nodes[static_cast<std::size_t>(n)].ranks;
+        alive = alive && std::find(ranks.begin(), ranks.end(), r) == ranks.end();
+      }
+      if (alive) world.send(go, r, kRoundGoTag + pass, o.step_timeout);
+    }
+    return true;
+  };
+}
+
 // Every other participating rank's records, each within what is left of one deadline.
 void collect_records(MpiWorld& world, const Plan& plan, int tag, Clock::time_point deadline,
                      std::vector<PairRecord>& records, PairBandwidthFacts& facts) {
   for (std::size_t i = 0; i < plan.nodes.size(); ++i) {
     const PairNode& n = plan.nodes[i];
-    if (!n.responded) continue;
+    if (!n.responded || !facts.nodes[i].responded) continue;  // silent, or dead mid-phase
     for (int g = 0; g < plan.rails && g < static_cast<int>(n.ranks.size()); ++g) {
       const int r = n.ranks[static_cast<std::size_t>(g)];
       if (r == world.rank()) continue;
@@ -374,8 +451,9 @@ BandwidthPhase run_bandwidth_phase(MpiLayer& layer, MpiWorld& world, const Bandw
   if (my_node < 0 || my_rail >= plan.rails) return out;
   out.participated = true;
   auto report = [&](int done, int total) { progress.update("  pairs: step", done, total); };
-  std::vector<PairRecord> mine = run_pair_rounds(*backend, plan.nodes, my_node, my_rail,
-                                                 plan.rounds, o.pair_sizes, o, kPairTag, report);
+  std::vector<PairRecord> mine =
+      run_pair_rounds(*backend, plan.nodes, my_node, my_rail, plan.rounds, o.pair_sizes, o,
+                      kPairTag, report, round_sync(world, plan, o, 0, f));
   progress.finish();
   if (rank != 0) {
     world.send(pair_records_to_json(mine), 0, kResultsTag, o.step_timeout);
@@ -399,7 +477,7 @@ BandwidthPhase run_bandwidth_phase(MpiLayer& layer, MpiWorld& world, const Bandw
       pairs.resize(static_cast<std::size_t>(o.max_retests));
     retest = rounds_for_pairs(pairs);
     const std::string text = rounds_json(retest).dump();
-    for (const PairNode& n : plan.nodes)
+    for (const PairNode& n : f.nodes)  // those still answering after the main pass
       for (int g = 0; n.responded && g < plan.rails; ++g)
         if (n.ranks[static_cast<std::size_t>(g)] != 0)
           world.send(text, n.ranks[static_cast<std::size_t>(g)], kRetestPlanTag, o.step_timeout);
@@ -421,7 +499,8 @@ BandwidthPhase run_bandwidth_phase(MpiLayer& layer, MpiWorld& world, const Bandw
     const std::vector<std::uint64_t> largest = {
         *std::max_element(o.pair_sizes.begin(), o.pair_sizes.end())};
     std::vector<PairRecord> again =
-        run_pair_rounds(*backend, plan.nodes, my_node, my_rail, retest, largest, o, kRetestTag);
+        run_pair_rounds(*backend, plan.nodes, my_node, my_rail, retest, largest, o, kRetestTag, {},
+                        round_sync(world, plan, o, 1, f));
     if (rank != 0) {
       world.send(pair_records_to_json(again), 0, kRetestResultsTag, o.step_timeout);
     } else {

@@ -47,13 +47,14 @@ std::vector<PairRecord> run_pair_rounds(CommBackend& backend, const std::vector<
                                         int my_node, int rail, const std::vector<PairRound>& rounds,
                                         const std::vector<std::uint64_t>& sizes,
                                         const BandwidthOptions& o, int tag_base,
-                                        const RoundProgress& progress) {
+                                        const RoundProgress& progress, const RoundSync& sync) {
   std::vector<PairRecord> out;
   if (sizes.empty() || rounds.empty()) return out;
   const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
   PairBuffers buffers(backend, static_cast<std::size_t>(std::max<std::uint64_t>(largest, 1)));
   const int total = static_cast<int>(sizes.size() * rounds.size());
   int step = 0;
+  std::set<int> dead;
   for (std::size_t si = 0; si < sizes.size(); ++si) {
     const std::uint64_t size = sizes[si];
     for (std::size_t ri = 0; ri < rounds.size(); ++ri) {
@@ -62,7 +63,7 @@ std::vector<PairRecord> run_pair_rounds(CommBackend& backend, const std::vector<
       const int tag = tag_base + static_cast<int>(si * rounds.size() + ri) % 16384;
       const int peer_node = partner_in(rounds[ri], my_node);
       const PairNode* peer = peer_node >= 0 ? &nodes[static_cast<std::size_t>(peer_node)] : nullptr;
-      if (peer && rail < static_cast<int>(peer->ranks.size())) {
+      if (peer && !dead.count(peer_node) && rail < static_cast<int>(peer->ranks.size())) {
         PairRecord rec;
         rec.size_bytes = size;
         rec.rail = rail;
@@ -97,6 +98,7 @@ std::vector<PairRecord> run_pair_rounds(CommBackend& backend, const std::vector<
       }
       ++step;
       if (progress) progress(step, total);
+      if (sync && !sync(step, dead)) return out;
     }
   }
   return out;

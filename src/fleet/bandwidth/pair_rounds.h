@@ -4,6 +4,7 @@
 // timeout path and the merge are tested without a launcher.
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct PairRecord {
 };
 
 using RoundProgress = std::function<void(int done, int total)>;
+// Called after every step (a round at one size): lines the rounds up across ranks and says which
+// nodes stopped answering (pairs with them are skipped from then on). False: stop the walk.
+using RoundSync = std::function<bool(int step, std::set<int>& dead_nodes)>;
 
 // Walks `rounds` for every size: in each round this rank exchanges with the rank of the same rail
 // on its partner node. Bandwidth per direction = size x iterations / time of the repeat. A step
@@ -36,7 +40,8 @@ std::vector<PairRecord> run_pair_rounds(CommBackend& backend, const std::vector<
                                         int my_node, int rail, const std::vector<PairRound>& rounds,
                                         const std::vector<std::uint64_t>& sizes,
                                         const BandwidthOptions& o, int tag_base,
-                                        const RoundProgress& progress = {});
+                                        const RoundProgress& progress = {},
+                                        const RoundSync& sync = {});
 
 // Rank 0: both sides' records into the facts' matrices (one per size and rail). Per repeat the
 // slower side counts; a side that timed out makes the cell timed out. With `retest`, the cells
