@@ -98,6 +98,7 @@ int run_cli(int argc, char** argv) {
     if (subs.size() > before) runners[subs.back()] = std::move(r);
   };
   reg(add_doctor_command);
+  reg(add_fleet_command);
   reg(add_collect_command);
   reg(add_rules_command);
   reg(add_explain_command);

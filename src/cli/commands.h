@@ -10,6 +10,7 @@ namespace trainready {
 using Runner = std::function<int()>;
 
 Runner add_doctor_command(CLI::App& app);
+Runner add_fleet_command(CLI::App& app);
 Runner add_collect_command(CLI::App& app);
 Runner add_rules_command(CLI::App& app);
 Runner add_explain_command(CLI::App& app);

@@ -5,7 +5,6 @@
 
 #include "bench/collective_facts.h"
 #include "bench/mpi_plugin_loader.h"
-#include "core/input_error.h"
 #include "fleet/bandwidth/bandwidth_run.h"
 #include "queries/node_queries.h"
 
@@ -15,11 +14,13 @@ void add_bandwidth_flags(CLI::App* c, BandwidthFlags& b) {
   c->add_flag("--bandwidth", b.bandwidth,
               "After the facts: an all-reduce over every rank, then every pair of nodes in N-1 "
               "rounds of N/2 concurrent pairs; a slow node or link is a finding");
-  c->add_flag("--quick", b.quick,
-              "--bandwidth with small messages and one repeat: a health check for a prolog");
+  CLI::Option* quick =
+      c->add_flag("--quick", b.quick,
+                  "--bandwidth with small messages and one repeat: a health check for a prolog");
   c->add_flag("--full", b.full,
               "--bandwidth with messages up to 8 GiB and five repeats: acceptance of a new "
-              "cluster");
+              "cluster")
+      ->excludes(quick);
   c->add_option("--step-timeout", b.step_timeout_s,
                 "Seconds each bandwidth step (one exchange, one message to rank 0) may take "
                 "before it is reported as timed out (default: 15 quick, 30, 120 full)")
@@ -33,7 +34,6 @@ void add_bandwidth_flags(CLI::App* c, BandwidthFlags& b) {
 void run_bandwidth_flags(const BandwidthFlags& b, const SharedFlags& flags, MpiWorld* world,
                          Report* report) {
   if (!b.wanted()) return;
-  if (b.quick && b.full) throw InputError("--quick", 0, "--quick and --full exclude each other");
   if (!world) {
     std::fprintf(stderr,
                  "trainready fleet: --bandwidth needs two or more ranks (run it under mpirun or "

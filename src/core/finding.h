@@ -17,7 +17,10 @@ struct Evidence {
 struct Finding {
   std::string rule_id;
   Severity severity = Severity::kWarning;
-  std::string node;     // label of the node it concerns; empty for cluster-wide findings
+  std::string node;  // label of the node it concerns; empty for cluster-wide findings
+  // Cluster findings that blame some nodes (the ones that differ from the majority): their
+  // labels, so a per-node table can mark them.
+  std::vector<std::string> nodes;
   std::string message;  // one line: what is wrong
   std::vector<Evidence> evidence;
   std::string cause;

@@ -7,6 +7,7 @@
 #include "catalog/catalog.h"
 #include "core/finding.h"
 #include "facts/deployment_facts.h"
+#include "facts/fleet_facts.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
@@ -59,6 +60,7 @@ struct JudgeInputs {
   const Plan* plan = nullptr;
   const StorageBenchFacts* storage = nullptr;
   const PairBandwidthFacts* pairs = nullptr;  // fleet --bandwidth
+  const FleetFacts* fleet = nullptr;
   RunOptions options;
 };
 

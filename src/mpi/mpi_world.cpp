@@ -86,9 +86,9 @@ class World final : public MpiWorld {
   bool send(const std::string& bytes, int dest, int channel,
             std::chrono::milliseconds timeout) override {
     MPI_Request r;
-    check(MPI_Isend(bytes.data(), as_int(bytes.size()), MPI_BYTE, dest, channel, MPI_COMM_WORLD,
-                    &r),
-          "MPI_Isend");
+    check(
+        MPI_Isend(bytes.data(), as_int(bytes.size()), MPI_BYTE, dest, channel, MPI_COMM_WORLD, &r),
+        "MPI_Isend");
     if (wait_until(r, Clock::now() + timeout, "MPI_Isend")) return true;
     // Left pending: the peer may still take it; the caller ends this rank without MPI_Finalize.
     MPI_Request_free(&r);

@@ -20,7 +20,50 @@ Grouping group_nodes(
   return g;
 }
 
+std::optional<Majority> majority_of(const Grouping& g) {
+  std::size_t known = 0;
+  const std::string* top = nullptr;
+  std::size_t most = 0;
+  for (const auto& [value, labels] : g.nodes_by_value) {
+    known += labels.size();
+    if (labels.size() > most) {
+      most = labels.size();
+      top = &value;
+    }
+  }
+  if (known < kMajorityMinNodes || top == nullptr || 2 * most <= known) return std::nullopt;
+  Majority m;
+  m.value = *top;
+  m.agree = most;
+  for (const auto& [value, labels] : g.nodes_by_value) {
+    if (value == *top) continue;
+    for (const std::string& l : labels) m.differ.emplace_back(l, value);
+  }
+  return m;
+}
+
+std::vector<std::string> odd_nodes(const Grouping& g) {
+  std::vector<std::string> out;
+  if (auto m = majority_of(g))
+    for (const auto& d : m->differ) out.push_back(d.first);
+  return out;
+}
+
 std::string describe_groups(const Grouping& g) {
+  auto shown = [](const std::string& v) { return v.empty() ? std::string("(empty)") : v; };
+  if (auto m = majority_of(g)) {
+    std::string s = std::to_string(m->agree) + " nodes agree on " + shown(m->value) + "; " +
+                    std::to_string(m->differ.size()) +
+                    (m->differ.size() == 1 ? " differs: " : " differ: ");
+    for (std::size_t i = 0; i < m->differ.size(); ++i) {
+      if (i == 20) {
+        s += ", and " + std::to_string(m->differ.size() - 20) + " more";
+        break;
+      }
+      s += (i ? ", " : "") + m->differ[i].first + " (" + shown(m->differ[i].second) + ")";
+    }
+    return s;
+  }
   std::string s;
   for (const auto& [value, labels] : g.nodes_by_value) {
     if (!s.empty()) s += "; ";

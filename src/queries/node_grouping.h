@@ -27,7 +27,20 @@ struct Grouping {
 Grouping group_nodes(
     const std::vector<NodeFacts>& nodes,
     const std::function<std::optional<NodeValue>(const NodeFacts&, std::string& why)>& get);
-// "0x8001 on a, b; 0x8002 on c"
+// The value most nodes share, when at least kMajorityMinNodes nodes have one and more than half
+// of them share it: the nodes that differ are then the suspects ("62 nodes agree, these 2
+// differ"), not a cluster split down the middle.
+inline constexpr std::size_t kMajorityMinNodes = 4;
+struct Majority {
+  std::string value;
+  std::size_t agree = 0;
+  std::vector<std::pair<std::string, std::string>> differ;  // (node, its value)
+};
+std::optional<Majority> majority_of(const Grouping& g);
+// The labels of the nodes that differ from the majority; empty without a majority.
+std::vector<std::string> odd_nodes(const Grouping& g);
+// "0x8001 on a, b; 0x8002 on c", or with a majority "62 nodes agree on 0x8001; 2 differ: c
+// (0x8002), d (0x8003)".
 std::string describe_groups(const Grouping& g);
 
 }  // namespace trainready

@@ -14,6 +14,7 @@
 #include "engine/engine.h"
 #include "engine/suppressions.h"
 #include "facts/deployment_facts.h"
+#include "facts/fleet_facts.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
@@ -53,6 +54,37 @@ struct CollectiveRun {
   HarnessResult result;
 };
 
+// `fleet`: one row per rank (its node's verdict), and the findings grouped by cause (rule), each
+// with the nodes it concerns. Computed by the fleet command after the rules ran.
+struct FleetNodeRow {
+  int rank = 0;
+  std::string host;
+  std::string node;     // the node's label (findings use it), or "rank N (host)" without facts
+  std::string state;    // fleet_rank_state_name
+  std::string verdict;  // "ready", "warnings", "not_ready", "no_facts"
+  std::size_t errors = 0;
+  std::size_t warnings = 0;
+  std::size_t notes = 0;
+  std::vector<std::string> rules;  // ids of the findings that concern it, sorted
+};
+
+struct FleetCauseGroup {
+  std::string rule_id;
+  Severity severity = Severity::kWarning;
+  std::string title;
+  std::vector<std::string> nodes;     // the nodes it concerns; empty: the whole cluster
+  std::vector<std::size_t> findings;  // indices into Report::evaluation.findings
+};
+
+struct FleetSummary {
+  std::vector<FleetNodeRow> rows;
+  std::vector<FleetCauseGroup> groups;  // most severe first, then most nodes
+  std::size_t ready = 0;                // rows by verdict
+  std::size_t warnings = 0;
+  std::size_t not_ready = 0;
+  std::size_t no_facts = 0;
+};
+
 struct Report {
   std::string command;  // doctor, nccl, nccl-tests, lint, plan, bench allreduce, bench storage
   std::string tool_version;
@@ -75,6 +107,8 @@ struct Report {
   std::shared_ptr<const StorageRun> storage;
   std::shared_ptr<const StorageBenchFacts> storage_facts;  // what the storage rule judged
   std::shared_ptr<const PairBandwidthFacts> pairs;  // `fleet --bandwidth`: matrix + all-reduce
+  std::shared_ptr<const FleetFacts> fleet;                 // `fleet`: the ranks
+  std::shared_ptr<const FleetSummary> fleet_summary;       // `fleet`: table and groups
 };
 
 // How a reporter lays out text: colour (a terminal) and plan --explain.

@@ -69,10 +69,14 @@ VerdictStatus status_of(const Evaluation& ev) {
   return VerdictStatus::kReady;
 }
 
-bool judges_nodes(const std::string& command) { return command == "doctor"; }
+bool judges_nodes(const std::string& command) { return command == "doctor" || command == "fleet"; }
 
 std::string node_line(VerdictStatus s, const Report& r, const std::string& counts) {
-  const std::string scope = r.nodes.size() > 1 ? plural(r.nodes.size(), "node") : "this node";
+  // A fleet counts its ranks: a rank that sent no facts is still a node of the cluster.
+  const std::size_t n = r.fleet ? static_cast<std::size_t>(r.fleet->size) : r.nodes.size();
+  const std::string scope = r.fleet && n > 1 ? "the cluster of " + plural(n, "node")
+                            : n > 1          ? plural(n, "node")
+                                             : "this node";
   switch (s) {
     case VerdictStatus::kNotReady:
       return "NOT READY: " + scope + " cannot run multi-node training as is (" + counts + ")";

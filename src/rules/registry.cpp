@@ -8,6 +8,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
   static const std::vector<std::unique_ptr<Rule>> rules = [] {
     std::vector<std::unique_ptr<Rule>> r;
     // Sorted by id; tests/unit/registry_test.cpp keeps it so.
+    r.push_back(make_cluster_node_differs());
     r.push_back(make_cluster_pkey_mismatch());
     r.push_back(make_cluster_placement_mismatch());
     r.push_back(make_cluster_version_mismatch());
@@ -23,8 +24,13 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_deploy_vnet_rdma_overlap());
     r.push_back(make_fabric_manager_not_ready());
     r.push_back(make_fleet_bandwidth_below_expected());
+    r.push_back(make_fleet_facts_unreadable());
     r.push_back(make_fleet_link_bandwidth_low());
     r.push_back(make_fleet_node_bandwidth_low());
+    r.push_back(make_fleet_rank_failed());
+    r.push_back(make_fleet_rank_silent());
+    r.push_back(make_fleet_rank_stalled());
+    r.push_back(make_fleet_version_mixed());
     r.push_back(make_gpu_clocks_throttled());
     r.push_back(make_gpu_count_low());
     r.push_back(make_gpu_memory_errors());

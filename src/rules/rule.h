@@ -10,6 +10,7 @@
 #include "catalog/catalog.h"
 #include "core/finding.h"
 #include "facts/deployment_facts.h"
+#include "facts/fleet_facts.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
@@ -24,8 +25,9 @@ struct Plan;  // plan/plan.h: the planner's output, judged by the plan rules
 // kNode: once per node; kCluster: once over two or more nodes; kRunLog / kRunTests: once when a
 // NCCL log / an nccl-tests result was given (the rule may also read the nodes, if any);
 // kDeployment: once over the deployment definitions or deployed state given to `lint`;
-// kPlan: once over a plan; kStorage: once over a storage benchmark's result; kPairs: once over
-// the pair-bandwidth matrix of `fleet --bandwidth`.
+// kPlan: once over a plan; kStorage: once over a storage benchmark's result.
+// kFleet: once over a `fleet` run's ranks (who answered, who did not, with what).
+// kPairs: once over the pair-bandwidth matrix of `fleet --bandwidth`.
 enum class RuleScope {
   kNode,
   kCluster,
@@ -34,6 +36,7 @@ enum class RuleScope {
   kDeployment,
   kPlan,
   kStorage,
+  kFleet,
   kPairs
 };
 
@@ -55,6 +58,8 @@ inline const char* scope_name(RuleScope s) {
       return "storage";
     case RuleScope::kPairs:
       return "pairs";
+    case RuleScope::kFleet:
+      return "fleet";
   }
   return "node";
 }
@@ -70,6 +75,7 @@ struct RuleContext {
   const Plan* plan = nullptr;                   // plan rules
   const StorageBenchFacts* storage = nullptr;   // storage rules
   const PairBandwidthFacts* pairs = nullptr;    // pair-bandwidth rules
+  const FleetFacts* fleet = nullptr;            // fleet rules
 };
 
 struct RuleOutcome {

@@ -6,6 +6,7 @@
 
 namespace trainready {
 
+std::unique_ptr<Rule> make_cluster_node_differs();
 std::unique_ptr<Rule> make_cluster_pkey_mismatch();
 std::unique_ptr<Rule> make_cluster_placement_mismatch();
 std::unique_ptr<Rule> make_cluster_version_mismatch();
@@ -21,8 +22,13 @@ std::unique_ptr<Rule> make_deploy_vm_size_mixed();
 std::unique_ptr<Rule> make_deploy_vnet_rdma_overlap();
 std::unique_ptr<Rule> make_fabric_manager_not_ready();
 std::unique_ptr<Rule> make_fleet_bandwidth_below_expected();
+std::unique_ptr<Rule> make_fleet_facts_unreadable();
 std::unique_ptr<Rule> make_fleet_link_bandwidth_low();
 std::unique_ptr<Rule> make_fleet_node_bandwidth_low();
+std::unique_ptr<Rule> make_fleet_rank_failed();
+std::unique_ptr<Rule> make_fleet_rank_silent();
+std::unique_ptr<Rule> make_fleet_rank_stalled();
+std::unique_ptr<Rule> make_fleet_version_mixed();
 std::unique_ptr<Rule> make_gpu_clocks_throttled();
 std::unique_ptr<Rule> make_gpu_count_low();
 std::unique_ptr<Rule> make_gpu_memory_errors();

@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 BIN, CHECK = sys.argv[1], sys.argv[2]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -135,6 +136,7 @@ def main():
         except (RuntimeError, subprocess.TimeoutExpired) as e:
             print("FAIL: could not build the namespaces: %s" % e)
             return 1
+        # 1. The phase as a library (run_bandwidth_phase + the rules), JSON on stdout.
         r = mpirun([CHECK, "quick", "20000"])
         print(r.stderr[-3000:])
         if r.returncode != 0:
@@ -144,6 +146,35 @@ def main():
                 judge(json.loads(r.stdout.strip().splitlines()[-1]), "library")
             except (ValueError, IndexError) as e:
                 fail("library run: no JSON on stdout (%s): %s" % (e, r.stdout[-2000:]))
+        # 2. The command users run: every rank probes its (namespaced) node, rank 0 gathers the
+        # facts, then the bandwidth phase; exit 1 is fine (this VM is no GPU node).
+        tmp = tempfile.mkdtemp(prefix="trainready-netns-")
+        try:
+            out = os.path.join(tmp, "fleet.json")
+            common = [BIN, "fleet", "--bandwidth", "--quick", "--step-timeout", "20", "--no-imds",
+                      "--timeout", "60", "--probe-timeout", "30"]
+            r = mpirun(common + ["--json", "-o", out])
+            print(r.stderr[-3000:])
+            if r.returncode not in (0, 1) or not os.path.exists(out):
+                fail("fleet --bandwidth: exit %d, no report: %s" % (r.returncode, r.stderr[-2000:]))
+            else:
+                doc = json.load(open(out))
+                judge(doc, "fleet --bandwidth")
+                if "pairs: step" not in r.stderr or "rounds of 2 concurrent pairs" not in r.stderr:
+                    fail("fleet --bandwidth: no estimate or progress on stderr")
+            page = os.path.join(tmp, "fleet.html")
+            r = mpirun(common + ["--format", "html", "-o", page])
+            if not os.path.exists(page):
+                fail("fleet --bandwidth --format html: no page (exit %d)" % r.returncode)
+            else:
+                html = open(page).read()
+                for want in ('id="pair-bandwidth"', "svg class=\"chart heatmap\"",
+                             "fleet-link-bandwidth-low", "busbw by message size",
+                             "%s-node%d &lt;-&gt; %s-node%d" % (PREFIX, SLOW[0], PREFIX, SLOW[1])):
+                    if want not in html:
+                        fail("HTML page lacks %s" % want)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
     finally:
         teardown()
     left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "report/html/fleet_table.h"
 #include "report/html/html_charts.h"
 #include "report/html/html_format.h"
 #include "report/html/html_style.h"
@@ -155,7 +156,7 @@ std::string not_checked_section(const Report& r) {
 
 // One row per node, one column per summary label (in the order the summary gives them).
 std::string nodes_section(const Report& r) {
-  if (r.nodes.empty()) return "";
+  if (r.nodes.empty() || r.fleet) return "";  // a fleet has its own node table
   std::vector<std::string> columns;
   std::vector<std::map<std::string, std::string>> rows;
   for (const NodeFacts& n : r.nodes) {
@@ -315,6 +316,7 @@ std::string render_html(const Report& r) {
       esc(r.command) + ": " + esc(r.verdict.line) + "</title><style>" + html_report_css() +
       "</style></head><body>\n";
   page += header(r);
+  page += fleet_html_section(r);  // a fleet's node table comes first: which nodes to look at
   page += findings_section(r);
   page += busbw_section(r);
   page += storage_section(r);

@@ -40,6 +40,9 @@ code, .mono { font: 0.88em/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, mo
   border-left: 5px solid; border-radius: 6px; break-inside: avoid; }
 .finding.error { border-left-color: var(--error); } .finding.warning { border-left-color: var(--warning); }
 .finding.info { border-left-color: var(--info); }
+.fleet-nodes tr.ready .badge { background: var(--ok); } .fleet-nodes tr.warning .badge { background: var(--warning); }
+.fleet-nodes tr.error .badge { background: var(--error); }
+.fleet-causes li { margin: 4px 0; } .fleet-causes .badge { color: #fff; }
 .badge { display: inline-block; padding: 0 6px; border-radius: 4px; font-size: 0.75em;
   font-weight: 700; color: var(--bg); vertical-align: 1px; }
 .error .badge { background: var(--error); } .warning .badge { background: var(--warning); }

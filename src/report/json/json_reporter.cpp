@@ -1,4 +1,5 @@
 #include "report/json/json_reporter.h"
+#include "report/json/fleet_section.h"
 
 #include "codec/nccl_facts_json.h"
 #include "codec/node_facts_json.h"
@@ -101,6 +102,7 @@ json finding_json(const Finding& f) {
          {"cause", f.cause},
          {"fix", f.fix},
          {"doc", rule_doc_path(f.rule_id)}};
+  if (!f.nodes.empty()) j["nodes"] = f.nodes;  // cluster findings: the nodes that differ
   if (!f.resource.empty() || !f.location.source.empty()) {
     j["resource"] = f.resource;
     j["location"] = {{"source", f.location.source}, {"line", line_or_null(f.location.line)}};
@@ -157,6 +159,7 @@ json report_json(const Report& r) {
   if (r.collective) j["bench"] = collective_json(*r.collective);
   if (r.storage) j["storage"] = storage_json(*r.storage);
   if (r.pairs) j["pair_bandwidth"] = pair_bandwidth_json(*r.pairs);
+  if (r.fleet) j["fleet"] = fleet_json(r);
   return j;
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/text.h"
 #include "report/text/collective_table.h"
+#include "report/text/fleet_section.h"
 #include "report/text/node_summary.h"
 #include "report/text/plan_section.h"
 #include "report/text/run_summary.h"
@@ -92,7 +93,10 @@ std::string render_text(const Report& r, const RenderStyle& style) {
                        : r.verdict.status == VerdictStatus::kReady  ? "1;32"
                                                                     : "1;33";
   out += p.wrap(r.verdict.line, vcolor) + "\n\n";
+  // A fleet has a row per node instead of a block per node, and its findings grouped by cause.
+  if (r.fleet_summary) out += render_fleet_text(r, p);
   for (const NodeFacts& n : r.nodes) {
+    if (r.fleet_summary) break;
     labelled(out, p, "Node " + n.label + (n.live ? "  (live)" : "  (" + n.root_display + ")"),
              summarize_node(n, r.options));
   }
@@ -108,8 +112,10 @@ std::string render_text(const Report& r, const RenderStyle& style) {
   if (r.storage) out += render_storage_text(*r.storage) + "\n";
   if (r.pairs) out += render_pair_bandwidth_text(*r.pairs) + "\n";
   if (r.plan) out += render_plan_text(*r.plan, style.explain, p) + "\n";
-  if (r.evaluation.findings.empty()) out += "No findings.\n\n";
-  for (const Finding& f : r.evaluation.findings) out += render_finding(f, p, finding_suffix(r, f));
+  if (r.evaluation.findings.empty() && !r.fleet_summary) out += "No findings.\n\n";
+  if (!r.fleet_summary)
+    for (const Finding& f : r.evaluation.findings)
+      out += render_finding(f, p, finding_suffix(r, f));
   if (r.lint) lint_sections(out, p, *r.lint);
   not_checked(out, p, r);
   out += (r.catalog_origin.empty() ? "" : "catalog " + r.catalog_origin + " · ") + "trainready " +

@@ -49,6 +49,7 @@ class ClusterPkeyMismatch final : public Rule {
     }
     if (g.nodes_by_value.size() < 2) return out;
     Finding f = finding("InfiniBand partition keys differ: " + describe_groups(g));
+    f.nodes = odd_nodes(g);
     f.evidence = g.evidence;
     f.cause =
         "A partition key (pkey) is the InfiniBand equivalent of a VLAN: ports in different "

@@ -52,6 +52,7 @@ class ClusterPlacementMismatch final : public Rule {
     if (sets_differ && groups_differ) msg += " and ";
     if (groups_differ) msg += "placement groups (" + describe_groups(groups) + ")";
     Finding f = finding(msg);
+    f.nodes = odd_nodes(sets_differ ? sets : groups);
     if (sets_differ) {
       for (Evidence e : sets.evidence) {
         e.text = "vmScaleSetName of " + e.text;

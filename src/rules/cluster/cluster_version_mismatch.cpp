@@ -95,6 +95,7 @@ class ClusterVersionMismatch final : public Rule {
       if (!g.nodes_by_value.empty()) ++known;
       if (g.nodes_by_value.size() < 2) continue;
       Finding f = finding(c.name + " versions differ: " + describe_groups(g));
+      f.nodes = odd_nodes(g);
       f.evidence = g.evidence;
       f.cause = c.consequence;
       f.fix =

@@ -30,6 +30,7 @@ class ClusterVmSizeMixed final : public Rule {
     out.notes = g.unknown;
     if (g.nodes_by_value.size() < 2) return out;
     Finding f = finding("nodes of different VM sizes: " + describe_groups(g));
+    f.nodes = odd_nodes(g);
     f.evidence = g.evidence;
     f.cause =
         "Different sizes have different GPUs, HCA counts and rates, and cannot share one scale set "

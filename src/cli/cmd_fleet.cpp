@@ -1,0 +1,125 @@
+// `trainready fleet`: the doctor for a whole cluster, under mpirun or srun. Every rank probes its
+// node; rank 0 gathers the facts, runs every node and cluster rule over them (as `doctor --root a
+// --root b ...` does) plus the fleet rules over the ranks themselves, and writes one report.
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/fleet_bandwidth_flags.h"
+#include "cli/judge.h"
+#include "cli/output.h"
+#include "core/input_error.h"
+#include "fleet/fleet_session.h"
+#include "fleet/fleet_summary.h"
+
+namespace trainready {
+namespace {
+
+struct FleetArgs {
+  std::vector<std::string> roots;
+  std::string imds_url;
+  bool no_imds = false;
+  int imds_timeout_ms = 1500;
+  std::string env_file;
+  std::string nvml_library;
+  std::string nccl_library;
+  double timeout_s = 60;
+  double probe_timeout_s = 30;
+  SharedFlags flags;
+  BandwidthFlags bandwidth;  // --bandwidth, --quick, --full
+  // Later phases add their options here (fleet --bandwidth, --slurm-health, --drain) and run in
+  // run_phases() below.
+};
+
+std::chrono::milliseconds ms(double s) {
+  return std::chrono::milliseconds(static_cast<long long>(std::llround(s * 1000)));
+}
+
+// The phases after the facts: they run on every rank, and only when every rank answered (they
+// use collectives, which one missing rank would hang). `report` is rank 0's, null elsewhere;
+// a phase adds its facts there for the rules. Hook point for fleet --bandwidth.
+void run_phases(const FleetArgs& a, FleetSession& s, Report* report) {
+  run_bandwidth_flags(a.bandwidth, a.flags, s.world.get(), report);
+}
+
+int run_fleet(const FleetArgs& a) {
+  a.flags.check();  // bad options fail on every rank before anything is probed
+  if (a.probe_timeout_s >= a.timeout_s)
+    throw InputError("--probe-timeout", 0,
+                     "less than --timeout (rank 0 must outwait each rank's probes)");
+  FleetOptions opt;
+  opt.roots = a.roots;
+  if (!a.imds_url.empty()) opt.probe.imds_url = a.imds_url;
+  opt.probe.imds_disabled = a.no_imds;
+  opt.probe.imds_timeout_ms = a.imds_timeout_ms;
+  if (!a.env_file.empty()) opt.probe.env_file = a.env_file;
+  if (!a.nvml_library.empty()) opt.probe.nvml_library = a.nvml_library;
+  if (!a.nccl_library.empty()) opt.probe.nccl_library = a.nccl_library;
+  opt.probe_timeout = ms(a.probe_timeout_s);
+  opt.gather_timeout = ms(a.timeout_s);
+
+  FleetSession s = gather_fleet(opt);
+  // Rank 0 decides whether the later phases run and says so to every rank that answered; the
+  // others wait for that word a little longer than rank 0 waits for facts.
+  bool phases = s.all_answered;
+  if (s.rank == 0)
+    release_ranks(s, phases, ms(a.timeout_s));
+  else
+    phases = await_release(s, ms(a.timeout_s + 60));
+
+  std::unique_ptr<Report> r;
+  if (s.rank == 0) {
+    r = std::make_unique<Report>(start_report("fleet", a.flags));
+    r->nodes = std::move(s.gathered->nodes);
+    r->fleet = std::make_shared<FleetFacts>(std::move(s.gathered->fleet));
+  }
+  if (phases) run_phases(a, s, r.get());
+  if (s.rank != 0) end_fleet(s, 0);
+
+  r->evaluation = run_rules(*r, a.flags);
+  r->fleet_summary = std::make_shared<FleetSummary>(summarize_fleet(*r));
+  finish_report(*r, a.flags.fail_on_severity());
+  const int code = emit_report(*r, a.flags);
+  check_stdout();
+  if (!s.world) return code;
+  end_fleet(s, code);
+}
+
+}  // namespace
+
+Runner add_fleet_command(CLI::App& app) {
+  auto a = std::make_shared<FleetArgs>();
+  CLI::App* c = app.add_subcommand(
+      "fleet",
+      "Check every node of a cluster in one run: launch under mpirun or srun, one rank per node");
+  c->add_option("--root", a->roots,
+                "Read snapshot directories instead of the live nodes; %r becomes the rank "
+                "(snaps/node-%r); several: rank i reads the (i mod count)-th");
+  c->add_option("--timeout", a->timeout_s,
+                "Seconds rank 0 waits for every rank's facts; a rank that has not answered by "
+                "then is reported")
+      ->check(CLI::Range(1.0, 86400.0));
+  c->add_option("--probe-timeout", a->probe_timeout_s,
+                "Seconds each rank's probes may take before that rank reports them as hung")
+      ->check(CLI::Range(0.5, 86400.0));
+  c->add_option("--imds", a->imds_url,
+                "Ask this instance-metadata URL (even off Azure or for a snapshot)");
+  c->add_flag("--no-imds", a->no_imds, "Never ask the instance metadata service");
+  c->add_option("--imds-timeout-ms", a->imds_timeout_ms, "IMDS timeout in milliseconds")
+      ->check(CLI::Range(10, 60000));
+  c->add_option("--env-file", a->env_file,
+                "Judge this captured environment instead of each rank's own");
+  add_bandwidth_flags(c, a->bandwidth);
+  add_shared_flags(c, a->flags,
+                   kReportFlags | kRuleFlags | kSkuFlag | kRunScaleFlags | kCatalogFlag);
+  c->add_option("--nvml-library", a->nvml_library,
+                "NVML library to load (default libnvidia-ml.so.1)");
+  c->add_option("--nccl-library", a->nccl_library,
+                "NCCL library to ask for its version (default libnccl.so.2)");
+  return [a] { return run_fleet(*a); };
+}
+
+}  // namespace trainready

@@ -1,0 +1,94 @@
+#include "fleet/fleet_gatherer.h"
+
+#include <set>
+
+#include "codec/node_facts_wire.h"
+#include "fleet/fleet_message.h"
+
+namespace trainready {
+
+FleetGatherer::FleetGatherer(int size, std::string root_version)
+    : ranks_(static_cast<std::size_t>(size)),
+      facts_(static_cast<std::size_t>(size)),
+      done_(static_cast<std::size_t>(size), false),
+      root_version_(std::move(root_version)) {
+  for (int i = 0; i < size; ++i) ranks_[static_cast<std::size_t>(i)].rank = i;
+}
+
+void FleetGatherer::accept(int source, std::string_view bytes, double t) {
+  if (source < 0 || static_cast<std::size_t>(source) >= ranks_.size()) return;
+  const auto i = static_cast<std::size_t>(source);
+  if (done_[i]) return;  // a late duplicate changes nothing
+  FleetRank& r = ranks_[i];
+  auto settle = [&](FleetRankState s) {
+    r.state = s;
+    r.facts_s = t;
+    r.bytes = bytes.size();
+    done_[i] = true;
+    ++final_;
+  };
+  RankMessage m;
+  try {
+    m = decode_rank_message(bytes);
+  } catch (const WireError& e) {
+    r.detail = e.what();
+    settle(FleetRankState::kUnreadable);
+    return;
+  }
+  if (!m.host.empty()) r.host = m.host;
+  if (!m.tool_version.empty()) r.tool_version = m.tool_version;
+  if (m.format != kFleetMessageFormat) {
+    r.detail = "message format " + std::to_string(m.format) + ", this trainready reads format " +
+               std::to_string(kFleetMessageFormat);
+    settle(FleetRankState::kIncompatible);
+    return;
+  }
+  if (m.rank != source) {
+    r.detail = "the message says it comes from rank " + std::to_string(m.rank);
+    settle(FleetRankState::kUnreadable);
+    return;
+  }
+  r.pid = m.pid;
+  switch (m.kind) {
+    case RankMessageKind::kHello:
+      if (r.hello_s < 0) r.hello_s = t;
+      r.state = FleetRankState::kStalled;  // until its facts come
+      return;
+    case RankMessageKind::kFailed:
+      r.detail = m.error;
+      settle(FleetRankState::kFailed);
+      return;
+    case RankMessageKind::kFacts:
+      facts_[i] = std::move(m.facts);
+      settle(FleetRankState::kOk);
+      return;
+  }
+}
+
+FleetGather FleetGatherer::finish(double gather_s, double timeout_s, const std::string& launcher) {
+  FleetGather g;
+  g.fleet.size = static_cast<int>(ranks_.size());
+  g.fleet.launcher = launcher;
+  g.fleet.root_version = root_version_;
+  g.fleet.timeout_s = timeout_s;
+  g.fleet.gather_s = gather_s;
+  std::set<std::string> labels;
+  for (std::size_t i = 0; i < ranks_.size(); ++i) {
+    FleetRank r = ranks_[i];
+    if (!done_[i] && r.hello_s < 0) r.state = FleetRankState::kSilent;
+    if (facts_[i]) {
+      NodeFacts n = std::move(*facts_[i]);
+      // Ranks on one host (or snapshots of one) would be indistinguishable in the report.
+      if (!labels.insert(n.label).second) {
+        n.label += "#" + std::to_string(i);
+        labels.insert(n.label);
+      }
+      r.node = static_cast<int>(g.nodes.size());
+      g.nodes.push_back(std::move(n));
+    }
+    g.fleet.ranks.push_back(std::move(r));
+  }
+  return g;
+}
+
+}  // namespace trainready

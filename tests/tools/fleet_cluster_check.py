@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""`trainready fleet` under a real mpirun (CTest fleet_cluster, label mpi): a simulated
+heterogeneous cluster of per-rank snapshots made here from examples/nd-h100-healthy (one node with
+a port down, one with another pkey, one with another driver), then bad ranks made with the test
+hook TRAINREADY_FLEET_TEST_FAULT (docs/fleet.md): silent, hung, probes exiting or hanging, garbage,
+another version. Each must be a finding about that node in rank 0's report; the run must end
+within its deadlines. Never skips: a missing mpirun is a failure.
+Usage: fleet_cluster_check.py TRAINREADY_BINARY EXAMPLES_DIR"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN, EXAMPLES = sys.argv[1:3]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+ENV.pop("TRAINREADY_FLEET_TEST_FAULT", None)
+failures = []
+
+
+def check(cond, what):
+    print(("ok:   " if cond else "FAIL: ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+if not shutil.which("mpirun"):
+    print("FAIL: mpirun is not installed (openmpi-bin; scripts/setup-deps.sh installs it)")
+    sys.exit(1)
+
+tmp = tempfile.mkdtemp(prefix="trainready-fleet-")
+snaps = os.path.join(tmp, "snaps")
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def make_snapshots(n):
+    src = os.path.join(EXAMPLES, "nd-h100-healthy")
+    for i in range(n):
+        d = os.path.join(snaps, f"node-{i}")
+        shutil.copytree(src, d, symlinks=True)  # sysfs links stay links, as in a snapshot
+        write(os.path.join(d, "proc/sys/kernel/hostname"), f"ndh100-{i:04d}\n")
+    ib = "sys/class/infiniband"
+    # node-1: one port down; node-2: another partition; node-3: another driver.
+    write(os.path.join(snaps, "node-1", ib, "mlx5_ib3/ports/1/state"), "1: DOWN\n")
+    write(os.path.join(snaps, "node-1", ib, "mlx5_ib3/ports/1/phys_state"), "3: Disabled\n")
+    for dev in os.listdir(os.path.join(snaps, "node-2", ib)):
+        if dev.startswith("mlx5_ib"):
+            write(os.path.join(snaps, "node-2", ib, dev, "ports/1/pkeys/0"), "0x8002\n")
+    for rel in ("trainready/nvml.json", "proc/driver/nvidia/version"):
+        p = os.path.join(snaps, "node-3", rel)
+        with open(p) as f:
+            text = f.read()
+        write(p, text.replace("535.161.08", "550.54.15"))
+
+
+def fleet(np, extra, faults=None, timeout=120):
+    env = dict(ENV)
+    cmd = ["mpirun", "--oversubscribe", "-np", str(np)]
+    if faults:
+        env["TRAINREADY_FLEET_TEST_FAULT"] = faults
+        cmd += ["-x", "TRAINREADY_FLEET_TEST_FAULT"]
+    cmd += [BIN, "fleet", "--root", os.path.join(snaps, "node-%r")] + extra
+    start = time.monotonic()
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    return r, time.monotonic() - start
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+make_snapshots(8)
+
+# 1. The heterogeneous cluster: each odd node named, by the rule that explains it.
+out = os.path.join(tmp, "cluster.json")
+r, took = fleet(4, ["--timeout", "30", "--probe-timeout", "20", "--json", "-o", out])
+check(r.returncode == 1, f"4 ranks: mpirun exits 1 with errors found (got {r.returncode}: {r.stderr[-400:]})")
+j = load(out)
+check(j["command"] == "fleet" and j["fleet"]["size"] == 4, "JSON: command fleet, 4 ranks")
+check(j["fleet"]["launcher"] == "mpirun", "JSON: the launcher is mpirun")
+check([x["state"] for x in j["fleet"]["ranks"]] == ["ok"] * 4, "every rank sent its facts")
+check(len(j["nodes"]) == 4, "JSON: four nodes' facts")
+table = {x["node"]: x for x in j["fleet"]["node_table"]}
+check(table["ndh100-0000"]["verdict"] == "ready", "node 0 (untouched) is ready")
+check("ib-port-not-active" in table["ndh100-0001"]["rules"], "node 1: its port is down")
+check(table["ndh100-0001"]["verdict"] == "not_ready", "node 1 is not ready")
+check("cluster-pkey-mismatch" in table["ndh100-0002"]["rules"], "node 2: another pkey")
+check("cluster-version-mismatch" in table["ndh100-0003"]["rules"], "node 3: another driver")
+by_rule = {f["rule"]: f for f in j["findings"]}
+pk = by_rule.get("cluster-pkey-mismatch", {})
+check(pk.get("nodes") == ["ndh100-0002"], "the pkey finding blames node 2 alone")
+check("3 nodes agree on 0x8001; 1 differs: ndh100-0002 (0x8002)" in pk.get("message", ""),
+      "majority wording: 3 nodes agree, 1 differs")
+ver = by_rule.get("cluster-version-mismatch", {})
+check(ver.get("nodes") == ["ndh100-0003"] and "550.54.15" in ver.get("message", ""),
+      "the driver finding blames node 3 and names its driver")
+port = [f for f in j["findings"] if f["rule"] == "ib-port-not-active"]
+check(len(port) == 1 and port[0]["node"] == "ndh100-0001" and "mlx5_ib3" in port[0]["message"],
+      "the port finding names node 1 and mlx5_ib3")
+causes = {c["rule"]: c for c in j["fleet"]["causes"]}
+check(causes.get("cluster-node-differs", {}).get("nodes") == ["ndh100-0001"],
+      "cluster-node-differs: node 1 has fewer ACTIVE ports than the majority")
+
+# The same run in text and HTML (one back end).
+r, _ = fleet(4, ["--timeout", "30", "--probe-timeout", "20", "--color", "never"])
+check("Fleet: 4 ranks (launcher: mpirun)" in r.stdout and "Findings by cause" in r.stdout,
+      "text: the node table and the findings by cause")
+check("ndh100-0001" in r.stdout and "NOT READY" in r.stdout, "text: node 1 NOT READY in the table")
+html = os.path.join(tmp, "cluster.html")
+r, _ = fleet(4, ["--timeout", "30", "--probe-timeout", "20", "--format", "html", "-o", html])
+page = open(html).read()
+check('<table class="fleet-nodes">' in page and "ndh100-0002" in page, "HTML: the node table")
+junit = os.path.join(tmp, "cluster.xml")
+r, _ = fleet(4, ["--timeout", "30", "--probe-timeout", "20", "--format", "junit", "-o", junit])
+check("cluster-pkey-mismatch" in open(junit).read(), "JUnit: the pkey finding is a failed case")
+
+# 2. Bad ranks: each is a finding about that node; the run ends within its deadline.
+out = os.path.join(tmp, "bad.json")
+faults = "1:hang,2:probe-exit,3:garbage,4:version,5:silent,6:probe-hang,7:format"
+r, took = fleet(8, ["--timeout", "8", "--probe-timeout", "3", "--json", "-o", out], faults, timeout=90)
+check(r.returncode == 1, f"bad ranks: the run ends with exit 1 (got {r.returncode})")
+check(took < 40, f"bad ranks: the run ends soon after its 8 s deadline (took {took:.1f} s)")
+j = load(out) if os.path.exists(out) else {"fleet": {"ranks": []}, "findings": []}
+states = [x["state"] for x in j["fleet"]["ranks"]]
+print("states:", states)
+check(states == ["ok", "stalled", "failed", "unreadable", "ok", "silent", "failed", "incompatible"],
+      "rank states: ok, stalled, failed, unreadable, ok, silent, failed, incompatible")
+rules = {}
+for f in j["findings"]:
+    rules.setdefault(f["rule"], []).append(f)
+
+
+def names_rank(rule, rank):
+    return any(f"rank {rank}" in f["message"] for f in rules.get(rule, []))
+
+
+check(names_rank("fleet-rank-stalled", 1), "a rank that hangs after it started: fleet-rank-stalled")
+check(names_rank("fleet-rank-failed", 2) and
+      any("exited with status 3" in f["message"] for f in rules["fleet-rank-failed"]),
+      "a rank whose probe process exits: fleet-rank-failed, status 3")
+check(names_rank("fleet-facts-unreadable", 3), "a rank that sends garbage: fleet-facts-unreadable")
+check(names_rank("fleet-version-mixed", 4) and
+      any("0.0.0-test" in f["message"] for f in rules["fleet-version-mixed"]),
+      "a rank of another version: fleet-version-mixed")
+check(names_rank("fleet-rank-silent", 5), "a rank that never answers: fleet-rank-silent")
+check(names_rank("fleet-rank-failed", 6) and
+      any("did not finish within 3 s" in f["message"] for f in rules["fleet-rank-failed"]),
+      "a rank whose probes hang: fleet-rank-failed after --probe-timeout")
+check(names_rank("fleet-version-mixed", 7),
+      "a rank with a message format this one does not read: fleet-version-mixed")
+check(any(f["severity"] == "error" and "rank 7" in f["message"]
+          for f in rules.get("fleet-version-mixed", [])), "... as an error (its node is unchecked)")
+host = [x for x in j["fleet"]["ranks"] if x["rank"] == 1]
+check(bool(host) and host[0]["host"] != "", "the stalled rank is named by host (from its hello)")
+
+# 3. One rank without a launcher: MPI is never loaded.
+r = subprocess.run([BIN, "fleet", "--root", os.path.join(snaps, "node-0"), "--json"], env=ENV,
+                   capture_output=True, text=True, timeout=60)
+check(r.returncode == 0, f"one rank without mpirun: exit 0 (got {r.returncode}: {r.stderr[-300:]})")
+if r.returncode == 0:
+    j = json.loads(r.stdout)
+    check(j["fleet"]["launcher"] == "none" and j["fleet"]["size"] == 1, "one rank, launcher none")
+
+# 4. Bad input: a bad test-hook spec and a bad option exit 2 with the reason.
+r = subprocess.run([BIN, "fleet", "--root", os.path.join(snaps, "node-0")],
+                   env=dict(ENV, TRAINREADY_FLEET_TEST_FAULT="x:hang"), capture_output=True, text=True)
+check(r.returncode == 2 and "RANK:KIND" in r.stderr, "a bad TRAINREADY_FLEET_TEST_FAULT exits 2")
+r = subprocess.run([BIN, "fleet", "--timeout", "5", "--probe-timeout", "9"], env=ENV,
+                   capture_output=True, text=True)
+check(r.returncode == 2 and "--probe-timeout" in r.stderr, "--probe-timeout >= --timeout exits 2")
+
+shutil.rmtree(tmp, ignore_errors=True)
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("all fleet checks passed")
