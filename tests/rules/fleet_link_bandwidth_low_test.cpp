@@ -17,7 +17,7 @@ TEST(FleetLinkBandwidthLow, FiresOnOneSlowPairAndBlamesNeitherNode) {
   ASSERT_EQ(o.findings.size(), 1u);
   const Finding& x = o.findings[0];
   EXPECT_NE(x.message.find("node-1 <-> node-4"), std::string::npos) << x.message;
-  EXPECT_NE(x.message.find("0.8 GB/s"), std::string::npos) << x.message;
+  EXPECT_NE(x.message.find("0.80 GB/s"), std::string::npos) << x.message;
   EXPECT_TRUE(x.node.empty()) << "a link finding is about the path, not a node";
   bool retest = false;
   for (const Evidence& e : x.evidence) retest |= e.text.find("re-tested") != std::string::npos;
