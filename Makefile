@@ -5,7 +5,7 @@ BUILD      ?= build
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc)
 BIN        := $(BUILD)/trainready
-FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file kernel_log perftest component_versions
+FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file kernel_log perftest component_versions fleet_message
 FUZZ_SECONDS ?= 4
 EXAMPLES   := nd-h100-healthy nc40-multinode nd-a100-ib-disabled
 HPCPACK_SHARED := https://raw.githubusercontent.com/Azure/hpcpack-template/master/HPCPack2019/shared-resources
@@ -115,6 +115,10 @@ demo: build
 	@echo "== trainready bench storage --create 8 --feed --profile unet3d-h100: how many H100s can this disk feed? =="
 	@$(BIN) bench storage $(BUILD)/demo-unet3d --create 8 --feed --profile unet3d-h100 --steps 6; echo "(exit $$?)"
 	@echo
+	@echo "== mpirun -np 4 trainready fleet --root $(BUILD)/demo-fleet/node-%r: a simulated cluster (port down on 1, pkey on 2, driver on 3) =="
+	@python3 scripts/make-fleet-snapshots.py $(BUILD)/demo-fleet examples 4
+	@$(MPIRUN) -np 4 $(BIN) fleet --root '$(BUILD)/demo-fleet/node-%r' --timeout 30 --probe-timeout 20 2>/dev/null; echo "(exit $$?)"
+	@echo
 	@echo "== Every report as one offline HTML page (--format html), checked in headless Chromium; PNGs in $(BUILD)/demo-screenshots =="
 	@rm -rf $(BUILD)/demo-html && mkdir -p $(BUILD)/demo-html
 	@$(BIN) doctor --root examples/nd-h100-split/node-c --nccl-log tests/data/nccl-debug-synthetic/no-ib-device-socket-2node.log --format html -o $(BUILD)/demo-html/doctor.html; true
@@ -123,6 +127,7 @@ demo: build
 	@$(BIN) bench storage $(BUILD)/demo-unet3d --feed --profile unet3d-h100 --steps 6 --format html -o $(BUILD)/demo-html/bench-storage.html; true
 	@$(BIN) lint tests/data/fixtures/deploy-templates/hpcpack-add-lnx-compute-nodes.arm.json tests/data/deploy/hpcpack-nd-standalone.parameters.json --format html -o $(BUILD)/demo-html/lint.html; true
 	@$(BIN) plan --model llama3-70b --gpus 64 --format html -o $(BUILD)/demo-html/plan.html; true
+	@$(MPIRUN) -np 4 $(BIN) fleet --root '$(BUILD)/demo-fleet/node-%r' --timeout 30 --probe-timeout 20 --format html -o $(BUILD)/demo-html/fleet.html 2>/dev/null; true
 	@bash scripts/screenshot-reports.sh $(BUILD)/demo-html/*.html $(BUILD)/demo-screenshots && ls $(BUILD)/demo-screenshots
 
 # The tests: build, then the whole CTest suite (unit, parser corpora, rules, probes, CLI end to
@@ -190,6 +195,7 @@ bench: configure
 	python3 bench/lint_ratio.py $(BIN)
 	python3 bench/plan_ratio.py $(BIN)
 	python3 bench/storage_fio_ratio.py $(BIN) $(BUILD)/bench-storage
+	taskset -c 0 $(BUILD)/bench/fleet_bench 4096
 
 # clang-tidy reads a clang compile database without precompiled headers (GCC's .gch files and
 # GCC-only warning flags mean nothing to it); configuring it builds only the embedded data.

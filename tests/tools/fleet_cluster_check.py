@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 
-BIN, EXAMPLES = sys.argv[1:3]
+BIN, EXAMPLES = sys.argv[1], os.path.abspath(sys.argv[2])
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 ENV.pop("TRAINREADY_FLEET_TEST_FAULT", None)
 failures = []
@@ -40,23 +40,10 @@ def write(path, text):
 
 
 def make_snapshots(n):
-    src = os.path.join(EXAMPLES, "nd-h100-healthy")
-    for i in range(n):
-        d = os.path.join(snaps, f"node-{i}")
-        shutil.copytree(src, d, symlinks=True)  # sysfs links stay links, as in a snapshot
-        write(os.path.join(d, "proc/sys/kernel/hostname"), f"ndh100-{i:04d}\n")
-    ib = "sys/class/infiniband"
-    # node-1: one port down; node-2: another partition; node-3: another driver.
-    write(os.path.join(snaps, "node-1", ib, "mlx5_ib3/ports/1/state"), "1: DOWN\n")
-    write(os.path.join(snaps, "node-1", ib, "mlx5_ib3/ports/1/phys_state"), "3: Disabled\n")
-    for dev in os.listdir(os.path.join(snaps, "node-2", ib)):
-        if dev.startswith("mlx5_ib"):
-            write(os.path.join(snaps, "node-2", ib, dev, "ports/1/pkeys/0"), "0x8002\n")
-    for rel in ("trainready/nvml.json", "proc/driver/nvidia/version"):
-        p = os.path.join(snaps, "node-3", rel)
-        with open(p) as f:
-            text = f.read()
-        write(p, text.replace("535.161.08", "550.54.15"))
+    # The same cluster `make demo` shows (scripts/make-fleet-snapshots.py).
+    here = os.path.dirname(os.path.abspath(__file__))
+    subprocess.run([sys.executable, os.path.join(here, "../../scripts/make-fleet-snapshots.py"),
+                    snaps, EXAMPLES, str(n)], check=True)
 
 
 def fleet(np, extra, faults=None, timeout=120):
