@@ -3,6 +3,7 @@
 // library computes (host memory for MPI, GPU memory for NCCL), the collectives, and a few
 // reductions of the harness's own numbers. One implementation per library (mpi_backend,
 // nccl_backend); the harness owns sizes, iterations, timing, validation and statistics.
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -40,6 +41,13 @@ class CommBackend {
   virtual void barrier() = 0;
   virtual double max_over_ranks(double v) = 0;
   virtual double sum_over_ranks(double v) = 0;
+  // The pairwise test of `fleet --bandwidth`: `bytes` from `send` to `peer` and as many from
+  // `peer` into `recv`, both directions at once, waited for until `timeout`. False when it did
+  // not finish by then (a dead or hung peer): the operation is abandoned, `recv` must stay
+  // allocated (the library may still write to it), and for NCCL the communicator is no longer
+  // usable. `tag` (MPI) keeps a late message of an earlier step out of a later receive.
+  virtual bool exchange(int peer, const void* send, void* recv, std::size_t bytes, int tag,
+                        std::chrono::milliseconds timeout) = 0;
   // Every rank's string, at rank 0 (others get an empty vector).
   virtual std::vector<std::string> gather_to_root(const std::string& s) = 0;
 };

@@ -65,7 +65,8 @@ class MpiLayer {  // one static object in the plugin
 }  // namespace trainready
 
 // Bumped whenever MpiLayer, MpiWorld or CommBackend change shape.
-#define TRAINREADY_MPI_PLUGIN_ABI 2  // 2: MpiWorld::send, MpiWorld::receive (fleet)
+// 2: MpiWorld::send, MpiWorld::receive (fleet); 3: CommBackend::exchange (fleet --bandwidth)
+#define TRAINREADY_MPI_PLUGIN_ABI 3
 #define TRAINREADY_MPI_PLUGIN_ENTRY "trainready_mpi_plugin_v1"
 #define TRAINREADY_MPI_PLUGIN_FILE "libtrainready-mpi.so"
 

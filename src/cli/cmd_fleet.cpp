@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/fleet_bandwidth_flags.h"
 #include "cli/judge.h"
 #include "cli/output.h"
 #include "cli/slurm_health.h"
@@ -34,7 +35,7 @@ struct FleetArgs {
   SharedFlags flags;
   bool slurm_health = false;  // --slurm-health: this node alone, for Slurm (slurm_health.h)
   SlurmHealthOptions slurm;   // --drain
-  // Later phases add their options here (fleet --bandwidth) and run in run_phases() below.
+  BandwidthFlags bandwidth;   // --bandwidth, --quick, --full; run in run_phases() below
 };
 
 std::chrono::milliseconds ms(double s) {
@@ -45,9 +46,7 @@ std::chrono::milliseconds ms(double s) {
 // use collectives, which one missing rank would hang). `report` is rank 0's, null elsewhere;
 // a phase adds its facts there for the rules. Hook point for fleet --bandwidth.
 void run_phases(const FleetArgs& a, FleetSession& s, Report* report) {
-  (void)a;
-  (void)s;
-  (void)report;
+  run_bandwidth_flags(a.bandwidth, a.flags, s.world.get(), report);
 }
 
 // fleet --slurm-health: slurmd runs it on each node (HealthCheckProgram, Prolog), so no MPI and
@@ -133,6 +132,7 @@ Runner add_fleet_command(CLI::App& app) {
       ->check(CLI::Range(10, 60000));
   c->add_option("--env-file", a->env_file,
                 "Judge this captured environment instead of each rank's own");
+  add_bandwidth_flags(c, a->bandwidth);
   add_shared_flags(c, a->flags,
                    kReportFlags | kRuleFlags | kSkuFlag | kRunScaleFlags | kCatalogFlag);
   c->add_option("--nvml-library", a->nvml_library,

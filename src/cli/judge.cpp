@@ -20,6 +20,7 @@ Evaluation run_rules(Report& r, const SharedFlags& f, const DeploymentFacts* dep
   in.deployment = deployment;
   in.plan = r.plan.get();
   in.storage = r.storage_facts.get();
+  in.pairs = r.pairs.get();
   in.fleet = r.fleet.get();
   in.options = f.run_options();
   r.options = in.options;

@@ -91,6 +91,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   base.deployment = in.deployment;
   base.plan = in.plan;
   base.storage = in.storage;
+  base.pairs = in.pairs;
   base.fleet = in.fleet;
   for (const auto& rule : all_rules()) {
     const std::string id(rule->id());
@@ -133,6 +134,9 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         break;
       case RuleScope::kStorage:
         if (in.storage) record(id, "", rule->evaluate(base));
+        break;
+      case RuleScope::kPairs:
+        if (in.pairs) record(id, "", rule->evaluate(base));
         break;
       case RuleScope::kFleet:
         if (in.fleet) record(id, "", rule->evaluate(base));

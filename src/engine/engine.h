@@ -11,6 +11,7 @@
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
+#include "facts/pair_bandwidth_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "rules/run_options.h"
 
@@ -58,6 +59,7 @@ struct JudgeInputs {
   const DeploymentFacts* deployment = nullptr;
   const Plan* plan = nullptr;
   const StorageBenchFacts* storage = nullptr;
+  const PairBandwidthFacts* pairs = nullptr;  // fleet --bandwidth
   const FleetFacts* fleet = nullptr;
   RunOptions options;
 };

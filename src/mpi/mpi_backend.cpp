@@ -120,6 +120,10 @@ class MpiBackend final : public CommBackend {
     check(MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
     return out;
   }
+  bool exchange(int peer, const void* send, void* recv, std::size_t bytes, int tag,
+                std::chrono::milliseconds timeout) override {
+    return timed_exchange(peer, send, recv, bytes, tag, timeout);
+  }
   std::vector<std::string> gather_to_root(const std::string& s) override {
     const int len = as_int(s.size());
     std::vector<int> lens(static_cast<std::size_t>(size_));

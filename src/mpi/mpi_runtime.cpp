@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <thread>
 
 namespace trainready::mpi {
 
@@ -59,6 +60,35 @@ int local_rank() {
 void broadcast_bytes(void* data, std::size_t bytes) {
   ensure_init();
   check(MPI_Bcast(data, as_int(bytes), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+}
+
+void cancel_request(void* request) {
+  auto* r = static_cast<MPI_Request*>(request);
+  if (*r == MPI_REQUEST_NULL) return;
+  MPI_Cancel(r);
+  MPI_Request_free(r);
+}
+
+bool timed_exchange(int peer, const void* send, void* recv, std::size_t bytes, int tag,
+                    std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  MPI_Request r[2];
+  check(MPI_Irecv(recv, as_int(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r[0]), "MPI_Irecv");
+  check(MPI_Isend(send, as_int(bytes), MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r[1]), "MPI_Isend");
+  for (;;) {
+    int done = 0;
+    // Until both finish, MPI_Testall leaves both requests alive; cancelling one that had
+    // finished has no effect (MPI 3.1 section 3.8.4), so the cleanup below treats both alike.
+    check(MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+    if (done) return true;
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    // No sleep: MPI_Test drives the TCP progress engine, and a sleep per poll would cap a fast
+    // link at what the poll rate lets through. yield() leaves the core to oversubscribed ranks.
+    std::this_thread::yield();
+  }
+  cancel_request(&r[0]);
+  cancel_request(&r[1]);
+  return false;
 }
 
 void finalize() {

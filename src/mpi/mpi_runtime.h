@@ -1,6 +1,7 @@
 #pragma once
 // Inside the MPI plugin (libtrainready-mpi.so): MPI's life cycle and error handling, shared by the
 // MPI back end, the NCCL back end's bootstrap and the fleet world.
+#include <chrono>
 #include <cstddef>
 #include <string>
 
@@ -18,5 +19,13 @@ std::string processor_name();
 int local_rank();                                     // place among the ranks of this host
 void broadcast_bytes(void* data, std::size_t bytes);  // from rank 0
 void finalize();
+
+// Both directions of one pair at once, polled until `timeout` (CommBackend::exchange).
+bool timed_exchange(int peer, const void* send, void* recv, std::size_t bytes, int tag,
+                    std::chrono::milliseconds timeout);
+// A request that missed its deadline: cancelled and freed, so MPI forgets it (a late message
+// then sits unmatched, kept apart from later steps by its tag). A send whose cancel fails was
+// matched already and completes on its own.
+void cancel_request(void* request);
 
 }  // namespace trainready::mpi

@@ -18,8 +18,10 @@ std::unique_ptr<CommBackend> make_backend(std::string& why) {
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -37,6 +39,7 @@ struct NcclApi {
   ncclResult_t (*get_unique_id)(ncclUniqueId*) = nullptr;
   ncclResult_t (*comm_init_rank)(ncclComm_t*, int, ncclUniqueId, int) = nullptr;
   ncclResult_t (*comm_destroy)(ncclComm_t) = nullptr;
+  ncclResult_t (*comm_abort)(ncclComm_t) = nullptr;
   const char* (*error_string)(ncclResult_t) = nullptr;
   ncclResult_t (*all_reduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
                              cudaStream_t) = nullptr;
@@ -63,13 +66,14 @@ struct NcclApi {
       why = std::string("libnccl.so.2 could not be loaded: ") + dlerror();
       return false;
     }
-    const bool ok =
-        load(get_version, "ncclGetVersion") && load(get_unique_id, "ncclGetUniqueId") &&
-        load(comm_init_rank, "ncclCommInitRank") && load(comm_destroy, "ncclCommDestroy") &&
-        load(error_string, "ncclGetErrorString") && load(all_reduce, "ncclAllReduce") &&
-        load(all_gather, "ncclAllGather") && load(reduce_scatter, "ncclReduceScatter") &&
-        load(broadcast, "ncclBroadcast") && load(send, "ncclSend") && load(recv, "ncclRecv") &&
-        load(group_start, "ncclGroupStart") && load(group_end, "ncclGroupEnd");
+    const bool ok = load(get_version, "ncclGetVersion") && load(get_unique_id, "ncclGetUniqueId") &&
+                    load(comm_init_rank, "ncclCommInitRank") &&
+                    load(comm_destroy, "ncclCommDestroy") && load(comm_abort, "ncclCommAbort") &&
+                    load(error_string, "ncclGetErrorString") && load(all_reduce, "ncclAllReduce") &&
+                    load(all_gather, "ncclAllGather") &&
+                    load(reduce_scatter, "ncclReduceScatter") && load(broadcast, "ncclBroadcast") &&
+                    load(send, "ncclSend") && load(recv, "ncclRecv") &&
+                    load(group_start, "ncclGroupStart") && load(group_end, "ncclGroupEnd");
     if (!ok) why = "libnccl.so.2 lacks an entry point this benchmark needs (NCCL >= 2.7)";
     return ok;
   }
@@ -198,6 +202,29 @@ class NcclBackend final : public CommBackend {
         break;
       }
     }
+  }
+  // One pair, both directions in one group (the way nccl-tests' sendrecv pairs them), then the
+  // stream polled until the deadline: NCCL has no timeout of its own, and a peer that never
+  // posts its half leaves the kernel spinning. On timeout the communicator is aborted
+  // (ncclCommAbort, the documented way out of a hung operation) and later calls fail.
+  bool exchange(int peer, const void* send, void* recv, std::size_t bytes, int,
+                std::chrono::milliseconds timeout) override {
+    if (!comm_) throw std::runtime_error("NCCL communicator aborted after an earlier timeout");
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    nccl_check(api_.group_start(), "ncclGroupStart");
+    nccl_check(api_.send(send, bytes, ncclInt8, peer, comm_, stream_), "ncclSend");
+    nccl_check(api_.recv(recv, bytes, ncclInt8, peer, comm_, stream_), "ncclRecv");
+    nccl_check(api_.group_end(), "ncclGroupEnd");
+    for (;;) {
+      const cudaError_t e = cudaStreamQuery(stream_);
+      if (e == cudaSuccess) return true;
+      if (e != cudaErrorNotReady) cuda_check(e, "cudaStreamQuery");
+      if (std::chrono::steady_clock::now() >= deadline) break;
+      std::this_thread::yield();
+    }
+    api_.comm_abort(comm_);
+    comm_ = nullptr;
+    return false;
   }
   void synchronize() override {
     cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");

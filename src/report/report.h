@@ -18,6 +18,7 @@
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
+#include "facts/pair_bandwidth_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "plan/plan.h"
 #include "queries/busbw_expectation.h"
@@ -108,6 +109,7 @@ struct Report {
   std::shared_ptr<const CollectiveRun> collective;
   std::shared_ptr<const StorageRun> storage;
   std::shared_ptr<const StorageBenchFacts> storage_facts;  // what the storage rule judged
+  std::shared_ptr<const PairBandwidthFacts> pairs;  // `fleet --bandwidth`: matrix + all-reduce
   std::shared_ptr<const FleetFacts> fleet;                 // `fleet`: the ranks
   std::shared_ptr<const FleetSummary> fleet_summary;       // `fleet`: table and groups
 };

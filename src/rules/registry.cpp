@@ -24,7 +24,10 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_deploy_vm_size_mixed());
     r.push_back(make_deploy_vnet_rdma_overlap());
     r.push_back(make_fabric_manager_not_ready());
+    r.push_back(make_fleet_bandwidth_below_expected());
     r.push_back(make_fleet_facts_unreadable());
+    r.push_back(make_fleet_link_bandwidth_low());
+    r.push_back(make_fleet_node_bandwidth_low());
     r.push_back(make_fleet_rank_failed());
     r.push_back(make_fleet_rank_silent());
     r.push_back(make_fleet_rank_stalled());

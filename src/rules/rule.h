@@ -14,6 +14,7 @@
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
+#include "facts/pair_bandwidth_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "rules/run_options.h"
 
@@ -26,7 +27,18 @@ struct Plan;  // plan/plan.h: the planner's output, judged by the plan rules
 // kDeployment: once over the deployment definitions or deployed state given to `lint`;
 // kPlan: once over a plan; kStorage: once over a storage benchmark's result.
 // kFleet: once over a `fleet` run's ranks (who answered, who did not, with what).
-enum class RuleScope { kNode, kCluster, kRunLog, kRunTests, kDeployment, kPlan, kStorage, kFleet };
+// kPairs: once over the pair-bandwidth matrix of `fleet --bandwidth`.
+enum class RuleScope {
+  kNode,
+  kCluster,
+  kRunLog,
+  kRunTests,
+  kDeployment,
+  kPlan,
+  kStorage,
+  kFleet,
+  kPairs
+};
 
 inline const char* scope_name(RuleScope s) {
   switch (s) {
@@ -44,6 +56,8 @@ inline const char* scope_name(RuleScope s) {
       return "plan";
     case RuleScope::kStorage:
       return "storage";
+    case RuleScope::kPairs:
+      return "pairs";
     case RuleScope::kFleet:
       return "fleet";
   }
@@ -60,6 +74,7 @@ struct RuleContext {
   const DeploymentFacts* deployment = nullptr;  // deployment rules
   const Plan* plan = nullptr;                   // plan rules
   const StorageBenchFacts* storage = nullptr;   // storage rules
+  const PairBandwidthFacts* pairs = nullptr;    // pair-bandwidth rules
   const FleetFacts* fleet = nullptr;            // fleet rules
 };
 

@@ -42,6 +42,10 @@ class OneRankBackend : public CommBackend {
   double max_over_ranks(double v) override { return v; }
   double sum_over_ranks(double v) override { return v; }
   std::vector<std::string> gather_to_root(const std::string& s) override { return {s}; }
+  // One rank has no peer to exchange with; the harness never asks.
+  bool exchange(int, const void*, void*, std::size_t, int, std::chrono::milliseconds) override {
+    return false;
+  }
   int runs = 0;
 
  private:

@@ -8,6 +8,7 @@
 #include "report/html/html_charts.h"
 #include "report/html/html_format.h"
 #include "report/html/html_style.h"
+#include "report/html/pair_heatmap.h"
 #include "report/markup_escape.h"
 #include "report/rule_doc.h"
 #include "report/text/node_summary.h"
@@ -319,6 +320,7 @@ std::string render_html(const Report& r) {
   page += findings_section(r);
   page += busbw_section(r);
   page += storage_section(r);
+  if (r.pairs) page += pair_bandwidth_html(*r.pairs);
   page += plan_section(r);
   page += nodes_section(r);
   page += lint_section(r);

@@ -77,6 +77,7 @@ svg.chart .c0:not(path) { fill: var(--c0); } svg.chart .c1:not(path) { fill: var
 svg.chart .c2:not(path) { fill: var(--c2); } svg.chart .c3:not(path) { fill: var(--c3); }
 svg.chart .c4:not(path) { fill: var(--c4); } svg.chart .c5:not(path) { fill: var(--c5); }
 svg.chart .ok { fill: var(--good); } svg.chart .bad { fill: var(--bad); }
+svg.chart rect.missing { stroke: var(--ref); stroke-dasharray: 2 2; }
 .empty { color: var(--muted); font-style: italic; }
 footer { margin-top: 40px; color: var(--muted); font-size: 0.85em; }
 @media print {

@@ -4,6 +4,7 @@
 #include "codec/nccl_facts_json.h"
 #include "codec/node_facts_json.h"
 #include "report/json/bench_section.h"
+#include "report/json/pair_bandwidth_section.h"
 #include "report/json/plan_section.h"
 #include "report/rule_doc.h"
 #include "rules/registry.h"
@@ -162,6 +163,7 @@ json report_json(const Report& r) {
   if (r.plan) j["plan"] = plan_json(*r.plan);
   if (r.collective) j["bench"] = collective_json(*r.collective);
   if (r.storage) j["storage"] = storage_json(*r.storage);
+  if (r.pairs) j["pair_bandwidth"] = pair_bandwidth_json(*r.pairs);
   if (r.fleet) j["fleet"] = fleet_json(r);
   return j;
 }
