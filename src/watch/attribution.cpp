@@ -17,6 +17,11 @@ std::string rate_or_na(const std::optional<double>& v) {
   return v ? format_rate_si(*v) : std::string("unavailable");
 }
 
+// Thresholds are powers of two (64 KiB/s, 1 MiB/s): print them as such.
+std::string binary_rate(double bytes_per_s) {
+  return format_bytes_binary(static_cast<std::uint64_t>(bytes_per_s)) + "/s";
+}
+
 }  // namespace
 
 const char* label_id(Label l) {
@@ -125,7 +130,7 @@ std::string explain_rules(const Thresholds& t) {
        "                 all-reduce at line rate reads 100 %.\n"
        "                 counters: ports/*/counters/port_{xmit,rcv}_data x 4 bytes, ports/*/rate;\n"
        "                 /proc/net/dev, /sys/class/net/*/speed\n";
-  s += "  hang           network and storage below " + format_rate_si(t.quiet_bytes_per_s) +
+  s += "  hang           network and storage below " + binary_rate(t.quiet_bytes_per_s) +
        " for >= " + format_duration(t.hang_after_s) +
        " (--hang-after) while the processes live,\n"
        "                 with GPU utilization <= " +
@@ -138,7 +143,7 @@ std::string explain_rules(const Thresholds& t) {
   s += "  communication  utilization below that and the network >= " + p(t.net_active) +
        " of line rate\n";
   s +=
-      "  input-storage  storage reads >= " + format_rate_si(t.storage_active_bytes_per_s) +
+      "  input-storage  storage reads >= " + binary_rate(t.storage_active_bytes_per_s) +
       " (the processes' /proc/PID/io read_bytes, else /proc/diskstats of\n"
       "                 top-level devices x 512 bytes, plus /proc/self/mountstats NFS server "
       "reads),\n"
@@ -151,13 +156,13 @@ std::string explain_rules(const Thresholds& t) {
        "                 (/proc/PID/task/*/schedstat: wait / (run + wait))\n";
   s += "  idle           none of the above: the GPUs wait and no counter says on what\n\n";
   s += "Without GPU counters (no NVML), the watched processes' time, in this order:\n";
-  s += "  communication  network >= " + format_rate_si(t.storage_active_bytes_per_s) +
+  s += "  communication  network >= " + binary_rate(t.storage_active_bytes_per_s) +
        " and at least the storage read rate. An MPI rank polls while it\n"
        "                 waits, so its CPU time cannot tell compute from communication; the bytes "
        "on\n"
        "                 the network the job uses can. Ranks on one node talk over shared memory\n"
        "                 (no counter sees it) unless told to use lo: name it with --net lo.\n";
-  s += "  input-storage  storage reads >= " + format_rate_si(t.storage_active_bytes_per_s) +
+  s += "  input-storage  storage reads >= " + binary_rate(t.storage_active_bytes_per_s) +
        ", or block I/O delay >= " + p(t.blkio_share) + "\n";
   s += "  input-cpu      run-queue wait >= " + p(t.runq_wait_share) + "\n";
   s += "  compute        the processes use >= " + format_number(t.cpu_active_cores) +
