@@ -61,13 +61,18 @@ Verdict Attributor::label(const Interval& iv) {
 // GPUs present: the GPUs are busy, or their idle time is put on the path whose counters show it.
 Verdict Attributor::with_gpus(const Interval& iv, double quiet_for) {
   const double busy = *iv.gpu_busy;
-  const auto util = network_peak_util(iv);
+  // On a node with InfiniBand the GPUs talk over it; the front-end NIC carries storage (Blob
+  // through blobfuse, NFS, Azure Managed Lustre). Without InfiniBand the NIC is both.
+  const bool has_ib = iv.ib_ports > 0;
+  const auto util = has_ib ? iv.ib_peak_port_util : network_peak_util(iv);
+  const auto nic_util = has_ib ? iv.net_peak_util : std::nullopt;
   const auto storage = storage_read_bytes_per_s(iv);
   const std::string gpu = "GPU utilization " + pct(busy);
+  const char* path = has_ib ? "InfiniBand" : "network";
   // NCCL kernels count as "busy" in NVML's utilization (it only says a kernel ran): an all-reduce
   // at line rate reads 100 %. The network at its ceiling is what decides then.
   if (util && *util >= t_.net_saturated)
-    return {Label::kCommunication, gpu + ", network at " + pct(*util) + " of line rate"};
+    return {Label::kCommunication, gpu + ", " + path + " at " + pct(*util) + " of line rate"};
   // Hang: nothing moves for hang_after seconds while the ranks live, whether NVML says 0 % or
   // (a rank spinning in a NCCL kernel that never completes) ~100 % after the job had used the
   // network.
@@ -76,7 +81,10 @@ Verdict Attributor::with_gpus(const Interval& iv, double quiet_for) {
     return {Label::kHang, gpu + ", network and storage quiet for " + format_duration(quiet_for)};
   if (busy >= t_.gpu_busy) return {Label::kCompute, gpu};
   if (util && *util >= t_.net_active)
-    return {Label::kCommunication, gpu + ", network at " + pct(*util) + " of line rate"};
+    return {Label::kCommunication, gpu + ", " + path + " at " + pct(*util) + " of line rate"};
+  if (nic_util && *nic_util >= t_.net_active)
+    return {Label::kInputStorage, gpu + ", front-end NIC at " + pct(*nic_util) +
+                                      " of line rate (the storage path of an InfiniBand node)"};
   if ((storage && *storage >= t_.storage_active_bytes_per_s) ||
       (iv.proc_blkio_share && *iv.proc_blkio_share >= t_.blkio_share) ||
       (iv.fuse_waiting && *iv.fuse_waiting > 0))
@@ -123,6 +131,8 @@ std::string explain_rules(const Thresholds& t) {
   std::string s;
   s += "How watch labels each interval (thresholds are choices stated here, not standards):\n\n";
   s += "With GPU counters (NVML), in this order:\n";
+  s += "  (on a node with InfiniBand, the network below is InfiniBand; its front-end NIC is a\n"
+       "  storage path: Blob through blobfuse, NFS, Azure Managed Lustre)\n";
   s += "  communication  the busiest InfiniBand port or counted NIC carries >= " +
        p(t.net_saturated) +
        " of its line rate (max(rx, tx) / rate),\n"

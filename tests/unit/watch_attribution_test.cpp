@@ -26,6 +26,7 @@ struct Node {
   double cpu_s = 0;
   double run_s = 0, wait_s = 0;
   bool proc = true;
+  double eth_bytes = -1;  // < 0: no eth0
 };
 
 Sample make(double t, const Node& n) {
@@ -53,6 +54,9 @@ Sample make(double t, const Node& n) {
   }
   s.net.push_back({"lo", static_cast<std::uint64_t>(n.lo_bytes),
                    static_cast<std::uint64_t>(n.lo_bytes), std::nullopt});
+  if (n.eth_bytes >= 0)
+    s.net.push_back({"eth0", static_cast<std::uint64_t>(n.eth_bytes),
+                     static_cast<std::uint64_t>(n.eth_bytes), 80000.0});
   s.disks.push_back({"nvme0n1", static_cast<std::uint64_t>(n.disk_bytes / 512), 0, 0});
   if (n.proc) {
     ProcSample p;
@@ -118,6 +122,17 @@ TEST(WatchAttribution, InputStorageWhenReadsFlowAndGpusIdle) {
   // The same reads with busy GPUs: compute (reads overlap with compute).
   Node c{.util = 97, .disk_bytes = 2e9};
   EXPECT_EQ(label_of(Node{.util = 97}, c).label, Label::kCompute);
+}
+
+TEST(WatchAttribution, TheFrontEndNicOfAnInfinibandNodeIsStorage) {
+  // blobfuse reads at the 80 Gb/s NIC ceiling while the GPUs wait: storage, not communication.
+  Node a{.util = 40, .eth_bytes = 0}, b{.util = 40, .eth_bytes = 0.9 * 80e9 / 8};
+  const Verdict v = label_of(a, b);
+  EXPECT_EQ(v.label, Label::kInputStorage) << v.because;
+  EXPECT_NE(v.because.find("front-end NIC at 90 %"), std::string::npos) << v.because;
+  // The NIC at a tenth of its rate says nothing.
+  Node c{.util = 40, .eth_bytes = 0.1 * 80e9 / 8};
+  EXPECT_EQ(label_of(a, c).label, Label::kIdle);
 }
 
 TEST(WatchAttribution, InputCpuWhenTheLoaderWaitsForACpu) {
