@@ -40,6 +40,12 @@ void Summary::add(const Interval& iv, const Verdict& v) {
     t.net_util_seconds += *u * iv.seconds;
     t.net_util_weight += iv.seconds;
   }
+  if (iv.net_peak_util) {
+    t.nic_util_seconds += *iv.net_peak_util * iv.seconds;
+    t.nic_util_weight += iv.seconds;
+  }
+  if (iv.net_line_bytes_per_s)
+    nic_line_bytes_per_s_ = std::max(nic_line_bytes_per_s_, *iv.net_line_bytes_per_s);
   if (auto n = network_bytes_per_s(iv)) t.net_bytes += *n * iv.seconds;
   if (auto s = storage_read_bytes_per_s(iv)) t.storage_bytes += *s * iv.seconds;
   if (iv.proc_cpu_cores) t.cpu_core_seconds += *iv.proc_cpu_cores * iv.seconds;
@@ -78,6 +84,10 @@ std::string Summary::headline() const {
   };
   auto storage_detail = [&](const LabelTotal& t) {
     std::string d = t.seconds > 0 ? format_rate_si(t.storage_bytes / t.seconds) + " reads" : "";
+    const double nic = t.nic_util_weight > 0 ? t.nic_util_seconds / t.nic_util_weight : 0;
+    if (ib_ports_ > 0 && nic >= 0.25 && nic_line_bytes_per_s_ > 0)
+      d += ", front-end NIC at " + pct(nic) + " of " + gbps(nic_line_bytes_per_s_ * 8 / 1e9) +
+           " Gb/s";
     if (nfs_seen_) d += ", NFS";
     if (!busiest_disk_.empty()) d += ", busiest disk " + busiest_disk_;
     if (fuse_seen_) d += ", fuse mounts present";

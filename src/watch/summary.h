@@ -18,6 +18,8 @@ struct LabelTotal {
   double gpu_idle_seconds = 0;  // their (1 - utilization) x length
   double net_util_seconds = 0;  // network peak utilization x length (for the mean)
   double net_util_weight = 0;
+  double nic_util_seconds = 0;  // the counted NICs alone (front-end NIC of an InfiniBand node)
+  double nic_util_weight = 0;
   double net_bytes = 0;
   double storage_bytes = 0;
   double cpu_core_seconds = 0;
@@ -50,6 +52,7 @@ class Summary {
   int intervals_ = 0;
   int ib_ports_ = 0;
   double ib_gbps_ = 0;
+  double nic_line_bytes_per_s_ = 0;
   int gpus_ = 0;
   int procs_max_ = 0;
   std::string busiest_disk_;
