@@ -65,7 +65,9 @@ Verdict Attributor::with_gpus(const Interval& iv, double quiet_for) {
   // through blobfuse, NFS, Azure Managed Lustre). Without InfiniBand the NIC is both.
   const bool has_ib = iv.ib_ports > 0;
   const auto util = has_ib ? iv.ib_peak_port_util : network_peak_util(iv);
-  const auto nic_util = has_ib ? iv.net_peak_util : std::nullopt;
+  // -1: no front-end NIC reading (a plain double: GCC 12 at -O2 sees a copied optional as
+  // maybe uninitialized).
+  const double nic_util = has_ib && iv.net_peak_util ? *iv.net_peak_util : -1;
   const auto storage = storage_read_bytes_per_s(iv);
   const std::string gpu = "GPU utilization " + pct(busy);
   const char* path = has_ib ? "InfiniBand" : "network";
@@ -82,8 +84,8 @@ Verdict Attributor::with_gpus(const Interval& iv, double quiet_for) {
   if (busy >= t_.gpu_busy) return {Label::kCompute, gpu};
   if (util && *util >= t_.net_active)
     return {Label::kCommunication, gpu + ", " + path + " at " + pct(*util) + " of line rate"};
-  if (nic_util && *nic_util >= t_.net_active)
-    return {Label::kInputStorage, gpu + ", front-end NIC at " + pct(*nic_util) +
+  if (nic_util >= t_.net_active)
+    return {Label::kInputStorage, gpu + ", front-end NIC at " + pct(nic_util) +
                                       " of line rate (the storage path of an InfiniBand node)"};
   if ((storage && *storage >= t_.storage_active_bytes_per_s) ||
       (iv.proc_blkio_share && *iv.proc_blkio_share >= t_.blkio_share) ||
