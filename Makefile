@@ -5,7 +5,7 @@ BUILD      ?= build
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc)
 BIN        := $(BUILD)/trainready
-FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file kernel_log perftest component_versions fleet_message scontrol_node
+FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file kernel_log perftest component_versions fleet_message scontrol_node watch_counters watch_recording
 FUZZ_SECONDS ?= 4
 EXAMPLES   := nd-h100-healthy nc40-multinode nd-a100-ib-disabled
 HPCPACK_SHARED := https://raw.githubusercontent.com/Azure/hpcpack-template/master/HPCPack2019/shared-resources
@@ -123,6 +123,11 @@ demo: build
 	@echo "== mpirun -np 4 trainready fleet --root $(BUILD)/demo-fleet/node-%r: a simulated cluster (port down on 1, pkey on 2, driver on 3) =="
 	@python3 scripts/make-fleet-snapshots.py $(BUILD)/demo-fleet examples 4
 	@$(MPIRUN) -np 4 $(BIN) fleet --root '$(BUILD)/demo-fleet/node-%r' --timeout 30 --probe-timeout 20 2>/dev/null; echo "(exit $$?)"
+	@echo "== trainready watch --pid: a real bench storage run read while watch samples it (which path does it wait on?) =="
+	@rm -rf $(BUILD)/demo-watch.jsonl $(BUILD)/demo-watch
+	@$(BIN) bench storage $(BUILD)/demo-watch --create 4 --file-size 64M --runtime 1 > /dev/null 2>&1; \
+	  $(BIN) bench storage $(BUILD)/demo-watch --rw read --bs 1M --runtime 4 > /dev/null 2>&1 & \
+	  $(BIN) watch --pid $$! --interval 250ms --quiet --record $(BUILD)/demo-watch.jsonl; echo "(exit $$?)"; wait
 	@echo
 	@echo "== Every report as one offline HTML page (--format html), checked in headless Chromium; PNGs in $(BUILD)/demo-screenshots =="
 	@rm -rf $(BUILD)/demo-html && mkdir -p $(BUILD)/demo-html
@@ -133,6 +138,7 @@ demo: build
 	@$(BIN) lint tests/data/fixtures/deploy-templates/hpcpack-add-lnx-compute-nodes.arm.json tests/data/deploy/hpcpack-nd-standalone.parameters.json --format html -o $(BUILD)/demo-html/lint.html; true
 	@$(BIN) plan --model llama3-70b --gpus 64 --format html -o $(BUILD)/demo-html/plan.html; true
 	@$(MPIRUN) -np 4 $(BIN) fleet --root '$(BUILD)/demo-fleet/node-%r' --timeout 30 --probe-timeout 20 --format html -o $(BUILD)/demo-html/fleet.html 2>/dev/null; true
+	@$(BIN) watch --replay $(BUILD)/demo-watch.jsonl --html $(BUILD)/demo-html/watch.html --quiet > /dev/null; true
 	@bash scripts/screenshot-reports.sh $(BUILD)/demo-html/*.html $(BUILD)/demo-screenshots && ls $(BUILD)/demo-screenshots
 
 # The tests: build, then the whole CTest suite (unit, parser corpora, rules, probes, CLI end to
@@ -213,6 +219,7 @@ bench: configure
 	python3 bench/plan_ratio.py $(BIN)
 	python3 bench/storage_fio_ratio.py $(BIN) $(BUILD)/bench-storage
 	taskset -c 0 $(BUILD)/bench/fleet_bench 4096
+	python3 bench/watch_overhead.py $(BUILD)
 
 # clang-tidy reads a clang compile database without precompiled headers (GCC's .gch files and
 # GCC-only warning flags mean nothing to it); configuring it builds only the embedded data.

@@ -18,8 +18,9 @@ PKGS=(
   libyaml-cpp-dev     # plan: YAML job files, with the line of every value
   libopenmpi-dev openmpi-bin # bench: the MPI back end and mpirun (CPU clusters; CI without a GPU)
   liburing-dev        # bench storage: io_uring reads with registered buffers
+  libmicrohttpd-dev   # watch --listen: the /metrics HTTP endpoint (GNU libmicrohttpd)
   fio                 # bench/storage_fio_ratio.py: the reference run side by side
-  prometheus          # tests: promtool check metrics on the --format prom output
+  prometheus          # tests: promtool check metrics on the --format prom output; a real server scrapes watch --listen
   libxml2-utils       # tests: xmllint validates the JUnit XML against tests/report/junit.xsd
   chromium            # tests + make demo: the HTML report opened headless (CSP, console) and screenshotted
   dpkg-dev file       # make package: CPack's Depends comes from dpkg-shlibdeps (which needs file)

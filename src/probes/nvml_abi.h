@@ -24,6 +24,13 @@ struct GpuFabricInfo {  // nvmlGpuFabricInfo_t (R530+; nvmlGpuFabricState_t is a
   unsigned char state;  // 0 not supported, 1 not started, 2 in progress, 3 completed
 };
 
+struct Utilization {  // nvmlUtilization_t
+  unsigned int gpu, memory;
+};
+inline constexpr int kClockSm = 1;          // nvmlClockType_t NVML_CLOCK_SM
+inline constexpr int kPcieUtilTxBytes = 0;  // nvmlPcieUtilCounter_t
+inline constexpr int kPcieUtilRxBytes = 1;
+
 inline constexpr unsigned kMaxNvLinks = 18;  // NVML_NVLINK_MAX_LINKS
 // nvmlNvLinkErrorCounter_t
 inline constexpr int kNvLinkErrorReplay = 0;

@@ -19,6 +19,7 @@ bool g_loaded = false;
 using trainready::nvml::GpuFabricInfo;
 using trainready::nvml::Memory;
 using trainready::nvml::PciInfo;
+using trainready::nvml::Utilization;
 
 const nlohmann::json* gpu(void* handle) {
   auto idx = reinterpret_cast<std::size_t>(handle) - 1;
@@ -142,6 +143,42 @@ int nvmlDeviceGetGpuFabricInfo(void* h, GpuFabricInfo* info) {
     if (s == kStates[i]) info->state = i;
   }
   info->status = field(h, "fabric_status").is_number() ? field(h, "fabric_status").get<int>() : 0;
+  return 0;
+}
+// Utilization that changes between samples: "utilization_sequence": [90, 10, ...] is answered one
+// value per call, cycling (each GPU keeps its own place); "utilization_percent" is fixed. The
+// memory share is "mem_util_percent" (0 when absent).
+int nvmlDeviceGetUtilizationRates(void* h, Utilization* u) {
+  static std::size_t calls[64] = {};
+  const auto idx = reinterpret_cast<std::size_t>(h) - 1;
+  if (!gpu(h) || idx >= 64) return 2;
+  const auto& seq = field(h, "utilization_sequence");
+  const auto& fixed = field(h, "utilization_percent");
+  if (seq.is_array() && !seq.empty()) {
+    u->gpu = seq[calls[idx]++ % seq.size()].get<unsigned>();
+  } else if (fixed.is_number()) {
+    u->gpu = fixed.get<unsigned>();
+  } else {
+    return 3;
+  }
+  u->memory =
+      field(h, "mem_util_percent").is_number() ? field(h, "mem_util_percent").get<unsigned>() : 0;
+  return 0;
+}
+int nvmlDeviceGetClockInfo(void* h, int type, unsigned* mhz) {
+  if (type != 1 || !field(h, "sm_clock_mhz").is_number()) return 3;
+  *mhz = field(h, "sm_clock_mhz").get<unsigned>();
+  return 0;
+}
+int nvmlDeviceGetPowerUsage(void* h, unsigned* mw) {
+  if (!field(h, "power_mw").is_number()) return 3;
+  *mw = field(h, "power_mw").get<unsigned>();
+  return 0;
+}
+int nvmlDeviceGetPcieThroughput(void* h, int counter, unsigned* kbps) {
+  const char* key = counter == 0 ? "pcie_tx_kbps" : "pcie_rx_kbps";
+  if (!field(h, key).is_number()) return 3;
+  *kbps = field(h, key).get<unsigned>();
   return 0;
 }
 int nvmlDeviceGetCurrentClocksEventReasons(void* h, unsigned long long* reasons) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make torture`: the hostile-but-realistic inputs of issue 19, replayed against every command that
-# reads or writes (doctor --root, collect, nccl, nccl-tests, lint, plan --job, bench storage):
+# reads or writes (doctor --root, collect, nccl, nccl-tests, lint, plan --job, bench storage, watch):
 # endless (/dev/zero, /dev/urandom, `yes`), huge (a sparse 2 GiB file), binary, deep, duplicated,
 # interrupted (SIGINT/SIGTERM mid-run), full disk (/dev/full; a 256 KiB tmpfs when this runs as
 # root and may mount) and read-only. A case fails on a hang (its time limit), a peak RSS over its
@@ -133,6 +133,12 @@ cp -r "$S" "$W/snap-huge" && truncate -s 2G "$W/snap-huge/proc/modules"
 run "doctor --root (2 GiB /proc/modules)" "0 1 2" "$RSS_KB" "$E" -- "$BIN" doctor --root "$W/snap-huge"
 run "collect --root (2 GiB /proc/modules)" "0 1 2" "$RSS_KB" "$E" -- "$BIN" collect "$W/c-huge" --root "$W/snap-huge"
 run "bench storage huge (1 s)" "0 1 2" "$RSS_KB" "$E" -- "$BIN" bench storage "$IN/huge.log" --runtime 1 --direct 0 --no-evict
+
+echo "== watch: recordings that are not recordings, a snapshot as the node =="
+run "watch --replay /dev/zero" "2" "$RSS_KB" "$E" -- "$BIN" watch --replay /dev/zero
+run "watch --replay huge (no newline in 2 GiB)" "2" "$RSS_KB" "$E" -- "$BIN" watch --replay "$IN/huge.log"
+run "watch --replay binary" "2" "$RSS_KB" "$E" -- "$BIN" watch --replay "$IN/binary.bin"
+run "watch --root snapshot (1 s)" "0" "$RSS_KB" "$E" -- "$BIN" watch --root "$S" --duration 1s --interval 250ms
 
 echo "== binary =="
 run "nccl binary" "2" "$RSS_KB" "$E" -- "$BIN" nccl "$IN/binary.bin"

@@ -1,0 +1,360 @@
+// `trainready watch`: sample the node while a job trains and say which path its GPUs wait on.
+// Live (through --root, "/" by default) or offline from recordings (--replay).
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "core/atomic_file.h"
+#include "core/input_error.h"
+#include "core/root.h"
+#include "core/text.h"
+#include "core/units.h"
+#include "report/watch/watch_html.h"
+#include "report/watch/watch_prom.h"
+#include "watch/live_view.h"
+#include "watch/metrics_server.h"
+#include "watch/recording.h"
+#include "watch/sampler.h"
+#include "watch/timeline.h"
+
+namespace trainready {
+namespace {
+
+using namespace trainready::watch;
+
+struct WatchArgs {
+  std::string interval = "1s";
+  std::string duration;
+  std::vector<int> pids;
+  bool all = false;
+  std::string root = "/";
+  std::string nvml_library;
+  std::vector<std::string> net;
+  std::string record;
+  std::vector<std::string> replay;
+  std::string prom_file;
+  std::string listen;
+  std::vector<std::string> job_labels;
+  std::string hang_after = "60s";
+  std::string html;
+  bool explain = false;
+  bool json = false;
+  bool quiet = false;
+};
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_signal(int) { g_stop.store(true); }
+
+// "1s", "250ms", "2m", "1h", or plain seconds.
+double seconds_of(const std::string& flag, const std::string& v, double min, double max) {
+  std::string num = v;
+  double unit = 1;
+  auto ends = [&](const char* suf) {
+    const std::string s(suf);
+    if (num.size() > s.size() && num.compare(num.size() - s.size(), s.size(), s) == 0) {
+      num.resize(num.size() - s.size());
+      return true;
+    }
+    return false;
+  };
+  if (ends("ms"))
+    unit = 1e-3;
+  else if (ends("s"))
+    unit = 1;
+  else if (ends("m"))
+    unit = 60;
+  else if (ends("h"))
+    unit = 3600;
+  const auto d = parse_double(num);
+  if (!d || !std::isfinite(*d) || *d * unit < min || *d * unit > max)
+    throw InputError(flag, 0,
+                     "'" + v + "': expected a duration such as 1s, 250ms, 5m or 2h, from " +
+                         format_duration(min) + " to " + format_duration(max));
+  return *d * unit;
+}
+
+std::vector<std::pair<std::string, std::string>> job_labels(const WatchArgs& a) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& kv : a.job_labels) {
+    const std::size_t eq = kv.find('=');
+    const std::string k = kv.substr(0, eq);
+    bool ok = eq != std::string::npos && !k.empty() && !(k[0] >= '0' && k[0] <= '9') &&
+              k.rfind("__", 0) != 0;
+    for (char c : k) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!ok)
+      throw InputError("--job-label", 0,
+                       "'" + kv +
+                           "': expected NAME=VALUE with a Prometheus label name "
+                           "([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)");
+    out.emplace_back(k, kv.substr(eq + 1));
+  }
+  if (const char* j = std::getenv("SLURM_JOB_ID"); j && *j) out.emplace_back("slurm_job_id", j);
+  return out;
+}
+
+std::string host_name() {
+  char b[256] = {};
+  if (::gethostname(b, sizeof b - 1) != 0) return "";
+  return b;
+}
+
+Thresholds thresholds(const WatchArgs& a) {
+  Thresholds t;
+  t.hang_after_s = seconds_of("--hang-after", a.hang_after, 0.001, 7 * 86400.0);
+  return t;
+}
+
+void print_summary(const Summary& s, const WatchArgs& a, const std::string& node) {
+  if (a.json) {
+    nlohmann::json j = {
+        {"schema_version", 2}, {"command", "watch"}, {"node", node}, {"summary", s.to_json()}};
+    std::fputs((j.dump(2) + "\n").c_str(), stdout);
+    return;
+  }
+  std::fputs(terminal_safe(s.text()).c_str(), stdout);
+}
+
+class SignalScope {
+ public:
+  SignalScope() {
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;  // no SA_RESTART: the sleep returns at once
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~SignalScope() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+double now_monotonic() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+// Sleeps until the monotonic deadline; false when a signal asked to stop.
+bool sleep_until(double deadline) {
+  timespec ts{};
+  ts.tv_sec = static_cast<time_t>(deadline);
+  ts.tv_nsec = static_cast<long>((deadline - static_cast<double>(ts.tv_sec)) * 1e9);
+  while (!g_stop.load()) {
+    const int rc = ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+    if (rc == 0) return !g_stop.load();
+    if (rc != EINTR) return !g_stop.load();
+  }
+  return false;
+}
+
+int run_live(const WatchArgs& a) {
+  const double interval = seconds_of("--interval", a.interval, 0.01, 3600);
+  const double duration =
+      a.duration.empty() ? 0 : seconds_of("--duration", a.duration, 0.01, 366 * 86400.0);
+  const Thresholds t = thresholds(a);
+  const auto labels = job_labels(a);
+  if (!a.html.empty())
+    throw InputError("--html", 0, "needs --replay FILE (the report is drawn from a recording)");
+  FsRoot root(a.root);
+  if (!root.is_live()) require_snapshot_root(root, a.root);
+  for (int p : a.pids) {
+    if (p <= 0 || !root.read_file("/proc/" + std::to_string(p) + "/stat").ok())
+      throw InputError(
+          "--pid", 0,
+          std::to_string(p) + ": no such process" + (root.is_live() ? "" : " under " + a.root));
+  }
+  SamplerOptions so;
+  so.pids = a.pids;
+  so.all_processes = a.all;
+  so.nvml_library = !a.nvml_library.empty() ? a.nvml_library
+                    : root.is_live()        ? std::string("libnvidia-ml.so.1")
+                                            : std::string();
+  std::unique_ptr<MetricsServer> server;
+  if (!a.listen.empty()) server = std::make_unique<MetricsServer>(a.listen);
+  const std::string host = host_name();
+  std::unique_ptr<RecordWriter> rec;
+  if (!a.record.empty()) rec = std::make_unique<RecordWriter>(a.record, host);
+  Sampler sampler(root, so);
+  IntervalOptions io;
+  io.net_interfaces = a.net;
+  Timeline timeline(io, t);
+  timeline.summary().set_node(host);
+  const bool tty = ::isatty(STDOUT_FILENO) == 1 && !a.json;
+  const bool live = !a.quiet && !a.json;
+  std::size_t panel_lines = 0;
+  SignalScope signals;
+  g_stop.store(false);
+  const double start = now_monotonic();
+  double next = start;
+  std::optional<Verdict> last_verdict;
+  for (;;) {
+    Sample s = sampler.sample();
+    if (rec) rec->append(s);
+    auto li = timeline.add(s);
+    if (li) last_verdict = li->verdict;
+    if (!a.prom_file.empty() || server) {
+      PromContext pc{labels, last_verdict ? &*last_verdict : nullptr};
+      const std::string text = watch_prometheus_text(s, timeline.summary(), pc);
+      if (!a.prom_file.empty()) write_file_atomically(a.prom_file, text);
+      if (server) server->publish(text);
+    }
+    if (li && live) {
+      if (tty) {
+        auto panel = live_panel(li->interval, li->verdict, timeline.summary());
+        std::string out;
+        if (panel_lines > 0) out += "\x1b[" + std::to_string(panel_lines) + "A\x1b[J";
+        for (const std::string& l : panel) out += l + "\n";
+        panel_lines = panel.size();
+        std::fputs(out.c_str(), stdout);
+      } else {
+        std::fputs((live_line(li->interval, li->verdict) + "\n").c_str(), stdout);
+      }
+      std::fflush(stdout);
+    }
+    // The job is over when every watched process has exited.
+    if ((!a.pids.empty() || a.all) && s.procs.empty()) break;
+    if (duration > 0 && now_monotonic() - start >= duration - 1e-3) break;
+    next += interval;
+    const double now = now_monotonic();
+    if (next < now) next = now;  // a slow sample does not make the next ones burst
+    if (duration > 0 && next - start > duration) next = start + duration;
+    if (!sleep_until(next)) break;
+  }
+  if (live) std::fputs("\n", stdout);
+  print_summary(timeline.summary(), a, host);
+  return 0;
+}
+
+int run_replay(const WatchArgs& a) {
+  const Thresholds t = thresholds(a);
+  IntervalOptions io;
+  io.net_interfaces = a.net;
+  std::vector<NodeTimeline> nodes;
+  const bool keep = a.replay.size() > 1 || !a.html.empty();
+  for (const std::string& path : a.replay) {
+    Timeline timeline(io, t);
+    NodeTimeline node;
+    read_recording(
+        path,
+        [&](const RecordingHeader& h) {
+          if (node.node.empty()) node.node = h.host.empty() ? path : h.host + " (" + path + ")";
+        },
+        [&](const Sample& s, int) {
+          auto li = timeline.add(s);
+          if (!li) return;
+          // Nothing is printed until every line has been read: a bad line exits 2 with no
+          // partial output.
+          if (keep) node.intervals.push_back(*li);
+        });
+    node.summary = timeline.summary();
+    node.summary.set_node(node.node);
+    nodes.push_back(std::move(node));
+  }
+  mark_stragglers(nodes, t);
+  if (!a.html.empty()) {
+    write_file_atomically(a.html, watch_html_report(nodes, t));
+  }
+  if (a.json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const NodeTimeline& n : nodes)
+      arr.push_back({{"node", n.node}, {"summary", n.summary.to_json()}});
+    nlohmann::json j = {{"schema_version", 2}, {"command", "watch"}, {"nodes", arr}};
+    std::fputs((j.dump(2) + "\n").c_str(), stdout);
+    return 0;
+  }
+  for (const NodeTimeline& n : nodes) {
+    if (nodes.size() > 1) std::fputs(terminal_safe("== " + n.node + "\n").c_str(), stdout);
+    std::fputs(terminal_safe(n.summary.text()).c_str(), stdout);
+  }
+  if (nodes.size() > 1) {
+    for (const NodeTimeline& n : nodes) {
+      const auto& st = n.summary.total(Label::kStraggler);
+      if (st.intervals > 0)
+        std::fputs(terminal_safe("Straggler: " + n.node + " (" + std::to_string(st.intervals) +
+                                 " intervals, " + format_duration(st.seconds) +
+                                 " idle while its peers worked)\n")
+                       .c_str(),
+                   stdout);
+    }
+  }
+  return 0;
+}
+
+int run_watch(const WatchArgs& a) {
+  if (a.explain) {
+    std::fputs(explain_rules(thresholds(a)).c_str(), stdout);
+    return 0;
+  }
+  if (!a.replay.empty()) {
+    if (!a.pids.empty() || a.all || !a.record.empty() || !a.listen.empty() || !a.prom_file.empty())
+      throw InputError("--replay", 0,
+                       "reads recordings offline: --pid, --all, --record, --listen and --prom-file "
+                       "belong to a live watch");
+    return run_replay(a);
+  }
+  return run_live(a);
+}
+
+}  // namespace
+
+Runner add_watch_command(CLI::App& app) {
+  auto a = std::make_shared<WatchArgs>();
+  CLI::App* c = app.add_subcommand(
+      "watch",
+      "Watch a running job: GPU, InfiniBand, network, storage and data-loader counters, and "
+      "which path the GPUs wait on");
+  c->add_option("--interval", a->interval, "Time between samples (default 1s; 100ms = 10 Hz)");
+  c->add_option("--duration", a->duration,
+                "Stop after this long (default: until Ctrl-C or the "
+                "watched processes exit)");
+  c->add_option("--pid", a->pids,
+                "A process of the job (repeatable); its child processes "
+                "(data-loader workers) are watched too");
+  c->add_flag("--all", a->all, "Watch every process of the node");
+  c->add_option("--root", a->root, "Read /proc and /sys under this directory (default /)");
+  c->add_option("--nvml-library", a->nvml_library,
+                "NVML library to load (default libnvidia-ml.so.1 on the live node, none with "
+                "--root)");
+  c->add_option("--net", a->net,
+                "Network interface to count (repeatable; default every one "
+                "but lo)");
+  c->add_option("--record", a->record, "Append every sample to FILE (JSONL, flushed per sample)");
+  c->add_option("--replay", a->replay,
+                "Read recordings instead of the node (repeatable: one per node of a job finds "
+                "the straggler)");
+  c->add_option("--prom-file", a->prom_file,
+                "Write the metrics to FILE atomically each sample (node_exporter textfile "
+                "collector)");
+  c->add_option("--listen", a->listen, "Serve /metrics over HTTP at HOST:PORT (127.0.0.1:9464)");
+  c->add_option("--job-label", a->job_labels,
+                "NAME=VALUE on the trainready_job_info series (repeatable)");
+  c->add_option("--hang-after", a->hang_after,
+                "Quiet this long with the processes alive is a hang (default 60s)");
+  c->add_option("--html", a->html, "With --replay: write an HTML report of the recording");
+  c->add_flag("--explain", a->explain, "Print each label's rule, thresholds and counters");
+  c->add_flag("--json", a->json, "Print the summary as JSON (no live view)");
+  c->add_flag("--quiet", a->quiet, "No live view: only the summary");
+  return [a] { return run_watch(*a); };
+}
+
+}  // namespace trainready

@@ -1,0 +1,28 @@
+#pragma once
+// GPU counters through NVML, loaded with dlopen as the doctor loads it (src/probes/nvml_probe.cpp)
+// and kept open between samples: nvmlInit once, then only the cheap per-device queries.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "watch/sample.h"
+
+namespace trainready::watch {
+
+class NvmlSampler {
+ public:
+  // An empty library name: no NVML at all (a fixture tree without GPUs).
+  explicit NvmlSampler(const std::string& library);
+  ~NvmlSampler();
+  NvmlSampler(const NvmlSampler&) = delete;
+  NvmlSampler& operator=(const NvmlSampler&) = delete;
+
+  // Fills s.gpus, or s.gpu_unavailable with the reason.
+  void sample(Sample& s) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trainready::watch

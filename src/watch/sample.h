@@ -1,0 +1,110 @@
+#pragma once
+// One sample of the node: counters read at one instant, the fact `watch` is built on. A source
+// that cannot be read carries the reason in `*_unavailable` and no entries; a field a source
+// does not offer stays std::nullopt. Nothing unavailable is ever written as 0.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "watch/proc_counters.h"
+
+namespace trainready::watch {
+
+struct GpuSample {
+  int index = 0;
+  std::string name;
+  std::string uuid;
+  // nvmlDeviceGetUtilizationRates: percent of the last sample period (1/6 s to 1 s, per NVML)
+  // during which one or more kernels ran; DCGM_FI_DEV_GPU_UTIL.
+  std::optional<double> util_percent;
+  std::optional<double> mem_util_percent;  // DCGM_FI_DEV_MEM_COPY_UTIL
+  std::optional<double> sm_clock_mhz;      // DCGM_FI_DEV_SM_CLOCK
+  std::optional<double> power_watts;       // DCGM_FI_DEV_POWER_USAGE (NVML gives mW)
+  Counter mem_used_bytes;                  // DCGM_FI_DEV_FB_USED is MiB; we keep bytes
+  Counter mem_total_bytes;
+  Counter clocks_event_reasons;               // DCGM_FI_DEV_CLOCK_THROTTLE_REASONS bitmask
+  std::optional<double> pcie_tx_bytes_per_s;  // nvmlDeviceGetPcieThroughput (KB/s, 20 ms window)
+  std::optional<double> pcie_rx_bytes_per_s;
+};
+
+struct IbPortSample {
+  std::string device;  // mlx5_ib0
+  int port = 1;
+  std::string state;                // "4: ACTIVE"
+  std::optional<double> rate_gbps;  // ports/N/rate: the link's signalling rate in Gb/s
+  // counters/port_{xmit,rcv}_data as read: units of 4 octets (see ib_counters.h).
+  Counter xmit_data;
+  Counter rcv_data;
+  // counters/port_xmit_wait: ticks the port had data to send but no credits (congestion).
+  Counter xmit_wait;
+  std::map<std::string, std::uint64_t> hw_counters;  // hw_counters/* that parsed
+};
+
+struct NetSample {
+  std::string name;
+  Counter rx_bytes;
+  Counter tx_bytes;
+  std::optional<double> speed_mbps;  // /sys/class/net/X/speed (Mb/s); absent for lo, -1 = unknown
+};
+
+struct DiskSample {
+  std::string name;
+  Counter sectors_read;  // 512-byte units
+  Counter sectors_written;
+  Counter io_ticks_ms;
+};
+
+struct NfsSample {
+  std::string device;
+  std::string mountpoint;
+  Counter app_read_bytes;
+  Counter server_read_bytes;
+  Counter server_write_bytes;
+};
+
+struct FuseSample {
+  std::string mountpoint;
+  std::string fstype;
+  Counter waiting;  // /sys/fs/fuse/connections/N/waiting: requests not yet answered (a gauge)
+};
+
+struct ProcSample {
+  int pid = 0;
+  std::string comm;
+  char state = '?';
+  Counter start_ticks;
+  Counter cpu_ticks;  // utime + stime
+  Counter threads;
+  Counter run_ns;       // schedstat summed over the process's threads
+  Counter wait_ns;      // run-queue wait, summed likewise
+  Counter blkio_ticks;  // delayacct; nullopt when kernel.task_delayacct is off
+  Counter rchar;
+  Counter wchar;
+  Counter read_bytes;
+  Counter write_bytes;
+};
+
+struct Sample {
+  double time = 0;       // seconds since the Unix epoch (CLOCK_REALTIME), for people and files
+  double monotonic = 0;  // CLOCK_MONOTONIC seconds: intervals never jump with the wall clock
+  double clock_ticks_per_s = 100;  // sysconf(_SC_CLK_TCK) of the sampled node
+  std::string gpu_unavailable;     // empty when NVML answered
+  std::vector<GpuSample> gpus;
+  std::string ib_unavailable;
+  std::vector<IbPortSample> ib;
+  std::string net_unavailable;
+  std::vector<NetSample> net;
+  std::string disk_unavailable;
+  std::vector<DiskSample> disks;
+  std::string nfs_unavailable;
+  std::vector<NfsSample> nfs;
+  std::string fuse_unavailable;
+  std::vector<FuseSample> fuse;
+  std::string proc_unavailable;   // no --pid / --all, or none of them readable
+  std::vector<int> watched_pids;  // what the user asked for (alive or not)
+  std::vector<ProcSample> procs;
+};
+
+}  // namespace trainready::watch

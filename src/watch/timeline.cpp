@@ -1,0 +1,77 @@
+#include "watch/timeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace trainready::watch {
+
+bool same_session(const Sample& before, const Sample& after) {
+  const double mono = after.monotonic - before.monotonic;
+  const double wall = after.time - before.time;
+  return mono > 0 && std::fabs(wall - mono) <= 1.0 + 0.1 * mono;
+}
+
+std::optional<LabelledInterval> Timeline::add(const Sample& s) {
+  std::optional<LabelledInterval> out;
+  if (prev_ && same_session(*prev_, s)) {
+    LabelledInterval li;
+    li.interval = make_interval(*prev_, s, options_);
+    li.verdict = attributor_.label(li.interval);
+    summary_.add(li.interval, li.verdict);
+    out = std::move(li);
+  }
+  summary_.set_unavailable(unavailable_sources(s));
+  prev_ = s;
+  return out;
+}
+
+namespace {
+
+// The busy ratio of `n` at time t (the interval that contains it), if it has GPU data then.
+std::optional<double> busy_at(const NodeTimeline& n, double t) {
+  auto it =
+      std::upper_bound(n.intervals.begin(), n.intervals.end(), t,
+                       [](double v, const LabelledInterval& li) { return v < li.interval.end; });
+  if (it == n.intervals.end() || it->interval.start > t) return std::nullopt;
+  return it->interval.gpu_busy;
+}
+
+}  // namespace
+
+void mark_stragglers(std::vector<NodeTimeline>& nodes, const Thresholds& t) {
+  if (nodes.size() < 2) return;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    NodeTimeline& me = nodes[i];
+    Summary redo;
+    redo.set_node(me.node);
+    for (LabelledInterval& li : me.intervals) {
+      const double mid = (li.interval.start + li.interval.end) / 2;
+      std::vector<double> peers;
+      for (std::size_t j = 0; j < nodes.size(); ++j) {
+        if (j == i) continue;
+        if (auto b = busy_at(nodes[j], mid)) peers.push_back(*b);
+      }
+      if (li.interval.gpu_busy && !peers.empty() && li.verdict.label != Label::kHang) {
+        std::sort(peers.begin(), peers.end());
+        const double median = peers.size() % 2 == 1
+                                  ? peers[peers.size() / 2]
+                                  : (peers[peers.size() / 2 - 1] + peers[peers.size() / 2]) / 2;
+        if (median >= t.gpu_busy && *li.interval.gpu_busy < t.straggler_ratio * median) {
+          char b[160];
+          std::snprintf(b, sizeof b,
+                        "GPU utilization %.0f %% while the peers' median is %.0f %% (%zu peers)",
+                        *li.interval.gpu_busy * 100, median * 100, peers.size());
+          li.verdict = {Label::kStraggler, std::string(b) +
+                                               "; alone it read: " + label_id(li.verdict.label) +
+                                               " (" + li.verdict.because + ")"};
+        }
+      }
+      redo.add(li.interval, li.verdict);
+    }
+    redo.set_unavailable(me.summary.to_json()["unavailable"].get<std::vector<std::string>>());
+    me.summary = std::move(redo);
+  }
+}
+
+}  // namespace trainready::watch
