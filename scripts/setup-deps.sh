@@ -25,6 +25,9 @@ PKGS=(
   dpkg-dev file       # make package: CPack's Depends comes from dpkg-shlibdeps (which needs file)
   zsh groff-base      # tests/package: the zsh completion is loaded and run; groff checks the man page
   time                # make torture: /usr/bin/time -f %M, each case's peak RSS
+  libxxhash-dev       # stage: XXH3-64 of every chunk, computed while it is written
+  libssl-dev          # stage: MD5 (libcrypto EVP) to compare with a source's Content-MD5
+  rsync rclone        # bench/stage: the reference copies side by side (cp -a is coreutils)
 )
 
 missing=()
