@@ -129,6 +129,8 @@ demo: build
 	  $(BIN) bench storage $(BUILD)/demo-watch --rw read --bs 1M --runtime 4 > /dev/null 2>&1 & \
 	  $(BIN) watch --pid $$! --interval 250ms --quiet --record $(BUILD)/demo-watch.jsonl; echo "(exit $$?)"; wait
 	@echo
+	@echo "== trainready stage: a generated dataset into $(BUILD)/, killed midway, resumed, verified (docs/stage.md) =="
+	@bash scripts/demo-stage.sh $(BIN) $(BUILD); echo
 	@echo "== Every report as one offline HTML page (--format html), checked in headless Chromium; PNGs in $(BUILD)/demo-screenshots =="
 	@rm -rf $(BUILD)/demo-html && mkdir -p $(BUILD)/demo-html
 	@$(BIN) doctor --root examples/nd-h100-split/node-c --nccl-log tests/data/nccl-debug-synthetic/no-ib-device-socket-2node.log --format html -o $(BUILD)/demo-html/doctor.html; true

@@ -27,6 +27,9 @@ PKGS=(
   zsh groff-base      # tests/package: the zsh completion is loaded and run; groff checks the man page
   time                # make torture: /usr/bin/time -f %M, each case's peak RSS
   munge slurmctld slurmd slurm-client # tests/slurm: a real Slurm cluster (srun fleet, --slurm-health as HealthCheckProgram)
+  libxxhash-dev       # stage: XXH3-64 of every chunk, computed while it is written
+  libssl-dev          # stage: MD5 (libcrypto EVP) to compare with a source's Content-MD5
+  rsync rclone        # bench/stage: the reference copies side by side (cp -a is coreutils)
 )
 
 missing=()

@@ -109,6 +109,7 @@ int run_cli(int argc, char** argv) {
   reg(add_plan_command);
   reg(add_bench_command);
   reg(add_watch_command);
+  reg(add_stage_command);
   reg(add_help_man_command);
   reg(add_completions_command);
   try {

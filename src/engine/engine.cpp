@@ -93,6 +93,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   base.storage = in.storage;
   base.pairs = in.pairs;
   base.fleet = in.fleet;
+  base.stage = in.stage;
   for (const auto& rule : all_rules()) {
     const std::string id(rule->id());
     if (!selection.wants(id)) continue;
@@ -140,6 +141,9 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         break;
       case RuleScope::kFleet:
         if (in.fleet) record(id, "", rule->evaluate(base));
+        break;
+      case RuleScope::kStage:
+        if (in.stage) record(id, "", rule->evaluate(base));
         break;
     }
   }

@@ -12,6 +12,7 @@
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
 #include "facts/pair_bandwidth_facts.h"
+#include "facts/stage_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "rules/run_options.h"
 
@@ -61,6 +62,7 @@ struct JudgeInputs {
   const StorageBenchFacts* storage = nullptr;
   const PairBandwidthFacts* pairs = nullptr;  // fleet --bandwidth
   const FleetFacts* fleet = nullptr;
+  const StageFacts* stage = nullptr;
   RunOptions options;
 };
 

@@ -19,6 +19,7 @@
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
 #include "facts/pair_bandwidth_facts.h"
+#include "facts/stage_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "plan/plan.h"
 #include "queries/busbw_expectation.h"
@@ -112,6 +113,7 @@ struct Report {
   std::shared_ptr<const PairBandwidthFacts> pairs;  // `fleet --bandwidth`: matrix + all-reduce
   std::shared_ptr<const FleetFacts> fleet;                 // `fleet`: the ranks
   std::shared_ptr<const FleetSummary> fleet_summary;       // `fleet`: table and groups
+  std::shared_ptr<const StageFacts> stage;  // `stage`: what was copied or verified
 };
 
 // How a reporter lays out text: colour (a terminal) and plan --explain.

@@ -15,6 +15,7 @@
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
 #include "facts/pair_bandwidth_facts.h"
+#include "facts/stage_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "rules/run_options.h"
 
@@ -37,7 +38,8 @@ enum class RuleScope {
   kPlan,
   kStorage,
   kFleet,
-  kPairs
+  kPairs,
+  kStage  // once over what `stage` copied or verified
 };
 
 inline const char* scope_name(RuleScope s) {
@@ -60,6 +62,8 @@ inline const char* scope_name(RuleScope s) {
       return "pairs";
     case RuleScope::kFleet:
       return "fleet";
+    case RuleScope::kStage:
+      return "stage";
   }
   return "node";
 }
@@ -76,6 +80,7 @@ struct RuleContext {
   const StorageBenchFacts* storage = nullptr;   // storage rules
   const PairBandwidthFacts* pairs = nullptr;    // pair-bandwidth rules
   const FleetFacts* fleet = nullptr;            // fleet rules
+  const StageFacts* stage = nullptr;            // stage rules
 };
 
 struct RuleOutcome {

@@ -1,3 +1,4 @@
+#include "report/json/stage_section.h"
 #include "report/json/json_reporter.h"
 #include "report/json/fleet_section.h"
 
@@ -165,6 +166,7 @@ json report_json(const Report& r) {
   if (r.storage) j["storage"] = storage_json(*r.storage);
   if (r.pairs) j["pair_bandwidth"] = pair_bandwidth_json(*r.pairs);
   if (r.fleet) j["fleet"] = fleet_json(r);
+  if (r.stage) j["stage"] = stage_json(*r.stage);
   return j;
 }
 

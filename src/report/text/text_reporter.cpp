@@ -9,6 +9,7 @@
 #include "report/text/plan_section.h"
 #include "report/text/run_summary.h"
 #include "report/text/pair_bandwidth_text.h"
+#include "report/text/stage_section.h"
 #include "report/text/storage_section.h"
 #include "report/text/text_format.h"
 
@@ -115,6 +116,7 @@ std::string render_text(const Report& r, const RenderStyle& style) {
              summarize_nccl_tests(*r.nccl_tests, r.busbw_expected ? &*r.busbw_expected : nullptr));
   if (r.storage) out += render_storage_text(*r.storage) + "\n";
   if (r.pairs) out += render_pair_bandwidth_text(*r.pairs) + "\n";
+  if (r.stage) out += render_stage_text(*r.stage) + "\n";
   if (r.plan) out += render_plan_text(*r.plan, style.explain, p) + "\n";
   if (r.evaluation.findings.empty() && !r.fleet_summary) out += "No findings.\n\n";
   if (!r.fleet_summary)
