@@ -25,9 +25,11 @@ PKGS=(
   dpkg-dev file       # make package: CPack's Depends comes from dpkg-shlibdeps (which needs file)
   zsh groff-base      # tests/package: the zsh completion is loaded and run; groff checks the man page
   time                # make torture: /usr/bin/time -f %M, each case's peak RSS
+  libxxhash-dev       # stage: XXH3-64 of every chunk, computed while it is written
+  libssl-dev          # stage: MD5 (libcrypto EVP) to compare with a source's Content-MD5
+  rsync rclone        # bench/stage: the reference copies side by side (cp -a is coreutils)
   libxml2-dev         # stage: the Blob source parses List Blobs XML responses with libxml2
   openssl             # tests: a self-signed certificate for Azurite over HTTPS (certificate checks)
-  rclone              # bench: rclone against Azurite, side by side with `stage` from Blob
 )
 
 missing=()

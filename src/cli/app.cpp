@@ -107,6 +107,7 @@ int run_cli(int argc, char** argv) {
   reg(add_lint_command);
   reg(add_plan_command);
   reg(add_bench_command);
+  reg(add_stage_command);
   reg(add_help_man_command);
   reg(add_completions_command);
   try {

@@ -19,6 +19,7 @@ Runner add_nccl_tests_command(CLI::App& app);
 Runner add_lint_command(CLI::App& app);
 Runner add_plan_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
+Runner add_stage_command(CLI::App& app);
 // `bench storage`, a subcommand of `bench`: sets *chosen to its runner when selected.
 void add_bench_storage_command(CLI::App* bench, const std::shared_ptr<Runner>& chosen);
 // Hidden: the man page and the completion scripts, from the definitions of `app` itself.

@@ -1,0 +1,31 @@
+#include <string>
+
+#include "core/input_error.h"
+#include "stage/posix_source.h"
+#include "stage/source.h"
+
+namespace trainready::stage {
+
+bool is_url(const std::string& spec) {
+  const auto p = spec.find("://");
+  if (p == std::string::npos || p == 0) return false;
+  for (std::size_t i = 0; i < p; ++i)
+    if (!std::isalpha(static_cast<unsigned char>(spec[i]))) return false;
+  return true;
+}
+
+std::unique_ptr<Source> open_source(const std::string& spec, const SourceOptions& options) {
+  if (is_url(spec) || !options.blob_endpoint.empty()) {
+    // The Blob source (branch stage-blob) replaces this refusal with its constructor.
+    throw InputError(spec, 0,
+                     "expected a local or mounted directory; this build reads no URLs (Azure Blob "
+                     "sources come with the Blob reader)");
+  }
+  try {
+    return std::make_unique<PosixSource>(spec);
+  } catch (const SourceError& e) {
+    throw InputError(spec, 0, std::string("source: ") + e.what());
+  }
+}
+
+}  // namespace trainready::stage
