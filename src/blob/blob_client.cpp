@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <functional>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <random>
@@ -177,9 +177,9 @@ std::uint64_t BlobClient::retries() const { return impl_->retries.load(); }
 namespace {
 
 struct Request {
-  const char* what;        // "list", "properties", "read"
-  std::string url;         // with the SAS
-  std::string blob;        // the blob's name, when the request is about one
+  const char* what;  // "list", "properties", "read"
+  std::string url;   // with the SAS
+  std::string blob;  // the blob's name, when the request is about one
   bool head = false;
   std::vector<std::string> headers;
 };
@@ -188,7 +188,8 @@ std::string explain(const BlobLocation& where, const Request& req, long status,
                     const BlobServiceError& err) {
   const std::string code = err.code.empty() ? "" : err.code;
   const std::string said = err.message.empty() ? "" : ": " + err.message;
-  const std::string target = req.blob.empty() ? describe(where) : "blob '" + req.blob + "' in " + describe(where);
+  const std::string target =
+      req.blob.empty() ? describe(where) : "blob '" + req.blob + "' in " + describe(where);
   const std::string sp = query_parameter(where.sas, "sp");
   const std::string se = query_parameter(where.sas, "se");
   std::string s;
@@ -278,11 +279,13 @@ static Exchange perform(BlobClient::Impl& impl, const BlobClientOptions& opt,
     if (rc != CURLE_OK) {
       last_problem = std::string(errbuf[0] != 0 ? errbuf : curl_easy_strerror(rc));
       if (!retryable_transport(rc) || attempt >= opt.max_attempts) {
-        throw BlobError(redact_sas("cannot " + std::string(req.what) + " " +
-                                   (req.blob.empty() ? describe(where) : "'" + req.blob + "' in " + describe(where)) +
-                                   ": " + last_problem +
-                                   (attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : "")),
-                        0, "");
+        throw BlobError(
+            redact_sas(
+                "cannot " + std::string(req.what) + " " +
+                (req.blob.empty() ? describe(where) : "'" + req.blob + "' in " + describe(where)) +
+                ": " + last_problem +
+                (attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : "")),
+            0, "");
       }
     } else if (retryable_status(ex.status)) {
       if (attempt >= opt.max_attempts) {
@@ -298,7 +301,8 @@ static Exchange perform(BlobClient::Impl& impl, const BlobClientOptions& opt,
     if (delay_ms < 0) {
       const long exp = opt.backoff_base_ms << std::min(attempt - 1, 16);
       const long capped = std::min(exp, opt.backoff_cap_ms);
-      delay_ms = capped / 2 + static_cast<long>(jitter() % static_cast<unsigned long>(capped / 2 + 1));
+      delay_ms =
+          capped / 2 + static_cast<long>(jitter() % static_cast<unsigned long>(capped / 2 + 1));
     }
     impl.retries.fetch_add(1);
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
@@ -370,10 +374,11 @@ BlobProperties BlobClient::properties(const std::string& name) const {
   return p;
 }
 
-void BlobClient::read_range(const std::string& name, const std::string& etag,
-                            std::uint64_t offset, std::span<char> out) const {
+void BlobClient::read_range(const std::string& name, const std::string& etag, std::uint64_t offset,
+                            std::span<char> out) const {
   if (out.empty()) return;
-  const std::string url = with_sas(container_url(where_) + "/" + percent_encode_path(name), where_, false);
+  const std::string url =
+      with_sas(container_url(where_) + "/" + percent_encode_path(name), where_, false);
   auto range_headers = [&](std::uint64_t from) {
     return std::vector<std::string>{
         "x-ms-range: bytes=" + std::to_string(from) + "-" + std::to_string(offset + out.size() - 1),
@@ -391,10 +396,10 @@ void BlobClient::read_range(const std::string& name, const std::string& etag,
   }
   const std::string got_etag = header(ex, "etag");
   if (!got_etag.empty() && unquoted_etag(got_etag) != unquoted_etag(etag)) {
-    throw BlobChangedError(redact_sas("blob '" + name + "' in " + describe(where_) +
-                                      " answered ETag " + got_etag + " to a read pinned to " +
-                                      etag),
-                           ex.status, "", name);
+    throw BlobChangedError(
+        redact_sas("blob '" + name + "' in " + describe(where_) + " answered ETag " + got_etag +
+                   " to a read pinned to " + etag),
+        ex.status, "", name);
   }
 }
 

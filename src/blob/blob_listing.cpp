@@ -70,16 +70,17 @@ int line_of(const xmlNode* n) { return static_cast<int>(xmlGetLineNo(n)); }
 Doc parse_document(std::string_view xml, const std::string& source) {
   init_libxml();
   if (xml.size() > kMaxListBody) {
-    throw InputError(source, 0, "a response of " + std::to_string(xml.size()) +
-                                    " bytes; a List Blobs page is at most 5,000 entries");
+    throw InputError(source, 0,
+                     "a response of " + std::to_string(xml.size()) +
+                         " bytes; a List Blobs page is at most 5,000 entries");
   }
   std::unique_ptr<xmlParserCtxt, CtxtFree> ctxt(xmlNewParserCtxt());
   if (!ctxt) throw InputError(source, 0, "libxml2 could not allocate a parser");
   // NONET: never fetch anything a document names; no NOENT: entities are not substituted
   // from a DTD, and a DTD is refused below anyway.
   const int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
-  Doc doc(xmlCtxtReadMemory(ctxt.get(), xml.data(), static_cast<int>(xml.size()),
-                            "list-blobs.xml", nullptr, options));
+  Doc doc(xmlCtxtReadMemory(ctxt.get(), xml.data(), static_cast<int>(xml.size()), "list-blobs.xml",
+                            nullptr, options));
   if (!doc) {
     const xmlError* err = xmlCtxtGetLastError(ctxt.get());
     std::string why = err != nullptr && err->message != nullptr ? err->message : "not XML";
@@ -88,7 +89,8 @@ Doc parse_document(std::string_view xml, const std::string& source) {
                      "an XML List Blobs response (" + why + ")");
   }
   if (doc->intSubset != nullptr || doc->extSubset != nullptr) {
-    throw InputError(source, 1, "a List Blobs response without a DTD (the Blob service sends none)");
+    throw InputError(source, 1,
+                     "a List Blobs response without a DTD (the Blob service sends none)");
   }
   return doc;
 }
@@ -110,14 +112,16 @@ BlobItem parse_blob(const xmlNode* blob, const std::string& source) {
   item.name = text_of(name);
   if (attribute(name, "Encoded") == "true") {
     auto decoded = percent_decode(item.name);
-    if (!decoded) throw InputError(source, line_of(name), "a percent-encoded <Name Encoded=\"true\">");
+    if (!decoded)
+      throw InputError(source, line_of(name), "a percent-encoded <Name Encoded=\"true\">");
     item.name = *decoded;
   }
   if (item.name.empty()) throw InputError(source, line_of(name), "a non-empty blob <Name>");
   const xmlNode* props = child(blob, "Properties");
   if (props == nullptr) throw InputError(source, item.line, "<Properties> in <Blob>");
   const xmlNode* length = child(props, "Content-Length");
-  if (length == nullptr) throw InputError(source, line_of(props), "<Content-Length> in <Properties>");
+  if (length == nullptr)
+    throw InputError(source, line_of(props), "<Content-Length> in <Properties>");
   item.size = parse_size(text_of(length), source, line_of(length));
   const xmlNode* etag = child(props, "Etag");
   if (etag == nullptr) etag = child(props, "ETag");

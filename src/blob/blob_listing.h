@@ -13,15 +13,15 @@
 namespace trainready {
 
 struct BlobItem {
-  std::string name;            // decoded, as the blob is addressed
-  std::uint64_t size = 0;      // Content-Length, bytes
-  std::string etag;            // as the service sends it (quoted or not)
-  std::string last_modified;   // RFC 1123, as sent
-  std::int64_t mtime = 0;      // the same, seconds since the epoch (UTC)
-  std::string content_md5;     // the 16 raw bytes of Content-MD5, or empty when the blob has none
-  std::string blob_type;       // BlockBlob, PageBlob, AppendBlob
-  bool directory = false;      // a folder marker: hdi_isfolder metadata or ResourceType directory
-  int line = 0;                // line of <Blob> in the response, for messages
+  std::string name;           // decoded, as the blob is addressed
+  std::uint64_t size = 0;     // Content-Length, bytes
+  std::string etag;           // as the service sends it (quoted or not)
+  std::string last_modified;  // RFC 1123, as sent
+  std::int64_t mtime = 0;     // the same, seconds since the epoch (UTC)
+  std::string content_md5;    // the 16 raw bytes of Content-MD5, or empty when the blob has none
+  std::string blob_type;      // BlockBlob, PageBlob, AppendBlob
+  bool directory = false;     // a folder marker: hdi_isfolder metadata or ResourceType directory
+  int line = 0;               // line of <Blob> in the response, for messages
 };
 
 struct BlobListPage {

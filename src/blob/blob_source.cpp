@@ -103,7 +103,11 @@ BlobSource::BlobSource(const std::string& url, const std::optional<std::string>&
   try {
     client_ = std::make_shared<BlobClient>(parse_blob_url(url, endpoint), std::move(options));
   } catch (const std::invalid_argument& e) {
-    throw InputError(redact_sas(url), 0, e.what());
+    // InputError names the URL itself; the parser's message starts with it too.
+    const std::string shown = redact_sas(url);
+    std::string why = e.what();
+    if (why.starts_with(shown + ": ")) why = why.substr(shown.size() + 2);
+    throw InputError(shown, 0, why);
   }
 }
 

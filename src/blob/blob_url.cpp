@@ -174,7 +174,8 @@ BlobLocation parse_blob_url(std::string_view url, const std::optional<std::strin
       throw std::invalid_argument(
           shown +
           ": not an Azure Blob endpoint (ACCOUNT.blob.core.windows.net); for another endpoint "
-          "(Azurite, a private endpoint, a proxy) give --blob-endpoint http(s)://HOST[:PORT][/ACCOUNT]");
+          "(Azurite, a private endpoint, a proxy) give --blob-endpoint "
+          "http(s)://HOST[:PORT][/ACCOUNT]");
     }
     if (!url.starts_with("https://")) {
       throw std::invalid_argument(

@@ -53,7 +53,9 @@ TEST(ListBlobs, DocumentedShapeEncodedNamesDirectoriesQuotedEtag) {
       parse_list_blobs(read_data("documented-shape-encoded-directory.xml"), "documented");
   ASSERT_EQ(page.items.size(), 2u);
   EXPECT_TRUE(page.items[0].directory);
-  EXPECT_EQ(page.items[1].name, "data/images/\xef\xbf\xbf" "control.jpg");
+  EXPECT_EQ(page.items[1].name,
+            "data/images/\xef\xbf\xbf"
+            "control.jpg");
   EXPECT_FALSE(page.items[1].directory);
   EXPECT_EQ(page.items[1].size, 123456789012u);
   EXPECT_EQ(page.items[1].etag, "0x8D8549FB4DC2F65");  // quotes removed
@@ -61,17 +63,18 @@ TEST(ListBlobs, DocumentedShapeEncodedNamesDirectoriesQuotedEtag) {
 }
 
 TEST(ListBlobs, GarbageIsAnInputErrorWithTheSource) {
-  for (const char* bad : {"", "not xml", "<EnumerationResults>", "<Other/>",
-                          "<EnumerationResults><Blobs><Blob><Properties/></Blob></Blobs></EnumerationResults>",
-                          "<EnumerationResults><Blobs><Blob><Name>a</Name><Properties>"
-                          "<Content-Length>12x</Content-Length><Etag>e</Etag></Properties></Blob>"
-                          "</Blobs></EnumerationResults>",
-                          "<EnumerationResults><Blobs><Blob><Name>a</Name><Properties>"
-                          "<Content-Length>1</Content-Length></Properties></Blob></Blobs>"
-                          "</EnumerationResults>",
-                          "<EnumerationResults><Blobs><Blob><Name>a</Name><Properties>"
-                          "<Content-Length>1</Content-Length><Etag>e</Etag><Content-MD5>AAAA"
-                          "</Content-MD5></Properties></Blob></Blobs></EnumerationResults>"}) {
+  for (const char* bad :
+       {"", "not xml", "<EnumerationResults>", "<Other/>",
+        "<EnumerationResults><Blobs><Blob><Properties/></Blob></Blobs></EnumerationResults>",
+        "<EnumerationResults><Blobs><Blob><Name>a</Name><Properties>"
+        "<Content-Length>12x</Content-Length><Etag>e</Etag></Properties></Blob>"
+        "</Blobs></EnumerationResults>",
+        "<EnumerationResults><Blobs><Blob><Name>a</Name><Properties>"
+        "<Content-Length>1</Content-Length></Properties></Blob></Blobs>"
+        "</EnumerationResults>",
+        "<EnumerationResults><Blobs><Blob><Name>a</Name><Properties>"
+        "<Content-Length>1</Content-Length><Etag>e</Etag><Content-MD5>AAAA"
+        "</Content-MD5></Properties></Blob></Blobs></EnumerationResults>"}) {
     try {
       (void)parse_list_blobs(bad, "https://acct/c listing");
       ADD_FAILURE() << "accepted: " << bad;

@@ -57,6 +57,7 @@ def azurite_cases(tmp):
         az.put_blob("data", "other/outside.bin", b"not under the prefix")
         ep = az.endpoint
         rl = az.container_sas("data", "rl")
+        sig_rl = [kv.split("=", 1)[1] for kv in rl.split("&") if kv.startswith("sig=")][0]
         url = f"{ep}/data/set?{rl}"
 
         # Listing in pages of 7: every blob under set/, none outside, MD5 where the blob has one.
@@ -125,6 +126,40 @@ def azurite_cases(tmp):
         # Without --blob-endpoint an Azurite URL is not taken for Azure.
         out = run("list", url, expect_rc=2)
         check("--blob-endpoint" in out.get("error", ""), "a non-Azure URL asks for --blob-endpoint")
+
+        # The stage source over the same client: entries relative to the prefix, MD5 as hex,
+        # ETag quoted, a name that cannot be a path below DST reported and left out, folder
+        # markers skipped, and a blob changed between two ranges of one copy named as changed.
+        az.put_blob("data", "src/ok/a.bin", small)
+        az.put_blob("data", "src/ok/folder/", b"", content_md5=False)
+        az.put_blob("data", "src/bad//double.bin", b"x")
+        az.put_blob("data", "src/big.bin", large[:6 << 20])
+        surl = f"{ep}/data/src?{rl}"
+        out = run("--blob-endpoint", ep, "source", surl, "2")
+        paths = {e["path"]: e for e in out.get("entries", [])}
+        check(set(paths) == {"ok/a.bin", "big.bin"}, f"source: entries relative to the prefix: {sorted(paths)}")
+        check(paths.get("ok/a.bin", {}).get("md5") == hashlib.md5(small).hexdigest()
+              and paths["ok/a.bin"]["etag"].startswith('"'), "source: Content-MD5 as hex, ETag quoted")
+        check(len(out.get("problems", [])) == 1 and "src/bad//double.bin" in out["problems"][0],
+              f"source: a name with an empty component is reported, not staged: {out.get('problems')}")
+        check(sig_rl not in json.dumps(out), "source: the SAS signature appears nowhere in the output")
+        whole = os.path.join(tmp, "whole.bin")
+        out = run("--blob-endpoint", ep, "source", surl, "0", "big.bin", whole, str(1 << 20))
+        with open(whole, "rb") as f:
+            check("source_error" not in out and f.read() == large[:6 << 20], "source: a 6 MiB blob read in 1 MiB ranges")
+        pause = os.path.join(tmp, "pause")
+        env = dict(os.environ, BLOB_CHECK_PAUSE_AFTER_FIRST=pause)
+        p = subprocess.Popen([CHECK, "--blob-endpoint", ep, "source", surl, "0", "big.bin", whole, str(1 << 20)],
+                             stdout=subprocess.PIPE, text=True, env=env)
+        for _ in range(600):
+            if os.path.exists(pause):
+                break
+            time.sleep(0.05)
+        az.put_blob("data", "src/big.bin", os.urandom(6 << 20))
+        open(pause + ".go", "w").close()
+        out = json.loads(p.communicate(timeout=120)[0].strip().splitlines()[-1])
+        check(out.get("source_error") == "changed" and out.get("path") == "big.bin" and "src/big.bin" in out.get("error", ""),
+              f"source: a blob overwritten between two ranges is 'changed' and named: {out.get('error')}")
 
         # Keep one real response for the parser corpus (the test suite replays it).
         if os.environ.get("TRAINREADY_CAPTURE_LIST"):

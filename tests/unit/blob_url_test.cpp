@@ -16,7 +16,8 @@ TEST(BlobUrl, AzureAccountUrl) {
   EXPECT_EQ(w.container, "data");
   EXPECT_EQ(w.prefix, "train/v1/");
   EXPECT_EQ(w.sas, "sv=2021-08-06&sp=rl&sig=abc%2Bdef%3D");
-  EXPECT_EQ(describe(w), "https://acct.blob.core.windows.net/data/train/v1/ (SAS sp=rl, sv=2021-08-06)");
+  EXPECT_EQ(describe(w),
+            "https://acct.blob.core.windows.net/data/train/v1/ (SAS sp=rl, sv=2021-08-06)");
 }
 
 TEST(BlobUrl, WholeContainerAndPercentEscapes) {
