@@ -115,6 +115,8 @@ demo: build
 	@echo "== trainready bench storage --create 8 --feed --profile unet3d-h100: how many H100s can this disk feed? =="
 	@$(BIN) bench storage $(BUILD)/demo-unet3d --create 8 --feed --profile unet3d-h100 --steps 6; echo "(exit $$?)"
 	@echo
+	@echo "== trainready stage: a generated dataset into $(BUILD)/, killed midway, resumed, verified (docs/stage.md) =="
+	@bash scripts/demo-stage.sh $(BIN) $(BUILD); echo
 	@echo "== Every report as one offline HTML page (--format html), checked in headless Chromium; PNGs in $(BUILD)/demo-screenshots =="
 	@rm -rf $(BUILD)/demo-html && mkdir -p $(BUILD)/demo-html
 	@$(BIN) doctor --root examples/nd-h100-split/node-c --nccl-log tests/data/nccl-debug-synthetic/no-ib-device-socket-2node.log --format html -o $(BUILD)/demo-html/doctor.html; true

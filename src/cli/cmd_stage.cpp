@@ -1,13 +1,26 @@
-// `trainready stage SRC DST`: copy a dataset onto the fast tier, resumable and verified.
+// `trainready stage SRC DST`: copy a dataset onto the fast tier, resumable and verified; `stage
+// --verify DST` re-reads a staged copy; `stage --hsm-restore DIR` fills a Lustre HSM import.
+// The outcome is a fact (StageFacts) judged by the stage rules, like every other command's.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
 
+#include "bench/feed.h"
+#include "bench/storage_facts.h"
 #include "cli/commands.h"
-#include "cli/shared_flags.h"
+#include "cli/judge.h"
 #include "core/input_error.h"
+#include "core/units.h"
+#include "stage/engine.h"
+#include "stage/hsm.h"
+#include "stage/journal.h"
+#include "stage/shard.h"
 #include "stage/source.h"
 #include "stage/stage_options.h"
+#include "stage/verify.h"
 
 namespace trainready {
 namespace {
@@ -17,26 +30,159 @@ struct StageArgs {
   SharedFlags flags;
 };
 
+std::uint64_t size_of(const std::string& flag, const std::string& v) {
+  auto b = parse_bytes(v);
+  if (!b || *b < 1 || *b > 1e15)
+    throw InputError(flag, 0, "'" + v + "': expected a size such as 64M, 1G (1024-based) or 1GB");
+  return static_cast<std::uint64_t>(*b);
+}
+
+bool show_progress(const std::string& mode) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  if (mode != "auto")
+    throw InputError("--progress", 0, "'" + mode + "': expected auto, always or never");
+  return ::isatty(STDERR_FILENO) != 0;
+}
+
+// --then-feed: the feed benchmark over the files the journal says are staged; its result is
+// judged by storage-feed-short, as `bench storage --feed` is.
+void then_feed(Report& r, const stage::StageOptions& o, const std::string& journal,
+               const SharedFlags& flags) {
+  const FeedProfile* p = find_feed_profile(o.profile);
+  if (!p)
+    throw InputError("--profile", 0,
+                     "'" + o.profile + "': not a feed profile (see bench storage --help)");
+  const stage::JournalState j = stage::read_journal(journal);
+  std::vector<DatasetFile> files;
+  for (const auto& [path, id] : j.by_path) {
+    const stage::JournalFile& f = j.files.at(id);
+    if (f.done && f.entry.size > 0) files.push_back({o.dst + "/" + path, f.entry.size});
+  }
+  std::sort(files.begin(), files.end(),
+            [](const DatasetFile& a, const DatasetFile& b) { return a.path < b.path; });
+  if (files.empty()) throw InputError(o.dst, 0, "--then-feed: no staged files to read");
+  FeedOptions fo;
+  fo.profile = *p;
+  int needed = 0;
+  std::string origin;
+  if (!flags.sku.empty()) {
+    const SkuEntry* sku = flags.catalog().find(flags.sku);
+    if (!sku) throw InputError("--sku", 0, "'" + flags.sku + "' is not in the catalog");
+    needed = sku->gpu_count;
+    origin = "--sku " + sku->name + ": " + std::to_string(sku->gpu_count) + " GPUs per VM";
+  }
+  fo.accelerators = 1;
+  auto run = std::make_shared<StorageRun>();
+  run->info.path = o.dst;
+  run->info.files = files;
+  run->feed_options = fo;
+  run->feed = search_accelerators(files, fo, std::max(64, needed));
+  r.storage_facts = std::make_shared<StorageBenchFacts>(storage_facts(
+      *run, fo.profile, needed > 0 ? needed : 1, needed > 0 ? origin : "default: one"));
+  r.storage = std::move(run);
+}
+
 int run_stage(const StageArgs& a) {
   a.flags.check();
-  auto source = stage::open_source(a.o.src, a.o.source);
-  std::uint64_t files = 0;
-  source->enumerate([&](const stage::SourceEntry&) { return ++files, true; },
-                    [](const stage::SourceError& e) { std::fprintf(stderr, "%s\n", e.what()); });
-  std::printf("%llu files\n", static_cast<unsigned long long>(files));
-  return 0;
+  const stage::StageOptions& o = a.o;
+  auto facts = std::make_shared<StageFacts>();
+  if (!o.verify.empty()) {
+    stage::VerifyOptions v;
+    v.dst = o.verify;
+    v.journal = o.manifest;
+    *facts = stage::run_stage_verify(v);
+  } else if (!o.hsm_restore.empty()) {
+    stage::HsmOptions h;
+    h.dir = o.hsm_restore;
+    h.batch = o.hsm_batch;
+    h.poll_seconds = o.hsm_poll;
+    h.timeout_seconds = o.hsm_timeout;
+    *facts = stage::run_hsm_restore(h);
+  } else {
+    if (o.src.empty() || o.dst.empty())
+      throw InputError("stage", 0, "expected SRC and DST (or --verify DST, or --hsm-restore DIR)");
+    stage::EngineOptions e;
+    e.dst = o.dst;
+    e.journal = o.manifest;
+    if (!o.max_bw.empty()) e.max_bw = size_of("--max-bw", o.max_bw);
+    if (!o.chunk_size.empty()) e.chunk_bytes = size_of("--chunk-size", o.chunk_size);
+    e.threads = o.threads;
+    e.max_open = o.max_open;
+    e.progress = show_progress(o.progress);
+    if (!a.flags.sku.empty()) {
+      const SkuEntry* sku = a.flags.catalog().find(a.flags.sku);
+      if (!sku) throw InputError("--sku", 0, "'" + a.flags.sku + "' is not in the catalog");
+      e.nic_bytes_per_s = sku->frontend_nic_gbits_per_s * 1e9 / 8;
+    }
+    auto source = stage::open_source(o.src, o.source);
+    stage::RankInfo rank;
+    if (o.shard) {
+      rank = stage::launcher_rank();
+      if (e.journal.empty())
+        e.journal = stage::default_journal(o.dst) + ".rank-" + std::to_string(rank.rank) + "-of-" +
+                    std::to_string(rank.size);
+      e.part_tag = "rank-" + std::to_string(rank.rank) + "-";
+      // Every rank lists everything, then takes its byte share: no messages, one split.
+      std::vector<stage::SourceEntry> all;
+      source->enumerate([&](const stage::SourceEntry& en) { return all.push_back(en), true; },
+                        [](const stage::SourceError&) {});
+      stage::ListedSource part(*source,
+                               stage::shard_by_bytes(std::move(all), rank.rank, rank.size));
+      *facts = stage::run_stage_copy(part, e);
+    } else {
+      *facts = stage::run_stage_copy(*source, e);
+    }
+    facts->rank = rank.rank;
+    facts->ranks = rank.size;
+  }
+  Report r = start_report("stage", a.flags);
+  if (o.then_feed && facts->mode == "copy" && facts->failed.empty() && !facts->aborted)
+    then_feed(r, o, facts->journal, a.flags);
+  r.stage = facts;
+  return judge_and_emit(r, a.flags);
 }
 
 }  // namespace
 
 Runner add_stage_command(CLI::App& app) {
   auto a = std::make_shared<StageArgs>();
+  stage::StageOptions& o = a->o;
   CLI::App* c = app.add_subcommand(
-      "stage", "Copy a dataset onto the fast tier: parallel, resumable, verified while written");
-  c->add_option("src", a->o.src, "A directory (any mount) or an Azure Blob container/prefix URL");
-  c->add_option("dst", a->o.dst, "A local directory (NVMe, Lustre)");
-  c->add_option("--blob-endpoint", a->o.source.blob_endpoint,
+      "stage",
+      "Copy a dataset onto the fast tier: parallel, resumable after a kill, hashed while written");
+  c->add_option("src", o.src,
+                "A directory (any mount: blobfuse2, NFS, Lustre) or an Azure Blob URL");
+  c->add_option("dst", o.dst, "A local directory (NVMe, Lustre); created");
+  c->add_option("--blob-endpoint", o.source.blob_endpoint,
                 "Blob service endpoint other than ACCOUNT.blob.core.windows.net");
+  c->add_option("--manifest", o.manifest,
+                "The journal (default DST/.trainready-stage/journal.jsonl); with --verify, the one "
+                "to check against");
+  c->add_option("--max-bw", o.max_bw, "Read at most this many bytes per second (e.g. 200M)");
+  c->add_option("--max-open", o.max_open, "Source files open at once (default: the copy workers)")
+      ->check(CLI::Range(1, 4096));
+  c->add_option("--threads", o.threads, "Copy workers (default 16, or the source's hint)")
+      ->check(CLI::Range(1, 1024));
+  c->add_option("--chunk-size", o.chunk_size,
+                "Big files are copied and hashed in chunks of this size (default 16M; a resume "
+                "keeps the journal's)");
+  c->add_option("--progress", o.progress, "auto (on a terminal), always or never");
+  c->add_option("--verify", o.verify,
+                "Re-read this staged DST past the page cache and check every chunk's hash");
+  c->add_option("--hsm-restore", o.hsm_restore,
+                "Lustre HSM: restore every released file under this directory (lfs hsm_restore)");
+  c->add_option("--hsm-batch", o.hsm_batch, "Files per lfs hsm_restore / hsm_state (default 1000)")
+      ->check(CLI::Range(1, 100000));
+  c->add_option("--hsm-poll", o.hsm_poll, "Seconds between lfs hsm_state polls (default 5)")
+      ->check(CLI::Range(0.0, 3600.0));
+  c->add_option("--hsm-timeout", o.hsm_timeout, "Seconds to wait for the restores (default 3600)")
+      ->check(CLI::Range(0.0, 604800.0));
+  c->add_flag("--shard", o.shard,
+              "Under mpirun/srun: each rank copies its share of the bytes into the shared DST");
+  c->add_flag("--then-feed", o.then_feed,
+              "Then run the feed benchmark on the staged files: do they keep the GPUs fed?");
+  c->add_option("--profile", o.profile, "Workload for --then-feed (default unet3d-h100)");
   add_shared_flags(c, a->flags, kReportFlags | kRuleFlags | kSkuFlag | kCatalogFlag);
   return [a] { return run_stage(*a); };
 }

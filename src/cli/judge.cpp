@@ -20,6 +20,7 @@ Evaluation run_rules(Report& r, const SharedFlags& f, const DeploymentFacts* dep
   in.deployment = deployment;
   in.plan = r.plan.get();
   in.storage = r.storage_facts.get();
+  in.stage = r.stage.get();
   in.options = f.run_options();
   r.options = in.options;
   if (r.nccl_tests) r.busbw_expected = expected_busbw(*r.nccl_tests, f.catalog(), in.options);

@@ -91,6 +91,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   base.deployment = in.deployment;
   base.plan = in.plan;
   base.storage = in.storage;
+  base.stage = in.stage;
   for (const auto& rule : all_rules()) {
     const std::string id(rule->id());
     if (!selection.wants(id)) continue;
@@ -132,6 +133,9 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         break;
       case RuleScope::kStorage:
         if (in.storage) record(id, "", rule->evaluate(base));
+        break;
+      case RuleScope::kStage:
+        if (in.stage) record(id, "", rule->evaluate(base));
         break;
     }
   }

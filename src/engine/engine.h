@@ -10,6 +10,7 @@
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
+#include "facts/stage_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "rules/run_options.h"
 
@@ -57,6 +58,7 @@ struct JudgeInputs {
   const DeploymentFacts* deployment = nullptr;
   const Plan* plan = nullptr;
   const StorageBenchFacts* storage = nullptr;
+  const StageFacts* stage = nullptr;
   RunOptions options;
 };
 

@@ -17,6 +17,7 @@
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
+#include "facts/stage_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "plan/plan.h"
 #include "queries/busbw_expectation.h"
@@ -73,6 +74,7 @@ struct Report {
   std::shared_ptr<const CollectiveRun> collective;
   std::shared_ptr<const StorageRun> storage;
   std::shared_ptr<const StorageBenchFacts> storage_facts;  // what the storage rule judged
+  std::shared_ptr<const StageFacts> stage;  // `stage`: what was copied or verified
 };
 
 // How a reporter lays out text: colour (a terminal) and plan --explain.

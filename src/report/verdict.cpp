@@ -34,6 +34,9 @@ Wording wording_of(const Report& r) {
     return {subject, "shows what stops or slows this run",
             "shows a working run that is not at full speed", "shows no problem"};
   }
+  if (c == "stage")
+    return {"the staged copy", "is not complete or not as the source", "is complete, with caveats",
+            "is complete and as the source"};
   if (c == "lint")
     return {"the deployment", "has what breaks multi-node training", "can train, not at full speed",
             "has none of the traps checked"};

@@ -61,6 +61,9 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nvme_scratch_not_mounted());
     r.push_back(make_pcie_link_degraded());
     r.push_back(make_plan_does_not_fit());
+    r.push_back(make_stage_incomplete());
+    r.push_back(make_stage_source_changed());
+    r.push_back(make_stage_verify_mismatch());
     r.push_back(make_storage_feed_short());
     r.push_back(make_vm_not_in_scale_set());
     r.push_back(make_vm_size_no_infiniband());

@@ -13,6 +13,7 @@
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
 #include "facts/node_facts.h"
+#include "facts/stage_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "rules/run_options.h"
 
@@ -23,8 +24,9 @@ struct Plan;  // plan/plan.h: the planner's output, judged by the plan rules
 // kNode: once per node; kCluster: once over two or more nodes; kRunLog / kRunTests: once when a
 // NCCL log / an nccl-tests result was given (the rule may also read the nodes, if any);
 // kDeployment: once over the deployment definitions or deployed state given to `lint`;
-// kPlan: once over a plan; kStorage: once over a storage benchmark's result.
-enum class RuleScope { kNode, kCluster, kRunLog, kRunTests, kDeployment, kPlan, kStorage };
+// kPlan: once over a plan; kStorage: once over a storage benchmark's result; kStage: once over
+// what `stage` copied or verified.
+enum class RuleScope { kNode, kCluster, kRunLog, kRunTests, kDeployment, kPlan, kStorage, kStage };
 
 inline const char* scope_name(RuleScope s) {
   switch (s) {
@@ -42,6 +44,8 @@ inline const char* scope_name(RuleScope s) {
       return "plan";
     case RuleScope::kStorage:
       return "storage";
+    case RuleScope::kStage:
+      return "stage";
   }
   return "node";
 }
@@ -56,6 +60,7 @@ struct RuleContext {
   const DeploymentFacts* deployment = nullptr;  // deployment rules
   const Plan* plan = nullptr;                   // plan rules
   const StorageBenchFacts* storage = nullptr;   // storage rules
+  const StageFacts* stage = nullptr;            // stage rules
 };
 
 struct RuleOutcome {

@@ -15,7 +15,8 @@ SourceError errno_error(int err, const std::string& path, const std::string& wha
   SourceError::Kind kind = SourceError::Kind::kIo;
   if (err == ENOENT || err == ENOTDIR) kind = SourceError::Kind::kNotFound;
   if (err == EACCES || err == EPERM) kind = SourceError::Kind::kPermission;
-  return SourceError(kind, path, what + " " + (path.empty() ? "." : path) + ": " + std::strerror(err));
+  return SourceError(kind, path,
+                     what + " " + (path.empty() ? "." : path) + ": " + std::strerror(err));
 }
 
 std::int64_t mtime_ns_of(const struct stat& st) {
@@ -30,8 +31,8 @@ class PosixReader : public SourceReader {
   void read_at(std::uint64_t offset, std::span<std::byte> buf) override {
     std::size_t done = 0;
     while (done < buf.size()) {
-      const ssize_t n = ::pread(fd_, buf.data() + done, buf.size() - done,
-                                static_cast<off_t>(offset + done));
+      const ssize_t n =
+          ::pread(fd_, buf.data() + done, buf.size() - done, static_cast<off_t>(offset + done));
       if (n < 0) {
         if (errno == EINTR) continue;
         throw errno_error(errno, entry_.path, "cannot read");
@@ -55,8 +56,8 @@ class PosixReader : public SourceReader {
       throw SourceError(SourceError::Kind::kChanged, e.path,
                         e.path + ": changed since it was listed (size " + std::to_string(e.size) +
                             " -> " + std::to_string(size) + ", mtime " +
-                            std::to_string(e.mtime_ns) + " -> " +
-                            std::to_string(mtime_ns_of(st)) + " ns)");
+                            std::to_string(e.mtime_ns) + " -> " + std::to_string(mtime_ns_of(st)) +
+                            " ns)");
   }
 
  private:

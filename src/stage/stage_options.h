@@ -8,18 +8,23 @@
 namespace trainready::stage {
 
 struct StageOptions {
-  std::string src;            // a path or a Blob URL
-  std::string dst;            // a local directory (created)
-  SourceOptions source;       // --blob-endpoint
-  std::string manifest;       // --manifest (default DST/.trainready-stage/manifest.jsonl)
-  std::uint64_t max_bw = 0;   // --max-bw, bytes per second, 0 = unlimited
-  int max_open = 0;           // --max-open: files open at once (readers), 0 = the source's hint
-  int threads = 0;            // --threads: copy workers, 0 = automatic
-  std::uint64_t chunk_bytes = 0;  // --chunk-size, 0 = the source's hint
+  std::string src;                // a path or a Blob URL
+  std::string dst;                // a local directory (created)
+  SourceOptions source;           // --blob-endpoint
+  std::string manifest;           // --manifest (default DST/.trainready-stage/journal.jsonl)
+  std::string max_bw;             // --max-bw, e.g. 200M (bytes per second), empty = unlimited
+  int max_open = 0;               // --max-open: source files open at once, 0 = the source's hint
+  int threads = 0;                // --threads: copy workers, 0 = the source's hint
+  std::string chunk_size;         // --chunk-size, empty = the source's hint
   std::string progress = "auto";  // --progress auto|always|never
-  bool hsm_restore = false;
+  std::string verify;             // --verify DST
+  std::string hsm_restore;        // --hsm-restore DIR
+  std::size_t hsm_batch = 1000;
+  double hsm_poll = 5;
+  double hsm_timeout = 3600;
   bool shard = false;
-  std::string sku;  // --sku: the VM size, for the NIC ceiling
+  bool then_feed = false;
+  std::string profile = "unet3d-h100";
 };
 
 }  // namespace trainready::stage

@@ -1,3 +1,4 @@
+#include "report/json/stage_section.h"
 #include "report/json/json_reporter.h"
 
 #include "codec/nccl_facts_json.h"
@@ -155,6 +156,7 @@ json report_json(const Report& r) {
   if (r.plan) j["plan"] = plan_json(*r.plan);
   if (r.collective) j["bench"] = collective_json(*r.collective);
   if (r.storage) j["storage"] = storage_json(*r.storage);
+  if (r.stage) j["stage"] = stage_json(*r.stage);
   return j;
 }
 

@@ -7,6 +7,7 @@
 #include "report/text/node_summary.h"
 #include "report/text/plan_section.h"
 #include "report/text/run_summary.h"
+#include "report/text/stage_section.h"
 #include "report/text/storage_section.h"
 #include "report/text/text_format.h"
 
@@ -105,6 +106,7 @@ std::string render_text(const Report& r, const RenderStyle& style) {
     labelled(out, p, "Bus bandwidth",
              summarize_nccl_tests(*r.nccl_tests, r.busbw_expected ? &*r.busbw_expected : nullptr));
   if (r.storage) out += render_storage_text(*r.storage) + "\n";
+  if (r.stage) out += render_stage_text(*r.stage) + "\n";
   if (r.plan) out += render_plan_text(*r.plan, style.explain, p) + "\n";
   if (r.evaluation.findings.empty()) out += "No findings.\n\n";
   for (const Finding& f : r.evaluation.findings) out += render_finding(f, p, finding_suffix(r, f));

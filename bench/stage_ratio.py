@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""`trainready stage` side by side with cp -a, rsync -a and rclone copy --checksum.
+
+Two datasets: SMALL small files (default 100,000, sizes uniform in 4-64 KiB) and LARGE large files
+(default 4 x 1 GiB; STAGE_BENCH_LARGE_SIZE scales them down where disk or time is short). Each
+tool copies each dataset into a fresh directory on the same file system; the time counted ends
+after `sync -f` on the destination (stage makes its journal durable with syncfs; the others
+would otherwise finish with the data still in the page cache). The source is read once before
+the runs, so every tool reads it from the page cache alike. Ours runs with its verification on:
+XXH3 of every chunk while written (always), and the table also shows `stage --verify` (a cold
+re-read of the copy) on its own line. Prints wall seconds, the ratio of the fastest reference to
+ours (>= 1.0 means ours is at least as fast), and CPU seconds (user + system of the tool) per GB.
+
+Usage: stage_ratio.py [TRAINREADY] [DIR]
+"""
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import time
+
+BIN = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/trainready")
+DIR = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "build/bench-stage")
+SMALL = int(os.environ.get("STAGE_BENCH_SMALL", "100000"))
+LARGE = int(os.environ.get("STAGE_BENCH_LARGE", "4"))
+LARGE_SIZE = int(os.environ.get("STAGE_BENCH_LARGE_SIZE", str(1 << 30)))
+
+
+def make_small(root):
+    if os.path.exists(root + ".complete"):
+        return
+    shutil.rmtree(root, ignore_errors=True)
+    rng = random.Random(5)
+    block = rng.randbytes(64 << 10)
+    for i in range(SMALL):
+        d = os.path.join(root, "d%03d" % (i // 1000))
+        if i % 1000 == 0:
+            os.makedirs(d)
+        n = rng.randint(4 << 10, 64 << 10)
+        with open(os.path.join(d, "s%06d" % i), "wb") as f:
+            # Distinct content per file (a counter in front of shared random bytes).
+            f.write(i.to_bytes(8, "little") + block[: n - 8])
+    open(root + ".complete", "w").close()
+
+
+def make_large(root):
+    if os.path.exists(root + ".complete"):
+        return
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    for i in range(LARGE):
+        subprocess.run(["dd", "if=/dev/urandom", "of=%s/large%d.bin" % (root, i), "bs=1M",
+                        "count=%d" % (LARGE_SIZE >> 20), "status=none"], check=True)
+    open(root + ".complete", "w").close()
+
+
+def tree_bytes(root):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(root) for f in fs)
+
+
+def warm(root):
+    subprocess.run(["tar", "cf", "/dev/null", "."], cwd=root, check=True)
+    # GNU tar skips reading when the archive is /dev/null: read the bytes for real.
+    subprocess.run("find . -type f -print0 | xargs -0 cat > /dev/null", shell=True, cwd=root,
+                   check=True)
+
+
+def timed(cmd, dst):
+    shutil.rmtree(dst, ignore_errors=True)
+    if cmd[0] != "cp":
+        os.makedirs(dst)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    subprocess.run(["sync", "-f", dst], check=True)
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        sys.exit("%s: exit %d\n%s" % (" ".join(cmd), r.returncode, (r.stderr + r.stdout)[-2000:]))
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def bench(name, src, out):
+    gb = tree_bytes(src) / 1e9
+    warm(src)
+    dst = os.path.join(out, "copy")
+    tools = [
+        ("cp -a", ["cp", "-a", src, dst]),
+        ("rsync -a", ["rsync", "-a", src + "/", dst + "/"]),
+        ("rclone copy --checksum", ["rclone", "copy", "--checksum", "--config", "/dev/null",
+                                    src, dst]),
+        ("trainready stage", [BIN, "stage", src, dst, "--progress", "never"]),
+    ]
+    rows = {}
+    for label, cmd in tools:
+        rows[label] = timed(cmd, dst)
+    # The cold re-read of what stage wrote, on its own.
+    t0 = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    v = subprocess.run([BIN, "stage", "--verify", dst], capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    verify = (time.monotonic() - t0,
+              (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    if v.returncode != 0:
+        sys.exit("stage --verify failed:\n" + v.stdout[-2000:])
+    shutil.rmtree(dst, ignore_errors=True)
+    fastest = min(w for label, (w, _) in rows.items() if label != "trainready stage")
+    ours = rows["trainready stage"][0]
+    print("\n%s: %.2f GB" % (name, gb))
+    print("  %-26s %9s %10s %12s" % ("tool", "wall s", "GB/s", "CPU s / GB"))
+    for label, (w, c) in rows.items():
+        print("  %-26s %9.2f %10.3f %12.3f" % (label, w, gb / w, c / gb))
+    print("  %-26s %9.2f %10.3f %12.3f" % ("(stage --verify, cold)", verify[0], gb / verify[0],
+                                          verify[1] / gb))
+    print("  ratio fastest reference / trainready stage: %.2f (target >= 1.0)" % (fastest / ours))
+
+
+def main():
+    os.makedirs(DIR, exist_ok=True)
+    small = os.path.join(DIR, "small-src")
+    large = os.path.join(DIR, "large-src")
+    make_small(small)
+    make_large(large)
+    print("machine: %d cores; source and copies on %s" % (os.cpu_count(), DIR))
+    bench("%d small files (4-64 KiB)" % SMALL, small, DIR)
+    bench("%d large files (%d MiB)" % (LARGE, LARGE_SIZE >> 20), large, DIR)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+#include "stage/dest_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace trainready::stage {
+namespace {
+
+DestError dest_error(int err, const std::string& what) {
+  return DestError{what + ": " + std::strerror(err), fatal_dest_errno(err), err};
+}
+
+void pwrite_all(int fd, const std::byte* p, std::size_t n, std::uint64_t off,
+                const std::string& path) {
+  std::size_t done = 0;
+  while (done < n) {
+    const ssize_t w = ::pwrite(fd, p + done, n - done, static_cast<off_t>(off + done));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw dest_error(errno, "cannot write " + path);
+    }
+    if (w == 0) throw dest_error(EIO, "cannot write " + path + " (wrote nothing)");
+    done += static_cast<std::size_t>(w);
+  }
+}
+
+}  // namespace
+
+bool fatal_dest_errno(int err) {
+  return err == ENOSPC || err == EDQUOT || err == EROFS || err == EIO || err == EFBIG;
+}
+
+DestFile::DestFile(std::string part, std::uint64_t size, bool keep, const DirectWrite& direct,
+                   bool preallocate)
+    : part_(std::move(part)), size_(size), direct_(direct) {
+  fd_ = ::open(part_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (keep ? 0 : O_TRUNC), 0600);
+  if (fd_ < 0) throw dest_error(errno, "cannot create " + part_);
+  if (size_ > 0 && preallocate) {
+    // Preallocation: the extents come out contiguous, and a destination without room fails
+    // here, before any byte is read from the source.
+    if (::fallocate(fd_, 0, 0, static_cast<off_t>(size_)) != 0) {
+      const int err = errno;
+      if (err != EOPNOTSUPP && err != ENOSYS && err != EINVAL) {
+        close_all();
+        throw dest_error(err,
+                         "cannot preallocate " + std::to_string(size_) + " bytes for " + part_);
+      }
+    }
+  }
+  if (direct_.enabled && size_ >= direct_.alignment) {
+    direct_fd_ = ::open(part_.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
+    // EINVAL: this file system refuses O_DIRECT after all; buffered writes then.
+  }
+}
+
+DestFile::~DestFile() { close_all(); }
+
+void DestFile::close_all() {
+  if (direct_fd_ >= 0) ::close(direct_fd_);
+  if (fd_ >= 0) ::close(fd_);
+  direct_fd_ = fd_ = -1;
+}
+
+void DestFile::write_at(std::uint64_t offset, std::span<const std::byte> data) {
+  std::size_t direct_len = 0;
+  if (direct_fd_ >= 0 && offset % direct_.alignment == 0 &&
+      reinterpret_cast<std::uintptr_t>(data.data()) % direct_.alignment == 0)
+    direct_len = data.size() - data.size() % direct_.alignment;
+  if (direct_len > 0) {
+    const ssize_t w = ::pwrite(direct_fd_, data.data(), direct_len, static_cast<off_t>(offset));
+    if (w == static_cast<ssize_t>(direct_len)) {
+      data = data.subspan(direct_len);
+      offset += direct_len;
+    } else if (w < 0 && errno == EINVAL) {
+      // Refused at write time (some FUSE and network file systems): buffered from now on.
+      ::close(direct_fd_);
+      direct_fd_ = -1;
+    } else if (w < 0) {
+      throw dest_error(errno, "cannot write " + part_);
+    } else {
+      // A short direct write: finish the range buffered.
+      data = data.subspan(static_cast<std::size_t>(w));
+      offset += static_cast<std::uint64_t>(w);
+    }
+  }
+  if (!data.empty()) pwrite_all(fd_, data.data(), data.size(), offset, part_);
+}
+
+bool DestFile::read_at(std::uint64_t offset, std::span<std::byte> out) {
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n =
+        ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+void DestFile::finalize(const std::string& final_path, std::uint32_t mode, std::int64_t mtime_ns) {
+  // Preallocation past the end would make the file longer than the source only if the size
+  // changed; cut to the exact size anyway (fallocate on some file systems rounds up).
+  if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0)
+    throw dest_error(errno, "cannot set the size of " + part_);
+  if (::fchmod(fd_, static_cast<mode_t>(mode & 07777)) != 0)
+    throw dest_error(errno, "cannot set the mode of " + part_);
+  struct timespec ts[2];
+  ts[0].tv_sec = ts[1].tv_sec = static_cast<time_t>(mtime_ns / 1000000000);
+  ts[0].tv_nsec = ts[1].tv_nsec = static_cast<long>(mtime_ns % 1000000000);
+  if (ts[0].tv_nsec < 0) {
+    ts[0].tv_nsec = ts[1].tv_nsec = ts[0].tv_nsec + 1000000000;
+    ts[0].tv_sec = ts[1].tv_sec = ts[0].tv_sec - 1;
+  }
+  if (::futimens(fd_, ts) != 0) throw dest_error(errno, "cannot set the mtime of " + part_);
+  close_all();
+  if (::rename(part_.c_str(), final_path.c_str()) != 0)
+    throw dest_error(errno, "cannot rename " + part_ + " to " + final_path);
+}
+
+void DestFile::discard() {
+  close_all();
+  ::unlink(part_.c_str());
+}
+
+void make_parent_dirs(const std::string& root, const std::string& relative) {
+  std::size_t pos = 0;
+  while ((pos = relative.find('/', pos)) != std::string::npos) {
+    const std::string dir = root + "/" + relative.substr(0, pos);
+    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+      throw dest_error(errno, "cannot create directory " + dir);
+    ++pos;
+  }
+}
+
+}  // namespace trainready::stage

@@ -1,0 +1,696 @@
+#include "stage/engine.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "bench/direct_io.h"
+#include "bench/page_cache.h"
+#include "core/input_error.h"
+#include "stage/dest_file.h"
+#include "stage/hashing.h"
+#include "stage/journal.h"
+#include "stage/posix_source.h"
+#include "stage/progress.h"
+#include "stage/rate_limiter.h"
+
+namespace trainready::stage {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Files up to this size are copied whole, several to a task: per-file overhead (open, create,
+// rename) dominates them, and one task per file would make the queue the bottleneck.
+constexpr std::uint64_t kSmallFile = 1ull << 20;
+constexpr std::size_t kBatchFiles = 32;
+constexpr std::uint64_t kBatchBytes = 8ull << 20;
+
+std::uint64_t since_ns(Clock::time_point t0) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+}
+
+// Times a scope into one phase of the counters.
+class PhaseTimer {
+ public:
+  PhaseTimer(Counters& c, Phase p) : c_(c), p_(p), t0_(Clock::now()) {}
+  ~PhaseTimer() { c_.add(p_, since_ns(t0_)); }
+
+ private:
+  Counters& c_;
+  Phase p_;
+  Clock::time_point t0_;
+};
+
+struct AlignedBuffer {
+  std::byte* p = nullptr;
+  std::size_t size = 0;
+  explicit AlignedBuffer(std::size_t n) : size(n) {
+    void* v = nullptr;
+    if (::posix_memalign(&v, 4096, std::max<std::size_t>(n, 4096)) != 0) throw std::bad_alloc();
+    p = static_cast<std::byte*>(v);
+  }
+  ~AlignedBuffer() { std::free(p); }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+};
+
+bool safe_relative(const std::string& p) {
+  if (p.empty() || p.front() == '/' || p.find('\0') != std::string::npos) return false;
+  std::size_t start = 0;
+  while (start <= p.size()) {
+    const std::size_t end = std::min(p.find('/', start), p.size());
+    const std::string part = p.substr(start, end - start);
+    if (part.empty() || part == "." || part == ".." || (start == 0 && part == kStageDir))
+      return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::string version_change(const SourceEntry& was, const SourceEntry& now) {
+  std::string d;
+  if (was.size != now.size)
+    d += "size " + std::to_string(was.size) + " -> " + std::to_string(now.size);
+  if (was.mtime_ns != now.mtime_ns)
+    d += std::string(d.empty() ? "" : ", ") + "mtime " + std::to_string(was.mtime_ns) + " -> " +
+         std::to_string(now.mtime_ns) + " ns";
+  if (was.etag != now.etag)
+    d += std::string(d.empty() ? "" : ", ") + "ETag " + was.etag + " -> " + now.etag;
+  return d;
+}
+
+struct FileJob {
+  std::uint64_t id = 0;
+  SourceEntry e;
+  std::uint64_t nchunks = 1;
+  std::map<std::uint64_t, std::string> recorded;  // chunks an earlier run wrote
+  std::vector<std::string> hashes;
+  std::unique_ptr<DestFile> dest;  // big files: opened when listed
+  std::atomic<std::uint64_t> remaining{0};
+  std::atomic<bool> failed{false};
+  // MD5 is a stream: chunks feed it in order (a chunk waits for its predecessor, which a worker
+  // already holds because chunks are queued in order).
+  std::unique_ptr<Md5> md5;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::uint64_t md5_next = 0;
+};
+
+struct Task {
+  std::vector<std::shared_ptr<FileJob>> small;
+  std::shared_ptr<FileJob> big;
+  std::uint64_t chunk = 0;
+};
+
+class TaskQueue {
+ public:
+  explicit TaskQueue(std::size_t cap) : cap_(cap) {}
+  void push(Task t) {
+    std::unique_lock<std::mutex> lock(mu_);
+    not_full_.wait(lock, [&] { return q_.size() < cap_; });
+    q_.push_back(std::move(t));
+    not_empty_.notify_one();
+  }
+  // Empty when closed and drained.
+  std::optional<Task> pop(Counters& c) {
+    const auto t0 = Clock::now();
+    std::unique_lock<std::mutex> lock(mu_);
+    not_empty_.wait(lock, [&] { return !q_.empty() || closed_; });
+    c.add(Phase::kIdle, since_ns(t0));
+    if (q_.empty()) return std::nullopt;
+    Task t = std::move(q_.front());
+    q_.pop_front();
+    not_full_.notify_one();
+    return t;
+  }
+  void close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    not_empty_.notify_all();
+  }
+
+ private:
+  std::size_t cap_;
+  std::mutex mu_;
+  std::condition_variable not_empty_, not_full_;
+  std::deque<Task> q_;
+  bool closed_ = false;
+};
+
+class Copier {
+ public:
+  Copier(Source& src, const EngineOptions& o) : src_(src), o_(o), limiter_(o.max_bw) {}
+
+  StageFacts run();
+
+ private:
+  void list();
+  void enqueue(const SourceEntry& e);
+  void files_in_batch(const std::shared_ptr<FileJob>& f);
+  void flush_batch();
+  void worker();
+  void copy_small(FileJob& f, AlignedBuffer& buf);
+  void copy_chunk(FileJob& f, std::uint64_t k, AlignedBuffer& buf);
+  void chunk_finished(FileJob& f);
+  void finalize_with(FileJob& f, DestFile& d);
+  void feed_md5(FileJob& f, std::uint64_t k, std::span<const std::byte> data);
+  void fail(FileJob& f, const std::string& kind, const std::string& message);
+  void dest_failed(FileJob* f, const DestError& e);
+  void problem(std::vector<StageProblem>& list, StageProblem p);
+  std::string part_path(std::uint64_t id) const;
+  std::string final_path(const std::string& rel) const { return o_.dst + "/" + rel; }
+
+  Source& src_;
+  EngineOptions o_;
+  RateLimiter limiter_;
+  Counters counters_;
+  JournalState prior_;
+  std::unique_ptr<JournalWriter> journal_;
+  std::uint64_t chunk_bytes_ = 0;
+  std::uint64_t next_id_ = 0;
+  DirectWrite direct_;
+  std::unique_ptr<TaskQueue> queue_;
+  std::atomic<bool> stop_{false};
+  std::unordered_set<std::string> seen_;
+  std::vector<std::shared_ptr<FileJob>> batch_;
+  std::uint64_t batch_bytes_ = 0;
+
+  std::mutex facts_mu_;
+  StageFacts facts_;
+  std::atomic<std::uint64_t> files_copied_{0}, bytes_copied_{0}, chunks_resumed_{0},
+      bytes_resumed_{0}, md5_checked_{0};
+};
+
+std::string Copier::part_path(std::uint64_t id) const {
+  return o_.dst + "/" + kStageDir + "/parts/" + o_.part_tag + std::to_string(id) + ".part";
+}
+
+void Copier::problem(std::vector<StageProblem>& list, StageProblem p) {
+  std::lock_guard<std::mutex> lock(facts_mu_);
+  // Bounded: a source of millions of unreadable files must not hold millions of messages.
+  if (list.size() < 10000) list.push_back(std::move(p));
+}
+
+void Copier::fail(FileJob& f, const std::string& kind, const std::string& message) {
+  bool expected = false;
+  if (f.failed.compare_exchange_strong(expected, true)) {
+    problem(kind == "changed" ? facts_.changed : facts_.failed, {f.e.path, kind, message});
+    f.cv.notify_all();
+  }
+}
+
+void Copier::dest_failed(FileJob* f, const DestError& e) {
+  if (e.fatal) {
+    bool expected = false;
+    if (stop_.compare_exchange_strong(expected, true)) {
+      std::lock_guard<std::mutex> lock(facts_mu_);
+      facts_.aborted = true;
+      facts_.abort_reason =
+          e.message + (e.err == ENOSPC || e.err == EDQUOT
+                           ? " (the destination is full: no file at its final name is partial; "
+                             "free space and run the same command again to resume)"
+                           : "");
+    }
+  }
+  if (f) {
+    bool expected = false;
+    if (f->failed.compare_exchange_strong(expected, true)) {
+      if (!e.fatal) problem(facts_.failed, {f->e.path, "destination", e.message});
+      f->cv.notify_all();
+    }
+  }
+}
+
+void Copier::feed_md5(FileJob& f, std::uint64_t k, std::span<const std::byte> data) {
+  if (!f.md5) return;
+  std::unique_lock<std::mutex> lock(f.mu);
+  f.cv.wait(lock, [&] { return f.md5_next == k || f.failed.load(); });
+  if (f.failed.load()) return;
+  PhaseTimer t(counters_, Phase::kHash);
+  f.md5->update(data);
+  ++f.md5_next;
+  f.cv.notify_all();
+}
+
+void Copier::copy_small(FileJob& f, AlignedBuffer& buf) {
+  if (stop_.load()) return;
+  try {
+    std::unique_ptr<SourceReader> r;
+    {
+      PhaseTimer t(counters_, Phase::kMeta);
+      r = src_.open(f.e);
+    }
+    const std::span<std::byte> data(buf.p, f.e.size);
+    {
+      const double slept = limiter_.acquire(f.e.size);
+      counters_.add(Phase::kThrottle, static_cast<std::uint64_t>(slept * 1e9));
+      PhaseTimer t(counters_, Phase::kRead);
+      if (f.e.size) r->read_at(0, data);
+      r->confirm_unchanged();
+    }
+    counters_.bytes_read += f.e.size;
+    bytes_copied_ += f.e.size;
+    {
+      PhaseTimer t(counters_, Phase::kHash);
+      f.hashes = {xxh3_hex(data)};
+    }
+    feed_md5(f, 0, data);
+    DestFile d(part_path(f.id), f.e.size, false, DirectWrite{}, /*preallocate=*/false);
+    {
+      PhaseTimer t(counters_, Phase::kWrite);
+      if (f.e.size) d.write_at(0, data);
+    }
+    finalize_with(f, d);
+  } catch (const SourceError& e) {
+    fail(f,
+         e.kind() == SourceError::Kind::kChanged      ? "changed"
+         : e.kind() == SourceError::Kind::kNotFound   ? "vanished"
+         : e.kind() == SourceError::Kind::kPermission ? "permission"
+                                                      : "io",
+         e.what());
+    ::unlink(part_path(f.id).c_str());
+  } catch (const DestError& e) {
+    dest_failed(&f, e);
+  }
+}
+
+void Copier::copy_chunk(FileJob& f, std::uint64_t k, AlignedBuffer& buf) {
+  const std::uint64_t off = k * chunk_bytes_;
+  const std::uint64_t len = std::min(chunk_bytes_, f.e.size - off);
+  const std::span<std::byte> data(buf.p, len);
+  if (stop_.load() || f.failed.load()) {
+    f.failed = true;
+    f.cv.notify_all();
+    return chunk_finished(f);
+  }
+  try {
+    // Written by an earlier run: trusted only if it hashes as recorded.
+    auto rec = f.recorded.find(k);
+    if (rec != f.recorded.end()) {
+      bool same = false;
+      {
+        PhaseTimer t(counters_, Phase::kWrite);
+        same = f.dest->read_at(off, data);
+      }
+      if (same) {
+        PhaseTimer t(counters_, Phase::kHash);
+        same = xxh3_hex(data) == rec->second;
+      }
+      if (same) {
+        f.hashes[k] = rec->second;
+        feed_md5(f, k, data);
+        ++chunks_resumed_;
+        bytes_resumed_ += len;
+        counters_.bytes_done += len;
+        return chunk_finished(f);
+      }
+    }
+    std::unique_ptr<SourceReader> r;
+    {
+      PhaseTimer t(counters_, Phase::kMeta);
+      r = src_.open(f.e);
+    }
+    {
+      const double slept = limiter_.acquire(len);
+      counters_.add(Phase::kThrottle, static_cast<std::uint64_t>(slept * 1e9));
+      PhaseTimer t(counters_, Phase::kRead);
+      r->read_at(off, data);
+      r->confirm_unchanged();
+    }
+    counters_.bytes_read += len;
+    std::string h;
+    {
+      PhaseTimer t(counters_, Phase::kHash);
+      h = xxh3_hex(data);
+    }
+    feed_md5(f, k, data);
+    {
+      PhaseTimer t(counters_, Phase::kWrite);
+      f.dest->write_at(off, data);
+    }
+    f.hashes[k] = h;
+    bytes_copied_ += len;
+    counters_.bytes_done += len;
+    if (f.nchunks > 1) journal_->chunk(f.id, k, h);
+  } catch (const SourceError& e) {
+    fail(f,
+         e.kind() == SourceError::Kind::kChanged      ? "changed"
+         : e.kind() == SourceError::Kind::kNotFound   ? "vanished"
+         : e.kind() == SourceError::Kind::kPermission ? "permission"
+                                                      : "io",
+         e.what());
+  } catch (const DestError& e) {
+    dest_failed(&f, e);
+  }
+  chunk_finished(f);
+}
+
+void Copier::chunk_finished(FileJob& f) {
+  if (f.remaining.fetch_sub(1) != 1) return;
+  // The last chunk of the file: finalize, or leave the part file for the next run.
+  if (f.failed.load()) {
+    // Chunks of a version that changed are of no use; others (a permission problem, a full
+    // destination) are kept for the resume.
+    bool changed = false;
+    {
+      std::lock_guard<std::mutex> lock(facts_mu_);
+      for (const StageProblem& p : facts_.changed) changed = changed || p.path == f.e.path;
+    }
+    if (changed) f.dest->discard();
+    f.dest.reset();
+    return;
+  }
+  try {
+    finalize_with(f, *f.dest);
+  } catch (const DestError& e) {
+    dest_failed(&f, e);
+  }
+  f.dest.reset();
+}
+
+void Copier::finalize_with(FileJob& f, DestFile& d) {
+  std::string md5;
+  if (f.md5) {
+    md5 = f.md5->hex();
+    if (md5 != f.e.content_md5) {
+      fail(f, "md5-mismatch",
+           f.e.path + ": content MD5 " + md5 + " of the bytes read differs from the source's " +
+               f.e.content_md5 + " (not staged)");
+      d.discard();
+      return;
+    }
+    ++md5_checked_;
+  }
+  {
+    PhaseTimer t(counters_, Phase::kMeta);
+    make_parent_dirs(o_.dst, f.e.path);
+    d.finalize(final_path(f.e.path), f.e.mode, f.e.mtime_ns);
+  }
+  journal_->done(f.id, f.hashes, md5);
+  ++files_copied_;
+  counters_.files_done += 1;
+  if (f.nchunks == 1 && f.e.size <= kSmallFile) counters_.bytes_done += f.e.size;
+}
+
+void Copier::worker() {
+  AlignedBuffer buf(static_cast<std::size_t>(chunk_bytes_));
+  while (auto t = queue_->pop(counters_)) {
+    if (t->big) {
+      copy_chunk(*t->big, t->chunk, buf);
+    } else {
+      for (auto& f : t->small) copy_small(*f, buf);
+    }
+  }
+}
+
+void Copier::enqueue(const SourceEntry& e) {
+  auto f = std::make_shared<FileJob>();
+  f->e = e;
+  const JournalFile* prev = prior_.find(e.path);
+  bool resume = false;
+  if (prev != nullptr) {
+    const std::string change = version_change(prev->entry, e);
+    if (!change.empty()) {
+      problem(facts_.changed,
+              {e.path, "changed",
+               e.path + ": changed since the manifest (" + change +
+                   "); the earlier copy is discarded and the file copied again whole"});
+      ::unlink(part_path(prior_.by_path.at(e.path)).c_str());
+    } else if (prev->done) {
+      struct stat st {};
+      const std::string fin = final_path(e.path);
+      if (::stat(fin.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+          static_cast<std::uint64_t>(st.st_size) == e.size &&
+          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec ==
+              e.mtime_ns) {
+        std::lock_guard<std::mutex> lock(facts_mu_);
+        ++facts_.files_skipped;
+        facts_.bytes_skipped += e.size;
+        counters_.files_done += 1;
+        counters_.bytes_done += e.size;
+        return;
+      }
+      // Done once, but the copy at DST is gone or was changed there: copy it again.
+    } else {
+      resume = true;
+    }
+  }
+  if (resume) {
+    f->id = prior_.by_path.at(e.path);
+    f->recorded = prev->chunks;
+  } else {
+    f->id = next_id_++;
+    journal_->file(f->id, e);
+  }
+  f->nchunks = e.size <= chunk_bytes_ ? 1 : (e.size + chunk_bytes_ - 1) / chunk_bytes_;
+  f->hashes.resize(f->nchunks);
+  if (!e.content_md5.empty()) f->md5 = std::make_unique<Md5>();
+  if (e.size <= kSmallFile) {
+    files_in_batch(f);
+    return;
+  }
+  try {
+    PhaseTimer t(counters_, Phase::kMeta);
+    struct stat st {};
+    const bool keep = !f->recorded.empty() && ::stat(part_path(f->id).c_str(), &st) == 0;
+    if (!keep) f->recorded.clear();
+    f->dest = std::make_unique<DestFile>(part_path(f->id), e.size, keep, direct_);
+  } catch (const DestError& err) {
+    dest_failed(f.get(), err);
+    return;
+  }
+  f->remaining = f->nchunks;
+  for (std::uint64_t k = 0; k < f->nchunks; ++k) queue_->push(Task{{}, f, k});
+}
+
+void Copier::files_in_batch(const std::shared_ptr<FileJob>& f) {
+  batch_.push_back(f);
+  batch_bytes_ += f->e.size;
+  if (batch_.size() >= kBatchFiles || batch_bytes_ >= kBatchBytes) flush_batch();
+}
+
+void Copier::flush_batch() {
+  if (batch_.empty()) return;
+  Task t;
+  t.small.swap(batch_);
+  batch_bytes_ = 0;
+  queue_->push(std::move(t));
+}
+
+void Copier::list() {
+  const auto kind_of = [](SourceError::Kind k) {
+    switch (k) {
+      case SourceError::Kind::kNotFound:
+        return "vanished";
+      case SourceError::Kind::kChanged:
+        return "changed";
+      case SourceError::Kind::kPermission:
+        return "permission";
+      case SourceError::Kind::kIo:
+        break;
+    }
+    return "io";
+  };
+  src_.enumerate(
+      [&](const SourceEntry& e) {
+        if (!safe_relative(e.path)) {
+          problem(facts_.failed, {e.path, "name",
+                                  "'" + e.path +
+                                      "': not a relative path inside the destination (empty, "
+                                      "absolute, '.' or '..' component); not staged"});
+          return !stop_.load();
+        }
+        if (!seen_.insert(e.path).second) return !stop_.load();
+        counters_.files_listed += 1;
+        counters_.bytes_listed += e.size;
+        enqueue(e);
+        return !stop_.load();
+      },
+      [&](const SourceError& e) {
+        problem(e.kind() == SourceError::Kind::kChanged ? facts_.changed : facts_.failed,
+                {e.path(), kind_of(e.kind()), e.what()});
+      });
+  flush_batch();
+}
+
+StageFacts Copier::run() {
+  const auto t0 = Clock::now();
+  const double cpu0 = process_cpu_seconds();
+  facts_.source = src_.describe();
+  facts_.destination = o_.dst;
+  facts_.journal = o_.journal;
+  const std::string stage_dir = o_.dst + "/" + kStageDir;
+  for (const std::string& d : {o_.dst, stage_dir, stage_dir + "/parts"})
+    if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST)
+      throw InputError(
+          d, 0, std::string("cannot create the destination directory: ") + std::strerror(errno));
+
+  prior_ = read_journal(o_.journal);
+  const bool has_header = prior_.exists && prior_.chunk_bytes != 0;
+  if (has_header && prior_.source != src_.describe())
+    throw InputError(o_.journal, 1,
+                     "is the journal of a stage from " + prior_.source + ", not " +
+                         src_.describe() +
+                         ": stage into another destination, or give another --manifest");
+  const SourceHints hints = src_.hints();
+  if (has_header) {
+    chunk_bytes_ = prior_.chunk_bytes;  // a resume keeps the chunking its records describe
+  } else {
+    chunk_bytes_ = o_.chunk_bytes ? o_.chunk_bytes : hints.chunk_bytes;
+    chunk_bytes_ = std::max<std::uint64_t>(kSmallFile, chunk_bytes_ / 4096 * 4096);
+  }
+  next_id_ = prior_.next_id;
+
+  const int dst_fd = ::open(o_.dst.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dst_fd < 0) throw InputError(o_.dst, 0, std::string("cannot open: ") + std::strerror(errno));
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } dst_closer{dst_fd};
+  try {
+    journal_ = std::make_unique<JournalWriter>(o_.journal, prior_.valid_bytes, dst_fd);
+    if (!has_header) journal_->header(src_.describe(), chunk_bytes_);
+  } catch (const std::runtime_error& e) {
+    throw InputError(o_.journal, 0, e.what());
+  }
+
+  // O_DIRECT writes where the file system takes them, and not on a memory file system (tmpfs:
+  // the copy is memory either way, and O_DIRECT there only costs).
+  {
+    const std::string probe =
+        stage_dir + "/parts/direct-io-probe-" + std::to_string(static_cast<long>(::getpid()));
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0) ::close(fd);
+    const DirectIoSupport d = direct_io_support(probe);
+    ::unlink(probe.c_str());
+    const bool memory = memory_backed(o_.dst);
+    direct_.enabled = d.supported && !memory;
+    direct_.alignment = std::max(d.memory_alignment, d.offset_alignment);
+    facts_.write_mode = direct_.enabled
+                            ? "O_DIRECT for aligned ranges of files over 1 MiB (" + d.how + ")"
+                            : std::string("buffered: ") +
+                                  (memory ? "the destination is a memory file system" : d.how);
+  }
+
+  int n = o_.threads > 0 ? o_.threads
+                         : static_cast<int>(std::min<std::size_t>(hints.max_parallel_reads, 16));
+  if (o_.max_open > 0) n = std::min(n, o_.max_open);
+  n = std::max(n, 1);
+  queue_ = std::make_unique<TaskQueue>(static_cast<std::size_t>(n) * 4);
+
+  LimitContext ctx;
+  ctx.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ctx.nic_bytes_per_s = hints.remote ? o_.nic_bytes_per_s : 0;
+  ctx.max_bw = static_cast<double>(o_.max_bw);
+
+  std::vector<std::thread> workers;
+  for (int i = 0; i < n; ++i) workers.emplace_back([this] { worker(); });
+  bool progress_stop = false;
+  std::mutex progress_mu;
+  std::condition_variable progress_cv;
+  std::thread progress;
+  if (o_.progress) {
+    progress = std::thread([&] {
+      Sample prev = take_sample(counters_, 0);
+      std::unique_lock<std::mutex> lock(progress_mu);
+      while (!progress_stop) {
+        progress_cv.wait_for(lock, std::chrono::milliseconds(500));
+        const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+        Sample now = take_sample(counters_, t);
+        const std::string line = progress_line(prev, now, counters_, ctx, 140);
+        std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
+        std::fflush(stderr);
+        prev = now;
+      }
+      std::fputs("\n", stderr);
+    });
+  }
+
+  bool listing_complete = false;
+  try {
+    list();
+    listing_complete = !stop_.load();
+  } catch (const SourceError& e) {
+    std::lock_guard<std::mutex> lock(facts_mu_);
+    facts_.aborted = true;
+    facts_.abort_reason = std::string("listing the source failed: ") + e.what();
+  }
+  counters_.listing_done = true;
+  if (listing_complete)
+    journal_->listed(counters_.files_listed.load(), counters_.bytes_listed.load());
+  queue_->close();
+  for (auto& w : workers) w.join();
+  {
+    std::lock_guard<std::mutex> lock(progress_mu);
+    progress_stop = true;
+  }
+  progress_cv.notify_all();
+  if (progress.joinable()) progress.join();
+  try {
+    journal_->flush();
+  } catch (const std::exception& e) {
+    facts_.aborted = true;
+    if (facts_.abort_reason.empty()) facts_.abort_reason = e.what();
+  }
+  journal_.reset();
+
+  if (listing_complete) {
+    for (const auto& [path, id] : prior_.by_path)
+      if (!seen_.count(path))
+        facts_.changed.push_back(
+            {path, "vanished",
+             path + ": in the manifest but no longer at the source (left as it is at DST)"});
+  }
+  if (auto* posix = dynamic_cast<PosixSource*>(&src_)) facts_.not_regular = posix->skipped();
+
+  facts_.files_listed = counters_.files_listed;
+  facts_.bytes_listed = counters_.bytes_listed;
+  facts_.files_copied = files_copied_;
+  facts_.bytes_copied = bytes_copied_;
+  facts_.chunks_resumed = chunks_resumed_;
+  facts_.bytes_resumed = bytes_resumed_;
+  facts_.files_md5_checked = md5_checked_;
+  facts_.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  facts_.cpu_seconds = process_cpu_seconds() - cpu0;
+  facts_.nic_bytes_per_s = ctx.nic_bytes_per_s;
+  Sample zero;
+  const Sample end = take_sample(counters_, facts_.seconds);
+  zero.cpu_s = end.cpu_s - facts_.cpu_seconds;
+  for (int i = 0; i < static_cast<int>(Phase::kCount); ++i)
+    facts_.time_by_stage[phase_name(static_cast<Phase>(i))] =
+        static_cast<double>(end.phase_ns[i]) / 1e9;
+  facts_.limit = limit_between(zero, end, ctx);
+  return facts_;
+}
+
+}  // namespace
+
+std::string default_journal(const std::string& dst) {
+  return dst + "/" + kStageDir + "/journal.jsonl";
+}
+
+StageFacts run_stage_copy(Source& source, const EngineOptions& o) {
+  EngineOptions opts = o;
+  while (opts.dst.size() > 1 && opts.dst.back() == '/') opts.dst.pop_back();
+  if (opts.journal.empty()) opts.journal = default_journal(opts.dst);
+  Copier c(source, opts);
+  return c.run();
+}
+
+}  // namespace trainready::stage

@@ -1,0 +1,247 @@
+#include "stage/journal.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "core/input_error.h"
+
+namespace trainready::stage {
+namespace {
+
+// Batches are made durable this often: a kill loses at most this much finished work (which the
+// next run copies again), and one syncfs per interval keeps the cost flat in the file count.
+constexpr auto kCommitInterval = std::chrono::milliseconds(250);
+constexpr std::size_t kCommitBytes = 1 << 20;
+
+using nlohmann::json;
+
+std::string errno_text(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+void write_all(int fd, const std::string& data, const std::string& path) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(errno_text("cannot write the journal " + path));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+const JournalFile* JournalState::find(const std::string& path) const {
+  auto it = by_path.find(path);
+  if (it == by_path.end()) return nullptr;
+  auto f = files.find(it->second);
+  return f == files.end() ? nullptr : &f->second;
+}
+
+JournalState read_journal(const std::string& path) {
+  JournalState s;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno == ENOENT) return s;
+    throw InputError(path, 0,
+                     "cannot read the stage journal: " + std::string(std::strerror(errno)));
+  }
+  s.exists = true;
+  std::string line;
+  int line_no = 0;
+  std::uint64_t offset = 0;
+  auto bad = [&](const std::string& what) {
+    return InputError(path, line_no, "expected a stage journal record (docs/stage.md): " + what);
+  };
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (in.eof()) break;  // no newline: a torn last line from a killed run
+    offset += line.size() + 1;
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("t") || !j["t"].is_string())
+      throw bad("not a JSON object with \"t\"");
+    const std::string t = j["t"].get<std::string>();
+    try {
+      if (line_no == 1) {
+        if (t != "stage-journal") throw bad("the first line is not the journal header");
+        if (j.at("v").get<int>() != kJournalVersion)
+          throw bad("journal version " + j.at("v").dump() + ", this build reads " +
+                    std::to_string(kJournalVersion));
+        s.source = j.at("source").get<std::string>();
+        s.chunk_bytes = j.at("chunk_bytes").get<std::uint64_t>();
+        if (s.chunk_bytes == 0) throw bad("chunk_bytes 0");
+      } else if (t == "file") {
+        JournalFile f;
+        const std::uint64_t id = j.at("id").get<std::uint64_t>();
+        f.entry.path = j.at("path").get<std::string>();
+        f.entry.size = j.at("size").get<std::uint64_t>();
+        f.entry.mtime_ns = j.at("mtime_ns").get<std::int64_t>();
+        f.entry.etag = j.at("etag").get<std::string>();
+        f.entry.content_md5 = j.at("md5").get<std::string>();
+        f.entry.mode = j.at("mode").get<std::uint32_t>();
+        s.files[id] = std::move(f);
+        s.by_path[s.files[id].entry.path] = id;
+        s.next_id = std::max(s.next_id, id + 1);
+      } else if (t == "listed") {
+        s.listed = true;
+      } else if (t == "chunk" || t == "done") {
+        auto it = s.files.find(j.at("id").get<std::uint64_t>());
+        if (it == s.files.end())
+          throw bad("a record for file id " + j.at("id").dump() + " before its \"file\" record");
+        if (t == "chunk") {
+          it->second.chunks[j.at("i").get<std::uint64_t>()] = j.at("xxh3").get<std::string>();
+        } else {
+          it->second.done = true;
+          it->second.done_chunks = j.at("xxh3").get<std::vector<std::string>>();
+          it->second.md5 = j.at("md5").get<std::string>();
+        }
+      } else {
+        throw bad("unknown record type \"" + t + "\"");
+      }
+    } catch (const json::exception& e) {
+      throw bad(e.what());
+    }
+  }
+  if (line_no == 0 || (line_no == 1 && s.chunk_bytes == 0)) {
+    // Empty, or only a torn header: as if there were none.
+    s = JournalState{};
+    s.exists = true;
+  }
+  s.valid_bytes = offset;
+  return s;
+}
+
+JournalWriter::JournalWriter(const std::string& path, std::uint64_t valid_bytes, int dst_fd)
+    : path_(path), dst_fd_(dst_fd) {
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error(errno_text("cannot open the journal " + path));
+  if (::ftruncate(fd_, static_cast<off_t>(valid_bytes)) != 0 ||
+      ::lseek(fd_, static_cast<off_t>(valid_bytes), SEEK_SET) < 0) {
+    const std::string e = errno_text("cannot cut the journal's torn last line " + path);
+    ::close(fd_);
+    throw std::runtime_error(e);
+  }
+  thread_ = std::thread([this] { commit_loop(); });
+}
+
+JournalWriter::~JournalWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+  ::close(fd_);
+}
+
+void JournalWriter::append(std::string line) {
+  line += '\n';
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_ += line;
+  ++appended_;
+  if (pending_.size() >= kCommitBytes) cv_.notify_all();
+}
+
+void JournalWriter::header(const std::string& source, std::uint64_t chunk_bytes) {
+  append(json{{"t", "stage-journal"},
+              {"v", kJournalVersion},
+              {"source", source},
+              {"chunk_bytes", chunk_bytes}}
+             .dump());
+  flush();
+}
+
+void JournalWriter::file(std::uint64_t id, const SourceEntry& e) {
+  append(json{{"t", "file"},
+              {"id", id},
+              {"path", e.path},
+              {"size", e.size},
+              {"mtime_ns", e.mtime_ns},
+              {"etag", e.etag},
+              {"md5", e.content_md5},
+              {"mode", e.mode}}
+             .dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+void JournalWriter::listed(std::uint64_t files, std::uint64_t bytes) {
+  append(json{{"t", "listed"}, {"files", files}, {"bytes", bytes}}.dump());
+}
+
+void JournalWriter::chunk(std::uint64_t id, std::uint64_t index, const std::string& xxh3) {
+  append(json{{"t", "chunk"}, {"id", id}, {"i", index}, {"xxh3", xxh3}}.dump());
+}
+
+void JournalWriter::done(std::uint64_t id, const std::vector<std::string>& xxh3,
+                         const std::string& md5) {
+  append(json{{"t", "done"}, {"id", id}, {"xxh3", xxh3}, {"md5", md5}}.dump());
+}
+
+void JournalWriter::commit_pending(std::unique_lock<std::mutex>& lock) {
+  if (pending_.empty()) return;
+  std::string batch;
+  batch.swap(pending_);
+  const std::uint64_t upto = appended_;
+  committing_ = true;
+  lock.unlock();
+  std::string err;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    // The data the records describe was written before they were appended: sync it first.
+    if (dst_fd_ >= 0 && ::syncfs(dst_fd_) != 0)
+      throw std::runtime_error(errno_text("syncfs on the destination"));
+    write_all(fd_, batch, path_);
+    if (::fdatasync(fd_) != 0) throw std::runtime_error(errno_text("fdatasync " + path_));
+  } catch (const std::exception& e) {
+    err = e.what();
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  lock.lock();
+  committing_ = false;
+  sync_seconds_ += secs;
+  if (!err.empty() && error_.empty()) error_ = err;
+  if (err.empty()) committed_ = std::max(committed_, upto);
+  cv_.notify_all();
+}
+
+void JournalWriter::commit_loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    cv_.wait_for(lock, kCommitInterval);
+    if (!committing_) commit_pending(lock);
+  }
+  while (committing_) cv_.wait(lock);
+  commit_pending(lock);
+}
+
+void JournalWriter::flush() {
+  std::unique_lock<std::mutex> lock(mu_);
+  const std::uint64_t target = appended_;
+  while (committed_ < target && error_.empty()) {
+    if (!committing_)
+      commit_pending(lock);
+    else
+      cv_.wait(lock);
+  }
+  if (!error_.empty()) throw std::runtime_error(error_);
+}
+
+double JournalWriter::sync_seconds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sync_seconds_;
+}
+
+std::string JournalWriter::error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+}  // namespace trainready::stage
