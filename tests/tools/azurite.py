@@ -150,18 +150,23 @@ class Azurite:
         self.request("PUT", container, "restype=container")
 
     def put_blob(self, container, name, data, content_md5=True):
-        """Put Blob in one request. With content_md5 the blob carries the MD5 of its bytes;
-        without, the property is cleared afterwards (Set Blob Properties without
-        x-ms-blob-content-md5 clears it), as for blobs uploaded in blocks by most tools."""
+        """Put Blob in one request. With content_md5=True the blob carries the MD5 of its bytes;
+        False: the property is cleared afterwards (Set Blob Properties without
+        x-ms-blob-content-md5 clears it), as for blobs uploaded in blocks by most tools; bytes
+        or base64: that MD5 is stored afterwards, matching the bytes or not."""
         headers = {"x-ms-blob-type": "BlockBlob", "Content-Type": "application/octet-stream"}
         if content_md5 is True:
             headers["x-ms-blob-content-md5"] = base64.b64encode(hashlib.md5(data).digest()).decode()
-        elif isinstance(content_md5, (bytes, str)):
-            headers["x-ms-blob-content-md5"] = content_md5 if isinstance(content_md5, str) else base64.b64encode(content_md5).decode()
         _, h, _ = self.request("PUT", f"{container}/{name}", "", data, headers)
         if content_md5 is False:
             self.request("PUT", f"{container}/{name}", "comp=properties", b"",
                          {"x-ms-blob-content-type": "application/octet-stream"})
+        elif isinstance(content_md5, (bytes, str)):
+            # A stored MD5 that need not match (Put Blob checks it; Set Blob Properties does not).
+            md5 = content_md5 if isinstance(content_md5, str) else base64.b64encode(content_md5).decode()
+            _, h, _ = self.request("PUT", f"{container}/{name}", "comp=properties", b"",
+                                   {"x-ms-blob-content-type": "application/octet-stream",
+                                    "x-ms-blob-content-md5": md5})
         return h.get("ETag") or h.get("etag")
 
     def properties(self, container, name):
