@@ -117,6 +117,8 @@ demo: build
 	@echo
 	@echo "== trainready stage: a generated dataset into $(BUILD)/, killed midway, resumed, verified (docs/stage.md) =="
 	@bash scripts/demo-stage.sh $(BIN) $(BUILD); echo
+	@echo "== trainready stage from Azure Blob (Azurite on 127.0.0.1): a generated dataset into $(BUILD)/demo-stage-blob, killed midway, resumed, verified =="
+	@python3 scripts/demo-stage-blob.py $(BIN) $(BUILD); echo
 	@echo "== Every report as one offline HTML page (--format html), checked in headless Chromium; PNGs in $(BUILD)/demo-screenshots =="
 	@rm -rf $(BUILD)/demo-html && mkdir -p $(BUILD)/demo-html
 	@$(BIN) doctor --root examples/nd-h100-split/node-c --nccl-log tests/data/nccl-debug-synthetic/no-ib-device-socket-2node.log --format html -o $(BUILD)/demo-html/doctor.html; true
