@@ -104,7 +104,7 @@ def main():
                               "--progress", "never", "--max-bw", "8M"],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         time.sleep(1.0)
-        new = os.urandom(96 << 20)
+        new = os.urandom(4096)  # small, so the overwrite lands at once even on a busy machine
         az.put_blob("data", "moving/blob.bin", new)
         out = " ".join(p.communicate(timeout=300)[0].split())
         final = os.path.join(dst4, "blob.bin")
