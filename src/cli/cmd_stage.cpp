@@ -57,11 +57,16 @@ void then_feed(Report& r, const stage::StageOptions& o, const std::string& journ
   std::vector<DatasetFile> files;
   for (const auto& [path, id] : j.by_path) {
     const stage::JournalFile& f = j.files.at(id);
-    if (f.done && f.entry.size > 0) files.push_back({o.dst + "/" + path, f.entry.size});
+    // The feed reads whole records: files smaller than one are not samples of this workload.
+    if (f.done && static_cast<double>(f.entry.size) >= p->record_bytes)
+      files.push_back({o.dst + "/" + path, f.entry.size});
   }
   std::sort(files.begin(), files.end(),
             [](const DatasetFile& a, const DatasetFile& b) { return a.path < b.path; });
-  if (files.empty()) throw InputError(o.dst, 0, "--then-feed: no staged files to read");
+  if (files.empty())
+    throw InputError(o.dst, 0,
+                     "--then-feed: no staged file holds one " + p->name + " record (" +
+                         format_bytes_si(p->record_bytes) + ")");
   FeedOptions fo;
   fo.profile = *p;
   int needed = 0;

@@ -132,7 +132,9 @@ class TaskQueue {
     const auto t0 = Clock::now();
     std::unique_lock<std::mutex> lock(mu_);
     not_empty_.wait(lock, [&] { return !q_.empty() || closed_; });
-    c.add(Phase::kIdle, since_ns(t0));
+    // Waiting counts against the listing only while it runs; afterwards an idle worker is
+    // one whose share is done while others finish the last chunks.
+    if (!c.listing_done.load()) c.add(Phase::kIdle, since_ns(t0));
     if (q_.empty()) return std::nullopt;
     Task t = std::move(q_.front());
     q_.pop_front();

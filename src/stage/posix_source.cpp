@@ -100,7 +100,9 @@ void PosixSource::enumerate(const std::function<bool(const SourceEntry&)>& on_en
   while (!dirs.empty()) {
     const std::string rel = std::move(dirs.back());
     dirs.pop_back();
-    const int dfd = rel.empty() ? ::dup(root_fd_)
+    // Opened anew, never dup(): a dup shares the directory offset, so a second listing of the
+    // same source would start at the end.
+    const int dfd = rel.empty() ? ::openat(root_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                                 : ::openat(root_fd_, rel.c_str(),
                                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0) {
