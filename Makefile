@@ -5,7 +5,7 @@ BUILD      ?= build
 FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc)
 BIN        := $(BUILD)/trainready
-FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file kernel_log perftest component_versions fleet_message scontrol_node watch_counters watch_recording
+FUZZ_TARGETS := ibstat ibstatus ibv_devinfo lspci ofed_info nvidia_smi_topo imds env_file procfs gpu_inventory_json catalog nccl_log nccl_tests deployment_json arm_expression suppression_file job_file kernel_log perftest component_versions fleet_message scontrol_node watch_counters watch_recording list_blobs
 FUZZ_SECONDS ?= 4
 EXAMPLES   := nd-h100-healthy nc40-multinode nd-a100-ib-disabled
 HPCPACK_SHARED := https://raw.githubusercontent.com/Azure/hpcpack-template/master/HPCPack2019/shared-resources
@@ -131,6 +131,8 @@ demo: build
 	@echo
 	@echo "== trainready stage: a generated dataset into $(BUILD)/, killed midway, resumed, verified (docs/stage.md) =="
 	@bash scripts/demo-stage.sh $(BIN) $(BUILD); echo
+	@echo "== trainready stage from Azure Blob (Azurite on 127.0.0.1): a generated dataset into $(BUILD)/demo-stage-blob, killed midway, resumed, verified =="
+	@python3 scripts/demo-stage-blob.py $(BIN) $(BUILD); echo
 	@echo "== Every report as one offline HTML page (--format html), checked in headless Chromium; PNGs in $(BUILD)/demo-screenshots =="
 	@rm -rf $(BUILD)/demo-html && mkdir -p $(BUILD)/demo-html
 	@$(BIN) doctor --root examples/nd-h100-split/node-c --nccl-log tests/data/nccl-debug-synthetic/no-ib-device-socket-2node.log --format html -o $(BUILD)/demo-html/doctor.html; true

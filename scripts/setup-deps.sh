@@ -30,6 +30,8 @@ PKGS=(
   libxxhash-dev       # stage: XXH3-64 of every chunk, computed while it is written
   libssl-dev          # stage: MD5 (libcrypto EVP) to compare with a source's Content-MD5
   rsync rclone        # bench/stage: the reference copies side by side (cp -a is coreutils)
+  libxml2-dev         # stage: the Blob source parses List Blobs XML responses with libxml2
+  openssl             # tests: a self-signed certificate for Azurite over HTTPS (certificate checks)
 )
 
 missing=()
@@ -48,4 +50,28 @@ if ((${#missing[@]})); then
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup: all build dependencies present"
+fi
+
+# Azurite (the Azure Storage emulator) for the Blob tests, the Blob benchmark and `make demo`:
+# from the npm registry, at the version tools/azurite/package-lock.json pins, into the
+# git-ignored tools/azurite/node_modules (never globally). Node.js and npm come from Debian
+# when the machine has none (a NodeSource nodejs already carries npm).
+if ! command -v npm > /dev/null 2>&1; then
+  echo "setup: installing nodejs npm (Azurite)"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+AZ_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tools/azurite"
+AZ_STAMP="$AZ_DIR/node_modules/.trainready-lock.sha256"
+AZ_LOCK_SUM="$(sha256sum "$AZ_DIR/package-lock.json" | cut -d' ' -f1)"
+if [[ ! -x "$AZ_DIR/node_modules/.bin/azurite-blob" || "$(cat "$AZ_STAMP" 2>/dev/null)" != "$AZ_LOCK_SUM" ]]; then
+  echo "setup: installing Azurite into tools/azurite/node_modules (npm ci)"
+  # --ignore-scripts: Azurite needs no install scripts; none of its dependencies' run here.
+  (cd "$AZ_DIR" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+  echo "$AZ_LOCK_SUM" > "$AZ_STAMP"
+else
+  echo "setup: Azurite present (tools/azurite)"
 fi

@@ -1,5 +1,7 @@
+#include <optional>
 #include <string>
 
+#include "blob/blob_source.h"
 #include "core/input_error.h"
 #include "stage/posix_source.h"
 #include "stage/source.h"
@@ -16,10 +18,9 @@ bool is_url(const std::string& spec) {
 
 std::unique_ptr<Source> open_source(const std::string& spec, const SourceOptions& options) {
   if (is_url(spec) || !options.blob_endpoint.empty()) {
-    // The Blob source (branch stage-blob) replaces this refusal with its constructor.
-    throw InputError(spec, 0,
-                     "expected a local or mounted directory; this build reads no URLs (Azure Blob "
-                     "sources come with the Blob reader)");
+    std::optional<std::string> endpoint;
+    if (!options.blob_endpoint.empty()) endpoint = options.blob_endpoint;
+    return std::make_unique<BlobSource>(spec, endpoint);
   }
   try {
     return std::make_unique<PosixSource>(spec);
