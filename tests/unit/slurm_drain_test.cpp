@@ -91,6 +91,8 @@ TEST(SlurmDrain, FindsScontrolWithoutPath) {
   // Relative PATH entries never count.
   EXPECT_NE(find_scontrol("."), "./scontrol");
   const std::string fallback = find_scontrol(nullptr);
-  if (!fallback.empty()) EXPECT_EQ(fallback.front(), '/');
+  if (!fallback.empty()) {
+    EXPECT_EQ(fallback.front(), '/');
+  }
   std::filesystem::remove_all(dir);
 }
