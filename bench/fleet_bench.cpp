@@ -3,6 +3,9 @@
 // into the node table and causes, and written as the JSON report. Target (issue 15): 4,096 nodes
 // in under 1 s on one core, memory linear in nodes. Prints time, the ratio to that budget, bytes
 // per node on the wire and resident memory per node; exits 1 when 4,096 nodes miss the budget.
+// Then `fleet --bandwidth`'s judgement: a 512 x 512 pair matrix with one slow node (its whole
+// row) and one slow link (one cell) classified by the pair-bandwidth rules, also under 1 s; exits
+// 1 unless exactly that node and that link are named.
 // Usage: fleet_bench [MAX_NODES]   (run it pinned to one core: taskset -c 0)
 #include <sys/resource.h>
 #include <time.h>
@@ -18,6 +21,7 @@
 #include "catalog/catalog.h"
 #include "cli/judge.h"
 #include "core/root.h"
+#include "facts/pair_bandwidth_facts.h"
 #include "fleet/fleet_gatherer.h"
 #include "fleet/fleet_message.h"
 #include "fleet/fleet_summary.h"
@@ -64,6 +68,81 @@ std::vector<std::string> synthetic_messages(const NodeFacts& base, int n) {
     out.push_back(encode_rank_message(m));
   }
   return out;
+}
+
+// `fleet --bandwidth` on n nodes, as the sources leave it: one rail, one size, every pair
+// measured once (both cells of a pair hold its value) at 24 GB/s +-3 % of deterministic noise,
+// except every cell of node `bad_node` at 40 % and the one link bad_a <-> bad_b at 30 %.
+PairBandwidthFacts synthetic_pairs(int n, int bad_node, int bad_a, int bad_b) {
+  PairBandwidthFacts f;
+  f.transport = "synthetic (fleet_bench)";
+  f.rounds = n - 1;
+  f.iterations = 3;
+  f.repeats = 1;
+  for (int i = 0; i < n; ++i)
+    f.nodes.push_back(PairNode{"ndh100-" + std::to_string(i), {i}, true, {}});
+  PairMatrix m;
+  m.size_bytes = 4u << 20;
+  m.nodes = n;
+  m.cells.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
+  std::uint32_t seed = 12345;
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      seed = seed * 1664525u + 1013904223u;  // Numerical Recipes' LCG: reproducible noise
+      double v = 24.0 * (0.97 + 0.06 * (seed >> 8) / 16777216.0);
+      if (a == bad_node || b == bad_node) v *= 0.4;
+      if ((a == bad_a && b == bad_b) || (a == bad_b && b == bad_a)) v *= 0.3;
+      for (auto [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+        PairCell& c = m.at(x, y);
+        c.measured = true;
+        c.gbytes_per_s = v;
+        c.repeats_gbytes = {v};
+        c.round = (a + b) % (n - 1);
+      }
+    }
+  }
+  f.matrices.push_back(std::move(m));
+  return f;
+}
+
+// Classifies the planted matrix through the rules; false unless exactly the planted node and
+// link are found.
+bool pair_matrix_bench(int n, const SharedFlags& flags) {
+  const int bad_node = 77, bad_a = 200, bad_b = 301;
+  auto pairs = std::make_shared<PairBandwidthFacts>(synthetic_pairs(n, bad_node, bad_a, bad_b));
+  const double c0 = cpu_s();
+  Report r = start_report("fleet", flags);
+  r.pairs = pairs;
+  r.evaluation = run_rules(r, flags);
+  finish_report(r, Severity::kError);
+  const double c1 = cpu_s();
+  std::vector<std::string> nodes, links;
+  for (const Finding& x : r.evaluation.findings) {
+    if (x.rule_id == "fleet-node-bandwidth-low") nodes.push_back(x.node);
+    if (x.rule_id == "fleet-link-bandwidth-low") links.push_back(x.message);
+  }
+  const std::string want_node = "ndh100-" + std::to_string(bad_node);
+  const std::string want_link =
+      "link ndh100-" + std::to_string(bad_a) + " <-> ndh100-" + std::to_string(bad_b) + ":";
+  const bool found = nodes == std::vector<std::string>{want_node} && links.size() == 1 &&
+                     links[0].rfind(want_link, 0) == 0;
+  std::printf("\npair matrix %d x %d (%zu cells measured), judged by the pair-bandwidth rules\n", n,
+              n, static_cast<std::size_t>(n) * static_cast<std::size_t>(n - 1));
+  std::printf("%12s %11s %s\n", "judge_s", "ratio_to_1s", "found");
+  std::printf("%12.3f %11.3f bad nodes [%s], bad links [%s]\n", c1 - c0, (c1 - c0) / 1.0,
+              nodes.empty() ? "" : nodes[0].c_str(), links.empty() ? "" : links[0].c_str());
+  if (!found) {
+    std::fprintf(stderr,
+                 "FAIL: expected exactly node %s and link %s <-> %s (%zu nodes, %zu links)\n",
+                 want_node.c_str(), ("ndh100-" + std::to_string(bad_a)).c_str(),
+                 ("ndh100-" + std::to_string(bad_b)).c_str(), nodes.size(), links.size());
+    return false;
+  }
+  if (c1 - c0 >= 1.0) {
+    std::printf("MISSED: pair matrix %.3f s\n", c1 - c0);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -119,5 +198,5 @@ int main(int argc, char** argv) {
     std::printf("MISSED: %.3f s\n", at_max);
     return 1;
   }
-  return 0;
+  return pair_matrix_bench(512, flags) ? 0 : 1;
 }

@@ -1,52 +1,104 @@
 #include "codec/node_facts_wire.h"
 
+#include <limits>
+#include <map>
 #include <utility>
+#include <vector>
 
 namespace trainready {
 namespace {
 
 using nlohmann::json;
 
-// Decoding walks the document with a path, so a bad message names the field it broke on. Paths
-// cost a string per field, most of the decode time at thousands of nodes, so the first pass runs
-// without them and only a message that fails is decoded again with them (node_facts_from_wire).
+// Decoding walks the CBOR items (codec/cbor_tree.h) with a path, so a bad message names the
+// field it broke on. Paths cost a string per field, most of the decode time at thousands of
+// nodes, so the first pass runs without them and only a message that fails is decoded again with
+// them (node_facts_from_wire).
 thread_local bool t_track_paths = false;
 
 class In {
  public:
-  In(const json& j, std::string path) : j_(j), path_(std::move(path)) {}
+  In(const CborTree& t, std::uint32_t i, std::string path)
+      : t_(&t), i_(i), path_(std::move(path)) {}
   [[noreturn]] void fail(const std::string& what) const {
     throw WireError((path_.empty() ? std::string("facts") : path_) + ": " + what);
   }
-  const json& raw() const { return j_; }
+  const CborItem& raw() const { return (*t_)[i_]; }
   const std::string& path() const { return path_; }
   In at(const char* key) const {
-    if (!j_.is_object()) fail("expected an object");
-    auto it = j_.find(key);
-    if (it == j_.end()) fail(std::string("missing key \"") + key + "\"");
-    return In(*it, join(key));
+    const CborItem& m = raw();
+    if (m.type != CborType::kMap) fail("expected an object");
+    std::uint32_t k = i_ + 1;
+    for (std::uint32_t p = 0; p < m.count; ++p) {
+      const std::uint32_t v = (*t_)[k].next;
+      if ((*t_)[k].text == key) return In(*t_, v, join(key));
+      k = (*t_)[v].next;
+    }
+    fail(std::string("missing key \"") + key + "\"");
   }
-  bool has(const char* key) const { return j_.is_object() && j_.contains(key); }
+  bool has(const char* key) const {
+    const CborItem& m = raw();
+    if (m.type != CborType::kMap) return false;
+    std::uint32_t k = i_ + 1;
+    for (std::uint32_t p = 0; p < m.count; ++p) {
+      if ((*t_)[k].text == key) return true;
+      k = (*t_)[(*t_)[k].next].next;
+    }
+    return false;
+  }
+  std::uint32_t array_size() const {
+    if (raw().type != CborType::kArray) fail("expected an array");
+    return raw().count;
+  }
+  // f(In) for every element of an array, in order.
+  template <class F>
+  void each(F&& f) const {
+    const std::uint32_t n = array_size();
+    std::uint32_t k = i_ + 1;
+    for (std::uint32_t e = 0; e < n; ++e) {
+      f(In(*t_, k, t_track_paths ? path_ + "[" + std::to_string(e) + "]" : std::string()));
+      k = (*t_)[k].next;
+    }
+  }
+  In element(std::uint32_t e) const {  // e < array_size()
+    std::uint32_t k = i_ + 1;
+    for (std::uint32_t x = 0; x < e; ++x) k = (*t_)[k].next;
+    return In(*t_, k, t_track_paths ? path_ + "[" + std::to_string(e) + "]" : std::string());
+  }
   std::vector<In> items() const {
-    if (!j_.is_array()) fail("expected an array");
     std::vector<In> out;
-    out.reserve(j_.size());
-    for (std::size_t i = 0; i < j_.size(); ++i)
-      out.emplace_back(j_[i],
-                       t_track_paths ? path_ + "[" + std::to_string(i) + "]" : std::string());
+    out.reserve(array_size());
+    each([&](In x) { out.push_back(std::move(x)); });
     return out;
   }
+  // f(key, In) for every pair of a map, in order.
+  template <class F>
+  void each_pair(F&& f, const char* what = "expected an object") const {
+    const CborItem& m = raw();
+    if (m.type != CborType::kMap) fail(what);
+    std::uint32_t k = i_ + 1;
+    for (std::uint32_t p = 0; p < m.count; ++p) {
+      const std::uint32_t v = (*t_)[k].next;
+      const std::string_view key = (*t_)[k].text;
+      f(key, In(*t_, v, t_track_paths ? join(std::string(key)) : std::string()));
+      k = (*t_)[v].next;
+    }
+  }
   std::string str() const {
-    if (!j_.is_string()) fail("expected a string");
-    return j_.get<std::string>();
+    if (raw().type != CborType::kText) fail("expected a string");
+    return std::string(raw().text);
   }
   bool boolean() const {
-    if (!j_.is_boolean()) fail("expected true or false");
-    return j_.get<bool>();
+    if (raw().type != CborType::kBool) fail("expected true or false");
+    return raw().u != 0;
   }
   long long integer() const {
-    if (!j_.is_number_integer()) fail("expected an integer");
-    return j_.get<long long>();
+    const CborItem& x = raw();
+    if (x.type != CborType::kUnsigned && x.type != CborType::kNegative) fail("expected an integer");
+    if (x.u > static_cast<std::uint64_t>(std::numeric_limits<long long>::max()))
+      fail("integer out of range");
+    return x.type == CborType::kUnsigned ? static_cast<long long>(x.u)
+                                         : -1 - static_cast<long long>(x.u);
   }
   int int32() const {
     const long long v = integer();
@@ -54,38 +106,50 @@ class In {
     return static_cast<int>(v);
   }
   std::uint64_t u64() const {
-    if (!j_.is_number_unsigned() && !(j_.is_number_integer() && j_.get<long long>() >= 0))
-      fail("expected a non-negative integer");
-    return j_.get<std::uint64_t>();
+    if (raw().type != CborType::kUnsigned) fail("expected a non-negative integer");
+    return raw().u;
   }
   double number() const {
-    if (!j_.is_number()) fail("expected a number");
-    return j_.get<double>();
+    const CborItem& x = raw();
+    switch (x.type) {
+      case CborType::kUnsigned:
+        return static_cast<double>(x.u);
+      case CborType::kNegative:
+        return -1.0 - static_cast<double>(x.u);
+      case CborType::kFloat:
+        return x.f;
+      default:
+        fail("expected a number");
+    }
   }
+  bool is_null() const { return raw().type == CborType::kNull; }
   std::map<std::string, std::string> string_map() const {
-    if (!j_.is_object()) fail("expected an object of strings");
     std::map<std::string, std::string> m;
-    for (auto it = j_.begin(); it != j_.end(); ++it)
-      m.emplace(it.key(), In(*it, join(it.key())).str());
+    each_pair([&](std::string_view key, const In& v) { m.emplace(key, v.str()); },
+              "expected an object of strings");
     return m;
   }
   std::vector<std::string> strings() const {
     std::vector<std::string> v;
-    for (const In& x : items()) v.push_back(x.str());
+    v.reserve(array_size());
+    each([&](const In& x) { v.push_back(x.str()); });
     return v;
   }
 
  private:
-  std::string join(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
-  const json& j_;
+  std::string join(const std::string& key) const {
+    if (!t_track_paths) return std::string();
+    return path_.empty() ? key : path_ + "." + key;
+  }
+  const CborTree* t_;
+  std::uint32_t i_;
   std::string path_;
 };
 
 json prov(const Provenance& p) { return json::array({p.source, p.line}); }
 Provenance prov_in(const In& in) {
-  const std::vector<In> v = in.items();
-  if (v.size() != 2) in.fail("expected [source, line]");
-  return Provenance{v[0].str(), v[1].int32()};
+  if (in.array_size() != 2) in.fail("expected [source, line]");
+  return Provenance{in.element(0).str(), in.element(1).int32()};
 }
 
 int status_code(FactStatus s) { return static_cast<int>(s); }
@@ -129,7 +193,7 @@ json opt(const std::optional<T>& v) {
 }
 template <class T, class F>
 std::optional<T> opt_in(const In& in, F&& dec) {
-  if (in.raw().is_null()) return std::nullopt;
+  if (in.is_null()) return std::nullopt;
   return dec(in);
 }
 
@@ -246,13 +310,10 @@ json modules_enc(const ModuleFacts& m) {
 
 ModuleFacts modules_dec(const In& in) {
   ModuleFacts m;
-  const In mods = in.at("modules");
-  if (!mods.raw().is_object()) mods.fail("expected an object");
-  for (auto it = mods.raw().begin(); it != mods.raw().end(); ++it) {
-    const In x(*it, t_track_paths ? mods.path() + "." + it.key() : std::string());
-    m.modules[it.key()] =
+  in.at("modules").each_pair([&](std::string_view key, const In& x) {
+    m.modules[std::string(key)] =
         ModuleInfo{x.at("loaded").boolean(), x.at("version").str(), prov_in(x.at("w"))};
-  }
+  });
   m.nvidia_flavor = fact_in<std::string>(in.at("nvidia_flavor"), str_dec);
   return m;
 }
@@ -495,8 +556,8 @@ json node_facts_to_wire(const NodeFacts& n) {
 
 namespace {
 
-NodeFacts decode_node(const json& doc) {
-  const In in(doc, "");
+NodeFacts decode_node(const CborTree& t, std::uint32_t at) {
+  const In in(t, at, "");
   NodeFacts n;
   n.label = in.at("label").str();
   n.root_display = in.at("root").str();
@@ -534,17 +595,24 @@ NodeFacts decode_node(const json& doc) {
 
 }  // namespace
 
-NodeFacts node_facts_from_wire(const json& doc) {
+NodeFacts node_facts_from_wire(const CborTree& t, std::uint32_t at) {
   try {
-    return decode_node(doc);
+    return decode_node(t, at);
   } catch (const WireError&) {
     // Again with paths, for a message that names the field at fault.
     struct Track {
       Track() { t_track_paths = true; }
       ~Track() { t_track_paths = false; }
     } track;
-    return decode_node(doc);
+    return decode_node(t, at);
   }
+}
+
+NodeFacts node_facts_from_wire(const json& doc) {
+  const std::vector<std::uint8_t> bytes = json::to_cbor(doc);
+  CborTree t;
+  t.parse(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  return node_facts_from_wire(t, 0);
 }
 
 }  // namespace trainready
