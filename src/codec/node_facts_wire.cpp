@@ -28,10 +28,11 @@ class In {
   In at(const char* key) const {
     const CborItem& m = raw();
     if (m.type != CborType::kMap) fail("expected an object");
+    const std::string_view want(key);
     std::uint32_t k = i_ + 1;
     for (std::uint32_t p = 0; p < m.count; ++p) {
       const std::uint32_t v = (*t_)[k].next;
-      if ((*t_)[k].text == key) return In(*t_, v, join(key));
+      if ((*t_)[k].text == want) return In(*t_, v, join(key));
       k = (*t_)[v].next;
     }
     fail(std::string("missing key \"") + key + "\"");
@@ -80,7 +81,7 @@ class In {
     for (std::uint32_t p = 0; p < m.count; ++p) {
       const std::uint32_t v = (*t_)[k].next;
       const std::string_view key = (*t_)[k].text;
-      f(key, In(*t_, v, t_track_paths ? join(std::string(key)) : std::string()));
+      f(key, In(*t_, v, join(key)));
       k = (*t_)[v].next;
     }
   }
@@ -137,9 +138,9 @@ class In {
   }
 
  private:
-  std::string join(const std::string& key) const {
+  std::string join(std::string_view key) const {
     if (!t_track_paths) return std::string();
-    return path_.empty() ? key : path_ + "." + key;
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
   }
   const CborTree* t_;
   std::uint32_t i_;

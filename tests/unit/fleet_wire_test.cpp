@@ -3,6 +3,7 @@
 // silent or stalled ranks.
 #include <gtest/gtest.h>
 
+#include "codec/cbor_tree.h"
 #include "codec/node_facts_json.h"
 #include "codec/node_facts_wire.h"
 #include "core/root.h"
@@ -63,6 +64,60 @@ TEST(FleetWire, EveryTruncationAndByteFlipIsAWireErrorNotACrash) {
   }
   EXPECT_GT(errors, 0u);
   EXPECT_THROW(decode_rank_message("not cbor at all"), WireError);
+}
+
+TEST(FleetWire, AWrongTypeNamesTheFieldAtFault) {
+  nlohmann::json j = node_facts_to_wire(example_node());
+  j["ib"]["v"][0]["ports"][0]["n"] = "one";
+  try {
+    node_facts_from_wire(j);
+    FAIL() << "decoded a port number that is a string";
+  } catch (const WireError& e) {
+    EXPECT_EQ(std::string(e.what()), "ib.v[0].ports[0].n: expected an integer");
+  }
+}
+
+TEST(CborTree, ReadsWhatTheEncoderWrites) {
+  const nlohmann::json doc = {{"a", -5}, {"b", 1.5}, {"c", 0.1}, {"d", {7, "x", nullptr, true}}};
+  const std::vector<std::uint8_t> bytes = nlohmann::json::to_cbor(doc);
+  CborTree t;
+  t.parse(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  ASSERT_EQ(t[0].type, CborType::kMap);
+  EXPECT_EQ(t[0].count, 4u);
+  EXPECT_EQ(t[0].next, t.size());
+  EXPECT_EQ(t[1].text, "a");
+  EXPECT_EQ(t[2].type, CborType::kNegative);
+  EXPECT_EQ(t[2].u, 4u);  // -1 - 4
+  EXPECT_EQ(t[4].f, 1.5);
+  EXPECT_EQ(t[6].f, 0.1);  // a double that no float holds
+  ASSERT_EQ(t[8].type, CborType::kArray);
+  EXPECT_EQ(t[8].count, 4u);
+  EXPECT_EQ(t[9].u, 7u);
+  EXPECT_EQ(t[10].text, "x");
+  EXPECT_EQ(t[11].type, CborType::kNull);
+  EXPECT_EQ(t[12].type, CborType::kBool);
+  EXPECT_EQ(t[12].u, 1u);
+  t.parse(std::string_view("\xf9\x3c\x00", 3));  // RFC 8949 appendix A: half-precision 1.0
+  EXPECT_EQ(t[0].f, 1.0);
+}
+
+TEST(CborTree, RefusesWhatTheEncoderNeverWrites) {
+  using namespace std::string_literals;
+  const std::vector<std::string> bad = {
+      "",
+      "\x41\x00"s,                             // a byte string
+      "\xc0\x60",                              // a tag
+      "\x9f\xff",                              // an indefinite-length array
+      "\xf7",                                  // undefined
+      "\xa1\x01\x02",                          // a map with an integer key
+      "\x01\x01",                              // bytes after the document
+      "\x9b\xff\xff\xff\xff\xff\xff\xff\xff",  // 2^64 - 1 elements claimed, none there
+      "\x7a\x00\x01\x00\x00"
+      "abc"s,                             // a 65,536-byte string cut short
+      std::string(200, '\x81') + "\x01",  // nested deeper than any message
+  };
+  CborTree t;
+  for (const std::string& b : bad) EXPECT_THROW(t.parse(b), WireError) << testing::PrintToString(b);
 }
 
 TEST(FleetGatherer, StatesOfEveryKindOfRank) {

@@ -41,7 +41,9 @@ void check_schedule(int n) {
     }
   }
   EXPECT_EQ(static_cast<int>(seen.size()), n * (n - 1) / 2) << "every pair once, n=" << n;
-  if (n % 2) EXPECT_EQ(static_cast<int>(byes.size()), n) << "each node sits out exactly once";
+  if (n % 2) {
+    EXPECT_EQ(static_cast<int>(byes.size()), n) << "each node sits out exactly once";
+  }
 }
 
 TEST(PairSchedule, EveryPairOnceEveryNodeOncePerRound) {
