@@ -1,5 +1,7 @@
 #include "facts/fleet_facts.h"
 
+#include <cstdio>
+
 namespace trainready {
 
 const char* fleet_rank_state_name(FleetRankState s) {
@@ -25,5 +27,15 @@ const char* fleet_rank_state_name(FleetRankState s) {
 namespace trainready {
 std::string fleet_rank_label(const FleetRank& r) {
   return "rank " + std::to_string(r.rank) + (r.host.empty() ? "" : " (" + r.host + ")");
+}
+std::string fleet_rank_evidence(const FleetRank& r) {
+  return "rank " + std::to_string(r.rank) + ": state " + fleet_rank_state_name(r.state) +
+         (r.host.empty() ? std::string() : ", host " + r.host) +
+         (r.pid > 0 ? ", pid " + std::to_string(r.pid) : std::string());
+}
+std::string fleet_seconds(double s) {
+  char b[32];
+  std::snprintf(b, sizeof(b), "%.1f", s);
+  return b;
 }
 }  // namespace trainready

@@ -45,4 +45,8 @@ struct FleetFacts {
 namespace trainready {
 // "rank 3 (node-c)", or "rank 3" when its host is unknown: how findings name a rank without facts.
 std::string fleet_rank_label(const FleetRank& r);
+// "rank 3: state silent, host h, pid 42": the evidence line of every finding about one rank.
+std::string fleet_rank_evidence(const FleetRank& r);
+// Seconds with one decimal, as the fleet's findings quote deadlines and delays.
+std::string fleet_seconds(double s);
 }  // namespace trainready

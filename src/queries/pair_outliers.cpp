@@ -147,6 +147,17 @@ PairClassification classify_pairs(const PairMatrix& m, const PairOutlierOptions&
         c.bad_links.push_back(l);
     }
   }
+  // A low row is re-tested whole, not only its low cells: with few peers one slow link and one
+  // noisy cell make a low median, and only the noisy cell's second value can clear the node.
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      if (!has(a, b) || (!bad[static_cast<std::size_t>(a)] && !bad[static_cast<std::size_t>(b)]))
+        continue;
+      if (std::find(c.suspicious.begin(), c.suspicious.end(), std::make_pair(a, b)) ==
+          c.suspicious.end())
+        c.suspicious.emplace_back(a, b);
+    }
+  }
   return c;
 }
 

@@ -2,6 +2,8 @@
 // noise neither; the catalog's figure catches a row the peers would not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "queries/pair_outliers.h"
 #include "support/pair_matrix_builder.h"
 
@@ -47,6 +49,27 @@ TEST(PairOutliers, SingleLowCellIsABadLinkBlamingNeitherNode) {
     EXPECT_EQ(c.bad_links[0].b, 2);
     EXPECT_LT(c.bad_links[0].modified_z, -3.5);
   }
+}
+
+TEST(PairOutliers, ASlowLinkAndANoisyCellOnOneRowRetestTheWholeRow) {
+  // Four nodes: node 1's slow link to 2 and a noisy cell to 3 pull its median down; every cell
+  // of its row goes to the re-test, so the noisy cell can clear it.
+  auto f = pair_facts(4, 12.5);
+  set_cell(f, 1, 2, 0.004);
+  set_cell(f, 1, 3, 7.0);
+  const auto c = classify(f);
+  ASSERT_EQ(c.bad_nodes, std::vector<int>{1});
+  for (auto p : {std::make_pair(0, 1), std::make_pair(1, 2), std::make_pair(1, 3)})
+    EXPECT_NE(std::find(c.suspicious.begin(), c.suspicious.end(), p), c.suspicious.end())
+        << p.first << "-" << p.second;
+  EXPECT_EQ(c.suspicious.size(), 3u);
+  // After the re-test the noisy cell is back: the link, not the node.
+  set_cell(f, 1, 3, 12.4);
+  const auto after = classify(f);
+  EXPECT_TRUE(after.bad_nodes.empty());
+  ASSERT_EQ(after.bad_links.size(), 1u);
+  EXPECT_EQ(after.bad_links[0].a, 1);
+  EXPECT_EQ(after.bad_links[0].b, 2);
 }
 
 TEST(PairOutliers, TimedOutCellIsALinkAndADeadRowANode) {

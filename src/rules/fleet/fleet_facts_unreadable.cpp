@@ -19,11 +19,7 @@ class FleetFactsUnreadable final : public Rule {
       Finding f = finding("rank " + std::to_string(r.rank) + " sent " + std::to_string(r.bytes) +
                           " bytes rank 0 cannot read: " + r.detail);
       f.node = fleet_rank_label(r);
-      f.evidence.push_back({"rank " + std::to_string(r.rank) + ": state " +
-                                fleet_rank_state_name(r.state) +
-                                (r.host.empty() ? std::string() : ", host " + r.host) +
-                                (r.pid > 0 ? ", pid " + std::to_string(r.pid) : std::string()),
-                            {}});
+      f.evidence.push_back({fleet_rank_evidence(r), {}});
       f.cause =
           "The message does not decode as a trainready fleet message, so the node is unchecked. "
           "Memory or network corruption on that node, or another program in the same MPI job "

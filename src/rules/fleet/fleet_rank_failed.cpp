@@ -18,11 +18,7 @@ class FleetRankFailed final : public Rule {
       if (r.state != FleetRankState::kFailed) continue;
       Finding f = finding("rank " + std::to_string(r.rank) + " has no facts: " + r.detail);
       f.node = fleet_rank_label(r);
-      f.evidence.push_back({"rank " + std::to_string(r.rank) + ": state " +
-                                fleet_rank_state_name(r.state) +
-                                (r.host.empty() ? std::string() : ", host " + r.host) +
-                                (r.pid > 0 ? ", pid " + std::to_string(r.pid) : std::string()),
-                            {}});
+      f.evidence.push_back({fleet_rank_evidence(r), {}});
       f.cause =
           "Each rank probes its node in a child process with a deadline, so a probe that hangs (a "
           "stuck NFS mount, a driver call that never returns) or crashes (a segfault in a vendor "

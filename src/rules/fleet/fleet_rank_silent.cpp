@@ -1,17 +1,9 @@
 // fleet-rank-silent: a rank sent nothing before the deadline, not even the hello it sends as
 // soon as MPI starts: its process never started, exited, or hangs before MPI.
-#include <cstdio>
-
 #include "rules/rule_factories.h"
 
 namespace trainready {
 namespace {
-
-std::string secs(double s) {
-  char b[32];
-  std::snprintf(b, sizeof(b), "%.1f", s);
-  return b;
-}
 
 class FleetRankSilent final : public Rule {
  public:
@@ -25,13 +17,9 @@ class FleetRankSilent final : public Rule {
     for (const FleetRank& r : ctx.fleet->ranks) {
       if (r.state != FleetRankState::kSilent) continue;
       Finding f = finding("rank " + std::to_string(r.rank) + " sent nothing within " +
-                          secs(ctx.fleet->timeout_s) + " s, not even its start-up hello");
+                          fleet_seconds(ctx.fleet->timeout_s) + " s, not even its start-up hello");
       f.node = fleet_rank_label(r);
-      f.evidence.push_back({"rank " + std::to_string(r.rank) + ": state " +
-                                fleet_rank_state_name(r.state) +
-                                (r.host.empty() ? std::string() : ", host " + r.host) +
-                                (r.pid > 0 ? ", pid " + std::to_string(r.pid) : std::string()),
-                            {}});
+      f.evidence.push_back({fleet_rank_evidence(r), {}});
       f.cause =
           "The rank's process never reached MPI (a node that did not boot the job, a launcher that "
           "could not start it there), exited, or is stopped. Its node is unchecked, and a training "

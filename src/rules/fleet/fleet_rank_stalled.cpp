@@ -1,17 +1,9 @@
 // fleet-rank-stalled: a rank said hello (so it started, and rank 0 knows its host), then sent
 // no facts before the deadline: it hangs, or its process died after starting.
-#include <cstdio>
-
 #include "rules/rule_factories.h"
 
 namespace trainready {
 namespace {
-
-std::string secs(double s) {
-  char b[32];
-  std::snprintf(b, sizeof(b), "%.1f", s);
-  return b;
-}
 
 class FleetRankStalled final : public Rule {
  public:
@@ -24,15 +16,11 @@ class FleetRankStalled final : public Rule {
     RuleOutcome out;
     for (const FleetRank& r : ctx.fleet->ranks) {
       if (r.state != FleetRankState::kStalled) continue;
-      Finding f =
-          finding("rank " + std::to_string(r.rank) + " started (hello after " + secs(r.hello_s) +
-                  " s) but sent no facts within " + secs(ctx.fleet->timeout_s) + " s");
+      Finding f = finding("rank " + std::to_string(r.rank) + " started (hello after " +
+                          fleet_seconds(r.hello_s) + " s) but sent no facts within " +
+                          fleet_seconds(ctx.fleet->timeout_s) + " s");
       f.node = fleet_rank_label(r);
-      f.evidence.push_back({"rank " + std::to_string(r.rank) + ": state " +
-                                fleet_rank_state_name(r.state) +
-                                (r.host.empty() ? std::string() : ", host " + r.host) +
-                                (r.pid > 0 ? ", pid " + std::to_string(r.pid) : std::string()),
-                            {}});
+      f.evidence.push_back({fleet_rank_evidence(r), {}});
       f.cause =
           "The rank hangs outside its probes (those have their own deadline and would have been "
           "reported as a failure), or its process died after it started. A process that hangs in "
