@@ -233,7 +233,10 @@ struct NcclLogAnalyzer::State {
     Proc* proc = nullptr;  // its process's Proc, found once instead of by name on each line
   };
   std::deque<Live> lives;
-  Live* cur_live = nullptr;                                      // the stream of the record
+  Live* cur_live = nullptr;  // the stream of the record
+  // Past the stream cap, records go here: per analyser, since a Live points into this one's Procs.
+  NcclStream overflow;
+  Live overflow_live;
   std::unordered_map<std::uint64_t, std::vector<Live*>> by_pid;  // (pid, device)
   // The transports met so far, in order (at most kSetCap, one bit each in Live::transports):
   // a connection line finds its entry by comparing a few bytes, without building a key.
@@ -445,8 +448,6 @@ struct NcclLogAnalyzer::State {
       cur_live = l;
       if (!s) {
         if (f.streams.size() >= (1u << 20)) {
-          static NcclStream overflow;
-          static Live overflow_live;
           overflow_live.s = &overflow;
           cur_live = &overflow_live;
           return overflow;
