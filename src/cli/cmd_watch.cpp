@@ -1,6 +1,7 @@
 // `trainready watch`: sample the node while a job trains and say which path its GPUs wait on.
 // Live (through --root, "/" by default) or offline from recordings (--replay).
 #include <signal.h>
+
 #include <time.h>
 #include <unistd.h>
 
@@ -19,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "core/atomic_file.h"
+#include "core/host_name.h"
 #include "core/input_error.h"
 #include "core/root.h"
 #include "core/text.h"
@@ -104,12 +106,6 @@ std::vector<std::pair<std::string, std::string>> job_labels(const WatchArgs& a) 
   }
   if (const char* j = std::getenv("SLURM_JOB_ID"); j && *j) out.emplace_back("slurm_job_id", j);
   return out;
-}
-
-std::string host_name() {
-  char b[256] = {};
-  if (::gethostname(b, sizeof b - 1) != 0) return "";
-  return b;
 }
 
 Thresholds thresholds(const WatchArgs& a) {

@@ -11,6 +11,7 @@
 #include "cli/judge.h"
 #include "cli/slurm_drain.h"
 #include "collect/command_runner.h"
+#include "core/host_name.h"
 #include "core/input_error.h"
 #include "core/text.h"
 #include "parsers/scontrol_node.h"
@@ -21,9 +22,7 @@ namespace {
 // slurmd's own node name defaults to `hostname -s` (slurm.conf NodeName), so the fallback is
 // the host name up to its first dot.
 std::string short_host_name() {
-  char buf[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(buf, sizeof(buf) - 1) != 0) return {};
-  std::string name(buf);
+  const std::string name = host_name();
   const std::size_t dot = name.find('.');
   return dot == std::string::npos ? name : name.substr(0, dot);
 }

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "core/host_name.h"
+
 namespace trainready {
 namespace {
 
@@ -132,11 +134,10 @@ SignalsHeld::~SignalsHeld() {
 }
 
 std::string temp_tag() {
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "host");
+  std::string host = host_name();
+  if (host.empty()) host = "host";
   std::string h;
-  for (const char* p = host; *p; ++p) {
-    const char c = *p;
+  for (const char c : host) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '-' || c == '_';
     h += ok ? c : '_';

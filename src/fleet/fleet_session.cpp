@@ -7,6 +7,7 @@
 
 #include "bench/mpi_backend.h"
 #include "bench/mpi_plugin_loader.h"
+#include "core/host_name.h"
 #include "core/input_error.h"
 #include "core/root.h"
 #include "fleet/fleet_faults.h"
@@ -43,9 +44,8 @@ int launcher_rank() {
 }
 
 std::string local_host() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
-  return buf;
+  std::string h = host_name();
+  return h.empty() ? "unknown" : h;
 }
 
 [[noreturn]] void sleep_forever() {

@@ -3,26 +3,22 @@
 #include "core/text.h"
 
 namespace trainready {
-namespace {
 
-// /proc/mounts escapes space, tab, newline and backslash as \ooo.
 std::string unescape_octal(std::string_view s) {
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\\' && i + 3 < s.size()) {
-      auto v = parse_int(s.substr(i + 1, 3), 8);
-      if (v && *v < 256) {
-        out.push_back(static_cast<char>(*v));
+      const std::string_view o = s.substr(i + 1, 3);
+      if (o[0] >= '0' && o[0] <= '3' && o[1] >= '0' && o[1] <= '7' && o[2] >= '0' && o[2] <= '7') {
+        out += static_cast<char>((o[0] - '0') * 64 + (o[1] - '0') * 8 + (o[2] - '0'));
         i += 3;
         continue;
       }
     }
-    out.push_back(s[i]);
+    out += s[i];
   }
   return out;
 }
-
-}  // namespace
 
 std::map<std::string, int> parse_proc_modules(std::string_view text) {
   std::map<std::string, int> out;

@@ -31,4 +31,8 @@ struct MdstatArray {
 };
 std::vector<MdstatArray> parse_proc_mdstat(std::string_view text);
 
+// /proc/mounts, mountinfo and mountstats write space, tab, newline and backslash in paths as
+// \ooo (three octal digits); anything else is kept as it is.
+std::string unescape_octal(std::string_view s);
+
 }  // namespace trainready

@@ -1,5 +1,7 @@
 #include "watch/proc_counters.h"
 
+#include "parsers/procfs.h"
+
 #include "core/text.h"
 
 namespace trainready::watch {
@@ -19,24 +21,6 @@ Counter to_counter(std::string_view s) {
 
 Counter field(const std::vector<std::string_view>& f, std::size_t i) {
   return i < f.size() ? to_counter(f[i]) : std::nullopt;
-}
-
-// The kernel writes mount points with space, tab, newline and backslash as \ooo (octal).
-std::string unescape_octal(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 3 < s.size()) {
-      const std::string_view o = s.substr(i + 1, 3);
-      if (o.size() == 3 && o[0] >= '0' && o[0] <= '3' && o[1] >= '0' && o[1] <= '7' &&
-          o[2] >= '0' && o[2] <= '7') {
-        out += static_cast<char>((o[0] - '0') * 64 + (o[1] - '0') * 8 + (o[2] - '0'));
-        i += 3;
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  return out;
 }
 
 }  // namespace
