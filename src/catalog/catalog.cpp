@@ -1,9 +1,13 @@
 #include "catalog/catalog.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/embedded.h"
 #include "core/input_error.h"
 #include "core/json_util.h"
 #include "core/text.h"
+#include "core/units.h"
 
 namespace trainready {
 namespace {
@@ -212,6 +216,23 @@ const SkuEntry* Catalog::find(std::string_view vm_size) const {
     if (normalise(e.name) == key) return &e;
   }
   return nullptr;
+}
+
+double AmlfsTier::round_capacity_tib(double tib) const {
+  const double steps = std::ceil(std::max(0.0, tib - min_tib) / increment_tib - 1e-9);
+  return min_tib + steps * increment_tib;
+}
+
+std::string AmlfsTier::capacity_problem(double tib) const {
+  if (tib < min_tib) return "below the minimum of " + format_tib(min_tib) + " TiB";
+  if (tib > max_tib)
+    return "above the maximum of " + format_tib(max_tib) +
+           " TiB (larger sizes only after a support request)";
+  const double steps = (tib - min_tib) / increment_tib;
+  if (std::fabs(steps - std::round(steps)) > 1e-9)
+    return "not " + format_tib(min_tib) + " TiB plus whole steps of " + format_tib(increment_tib) +
+           " TiB";
+  return {};
 }
 
 }  // namespace trainready

@@ -93,6 +93,12 @@ struct AmlfsTier {
   double min_tib = 0;
   double max_tib = 0;
   double increment_tib = 0;
+  // The service's capacities (create-file-system-resource-manager, "File system type and size
+  // options"): the minimum plus whole increments, up to the maximum. The smallest capacity it
+  // provides that holds `tib` (it may exceed max_tib: capacity_problem says so).
+  double round_capacity_tib(double tib) const;
+  // Why the service refuses `tib` ("below the minimum of 16 TiB", ...), "" when it provides it.
+  std::string capacity_problem(double tib) const;
 };
 
 struct AnfLevel {

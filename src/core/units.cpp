@@ -176,4 +176,15 @@ std::string format_usd(double v) {
   return "$" + out;
 }
 
+std::string format_gbytes_per_s(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, v >= 100 ? "%.0f GB/s" : v >= 10 ? "%.1f GB/s" : "%.2f GB/s", v);
+  return b;
+}
+
+std::string format_tib(double v) {
+  return std::fabs(v - std::round(v)) < 1e-9 ? std::to_string(std::llround(v))
+                                             : format_number(v, 4);
+}
+
 }  // namespace trainready

@@ -23,7 +23,11 @@ std::string format_bytes_si(double bytes);       // picks kB/MB/GB/TB/PB
 std::string format_rate_si(double bytes_per_s);  // picks kB/s .. TB/s
 std::string format_duration(double seconds);     // "340 ms", "12.4 s", "3.2 h", "41 days"
 std::string format_number(double v, int significant = 3);
+// A TiB figure as Azure's docs write it: "48", "8.5" (whole numbers without decimals).
+std::string format_tib(double tib);
 std::string format_usd(double usd);                    // "$84,597", "$98.3"
 std::string format_bytes_binary(std::uint64_t bytes);  // "64 MiB", "1.5 KiB": nccl-tests' sizes
+// A bandwidth in GB/s (1e9 B/s, nccl-tests' unit): "460 GB/s", "47.5 GB/s", "0.35 GB/s".
+std::string format_gbytes_per_s(double gbytes_per_s);
 
 }  // namespace trainready

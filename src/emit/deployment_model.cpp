@@ -11,12 +11,6 @@
 namespace trainready {
 namespace {
 
-// A TiB figure as the docs write it: whole numbers without decimals.
-std::string tib_text(double v) {
-  return std::fabs(v - std::round(v)) < 1e-9 ? std::to_string(std::llround(v))
-                                             : format_number(v, 4);
-}
-
 // Azure HPC images (Azure/azhpc-images README, read 2026-12-01): OFED / rdma-core,
 // nvidia-peermem (or ROCm + RCCL), the NCCL topology files under /opt/microsoft and
 // /etc/nccl.conf per size. The deploy-ib-image-no-driver rule accepts microsoft-dsvm offers
@@ -248,16 +242,16 @@ void add_lustre_reasons(DeploymentModel& m) {
   const std::string docs = "learn.microsoft.com/azure/azure-managed-lustre/";
   m.why.push_back(
       {"amlfsSku", l.tier.name + ": the tier the plan chose, " +
-                       tib_text(l.tier.mbytes_per_s_per_tib) + " MB/s per TiB of capacity (" +
+                       format_tib(l.tier.mbytes_per_s_per_tib) + " MB/s per TiB of capacity (" +
                        docs +
                        "create-file-system-resource-manager); the smallest shared file system "
                        "that feeds the GPUs at the planned step time"});
   m.why.push_back(
       {"storageCapacityTiB",
-       std::to_string(l.capacity_tib) + " TiB: the plan's " + tib_text(l.requested_tib) +
+       std::to_string(l.capacity_tib) + " TiB: the plan's " + format_tib(l.requested_tib) +
            " TiB rounded up to " + l.tier.name + "'s granularity (at least " +
-           tib_text(l.tier.min_tib) + " TiB, then steps of " + tib_text(l.tier.increment_tib) +
-           " TiB, at most " + tib_text(l.tier.max_tib) +
+           format_tib(l.tier.min_tib) + " TiB, then steps of " + format_tib(l.tier.increment_tib) +
+           " TiB, at most " + format_tib(l.tier.max_tib) +
            " TiB without a support request), which provisions " +
            std::to_string(l.throughput_mbytes_per_s) + " MB/s; it cannot change after creation"});
   m.why.push_back(
@@ -342,19 +336,16 @@ ManagedLustre plan_managed_lustre(const AmlfsTier& tier, double requested_tib) {
                       " entry has no usable minimum, maximum and increment");
   if (!(requested_tib > 0) || !std::isfinite(requested_tib))
     throw EmitRefused("the plan sized no Azure Managed Lustre capacity (" +
-                      tib_text(requested_tib) + " TiB)");
+                      format_tib(requested_tib) + " TiB)");
   ManagedLustre l;
   l.tier = tier;
   l.requested_tib = requested_tib;
-  // create-file-system-resource-manager ("File system type and size options"): a capacity is
-  // the SKU's minimum plus whole increments; the service takes nothing in between.
-  const double steps = std::ceil(requested_tib / tier.increment_tib - 1e-9);
-  const double rounded = std::max(tier.min_tib, steps * tier.increment_tib);
+  const double rounded = tier.round_capacity_tib(requested_tib);
   if (rounded > tier.max_tib) {
     throw EmitRefused(
-        tier.name + " provides " + tib_text(tier.min_tib) + " to " + tib_text(tier.max_tib) +
-        " TiB in steps of " + tib_text(tier.increment_tib) + " TiB; the plan needs " +
-        tib_text(requested_tib) + " TiB (" + tib_text(rounded) +
+        tier.name + " provides " + format_tib(tier.min_tib) + " to " + format_tib(tier.max_tib) +
+        " TiB in steps of " + format_tib(tier.increment_tib) + " TiB; the plan needs " +
+        format_tib(requested_tib) + " TiB (" + format_tib(rounded) +
         " TiB rounded), above what the SKU provides without a support request "
         "(learn.microsoft.com/azure/azure-managed-lustre/create-file-system-resource-manager)");
   }

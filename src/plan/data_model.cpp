@@ -15,8 +15,6 @@ constexpr double kBlobMargin = 4.0;
 
 double nic_bytes_per_s(const SkuEntry& sku) { return sku.frontend_nic_gbits_per_s * 1e9 / 8; }
 
-double round_up(double v, double step) { return std::ceil(v / step - 1e-9) * step; }
-
 StorageOption blob_option(const DataInputs& in) {
   StorageOption o;
   o.kind = "blob";
@@ -60,8 +58,8 @@ StorageOption amlfs_option(const DataInputs& in, const AmlfsTier& tier, double d
   StorageOption o;
   o.kind = "amlfs";
   const double rate_per_tib = tier.mbytes_per_s_per_tib * 1e6;
-  double size = std::max({tier.min_tib, round_up(in.dataset_bytes / kTiB, tier.increment_tib),
-                          round_up(demand_total / rate_per_tib, tier.increment_tib)});
+  const double size =
+      tier.round_capacity_tib(std::max(in.dataset_bytes / kTiB, demand_total / rate_per_tib));
   o.size_tib = size;
   o.amlfs_tier = tier;
   o.name = "Azure Managed Lustre " + tier.name + ", " + format_number(size, 4) + " TiB";

@@ -12,12 +12,6 @@
 namespace trainready {
 namespace {
 
-// A TiB figure as the docs write it: whole numbers without decimals.
-std::string tib_text(double v) {
-  return std::fabs(v - std::round(v)) < 1e-9 ? std::to_string(std::llround(v))
-                                             : format_number(v, 4);
-}
-
 class DeployAmlfsCapacityInvalid final : public Rule {
  public:
   std::string_view id() const override { return "deploy-amlfs-capacity-invalid"; }
@@ -50,24 +44,14 @@ class DeployAmlfsCapacityInvalid final : public Rule {
         continue;
       }
       const double tib = static_cast<double>(r.lustre_capacity_tib.value);
-      const double steps = (tib - tier->min_tib) / tier->increment_tib;
-      std::string wrong;
-      if (tib < tier->min_tib) {
-        wrong = "below the minimum of " + tib_text(tier->min_tib) + " TiB";
-      } else if (tib > tier->max_tib) {
-        wrong = "above the maximum of " + tib_text(tier->max_tib) +
-                " TiB (larger sizes only after a support request)";
-      } else if (std::fabs(steps - std::round(steps)) > 1e-9) {
-        wrong = "not " + tib_text(tier->min_tib) + " TiB plus whole steps of " +
-                tib_text(tier->increment_tib) + " TiB";
-      }
+      const std::string wrong = tier->capacity_problem(tib);
       if (wrong.empty()) continue;
       Finding f = finding(label(r) + ": " + std::to_string(r.lustre_capacity_tib.value) +
                           " TiB of " + tier->name + " is " + wrong);
       f.evidence.push_back(setting_evidence("storageCapacityTiB", r.lustre_capacity_tib));
       f.evidence.push_back(setting_evidence("sku", r.lustre_sku));
-      f.cause = tier->name + " provides " + tib_text(tier->min_tib) + " to " +
-                tib_text(tier->max_tib) + " TiB in steps of " + tib_text(tier->increment_tib) +
+      f.cause = tier->name + " provides " + format_tib(tier->min_tib) + " to " +
+                format_tib(tier->max_tib) + " TiB in steps of " + format_tib(tier->increment_tib) +
                 " TiB; the service refuses any other capacity when the deployment runs, and "
                 "the capacity cannot change after creation.";
       f.fix =
