@@ -1,5 +1,7 @@
 #include "queries/busbw_from_log.h"
 
+#include "core/units.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -7,21 +9,15 @@
 namespace trainready {
 namespace {
 
-std::string gb(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, v >= 100 ? "%.0f GB/s" : v >= 10 ? "%.1f GB/s" : "%.2f GB/s", v);
-  return b;
-}
-
-// nccl-tests names ("all_reduce", "all_reduce_perf") against NCCL's ("AllReduce").
+// nccl-tests names ("all_reduce", "all_reduce_perf", "all_reduce_perf_mpi") against NCCL's
+// ("AllReduce").
 bool same_collective(const std::string& tests, const std::string& nccl) {
   if (tests.empty() || nccl.empty()) return true;
   std::string a, b;
-  for (char c : tests) {
+  for (char c : normalize_collective(tests)) {
     if (c != '_') a += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   for (char c : nccl) b += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (a.size() > 4 && a.compare(a.size() - 4, 4, "perf") == 0) a.resize(a.size() - 4);
   return a == b;
 }
 
@@ -36,13 +32,13 @@ BusbwFromLog explain_busbw_from_log(const NcclTestsFacts& t, const NcclRunFacts&
     const double per = nodes <= 2 ? ring->bw_intra : ring->bw_inter;
     out.model_gbytes = ring->channels * per;
     std::string s = "NCCL's ring graph: " + std::to_string(ring->channels) + " channel(s) x " +
-                    gb(per) + " = " + gb(out.model_gbytes) +
+                    format_gbytes_per_s(per) + " = " + format_gbytes_per_s(out.model_gbytes) +
                     " (NCCL's own bandwidth model), path " + ring->type_intra + "/" +
                     ring->type_inter;
     if (big && big->busbw() && out.model_gbytes > 0) {
       char r[16];
       std::snprintf(r, sizeof r, "%.2f", *big->busbw() / out.model_gbytes);
-      s += "; the table's " + gb(*big->busbw()) + " is " + r + "x of it";
+      s += "; the table's " + format_gbytes_per_s(*big->busbw()) + " is " + r + "x of it";
     }
     out.lines.push_back(s);
   }

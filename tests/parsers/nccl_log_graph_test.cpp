@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "parsers/nccl_log.h"
+#include "parsers/nccl_tests.h"
+#include "queries/busbw_from_log.h"
 #include "support/paths.h"
 
 namespace trainready {
@@ -150,6 +152,22 @@ TEST(NcclLogGraph, InterNodeEvidenceFromARealPeerAddress) {
   EXPECT_EQ(f.hosts().size(), 1u);
   EXPECT_TRUE(f.multi_node());
   EXPECT_NE(f.multi_node_evidence().find("10.2.0.5"), std::string::npos);
+}
+
+TEST(NcclLogGraph, TheTableIsExplainedWhateverSuffixNcclTestsBuiltItWith) {
+  // nccl-tests built with MPI=1 names itself all_reduce_perf_mpi: the same collective as NCCL's
+  // AllReduce tuning line at the table's largest size.
+  const std::string path =
+      fixture("nccl-debug/timezzx-1node-2xa100pcie-nvlink-roce-nccl2.27.7-subsys-all.log");
+  const NcclRunFacts log = analyze_nccl_logs({path});
+  for (const char* name : {"all_reduce_perf", "all_reduce_perf_mpi"}) {
+    NcclTestsFacts t = parse_nccl_tests_file(path);
+    t.collective = name;
+    bool chose = false;
+    for (const std::string& l : explain_busbw_from_log(t, log).lines)
+      chose = chose || l.find("NCCL chose RING/SIMPLE") != std::string::npos;
+    EXPECT_TRUE(chose) << name;
+  }
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #pragma once
+#include "core/units.h"
 // Small helpers shared by the run rules (NCCL log, nccl-tests).
 #include <algorithm>
 #include <cstdio>
@@ -28,11 +29,7 @@ inline std::string join_limited(const std::set<std::string>& items, std::size_t 
   return out;
 }
 
-inline std::string gbytes(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, v >= 100 ? "%.0f GB/s" : v >= 10 ? "%.1f GB/s" : "%.2f GB/s", v);
-  return b;
-}
+inline std::string gbytes(double v) { return format_gbytes_per_s(v); }
 
 // The first examples of a problem, and the hosts that reported it.
 inline void add_issue_evidence(Finding& f, const NcclIssue& i) {
