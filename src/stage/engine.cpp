@@ -22,6 +22,7 @@
 #include "bench/direct_io.h"
 #include "bench/page_cache.h"
 #include "core/input_error.h"
+#include "core/temp_files.h"
 #include "stage/dest_file.h"
 #include "stage/hashing.h"
 #include "stage/journal.h"
@@ -575,12 +576,20 @@ StageFacts Copier::run() {
   // O_DIRECT writes where the file system takes them, and not on a memory file system (tmpfs:
   // the copy is memory either way, and O_DIRECT there only costs).
   {
-    const std::string probe =
-        stage_dir + "/parts/direct-io-probe-" + std::to_string(static_cast<long>(::getpid()));
-    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-    if (fd >= 0) ::close(fd);
-    const DirectIoSupport d = direct_io_support(probe);
-    ::unlink(probe.c_str());
+    // Named like every temporary of this tool and removed on a fatal signal (core/temp_files).
+    const std::string probe = stage_dir + "/parts/direct-io-probe.tmp-" + temp_tag();
+    DirectIoSupport d;
+    {
+      std::optional<TempGuard> guard;
+      {
+        SignalsHeld held;
+        const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        if (fd >= 0) ::close(fd);
+        guard.emplace(probe);
+      }
+      d = direct_io_support(probe);
+      ::unlink(probe.c_str());
+    }
     const bool memory = memory_backed(o_.dst);
     direct_.enabled = d.supported && !memory;
     direct_.alignment = std::max(d.memory_alignment, d.offset_alignment);
