@@ -153,6 +153,11 @@ SummaryLines summarize_nccl_tests(const NcclTestsFacts& t, const BusbwExpectatio
                                       " (nccl-tests' average over every size, small ones included: "
                                       "not a measure of the interconnect)");
   if (e) {
+    // Which size the figure is for, and why: a table from another cloud matched by its GPU
+    // names gets Azure's network figures, and its reader must see that assumption.
+    if (e->sku) out.emplace_back("vm size", e->sku->name + " (" + e->sku_origin + ")");
+    if (e->known && t.collective.empty() && !e->collective.empty())
+      out.emplace_back("collective", "not printed; judged as " + e->collective);
     if (e->known) {
       std::string s = num(e->expected_gbytes, "GB/s") + ": " + e->formula;
       if (const NcclTestsRow* big = t.largest()) {
