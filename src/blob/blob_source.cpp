@@ -1,6 +1,7 @@
 #include "blob/blob_source.h"
 
 #include <cstdlib>
+#include <future>
 #include <stdexcept>
 
 #include "core/input_error.h"
@@ -17,6 +18,8 @@ constexpr std::uint64_t kBlobChunkBytes = 16ull << 20;
 // Parallel GETs: 32 connections is what the Blob SDKs' "max concurrency" guidance starts from
 // for one VM; the engine lowers it with --max-open. TRAINREADY_BLOB_PARALLEL overrides.
 constexpr std::size_t kBlobParallelReads = 32;
+// Entries in the first List Blobs page (maxresults); the service's default and maximum is 5,000.
+constexpr int kFirstListPage = 500;
 
 std::string hex(const std::string& raw) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -128,15 +131,23 @@ SourceHints BlobSource::hints() const {
 void BlobSource::enumerate(const std::function<bool(const SourceEntry&)>& on_entry,
                            const std::function<void(const SourceError&)>& on_problem) {
   const std::string& prefix = client_->location().prefix;
-  std::string marker;
-  do {
-    BlobListPage page;
+  auto fetch = [this](const std::string& marker, int max_results) {
     try {
-      page = client_->list_page(marker, page_size_);
+      return client_->list_page(marker, max_results);
     } catch (const BlobError& e) {
       throw to_source_error(e, "");
     } catch (const InputError& e) {
       throw SourceError(SourceError::Kind::kIo, "", e.what());
+    }
+  };
+  // The first page is short so that the copy starts after one quick request instead of a page
+  // of 5,000 (Azurite took 0.7 s for a page of 3,000 here); the pages after it are the
+  // service's full ones, each requested while the entries of the one before are handed on.
+  BlobListPage page = fetch("", page_size_ > 0 ? page_size_ : kFirstListPage);
+  for (;;) {
+    std::future<BlobListPage> next;
+    if (!page.next_marker.empty()) {
+      next = std::async(std::launch::async, fetch, page.next_marker, page_size_);
     }
     for (const BlobItem& item : page.items) {
       // Folder markers (hierarchical namespace, or zero-length "dir/" blobs some tools write)
@@ -156,10 +167,13 @@ void BlobSource::enumerate(const std::function<bool(const SourceEntry&)>& on_ent
       e.etag = "\"" + item.etag + "\"";  // as the service's ETag header spells it
       e.content_md5 = hex(item.content_md5);
       e.mode = 0644;
+      // An early stop leaves `next` to finish in its destructor (one request, its result
+      // unused).
       if (!on_entry(e)) return;
     }
-    marker = page.next_marker;
-  } while (!marker.empty());
+    if (!next.valid()) return;
+    page = next.get();  // rethrows the page's SourceError
+  }
 }
 
 std::unique_ptr<SourceReader> BlobSource::open(const SourceEntry& entry) {

@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
           },
           [&](const stage::SourceError& e) { out["problems"].push_back(e.what()); });
       out["describe"] = src.describe();
+      out["source_requests"] = src.client().requests();
       if (args.size() >= 5) {
         if (!wanted) throw std::invalid_argument("no entry " + args[3]);
         const std::uint64_t chunk = args.size() > 5 ? std::stoull(args[5]) : (1u << 20);

@@ -127,6 +127,17 @@ def azurite_cases(tmp):
         out = run("list", url, expect_rc=2)
         check("--blob-endpoint" in out.get("error", ""), "a non-Azure URL asks for --blob-endpoint")
 
+        # The stage source's own page sizes: a short first page (500 entries, so the copy starts
+        # after one quick request), then the service's pages of 5,000: 520 blobs are 2 requests.
+        many = [f"many/{i:04d}.bin" for i in range(520)]
+        for name in many:
+            az.put_blob("data", name, name.encode(), content_md5=False)
+        out = run("--blob-endpoint", ep, "source", f"{ep}/data/many?{rl}", "0")
+        got = [e["path"] for e in out.get("entries", [])]
+        check(got == [n[len("many/"):] for n in many] and out.get("source_requests") == 2,
+              f"source: 520 blobs listed once each, in order, in a first page of 500 and one more "
+              f"({len(got)} entries, {out.get('source_requests')} requests)")
+
         # The stage source over the same client: entries relative to the prefix, MD5 as hex,
         # ETag quoted, a name that cannot be a path below DST reported and left out, folder
         # markers skipped, and a blob changed between two ranges of one copy named as changed.
