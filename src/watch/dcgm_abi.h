@@ -1,7 +1,8 @@
 #pragma once
 // The part of the DCGM C API that `watch` calls, written from the definitions in NVIDIA/DCGM
-// dcgmlib/dcgm_agent.h, dcgm_structs.h and dcgm_fields.h (@ 72fa3feaa67d716a75323a8f47c34ff3ee73f824)
-// so the build needs no DCGM headers; tests/fake_dcgm implements the same ABI.
+// dcgmlib/dcgm_agent.h, dcgm_structs.h and dcgm_fields.h (@
+// 72fa3feaa67d716a75323a8f47c34ff3ee73f824) so the build needs no DCGM headers; tests/fake_dcgm
+// implements the same ABI.
 #include <cstdint>
 
 namespace trainready::dcgm {
@@ -56,12 +57,12 @@ using FieldValueEnumeration = int (*)(unsigned int gpu_id, FieldValueV1* values,
                                       void* user_data);
 
 // Field ids (dcgm_fields.h).
-inline constexpr unsigned short kFiDevUuid = 54;                  // DCGM_FI_DEV_UUID
-inline constexpr unsigned short kFiProfSmActive = 1002;           // DCGM_FI_PROF_SM_ACTIVE
-inline constexpr unsigned short kFiProfSmOccupancy = 1003;        // DCGM_FI_PROF_SM_OCCUPANCY
-inline constexpr unsigned short kFiProfPipeTensorActive = 1004;   // DCGM_FI_PROF_PIPE_TENSOR_ACTIVE
-inline constexpr unsigned short kFiProfNvLinkTxBytes = 1011;      // DCGM_FI_PROF_NVLINK_TX_BYTES
-inline constexpr unsigned short kFiProfNvLinkRxBytes = 1012;      // DCGM_FI_PROF_NVLINK_RX_BYTES
+inline constexpr unsigned short kFiDevUuid = 54;                 // DCGM_FI_DEV_UUID
+inline constexpr unsigned short kFiProfSmActive = 1002;          // DCGM_FI_PROF_SM_ACTIVE
+inline constexpr unsigned short kFiProfSmOccupancy = 1003;       // DCGM_FI_PROF_SM_OCCUPANCY
+inline constexpr unsigned short kFiProfPipeTensorActive = 1004;  // DCGM_FI_PROF_PIPE_TENSOR_ACTIVE
+inline constexpr unsigned short kFiProfNvLinkTxBytes = 1011;     // DCGM_FI_PROF_NVLINK_TX_BYTES
+inline constexpr unsigned short kFiProfNvLinkRxBytes = 1012;     // DCGM_FI_PROF_NVLINK_RX_BYTES
 
 // Entry points (dcgm_agent.h).
 using InitFn = Return (*)();

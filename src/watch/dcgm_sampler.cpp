@@ -202,8 +202,8 @@ void DcgmSampler::sample(Sample& s) {
   std::map<unsigned, GpuValues> got;
   if (dcgm::Return rc = m.latest(m.handle, dcgm::kGroupAllGpus, m.group, collect, &got);
       rc != dcgm::kStOk) {
-    s.gpu_profiling_unavailable = "DCGM host engine at " + m.address +
-                                  ": dcgmGetLatestValues returned " + std::to_string(rc);
+    s.gpu_profiling_unavailable =
+        "DCGM host engine at " + m.address + ": dcgmGetLatestValues returned " + std::to_string(rc);
     return;
   }
   bool any = false;
