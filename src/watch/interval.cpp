@@ -29,7 +29,9 @@ std::string net_key(const NetSample& n) { return n.name; }
 std::string disk_key(const DiskSample& d) { return d.name; }
 std::string nfs_key(const NfsSample& n) { return n.mountpoint; }
 std::string lustre_key(const LustreSample& l) { return l.instance; }
-std::string gpu_key(const GpuSample& g) { return g.uuid.empty() ? std::to_string(g.index) : g.uuid; }
+std::string gpu_key(const GpuSample& g) {
+  return g.uuid.empty() ? std::to_string(g.index) : g.uuid;
+}
 std::pair<int, std::uint64_t> proc_key(const ProcSample& p) {
   return {p.pid, p.start_ticks.value_or(0)};
 }

@@ -67,8 +67,8 @@ std::vector<std::string> live_panel(const Interval& iv, const Verdict& v, const 
   }
   out.push_back(gpu);
   out.push_back("         SM active " + na_pct(iv.gpu_sm_active) + "  tensor active " +
-                na_pct(iv.gpu_tensor_active) + "  NVLink tx " +
-                na_rate(iv.nvlink_tx_bytes_per_s) + " rx " + na_rate(iv.nvlink_rx_bytes_per_s));
+                na_pct(iv.gpu_tensor_active) + "  NVLink tx " + na_rate(iv.nvlink_tx_bytes_per_s) +
+                " rx " + na_rate(iv.nvlink_rx_bytes_per_s));
   if (iv.ib_ports > 0) {
     char b[64];
     std::snprintf(b, sizeof b, "%d x %g Gb/s", iv.ib_ports, iv.ib_line_gbps_each);

@@ -194,8 +194,8 @@ void Sampler::sample_lustre(Sample& s) const {
     }
   }
   if (base.empty()) {
-    s.lustre_unavailable = "no Lustre client (" + root_.display("/proc/fs/lustre/llite") +
-                           " and " + root_.display("/sys/kernel/debug/lustre/llite") +
+    s.lustre_unavailable = "no Lustre client (" + root_.display("/proc/fs/lustre/llite") + " and " +
+                           root_.display("/sys/kernel/debug/lustre/llite") +
                            " are absent or unreadable)";
     return;
   }
@@ -208,7 +208,8 @@ void Sampler::sample_lustre(Sample& s) const {
     std::optional<LustreStats> st = r.ok() ? parse_lustre_stats(r.data) : std::nullopt;
     if (!st) {
       if (first_error.empty())
-        first_error = r.ok() ? root_.display(path) + ": not an lprocfs stats file" : why(r, root_, path);
+        first_error =
+            r.ok() ? root_.display(path) + ": not an lprocfs stats file" : why(r, root_, path);
       continue;
     }
     LustreSample l;
@@ -220,10 +221,9 @@ void Sampler::sample_lustre(Sample& s) const {
     s.lustre.push_back(std::move(l));
   }
   if (s.lustre.empty()) {
-    s.lustre_unavailable = first_error.empty()
-                               ? "no Lustre file system mounted (" +
-                                     root_.display(base + "/llite") + " is empty)"
-                               : first_error;
+    s.lustre_unavailable = first_error.empty() ? "no Lustre file system mounted (" +
+                                                     root_.display(base + "/llite") + " is empty)"
+                                               : first_error;
     return;
   }
   // The RPC side: one stats file per object server. A node mounting a file system with

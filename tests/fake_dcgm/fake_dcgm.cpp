@@ -15,11 +15,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fcntl.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -117,7 +117,7 @@ d::Return dcgmShutdown() {
 d::Return dcgmConnect_v2(const char* address, d::ConnectV2Params* p, d::Handle* h) {
   if (address == nullptr || p == nullptr || h == nullptr ||
       p->version != d::kConnectV2ParamsVersion2)
-    return -1;  // DCGM_ST_BADPARAM
+    return -1;                                             // DCGM_ST_BADPARAM
   if (!tcp_reachable(address, p->timeout_ms)) return -21;  // DCGM_ST_CONNECTION_NOT_VALID
   g_connected = true;
   *h = 42;
@@ -132,8 +132,7 @@ d::Return dcgmDisconnect(d::Handle h) {
 }
 d::Return dcgmFieldGroupCreate(d::Handle h, int n, const unsigned short* ids, const char* name,
                                d::FieldGroup* out) {
-  if (h != 42 || n < 1 || n > 128 || ids == nullptr || name == nullptr || out == nullptr)
-    return -1;
+  if (h != 42 || n < 1 || n > 128 || ids == nullptr || name == nullptr || out == nullptr) return -1;
   g_fields.assign(ids, ids + n);
   *out = 7;
   log(std::string("fieldgroup ") + name);

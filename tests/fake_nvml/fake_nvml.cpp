@@ -237,8 +237,9 @@ int nvmlGpmMetricsGet(trainready::nvml::GpmMetricsGet* m) {
   void* h = reinterpret_cast<void*>(b->gpu + 1);
   for (unsigned i = 0; i < m->num_metrics; ++i) {
     auto& out = m->metrics[i];
-    const char* key = out.metric_id == trainready::nvml::kGpmSmUtil        ? "gpm_sm_active_sequence"
-                      : out.metric_id == trainready::nvml::kGpmSmOccupancy ? "gpm_sm_occupancy_sequence"
+    const char* key = out.metric_id == trainready::nvml::kGpmSmUtil ? "gpm_sm_active_sequence"
+                      : out.metric_id == trainready::nvml::kGpmSmOccupancy
+                          ? "gpm_sm_occupancy_sequence"
                       : out.metric_id == trainready::nvml::kGpmAnyTensorUtil ? "gpm_tensor_sequence"
                                                                              : nullptr;
     const auto& seq = key ? field(h, key) : field(h, "");
@@ -259,10 +260,10 @@ int nvmlDeviceGetFieldValues(void* h, int n, trainready::nvml::FieldValue* value
   const unsigned long long call = ++g_field_calls[idx];
   for (int i = 0; i < n; ++i) {
     auto& v = values[i];
-    const char* key = v.field_id == trainready::nvml::kFiNvLinkThroughputDataTx ? "nvlink_tx_kib_step"
-                      : v.field_id == trainready::nvml::kFiNvLinkThroughputDataRx
-                          ? "nvlink_rx_kib_step"
-                          : nullptr;
+    const char* key =
+        v.field_id == trainready::nvml::kFiNvLinkThroughputDataTx   ? "nvlink_tx_kib_step"
+        : v.field_id == trainready::nvml::kFiNvLinkThroughputDataRx ? "nvlink_rx_kib_step"
+                                                                    : nullptr;
     if (key == nullptr || !field(h, key).is_number() ||
         v.scope_id != trainready::nvml::kScopeAllLinks) {
       v.nvml_return = 3;

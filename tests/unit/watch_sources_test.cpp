@@ -115,10 +115,11 @@ TEST(WatchLustre, NewerHeaderAndSumOfSquares) {
 TEST(WatchLustre, GarbageIsNotStats) {
   EXPECT_FALSE(parse_lustre_stats("").has_value());
   EXPECT_FALSE(parse_lustre_stats("read_bytes 1 samples [bytes] 1 1 1\n").has_value());
-  EXPECT_FALSE(parse_lustre_stats("snapshot_time 1.2 secs.nsecs\nread_bytes x samples [bytes] 1 1 1\n")
-                   .has_value());
   EXPECT_FALSE(
-      parse_lustre_stats("snapshot_time 1.2 secs.nsecs\nread_bytes 1 samples [regs]\n").has_value());
+      parse_lustre_stats("snapshot_time 1.2 secs.nsecs\nread_bytes x samples [bytes] 1 1 1\n")
+          .has_value());
+  EXPECT_FALSE(parse_lustre_stats("snapshot_time 1.2 secs.nsecs\nread_bytes 1 samples [regs]\n")
+                   .has_value());
   EXPECT_FALSE(
       parse_lustre_stats("snapshot_time 1.2 secs.nsecs\nwrite_bytes 1 samples [bytes] 1 2 -3\n")
           .has_value());
@@ -191,7 +192,7 @@ TEST(WatchInterval, LustreNvlinkAndProfiling) {
   GpuSample g0, g1;
   g0.uuid = g1.uuid = "GPU-a";
   g0.nvlink_tx_kib = 100;
-  g1.nvlink_tx_kib = 100 + 2048;  // 2 MiB in 2 s
+  g1.nvlink_tx_kib = 100 + 2048;   // 2 MiB in 2 s
   g1.nvlink_rx_bytes_per_s = 5e9;  // a DCGM rate, no counter
   g1.sm_active_ratio = 0.8;
   g1.tensor_active_ratio = 0.5;

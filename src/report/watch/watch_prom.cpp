@@ -20,9 +20,9 @@ std::string watch_prometheus_text(const Sample& s, const Summary& summary, const
            "1 when watch could read the source, 0 when it could not (its series are then absent, "
            "never 0)");
   const std::pair<const char*, const std::string*> sources[] = {
-      {"gpu", &s.gpu_unavailable},     {"infiniband", &s.ib_unavailable},
-      {"network", &s.net_unavailable}, {"disk", &s.disk_unavailable},
-      {"nfs", &s.nfs_unavailable},     {"fuse", &s.fuse_unavailable},
+      {"gpu", &s.gpu_unavailable},      {"infiniband", &s.ib_unavailable},
+      {"network", &s.net_unavailable},  {"disk", &s.disk_unavailable},
+      {"nfs", &s.nfs_unavailable},      {"fuse", &s.fuse_unavailable},
       {"process", &s.proc_unavailable}, {"lustre", &s.lustre_unavailable}};
   for (const auto& [name, why] : sources)
     w.sample("trainready_source_available", {{"source", name}}, why->empty() ? 1 : 0);
@@ -170,8 +170,7 @@ std::string watch_prometheus_text(const Sample& s, const Summary& summary, const
     if (m.write_bytes)
       w.sample("trainready_lustre_write_bytes_total", l, static_cast<double>(*m.write_bytes));
     if (m.osc_read_bytes)
-      w.sample("trainready_lustre_osc_read_bytes_total", l,
-               static_cast<double>(*m.osc_read_bytes));
+      w.sample("trainready_lustre_osc_read_bytes_total", l, static_cast<double>(*m.osc_read_bytes));
     if (m.osc_write_bytes)
       w.sample("trainready_lustre_osc_write_bytes_total", l,
                static_cast<double>(*m.osc_write_bytes));
