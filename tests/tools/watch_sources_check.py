@@ -113,7 +113,10 @@ def gpm_and_lustre(binary, fake_nvml, work):
     kib = [s["gpu"]["items"][0]["nvlink_tx_kib"] for s in samples]
     wc.check(all(b > a for a, b in zip(kib, kib[1:])), f"NVLink counters advance: {kib[:4]}")
     lr = [s["lustre"]["items"][0]["read_bytes"] for s in samples]
-    wc.check(lr[-1] - lr[0] > 5e9 and all(b >= a for a, b in zip(lr, lr[1:])),
+    # The driving thread advances 3 GB/s of its own clock steps: on a loaded machine it runs
+    # fewer steps, so ask for 1 GB (a third of one second's worth), not the nominal 7.5 GB.
+    wc.check(lr[-1] - lr[0] >= 1e9 and lr[-1] <= node.lustre_read and
+             all(b >= a for a, b in zip(lr, lr[1:])),
              f"Lustre read_bytes advance in the recording: {lr[0]} .. {lr[-1]}")
     wc.check(samples[-1]["lustre"]["items"][0]["osts"] == 4, "4 OSC stats files summed")
 
