@@ -45,6 +45,8 @@ struct WatchArgs {
   bool all = false;
   std::string root = "/";
   std::string nvml_library;
+  std::string dcgm;
+  std::string dcgm_library;
   std::vector<std::string> net;
   std::string record;
   std::vector<std::string> replay;
@@ -185,6 +187,7 @@ int run_live(const WatchArgs& a) {
   so.nvml_library = !a.nvml_library.empty() ? a.nvml_library
                     : root.is_live()        ? std::string("libnvidia-ml.so.1")
                                             : std::string();
+  so.dcgm = dcgm_options(a.dcgm, a.dcgm_library, root.is_live(), interval);
   std::unique_ptr<MetricsServer> server;
   if (!a.listen.empty()) server = std::make_unique<MetricsServer>(a.listen);
   const std::string host = host_name();
@@ -330,6 +333,12 @@ Runner add_watch_command(CLI::App& app) {
   c->add_option("--root", a->root, "Read /proc and /sys under this directory (default /)");
   c->add_option("--nvml-library", a->nvml_library,
                 "NVML library to load (default libnvidia-ml.so.1 on the live node, none with "
+                "--root)");
+  c->add_option("--dcgm", a->dcgm,
+                "Attach to the DCGM host engine at HOST:PORT for SM/tensor activity and NVLink "
+                "(default 127.0.0.1:5555 on the live node; off: never)");
+  c->add_option("--dcgm-library", a->dcgm_library,
+                "DCGM library to load (default libdcgm.so.4, then .3, on the live node; none with "
                 "--root)");
   c->add_option("--net", a->net,
                 "Network interface to count (repeatable; default every one "

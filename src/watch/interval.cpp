@@ -28,6 +28,10 @@ std::string ib_key(const IbPortSample& p) { return p.device + "/" + std::to_stri
 std::string net_key(const NetSample& n) { return n.name; }
 std::string disk_key(const DiskSample& d) { return d.name; }
 std::string nfs_key(const NfsSample& n) { return n.mountpoint; }
+std::string lustre_key(const LustreSample& l) { return l.instance; }
+std::string gpu_key(const GpuSample& g) {
+  return g.uuid.empty() ? std::to_string(g.index) : g.uuid;
+}
 std::pair<int, std::uint64_t> proc_key(const ProcSample& p) {
   return {p.pid, p.start_ticks.value_or(0)};
 }
@@ -56,6 +60,32 @@ Interval make_interval(const Sample& before, const Sample& after, const Interval
     iv.gpu_busy_min = std::min(iv.gpu_busy_min.value_or(1.0), *g.util_percent / 100.0);
   }
   if (n > 0) iv.gpu_busy = sum / n;
+  double sm = 0, tensor = 0;
+  int n_sm = 0, n_tensor = 0;
+  auto gpu0 = index_by<GpuSample, std::string>(before.gpus, gpu_key);
+  for (const GpuSample& g : after.gpus) {
+    if (g.sm_active_ratio) {
+      sm += *g.sm_active_ratio;
+      ++n_sm;
+    }
+    if (g.tensor_active_ratio) {
+      tensor += *g.tensor_active_ratio;
+      ++n_tensor;
+    }
+    auto it = gpu0.find(gpu_key(g));
+    // NVML: cumulative KiB (NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_*, nvml.h).
+    std::optional<double> tx, rx;
+    if (it != gpu0.end()) {
+      tx = rate(it->second->nvlink_tx_kib, g.nvlink_tx_kib, CounterKind::kWraps64, dt, 1024);
+      rx = rate(it->second->nvlink_rx_kib, g.nvlink_rx_kib, CounterKind::kWraps64, dt, 1024);
+    }
+    if (!tx && !g.nvlink_tx_kib) tx = g.nvlink_tx_bytes_per_s;
+    if (!rx && !g.nvlink_rx_kib) rx = g.nvlink_rx_bytes_per_s;
+    if (tx) add(iv.nvlink_tx_bytes_per_s, *tx);
+    if (rx) add(iv.nvlink_rx_bytes_per_s, *rx);
+  }
+  if (n_sm > 0) iv.gpu_sm_active = sm / n_sm;
+  if (n_tensor > 0) iv.gpu_tensor_active = tensor / n_tensor;
 
   auto ib0 = index_by<IbPortSample, std::string>(before.ib, ib_key);
   for (const IbPortSample& p : after.ib) {
@@ -134,6 +164,18 @@ Interval make_interval(const Sample& before, const Sample& after, const Interval
             rate(it->second->server_read_bytes, m.server_read_bytes, CounterKind::kWraps64, dt))
       add(iv.nfs_read_bytes_per_s, *r);
   }
+  auto lustre0 = index_by<LustreSample, std::string>(before.lustre, lustre_key);
+  for (const LustreSample& l : after.lustre) {
+    auto it = lustre0.find(l.instance);
+    if (it == lustre0.end()) continue;
+    // A sum that went back was cleared (lctl set_param llite.*.stats=clear): no rate.
+    if (auto r = rate(it->second->read_bytes, l.read_bytes, CounterKind::kWraps64, dt))
+      add(iv.lustre_read_bytes_per_s, *r);
+    if (auto w = rate(it->second->write_bytes, l.write_bytes, CounterKind::kWraps64, dt))
+      add(iv.lustre_write_bytes_per_s, *w);
+    if (auto osc = rate(it->second->osc_read_bytes, l.osc_read_bytes, CounterKind::kWraps64, dt))
+      add(iv.lustre_osc_read_bytes_per_s, *osc);
+  }
   iv.fuse_mounts = static_cast<int>(after.fuse.size());
   for (const FuseSample& f : after.fuse) {
     if (f.waiting) add(iv.fuse_waiting, static_cast<double>(*f.waiting));
@@ -185,8 +227,9 @@ Interval make_interval(const Sample& before, const Sample& after, const Interval
 std::optional<double> storage_read_bytes_per_s(const Interval& iv) {
   std::optional<double> local =
       iv.proc_read_bytes_per_s ? iv.proc_read_bytes_per_s : iv.disk_read_bytes_per_s;
-  if (!local && !iv.nfs_read_bytes_per_s) return std::nullopt;
-  return local.value_or(0) + iv.nfs_read_bytes_per_s.value_or(0);
+  if (!local && !iv.nfs_read_bytes_per_s && !iv.lustre_read_bytes_per_s) return std::nullopt;
+  return local.value_or(0) + iv.nfs_read_bytes_per_s.value_or(0) +
+         iv.lustre_read_bytes_per_s.value_or(0);
 }
 
 std::optional<double> network_bytes_per_s(const Interval& iv) {

@@ -23,6 +23,13 @@ struct Interval {
   int gpus = 0;
   std::optional<double> gpu_busy;
   std::optional<double> gpu_busy_min;  // the least busy GPU
+  // Profiling activity (DCGM or NVML GPM, see GpuSample): means over the GPUs that report it.
+  std::optional<double> gpu_sm_active;
+  std::optional<double> gpu_tensor_active;
+  // NVLink data bytes/s summed over GPUs: the NVML counters' change when both samples have them,
+  // else the rates in the later sample (DCGM).
+  std::optional<double> nvlink_tx_bytes_per_s;
+  std::optional<double> nvlink_rx_bytes_per_s;
   // InfiniBand, ACTIVE ports only. Bytes = counter delta x 4 (counter_delta.h).
   int ib_ports = 0;
   double ib_line_gbps_each = 0;               // the fastest active port's rate (for "8 x 400 Gb/s")
@@ -42,6 +49,11 @@ struct Interval {
   std::optional<double> disk_write_bytes_per_s;
   std::string busiest_disk;
   std::optional<double> nfs_read_bytes_per_s;
+  // Lustre clients: llite read_bytes / write_bytes sums (what the applications read, cache hits
+  // included), and the OSC RPC bytes (what came from the object servers).
+  std::optional<double> lustre_read_bytes_per_s;
+  std::optional<double> lustre_write_bytes_per_s;
+  std::optional<double> lustre_osc_read_bytes_per_s;
   std::optional<double> fuse_waiting;  // requests waiting, summed over fuse mounts, at the end
   int fuse_mounts = 0;
   // The watched processes (matched by pid and start time in both samples).
@@ -57,7 +69,7 @@ struct Interval {
 Interval make_interval(const Sample& before, const Sample& after, const IntervalOptions& o);
 
 // The storage read rate the job saw: the processes' own block reads when watched, else the
-// node's disks, plus NFS (whose reads never reach a local block device).
+// node's disks, plus NFS and Lustre (whose reads never reach a local block device).
 std::optional<double> storage_read_bytes_per_s(const Interval& iv);
 // Network bytes/s both ways: InfiniBand plus the counted interfaces.
 std::optional<double> network_bytes_per_s(const Interval& iv);

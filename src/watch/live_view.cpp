@@ -32,6 +32,11 @@ std::string clock_time(double unix_seconds) {
 std::string live_line(const Interval& iv, const Verdict& v) {
   std::string s = clock_time(iv.end);
   s += "  gpu " + (iv.gpu_busy ? na_pct(iv.gpu_busy) : std::string("n/a"));
+  if (iv.gpu_sm_active || iv.gpu_tensor_active)
+    s += " sm " + na_pct(iv.gpu_sm_active) + " tensor " + na_pct(iv.gpu_tensor_active);
+  if (iv.nvlink_tx_bytes_per_s || iv.nvlink_rx_bytes_per_s)
+    s += "  nvlink tx " + na_rate(iv.nvlink_tx_bytes_per_s) + " rx " +
+         na_rate(iv.nvlink_rx_bytes_per_s);
   s += "  ib " + (iv.ib_ports > 0 ? "rx " + na_rate(iv.ib_rx_bytes_per_s) + " tx " +
                                         na_rate(iv.ib_tx_bytes_per_s) + " (" +
                                         na_pct(iv.ib_peak_port_util) + " of line)"
@@ -39,6 +44,7 @@ std::string live_line(const Interval& iv, const Verdict& v) {
   s += "  net rx " + na_rate(iv.net_rx_bytes_per_s) + " tx " + na_rate(iv.net_tx_bytes_per_s);
   s += "  disk r " + na_rate(iv.disk_read_bytes_per_s);
   s += "  nfs r " + na_rate(iv.nfs_read_bytes_per_s);
+  s += "  lustre r " + na_rate(iv.lustre_read_bytes_per_s);
   if (iv.procs > 0) {
     s += "  procs " + std::to_string(iv.procs) + " cpu " +
          (iv.proc_cpu_cores ? format_number(*iv.proc_cpu_cores) : std::string("n/a")) +
@@ -60,6 +66,9 @@ std::vector<std::string> live_panel(const Interval& iv, const Verdict& v, const 
     gpu += "n/a";
   }
   out.push_back(gpu);
+  out.push_back("         SM active " + na_pct(iv.gpu_sm_active) + "  tensor active " +
+                na_pct(iv.gpu_tensor_active) + "  NVLink tx " + na_rate(iv.nvlink_tx_bytes_per_s) +
+                " rx " + na_rate(iv.nvlink_rx_bytes_per_s));
   if (iv.ib_ports > 0) {
     char b[64];
     std::snprintf(b, sizeof b, "%d x %g Gb/s", iv.ib_ports, iv.ib_line_gbps_each);
@@ -77,6 +86,9 @@ std::vector<std::string> live_panel(const Interval& iv, const Verdict& v, const 
   std::string st = "storage  disk read " + na_rate(iv.disk_read_bytes_per_s);
   if (!iv.busiest_disk.empty()) st += " (" + iv.busiest_disk + ")";
   st += "  NFS read " + na_rate(iv.nfs_read_bytes_per_s);
+  st += "  Lustre read " + na_rate(iv.lustre_read_bytes_per_s);
+  if (iv.lustre_osc_read_bytes_per_s)
+    st += " (" + na_rate(iv.lustre_osc_read_bytes_per_s) + " from OSTs)";
   if (iv.fuse_mounts > 0)
     st += "  fuse waiting " +
           (iv.fuse_waiting ? format_number(*iv.fuse_waiting) : std::string("n/a"));

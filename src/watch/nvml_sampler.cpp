@@ -1,8 +1,10 @@
 #include "watch/nvml_sampler.h"
 
 #include <dlfcn.h>
+#include <time.h>
 
-#include "probes/nvml_abi.h"
+#include "watch/counter_delta.h"
+#include "watch/nvml_gpm_abi.h"
 
 namespace trainready::watch {
 namespace {
@@ -31,10 +33,141 @@ struct NvmlSampler::Impl {
   Ret (*memory)(Dev, nvml::Memory*) = nullptr;
   Ret (*reasons)(Dev, unsigned long long*) = nullptr;
   Ret (*pcie)(Dev, int, unsigned*) = nullptr;
+  Ret (*field_values)(Dev, int, nvml::FieldValue*) = nullptr;
+  // GPM: two sample buffers per GPU, the previous and the next; metrics need both.
+  bool gpm_wanted = true;
+  std::string gpm_unavailable;
+  Ret (*gpm_sample_get)(Dev, nvml::GpmSample) = nullptr;
+  Ret (*gpm_metrics_get)(nvml::GpmMetricsGet*) = nullptr;
+  Ret (*gpm_sample_free)(nvml::GpmSample) = nullptr;
+  struct PerGpu {
+    bool gpm = false;
+    nvml::GpmSample buf[2] = {nullptr, nullptr};
+    int next = 0;
+    bool have_prev = false;
+    Counter nvlink_tx_kib, nvlink_rx_kib;  // the previous reading, for the rate
+    double nvlink_time = 0;
+  };
+  std::vector<PerGpu> per_gpu;
+  void setup_gpm();
+  void read_gpm(std::size_t i, GpuSample& g, std::string& failure);
+  void read_nvlink(std::size_t i, GpuSample& g, double now);
 };
 
-NvmlSampler::NvmlSampler(const std::string& library) : impl_(std::make_unique<Impl>()) {
+namespace {
+double monotonic_now() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+}  // namespace
+
+void NvmlSampler::Impl::setup_gpm() {
+  per_gpu.resize(devices.size());
+  if (!gpm_wanted) {
+    gpm_unavailable = "NVML GPM not used: a DCGM host engine owns the profiling counters";
+    return;
+  }
+  auto support = sym<Ret (*)(Dev, nvml::GpmSupport*)>(lib, "nvmlGpmQueryDeviceSupport");
+  auto alloc = sym<Ret (*)(nvml::GpmSample*)>(lib, "nvmlGpmSampleAlloc");
+  gpm_sample_get = sym<Ret (*)(Dev, nvml::GpmSample)>(lib, "nvmlGpmSampleGet");
+  gpm_metrics_get = sym<Ret (*)(nvml::GpmMetricsGet*)>(lib, "nvmlGpmMetricsGet");
+  gpm_sample_free = sym<Ret (*)(nvml::GpmSample)>(lib, "nvmlGpmSampleFree");
+  if (!support || !alloc || !gpm_sample_get || !gpm_metrics_get || !gpm_sample_free) {
+    gpm_unavailable = "this NVML has no GPM (nvmlGpmSampleGet: R520+ drivers)";
+    return;
+  }
+  int supported = 0;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    nvml::GpmSupport sup{nvml::kGpmSupportVersion, 0};
+    if (devices[i] == nullptr || support(devices[i], &sup) != 0 || sup.is_supported_device == 0)
+      continue;
+    PerGpu& p = per_gpu[i];
+    if (alloc(&p.buf[0]) != 0 || alloc(&p.buf[1]) != 0) continue;
+    p.gpm = true;
+    ++supported;
+  }
+  if (supported == 0)
+    gpm_unavailable = "NVML GPM not supported on these GPUs (Hopper and newer; not in vGPU)";
+}
+
+void NvmlSampler::Impl::read_gpm(std::size_t i, GpuSample& g, std::string& failure) {
+  PerGpu& p = per_gpu[i];
+  if (!p.gpm) return;
+  nvml::GpmSample cur = p.buf[p.next];
+  if (Ret rc = gpm_sample_get(devices[i], cur); rc != 0) {
+    // The GPU's performance monitors serve one client: with a DCGM host engine (or Nsight)
+    // profiling, GPM fails here; attach to the host engine instead (--dcgm).
+    failure = "nvmlGpmSampleGet returned " + std::to_string(rc) +
+              " (a DCGM host engine or a profiler holding the GPU's performance monitors makes "
+              "GPM fail: give --dcgm HOST:PORT to read them through the host engine)";
+    p.have_prev = false;
+    return;
+  }
+  if (p.have_prev) {
+    // The previous sample is sample1, this one sample2; NVML wants them > 100 ms apart.
+    auto mg = std::make_unique<nvml::GpmMetricsGet>();
+    mg->version = nvml::kGpmMetricsGetVersion;
+    mg->num_metrics = 3;
+    mg->sample1 = p.buf[1 - p.next];
+    mg->sample2 = cur;
+    mg->metrics[0].metric_id = nvml::kGpmSmUtil;
+    mg->metrics[1].metric_id = nvml::kGpmSmOccupancy;
+    mg->metrics[2].metric_id = nvml::kGpmAnyTensorUtil;
+    if (gpm_metrics_get(mg.get()) == 0) {
+      auto ratio = [&](int k) -> std::optional<double> {
+        const nvml::GpmMetric& m = mg->metrics[k];
+        if (m.nvml_return != 0 || !(m.value >= 0 && m.value <= 100)) return std::nullopt;
+        return m.value / 100.0;  // the GPM *_UTIL metrics are percent, 0.0 - 100.0
+      };
+      g.sm_active_ratio = ratio(0);
+      g.sm_occupancy_ratio = ratio(1);
+      g.tensor_active_ratio = ratio(2);
+    }
+  }
+  p.have_prev = true;
+  p.next = 1 - p.next;
+}
+
+void NvmlSampler::Impl::read_nvlink(std::size_t i, GpuSample& g, double now) {
+  if (field_values == nullptr) return;
+  nvml::FieldValue fv[2] = {};
+  fv[0].field_id = nvml::kFiNvLinkThroughputDataTx;
+  fv[1].field_id = nvml::kFiNvLinkThroughputDataRx;
+  fv[0].scope_id = fv[1].scope_id = nvml::kScopeAllLinks;
+  if (field_values(devices[i], 2, fv) != 0) return;
+  auto value = [](const nvml::FieldValue& v) -> Counter {
+    if (v.nvml_return != 0) return std::nullopt;
+    switch (v.value_type) {
+      case nvml::kValueTypeUnsignedLongLong:
+        return v.value.ull_val;
+      case nvml::kValueTypeUnsignedLong:
+        return v.value.ul_val;
+      case nvml::kValueTypeUnsignedInt:
+        return v.value.ui_val;
+      default:
+        return std::nullopt;
+    }
+  };
+  g.nvlink_tx_kib = value(fv[0]);
+  g.nvlink_rx_kib = value(fv[1]);
+  PerGpu& p = per_gpu[i];
+  const double dt = now - p.nvlink_time;
+  if (p.nvlink_time > 0 && dt > 0) {
+    if (auto d = counter_delta(p.nvlink_tx_kib, g.nvlink_tx_kib, CounterKind::kWraps64))
+      g.nvlink_tx_bytes_per_s = static_cast<double>(*d) * 1024 / dt;
+    if (auto d = counter_delta(p.nvlink_rx_kib, g.nvlink_rx_kib, CounterKind::kWraps64))
+      g.nvlink_rx_bytes_per_s = static_cast<double>(*d) * 1024 / dt;
+  }
+  p.nvlink_tx_kib = g.nvlink_tx_kib;
+  p.nvlink_rx_kib = g.nvlink_rx_kib;
+  p.nvlink_time = now;
+}
+
+NvmlSampler::NvmlSampler(const std::string& library, bool use_gpm)
+    : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
+  m.gpm_wanted = use_gpm;
   if (library.empty()) {
     m.unavailable = "no NVML library (reading a --root tree; give --nvml-library to add GPUs)";
     return;
@@ -71,6 +204,7 @@ NvmlSampler::NvmlSampler(const std::string& library) : impl_(std::make_unique<Im
     m.reasons =
         sym<Ret (*)(Dev, unsigned long long*)>(m.lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
   m.pcie = sym<Ret (*)(Dev, int, unsigned*)>(m.lib, "nvmlDeviceGetPcieThroughput");
+  m.field_values = sym<Ret (*)(Dev, int, nvml::FieldValue*)>(m.lib, "nvmlDeviceGetFieldValues");
   auto name_fn = sym<Ret (*)(Dev, char*, unsigned)>(m.lib, "nvmlDeviceGetName");
   auto uuid_fn = sym<Ret (*)(Dev, char*, unsigned)>(m.lib, "nvmlDeviceGetUUID");
   unsigned count = 0;
@@ -87,20 +221,31 @@ NvmlSampler::NvmlSampler(const std::string& library) : impl_(std::make_unique<Im
     buf[0] = 0;
     m.uuids.push_back(d && uuid_fn && uuid_fn(d, buf, sizeof buf) == 0 ? buf : "");
   }
-  if (m.devices.empty()) m.unavailable = "NVML answered but reports no GPU";
+  if (m.devices.empty()) {
+    m.unavailable = "NVML answered but reports no GPU";
+    return;
+  }
+  m.setup_gpm();
 }
 
 NvmlSampler::~NvmlSampler() {
+  for (Impl::PerGpu& p : impl_->per_gpu) {
+    for (nvml::GpmSample b : p.buf) {
+      if (b != nullptr && impl_->gpm_sample_free) impl_->gpm_sample_free(b);
+    }
+  }
   if (impl_->initialised && impl_->shutdown) impl_->shutdown();
   if (impl_->lib != nullptr) ::dlclose(impl_->lib);
 }
 
-void NvmlSampler::sample(Sample& s) const {
-  const Impl& m = *impl_;
+void NvmlSampler::sample(Sample& s) {
+  Impl& m = *impl_;
   if (!m.unavailable.empty()) {
     s.gpu_unavailable = m.unavailable;
     return;
   }
+  const double now = monotonic_now();
+  std::string gpm_failure;
   for (std::size_t i = 0; i < m.devices.size(); ++i) {
     GpuSample g;
     g.index = static_cast<int>(i);
@@ -127,8 +272,17 @@ void NvmlSampler::sample(Sample& s) const {
       // nvmlDeviceGetPcieThroughput).
       if (m.pcie && m.pcie(d, nvml::kPcieUtilTxBytes, &v) == 0) g.pcie_tx_bytes_per_s = v * 1024.0;
       if (m.pcie && m.pcie(d, nvml::kPcieUtilRxBytes, &v) == 0) g.pcie_rx_bytes_per_s = v * 1024.0;
+      m.read_gpm(i, g, gpm_failure);
+      m.read_nvlink(i, g, now);
     }
     s.gpus.push_back(std::move(g));
+  }
+  if (!m.gpm_unavailable.empty()) {
+    s.gpu_profiling_unavailable = m.gpm_unavailable;
+  } else if (!gpm_failure.empty()) {
+    s.gpu_profiling_unavailable = gpm_failure;
+  } else {
+    s.gpu_profiling_source = "NVML GPM";
   }
 }
 

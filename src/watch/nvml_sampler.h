@@ -11,14 +11,16 @@ namespace trainready::watch {
 
 class NvmlSampler {
  public:
-  // An empty library name: no NVML at all (a fixture tree without GPUs).
-  explicit NvmlSampler(const std::string& library);
+  // An empty library name: no NVML at all (a fixture tree without GPUs). use_gpm false: leave the
+  // GPU performance monitors alone (a DCGM host engine reads them; GPM would fight it).
+  explicit NvmlSampler(const std::string& library, bool use_gpm = true);
   ~NvmlSampler();
   NvmlSampler(const NvmlSampler&) = delete;
   NvmlSampler& operator=(const NvmlSampler&) = delete;
 
-  // Fills s.gpus, or s.gpu_unavailable with the reason.
-  void sample(Sample& s) const;
+  // Fills s.gpus, or s.gpu_unavailable with the reason; GPM profiling ratios from the second
+  // sample on (they compare two samples), and s.gpu_profiling_source / _unavailable.
+  void sample(Sample& s);
 
  private:
   struct Impl;

@@ -27,6 +27,25 @@ struct GpuSample {
   Counter clocks_event_reasons;               // DCGM_FI_DEV_CLOCK_THROTTLE_REASONS bitmask
   std::optional<double> pcie_tx_bytes_per_s;  // nvmlDeviceGetPcieThroughput (KB/s, 20 ms window)
   std::optional<double> pcie_rx_bytes_per_s;
+  // Profiling activity. Filled by DCGM when watch attached to a running host engine (--dcgm):
+  // DCGM_FI_PROF_SM_ACTIVE (1002), DCGM_FI_PROF_SM_OCCUPANCY (1003),
+  // DCGM_FI_PROF_PIPE_TENSOR_ACTIVE (1004), ratios 0..1. Otherwise by NVML GPM on Hopper and
+  // newer (nvmlGpmMetricsGet over the previous and this sample): NVML_GPM_METRIC_SM_UTIL,
+  // _SM_OCCUPANCY and _ANY_TENSOR_UTIL (percent, / 100), the metrics DCGM itself maps those fields
+  // to (NVIDIA/DCGM dcgmlib/src/dcgm_fields.cpp). Sample::gpu_profiling_source says which.
+  std::optional<double> sm_active_ratio;
+  std::optional<double> sm_occupancy_ratio;
+  std::optional<double> tensor_active_ratio;
+  // NVLink data throughput, bytes/s, all links: DCGM_FI_PROF_NVLINK_{TX,RX}_BYTES (1011/1012,
+  // a rate in bytes/s despite the name: DCGM scales GPM's MiB/s by 2^20, DcgmCacheManager.cpp)
+  // from DCGM; without DCGM the change of the NVML counters below over the sampler's previous
+  // reading.
+  std::optional<double> nvlink_tx_bytes_per_s;
+  std::optional<double> nvlink_rx_bytes_per_s;
+  // nvmlDeviceGetFieldValues NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_{TX,RX} (138/139) with scopeId
+  // UINT_MAX (all links): cumulative data bytes (no protocol overhead) in KiB, per nvml.h.
+  Counter nvlink_tx_kib;
+  Counter nvlink_rx_kib;
 };
 
 struct IbPortSample {
@@ -64,6 +83,22 @@ struct NfsSample {
   Counter server_write_bytes;
 };
 
+// One Lustre client file system instance (/proc/fs/lustre/llite/<fsname>-<sb>/stats; newer
+// Lustre releases keep the stats files in debugfs, /sys/kernel/debug/lustre/llite/...).
+struct LustreSample {
+  std::string instance;  // the llite directory name, e.g. lustrefs-ffff88105db50000
+  std::string fsname;    // lustrefs
+  // llite read_bytes / write_bytes "sum": bytes the applications' read()/write() calls moved,
+  // page-cache hits included (VFS level, not RPCs).
+  Counter read_bytes;
+  Counter write_bytes;
+  // osc/<fsname>-OSTxxxx-osc-<sb>/stats read_bytes / write_bytes summed over the instance's OSTs:
+  // bytes in bulk RPCs to and from the object servers (what crossed the network).
+  Counter osc_read_bytes;
+  Counter osc_write_bytes;
+  int osts = 0;  // osc stats files summed
+};
+
 struct FuseSample {
   std::string mountpoint;
   std::string fstype;
@@ -92,6 +127,10 @@ struct Sample {
   double clock_ticks_per_s = 100;  // sysconf(_SC_CLK_TCK) of the sampled node
   std::string gpu_unavailable;     // empty when NVML answered
   std::vector<GpuSample> gpus;
+  // Where sm_active_ratio & co. came from ("DCGM host engine 127.0.0.1:5555", "NVML GPM"), or
+  // why they are absent (no host engine, GPM unsupported before Hopper, counters held elsewhere).
+  std::string gpu_profiling_source;
+  std::string gpu_profiling_unavailable;
   std::string ib_unavailable;
   std::vector<IbPortSample> ib;
   std::string net_unavailable;
@@ -100,6 +139,8 @@ struct Sample {
   std::vector<DiskSample> disks;
   std::string nfs_unavailable;
   std::vector<NfsSample> nfs;
+  std::string lustre_unavailable;
+  std::vector<LustreSample> lustre;
   std::string fuse_unavailable;
   std::vector<FuseSample> fuse;
   std::string proc_unavailable;   // no --pid / --all, or none of them readable

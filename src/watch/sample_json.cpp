@@ -38,6 +38,11 @@ class Reader {
       fail(std::string("\"") + key + "\": expected a number or null");
     return it->get<double>();
   }
+  std::optional<double> ratio(const json& j, const char* key) const {
+    auto v = number(j, key);
+    if (v && (*v < 0 || *v > 1)) fail(std::string("\"") + key + "\": expected a ratio, 0 to 1");
+    return v;
+  }
   std::string str(const json& j, const char* key) const {
     auto it = j.find(key);
     if (it == j.end() || it->is_null()) return "";
@@ -95,7 +100,14 @@ json sample_to_json(const Sample& s) {
                     {"mem_total_bytes", opt(g.mem_total_bytes)},
                     {"clocks_event_reasons", opt(g.clocks_event_reasons)},
                     {"pcie_tx_bytes_per_s", opt(g.pcie_tx_bytes_per_s)},
-                    {"pcie_rx_bytes_per_s", opt(g.pcie_rx_bytes_per_s)}});
+                    {"pcie_rx_bytes_per_s", opt(g.pcie_rx_bytes_per_s)},
+                    {"sm_active_ratio", opt(g.sm_active_ratio)},
+                    {"sm_occupancy_ratio", opt(g.sm_occupancy_ratio)},
+                    {"tensor_active_ratio", opt(g.tensor_active_ratio)},
+                    {"nvlink_tx_bytes_per_s", opt(g.nvlink_tx_bytes_per_s)},
+                    {"nvlink_rx_bytes_per_s", opt(g.nvlink_rx_bytes_per_s)},
+                    {"nvlink_tx_kib", opt(g.nvlink_tx_kib)},
+                    {"nvlink_rx_kib", opt(g.nvlink_rx_kib)}});
   }
   json ib = json::array();
   for (const IbPortSample& p : s.ib) {
@@ -130,6 +142,16 @@ json sample_to_json(const Sample& s) {
                    {"server_read_bytes", opt(m.server_read_bytes)},
                    {"server_write_bytes", opt(m.server_write_bytes)}});
   }
+  json lustre = json::array();
+  for (const LustreSample& l : s.lustre) {
+    lustre.push_back({{"instance", l.instance},
+                      {"fsname", l.fsname},
+                      {"read_bytes", opt(l.read_bytes)},
+                      {"write_bytes", opt(l.write_bytes)},
+                      {"osc_read_bytes", opt(l.osc_read_bytes)},
+                      {"osc_write_bytes", opt(l.osc_write_bytes)},
+                      {"osts", l.osts}});
+  }
   json fuse = json::array();
   for (const FuseSample& f : s.fuse) {
     fuse.push_back(
@@ -156,10 +178,13 @@ json sample_to_json(const Sample& s) {
   j["monotonic"] = s.monotonic;
   j["clock_ticks_per_s"] = s.clock_ticks_per_s;
   j["gpu"] = source(s.gpu_unavailable, std::move(gpus));
+  j["gpu_profiling"] = {{"source", s.gpu_profiling_source},
+                        {"unavailable", s.gpu_profiling_unavailable}};
   j["infiniband"] = source(s.ib_unavailable, std::move(ib));
   j["net"] = source(s.net_unavailable, std::move(net));
   j["disk"] = source(s.disk_unavailable, std::move(disks));
   j["nfs"] = source(s.nfs_unavailable, std::move(nfs));
+  j["lustre"] = source(s.lustre_unavailable, std::move(lustre));
   j["fuse"] = source(s.fuse_unavailable, std::move(fuse));
   j["watched_pids"] = s.watched_pids;
   j["process"] = source(s.proc_unavailable, std::move(procs));
@@ -192,6 +217,13 @@ Sample sample_from_json(const json& j, const std::string& file, int line) {
       g.clocks_event_reasons = r.counter(e, "clocks_event_reasons");
       g.pcie_tx_bytes_per_s = r.number(e, "pcie_tx_bytes_per_s");
       g.pcie_rx_bytes_per_s = r.number(e, "pcie_rx_bytes_per_s");
+      g.sm_active_ratio = r.ratio(e, "sm_active_ratio");
+      g.sm_occupancy_ratio = r.ratio(e, "sm_occupancy_ratio");
+      g.tensor_active_ratio = r.ratio(e, "tensor_active_ratio");
+      g.nvlink_tx_bytes_per_s = r.number(e, "nvlink_tx_bytes_per_s");
+      g.nvlink_rx_bytes_per_s = r.number(e, "nvlink_rx_bytes_per_s");
+      g.nvlink_tx_kib = r.counter(e, "nvlink_tx_kib");
+      g.nvlink_rx_kib = r.counter(e, "nvlink_rx_kib");
       if (g.util_percent && (*g.util_percent < 0 || *g.util_percent > 100))
         r.fail("\"util_percent\": expected 0 to 100");
       s.gpus.push_back(std::move(g));
@@ -230,6 +262,29 @@ Sample sample_from_json(const json& j, const std::string& file, int line) {
     for (const json& e : *a)
       s.nfs.push_back({r.str(e, "device"), r.str(e, "mountpoint"), r.counter(e, "app_read_bytes"),
                        r.counter(e, "server_read_bytes"), r.counter(e, "server_write_bytes")});
+  }
+  if (auto p = j.find("gpu_profiling"); p != j.end()) {
+    if (!p->is_object()) r.fail("\"gpu_profiling\": expected an object");
+    s.gpu_profiling_source = r.str(*p, "source");
+    s.gpu_profiling_unavailable = r.str(*p, "unavailable");
+  } else {
+    s.gpu_profiling_unavailable = "not in this recording (made before watch read it)";
+  }
+  // Recordings made before Lustre was sampled lack the key: unavailable, not an error.
+  if (!j.contains("lustre")) {
+    s.lustre_unavailable = "not in this recording (made before watch read Lustre)";
+  } else if (const json* a = r.items(j, "lustre", s.lustre_unavailable)) {
+    for (const json& e : *a) {
+      LustreSample l;
+      l.instance = r.str(e, "instance");
+      l.fsname = r.str(e, "fsname");
+      l.read_bytes = r.counter(e, "read_bytes");
+      l.write_bytes = r.counter(e, "write_bytes");
+      l.osc_read_bytes = r.counter(e, "osc_read_bytes");
+      l.osc_write_bytes = r.counter(e, "osc_write_bytes");
+      l.osts = static_cast<int>(r.counter(e, "osts").value_or(0));
+      s.lustre.push_back(std::move(l));
+    }
   }
   if (const json* a = r.items(j, "fuse", s.fuse_unavailable)) {
     for (const json& e : *a)

@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "core/text.h"
 #include "parsers/ib_common.h"
+#include "watch/lustre_stats.h"
 
 namespace trainready::watch {
 namespace {
@@ -16,6 +18,9 @@ namespace {
 // first ones in pid order) rather than turning a 1 Hz sampler into a full /proc walk.
 constexpr std::size_t kMaxProcs = 4096;
 constexpr std::size_t kMaxThreadsPerProc = 4096;
+// Lustre: client mounts and the OSC stats files summed per sample (one per object server).
+constexpr std::size_t kMaxLustreInstances = 64;
+constexpr std::size_t kMaxOscFiles = 4096;
 // The hw_counters that tell congestion or retransmission (mlx5; names from the kernel's
 // drivers/infiniband/hw/mlx5/counters.c). Read only these: a full listing is ~60 files a port.
 constexpr const char* kHwCounters[] = {
@@ -40,7 +45,10 @@ std::string why(const FileRead& r, const Root& root, const std::string& path) {
 }  // namespace
 
 Sampler::Sampler(const Root& root, SamplerOptions options)
-    : root_(root), options_(std::move(options)), nvml_(options_.nvml_library) {
+    : root_(root),
+      options_(std::move(options)),
+      dcgm_(options_.dcgm),
+      nvml_(options_.nvml_library, !dcgm_.attached()) {
   // delayacct_blkio_ticks is 0 for every task unless the kernel accounts delays
   // (kernel.task_delayacct, Linux 5.14+, or the delayacct boot option): then it is unavailable.
   FileRead d = root_.read_file("/proc/sys/kernel/task_delayacct");
@@ -58,10 +66,17 @@ Sample Sampler::sample() {
   s.monotonic = clock_seconds(CLOCK_MONOTONIC);
   if (const long t = ::sysconf(_SC_CLK_TCK); t > 0) s.clock_ticks_per_s = static_cast<double>(t);
   nvml_.sample(s);
+  if (dcgm_.attached()) {
+    dcgm_.sample(s);
+  } else if (s.gpu_profiling_source.empty() && !s.gpus.empty()) {
+    // Neither source gave profiling values: say why for both.
+    s.gpu_profiling_unavailable += "; DCGM: " + dcgm_.unavailable();
+  }
   sample_ib(s);
   sample_net(s);
   sample_disks(s);
   sample_mounts(s);
+  sample_lustre(s);
   sample_procs(s);
   return s;
 }
@@ -162,6 +177,85 @@ void Sampler::sample_mounts(Sample& s) const {
     f.waiting =
         read_counter(root_, "/sys/fs/fuse/connections/" + std::to_string(m.minor) + "/waiting");
     s.fuse.push_back(std::move(f));
+  }
+}
+
+void Sampler::sample_lustre(Sample& s) const {
+  // Older clients keep lprocfs under /proc/fs/lustre; newer ones put the stats files in debugfs
+  // (readable by root only). The first base with an llite directory is the client's.
+  static constexpr const char* kBases[] = {"/proc/fs/lustre", "/sys/kernel/debug/lustre"};
+  std::string base;
+  DirList llite;
+  for (const char* b : kBases) {
+    llite = root_.list_dir(std::string(b) + "/llite");
+    if (llite.ok()) {
+      base = b;
+      break;
+    }
+  }
+  if (base.empty()) {
+    s.lustre_unavailable = "no Lustre client (" + root_.display("/proc/fs/lustre/llite") + " and " +
+                           root_.display("/sys/kernel/debug/lustre/llite") +
+                           " are absent or unreadable)";
+    return;
+  }
+  std::string first_error;
+  std::map<std::string, std::size_t> by_instance;
+  for (const std::string& inst : llite.entries) {
+    if (s.lustre.size() >= kMaxLustreInstances) break;
+    const std::string path = base + "/llite/" + inst + "/stats";
+    FileRead r = root_.read_file(path, kLargeFileLimit);
+    std::optional<LustreStats> st = r.ok() ? parse_lustre_stats(r.data) : std::nullopt;
+    if (!st) {
+      if (first_error.empty())
+        first_error =
+            r.ok() ? root_.display(path) + ": not an lprocfs stats file" : why(r, root_, path);
+      continue;
+    }
+    LustreSample l;
+    l.instance = inst;
+    l.fsname = lustre_fsname(inst);
+    l.read_bytes = st->read_bytes;
+    l.write_bytes = st->write_bytes;
+    by_instance[inst] = s.lustre.size();
+    s.lustre.push_back(std::move(l));
+  }
+  if (s.lustre.empty()) {
+    s.lustre_unavailable = first_error.empty() ? "no Lustre file system mounted (" +
+                                                     root_.display(base + "/llite") + " is empty)"
+                                               : first_error;
+    return;
+  }
+  // The RPC side: one stats file per object server. A node mounting a file system with
+  // thousands of OSTs reads that many files a sample; kMaxOscFiles bounds it, and an instance
+  // whose OSCs were not all read gets no OSC total rather than a partial one.
+  DirList osc = root_.list_dir(base + "/osc");
+  std::map<std::string, bool> complete;
+  std::size_t files = 0;
+  for (const std::string& dir : osc.entries) {
+    auto it = by_instance.find(lustre_osc_instance(dir));
+    if (it == by_instance.end()) continue;
+    LustreSample& l = s.lustre[it->second];
+    if (complete.count(l.instance) == 0) complete[l.instance] = true;
+    std::optional<LustreStats> st;
+    if (++files <= kMaxOscFiles) {
+      FileRead r = root_.read_file(base + "/osc/" + dir + "/stats", kLargeFileLimit);
+      if (r.ok()) st = parse_lustre_stats(r.data);
+    }
+    if (!st) {
+      complete[l.instance] = false;
+      continue;
+    }
+    l.osc_read_bytes = l.osc_read_bytes.value_or(0) + *st->read_bytes;
+    l.osc_write_bytes = l.osc_write_bytes.value_or(0) + *st->write_bytes;
+    ++l.osts;
+  }
+  for (LustreSample& l : s.lustre) {
+    if (auto c = complete.find(l.instance); c != complete.end() && !c->second) {
+      l.osc_read_bytes.reset();
+      l.osc_write_bytes.reset();
+      l.osts = 0;
+    }
   }
 }
 

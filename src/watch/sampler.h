@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/root.h"
+#include "watch/dcgm_sampler.h"
 #include "watch/nvml_sampler.h"
 #include "watch/sample.h"
 
@@ -15,6 +16,7 @@ struct SamplerOptions {
   std::vector<int> pids;  // watched processes; their descendants (data-loader workers) too
   bool all_processes = false;
   std::string nvml_library;  // empty: no GPUs
+  DcgmOptions dcgm;          // no libraries: DCGM not used
 };
 
 class Sampler {
@@ -27,9 +29,11 @@ class Sampler {
   void sample_net(Sample& s) const;
   void sample_disks(Sample& s) const;
   void sample_mounts(Sample& s) const;
+  void sample_lustre(Sample& s) const;
   void sample_procs(Sample& s) const;
   const Root& root_;
   SamplerOptions options_;
+  DcgmSampler dcgm_;  // before nvml_: NVML leaves GPM alone when DCGM is attached
   NvmlSampler nvml_;
   bool delayacct_ = false;
   std::string delayacct_reason_;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/nvml_abi.h"
+#include "watch/nvml_gpm_abi.h"
 
 namespace {
 
@@ -34,6 +35,15 @@ const nlohmann::json& field(void* handle, const char* key) {
   if (g == nullptr || !g->contains(key)) return kNull;
   return (*g)[key];
 }
+
+// A GPM sample buffer: which GPU filled it and how many nvmlGpmSampleGet calls that GPU had seen.
+struct FakeGpmSample {
+  std::size_t gpu = 0;
+  std::size_t seq = 0;
+  bool filled = false;
+};
+std::size_t g_gpm_calls[64] = {};
+std::size_t g_field_calls[64] = {};
 
 int copy(const std::string& s, char* out, unsigned n) {
   if (s.size() + 1 > n) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
@@ -184,6 +194,85 @@ int nvmlDeviceGetPcieThroughput(void* h, int counter, unsigned* kbps) {
 int nvmlDeviceGetCurrentClocksEventReasons(void* h, unsigned long long* reasons) {
   if (!field(h, "clocks_event_reasons").is_number()) return 3;
   *reasons = field(h, "clocks_event_reasons").get<unsigned long long>();
+  return 0;
+}
+// GPM: "gpm_supported": true; the metrics between two samples come from
+// "gpm_sm_active_sequence" / "gpm_sm_occupancy_sequence" / "gpm_tensor_sequence" (percent), one
+// value per nvmlGpmSampleGet, cycling, read at the later sample's place. "gpm_sample_get_error": N
+// makes nvmlGpmSampleGet fail with N, as it does while a DCGM host engine profiles the GPU.
+int nvmlGpmQueryDeviceSupport(void* h, trainready::nvml::GpmSupport* sup) {
+  if (!gpu(h) || sup == nullptr || sup->version != trainready::nvml::kGpmSupportVersion) return 2;
+  sup->is_supported_device =
+      field(h, "gpm_supported").is_boolean() && field(h, "gpm_supported").get<bool>() ? 1 : 0;
+  return 0;
+}
+int nvmlGpmSampleAlloc(trainready::nvml::GpmSample* out) {
+  if (out == nullptr) return 2;
+  *out = new FakeGpmSample();
+  return 0;
+}
+int nvmlGpmSampleFree(trainready::nvml::GpmSample s) {
+  if (s == nullptr) return 2;
+  delete static_cast<FakeGpmSample*>(s);
+  return 0;
+}
+int nvmlGpmSampleGet(void* h, trainready::nvml::GpmSample s) {
+  const auto idx = reinterpret_cast<std::size_t>(h) - 1;
+  if (!gpu(h) || idx >= 64 || s == nullptr) return 2;
+  if (field(h, "gpm_sample_get_error").is_number())
+    return field(h, "gpm_sample_get_error").get<int>();
+  auto* f = static_cast<FakeGpmSample*>(s);
+  f->gpu = idx;
+  f->seq = g_gpm_calls[idx]++;
+  f->filled = true;
+  return 0;
+}
+int nvmlGpmMetricsGet(trainready::nvml::GpmMetricsGet* m) {
+  if (m == nullptr || m->version != trainready::nvml::kGpmMetricsGetVersion) return 2;
+  auto* a = static_cast<FakeGpmSample*>(m->sample1);
+  auto* b = static_cast<FakeGpmSample*>(m->sample2);
+  if (a == nullptr || b == nullptr || !a->filled || !b->filled || a->gpu != b->gpu ||
+      m->num_metrics > trainready::nvml::kGpmMetricMax)
+    return 2;
+  void* h = reinterpret_cast<void*>(b->gpu + 1);
+  for (unsigned i = 0; i < m->num_metrics; ++i) {
+    auto& out = m->metrics[i];
+    const char* key = out.metric_id == trainready::nvml::kGpmSmUtil ? "gpm_sm_active_sequence"
+                      : out.metric_id == trainready::nvml::kGpmSmOccupancy
+                          ? "gpm_sm_occupancy_sequence"
+                      : out.metric_id == trainready::nvml::kGpmAnyTensorUtil ? "gpm_tensor_sequence"
+                                                                             : nullptr;
+    const auto& seq = key ? field(h, key) : field(h, "");
+    if (!seq.is_array() || seq.empty()) {
+      out.nvml_return = 3;  // NOT_SUPPORTED
+      continue;
+    }
+    out.nvml_return = 0;
+    out.value = seq[b->seq % seq.size()].get<double>();
+  }
+  return 0;
+}
+// Field values: NVLink throughput counters (KiB) that grow by "nvlink_tx_kib_step" /
+// "nvlink_rx_kib_step" per call; other fields, or a GPU without them, NOT_SUPPORTED per value.
+int nvmlDeviceGetFieldValues(void* h, int n, trainready::nvml::FieldValue* values) {
+  const auto idx = reinterpret_cast<std::size_t>(h) - 1;
+  if (!gpu(h) || idx >= 64 || values == nullptr || n < 0) return 2;
+  const unsigned long long call = ++g_field_calls[idx];
+  for (int i = 0; i < n; ++i) {
+    auto& v = values[i];
+    const char* key =
+        v.field_id == trainready::nvml::kFiNvLinkThroughputDataTx   ? "nvlink_tx_kib_step"
+        : v.field_id == trainready::nvml::kFiNvLinkThroughputDataRx ? "nvlink_rx_kib_step"
+                                                                    : nullptr;
+    if (key == nullptr || !field(h, key).is_number() ||
+        v.scope_id != trainready::nvml::kScopeAllLinks) {
+      v.nvml_return = 3;
+      continue;
+    }
+    v.nvml_return = 0;
+    v.value_type = trainready::nvml::kValueTypeUnsignedLongLong;
+    v.value.ull_val = call * field(h, key).get<unsigned long long>();
+  }
   return 0;
 }
 }

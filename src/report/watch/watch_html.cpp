@@ -157,6 +157,21 @@ std::string watch_html_report(const std::vector<NodeTimeline>& nodes, const Thre
         "GPU utilization (mean over GPUs)", "ratio of time a kernel ran (NVML)", v,
         [](const Interval& i) { return i.gpu_busy; }, pct, 1.0);
     page += chart(
+        "GPU SM active (mean over GPUs)",
+        "share of cycles an SM had a warp (DCGM_FI_PROF_SM_ACTIVE, or NVML GPM)", v,
+        [](const Interval& i) { return i.gpu_sm_active; }, pct, 1.0);
+    page += chart(
+        "GPU tensor pipes active (mean over GPUs)",
+        "share of cycles (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE, or NVML GPM)", v,
+        [](const Interval& i) { return i.gpu_tensor_active; }, pct, 1.0);
+    page += chart(
+        "NVLink bytes (all GPUs, both ways)", "bytes per second", v,
+        [](const Interval& i) -> std::optional<double> {
+          if (!i.nvlink_tx_bytes_per_s && !i.nvlink_rx_bytes_per_s) return std::nullopt;
+          return i.nvlink_tx_bytes_per_s.value_or(0) + i.nvlink_rx_bytes_per_s.value_or(0);
+        },
+        [](double x) { return format_rate_si(x); }, 0);
+    page += chart(
         "Network: busiest InfiniBand port or NIC, share of line rate", "max(rx, tx) / line rate", v,
         [](const Interval& i) { return network_peak_util(i); }, pct, 1.0);
     page += chart(
@@ -164,8 +179,12 @@ std::string watch_html_report(const std::vector<NodeTimeline>& nodes, const Thre
         [](const Interval& i) { return network_bytes_per_s(i); },
         [](double x) { return format_rate_si(x); }, 0);
     page += chart(
-        "Storage reads (processes' block reads, else disks; plus NFS)", "bytes per second", v,
-        [](const Interval& i) { return storage_read_bytes_per_s(i); },
+        "Storage reads (processes' block reads, else disks; plus NFS and Lustre)",
+        "bytes per second", v, [](const Interval& i) { return storage_read_bytes_per_s(i); },
+        [](double x) { return format_rate_si(x); }, 0);
+    page += chart(
+        "Lustre reads (llite read_bytes: what the applications read)", "bytes per second", v,
+        [](const Interval& i) { return i.lustre_read_bytes_per_s; },
         [](double x) { return format_rate_si(x); }, 0);
     page += chart(
         "Watched processes on the CPU", "cores", v,

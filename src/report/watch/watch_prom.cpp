@@ -20,12 +20,16 @@ std::string watch_prometheus_text(const Sample& s, const Summary& summary, const
            "1 when watch could read the source, 0 when it could not (its series are then absent, "
            "never 0)");
   const std::pair<const char*, const std::string*> sources[] = {
-      {"gpu", &s.gpu_unavailable},     {"infiniband", &s.ib_unavailable},
-      {"network", &s.net_unavailable}, {"disk", &s.disk_unavailable},
-      {"nfs", &s.nfs_unavailable},     {"fuse", &s.fuse_unavailable},
-      {"process", &s.proc_unavailable}};
+      {"gpu", &s.gpu_unavailable},      {"infiniband", &s.ib_unavailable},
+      {"network", &s.net_unavailable},  {"disk", &s.disk_unavailable},
+      {"nfs", &s.nfs_unavailable},      {"fuse", &s.fuse_unavailable},
+      {"process", &s.proc_unavailable}, {"lustre", &s.lustre_unavailable}};
   for (const auto& [name, why] : sources)
     w.sample("trainready_source_available", {{"source", name}}, why->empty() ? 1 : 0);
+  // Profiling (DCGM or GPM) only means something where NVML found GPUs.
+  if (s.gpu_unavailable.empty())
+    w.sample("trainready_source_available", {{"source", "gpu_profiling"}},
+             s.gpu_profiling_source.empty() ? 0 : 1);
 
   w.family("trainready_gpu_utilization_ratio", "gauge",
            "Share of the last NVML sample period a kernel ran (DCGM_FI_DEV_GPU_UTIL / 100)");
@@ -41,6 +45,23 @@ std::string watch_prometheus_text(const Sample& s, const Summary& summary, const
            "PCIe transmit throughput, NVML's 20 ms window");
   w.family("trainready_gpu_pcie_receive_bytes_per_second", "gauge",
            "PCIe receive throughput, NVML's 20 ms window");
+  w.family("trainready_gpu_sm_active_ratio", "gauge",
+           "Share of cycles an SM had at least one warp assigned, mean over SMs "
+           "(DCGM_FI_PROF_SM_ACTIVE; NVML GPM SM_UTIL / 100 without DCGM)");
+  w.family("trainready_gpu_sm_occupancy_ratio", "gauge",
+           "Resident warps over the SMs' maximum (DCGM_FI_PROF_SM_OCCUPANCY; GPM SM_OCCUPANCY)");
+  w.family("trainready_gpu_tensor_active_ratio", "gauge",
+           "Share of cycles any tensor pipe was active (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE; GPM "
+           "ANY_TENSOR_UTIL / 100)");
+  w.family("trainready_gpu_nvlink_transmit_bytes_per_second", "gauge",
+           "NVLink bytes sent per second, all links (DCGM_FI_PROF_NVLINK_TX_BYTES; else the NVML "
+           "counter's change since the previous sample)");
+  w.family("trainready_gpu_nvlink_receive_bytes_per_second", "gauge",
+           "NVLink bytes received per second, all links (DCGM_FI_PROF_NVLINK_RX_BYTES)");
+  w.family("trainready_gpu_nvlink_transmitted_bytes_total", "counter",
+           "NVLink data bytes sent, all links (NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX x 1024)");
+  w.family("trainready_gpu_nvlink_received_bytes_total", "counter",
+           "NVLink data bytes received, all links (NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX x 1024)");
   for (const GpuSample& g : s.gpus) {
     const PromLabels l = {
         {"gpu", std::to_string(g.index)}, {"uuid", g.uuid}, {"model_name", g.name}};
@@ -58,6 +79,21 @@ std::string watch_prometheus_text(const Sample& s, const Summary& summary, const
       w.sample("trainready_gpu_pcie_transmit_bytes_per_second", l, *g.pcie_tx_bytes_per_s);
     if (g.pcie_rx_bytes_per_s)
       w.sample("trainready_gpu_pcie_receive_bytes_per_second", l, *g.pcie_rx_bytes_per_s);
+    if (g.sm_active_ratio) w.sample("trainready_gpu_sm_active_ratio", l, *g.sm_active_ratio);
+    if (g.sm_occupancy_ratio)
+      w.sample("trainready_gpu_sm_occupancy_ratio", l, *g.sm_occupancy_ratio);
+    if (g.tensor_active_ratio)
+      w.sample("trainready_gpu_tensor_active_ratio", l, *g.tensor_active_ratio);
+    if (g.nvlink_tx_bytes_per_s)
+      w.sample("trainready_gpu_nvlink_transmit_bytes_per_second", l, *g.nvlink_tx_bytes_per_s);
+    if (g.nvlink_rx_bytes_per_s)
+      w.sample("trainready_gpu_nvlink_receive_bytes_per_second", l, *g.nvlink_rx_bytes_per_s);
+    if (g.nvlink_tx_kib)
+      w.sample("trainready_gpu_nvlink_transmitted_bytes_total", l,
+               static_cast<double>(*g.nvlink_tx_kib) * 1024);
+    if (g.nvlink_rx_kib)
+      w.sample("trainready_gpu_nvlink_received_bytes_total", l,
+               static_cast<double>(*g.nvlink_rx_kib) * 1024);
   }
 
   w.family("trainready_infiniband_port_data_received_bytes_total", "counter",
@@ -115,6 +151,29 @@ std::string watch_prometheus_text(const Sample& s, const Summary& summary, const
       w.sample("trainready_nfs_server_read_bytes_total",
                {{"mountpoint", m.mountpoint}, {"export", m.device}},
                static_cast<double>(*m.server_read_bytes));
+  }
+  // No node_exporter collector reads Lustre; the names follow HewlettPackard/lustre_exporter's
+  // client metrics (lustre_read_bytes_total, lustre_write_bytes_total from llite stats).
+  w.family("trainready_lustre_read_bytes_total", "counter",
+           "Bytes applications read from the Lustre file system, cache hits included (llite "
+           "stats read_bytes sum)");
+  w.family("trainready_lustre_write_bytes_total", "counter",
+           "Bytes applications wrote to the Lustre file system (llite stats write_bytes sum)");
+  w.family("trainready_lustre_osc_read_bytes_total", "counter",
+           "Bytes read from the object servers in bulk RPCs, summed over OSTs (osc stats)");
+  w.family("trainready_lustre_osc_write_bytes_total", "counter",
+           "Bytes written to the object servers in bulk RPCs, summed over OSTs (osc stats)");
+  for (const LustreSample& m : s.lustre) {
+    const PromLabels l = {{"fsname", m.fsname}, {"instance_name", m.instance}};
+    if (m.read_bytes)
+      w.sample("trainready_lustre_read_bytes_total", l, static_cast<double>(*m.read_bytes));
+    if (m.write_bytes)
+      w.sample("trainready_lustre_write_bytes_total", l, static_cast<double>(*m.write_bytes));
+    if (m.osc_read_bytes)
+      w.sample("trainready_lustre_osc_read_bytes_total", l, static_cast<double>(*m.osc_read_bytes));
+    if (m.osc_write_bytes)
+      w.sample("trainready_lustre_osc_write_bytes_total", l,
+               static_cast<double>(*m.osc_write_bytes));
   }
   w.family("trainready_fuse_waiting_requests", "gauge",
            "Requests waiting for the fuse daemon (/sys/fs/fuse/connections/N/waiting)");
