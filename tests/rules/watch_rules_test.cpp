@@ -81,7 +81,7 @@ TEST(WatchHang, FiresOnlyAfterTheQuietWindowWithTheRanksAlive) {
   EXPECT_FALSE(c.judge("watch-hang"));
   c.w.quiet_for = 61;
   EXPECT_EQ(c.judge("watch-hang").value_or(""),
-            "GPU utilization 0 %, network and storage quiet for 1m01s");
+            "GPU utilization 0 %, network and storage quiet for 61.0 s");
   // Spinning kernels read busy: a hang only once the job has used the network.
   c.w.busy = c.iv.gpu_busy = 1.0;
   EXPECT_FALSE(c.judge("watch-hang"));
@@ -267,7 +267,7 @@ TEST(WatchRules, ExplainComesFromTheRules) {
   // The thresholds are the ones given, not a fixed text.
   Thresholds t;
   t.hang_after_s = 90;
-  EXPECT_NE(watch::explain_rules(t).find("for >= 1m30s (--hang-after)"), std::string::npos)
+  EXPECT_NE(watch::explain_rules(t).find("for >= 90.0 s (--hang-after)"), std::string::npos)
       << watch::explain_rules(t);
 }
 
