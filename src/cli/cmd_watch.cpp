@@ -15,9 +15,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.h"
+#include "cli/judge.h"
 #include "cli/output.h"
 #include "core/atomic_file.h"
 #include "core/host_name.h"
@@ -56,8 +55,8 @@ struct WatchArgs {
   std::string hang_after = "60s";
   std::string html;
   bool explain = false;
-  bool json = false;
   bool quiet = false;
+  SharedFlags flags;  // --format/--json, --fail-on, --color, -o: the summary is a report
 };
 
 std::atomic<bool> g_stop{false};
@@ -116,14 +115,17 @@ Thresholds thresholds(const WatchArgs& a) {
   return t;
 }
 
-void print_summary(const Summary& s, const WatchArgs& a, const std::string& node) {
-  if (a.json) {
-    nlohmann::json j = {
-        {"schema_version", 2}, {"command", "watch"}, {"node", node}, {"summary", s.to_json()}};
-    std::fputs((j.dump(2) + "\n").c_str(), stdout);
-    return;
-  }
-  std::fputs(terminal_safe(s.text()).c_str(), stdout);
+// The end of every watch: the labelled timeline's totals become facts, the watch rules judge
+// them, and the report goes out in the chosen format like any other command's.
+int judge_watch(const WatchArgs& a, const Thresholds& t, const std::string& mode,
+                std::vector<WatchNodeFacts> nodes) {
+  auto facts = std::make_shared<WatchFacts>();
+  facts->mode = mode;
+  facts->hang_after_s = t.hang_after_s;
+  facts->nodes = std::move(nodes);
+  Report r = start_report("watch", a.flags);
+  r.watch = std::move(facts);
+  return judge_and_emit(r, a.flags);
 }
 
 class SignalScope {
@@ -198,14 +200,15 @@ int run_live(const WatchArgs& a) {
   io.net_interfaces = a.net;
   Timeline timeline(io, t);
   timeline.summary().set_node(host);
-  const bool tty = ::isatty(STDOUT_FILENO) == 1 && !a.json;
-  const bool live = !a.quiet && !a.json;
+  const bool text_format = a.flags.chosen_format() == "text";
+  const bool tty = ::isatty(STDOUT_FILENO) == 1 && text_format;
+  const bool live = !a.quiet && text_format;
   std::size_t panel_lines = 0;
   SignalScope signals;
   g_stop.store(false);
   const double start = now_monotonic();
   double next = start;
-  std::optional<Verdict> last_verdict;
+  std::optional<watch::Verdict> last_verdict;
   for (;;) {
     Sample s = sampler.sample();
     if (rec) rec->append(s);
@@ -240,8 +243,7 @@ int run_live(const WatchArgs& a) {
     if (!sleep_until(next)) break;
   }
   if (live) std::fputs("\n", stdout);
-  print_summary(timeline.summary(), a, host);
-  return 0;
+  return judge_watch(a, t, "live", {timeline.summary().facts()});
 }
 
 int run_replay(const WatchArgs& a) {
@@ -273,33 +275,13 @@ int run_replay(const WatchArgs& a) {
   if (!a.html.empty()) {
     write_file_atomically(a.html, watch_html_report(nodes, t));
   }
-  if (a.json) {
-    nlohmann::json arr = nlohmann::json::array();
-    for (const NodeTimeline& n : nodes)
-      arr.push_back({{"node", n.node}, {"summary", n.summary.to_json()}});
-    nlohmann::json j = {{"schema_version", 2}, {"command", "watch"}, {"nodes", arr}};
-    std::fputs((j.dump(2) + "\n").c_str(), stdout);
-    return 0;
-  }
-  for (const NodeTimeline& n : nodes) {
-    if (nodes.size() > 1) std::fputs(terminal_safe("== " + n.node + "\n").c_str(), stdout);
-    std::fputs(terminal_safe(n.summary.text()).c_str(), stdout);
-  }
-  if (nodes.size() > 1) {
-    for (const NodeTimeline& n : nodes) {
-      const auto& st = n.summary.total(Label::kStraggler);
-      if (st.intervals > 0)
-        std::fputs(terminal_safe("Straggler: " + n.node + " (" + std::to_string(st.intervals) +
-                                 " intervals, " + format_duration(st.seconds) +
-                                 " idle while its peers worked)\n")
-                       .c_str(),
-                   stdout);
-    }
-  }
-  return 0;
+  std::vector<WatchNodeFacts> facts;
+  for (const NodeTimeline& n : nodes) facts.push_back(n.summary.facts());
+  return judge_watch(a, t, "replay", std::move(facts));
 }
 
 int run_watch(const WatchArgs& a) {
+  a.flags.check();
   if (a.explain) {
     std::fputs(explain_rules(thresholds(a)).c_str(), stdout);
     return 0;
@@ -357,8 +339,9 @@ Runner add_watch_command(CLI::App& app) {
                 "Quiet this long with the processes alive is a hang (default 60s)");
   c->add_option("--html", a->html, "With --replay: write an HTML report of the recording");
   c->add_flag("--explain", a->explain, "Print each label's rule, thresholds and counters");
-  c->add_flag("--json", a->json, "Print the summary as JSON (no live view)");
   c->add_flag("--quiet", a->quiet, "No live view: only the summary");
+  // A format other than text prints no live view: stdout is the report alone.
+  add_shared_flags(c, a->flags, kReportFlags);
   return [a] { return run_watch(*a); };
 }
 

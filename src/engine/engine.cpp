@@ -94,6 +94,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   base.pairs = in.pairs;
   base.fleet = in.fleet;
   base.stage = in.stage;
+  base.watch = in.watch;
   for (const auto& rule : all_rules()) {
     const std::string id(rule->id());
     if (!selection.wants(id)) continue;
@@ -144,6 +145,9 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         break;
       case RuleScope::kStage:
         if (in.stage) record(id, "", rule->evaluate(base));
+        break;
+      case RuleScope::kWatch:
+        if (in.watch) record(id, "", rule->evaluate(base));
         break;
     }
   }

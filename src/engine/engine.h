@@ -14,6 +14,7 @@
 #include "facts/pair_bandwidth_facts.h"
 #include "facts/stage_facts.h"
 #include "facts/storage_bench_facts.h"
+#include "facts/watch_facts.h"
 #include "rules/run_options.h"
 
 namespace trainready {
@@ -63,6 +64,7 @@ struct JudgeInputs {
   const PairBandwidthFacts* pairs = nullptr;  // fleet --bandwidth
   const FleetFacts* fleet = nullptr;
   const StageFacts* stage = nullptr;
+  const WatchFacts* watch = nullptr;
   RunOptions options;
 };
 

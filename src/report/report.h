@@ -21,6 +21,7 @@
 #include "facts/pair_bandwidth_facts.h"
 #include "facts/stage_facts.h"
 #include "facts/storage_bench_facts.h"
+#include "facts/watch_facts.h"
 #include "plan/plan.h"
 #include "queries/busbw_expectation.h"
 #include "queries/busbw_from_log.h"
@@ -110,10 +111,11 @@ struct Report {
   std::shared_ptr<const CollectiveRun> collective;
   std::shared_ptr<const StorageRun> storage;
   std::shared_ptr<const StorageBenchFacts> storage_facts;  // what the storage rule judged
-  std::shared_ptr<const PairBandwidthFacts> pairs;  // `fleet --bandwidth`: matrix + all-reduce
-  std::shared_ptr<const FleetFacts> fleet;                 // `fleet`: the ranks
-  std::shared_ptr<const FleetSummary> fleet_summary;       // `fleet`: table and groups
-  std::shared_ptr<const StageFacts> stage;  // `stage`: what was copied or verified
+  std::shared_ptr<const PairBandwidthFacts> pairs;    // `fleet --bandwidth`: matrix + all-reduce
+  std::shared_ptr<const FleetFacts> fleet;            // `fleet`: the ranks
+  std::shared_ptr<const FleetSummary> fleet_summary;  // `fleet`: table and groups
+  std::shared_ptr<const StageFacts> stage;            // `stage`: what was copied or verified
+  std::shared_ptr<const WatchFacts> watch;  // `watch`: the labelled timeline's totals per node
 };
 
 // How a reporter lays out text: colour (a terminal) and plan --explain.

@@ -37,6 +37,9 @@ Wording wording_of(const Report& r) {
   if (c == "stage")
     return {"the staged copy", "is not complete or not as the source", "is complete, with caveats",
             "is complete and as the source"};
+  if (c == "watch")
+    return {"the watched job", "stopped making progress", "spent time waiting on a path",
+            "waited on no path the counters show"};
   if (c == "lint")
     return {"the deployment", "has what breaks multi-node training", "can train, not at full speed",
             "has none of the traps checked"};

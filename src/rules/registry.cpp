@@ -78,6 +78,14 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_storage_feed_short());
     r.push_back(make_vm_not_in_scale_set());
     r.push_back(make_vm_size_no_infiniband());
+    r.push_back(make_watch_communication_bound());
+    r.push_back(make_watch_compute_bound());
+    r.push_back(make_watch_hang());
+    r.push_back(make_watch_idle());
+    r.push_back(make_watch_input_cpu());
+    r.push_back(make_watch_input_storage());
+    r.push_back(make_watch_no_counters());
+    r.push_back(make_watch_straggler());
     return r;
   }();
   return rules;

@@ -17,6 +17,7 @@
 #include "facts/pair_bandwidth_facts.h"
 #include "facts/stage_facts.h"
 #include "facts/storage_bench_facts.h"
+#include "facts/watch_facts.h"
 #include "rules/run_options.h"
 
 namespace trainready {
@@ -27,6 +28,7 @@ struct Plan;  // plan/plan.h: the planner's output, judged by the plan rules
 // NCCL log / an nccl-tests result was given (the rule may also read the nodes, if any);
 // kDeployment: once over the deployment definitions or deployed state given to `lint`;
 // kPlan: once over a plan; kStorage: once over a storage benchmark's result.
+// kWatch: once over a watch run's labelled timeline.
 // kFleet: once over a `fleet` run's ranks (who answered, who did not, with what).
 // kPairs: once over the pair-bandwidth matrix of `fleet --bandwidth`.
 enum class RuleScope {
@@ -39,7 +41,8 @@ enum class RuleScope {
   kStorage,
   kFleet,
   kPairs,
-  kStage  // once over what `stage` copied or verified
+  kStage,  // once over what `stage` copied or verified
+  kWatch   // once over what `watch` labelled (each rule also labels intervals: watch/window.h)
 };
 
 inline const char* scope_name(RuleScope s) {
@@ -64,6 +67,8 @@ inline const char* scope_name(RuleScope s) {
       return "fleet";
     case RuleScope::kStage:
       return "stage";
+    case RuleScope::kWatch:
+      return "watch";
   }
   return "node";
 }
@@ -81,6 +86,7 @@ struct RuleContext {
   const PairBandwidthFacts* pairs = nullptr;    // pair-bandwidth rules
   const FleetFacts* fleet = nullptr;            // fleet rules
   const StageFacts* stage = nullptr;            // stage rules
+  const WatchFacts* watch = nullptr;            // watch rules
 };
 
 struct RuleOutcome {

@@ -76,5 +76,13 @@ std::unique_ptr<Rule> make_stage_verify_mismatch();
 std::unique_ptr<Rule> make_storage_feed_short();
 std::unique_ptr<Rule> make_vm_not_in_scale_set();
 std::unique_ptr<Rule> make_vm_size_no_infiniband();
+std::unique_ptr<Rule> make_watch_communication_bound();
+std::unique_ptr<Rule> make_watch_compute_bound();
+std::unique_ptr<Rule> make_watch_hang();
+std::unique_ptr<Rule> make_watch_idle();
+std::unique_ptr<Rule> make_watch_input_cpu();
+std::unique_ptr<Rule> make_watch_input_storage();
+std::unique_ptr<Rule> make_watch_no_counters();
+std::unique_ptr<Rule> make_watch_straggler();
 
 }  // namespace trainready

@@ -1,51 +1,33 @@
 #pragma once
-// Attribution: rules over windows of the timeline that give each interval one label, saying what
-// the GPUs (or, without GPUs, the watched processes) spent it on. Rules never read files: they
-// see Intervals only, so every rule is testable from a few numbers, live and in --replay alike.
+// Attribution: the watch rules (src/rules/watch/, one per label) run over windows of the
+// timeline, in a stated precedence, and the first that fires gives the interval its label. This
+// class keeps what a window needs (how long everything has been quiet, whether the job ever used
+// the network); the tests themselves are the rules'. Rules never read files: they see Intervals
+// only, so every rule is testable from a few numbers, live and in --replay alike.
 #include <string>
 #include <vector>
 
 #include "watch/interval.h"
+#include "watch/thresholds.h"
+#include "watch/window.h"
 
 namespace trainready::watch {
-
-enum class Label {
-  kCompute,        // GPUs busy (or, without GPUs, the processes on the CPU)
-  kCommunication,  // waiting on the network: InfiniBand / Ethernet near line rate
-  kInputStorage,   // waiting on reads: disk, NFS, fuse
-  kInputCpu,       // waiting on the data loader's CPU (run-queue contention)
-  kStraggler,      // this node idle while its peers work (--replay of several nodes)
-  kHang,           // nothing moves while the processes are alive
-  kIdle,           // GPUs idle and no counter explains why
-  kUnknown,        // not enough counters to say anything
-};
-inline constexpr Label kAllLabels[] = {
-    Label::kCompute,   Label::kCommunication, Label::kInputStorage, Label::kInputCpu,
-    Label::kStraggler, Label::kHang,          Label::kIdle,         Label::kUnknown};
-
-const char* label_id(Label l);  // "compute", "communication", "input-storage", ...
-
-struct Thresholds {
-  double gpu_busy = 0.90;
-  double net_saturated = 0.80;
-  double net_active = 0.25;
-  double storage_active_bytes_per_s = 1 << 20;
-  double runq_wait_share = 0.20;
-  double blkio_share = 0.20;
-  double cpu_active_cores = 0.5;
-  double quiet_bytes_per_s = 64 << 10;
-  double gpu_quiet = 0.05;
-  double hang_after_s = 60;
-  double straggler_ratio = 0.5;
-};
 
 struct Verdict {
   Label label = Label::kUnknown;
   std::string because;  // the counters that decided, with values and units
+  std::string rule_id;  // the watch rule that gave the label
 };
 
-// Labels intervals in order; remembers what a window needs (how long everything has been quiet,
-// whether the job ever used the network).
+// The order the rules are asked in, first match wins (src/rules/watch/precedence.cpp).
+struct Precedence {
+  std::vector<const LabelRule*> with_gpus;
+  std::vector<const LabelRule*> without_gpus;
+  const LabelRule* straggler = nullptr;  // over the per-node label, several nodes replayed
+};
+const Precedence& watch_precedence();
+
+// Labels intervals in order; remembers what a window needs.
 class Attributor {
  public:
   explicit Attributor(Thresholds t = {}) : t_(t) {}
@@ -53,14 +35,19 @@ class Attributor {
   const Thresholds& thresholds() const { return t_; }
 
  private:
-  Verdict with_gpus(const Interval& iv, double quiet_for);
-  Verdict without_gpus(const Interval& iv, double quiet_for);
   Thresholds t_;
   double quiet_seconds_ = 0;
   bool network_seen_ = false;
 };
 
-// For --explain: each label's rule, thresholds and the counters behind it.
+// The straggler rule over one interval among its peers (replay of several nodes): the new
+// verdict when it fires.
+std::optional<Verdict> judge_straggler(const Interval& iv, const Verdict& alone,
+                                       std::optional<double> peers_median_busy, std::size_t peers,
+                                       const Thresholds& t);
+
+// For --explain: each rule in precedence order, its thresholds and the counters behind it, from
+// the rules themselves.
 std::string explain_rules(const Thresholds& t);
 
 }  // namespace trainready::watch

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/units.h"
+#include "watch/gpu_busy.h"
 
 namespace trainready::watch {
 namespace {
@@ -30,10 +31,10 @@ void Summary::add(const Interval& iv, const Verdict& v) {
   ++t.intervals;
   ++intervals_;
   seconds_ += iv.seconds;
-  if (iv.gpu_busy) {
+  if (const auto busy = watch::gpu_busy_share(iv)) {
     gpu_seconds_ += iv.seconds;
-    gpu_busy_seconds_ += *iv.gpu_busy * iv.seconds;
-    t.gpu_idle_seconds += (1 - *iv.gpu_busy) * iv.seconds;
+    gpu_busy_seconds_ += *busy * iv.seconds;
+    t.gpu_idle_seconds += (1 - *busy) * iv.seconds;
     gpus_ = std::max(gpus_, iv.gpus);
   }
   if (auto u = network_peak_util(iv)) {
@@ -60,29 +61,18 @@ void Summary::add(const Interval& iv, const Verdict& v) {
   if (iv.fuse_mounts > 0) fuse_seen_ = true;
 }
 
-std::string Summary::headline() const {
-  if (intervals_ == 0) return "No interval was sampled (watch needs at least two samples).";
-  const auto& comm = total(Label::kCommunication);
-  const auto& store = total(Label::kInputStorage);
-  const auto& cpu = total(Label::kInputCpu);
-  const auto& hang = total(Label::kHang);
-  const auto& strag = total(Label::kStraggler);
-  const auto& idle = total(Label::kIdle);
-  const auto& comp = total(Label::kCompute);
-  auto net_detail = [&](const LabelTotal& t) {
-    std::string d;
+std::string Summary::detail(Label l) const {
+  const LabelTotal& t = total(l);
+  if (l == Label::kCommunication) {
     const double mean_util = t.net_util_weight > 0 ? t.net_util_seconds / t.net_util_weight : -1;
-    if (ib_ports_ > 0 && mean_util >= 0) {
-      d = "InfiniBand at " + pct(mean_util) + " of " + std::to_string(ib_ports_) + " x " +
-          gbps(ib_gbps_) + " Gb/s";
-    } else if (mean_util >= 0) {
-      d = "network at " + pct(mean_util) + " of line rate";
-    } else if (t.seconds > 0) {
-      d = format_rate_si(t.net_bytes / t.seconds) + " on the network";
-    }
-    return d;
-  };
-  auto storage_detail = [&](const LabelTotal& t) {
+    if (ib_ports_ > 0 && mean_util >= 0)
+      return "InfiniBand at " + pct(mean_util) + " of " + std::to_string(ib_ports_) + " x " +
+             gbps(ib_gbps_) + " Gb/s";
+    if (mean_util >= 0) return "network at " + pct(mean_util) + " of line rate";
+    if (t.seconds > 0) return format_rate_si(t.net_bytes / t.seconds) + " on the network";
+    return "";
+  }
+  if (l == Label::kInputStorage) {
     std::string d = t.seconds > 0 ? format_rate_si(t.storage_bytes / t.seconds) + " reads" : "";
     const double nic = t.nic_util_weight > 0 ? t.nic_util_seconds / t.nic_util_weight : 0;
     if (ib_ports_ > 0 && nic >= 0.25 && nic_line_bytes_per_s_ > 0)
@@ -92,7 +82,23 @@ std::string Summary::headline() const {
     if (!busiest_disk_.empty()) d += ", busiest disk " + busiest_disk_;
     if (fuse_seen_) d += ", fuse mounts present";
     return d;
-  };
+  }
+  if (l == Label::kCompute && !has_gpus() && t.seconds > 0)
+    return format_number(t.cpu_core_seconds / t.seconds) + " cores";
+  return "";
+}
+
+std::string Summary::headline() const {
+  if (intervals_ == 0) return "No interval was sampled (watch needs at least two samples).";
+  const auto& comm = total(Label::kCommunication);
+  const auto& store = total(Label::kInputStorage);
+  const auto& cpu = total(Label::kInputCpu);
+  const auto& hang = total(Label::kHang);
+  const auto& strag = total(Label::kStraggler);
+  const auto& idle = total(Label::kIdle);
+  const auto& comp = total(Label::kCompute);
+  auto net_detail = [&](const LabelTotal&) { return detail(Label::kCommunication); };
+  auto storage_detail = [&](const LabelTotal&) { return detail(Label::kInputStorage); };
   std::string s;
   if (has_gpus()) {
     const double g = gpu_seconds_;
@@ -129,8 +135,8 @@ std::string Summary::headline() const {
                     ")");
   if (cpu.seconds > 0) parts.push_back(pct(cpu.seconds / w) + " waiting for a CPU");
   if (comp.seconds > 0)
-    parts.push_back(pct(comp.seconds / w) + " computing on the CPU (" +
-                    format_number(comp.cpu_core_seconds / comp.seconds) + " cores)");
+    parts.push_back(pct(comp.seconds / w) + " computing on the CPU (" + detail(Label::kCompute) +
+                    ")");
   if (hang.seconds > 0) parts.push_back(pct(hang.seconds / w) + " hung");
   if (idle.seconds > 0) parts.push_back(pct(idle.seconds / w) + " idle");
   const auto& unk = total(Label::kUnknown);
@@ -174,6 +180,31 @@ nlohmann::json Summary::to_json() const {
                       {"unavailable", unavailable_}};
   j["gpu_busy_ratio"] = has_gpus() ? nlohmann::json(gpu_busy_share()) : nlohmann::json(nullptr);
   return j;
+}
+
+WatchNodeFacts Summary::facts() const {
+  WatchNodeFacts f;
+  f.node = node_;
+  f.intervals = intervals_;
+  f.seconds = seconds_;
+  if (has_gpus()) f.gpu_busy_ratio = gpu_busy_share();
+  f.gpus = gpus_;
+  f.headline = headline();
+  f.text = text();
+  f.unavailable = unavailable_;
+  for (Label l : kAllLabels) {
+    const LabelTotal& t = total(l);
+    WatchLabelShare s;
+    s.label = label_id(l);
+    s.intervals = t.intervals;
+    s.seconds = t.seconds;
+    s.gpu_idle_seconds = t.gpu_idle_seconds;
+    s.time_share = seconds_ > 0 ? t.seconds / seconds_ : 0;
+    s.gpu_idle_share = gpu_seconds_ > 0 ? t.gpu_idle_seconds / gpu_seconds_ : 0;
+    if (t.intervals > 0) s.detail = detail(l);
+    f.labels.push_back(std::move(s));
+  }
+  return f;
 }
 
 }  // namespace trainready::watch

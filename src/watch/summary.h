@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "facts/watch_facts.h"
 #include "watch/attribution.h"
 #include "watch/interval.h"
 
@@ -43,8 +44,13 @@ class Summary {
   std::string headline() const;
   std::string text() const;
   nlohmann::json to_json() const;
+  // The totals as facts for the watch rules and the shared report.
+  WatchNodeFacts facts() const;
 
  private:
+  // The counters behind a label's time, in the summary's words ("InfiniBand at 96 % of 8 x 400
+  // Gb/s"); empty when there is nothing to say.
+  std::string detail(Label l) const;
   std::array<LabelTotal, 8> totals_{};
   double seconds_ = 0;
   double gpu_seconds_ = 0;

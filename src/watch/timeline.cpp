@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "watch/gpu_busy.h"
+
 namespace trainready::watch {
 
 bool same_session(const Sample& before, const Sample& after) {
@@ -34,7 +36,7 @@ std::optional<double> busy_at(const NodeTimeline& n, double t) {
       std::upper_bound(n.intervals.begin(), n.intervals.end(), t,
                        [](double v, const LabelledInterval& li) { return v < li.interval.end; });
   if (it == n.intervals.end() || it->interval.start > t) return std::nullopt;
-  return it->interval.gpu_busy;
+  return gpu_busy_share(it->interval);
 }
 
 }  // namespace
@@ -52,21 +54,15 @@ void mark_stragglers(std::vector<NodeTimeline>& nodes, const Thresholds& t) {
         if (j == i) continue;
         if (auto b = busy_at(nodes[j], mid)) peers.push_back(*b);
       }
-      if (li.interval.gpu_busy && !peers.empty() && li.verdict.label != Label::kHang) {
+      std::optional<double> median;
+      if (!peers.empty()) {
         std::sort(peers.begin(), peers.end());
-        const double median = peers.size() % 2 == 1
-                                  ? peers[peers.size() / 2]
-                                  : (peers[peers.size() / 2 - 1] + peers[peers.size() / 2]) / 2;
-        if (median >= t.gpu_busy && *li.interval.gpu_busy < t.straggler_ratio * median) {
-          char b[160];
-          std::snprintf(b, sizeof b,
-                        "GPU utilization %.0f %% while the peers' median is %.0f %% (%zu peers)",
-                        *li.interval.gpu_busy * 100, median * 100, peers.size());
-          li.verdict = {Label::kStraggler, std::string(b) +
-                                               "; alone it read: " + label_id(li.verdict.label) +
-                                               " (" + li.verdict.because + ")"};
-        }
+        median = peers.size() % 2 == 1
+                     ? peers[peers.size() / 2]
+                     : (peers[peers.size() / 2 - 1] + peers[peers.size() / 2]) / 2;
       }
+      if (auto v = judge_straggler(li.interval, li.verdict, median, peers.size(), t))
+        li.verdict = std::move(*v);
       redo.add(li.interval, li.verdict);
     }
     redo.set_unavailable(me.summary.to_json()["unavailable"].get<std::vector<std::string>>());

@@ -195,6 +195,25 @@ def fixture_checks(binary, fake_nvml):
     check(rr.returncode == 0, f"replay exits 0: {rr.stderr}")
     check(rr.stdout.splitlines()[0] == headline,
           f"replay gives the live summary:\n  {rr.stdout.splitlines()[0]}\n  {headline}")
+    # The summary is a report like every command's: findings of the watch rules, in each format.
+    rj = run([binary, "watch", "--replay", rec, "--json"])
+    j = json.loads(rj.stdout) if rj.returncode == 0 else {}
+    rules = {f["rule"] for f in j.get("findings", [])}
+    check(j.get("command") == "watch" and
+          j.get("watch", {}).get("nodes", [{}])[0].get("summary", {}).get("headline") == headline,
+          f"--json: the shared report with the summary: {rj.returncode} {rj.stderr}")
+    check({"watch-communication-bound", "watch-input-storage"} <= rules,
+          f"--json: the labels that took time are findings: {sorted(rules)}")
+    rs = run([binary, "watch", "--replay", rec, "--format", "sarif"])
+    sarif = json.loads(rs.stdout) if rs.returncode == 0 else {}
+    ids = {x.get("ruleId") for x in sarif.get("runs", [{}])[0].get("results", [])}
+    check("watch-communication-bound" in ids, f"--format sarif: {rs.returncode} {sorted(ids)}")
+    ru = run([binary, "watch", "--replay", rec, "--format", "junit"])
+    check(ru.returncode == 0 and 'name="watch-input-storage' in ru.stdout and "<failure" not in ru.stdout,
+          f"--format junit: a test case per watch rule, warnings pass: {ru.returncode} {ru.stderr}")
+    rf = run([binary, "watch", "--replay", rec, "--format", "junit", "--fail-on", "warning"])
+    check(rf.returncode == 1 and '<failure message="' in rf.stdout,
+          f"--fail-on warning: the waits fail the run: {rf.returncode}")
     # promtool on the textfile the run left, and the bytes are the counter x 4.
     check(os.path.exists(prom) and not os.path.exists(prom + ".tmp"), "the .prom file is there")
     pt = run(["promtool", "check", "metrics"], input=open(prom).read())
@@ -233,7 +252,8 @@ def fixture_checks(binary, fake_nvml):
     os.makedirs(os.path.join(bare, "proc"))
     rj = run([binary, "watch", "--root", bare, "--interval", "100ms", "--duration", "300ms", "--json"])
     j = json.loads(rj.stdout) if rj.returncode == 0 else {}
-    un = " | ".join(j.get("summary", {}).get("unavailable", []))
+    nodes = j.get("watch", {}).get("nodes", [{}])
+    un = " | ".join(nodes[0].get("summary", {}).get("unavailable", []))
     check("InfiniBand" in un and "GPU" in un and "disks" in un, f"bare tree: unavailable listed: {un}")
     rp = run([binary, "watch", "--root", bare, "--interval", "100ms", "--duration", "250ms",
               "--prom-file", os.path.join(work, "bare.prom"), "--quiet"])

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 
 #include "report/html/fleet_table.h"
@@ -303,6 +304,32 @@ std::string lint_section(const Report& r) {
   return s + "</section>\n";
 }
 
+// watch: each node's summary and its time per label (the timeline itself is `watch --replay
+// --html`'s page).
+std::string watch_section(const Report& r) {
+  if (!r.watch) return "";
+  std::string s = "<section id=\"watch\"><h2>Where the time went</h2>";
+  for (const WatchNodeFacts& n : r.watch->nodes) {
+    s += "<h3>" + esc(n.node) + "</h3><p>" + esc(n.headline) + "</p>";
+    s += "<table><thead><tr><th>label</th><th>intervals</th><th>seconds</th><th>share of "
+         "time</th><th>counters</th></tr></thead><tbody>";
+    for (const WatchLabelShare& l : n.labels) {
+      if (l.intervals == 0) continue;
+      char b[64];
+      std::snprintf(b, sizeof b, "%.1f</td><td>%.0f %%", l.seconds, l.time_share * 100);
+      s += "<tr><td>" + esc(l.label) + "</td><td>" + std::to_string(l.intervals) + "</td><td>" + b +
+           "</td><td>" + esc(l.detail) + "</td></tr>";
+    }
+    s += "</tbody></table>";
+    if (!n.unavailable.empty()) {
+      s += "<ul>";
+      for (const std::string& u : n.unavailable) s += "<li>unavailable: " + esc(u) + "</li>";
+      s += "</ul>";
+    }
+  }
+  return s + "</section>\n";
+}
+
 }  // namespace
 
 std::string render_html(const Report& r) {
@@ -317,6 +344,7 @@ std::string render_html(const Report& r) {
       "</style></head><body>\n";
   page += header(r);
   page += fleet_html_section(r);  // a fleet's node table comes first: which nodes to look at
+  page += watch_section(r);
   page += findings_section(r);
   page += busbw_section(r);
   page += storage_section(r);

@@ -1,6 +1,7 @@
-#include "report/json/stage_section.h"
 #include "report/json/json_reporter.h"
 #include "report/json/fleet_section.h"
+#include "report/json/stage_section.h"
+#include "report/json/watch_section.h"
 
 #include "codec/nccl_facts_json.h"
 #include "codec/node_facts_json.h"
@@ -167,6 +168,7 @@ json report_json(const Report& r) {
   if (r.pairs) j["pair_bandwidth"] = pair_bandwidth_json(*r.pairs);
   if (r.fleet) j["fleet"] = fleet_json(r);
   if (r.stage) j["stage"] = stage_json(*r.stage);
+  if (r.watch) j["watch"] = watch_json(*r.watch);
   return j;
 }
 

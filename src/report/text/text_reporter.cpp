@@ -6,12 +6,13 @@
 #include "report/text/collective_table.h"
 #include "report/text/fleet_section.h"
 #include "report/text/node_summary.h"
+#include "report/text/pair_bandwidth_text.h"
 #include "report/text/plan_section.h"
 #include "report/text/run_summary.h"
-#include "report/text/pair_bandwidth_text.h"
 #include "report/text/stage_section.h"
 #include "report/text/storage_section.h"
 #include "report/text/text_format.h"
+#include "report/text/watch_section.h"
 
 namespace trainready {
 namespace {
@@ -90,6 +91,9 @@ void not_checked(std::string& out, const Palette& p, const Report& r) {
 std::string render_text(const Report& r, const RenderStyle& style) {
   const Palette p{style.color};
   std::string out;
+  // watch answers in a sentence ("GPUs were busy 61 % of the time; ..."): it leads, the verdict
+  // and the findings behind it follow.
+  if (r.watch) out += render_watch_text(*r.watch) + "\n";
   const char* vcolor = r.verdict.status == VerdictStatus::kNotReady ? "1;31"
                        : r.verdict.status == VerdictStatus::kReady  ? "1;32"
                                                                     : "1;33";

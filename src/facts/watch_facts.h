@@ -1,0 +1,48 @@
+#pragma once
+// What `watch` measured, as facts for the watch rules and the reporters: per node, the labelled
+// timeline's totals (time per label, the GPUs' idle time on each) and the summary users read. The
+// per-interval labels themselves come from the same rules (src/rules/watch/); these totals are
+// what the rules judge at the end of a run.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainready {
+
+struct WatchLabelShare {
+  std::string label;  // "communication", "input-storage", ... (watch::label_id)
+  int intervals = 0;
+  double seconds = 0;           // wall time of the intervals with this label
+  double gpu_idle_seconds = 0;  // their (1 - GPU busy share) x length
+  double time_share = 0;        // seconds / the node's watched seconds
+  double gpu_idle_share = 0;    // gpu_idle_seconds / seconds with GPU counters (0 without)
+  // The counters behind it, as the summary words them ("InfiniBand at 96 % of 8 x 400 Gb/s").
+  std::string detail;
+};
+
+struct WatchNodeFacts {
+  std::string node;  // host name, or "host (recording path)" in a replay
+  int intervals = 0;
+  double seconds = 0;
+  std::optional<double> gpu_busy_ratio;  // over the seconds with GPU counters; none without
+  int gpus = 0;
+  std::string headline;  // "GPUs were busy 61 % of the time; 31 % waiting on the network (...)"
+  std::string text;      // the summary as users read it: headline, by-label line, unavailable
+  std::vector<WatchLabelShare> labels;   // every label, in watch::kAllLabels order
+  std::vector<std::string> unavailable;  // sources that could not be read, with the reason
+
+  const WatchLabelShare* find(std::string_view label) const {
+    for (const WatchLabelShare& l : labels)
+      if (l.label == label) return &l;
+    return nullptr;
+  }
+};
+
+struct WatchFacts {
+  std::string mode;  // "live" or "replay"
+  double hang_after_s = 60;
+  std::vector<WatchNodeFacts> nodes;
+};
+
+}  // namespace trainready

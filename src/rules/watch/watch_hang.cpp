@@ -1,0 +1,73 @@
+// watch-hang: nothing moves while the job's processes live. With GPU counters, NVML's
+// utilization cannot tell a hang from work once the job has used the network (a rank spinning in
+// a collective that never completes reads ~100 %), so quiet bytes decide then; before, the GPUs
+// must be quiet too. A network at its line rate is not quiet, whatever the byte window says.
+#include "rules/rule_factories.h"
+#include "rules/watch/watch_rule.h"
+
+namespace trainready {
+namespace {
+
+using namespace watch_text;
+
+class WatchHang : public WatchRule {
+ public:
+  std::string_view id() const override { return "watch-hang"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override { return "The job hung: nothing moved while it lived"; }
+  watch::Label label() const override { return watch::Label::kHang; }
+
+  std::optional<std::string> judge(const watch::Window& w) const override {
+    const watch::Interval& iv = *w.iv;
+    const watch::Thresholds& t = *w.t;
+    if (w.quiet_for < t.hang_after_s) return std::nullopt;
+    if (!w.busy) {
+      if (iv.procs == 0) return std::nullopt;
+      return "processes alive, no CPU, network or storage activity for " +
+             format_duration(w.quiet_for);
+    }
+    const auto util = iv.ib_ports > 0 ? iv.ib_peak_port_util : w.net_peak_util;
+    if (util && *util >= t.net_saturated) return std::nullopt;
+    if (iv.procs == 0 && iv.ib_ports == 0) return std::nullopt;
+    if (*w.busy > t.gpu_quiet && !w.network_seen) return std::nullopt;
+    return "GPU utilization " + pct(*w.busy) + ", network and storage quiet for " +
+           format_duration(w.quiet_for);
+  }
+
+  std::string explain(const watch::Thresholds& t, bool with_gpus) const override {
+    if (!with_gpus)
+      return "processes alive, all of the above quiet for >= " + format_duration(t.hang_after_s) +
+             " (--hang-after)" + kMore +
+             "counters: /proc/PID/stat (alive), schedstat, /proc/net/dev, /proc/diskstats";
+    return "network and storage below " + binary_rate(t.quiet_bytes_per_s) +
+           " for >= " + format_duration(t.hang_after_s) +
+           " (--hang-after) while the processes live," + kMore +
+           "with GPU utilization <= " + pct(t.gpu_quiet) +
+           ", or at any utilization once the job has used the network" + kMore +
+           "(a rank spinning in a collective that never completes); a network at >= " +
+           pct(t.net_saturated) + kMore + "of line rate is not quiet." + kMore +
+           "counters: the network, storage and GPU counters above; /proc/PID/stat (alive)";
+  }
+
+ protected:
+  std::string message(const WatchNodeFacts&, const WatchLabelShare& s) const override {
+    return "hung for " + format_duration(s.seconds) + " (" + pct(s.time_share) +
+           " of the time): the processes lived, nothing moved";
+  }
+  std::string cause() const override {
+    return "A rank waits on a collective a peer never joins (a crashed or stuck rank, a "
+           "deadlock in the training code, a lost InfiniBand link), or every rank waits on "
+           "something outside the job (a hung network file system).";
+  }
+  std::string fix() const override {
+    return "Look at the job's NCCL_DEBUG=INFO log (`trainready nccl LOG` names a watchdog "
+           "timeout and the rank), run `trainready doctor` on the node, and take a stack of the "
+           "ranks (py-spy dump, gdb) before killing them.";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_watch_hang() { return std::make_unique<WatchHang>(); }
+
+}  // namespace trainready
