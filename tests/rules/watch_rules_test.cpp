@@ -8,6 +8,7 @@
 #include "report/report.h"
 #include "rules/registry.h"
 #include "watch/attribution.h"
+#include "watch/gpu_busy.h"
 #include "watch/window.h"
 
 namespace trainready {
@@ -100,6 +101,37 @@ TEST(WatchHang, FiresOnlyAfterTheQuietWindowWithTheRanksAlive) {
   EXPECT_FALSE(e.judge("watch-hang"));
   e.iv.procs = 1;
   EXPECT_TRUE(e.judge("watch-hang"));
+}
+
+// SM activity caps NVML's utilization (src/watch/gpu_busy.h): a kernel that holds the GPU at
+// 100 % utilization on a tenth of its SMs is not computing.
+TEST(WatchGpuBusy, SmActivityCapsUtilizationBelowTheDcgmFullUseLine) {
+  Interval iv;
+  iv.gpus = 8;
+  iv.gpu_busy = 1.0;
+  EXPECT_EQ(watch::gpu_busy_share(iv).value_or(-1), 1.0);
+  iv.gpu_sm_active = 0.1;
+  EXPECT_DOUBLE_EQ(watch::gpu_busy_share(iv).value_or(-1), 0.125);
+  iv.gpu_sm_active = 0.85;  // at or above DCGM's 0.8: the utilization stands
+  EXPECT_DOUBLE_EQ(watch::gpu_busy_share(iv).value_or(-1), 1.0);
+  iv.gpu_busy = 0.4;
+  EXPECT_DOUBLE_EQ(watch::gpu_busy_share(iv).value_or(-1), 0.4);
+  iv.gpu_busy.reset();  // SM activity alone
+  iv.gpu_sm_active = 0.4;
+  EXPECT_DOUBLE_EQ(watch::gpu_busy_share(iv).value_or(-1), 0.5);
+}
+
+TEST(WatchHang, SmActivityShowsASpinningRankWithoutWaitingForTheNetwork) {
+  Case c(1.0);
+  c.iv.procs = 4;
+  c.iv.gpu_sm_active = 0.04;  // NCCL kernels parked on a few SMs
+  c.w.busy = watch::gpu_busy_share(c.iv);
+  c.w.quiet_for = 61;
+  EXPECT_EQ(c.judge("watch-hang").value_or(""),
+            "GPUs busy (SM activity) 5 %, network and storage quiet for 61.0 s");
+  c.iv.gpu_sm_active = 0.9;  // real work on the SMs: not a hang before the network is used
+  c.w.busy = watch::gpu_busy_share(c.iv);
+  EXPECT_FALSE(c.judge("watch-hang"));
 }
 
 TEST(WatchComputeBound, FiresOnBusyGpusOrProcessesOnACpu) {

@@ -30,8 +30,9 @@ class WatchHang : public WatchRule {
     if (util && *util >= t.net_saturated) return std::nullopt;
     if (iv.procs == 0 && iv.ib_ports == 0) return std::nullopt;
     if (*w.busy > t.gpu_quiet && !w.network_seen) return std::nullopt;
-    return "GPU utilization " + pct(*w.busy) + ", network and storage quiet for " +
-           format_duration(w.quiet_for);
+    // gpu_busy_share: NVML's utilization, capped by SM activity where that is sampled.
+    return std::string(iv.gpu_sm_active ? "GPUs busy (SM activity) " : "GPU utilization ") +
+           pct(*w.busy) + ", network and storage quiet for " + format_duration(w.quiet_for);
   }
 
   std::string explain(const watch::Thresholds& t, bool with_gpus) const override {
