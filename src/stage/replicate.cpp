@@ -216,6 +216,10 @@ class ReadAhead {
     return r;
   }
   std::uint64_t unit_len(std::size_t seq) const { return units_[mine_[seq]].len; }
+  bool ready(std::size_t seq) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return done_.count(seq) != 0;
+  }
   std::uint64_t bytes_read() const { return bytes_read_.load(); }
 
  private:
@@ -802,8 +806,10 @@ void Replicator::rounds() {
         Batch b;
         std::uint64_t size = 0;
         const auto t0 = Clock::now();
-        // Whole units up to `round` bytes (at least one), so a message stays below 2 GiB.
-        while (seq < ahead.count() && (b.units.empty() || size + ahead.unit_len(seq) <= round)) {
+        // Whole units up to `round` bytes, so a message stays below 2 GiB: at least one, then
+        // those already read — the others wait for what is ready rather than for a full batch.
+        while (seq < ahead.count() &&
+               (b.units.empty() || (ahead.ready(seq) && size + ahead.unit_len(seq) <= round))) {
           b.units.push_back(ahead.take(seq++));
           size += b.units.back().bytes.size();
         }
