@@ -13,10 +13,11 @@
 //    their final name, and chunks of a part file that hash as recorded, are kept); the root ORs
 //    the lists, so an owner reads a unit once when any rank lacks it — the one that has it
 //    discards what it receives, and a unit nobody lacks is not read at all.
-// 4. Rounds: in each, every owner that still has units broadcasts its next batch (up to
-//    round_bytes) from its read-ahead (several parallel source reads), one MPI broadcast per owner
-//    in rank order. Open MPI's tuned broadcast for large messages is a pipelined/segmented tree
-//    or scatter+allgather (van de Geijn; Thakur, Rabenseifner & Gropp 2005), so a rank's link
+// 4. Rounds: in each, every owner that still has units broadcasts its next batch (its next unit
+//    and those already read behind it, up to round_bytes) from its read-ahead (several parallel
+//    source reads), one MPI broadcast per owner in rank order. Open MPI's tuned broadcast
+//    segments large messages and pipelines them down a chain or tree, MPICH's is scatter +
+//    allgather (van de Geijn; Thakur, Rabenseifner & Gropp 2005), so a rank's link
 //    carries about each byte once or twice whatever the rank count, and every owner's reads
 //    overlap the others' broadcasts. mpiFileUtils' dbcast does the same for one file.
 // 5. Each rank writes the units it lacks with the engine's guarantees: parts preallocated under

@@ -10,9 +10,12 @@
 - one rank's DST removed after a kill: the rerun reads from the source only what that rank lacks
   and the others receive it although they have it (a chunk a rank has still reaches those that
   lack it);
-- a rank stopped (SIGSTOP) mid-copy: the others name it within --peer-timeout, no hang.
+- a rank stopped (SIGSTOP) mid-copy: the others name it within --peer-timeout, no hang;
+- (section blob) a container on Azurite, started here on 127.0.0.1 (blobs with and without
+  Content-MD5, small and of several chunks): every rank identical, MD5 checked on every rank,
+  each byte fetched from Azurite once.
 
-Usage: stage_replicate_check.py TRAINREADY [copy|kill|stopped ...]
+Usage: stage_replicate_check.py TRAINREADY [copy|kill|stopped|blob ...]
 """
 import hashlib
 import json
@@ -267,6 +270,47 @@ def section_stopped(tmp, src):
         p.wait()
 
 
+def section_blob(tmp):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import azurite  # the suite's fixture: fails loudly when Azurite cannot start
+
+    rng = random.Random(23)
+    with azurite.Azurite() as az:
+        az.create_container("data")
+        expect, total = {}, 0
+        for i in range(40):
+            b = rng.randbytes(rng.randint(4096, 65536))
+            az.put_blob("data", "set/small/%03d.bin" % i, b, content_md5=(i % 2 == 0))
+            expect["small/%03d.bin" % i] = hashlib.sha256(b).hexdigest()
+            total += len(b)
+        for i, n in enumerate([(6 << 20) + 333, (3 << 20) + 1]):
+            b = rng.randbytes(n)
+            az.put_blob("data", "set/large/%d.bin" % i, b, content_md5=(i == 0))
+            expect["large/%d.bin" % i] = hashlib.sha256(b).hexdigest()
+            total += len(b)
+        ep = az.endpoint
+        url = "%s/data/set?%s" % (ep, az.container_sas("data", "rl"))
+        out = os.path.join(tmp, "out-blob")
+        r = run_job(url, os.path.join(tmp, "blob-{rank}"), out, ["--blob-endpoint", ep])
+        check(r.returncode == 0, "blob: mpirun exit %d: %s" % (r.returncode, (r.stderr + r.stdout)[-1500:]))
+        for rank, d in enumerate(dsts(tmp, "blob")):
+            got = {}
+            for dd, dirs, files in os.walk(d):
+                dirs[:] = [x for x in dirs if x != ".trainready-stage"]
+                for name in files:
+                    with open(os.path.join(dd, name), "rb") as f:
+                        got[os.path.relpath(os.path.join(dd, name), d)] = hashlib.sha256(f.read()).hexdigest()
+            check(got == expect, "blob: rank %d's DST differs from the uploaded blobs" % rank)
+        rep = reports(out)
+        check(len(rep) == NP, "blob: %d reports" % len(rep))
+        if len(rep) == NP:
+            from_src = [rep[k]["bytes_from_source"] for k in range(NP)]
+            check(sum(from_src) == total, "blob: fetched %s from Azurite, it holds %d" % (from_src, total))
+            # 20 small blobs and one large one carry Content-MD5: every rank compares all 21.
+            check(all(rep[k]["files_md5_checked"] == 21 for k in range(NP)),
+                  "blob: MD5 checked %s" % [rep[k]["files_md5_checked"] for k in range(NP)])
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="stage-replicate-")
     try:
@@ -280,6 +324,8 @@ def main():
             section_kill(tmp, src, total)
         if "stopped" in SECTIONS:
             section_stopped(tmp, src)
+        if "blob" in SECTIONS:
+            section_blob(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if FAILS:
