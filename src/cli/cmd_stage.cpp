@@ -4,19 +4,25 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "bench/feed.h"
+#include "bench/mpi_backend.h"
+#include "bench/mpi_plugin_loader.h"
 #include "bench/storage_facts.h"
 #include "cli/commands.h"
 #include "cli/judge.h"
+#include "core/host_name.h"
 #include "core/input_error.h"
 #include "core/units.h"
 #include "stage/engine.h"
 #include "stage/hsm.h"
 #include "stage/journal.h"
+#include "stage/replicate.h"
 #include "stage/shard.h"
 #include "stage/source.h"
 #include "stage/stage_options.h"
@@ -47,8 +53,8 @@ bool show_progress(const std::string& mode) {
 
 // --then-feed: the feed benchmark over the files the journal says are staged; its result is
 // judged by storage-feed-short, as `bench storage --feed` is.
-void then_feed(Report& r, const stage::StageOptions& o, const std::string& journal,
-               const SharedFlags& flags) {
+void then_feed(Report& r, const stage::StageOptions& o, const std::string& dst,
+               const std::string& journal, const SharedFlags& flags) {
   const FeedProfile* p = find_feed_profile(o.profile);
   if (!p)
     throw InputError("--profile", 0,
@@ -59,12 +65,12 @@ void then_feed(Report& r, const stage::StageOptions& o, const std::string& journ
     const stage::JournalFile& f = j.files.at(id);
     // The feed reads whole records: files smaller than one are not samples of this workload.
     if (f.done && static_cast<double>(f.entry.size) >= p->record_bytes)
-      files.push_back({o.dst + "/" + path, f.entry.size});
+      files.push_back({dst + "/" + path, f.entry.size});
   }
   std::sort(files.begin(), files.end(),
             [](const DatasetFile& a, const DatasetFile& b) { return a.path < b.path; });
   if (files.empty())
-    throw InputError(o.dst, 0,
+    throw InputError(dst, 0,
                      "--then-feed: no staged file holds one " + p->name + " record (" +
                          format_bytes_si(p->record_bytes) + ")");
   FeedOptions fo;
@@ -79,7 +85,7 @@ void then_feed(Report& r, const stage::StageOptions& o, const std::string& journ
   }
   fo.accelerators = 1;
   auto run = std::make_shared<StorageRun>();
-  run->info.path = o.dst;
+  run->info.path = dst;
   run->info.files = files;
   run->feed_options = fo;
   run->feed = search_accelerators(files, fo, std::max(64, needed));
@@ -88,14 +94,50 @@ void then_feed(Report& r, const stage::StageOptions& o, const std::string& journ
   r.storage = std::move(run);
 }
 
+bool has_placeholder(const std::string& s) {
+  return s.find("{rank}") != std::string::npos || s.find("{host}") != std::string::npos;
+}
+
+// {rank} and {host} in a path, for --verify under a launcher (no MPI needed: the launcher's
+// environment says the rank, gethostname(2) the host).
+std::string expand_without_mpi(const std::string& path) {
+  if (!has_placeholder(path)) return path;
+  return stage::expand_dst_placeholders(path, stage::launcher_rank().rank, host_name());
+}
+
+// Ends MPI after a --replicate run whose report is written: MPI_Finalize when every rank got here
+// in time; MPI_Abort when a rank missed a step (its collectives can never complete) — after a
+// pause, so the other survivors write their reports too.
+int end_replicate(std::unique_ptr<MpiWorld> world, bool broken, int code,
+                  std::chrono::milliseconds timeout) {
+  if (!broken && world->barrier(timeout)) {
+    world.reset();
+    mpi_finalize();
+    return code;
+  }
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  world->abort(code ? code : 1);
+  return code ? code : 1;  // not reached: MPI_Abort ends the job
+}
+
 int run_stage(const StageArgs& a) {
   a.flags.check();
   const stage::StageOptions& o = a.o;
   auto facts = std::make_shared<StageFacts>();
+  std::unique_ptr<MpiWorld> world;
+  bool world_broken = false;
+  const auto peer_timeout =
+      std::chrono::milliseconds(static_cast<long long>(o.peer_timeout * 1000));
+  if (!o.replicate && (has_placeholder(o.dst) || has_placeholder(o.manifest)) && o.verify.empty())
+    throw InputError("DST", 0,
+                     "'" + o.dst +
+                         "': {rank} and {host} are replaced only with --replicate or "
+                         "--verify");
   if (!o.verify.empty()) {
     stage::VerifyOptions v;
-    v.dst = o.verify;
-    v.journal = o.manifest;
+    v.dst = expand_without_mpi(o.verify);
+    v.journal = expand_without_mpi(o.manifest);
     *facts = stage::run_stage_verify(v);
   } else if (!o.hsm_restore.empty()) {
     stage::HsmOptions h;
@@ -122,7 +164,25 @@ int run_stage(const StageArgs& a) {
     }
     auto source = stage::open_source(o.src, o.source);
     stage::RankInfo rank;
-    if (o.shard) {
+    if (o.shard && o.replicate)
+      throw InputError("--replicate", 0,
+                       "--shard splits one copy across ranks, --replicate gives each rank the "
+                       "whole set: choose one");
+    if (o.replicate) {
+      try {
+        world = load_mpi_layer().world();
+      } catch (const std::runtime_error& err) {
+        throw InputError("--replicate", 0, std::string("needs MPI: ") + err.what());
+      }
+      stage::ReplicateOptions ro;
+      ro.engine = e;
+      ro.engine.dst = stage::expand_dst_placeholders(o.dst, world->rank(), host_name());
+      ro.engine.journal = stage::expand_dst_placeholders(o.manifest, world->rank(), host_name());
+      ro.peer_timeout = peer_timeout;
+      stage::ReplicateOutcome out = stage::run_stage_replicate(*source, *world, ro);
+      *facts = std::move(out.facts);
+      world_broken = out.world_broken;
+    } else if (o.shard) {
       rank = stage::launcher_rank();
       if (e.journal.empty())
         e.journal = stage::default_journal(o.dst) + ".rank-" + std::to_string(rank.rank) + "-of-" +
@@ -138,14 +198,18 @@ int run_stage(const StageArgs& a) {
     } else {
       *facts = stage::run_stage_copy(*source, e);
     }
-    facts->rank = rank.rank;
-    facts->ranks = rank.size;
+    if (!o.replicate) {
+      facts->rank = rank.rank;
+      facts->ranks = rank.size;
+    }
   }
   Report r = start_report("stage", a.flags);
   if (o.then_feed && facts->mode == "copy" && facts->failed.empty() && !facts->aborted)
-    then_feed(r, o, facts->journal, a.flags);
+    then_feed(r, o, facts->destination, facts->journal, a.flags);
   r.stage = facts;
-  return judge_and_emit(r, a.flags);
+  const int code = judge_and_emit(r, a.flags);
+  if (world) return end_replicate(std::move(world), world_broken, code, peer_timeout);
+  return code;
 }
 
 }  // namespace
@@ -185,6 +249,14 @@ Runner add_stage_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 604800.0));
   c->add_flag("--shard", o.shard,
               "Under mpirun/srun: each rank copies its share of the bytes into the shared DST");
+  c->add_flag("--replicate", o.replicate,
+              "Under mpirun/srun: every rank gets the whole set at its own DST; each byte is read "
+              "from SRC by one rank and sent to the others over MPI. DST may hold {rank} and "
+              "{host}");
+  c->add_option("--peer-timeout", o.peer_timeout,
+                "--replicate: seconds an MPI step may take before the rank that did not take "
+                "part is named (default 300)")
+      ->check(CLI::Range(1.0, 86400.0));
   c->add_flag("--then-feed", o.then_feed,
               "Then run the feed benchmark on the staged files: do they keep the GPUs fed?");
   c->add_option("--profile", o.profile, "Workload for --then-feed (default unet3d-h100)");

@@ -20,7 +20,15 @@ struct StageFacts {
   std::string source;         // never with a SAS
   std::string destination;
   std::string journal;
-  int rank = 0, ranks = 1;  // --shard: this rank's part of the manifest
+  int rank = 0, ranks = 1;  // --shard / --replicate: this rank of the launcher's
+  // --replicate: every rank writes the whole set; each byte is read from the source by one rank
+  // (bytes_from_source) and reaches the others over MPI (their bytes_from_peers).
+  bool replicate = false;
+  std::string host;                           // MPI_Get_processor_name of this rank
+  std::uint64_t bytes_from_source = 0;        // read from the source by this rank, this run
+  std::uint64_t bytes_from_peers = 0;         // received from other ranks and written here
+  std::uint64_t bytes_received_unneeded = 0;  // received, but this rank had them already
+  std::uint64_t rounds = 0;                   // fan-out rounds (one broadcast per reader each)
 
   std::uint64_t files_listed = 0, bytes_listed = 0;
   std::uint64_t files_copied = 0, bytes_copied = 0;      // read from the source in this run

@@ -35,9 +35,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Files up to this size are copied whole, several to a task: per-file overhead (open, create,
-// rename) dominates them, and one task per file would make the queue the bottleneck.
-constexpr std::uint64_t kSmallFile = 1ull << 20;
 constexpr std::size_t kBatchFiles = 32;
 constexpr std::uint64_t kBatchBytes = 8ull << 20;
 
@@ -70,31 +67,6 @@ struct AlignedBuffer {
   AlignedBuffer(const AlignedBuffer&) = delete;
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
 };
-
-bool safe_relative(const std::string& p) {
-  if (p.empty() || p.front() == '/' || p.find('\0') != std::string::npos) return false;
-  std::size_t start = 0;
-  while (start <= p.size()) {
-    const std::size_t end = std::min(p.find('/', start), p.size());
-    const std::string part = p.substr(start, end - start);
-    if (part.empty() || part == "." || part == ".." || (start == 0 && part == kStageDir))
-      return false;
-    start = end + 1;
-  }
-  return true;
-}
-
-std::string version_change(const SourceEntry& was, const SourceEntry& now) {
-  std::string d;
-  if (was.size != now.size)
-    d += "size " + std::to_string(was.size) + " -> " + std::to_string(now.size);
-  if (was.mtime_ns != now.mtime_ns)
-    d += std::string(d.empty() ? "" : ", ") + "mtime " + std::to_string(was.mtime_ns) + " -> " +
-         std::to_string(now.mtime_ns) + " ns";
-  if (was.etag != now.etag)
-    d += std::string(d.empty() ? "" : ", ") + "ETag " + was.etag + " -> " + now.etag;
-  return d;
-}
 
 struct FileJob {
   std::uint64_t id = 0;
@@ -573,31 +545,7 @@ StageFacts Copier::run() {
     throw InputError(o_.journal, 0, e.what());
   }
 
-  // O_DIRECT writes where the file system takes them, and not on a memory file system (tmpfs:
-  // the copy is memory either way, and O_DIRECT there only costs).
-  {
-    // Named like every temporary of this tool and removed on a fatal signal (core/temp_files).
-    const std::string probe = stage_dir + "/parts/direct-io-probe.tmp-" + temp_tag();
-    DirectIoSupport d;
-    {
-      std::optional<TempGuard> guard;
-      {
-        SignalsHeld held;
-        const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-        if (fd >= 0) ::close(fd);
-        guard.emplace(probe);
-      }
-      d = direct_io_support(probe);
-      ::unlink(probe.c_str());
-    }
-    const bool memory = memory_backed(o_.dst);
-    direct_.enabled = d.supported && !memory;
-    direct_.alignment = std::max(d.memory_alignment, d.offset_alignment);
-    facts_.write_mode = direct_.enabled
-                            ? "O_DIRECT for aligned ranges of files over 1 MiB (" + d.how + ")"
-                            : std::string("buffered: ") +
-                                  (memory ? "the destination is a memory file system" : d.how);
-  }
+  direct_ = probe_direct_write(o_.dst, facts_.write_mode);
 
   int n = o_.threads > 0 ? o_.threads
                          : static_cast<int>(std::min<std::size_t>(hints.max_parallel_reads, 16));
@@ -691,6 +639,62 @@ StageFacts Copier::run() {
 }
 
 }  // namespace
+
+bool safe_relative(const std::string& p) {
+  if (p.empty() || p.front() == '/' || p.find('\0') != std::string::npos) return false;
+  std::size_t start = 0;
+  while (start <= p.size()) {
+    const std::size_t end = std::min(p.find('/', start), p.size());
+    const std::string part = p.substr(start, end - start);
+    if (part.empty() || part == "." || part == ".." || (start == 0 && part == kStageDir))
+      return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::string version_change(const SourceEntry& was, const SourceEntry& now) {
+  std::string d;
+  if (was.size != now.size)
+    d += "size " + std::to_string(was.size) + " -> " + std::to_string(now.size);
+  if (was.mtime_ns != now.mtime_ns)
+    d += std::string(d.empty() ? "" : ", ") + "mtime " + std::to_string(was.mtime_ns) + " -> " +
+         std::to_string(now.mtime_ns) + " ns";
+  if (was.etag != now.etag)
+    d += std::string(d.empty() ? "" : ", ") + "ETag " + was.etag + " -> " + now.etag;
+  return d;
+}
+
+DirectWrite probe_direct_write(const std::string& dst, std::string& write_mode) {
+  const std::string stage_dir = dst + "/" + kStageDir;
+  DirectWrite direct;
+  // O_DIRECT writes where the file system takes them, and not on a memory file system (tmpfs:
+  // the copy is memory either way, and O_DIRECT there only costs).
+  {
+    // Named like every temporary of this tool and removed on a fatal signal (core/temp_files).
+    const std::string probe = stage_dir + "/parts/direct-io-probe.tmp-" + temp_tag();
+    DirectIoSupport d;
+    {
+      std::optional<TempGuard> guard;
+      {
+        SignalsHeld held;
+        const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        if (fd >= 0) ::close(fd);
+        guard.emplace(probe);
+      }
+      d = direct_io_support(probe);
+      ::unlink(probe.c_str());
+    }
+    const bool memory = memory_backed(dst);
+    direct.enabled = d.supported && !memory;
+    direct.alignment = std::max(d.memory_alignment, d.offset_alignment);
+    write_mode = direct.enabled ? "O_DIRECT for aligned ranges of files over 1 MiB (" + d.how + ")"
+                                : std::string("buffered: ") +
+                                      (memory ? "the destination is a memory file system" : d.how);
+  }
+
+  return direct;
+}
 
 std::string default_journal(const std::string& dst) {
   return dst + "/" + kStageDir + "/journal.jsonl";

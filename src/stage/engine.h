@@ -9,6 +9,7 @@
 #include <string>
 
 #include "facts/stage_facts.h"
+#include "stage/dest_file.h"
 #include "stage/source.h"
 
 namespace trainready::stage {
@@ -25,6 +26,21 @@ struct EngineOptions {
   // Prefix of part file names: ranks of --shard share DST/.trainready-stage/parts.
   std::string part_tag;
 };
+
+// Files up to this size are copied whole, several to a task: per-file overhead (open, create,
+// rename) dominates them, and one task per file would make the queue the bottleneck. Larger files
+// are cut into chunks, each hashed and journaled on its own.
+inline constexpr std::uint64_t kSmallFile = 1ull << 20;
+
+// Whether a listed name can be written below DST: relative, no empty, "." or ".." component, not
+// the stage directory itself.
+bool safe_relative(const std::string& p);
+// How `now` differs from `was` (size, mtime, ETag) in words; empty when the same version.
+std::string version_change(const SourceEntry& was, const SourceEntry& now);
+
+// Whether parts under DST/.trainready-stage/parts take O_DIRECT writes (a trial file), and not on a
+// memory file system; `write_mode` says which and why, for the outcome.
+DirectWrite probe_direct_write(const std::string& dst, std::string& write_mode);
 
 // The default journal of a destination.
 std::string default_journal(const std::string& dst);

@@ -23,6 +23,8 @@ struct StageOptions {
   double hsm_poll = 5;
   double hsm_timeout = 3600;
   bool shard = false;
+  bool replicate = false;     // --replicate: every rank the whole set at its own DST
+  double peer_timeout = 300;  // --peer-timeout: seconds an MPI step may take
   bool then_feed = false;
   std::string profile = "unet3d-h100";
 };

@@ -37,17 +37,29 @@ std::string render_stage_text(const StageFacts& s) {
                          files(s.hsm_still_released.size()) + " still released");
     return out;
   }
-  out += "trainready stage: " + terminal_safe(s.source) + " -> " + terminal_safe(s.destination) +
-         (s.ranks > 1 ? "  (rank " + std::to_string(s.rank) + " of " + std::to_string(s.ranks) +
-                            ", --shard)"
-                      : "") +
-         "\n";
+  out +=
+      "trainready stage: " + terminal_safe(s.source) + " -> " + terminal_safe(s.destination) +
+      (s.replicate ? "  (rank " + std::to_string(s.rank) + " of " + std::to_string(s.ranks) +
+                         (s.host.empty() ? "" : " on " + terminal_safe(s.host)) + ", --replicate)"
+       : s.ranks > 1
+           ? "  (rank " + std::to_string(s.rank) + " of " + std::to_string(s.ranks) + ", --shard)"
+           : "") +
+      "\n";
   line("listed",
        files(s.files_listed) + ", " + format_bytes_si(static_cast<double>(s.bytes_listed)));
   line("copied", files(s.files_copied) + ", " +
                      format_bytes_si(static_cast<double>(s.bytes_copied)) +
-                     " read from the source in " + format_number(s.seconds, 3) + " s (" +
+                     (s.replicate ? " written here" : " read from the source") + " in " +
+                     format_number(s.seconds, 3) + " s (" +
                      rate(static_cast<double>(s.bytes_copied), s.seconds) + ")");
+  if (s.replicate)
+    line("fan-out", format_bytes_si(static_cast<double>(s.bytes_from_source)) +
+                        " read from the source by this rank, " +
+                        format_bytes_si(static_cast<double>(s.bytes_from_peers)) +
+                        " received from other ranks and written, " +
+                        format_bytes_si(static_cast<double>(s.bytes_received_unneeded)) +
+                        " received but here already; " + std::to_string(s.rounds) +
+                        " round(s) of MPI broadcasts");
   if (s.chunks_resumed)
     line("resumed", std::to_string(s.chunks_resumed) + " chunk(s), " +
                         format_bytes_si(static_cast<double>(s.bytes_resumed)) +
@@ -73,7 +85,10 @@ std::string render_stage_text(const StageFacts& s) {
     for (std::size_t i = 0; i < by.size() && i < 3 && total > 0; ++i)
       shares += std::string(i ? ", " : "") + by[i].second + " " +
                 format_number(100 * by[i].first / total, 2) + "%";
-    line("limited by", s.limit + (shares.empty() ? "" : " (worker time: " + shares + ")"));
+    line("limited by", s.limit + (shares.empty() ? ""
+                                                 : (s.replicate ? " (the round loop waited on: "
+                                                                : " (worker time: ") +
+                                                       shares + ")"));
   }
   line("journal", s.journal);
   return out;

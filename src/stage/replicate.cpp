@@ -1,0 +1,982 @@
+#include "stage/replicate.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/input_error.h"
+#include "stage/dest_file.h"
+#include "stage/hashing.h"
+#include "stage/journal.h"
+#include "stage/progress.h"
+#include "stage/rate_limiter.h"
+#include "stage/shard.h"
+
+namespace trainready::stage {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// The MPI tag of the "who is still there" exchange after a step missed its deadline.
+constexpr int kAliveChannel = 7301;
+constexpr std::uint32_t kBatchMagic = 0x54524250;  // "TRBP": a batch of units
+// MPI counts are ints: a batch (one or more units) must stay below 2 GiB.
+constexpr std::uint64_t kMaxChunk = 1ull << 30;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// A unit: what one read from the source gives and one broadcast carries — a whole file up to the
+// chunk size, else one chunk (the chunks the journal records).
+struct Unit {
+  std::size_t file = 0;
+  std::uint64_t k = 0, off = 0, len = 0;
+};
+
+enum Status : std::uint8_t { kOk = 0, kChangedSt, kVanishedSt, kPermissionSt, kIoSt };
+
+const char* status_kind(std::uint8_t s) {
+  switch (s) {
+    case kChangedSt:
+      return "changed";
+    case kVanishedSt:
+      return "vanished";
+    case kPermissionSt:
+      return "permission";
+    default:
+      return "io";
+  }
+}
+
+std::uint8_t status_of(SourceError::Kind k) {
+  switch (k) {
+    case SourceError::Kind::kChanged:
+      return kChangedSt;
+    case SourceError::Kind::kNotFound:
+      return kVanishedSt;
+    case SourceError::Kind::kPermission:
+      return kPermissionSt;
+    case SourceError::Kind::kIo:
+      break;
+  }
+  return kIoSt;
+}
+
+// --- the wire: plain little-endian fields, checked on the way in -------------------------------
+
+template <typename T>
+void put(std::string& s, T v) {
+  s.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+
+class Reader {
+ public:
+  explicit Reader(const std::string& s) : s_(s) {}
+  template <typename T>
+  T get() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, s_.data() + at_, sizeof v);
+    at_ += sizeof v;
+    return v;
+  }
+  std::string bytes(std::size_t n) {
+    need(n);
+    std::string v = s_.substr(at_, n);
+    at_ += n;
+    return v;
+  }
+  bool end() const { return at_ == s_.size(); }
+
+ private:
+  void need(std::size_t n) {
+    if (s_.size() - at_ < n) throw std::runtime_error("a fan-out message is truncated");
+  }
+  const std::string& s_;
+  std::size_t at_ = 0;
+};
+
+struct UnitResult {
+  std::uint64_t unit = 0;
+  std::uint8_t status = kOk;
+  std::string message;  // the source's error, naming the path
+  std::string bytes;
+};
+
+struct Batch {
+  bool last = false;        // the owner has nothing more to send
+  double owner_wait_s = 0;  // how long the owner waited for its source reads before sending
+  std::vector<UnitResult> units;
+};
+
+std::string encode(const Batch& b) {
+  std::size_t n = 32;
+  for (const UnitResult& u : b.units) n += 24 + u.message.size() + u.bytes.size();
+  std::string s;
+  s.reserve(n);
+  put<std::uint32_t>(s, kBatchMagic);
+  put<std::uint8_t>(s, b.last ? 1 : 0);
+  put<double>(s, b.owner_wait_s);
+  put<std::uint32_t>(s, static_cast<std::uint32_t>(b.units.size()));
+  for (const UnitResult& u : b.units) {
+    put<std::uint64_t>(s, u.unit);
+    put<std::uint8_t>(s, u.status);
+    put<std::uint32_t>(s, static_cast<std::uint32_t>(u.message.size()));
+    s += u.message;
+    put<std::uint64_t>(s, u.bytes.size());
+    s += u.bytes;
+  }
+  return s;
+}
+
+Batch decode(const std::string& s, const std::vector<Unit>& units) {
+  Reader r(s);
+  if (r.get<std::uint32_t>() != kBatchMagic) throw std::runtime_error("not a fan-out message");
+  Batch b;
+  b.last = r.get<std::uint8_t>() != 0;
+  b.owner_wait_s = r.get<double>();
+  const std::uint32_t n = r.get<std::uint32_t>();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    UnitResult u;
+    u.unit = r.get<std::uint64_t>();
+    u.status = r.get<std::uint8_t>();
+    u.message = r.bytes(r.get<std::uint32_t>());
+    const auto len = r.get<std::uint64_t>();
+    if (u.unit >= units.size() || (u.status == kOk && len != units[u.unit].len))
+      throw std::runtime_error("a fan-out message names a unit that is not in the manifest");
+    u.bytes = r.bytes(static_cast<std::size_t>(len));
+    b.units.push_back(std::move(u));
+  }
+  if (!r.end()) throw std::runtime_error("a fan-out message has trailing bytes");
+  return b;
+}
+
+// --- the manifest, as rank 0 broadcasts it -------------------------------------------------------
+
+std::string encode_manifest(const std::vector<SourceEntry>& all, std::uint64_t chunk,
+                            const std::string& error, const std::vector<StageProblem>& problems) {
+  nlohmann::json j{{"chunk_bytes", chunk}, {"error", error}};
+  nlohmann::json es = nlohmann::json::array();
+  for (const SourceEntry& e : all)
+    es.push_back({e.path, e.size, e.mtime_ns, e.etag, e.content_md5, e.mode});
+  j["entries"] = std::move(es);
+  nlohmann::json ps = nlohmann::json::array();
+  for (const StageProblem& p : problems) ps.push_back({p.path, p.kind, p.message});
+  j["problems"] = std::move(ps);
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// --- read-ahead: this rank's units from the source, several at once, taken in order -------------
+
+class ReadAhead {
+ public:
+  ReadAhead(Source& src, const std::vector<SourceEntry>& entries, const std::vector<Unit>& units,
+            std::vector<std::uint64_t> mine, int threads, std::uint64_t cap, RateLimiter& limiter)
+      : src_(src),
+        entries_(entries),
+        units_(units),
+        mine_(std::move(mine)),
+        cap_(cap),
+        limiter_(limiter) {
+    for (int i = 0; i < threads && static_cast<std::size_t>(i) < mine_.size(); ++i)
+      threads_.emplace_back([this] { loop(); });
+  }
+  ~ReadAhead() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  std::size_t count() const { return mine_.size(); }
+  // The result of this rank's unit number `seq` (in order), waiting for it.
+  UnitResult take(std::size_t seq) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return done_.count(seq) != 0; });
+    UnitResult r = std::move(done_.at(seq));
+    done_.erase(seq);
+    inflight_ -= units_[mine_[seq]].len;
+    cv_.notify_all();
+    return r;
+  }
+  std::uint64_t unit_len(std::size_t seq) const { return units_[mine_[seq]].len; }
+  bool ready(std::size_t seq) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return done_.count(seq) != 0;
+  }
+  std::uint64_t bytes_read() const { return bytes_read_.load(); }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::size_t seq;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        // Reserved in order, so the units the consumer waits for always hold their room.
+        cv_.wait(lock, [&] {
+          return stop_ || next_ >= mine_.size() || inflight_ == 0 ||
+                 inflight_ + units_[mine_[next_]].len <= cap_;
+        });
+        if (stop_ || next_ >= mine_.size()) return;
+        seq = next_++;
+        inflight_ += units_[mine_[seq]].len;
+      }
+      UnitResult r = read(mine_[seq]);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        done_[seq] = std::move(r);
+      }
+      cv_.notify_all();
+    }
+  }
+  UnitResult read(std::uint64_t unit) {
+    const Unit& u = units_[unit];
+    const SourceEntry& e = entries_[u.file];
+    UnitResult r;
+    r.unit = unit;
+    try {
+      limiter_.acquire(u.len);
+      std::unique_ptr<SourceReader> rd = src_.open(e);
+      r.bytes.resize(static_cast<std::size_t>(u.len));
+      if (u.len)
+        rd->read_at(u.off, std::span<std::byte>(reinterpret_cast<std::byte*>(r.bytes.data()),
+                                                r.bytes.size()));
+      rd->confirm_unchanged();
+      bytes_read_ += u.len;
+    } catch (const SourceError& err) {
+      r.status = status_of(err.kind());
+      r.message = err.what();
+      r.bytes.clear();
+    } catch (const std::exception& err) {
+      r.status = kIoSt;
+      r.message = e.path + ": " + err.what();
+      r.bytes.clear();
+    }
+    return r;
+  }
+
+  Source& src_;
+  const std::vector<SourceEntry>& entries_;
+  const std::vector<Unit>& units_;
+  std::vector<std::uint64_t> mine_;
+  std::uint64_t cap_;
+  RateLimiter& limiter_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t next_ = 0;
+  std::uint64_t inflight_ = 0;
+  bool stop_ = false;
+  std::map<std::size_t, UnitResult> done_;
+  std::atomic<std::uint64_t> bytes_read_{0};
+  std::vector<std::thread> threads_;
+};
+
+// --- this rank's files ---------------------------------------------------------------------------
+
+struct FileState {
+  std::uint64_t id = 0;
+  std::uint64_t nchunks = 0;
+  std::vector<std::string> hashes;
+  bool keep_part = false;  // chunks of an earlier run are kept in the part file
+  std::unique_ptr<DestFile> dest;
+  std::unique_ptr<Md5> md5;  // fed in order by the round loop (units of a file arrive in order)
+  std::atomic<std::uint64_t> remaining{0};
+  std::atomic<bool> failed{false}, changed{false};
+  std::mutex mu;
+};
+
+struct WriteTask {
+  std::size_t file = 0;
+  std::uint64_t k = 0;
+  std::uint8_t status = kOk;
+  std::string message;
+  std::string bytes;
+};
+
+class Replicator {
+ public:
+  Replicator(Source& src, MpiWorld& world, const ReplicateOptions& o)
+      : src_(src), w_(world), o_(o), limiter_(o.engine.max_bw) {}
+  ReplicateOutcome run();
+
+ private:
+  bool manifest_step();
+  std::string plan();
+  bool needs_step(const std::string& my_error);
+  void rounds();
+  void writer();
+  void write_unit(WriteTask& t, std::vector<std::byte>& aligned);
+  void end_file(std::size_t i);
+  void finalize(std::size_t i);
+  void fail(std::size_t i, const std::string& kind, const std::string& message);
+  void broken(const std::string& step, int root);
+  std::string rank_name(int r) const {
+    return "rank " + std::to_string(r) +
+           (static_cast<std::size_t>(r) < hosts_.size() && !hosts_[r].empty()
+                ? " (" + hosts_[r] + ")"
+                : "");
+  }
+  std::string part_path(std::uint64_t id) const {
+    return dst_ + "/" + kStageDir + "/parts/" + std::to_string(id) + ".part";
+  }
+  void problem(std::vector<StageProblem>& list, StageProblem p) {
+    std::lock_guard<std::mutex> lock(facts_mu_);
+    if (list.size() < 10000) list.push_back(std::move(p));
+  }
+
+  Source& src_;
+  MpiWorld& w_;
+  ReplicateOptions o_;
+  RateLimiter limiter_;
+  std::string dst_;
+  int me_ = 0, n_ = 1;
+  std::vector<std::string> hosts_;
+  std::uint64_t chunk_ = 0;
+  std::vector<SourceEntry> entries_;
+  std::vector<Unit> units_;
+  std::vector<std::size_t> first_unit_;  // per file, its first unit
+  std::vector<int> owner_;               // per file
+  std::string need_;                     // per unit: '1' when this rank lacks it
+  std::string any_need_;                 // per unit: '1' when some rank lacks it
+  std::vector<std::unique_ptr<FileState>> files_;
+  JournalState prior_;
+  std::unique_ptr<JournalWriter> journal_;
+  DirectWrite direct_;
+  bool world_broken_ = false;
+  int dst_fd_ = -1;
+
+  // The write queue between the round loop and the writers, bounded in bytes.
+  std::mutex q_mu_;
+  std::condition_variable q_cv_;
+  std::deque<WriteTask> q_;
+  std::uint64_t q_bytes_ = 0, q_cap_ = 0;
+  bool q_closed_ = false;
+  std::atomic<bool> stop_{false};
+
+  std::mutex facts_mu_;
+  StageFacts facts_;
+  std::atomic<std::uint64_t> files_copied_{0}, bytes_written_{0}, md5_checked_{0};
+  double wait_reads_s_ = 0, wait_peers_reads_s_ = 0, fanout_s_ = 0, wait_writes_s_ = 0;
+};
+
+void Replicator::broken(const std::string& step, int root) {
+  // MPI cannot cancel the collective that missed its deadline; point-to-point still works, so
+  // the survivors tell each other they are there, and whoever stays silent is named.
+  world_broken_ = true;
+  // Survivors reach this point up to one deadline apart (one may have finished the broadcast
+  // that the dead rank blocks for the others, and wait in the next one).
+  const auto wait = std::min<milliseconds>(2 * o_.peer_timeout, milliseconds(60000));
+  for (int p = 0; p < n_; ++p)
+    if (p != me_) w_.send("alive", p, kAliveChannel, milliseconds(0));
+  std::set<int> heard;
+  const auto deadline = Clock::now() + wait;
+  while (static_cast<int>(heard.size()) < n_ - 1 && Clock::now() < deadline) {
+    int from = MpiWorld::kAnyRank, channel = kAliveChannel;
+    std::string bytes;
+    if (w_.receive(from, channel, bytes,
+                   std::chrono::duration_cast<milliseconds>(deadline - Clock::now())))
+      heard.insert(from);
+  }
+  std::string silent;
+  for (int p = 0; p < n_; ++p)
+    if (p != me_ && !heard.count(p)) silent += (silent.empty() ? "" : ", ") + rank_name(p);
+  std::lock_guard<std::mutex> lock(facts_mu_);
+  facts_.aborted = true;
+  facts_.abort_reason =
+      rank_name(me_) + ": " + step + (root >= 0 ? " from " + rank_name(root) : std::string()) +
+      " did not complete within " + std::to_string(o_.peer_timeout.count() / 1000) +
+      " s (--peer-timeout); " +
+      (silent.empty() ? "every other rank still answers, so one is stuck (a full or hung disk, a "
+                        "stopped process)"
+                      : "no answer from " + silent + " (dead or stopped)") +
+      "; rerun the same command to resume";
+}
+
+bool Replicator::manifest_step() {
+  std::string bytes;
+  if (me_ == 0) {
+    std::vector<SourceEntry> all;
+    std::vector<StageProblem> problems;
+    std::string error;
+    try {
+      std::set<std::string> seen;
+      src_.enumerate(
+          [&](const SourceEntry& e) {
+            if (!safe_relative(e.path)) {
+              problems.push_back({e.path, "name",
+                                  "'" + e.path +
+                                      "': not a relative path inside the destination (empty, "
+                                      "absolute, '.' or '..' component); not staged"});
+            } else if (seen.insert(e.path).second) {
+              all.push_back(e);
+            }
+            return true;
+          },
+          [&](const SourceError& e) {
+            problems.push_back({e.path(), status_kind(status_of(e.kind())), e.what()});
+          });
+    } catch (const SourceError& e) {
+      error = std::string("listing the source failed: ") + e.what();
+    }
+    std::sort(all.begin(), all.end(),
+              [](const SourceEntry& a, const SourceEntry& b) { return a.path < b.path; });
+    // The chunk size: the one rank 0's journal already records (a resume keeps its chunking),
+    // else --chunk-size or the source's hint; every rank uses it.
+    std::uint64_t chunk = 0;
+    try {
+      const JournalState j = read_journal(o_.engine.journal);
+      if (j.exists && j.chunk_bytes) chunk = j.chunk_bytes;
+    } catch (const std::exception&) {
+      // Named by plan() on this rank, with the line.
+    }
+    if (!chunk) {
+      chunk = o_.engine.chunk_bytes ? o_.engine.chunk_bytes : src_.hints().chunk_bytes;
+      chunk = std::max<std::uint64_t>(kSmallFile, chunk / 4096 * 4096);
+    }
+    bytes = encode_manifest(all, chunk, error, problems);
+  }
+  if (!w_.broadcast(bytes, 0, o_.peer_timeout)) {
+    broken("the manifest broadcast", 0);
+    return false;
+  }
+  const nlohmann::json j = nlohmann::json::parse(bytes);
+  chunk_ = j.at("chunk_bytes").get<std::uint64_t>();
+  for (const auto& p : j.at("problems"))
+    if (me_ == 0)
+      problem(facts_.failed,
+              {p.at(0).get<std::string>(), p.at(1).get<std::string>(), p.at(2).get<std::string>()});
+  const std::string error = j.at("error").get<std::string>();
+  if (!error.empty()) {
+    facts_.aborted = true;
+    facts_.abort_reason = error + " (rank 0 lists for every rank)";
+    return false;
+  }
+  for (const auto& e : j.at("entries")) {
+    SourceEntry s;
+    s.path = e.at(0).get<std::string>();
+    s.size = e.at(1).get<std::uint64_t>();
+    s.mtime_ns = e.at(2).get<std::int64_t>();
+    s.etag = e.at(3).get<std::string>();
+    s.content_md5 = e.at(4).get<std::string>();
+    s.mode = e.at(5).get<std::uint32_t>();
+    entries_.push_back(std::move(s));
+  }
+  // Units and owners: the same on every rank, computed from the same manifest.
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    first_unit_.push_back(units_.size());
+    const std::uint64_t size = entries_[i].size;
+    const std::uint64_t n = size == 0 ? 0 : size <= chunk_ ? 1 : (size + chunk_ - 1) / chunk_;
+    for (std::uint64_t k = 0; k < n; ++k)
+      units_.push_back({i, k, k * chunk_, std::min(chunk_, size - k * chunk_)});
+  }
+  first_unit_.push_back(units_.size());
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < entries_.size(); ++i) index[entries_[i].path] = i;
+  owner_.assign(entries_.size(), 0);
+  for (int r = 0; r < n_; ++r)
+    for (const SourceEntry& e : shard_by_bytes(entries_, r, n_)) owner_[index.at(e.path)] = r;
+  return true;
+}
+
+// What this rank lacks, from its own journal; returns an error for the others to see.
+std::string Replicator::plan() {
+  try {
+    prior_ = read_journal(o_.engine.journal);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (prior_.exists && prior_.chunk_bytes && prior_.source != src_.describe())
+    return o_.engine.journal + ": the journal of a stage from " + prior_.source + ", not " +
+           src_.describe();
+  if (prior_.exists && prior_.chunk_bytes && prior_.chunk_bytes != chunk_)
+    return o_.engine.journal + ": records chunks of " + std::to_string(prior_.chunk_bytes) +
+           " bytes, rank 0's journal " + std::to_string(chunk_) +
+           "; every rank must resume with the same chunking (remove this rank's DST)";
+  if (chunk_ > kMaxChunk)
+    return "--chunk-size " + std::to_string(chunk_) +
+           ": with --replicate a chunk travels in one MPI message, at most 1 GiB";
+  dst_fd_ = ::open(dst_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dst_fd_ < 0) return dst_ + ": cannot open: " + std::strerror(errno);
+  try {
+    // The writer syncs DST through this descriptor (syncfs) before every batch of records.
+    journal_ = std::make_unique<JournalWriter>(o_.engine.journal, prior_.valid_bytes, dst_fd_);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (!(prior_.exists && prior_.chunk_bytes)) journal_->header(src_.describe(), chunk_);
+  std::uint64_t next_id = prior_.next_id;
+  need_.assign(units_.size(), '0');
+  files_.resize(entries_.size());
+  std::vector<std::byte> buf;
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const SourceEntry& e = entries_[i];
+    const std::uint64_t n = first_unit_[i + 1] - first_unit_[i];
+    auto f = std::make_unique<FileState>();
+    f->nchunks = n;
+    f->hashes.resize(n);
+    std::set<std::uint64_t> have;
+    bool fresh = true;
+    if (const JournalFile* prev = prior_.find(e.path)) {
+      const std::string change = version_change(prev->entry, e);
+      if (!change.empty()) {
+        problem(facts_.changed,
+                {e.path, "changed",
+                 e.path + ": changed since the manifest (" + change +
+                     "); the earlier copy is discarded and the file copied again whole"});
+        ::unlink(part_path(prior_.by_path.at(e.path)).c_str());
+      } else if (prev->done) {
+        struct stat st {};
+        if (::stat((dst_ + "/" + e.path).c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+            static_cast<std::uint64_t>(st.st_size) == e.size &&
+            static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec ==
+                e.mtime_ns) {
+          ++facts_.files_skipped;
+          facts_.bytes_skipped += e.size;
+          continue;
+        }
+      } else {
+        fresh = false;
+        f->id = prior_.by_path.at(e.path);
+        // Chunks an earlier run wrote count only if they hash as recorded. A file with a source
+        // MD5 is copied whole: its MD5 is a stream over every chunk in order.
+        const std::string part = part_path(f->id);
+        const int fd =
+            e.content_md5.empty() && n > 1 ? ::open(part.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+        for (const auto& [k, h] : prev->chunks) {
+          if (fd < 0 || k >= n) break;
+          const Unit& u = units_[first_unit_[i] + k];
+          buf.resize(static_cast<std::size_t>(u.len));
+          if (::pread(fd, buf.data(), buf.size(), static_cast<off_t>(u.off)) ==
+                  static_cast<ssize_t>(buf.size()) &&
+              xxh3_hex(buf) == h) {
+            have.insert(k);
+            f->hashes[k] = h;
+            ++facts_.chunks_resumed;
+            facts_.bytes_resumed += u.len;
+          }
+        }
+        if (fd >= 0) ::close(fd);
+        f->keep_part = !have.empty();
+      }
+    }
+    if (fresh) {
+      f->id = next_id++;
+      journal_->file(f->id, e);
+    }
+    if (!e.content_md5.empty()) f->md5 = std::make_unique<Md5>();
+    f->remaining = n - have.size();
+    for (std::uint64_t k = 0; k < n; ++k)
+      if (!have.count(k)) need_[first_unit_[i] + k] = '1';
+    files_[i] = std::move(f);
+  }
+  journal_->listed(entries_.size(), [&] {
+    std::uint64_t b = 0;
+    for (const SourceEntry& e : entries_) b += e.size;
+    return b;
+  }());
+  return "";
+}
+
+bool Replicator::needs_step(const std::string& my_error) {
+  if (need_.size() != units_.size()) need_.assign(units_.size(), '0');  // plan() did not run
+  std::string mine;
+  put<std::uint32_t>(mine, static_cast<std::uint32_t>(w_.host().size()));
+  mine += w_.host();
+  put<std::uint32_t>(mine, static_cast<std::uint32_t>(my_error.size()));
+  mine += my_error;
+  mine += need_;
+  std::vector<std::string> all;
+  if (!w_.gather(mine, 0, all, o_.peer_timeout)) {
+    broken("gathering what each rank lacks", -1);
+    return false;
+  }
+  std::string answer;
+  if (me_ == 0) {
+    std::string any(units_.size(), '0');
+    std::string hosts, errors;
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      Reader rd(all[r]);
+      const std::string host = rd.bytes(rd.get<std::uint32_t>());
+      const std::string err = rd.bytes(rd.get<std::uint32_t>());
+      const std::string need = rd.bytes(units_.size());
+      put<std::uint32_t>(hosts, static_cast<std::uint32_t>(host.size()));
+      hosts += host;
+      if (!err.empty())
+        errors += (errors.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + " (" +
+                  host + "): " + err;
+      for (std::size_t u = 0; u < need.size(); ++u)
+        if (need[u] == '1') any[u] = '1';
+    }
+    put<std::uint32_t>(answer, static_cast<std::uint32_t>(errors.size()));
+    answer += errors;
+    answer += hosts;
+    answer += any;
+  }
+  if (!w_.broadcast(answer, 0, o_.peer_timeout)) {
+    broken("the broadcast of what the ranks lack", 0);
+    return false;
+  }
+  Reader rd(answer);
+  const std::string errors = rd.bytes(rd.get<std::uint32_t>());
+  for (int r = 0; r < n_; ++r) hosts_.push_back(rd.bytes(rd.get<std::uint32_t>()));
+  any_need_ = rd.bytes(units_.size());
+  if (!errors.empty()) {
+    facts_.aborted = true;
+    facts_.abort_reason = "a rank cannot stage: " + errors;
+    return false;
+  }
+  return true;
+}
+
+void Replicator::fail(std::size_t i, const std::string& kind, const std::string& message) {
+  FileState& f = *files_[i];
+  bool expected = false;
+  if (f.failed.compare_exchange_strong(expected, true)) {
+    if (kind == "changed") f.changed = true;
+    problem(kind == "changed" ? facts_.changed : facts_.failed, {entries_[i].path, kind, message});
+  }
+}
+
+void Replicator::finalize(std::size_t i) {
+  FileState& f = *files_[i];
+  const SourceEntry& e = entries_[i];
+  std::unique_ptr<DestFile> d = std::move(f.dest);
+  if (!d)
+    d = std::make_unique<DestFile>(part_path(f.id), e.size, f.keep_part, DirectWrite{}, false);
+  std::string md5;
+  if (f.md5) {
+    md5 = f.md5->hex();
+    if (md5 != e.content_md5) {
+      fail(i, "md5-mismatch",
+           e.path + ": content MD5 " + md5 + " of the bytes received differs from the source's " +
+               e.content_md5 + " (not staged)");
+      d->discard();
+      return;
+    }
+    ++md5_checked_;
+  }
+  make_parent_dirs(dst_, e.path);
+  d->finalize(dst_ + "/" + e.path, e.mode, e.mtime_ns);
+  journal_->done(f.id, f.hashes, md5);
+  ++files_copied_;
+}
+
+// After the last unit of file i (written or failed): finalize, or leave the part for a rerun.
+void Replicator::end_file(std::size_t i) {
+  FileState& f = *files_[i];
+  try {
+    if (f.failed.load() || stop_.load()) {
+      if (f.changed.load()) {
+        if (f.dest)
+          f.dest->discard();
+        else
+          ::unlink(part_path(f.id).c_str());
+      }
+      f.dest.reset();
+      return;
+    }
+    finalize(i);
+  } catch (const DestError& e) {
+    fail(i, "destination", e.message);
+    if (e.fatal && !stop_.exchange(true)) {
+      std::lock_guard<std::mutex> lock(facts_mu_);
+      facts_.aborted = true;
+      facts_.abort_reason = e.message;
+    }
+  }
+  f.dest.reset();
+}
+
+void Replicator::write_unit(WriteTask& t, std::vector<std::byte>& aligned) {
+  FileState& f = *files_[t.file];
+  const SourceEntry& e = entries_[t.file];
+  const Unit& u = units_[first_unit_[t.file] + t.k];
+  if (t.status != kOk) {
+    fail(t.file, status_kind(t.status), t.message);
+  } else if (!f.failed.load() && !stop_.load()) {
+    try {
+      const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(t.bytes.data()),
+                                            t.bytes.size());
+      f.hashes[t.k] = xxh3_hex(data);
+      const bool big = e.size > kSmallFile;
+      {
+        std::lock_guard<std::mutex> lock(f.mu);
+        if (!f.dest)
+          f.dest = std::make_unique<DestFile>(part_path(f.id), e.size, f.keep_part,
+                                              big ? direct_ : DirectWrite{}, big);
+      }
+      std::span<const std::byte> out = data;
+      if (big && direct_.enabled) {
+        // O_DIRECT needs an aligned buffer; the received bytes sit wherever the message put them.
+        const std::size_t a = direct_.alignment;
+        aligned.resize(data.size() + a);
+        std::byte* p = aligned.data();
+        p += (a - reinterpret_cast<std::uintptr_t>(p) % a) % a;
+        std::memcpy(p, data.data(), data.size());
+        out = std::span<const std::byte>(p, data.size());
+      }
+      f.dest->write_at(u.off, out);
+      bytes_written_ += u.len;
+      if (f.nchunks > 1) journal_->chunk(f.id, t.k, f.hashes[t.k]);
+    } catch (const DestError& err) {
+      fail(t.file, "destination", err.message);
+      if (err.fatal && !stop_.exchange(true)) {
+        std::lock_guard<std::mutex> lock(facts_mu_);
+        facts_.aborted = true;
+        facts_.abort_reason =
+            err.message + (err.err == ENOSPC || err.err == EDQUOT
+                               ? " (the destination is full: no file at its final name is "
+                                 "partial; free space and run the same command again to resume)"
+                               : "");
+      }
+    }
+  }
+  if (f.remaining.fetch_sub(1) == 1) end_file(t.file);
+}
+
+void Replicator::writer() {
+  std::vector<std::byte> aligned;
+  for (;;) {
+    WriteTask t;
+    {
+      std::unique_lock<std::mutex> lock(q_mu_);
+      q_cv_.wait(lock, [&] { return !q_.empty() || q_closed_; });
+      if (q_.empty()) return;
+      t = std::move(q_.front());
+      q_.pop_front();
+    }
+    const std::uint64_t n = t.bytes.size();
+    write_unit(t, aligned);
+    {
+      std::lock_guard<std::mutex> lock(q_mu_);
+      q_bytes_ -= n;
+    }
+    q_cv_.notify_all();
+  }
+}
+
+void Replicator::rounds() {
+  // This rank's units to read: those it owns that some rank lacks.
+  std::vector<std::uint64_t> mine;
+  std::vector<bool> owner_done(static_cast<std::size_t>(n_), true);
+  for (std::uint64_t u = 0; u < units_.size(); ++u) {
+    if (any_need_[u] != '1') continue;
+    const int r = owner_[units_[u].file];
+    owner_done[static_cast<std::size_t>(r)] = false;
+    if (r == me_) mine.push_back(u);
+  }
+  const SourceHints hints = src_.hints();
+  int threads = o_.engine.threads > 0
+                    ? o_.engine.threads
+                    : static_cast<int>(std::min<std::size_t>(hints.max_parallel_reads, 16));
+  if (o_.engine.max_open > 0) threads = std::min(threads, o_.engine.max_open);
+  threads = std::max(threads, 1);
+  const std::uint64_t round = std::max(o_.round_bytes, chunk_);
+  ReadAhead ahead(src_, entries_, units_, mine, threads, 2 * round, limiter_);
+  q_cap_ = 2 * round;
+  std::vector<std::thread> writers;
+  for (int i = 0; i < threads; ++i) writers.emplace_back([this] { writer(); });
+
+  std::size_t seq = 0;
+  const auto all_done = [&] {
+    return std::all_of(owner_done.begin(), owner_done.end(), [](bool b) { return b; });
+  };
+  while (!all_done() && !world_broken_) {
+    ++facts_.rounds;
+    for (int r = 0; r < n_ && !world_broken_; ++r) {
+      if (owner_done[static_cast<std::size_t>(r)]) continue;
+      std::string bytes;
+      if (r == me_) {
+        Batch b;
+        std::uint64_t size = 0;
+        const auto t0 = Clock::now();
+        // Whole units up to `round` bytes, so a message stays below 2 GiB: at least one, then
+        // those already read — the others wait for what is ready rather than for a full batch.
+        while (seq < ahead.count() &&
+               (b.units.empty() || (ahead.ready(seq) && size + ahead.unit_len(seq) <= round))) {
+          b.units.push_back(ahead.take(seq++));
+          size += b.units.back().bytes.size();
+        }
+        b.owner_wait_s = seconds_since(t0);
+        wait_reads_s_ += b.owner_wait_s;
+        b.last = seq >= ahead.count();
+        bytes = encode(b);
+      }
+      const auto t0 = Clock::now();
+      if (!w_.broadcast(bytes, r, o_.peer_timeout)) {
+        broken("round " + std::to_string(facts_.rounds) + ": the broadcast of chunks", r);
+        break;
+      }
+      const double spent = seconds_since(t0);
+      Batch b = decode(bytes, units_);
+      bytes.clear();
+      bytes.shrink_to_fit();
+      if (r != me_) {
+        // Waiting in a broadcast while its root still read from the source is the source's
+        // time, not the fan-out's.
+        const double reads = std::min(spent, b.owner_wait_s);
+        wait_peers_reads_s_ += reads;
+        fanout_s_ += spent - reads;
+      } else {
+        fanout_s_ += spent;
+      }
+      owner_done[static_cast<std::size_t>(r)] = b.last;
+      for (UnitResult& u : b.units) {
+        const Unit& unit = units_[u.unit];
+        if (need_[u.unit] != '1') {
+          if (r != me_) facts_.bytes_received_unneeded += u.bytes.size();
+          continue;
+        }
+        need_[u.unit] = '2';  // delivered: a second copy (never sent) would be ignored
+        if (r != me_) facts_.bytes_from_peers += u.bytes.size();
+        FileState& f = *files_[unit.file];
+        if (f.md5 && u.status == kOk)
+          f.md5->update(std::span<const std::byte>(
+              reinterpret_cast<const std::byte*>(u.bytes.data()), u.bytes.size()));
+        WriteTask t{unit.file, unit.k, u.status, std::move(u.message), std::move(u.bytes)};
+        const auto tw = Clock::now();
+        {
+          std::unique_lock<std::mutex> lock(q_mu_);
+          q_cv_.wait(lock, [&] { return q_bytes_ == 0 || q_bytes_ + t.bytes.size() <= q_cap_; });
+          q_bytes_ += t.bytes.size();
+          q_.push_back(std::move(t));
+        }
+        q_cv_.notify_all();
+        wait_writes_s_ += seconds_since(tw);
+      }
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(q_mu_);
+    q_closed_ = true;
+  }
+  q_cv_.notify_all();
+  for (auto& t : writers) t.join();
+  facts_.bytes_from_source = ahead.bytes_read();
+}
+
+ReplicateOutcome Replicator::run() {
+  const auto t0 = Clock::now();
+  const double cpu0 = process_cpu_seconds();
+  me_ = w_.rank();
+  n_ = w_.size();
+  dst_ = o_.engine.dst;
+  facts_.replicate = true;
+  facts_.rank = me_;
+  facts_.ranks = n_;
+  facts_.host = w_.host();
+  facts_.source = src_.describe();
+  facts_.destination = dst_;
+  facts_.journal = o_.engine.journal;
+  std::string my_error;
+  const std::string stage_dir = dst_ + "/" + kStageDir;
+  for (const std::string& d : {dst_, stage_dir, stage_dir + "/parts"})
+    if (my_error.empty() && ::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST)
+      my_error = d + ": cannot create the destination directory: " + std::strerror(errno);
+
+  if (manifest_step()) {
+    if (my_error.empty()) {
+      direct_ = probe_direct_write(dst_, facts_.write_mode);
+      my_error = plan();
+    }
+    if (needs_step(my_error)) {
+      // Empty files, and files whose every chunk an earlier run wrote, need nothing from anyone.
+      for (std::size_t i = 0; i < files_.size(); ++i)
+        if (files_[i] && files_[i]->remaining.load() == 0) end_file(i);
+      rounds();
+    }
+  }
+  if (journal_) {
+    try {
+      journal_->flush();
+    } catch (const std::exception& e) {
+      facts_.aborted = true;
+      if (facts_.abort_reason.empty()) facts_.abort_reason = e.what();
+    }
+    journal_.reset();
+  }
+  if (dst_fd_ >= 0) ::close(dst_fd_);
+  if (!entries_.empty() || !facts_.aborted) {
+    std::set<std::string> listed;
+    for (const SourceEntry& e : entries_) listed.insert(e.path);
+    for (const auto& [path, id] : prior_.by_path)
+      if (!listed.count(path))
+        facts_.changed.push_back(
+            {path, "vanished",
+             path + ": in the manifest but no longer at the source (left as it is at DST)"});
+  }
+  for (const SourceEntry& e : entries_) {
+    facts_.files_listed += 1;
+    facts_.bytes_listed += e.size;
+  }
+  facts_.files_copied = files_copied_;
+  facts_.bytes_copied = bytes_written_;
+  facts_.files_md5_checked = md5_checked_;
+  facts_.seconds = seconds_since(t0);
+  facts_.cpu_seconds = process_cpu_seconds() - cpu0;
+  // Where the round loop — the pipeline's one clock — waited. Its largest share is the limit.
+  facts_.time_by_stage["source reads (waiting for them)"] = wait_reads_s_ + wait_peers_reads_s_;
+  facts_.time_by_stage["MPI fan-out"] = fanout_s_;
+  facts_.time_by_stage["destination writes (waiting for them)"] = wait_writes_s_;
+  const std::pair<double, const char*> waits[] = {
+      {wait_reads_s_ + wait_peers_reads_s_, "source reads"},
+      {fanout_s_, "MPI fan-out between ranks"},
+      {wait_writes_s_, "destination writes"}};
+  const auto* top = std::max_element(std::begin(waits), std::end(waits));
+  if (top->first > 0) facts_.limit = top->second;
+  ReplicateOutcome out;
+  out.world_broken = world_broken_;
+  out.facts = std::move(facts_);
+  return out;
+}
+
+}  // namespace
+
+ReplicateOutcome run_stage_replicate(Source& source, MpiWorld& world, const ReplicateOptions& o) {
+  ReplicateOptions opts = o;
+  while (opts.engine.dst.size() > 1 && opts.engine.dst.back() == '/') opts.engine.dst.pop_back();
+  if (opts.engine.journal.empty()) opts.engine.journal = default_journal(opts.engine.dst);
+  Replicator r(source, world, opts);
+  return r.run();
+}
+
+std::string expand_dst_placeholders(const std::string& dst, int rank, const std::string& host) {
+  if (host.empty() || host.find('/') != std::string::npos || host == "." || host == "..")
+    if (dst.find("{host}") != std::string::npos)
+      throw InputError("DST", 0, "'" + host + "': the host name cannot be a directory name");
+  std::string out;
+  for (std::size_t i = 0; i < dst.size();) {
+    if (dst.compare(i, 6, "{rank}") == 0) {
+      out += std::to_string(rank);
+      i += 6;
+    } else if (dst.compare(i, 6, "{host}") == 0) {
+      out += host;
+      i += 6;
+    } else if (dst[i] == '{' && dst.find('}', i) != std::string::npos) {
+      throw InputError("DST", 0,
+                       "'" + dst + "': only {rank} and {host} are replaced (" +
+                           dst.substr(i, dst.find('}', i) - i + 1) + " is not)");
+    } else {
+      out += dst[i++];
+    }
+  }
+  return out;
+}
+
+}  // namespace trainready::stage
