@@ -107,6 +107,25 @@ PeerInterval decode_peer_interval(std::string_view bytes) {
   return p;
 }
 
+std::string encode_peer_hello(int rank, const std::string& host) {
+  return nlohmann::json{{"format", kPeerMessageFormat}, {"rank", rank}, {"host", host}}.dump();
+}
+
+std::string decode_peer_hello(std::string_view bytes, int rank) {
+  const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw std::runtime_error("not a JSON object");
+  if (!j.contains("format") || !j["format"].is_number_integer() ||
+      j["format"].get<int>() != kPeerMessageFormat)
+    throw std::runtime_error("message format is not " + std::to_string(kPeerMessageFormat) +
+                             " (another trainready version?)");
+  if (static_cast<int>(number(j, "rank", 0, 1e9)) != rank)
+    throw std::runtime_error("the message says it comes from another rank");
+  if (!j.contains("host") || !j["host"].is_string() ||
+      j["host"].get_ref<const std::string&>().size() > kMaxHost)
+    throw std::runtime_error("no host name");
+  return j["host"].get<std::string>();
+}
+
 PeerBoard::PeerBoard(int size, Thresholds t, double timeout_s, std::size_t window, double now)
     : ranks_(static_cast<std::size_t>(std::max(size, 1))),
       t_(t),
@@ -122,6 +141,19 @@ std::string PeerBoard::node_name(int r) const {
   const PeerRank& pr = rank(r);
   if (pr.host.empty()) return "rank " + std::to_string(r);
   return pr.host + " (rank " + std::to_string(r) + ")";
+}
+
+void PeerBoard::hello(int rank, const std::string& host, double now) {
+  if (rank < 0 || rank >= size()) return;
+  PeerRank& r = ranks_[static_cast<std::size_t>(rank)];
+  r.said_hello = true;
+  r.last_heard = now;
+  if (r.host.empty()) r.host = host;
+}
+
+bool PeerBoard::all_said_hello() const {
+  return std::all_of(ranks_.begin() + 1, ranks_.end(),
+                     [](const PeerRank& r) { return r.said_hello; });
 }
 
 void PeerBoard::finished(int rank, double now) {
@@ -266,8 +298,8 @@ std::vector<StragglerEvent> PeerBoard::judge(bool final) {
 }
 
 std::string straggler_line(const StragglerEvent& e) {
-  return "node " + e.node + " idle while its " + std::to_string(e.peers) + " peer" +
-         (e.peers == 1 ? "" : "s") + " work (" +
+  return "node " + e.node + " idle while its " + std::to_string(e.peers) +
+         (e.peers == 1 ? " peer works (" : " peers work (") +
          (e.by_gpu ? "GPU busy " + pct(e.value)
                    : "its processes on CPU " + format_number(e.value) + " cores") +
          ")";
@@ -290,7 +322,7 @@ std::string PeerBoard::text(const std::string& launcher) const {
   if (!any) s += "No straggler: no node was idle while its peers worked\n";
   for (const PeerRank& r : ranks_) {
     if (r.intervals == 0)
-      s += "Silent: rank " + std::to_string(r.rank) +
+      s += "Silent: " + node_name(r.rank) +
            " never sent an interval summary; left out of the comparison\n";
     else if (r.went_silent)
       s += "Silent: rank " + std::to_string(r.rank) + " (" + r.host + ") stopped answering after " +

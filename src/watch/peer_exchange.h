@@ -41,6 +41,13 @@ std::string encode_peer_interval(const PeerInterval& p);
 // process: never trusted to be well formed).
 PeerInterval decode_peer_interval(std::string_view bytes);
 
+// The first message of each rank: who it is. Sent at the start so the MPI connection to rank 0
+// is made while rank 0 waits for it (TCP connects only while both sides drive MPI), and so a
+// rank that never sends a summary is still named by host.
+std::string encode_peer_hello(int rank, const std::string& host);
+// The host; throws std::runtime_error like decode_peer_interval.
+std::string decode_peer_hello(std::string_view bytes, int rank);
+
 // One interval found to be a straggler's, at rank 0.
 struct StragglerEvent {
   int rank = 0;
@@ -61,8 +68,9 @@ struct PeerRank {
   std::string host;
   PeerState state = PeerState::kWaiting;
   bool went_silent = false;  // was silent at some point (reported even if it came back)
-  double last_heard = 0;  // rank 0's monotonic seconds
-  int intervals = 0;      // received
+  double last_heard = 0;     // rank 0's monotonic seconds
+  bool said_hello = false;
+  int intervals = 0;  // received
   int judged = 0;
   int straggler_intervals = 0;
   double straggler_seconds = 0;
@@ -79,6 +87,8 @@ class PeerBoard {
   // `window`: intervals kept per rank (at least what the timeout spans, plus a margin).
   PeerBoard(int size, Thresholds t, double timeout_s, std::size_t window, double now);
   void accept(const PeerInterval& p, double now);
+  void hello(int rank, const std::string& host, double now);
+  bool all_said_hello() const;
   void unreadable(int rank, const std::string& why);
   void finished(int rank, double now);
   // No rank is silent or still to be heard from.
