@@ -43,9 +43,12 @@ std::unique_ptr<WatchPeers> WatchPeers::join(const watch::Thresholds& t, double 
   if (p->host_.empty()) p->host_ = host_name();
   p->fault_ = watch::peer_fault_for(p->session_.rank);
   if (p->session_.rank != 0) {
+    // Up to the timeout, while rank 0 waits for it: the TCP connection needs both sides to
+    // drive MPI, and once it is up every summary goes out in one write.
+    const auto hello_timeout = milliseconds(static_cast<long long>(timeout_s * 1000));
     if (p->fault_ != watch::PeerFault::kSilent)
       p->session_.world->send(watch::encode_peer_hello(p->rank(), p->host_), 0, kWatchHelloChannel,
-                              kSendTimeout);
+                              hello_timeout);
     return p;
   }
   // Enough intervals per rank to line up a peer one timeout behind, plus a margin.

@@ -5,7 +5,8 @@ counters advanced by this script while watch samples) and its own fake libnvidia
 TRAINREADY_FAKE_NVML); rank 0 must name the rank whose GPUs idle while the others are busy, name
 none when all are busy, and report a rank that stops answering (the test hook
 TRAINREADY_WATCH_TEST_FAULT, docs/watch.md) as silent while it carries on. The per-rank
-recordings (--record rec-{rank}.jsonl) replayed together must name the same node.
+recordings (--record rec-{rank}.jsonl) replayed together must name the same node. Without GPUs
+the watched processes' CPU decides.
 
 Usage: watch_peers_check.py TRAINREADY_BINARY FAKE_NVML
 Never skips: a missing mpirun is a failure.
@@ -21,15 +22,33 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from watch_check import FixtureNode, check, drive, fake_nvml_json, need, PROBLEMS  # noqa: E402
 
+class CpuNode(FixtureNode):
+    """A node without GPUs whose watched process uses `cores` of CPU."""
+
+    def __init__(self, root, cores):
+        self.cores = cores
+        super().__init__(root)
+
+    def advance(self, seconds, phase):
+        run_ns, ticks = self.run_ns, self.ticks
+        super().advance(seconds, phase)  # the network counters
+        self.run_ns = run_ns + int(self.cores * 1e9 * seconds)
+        self.ticks = ticks + int(self.cores * 100 * seconds)
+        self.flush()
+
+
 BUSY = [97, 95, 99, 96]
 IDLE = [4, 2, 6, 3]
 
 
-def mpirun_watch(mpirun, binary, fake_nvml, work, utilization, extra, faults=None, timeout=120):
-    """Runs 3 ranks; rank r reads work/node-r with fake NVML answering utilization[r]."""
+def mpirun_watch(mpirun, binary, fake_nvml, work, utilization, extra, faults=None, timeout=120,
+                 cores=None):
+    """Runs a rank per entry; rank r reads work/node-r with fake NVML answering utilization[r]
+    or, with `cores`, no GPUs and a process using cores[r] of CPU."""
     nodes = []
     for r, seq in enumerate(utilization):
-        nodes.append(FixtureNode(os.path.join(work, f"node-{r}")))
+        root = os.path.join(work, f"node-{r}")
+        nodes.append(CpuNode(root, cores[r]) if cores else FixtureNode(root))
         fake_nvml_json(os.path.join(work, f"nvml-{r}.json"), seq)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     env.pop("TRAINREADY_WATCH_TEST_FAULT", None)
@@ -39,8 +58,8 @@ def mpirun_watch(mpirun, binary, fake_nvml, work, utilization, extra, faults=Non
         env["TRAINREADY_WATCH_TEST_FAULT"] = faults
         cmd += ["-x", "TRAINREADY_WATCH_TEST_FAULT"]
     # Each rank its own fake NVML: the rank number comes from mpirun's environment.
-    watch = [binary, "watch", "--root", os.path.join(work, "node-{rank}"), "--nvml-library",
-             fake_nvml, "--pid", "4242", "--interval", "250ms"] + extra
+    watch = [binary, "watch", "--root", os.path.join(work, "node-{rank}"), "--pid", "4242",
+             "--interval", "250ms"] + ([] if cores else ["--nvml-library", fake_nvml]) + extra
     script = ('TRAINREADY_FAKE_NVML="$0/nvml-$OMPI_COMM_WORLD_RANK.json" exec "$@"')
     cmd += ["sh", "-c", script, work] + watch
     threads = [drive(n, [("network", 8.0)]) for n in nodes]
@@ -135,7 +154,18 @@ def main():
     check("(rank 1) is silent" in r.stdout, "the live view says so when it happens")
     shutil.rmtree(work, ignore_errors=True)
 
-    # 5. A per-rank file name is required when several ranks would share one recording.
+    # 5. No GPUs anywhere: the processes' CPU decides. Rank 2's process barely runs.
+    work = tempfile.mkdtemp(prefix="watch-peers-")
+    r, took = mpirun_watch(mpirun, binary, fake_nvml, work, [BUSY, BUSY, BUSY],
+                           ["--duration", "3s", "--quiet-peers"], cores=[2.0, 2.0, 0.02])
+    check(r.returncode == 0, f"no GPUs: mpirun exits 0 (got {r.returncode}: {r.stderr[-600:]})")
+    strag = [l for l in r.stdout.splitlines() if l.startswith("Straggler: ")]
+    check(len(strag) == 1 and "(rank 2) idle while its 2 peers work" in strag[0],
+          f"no GPUs: rank 2 is the straggler: {strag}")
+    check("its processes on CPU" in r.stdout, "no GPUs: judged by the processes' CPU")
+    shutil.rmtree(work, ignore_errors=True)
+
+    # 6. A per-rank file name is required when several ranks would share one recording.
     work = tempfile.mkdtemp(prefix="watch-peers-")
     r, _ = mpirun_watch(mpirun, binary, fake_nvml, work, [BUSY, BUSY],
                         ["--duration", "1s", "--record", os.path.join(work, "one.jsonl")])
