@@ -23,17 +23,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from watch_check import FixtureNode, check, drive, fake_nvml_json, need, PROBLEMS  # noqa: E402
 
 class CpuNode(FixtureNode):
-    """A node without GPUs whose watched process uses `cores` of CPU."""
+    """A node without GPUs whose watched process uses `cores` of CPU. Its CPU time follows the
+    clock, not the writer's steps: on a loaded machine a writer's sleep overruns, and counting
+    steps would make a busy process look idle for an interval."""
 
     def __init__(self, root, cores):
         self.cores = cores
+        self.t0 = time.monotonic()
         super().__init__(root)
 
     def advance(self, seconds, phase):
-        run_ns, ticks = self.run_ns, self.ticks
         super().advance(seconds, phase)  # the network counters
-        self.run_ns = run_ns + int(self.cores * 1e9 * seconds)
-        self.ticks = ticks + int(self.cores * 100 * seconds)
+        elapsed = time.monotonic() - self.t0
+        self.run_ns = int(self.cores * 1e9 * elapsed)
+        self.ticks = int(self.cores * 100 * elapsed)
         self.flush()
 
 
@@ -42,7 +45,7 @@ IDLE = [4, 2, 6, 3]
 
 
 def mpirun_watch(mpirun, binary, fake_nvml, work, utilization, extra, faults=None, timeout=120,
-                 cores=None):
+                 cores=None, interval="250ms"):
     """Runs a rank per entry; rank r reads work/node-r with fake NVML answering utilization[r]
     or, with `cores`, no GPUs and a process using cores[r] of CPU."""
     nodes = []
@@ -59,10 +62,10 @@ def mpirun_watch(mpirun, binary, fake_nvml, work, utilization, extra, faults=Non
         cmd += ["-x", "TRAINREADY_WATCH_TEST_FAULT"]
     # Each rank its own fake NVML: the rank number comes from mpirun's environment.
     watch = [binary, "watch", "--root", os.path.join(work, "node-{rank}"), "--pid", "4242",
-             "--interval", "250ms"] + ([] if cores else ["--nvml-library", fake_nvml]) + extra
+             "--interval", interval] + ([] if cores else ["--nvml-library", fake_nvml]) + extra
     script = ('TRAINREADY_FAKE_NVML="$0/nvml-$OMPI_COMM_WORLD_RANK.json" exec "$@"')
     cmd += ["sh", "-c", script, work] + watch
-    threads = [drive(n, [("network", 8.0)]) for n in nodes]
+    threads = [drive(n, [("network", 8.0)], step=0.05) for n in nodes]
     start = time.monotonic()
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     took = time.monotonic() - start
@@ -157,7 +160,8 @@ def main():
     # 5. No GPUs anywhere: the processes' CPU decides. Rank 2's process barely runs.
     work = tempfile.mkdtemp(prefix="watch-peers-")
     r, took = mpirun_watch(mpirun, binary, fake_nvml, work, [BUSY, BUSY, BUSY],
-                           ["--duration", "3s", "--quiet-peers"], cores=[2.0, 2.0, 0.02])
+                           ["--duration", "4s", "--quiet-peers"], cores=[2.0, 2.0, 0.02],
+                           interval="500ms")
     check(r.returncode == 0, f"no GPUs: mpirun exits 0 (got {r.returncode}: {r.stderr[-600:]})")
     strag = [l for l in r.stdout.splitlines() if l.startswith("Straggler: ")]
     check(len(strag) == 1 and "(rank 2) idle while its 2 peers work" in strag[0],
