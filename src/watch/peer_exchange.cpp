@@ -164,7 +164,7 @@ void PeerBoard::finished(int rank, double now) {
 }
 
 bool PeerBoard::all_answering() const {
-  return std::none_of(ranks_.begin(), ranks_.end(), [](const PeerRank& r) {
+  return std::none_of(ranks_.begin() + 1, ranks_.end(), [](const PeerRank& r) {
     return r.state == PeerState::kSilent || r.state == PeerState::kWaiting;
   });
 }
