@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/judge.h"
 #include "cli/output.h"
+#include "cli/watch_peers.h"
 #include "core/atomic_file.h"
 #include "core/host_name.h"
 #include "core/input_error.h"
@@ -56,7 +58,9 @@ struct WatchArgs {
   std::string html;
   bool explain = false;
   bool quiet = false;
-  SharedFlags flags;  // --format/--json, --fail-on, --color, -o: the summary is a report
+  SharedFlags flags;         // --format/--json, --fail-on, --color, -o: the summary is a report
+  std::string peer_timeout;  // default: 5 intervals, at least 5 s
+  bool quiet_peers = false;
 };
 
 std::atomic<bool> g_stop{false};
@@ -117,15 +121,28 @@ Thresholds thresholds(const WatchArgs& a) {
 
 // The end of every watch: the labelled timeline's totals become facts, the watch rules judge
 // them, and the report goes out in the chosen format like any other command's.
+// Under a launcher, rank 0 adds the job's view (straggler, silent ranks) from its board.
 int judge_watch(const WatchArgs& a, const Thresholds& t, const std::string& mode,
-                std::vector<WatchNodeFacts> nodes) {
+                std::vector<WatchNodeFacts> nodes, const WatchPeers* peers = nullptr) {
   auto facts = std::make_shared<WatchFacts>();
   facts->mode = mode;
   facts->hang_after_s = t.hang_after_s;
   facts->nodes = std::move(nodes);
+  if (peers && peers->board()) facts->job = peers->board()->facts(peers->launcher());
   Report r = start_report("watch", a.flags);
   r.watch = std::move(facts);
   return judge_and_emit(r, a.flags);
+}
+
+// The live view's lines about the job (rank 0 under a launcher).
+std::vector<std::string> job_news(const WatchPeers::News& n, const WatchPeers& peers) {
+  std::vector<std::string> out;
+  for (const StragglerEvent& e : n.stragglers)
+    out.push_back("job: straggler: " + straggler_line(e));
+  for (int r : n.silent)
+    out.push_back("job: " + peers.board()->node_name(r) +
+                  " is silent (no interval summary for --peer-timeout): carrying on without it");
+  return out;
 }
 
 class SignalScope {
@@ -175,14 +192,29 @@ int run_live(const WatchArgs& a) {
   const auto labels = job_labels(a);
   if (!a.html.empty())
     throw InputError("--html", 0, "needs --replay FILE (the report is drawn from a recording)");
-  FsRoot root(a.root);
-  if (!root.is_live()) require_snapshot_root(root, a.root);
+  const double peer_timeout = a.peer_timeout.empty()
+                                  ? std::max(5.0, 5 * interval)
+                                  : seconds_of("--peer-timeout", a.peer_timeout, 0.01, 86400.0);
+  const std::string host = host_name();
+  // Under mpirun/srun: one rank per node, rank 0 names the straggler (cli/watch_peers.h).
+  std::unique_ptr<WatchPeers> peers = WatchPeers::join(t, interval, peer_timeout, now_monotonic);
+  const int rank = peers ? peers->rank() : 0;
+  const std::string root_path = expand_rank_placeholders(a.root, rank, host);
+  FsRoot root(root_path);
+  if (!root.is_live()) require_snapshot_root(root, root_path);
   for (int p : a.pids) {
     if (p <= 0 || !root.read_file("/proc/" + std::to_string(p) + "/stat").ok())
       throw InputError(
           "--pid", 0,
-          std::to_string(p) + ": no such process" + (root.is_live() ? "" : " under " + a.root));
+          std::to_string(p) + ": no such process" + (root.is_live() ? "" : " under " + root_path));
   }
+  const std::string record = expand_rank_placeholders(a.record, rank, host);
+  if (peers && peers->size() > 1 && !record.empty() && record == a.record)
+    throw InputError("--record", 0,
+                     "'" + a.record + "': under " + peers->launcher() + " with " +
+                         std::to_string(peers->size()) +
+                         " ranks every rank would append to this one file: put {rank} or {host} "
+                         "in its name");
   SamplerOptions so;
   so.pids = a.pids;
   so.all_processes = a.all;
@@ -192,17 +224,18 @@ int run_live(const WatchArgs& a) {
   so.dcgm = dcgm_options(a.dcgm, a.dcgm_library, root.is_live(), interval);
   std::unique_ptr<MetricsServer> server;
   if (!a.listen.empty()) server = std::make_unique<MetricsServer>(a.listen);
-  const std::string host = host_name();
   std::unique_ptr<RecordWriter> rec;
-  if (!a.record.empty()) rec = std::make_unique<RecordWriter>(a.record, host);
+  if (!record.empty()) rec = std::make_unique<RecordWriter>(record, host);
   Sampler sampler(root, so);
   IntervalOptions io;
   io.net_interfaces = a.net;
   Timeline timeline(io, t);
   timeline.summary().set_node(host);
   const bool text_format = a.flags.chosen_format() == "text";
-  const bool tty = ::isatty(STDOUT_FILENO) == 1 && text_format;
-  const bool live = !a.quiet && text_format;
+  // mpirun gives each rank a pseudo-terminal and merges them: plain lines under a launcher.
+  const bool tty = ::isatty(STDOUT_FILENO) == 1 && text_format && !peers;
+  const bool silenced = peers && peers->rank() != 0 && a.quiet_peers;
+  const bool live = !a.quiet && text_format && !silenced;
   std::size_t panel_lines = 0;
   SignalScope signals;
   g_stop.store(false);
@@ -214,6 +247,11 @@ int run_live(const WatchArgs& a) {
     if (rec) rec->append(s);
     auto li = timeline.add(s);
     if (li) last_verdict = li->verdict;
+    std::vector<std::string> news;
+    if (peers) {
+      if (li) peers->publish(*li, now_monotonic());
+      if (peers->board()) news = job_news(peers->poll(now_monotonic()), *peers);
+    }
     if (!a.prom_file.empty() || server) {
       PromContext pc{labels, last_verdict ? &*last_verdict : nullptr};
       const std::string text = watch_prometheus_text(s, timeline.summary(), pc);
@@ -230,6 +268,7 @@ int run_live(const WatchArgs& a) {
         std::fputs(out.c_str(), stdout);
       } else {
         std::fputs((live_line(li->interval, li->verdict) + "\n").c_str(), stdout);
+        for (const std::string& l : news) std::fputs(terminal_safe(l + "\n").c_str(), stdout);
       }
       std::fflush(stdout);
     }
@@ -242,8 +281,19 @@ int run_live(const WatchArgs& a) {
     if (duration > 0 && next - start > duration) next = start + duration;
     if (!sleep_until(next)) break;
   }
+  if (peers) {
+    // The peers close their last intervals up to an interval later; a silent one is not waited
+    // for beyond --peer-timeout.
+    const auto n = peers->finish(peer_timeout + interval, now_monotonic);
+    if (live && !tty)
+      for (const std::string& l : job_news(n, *peers))
+        std::fputs(terminal_safe(l + "\n").c_str(), stdout);
+  }
   if (live) std::fputs("\n", stdout);
-  return judge_watch(a, t, "live", {timeline.summary().facts()});
+  const int rc =
+      silenced ? 0 : judge_watch(a, t, "live", {timeline.summary().facts()}, peers.get());
+  if (peers) peers->end(rc);
+  return rc;
 }
 
 int run_replay(const WatchArgs& a) {
@@ -312,7 +362,9 @@ Runner add_watch_command(CLI::App& app) {
                 "A process of the job (repeatable); its child processes "
                 "(data-loader workers) are watched too");
   c->add_flag("--all", a->all, "Watch every process of the node");
-  c->add_option("--root", a->root, "Read /proc and /sys under this directory (default /)");
+  c->add_option("--root", a->root,
+                "Read /proc and /sys under this directory (default /); {rank} becomes the MPI "
+                "rank, {host} the host name");
   c->add_option("--nvml-library", a->nvml_library,
                 "NVML library to load (default libnvidia-ml.so.1 on the live node, none with "
                 "--root)");
@@ -325,7 +377,9 @@ Runner add_watch_command(CLI::App& app) {
   c->add_option("--net", a->net,
                 "Network interface to count (repeatable; default every one "
                 "but lo)");
-  c->add_option("--record", a->record, "Append every sample to FILE (JSONL, flushed per sample)");
+  c->add_option("--record", a->record,
+                "Append every sample to FILE (JSONL, flushed per sample); {rank} and {host} "
+                "name each rank's file under mpirun/srun");
   c->add_option("--replay", a->replay,
                 "Read recordings instead of the node (repeatable: one per node of a job finds "
                 "the straggler)");
@@ -342,6 +396,11 @@ Runner add_watch_command(CLI::App& app) {
   c->add_flag("--quiet", a->quiet, "No live view: only the summary");
   // A format other than text prints no live view: stdout is the report alone.
   add_shared_flags(c, a->flags, kReportFlags);
+  c->add_option("--peer-timeout", a->peer_timeout,
+                "Under mpirun/srun: a rank whose interval summaries stop this long is reported "
+                "silent and no longer waited for (default 5 intervals, at least 5s)");
+  c->add_flag("--quiet-peers", a->quiet_peers,
+              "Under mpirun/srun: ranks other than 0 print nothing (rank 0 shows the job)");
   return [a] { return run_watch(*a); };
 }
 

@@ -39,10 +39,31 @@ struct WatchNodeFacts {
   }
 };
 
+// Under mpirun/srun, rank 0's view of the job: every rank's interval summaries judged side by
+// side with the --replay straggler rule (watch/peer_exchange.h).
+struct WatchJobRank {
+  int rank = 0;
+  std::string host;
+  std::string node;   // "host (rank R)"
+  std::string state;  // "ok", "silent" (stopped answering for a while), "never_answered"
+  int intervals = 0;  // interval summaries received
+  int judged_intervals = 0;
+  int straggler_intervals = 0;
+  double straggler_seconds = 0;
+  int peers = 0;  // the most peers it was compared with while it straggled
+  int unreadable_messages = 0;
+};
+struct WatchJobFacts {
+  std::string launcher;  // "mpirun", "srun"
+  int size = 0;
+  std::string text;  // the job's lines as users read them ("Straggler: node ...", "Silent: ...")
+  std::vector<WatchJobRank> ranks;
+};
 struct WatchFacts {
   std::string mode;  // "live" or "replay"
   double hang_after_s = 60;
   std::vector<WatchNodeFacts> nodes;
+  std::optional<WatchJobFacts> job;  // rank 0 under a launcher
 };
 
 }  // namespace trainready

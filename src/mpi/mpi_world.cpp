@@ -35,6 +35,13 @@ class World final : public MpiWorld {
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     host_ = processor_name();
   }
+  ~World() override {
+    for (Pending& p : outbox_) {
+      if (p.request != MPI_REQUEST_NULL) MPI_Request_free(&p.request);
+    }
+    static auto* kept = new std::list<Pending>;  // never freed, on purpose
+    kept->splice(kept->end(), outbox_);
+  }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string host() const override { return host_; }
@@ -91,19 +98,19 @@ class World final : public MpiWorld {
     // once, so mpirun on one host never showed it; between nodes (TCP, srun's one rank per node)
     // rank 0 got freed memory. So the bytes live here until MPI is done with them: a list,
     // because a moved std::string may move its characters (short-string buffer).
-    outbox_.push_back(bytes);
-    std::string& owned = outbox_.back();
-    MPI_Request r;
-    check(
-        MPI_Isend(owned.data(), as_int(owned.size()), MPI_BYTE, dest, channel, MPI_COMM_WORLD, &r),
-        "MPI_Isend");
-    if (wait_until(r, Clock::now() + timeout, "MPI_Isend")) {
+    reap();
+    outbox_.push_back(Pending{MPI_REQUEST_NULL, bytes});
+    Pending& owned = outbox_.back();
+    check(MPI_Isend(owned.bytes.data(), as_int(owned.bytes.size()), MPI_BYTE, dest, channel,
+                    MPI_COMM_WORLD, &owned.request),
+          "MPI_Isend");
+    if (wait_until(owned.request, Clock::now() + timeout, "MPI_Isend")) {
       outbox_.pop_back();
       return true;
     }
-    // Left pending: the peer may still take it; the caller ends this rank without MPI_Finalize,
-    // and `owned` stays in the outbox until then.
-    MPI_Request_free(&r);
+    // Left pending: the peer may still take it (TCP connects on the first message, and only
+    // once the receiver drives MPI's progress). reap() frees it when it completes, so a rank
+    // that sends every interval (watch) does not keep every message it ever sent.
     return false;
   }
 
@@ -141,7 +148,21 @@ class World final : public MpiWorld {
   int rank_ = 0;
   int size_ = 1;
   std::string host_;
-  std::list<std::string> outbox_;  // bytes of sends MPI may still read (send())
+  struct Pending {
+    MPI_Request request;
+    std::string bytes;
+  };
+  // Drops the sends that have completed since.
+  void reap() {
+    for (auto it = outbox_.begin(); it != outbox_.end();) {
+      int done = 0;
+      check(MPI_Test(&it->request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      it = done ? outbox_.erase(it) : std::next(it);
+    }
+  }
+  // Sends MPI may still read (send()). Still pending when the world goes: their requests are
+  // freed and their bytes left allocated, since MPI may read them until the process ends.
+  std::list<Pending> outbox_;
 };
 
 }  // namespace

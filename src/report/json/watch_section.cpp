@@ -25,7 +25,32 @@ nlohmann::json watch_json(const WatchFacts& w) {
                     {"gpus", n.gpus}};
     nodes.push_back({{"node", n.node}, {"summary", summary}});
   }
-  return {{"mode", w.mode}, {"hang_after_seconds", w.hang_after_s}, {"nodes", nodes}};
+  json out = {{"mode", w.mode}, {"hang_after_seconds", w.hang_after_s}, {"nodes", nodes}};
+  if (w.job) {
+    json ranks = json::array();
+    json stragglers = json::array();
+    for (const WatchJobRank& r : w.job->ranks) {
+      ranks.push_back({{"rank", r.rank},
+                       {"host", r.host},
+                       {"state", r.state},
+                       {"intervals", r.intervals},
+                       {"judged_intervals", r.judged_intervals},
+                       {"straggler_intervals", r.straggler_intervals},
+                       {"straggler_seconds", r.straggler_seconds},
+                       {"unreadable_messages", r.unreadable_messages}});
+      if (r.straggler_intervals > 0)
+        stragglers.push_back({{"rank", r.rank},
+                              {"node", r.node},
+                              {"peers", r.peers},
+                              {"intervals", r.straggler_intervals},
+                              {"seconds", r.straggler_seconds}});
+    }
+    out["job"] = {{"launcher", w.job->launcher},
+                  {"size", w.job->size},
+                  {"ranks", ranks},
+                  {"stragglers", stragglers}};
+  }
+  return out;
 }
 
 }  // namespace trainready

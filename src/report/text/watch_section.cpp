@@ -8,6 +8,7 @@ std::string render_watch_text(const WatchFacts& w) {
     if (w.nodes.size() > 1) out += "== " + n.node + "\n";
     out += n.text;
   }
+  if (w.job) out += w.job->text;
   return out;
 }
 
