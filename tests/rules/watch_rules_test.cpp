@@ -277,6 +277,32 @@ TEST(WatchRules, EachReportsItsLabelsTimeAndStaysQuietWithout) {
   EXPECT_TRUE(end_of_run("watch-hang", empty).skipped);
 }
 
+TEST(WatchStraggler, TheLiveJobViewUnderALauncherIsAFinding) {
+  WatchFacts w = run_with("compute", 10, 10);
+  w.mode = "live";
+  WatchJobFacts job;
+  job.launcher = "mpirun";
+  job.size = 3;
+  for (int r = 0; r < 3; ++r) {
+    WatchJobRank x;
+    x.rank = r;
+    x.node = "node" + std::to_string(r) + " (rank " + std::to_string(r) + ")";
+    x.intervals = x.judged_intervals = 6;
+    x.state = "ok";
+    x.peers = 2;
+    job.ranks.push_back(x);
+  }
+  w.job = job;
+  EXPECT_TRUE(end_of_run("watch-straggler", w).findings.empty());  // all busy: quiet
+  w.job->ranks[1].straggler_intervals = 5;
+  w.job->ranks[1].straggler_seconds = 5;
+  const RuleOutcome o = end_of_run("watch-straggler", w);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].node, "node1 (rank 1)");
+  EXPECT_EQ(o.findings[0].message,
+            "straggler: 5 of 6 judged intervals, 5.00 s idle while its 2 peers worked");
+}
+
 TEST(WatchRules, AHangFailsTheRunAndTheRestDoNot) {
   Catalog c = Catalog::builtin();
   for (const auto& [label, errors] :

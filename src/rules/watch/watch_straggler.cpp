@@ -32,12 +32,37 @@ class WatchStraggler : public WatchRule {
            std::string(w.alone_because) + ")";
   }
 
+  // Replayed recordings carry the label per node; live under mpirun/srun, rank 0's board judged
+  // the peers' interval summaries with the same test (mark_stragglers) and says who straggled.
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    RuleOutcome o = WatchRule::evaluate(ctx);
+    const WatchFacts& w = *ctx.watch;
+    if (!w.job) return o;
+    for (const WatchJobRank& r : w.job->ranks) {
+      if (r.straggler_intervals == 0) continue;
+      Finding f =
+          finding("straggler: " + std::to_string(r.straggler_intervals) + " of " +
+                  std::to_string(r.judged_intervals) + " judged intervals, " +
+                  format_duration(r.straggler_seconds) + " idle while its " +
+                  std::to_string(r.peers) + (r.peers == 1 ? " peer" : " peers") + " worked");
+      f.node = r.node;
+      f.evidence.push_back({"rank 0's view of the job under " + w.job->launcher + " (" +
+                                std::to_string(w.job->size) + " ranks, live interval summaries)",
+                            {}});
+      f.cause = cause();
+      f.fix = fix();
+      o.findings.push_back(std::move(f));
+    }
+    if (o.skipped && !o.findings.empty()) o.skipped = false;
+    return o;
+  }
+
   std::string explain(const watch::Thresholds& t, bool) const override {
     return "a node whose GPU utilization is below " + pct(t.straggler_ratio) +
            " of the median of its" + kMore +
            "peers' in the same second, while the peers are at >= " + pct(t.gpu_busy) +
            "; a hang stays a hang" + kMore +
-           "(watch --replay A.jsonl --replay B.jsonl ..., one recording per node)";
+           "(live under mpirun/srun, or watch --replay A.jsonl --replay B.jsonl ...)";
   }
 
  protected:
