@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "core/input_error.h"
+#include "core/rank_faults.h"
 
 namespace trainready {
 
@@ -12,26 +13,7 @@ std::map<int, FleetFault> parse_fleet_faults(const std::string& spec) {
       {"probe-hang", FleetFault::kProbeHang}, {"probe-exit", FleetFault::kProbeExit},
       {"garbage", FleetFault::kGarbage},      {"version", FleetFault::kVersion},
       {"format", FleetFault::kFormat}};
-  std::map<int, FleetFault> out;
-  std::size_t pos = 0;
-  while (pos < spec.size()) {
-    std::size_t end = spec.find(',', pos);
-    if (end == std::string::npos) end = spec.size();
-    const std::string item = spec.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
-    const std::size_t colon = item.find(':');
-    auto kind = colon == std::string::npos ? kKinds.end() : kKinds.find(item.substr(colon + 1));
-    const std::string digits = colon == std::string::npos ? "" : item.substr(0, colon);
-    if (kind == kKinds.end() || digits.empty() || digits.size() > 9 ||
-        digits.find_first_not_of("0123456789") != std::string::npos)
-      throw InputError(kFleetFaultEnv, 0,
-                       "expected RANK:KIND (KIND: silent, hang, probe-hang, probe-exit, garbage, "
-                       "version, format), got \"" +
-                           item + "\"");
-    out[std::stoi(digits)] = kind->second;
-  }
-  return out;
+  return parse_rank_faults(spec, kKinds, kFleetFaultEnv);
 }
 
 FleetFault fleet_fault_for(int rank) {

@@ -402,18 +402,10 @@ void Copier::enqueue(const SourceEntry& e) {
   if (prev != nullptr) {
     const std::string change = version_change(prev->entry, e);
     if (!change.empty()) {
-      problem(facts_.changed,
-              {e.path, "changed",
-               e.path + ": changed since the manifest (" + change +
-                   "); the earlier copy is discarded and the file copied again whole"});
+      problem(facts_.changed, {e.path, "changed", changed_since_manifest(e.path, change)});
       ::unlink(part_path(prior_.by_path.at(e.path)).c_str());
     } else if (prev->done) {
-      struct stat st {};
-      const std::string fin = final_path(e.path);
-      if (::stat(fin.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-          static_cast<std::uint64_t>(st.st_size) == e.size &&
-          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec ==
-              e.mtime_ns) {
+      if (finished_copy_intact(final_path(e.path), e)) {
         std::lock_guard<std::mutex> lock(facts_mu_);
         ++facts_.files_skipped;
         facts_.bytes_skipped += e.size;
@@ -651,6 +643,19 @@ bool safe_relative(const std::string& p) {
     start = end + 1;
   }
   return true;
+}
+
+std::string changed_since_manifest(const std::string& path, const std::string& change) {
+  return path + ": changed since the manifest (" + change +
+         "); the earlier copy is discarded and the file copied again whole";
+}
+
+bool finished_copy_intact(const std::string& final_path, const SourceEntry& e) {
+  struct stat st {};
+  return ::stat(final_path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         static_cast<std::uint64_t>(st.st_size) == e.size &&
+         static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec ==
+             e.mtime_ns;
 }
 
 std::string version_change(const SourceEntry& was, const SourceEntry& now) {

@@ -37,6 +37,12 @@ inline constexpr std::uint64_t kSmallFile = 1ull << 20;
 bool safe_relative(const std::string& p);
 // How `now` differs from `was` (size, mtime, ETag) in words; empty when the same version.
 std::string version_change(const SourceEntry& was, const SourceEntry& now);
+// The report's words for a file whose source changed since the manifest (`change` from
+// version_change): the earlier copy is dropped and the file copied again whole.
+std::string changed_since_manifest(const std::string& path, const std::string& change);
+// A copy finished by an earlier run is still whole at `final_path`: a regular file with the
+// entry's size and mtime (what finalize set), so it need not be copied again.
+bool finished_copy_intact(const std::string& final_path, const SourceEntry& e);
 
 // Whether parts under DST/.trainready-stage/parts take O_DIRECT writes (a trial file), and not on a
 // memory file system; `write_mode` says which and why, for the outcome.

@@ -535,17 +535,10 @@ std::string Replicator::plan() {
     if (const JournalFile* prev = prior_.find(e.path)) {
       const std::string change = version_change(prev->entry, e);
       if (!change.empty()) {
-        problem(facts_.changed,
-                {e.path, "changed",
-                 e.path + ": changed since the manifest (" + change +
-                     "); the earlier copy is discarded and the file copied again whole"});
+        problem(facts_.changed, {e.path, "changed", changed_since_manifest(e.path, change)});
         ::unlink(part_path(prior_.by_path.at(e.path)).c_str());
       } else if (prev->done) {
-        struct stat st {};
-        if (::stat((dst_ + "/" + e.path).c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-            static_cast<std::uint64_t>(st.st_size) == e.size &&
-            static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec ==
-                e.mtime_ns) {
+        if (finished_copy_intact(dst_ + "/" + e.path, e)) {
           ++facts_.files_skipped;
           facts_.bytes_skipped += e.size;
           continue;

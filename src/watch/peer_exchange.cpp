@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/input_error.h"
+#include "core/rank_faults.h"
 #include "core/units.h"
 
 namespace trainready::watch {
@@ -360,24 +361,7 @@ WatchJobFacts PeerBoard::facts(const std::string& launcher) const {
 std::map<int, PeerFault> parse_peer_faults(const std::string& spec) {
   static const std::map<std::string, PeerFault> kKinds = {
       {"silent", PeerFault::kSilent}, {"hang", PeerFault::kHang}, {"garbage", PeerFault::kGarbage}};
-  std::map<int, PeerFault> out;
-  std::size_t pos = 0;
-  while (pos < spec.size()) {
-    std::size_t end = spec.find(',', pos);
-    if (end == std::string::npos) end = spec.size();
-    const std::string item = spec.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
-    const std::size_t colon = item.find(':');
-    auto kind = colon == std::string::npos ? kKinds.end() : kKinds.find(item.substr(colon + 1));
-    const std::string digits = colon == std::string::npos ? "" : item.substr(0, colon);
-    if (kind == kKinds.end() || digits.empty() || digits.size() > 9 ||
-        digits.find_first_not_of("0123456789") != std::string::npos)
-      throw InputError(kWatchFaultEnv, 0,
-                       "expected RANK:KIND (KIND: silent, hang, garbage), got \"" + item + "\"");
-    out[std::stoi(digits)] = kind->second;
-  }
-  return out;
+  return parse_rank_faults(spec, kKinds, kWatchFaultEnv);
 }
 
 PeerFault peer_fault_for(int rank) {
