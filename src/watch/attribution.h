@@ -19,7 +19,7 @@ struct Verdict {
   std::string rule_id;  // the watch rule that gave the label
 };
 
-// The order the rules are asked in, first match wins (src/rules/watch/precedence.cpp).
+// The order the rules are asked in, first match wins (src/rules/watch_precedence.cpp).
 struct Precedence {
   std::vector<const LabelRule*> with_gpus;
   std::vector<const LabelRule*> without_gpus;

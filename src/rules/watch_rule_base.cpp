@@ -1,3 +1,6 @@
+// The shared half of the watch rules (rules/watch/watch_rule.h): the end-of-run finding each
+// rule reports for its label. Kept beside the registry, not in rules/watch/, where one file is
+// one rule.
 #include "rules/watch/watch_rule.h"
 
 namespace trainready {

@@ -2,6 +2,7 @@
 // GPUs' busy share is the question and the paths explain its idle time; without them, the
 // watched processes' time is what there is, and the bytes they move decide before their CPU
 // time (an MPI rank polls while it waits). docs/watch.md states both.
+// Kept beside the registry, not in rules/watch/, where one file is one rule.
 #include "rules/registry.h"
 #include "watch/attribution.h"
 
