@@ -196,11 +196,7 @@ void Copier::dest_failed(FileJob* f, const DestError& e) {
     if (stop_.compare_exchange_strong(expected, true)) {
       std::lock_guard<std::mutex> lock(facts_mu_);
       facts_.aborted = true;
-      facts_.abort_reason =
-          e.message + (e.err == ENOSPC || e.err == EDQUOT
-                           ? " (the destination is full: no file at its final name is partial; "
-                             "free space and run the same command again to resume)"
-                           : "");
+      facts_.abort_reason = dest_abort_reason(e);
     }
   }
   if (f) {
@@ -643,6 +639,13 @@ bool safe_relative(const std::string& p) {
     start = end + 1;
   }
   return true;
+}
+
+std::string dest_abort_reason(const DestError& e) {
+  return e.message + (e.err == ENOSPC || e.err == EDQUOT
+                          ? " (the destination is full: no file at its final name is partial; "
+                            "free space and run the same command again to resume)"
+                          : "");
 }
 
 std::string changed_since_manifest(const std::string& path, const std::string& change) {

@@ -43,6 +43,9 @@ std::string changed_since_manifest(const std::string& path, const std::string& c
 // A copy finished by an earlier run is still whole at `final_path`: a regular file with the
 // entry's size and mtime (what finalize set), so it need not be copied again.
 bool finished_copy_intact(const std::string& final_path, const SourceEntry& e);
+// Why the copy stopped on a destination error, in the report's words (a full destination says
+// that nothing partial is at a final name and how to resume).
+std::string dest_abort_reason(const DestError& e);
 
 // Whether parts under DST/.trainready-stage/parts take O_DIRECT writes (a trial file), and not on a
 // memory file system; `write_mode` says which and why, for the outcome.

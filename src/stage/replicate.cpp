@@ -732,11 +732,7 @@ void Replicator::write_unit(WriteTask& t, std::vector<std::byte>& aligned) {
       if (err.fatal && !stop_.exchange(true)) {
         std::lock_guard<std::mutex> lock(facts_mu_);
         facts_.aborted = true;
-        facts_.abort_reason =
-            err.message + (err.err == ENOSPC || err.err == EDQUOT
-                               ? " (the destination is full: no file at its final name is "
-                                 "partial; free space and run the same command again to resume)"
-                               : "");
+        facts_.abort_reason = dest_abort_reason(err);
       }
     }
   }

@@ -39,6 +39,24 @@ std::optional<double> optional_number(const nlohmann::json& j, const char* key, 
   return number(j, key, lo, hi);
 }
 
+// A message from a peer: a JSON object of this trainready's message format.
+nlohmann::json peer_message(std::string_view bytes) {
+  nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw std::runtime_error("not a JSON object");
+  if (!j.contains("format") || !j["format"].is_number_integer() ||
+      j["format"].get<int>() != kPeerMessageFormat)
+    throw std::runtime_error("message format is not " + std::to_string(kPeerMessageFormat) +
+                             " (another trainready version?)");
+  return j;
+}
+
+std::string host_of(const nlohmann::json& j) {
+  if (!j.contains("host") || !j["host"].is_string() ||
+      j["host"].get_ref<const std::string&>().size() > kMaxHost)
+    throw std::runtime_error("no host name");
+  return j["host"].get<std::string>();
+}
+
 std::string pct(double ratio) {
   char b[32];
   std::snprintf(b, sizeof b, "%.0f %%", ratio * 100);
@@ -81,18 +99,10 @@ std::string encode_peer_interval(const PeerInterval& p) {
 }
 
 PeerInterval decode_peer_interval(std::string_view bytes) {
-  const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw std::runtime_error("not a JSON object");
-  if (!j.contains("format") || !j["format"].is_number_integer() ||
-      j["format"].get<int>() != kPeerMessageFormat)
-    throw std::runtime_error("message format is not " + std::to_string(kPeerMessageFormat) +
-                             " (another trainready version?)");
+  const nlohmann::json j = peer_message(bytes);
   PeerInterval p;
   p.rank = static_cast<int>(number(j, "rank", 0, 1e9));
-  if (!j.contains("host") || !j["host"].is_string() ||
-      j["host"].get_ref<const std::string&>().size() > kMaxHost)
-    throw std::runtime_error("no host name");
-  p.host = j["host"].get<std::string>();
+  p.host = host_of(j);
   p.start = number(j, "start", 0, 1e11);
   p.end = number(j, "end", p.start, 1e11);
   p.seconds = number(j, "seconds", 0, 1e9);
@@ -113,18 +123,10 @@ std::string encode_peer_hello(int rank, const std::string& host) {
 }
 
 std::string decode_peer_hello(std::string_view bytes, int rank) {
-  const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) throw std::runtime_error("not a JSON object");
-  if (!j.contains("format") || !j["format"].is_number_integer() ||
-      j["format"].get<int>() != kPeerMessageFormat)
-    throw std::runtime_error("message format is not " + std::to_string(kPeerMessageFormat) +
-                             " (another trainready version?)");
+  const nlohmann::json j = peer_message(bytes);
   if (static_cast<int>(number(j, "rank", 0, 1e9)) != rank)
     throw std::runtime_error("the message says it comes from another rank");
-  if (!j.contains("host") || !j["host"].is_string() ||
-      j["host"].get_ref<const std::string&>().size() > kMaxHost)
-    throw std::runtime_error("no host name");
-  return j["host"].get<std::string>();
+  return host_of(j);
 }
 
 PeerBoard::PeerBoard(int size, Thresholds t, double timeout_s, std::size_t window, double now)
