@@ -54,7 +54,30 @@ std::string read_stdin_bounded() {
   return std::move(r.data);
 }
 
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// lint reads JSON: what a deployment tool compiles or plans, not its sources. A source handed in
+// gets the command that makes the JSON rather than a JSON syntax error at line 1.
+void refuse_source_file(std::string_view text, const std::string& file) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n\xef\xbb\xbf");
+  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) return;
+  if (ends_with(file, ".bicep") || ends_with(file, ".bicepparam"))
+    throw InputError(file, 1,
+                     "a Bicep source, not JSON: lint reads the ARM template Bicep compiles to; "
+                     "run `az bicep build --file " +
+                         file + "` (or `bicep build`) and lint the .json it writes");
+  if (ends_with(file, ".tf") || ends_with(file, ".tfvars"))
+    throw InputError(file, 1,
+                     "a Terraform source, not JSON: lint reads a plan; run `terraform plan -out "
+                     "tfplan && terraform show -json tfplan > plan.json` and lint plan.json (the "
+                     ".tf files beside it are read for line numbers)");
+}
+
 LocatedJson parse_deployment_json(std::string_view text, const std::string& file) {
+  refuse_source_file(text, file);
   return parse_located_json(text, file, JsonDialect::kArm);
 }
 
