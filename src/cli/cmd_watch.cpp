@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/judge.h"
 #include "cli/output.h"
+#include "cli/shared_flags.h"
 #include "cli/watch_peers.h"
 #include "core/atomic_file.h"
 #include "core/host_name.h"
@@ -65,34 +66,6 @@ struct WatchArgs {
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) { g_stop.store(true); }
-
-// "1s", "250ms", "2m", "1h", or plain seconds.
-double seconds_of(const std::string& flag, const std::string& v, double min, double max) {
-  std::string num = v;
-  double unit = 1;
-  auto ends = [&](const char* suf) {
-    const std::string s(suf);
-    if (num.size() > s.size() && num.compare(num.size() - s.size(), s.size(), s) == 0) {
-      num.resize(num.size() - s.size());
-      return true;
-    }
-    return false;
-  };
-  if (ends("ms"))
-    unit = 1e-3;
-  else if (ends("s"))
-    unit = 1;
-  else if (ends("m"))
-    unit = 60;
-  else if (ends("h"))
-    unit = 3600;
-  const auto d = parse_double(num);
-  if (!d || !std::isfinite(*d) || *d * unit < min || *d * unit > max)
-    throw InputError(flag, 0,
-                     "'" + v + "': expected a duration such as 1s, 250ms, 5m or 2h, from " +
-                         format_duration(min) + " to " + format_duration(max));
-  return *d * unit;
-}
 
 std::vector<std::pair<std::string, std::string>> job_labels(const WatchArgs& a) {
   std::vector<std::pair<std::string, std::string>> out;
