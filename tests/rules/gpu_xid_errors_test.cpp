@@ -234,3 +234,26 @@ TEST(GpuXidErrors, QuietWithoutXidSkippedWithoutLog) {
   EXPECT_TRUE(o.skipped);
   EXPECT_NE(o.skip_reason.find("Permission denied"), std::string::npos);
 }
+
+// Finding 13: codes the table lacked were "warning, unknown code"; Xid 110 (NVIDIA: reset the
+// GPU) is an error with the reset advice, 171 (DRAM detail of an Xid 48) names itself.
+TEST(GpuXidErrors, CodesOfTheWholeCatalogAreKnown) {
+  NodeFacts n = healthy_nd_h100();
+  KernelLogFacts k = parse_kernel_log(
+      "[Sun Feb 23 16:24:18 2025] NVRM: Xid (PCI:0000:9b:00): 110, pid=1, name=python, "
+      "Security Fault Error\n"
+      "[Sun Feb 23 16:24:19 2025] NVRM: Xid (PCI:0000:9b:00): 171, pid=1, name=python, "
+      "Uncorrectable DRAM error\n",
+      "dmesg-T");
+  KernelLogClock clock;
+  clock.boot_time = 1;
+  place_kernel_log_times(k, clock);
+  n.kernel_log = Fact<KernelLogFacts>::present(k, {"dmesg-T", 0});
+  RuleOutcome o = run_rule("gpu-xid-errors", n);
+  ASSERT_EQ(o.findings.size(), 2u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  EXPECT_EQ(o.findings[0].message, "Xid 110 (Security Fault Error) logged 1 time on 0000:9b:00");
+  EXPECT_NE(o.findings[0].fix.find("nvidia-smi -r"), std::string::npos);
+  EXPECT_EQ(o.findings[1].message.find("unknown code"), std::string::npos) << o.findings[1].message;
+  EXPECT_NE(o.findings[1].cause.find("UNCORRECTABLE_DRAM_ERROR"), std::string::npos);
+}
