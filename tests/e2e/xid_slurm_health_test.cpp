@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 // leaves the node in service. The old rule judged the whole log and drained it.
 TEST(XidSlurmHealth, AnXidFromBeforeTheBootNeverDrains) {
   const std::string d = temp_dir("xid-slurm");
-  fs::copy(example("nd-h100-healthy"), d, fs::copy_options::recursive);
+  fs::copy(example("nd-h100-healthy"), d,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   {
     std::ofstream(d + "/proc/stat") << "cpu  1 2 3 4 5 6 7 0 0 0\nbtime 1795903200\n";
     std::ofstream(d + "/trainready/kernel-log-nvrm.txt")

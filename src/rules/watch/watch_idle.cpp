@@ -2,6 +2,7 @@
 // there is too little activity, not yet long enough quiet to be a hang.
 #include "rules/rule_factories.h"
 #include "rules/watch/watch_rule.h"
+#include "watch/gpu_busy.h"
 
 namespace trainready {
 namespace {
@@ -18,8 +19,16 @@ class WatchIdle : public WatchRule {
   watch::Label label() const override { return watch::Label::kIdle; }
 
   std::optional<std::string> judge(const watch::Window& w) const override {
-    if (w.busy)
-      return "GPU utilization " + pct(*w.busy) + ", no counter shows the path it waits on";
+    if (w.busy) {
+      const watch::Interval& iv = *w.iv;
+      std::string s = "GPU utilization " + pct(*w.busy);
+      if (watch::gpus_spinning(iv, *w.t))
+        s += ", SM activity " + pct(*iv.gpu_sm_active) + " (kernels spinning on few SMs)";
+      if (iv.ib_ports > 0 && iv.net_tx_peak_util && *iv.net_tx_peak_util >= w.t->net_active)
+        s += ", front-end NIC sending at " + pct(*iv.net_tx_peak_util) +
+             " of line rate (checkpoint/egress)";
+      return s + ", no counter shows the path it waits on";
+    }
     return std::string("little CPU, network or storage activity");
   }
 
