@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -196,7 +197,13 @@ int run_live(const WatchArgs& a) {
                                             : std::string();
   so.dcgm = dcgm_options(a.dcgm, a.dcgm_library, root.is_live(), interval);
   std::unique_ptr<MetricsServer> server;
-  if (!a.listen.empty()) server = std::make_unique<MetricsServer>(a.listen);
+  if (!a.listen.empty()) {
+    server = std::make_unique<MetricsServer>(a.listen);
+    if (!listen_is_loopback(a.listen))
+      std::cerr << "trainready: watch --listen " << terminal_safe(a.listen)
+                << ": /metrics is served to every host that can reach this address, without "
+                   "authentication\n";
+  }
   std::unique_ptr<RecordWriter> rec;
   if (!record.empty()) rec = std::make_unique<RecordWriter>(record, host);
   Sampler sampler(root, so);
@@ -359,7 +366,9 @@ Runner add_watch_command(CLI::App& app) {
   c->add_option("--prom-file", a->prom_file,
                 "Write the metrics to FILE atomically each sample (node_exporter textfile "
                 "collector)");
-  c->add_option("--listen", a->listen, "Serve /metrics over HTTP at HOST:PORT (127.0.0.1:9464)");
+  c->add_option("--listen", a->listen,
+                "Serve /metrics over HTTP at HOST:PORT; :PORT serves 127.0.0.1 only, "
+                "0.0.0.0:PORT (or [::]:PORT) every address of the node (no authentication)");
   c->add_option("--job-label", a->job_labels,
                 "NAME=VALUE on the trainready_job_info series (repeatable)");
   c->add_option("--hang-after", a->hang_after,
