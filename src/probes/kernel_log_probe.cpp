@@ -62,6 +62,9 @@ Fact<KernelLogFacts> probe_kernel_log(const Root& root) {
     paths.back() += "/dmesg.txt";
   }
   for (const char* p : kKernelLogFiles) paths.emplace_back(p);
+  // Read first, whatever log is found: `collect` keeps what the probes read, so a snapshot
+  // carries /proc/stat (the boot time) for the kernel log it carries.
+  const KernelLogClock clock = clock_of(root);
   std::string unreadable;
   Provenance unreadable_where;
   for (const std::string& path : paths) {
@@ -77,7 +80,7 @@ Fact<KernelLogFacts> probe_kernel_log(const Root& root) {
     }
     try {
       KernelLogFacts k = parse_kernel_log(r.data, where.source);
-      place_kernel_log_times(k, clock_of(root));
+      place_kernel_log_times(k, clock);
       return Fact<KernelLogFacts>::present(std::move(k), where);
     } catch (const InputError& e) {
       if (unreadable.empty()) {
