@@ -28,12 +28,12 @@ Verdict Attributor::label(const Interval& iv) {
   // data path, unless SM activity (where sampled) shows real work: without it a kernel spinning
   // in a collective reads busy; or, without GPU counters, the processes on a CPU.
   const bool sm_working = iv.gpu_sm_active && *iv.gpu_sm_active >= t_.sm_spinning;
-  const bool gpus_moving = w.busy && *w.busy >= t_.gpu_quiet && !gpus_spinning(iv, t_) &&
-                           (!network_seen_ || sm_working);
-  const bool moving =
-      (net && *net >= t_.quiet_bytes_per_s) || (nvlink && *nvlink >= t_.quiet_bytes_per_s) ||
-      (storage && *storage >= t_.quiet_bytes_per_s) || gpus_moving ||
-      (!w.busy && iv.proc_cpu_cores && *iv.proc_cpu_cores >= t_.cpu_active_cores);
+  const bool gpus_moving =
+      w.busy && *w.busy >= t_.gpu_quiet && !gpus_spinning(iv, t_) && (!network_seen_ || sm_working);
+  const bool moving = (net && *net >= t_.quiet_bytes_per_s) ||
+                      (nvlink && *nvlink >= t_.quiet_bytes_per_s) ||
+                      (storage && *storage >= t_.quiet_bytes_per_s) || gpus_moving ||
+                      (!w.busy && iv.proc_cpu_cores && *iv.proc_cpu_cores >= t_.cpu_active_cores);
   quiet_seconds_ = moving ? 0 : quiet_seconds_ + iv.seconds;
   w.quiet_for = quiet_seconds_;
   w.network_seen = network_seen_;

@@ -44,8 +44,8 @@ struct Interval {
   std::optional<double> net_rx_bytes_per_s;
   std::optional<double> net_tx_bytes_per_s;
   std::optional<double> net_line_bytes_per_s;  // when every counted interface reports a speed
-  std::optional<double> net_peak_util;     // max over interfaces of max(rx, tx) / speed
-  std::optional<double> net_rx_peak_util;  // max over interfaces of rx / speed (input)
+  std::optional<double> net_peak_util;         // max over interfaces of max(rx, tx) / speed
+  std::optional<double> net_rx_peak_util;      // max over interfaces of rx / speed (input)
   std::optional<double> net_tx_peak_util;  // max over interfaces of tx / speed (checkpoint, egress)
   // Storage: top-level block devices, NFS mounts, fuse mounts.
   std::optional<double> disk_read_bytes_per_s;

@@ -115,16 +115,15 @@ MetricsServer::MetricsServer(const std::string& listen) : impl_(std::make_unique
     throw InputError("--listen", 0,
                      "'" + listen + "': expected a numeric IPv4 or IPv6 address before the port");
   }
-  impl_->daemon =
-      MHD_start_daemon(flags, static_cast<std::uint16_t>(port_), nullptr, nullptr, &handle, this,
-                       MHD_OPTION_SOCK_ADDR, &impl_->addr,
-                       // A client idle this long is dropped; a request's headers may use this
-                       // much memory; one address holds at most kPerIpConnections of the
-                       // kConnections, so a few slow clients cannot starve a scrape.
-                       MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutS, MHD_OPTION_CONNECTION_LIMIT,
-                       kConnections, MHD_OPTION_PER_IP_CONNECTION_LIMIT, kPerIpConnections,
-                       MHD_OPTION_CONNECTION_MEMORY_LIMIT, kConnectionMemory,
-                       MHD_OPTION_EXTERNAL_LOGGER, &log_line, nullptr, MHD_OPTION_END);
+  impl_->daemon = MHD_start_daemon(
+      flags, static_cast<std::uint16_t>(port_), nullptr, nullptr, &handle, this,
+      MHD_OPTION_SOCK_ADDR, &impl_->addr,
+      // A client idle this long is dropped; a request's headers may use this
+      // much memory; one address holds at most kPerIpConnections of the
+      // kConnections, so a few slow clients cannot starve a scrape.
+      MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutS, MHD_OPTION_CONNECTION_LIMIT, kConnections,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, kPerIpConnections, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+      kConnectionMemory, MHD_OPTION_EXTERNAL_LOGGER, &log_line, nullptr, MHD_OPTION_END);
   if (impl_->daemon == nullptr)
     throw std::runtime_error("--listen " + listen +
                              ": cannot listen there (address in use or not on this machine)");

@@ -27,8 +27,8 @@ RecordWriter::RecordWriter(const std::string& path, const std::string& host) : p
                           : S_ISLNK(before.st_mode) ? "a symbolic link"
                           : S_ISDIR(before.st_mode) ? "a directory"
                                                     : "a device or socket"));
-  fd_ = ::open(path.c_str(),
-               O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
+  fd_ =
+      ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
   if (fd_ < 0)
     throw InputError(path, 0, std::string("cannot open for recording: ") + std::strerror(errno));
   struct stat st {};

@@ -184,8 +184,7 @@ std::string watch_html_report(const std::vector<NodeTimeline>& nodes, const Thre
         [](double x) { return format_rate_si(x); }, 0);
     page += chart(
         "Lustre reads (llite read_bytes: what the applications read, page-cache hits included)",
-        "bytes per second", v,
-        [](const Interval& i) { return i.lustre_read_bytes_per_s; },
+        "bytes per second", v, [](const Interval& i) { return i.lustre_read_bytes_per_s; },
         [](double x) { return format_rate_si(x); }, 0);
     page += chart(
         "Watched processes on the CPU", "cores", v,

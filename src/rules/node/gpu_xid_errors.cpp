@@ -82,8 +82,7 @@ std::string action_of(const std::optional<XidInfo>& info) {
     return "NVIDIA's catalog points at unified memory (CHECK_UVM): check the nvidia-uvm module "
            "and the application's managed-memory use; restart the job.";
   if (b.empty())
-    return "NVIDIA's catalog gives no action for this code yet (" +
-           std::string(info->description) +
+    return "NVIDIA's catalog gives no action for this code yet (" + std::string(info->description) +
            "); if it comes with another Xid, act on that one; if it recurs, report the node.";
   return "No action by itself (NVIDIA's catalog: " + std::string(b) +
          "); watch for it recurring or with other codes.";
