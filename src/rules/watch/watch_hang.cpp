@@ -50,8 +50,9 @@ class WatchHang : public WatchRule {
     return "network, NVLink and storage below " + binary_rate(t.quiet_bytes_per_s) +
            " for >= " + format_duration(t.hang_after_s) +
            " (--hang-after) while watched processes live," + kMore +
-           "with GPU utilization <= " + pct(t.gpu_quiet) +
-           ", or at any utilization once the job has used" + kMore +
+           "with GPU utilization <= " + pct(t.gpu_quiet) + " or spinning (>= " + pct(t.gpu_busy) +
+           " on SM activity < " + pct(t.sm_spinning) +
+           "), or at any utilization once the job has used" + kMore +
            "InfiniBand (the NIC without it) or NVLink, with SM activity < " + pct(t.sm_spinning) +
            kMore + "where sampled (a rank spinning in a collective that never completes);" + kMore +
            "a network at >= " + pct(t.net_saturated) +

@@ -46,8 +46,10 @@ class WatchIdle : public WatchRule {
   std::string cause() const override {
     return "The GPUs were not busy and neither the network, storage nor the loader's CPU was at "
            "a threshold: the job between steps (checkpointing to a path not watched, "
-           "evaluation, start-up), host-side Python, or a path watch does not count (NVLink, "
-           "an interface left out with --net).";
+           "evaluation, start-up), host-side Python, a path watch does not judge against a "
+           "line rate (NVLink: counted as movement, never as communication-bound), an interface "
+           "left out with --net, or GPU kernels spinning on few SMs (SM activity < 0.3) while "
+           "they wait; with no watched process, an idle node.";
   }
   std::string fix() const override {
     return "Watch with --pid on the training processes (and their loaders) so their I/O and "
