@@ -105,7 +105,7 @@ Runner add_doctor_command(CLI::App& app) {
                 "repeatable)");
   c->add_option("--nccl-tests", a->nccl_tests, "Also judge this nccl-tests output (table or JSON)");
   add_shared_flags(c, a->flags,
-                   kReportFlags | kRuleFlags | kSkuFlag | kRunScaleFlags | kCatalogFlag);
+                   kReportFlags | kRuleFlags | kSkuFlag | kRunScaleFlags | kCatalogFlag | kXidFlag);
   c->add_option("--nvml-library", a->nvml_library,
                 "NVML library to load (default libnvidia-ml.so.1)");
   c->add_option("--nccl-library", a->nccl_library,

@@ -134,7 +134,7 @@ Runner add_fleet_command(CLI::App& app) {
                 "Judge this captured environment instead of each rank's own");
   add_bandwidth_flags(c, a->bandwidth);
   add_shared_flags(c, a->flags,
-                   kReportFlags | kRuleFlags | kSkuFlag | kRunScaleFlags | kCatalogFlag);
+                   kReportFlags | kRuleFlags | kSkuFlag | kRunScaleFlags | kCatalogFlag | kXidFlag);
   c->add_option("--nvml-library", a->nvml_library,
                 "NVML library to load (default libnvidia-ml.so.1)");
   c->add_option("--nccl-library", a->nccl_library,

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/judge.h"
 #include "cli/output.h"
+#include "cli/shared_flags.h"
 #include "cli/watch_peers.h"
 #include "core/atomic_file.h"
 #include "core/host_name.h"
@@ -65,34 +67,6 @@ struct WatchArgs {
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) { g_stop.store(true); }
-
-// "1s", "250ms", "2m", "1h", or plain seconds.
-double seconds_of(const std::string& flag, const std::string& v, double min, double max) {
-  std::string num = v;
-  double unit = 1;
-  auto ends = [&](const char* suf) {
-    const std::string s(suf);
-    if (num.size() > s.size() && num.compare(num.size() - s.size(), s.size(), s) == 0) {
-      num.resize(num.size() - s.size());
-      return true;
-    }
-    return false;
-  };
-  if (ends("ms"))
-    unit = 1e-3;
-  else if (ends("s"))
-    unit = 1;
-  else if (ends("m"))
-    unit = 60;
-  else if (ends("h"))
-    unit = 3600;
-  const auto d = parse_double(num);
-  if (!d || !std::isfinite(*d) || *d * unit < min || *d * unit > max)
-    throw InputError(flag, 0,
-                     "'" + v + "': expected a duration such as 1s, 250ms, 5m or 2h, from " +
-                         format_duration(min) + " to " + format_duration(max));
-  return *d * unit;
-}
 
 std::vector<std::pair<std::string, std::string>> job_labels(const WatchArgs& a) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -223,7 +197,13 @@ int run_live(const WatchArgs& a) {
                                             : std::string();
   so.dcgm = dcgm_options(a.dcgm, a.dcgm_library, root.is_live(), interval);
   std::unique_ptr<MetricsServer> server;
-  if (!a.listen.empty()) server = std::make_unique<MetricsServer>(a.listen);
+  if (!a.listen.empty()) {
+    server = std::make_unique<MetricsServer>(a.listen);
+    if (!listen_is_loopback(a.listen))
+      std::cerr << "trainready: watch --listen " << terminal_safe(a.listen)
+                << ": /metrics is served to every host that can reach this address, without "
+                   "authentication\n";
+  }
   std::unique_ptr<RecordWriter> rec;
   if (!record.empty()) rec = std::make_unique<RecordWriter>(record, host);
   Sampler sampler(root, so);
@@ -386,7 +366,9 @@ Runner add_watch_command(CLI::App& app) {
   c->add_option("--prom-file", a->prom_file,
                 "Write the metrics to FILE atomically each sample (node_exporter textfile "
                 "collector)");
-  c->add_option("--listen", a->listen, "Serve /metrics over HTTP at HOST:PORT (127.0.0.1:9464)");
+  c->add_option("--listen", a->listen,
+                "Serve /metrics over HTTP at HOST:PORT; :PORT serves 127.0.0.1 only, "
+                "0.0.0.0:PORT (or [::]:PORT) every address of the node (no authentication)");
   c->add_option("--job-label", a->job_labels,
                 "NAME=VALUE on the trainready_job_info series (repeatable)");
   c->add_option("--hang-after", a->hang_after,

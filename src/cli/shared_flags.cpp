@@ -1,10 +1,13 @@
 #include "cli/shared_flags.h"
 
 #include <array>
+#include <cmath>
 
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "core/input_error.h"
+#include "core/text.h"
+#include "core/units.h"
 #include "report/html/html_reporter.h"
 #include "report/json/json_reporter.h"
 #include "report/junit/junit_reporter.h"
@@ -24,7 +27,7 @@ struct FlagSpec {
 };
 
 // The table: every shared flag, its help and its check, once.
-const std::array<FlagSpec, 11> kTable = {{
+const std::array<FlagSpec, 12> kTable = {{
     {kReportFlags,
      [](CLI::App* c, SharedFlags& f) {
        c->add_option("--format", f.format,
@@ -84,9 +87,44 @@ const std::array<FlagSpec, 11> kTable = {{
        c->add_option("--catalog", f.catalog_path,
                      "Catalog JSON to use instead of the built-in one");
      }},
+    {kXidFlag,
+     [](CLI::App* c, SharedFlags& f) {
+       c->add_option("--xid-window", f.xid_window,
+                     "Judge NVIDIA Xid errors logged since the current boot and within this "
+                     "long before now, e.g. 2h (default, as Azure's node health checks), 30m; "
+                     "older ones are reported as info");
+     }},
 }};
 
 }  // namespace
+
+// "1s", "250ms", "2m", "1h", or plain seconds.
+double seconds_of(const std::string& flag, const std::string& v, double min, double max) {
+  std::string num = v;
+  double unit = 1;
+  auto ends = [&](const char* suf) {
+    const std::string s(suf);
+    if (num.size() > s.size() && num.compare(num.size() - s.size(), s.size(), s) == 0) {
+      num.resize(num.size() - s.size());
+      return true;
+    }
+    return false;
+  };
+  if (ends("ms"))
+    unit = 1e-3;
+  else if (ends("s"))
+    unit = 1;
+  else if (ends("m"))
+    unit = 60;
+  else if (ends("h"))
+    unit = 3600;
+  const auto d = parse_double(num);
+  if (!d || !std::isfinite(*d) || *d * unit < min || *d * unit > max)
+    throw InputError(flag, 0,
+                     "'" + v + "': expected a duration such as 1s, 250ms, 5m or 2h, from " +
+                         format_duration(min) + " to " + format_duration(max));
+  return *d * unit;
+}
 
 void add_shared_flags(CLI::App* c, SharedFlags& f, unsigned groups) {
   for (const FlagSpec& spec : kTable) {
@@ -126,6 +164,8 @@ RunOptions SharedFlags::run_options() const {
   if (!sku.empty()) o.sku = sku;
   if (nodes > 0) o.nodes = nodes;
   o.efficiency = efficiency;
+  if (!xid_window.empty())
+    o.xid_window_s = seconds_of("--xid-window", xid_window, 1, 366 * 86400.0);
   return o;
 }
 
@@ -135,6 +175,7 @@ void SharedFlags::check() const {
   (void)fail_on_severity();
   (void)selection();
   (void)chosen_format();
+  (void)run_options();
   // A --sku the catalog lacks is not an input error: real sizes outside the catalog (NC24s_v3)
   // still get every other check, and the rules that need the size say they were skipped.
   (void)catalog();

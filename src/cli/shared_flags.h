@@ -20,6 +20,7 @@ enum FlagGroup : unsigned {
   kSkuFlag = 4,        // --sku
   kRunScaleFlags = 8,  // --nodes --efficiency
   kCatalogFlag = 16,   // --catalog
+  kXidFlag = 32,       // --xid-window
 };
 
 struct SharedFlags {
@@ -34,6 +35,7 @@ struct SharedFlags {
   int nodes = 0;
   double efficiency = kDefaultIbEfficiency;
   std::string catalog_path;
+  std::string xid_window;  // --xid-window, a duration ("2h"); empty: the default
 
   // Each throws InputError naming the flag; check() runs them all before any work starts.
   void check() const;
@@ -44,6 +46,9 @@ struct SharedFlags {
   const Catalog& catalog() const;
   bool color_enabled() const;
 };
+
+// "1s", "250ms", "2m", "1h", or plain seconds, between min and max; InputError naming the flag.
+double seconds_of(const std::string& flag, const std::string& v, double min, double max);
 
 // Adds the flags of `groups` to the command, bound to `f`.
 void add_shared_flags(CLI::App* c, SharedFlags& f, unsigned groups);

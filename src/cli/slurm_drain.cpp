@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+
 #include "core/input_error.h"
 #include "core/text.h"
 #include "core/utf8.h"
@@ -53,27 +55,40 @@ std::string drain_reason(const std::vector<Finding>& failing) {
   return line;
 }
 
-bool is_single_node_name(std::string_view name) {
-  if (name.empty() || name.size() > 64) return false;
+std::string node_name_problem(std::string_view name) {
+  if (name.empty()) return "it is empty";
+  if (name.size() > 64) return std::to_string(name.size()) + " bytes, more than 64";
   // scontrol reads "nodename=ALL" (any case) as every node of the cluster (measured on 22.05).
-  if (iequals(name, "all")) return false;
+  if (iequals(name, "all")) return "scontrol reads ALL as every node of the cluster";
   for (char c : name) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '.' || c == '-' || c == '_';
-    if (!ok) return false;
+    if (ok) continue;
+    if (c == '\n' || c == '\r') return "it holds a line break";
+    if (c == ',' || c == '[' || c == ']')
+      return std::string("'") + c + "' makes scontrol read it as a list of nodes";
+    if (c == ' ' || c == '\t') return "it holds white space";
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", u);
+      return std::string("the byte ") + hex + " is not allowed";
+    }
+    return std::string("the character '") + c + "' is not allowed";
   }
-  return true;
+  return "";
 }
+
+bool is_single_node_name(std::string_view name) { return node_name_problem(name).empty(); }
 
 std::string slurm_node_name(const char* slurmd_nodename, const std::string& fallback) {
   const bool from_env = slurmd_nodename != nullptr && *slurmd_nodename != '\0';
   std::string name = from_env ? std::string(slurmd_nodename) : fallback;
-  if (!is_single_node_name(name)) {
+  if (const std::string why = node_name_problem(name); !why.empty()) {
     throw InputError(from_env ? "SLURMD_NODENAME" : "host name", 0,
                      "expected one node name (letters, digits, '.', '-', '_'; at most 64 bytes), "
                      "got '" +
-                         clip_text(ascii_line(name), 80) +
-                         "': scontrol would read it as a list of nodes");
+                         clip_text(ascii_line(name), 80) + "': " + why);
   }
   return name;
 }

@@ -33,6 +33,9 @@ std::string slurm_node_name(const char* slurmd_nodename, const std::string& fall
 // True for a name made only of letters, digits, '.', '-' and '_' (1 to 64 bytes, HOST_NAME_MAX),
 // and not "ALL", which scontrol takes for every node.
 bool is_single_node_name(std::string_view name);
+// Why a name is not one node ("it holds a line break", "the character ';' is not allowed", ...);
+// empty when it is.
+std::string node_name_problem(std::string_view name);
 
 // {scontrol, "update", "nodename=<node>", "state=drain", "reason=<reason>"}.
 std::vector<std::string> drain_argv(const std::string& scontrol, const std::string& node,

@@ -468,12 +468,12 @@ json kernel_enc(const KernelLogFacts& k) {
                  {"process", e.process},
                  {"detail", e.detail},
                  {"without_xid", e.without_xid},
-                 {"w", prov(e.where)}});
-  return {{"source", k.source},
-          {"lines", k.lines},
-          {"first", k.first_timestamp},
-          {"last", k.last_timestamp},
-          {"xids", std::move(x)}};
+                 {"w", prov(e.where)},
+                 {"t", e.time},
+                 {"eb", e.earlier_boot}});
+  return {{"source", k.source},       {"boot", k.boot_time}, {"read_at", k.read_at},
+          {"time_note", k.time_note}, {"lines", k.lines},    {"first", k.first_timestamp},
+          {"last", k.last_timestamp}, {"xids", std::move(x)}};
 }
 
 KernelLogFacts kernel_dec(const In& in) {
@@ -485,7 +485,11 @@ KernelLogFacts kernel_dec(const In& in) {
   for (const In& e : in.at("xids").items())
     k.xids.push_back(XidEvent{e.at("code").int32(), e.at("pci").str(), e.at("ts").str(),
                               e.at("process").str(), e.at("detail").str(),
-                              e.at("without_xid").boolean(), prov_in(e.at("w"))});
+                              e.at("without_xid").boolean(), prov_in(e.at("w")),
+                              e.at("t").integer(), e.at("eb").boolean()});
+  k.boot_time = in.at("boot").integer();
+  k.read_at = in.at("read_at").integer();
+  k.time_note = in.at("time_note").str();
   return k;
 }
 

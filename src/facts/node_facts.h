@@ -211,6 +211,8 @@ struct XidEvent {
   std::string detail;        // the text after the code, pid/name removed
   bool without_xid = false;  // "fallen off the bus" printed without an Xid line (counted as 79)
   Provenance where;
+  std::int64_t time = 0;      // the line's time, seconds since the epoch; 0 = could not be placed
+  bool earlier_boot = false;  // the log shows a boot after this line (journal marker, [s] reset)
 };
 
 // The NVRM lines of the kernel log (dmesg, journal, /var/log/kern.log or /var/log/messages).
@@ -220,6 +222,10 @@ struct KernelLogFacts {
   std::string first_timestamp;  // of the first line carrying one: how far back the log goes
   std::string last_timestamp;
   std::vector<XidEvent> xids;
+  std::int64_t boot_time =
+      0;  // /proc/stat btime: the current boot, seconds since the epoch (0 unknown)
+  std::int64_t read_at = 0;  // when the log was read (live: now; snapshot: its collected_at)
+  std::string time_note;     // how line times were placed, or why they could not be
 };
 
 // One `ib_write_bw` run (perftest): its header and the row at the largest message size.

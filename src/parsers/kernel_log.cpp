@@ -1,6 +1,8 @@
 #include "parsers/kernel_log.h"
 
 #include <cctype>
+#include <cmath>
+#include <ctime>
 #include <map>
 #include <set>
 
@@ -111,7 +113,164 @@ std::string fallen_off_pci(std::string_view text) {
   return "";
 }
 
+// The kernel's own "[ 3606.832215]" (seconds since boot) at the start of a line or after the
+// syslog "kernel: " tag; nullopt when the line has none.
+std::optional<double> boot_seconds(std::string_view line) {
+  line = trim(line);
+  if (line.empty()) return std::nullopt;
+  if (line.front() != '[') {
+    const auto tag = line.find("kernel: [");
+    if (tag == std::string_view::npos || tag > 120) return std::nullopt;
+    line = line.substr(tag + 8);
+  }
+  const auto close = line.find(']');
+  if (close == std::string_view::npos || close > 24) return std::nullopt;
+  const std::string_view inner = trim(line.substr(1, close - 1));
+  if (inner.empty() || !std::isdigit(static_cast<unsigned char>(inner.front())))
+    return std::nullopt;
+  for (char c : inner)
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') return std::nullopt;
+  const auto v = parse_double(inner);
+  if (!v || !std::isfinite(*v)) return std::nullopt;
+  return *v;
+}
+
+int month_of(std::string_view m) {
+  static constexpr std::string_view kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                 "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (int i = 0; i < 12; ++i)
+    if (m == kMonths[i]) return i;
+  return -1;
+}
+
+// "hh:mm:ss" -> the fields of `tm`; false when it is not one.
+bool clock_of(std::string_view s, std::tm& tm) {
+  if (s.size() < 8 || s[2] != ':' || s[5] != ':') return false;
+  const auto h = parse_int(s.substr(0, 2));
+  const auto m = parse_int(s.substr(3, 2));
+  const auto sec = parse_int(s.substr(6, 2));
+  if (!h || !m || !sec || *h > 23 || *m > 59 || *sec > 60) return false;
+  tm.tm_hour = static_cast<int>(*h);
+  tm.tm_min = static_cast<int>(*m);
+  tm.tm_sec = static_cast<int>(*sec);
+  return true;
+}
+
+std::int64_t to_epoch(std::tm tm, bool utc) {
+  tm.tm_isdst = -1;
+  const std::time_t t = utc ? ::timegm(&tm) : std::mktime(&tm);
+  return t == static_cast<std::time_t>(-1) ? 0 : static_cast<std::int64_t>(t);
+}
+
+// "Mmm dd hh:mm:ss" (syslog, journalctl's default; the day may be space-padded), no year.
+bool syslog_time(std::string_view s, std::tm& tm) {
+  if (s.size() < 15 || s[3] != ' ') return false;
+  const int mon = month_of(s.substr(0, 3));
+  if (mon < 0) return false;
+  const auto day = parse_int(trim(s.substr(4, 2)));
+  if (!day || *day < 1 || *day > 31 || !clock_of(s.substr(7, 8), tm)) return false;
+  tm.tm_mon = mon;
+  tm.tm_mday = static_cast<int>(*day);
+  return true;
+}
+
+// The line's time, seconds since the epoch, or 0 when it cannot be placed.
+std::int64_t place_one(std::string_view ts, const KernelLogClock& c, bool earlier_boot) {
+  ts = trim(ts);
+  if (ts.empty()) return 0;
+  std::tm tm{};
+  if (ts.front() == '[') {
+    const auto close = ts.find(']');
+    if (close == std::string_view::npos) return 0;
+    const std::string_view inner = trim(ts.substr(1, close - 1));
+    if (auto secs = boot_seconds(ts)) {
+      if (earlier_boot || c.boot_time == 0) return 0;
+      return c.boot_time + static_cast<std::int64_t>(*secs);
+    }
+    // dmesg -T: "Www Mmm dd hh:mm:ss yyyy"
+    if (inner.size() >= 24 && inner[3] == ' ' && syslog_time(inner.substr(4), tm)) {
+      const auto year = parse_int(trim(inner.substr(20)));
+      if (!year || *year < 1970 || *year > 9999) return 0;
+      tm.tm_year = static_cast<int>(*year) - 1900;
+      return to_epoch(tm, c.zone_is_utc);
+    }
+    return 0;
+  }
+  if (std::isalpha(static_cast<unsigned char>(ts.front()))) {
+    if (!syslog_time(ts, tm) || c.read_at == 0) return 0;
+    // No year: the one that puts the line at or before the time the log was read.
+    const std::time_t now = static_cast<std::time_t>(c.read_at);
+    std::tm at{};
+    if (c.zone_is_utc ? ::gmtime_r(&now, &at) == nullptr : ::localtime_r(&now, &at) == nullptr)
+      return 0;
+    tm.tm_year = at.tm_year;
+    std::int64_t t = to_epoch(tm, c.zone_is_utc);
+    if (t > c.read_at + 86400) {
+      tm.tm_year -= 1;
+      t = to_epoch(tm, c.zone_is_utc);
+    }
+    return t;
+  }
+  // ISO 8601: "2026-08-15T14:32:10[.123456][Z|+00:00|+0000]"
+  if (ts.size() >= 19 && std::isdigit(static_cast<unsigned char>(ts.front())) && ts[4] == '-' &&
+      ts[7] == '-' && ts[10] == 'T') {
+    const auto y = parse_int(ts.substr(0, 4));
+    const auto mo = parse_int(ts.substr(5, 2));
+    const auto d = parse_int(ts.substr(8, 2));
+    if (!y || !mo || !d || *mo < 1 || *mo > 12 || *d < 1 || *d > 31 ||
+        !clock_of(ts.substr(11, 8), tm))
+      return 0;
+    tm.tm_year = static_cast<int>(*y) - 1900;
+    tm.tm_mon = static_cast<int>(*mo) - 1;
+    tm.tm_mday = static_cast<int>(*d);
+    std::string_view rest = ts.substr(19);
+    if (!rest.empty() && (rest.front() == '.' || rest.front() == ',')) {
+      std::size_t n = 1;
+      while (n < rest.size() && std::isdigit(static_cast<unsigned char>(rest[n]))) ++n;
+      rest.remove_prefix(n);
+    }
+    if (!rest.empty() && rest.front() == 'Z') return to_epoch(tm, true);
+    if (!rest.empty() && (rest.front() == '+' || rest.front() == '-') && rest.size() >= 5) {
+      std::string digits;
+      for (char ch : rest.substr(1, 5))
+        if (std::isdigit(static_cast<unsigned char>(ch))) digits += ch;
+      if (digits.size() < 4) return 0;
+      const auto hh = parse_int(std::string_view(digits).substr(0, 2));
+      const auto mm = parse_int(std::string_view(digits).substr(2, 2));
+      if (!hh || !mm) return 0;
+      const std::int64_t off = (*hh * 3600 + *mm * 60) * (rest.front() == '-' ? -1 : 1);
+      const std::int64_t t = to_epoch(tm, true);
+      return t == 0 ? 0 : t - off;
+    }
+    return to_epoch(tm, c.zone_is_utc);
+  }
+  return 0;
+}
+
 }  // namespace
+
+std::int64_t kernel_log_time(std::string_view timestamp, const KernelLogClock& clock) {
+  return place_one(timestamp, clock, false);
+}
+
+std::optional<std::int64_t> parse_proc_stat_btime(std::string_view text) {
+  for (std::string_view line : split_lines(text)) {
+    if (line.rfind("btime ", 0) != 0) continue;
+    const auto v = parse_int(trim(line.substr(6)));
+    if (v && *v > 0) return static_cast<std::int64_t>(*v);
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void place_kernel_log_times(KernelLogFacts& k, const KernelLogClock& clock) {
+  k.boot_time = clock.boot_time;
+  k.read_at = clock.read_at;
+  k.time_note = clock.note;
+  for (XidEvent& e : k.xids) e.time = place_one(e.timestamp, clock, e.earlier_boot);
+}
+
+namespace {}  // namespace
 
 bool looks_like_kernel_log(std::string_view text) {
   return text.find("NVRM:") != std::string_view::npos;
@@ -136,9 +295,23 @@ KernelLogFacts parse_kernel_log(std::string_view text, const std::string& source
   std::vector<std::string_view> recent;  // NVRM lines before this one (multi-line messages)
   std::vector<XidEvent> fallen;          // "fallen off the bus" without an Xid line
   int lineno = 0;
+  // Boots seen so far: a journal "-- Boot ID --" / "-- Reboot --" marker or the kernel's
+  // "[seconds]" going backwards starts a new one; lines before the last boot are of an earlier one.
+  int boot = 0;
+  double last_seconds = -1;
+  std::vector<int> boot_of;  // per Xid, then per fallen-off-the-bus event
+  std::vector<int> fallen_boot;
+  std::string last_nvrm_timestamp;
   for (std::string_view raw : split_lines(text)) {
     ++lineno;
     ++k.lines;
+    if (std::string_view t = trim(raw); t.rfind("-- Boot ", 0) == 0 || t == "-- Reboot --") {
+      ++boot;
+      last_seconds = -1;
+    } else if (auto secs = boot_seconds(raw)) {
+      if (last_seconds >= 0 && *secs + 1 < last_seconds) ++boot;
+      last_seconds = *secs;
+    }
     if (std::string ts = line_timestamp(raw); !ts.empty()) {
       if (k.first_timestamp.empty()) k.first_timestamp = ts;
       k.last_timestamp = ts;
@@ -146,13 +319,18 @@ KernelLogFacts parse_kernel_log(std::string_view text, const std::string& source
     auto nvrm = raw.find("NVRM:");
     if (nvrm == std::string_view::npos) {
       recent.clear();
+      last_nvrm_timestamp.clear();
       continue;
     }
     XidEvent e;
     e.where = {source, lineno};
     e.timestamp = timestamp_of(raw, nvrm);
+    // A continuation line ("               NVRM: fallen off the bus") has the time of its first.
+    if (e.timestamp.empty()) e.timestamp = last_nvrm_timestamp;
+    last_nvrm_timestamp = e.timestamp;
     if (parse_xid_line(raw, nvrm, e)) {
       k.xids.push_back(std::move(e));
+      boot_of.push_back(boot);
     } else if (raw.find("fallen off the bus") != std::string_view::npos) {
       std::string pci = fallen_off_pci(raw.substr(nvrm));
       for (auto it = recent.rbegin(); pci.empty() && it != recent.rend(); ++it)
@@ -162,6 +340,7 @@ KernelLogFacts parse_kernel_log(std::string_view text, const std::string& source
       e.without_xid = true;
       e.detail = "GPU has fallen off the bus (reported without an Xid line)";
       fallen.push_back(std::move(e));
+      fallen_boot.push_back(boot);
     }
     recent.push_back(raw.substr(nvrm));
     if (recent.size() > 4) recent.erase(recent.begin());
@@ -170,9 +349,12 @@ KernelLogFacts parse_kernel_log(std::string_view text, const std::string& source
   std::set<std::string> with_79;
   for (const XidEvent& e : k.xids)
     if (e.code == 79) with_79.insert(e.pci);
+  for (std::size_t i = 0; i < k.xids.size(); ++i) k.xids[i].earlier_boot = boot_of[i] < boot;
   std::set<std::string> seen;
-  for (XidEvent& e : fallen) {
+  for (std::size_t i = 0; i < fallen.size(); ++i) {
+    XidEvent& e = fallen[i];
     if (with_79.count(e.pci) || !seen.insert(e.pci).second) continue;
+    e.earlier_boot = fallen_boot[i] < boot;
     k.xids.push_back(std::move(e));
   }
   return k;

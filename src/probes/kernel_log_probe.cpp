@@ -2,7 +2,10 @@
 // `dmesg` output, else /var/log/kern.log (Debian, Ubuntu) or /var/log/messages (RHEL family).
 // Reading them usually needs root or the adm group: unreadable is a fact with the reason, and the
 // rule that needs it says it skipped.
+#include <ctime>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/input_error.h"
 #include "parsers/kernel_log.h"
@@ -14,6 +17,41 @@ namespace {
 // kern.log rotates weekly on Ubuntu; a busy node's week stays well below this.
 constexpr std::size_t kKernelLogLimit = std::size_t{64} * 1024 * 1024;
 
+// What places the log's lines in time: the current boot (/proc/stat btime) and when the log was
+// read (live: now; a snapshot: its manifest's collected_at). A live node's times without a zone
+// are in its own zone (the one this process runs in); a snapshot's are read as UTC, the Azure
+// images' default, since the snapshot keeps no zone.
+KernelLogClock clock_of(const Root& root) {
+  KernelLogClock c;
+  std::string note;
+  const FileRead st = root.read_file("/proc/stat", std::size_t{1} << 20);  // intr line: long
+  if (st.status == ReadStatus::kOk) {
+    if (auto b = parse_proc_stat_btime(st.data)) c.boot_time = *b;
+  }
+  if (c.boot_time == 0)
+    note = "the boot time is unknown (" + root.display("/proc/stat") + " has no btime" +
+           (st.status == ReadStatus::kOk || st.error.empty() ? std::string() : ": " + st.error) +
+           ")";
+  if (root.is_live()) {
+    c.read_at = static_cast<std::int64_t>(std::time(nullptr));
+    c.zone_is_utc = false;
+  } else {
+    c.zone_is_utc = true;
+    const FileRead m = root.read_file(kSnapManifest);
+    if (m.status == ReadStatus::kOk) {
+      const nlohmann::json j = nlohmann::json::parse(m.data, nullptr, /*allow_exceptions=*/false);
+      if (j.is_object() && j.contains("collected_at") && j["collected_at"].is_string())
+        c.read_at = kernel_log_time(j["collected_at"].get<std::string>(), c);
+    }
+    note += std::string(note.empty() ? "" : "; ") +
+            (c.read_at == 0 ? "the time the snapshot was taken is unknown (no collected_at in " +
+                                  root.display(kSnapManifest) + ")"
+                            : "a snapshot's times without a zone are read as UTC");
+  }
+  c.note = note;
+  return c;
+}
+
 }  // namespace
 
 Fact<KernelLogFacts> probe_kernel_log(const Root& root) {
@@ -24,6 +62,9 @@ Fact<KernelLogFacts> probe_kernel_log(const Root& root) {
     paths.back() += "/dmesg.txt";
   }
   for (const char* p : kKernelLogFiles) paths.emplace_back(p);
+  // Read first, whatever log is found: `collect` keeps what the probes read, so a snapshot
+  // carries /proc/stat (the boot time) for the kernel log it carries.
+  const KernelLogClock clock = clock_of(root);
   std::string unreadable;
   Provenance unreadable_where;
   for (const std::string& path : paths) {
@@ -38,7 +79,9 @@ Fact<KernelLogFacts> probe_kernel_log(const Root& root) {
       continue;
     }
     try {
-      return Fact<KernelLogFacts>::present(parse_kernel_log(r.data, where.source), where);
+      KernelLogFacts k = parse_kernel_log(r.data, where.source);
+      place_kernel_log_times(k, clock);
+      return Fact<KernelLogFacts>::present(std::move(k), where);
     } catch (const InputError& e) {
       if (unreadable.empty()) {
         unreadable = e.what();

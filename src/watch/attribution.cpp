@@ -15,15 +15,24 @@ Verdict Attributor::label(const Interval& iv) {
   w.net_bytes_per_s = network_bytes_per_s(iv);
   w.storage_bytes_per_s = storage_read_bytes_per_s(iv);
   w.net_peak_util = network_peak_util(iv);
+  w.nvlink_bytes_per_s = nvlink_bytes_per_s(iv);
   const auto& net = w.net_bytes_per_s;
   const auto& storage = w.storage_bytes_per_s;
-  if (net && *net >= t_.quiet_bytes_per_s) network_seen_ = true;
-  // Something moves: bytes on the network or from storage, the GPUs (until the job has used the
-  // network: after that a kernel spinning in a collective reads busy), or without GPU counters
-  // the processes on a CPU.
+  const auto& nvlink = w.nvlink_bytes_per_s;
+  // Only the job's own data path (not a front-end NIC downloading a model or writing a
+  // checkpoint) makes a busy GPU suspect of spinning in a collective.
+  if (const auto path = data_path_bytes_per_s(iv); path && *path >= t_.quiet_bytes_per_s)
+    network_seen_ = true;
+  // Something moves: bytes on the network, NVLink or from storage; the GPUs, unless their kernels
+  // spin (>= 90 % utilization on < 0.3 SM activity, where sampled) or, once the job has used its
+  // data path, unless SM activity (where sampled) shows real work: without it a kernel spinning
+  // in a collective reads busy; or, without GPU counters, the processes on a CPU.
+  const bool sm_working = iv.gpu_sm_active && *iv.gpu_sm_active >= t_.sm_spinning;
+  const bool gpus_moving =
+      w.busy && *w.busy >= t_.gpu_quiet && !gpus_spinning(iv, t_) && (!network_seen_ || sm_working);
   const bool moving = (net && *net >= t_.quiet_bytes_per_s) ||
-                      (storage && *storage >= t_.quiet_bytes_per_s) ||
-                      (w.busy && *w.busy >= t_.gpu_quiet && !network_seen_) ||
+                      (nvlink && *nvlink >= t_.quiet_bytes_per_s) ||
+                      (storage && *storage >= t_.quiet_bytes_per_s) || gpus_moving ||
                       (!w.busy && iv.proc_cpu_cores && *iv.proc_cpu_cores >= t_.cpu_active_cores);
   quiet_seconds_ = moving ? 0 : quiet_seconds_ + iv.seconds;
   w.quiet_for = quiet_seconds_;

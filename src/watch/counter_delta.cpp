@@ -11,7 +11,12 @@ std::optional<std::uint64_t> counter_delta(Counter before, Counter after, Counte
       if (a == kIb32BitMax || b == kIb32BitMax) return std::nullopt;
       [[fallthrough]];
     case CounterKind::kWraps64:
-      if (b >= a) return b - a;
+      // A forward jump of half the range or more is a bad read (all ones, a garbage value), not
+      // traffic: no counter here moves 2^63 in one interval (2^63 bytes at 400 Gb/s take 5.8
+      // years).
+      if (b >= a)
+        return b - a >= (std::uint64_t{1} << 63) ? std::nullopt
+                                                 : std::optional<std::uint64_t>(b - a);
       // A wrap of a 64-bit counter needs the old value near the top; anything else went
       // backwards because it was reset.
       if (a < (std::uint64_t{1} << 63)) return std::nullopt;

@@ -15,8 +15,9 @@ namespace trainready::watch {
 enum class CounterKind { kWraps64, kWraps32, kIbPort };
 
 // nullopt when either side is unavailable, when the counter went backwards without a plausible
-// wrap (a reset: driver reload, `perfquery -R`), or when a saturating counter is pinned at its
-// maximum: the interval is then "unavailable", never a made-up rate.
+// wrap (a reset: driver reload, `perfquery -R`), when it jumped forward by 2^63 or more (a bad
+// read such as all ones), or when a saturating counter is pinned at its maximum: the interval is
+// then "unavailable", never a made-up rate.
 std::optional<std::uint64_t> counter_delta(Counter before, Counter after, CounterKind kind);
 
 // port_xmit_data / port_rcv_data count octets divided by 4 (IBTA Vol. 1 16.1.3.5 PortCounters
@@ -29,5 +30,10 @@ inline constexpr std::uint64_t kIbDataUnitBytes = 4;
 
 // A 32-bit PortCounters value pinned at its maximum cannot advance: counter_delta refuses it.
 inline constexpr std::uint64_t kIb32BitMax = 0xFFFFFFFFull;
+
+// A port or NIC rate above this multiple of its line rate is not traffic (a counter misread or
+// reset within the interval; sampling jitter stays far below): that interval's rate is
+// unavailable. trainready's margin, not a standard.
+inline constexpr double kAboveLineRate = 1.25;
 
 }  // namespace trainready::watch

@@ -17,6 +17,13 @@ std::optional<double> rate(Counter a, Counter b, CounterKind k, double seconds, 
   return static_cast<double>(*d) * scale / seconds;
 }
 
+// A rate above kAboveLineRate x the link's line rate (bytes/s; 0 = unknown) is not physical: a
+// misread or reset counter, unavailable like a reset.
+std::optional<double> physical(std::optional<double> r, double line) {
+  if (r && line > 0 && *r > kAboveLineRate * line) return std::nullopt;
+  return r;
+}
+
 template <class T, class Key>
 std::map<Key, const T*> index_by(const std::vector<T>& v, Key (*key)(const T&)) {
   std::map<Key, const T*> m;
@@ -93,10 +100,13 @@ Interval make_interval(const Sample& before, const Sample& after, const Interval
     auto it = ib0.find(ib_key(p));
     if (it == ib0.end()) continue;
     ++iv.ib_ports;
-    const auto rx = rate(it->second->rcv_data, p.rcv_data, CounterKind::kIbPort, dt,
-                         static_cast<double>(kIbDataUnitBytes));
-    const auto tx = rate(it->second->xmit_data, p.xmit_data, CounterKind::kIbPort, dt,
-                         static_cast<double>(kIbDataUnitBytes));
+    const double ib_line = p.rate_gbps ? *p.rate_gbps * 1e9 / 8 : 0;
+    const auto rx = physical(rate(it->second->rcv_data, p.rcv_data, CounterKind::kIbPort, dt,
+                                  static_cast<double>(kIbDataUnitBytes)),
+                             ib_line);
+    const auto tx = physical(rate(it->second->xmit_data, p.xmit_data, CounterKind::kIbPort, dt,
+                                  static_cast<double>(kIbDataUnitBytes)),
+                             ib_line);
     if (rx) add(iv.ib_rx_bytes_per_s, *rx);
     if (tx) add(iv.ib_tx_bytes_per_s, *tx);
     if (auto w = rate(it->second->xmit_wait, p.xmit_wait, CounterKind::kIbPort, dt))
@@ -115,16 +125,22 @@ Interval make_interval(const Sample& before, const Sample& after, const Interval
   auto net0 = index_by<NetSample, std::string>(before.net, net_key);
   bool all_have_speed = true;
   for (const NetSample& x : after.net) {
+    // Default: every interface but lo (its traffic never leaves the node) and but one enslaved
+    // to another (Azure's accelerated-networking VF: netvsc_get_stats64 adds the VF's bytes to
+    // the synthetic interface's, so counting both counts each byte twice).
     const bool wanted = o.net_interfaces.empty()
-                            ? x.name != "lo"
+                            ? x.name != "lo" && x.master.empty()
                             : std::find(o.net_interfaces.begin(), o.net_interfaces.end(), x.name) !=
                                   o.net_interfaces.end();
     if (!wanted) continue;
     auto it = net0.find(x.name);
     if (it == net0.end()) continue;
     iv.net_names.push_back(x.name);
-    const auto rx = rate(it->second->rx_bytes, x.rx_bytes, CounterKind::kWraps64, dt);
-    const auto tx = rate(it->second->tx_bytes, x.tx_bytes, CounterKind::kWraps64, dt);
+    const double nic_line = x.speed_mbps ? *x.speed_mbps * 1e6 / 8 : 0;
+    const auto rx =
+        physical(rate(it->second->rx_bytes, x.rx_bytes, CounterKind::kWraps64, dt), nic_line);
+    const auto tx =
+        physical(rate(it->second->tx_bytes, x.tx_bytes, CounterKind::kWraps64, dt), nic_line);
     if (rx) add(iv.net_rx_bytes_per_s, *rx);
     if (tx) add(iv.net_tx_bytes_per_s, *tx);
     if (x.speed_mbps) {
@@ -133,6 +149,8 @@ Interval make_interval(const Sample& before, const Sample& after, const Interval
       if (rx || tx)
         iv.net_peak_util =
             std::max(iv.net_peak_util.value_or(0), std::max(rx.value_or(0), tx.value_or(0)) / line);
+      if (rx) iv.net_rx_peak_util = std::max(iv.net_rx_peak_util.value_or(0), *rx / line);
+      if (tx) iv.net_tx_peak_util = std::max(iv.net_tx_peak_util.value_or(0), *tx / line);
     } else {
       all_have_speed = false;
     }
@@ -224,12 +242,17 @@ Interval make_interval(const Sample& before, const Sample& after, const Interval
   return iv;
 }
 
+std::optional<double> lustre_storage_read_bytes_per_s(const Interval& iv) {
+  return iv.lustre_osc_read_bytes_per_s ? iv.lustre_osc_read_bytes_per_s
+                                        : iv.lustre_read_bytes_per_s;
+}
+
 std::optional<double> storage_read_bytes_per_s(const Interval& iv) {
   std::optional<double> local =
       iv.proc_read_bytes_per_s ? iv.proc_read_bytes_per_s : iv.disk_read_bytes_per_s;
-  if (!local && !iv.nfs_read_bytes_per_s && !iv.lustre_read_bytes_per_s) return std::nullopt;
-  return local.value_or(0) + iv.nfs_read_bytes_per_s.value_or(0) +
-         iv.lustre_read_bytes_per_s.value_or(0);
+  const std::optional<double> lustre = lustre_storage_read_bytes_per_s(iv);
+  if (!local && !iv.nfs_read_bytes_per_s && !lustre) return std::nullopt;
+  return local.value_or(0) + iv.nfs_read_bytes_per_s.value_or(0) + lustre.value_or(0);
 }
 
 std::optional<double> network_bytes_per_s(const Interval& iv) {
@@ -238,6 +261,24 @@ std::optional<double> network_bytes_per_s(const Interval& iv) {
     return std::nullopt;
   return iv.ib_rx_bytes_per_s.value_or(0) + iv.ib_tx_bytes_per_s.value_or(0) +
          iv.net_rx_bytes_per_s.value_or(0) + iv.net_tx_bytes_per_s.value_or(0);
+}
+
+std::optional<double> nvlink_bytes_per_s(const Interval& iv) {
+  if (!iv.nvlink_tx_bytes_per_s && !iv.nvlink_rx_bytes_per_s) return std::nullopt;
+  return iv.nvlink_tx_bytes_per_s.value_or(0) + iv.nvlink_rx_bytes_per_s.value_or(0);
+}
+
+std::optional<double> data_path_bytes_per_s(const Interval& iv) {
+  std::optional<double> net;
+  if (iv.ib_ports > 0) {
+    if (iv.ib_rx_bytes_per_s || iv.ib_tx_bytes_per_s)
+      net = iv.ib_rx_bytes_per_s.value_or(0) + iv.ib_tx_bytes_per_s.value_or(0);
+  } else if (iv.net_rx_bytes_per_s || iv.net_tx_bytes_per_s) {
+    net = iv.net_rx_bytes_per_s.value_or(0) + iv.net_tx_bytes_per_s.value_or(0);
+  }
+  const auto nvlink = nvlink_bytes_per_s(iv);
+  if (!net && !nvlink) return std::nullopt;
+  return net.value_or(0) + nvlink.value_or(0);
 }
 
 std::optional<double> network_peak_util(const Interval& iv) {

@@ -11,7 +11,8 @@ namespace trainready::watch {
 
 struct IntervalOptions {
   // Network interfaces to count (--net). Empty: every interface but lo, since loopback traffic
-  // never leaves the node; a job whose ranks all talk over lo (one node) names it.
+  // never leaves the node (a job whose ranks all talk over lo, one node, names it), and but one
+  // with a master (Azure's accelerated-networking VF, whose bytes its netvsc interface counts).
   std::vector<std::string> net_interfaces;
 };
 
@@ -43,14 +44,16 @@ struct Interval {
   std::optional<double> net_rx_bytes_per_s;
   std::optional<double> net_tx_bytes_per_s;
   std::optional<double> net_line_bytes_per_s;  // when every counted interface reports a speed
-  std::optional<double> net_peak_util;
+  std::optional<double> net_peak_util;         // max over interfaces of max(rx, tx) / speed
+  std::optional<double> net_rx_peak_util;      // max over interfaces of rx / speed (input)
+  std::optional<double> net_tx_peak_util;  // max over interfaces of tx / speed (checkpoint, egress)
   // Storage: top-level block devices, NFS mounts, fuse mounts.
   std::optional<double> disk_read_bytes_per_s;
   std::optional<double> disk_write_bytes_per_s;
   std::string busiest_disk;
   std::optional<double> nfs_read_bytes_per_s;
-  // Lustre clients: llite read_bytes / write_bytes sums (what the applications read, cache hits
-  // included), and the OSC RPC bytes (what came from the object servers).
+  // Lustre clients: llite read_bytes / write_bytes sums (what the applications read, page-cache
+  // hits included), and the OSC RPC bytes (what came from the object servers: storage input).
   std::optional<double> lustre_read_bytes_per_s;
   std::optional<double> lustre_write_bytes_per_s;
   std::optional<double> lustre_osc_read_bytes_per_s;
@@ -68,9 +71,17 @@ struct Interval {
 
 Interval make_interval(const Sample& before, const Sample& after, const IntervalOptions& o);
 
+// Lustre's storage input: the OSC read_bytes (bulk RPC bytes from the OSTs) where sampled; else
+// llite's read_bytes (the applications' reads, page-cache hits included: an upper bound).
+std::optional<double> lustre_storage_read_bytes_per_s(const Interval& iv);
 // The storage read rate the job saw: the processes' own block reads when watched, else the
 // node's disks, plus NFS and Lustre (whose reads never reach a local block device).
 std::optional<double> storage_read_bytes_per_s(const Interval& iv);
+// NVLink bytes/s both ways, summed over GPUs (NVML 138/139 deltas or DCGM 1011/1012 rates).
+std::optional<double> nvlink_bytes_per_s(const Interval& iv);
+// The bytes/s of the job's own data path, both ways: InfiniBand on a node that has it (its
+// front-end NIC carries storage and downloads), else the counted interfaces; plus NVLink.
+std::optional<double> data_path_bytes_per_s(const Interval& iv);
 // Network bytes/s both ways: InfiniBand plus the counted interfaces.
 std::optional<double> network_bytes_per_s(const Interval& iv);
 // The busier of the InfiniBand and Ethernet paths, as a share of line rate.

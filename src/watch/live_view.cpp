@@ -81,14 +81,17 @@ std::vector<std::string> live_panel(const Interval& iv, const Verdict& v, const 
   std::string names;
   for (const std::string& n : iv.net_names) names += (names.empty() ? "" : ",") + n;
   out.push_back("network  rx " + na_rate(iv.net_rx_bytes_per_s) + "  tx " +
-                na_rate(iv.net_tx_bytes_per_s) + "  " + na_pct(iv.net_peak_util) + " of line (" +
-                (names.empty() ? "none counted" : names) + ")");
+                na_rate(iv.net_tx_bytes_per_s) + " (checkpoint/egress)  " +
+                na_pct(iv.net_peak_util) + " of line (" + (names.empty() ? "none counted" : names) +
+                ")");
   std::string st = "storage  disk read " + na_rate(iv.disk_read_bytes_per_s);
   if (!iv.busiest_disk.empty()) st += " (" + iv.busiest_disk + ")";
   st += "  NFS read " + na_rate(iv.nfs_read_bytes_per_s);
-  st += "  Lustre read " + na_rate(iv.lustre_read_bytes_per_s);
   if (iv.lustre_osc_read_bytes_per_s)
-    st += " (" + na_rate(iv.lustre_osc_read_bytes_per_s) + " from OSTs)";
+    st += "  Lustre from OSTs " + na_rate(iv.lustre_osc_read_bytes_per_s) + " (applications read " +
+          na_rate(iv.lustre_read_bytes_per_s) + ", page cache included)";
+  else
+    st += "  Lustre read " + na_rate(iv.lustre_read_bytes_per_s);
   if (iv.fuse_mounts > 0)
     st += "  fuse waiting " +
           (iv.fuse_waiting ? format_number(*iv.fuse_waiting) : std::string("n/a"));

@@ -16,7 +16,19 @@
 namespace trainready::watch {
 
 RecordWriter::RecordWriter(const std::string& path, const std::string& host) : path_(path) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  // A FIFO, a device or a socket is refused before it is opened (opening a FIFO for writing
+  // blocks until a reader comes); O_NONBLOCK covers one made between the check and the open,
+  // and O_NOFOLLOW a symbolic link planted at the name.
+  struct stat before {};
+  if (::lstat(path.c_str(), &before) == 0 && !S_ISREG(before.st_mode))
+    throw InputError(path, 0,
+                     std::string("expected a regular file to record into, not ") +
+                         (S_ISFIFO(before.st_mode)  ? "a FIFO"
+                          : S_ISLNK(before.st_mode) ? "a symbolic link"
+                          : S_ISDIR(before.st_mode) ? "a directory"
+                                                    : "a device or socket"));
+  fd_ =
+      ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0644);
   if (fd_ < 0)
     throw InputError(path, 0, std::string("cannot open for recording: ") + std::strerror(errno));
   struct stat st {};

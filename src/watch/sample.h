@@ -66,6 +66,10 @@ struct NetSample {
   Counter rx_bytes;
   Counter tx_bytes;
   std::optional<double> speed_mbps;  // /sys/class/net/X/speed (Mb/s); absent for lo, -1 = unknown
+  // /sys/class/net/X/master's name: set for a port enslaved to another interface (Azure's
+  // accelerated-networking VF under its netvsc interface, a bond member), whose bytes the master
+  // already counts.
+  std::string master = {};
 };
 
 struct DiskSample {

@@ -126,6 +126,7 @@ json sample_to_json(const Sample& s) {
                    {"rx_bytes", opt(n.rx_bytes)},
                    {"tx_bytes", opt(n.tx_bytes)},
                    {"speed_mbps", opt(n.speed_mbps)}});
+    if (!n.master.empty()) net.back()["master"] = n.master;
   }
   json disks = json::array();
   for (const DiskSample& d : s.disks) {
@@ -251,7 +252,7 @@ Sample sample_from_json(const json& j, const std::string& file, int line) {
   if (const json* a = r.items(j, "net", s.net_unavailable)) {
     for (const json& e : *a)
       s.net.push_back({r.str(e, "name"), r.counter(e, "rx_bytes"), r.counter(e, "tx_bytes"),
-                       r.number(e, "speed_mbps")});
+                       r.number(e, "speed_mbps"), r.str(e, "master")});
   }
   if (const json* a = r.items(j, "disk", s.disk_unavailable)) {
     for (const json& e : *a)

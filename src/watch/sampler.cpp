@@ -128,6 +128,10 @@ void Sampler::sample_net(Sample& s) const {
         const auto v = parse_double(trim(sp.data));
         if (v && *v > 0) ns.speed_mbps = *v;  // -1 (unknown) stays unavailable
       }
+      if (LinkRead m = root_.read_link("/sys/class/net/" + n.name + "/master"); m.ok()) {
+        const std::size_t slash = m.target.rfind('/');
+        ns.master = slash == std::string::npos ? m.target : m.target.substr(slash + 1);
+      }
     }
     s.net.push_back(std::move(ns));
   }

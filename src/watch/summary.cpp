@@ -31,7 +31,9 @@ void Summary::add(const Interval& iv, const Verdict& v) {
   ++t.intervals;
   ++intervals_;
   seconds_ += iv.seconds;
-  if (const auto busy = watch::gpu_busy_share(iv)) {
+  // GPUs spinning (kernels resident on few SMs) are waiting, not computing.
+  if (auto busy = watch::gpu_busy_share(iv)) {
+    if (watch::gpus_spinning(iv, Thresholds{})) busy = 0.0;
     gpu_seconds_ += iv.seconds;
     gpu_busy_seconds_ += *busy * iv.seconds;
     t.gpu_idle_seconds += (1 - *busy) * iv.seconds;
@@ -41,8 +43,8 @@ void Summary::add(const Interval& iv, const Verdict& v) {
     t.net_util_seconds += *u * iv.seconds;
     t.net_util_weight += iv.seconds;
   }
-  if (iv.net_peak_util) {
-    t.nic_util_seconds += *iv.net_peak_util * iv.seconds;
+  if (iv.net_rx_peak_util) {  // what the front-end NIC received: input, not checkpoint egress
+    t.nic_util_seconds += *iv.net_rx_peak_util * iv.seconds;
     t.nic_util_weight += iv.seconds;
   }
   if (iv.net_line_bytes_per_s)
@@ -76,8 +78,8 @@ std::string Summary::detail(Label l) const {
     std::string d = t.seconds > 0 ? format_rate_si(t.storage_bytes / t.seconds) + " reads" : "";
     const double nic = t.nic_util_weight > 0 ? t.nic_util_seconds / t.nic_util_weight : 0;
     if (ib_ports_ > 0 && nic >= 0.25 && nic_line_bytes_per_s_ > 0)
-      d += ", front-end NIC at " + pct(nic) + " of " + gbps(nic_line_bytes_per_s_ * 8 / 1e9) +
-           " Gb/s";
+      d += ", front-end NIC receiving at " + pct(nic) + " of " +
+           gbps(nic_line_bytes_per_s_ * 8 / 1e9) + " Gb/s";
     if (nfs_seen_) d += ", NFS";
     if (!busiest_disk_.empty()) d += ", busiest disk " + busiest_disk_;
     if (fuse_seen_) d += ", fuse mounts present";

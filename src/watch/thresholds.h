@@ -50,6 +50,12 @@ struct Thresholds {
   double cpu_active_cores = 0.5;
   double quiet_bytes_per_s = 64 << 10;
   double gpu_quiet = 0.05;
+  // SM activity (DCGM_FI_PROF_SM_ACTIVE / NVML GPM SM utilization) below which GPUs whose
+  // kernels run all the time are spinning, not computing. NVIDIA's DCGM guide (Feature Overview,
+  // Profiling Metrics): "A kernel using N/5 blocks that runs over the entire time interval will
+  // correspond to an activity of 0.2", so an NCCL kernel spinning on a few SMs reads about
+  // 0.1-0.25; 0.3 is trainready's line above that.
+  double sm_spinning = 0.30;
   double hang_after_s = 60;
   double straggler_ratio = 0.5;
 };

@@ -20,8 +20,11 @@ struct Window {
   std::optional<double> net_bytes_per_s;      // network_bytes_per_s(*iv)
   std::optional<double> storage_bytes_per_s;  // storage_read_bytes_per_s(*iv)
   std::optional<double> net_peak_util;        // network_peak_util(*iv)
+  std::optional<double> nvlink_bytes_per_s;   // nvlink_bytes_per_s(*iv)
   double quiet_for = 0;                       // seconds nothing moved, this interval included
-  bool network_seen = false;                  // the job has used the network (up to now)
+  // The job has used its data path (InfiniBand, or the NIC without it, or NVLink) up to now:
+  // from then on a GPU whose kernels run all the time may be spinning in a collective.
+  bool network_seen = false;
   // Replay of several nodes: the median GPU busy share of the peers in the same second, how many
   // peers had GPU data then, and what this node's interval read alone.
   std::optional<double> peers_median_busy;

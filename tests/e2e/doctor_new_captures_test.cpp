@@ -20,10 +20,17 @@ TEST(DoctorNewCaptures, KernelLogIbWriteBwAndComponentVersions) {
        fixture("perftest/gpu-tools-ib_write_bw-cuda-dmabuf-a40-roce-client.txt"), "--capture",
        "component-versions=" +
            fixture("azurehpc/azhpc-images-204-ubuntu1804-component_versions.txt")});
-  EXPECT_EQ(r.code, 1) << r.err;
+  // A capture carries no boot time: its Xids cannot be placed against the current boot, so
+  // gpu-xid-errors says so and stays a warning (docs/rules/gpu-xid-errors.md): exit 0.
+  EXPECT_EQ(r.code, 0) << r.err;
   json j = json::parse(r.out);
   auto ids = rules_of(j);
   EXPECT_NE(std::find(ids.begin(), ids.end(), "gpu-xid-errors"), ids.end());
+  for (const json& f : j["findings"])
+    if (f["rule"] == "gpu-xid-errors") {
+      EXPECT_EQ(f["severity"], "warning");
+      EXPECT_NE(f["message"].get<std::string>().find("could not be placed"), std::string::npos);
+    }
   EXPECT_NE(std::find(ids.begin(), ids.end(), "ib-write-bw-low"), ids.end());
   const json& facts = j["nodes"][0];
   EXPECT_EQ(facts["kernel_log"]["value"]["xids"].size(), 5u) << facts.dump();

@@ -82,7 +82,7 @@ TEST(WatchHang, FiresOnlyAfterTheQuietWindowWithTheRanksAlive) {
   EXPECT_FALSE(c.judge("watch-hang"));
   c.w.quiet_for = 61;
   EXPECT_EQ(c.judge("watch-hang").value_or(""),
-            "GPU utilization 0 %, network and storage quiet for 61.0 s");
+            "GPU utilization 0 %, network, NVLink and storage quiet for 61.0 s");
   // Spinning kernels read busy: a hang only once the job has used the network.
   c.w.busy = c.iv.gpu_busy = 1.0;
   EXPECT_FALSE(c.judge("watch-hang"));
@@ -92,9 +92,11 @@ TEST(WatchHang, FiresOnlyAfterTheQuietWindowWithTheRanksAlive) {
   c.iv.net_peak_util = 0.9;
   c.w.net_peak_util = 0.9;
   EXPECT_FALSE(c.judge("watch-hang"));
-  // No process and no InfiniBand: nothing to say is alive.
+  // No watched process: idle, never a hang, InfiniBand ports or not (domain-review-3 finding 2).
   Case d(0.0);
   d.w.quiet_for = 100;
+  EXPECT_FALSE(d.judge("watch-hang"));
+  d.iv.ib_ports = 8;
   EXPECT_FALSE(d.judge("watch-hang"));
   Case e;  // without GPU counters
   e.w.quiet_for = 100;
@@ -103,22 +105,35 @@ TEST(WatchHang, FiresOnlyAfterTheQuietWindowWithTheRanksAlive) {
   EXPECT_TRUE(e.judge("watch-hang"));
 }
 
-// SM activity caps NVML's utilization (src/watch/gpu_busy.h): a kernel that holds the GPU at
-// 100 % utilization on a tenth of its SMs is not computing.
-TEST(WatchGpuBusy, SmActivityCapsUtilizationBelowTheDcgmFullUseLine) {
+// SM activity tells spinning from computing (src/watch/gpu_busy.h, trainready's heuristic): a
+// kernel that holds the GPU at 100 % utilization on a tenth of its SMs is not computing; one at
+// SM activity 0.5 is (domain-review-3 finding 8: no rescale of the busy share by SM / 0.8).
+TEST(WatchGpuBusy, SmActivityDetectsSpinningWithoutRescaling) {
   Interval iv;
   iv.gpus = 8;
   iv.gpu_busy = 1.0;
+  const Thresholds t;
   EXPECT_EQ(watch::gpu_busy_share(iv).value_or(-1), 1.0);
+  EXPECT_FALSE(watch::gpus_spinning(iv, t));  // not sampled: nothing to say
   iv.gpu_sm_active = 0.1;
-  EXPECT_DOUBLE_EQ(watch::gpu_busy_share(iv).value_or(-1), 0.125);
-  iv.gpu_sm_active = 0.85;  // at or above DCGM's 0.8: the utilization stands
   EXPECT_DOUBLE_EQ(watch::gpu_busy_share(iv).value_or(-1), 1.0);
+  EXPECT_TRUE(watch::gpus_spinning(iv, t));
+  iv.gpu_sm_active = 0.5;  // a small-grid job computing all the time
+  EXPECT_FALSE(watch::gpus_spinning(iv, t));
   iv.gpu_busy = 0.4;
-  EXPECT_DOUBLE_EQ(watch::gpu_busy_share(iv).value_or(-1), 0.4);
-  iv.gpu_busy.reset();  // SM activity alone
+  iv.gpu_sm_active = 0.1;
+  EXPECT_FALSE(watch::gpus_spinning(iv, t));  // not busy enough to be spinning
+  iv.gpu_busy.reset();                        // SM activity alone
   iv.gpu_sm_active = 0.4;
-  EXPECT_DOUBLE_EQ(watch::gpu_busy_share(iv).value_or(-1), 0.5);
+  EXPECT_DOUBLE_EQ(watch::gpu_busy_share(iv).value_or(-1), 0.4);
+}
+
+TEST(WatchComputeBound, SpinningGpusAreNotCompute) {
+  Case c(1.0);
+  c.iv.gpu_sm_active = 0.1;
+  EXPECT_FALSE(c.judge("watch-compute-bound"));
+  c.iv.gpu_sm_active = 0.5;  // the old rescale read this 62 % busy, not compute
+  EXPECT_EQ(c.judge("watch-compute-bound").value_or(""), "GPU utilization 100 %, SM activity 50 %");
 }
 
 TEST(WatchHang, SmActivityShowsASpinningRankWithoutWaitingForTheNetwork) {
@@ -128,7 +143,7 @@ TEST(WatchHang, SmActivityShowsASpinningRankWithoutWaitingForTheNetwork) {
   c.w.busy = watch::gpu_busy_share(c.iv);
   c.w.quiet_for = 61;
   EXPECT_EQ(c.judge("watch-hang").value_or(""),
-            "GPUs busy (SM activity) 5 %, network and storage quiet for 61.0 s");
+            "GPU utilization 100 %, SM activity 4 %, network, NVLink and storage quiet for 61.0 s");
   c.iv.gpu_sm_active = 0.9;  // real work on the SMs: not a hang before the network is used
   c.w.busy = watch::gpu_busy_share(c.iv);
   EXPECT_FALSE(c.judge("watch-hang"));
@@ -159,8 +174,13 @@ TEST(WatchInputStorage, FiresOnReadsBlockIoFuseOrTheFrontEndNic) {
   Case nic(0.2);
   nic.iv.ib_ports = 8;
   nic.iv.net_peak_util = 0.9;
-  EXPECT_NE(nic.judge("watch-input-storage").value_or("").find("front-end NIC at 90 %"),
+  nic.iv.net_rx_peak_util = 0.9;
+  EXPECT_NE(nic.judge("watch-input-storage").value_or("").find("front-end NIC receiving at 90 %"),
             std::string::npos);
+  // The NIC sending at 90 % (a checkpoint upload) is not input (domain-review-3 finding 6).
+  nic.iv.net_rx_peak_util = 0.01;
+  nic.iv.net_tx_peak_util = 0.9;
+  EXPECT_FALSE(nic.judge("watch-input-storage"));
   Case d;
   d.iv.proc_blkio_share = 0.5;
   EXPECT_EQ(d.judge("watch-input-storage").value_or(""), "block I/O wait 50 %");

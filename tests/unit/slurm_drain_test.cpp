@@ -68,6 +68,29 @@ TEST(SlurmDrain, NodeNameComesFromSlurmAndIsOneNode) {
   EXPECT_TRUE(is_single_node_name("ndv5-0042.cluster_a"));
 }
 
+// reliability-probe-3 D30: the refusal names the actual reason, not always "a list of nodes".
+TEST(SlurmDrain, ARefusedNodeNameSaysWhy) {
+  auto why = [](const char* name) {
+    try {
+      slurm_node_name(name, "vm");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(why("n;id").find("the character ';' is not allowed"), std::string::npos) << why("n;id");
+  EXPECT_EQ(why("n;id").find("list of nodes"), std::string::npos);
+  EXPECT_NE(why(std::string(65, 'a').c_str()).find("65 bytes, more than 64"), std::string::npos);
+  EXPECT_NE(why("node\n").find("line break"), std::string::npos);
+  EXPECT_NE(why("a,b").find("list of nodes"), std::string::npos);
+  EXPECT_NE(why("ALL").find("every node of the cluster"), std::string::npos);
+  EXPECT_NE(why("n\xc3"
+                "\xb6"
+                "d")
+                .find("byte 0xc3"),
+            std::string::npos);
+}
+
 TEST(SlurmDrain, ArgvIsFiveWordsAndThePrintedLineQuotesThem) {
   const auto argv = drain_argv("/usr/bin/scontrol", "node2", "trainready: x: it's $(down)");
   ASSERT_EQ(argv.size(), 5u);

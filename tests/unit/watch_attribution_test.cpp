@@ -129,12 +129,12 @@ TEST(WatchAttribution, TheFrontEndNicOfAnInfinibandNodeIsStorage) {
   Node a{.util = 40, .eth_bytes = 0}, b{.util = 40, .eth_bytes = 0.9 * 80e9 / 8};
   const Verdict v = label_of(a, b);
   EXPECT_EQ(v.label, Label::kInputStorage) << v.because;
-  EXPECT_NE(v.because.find("front-end NIC at 90 %"), std::string::npos) << v.because;
+  EXPECT_NE(v.because.find("front-end NIC receiving at 90 %"), std::string::npos) << v.because;
   Timeline tl({}, {});
   tl.add(make(0, a));
   tl.add(make(1, b));
   EXPECT_NE(tl.summary().headline().find(
-                "60 % on storage (0 B/s reads, front-end NIC at 90 % of 80 Gb/s"),
+                "60 % on storage (0 B/s reads, front-end NIC receiving at 90 % of 80 Gb/s"),
             std::string::npos)
       << tl.summary().headline();
   // The NIC at a tenth of its rate says nothing.

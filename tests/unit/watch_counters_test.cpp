@@ -121,3 +121,13 @@ TEST(CounterDelta, WrapsResetsAndSaturation) {
   EXPECT_FALSE(counter_delta(std::nullopt, 200, CounterKind::kIbPort).has_value());
   EXPECT_EQ(kIbDataUnitBytes, 4u);
 }
+
+// reliability-probe-3 D23: a counter that jumps forward by about 2^64 (a read of all ones) is a
+// bad read, like a reset: no delta, never a rate of 10^11 % of line rate.
+TEST(CounterDelta, AForwardJumpOfHalfTheRangeIsNotTraffic) {
+  EXPECT_FALSE(counter_delta(5, UINT64_MAX, CounterKind::kIbPort).has_value());
+  EXPECT_FALSE(counter_delta(5, UINT64_MAX, CounterKind::kWraps64).has_value());
+  EXPECT_FALSE(counter_delta(0, std::uint64_t{1} << 63, CounterKind::kWraps64).has_value());
+  EXPECT_EQ(*counter_delta(0, (std::uint64_t{1} << 62), CounterKind::kWraps64),
+            std::uint64_t{1} << 62);
+}

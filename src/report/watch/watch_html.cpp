@@ -179,12 +179,12 @@ std::string watch_html_report(const std::vector<NodeTimeline>& nodes, const Thre
         [](const Interval& i) { return network_bytes_per_s(i); },
         [](double x) { return format_rate_si(x); }, 0);
     page += chart(
-        "Storage reads (processes' block reads, else disks; plus NFS and Lustre)",
+        "Storage reads (processes' block reads, else disks; plus NFS and Lustre from the OSTs)",
         "bytes per second", v, [](const Interval& i) { return storage_read_bytes_per_s(i); },
         [](double x) { return format_rate_si(x); }, 0);
     page += chart(
-        "Lustre reads (llite read_bytes: what the applications read)", "bytes per second", v,
-        [](const Interval& i) { return i.lustre_read_bytes_per_s; },
+        "Lustre reads (llite read_bytes: what the applications read, page-cache hits included)",
+        "bytes per second", v, [](const Interval& i) { return i.lustre_read_bytes_per_s; },
         [](double x) { return format_rate_si(x); }, 0);
     page += chart(
         "Watched processes on the CPU", "cores", v,

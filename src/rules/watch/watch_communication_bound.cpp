@@ -5,6 +5,7 @@
 // polls while it waits, so its CPU time cannot tell compute from communication.
 #include "rules/rule_factories.h"
 #include "rules/watch/watch_rule.h"
+#include "watch/gpu_busy.h"
 
 namespace trainready {
 namespace {
@@ -36,10 +37,13 @@ class WatchCommunicationBound : public WatchRule {
     const auto util = has_ib ? iv.ib_peak_port_util : w.net_peak_util;
     if (!util) return std::nullopt;
     const bool saturated = *util >= t.net_saturated;
-    const bool waiting = *w.busy < t.gpu_busy && *util >= t.net_active;
+    // GPUs below the busy line, or spinning (kernels on few SMs), wait on a network this busy.
+    const bool waiting =
+        (*w.busy < t.gpu_busy || watch::gpus_spinning(iv, t)) && *util >= t.net_active;
     if (!saturated && !waiting) return std::nullopt;
-    return "GPU utilization " + pct(*w.busy) + ", " + (has_ib ? "InfiniBand" : "network") + " at " +
-           pct(*util) + " of line rate";
+    return "GPU utilization " + pct(*w.busy) +
+           (watch::gpus_spinning(iv, t) ? ", SM activity " + pct(*iv.gpu_sm_active) : "") + ", " +
+           (has_ib ? "InfiniBand" : "network") + " at " + pct(*util) + " of line rate";
   }
 
   std::string explain(const watch::Thresholds& t, bool with_gpus) const override {
@@ -54,7 +58,8 @@ class WatchCommunicationBound : public WatchRule {
            " of its line rate (max(rx, tx) / rate)," + kMore +
            "whatever NVML's utilization says: NCCL kernels count as busy, so an" + kMore +
            "all-reduce at line rate reads 100 %; or mean GPU utilization below " + pct(t.gpu_busy) +
-           kMore + "and the network >= " + pct(t.net_active) + " of line rate." + kMore +
+           kMore + "(or GPUs spinning: SM activity < " + pct(t.sm_spinning) +
+           ") and the network >= " + pct(t.net_active) + " of line rate." + kMore +
            "counters: ports/*/counters/port_{xmit,rcv}_data x 4 bytes, ports/*/rate;" + kMore +
            "/proc/net/dev, /sys/class/net/*/speed";
   }

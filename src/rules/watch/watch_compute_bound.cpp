@@ -3,6 +3,7 @@
 // job should spend its time.
 #include "rules/rule_factories.h"
 #include "rules/watch/watch_rule.h"
+#include "watch/gpu_busy.h"
 
 namespace trainready {
 namespace {
@@ -20,7 +21,10 @@ class WatchComputeBound : public WatchRule {
     const watch::Interval& iv = *w.iv;
     const watch::Thresholds& t = *w.t;
     if (w.busy) {
-      if (*w.busy >= t.gpu_busy) return "GPU utilization " + pct(*w.busy);
+      // Kernels resident all the time on few SMs spin (an NCCL kernel waiting): not compute.
+      if (*w.busy >= t.gpu_busy && !watch::gpus_spinning(iv, t))
+        return "GPU utilization " + pct(*w.busy) +
+               (iv.gpu_sm_active ? ", SM activity " + pct(*iv.gpu_sm_active) : std::string());
       return std::nullopt;
     }
     if (iv.proc_cpu_cores && *iv.proc_cpu_cores >= t.cpu_active_cores)
@@ -35,7 +39,10 @@ class WatchComputeBound : public WatchRule {
              "counters: /proc/PID/task/*/schedstat, /proc/PID/stat fields 14-15";
     return "mean GPU utilization >= " + pct(t.gpu_busy) +
            " (nvmlDeviceGetUtilizationRates; MLPerf Storage counts a GPU" + kMore +
-           "fed at >= 90 % AU as fed)";
+           "fed at >= 90 % AU as fed), unless SM activity, where sampled, is < " +
+           pct(t.sm_spinning) + kMore +
+           "(kernels spinning on few SMs: trainready's heuristic from the DCGM guide's" + kMore +
+           "\"N/5 blocks ... an activity of 0.2\")";
   }
 
  protected:

@@ -1,9 +1,12 @@
 // watch-hang: nothing moves while the job's processes live. With GPU counters, NVML's
-// utilization cannot tell a hang from work once the job has used the network (a rank spinning in
-// a collective that never completes reads ~100 %), so quiet bytes decide then; before, the GPUs
-// must be quiet too. A network at its line rate is not quiet, whatever the byte window says.
+// utilization cannot tell a hang from work once the job has used its data path (InfiniBand, the
+// NIC without it, or NVLink: a rank spinning in a collective that never completes reads ~100 %),
+// so quiet bytes decide then, and SM activity where it is sampled (spinning reads below 0.3);
+// before, the GPUs must be quiet too. NVLink bytes are movement. A network at its line rate is
+// not quiet, whatever the byte window says. No watched process: never a hang (idle).
 #include "rules/rule_factories.h"
 #include "rules/watch/watch_rule.h"
+#include "watch/gpu_busy.h"
 
 namespace trainready {
 namespace {
@@ -26,13 +29,17 @@ class WatchHang : public WatchRule {
       return "processes alive, no CPU, network or storage activity for " +
              format_duration(w.quiet_for);
     }
+    if (iv.procs == 0) return std::nullopt;  // nothing watched lives: idle, not a hung job
     const auto util = iv.ib_ports > 0 ? iv.ib_peak_port_util : w.net_peak_util;
     if (util && *util >= t.net_saturated) return std::nullopt;
-    if (iv.procs == 0 && iv.ib_ports == 0) return std::nullopt;
-    if (*w.busy > t.gpu_quiet && !w.network_seen) return std::nullopt;
-    // gpu_busy_share: NVML's utilization, capped by SM activity where that is sampled.
-    return std::string(iv.gpu_sm_active ? "GPUs busy (SM activity) " : "GPU utilization ") +
-           pct(*w.busy) + ", network and storage quiet for " + format_duration(w.quiet_for);
+    // Busy GPUs are work until the job has used its data path, unless their kernels spin;
+    // SM activity, where sampled, shows real work whatever the network did.
+    if (*w.busy > t.gpu_quiet && !w.network_seen && !watch::gpus_spinning(iv, t))
+      return std::nullopt;
+    if (iv.gpu_sm_active && *iv.gpu_sm_active >= t.sm_spinning) return std::nullopt;
+    return "GPU utilization " + pct(*w.busy) +
+           (iv.gpu_sm_active ? ", SM activity " + pct(*iv.gpu_sm_active) : std::string()) +
+           ", network, NVLink and storage quiet for " + format_duration(w.quiet_for);
   }
 
   std::string explain(const watch::Thresholds& t, bool with_gpus) const override {
@@ -40,14 +47,17 @@ class WatchHang : public WatchRule {
       return "processes alive, all of the above quiet for >= " + format_duration(t.hang_after_s) +
              " (--hang-after)" + kMore +
              "counters: /proc/PID/stat (alive), schedstat, /proc/net/dev, /proc/diskstats";
-    return "network and storage below " + binary_rate(t.quiet_bytes_per_s) +
+    return "network, NVLink and storage below " + binary_rate(t.quiet_bytes_per_s) +
            " for >= " + format_duration(t.hang_after_s) +
-           " (--hang-after) while the processes live," + kMore +
-           "with GPU utilization <= " + pct(t.gpu_quiet) +
-           ", or at any utilization once the job has used the network" + kMore +
-           "(a rank spinning in a collective that never completes); a network at >= " +
-           pct(t.net_saturated) + kMore + "of line rate is not quiet." + kMore +
-           "counters: the network, storage and GPU counters above; /proc/PID/stat (alive)";
+           " (--hang-after) while watched processes live," + kMore +
+           "with GPU utilization <= " + pct(t.gpu_quiet) + " or spinning (>= " + pct(t.gpu_busy) +
+           " on SM activity < " + pct(t.sm_spinning) +
+           "), or at any utilization once the job has used" + kMore +
+           "InfiniBand (the NIC without it) or NVLink, with SM activity < " + pct(t.sm_spinning) +
+           kMore + "where sampled (a rank spinning in a collective that never completes);" + kMore +
+           "a network at >= " + pct(t.net_saturated) +
+           " of line rate is not quiet; no watched process: idle." + kMore +
+           "counters: the network, NVLink, storage and GPU counters above; /proc/PID/stat";
   }
 
  protected:

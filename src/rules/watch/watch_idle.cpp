@@ -2,6 +2,7 @@
 // there is too little activity, not yet long enough quiet to be a hang.
 #include "rules/rule_factories.h"
 #include "rules/watch/watch_rule.h"
+#include "watch/gpu_busy.h"
 
 namespace trainready {
 namespace {
@@ -18,8 +19,16 @@ class WatchIdle : public WatchRule {
   watch::Label label() const override { return watch::Label::kIdle; }
 
   std::optional<std::string> judge(const watch::Window& w) const override {
-    if (w.busy)
-      return "GPU utilization " + pct(*w.busy) + ", no counter shows the path it waits on";
+    if (w.busy) {
+      const watch::Interval& iv = *w.iv;
+      std::string s = "GPU utilization " + pct(*w.busy);
+      if (watch::gpus_spinning(iv, *w.t))
+        s += ", SM activity " + pct(*iv.gpu_sm_active) + " (kernels spinning on few SMs)";
+      if (iv.ib_ports > 0 && iv.net_tx_peak_util && *iv.net_tx_peak_util >= w.t->net_active)
+        s += ", front-end NIC sending at " + pct(*iv.net_tx_peak_util) +
+             " of line rate (checkpoint/egress)";
+      return s + ", no counter shows the path it waits on";
+    }
     return std::string("little CPU, network or storage activity");
   }
 
@@ -37,8 +46,10 @@ class WatchIdle : public WatchRule {
   std::string cause() const override {
     return "The GPUs were not busy and neither the network, storage nor the loader's CPU was at "
            "a threshold: the job between steps (checkpointing to a path not watched, "
-           "evaluation, start-up), host-side Python, or a path watch does not count (NVLink, "
-           "an interface left out with --net).";
+           "evaluation, start-up), host-side Python, a path watch does not judge against a "
+           "line rate (NVLink: counted as movement, never as communication-bound), an interface "
+           "left out with --net, or GPU kernels spinning on few SMs (SM activity < 0.3) while "
+           "they wait; with no watched process, an idle node.";
   }
   std::string fix() const override {
     return "Watch with --pid on the training processes (and their loaders) so their I/O and "

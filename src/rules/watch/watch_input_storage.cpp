@@ -31,9 +31,10 @@ class WatchInputStorage : public WatchRule {
     const std::string gpu = "GPU utilization " + pct(*w.busy);
     // -1: no front-end NIC reading (a plain double: GCC 12 at -O2 sees a copied optional as
     // maybe uninitialized).
-    const double nic_util = iv.ib_ports > 0 && iv.net_peak_util ? *iv.net_peak_util : -1;
+    // Received bytes only: what the NIC sends (a checkpoint upload) is not input.
+    const double nic_util = iv.ib_ports > 0 && iv.net_rx_peak_util ? *iv.net_rx_peak_util : -1;
     if (nic_util >= t.net_active)
-      return gpu + ", front-end NIC at " + pct(nic_util) +
+      return gpu + ", front-end NIC receiving at " + pct(nic_util) +
              " of line rate (the storage path of an InfiniBand node)";
     const bool fuse = iv.fuse_waiting && *iv.fuse_waiting > 0;
     if ((storage && *storage >= t.storage_active_bytes_per_s) || blkio || fuse)
@@ -48,11 +49,13 @@ class WatchInputStorage : public WatchRule {
              ", or block I/O delay >= " + pct(t.blkio_share) + kMore +
              "counters: /proc/PID/io read_bytes, /proc/diskstats, /proc/self/mountstats, "
              "/proc/PID/stat field 42";
-    return "on an InfiniBand node, the front-end NIC >= " + pct(t.net_active) +
-           " of its line rate; or storage" + kMore +
-           "reads >= " + binary_rate(t.storage_active_bytes_per_s) +
+    return "on an InfiniBand node, the front-end NIC receiving >= " + pct(t.net_active) +
+           " of its line rate (rx only:" + kMore +
+           "sending is checkpoint/egress; a VF under its netvsc master is not counted twice);" +
+           kMore + "or storage reads >= " + binary_rate(t.storage_active_bytes_per_s) +
            " (the processes' /proc/PID/io read_bytes, else /proc/diskstats of" + kMore +
-           "top-level devices x 512 bytes, plus /proc/self/mountstats NFS server reads)," + kMore +
+           "top-level devices x 512 bytes, plus /proc/self/mountstats NFS server reads," + kMore +
+           "plus Lustre OSC read_bytes from the OSTs, else llite's)," + kMore +
            "or block I/O delay >= " + pct(t.blkio_share) +
            " of thread time (/proc/PID/stat field 42, needs kernel.task_delayacct=1)," + kMore +
            "or requests waiting on a fuse mount (/sys/fs/fuse/connections/N/waiting)";
