@@ -195,7 +195,7 @@ int run_stage(const StageArgs& a) {
       if (!out.input_error.empty()) {
         // Every rank got the same error: end MPI alike on all, then exit 2 as a single copy does.
         end_replicate(std::move(world), out.world_broken, 2, peer_timeout);
-        throw InputError(o.src, 0, out.input_error);
+        throw InputError("--replicate", 0, out.input_error);
       }
       *facts = std::move(out.facts);
       world_broken = out.world_broken;

@@ -155,6 +155,13 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   chmod 755 "$SO/src10b/locked"
 fi
 
+# -- D28: --replicate (one rank, no launcher) with a DST parent that does not exist: exit 2 as
+# without --replicate, not 1.
+if [ -e "$(dirname "$BIN")/libtrainready-mpi.so" ]; then
+  run "stage --replicate, DST parent missing: exit 2" "2" "$RSS_KB" "$E" -- \
+    "$BIN" stage "$SO/src7" "$SO/no/such/dst" --replicate --progress never
+fi
+
 # -- D29: a source that lists nothing is a warning, not a silent "complete".
 mkdir -p "$SO/src-empty"
 run "stage empty SRC --fail-on warning: exit 1" "1" "$RSS_KB" "$E" -- \

@@ -6,7 +6,7 @@ namespace {
 nlohmann::json problems(const std::vector<StageProblem>& v) {
   nlohmann::json a = nlohmann::json::array();
   for (const StageProblem& p : v)
-    a.push_back({{"path", p.path}, {"kind", p.kind}, {"message", p.message}});
+    a.push_back({{"path", p.path}, {"kind", p.kind}, {"message", p.message}, {"listed", p.listed}});
   return a;
 }
 
