@@ -17,6 +17,7 @@
 #include "report/text/stage_section.h"
 #include "stage/bounds.h"
 #include "stage/engine.h"
+#include "stage/hashing.h"
 #include "stage/journal.h"
 #include "stage/posix_source.h"
 #include "stage/shard.h"
@@ -364,6 +365,47 @@ TEST(StageCounts, EveryListedFileEndsOneWayAndBytesReadForFailuresAreNotCopied) 
   for (int i = 0; i < 5; ++i) small += 1000 + i;
   EXPECT_EQ(f.bytes_copied, small);  // the grown file's bytes were read, not copied
   EXPECT_GE(f.bytes_read, small);
+}
+
+// Blobs `a` and `a/b` (both possible in a Blob container, not on a POSIX DST), each with its
+// Content-MD5: the second cannot be put below a file, so it is not staged and its MD5, although
+// it matched, is not counted ("md5: 36 files matched" when 35 were staged).
+class ConflictSource : public Source {
+ public:
+  std::string describe() const override { return "conflict"; }
+  SourceHints hints() const override { return {}; }
+  void enumerate(const std::function<bool(const SourceEntry&)>& on_entry,
+                 const std::function<void(const SourceError&)>&) override {
+    const std::string data(5, 'x');
+    Md5 md5;
+    md5.update(std::as_bytes(std::span(data.data(), data.size())));
+    for (const char* p : {"a", "a/b"}) {
+      SourceEntry e;
+      e.path = p;
+      e.size = data.size();
+      e.content_md5 = md5.hex();
+      if (!on_entry(e)) return;
+    }
+  }
+  std::unique_ptr<SourceReader> open(const SourceEntry&) override {
+    struct Reader : SourceReader {
+      void read_at(std::uint64_t, std::span<std::byte> buf) override {
+        for (std::byte& b : buf) b = std::byte{'x'};
+      }
+      void confirm_unchanged() override {}
+    };
+    return std::make_unique<Reader>();
+  }
+};
+
+TEST(StageCounts, AnMd5CountsAsCheckedOnlyForAStagedFile) {
+  ConflictSource s;
+  const StageFacts f = run_stage_copy(s, options(test::temp_dir("outcomes-md5-dst")));
+  EXPECT_EQ(f.files_copied, 1u);
+  ASSERT_EQ(f.failed.size(), 1u);
+  EXPECT_EQ(f.failed[0].path, "a/b");
+  EXPECT_EQ(f.files_md5_checked, f.files_copied);
+  EXPECT_EQ(f.bytes_copied, 5u);
 }
 
 TEST(StageCounts, TheTextReportSaysReadApartAndNoCostPerGbForATinyCopy) {
