@@ -42,7 +42,8 @@ TEST(StageIncomplete, CountsListedFilesApartFromItemsTheListingLeftOut) {
   s.failed.push_back({"b.bin", "md5-mismatch", "b.bin: content MD5 differs"});
   s.failed.push_back({"c.bin", "vanished", "c.bin: gone"});
   for (int i = 0; i < 3; ++i)
-    s.failed.push_back({"l" + std::to_string(i), "symlink", "a symbolic link, not followed", false});
+    s.failed.push_back(
+        {"l" + std::to_string(i), "symlink", "a symbolic link, not followed", false});
   s.failed.push_back({"../x", "name", "'../x': not a relative path", false});
   s.failed.push_back({"locked", "permission", "cannot open directory locked", false});
   RuleOutcome o = judge("stage-incomplete", s);
@@ -58,7 +59,8 @@ TEST(StageIncomplete, CountsListedFilesApartFromItemsTheListingLeftOut) {
   empty.failed.push_back({"model.safetensors", "symlink", "a link into blobs/", false});
   o = judge("stage-incomplete", empty);
   ASSERT_EQ(o.findings.size(), 1u);
-  EXPECT_EQ(o.findings[0].message, "1 item left out while listing, not staged (1 link not followed)");
+  EXPECT_EQ(o.findings[0].message,
+            "1 item left out while listing, not staged (1 link not followed)");
 }
 
 TEST(StageIncomplete, FiresOnAFileChangedDuringTheCopy) {
