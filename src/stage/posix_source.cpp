@@ -132,11 +132,15 @@ void PosixSource::enumerate(const std::function<bool(const SourceEntry&)>& on_en
                             const std::function<void(const SourceError&)>& on_problem) {
   const bool follow = options_.follow_symlinks;
   // The destination is never entered (a followed link to one of its ancestors would copy DST
-  // into itself, deeper on every run).
+  // into itself, deeper on every run). Looked up again until found: --shard lists before the
+  // engine creates DST.
   std::optional<DevIno> never;
-  if (struct stat st{};
-      !options_.never_enter.empty() && ::stat(options_.never_enter.c_str(), &st) == 0)
-    never = dev_ino(st);
+  const auto is_destination = [&](const DevIno& id) {
+    if (struct stat st{};
+        !never && !options_.never_enter.empty() && ::stat(options_.never_enter.c_str(), &st) == 0)
+      never = dev_ino(st);
+    return never && id == *never;
+  };
   // Depth first with an explicit stack: bounded by the tree's depth in open descriptors (one at
   // a time), never by its size; entries stream out as read. Each directory carries the
   // directories above it, by device and inode: a followed link back to one of them is a loop.
@@ -208,7 +212,7 @@ void PosixSource::enumerate(const std::function<bool(const SourceEntry&)>& on_en
       }
       if (S_ISDIR(st.st_mode)) {
         const DevIno id = dev_ino(st);
-        if (never && id == *never) {
+        if (is_destination(id)) {
           on_problem(SourceError(via_link ? SourceError::Kind::kSymlink : SourceError::Kind::kIo,
                                  path,
                                  path + ": is the destination" +
