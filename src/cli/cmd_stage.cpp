@@ -19,6 +19,7 @@
 #include "core/host_name.h"
 #include "core/input_error.h"
 #include "core/units.h"
+#include "stage/bounds.h"
 #include "stage/engine.h"
 #include "stage/hsm.h"
 #include "stage/journal.h"
@@ -41,6 +42,15 @@ std::uint64_t size_of(const std::string& flag, const std::string& v) {
   if (!b || *b < 1 || *b > 1e15)
     throw InputError(flag, 0, "'" + v + "': expected a size such as 64M, 1G (1024-based) or 1GB");
   return static_cast<std::uint64_t>(*b);
+}
+
+// --chunk-size: at most stage::kMaxChunkBytes (each worker holds a chunk in memory), refused here
+// before a journal records it.
+std::uint64_t chunk_size_of(const std::string& v) {
+  const std::uint64_t b = size_of("--chunk-size", v);
+  if (const std::string why = stage::chunk_size_problem(b); !why.empty())
+    throw InputError("--chunk-size", 0, "'" + v + "': " + why);
+  return b;
 }
 
 bool show_progress(const std::string& mode) {
@@ -153,7 +163,7 @@ int run_stage(const StageArgs& a) {
     e.dst = o.dst;
     e.journal = o.manifest;
     if (!o.max_bw.empty()) e.max_bw = size_of("--max-bw", o.max_bw);
-    if (!o.chunk_size.empty()) e.chunk_bytes = size_of("--chunk-size", o.chunk_size);
+    if (!o.chunk_size.empty()) e.chunk_bytes = chunk_size_of(o.chunk_size);
     e.threads = o.threads;
     e.max_open = o.max_open;
     e.progress = show_progress(o.progress);
@@ -162,7 +172,9 @@ int run_stage(const StageArgs& a) {
       if (!sku) throw InputError("--sku", 0, "'" + a.flags.sku + "' is not in the catalog");
       e.nic_bytes_per_s = sku->frontend_nic_gbits_per_s * 1e9 / 8;
     }
-    auto source = stage::open_source(o.src, o.source);
+    stage::SourceOptions so = o.source;
+    so.never_enter = o.dst;  // a followed link never copies DST into itself
+    auto source = stage::open_source(o.src, so);
     stage::RankInfo rank;
     if (o.shard && o.replicate)
       throw InputError("--replicate", 0,
@@ -180,6 +192,11 @@ int run_stage(const StageArgs& a) {
       ro.engine.journal = stage::expand_dst_placeholders(o.manifest, world->rank(), host_name());
       ro.peer_timeout = peer_timeout;
       stage::ReplicateOutcome out = stage::run_stage_replicate(*source, *world, ro);
+      if (!out.input_error.empty()) {
+        // Every rank got the same error: end MPI alike on all, then exit 2 as a single copy does.
+        end_replicate(std::move(world), out.world_broken, 2, peer_timeout);
+        throw InputError("--replicate", 0, out.input_error);
+      }
       *facts = std::move(out.facts);
       world_broken = out.world_broken;
     } else if (o.shard) {
@@ -189,12 +206,8 @@ int run_stage(const StageArgs& a) {
                     std::to_string(rank.size);
       e.part_tag = "rank-" + std::to_string(rank.rank) + "-";
       // Every rank lists everything, then takes its byte share: no messages, one split.
-      std::vector<stage::SourceEntry> all;
-      source->enumerate([&](const stage::SourceEntry& en) { return all.push_back(en), true; },
-                        [](const stage::SourceError&) {});
-      stage::ListedSource part(*source,
-                               stage::shard_by_bytes(std::move(all), rank.rank, rank.size));
-      *facts = stage::run_stage_copy(part, e);
+      auto part = stage::shard_source(*source, rank.rank, rank.size);
+      *facts = stage::run_stage_copy(*part, e);
     } else {
       *facts = stage::run_stage_copy(*source, e);
     }
@@ -225,6 +238,10 @@ Runner add_stage_command(CLI::App& app) {
   c->add_option("dst", o.dst, "A local directory (NVMe, Lustre); created");
   c->add_option("--blob-endpoint", o.source.blob_endpoint,
                 "Blob service endpoint other than ACCOUNT.blob.core.windows.net");
+  c->add_flag("--follow-symlinks", o.source.follow_symlinks,
+              "Copy what symbolic links in SRC point to, under the link's name, wherever the "
+              "target is (outside SRC too); loops are refused. Without it no link is followed and "
+              "each is named as not staged (a Hugging Face hub snapshot needs it)");
   c->add_option("--manifest", o.manifest,
                 "The journal (default DST/.trainready-stage/journal.jsonl); with --verify, the one "
                 "to check against");
@@ -234,8 +251,8 @@ Runner add_stage_command(CLI::App& app) {
   c->add_option("--threads", o.threads, "Copy workers (default 16, or the source's hint)")
       ->check(CLI::Range(1, 1024));
   c->add_option("--chunk-size", o.chunk_size,
-                "Big files are copied and hashed in chunks of this size (default 16M; a resume "
-                "keeps the journal's)");
+                "Big files are copied and hashed in chunks of this size (default 16M, at most 4G; "
+                "a resume keeps the journal's)");
   c->add_option("--progress", o.progress, "auto (on a terminal), always or never");
   c->add_option("--verify", o.verify,
                 "Re-read this staged DST past the page cache and check every chunk's hash");

@@ -13,6 +13,10 @@ struct StageProblem {
   std::string path;     // relative to SRC / DST; empty for the whole run (DST full)
   std::string kind;     // permission, vanished, changed, io, no-space, md5-mismatch, ...
   std::string message;  // what happened, naming the path
+  // A file of the listing (counted in files_listed), or an item the listing left out: a link not
+  // followed, a special file, an unreadable directory, a name that cannot be a path below DST,
+  // a listed size out of range.
+  bool listed = true;
 };
 
 struct StageFacts {
@@ -31,13 +35,15 @@ struct StageFacts {
   std::uint64_t rounds = 0;                   // fan-out rounds (one broadcast per reader each)
 
   std::uint64_t files_listed = 0, bytes_listed = 0;
-  std::uint64_t files_copied = 0, bytes_copied = 0;      // read from the source in this run
+  // Staged in this run: the files finalized and their bytes read (or, --replicate, written) in
+  // this run. bytes_read is every byte read from the source, for files not staged too.
+  std::uint64_t files_copied = 0, bytes_copied = 0, bytes_read = 0;
   std::uint64_t files_skipped = 0, bytes_skipped = 0;    // staged and unchanged already
   std::uint64_t chunks_resumed = 0, bytes_resumed = 0;   // written by an earlier run, re-hashed
   std::uint64_t files_md5_checked = 0;                   // compared with the source's MD5
   std::uint64_t files_verified = 0, bytes_verified = 0;  // --verify: re-read and hashed
   std::string verify_read_mode;                          // O_DIRECT / evicted / memory
-  std::vector<std::string> not_regular;  // special files and links at the source, not copied
+  std::vector<std::string> not_regular;  // links not followed and special files (also in failed)
   std::vector<StageProblem> changed;     // source changed since the manifest or during the copy
   std::vector<StageProblem> failed;      // not staged (or, --verify, not as written)
   bool aborted = false;                  // the run stopped (DST full, journal not writable)

@@ -74,6 +74,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_plan_does_not_fit());
     r.push_back(make_stage_incomplete());
     r.push_back(make_stage_source_changed());
+    r.push_back(make_stage_source_empty());
     r.push_back(make_stage_verify_mismatch());
     r.push_back(make_storage_feed_short());
     r.push_back(make_vm_not_in_scale_set());

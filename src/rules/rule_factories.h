@@ -72,6 +72,7 @@ std::unique_ptr<Rule> make_pcie_link_degraded();
 std::unique_ptr<Rule> make_plan_does_not_fit();
 std::unique_ptr<Rule> make_stage_incomplete();
 std::unique_ptr<Rule> make_stage_source_changed();
+std::unique_ptr<Rule> make_stage_source_empty();
 std::unique_ptr<Rule> make_stage_verify_mismatch();
 std::unique_ptr<Rule> make_storage_feed_short();
 std::unique_ptr<Rule> make_vm_not_in_scale_set();

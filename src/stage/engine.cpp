@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <unordered_set>
 #include <vector>
@@ -23,10 +24,11 @@
 #include "bench/page_cache.h"
 #include "core/input_error.h"
 #include "core/temp_files.h"
+#include "stage/bounds.h"
 #include "stage/dest_file.h"
 #include "stage/hashing.h"
 #include "stage/journal.h"
-#include "stage/posix_source.h"
+#include "stage/outcome.h"
 #include "stage/progress.h"
 #include "stage/rate_limiter.h"
 
@@ -77,6 +79,9 @@ struct FileJob {
   std::unique_ptr<DestFile> dest;  // big files: opened when listed
   std::atomic<std::uint64_t> remaining{0};
   std::atomic<bool> failed{false};
+  // Bytes read from the source for this file in this run: counted as copied only once it is
+  // staged (a file that fails after its reads was read, not copied).
+  std::atomic<std::uint64_t> read{0};
   // MD5 is a stream: chunks feed it in order (a chunk waits for its predecessor, which a worker
   // already holds because chunks are queued in order).
   std::unique_ptr<Md5> md5;
@@ -136,10 +141,13 @@ class Copier {
 
  private:
   void list();
+  void listing_problem(const SourceError& e);
   void enqueue(const SourceEntry& e);
   void files_in_batch(const std::shared_ptr<FileJob>& f);
   void flush_batch();
   void worker();
+  void run_task(Task& t, AlignedBuffer* buf);
+  void stop_run(const std::string& why);
   void copy_small(FileJob& f, AlignedBuffer& buf);
   void copy_chunk(FileJob& f, std::uint64_t k, AlignedBuffer& buf);
   void chunk_finished(FileJob& f);
@@ -158,6 +166,7 @@ class Copier {
   JournalState prior_;
   std::unique_ptr<JournalWriter> journal_;
   std::uint64_t chunk_bytes_ = 0;
+  std::uint64_t dst_capacity_ = 0;  // the destination file system's size: no file above it fits
   std::uint64_t next_id_ = 0;
   DirectWrite direct_;
   std::unique_ptr<TaskQueue> queue_;
@@ -185,7 +194,10 @@ void Copier::problem(std::vector<StageProblem>& list, StageProblem p) {
 void Copier::fail(FileJob& f, const std::string& kind, const std::string& message) {
   bool expected = false;
   if (f.failed.compare_exchange_strong(expected, true)) {
-    problem(kind == "changed" ? facts_.changed : facts_.failed, {f.e.path, kind, message});
+    // Not staged, whatever the reason: a file that changed while it was read is named by
+    // stage-incomplete too (the run is not complete), not only by stage-source-changed.
+    if (kind == "changed") problem(facts_.changed, {f.e.path, kind, message});
+    problem(facts_.failed, {f.e.path, kind, message});
     f.cv.notify_all();
   }
 }
@@ -236,7 +248,7 @@ void Copier::copy_small(FileJob& f, AlignedBuffer& buf) {
       r->confirm_unchanged();
     }
     counters_.bytes_read += f.e.size;
-    bytes_copied_ += f.e.size;
+    f.read += f.e.size;
     {
       PhaseTimer t(counters_, Phase::kHash);
       f.hashes = {xxh3_hex(data)};
@@ -249,12 +261,7 @@ void Copier::copy_small(FileJob& f, AlignedBuffer& buf) {
     }
     finalize_with(f, d);
   } catch (const SourceError& e) {
-    fail(f,
-         e.kind() == SourceError::Kind::kChanged      ? "changed"
-         : e.kind() == SourceError::Kind::kNotFound   ? "vanished"
-         : e.kind() == SourceError::Kind::kPermission ? "permission"
-                                                      : "io",
-         e.what());
+    fail(f, problem_kind(e.kind()), e.what());
     ::unlink(part_path(f.id).c_str());
   } catch (const DestError& e) {
     dest_failed(&f, e);
@@ -316,16 +323,11 @@ void Copier::copy_chunk(FileJob& f, std::uint64_t k, AlignedBuffer& buf) {
       f.dest->write_at(off, data);
     }
     f.hashes[k] = h;
-    bytes_copied_ += len;
+    f.read += len;
     counters_.bytes_done += len;
     if (f.nchunks > 1) journal_->chunk(f.id, k, h);
   } catch (const SourceError& e) {
-    fail(f,
-         e.kind() == SourceError::Kind::kChanged      ? "changed"
-         : e.kind() == SourceError::Kind::kNotFound   ? "vanished"
-         : e.kind() == SourceError::Kind::kPermission ? "permission"
-                                                      : "io",
-         e.what());
+    fail(f, problem_kind(e.kind()), e.what());
   } catch (const DestError& e) {
     dest_failed(&f, e);
   }
@@ -366,7 +368,6 @@ void Copier::finalize_with(FileJob& f, DestFile& d) {
       d.discard();
       return;
     }
-    ++md5_checked_;
   }
   {
     PhaseTimer t(counters_, Phase::kMeta);
@@ -374,18 +375,53 @@ void Copier::finalize_with(FileJob& f, DestFile& d) {
     d.finalize(final_path(f.e.path), f.e.mode, f.e.mtime_ns);
   }
   journal_->done(f.id, f.hashes, md5);
+  // Counted once staged: a file whose MD5 matched but whose rename failed is not staged.
+  if (f.md5) ++md5_checked_;
   ++files_copied_;
+  bytes_copied_ += f.read.load();
   counters_.files_done += 1;
   if (f.nchunks == 1 && f.e.size <= kSmallFile) counters_.bytes_done += f.e.size;
 }
 
+// Stops the run with a reason (the first one wins); the workers drain the queue without work, so
+// the listing never blocks on a full queue and every thread is joined.
+void Copier::stop_run(const std::string& why) {
+  bool expected = false;
+  if (stop_.compare_exchange_strong(expected, true)) {
+    std::lock_guard<std::mutex> lock(facts_mu_);
+    facts_.aborted = true;
+    if (facts_.abort_reason.empty()) facts_.abort_reason = why;
+  }
+}
+
+void Copier::run_task(Task& t, AlignedBuffer* buf) {
+  if (t.big) {
+    if (buf == nullptr || stop_.load()) {
+      t.big->failed = true;
+      t.big->cv.notify_all();
+      return chunk_finished(*t.big);
+    }
+    copy_chunk(*t.big, t.chunk, *buf);
+  } else if (buf != nullptr) {
+    for (auto& f : t.small) copy_small(*f, *buf);
+  }
+}
+
+// A thread's entry point: nothing may escape it (an exception leaving a std::thread is
+// std::terminate). What the copy functions do not handle stops the run with its reason.
 void Copier::worker() {
-  AlignedBuffer buf(static_cast<std::size_t>(chunk_bytes_));
+  std::unique_ptr<AlignedBuffer> buf;
+  try {
+    buf = std::make_unique<AlignedBuffer>(static_cast<std::size_t>(chunk_bytes_));
+  } catch (const std::exception& e) {
+    stop_run("cannot allocate a copy buffer of " + std::to_string(chunk_bytes_) +
+             " bytes (--chunk-size): " + e.what());
+  }
   while (auto t = queue_->pop(counters_)) {
-    if (t->big) {
-      copy_chunk(*t->big, t->chunk, buf);
-    } else {
-      for (auto& f : t->small) copy_small(*f, buf);
+    try {
+      run_task(*t, buf.get());
+    } catch (const std::exception& e) {
+      stop_run(std::string("a copy worker failed: ") + e.what());
     }
   }
 }
@@ -421,7 +457,7 @@ void Copier::enqueue(const SourceEntry& e) {
     f->id = next_id_++;
     journal_->file(f->id, e);
   }
-  f->nchunks = e.size <= chunk_bytes_ ? 1 : (e.size + chunk_bytes_ - 1) / chunk_bytes_;
+  f->nchunks = std::max<std::uint64_t>(1, chunks_of(e.size, chunk_bytes_));
   f->hashes.resize(f->nchunks);
   if (!e.content_md5.empty()) f->md5 = std::make_unique<Md5>();
   if (e.size <= kSmallFile) {
@@ -456,27 +492,34 @@ void Copier::flush_batch() {
   queue_->push(std::move(t));
 }
 
+// What the listing could not hand on (an unreadable directory, a link not followed, a special
+// file): not staged, so named in `failed` as left out while listing; links and special files are
+// also in `not_regular`.
+void Copier::listing_problem(const SourceError& e) {
+  StageProblem p = stage::listing_problem(e);
+  if (e.kind() == SourceError::Kind::kChanged) problem(facts_.changed, p);
+  if (not_regular(p)) {
+    std::lock_guard<std::mutex> lock(facts_mu_);
+    if (facts_.not_regular.size() < 10000) facts_.not_regular.push_back(p.path);
+  }
+  problem(facts_.failed, std::move(p));
+}
+
 void Copier::list() {
-  const auto kind_of = [](SourceError::Kind k) {
-    switch (k) {
-      case SourceError::Kind::kNotFound:
-        return "vanished";
-      case SourceError::Kind::kChanged:
-        return "changed";
-      case SourceError::Kind::kPermission:
-        return "permission";
-      case SourceError::Kind::kIo:
-        break;
-    }
-    return "io";
-  };
   src_.enumerate(
       [&](const SourceEntry& e) {
         if (!safe_relative(e.path)) {
           problem(facts_.failed, {e.path, "name",
                                   "'" + e.path +
                                       "': not a relative path inside the destination (empty, "
-                                      "absolute, '.' or '..' component); not staged"});
+                                      "absolute, '.' or '..' component); not staged",
+                                  false});
+          return !stop_.load();
+        }
+        if (const std::string why = entry_size_problem(e.path, e.size, dst_capacity_);
+            !why.empty()) {
+          // Refused before anything is sized from it (chunk count, hashes, preallocation).
+          problem(facts_.failed, {e.path, "too-large", why, false});
           return !stop_.load();
         }
         if (!seen_.insert(e.path).second) return !stop_.load();
@@ -485,10 +528,7 @@ void Copier::list() {
         enqueue(e);
         return !stop_.load();
       },
-      [&](const SourceError& e) {
-        problem(e.kind() == SourceError::Kind::kChanged ? facts_.changed : facts_.failed,
-                {e.path(), kind_of(e.kind()), e.what()});
-      });
+      [&](const SourceError& e) { listing_problem(e); });
   flush_batch();
 }
 
@@ -504,8 +544,15 @@ StageFacts Copier::run() {
       throw InputError(
           d, 0, std::string("cannot create the destination directory: ") + std::strerror(errno));
 
+  if (o_.chunk_bytes != 0)
+    if (const std::string why = chunk_size_problem(o_.chunk_bytes); !why.empty())
+      throw InputError("--chunk-size", 0, why);
   prior_ = read_journal(o_.journal);
   const bool has_header = prior_.exists && prior_.chunk_bytes != 0;
+  if (has_header)
+    if (const std::string why = chunk_size_problem(prior_.chunk_bytes); !why.empty())
+      throw InputError(o_.journal, 1, "the journal's header records " + why);
+  dst_capacity_ = filesystem_capacity(o_.dst);
   if (has_header && prior_.source != src_.describe())
     throw InputError(o_.journal, 1,
                      "is the journal of a stage from " + prior_.source + ", not " +
@@ -547,29 +594,49 @@ StageFacts Copier::run() {
   ctx.max_bw = static_cast<double>(o_.max_bw);
 
   std::vector<std::thread> workers;
-  for (int i = 0; i < n; ++i) workers.emplace_back([this] { worker(); });
+  for (int i = 0; i < n; ++i) {
+    try {
+      workers.emplace_back([this] { worker(); });
+    } catch (const std::system_error& e) {
+      // No thread to spare (a process or memory limit): copy with fewer, or refuse with none.
+      if (workers.empty())
+        throw InputError("--threads", 0, std::string("cannot start a copy worker: ") + e.what());
+      break;
+    }
+  }
+  // From here until the joins below nothing may throw out of run(): a joinable std::thread
+  // destroyed by unwinding is std::terminate.
   bool progress_stop = false;
   std::mutex progress_mu;
   std::condition_variable progress_cv;
   std::thread progress;
   if (o_.progress) {
-    progress = std::thread([&] {
-      Sample prev = take_sample(counters_, 0);
-      std::unique_lock<std::mutex> lock(progress_mu);
-      while (!progress_stop) {
-        progress_cv.wait_for(lock, std::chrono::milliseconds(500));
-        const double t = std::chrono::duration<double>(Clock::now() - t0).count();
-        Sample now = take_sample(counters_, t);
-        const std::string line = progress_line(prev, now, counters_, ctx, 140);
-        std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
-        std::fflush(stderr);
-        prev = now;
-      }
-      std::fputs("\n", stderr);
-    });
+    try {
+      progress = std::thread([&] {
+        try {
+          Sample prev = take_sample(counters_, 0);
+          std::unique_lock<std::mutex> lock(progress_mu);
+          while (!progress_stop) {
+            progress_cv.wait_for(lock, std::chrono::milliseconds(500));
+            const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+            Sample now = take_sample(counters_, t);
+            const std::string line = progress_line(prev, now, counters_, ctx, 140);
+            std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
+            std::fflush(stderr);
+            prev = now;
+          }
+        } catch (const std::exception&) {
+          // The progress line is a convenience: without it the copy goes on.
+        }
+        std::fputs("\n", stderr);
+      });
+    } catch (const std::system_error&) {
+      // No progress line without a thread for it; the copy goes on.
+    }
   }
 
   bool listing_complete = false;
+  std::string unreadable;  // the source could not be listed at all: an input error, after the joins
   try {
     list();
     listing_complete = !stop_.load();
@@ -577,10 +644,19 @@ StageFacts Copier::run() {
     std::lock_guard<std::mutex> lock(facts_mu_);
     facts_.aborted = true;
     facts_.abort_reason = std::string("listing the source failed: ") + e.what();
+    if (counters_.files_listed.load() == 0 && facts_.failed.empty()) unreadable = e.what();
+  } catch (const std::exception& e) {
+    // Anything else on the listing thread (memory, the journal) stops the run; the workers are
+    // still joined below.
+    stop_run(std::string("listing the source failed: ") + e.what());
   }
   counters_.listing_done = true;
-  if (listing_complete)
-    journal_->listed(counters_.files_listed.load(), counters_.bytes_listed.load());
+  try {
+    if (listing_complete)
+      journal_->listed(counters_.files_listed.load(), counters_.bytes_listed.load());
+  } catch (const std::exception& e) {
+    stop_run(e.what());
+  }
   queue_->close();
   for (auto& w : workers) w.join();
   {
@@ -596,6 +672,11 @@ StageFacts Copier::run() {
     if (facts_.abort_reason.empty()) facts_.abort_reason = e.what();
   }
   journal_.reset();
+  // Nothing listed and the listing refused (Blob: 403, a container that does not exist, an
+  // expired SAS): the source cannot be read at all, exit 2 as for a POSIX SRC that cannot be
+  // opened, not a copy that is merely incomplete.
+  if (!unreadable.empty())
+    throw InputError(facts_.source, 0, "cannot read the source: " + unreadable);
 
   if (listing_complete) {
     for (const auto& [path, id] : prior_.by_path)
@@ -604,12 +685,12 @@ StageFacts Copier::run() {
             {path, "vanished",
              path + ": in the manifest but no longer at the source (left as it is at DST)"});
   }
-  if (auto* posix = dynamic_cast<PosixSource*>(&src_)) facts_.not_regular = posix->skipped();
 
   facts_.files_listed = counters_.files_listed;
   facts_.bytes_listed = counters_.bytes_listed;
   facts_.files_copied = files_copied_;
   facts_.bytes_copied = bytes_copied_;
+  facts_.bytes_read = counters_.bytes_read;
   facts_.chunks_resumed = chunks_resumed_;
   facts_.bytes_resumed = bytes_resumed_;
   facts_.files_md5_checked = md5_checked_;

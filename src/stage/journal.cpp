@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/input_error.h"
+#include "stage/bounds.h"
 
 namespace trainready::stage {
 namespace {
@@ -78,12 +79,14 @@ JournalState read_journal(const std::string& path) {
                     std::to_string(kJournalVersion));
         s.source = j.at("source").get<std::string>();
         s.chunk_bytes = j.at("chunk_bytes").get<std::uint64_t>();
-        if (s.chunk_bytes == 0) throw bad("chunk_bytes 0");
+        if (const std::string why = chunk_size_problem(s.chunk_bytes); !why.empty()) throw bad(why);
       } else if (t == "file") {
         JournalFile f;
         const std::uint64_t id = j.at("id").get<std::uint64_t>();
         f.entry.path = j.at("path").get<std::string>();
         f.entry.size = j.at("size").get<std::uint64_t>();
+        if (f.entry.size > kMaxEntryBytes)
+          throw bad("size " + j.at("size").dump() + " out of range");
         f.entry.mtime_ns = j.at("mtime_ns").get<std::int64_t>();
         f.entry.etag = j.at("etag").get<std::string>();
         f.entry.content_md5 = j.at("md5").get<std::string>();

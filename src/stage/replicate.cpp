@@ -13,14 +13,17 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "core/input_error.h"
+#include "stage/bounds.h"
 #include "stage/dest_file.h"
 #include "stage/hashing.h"
 #include "stage/journal.h"
+#include "stage/outcome.h"
 #include "stage/progress.h"
 #include "stage/rate_limiter.h"
 #include "stage/shard.h"
@@ -72,6 +75,8 @@ std::uint8_t status_of(SourceError::Kind k) {
     case SourceError::Kind::kPermission:
       return kPermissionSt;
     case SourceError::Kind::kIo:
+    case SourceError::Kind::kSymlink:  // listing only
+    case SourceError::Kind::kSpecial:
       break;
   }
   return kIoSt;
@@ -170,7 +175,11 @@ Batch decode(const std::string& s, const std::vector<Unit>& units) {
 
 std::string encode_manifest(const std::vector<SourceEntry>& all, std::uint64_t chunk,
                             const std::string& error, const std::vector<StageProblem>& problems) {
-  nlohmann::json j{{"chunk_bytes", chunk}, {"error", error}};
+  // "unreadable": the listing failed before it found anything, so the source cannot be read at
+  // all (an input error on every rank, as without --replicate).
+  nlohmann::json j{{"chunk_bytes", chunk},
+                   {"error", error},
+                   {"unreadable", !error.empty() && all.empty() && problems.empty()}};
   nlohmann::json es = nlohmann::json::array();
   for (const SourceEntry& e : all)
     es.push_back({e.path, e.size, e.mtime_ns, e.etag, e.content_md5, e.mode});
@@ -193,8 +202,15 @@ class ReadAhead {
         mine_(std::move(mine)),
         cap_(cap),
         limiter_(limiter) {
-    for (int i = 0; i < threads && static_cast<std::size_t>(i) < mine_.size(); ++i)
-      threads_.emplace_back([this] { loop(); });
+    for (int i = 0; i < threads && static_cast<std::size_t>(i) < mine_.size(); ++i) {
+      try {
+        threads_.emplace_back([this] { loop(); });
+      } catch (const std::system_error& e) {
+        // Fewer readers; with none, every unit is answered with this error (never a wait).
+        if (threads_.empty()) error_ = std::string("cannot start a source reader: ") + e.what();
+        break;
+      }
+    }
   }
   ~ReadAhead() {
     {
@@ -208,7 +224,14 @@ class ReadAhead {
   // The result of this rank's unit number `seq` (in order), waiting for it.
   UnitResult take(std::size_t seq) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return done_.count(seq) != 0; });
+    cv_.wait(lock, [&] { return done_.count(seq) != 0 || !error_.empty(); });
+    if (done_.count(seq) == 0) {
+      UnitResult failed;
+      failed.unit = mine_[seq];
+      failed.status = kIoSt;
+      failed.message = entries_[units_[mine_[seq]].file].path + ": " + error_;
+      return failed;
+    }
     UnitResult r = std::move(done_.at(seq));
     done_.erase(seq);
     inflight_ -= units_[mine_[seq]].len;
@@ -218,12 +241,24 @@ class ReadAhead {
   std::uint64_t unit_len(std::size_t seq) const { return units_[mine_[seq]].len; }
   bool ready(std::size_t seq) {
     std::lock_guard<std::mutex> lock(mu_);
-    return done_.count(seq) != 0;
+    return done_.count(seq) != 0 || !error_.empty();
   }
   std::uint64_t bytes_read() const { return bytes_read_.load(); }
 
  private:
+  // A thread's entry point: nothing may escape it (std::terminate). A reader that fails outside
+  // read() (memory) turns every unit not read yet into an error, so the round loop never waits
+  // for it.
   void loop() {
+    try {
+      read_units();
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (error_.empty()) error_ = std::string("a source reader failed: ") + e.what();
+    }
+    cv_.notify_all();
+  }
+  void read_units() {
     for (;;) {
       std::size_t seq;
       {
@@ -283,6 +318,7 @@ class ReadAhead {
   std::uint64_t inflight_ = 0;
   bool stop_ = false;
   std::map<std::size_t, UnitResult> done_;
+  std::string error_;  // a reader failed outside read(): every unit not read yet fails with it
   std::atomic<std::uint64_t> bytes_read_{0};
   std::vector<std::thread> threads_;
 };
@@ -298,6 +334,7 @@ struct FileState {
   std::unique_ptr<Md5> md5;  // fed in order by the round loop (units of a file arrive in order)
   std::atomic<std::uint64_t> remaining{0};
   std::atomic<bool> failed{false}, changed{false};
+  std::atomic<std::uint64_t> written{0};  // counted as copied once the file is staged
   std::mutex mu;
 };
 
@@ -320,6 +357,7 @@ class Replicator {
   std::string plan();
   bool needs_step(const std::string& my_error);
   void rounds();
+  void round_loop(ReadAhead& ahead, std::vector<bool>& owner_done, std::uint64_t round);
   void writer();
   void write_unit(WriteTask& t, std::vector<std::byte>& aligned);
   void end_file(std::size_t i);
@@ -359,6 +397,7 @@ class Replicator {
   std::unique_ptr<JournalWriter> journal_;
   DirectWrite direct_;
   bool world_broken_ = false;
+  std::string input_error_;  // no rank could start: exit 2 on every rank
   int dst_fd_ = -1;
 
   // The write queue between the round loop and the writers, bounded in bytes.
@@ -423,15 +462,19 @@ bool Replicator::manifest_step() {
                                   "'" + e.path +
                                       "': not a relative path inside the destination (empty, "
                                       "absolute, '.' or '..' component); not staged"});
+            } else if (const std::string why = entry_size_problem(e.path, e.size, 0);
+                       !why.empty()) {
+              problems.push_back({e.path, "too-large", why, false});
             } else if (seen.insert(e.path).second) {
               all.push_back(e);
             }
             return true;
           },
-          [&](const SourceError& e) {
-            problems.push_back({e.path(), status_kind(status_of(e.kind())), e.what()});
-          });
+          [&](const SourceError& e) { problems.push_back(listing_problem(e)); });
     } catch (const SourceError& e) {
+      error = std::string("listing the source failed: ") + e.what();
+    } catch (const std::exception& e) {
+      // Said to every rank through the manifest, rather than leaving them in its broadcast.
       error = std::string("listing the source failed: ") + e.what();
     }
     std::sort(all.begin(), all.end(),
@@ -458,13 +501,19 @@ bool Replicator::manifest_step() {
   const nlohmann::json j = nlohmann::json::parse(bytes);
   chunk_ = j.at("chunk_bytes").get<std::uint64_t>();
   for (const auto& p : j.at("problems"))
-    if (me_ == 0)
-      problem(facts_.failed,
-              {p.at(0).get<std::string>(), p.at(1).get<std::string>(), p.at(2).get<std::string>()});
+    if (me_ == 0) {
+      // Left out by the listing, so not listed files (the outcome counts them apart).
+      StageProblem sp{p.at(0).get<std::string>(), p.at(1).get<std::string>(),
+                      p.at(2).get<std::string>(), false};
+      if (not_regular(sp) && facts_.not_regular.size() < 10000)
+        facts_.not_regular.push_back(sp.path);
+      problem(facts_.failed, std::move(sp));
+    }
   const std::string error = j.at("error").get<std::string>();
   if (!error.empty()) {
     facts_.aborted = true;
     facts_.abort_reason = error + " (rank 0 lists for every rank)";
+    if (j.value("unreadable", false)) input_error_ = facts_.abort_reason;
     return false;
   }
   for (const auto& e : j.at("entries")) {
@@ -481,7 +530,7 @@ bool Replicator::manifest_step() {
   for (std::size_t i = 0; i < entries_.size(); ++i) {
     first_unit_.push_back(units_.size());
     const std::uint64_t size = entries_[i].size;
-    const std::uint64_t n = size == 0 ? 0 : size <= chunk_ ? 1 : (size + chunk_ - 1) / chunk_;
+    const std::uint64_t n = chunks_of(size, chunk_);  // sizes are bounded by rank 0's listing
     for (std::uint64_t k = 0; k < n; ++k)
       units_.push_back({i, k, k * chunk_, std::min(chunk_, size - k * chunk_)});
   }
@@ -632,6 +681,7 @@ bool Replicator::needs_step(const std::string& my_error) {
   if (!errors.empty()) {
     facts_.aborted = true;
     facts_.abort_reason = "a rank cannot stage: " + errors;
+    input_error_ = facts_.abort_reason;  // nothing started on any rank
     return false;
   }
   return true;
@@ -641,8 +691,12 @@ void Replicator::fail(std::size_t i, const std::string& kind, const std::string&
   FileState& f = *files_[i];
   bool expected = false;
   if (f.failed.compare_exchange_strong(expected, true)) {
-    if (kind == "changed") f.changed = true;
-    problem(kind == "changed" ? facts_.changed : facts_.failed, {entries_[i].path, kind, message});
+    // Not staged, whatever the reason: a change during the copy is named by stage-incomplete too.
+    if (kind == "changed") {
+      f.changed = true;
+      problem(facts_.changed, {entries_[i].path, kind, message});
+    }
+    problem(facts_.failed, {entries_[i].path, kind, message});
   }
 }
 
@@ -662,12 +716,14 @@ void Replicator::finalize(std::size_t i) {
       d->discard();
       return;
     }
-    ++md5_checked_;
   }
   make_parent_dirs(dst_, e.path);
   d->finalize(dst_ + "/" + e.path, e.mode, e.mtime_ns);
   journal_->done(f.id, f.hashes, md5);
+  // Counted once staged: an MD5 that matched for a file whose rename failed is not a staged file.
+  if (f.md5) ++md5_checked_;
   ++files_copied_;
+  bytes_written_ += f.written.load();
 }
 
 // After the last unit of file i (written or failed): finalize, or leave the part for a rerun.
@@ -725,7 +781,7 @@ void Replicator::write_unit(WriteTask& t, std::vector<std::byte>& aligned) {
         out = std::span<const std::byte>(p, data.size());
       }
       f.dest->write_at(u.off, out);
-      bytes_written_ += u.len;
+      f.written += u.len;
       if (f.nchunks > 1) journal_->chunk(f.id, t.k, f.hashes[t.k]);
     } catch (const DestError& err) {
       fail(t.file, "destination", err.message);
@@ -751,7 +807,17 @@ void Replicator::writer() {
       q_.pop_front();
     }
     const std::uint64_t n = t.bytes.size();
-    write_unit(t, aligned);
+    try {
+      write_unit(t, aligned);
+    } catch (const std::exception& e) {
+      // A thread's entry point: nothing may escape it. The run stops; the queue's room is still
+      // given back below, so the round loop never waits for it.
+      if (!stop_.exchange(true)) {
+        std::lock_guard<std::mutex> lock(facts_mu_);
+        facts_.aborted = true;
+        facts_.abort_reason = std::string("a writer failed: ") + e.what();
+      }
+    }
     {
       std::lock_guard<std::mutex> lock(q_mu_);
       q_bytes_ -= n;
@@ -780,8 +846,41 @@ void Replicator::rounds() {
   ReadAhead ahead(src_, entries_, units_, mine, threads, 2 * round, limiter_);
   q_cap_ = 2 * round;
   std::vector<std::thread> writers;
-  for (int i = 0; i < threads; ++i) writers.emplace_back([this] { writer(); });
+  for (int i = 0; i < threads; ++i) {
+    try {
+      writers.emplace_back([this] { writer(); });
+    } catch (const std::system_error& e) {
+      if (!writers.empty()) break;  // fewer writers
+      // None: this rank cannot take part in the rounds; the others are told by the deadlines.
+      std::lock_guard<std::mutex> lock(facts_mu_);
+      facts_.aborted = true;
+      facts_.abort_reason = std::string("cannot start a writer: ") + e.what();
+      world_broken_ = true;
+      return;
+    }
+  }
+  // Until the writers are joined below nothing may throw out of here (std::terminate).
+  try {
+    round_loop(ahead, owner_done, round);
+  } catch (const std::exception& e) {
+    // A fan-out message that does not decode, or no memory: this rank cannot follow the
+    // collectives any more, so the job ends as a broken world does (MPI_Abort after the report).
+    std::lock_guard<std::mutex> lock(facts_mu_);
+    facts_.aborted = true;
+    facts_.abort_reason = std::string("the fan-out failed: ") + e.what();
+    world_broken_ = true;
+  }
+  {
+    std::lock_guard<std::mutex> lock(q_mu_);
+    q_closed_ = true;
+  }
+  q_cv_.notify_all();
+  for (auto& t : writers) t.join();
+  facts_.bytes_from_source = ahead.bytes_read();
+  facts_.bytes_read = facts_.bytes_from_source;
+}
 
+void Replicator::round_loop(ReadAhead& ahead, std::vector<bool>& owner_done, std::uint64_t round) {
   std::size_t seq = 0;
   const auto all_done = [&] {
     return std::all_of(owner_done.begin(), owner_done.end(), [](bool b) { return b; });
@@ -851,13 +950,6 @@ void Replicator::rounds() {
       }
     }
   }
-  {
-    std::lock_guard<std::mutex> lock(q_mu_);
-    q_closed_ = true;
-  }
-  q_cv_.notify_all();
-  for (auto& t : writers) t.join();
-  facts_.bytes_from_source = ahead.bytes_read();
 }
 
 ReplicateOutcome Replicator::run() {
@@ -931,6 +1023,7 @@ ReplicateOutcome Replicator::run() {
   if (top->first > 0) facts_.limit = top->second;
   ReplicateOutcome out;
   out.world_broken = world_broken_;
+  out.input_error = input_error_;
   out.facts = std::move(facts_);
   return out;
 }

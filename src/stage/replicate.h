@@ -48,6 +48,10 @@ struct ReplicateOutcome {
   // A rank failed to take part in time (facts.abort_reason names it): MPI cannot finish the
   // collectives that were started, so the job must end with abort rather than MPI_Finalize.
   bool world_broken = false;
+  // No rank could start (the source cannot be listed at all, a DST that cannot be created, a
+  // journal of another source): said on every rank alike, an input error (exit 2) once MPI ends,
+  // as the same error is without --replicate.
+  std::string input_error;
 };
 
 ReplicateOutcome run_stage_replicate(Source& source, MpiWorld& world, const ReplicateOptions& o);

@@ -68,4 +68,20 @@ std::vector<SourceEntry> shard_by_bytes(std::vector<SourceEntry> all, int rank, 
   return mine;
 }
 
+std::unique_ptr<ListedSource> shard_source(Source& source, int rank, int size) {
+  std::vector<SourceEntry> all;
+  std::vector<SourceError> problems;
+  source.enumerate(
+      [&](const SourceEntry& e) {
+        all.push_back(e);
+        return true;
+      },
+      [&](const SourceError& p) {
+        // Bounded as the outcome's lists are: a source of millions of unreadable entries.
+        if (rank == 0 && problems.size() < 10000) problems.push_back(p);
+      });
+  return std::make_unique<ListedSource>(source, shard_by_bytes(std::move(all), rank, size),
+                                        std::move(problems));
+}
+
 }  // namespace trainready::stage

@@ -47,6 +47,9 @@ class SourceError : public std::runtime_error {
     kChanged,     // size, mtime or ETag differ from the entry (HTTP 412 on If-Match)
     kPermission,  // EACCES/EPERM, HTTP 401/403
     kIo,          // anything else, after the source's own retries
+    // Listing only (on_problem), never copied: the outcome names each.
+    kSymlink,  // a symbolic link not followed (POSIX without --follow-symlinks)
+    kSpecial,  // a device, FIFO or socket
   };
   SourceError(Kind kind, std::string path, const std::string& what)
       : std::runtime_error(what), kind_(kind), path_(std::move(path)) {}
@@ -97,6 +100,12 @@ class Source {
 
 struct SourceOptions {
   std::string blob_endpoint;  // --blob-endpoint: another Blob endpoint (Azurite, sovereign clouds)
+  // POSIX: --follow-symlinks copies what links point to, wherever they point (without it no link
+  // is followed and each is named as not staged).
+  bool follow_symlinks = false;
+  // POSIX: a directory never entered while following links (the destination: a link to an
+  // ancestor of DST would otherwise copy DST into itself). Looked up when the listing starts.
+  std::string never_enter;
 };
 
 // A POSIX path, or an https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX?SAS URL (or any

@@ -23,7 +23,10 @@ std::unique_ptr<Source> open_source(const std::string& spec, const SourceOptions
     return std::make_unique<BlobSource>(spec, endpoint);
   }
   try {
-    return std::make_unique<PosixSource>(spec);
+    PosixOptions po;
+    po.follow_symlinks = options.follow_symlinks;
+    po.never_enter = options.never_enter;
+    return std::make_unique<PosixSource>(spec, po);
   } catch (const SourceError& e) {
     throw InputError(spec, 0, std::string("source: ") + e.what());
   }

@@ -253,6 +253,7 @@ for sig in INT TERM; do
 done
 set +m
 
+source "$(dirname "$0")/stage_outcomes.sh"  # stage: honest outcomes and bounds (issue 29)
 echo "== pre-existing inputs unchanged =="
 CASES=$((CASES + 1))
 if [ "$(fingerprint)" = "$(cat "$W/before.sha")" ]; then

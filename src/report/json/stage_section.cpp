@@ -6,7 +6,7 @@ namespace {
 nlohmann::json problems(const std::vector<StageProblem>& v) {
   nlohmann::json a = nlohmann::json::array();
   for (const StageProblem& p : v)
-    a.push_back({{"path", p.path}, {"kind", p.kind}, {"message", p.message}});
+    a.push_back({{"path", p.path}, {"kind", p.kind}, {"message", p.message}, {"listed", p.listed}});
   return a;
 }
 
@@ -29,6 +29,7 @@ nlohmann::json stage_json(const StageFacts& s) {
                    {"bytes_listed", s.bytes_listed},
                    {"files_copied", s.files_copied},
                    {"bytes_copied", s.bytes_copied},
+                   {"bytes_read", s.bytes_read},
                    {"files_skipped", s.files_skipped},
                    {"bytes_skipped", s.bytes_skipped},
                    {"chunks_resumed", s.chunks_resumed},
