@@ -227,6 +227,9 @@ Runner add_stage_command(CLI::App& app) {
   c->add_option("dst", o.dst, "A local directory (NVMe, Lustre); created");
   c->add_option("--blob-endpoint", o.source.blob_endpoint,
                 "Blob service endpoint other than ACCOUNT.blob.core.windows.net");
+  c->add_option("--sas-file", o.source.sas_file,
+                "A file holding the Blob SAS token (mode 600), so it is not on the command line; "
+                "or set AZURE_STORAGE_SAS_TOKEN");
   c->add_option("--manifest", o.manifest,
                 "The journal (default DST/.trainready-stage/journal.jsonl); with --verify, the one "
                 "to check against");

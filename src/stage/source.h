@@ -97,6 +97,7 @@ class Source {
 
 struct SourceOptions {
   std::string blob_endpoint;  // --blob-endpoint: another Blob endpoint (Azurite, sovereign clouds)
+  std::string sas_file;       // --sas-file: the Blob SAS token, off the command line
 };
 
 // A POSIX path, or an https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX?SAS URL (or any

@@ -3,7 +3,7 @@
 
 The container name picks the behaviour (the account path segment is ignored):
 
-  ok          three good blobs (a.bin 1000 B, sub/b.bin 3 MiB, empty.bin), ranged GETs with ETag;
+  good        three good blobs (a.bin 1000 B, sub/b.bin 3 MiB, empty.bin), ranged GETs with ETag;
               every request must carry sig=SIG (the test SAS below) or gets 403
   loop        0 blobs, the same NextMarker on every page (D14)
   repeat      a new blob on every page, the same NextMarker every time (D14)
@@ -130,7 +130,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with Handler.lock:
             n = Handler.counts.get(cont, 0) + 1
             Handler.counts[cont] = n
-        if cont == "ok":
+        if cont == "good":
             if f"sig={SIG}" not in query:
                 return self.reply(403, error("AuthenticationFailed", "no signature"),
                                   headers={"x-ms-error-code": "AuthenticationFailed"})
@@ -207,6 +207,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+
+    def handle_error(self, request, client_address):
+        pass  # a client that hangs up (a deadline, a cut listing) is part of the tests
 
 
 class FakeBlob:
