@@ -253,6 +253,8 @@ for sig in INT TERM; do
 done
 set +m
 
+source "$HERE/tests/torture/blob-misc.sh"
+
 echo "== pre-existing inputs unchanged =="
 CASES=$((CASES + 1))
 if [ "$(fingerprint)" = "$(cat "$W/before.sha")" ]; then
