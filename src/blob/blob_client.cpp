@@ -193,6 +193,15 @@ struct Request {
   long deadline_s = 0;  // each attempt's overall deadline; 0: BlobClientOptions' default
 };
 
+// "ACCOUNT.blob.core.windows.net" of "https://ACCOUNT.blob.core.windows.net[:port][/account]".
+std::string endpoint_host(const std::string& endpoint) {
+  std::string host = endpoint.substr(endpoint.find("://") + 3);
+  host = host.substr(0, host.find('/'));
+  if (const std::size_t colon = host.rfind(':'); colon != std::string::npos && host.back() != ']')
+    host.resize(colon);
+  return host;
+}
+
 std::string explain(const BlobLocation& where, const Request& req, long status,
                     const BlobServiceError& err) {
   const std::string code = err.code.empty() ? "" : err.code;
@@ -237,7 +246,7 @@ std::string explain(const BlobLocation& where, const Request& req, long status,
           "networks or IP addresses, or only its private endpoint. Allow this VM's subnet "
           "(service endpoint) or public IP in the account's Networking settings, or reach it "
           "through its private endpoint (from this VM, " +
-          where.endpoint.substr(where.endpoint.find("://") + 3) +
+          endpoint_host(where.endpoint) +
           " must resolve to the private address). Azure answers a SAS that is itself wrong or "
           "expired with AuthenticationFailed (Azurite, the emulator, with this code)";
     } else if (code == "AuthenticationFailed") {
