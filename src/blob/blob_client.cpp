@@ -173,6 +173,8 @@ BlobClient::BlobClient(BlobLocation where, BlobClientOptions options)
     : where_(std::move(where)), options_(std::move(options)), impl_(std::make_unique<Impl>()) {
   static const bool curl_ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
   if (!curl_ready) throw BlobError("libcurl failed to initialise", 0, "");
+  // Whatever the service echoes of it later, this signature never reaches a message.
+  remember_sas_signature(where_.sas);
 }
 
 BlobClient::~BlobClient() = default;
@@ -188,7 +190,17 @@ struct Request {
   std::string blob;  // the blob's name, when the request is about one
   bool head = false;
   std::vector<std::string> headers;
+  long deadline_s = 0;  // each attempt's overall deadline; 0: BlobClientOptions' default
 };
+
+// "ACCOUNT.blob.core.windows.net" of "https://ACCOUNT.blob.core.windows.net[:port][/account]".
+std::string endpoint_host(const std::string& endpoint) {
+  std::string host = endpoint.substr(endpoint.find("://") + 3);
+  host = host.substr(0, host.find('/'));
+  if (const std::size_t colon = host.rfind(':'); colon != std::string::npos && host.back() != ']')
+    host.resize(colon);
+  return host;
+}
 
 std::string explain(const BlobLocation& where, const Request& req, long status,
                     const BlobServiceError& err) {
@@ -211,12 +223,46 @@ std::string explain(const BlobLocation& where, const Request& req, long status,
           ", sp=" + (sp.empty() ? "?" : sp) + ") on " + target +
           ": staging lists the container and reads its blobs, so the SAS needs list (l) and "
           "read (r) permissions, for the container (sr=c) or the account (srt=co)";
-    } else {
+    } else if (code == "AuthorizationSourceIPMismatch") {
+      // "SAS error codes" (learn.microsoft.com/rest/api/storageservices/sas-error-codes): the
+      // SAS's signed IP (sip) excludes the address the request came from.
+      const std::string sip = query_parameter(where.sas, "sip");
+      s = "the SAS does not allow this client's IP address (HTTP 403 " + code + said + ", sip=" +
+          (sip.empty() ? "?" : sip) + ") for " + target +
+          ": generate a SAS whose sip range holds this VM's outbound address (its public IP, or "
+          "the NAT gateway's), or one without sip";
+    } else if (code == "AuthorizationProtocolMismatch") {
+      const std::string spr = query_parameter(where.sas, "spr");
+      s = "the SAS does not allow this protocol (HTTP 403 " + code + said + ", spr=" +
+          (spr.empty() ? "?" : spr) + ") for " + target +
+          ": a SAS with spr=https refuses http://; use the https:// endpoint";
+    } else if (code == "AuthorizationFailure") {
+      // The same table's "other authorization errors"; in practice the account's network rules
+      // (Microsoft's "Troubleshoot 403 errors": firewall, virtual network rules, private
+      // endpoints), which refuse a request before its SAS is considered.
+      s = "the storage account refused this request (HTTP 403 " + code + said + ") for " +
+          target +
+          ": usually its network rules, not the SAS: the account's firewall allows only selected "
+          "networks or IP addresses, or only its private endpoint. Allow this VM's subnet "
+          "(service endpoint) or public IP in the account's Networking settings, or reach it "
+          "through its private endpoint (from this VM, " +
+          endpoint_host(where.endpoint) +
+          " must resolve to the private address). Azure answers a SAS that is itself wrong or "
+          "expired with AuthenticationFailed (Azurite, the emulator, with this code)";
+    } else if (code == "AuthenticationFailed") {
+      const std::string st = query_parameter(where.sas, "st");
       s = "the SAS was refused (HTTP 403 " + code + said + ") for " + target +
-          ": check that it was issued for this account and container, has not expired (se=" +
+          ": its signature or validity does not hold: it has expired (se=" +
+          (se.empty() ? "?" : se) + ")" + (st.empty() ? "" : ", or is not valid yet (st=" + st + ")") +
+          ", was signed for another account or container, its key was rotated, or it was cut "
+          "when copied; generate it again";
+    } else {
+      s = "the SAS was refused (HTTP 403 " + (code.empty() ? "without an error code" : code) +
+          said + ") for " + target +
+          ": check that it was issued for this account and container and has not expired (se=" +
           (se.empty() ? "?" : se) +
-          "), and allows this client's IP address (sip) and protocol (spr); a stale SAS needs "
-          "to be generated again";
+          "); a 403 can also come from the account's network rules (firewall, selected "
+          "networks, private endpoint)";
     }
   } else if (status == 404 && (code == "ContainerNotFound" || req.blob.empty())) {
     s = "container '" + where.container + "' does not exist at " + where.endpoint + " (HTTP 404 " +
@@ -266,6 +312,9 @@ static Exchange perform(BlobClient::Impl& impl, const BlobClientOptions& opt,
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, opt.connect_timeout_ms);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1024L);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, opt.stall_timeout_s);
+    const long deadline_s = req.deadline_s > 0 ? req.deadline_s : opt.request_deadline_s;
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, deadline_s * 1000);
+    const auto started = std::chrono::steady_clock::now();
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &ex);
@@ -283,13 +332,27 @@ static Exchange perform(BlobClient::Impl& impl, const BlobClientOptions& opt,
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &ex.status);
     received_total += ex.received;
     long delay_ms = -1;
-    if (ex.overflow) {
+    if (ex.overflow && !ex.sink.empty() && ex.status >= 200 && ex.status < 300) {
       throw BlobError(redact_sas("the Blob service sent more than was asked for (" +
                                  std::string(req.what) + " of " + describe(where) + ")"),
                       ex.status, "");
     }
+    if (ex.overflow) {
+      // A List Blobs page holds at most 5,000 entries (a few MiB); an error body a few lines.
+      throw BlobError(redact_sas("the Blob service's answer to a " + std::string(req.what) +
+                                 " request for " + describe(where) + " (HTTP " +
+                                 std::to_string(ex.status) + ") is over " +
+                                 std::to_string(kMaxBody >> 20) +
+                                 " MiB, more than any List Blobs page or error: not read further"),
+                      ex.status, "");
+    }
     if (rc != CURLE_OK) {
       last_problem = std::string(errbuf[0] != 0 ? errbuf : curl_easy_strerror(rc));
+      const auto took = std::chrono::steady_clock::now() - started;
+      if (rc == CURLE_OPERATION_TIMEDOUT && took >= std::chrono::seconds(deadline_s) -
+                                                        std::chrono::milliseconds(50))
+        last_problem = "not finished within its deadline of " + std::to_string(deadline_s) +
+                       " s (" + last_problem + ")";
       if (!retryable_transport(rc) || attempt >= opt.max_attempts) {
         throw BlobError(
             redact_sas(
@@ -397,6 +460,9 @@ void BlobClient::read_range(const std::string& name, const std::string& etag, st
         "If-Match: \"" + unquoted_etag(etag) + "\""};
   };
   Request req{"read", url, name, false, range_headers(offset)};
+  req.deadline_s =
+      options_.read_deadline_base_s +
+      static_cast<long>((out.size() + (1u << 20) - 1) >> 20) * options_.read_deadline_s_per_mib;
   auto resume = [&](Request& r, std::size_t done) { r.headers = range_headers(offset + done); };
   Exchange ex = perform(*impl_, options_, where_, req, out, resume);
   if (ex.status != 206 && ex.status != 200) fail(where_, req, ex);

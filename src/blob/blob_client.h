@@ -47,6 +47,15 @@ struct BlobClientOptions {
   // A transfer slower than 1 KiB/s for this long is dropped and retried (a stalled
   // connection), rather than a total timeout that a large range on a slow link would hit.
   long stall_timeout_s = 60;
+  // And every request has an overall deadline, so a "slow drip" just above that rate cannot hold
+  // a connection for hours: a listing or a properties request gets `request_deadline_s` (the
+  // Blob service itself gives these at most 30 s: "Setting timeouts for Blob service
+  // operations"); a ranged read gets `read_deadline_base_s` plus `read_deadline_s_per_mib` for
+  // each MiB of the range (the service allows Get Blob "2 minutes per megabyte"). Each attempt
+  // has its own deadline; a timed-out attempt is retried like a dropped connection.
+  long request_deadline_s = 120;
+  long read_deadline_base_s = 60;
+  long read_deadline_s_per_mib = 120;
   int max_attempts = 6;
   long backoff_base_ms = 500;
   long backoff_cap_ms = 30'000;

@@ -95,11 +95,24 @@ Doc parse_document(std::string_view xml, const std::string& source) {
   return doc;
 }
 
-std::uint64_t parse_size(const std::string& s, const std::string& source, int line) {
+// The size of one blob, or nullopt with `why` (the blob is then named, not the page).
+std::optional<std::uint64_t> parse_size(const std::string& s, const std::string& type,
+                                        std::string& why) {
   std::uint64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size()) {
-    throw InputError(source, line, "a byte count in <Content-Length>, got '" + s + "'");
+    const std::string shown = s.size() > 40 ? s.substr(0, 40) + "..." : s;
+    why = "its listed <Content-Length> '" + shown + "' is not a byte count" +
+          (ec == std::errc::result_out_of_range ? " (above 2^64 - 1)" : "");
+    return std::nullopt;
+  }
+  const std::uint64_t max = max_blob_bytes(type);
+  if (v > max) {
+    why = "its listed size, " + s + " bytes, is above the largest " +
+          (type == "PageBlob" ? std::string("page blob Azure stores (8 TiB = ")
+                              : std::string("blob Azure stores (a block blob: 50,000 x 4,000 MiB = ")) +
+          std::to_string(max) + " bytes)";
+    return std::nullopt;
   }
   return v;
 }
@@ -122,7 +135,8 @@ BlobItem parse_blob(const xmlNode* blob, const std::string& source) {
   const xmlNode* length = child(props, "Content-Length");
   if (length == nullptr)
     throw InputError(source, line_of(props), "<Content-Length> in <Properties>");
-  item.size = parse_size(text_of(length), source, line_of(length));
+  item.blob_type = text_of(child(props, "BlobType"));
+  if (auto size = parse_size(text_of(length), item.blob_type, item.problem)) item.size = *size;
   const xmlNode* etag = child(props, "Etag");
   if (etag == nullptr) etag = child(props, "ETag");
   if (etag == nullptr || text_of(etag).empty()) {
@@ -152,7 +166,6 @@ BlobItem parse_blob(const xmlNode* blob, const std::string& source) {
       item.content_md5 = *raw;
     }
   }
-  item.blob_type = text_of(child(props, "BlobType"));
   // Hierarchical-namespace accounts list directories as zero-length blobs: ResourceType
   // "directory" (x-ms-version 2020-02-10 and later) or hdi_isfolder=true metadata.
   if (text_of(child(props, "ResourceType")) == "directory") item.directory = true;
@@ -169,6 +182,10 @@ BlobItem parse_blob(const xmlNode* blob, const std::string& source) {
 }
 
 }  // namespace
+
+std::uint64_t max_blob_bytes(const std::string& blob_type) {
+  return blob_type == "PageBlob" ? kMaxPageBlobBytes : kMaxBlockBlobBytes;
+}
 
 BlobListPage parse_list_blobs(std::string_view xml, const std::string& source) {
   Doc doc = parse_document(xml, source);

@@ -22,7 +22,19 @@ struct BlobItem {
   std::string blob_type;      // BlockBlob, PageBlob, AppendBlob
   bool directory = false;     // a folder marker: hdi_isfolder metadata or ResourceType directory
   int line = 0;               // line of <Blob> in the response, for messages
+  // Why this one blob cannot be staged although the page is fine (a <Content-Length> that is
+  // not a byte count, or above the largest blob Azure stores); empty when it can.
+  std::string problem;
 };
+
+// The largest blob of each type Azure stores ("Scalability and performance targets for Blob
+// storage", learn.microsoft.com): a block blob 50,000 blocks x 4,000 MiB (about 190.7 TiB), a
+// page blob 8 TiB. An append blob is held to the block blob's bound (the table says 50,000 x
+// 4 MiB, but appends of up to 100 MB are allowed since version 2022-11-02), as is a blob of no
+// or an unknown type.
+inline constexpr std::uint64_t kMaxBlockBlobBytes = 50'000ull * 4'000ull * (1ull << 20);
+inline constexpr std::uint64_t kMaxPageBlobBytes = 8ull << 40;
+std::uint64_t max_blob_bytes(const std::string& blob_type);
 
 struct BlobListPage {
   std::vector<BlobItem> items;
@@ -31,8 +43,9 @@ struct BlobListPage {
 
 // Throws InputError(source, line, what was expected) on anything that is not a List Blobs
 // response: not XML, a DTD (the service never sends one; refusing it keeps entity expansion
-// out), a <Blob> without Name / Content-Length / Etag, a size that is not a number, a
-// Content-MD5 that is not base64 of 16 bytes, an undecodable Encoded name.
+// out), a <Blob> without Name / Content-Length / Etag, a Content-MD5 that is not base64 of 16
+// bytes, an undecodable Encoded name. A size that is not a byte count, or above the largest blob
+// of its type, is that blob's `problem`, not the page's.
 BlobListPage parse_list_blobs(std::string_view xml, const std::string& source);
 
 struct BlobServiceError {

@@ -1,5 +1,7 @@
 #include "blob/blob_source.h"
 
+#include <cstdio>
+#include <exception>
 #include <cstdlib>
 #include <future>
 #include <stdexcept>
@@ -31,13 +33,28 @@ std::string hex(const std::string& raw) {
   return s;
 }
 
+// A name as messages show it: a NUL would end the C string that carries the message.
+std::string shown(const std::string& name) {
+  std::string s;
+  for (char c : name) {
+    if (c == '\0')
+      s += "\\x00";
+    else
+      s.push_back(c);
+  }
+  return s;
+}
+
 SourceError to_source_error(const BlobError& e, const std::string& path) {
   using K = SourceError::Kind;
   K kind = K::kIo;
-  if (e.status() == 412) kind = K::kChanged;
+  // 412 on If-Match, or a 2xx whose ETag is not the listed one: another version of the blob.
+  if (e.status() == 412 || (dynamic_cast<const BlobChangedError*>(&e) != nullptr &&
+                            e.status() != 404))
+    kind = K::kChanged;
   if (e.status() == 404 && !path.empty()) kind = K::kNotFound;
   if (e.status() == 401 || e.status() == 403) kind = K::kPermission;
-  return SourceError(kind, path, e.what());
+  return SourceError(kind, path, redact_sas(e.what()));
 }
 
 class BlobReader : public SourceReader {
@@ -67,6 +84,30 @@ class BlobReader : public SourceReader {
 };
 
 }  // namespace
+
+void ListingGuard::page(std::size_t entries, const std::string& next_marker) {
+  ++pages_;
+  entries_ += entries;
+  empty_run_ = entries == 0 ? empty_run_ + 1 : 0;
+  auto fail = [&](const std::string& why) {
+    throw SourceError(SourceError::Kind::kIo, "",
+                      redact_sas("List Blobs of " + what_ + " ended after " +
+                                 std::to_string(pages_) + " page(s) and " +
+                                 std::to_string(entries_) + " entries: " + why));
+  };
+  if (next_marker.empty()) return;
+  if (!markers_.insert(next_marker).second)
+    fail("the service gave a NextMarker it had given before, so the listing would never end");
+  if (empty_run_ >= limits_.max_empty_pages_in_a_row)
+    fail(std::to_string(empty_run_) +
+         " pages in a row held no entry but a NextMarker (the listing makes no progress)");
+  if (pages_ >= limits_.max_pages)
+    fail("more than " + std::to_string(limits_.max_pages) +
+         " pages (the bound on one listing); stage a narrower prefix, one run each");
+  if (entries_ >= limits_.max_entries)
+    fail("more than " + std::to_string(limits_.max_entries) +
+         " entries (the bound on one listing); stage a narrower prefix, one run each");
+}
 
 std::optional<std::string> blob_relative_path(const std::string& name, const std::string& prefix,
                                               std::string& why) {
@@ -102,9 +143,10 @@ std::optional<std::string> blob_relative_path(const std::string& name, const std
 }
 
 BlobSource::BlobSource(const std::string& url, const std::optional<std::string>& endpoint,
-                       BlobClientOptions options) {
+                       BlobClientOptions options, const std::string& sas_file) {
+  BlobLocation where;
   try {
-    client_ = std::make_shared<BlobClient>(parse_blob_url(url, endpoint), std::move(options));
+    where = parse_blob_url(url, endpoint);
   } catch (const std::invalid_argument& e) {
     // InputError names the URL itself; the parser's message starts with it too.
     const std::string shown = redact_sas(url);
@@ -112,6 +154,27 @@ BlobSource::BlobSource(const std::string& url, const std::optional<std::string>&
     if (why.starts_with(shown + ": ")) why = why.substr(shown.size() + 2);
     throw InputError(shown, 0, why);
   }
+  // Off the command line (/proc/PID/cmdline is readable by every local user): --sas-file, or
+  // the Azure CLI's environment variable.
+  try {
+    if (!sas_file.empty()) {
+      if (!where.sas.empty())
+        throw InputError("--sas-file", 0,
+                         "the source URL carries a SAS too (?...); give the SAS one way only");
+      std::string advice;
+      where.sas = read_sas_file(sas_file, advice);
+      remember_sas_signature(where.sas);
+      if (!advice.empty()) std::fprintf(stderr, "trainready: warning: %s\n", advice.c_str());
+    } else if (const char* env = std::getenv(kSasTokenEnv);
+               where.sas.empty() && env != nullptr && *env != '\0') {
+      where.sas = normalize_sas_token(env, std::string("$") + kSasTokenEnv);
+      remember_sas_signature(where.sas);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw InputError(sas_file.empty() ? std::string("$") + kSasTokenEnv : "--sas-file", 0,
+                     redact_sas(e.what()));
+  }
+  client_ = std::make_shared<BlobClient>(std::move(where), std::move(options));
 }
 
 std::string BlobSource::describe() const { return trainready::describe(client_->location()); }
@@ -137,27 +200,41 @@ void BlobSource::enumerate(const std::function<bool(const SourceEntry&)>& on_ent
     } catch (const BlobError& e) {
       throw to_source_error(e, "");
     } catch (const InputError& e) {
-      throw SourceError(SourceError::Kind::kIo, "", e.what());
+      throw SourceError(SourceError::Kind::kIo, "", redact_sas(e.what()));
     }
   };
   // The first page is short so that the copy starts after one quick request instead of a page
   // of 5,000 (Azurite took 0.7 s for a page of 3,000 here); the pages after it are the
   // service's full ones, each requested while the entries of the one before are handed on.
+  ListingGuard guard(limits_, describe());
   BlobListPage page = fetch("", page_size_ > 0 ? page_size_ : kFirstListPage);
   for (;;) {
+    // A page past a bound is still handed on; the listing ends after it.
+    std::exception_ptr stop;
+    try {
+      guard.page(page.items.size(), page.next_marker);
+    } catch (const SourceError&) {
+      stop = std::current_exception();
+    }
     std::future<BlobListPage> next;
-    if (!page.next_marker.empty()) {
+    if (!stop && !page.next_marker.empty()) {
       next = std::async(std::launch::async, fetch, page.next_marker, page_size_);
     }
     for (const BlobItem& item : page.items) {
+      if (!item.problem.empty()) {
+        on_problem(SourceError(SourceError::Kind::kIo, shown(item.name),
+                               redact_sas("blob '" + shown(item.name) + "': " + item.problem +
+                                          "; not staged")));
+        continue;
+      }
       // Folder markers (hierarchical namespace, or zero-length "dir/" blobs some tools write)
       // are not files.
       if (item.directory || (item.size == 0 && item.name.ends_with('/'))) continue;
       std::string why;
       std::optional<std::string> rel = blob_relative_path(item.name, prefix, why);
       if (!rel) {
-        on_problem(SourceError(SourceError::Kind::kIo, item.name,
-                               "blob '" + item.name + "' " + why + "; left out"));
+        on_problem(SourceError(SourceError::Kind::kIo, shown(item.name),
+                               redact_sas("blob '" + shown(item.name) + "' " + why + "; left out")));
         continue;
       }
       SourceEntry e;
@@ -171,6 +248,7 @@ void BlobSource::enumerate(const std::function<bool(const SourceEntry&)>& on_ent
       // unused).
       if (!on_entry(e)) return;
     }
+    if (stop) std::rethrow_exception(stop);
     if (!next.valid()) return;
     page = next.get();  // rethrows the page's SourceError
   }

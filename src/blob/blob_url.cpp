@@ -1,7 +1,16 @@
 #include "blob/blob_url.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
 #include <stdexcept>
+#include <vector>
 
 namespace trainready {
 namespace {
@@ -67,7 +76,44 @@ bool is_blob_url(std::string_view src) {
   return src.starts_with("https://") || src.starts_with("http://");
 }
 
-std::string redact_sas(std::string_view s) {
+namespace {
+
+// The signatures this process holds (as given in the SAS, and decoded), for redact_sas.
+std::mutex g_secrets_mu;
+std::vector<std::string> g_secrets;  // decoded bytes; searched in every spelling
+
+int hex_at(std::string_view s, std::size_t i) {
+  if (i + 2 > s.size()) return -1;
+  const int hi = hex_value(s[i]);
+  const int lo = hex_value(s[i + 1]);
+  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
+// The length of the spelling of `secret` that starts at s[at], or 0 when none does. Each byte
+// may appear as itself, %XX, %25XX, '+' as ' ', '/' as "\/".
+std::size_t match_secret(std::string_view s, std::size_t at, const std::string& secret) {
+  std::size_t p = at;
+  for (const char c : secret) {
+    const auto u = static_cast<unsigned char>(c);
+    if (p < s.size() && s[p] == c) {
+      ++p;
+    } else if (p < s.size() && s[p] == '%' && hex_at(s, p + 1) == u) {
+      p += 3;
+    } else if (p + 2 < s.size() && s[p] == '%' && s[p + 1] == '2' && s[p + 2] == '5' &&
+               hex_at(s, p + 3) == u) {
+      p += 5;
+    } else if (c == '+' && p < s.size() && s[p] == ' ') {
+      ++p;
+    } else if (c == '/' && p + 1 < s.size() && s[p] == '\\' && s[p + 1] == '/') {
+      p += 2;
+    } else {
+      return 0;
+    }
+  }
+  return p - at;
+}
+
+std::string redact_sig_parameters(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   std::size_t i = 0;
@@ -91,6 +137,98 @@ std::string redact_sas(std::string_view s) {
     i = end;
   }
   return out;
+}
+
+}  // namespace
+
+void remember_sas_signature(std::string_view sas) {
+  const std::string sig = query_parameter(sas, "sig");
+  std::vector<std::string> forms{sig};
+  if (auto decoded = percent_decode(sig)) forms.push_back(*decoded);
+  std::lock_guard lock(g_secrets_mu);
+  for (std::string& f : forms) {
+    if (f.size() < 4) continue;
+    bool known = false;
+    for (const std::string& k : g_secrets) known = known || k == f;
+    if (!known) g_secrets.push_back(std::move(f));
+  }
+}
+
+std::string redact_sas(std::string_view s) {
+  std::string out = redact_sig_parameters(s);
+  std::vector<std::string> secrets;
+  {
+    std::lock_guard lock(g_secrets_mu);
+    secrets = g_secrets;
+  }
+  for (const std::string& secret : secrets) {
+    std::string next;
+    next.reserve(out.size());
+    std::size_t i = 0;
+    while (i < out.size()) {
+      const std::size_t n = match_secret(out, i, secret);
+      if (n > 0) {
+        next.append("REDACTED");
+        i += n;
+      } else {
+        next.push_back(out[i++]);
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::string normalize_sas_token(std::string_view token, const std::string& from) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!token.empty() && blank(token.front())) token.remove_prefix(1);
+  while (!token.empty() && blank(token.back())) token.remove_suffix(1);
+  if (!token.empty() && token.front() == '?') token.remove_prefix(1);
+  if (token.empty()) throw std::invalid_argument(from + ": no SAS token in it");
+  for (char c : token) {
+    if (blank(c) || static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '#') {
+      throw std::invalid_argument(
+          from + ": a SAS token is one line without blanks (sv=...&sig=...), as the portal or "
+                 "`az storage container generate-sas` prints it");
+    }
+  }
+  return std::string(token);
+}
+
+std::string read_sas_file(const std::string& path, std::string& advice) {
+  constexpr std::size_t kMaxSasFile = 64 << 10;
+  advice.clear();
+  const std::string from = "--sas-file " + path;
+  // O_NONBLOCK: a FIFO must not hang the open; it is refused below as not a regular file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) throw std::invalid_argument(from + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::invalid_argument(from + ": not a regular file");
+  }
+  if (static_cast<std::size_t>(st.st_size) > kMaxSasFile) {
+    ::close(fd);
+    throw std::invalid_argument(from + ": " + std::to_string(st.st_size) +
+                                " bytes; a SAS token file holds one token (at most 64 KiB)");
+  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  text.resize(got);
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    advice = path + " holds a SAS and other users can read it (mode " + mode + "); chmod 600 " +
+             path;
+  }
+  return normalize_sas_token(text, from);
 }
 
 std::string percent_encode_path(std::string_view name) { return percent_encode(name, true); }

@@ -23,8 +23,29 @@ bool is_blob_url(std::string_view src);
 BlobLocation parse_blob_url(std::string_view url, const std::optional<std::string>& endpoint);
 
 // `s` with the value of every `sig=` parameter replaced by REDACTED: the signature is the
-// secret part of a SAS; the rest (permissions, expiry) helps the user and stays.
+// secret part of a SAS; the rest (permissions, expiry) helps the user and stays. Also every
+// signature registered with remember_sas_signature, wherever it appears and however it is
+// spelled: as given, percent-decoded, percent-encoded (either hex case), doubly encoded
+// (%25XX), with '+' as a space, or '/' as a JSON "\/" (a proxy or gateway echoing it).
 std::string redact_sas(std::string_view s);
+
+// Registers the `sig` of this SAS (a query string) for redact_sas, for the life of the process.
+// A signature under 4 bytes is not registered (it would blank ordinary words).
+void remember_sas_signature(std::string_view sas);
+
+// The environment variable a SAS token is taken from when the URL has none and no --sas-file is
+// given: the Azure CLI's (`az storage ... --sas-token`: "Environment variable:
+// AZURE_STORAGE_SAS_TOKEN").
+inline constexpr const char* kSasTokenEnv = "AZURE_STORAGE_SAS_TOKEN";
+
+// A SAS token as people copy it: surrounding blanks and one leading '?' removed. Throws
+// std::invalid_argument (naming `from`) when it is empty, spans lines or holds a blank.
+std::string normalize_sas_token(std::string_view token, const std::string& from);
+
+// The SAS token in file `path` (--sas-file): a regular file of at most 64 KiB holding one token.
+// Throws std::invalid_argument naming the file. `advice` is set when the file can be read by
+// other users (group or other permission bits), empty otherwise.
+std::string read_sas_file(const std::string& path, std::string& advice);
 
 // RFC 3986 percent-encoding of a blob name for the request path: unreserved characters and
 // '/' (the name's virtual directories) pass, everything else is %XX.

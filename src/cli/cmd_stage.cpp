@@ -155,6 +155,8 @@ int run_stage(const StageArgs& a) {
     h.batch = o.hsm_batch;
     h.poll_seconds = o.hsm_poll;
     h.timeout_seconds = o.hsm_timeout;
+    if (show_progress(o.progress))
+      h.on_batch = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     *facts = stage::run_hsm_restore(h);
   } else {
     if (o.src.empty() || o.dst.empty())
@@ -242,6 +244,9 @@ Runner add_stage_command(CLI::App& app) {
               "Copy what symbolic links in SRC point to, under the link's name, wherever the "
               "target is (outside SRC too); loops are refused. Without it no link is followed and "
               "each is named as not staged (a Hugging Face hub snapshot needs it)");
+  c->add_option("--sas-file", o.source.sas_file,
+                "A file holding the Blob SAS token (mode 600), so it is not on the command line; "
+                "or set AZURE_STORAGE_SAS_TOKEN");
   c->add_option("--manifest", o.manifest,
                 "The journal (default DST/.trainready-stage/journal.jsonl); with --verify, the one "
                 "to check against");
@@ -258,11 +263,12 @@ Runner add_stage_command(CLI::App& app) {
                 "Re-read this staged DST past the page cache and check every chunk's hash");
   c->add_option("--hsm-restore", o.hsm_restore,
                 "Lustre HSM: restore every released file under this directory (lfs hsm_restore)");
-  c->add_option("--hsm-batch", o.hsm_batch, "Files per lfs hsm_restore / hsm_state (default 1000)")
+  c->add_option("--hsm-batch", o.hsm_batch, "Files per lfs hsm_restore / hsm_state, and the most restores outstanding at the MDS "
+                "(default 1000)")
       ->check(CLI::Range(1, 100000));
   c->add_option("--hsm-poll", o.hsm_poll, "Seconds between lfs hsm_state polls (default 5)")
       ->check(CLI::Range(0.0, 3600.0));
-  c->add_option("--hsm-timeout", o.hsm_timeout, "Seconds to wait for the restores (default 3600)")
+  c->add_option("--hsm-timeout", o.hsm_timeout, "Seconds to wait for one batch's restores before giving up (default 3600)")
       ->check(CLI::Range(0.0, 604800.0));
   c->add_flag("--shard", o.shard,
               "Under mpirun/srun: each rank copies its share of the bytes into the shared DST");

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -45,7 +46,7 @@ const std::array<FlagSpec, 12> kTable = {{
      }},
     {kReportFlags,
      [](CLI::App* c, SharedFlags& f) {
-       c->add_option("--color", f.color, "auto (only on a terminal), always, never")
+       c->add_option("--color", f.color, "auto (only on a terminal, never under mpirun/srun or with NO_COLOR), always, never")
            ->check(CLI::IsMember({"auto", "always", "never"}));
      }},
     {kReportFlags,
@@ -181,8 +182,29 @@ void SharedFlags::check() const {
   (void)catalog();
 }
 
+namespace {
+
+bool env_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0';
+}
+
+// A rank started by mpirun or srun: Open MPI's mpirun gives each rank a pseudo-terminal of its
+// own (so isatty is true) and forwards it to its own stdout, which may be a file; colour there
+// would put ESC codes into a redirected report. The variables are the launchers' own (Open MPI,
+// PMIx, MPICH/Intel MPI's PMI, and a Slurm step).
+bool under_launcher() {
+  return env_set("OMPI_COMM_WORLD_RANK") || env_set("PMIX_RANK") || env_set("PMI_RANK") ||
+         (env_set("SLURM_STEP_ID") && env_set("SLURM_PROCID"));
+}
+
+}  // namespace
+
 bool SharedFlags::color_enabled() const {
-  return color == "always" || (color == "auto" && output.empty() && stdout_is_tty());
+  // auto: stdout is a terminal, no -o file, not a launcher's rank, and NO_COLOR unset
+  // (no-color.org). --color always overrides each.
+  return color == "always" || (color == "auto" && output.empty() && stdout_is_tty() &&
+                               !under_launcher() && !env_set("NO_COLOR"));
 }
 
 int emit_report(const Report& r, const SharedFlags& f, bool explain) {

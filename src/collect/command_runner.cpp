@@ -51,8 +51,15 @@ CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms,
   args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // Its own process group, so a timeout ends the programs it started too (a wrapper script's
+  // `sleep` would otherwise outlive it, and a health check run every few minutes piles them up).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, argv[0].c_str(), &fa, nullptr, args.data(), environ);
+  int rc = ::posix_spawnp(&pid, argv[0].c_str(), &fa, &attr, args.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   ::close(out[1]);
   if (rc != 0) {
@@ -85,7 +92,7 @@ CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms,
           buf, std::min<std::size_t>(static_cast<std::size_t>(n), max_bytes - res.output.size()));
   }
   ::close(out[0]);
-  if (res.timed_out) ::kill(pid, SIGKILL);
+  if (res.timed_out) ::kill(-pid, SIGKILL);  // the group: the child and what it started
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0) {
   }

@@ -13,8 +13,10 @@ struct CommandResult {
   std::string output;  // stdout (stderr discarded unless merged), at most max_bytes
 };
 
-// No shell: argv[0] is looked up on PATH and run with argv as given. With merge_stderr, the
-// program's stderr goes to `output` too (scontrol says why it failed there).
+// No shell: argv[0] is looked up on PATH and run with argv as given, in a process group of its
+// own; on a timeout the whole group is killed (SIGKILL), so the programs a wrapper script
+// started end with it. With merge_stderr, the program's stderr goes to `output` too (scontrol
+// says why it failed there).
 CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms,
                           std::size_t max_bytes, bool merge_stderr = false);
 

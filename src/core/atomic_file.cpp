@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 
@@ -37,6 +39,29 @@ bool write_special(const std::string& path, std::string_view data) {
   return true;
 }
 
+// The process's umask without changing it (a umask(0)/umask(old) pair would let another thread
+// create a file under umask 0 in between): Linux 4.7+ shows it in /proc/self/status.
+mode_t current_umask() {
+  if (FILE* f = std::fopen("/proc/self/status", "re"); f != nullptr) {
+    char line[256];
+    unsigned mask = 0;
+    bool found = false;
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      if (std::sscanf(line, "Umask: %o", &mask) == 1) {
+        found = true;
+        break;
+      }
+    }
+    std::fclose(f);
+    if (found) return static_cast<mode_t>(mask & 0777);
+  }
+  static std::mutex mu;
+  std::lock_guard lock(mu);
+  const mode_t old = ::umask(022);
+  ::umask(old);
+  return old;
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, std::string_view data) {
@@ -63,7 +88,9 @@ void write_file_atomically(const std::string& path, std::string_view data) {
     }
     off += static_cast<std::size_t>(n);
   }
-  if (::fchmod(fd, 0644) != 0) fail("chmod failed");
+  // mkstemp makes 0600; the file gets what open(O_CREAT, 0666) would have given it, the user's
+  // umask applied (a report under umask 077 stays private).
+  if (::fchmod(fd, 0666 & ~current_umask()) != 0) fail("chmod failed");
   if (::fsync(fd) != 0) fail("fsync failed");
   if (::close(fd) != 0) {
     int e = errno;

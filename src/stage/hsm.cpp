@@ -1,5 +1,6 @@
 #include "stage/hsm.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -96,33 +97,71 @@ StageFacts run_hsm_restore(const HsmOptions& o) {
     facts.failed.push_back({"", "hsm-state",
                             "lfs hsm_state answered for " + std::to_string(answered) + " of " +
                                 std::to_string(files.size()) + " files"});
-  for (std::size_t i = 0; i < released.size(); i += o.batch) {
-    const CommandResult r = run_command(with({"lfs", "hsm_restore"}, released, i, o.batch),
+  // At most one batch outstanding at the MDS: `lfs hsm_restore` only queues the requests
+  // (Microsoft's "Restore data from Blob Storage" for Managed Lustre: the command "doesn't wait
+  // for the restore to complete ... can queue up a large number of entries ... overwhelm the
+  // metadata server"; its file_restorer.bash waits with `lfs hsm_state` after each batch). So:
+  // issue a batch, poll that batch until none of it is released or --hsm-timeout passes, and
+  // only then issue the next. A batch that does not finish in time stops the run: its requests
+  // are still queued, and a next batch would exceed the bound.
+  const std::size_t nbatches = (released.size() + o.batch - 1) / o.batch;
+  std::size_t restored = 0;
+  std::size_t i = 0;
+  for (; i < released.size(); i += o.batch) {
+    const std::size_t n = std::min(o.batch, released.size() - i);
+    const auto b0 = std::chrono::steady_clock::now();
+    const CommandResult r = run_command(with({"lfs", "hsm_restore"}, released, i, n),
                                         o.command_timeout_ms, kOutputCap);
     ++facts.hsm_batches;
+    std::vector<std::string> still(released.begin() + static_cast<std::ptrdiff_t>(i),
+                                   released.begin() + static_cast<std::ptrdiff_t>(i + n));
     if (r.timed_out || r.exit_code != 0)
       facts.failed.push_back(
           {released[i], "hsm-restore",
-           "lfs hsm_restore of a batch of " +
-               std::to_string(std::min(o.batch, released.size() - i)) + " files from " +
-               released[i] +
+           "lfs hsm_restore of a batch of " + std::to_string(n) + " files from " + released[i] +
                (r.timed_out ? " timed out"
                             : " failed (exit " + std::to_string(r.exit_code) + ")")});
+    for (;;) {
+      // Never a poll before the first wait: the restores were only just queued.
+      const double waited =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
+      if (waited >= o.timeout_seconds) break;
+      std::this_thread::sleep_for(std::chrono::duration<double>(
+          std::min(o.poll_seconds, std::max(0.0, o.timeout_seconds - waited))));
+      still = released_of(still, o, answered);
+      if (still.empty()) break;
+    }
+    restored += n - still.size();
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
+    if (o.on_batch)
+      o.on_batch("hsm-restore: batch " + std::to_string(facts.hsm_batches) + " of " +
+                 std::to_string(nbatches) + ": " + std::to_string(n - still.size()) + " of " +
+                 std::to_string(n) + " files restored in " +
+                 std::to_string(static_cast<long long>(took)) + " s (" +
+                 std::to_string(restored) + " of " + std::to_string(released.size()) + " in all)");
+    for (const std::string& p : still) {
+      facts.hsm_still_released.push_back(p);
+      facts.failed.push_back({p, "still-released",
+                              p + ": still released " +
+                                  std::to_string(static_cast<long long>(o.timeout_seconds)) +
+                                  " s after its batch was queued (--hsm-timeout)"});
+    }
+    if (!still.empty()) {
+      i += o.batch;
+      break;
+    }
   }
-  std::vector<std::string> still = released;
-  while (!still.empty()) {
-    const double waited =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (waited >= o.timeout_seconds) break;
-    std::this_thread::sleep_for(std::chrono::duration<double>(o.poll_seconds));
-    still = released_of(still, o, answered);
+  if (i < released.size()) {
+    const std::size_t left = released.size() - i;
+    facts.failed.push_back(
+        {released[i], "hsm-not-requested",
+         std::to_string(left) + " released file(s) from " + released[i] +
+             " not requested: the batch before did not finish within --hsm-timeout, and another "
+             "batch would queue more than --hsm-batch restores at the MDS"});
+    for (std::size_t k = i; k < released.size(); ++k) facts.hsm_still_released.push_back(released[k]);
   }
-  facts.hsm_restored = released.size() - still.size();
-  facts.hsm_still_released = still;
-  for (const std::string& p : still)
-    facts.failed.push_back({p, "still-released",
-                            p + ": still released after " +
-                                std::to_string(static_cast<long long>(o.timeout_seconds)) + " s"});
+  facts.hsm_restored = restored;
   facts.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return facts;
 }

@@ -106,6 +106,7 @@ struct SourceOptions {
   // POSIX: a directory never entered while following links (the destination: a link to an
   // ancestor of DST would otherwise copy DST into itself). Looked up when the listing starts.
   std::string never_enter;
+  std::string sas_file;       // --sas-file: the Blob SAS token, off the command line
 };
 
 // A POSIX path, or an https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX?SAS URL (or any

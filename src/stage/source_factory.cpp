@@ -17,10 +17,12 @@ bool is_url(const std::string& spec) {
 }
 
 std::unique_ptr<Source> open_source(const std::string& spec, const SourceOptions& options) {
+  if (!options.sas_file.empty() && !is_url(spec) && options.blob_endpoint.empty())
+    throw InputError("--sas-file", 0, "a SAS is for a Blob URL source, not the path " + spec);
   if (is_url(spec) || !options.blob_endpoint.empty()) {
     std::optional<std::string> endpoint;
     if (!options.blob_endpoint.empty()) endpoint = options.blob_endpoint;
-    return std::make_unique<BlobSource>(spec, endpoint);
+    return std::make_unique<BlobSource>(spec, endpoint, BlobClientOptions{}, options.sas_file);
   }
   try {
     PosixOptions po;

@@ -5,6 +5,8 @@
 //   blob_client_check [--blob-endpoint E] props URL NAME
 //   blob_client_check [--blob-endpoint E] read URL NAME ETAG OFFSET LENGTH OUT
 //   blob_client_check [--blob-endpoint E] source URL PAGE [PATH OUT [CHUNK]]
+//   options also: --request-deadline S, --read-deadline-base S, --read-deadline-per-mib S
+//   (BlobClientOptions), --max-pages N, --max-entries N, --max-empty N (the source's ListLimits)
 //     the stage source (blob_source.h): its entries, listed in pages of PAGE; with PATH, the
 //     entry's bytes read in CHUNK-sized ranges into OUT, then {"source_error": kind} on failure.
 #include <chrono>
@@ -30,8 +32,15 @@ int main(int argc, char** argv) {
   std::optional<std::string> endpoint;
   BlobClientOptions opt;
   opt.backoff_base_ms = 50;
+  stage::ListLimits limits;
   while (args.size() >= 2 && args[0].starts_with("--")) {
     if (args[0] == "--blob-endpoint") endpoint = args[1];
+    if (args[0] == "--request-deadline") opt.request_deadline_s = std::stol(args[1]);
+    if (args[0] == "--read-deadline-base") opt.read_deadline_base_s = std::stol(args[1]);
+    if (args[0] == "--read-deadline-per-mib") opt.read_deadline_s_per_mib = std::stol(args[1]);
+    if (args[0] == "--max-pages") limits.max_pages = std::stoull(args[1]);
+    if (args[0] == "--max-entries") limits.max_entries = std::stoull(args[1]);
+    if (args[0] == "--max-empty") limits.max_empty_pages_in_a_row = std::stoull(args[1]);
     if (args[0] == "--max-attempts") opt.max_attempts = std::stoi(args[1]);
     if (args[0] == "--ca-file") opt.ca_file = args[1];
     args.erase(args.begin(), args.begin() + 2);
@@ -57,7 +66,8 @@ int main(int argc, char** argv) {
                                   {"etag", it.etag},
                                   {"mtime", it.mtime},
                                   {"md5", base64_encode(it.content_md5)},
-                                  {"directory", it.directory}});
+                                  {"directory", it.directory},
+                                  {"problem", it.problem}});
         }
         marker = page.next_marker;
       } while (!marker.empty());
@@ -77,6 +87,7 @@ int main(int argc, char** argv) {
     } else if (args[0] == "source" && (args.size() == 3 || args.size() >= 5)) {
       stage::BlobSource src(args[1], endpoint, opt);
       src.set_page_size(std::stoi(args[2]));
+      src.set_list_limits(limits);
       out["entries"] = nlohmann::json::array();
       out["problems"] = nlohmann::json::array();
       std::optional<stage::SourceEntry> wanted;

@@ -117,7 +117,8 @@ def azurite_cases(tmp):
         # A SAS whose signature does not match.
         bad = rl.replace("sig=", "sig=AAAA")
         out = run("--blob-endpoint", ep, "list", f"{ep}/data/set?{bad}", expect_rc=3)
-        check(out.get("status") == 403 and "SAS was refused" in out.get("error", "") and "AAAA" not in out.get("error", ""),
+        # Azurite answers a wrong signature with AuthorizationFailure (Azure: AuthenticationFailed).
+        check(out.get("status") == 403 and "refused" in out.get("error", "") and "AAAA" not in out.get("error", ""),
               f"list with a wrong signature: refused, signature redacted: {out.get('error')}")
         # A container that does not exist.
         out = run("--blob-endpoint", ep, "list", f"{ep}/nope/x?{az.container_sas('nope', 'rl')}", expect_rc=3)
@@ -227,13 +228,18 @@ def fake_cases(tmp):
                b'<NextMarker/></EnumerationResults>')
     # Garbage where XML should be: an error naming the response, no crash.
     for garbage in [b"\x00\xff garbage", b"<EnumerationResults><Blobs><Blob>", b"<?xml version='1.0'?><Other/>",
-                    b'<!DOCTYPE x [<!ENTITY a "aaaa">]><EnumerationResults/>',
-                    b"<EnumerationResults><Blobs><Blob><Name>x</Name><Properties><Content-Length>-1"
-                    b"</Content-Length><Etag>e</Etag></Properties></Blob></Blobs></EnumerationResults>"]:
+                    b'<!DOCTYPE x [<!ENTITY a "aaaa">]><EnumerationResults/>']:
         Fake.plan = [(200, {}, garbage, None)]
         out = run("--blob-endpoint", ep, "list", url, expect_rc=4)
         check("List Blobs" in out.get("error", "") and "SECRETSIG" not in out.get("error", ""),
               f"garbage listing {garbage[:20]!r}: {out.get('error')}")
+    # A size that is not a byte count names that blob, not the page (reliability probe 3, D15).
+    Fake.plan = [(200, {}, b"<EnumerationResults><Blobs><Blob><Name>x</Name><Properties><Content-Length>-1"
+                           b"</Content-Length><Etag>e</Etag></Properties></Blob></Blobs></EnumerationResults>", None)]
+    out = run("--blob-endpoint", ep, "list", url)
+    items = out.get("items", [])
+    check(len(items) == 1 and "not a byte count" in items[0].get("problem", ""),
+          f"a Content-Length of -1 is the blob's problem: {out}")
     # 503 twice (Retry-After: 1), then the answer: retried, about 2 s spent waiting.
     Fake.plan = [(503, {"Retry-After": "1", "x-ms-error-code": "ServerBusy"}, b"", None)] * 2 + [(200, {}, listing, None)]
     t0 = time.time()

@@ -245,9 +245,12 @@ def section_shard(tmp):
 
 FAKE_LFS = r"""#!/bin/sh
 # A stand-in for the Lustre client's lfs: records each call; files listed in $STATE_DIR/released
-# are released until hsm_restore names them.
+# are released. hsm_restore only queues (as the MDS does): the files go to $STATE_DIR/queued, and
+# the largest number queued at once is kept in $STATE_DIR/maxq. Each hsm_state answers first,
+# then completes what was queued, so a restore is seen done only by a later poll.
 echo "$*" >> "$STATE_DIR/calls"
 cmd=$1; shift
+touch "$STATE_DIR/queued"
 case "$cmd" in
   getname) echo "lustrefs-ffff9a1b2c3d $1"; exit 0 ;;
   hsm_state)
@@ -257,9 +260,15 @@ case "$cmd" in
       else
         echo "$f: (0x00000009) exists archived, archive_id:1"
       fi
-    done ;;
+    done
+    if [ ! -e "$STATE_DIR/stuck" ]; then
+      while read -r f; do grep -vxF "$f" "$STATE_DIR/released" > "$STATE_DIR/r.tmp"; mv "$STATE_DIR/r.tmp" "$STATE_DIR/released"; done < "$STATE_DIR/queued"
+      : > "$STATE_DIR/queued"
+    fi ;;
   hsm_restore)
-    for f in "$@"; do grep -vxF "$f" "$STATE_DIR/released" > "$STATE_DIR/r.tmp"; mv "$STATE_DIR/r.tmp" "$STATE_DIR/released"; done ;;
+    for f in "$@"; do echo "$f" >> "$STATE_DIR/queued"; done
+    n=$(sort -u "$STATE_DIR/queued" | wc -l); m=$(cat "$STATE_DIR/maxq" 2>/dev/null || echo 0)
+    if [ "$n" -gt "$m" ]; then echo "$n" > "$STATE_DIR/maxq"; fi ;;
   *) exit 1 ;;
 esac
 """
@@ -286,7 +295,8 @@ def section_hsm(tmp):
         f.write(FAKE_LFS)
     os.chmod(lfs, 0o755)
     env = {"PATH": bindir + ":" + os.environ["PATH"], "STATE_DIR": state}
-    r = run(["stage", "--hsm-restore", d, "--hsm-batch", "5", "--hsm-poll", "0.1", "--json"], env=env)
+    r = run(["stage", "--hsm-restore", d, "--hsm-batch", "5", "--hsm-poll", "0.1", "--json",
+             "--progress", "always"], env=env)
     check(r.returncode == 0, "hsm: exit %d: %s" % (r.returncode, r.stderr + r.stdout[-400:]))
     with open(os.path.join(state, "calls")) as f:
         calls = f.read().splitlines()
@@ -294,9 +304,37 @@ def section_hsm(tmp):
     check(len(restores) == 3, "hsm: expected 3 restore batches of <= 5 (13 released): %s" % restores)
     check(all(len(c.split()) - 1 <= 5 for c in restores), "hsm: a batch over 5 files")
     check(any(c.startswith("getname ") for c in calls), "hsm: Lustre not checked with lfs getname")
+    # Domain review 3, finding 3: never more than one batch queued at the MDS.
+    with open(os.path.join(state, "maxq")) as f:
+        maxq = int(f.read())
+    check(maxq <= 5, "hsm: %d restores outstanding at once with --hsm-batch 5" % maxq)
+    # Each batch is polled before the next is issued.
+    idx = [i for i, c in enumerate(calls) if c.startswith("hsm_restore ")]
+    check(all(any(calls[k].startswith("hsm_state ") for k in range(a + 1, b)) for a, b in zip(idx, idx[1:])),
+          "hsm: a batch issued before the one before it was polled: %s" % calls)
+    check(r.stderr.count("hsm-restore: batch ") == 3 and "batch 3 of 3: 3 of 3 files restored" in r.stderr,
+          "hsm: no progress line per batch: " + r.stderr)
     if r.returncode == 0:
         s = json.loads(r.stdout)["stage"]
         check(s["hsm_released"] == 13 and s["hsm_restored"] == 13, "hsm: counts %s" % s)
+    # An MDS that never completes: the first batch times out, no second batch is issued, every
+    # file not restored is named, exit 1.
+    with open(os.path.join(state, "released"), "w") as f:
+        f.write("\n".join(released) + "\n")
+    open(os.path.join(state, "stuck"), "w").close()
+    os.remove(os.path.join(state, "calls"))
+    with open(os.path.join(state, "queued"), "w"):
+        pass
+    r = run(["stage", "--hsm-restore", d, "--hsm-batch", "5", "--hsm-poll", "0.1", "--hsm-timeout", "0.5",
+             "--json"], env=env)
+    with open(os.path.join(state, "calls")) as f:
+        calls = f.read().splitlines()
+    check(r.returncode == 1 and len([c for c in calls if c.startswith("hsm_restore ")]) == 1,
+          "hsm stuck: expected exit 1 after one batch: %d %s" % (r.returncode, calls))
+    if r.stdout:
+        s = json.loads(r.stdout)["stage"]
+        check(len(s["hsm_still_released"]) == 13 and s["hsm_restored"] == 0, "hsm stuck: counts %s" % s)
+    os.remove(os.path.join(state, "stuck"))
     # Without lfs: a clear error.
     r = run(["stage", "--hsm-restore", d], env={"PATH": "/nonexistent"})
     check(r.returncode == 2 and "lfs" in r.stderr, "hsm: missing lfs not named: " + r.stderr)

@@ -254,6 +254,8 @@ done
 set +m
 
 source "$(dirname "$0")/stage_outcomes.sh"  # stage: honest outcomes and bounds (issue 29)
+source "$HERE/tests/torture/blob-misc.sh"
+
 echo "== pre-existing inputs unchanged =="
 CASES=$((CASES + 1))
 if [ "$(fingerprint)" = "$(cat "$W/before.sha")" ]; then

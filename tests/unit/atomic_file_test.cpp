@@ -34,3 +34,18 @@ TEST(AtomicFile, DevicesAreWrittenInPlaceNotReplaced) {
   ASSERT_EQ(::stat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
 }
+
+// Reliability probe 3, D21: the file was fchmod(0644) whatever the umask.
+TEST(AtomicFile, CreatedWithTheUsersUmask) {
+  std::string d = test::temp_dir("atomic-umask");
+  const mode_t old = ::umask(077);
+  write_file_atomically(d + "/private.json", "x");
+  ::umask(027);
+  write_file_atomically(d + "/group.json", "x");
+  ::umask(old);
+  struct stat st;
+  ASSERT_EQ(::stat((d + "/private.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat((d + "/group.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+}
