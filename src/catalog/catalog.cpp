@@ -59,6 +59,7 @@ SkuEntry parse_entry(const json& j) {
     e.nccl_allreduce_floor_gbytes_per_s = opt_number(*it, "nccl_allreduce_busbw_gbytes_per_s");
     e.nccl_allreduce_message = it->value("nccl_allreduce_message", "");
     e.ib_write_bw_gdr_floor_gbits_per_s = opt_number(*it, "ib_write_bw_gdr_gbits_per_s");
+    e.no_floor_reason = it->value("no_floor_reason", "");
   }
   if (auto it = j.find("nvlink_ring"); it != j.end()) {
     e.nvlink_ring_allreduce_gbytes_per_s = it->at("allreduce_busbw_gbytes_per_s").get<double>();
@@ -95,6 +96,10 @@ SkuEntry parse_entry(const json& j) {
   e.peak_source = gpu.value("peak_source", "");
   e.planner_intra_vm_allreduce_gbytes_per_s =
       opt_number(j, "planner_intra_vm_allreduce_gbytes_per_s");
+  e.planner_intra_vm_allreduce_source = j.value("planner_intra_vm_allreduce_source", "");
+  if (e.planner_intra_vm_allreduce_gbytes_per_s && e.planner_intra_vm_allreduce_source.empty())
+    throw std::invalid_argument(
+        "planner_intra_vm_allreduce_gbytes_per_s needs planner_intra_vm_allreduce_source");
   return e;
 }
 

@@ -54,6 +54,8 @@ struct SkuEntry {
   int nvme_disks = 0;
   double nvme_total_gib = 0;
   std::optional<double> nccl_allreduce_floor_gbytes_per_s;
+  // Source key saying why there is no floor ("no published floor: ..."), when there is none.
+  std::string no_floor_reason;
   std::string nccl_allreduce_message;
   std::optional<double> ib_write_bw_gdr_floor_gbits_per_s;
   // Ring all-reduce busbw inside one VM (NCCL_ALGO=RING, no NVLink SHARP): what a multi-VM ring
@@ -76,6 +78,7 @@ struct SkuEntry {
   std::map<std::string, double> peak_dense_tflops;
   std::string peak_source;
   std::optional<double> planner_intra_vm_allreduce_gbytes_per_s;
+  std::string planner_intra_vm_allreduce_source;  // source key: a planner assumption, never a floor
 
   bool has_infiniband() const { return ib_ports > 0; }
   // The single-VM all-reduce busbw the planner uses: the health floor, else the planner figure.

@@ -120,11 +120,21 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
     return e;
   }
   const SkuEntry& sku = *e.sku;
+  const int domain = sku.nvlink_domain_vms;
   if (!sku.nccl_allreduce_floor_gbytes_per_s) {
-    e.why_unknown = "the catalog has no single-VM all-reduce figure for " + sku.name;
-    return e;
+    // No published floor (ND GB200 v6): a planner assumption is never judged as a pass line.
+    // Across NVLink domains the network alone still bounds a ring (below).
+    const std::string why =
+        sku.no_floor_reason.empty()
+            ? "the catalog has no single-VM all-reduce figure for " + sku.name
+            : "no published floor for " + sku.name + " (" +
+                  catalog.source_text(sku.no_floor_reason) + ")";
+    if (!(domain > 1 && e.nodes > domain)) {
+      e.why_unknown = why;
+      return e;
+    }
   }
-  e.intra_gbytes = *sku.nccl_allreduce_floor_gbytes_per_s;
+  e.intra_gbytes = sku.nccl_allreduce_floor_gbytes_per_s.value_or(0);
   e.ring_gbytes = sku.nvlink_ring_allreduce_gbytes_per_s.value_or(e.intra_gbytes);
   const bool all_reduce = e.collective == "all_reduce";
   const bool ring_like = e.collective == "all_gather" || e.collective == "reduce_scatter";
@@ -132,7 +142,6 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
   const bool sendrecv = e.collective == "sendrecv";
   const std::string covered =
       "the catalog's figures are all-reduce busbw (Azure's health checks run all_reduce_perf)";
-  const int domain = sku.nvlink_domain_vms;
   if (e.nodes <= 1 || e.nodes <= domain) {
     if (!all_reduce) {
       e.why_unknown = covered + "; " + e.collective + " inside " +
@@ -175,6 +184,16 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
   if (all_reduce || ring_like) {
     // A ring crosses every VM: each rank's bandwidth is bounded by the ring's NVLink hop and
     // by the VM's share of the network (one ring per rail).
+    if (e.ring_gbytes <= 0) {
+      // No published NVLink figure (ND GB200 v6): the rack's NVLink is far above its HCAs, so the
+      // network alone bounds the ring between racks. A derived bound, not a health-check line.
+      e.expected_gbytes = net;
+      e.formula = vms + ", " + e.collective + " as a ring between NVLink domains: the network " +
+                  "bound alone, " + network_words(sku, o, net) +
+                  " (derived; no published floor for " + sku.name + ")" + racks;
+      e.known = true;
+      return e;
+    }
     e.expected_gbytes = std::min(e.ring_gbytes, net);
     std::string ring = "ring NVLink figure " + fmt(e.ring_gbytes) + " GB/s";
     if (sku.nvlink_ring_allreduce_gbytes_per_s)

@@ -82,6 +82,21 @@ TEST(Catalog, Gb200NvlinkDomainIs18VmsOf72Gpus) {
   EXPECT_EQ(Catalog::builtin().find("Standard_ND96isr_H100_v5")->nvlink_domain_vms, 1);
 }
 
+// Domain review 3, finding 4: AzNHC has no GB200 conf; 432 was ND H200 v5's figure. No floor,
+// a reason from a listed source, and a planner figure that names its own (non-floor) source.
+TEST(Catalog, Gb200HasNoHealthFloorAndSaysWhy) {
+  const Catalog& c = Catalog::builtin();
+  const SkuEntry* e = c.find("Standard_ND128isr_NDR_GB200_v6");
+  ASSERT_NE(e, nullptr);
+  EXPECT_FALSE(e->nccl_allreduce_floor_gbytes_per_s.has_value());
+  EXPECT_EQ(e->source.find("conf/nd128isr"), std::string::npos) << e->source;
+  ASSERT_FALSE(e->no_floor_reason.empty());
+  EXPECT_NE(c.source_text(e->no_floor_reason), e->no_floor_reason);
+  ASSERT_TRUE(e->planner_intra_vm_allreduce_gbytes_per_s.has_value());
+  EXPECT_NE(c.source_text(e->planner_intra_vm_allreduce_source).find("not a health floor"),
+            std::string::npos);
+}
+
 // A guessed or copied number must never read as an API capture: every price is dated, names a
 // listed source, and one not captured from the source itself says so.
 TEST(Catalog, EveryPriceIsDatedWithAnHonestSource) {
