@@ -16,6 +16,14 @@
 
 namespace trainready {
 
+// A size whose NVLink domain spans VMs (ND GB200 v6: NVL72, 18 VMs a rack): inside a rack NCCL
+// talks between VMs over multi-node NVLink (MNNVL), not InfiniBand, unless NCCL_MNNVL_ENABLE=0
+// (NCCL troubleshooting guide, "MNNVL"). The fleet's rail matrix sets it to 0 so a rail is an
+// HCA again; a user who set it otherwise gets cells marked "NVLink, not IB".
+enum class Mnnvl { kNotApplicable, kDisabled, kEnabled };
+// env_value: NCCL_MNNVL_ENABLE as the ranks will see it (nullptr when unset: trainready sets 0).
+Mnnvl mnnvl_for(const SkuEntry* sku, bool nccl, const char* env_value);
+
 struct PairExpectation {
   std::optional<double> gbytes_per_s;
   std::string formula;      // the numbers, when known
@@ -23,6 +31,6 @@ struct PairExpectation {
 };
 
 PairExpectation pair_expectation(const SkuEntry* sku, bool nccl, int rails,
-                                 const RunOptions& options);
+                                 const RunOptions& options, Mnnvl mnnvl = Mnnvl::kNotApplicable);
 
 }  // namespace trainready
