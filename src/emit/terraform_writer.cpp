@@ -119,9 +119,11 @@ std::string write_terraform(const DeploymentModel& m) {
        "&& trainready lint plan.json\n";
   for (const std::string& n : m.notes) t << "# NOTE " << n << "\n";
   t << "\nterraform {\n  required_providers {\n    azurerm = {\n"
-    << "      source  = \"hashicorp/azurerm\"\n      version = \">= 4.0\"\n    }\n  }\n}\n\n"
+    << "      source  = \"hashicorp/azurerm\"\n      version = \">= 4.9\"\n    }\n  }\n}\n\n"
     << "provider \"azurerm\" {\n  features {}\n}\n\n";
   t << variable("location", "Azure region of every resource (the plan priced this one)",
+  // >= 4.9: azurerm_storage_container takes storage_account_id only from 4.9.0 (the storage
+  // resources below use it); 4.0-4.8 fail terraform plan on an unknown argument.
                 m.location.empty() ? std::nullopt : std::optional<std::string>(m.location))
     << variable("resource_group_name", "Resource group to create", std::string("train-rg"))
     << variable("name_prefix", "Prefix of the resource names and the VMs' host names",
