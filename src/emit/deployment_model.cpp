@@ -290,7 +290,10 @@ void add_lustre_reasons(DeploymentModel& m) {
            docs +
            "amlfs-prerequisites, Access roles for blob integration); its object id differs per "
            "tenant: az ad sp list --display-name 'HPC Cache Resource Provider' --query "
-           "'[].id' -o tsv"});
+           "'[].id' -o tsv, or, where that prints nothing, --display-name 'storagecache "
+           "Resource Provider' (its name before general availability, amlfs-prerequisites); an "
+           "empty result means neither exists in the tenant: do not deploy with an empty id "
+           "(the parameter refuses one: an object id is 36 characters)"});
   m.why.push_back(
       {"userData",
        "the file system's MGS address (known only once it exists), which the boot script reads "
