@@ -230,13 +230,13 @@ double AmlfsTier::round_capacity_tib(double tib) const {
 
 std::string AmlfsTier::capacity_problem(double tib) const {
   if (tib < min_tib) return "below the minimum of " + format_tib(min_tib) + " TiB";
-  if (tib > max_tib)
-    return "above the maximum of " + format_tib(max_tib) +
-           " TiB (larger sizes only after a support request)";
   const double steps = (tib - min_tib) / increment_tib;
   if (std::fabs(steps - std::round(steps)) > 1e-9)
     return "not " + format_tib(min_tib) + " TiB plus whole steps of " + format_tib(increment_tib) +
            " TiB";
+  if (tib > max_tib)
+    return "above the listed maximum of " + format_tib(max_tib) +
+           " TiB (needs an approved support request)";
   return {};
 }
 

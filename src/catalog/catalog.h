@@ -101,7 +101,12 @@ struct AmlfsTier {
   // provides that holds `tib` (it may exceed max_tib: capacity_problem says so).
   double round_capacity_tib(double tib) const;
   // Why the service refuses `tib` ("below the minimum of 16 TiB", ...), "" when it provides it.
+  // Below the minimum and off the increments first; above the listed maximum last: that one the
+  // service provides after an approved support request (create-file-system-resource-manager).
   std::string capacity_problem(double tib) const;
+  bool above_listed_max(double tib) const {
+    return tib > max_tib && capacity_problem(tib).rfind("above", 0) == 0;
+  }
 };
 
 struct AnfLevel {
