@@ -21,7 +21,8 @@ Mnnvl mnnvl_for(const SkuEntry* sku, bool nccl, const char* env_value) {
 }
 
 PairExpectation pair_expectation(const SkuEntry* sku, bool nccl, int rails,
-                                 const RunOptions& options, Mnnvl mnnvl) {
+                                 const RunOptions& options, std::uint64_t pair_bytes,
+                                 Mnnvl mnnvl) {
   PairExpectation e;
   if (!sku) {
     e.why_unknown = "the VM size is not known (no IMDS answer; give --sku)";
@@ -42,6 +43,13 @@ PairExpectation pair_expectation(const SkuEntry* sku, bool nccl, int rails,
                     std::to_string(rails) + " ranks per node, " + sku->name + " has " +
                     std::to_string(sku->gpu_count) + " GPUs and " + std::to_string(sku->ib_ports) +
                     " HCAs)";
+    return e;
+  }
+  if (pair_bytes < kPairFigureMinBytes) {
+    e.why_unknown = "pairs of " + std::to_string(pair_bytes >> 20) +
+                    " MiB (--quick) are judged against their peers only: the catalog's per-rail "
+                    "figure is a large-message rate, applied from " +
+                    std::to_string(kPairFigureMinBytes >> 20) + " MiB (--bandwidth, --full)";
     return e;
   }
   if (mnnvl == Mnnvl::kEnabled) {

@@ -8,6 +8,7 @@
 //   large messages over the HCAs it finds; the TCP BTL over the interfaces it is given), and the
 //   catalog measures GPUs, not host memory: no expectation, the cells are judged against their
 //   peers only.
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -30,7 +31,15 @@ struct PairExpectation {
   std::string why_unknown;  // when not
 };
 
+// The per-rail figure is a large-message rate. At --quick's 4 MiB a transfer at 48 GB/s takes
+// ~87 us, and NCCL p2p setup plus the per-exchange polling are a sizeable part of that; no
+// source shows the figure holds there. So it applies only when the matrices judged (the largest
+// size) are at least 64 MiB, the --bandwidth size; smaller pairs are judged against their peers.
+inline constexpr std::uint64_t kPairFigureMinBytes = std::uint64_t{64} << 20;
+
 PairExpectation pair_expectation(const SkuEntry* sku, bool nccl, int rails,
-                                 const RunOptions& options, Mnnvl mnnvl = Mnnvl::kNotApplicable);
+                                 const RunOptions& options,
+                                 std::uint64_t pair_bytes = kPairFigureMinBytes,
+                                 Mnnvl mnnvl = Mnnvl::kNotApplicable);
 
 }  // namespace trainready

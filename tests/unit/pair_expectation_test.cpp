@@ -20,15 +20,27 @@ TEST(PairExpectation, Gb200RailsRunWithMnnvlOffAndSaySo) {
             Mnnvl::kNotApplicable);
 
   PairExpectation off =
-      pair_expectation(gb200(), true, 4, RunOptions{}, Mnnvl::kDisabled);
+      pair_expectation(gb200(), true, 4, RunOptions{}, kPairFigureMinBytes, Mnnvl::kDisabled);
   ASSERT_TRUE(off.gbytes_per_s.has_value()) << off.why_unknown;
   EXPECT_DOUBLE_EQ(*off.gbytes_per_s, 400 / 8.0 * 0.95);
   EXPECT_NE(off.formula.find("NCCL_MNNVL_ENABLE=0"), std::string::npos) << off.formula;
 
   PairExpectation on =
-      pair_expectation(gb200(), true, 4, RunOptions{}, Mnnvl::kEnabled);
+      pair_expectation(gb200(), true, 4, RunOptions{}, kPairFigureMinBytes, Mnnvl::kEnabled);
   EXPECT_FALSE(on.gbytes_per_s.has_value());
   EXPECT_EQ(on.why_unknown.rfind("NVLink, not IB", 0), 0u) << on.why_unknown;
+}
+
+// Domain review 3, finding 12: --quick's 4 MiB pairs were judged against the large-message
+// per-rail figure (an error below 35.6 GB/s on ND H100 v5); no source shows 4 MiB reaches it.
+// The figure applies from 64 MiB; below, cells are judged against their peers only.
+TEST(PairExpectation, QuickPairsAreJudgedAgainstPeersOnly) {
+  const SkuEntry* h100 = Catalog::builtin().find("Standard_ND96isr_H100_v5");
+  PairExpectation quick = pair_expectation(h100, true, 8, RunOptions{}, 4ull << 20);
+  EXPECT_FALSE(quick.gbytes_per_s.has_value());
+  EXPECT_NE(quick.why_unknown.find("against their peers only"), std::string::npos);
+  EXPECT_TRUE(pair_expectation(h100, true, 8, RunOptions{}, 64ull << 20).gbytes_per_s);
+  EXPECT_TRUE(pair_expectation(h100, true, 8, RunOptions{}, 256ull << 20).gbytes_per_s);
 }
 
 }  // namespace

@@ -423,7 +423,10 @@ BandwidthPhase run_bandwidth_phase(MpiLayer& layer, MpiWorld& world, const Bandw
     f.rail_meaning +=
         "; NCCL_MNNVL_ENABLE is set other than 0: pairs inside an NVLink rack run over NVLink, "
         "not IB";
-  const PairExpectation e = pair_expectation(sku, plan.nccl, plan.rails, run_options, mnnvl);
+  const std::uint64_t largest_pair =
+      o.pair_sizes.empty() ? 0 : *std::max_element(o.pair_sizes.begin(), o.pair_sizes.end());
+  const PairExpectation e =
+      pair_expectation(sku, plan.nccl, plan.rails, run_options, largest_pair, mnnvl);
   f.expected_gbytes_per_s = e.gbytes_per_s;
   f.expected_formula = e.formula;
   f.expected_why_unknown = e.why_unknown;
