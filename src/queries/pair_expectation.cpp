@@ -31,7 +31,9 @@ PairExpectation pair_expectation(const SkuEntry* sku, bool nccl, int rails,
   if (!nccl) {
     e.why_unknown =
         "MPI on host memory: the catalog's figures are GPU collectives, and which NICs carry "
-        "an MPI message is the MPI library's choice; cells are judged against their peers";
+        "an MPI message is the MPI library's choice (UCX: up to UCX_MAX_RNDV_RAILS HCAs for a "
+        "large message, 2 by default, so neither node-wide nor one rail); cells are judged "
+        "against their peers";
     return e;
   }
   if (!sku->has_infiniband()) {

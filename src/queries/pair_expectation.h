@@ -5,9 +5,9 @@
 //   NCCL_TOPO_FILE the image ships), so a rail carries one HCA's line rate / 8 x the InfiniBand
 //   efficiency (the same share as the all-reduce expectation, docs/busbw.md) in each direction.
 //   MPI on host memory: which HCAs carry a message is the MPI library's choice (UCX spreads
-//   large messages over the HCAs it finds; the TCP BTL over the interfaces it is given), and the
-//   catalog measures GPUs, not host memory: no expectation, the cells are judged against their
-//   peers only.
+//   a large message over up to UCX_MAX_RNDV_RAILS HCAs, 2 by default; the TCP BTL over the
+//   interfaces it is given), and the catalog measures GPUs, not host memory: no expectation,
+//   the cells are judged against their peers only.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -43,5 +43,15 @@ TEST(PairExpectation, QuickPairsAreJudgedAgainstPeersOnly) {
   EXPECT_TRUE(pair_expectation(h100, true, 8, RunOptions{}, 256ull << 20).gbytes_per_s);
 }
 
+// Domain review 3, finding 10: UCX does not stripe over every HCA it finds; a rendezvous message
+// uses up to UCX_MAX_RNDV_RAILS devices, "2" by default (openucx/ucx ucp_context.c).
+TEST(PairExpectation, HostMemoryMpiSaysHowManyHcasUcxUses) {
+  PairExpectation e =
+      pair_expectation(Catalog::builtin().find("Standard_ND96isr_H100_v5"), false, 1, {});
+  EXPECT_FALSE(e.gbytes_per_s.has_value());
+  EXPECT_NE(e.why_unknown.find("UCX_MAX_RNDV_RAILS"), std::string::npos) << e.why_unknown;
+  EXPECT_NE(e.why_unknown.find("2 by default"), std::string::npos) << e.why_unknown;
+}
+
 }  // namespace
 }  // namespace trainready
