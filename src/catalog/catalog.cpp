@@ -61,6 +61,26 @@ SkuEntry parse_entry(const json& j) {
     e.ib_write_bw_gdr_floor_gbits_per_s = opt_number(*it, "ib_write_bw_gdr_gbits_per_s");
     e.no_floor_reason = it->value("no_floor_reason", "");
   }
+  if (auto it = j.find("published_thresholds"); it != j.end()) {
+    for (const json& t : *it) {
+      PublishedThreshold p;
+      p.metric = t.at("metric").get<std::string>();
+      p.applies = t.at("applies").get<std::string>();
+      p.scope = t.value("scope", "");
+      p.message = t.value("message", "");
+      p.expected = t.at("expected").get<double>();
+      p.warn_below = t.at("warn_below").get<double>();
+      p.ghr_below = t.at("ghr_below").get<double>();
+      p.source = t.at("source").get<std::string>();
+      if (!(p.ghr_below > 0 && p.ghr_below < p.warn_below && p.warn_below <= p.expected))
+        throw std::invalid_argument(
+            "published_thresholds: expected >= warn_below > ghr_below > 0 (" + p.metric + ")");
+      if (p.applies != "nvlink_domain" && p.applies != "across_domains" && p.applies != "gpu")
+        throw std::invalid_argument("published_thresholds.applies must be nvlink_domain, "
+                                    "across_domains or gpu");
+      e.published_thresholds.push_back(std::move(p));
+    }
+  }
   if (auto it = j.find("nvlink_ring"); it != j.end()) {
     e.nvlink_ring_allreduce_gbytes_per_s = it->at("allreduce_busbw_gbytes_per_s").get<double>();
     e.nvlink_ring_source = it->value("source", "");

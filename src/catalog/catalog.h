@@ -32,6 +32,19 @@ struct SkuPrice {
   bool verified = false;
 };
 
+// A level the vendor publishes with two steps (Microsoft's SKU baselines: "Warn" = re-test,
+// "GHR" = drain the node and file an Azure Guest Health Report). Values in the metric's unit.
+struct PublishedThreshold {
+  std::string metric;   // "nccl_allreduce_busbw_gbytes_per_s", "gemm_tflops_per_gpu"
+  std::string applies;  // "nvlink_domain" (VMs of one rack), "across_domains", "gpu"
+  std::string scope;    // as published: "intra-rack all_reduce over multi-node NVLink, ..."
+  std::string message;  // nccl-tests message size it was measured at ("16G"), "" when none
+  double expected = 0;
+  double warn_below = 0;
+  double ghr_below = 0;
+  std::string source;  // source key
+};
+
 struct SkuEntry {
   std::string name;  // Standard_ND96isr_H100_v5
   std::string family;
@@ -56,6 +69,7 @@ struct SkuEntry {
   std::optional<double> nccl_allreduce_floor_gbytes_per_s;
   // Source key saying why there is no floor ("no published floor: ..."), when there is none.
   std::string no_floor_reason;
+  std::vector<PublishedThreshold> published_thresholds;
   std::string nccl_allreduce_message;
   std::optional<double> ib_write_bw_gdr_floor_gbits_per_s;
   // Ring all-reduce busbw inside one VM (NCCL_ALGO=RING, no NVLink SHARP): what a multi-VM ring

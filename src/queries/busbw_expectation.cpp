@@ -121,6 +121,31 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
   }
   const SkuEntry& sku = *e.sku;
   const int domain = sku.nvlink_domain_vms;
+  if (!sku.nccl_allreduce_floor_gbytes_per_s && e.collective == "all_reduce" && e.nodes > 1) {
+    // Published two-level levels (Microsoft's ND GB300 v6 baselines): used as published, for
+    // the layout they were measured on (VMs of one rack over NVLink, or racks over IB only).
+    for (const PublishedThreshold& p : sku.published_thresholds) {
+      if (p.metric != "nccl_allreduce_busbw_gbytes_per_s") continue;
+      const bool in_domain = domain > 1 && e.nodes <= domain;
+      if ((p.applies == "nvlink_domain") != in_domain) continue;
+      if (p.applies != "nvlink_domain" && p.applies != "across_domains") continue;
+      e.expected_gbytes = p.expected;
+      e.intra_gbytes = p.expected;
+      e.ring_gbytes = p.expected;
+      e.warn_below_gbytes = p.warn_below;
+      e.error_below_gbytes = p.ghr_below;
+      e.threshold_message = p.message;
+      e.efficiency = o.efficiency;
+      e.formula = std::to_string(e.nodes) + " VMs, " + p.scope + ": Microsoft's published " +
+                  "baseline for " + sku.name + ", expected ~" + fmt(p.expected) +
+                  " GB/s, Warn below " + fmt(p.warn_below) + ", GHR (drain, Guest Health " +
+                  "Report) below " + fmt(p.ghr_below) + " GB/s at " +
+                  (p.message.empty() ? std::string("its message size") : p.message) + " (" +
+                  catalog.source_text(p.source) + ")";
+      e.known = true;
+      return e;
+    }
+  }
   if (!sku.nccl_allreduce_floor_gbytes_per_s) {
     // No published floor (ND GB200 v6): a planner assumption is never judged as a pass line.
     // Across NVLink domains the network alone still bounds a ring (below).

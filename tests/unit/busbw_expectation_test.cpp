@@ -104,6 +104,29 @@ TEST(BusbwExpectation, Gb200HasNoPublishedFloorInsideOneRack) {
   EXPECT_EQ(e.formula.find("health check pass line"), std::string::npos);
 }
 
+// ND GB300 v6: Microsoft's published levels, as published: intra-rack up to 18 VMs, inter-rack
+// (IB only) beyond; one VM has none.
+TEST(BusbwExpectation, Gb300UsesThePublishedLevels) {
+  RunOptions o;
+  o.sku = "Standard_ND128isr_GB300_v6";
+  NcclTestsFacts t;
+  o.nodes = 18;
+  BusbwExpectation e = expected_busbw(t, Catalog::builtin(), o);
+  ASSERT_TRUE(e.known) << e.why_unknown;
+  EXPECT_DOUBLE_EQ(e.expected_gbytes, 937);
+  EXPECT_DOUBLE_EQ(e.warn_below_gbytes.value(), 800);
+  EXPECT_DOUBLE_EQ(e.error_below_gbytes.value(), 600);
+  EXPECT_EQ(e.threshold_message, "16G");
+  EXPECT_NE(e.formula.find("GHR"), std::string::npos);
+  o.nodes = 72;
+  e = expected_busbw(t, Catalog::builtin(), o);
+  ASSERT_TRUE(e.known) << e.why_unknown;
+  EXPECT_DOUBLE_EQ(e.warn_below_gbytes.value(), 180);
+  EXPECT_DOUBLE_EQ(e.error_below_gbytes.value(), 150);
+  o.nodes = 1;
+  EXPECT_FALSE(expected_busbw(t, Catalog::builtin(), o).known);
+}
+
 TEST(BusbwExpectation, NcA100V4HasAzureFloors) {
   EXPECT_DOUBLE_EQ(
       expected_busbw(with_devices("NVIDIA A100 80GB PCIe", 2, 1), Catalog::builtin(), {})
