@@ -76,8 +76,9 @@ SkuEntry parse_entry(const json& j) {
         throw std::invalid_argument(
             "published_thresholds: expected >= warn_below > ghr_below > 0 (" + p.metric + ")");
       if (p.applies != "nvlink_domain" && p.applies != "across_domains" && p.applies != "gpu")
-        throw std::invalid_argument("published_thresholds.applies must be nvlink_domain, "
-                                    "across_domains or gpu");
+        throw std::invalid_argument(
+            "published_thresholds.applies must be nvlink_domain, "
+            "across_domains or gpu");
       e.published_thresholds.push_back(std::move(p));
     }
   }

@@ -559,9 +559,8 @@ json node_facts_to_wire(const NodeFacts& n) {
     return json{{"versions", c.versions}, {"format", c.format}};
   });
   j["imex"] = json{{"daemon", fact(n.imex_daemon, [](bool b) { return json(b); })},
-                   {"channels", fact(n.imex_channels, [](const std::vector<std::string>& v) {
-                      return json(v);
-                    })}};
+                   {"channels", fact(n.imex_channels,
+                                     [](const std::vector<std::string>& v) { return json(v); })}};
   return j;
 }
 

@@ -35,7 +35,8 @@ MarketplaceImage image_for(const SkuEntry& sku) {
     // verify; 2404 is the newest Ubuntu-HPC line. Said in the notes, to be checked.
     img.sku = "2404";
     img.why = "Azure's Ubuntu-HPC 24.04 image (OFED, nvidia-peermem, NCCL)" + avoids +
-              "; Grace (GB200, GB300) hosts are arm64: check that the image SKU has an arm64 build in the "
+              "; Grace (GB200, GB300) hosts are arm64: check that the image SKU has an arm64 build "
+              "in the "
               "region (az vm image list --publisher microsoft-dsvm --offer ubuntu-hpc "
               "--architecture Arm64 --all) and override imageSku if not";
   } else {

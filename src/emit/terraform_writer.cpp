@@ -49,8 +49,8 @@ std::string variable(const std::string& name, const std::string& description,
                   "\" {\n  type        = string\n  description = " + q(description) + "\n";
   if (default_value) v += "  default     = " + q(*default_value) + "\n";
   if (!condition.empty())
-    v += "\n  validation {\n    condition     = " + condition + "\n    error_message = " +
-         q(error) + "\n  }\n";
+    v += "\n  validation {\n    condition     = " + condition +
+         "\n    error_message = " + q(error) + "\n  }\n";
   return v + "}\n\n";
 }
 
@@ -154,8 +154,7 @@ std::string write_terraform(const DeploymentModel& m) {
       << variable("hpc_cache_resource_provider_object_id",
                   "Object id of the HPC Cache Resource Provider (formerly storagecache Resource "
                   "Provider) service principal in this tenant",
-                  std::nullopt,
-                  "length(var.hpc_cache_resource_provider_object_id) == 36",
+                  std::nullopt, "length(var.hpc_cache_resource_provider_object_id) == 36",
                   "An object id (a GUID, 36 characters): az ad sp list --display-name 'HPC "
                   "Cache Resource Provider' (or 'storagecache Resource Provider') printed "
                   "nothing?");

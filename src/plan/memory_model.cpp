@@ -191,8 +191,8 @@ std::optional<Quantity> model_states_deepspeed_before_0_14_3(const StatesInputs&
     return std::nullopt;  // the same estimator in every version
   const double p = in.params / (in.tp * in.pp);
   const double g = std::max(1, in.dp);
-  Quantity q = quantity(4 * p + 16 * p / g, "B", "4P + 16P/G (DeepSpeed < 0.14.3 estimator)",
-                        kDeepSpeed);
+  Quantity q =
+      quantity(4 * p + 16 * p / g, "B", "4P + 16P/G (DeepSpeed < 0.14.3 estimator)", kDeepSpeed);
   q.in("P", p).in("G", g);
   return q;
 }

@@ -28,8 +28,7 @@ Fact<bool> probe_imex_daemon(const Root& root, const Fact<GpuFacts>& gpus) {
   if (gpus.ok())
     for (const Gpu& g : gpus->gpus)
       fabric = fabric || (g.fabric_state && *g.fabric_state != "not-supported");
-  if (!fabric)
-    return Fact<bool>::missing("not looked for: no GPU reports an NVLink fabric state");
+  if (!fabric) return Fact<bool>::missing("not looked for: no GPU reports an NVLink fabric state");
   const DirList procs = root.list_dir("/proc");
   const Provenance where{root.display("/proc") + "/*/comm", 0};
   if (!procs.ok()) return Fact<bool>::unreadable(procs.error, where);

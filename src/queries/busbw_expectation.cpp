@@ -149,11 +149,10 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
   if (!sku.nccl_allreduce_floor_gbytes_per_s) {
     // No published floor (ND GB200 v6): a planner assumption is never judged as a pass line.
     // Across NVLink domains the network alone still bounds a ring (below).
-    const std::string why =
-        sku.no_floor_reason.empty()
-            ? "the catalog has no single-VM all-reduce figure for " + sku.name
-            : "no published floor for " + sku.name + " (" +
-                  catalog.source_text(sku.no_floor_reason) + ")";
+    const std::string why = sku.no_floor_reason.empty()
+                                ? "the catalog has no single-VM all-reduce figure for " + sku.name
+                                : "no published floor for " + sku.name + " (" +
+                                      catalog.source_text(sku.no_floor_reason) + ")";
     if (!(domain > 1 && e.nodes > domain)) {
       e.why_unknown = why;
       return e;

@@ -21,8 +21,7 @@ Mnnvl mnnvl_for(const SkuEntry* sku, bool nccl, const char* env_value) {
 }
 
 PairExpectation pair_expectation(const SkuEntry* sku, bool nccl, int rails,
-                                 const RunOptions& options, std::uint64_t pair_bytes,
-                                 Mnnvl mnnvl) {
+                                 const RunOptions& options, std::uint64_t pair_bytes, Mnnvl mnnvl) {
   PairExpectation e;
   if (!sku) {
     e.why_unknown = "the VM size is not known (no IMDS answer; give --sku)";
@@ -67,8 +66,7 @@ PairExpectation pair_expectation(const SkuEntry* sku, bool nccl, int rails,
   e.formula = sku->name + ": one HCA per rail, " + fmt(sku->ib_rate_gbits_per_s) + " Gb/s / 8 x " +
               fmt(options.efficiency * 100) + "% = " + fmt(v) + " GB/s per direction";
   if (mnnvl == Mnnvl::kDisabled)
-    e.formula +=
-        " (run with NCCL_MNNVL_ENABLE=0: InfiniBand, not the rack's multi-node NVLink)";
+    e.formula += " (run with NCCL_MNNVL_ENABLE=0: InfiniBand, not the rack's multi-node NVLink)";
   return e;
 }
 

@@ -159,7 +159,8 @@ int nvmlDeviceGetGpuFabricInfo(void* h, GpuFabricInfo* info) {
   if (field(h, "fabric_cluster_uuid").is_string()) {
     const std::string u = field(h, "fabric_cluster_uuid").get<std::string>();
     for (std::size_t i = 0; i < 16 && 2 * i + 1 < u.size(); ++i)
-      info->cluster_uuid[i] = static_cast<unsigned char>(std::strtol(u.substr(2 * i, 2).c_str(), nullptr, 16));
+      info->cluster_uuid[i] =
+          static_cast<unsigned char>(std::strtol(u.substr(2 * i, 2).c_str(), nullptr, 16));
   }
   return 0;
 }

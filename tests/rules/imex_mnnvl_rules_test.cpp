@@ -21,8 +21,8 @@ NodeFacts healthy_gb200() {
     g.fabric_clique_id = 32766;
   }
   n.imex_daemon = Fact<bool>::present(true, {"/proc/1234/comm", 0});
-  n.imex_channels = Fact<std::vector<std::string>>::present({"channel0"},
-                                                            {"/dev/nvidia-caps-imex-channels", 0});
+  n.imex_channels =
+      Fact<std::vector<std::string>>::present({"channel0"}, {"/dev/nvidia-caps-imex-channels", 0});
   return n;
 }
 
@@ -52,7 +52,8 @@ TEST(ImexNotRunning, QuietWhenRunningOrNotMnnvlAndSkipsWhenUnknown) {
 
 TEST(ImexChannelMissing, FiresWithoutChannel0) {
   NodeFacts n = healthy_gb200();
-  n.imex_channels = Fact<std::vector<std::string>>::present({}, {"/dev/nvidia-caps-imex-channels", 0});
+  n.imex_channels =
+      Fact<std::vector<std::string>>::present({}, {"/dev/nvidia-caps-imex-channels", 0});
   RuleOutcome o = run_rule("imex-channel-missing", n);
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].fix.find("NVreg_CreateImexChannel0=1"), std::string::npos);

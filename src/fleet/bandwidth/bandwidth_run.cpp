@@ -104,12 +104,9 @@ std::string plan_text(const Plan& p) {
   nlohmann::json nodes = nlohmann::json::array();
   for (const PairNode& n : p.nodes)
     nodes.push_back({{"host", n.host}, {"ranks", n.ranks}, {"responded", n.responded}});
-  return nlohmann::json{{"nccl", p.nccl},
-                        {"rails", p.rails},
-                        {"nodes", nodes},
-                        {"rounds", rounds_json(p.rounds)},
-                        {"allreduce", p.allreduce},
-                        {"mnnvl_off", p.mnnvl_off}}
+  return nlohmann::json{{"nccl", p.nccl},           {"rails", p.rails},
+                        {"nodes", nodes},           {"rounds", rounds_json(p.rounds)},
+                        {"allreduce", p.allreduce}, {"mnnvl_off", p.mnnvl_off}}
       .dump();
 }
 
@@ -370,7 +367,8 @@ BandwidthPhase run_bandwidth_phase(MpiLayer& layer, MpiWorld& world, const Bandw
     }
     plan = make_plan(hosts, answered, all_nccl, o, why);
     // The user's own NCCL_MNNVL_ENABLE (other than 0) is left alone and the cells say so.
-    plan.mnnvl_off = mnnvl_for(sku, plan.nccl, std::getenv("NCCL_MNNVL_ENABLE")) == Mnnvl::kDisabled;
+    plan.mnnvl_off =
+        mnnvl_for(sku, plan.nccl, std::getenv("NCCL_MNNVL_ENABLE")) == Mnnvl::kDisabled;
     const std::string text = plan_text(plan);
     for (int r = 1; r < size; ++r)
       if (answered[static_cast<std::size_t>(r)]) world.send(text, r, kPlanTag, o.step_timeout);

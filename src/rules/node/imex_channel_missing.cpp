@@ -35,9 +35,9 @@ class ImexChannelMissing final : public Rule {
                         sku->name + " VM");
     std::string seen;
     for (const std::string& x : c) seen += (seen.empty() ? "" : ", ") + x;
-    f.evidence.push_back({n.imex_channels.where.source + ": " +
-                              (c.empty() ? std::string("absent or empty") : seen),
-                          n.imex_channels.where});
+    f.evidence.push_back(
+        {n.imex_channels.where.source + ": " + (c.empty() ? std::string("absent or empty") : seen),
+         n.imex_channels.where});
     f.cause =
         "CUDA shares GPU memory across the VMs of an NVLink rack through an IMEX channel; with no "
         "channel device, multi-node NVLink (MNNVL) cannot be used and NCCL falls back to "

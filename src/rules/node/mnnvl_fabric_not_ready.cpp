@@ -64,9 +64,9 @@ class MnnvlFabricNotReady final : public Rule {
                         " GPUs have not joined the multi-node NVLink fabric (GPU " +
                         std::to_string(bad.front()->index) + ": " + state_of(*bad.front()) + ")");
     for (const Gpu* g : bad)
-      f.evidence.push_back({"GPU " + std::to_string(g->index) + " (" + g->pci_bus_id + "): " +
-                                state_of(*g),
-                            n.gpus.where});
+      f.evidence.push_back(
+          {"GPU " + std::to_string(g->index) + " (" + g->pci_bus_id + "): " + state_of(*g),
+           n.gpus.where});
     f.evidence.push_back({sku->name + ": NVLink domain of " +
                               std::to_string(sku->nvlink_domain_vms) + " VMs (" +
                               ctx.catalog->source_text(sku->nvlink_domain_source) + ")",

@@ -39,8 +39,7 @@ TEST(DeployAmlfsCapacityInvalid, AboveTheListedMaximumIsAWarning) {
   auto above = run("AMLFS-Durable-Premium-500", "132");
   ASSERT_EQ(above.findings.size(), 1u);
   EXPECT_EQ(above.findings[0].severity, Severity::kWarning);
-  EXPECT_NE(above.findings[0].message.find("needs an approved support request"),
-            std::string::npos)
+  EXPECT_NE(above.findings[0].message.find("needs an approved support request"), std::string::npos)
       << above.findings[0].message;
 }
 
