@@ -59,6 +59,28 @@ SkuEntry parse_entry(const json& j) {
     e.nccl_allreduce_floor_gbytes_per_s = opt_number(*it, "nccl_allreduce_busbw_gbytes_per_s");
     e.nccl_allreduce_message = it->value("nccl_allreduce_message", "");
     e.ib_write_bw_gdr_floor_gbits_per_s = opt_number(*it, "ib_write_bw_gdr_gbits_per_s");
+    e.no_floor_reason = it->value("no_floor_reason", "");
+  }
+  if (auto it = j.find("published_thresholds"); it != j.end()) {
+    for (const json& t : *it) {
+      PublishedThreshold p;
+      p.metric = t.at("metric").get<std::string>();
+      p.applies = t.at("applies").get<std::string>();
+      p.scope = t.value("scope", "");
+      p.message = t.value("message", "");
+      p.expected = t.at("expected").get<double>();
+      p.warn_below = t.at("warn_below").get<double>();
+      p.ghr_below = t.at("ghr_below").get<double>();
+      p.source = t.at("source").get<std::string>();
+      if (!(p.ghr_below > 0 && p.ghr_below < p.warn_below && p.warn_below <= p.expected))
+        throw std::invalid_argument(
+            "published_thresholds: expected >= warn_below > ghr_below > 0 (" + p.metric + ")");
+      if (p.applies != "nvlink_domain" && p.applies != "across_domains" && p.applies != "gpu")
+        throw std::invalid_argument(
+            "published_thresholds.applies must be nvlink_domain, "
+            "across_domains or gpu");
+      e.published_thresholds.push_back(std::move(p));
+    }
   }
   if (auto it = j.find("nvlink_ring"); it != j.end()) {
     e.nvlink_ring_allreduce_gbytes_per_s = it->at("allreduce_busbw_gbytes_per_s").get<double>();
@@ -95,6 +117,10 @@ SkuEntry parse_entry(const json& j) {
   e.peak_source = gpu.value("peak_source", "");
   e.planner_intra_vm_allreduce_gbytes_per_s =
       opt_number(j, "planner_intra_vm_allreduce_gbytes_per_s");
+  e.planner_intra_vm_allreduce_source = j.value("planner_intra_vm_allreduce_source", "");
+  if (e.planner_intra_vm_allreduce_gbytes_per_s && e.planner_intra_vm_allreduce_source.empty())
+    throw std::invalid_argument(
+        "planner_intra_vm_allreduce_gbytes_per_s needs planner_intra_vm_allreduce_source");
   return e;
 }
 
@@ -225,13 +251,13 @@ double AmlfsTier::round_capacity_tib(double tib) const {
 
 std::string AmlfsTier::capacity_problem(double tib) const {
   if (tib < min_tib) return "below the minimum of " + format_tib(min_tib) + " TiB";
-  if (tib > max_tib)
-    return "above the maximum of " + format_tib(max_tib) +
-           " TiB (larger sizes only after a support request)";
   const double steps = (tib - min_tib) / increment_tib;
   if (std::fabs(steps - std::round(steps)) > 1e-9)
     return "not " + format_tib(min_tib) + " TiB plus whole steps of " + format_tib(increment_tib) +
            " TiB";
+  if (tib > max_tib)
+    return "above the listed maximum of " + format_tib(max_tib) +
+           " TiB (needs an approved support request)";
   return {};
 }
 

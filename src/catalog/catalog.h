@@ -32,6 +32,19 @@ struct SkuPrice {
   bool verified = false;
 };
 
+// A level the vendor publishes with two steps (Microsoft's SKU baselines: "Warn" = re-test,
+// "GHR" = drain the node and file an Azure Guest Health Report). Values in the metric's unit.
+struct PublishedThreshold {
+  std::string metric;   // "nccl_allreduce_busbw_gbytes_per_s", "gemm_tflops_per_gpu"
+  std::string applies;  // "nvlink_domain" (VMs of one rack), "across_domains", "gpu"
+  std::string scope;    // as published: "intra-rack all_reduce over multi-node NVLink, ..."
+  std::string message;  // nccl-tests message size it was measured at ("16G"), "" when none
+  double expected = 0;
+  double warn_below = 0;
+  double ghr_below = 0;
+  std::string source;  // source key
+};
+
 struct SkuEntry {
   std::string name;  // Standard_ND96isr_H100_v5
   std::string family;
@@ -54,6 +67,9 @@ struct SkuEntry {
   int nvme_disks = 0;
   double nvme_total_gib = 0;
   std::optional<double> nccl_allreduce_floor_gbytes_per_s;
+  // Source key saying why there is no floor ("no published floor: ..."), when there is none.
+  std::string no_floor_reason;
+  std::vector<PublishedThreshold> published_thresholds;
   std::string nccl_allreduce_message;
   std::optional<double> ib_write_bw_gdr_floor_gbits_per_s;
   // Ring all-reduce busbw inside one VM (NCCL_ALGO=RING, no NVLink SHARP): what a multi-VM ring
@@ -76,6 +92,7 @@ struct SkuEntry {
   std::map<std::string, double> peak_dense_tflops;
   std::string peak_source;
   std::optional<double> planner_intra_vm_allreduce_gbytes_per_s;
+  std::string planner_intra_vm_allreduce_source;  // source key: a planner assumption, never a floor
 
   bool has_infiniband() const { return ib_ports > 0; }
   // The single-VM all-reduce busbw the planner uses: the health floor, else the planner figure.
@@ -98,7 +115,12 @@ struct AmlfsTier {
   // provides that holds `tib` (it may exceed max_tib: capacity_problem says so).
   double round_capacity_tib(double tib) const;
   // Why the service refuses `tib` ("below the minimum of 16 TiB", ...), "" when it provides it.
+  // Below the minimum and off the increments first; above the listed maximum last: that one the
+  // service provides after an approved support request (create-file-system-resource-manager).
   std::string capacity_problem(double tib) const;
+  bool above_listed_max(double tib) const {
+    return tib > max_tib && capacity_problem(tib).rfind("above", 0) == 0;
+  }
 };
 
 struct AnfLevel {

@@ -71,6 +71,16 @@ Runner add_catalog_command(CLI::App& app) {
             e.ib_write_bw_gdr_floor_gbits_per_s
                 ? nlohmann::json(*e.ib_write_bw_gdr_floor_gbits_per_s)
                 : nlohmann::json(nullptr);
+        nlohmann::json levels = nlohmann::json::array();
+        for (const PublishedThreshold& t : e.published_thresholds)
+          levels.push_back({{"metric", t.metric},
+                            {"scope", t.scope},
+                            {"message", t.message},
+                            {"expected", t.expected},
+                            {"warn_below", t.warn_below},
+                            {"ghr_below", t.ghr_below},
+                            {"source", cat.source_text(t.source)}});
+        j["published_thresholds"] = std::move(levels);
         arr.push_back(std::move(j));
       }
       std::printf("%s\n",

@@ -130,6 +130,8 @@ json gpu_facts_to_json(const GpuFacts& g) {
     put("nvlink_crc_errors", x.nvlink_crc_errors);
     put("fabric_state", x.fabric_state);
     put("fabric_status", x.fabric_status);
+    put("fabric_cluster_uuid", x.fabric_cluster_uuid);
+    put("fabric_clique_id", x.fabric_clique_id);
     put("clocks_event_reasons", x.clocks_event_reasons);
     gpus.push_back(std::move(j));
   }
@@ -256,6 +258,8 @@ json to_json(const NodeFacts& n) {
   j["image_components"] = fact_json(n.image_components, [](const ImageComponents& c) {
     return json{{"format", c.format}, {"versions", c.versions}};
   });
+  j["imex_daemon_running"] = plain(n.imex_daemon);
+  j["imex_channels"] = plain(n.imex_channels);
   return j;
 }
 

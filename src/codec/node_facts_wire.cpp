@@ -338,6 +338,8 @@ json gpus_enc(const GpuFacts& g) {
                     {"nvl_crc", opt(x.nvlink_crc_errors)},
                     {"fabric_state", opt(x.fabric_state)},
                     {"fabric_status", opt(x.fabric_status)},
+                    {"fabric_uuid", opt(x.fabric_cluster_uuid)},
+                    {"fabric_clique", opt(x.fabric_clique_id)},
                     {"clocks", opt(x.clocks_event_reasons)}});
   }
   return {{"driver_loaded", g.driver_loaded},
@@ -375,6 +377,10 @@ GpuFacts gpus_dec(const In& in) {
     gpu.nvlink_crc_errors = opt_in<std::uint64_t>(x.at("nvl_crc"), u);
     gpu.fabric_state = opt_in<std::string>(x.at("fabric_state"), s);
     gpu.fabric_status = opt_in<int>(x.at("fabric_status"), i);
+    if (x.has("fabric_uuid")) gpu.fabric_cluster_uuid = opt_in<std::string>(x.at("fabric_uuid"), s);
+    if (x.has("fabric_clique"))
+      gpu.fabric_clique_id = opt_in<std::uint32_t>(
+          x.at("fabric_clique"), [](const In& v) { return static_cast<std::uint32_t>(v.u64()); });
     gpu.clocks_event_reasons = opt_in<std::uint64_t>(x.at("clocks"), u);
     g.gpus.push_back(std::move(gpu));
   }
@@ -556,6 +562,9 @@ json node_facts_to_wire(const NodeFacts& n) {
   j["image"] = fact(n.image_components, [](const ImageComponents& c) {
     return json{{"versions", c.versions}, {"format", c.format}};
   });
+  j["imex"] = json{{"daemon", fact(n.imex_daemon, [](bool b) { return json(b); })},
+                   {"channels", fact(n.imex_channels,
+                                     [](const std::vector<std::string>& v) { return json(v); })}};
   return j;
 }
 
@@ -595,6 +604,15 @@ NodeFacts decode_node(const CborTree& t, std::uint32_t at) {
   n.image_components = fact_in<ImageComponents>(in.at("image"), [](const In& c) {
     return ImageComponents{c.at("versions").string_map(), c.at("format").str()};
   });
+  if (in.has("imex")) {  // absent from a rank of an older trainready: not collected
+    const In imex = in.at("imex");
+    n.imex_daemon = fact_in<bool>(imex.at("daemon"), [](const In& b) { return b.boolean(); });
+    n.imex_channels = fact_in<std::vector<std::string>>(imex.at("channels"), [](const In& a) {
+      std::vector<std::string> v;
+      a.each([&](const In& x) { v.push_back(x.str()); });
+      return v;
+    });
+  }
   return n;
 }
 

@@ -245,6 +245,11 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
     w.dir(kSnapCommands);
     if (!imds_body.empty()) w.file(kSnapImds, imds_body);
     if (gpus.ok()) w.file(kSnapNvml, gpu_facts_to_json(*gpus).dump(2) + "\n");
+    if (facts.imex_channels.ok()) {  // device nodes are not copied: their names are
+      std::string names;
+      for (const std::string& c : facts.imex_channels.value) names += c + "\n";
+      w.file(kSnapImexChannels, names);
+    }
     w.file(kSnapEnviron, environ_text);
     if (nccl_version.ok()) w.file(kSnapNcclVersion, nccl_version.value + "\n");
     nlohmann::json commands = nlohmann::json::array();

@@ -163,6 +163,9 @@ std::string write_arm_template(const DeploymentModel& m) {
                                     l.maintenance_time_utc);
     p["hpcCacheResourceProviderObjectId"] =
         param("string", "roleAssignments: " + m.why_of("roleAssignments"), std::nullopt);
+    // An object id is a GUID: an empty lookup result fails validation, not the role assignment.
+    p["hpcCacheResourceProviderObjectId"]["minLength"] = 36;
+    p["hpcCacheResourceProviderObjectId"]["maxLength"] = 36;
   }
 
   // The 2019-04-01 template schema allows no top-level metadata: the generator, the reasons and

@@ -110,7 +110,8 @@ std::string write_bicep(const DeploymentModel& m) {
       << "param maintenanceDay string = " << q(l.maintenance_day) << "\n"
       << "@description('Start of the weekly 30-minute maintenance window (HH:MM, UTC)')\n"
       << "param maintenanceTimeUtc string = " << q(l.maintenance_time_utc) << "\n\n"
-      << comment("", "roleAssignments", m) << "param hpcCacheResourceProviderObjectId string\n\n";
+      << comment("", "roleAssignments", m)
+      << "@minLength(36)\n@maxLength(36)\nparam hpcCacheResourceProviderObjectId string\n\n";
   }
   b << comment("", "customData", m);
   // A multi-line string: taken verbatim (no escapes, no interpolation); the newline after the

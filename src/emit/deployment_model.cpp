@@ -15,6 +15,9 @@ namespace {
 // nvidia-peermem (or ROCm + RCCL), the NCCL topology files under /opt/microsoft and
 // /etc/nccl.conf per size. The deploy-ib-image-no-driver rule accepts microsoft-dsvm offers
 // containing "hpc".
+// Grace-Blackwell sizes (ND GB200 v6, ND GB300 v6): arm64 Grace hosts.
+bool grace_host(const SkuEntry& sku) { return sku.gpu_model.rfind("GB", 0) == 0; }
+
 MarketplaceImage image_for(const SkuEntry& sku) {
   MarketplaceImage img;
   img.publisher = "microsoft-dsvm";
@@ -27,12 +30,13 @@ MarketplaceImage image_for(const SkuEntry& sku) {
         "Azure's Ubuntu-HPC image with ROCm and RCCL for AMD GPUs, carrying the "
         "InfiniBand stack (OFED)" +
         avoids;
-  } else if (icontains(sku.name, "GB200")) {
+  } else if (grace_host(sku)) {
     // Grace (arm64) hosts: the azhpc-images README lists no arm64 URN the project could
     // verify; 2404 is the newest Ubuntu-HPC line. Said in the notes, to be checked.
     img.sku = "2404";
     img.why = "Azure's Ubuntu-HPC 24.04 image (OFED, nvidia-peermem, NCCL)" + avoids +
-              "; GB200 hosts are arm64: check that the image SKU has an arm64 build in the "
+              "; Grace (GB200, GB300) hosts are arm64: check that the image SKU has an arm64 build "
+              "in the "
               "region (az vm image list --publisher microsoft-dsvm --offer ubuntu-hpc "
               "--architecture Arm64 --all) and override imageSku if not";
   } else {
@@ -290,7 +294,10 @@ void add_lustre_reasons(DeploymentModel& m) {
            docs +
            "amlfs-prerequisites, Access roles for blob integration); its object id differs per "
            "tenant: az ad sp list --display-name 'HPC Cache Resource Provider' --query "
-           "'[].id' -o tsv"});
+           "'[].id' -o tsv, or, where that prints nothing, --display-name 'storagecache "
+           "Resource Provider' (its name before general availability, amlfs-prerequisites); an "
+           "empty result means neither exists in the tenant: do not deploy with an empty id "
+           "(the parameter refuses one: an object id is 36 characters)"});
   m.why.push_back(
       {"userData",
        "the file system's MGS address (known only once it exists), which the boot script reads "
@@ -477,7 +484,7 @@ DeploymentModel build_deployment_for(const SkuEntry& sku, int vms,
   m.notes.push_back("quota: " + n + " x " + sku.name +
                     ": the subscription needs the vCPU quota of the size's family for " + n +
                     " VMs in the region (az vm list-usage --location REGION)");
-  if (icontains(sku.name, "GB200")) {
+  if (grace_host(sku)) {
     m.notes.push_back("image: " + m.image.urn() +
                       " was not verified for arm64 (Grace); check it before deploying (see the "
                       "image comment)");

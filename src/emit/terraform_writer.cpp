@@ -43,10 +43,14 @@ std::string comment(const std::string& pad, const std::string& setting, const De
 }
 
 std::string variable(const std::string& name, const std::string& description,
-                     const std::optional<std::string>& default_value) {
+                     const std::optional<std::string>& default_value,
+                     const std::string& condition = "", const std::string& error = "") {
   std::string v = "variable \"" + name +
                   "\" {\n  type        = string\n  description = " + q(description) + "\n";
   if (default_value) v += "  default     = " + q(*default_value) + "\n";
+  if (!condition.empty())
+    v += "\n  validation {\n    condition     = " + condition +
+         "\n    error_message = " + q(error) + "\n  }\n";
   return v + "}\n\n";
 }
 
@@ -118,8 +122,10 @@ std::string write_terraform(const DeploymentModel& m) {
     << "# Lint the plan: terraform plan -out tfplan && terraform show -json tfplan > plan.json "
        "&& trainready lint plan.json\n";
   for (const std::string& n : m.notes) t << "# NOTE " << n << "\n";
+  // >= 4.9: azurerm_storage_container takes storage_account_id only from 4.9.0 (the storage
+  // resources below use it); 4.0-4.8 fail terraform plan on an unknown argument.
   t << "\nterraform {\n  required_providers {\n    azurerm = {\n"
-    << "      source  = \"hashicorp/azurerm\"\n      version = \">= 4.0\"\n    }\n  }\n}\n\n"
+    << "      source  = \"hashicorp/azurerm\"\n      version = \">= 4.9\"\n    }\n  }\n}\n\n"
     << "provider \"azurerm\" {\n  features {}\n}\n\n";
   t << variable("location", "Azure region of every resource (the plan priced this one)",
                 m.location.empty() ? std::nullopt : std::optional<std::string>(m.location))
@@ -146,8 +152,12 @@ std::string write_terraform(const DeploymentModel& m) {
                   l.maintenance_time_utc)
       << comment("", "roleAssignments", m)
       << variable("hpc_cache_resource_provider_object_id",
-                  "Object id of the HPC Cache Resource Provider service principal in this tenant",
-                  std::nullopt);
+                  "Object id of the HPC Cache Resource Provider (formerly storagecache Resource "
+                  "Provider) service principal in this tenant",
+                  std::nullopt, "length(var.hpc_cache_resource_provider_object_id) == 36",
+                  "An object id (a GUID, 36 characters): az ad sp list --display-name 'HPC "
+                  "Cache Resource Provider' (or 'storagecache Resource Provider') printed "
+                  "nothing?");
   }
 
   t << comment("", "customData", m) << "locals {\n  cloud_init = <<EOT\n"

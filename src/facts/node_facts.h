@@ -130,6 +130,10 @@ struct Gpu {
   // NVML return code of the registration (0 = success).
   std::optional<std::string> fabric_state;
   std::optional<int> fabric_status;
+  // The NVLink fabric the GPU joined (same call): cluster UUID as 32 hex digits (all zeros when
+  // there is no multi-node NVLink fabric, which NCCL reads as "no MNNVL") and clique id.
+  std::optional<std::string> fabric_cluster_uuid;
+  std::optional<std::uint32_t> fabric_clique_id;
   // nvmlDeviceGetCurrentClocksEventReasons (formerly ...ThrottleReasons) bitmask.
   std::optional<std::uint64_t> clocks_event_reasons;
 };
@@ -274,6 +278,11 @@ struct NodeFacts {
   Fact<KernelLogFacts> kernel_log;         // Xid events, where the kernel log is readable
   Fact<IbWriteBwFacts> ib_write_bw;        // only from a capture (`--capture ib_write_bw=FILE`)
   Fact<ImageComponents> image_components;  // /opt/azurehpc/component_versions.txt
+  // Multi-node NVLink (GB200/GB300) prerequisites, probes/imex_probe.cpp: whether the
+  // nvidia-imex daemon runs (present true/false; missing when not looked for), and the IMEX
+  // channel devices in /dev/nvidia-caps-imex-channels ("channel0", ...; empty when none).
+  Fact<bool> imex_daemon;
+  Fact<std::vector<std::string>> imex_channels;
 
   // The VM size IMDS reports (`--sku` over it is the rules' query vm_size_of).
   Fact<std::string> vm_size() const {

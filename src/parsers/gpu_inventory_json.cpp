@@ -41,6 +41,8 @@ GpuFacts parse_gpu_inventory_json(std::string_view text, const std::string& sour
       gpu.nvlink_crc_errors = opt<std::uint64_t>(x, "nvlink_crc_errors");
       gpu.fabric_state = opt<std::string>(x, "fabric_state");
       gpu.fabric_status = opt<int>(x, "fabric_status");
+      gpu.fabric_cluster_uuid = opt<std::string>(x, "fabric_cluster_uuid");
+      gpu.fabric_clique_id = opt<std::uint32_t>(x, "fabric_clique_id");
       gpu.clocks_event_reasons = opt<std::uint64_t>(x, "clocks_event_reasons");
       g.gpus.push_back(std::move(gpu));
     }

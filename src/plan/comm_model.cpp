@@ -33,18 +33,23 @@ Quantity data_parallel_busbw(const BusbwInputs& in) {
   const double intra = sku.intra_vm_allreduce_gbytes_per_s().value_or(0) * 1e9;
   if (in.vms > 1 && in.vms <= sku.nvlink_domain_vms) {
     // GB200 NVL72: the VMs of one rack share one NVLink fabric; InfiniBand joins racks only.
-    Quantity q =
-        quantity(intra, "B/s", "single-VM all-reduce busbw: the VMs share one NVLink domain (rack)",
-                 sku.nvlink_domain_source.empty() ? std::string("catalog nvlink_domain")
-                                                  : "catalog " + sku.nvlink_domain_source);
+    std::string source = sku.nvlink_domain_source.empty() ? std::string("catalog nvlink_domain")
+                                                          : "catalog " + sku.nvlink_domain_source;
+    if (!sku.nccl_allreduce_floor_gbytes_per_s && sku.planner_intra_vm_allreduce_gbytes_per_s)
+      source += "; figure: catalog planner assumption " + sku.planner_intra_vm_allreduce_source +
+                " (no published floor)";
+    Quantity q = quantity(
+        intra, "B/s", "single-VM all-reduce busbw: the VMs share one NVLink domain (rack)", source);
     q.in("intra_vm", intra, "B/s").in("vms", in.vms).in("nvlink_domain_vms", sku.nvlink_domain_vms);
     return q;
   }
   if (in.vms <= 1) {
-    Quantity q = quantity(intra, "B/s", "single-VM all-reduce busbw (catalog)",
-                          sku.nccl_allreduce_floor_gbytes_per_s
-                              ? "Azure/azurehpc-health-checks conf (the node health floor)"
-                              : "catalog planner figure");
+    Quantity q =
+        quantity(intra, "B/s", "single-VM all-reduce busbw (catalog)",
+                 sku.nccl_allreduce_floor_gbytes_per_s
+                     ? "Azure/azurehpc-health-checks conf (the node health floor)"
+                     : "catalog planner assumption " + sku.planner_intra_vm_allreduce_source +
+                           " (no published floor)");
     q.in("intra_vm", intra, "B/s");
     return q;
   }

@@ -8,7 +8,10 @@ namespace {
 
 constexpr const char* kZeroPaper = "Rajbhandari et al. 2019, ZeRO (arXiv:1910.02054) §3.1, §5";
 constexpr const char* kDeepSpeed =
-    "DeepSpeed estimate_zero2/zero3_model_states_mem_needs (docs: Memory Requirements)";
+    "deepspeedai/DeepSpeed estimate_zero2_model_states_mem_needs (deepspeed/runtime/zero/"
+    "stage_1_and_2.py) and estimate_zero3_model_states_mem_needs (stage3.py) @edaa722 (v0.19.6, "
+    "read 2026-12-01); ZeRO-2 without offload is 2P + 18P/G since PR #5099 (first in v0.14.3), "
+    "4P + 16P/G before it and in the docs' Memory Requirements table";
 constexpr const char* kKorthikanti =
     "Korthikanti et al. 2022, Reducing Activation Recomputation (arXiv:2205.05198) Table 2";
 // CUDA context, cuBLAS/NCCL workspaces and the allocator's reserve: 0.3-2 GiB measured
@@ -102,8 +105,12 @@ std::optional<Quantity> model_states_deepspeed(const StatesInputs& in) {
   const double g = std::max(1, in.dp);
   Quantity q;
   if (in.zero == 2) {
-    q = in.offload == Offload::kNone ? quantity(4 * p + 16 * p / g, "B", "4P + 16P/G", kDeepSpeed)
-                                     : quantity(2 * p, "B", "2P (optimizer offloaded)", kDeepSpeed);
+    // "2 = params_16bit, 18 = 2_grads_16bit + 4_grads_32bit + 4_params_32bit +
+    // 8_optimizer_states_32bit" (stage_1_and_2.py, since PR #5099 / v0.14.3).
+    q = in.offload == Offload::kNone
+            ? quantity(2 * p + 18 * p / g, "B", "2P + 18P/G (DeepSpeed >= 0.14.3 estimator)",
+                       kDeepSpeed)
+            : quantity(2 * p, "B", "2P (optimizer offloaded)", kDeepSpeed);
   } else {
     const double l = 4 * in.largest_layer_params;
     switch (in.offload) {
@@ -179,6 +186,17 @@ Quantity activations_total(const ActivationInputs& in) {
   return q;
 }
 
+std::optional<Quantity> model_states_deepspeed_before_0_14_3(const StatesInputs& in) {
+  if (!model_states_deepspeed(in) || in.zero != 2 || in.offload != Offload::kNone)
+    return std::nullopt;  // the same estimator in every version
+  const double p = in.params / (in.tp * in.pp);
+  const double g = std::max(1, in.dp);
+  Quantity q =
+      quantity(4 * p + 16 * p / g, "B", "4P + 16P/G (DeepSpeed < 0.14.3 estimator)", kDeepSpeed);
+  q.in("P", p).in("G", g);
+  return q;
+}
+
 MemoryEstimate estimate_memory(const MemoryInputs& in) {
   MemoryEstimate m;
   const Quantity paper = model_states_paper(in.states);
@@ -192,6 +210,7 @@ MemoryEstimate estimate_memory(const MemoryInputs& in) {
     m.states_other = ds;
     m.convention_used = "paper";
   }
+  m.states_deepspeed_before_0_14_3 = model_states_deepspeed_before_0_14_3(in.states);
   if (in.activations) m.activations = activations_total(*in.activations);
   // DeepSpeed's ZeRO-3 estimate already holds the gather buffer; the paper's does not.
   const bool gather = in.states.zero == 3 && m.convention_used == "paper";

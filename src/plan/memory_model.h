@@ -33,10 +33,14 @@ struct StatesInputs {
 // ZeRO-2 b_wΨ' + (b_g+K)Ψ'/N_d, ZeRO-3 (b_w+b_g+K)Ψ'/N_d, with Ψ' = Ψ/(tp·pp); offloaded states
 // leave the GPU.
 Quantity model_states_paper(const StatesInputs& in);
-// DeepSpeed's estimators (estimate_zero2/3_model_states_mem_needs): ZeRO-2 4P + 16P/G (2P with
-// the optimizer offloaded), ZeRO-3 4·Lmax + 18P/G (2P/G optimizer offloaded, 0 all offloaded).
-// Stages 0 and 1 and optimizers other than mixed-precision Adam have no estimator: nullopt.
+// DeepSpeed's estimators (estimate_zero2/3_model_states_mem_needs) as of v0.14.3 and since:
+// ZeRO-2 2P + 18P/G (2P with the optimizer offloaded), ZeRO-3 4·Lmax + 18P/G (2P/G optimizer
+// offloaded, 0 all offloaded). Stages 0 and 1 and optimizers other than mixed-precision Adam have
+// no estimator: nullopt.
 std::optional<Quantity> model_states_deepspeed(const StatesInputs& in);
+// The estimator before DeepSpeed v0.14.3 (PR #5099), where it differs: ZeRO-2 without offload,
+// 4P + 16P/G (still the figure of DeepSpeed's "Memory Requirements" docs). nullopt elsewhere.
+std::optional<Quantity> model_states_deepspeed_before_0_14_3(const StatesInputs& in);
 
 struct ActivationInputs {
   int seq = 0;          // s
@@ -69,6 +73,8 @@ struct MemoryEstimate {
   Quantity states;                       // in the chosen convention
   std::optional<Quantity> states_other;  // the other convention, where it is defined
   std::string convention_used;           // "paper" or "deepspeed" (falls back to paper)
+  // DeepSpeed's estimate before v0.14.3, where it differs from the current one (ZeRO-2).
+  std::optional<Quantity> states_deepspeed_before_0_14_3;
   std::optional<Quantity> activations;
   Quantity buffers;  // ZeRO-3 gather buffer
   Quantity context;  // CUDA context, NCCL and allocator reserve

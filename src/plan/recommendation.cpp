@@ -226,7 +226,11 @@ void explain_recommendation(Plan& plan, const ModelShape& m, const Catalog& cata
                 "-f 2 --sku " +
                 size + " --nodes " + std::to_string(b.vms) +
                 " (or all_reduce_perf, read by trainready nccl-tests): busbw at 16G near " +
-                format_number(expected, 3) + " GB/s");
+                format_number(expected, 3) + " GB/s" +
+                (b.sku->nccl_allreduce_floor_gbytes_per_s
+                     ? std::string()
+                     : " (the planner's assumption, not a health-check floor: none is published "
+                       "for this size)"));
   }
   if (b.vms > 1 && b.sku->has_infiniband())
     k.push_back(

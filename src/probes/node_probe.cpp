@@ -23,6 +23,8 @@ NodeFacts probe_node(const Root& root, const ProbeOptions& opt) {
   n.scratch = probe_scratch(root);
   n.kernel_log = probe_kernel_log(root);
   n.image_components = probe_image_components(root);
+  n.imex_daemon = probe_imex_daemon(root, n.gpus);
+  n.imex_channels = probe_imex_channels(root);
   n.ib_write_bw = Fact<IbWriteBwFacts>::missing(
       "only read from a capture (`doctor --capture ib_write_bw=FILE`)");
   n.gpu_topology = Fact<TopoMatrix>::missing("only read from a captured `nvidia-smi topo -m`");

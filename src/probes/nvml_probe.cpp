@@ -172,6 +172,14 @@ Fact<GpuFacts> read_nvml(const std::string& library) {
                                             "completed"};
       gpu.fabric_state = fabric.state < 4 ? kStates[fabric.state] : "unknown";
       gpu.fabric_status = fabric.status;
+      static const char kHex[] = "0123456789abcdef";
+      std::string uuid;
+      for (unsigned char b : fabric.cluster_uuid) {
+        uuid += kHex[b >> 4];
+        uuid += kHex[b & 15];
+      }
+      gpu.fabric_cluster_uuid = uuid;
+      gpu.fabric_clique_id = fabric.clique_id;
     }
     unsigned long long reasons = 0;
     if (reasons_fn && reasons_fn(dev, &reasons) == 0) gpu.clocks_event_reasons = reasons;

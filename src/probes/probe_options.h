@@ -28,6 +28,10 @@ inline constexpr const char* kSnapCommands = "/trainready/commands";
 // The NVRM (NVIDIA driver) lines of the node's kernel log, as `collect` found them: the snapshot
 // keeps the Xid evidence without copying the whole log.
 inline constexpr const char* kSnapKernelLog = "/trainready/kernel-log-nvrm.txt";
+// The entries of /dev/nvidia-caps-imex-channels, one a line: a snapshot copies files, not device
+// nodes, so `collect` writes the listing the IMEX probe saw (probes/imex_probe.cpp).
+inline constexpr const char* kSnapImexChannels = "/trainready/imex-channels";
+inline constexpr const char* kImexChannelDir = "/dev/nvidia-caps-imex-channels";
 // Azure HPC images record their component versions here (Azure/azhpc-images).
 inline constexpr const char* kAzureHpcComponentVersions = "/opt/azurehpc/component_versions.txt";
 

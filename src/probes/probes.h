@@ -21,6 +21,10 @@ Fact<std::string> probe_nccl_version(const Root& root, const Fact<GpuFacts>& gpu
 Fact<ScratchFacts> probe_scratch(const Root& root);
 Fact<KernelLogFacts> probe_kernel_log(const Root& root);
 Fact<ImageComponents> probe_image_components(const Root& root);
+// Multi-node NVLink (GB200/GB300): is the nvidia-imex daemon running (looked for only when a GPU
+// reports an NVLink fabric), and which IMEX channel devices exist.
+Fact<bool> probe_imex_daemon(const Root& root, const Fact<GpuFacts>& gpus);
+Fact<std::vector<std::string>> probe_imex_channels(const Root& root);
 
 // Kernel log files the probe reads, in order (Debian/Ubuntu, then RHEL family).
 inline constexpr const char* kKernelLogFiles[] = {"/var/log/kern.log", "/var/log/messages"};

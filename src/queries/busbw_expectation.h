@@ -10,6 +10,8 @@
 //                          B_vm x (n-1) / (g x (n-g)), about one NIC per GPU;
 //   sendrecv, several VMs: one NIC per GPU, B_vm / g;
 //   VMs inside one NVLink domain (GB200 NVL72 rack): the one-VM all-reduce figure;
+//   all_reduce on a size with published two-level levels (ND GB300 v6: intra-rack and
+//   inter-rack, Warn and GHR) and no single-VM floor: those levels, as published;
 //   anything else: not judged, and the reason says so.
 // docs/busbw.md explains the formulas.
 #include <optional>
@@ -36,6 +38,12 @@ struct BusbwExpectation {
   double expected_gbytes = 0;
   double efficiency = 0;  // of the network term: InfiniBand, or Ethernet for sizes without it
   std::string formula;    // the numbers, as a line
+  // Set when the figure is a level the vendor publishes in two steps (Microsoft's ND GB300 v6
+  // baselines): below warn_below a warning (re-test), below error_below an error (drain and
+  // file a Guest Health Report), judged at `threshold_message` (nccl-tests size) or larger.
+  std::optional<double> warn_below_gbytes;
+  std::optional<double> error_below_gbytes;
+  std::string threshold_message;
 };
 
 BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,

@@ -43,6 +43,9 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_ib_port_not_active());
     r.push_back(make_ib_port_rate_low());
     r.push_back(make_ib_write_bw_low());
+    r.push_back(make_imex_channel_missing());
+    r.push_back(make_imex_not_running());
+    r.push_back(make_mnnvl_fabric_not_ready());
     r.push_back(make_nccl_collective_timeout());
     r.push_back(make_nccl_connection_failed());
     r.push_back(make_nccl_gdrdma_off());

@@ -268,6 +268,40 @@ TEST(EmitLustre, BicepAndTerraformCarryTheSameSettings) {
   }
 }
 
+// Domain review 3, finding 14: older tenants know the principal as "storagecache Resource
+// Provider" (amlfs-prerequisites); the lookup has that fallback, and an empty id is refused by
+// every format's parameter instead of failing the deployment half-way.
+TEST(EmitLustre, ServicePrincipalLookupHasTheOldNameAndRefusesAnEmptyId) {
+  const SkuEntry* s = Catalog::builtin().find("Standard_ND96isr_H100_v5");
+  DeploymentModel m =
+      build_deployment_for(*s, 2, plan_managed_lustre(tier_named("AMLFS-Durable-Premium-500"), 4));
+  const std::string why = m.why_of("roleAssignments");
+  EXPECT_NE(why.find("HPC Cache Resource Provider"), std::string::npos);
+  EXPECT_NE(why.find("storagecache Resource Provider"), std::string::npos);
+  EXPECT_NE(why.find("empty"), std::string::npos);
+  const auto arm = nlohmann::json::parse(write_arm_template(m));
+  EXPECT_EQ(arm["parameters"]["hpcCacheResourceProviderObjectId"]["minLength"], 36);
+  EXPECT_NE(write_bicep(m).find("@minLength(36)\n@maxLength(36)\nparam "
+                                "hpcCacheResourceProviderObjectId string"),
+            std::string::npos);
+  const std::string tf = write_terraform(m);
+  EXPECT_NE(tf.find("condition     = length(var.hpc_cache_resource_provider_object_id) == 36"),
+            std::string::npos);
+  EXPECT_EQ(hcl_problems(tf), "");
+}
+
+// Domain review 3, finding 11: azurerm_storage_container.storage_account_id exists from azurerm
+// 4.9.0; the provider pin must not admit 4.0-4.8, where terraform plan fails on it.
+TEST(EmitLustre, TerraformPinsTheProviderThatKnowsStorageAccountId) {
+  const SkuEntry* s = Catalog::builtin().find("Standard_ND96isr_H100_v5");
+  DeploymentModel m =
+      build_deployment_for(*s, 2, plan_managed_lustre(tier_named("AMLFS-Durable-Premium-500"), 4));
+  const std::string tf = write_terraform(m);
+  ASSERT_NE(tf.find("storage_account_id    = azurerm_storage_account.hsm.id"), std::string::npos);
+  EXPECT_NE(tf.find("version = \">= 4.9\""), std::string::npos);
+  EXPECT_EQ(tf.find("version = \">= 4.0\""), std::string::npos);
+}
+
 // A job whose dataset outgrows the VMs' local NVMe and whose demand Blob cannot carry: the plan
 // chooses Azure Managed Lustre and --emit writes it (the `make demo` job).
 TEST(EmitLustre, PlanEmitWritesTheFileSystemThePlanChose) {

@@ -41,6 +41,18 @@ TEST(EmitModel, PlacementIsTheOneGroupTheRulesAccept) {
   }
 }
 
+// Domain review 3, finding 15: Azure's HPC image writes three lines to /etc/nccl.conf on these
+// sizes (azhpc-images ndv4.sh / ndv5.sh); the emitted cloud-init carried two.
+TEST(EmitModel, NcclConfHasTheImagesThreeLines) {
+  for (const char* name : {"Standard_ND96asr_v4", "Standard_ND96amsr_A100_v4",
+                           "Standard_ND96isr_H100_v5", "Standard_ND96isr_H200_v5"}) {
+    DeploymentModel m = build_deployment_for(*Catalog::builtin().find(name), 2);
+    EXPECT_EQ(m.nccl_env.at("NCCL_IGNORE_CPU_AFFINITY"), "1") << name;
+    EXPECT_EQ(m.nccl_env.at("NCCL_IB_PCI_RELAXED_ORDERING"), "1") << name;
+    EXPECT_NE(m.cloud_init.find("NCCL_IGNORE_CPU_AFFINITY=1"), std::string::npos) << name;
+  }
+}
+
 TEST(EmitModel, RefusesWhatOneScaleSetCannotHold) {
   const SkuEntry* h100 = Catalog::builtin().find("Standard_ND96isr_H100_v5");
   ASSERT_NE(h100, nullptr);

@@ -153,6 +153,15 @@ int nvmlDeviceGetGpuFabricInfo(void* h, GpuFabricInfo* info) {
     if (s == kStates[i]) info->state = i;
   }
   info->status = field(h, "fabric_status").is_number() ? field(h, "fabric_status").get<int>() : 0;
+  // "fabric_cluster_uuid": 32 hex digits (zeros when absent); "fabric_clique_id": a number.
+  if (field(h, "fabric_clique_id").is_number())
+    info->clique_id = field(h, "fabric_clique_id").get<unsigned>();
+  if (field(h, "fabric_cluster_uuid").is_string()) {
+    const std::string u = field(h, "fabric_cluster_uuid").get<std::string>();
+    for (std::size_t i = 0; i < 16 && 2 * i + 1 < u.size(); ++i)
+      info->cluster_uuid[i] =
+          static_cast<unsigned char>(std::strtol(u.substr(2 * i, 2).c_str(), nullptr, 16));
+  }
   return 0;
 }
 // Utilization that changes between samples: "utilization_sequence": [90, 10, ...] is answered one

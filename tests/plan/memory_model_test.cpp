@@ -31,7 +31,10 @@ TEST(MemoryModel, ZeroPaperFigure1) {
 
 // DeepSpeed docs, "Memory Requirements": estimate_zero2_model_states_mem_needs_all_cold for
 // total_params = 2851e6 on 1 node x 8 GPUs prints 15.93 GB per GPU (it means GiB) without offload
-// and 5.31 with offload_optimizer=cpu. Printed to two decimals: tolerance 0.005 GiB.
+// and 5.31 with offload_optimizer=cpu. Printed to two decimals: tolerance 0.005 GiB. That is the
+// estimator before v0.14.3; PR #5099 (first in v0.14.3) made it 2P + 18P/G ("18 =
+// 2_grads_16bit + 4_grads_32bit + 4_params_32bit + 8_optimizer_states_32bit"): 11.28 GiB. Both
+// are kept; the offloaded figure is the same in every version.
 TEST(MemoryModel, DeepSpeedZero2Estimate2851M) {
   StatesInputs in;
   in.params = 2851e6;
@@ -40,11 +43,18 @@ TEST(MemoryModel, DeepSpeedZero2Estimate2851M) {
   in.bytes = state_bytes(Precision::kFp16Mixed, Optimizer::kAdamW);
   auto none = model_states_deepspeed(in);
   ASSERT_TRUE(none);
-  EXPECT_NEAR(none->value / kGiB, 15.93, 0.005);
+  EXPECT_NEAR(none->value, 2 * 2851e6 + 18 * 2851e6 / 8, 1);
+  EXPECT_NEAR(none->value / kGiB, 11.28, 0.005);
+  EXPECT_NE(none->formula.find(">= 0.14.3"), std::string::npos);
+  auto before = model_states_deepspeed_before_0_14_3(in);
+  ASSERT_TRUE(before);
+  EXPECT_NEAR(before->value / kGiB, 15.93, 0.005);
+  EXPECT_NE(before->formula.find("< 0.14.3"), std::string::npos);
   in.offload = Offload::kOptimizer;
   auto cpu = model_states_deepspeed(in);
   ASSERT_TRUE(cpu);
   EXPECT_NEAR(cpu->value / kGiB, 5.31, 0.005);
+  EXPECT_FALSE(model_states_deepspeed_before_0_14_3(in));  // unchanged: not shown twice
   // The paper's convention for the same job is lower: 2P + 14P/G.
   in.offload = Offload::kNone;
   EXPECT_NEAR(model_states_paper(in).value, 2 * 2851e6 + 14 * 2851e6 / 8, 1);
@@ -147,7 +157,12 @@ TEST(MemoryModel, DeepSpeedConventionFallsBackToThePaperWhereUndefined) {
   MemoryEstimate m = estimate_memory(in);
   EXPECT_EQ(m.convention_used, "deepspeed");
   ASSERT_TRUE(m.states_other);
-  EXPECT_LT(m.states_other->value, m.states.value);  // paper 2P + 14P/G < DeepSpeed 4P + 16P/G
+  EXPECT_LT(m.states_other->value, m.states.value);  // paper 2P + 14P/G < DeepSpeed 2P + 18P/G
+  ASSERT_TRUE(m.states_deepspeed_before_0_14_3);     // 4P + 16P/G, DeepSpeed < 0.14.3
+  EXPECT_GT(m.states_deepspeed_before_0_14_3->value, m.states.value);
+  // ZeRO-3's estimator is the same in every version: one DeepSpeed line.
+  in.states.zero = 3;
+  EXPECT_FALSE(estimate_memory(in).states_deepspeed_before_0_14_3);
 }
 
 TEST(MemoryModel, OffloadLeavesOnlyWhatStaysOnTheGpu) {

@@ -71,3 +71,22 @@ TEST(NvmlProbe, DriverNotLoadedAndNoLibraryAreFactsNotErrors) {
   EXPECT_FALSE(none->driver_loaded);
   EXPECT_NE(none->no_driver_reason.find("no NVIDIA driver"), std::string::npos);
 }
+
+// GB200/GB300: the cluster UUID and clique id of the multi-node NVLink fabric come through
+// nvmlDeviceGetGpuFabricInfo with the state (mnnvl-fabric-not-ready reads them).
+TEST(NvmlProbe, FabricClusterUuidAndClique) {
+  std::string dir = temp_dir("fake-nvml-fabric");
+  std::string path = dir + "/nvml.json";
+  std::ofstream(path) << R"({"driver_loaded": true, "driver_version": "570.86.15", "gpus": [
+    {"index": 0, "name": "NVIDIA GB200", "fabric_state": "completed", "fabric_status": 0,
+     "fabric_cluster_uuid": "5a1c0b2e9d8f4c3ab1e2d3c4b5a69788", "fabric_clique_id": 32766},
+    {"index": 1, "name": "NVIDIA GB200", "fabric_state": "completed", "fabric_status": 0}]})";
+  ::setenv("TRAINREADY_FAKE_NVML", path.c_str(), 1);
+  ::unsetenv("FAKE_NVML_INIT_FAILS");
+  Fact<GpuFacts> g = read_nvml(TR_FAKE_NVML);
+  ASSERT_TRUE(g.ok());
+  ASSERT_EQ(g->gpus.size(), 2u);
+  EXPECT_EQ(g->gpus[0].fabric_cluster_uuid.value(), "5a1c0b2e9d8f4c3ab1e2d3c4b5a69788");
+  EXPECT_EQ(g->gpus[0].fabric_clique_id.value(), 32766u);
+  EXPECT_EQ(g->gpus[1].fabric_cluster_uuid.value(), std::string(32, '0'));
+}

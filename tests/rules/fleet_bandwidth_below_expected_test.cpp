@@ -28,6 +28,16 @@ TEST(FleetBandwidthBelowExpected, FiresWhenTheFleetIsShort) {
       << o.findings[0].message;
 }
 
+// Domain review 3, finding 17: a missing nvidia-peermem alone is no fault when DMA-BUF carries
+// GPUDirect RDMA (gpudirect-rdma-disabled); the cause names the path, not the module.
+TEST(FleetBandwidthBelowExpected, CauseNamesTheGpudirectPathNotPeermemAlone) {
+  const RuleOutcome o = test::run_pair_rule("fleet-bandwidth-below-expected", nd_h100(20));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].cause.find("nvidia-peermem missing"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("neither nvidia-peermem nor DMA-BUF"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("gpudirect-rdma-disabled"), std::string::npos);
+}
+
 TEST(FleetBandwidthBelowExpected, QuietAtTheLineRate) {
   EXPECT_TRUE(test::run_pair_rule("fleet-bandwidth-below-expected", nd_h100(45)).findings.empty());
 }

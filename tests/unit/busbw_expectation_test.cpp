@@ -81,19 +81,50 @@ TEST(BusbwExpectation, UnknownsSayWhichFlagToPass) {
             std::string::npos);
 }
 
-TEST(BusbwExpectation, Gb200InsideOneNvl72RackKeepsTheOneVmFigure) {
+// Domain review 3, finding 4: the 432 GB/s GB200 "floor" was cited to an AzNHC conf that does not
+// exist (the number is ND H200 v5's). No published floor: one VM and one rack are not judged, and
+// the skip says why; more than one rack is bounded by InfiniBand alone, labelled as derived.
+TEST(BusbwExpectation, Gb200HasNoPublishedFloorInsideOneRack) {
   RunOptions o;
   o.sku = "Standard_ND128isr_NDR_GB200_v6";
-  o.nodes = 18;
   NcclTestsFacts t;
+  for (int nodes : {1, 2, 18}) {
+    o.nodes = nodes;
+    BusbwExpectation e = expected_busbw(t, Catalog::builtin(), o);
+    EXPECT_FALSE(e.known) << nodes;
+    EXPECT_NE(e.why_unknown.find("no published floor"), std::string::npos) << e.why_unknown;
+    EXPECT_NE(e.why_unknown.find("azurehpc-health-checks"), std::string::npos) << e.why_unknown;
+  }
+  o.nodes = 36;  // two racks: InfiniBand between them
   BusbwExpectation e = expected_busbw(t, Catalog::builtin(), o);
   ASSERT_TRUE(e.known) << e.why_unknown;
-  EXPECT_DOUBLE_EQ(e.expected_gbytes, 432.0);
-  EXPECT_NE(e.formula.find("one NVLink domain"), std::string::npos);
-  o.nodes = 36;  // two racks: InfiniBand between them
-  e = expected_busbw(t, Catalog::builtin(), o);
   EXPECT_DOUBLE_EQ(e.expected_gbytes, 4 * 400 / 8.0 * 0.95);
   EXPECT_NE(e.formula.find("InfiniBand between racks"), std::string::npos);
+  EXPECT_NE(e.formula.find("derived"), std::string::npos);
+  EXPECT_EQ(e.formula.find("health check pass line"), std::string::npos);
+}
+
+// ND GB300 v6: Microsoft's published levels, as published: intra-rack up to 18 VMs, inter-rack
+// (IB only) beyond; one VM has none.
+TEST(BusbwExpectation, Gb300UsesThePublishedLevels) {
+  RunOptions o;
+  o.sku = "Standard_ND128isr_GB300_v6";
+  NcclTestsFacts t;
+  o.nodes = 18;
+  BusbwExpectation e = expected_busbw(t, Catalog::builtin(), o);
+  ASSERT_TRUE(e.known) << e.why_unknown;
+  EXPECT_DOUBLE_EQ(e.expected_gbytes, 937);
+  EXPECT_DOUBLE_EQ(e.warn_below_gbytes.value(), 800);
+  EXPECT_DOUBLE_EQ(e.error_below_gbytes.value(), 600);
+  EXPECT_EQ(e.threshold_message, "16G");
+  EXPECT_NE(e.formula.find("GHR"), std::string::npos);
+  o.nodes = 72;
+  e = expected_busbw(t, Catalog::builtin(), o);
+  ASSERT_TRUE(e.known) << e.why_unknown;
+  EXPECT_DOUBLE_EQ(e.warn_below_gbytes.value(), 180);
+  EXPECT_DOUBLE_EQ(e.error_below_gbytes.value(), 150);
+  o.nodes = 1;
+  EXPECT_FALSE(expected_busbw(t, Catalog::builtin(), o).known);
 }
 
 TEST(BusbwExpectation, NcA100V4HasAzureFloors) {

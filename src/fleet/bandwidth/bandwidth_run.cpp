@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -75,6 +76,8 @@ struct Plan {
   std::vector<PairNode> nodes;
   std::vector<PairRound> rounds;
   bool allreduce = false;
+  // GB200-class sizes: every rank sets NCCL_MNNVL_ENABLE=0 so a rail is its HCA, not NVLink.
+  bool mnnvl_off = false;
 };
 
 nlohmann::json rounds_json(const std::vector<PairRound>& rounds) {
@@ -101,11 +104,9 @@ std::string plan_text(const Plan& p) {
   nlohmann::json nodes = nlohmann::json::array();
   for (const PairNode& n : p.nodes)
     nodes.push_back({{"host", n.host}, {"ranks", n.ranks}, {"responded", n.responded}});
-  return nlohmann::json{{"nccl", p.nccl},
-                        {"rails", p.rails},
-                        {"nodes", nodes},
-                        {"rounds", rounds_json(p.rounds)},
-                        {"allreduce", p.allreduce}}
+  return nlohmann::json{{"nccl", p.nccl},           {"rails", p.rails},
+                        {"nodes", nodes},           {"rounds", rounds_json(p.rounds)},
+                        {"allreduce", p.allreduce}, {"mnnvl_off", p.mnnvl_off}}
       .dump();
 }
 
@@ -123,6 +124,7 @@ Plan plan_from(const std::string& text) {
   }
   p.rounds = rounds_from(j.at("rounds"));
   p.allreduce = j.at("allreduce").get<bool>();
+  p.mnnvl_off = j.value("mnnvl_off", false);
   return p;
 }
 
@@ -364,6 +366,9 @@ BandwidthPhase run_bandwidth_phase(MpiLayer& layer, MpiWorld& world, const Bandw
       all_nccl = false;
     }
     plan = make_plan(hosts, answered, all_nccl, o, why);
+    // The user's own NCCL_MNNVL_ENABLE (other than 0) is left alone and the cells say so.
+    plan.mnnvl_off =
+        mnnvl_for(sku, plan.nccl, std::getenv("NCCL_MNNVL_ENABLE")) == Mnnvl::kDisabled;
     const std::string text = plan_text(plan);
     for (int r = 1; r < size; ++r)
       if (answered[static_cast<std::size_t>(r)]) world.send(text, r, kPlanTag, o.step_timeout);
@@ -394,6 +399,9 @@ BandwidthPhase run_bandwidth_phase(MpiLayer& layer, MpiWorld& world, const Bandw
   // The transport, and what a cell should reach.
   std::unique_ptr<CommBackend> backend;
   std::string nccl_why;
+  // Before NCCL starts: inside a GB200 rack NCCL would carry a pair over multi-node NVLink and
+  // the rail matrix would measure NVLink, not the HCA (NCCL troubleshooting guide, MNNVL).
+  if (plan.nccl && plan.mnnvl_off) ::setenv("NCCL_MNNVL_ENABLE", "0", 1);
   if (plan.nccl) backend = layer.make_nccl_backend(nccl_why);
   if (!backend) backend = layer.make_mpi_backend();
   f.transport = backend->name() + (plan.nccl ? ", GPU memory" : ", host memory");
@@ -403,7 +411,20 @@ BandwidthPhase run_bandwidth_phase(MpiLayer& layer, MpiWorld& world, const Bandw
                 : "rail g = local rank g on each node; with MPI on host memory the MPI library "
                   "picks the NICs of a message (pin one per local rank, e.g. UCX_NET_DEVICES, "
                   "for per-HCA rails)";
-  const PairExpectation e = pair_expectation(sku, plan.nccl, plan.rails, run_options);
+  const Mnnvl mnnvl = plan.mnnvl_off ? Mnnvl::kDisabled
+                                     : mnnvl_for(sku, plan.nccl, std::getenv("NCCL_MNNVL_ENABLE"));
+  if (mnnvl == Mnnvl::kDisabled)
+    f.rail_meaning +=
+        "; NCCL_MNNVL_ENABLE=0 on every rank, so pairs inside an NVLink rack use their HCAs "
+        "(InfiniBand), not multi-node NVLink";
+  else if (mnnvl == Mnnvl::kEnabled)
+    f.rail_meaning +=
+        "; NCCL_MNNVL_ENABLE is set other than 0: pairs inside an NVLink rack run over NVLink, "
+        "not IB";
+  const std::uint64_t largest_pair =
+      o.pair_sizes.empty() ? 0 : *std::max_element(o.pair_sizes.begin(), o.pair_sizes.end());
+  const PairExpectation e =
+      pair_expectation(sku, plan.nccl, plan.rails, run_options, largest_pair, mnnvl);
   f.expected_gbytes_per_s = e.gbytes_per_s;
   f.expected_formula = e.formula;
   f.expected_why_unknown = e.why_unknown;

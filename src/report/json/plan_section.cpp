@@ -98,6 +98,8 @@ json candidate_json(const Candidate& c, std::size_t rank) {
        {{"convention", m.convention_used},
         {"model_states_bytes", quantity_json(m.states)},
         {"model_states_other_convention_bytes", optional_quantity(m.states_other)},
+        {"model_states_deepspeed_before_0_14_3_bytes",
+         optional_quantity(m.states_deepspeed_before_0_14_3)},
         {"activations_bytes", optional_quantity(m.activations)},
         {"buffers_bytes", quantity_json(m.buffers)},
         {"context_bytes", quantity_json(m.context)},

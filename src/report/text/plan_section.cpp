@@ -107,6 +107,8 @@ void breakdown(std::string& out, const Plan& p, const Candidate& c, bool explain
   if (m.states_other)
     line(out, std::string(m.convention_used == "paper" ? "(DeepSpeed estimator)" : "(ZeRO paper)"),
          *m.states_other, explain);
+  if (m.states_deepspeed_before_0_14_3)
+    line(out, "(DeepSpeed < 0.14.3)", *m.states_deepspeed_before_0_14_3, explain);
   if (m.activations)
     line(out, "activations", *m.activations, explain);
   else

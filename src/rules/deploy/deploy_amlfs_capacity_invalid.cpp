@@ -50,13 +50,29 @@ class DeployAmlfsCapacityInvalid final : public Rule {
                           " TiB of " + tier->name + " is " + wrong);
       f.evidence.push_back(setting_evidence("storageCapacityTiB", r.lustre_capacity_tib));
       f.evidence.push_back(setting_evidence("sku", r.lustre_sku));
-      f.cause = tier->name + " provides " + format_tib(tier->min_tib) + " to " +
-                format_tib(tier->max_tib) + " TiB in steps of " + format_tib(tier->increment_tib) +
-                " TiB; the service refuses any other capacity when the deployment runs, and "
-                "the capacity cannot change after creation.";
-      f.fix =
-          "Round the capacity up to the next size the SKU provides (`trainready plan "
-          "--emit` does), or pick the tier whose range holds it.";
+      if (tier->above_listed_max(tib)) {
+        // "If you are interested in storage values larger than the listed maximum, please open
+        // a support ticket" (create-file-system-resource-manager): possible, not impossible.
+        f.severity = Severity::kWarning;
+        f.cause = tier->name + " lists " + format_tib(tier->min_tib) + " to " +
+                  format_tib(tier->max_tib) + " TiB in steps of " +
+                  format_tib(tier->increment_tib) +
+                  " TiB; larger file systems are created only for subscriptions whose support "
+                  "request was approved, and the deployment fails elsewhere.";
+        f.fix =
+            "If this subscription has an approved support request for this size, suppress this "
+            "finding with that justification; otherwise open one before deploying, or use the "
+            "listed maximum.";
+      } else {
+        f.cause = tier->name + " provides " + format_tib(tier->min_tib) + " to " +
+                  format_tib(tier->max_tib) + " TiB in steps of " +
+                  format_tib(tier->increment_tib) +
+                  " TiB; the service refuses any other capacity when the deployment runs, and "
+                  "the capacity cannot change after creation.";
+        f.fix =
+            "Round the capacity up to the next size the SKU provides (`trainready plan "
+            "--emit` does), or pick the tier whose range holds it.";
+      }
       out.findings.push_back(deployment_finding(std::move(f), r, r.lustre_capacity_tib.where));
     }
     return out;

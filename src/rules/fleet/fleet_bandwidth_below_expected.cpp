@@ -34,8 +34,9 @@ class FleetBandwidthBelowExpected : public Rule {
       x.evidence.push_back({"expected: " + f.expected_formula, {}});
       x.cause =
           "Most pairs are slow, not one node or link: the traffic is not on InfiniBand with "
-          "GPUDirect RDMA (NCCL_IB_DISABLE, a socket fallback, nvidia-peermem missing), the "
-          "ranks are not one per GPU with its own HCA, or the fabric is congested by other jobs.";
+          "GPUDirect RDMA (NCCL_IB_DISABLE, a socket fallback, or no GPUDirect RDMA path: "
+          "neither nvidia-peermem nor DMA-BUF; see gpudirect-rdma-disabled), the ranks are not "
+          "one per GPU with its own HCA, or the fabric is congested by other jobs.";
       x.fix =
           "Run `trainready doctor` on a node and read a NCCL_DEBUG=INFO log with `trainready "
           "nccl` (NET/IB with GDRDMA on every channel); rerun when the fabric is quiet.";

@@ -55,14 +55,24 @@ class NcclTestsBusbwLow : public Rule {
         parse_bytes(e.sku->nccl_allreduce_message).value_or(static_cast<double>(kGiB));
     const bool health_line = e.nodes == 1 && e.collective == "all_reduce" &&
                              static_cast<double>(big->size_bytes) >= line_bytes;
-    if (health_line ? ratio >= 1.0 : ratio >= kWarnBelow) return {};
+    // Levels published in two steps (ND GB300 v6): below Warn a warning, below GHR an error, at
+    // the message size they were measured at or larger.
+    const bool published =
+        e.warn_below_gbytes && e.error_below_gbytes &&
+        static_cast<double>(big->size_bytes) >= parse_bytes(e.threshold_message).value_or(0);
+    if (published ? got >= *e.warn_below_gbytes
+                  : (health_line ? ratio >= 1.0 : ratio >= kWarnBelow))
+      return {};
     RuleOutcome o;
     char r[16];
     // Two significant digits below 0.1, so 0.002x never reads as "0.00x".
     std::snprintf(r, sizeof r, ratio < 0.1 ? "%.2g" : "%.2f", ratio);
     Finding x = finding("busbw " + gbytes(got) + " at " + std::to_string(big->size_bytes) +
                         " B is " + r + "x the " + gbytes(e.expected_gbytes) + " expected");
-    if (!health_line && ratio >= kErrorBelow) x.severity = Severity::kWarning;
+    if (published)
+      x.severity = got < *e.error_below_gbytes ? Severity::kError : Severity::kWarning;
+    else if (!health_line && ratio >= kErrorBelow)
+      x.severity = Severity::kWarning;
     x.evidence.push_back(
         {"largest size: " + std::to_string(big->size_bytes) + " B, busbw " + gbytes(got),
          big->where});
@@ -91,7 +101,20 @@ class NcclTestsBusbwLow : public Rule {
                       !tr.gdrdma);
       }
     }
-    if (e.nodes > 1 && (log_socket || (frontend > 0 && got <= frontend * 1.2))) {
+    if (e.nodes > 1 && e.nodes <= e.sku->nvlink_domain_vms && !log_socket) {
+      // VMs of one NVLink rack (GB200/GB300): the usual shortfall is NCCL not using multi-node
+      // NVLink and falling back to InfiniBand (NCCL troubleshooting guide, "MNNVL").
+      x.cause =
+          "These VMs share one NVLink rack and should talk over multi-node NVLink (MNNVL); a "
+          "shortfall there is most often NCCL not using MNNVL and falling back to InfiniBand: "
+          "the nvidia-imex service not running, no IMEX channel, a GPU not registered with the "
+          "NVLink fabric, NCCL older than 2.25.2, or NCCL_MNNVL_ENABLE=0. Otherwise an NVLink "
+          "or GPU fault on one VM.";
+      x.fix =
+          "Run `trainready doctor` on each VM (imex-not-running, imex-channel-missing, "
+          "mnnvl-fabric-not-ready), check the NCCL version, and rerun with NCCL_DEBUG=INFO: the "
+          "log says 'MNNVL disabled: ...' with the reason when NCCL does not use it.";
+    } else if (e.nodes > 1 && (log_socket || (frontend > 0 && got <= frontend * 1.2))) {
       x.cause =
           "Ethernet-class bandwidth: inter-node traffic is not on InfiniBand (NCCL fell "
           "back to sockets on the front-end NIC, " +

@@ -24,8 +24,23 @@ TEST(DeployAmlfsCapacityInvalid, FiresOffTheSkusSteps) {
             std::string::npos)
       << between.findings[0].message;
   EXPECT_EQ(between.findings[0].location.line, 6);
-  ASSERT_EQ(run("AMLFS-Durable-Premium-40", "24").findings.size(), 1u);    // below 48
-  ASSERT_EQ(run("AMLFS-Durable-Premium-500", "132").findings.size(), 1u);  // above 128
+  ASSERT_EQ(run("AMLFS-Durable-Premium-40", "24").findings.size(), 1u);  // below 48
+  EXPECT_EQ(run("AMLFS-Durable-Premium-40", "24").findings[0].severity, Severity::kError);
+  // Above the maximum and off the steps: still impossible.
+  auto off = run("AMLFS-Durable-Premium-500", "130");
+  ASSERT_EQ(off.findings.size(), 1u);
+  EXPECT_EQ(off.findings[0].severity, Severity::kError);
+}
+
+// Domain review 3, finding 16: "If you are interested in storage values larger than the listed
+// maximum, please open a support ticket" (create-file-system-resource-manager): above the
+// maximum, on the steps, is a warning that names the support request, not an error.
+TEST(DeployAmlfsCapacityInvalid, AboveTheListedMaximumIsAWarning) {
+  auto above = run("AMLFS-Durable-Premium-500", "132");
+  ASSERT_EQ(above.findings.size(), 1u);
+  EXPECT_EQ(above.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(above.findings[0].message.find("needs an approved support request"), std::string::npos)
+      << above.findings[0].message;
 }
 
 TEST(DeployAmlfsCapacityInvalid, QuietOnTheSkusSizesAndOnWhatItCannotJudge) {

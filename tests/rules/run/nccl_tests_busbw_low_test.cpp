@@ -37,6 +37,48 @@ TEST(NcclTestsBusbwLow, AboutHalfPointsAtGdrdma) {
   EXPECT_NE(o.findings[0].cause.find("GPUDirect RDMA"), std::string::npos);
 }
 
+// ND GB300 v6: Microsoft publishes two levels (Azure/ai-infrastructure-on-azure SKU baselines):
+// intra-rack over MNNVL at 16G ~937 GB/s, Warn < 800, GHR < 600; inter-rack IB-only ~200, Warn
+// < 180, GHR < 150. Below Warn a warning, below GHR an error, at 16G or larger.
+NcclTestsFacts one_row(double busbw, std::uint64_t bytes) {
+  NcclTestsFacts t;
+  t.collective = "all_reduce";
+  NcclTestsRow r;
+  r.size_bytes = bytes;
+  r.oop_busbw = busbw;
+  t.rows.push_back(r);
+  return t;
+}
+
+TEST(NcclTestsBusbwLow, Gb300UsesMicrosoftsWarnAndGhrLevels) {
+  const std::uint64_t k16g = 16ull << 30;
+  const auto severity_at = [&](double busbw, int nodes) {
+    NcclTestsFacts t = one_row(busbw, k16g);
+    RuleOutcome o = run_run_rule(kId, nullptr, &t, sku("Standard_ND128isr_GB300_v6", nodes));
+    EXPECT_FALSE(o.skipped) << o.skip_reason;
+    return o.findings.empty() ? std::string("quiet")
+                              : std::string(to_string(o.findings[0].severity));
+  };
+  EXPECT_EQ(severity_at(850, 18), "quiet");
+  EXPECT_EQ(severity_at(700, 18), "warning");
+  EXPECT_EQ(severity_at(550, 18), "error");
+  {
+    // Inside one rack a shortfall points at multi-node NVLink (IMEX, fabric), not IB.
+    NcclTestsFacts t = one_row(550, k16g);
+    RuleOutcome o = run_run_rule(kId, nullptr, &t, sku("Standard_ND128isr_GB300_v6", 18));
+    ASSERT_EQ(o.findings.size(), 1u);
+    EXPECT_NE(o.findings[0].cause.find("IMEX"), std::string::npos) << o.findings[0].cause;
+  }
+  EXPECT_EQ(severity_at(190, 36), "quiet");
+  EXPECT_EQ(severity_at(170, 36), "warning");
+  EXPECT_EQ(severity_at(140, 36), "error");
+  // One VM: Microsoft publishes no single-VM level, and AzNHC has no GB300 conf.
+  NcclTestsFacts t = one_row(100, k16g);
+  RuleOutcome o = run_run_rule(kId, nullptr, &t, sku("Standard_ND128isr_GB300_v6", 1));
+  EXPECT_TRUE(o.skipped);
+  EXPECT_NE(o.skip_reason.find("no published floor"), std::string::npos) << o.skip_reason;
+}
+
 TEST(NcclTestsBusbwLow, QuietOnHealthyMultiNodeRuns) {
   struct Case {
     const char* file;
