@@ -253,6 +253,9 @@ for sig in INT TERM; do
 done
 set +m
 
+# stage: containment, one writer, --manifest bounds, SRC/DST overlap, resume (issue 29).
+source "$HERE/tests/torture/stage_contain.sh"
+
 echo "== pre-existing inputs unchanged =="
 CASES=$((CASES + 1))
 if [ "$(fingerprint)" = "$(cat "$W/before.sha")" ]; then
