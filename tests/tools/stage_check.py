@@ -169,12 +169,13 @@ def section_permission(tmp):
     with open(os.path.join(src, "closed", "x"), "wb") as f:
         f.write(b"x")
     os.chmod(os.path.join(src, "closed"), 0)
-    dst = os.path.join(tmp, "perm-dst")
+    # DST's parent belongs to the user too: the journal lives beside DST.
+    dst = os.path.join(tmp, "perm-parent", "perm-dst")
     os.makedirs(dst)
     for p in (tmp, src, dst):
         os.chmod(p, 0o777)
     os.chmod(tmp, 0o755)
-    subprocess.run(["chown", "-R", "65534:65534", dst], check=True)
+    subprocess.run(["chown", "-R", "65534:65534", os.path.dirname(dst)], check=True)
     for d, dirs, files in os.walk(src):
         for x in dirs + files:
             p = os.path.join(d, x)
@@ -191,6 +192,16 @@ def section_permission(tmp):
         check(("shard03/sample00003.bin", "permission") in named, "permission: file not named: %s" % named)
         check(("closed", "permission") in named, "permission: directory not named: %s" % named)
         check(s["files_copied"] == s["files_listed"] - 1, "permission: the others were not copied")
+    # A parent of DST the user cannot write: a clear error naming it and --manifest, exit 2.
+    dst2 = os.path.join(tmp, "perm-dst2")
+    os.makedirs(dst2)
+    subprocess.run(["chown", "65534:65534", dst2], check=True)
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BIN,
+                        "stage", src, dst2, "--progress", "never"],
+                       capture_output=True, text=True, env=e)
+    check(r.returncode == 2 and ".perm-dst2.trainready-stage" in r.stderr and
+          "--manifest" in r.stderr, "permission: unwritable parent: exit %d: %s" %
+          (r.returncode, r.stderr[-300:]))
 
 
 def section_verify(tmp):
