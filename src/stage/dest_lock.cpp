@@ -16,7 +16,12 @@ namespace {
 bool no_locks_here(int err) { return err == ENOLCK || err == EOPNOTSUPP || err == ENOSYS; }
 
 std::string held_by(const std::string& lock_path) {
-  const std::string pid = lock_holder(lock_path);
+  std::string pid = lock_holder(lock_path);
+  if (pid.empty()) {
+    // The holder locks DST before it writes its PID: give it a moment (both started together).
+    ::usleep(200000);
+    pid = lock_holder(lock_path);
+  }
   return pid.empty() ? "another process" : "process " + pid;
 }
 

@@ -146,8 +146,12 @@ StageFacts run_stage_verify(const VerifyOptions& in) {
       if (!fd_direct && !memory) ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
       // Every chunk the size implies, whatever the done record lists (issue 29, D20): a record
       // with fewer hashes must not let the rest of the file go unchecked.
+      // An empty file has no bytes to hash: the copy journals XXH3 of nothing, --replicate no
+      // hash at all.
       const std::uint64_t nchunks =
-          f.entry.size <= j.chunk_bytes ? 1 : (f.entry.size + j.chunk_bytes - 1) / j.chunk_bytes;
+          f.entry.size == 0               ? std::min<std::uint64_t>(f.done_chunks.size(), 1)
+          : f.entry.size <= j.chunk_bytes ? 1
+                                          : (f.entry.size + j.chunk_bytes - 1) / j.chunk_bytes;
       if (f.done_chunks.size() != nchunks) {
         bad("hash-mismatch", path + ": the journal's done record holds " +
                                  std::to_string(f.done_chunks.size()) + " chunk hashes, its size " +
