@@ -417,6 +417,10 @@ std::unique_ptr<PartsDir> prepare_stage_state(StageLayout& l, const DestTree& ds
     // The old layout (DST/.trainready-stage): its journal moves beside DST.
     const std::string jname = basename_of(l.journal);
     UniqueFd legacy(open_beneath(dst.fd(), kLegacyDir, O_RDONLY | O_DIRECTORY));
+    struct stat lst {};
+    // Only a directory of this user's: a journal someone else planted is not taken as ours.
+    if (legacy && (::fstat(legacy.get(), &lst) != 0 || lst.st_uid != ::geteuid()))
+      legacy = UniqueFd();
     if (legacy && exists_nofollow(legacy.get(), jname) && !exists_nofollow(state.get(), jname)) {
       if (::renameat(legacy.get(), jname.c_str(), state.get(), jname.c_str()) != 0) {
         if (errno != EXDEV || !copy_file_at(legacy.get(), jname, state.get(), jname))
