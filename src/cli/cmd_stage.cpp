@@ -24,6 +24,7 @@
 #include "stage/hsm.h"
 #include "stage/journal.h"
 #include "stage/replicate.h"
+#include "stage/safe_path.h"
 #include "stage/shard.h"
 #include "stage/source.h"
 #include "stage/stage_options.h"
@@ -174,6 +175,8 @@ int run_stage(const StageArgs& a) {
       if (!sku) throw InputError("--sku", 0, "'" + a.flags.sku + "' is not in the catalog");
       e.nic_bytes_per_s = sku->frontend_nic_gbits_per_s * 1e9 / 8;
     }
+    // SRC = DST, DST inside SRC or SRC inside DST: refused before any work (D13).
+    if (!o.replicate) stage::check_src_dst_apart(o.src, o.dst);
     stage::SourceOptions so = o.source;
     so.never_enter = o.dst;  // a followed link never copies DST into itself
     auto source = stage::open_source(o.src, so);
@@ -192,6 +195,7 @@ int run_stage(const StageArgs& a) {
       ro.engine = e;
       ro.engine.dst = stage::expand_dst_placeholders(o.dst, world->rank(), host_name());
       ro.engine.journal = stage::expand_dst_placeholders(o.manifest, world->rank(), host_name());
+      stage::check_src_dst_apart(o.src, ro.engine.dst);
       ro.peer_timeout = peer_timeout;
       stage::ReplicateOutcome out = stage::run_stage_replicate(*source, *world, ro);
       if (!out.input_error.empty()) {
@@ -204,8 +208,8 @@ int run_stage(const StageArgs& a) {
     } else if (o.shard) {
       rank = stage::launcher_rank();
       if (e.journal.empty())
-        e.journal = stage::default_journal(o.dst) + ".rank-" + std::to_string(rank.rank) + "-of-" +
-                    std::to_string(rank.size);
+        e.journal_suffix =
+            ".rank-" + std::to_string(rank.rank) + "-of-" + std::to_string(rank.size);
       e.part_tag = "rank-" + std::to_string(rank.rank) + "-";
       // Every rank lists everything, then takes its byte share: no messages, one split.
       auto part = stage::shard_source(*source, rank.rank, rank.size);
@@ -248,8 +252,8 @@ Runner add_stage_command(CLI::App& app) {
                 "A file holding the Blob SAS token (mode 600), so it is not on the command line; "
                 "or set AZURE_STORAGE_SAS_TOKEN");
   c->add_option("--manifest", o.manifest,
-                "The journal (default DST/.trainready-stage/journal.jsonl); with --verify, the one "
-                "to check against");
+                "The journal (default beside DST: DST/../.NAME.trainready-stage/journal.jsonl, "
+                "outside the dataset); with --verify, the one to check against");
   c->add_option("--max-bw", o.max_bw, "Read at most this many bytes per second (e.g. 200M)");
   c->add_option("--max-open", o.max_open, "Source files open at once (default: the copy workers)")
       ->check(CLI::Range(1, 4096));

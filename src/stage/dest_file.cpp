@@ -34,11 +34,16 @@ bool fatal_dest_errno(int err) {
   return err == ENOSPC || err == EDQUOT || err == EROFS || err == EIO || err == EFBIG;
 }
 
-DestFile::DestFile(std::string part, std::uint64_t size, bool keep, const DirectWrite& direct,
-                   bool preallocate)
-    : part_(std::move(part)), size_(size), direct_(direct) {
-  fd_ = ::open(part_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (keep ? 0 : O_TRUNC), 0600);
-  if (fd_ < 0) throw dest_error(errno, "cannot create " + part_);
+DestFile::DestFile(PartsDir& parts, std::uint64_t id, std::uint64_t size, bool keep,
+                   const DirectWrite& direct, bool preallocate)
+    : parts_(parts), size_(size), direct_(direct) {
+  if (keep) {
+    fd_ = parts_.open_earlier(id, O_RDWR, name_);
+    kept_ = fd_ >= 0;
+  }
+  if (fd_ < 0) fd_ = parts_.create(id, O_RDWR, name_);
+  part_ = parts_.shown(name_);
+  if (fd_ < 0) throw dest_error(errno, "cannot create a part file in " + parts_.path());
   if (size_ > 0 && preallocate) {
     // Preallocation: the extents come out contiguous, and a destination without room fails
     // here, before any byte is read from the source.
@@ -52,8 +57,16 @@ DestFile::DestFile(std::string part, std::uint64_t size, bool keep, const Direct
     }
   }
   if (direct_.enabled && size_ >= direct_.alignment) {
-    direct_fd_ = ::open(part_.c_str(), O_RDWR | O_DIRECT | O_CLOEXEC);
-    // EINVAL: this file system refuses O_DIRECT after all; buffered writes then.
+    direct_fd_ = ::openat(parts_.fd(), name_.c_str(), O_RDWR | O_DIRECT | O_NOFOLLOW | O_CLOEXEC);
+    // EINVAL: this file system refuses O_DIRECT after all; buffered writes then. The second
+    // descriptor must be the same file (the directory is private; checked all the same).
+    struct stat a {
+    }, b{};
+    if (direct_fd_ >= 0 && (::fstat(fd_, &a) != 0 || ::fstat(direct_fd_, &b) != 0 ||
+                            a.st_ino != b.st_ino || a.st_dev != b.st_dev)) {
+      ::close(direct_fd_);
+      direct_fd_ = -1;
+    }
   }
 }
 
@@ -102,7 +115,8 @@ bool DestFile::read_at(std::uint64_t offset, std::span<std::byte> out) {
   return true;
 }
 
-void DestFile::finalize(const std::string& final_path, std::uint32_t mode, std::int64_t mtime_ns) {
+void DestFile::finalize(const DestTree& dst, const std::string& rel, std::uint32_t mode,
+                        std::int64_t mtime_ns) {
   // Preallocation past the end would make the file longer than the source only if the size
   // changed; cut to the exact size anyway (fallocate on some file systems rounds up).
   if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0)
@@ -118,23 +132,15 @@ void DestFile::finalize(const std::string& final_path, std::uint32_t mode, std::
   }
   if (::futimens(fd_, ts) != 0) throw dest_error(errno, "cannot set the mtime of " + part_);
   close_all();
-  if (::rename(part_.c_str(), final_path.c_str()) != 0)
-    throw dest_error(errno, "cannot rename " + part_ + " to " + final_path);
+  std::string leaf;
+  const UniqueFd dir = dst.parent_of(rel, leaf);
+  if (::renameat(parts_.fd(), name_.c_str(), dir.get(), leaf.c_str()) != 0)
+    throw dest_error(errno, "cannot rename " + part_ + " to " + dst.path() + "/" + rel);
 }
 
 void DestFile::discard() {
   close_all();
-  ::unlink(part_.c_str());
-}
-
-void make_parent_dirs(const std::string& root, const std::string& relative) {
-  std::size_t pos = 0;
-  while ((pos = relative.find('/', pos)) != std::string::npos) {
-    const std::string dir = root + "/" + relative.substr(0, pos);
-    if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-      throw dest_error(errno, "cannot create directory " + dir);
-    ++pos;
-  }
+  parts_.unlink_name(name_);
 }
 
 }  // namespace trainready::stage

@@ -26,11 +26,13 @@
 #include "core/temp_files.h"
 #include "stage/bounds.h"
 #include "stage/dest_file.h"
+#include "stage/dest_lock.h"
 #include "stage/hashing.h"
 #include "stage/journal.h"
 #include "stage/outcome.h"
 #include "stage/progress.h"
 #include "stage/rate_limiter.h"
+#include "stage/safe_path.h"
 
 namespace trainready::stage {
 namespace {
@@ -156,14 +158,18 @@ class Copier {
   void fail(FileJob& f, const std::string& kind, const std::string& message);
   void dest_failed(FileJob* f, const DestError& e);
   void problem(std::vector<StageProblem>& list, StageProblem p);
-  std::string part_path(std::uint64_t id) const;
-  std::string final_path(const std::string& rel) const { return o_.dst + "/" + rel; }
+  // Opens DST, takes the lock, finds the journal and the parts (stage/safe_path.h).
+  void open_destination();
 
   Source& src_;
   EngineOptions o_;
   RateLimiter limiter_;
   Counters counters_;
   JournalState prior_;
+  std::unique_ptr<DestTree> tree_;
+  StageLayout layout_;
+  DestLock lock_;
+  std::unique_ptr<PartsDir> parts_;
   std::unique_ptr<JournalWriter> journal_;
   std::uint64_t chunk_bytes_ = 0;
   std::uint64_t dst_capacity_ = 0;  // the destination file system's size: no file above it fits
@@ -181,8 +187,20 @@ class Copier {
       bytes_resumed_{0}, md5_checked_{0};
 };
 
-std::string Copier::part_path(std::uint64_t id) const {
-  return o_.dst + "/" + kStageDir + "/parts/" + o_.part_tag + std::to_string(id) + ".part";
+void Copier::open_destination() {
+  // A --manifest that is not a journal (someone's file, a device, a FIFO) is refused before
+  // anything is created or locked (it is read again under the lock).
+  if (!o_.journal.empty()) (void)read_journal(o_.journal);
+  tree_ = std::make_unique<DestTree>(o_.dst);
+  layout_ = stage_layout(o_.dst, o_.journal, o_.journal_suffix);
+  make_state_dir(layout_);
+  // One writer per DST, taken before the journal is opened (a --shard rank shares DST with the
+  // others, each with its own journal).
+  lock_ = DestLock(tree_->fd(), o_.dst, layout_.lock,
+                   o_.part_tag.empty() ? LockMode::kWriter : LockMode::kShardWriter);
+  parts_ = prepare_stage_state(layout_, *tree_, o_.part_tag);
+  o_.journal = layout_.journal;
+  facts_.journal = layout_.journal;
 }
 
 void Copier::problem(std::vector<StageProblem>& list, StageProblem p) {
@@ -254,7 +272,7 @@ void Copier::copy_small(FileJob& f, AlignedBuffer& buf) {
       f.hashes = {xxh3_hex(data)};
     }
     feed_md5(f, 0, data);
-    DestFile d(part_path(f.id), f.e.size, false, DirectWrite{}, /*preallocate=*/false);
+    DestFile d(*parts_, f.id, f.e.size, false, DirectWrite{}, /*preallocate=*/false);
     {
       PhaseTimer t(counters_, Phase::kWrite);
       if (f.e.size) d.write_at(0, data);
@@ -262,7 +280,6 @@ void Copier::copy_small(FileJob& f, AlignedBuffer& buf) {
     finalize_with(f, d);
   } catch (const SourceError& e) {
     fail(f, problem_kind(e.kind()), e.what());
-    ::unlink(part_path(f.id).c_str());
   } catch (const DestError& e) {
     dest_failed(&f, e);
   }
@@ -371,8 +388,7 @@ void Copier::finalize_with(FileJob& f, DestFile& d) {
   }
   {
     PhaseTimer t(counters_, Phase::kMeta);
-    make_parent_dirs(o_.dst, f.e.path);
-    d.finalize(final_path(f.e.path), f.e.mode, f.e.mtime_ns);
+    d.finalize(*tree_, f.e.path, f.e.mode, f.e.mtime_ns);
   }
   journal_->done(f.id, f.hashes, md5);
   // Counted once staged: a file whose MD5 matched but whose rename failed is not staged.
@@ -435,9 +451,9 @@ void Copier::enqueue(const SourceEntry& e) {
     const std::string change = version_change(prev->entry, e);
     if (!change.empty()) {
       problem(facts_.changed, {e.path, "changed", changed_since_manifest(e.path, change)});
-      ::unlink(part_path(prior_.by_path.at(e.path)).c_str());
+      parts_->remove_earlier(prior_.by_path.at(e.path));
     } else if (prev->done) {
-      if (finished_copy_intact(final_path(e.path), e)) {
+      if (finished_copy_intact(*tree_, e.path, e)) {
         std::lock_guard<std::mutex> lock(facts_mu_);
         ++facts_.files_skipped;
         facts_.bytes_skipped += e.size;
@@ -466,10 +482,8 @@ void Copier::enqueue(const SourceEntry& e) {
   }
   try {
     PhaseTimer t(counters_, Phase::kMeta);
-    struct stat st {};
-    const bool keep = !f->recorded.empty() && ::stat(part_path(f->id).c_str(), &st) == 0;
-    if (!keep) f->recorded.clear();
-    f->dest = std::make_unique<DestFile>(part_path(f->id), e.size, keep, direct_);
+    f->dest = std::make_unique<DestFile>(*parts_, f->id, e.size, !f->recorded.empty(), direct_);
+    if (!f->dest->kept()) f->recorded.clear();
   } catch (const DestError& err) {
     dest_failed(f.get(), err);
     return;
@@ -537,17 +551,19 @@ StageFacts Copier::run() {
   const double cpu0 = process_cpu_seconds();
   facts_.source = src_.describe();
   facts_.destination = o_.dst;
-  facts_.journal = o_.journal;
-  const std::string stage_dir = o_.dst + "/" + kStageDir;
-  for (const std::string& d : {o_.dst, stage_dir, stage_dir + "/parts"})
-    if (::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST)
-      throw InputError(
-          d, 0, std::string("cannot create the destination directory: ") + std::strerror(errno));
+  open_destination();
 
   if (o_.chunk_bytes != 0)
     if (const std::string why = chunk_size_problem(o_.chunk_bytes); !why.empty())
       throw InputError("--chunk-size", 0, why);
   prior_ = read_journal(o_.journal);
+  // Parts earlier runs left: kept only for a file the journal says is resumable from its chunks.
+  parts_->prune([&](std::uint64_t id) {
+    auto it = prior_.files.find(id);
+    if (it == prior_.files.end() || it->second.done || it->second.chunks.empty()) return false;
+    auto latest = prior_.by_path.find(it->second.entry.path);
+    return latest != prior_.by_path.end() && latest->second == id;
+  });
   const bool has_header = prior_.exists && prior_.chunk_bytes != 0;
   if (has_header)
     if (const std::string why = chunk_size_problem(prior_.chunk_bytes); !why.empty())
@@ -567,12 +583,7 @@ StageFacts Copier::run() {
   }
   next_id_ = prior_.next_id;
 
-  const int dst_fd = ::open(o_.dst.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dst_fd < 0) throw InputError(o_.dst, 0, std::string("cannot open: ") + std::strerror(errno));
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } dst_closer{dst_fd};
+  const int dst_fd = tree_->fd();
   try {
     journal_ = std::make_unique<JournalWriter>(o_.journal, prior_.valid_bytes, dst_fd);
     if (!has_header) journal_->header(src_.describe(), chunk_bytes_);
@@ -580,7 +591,7 @@ StageFacts Copier::run() {
     throw InputError(o_.journal, 0, e.what());
   }
 
-  direct_ = probe_direct_write(o_.dst, facts_.write_mode);
+  direct_ = probe_direct_write(o_.dst, parts_->path(), facts_.write_mode);
 
   int n = o_.threads > 0 ? o_.threads
                          : static_cast<int>(std::min<std::size_t>(hints.max_parallel_reads, 16));
@@ -672,6 +683,7 @@ StageFacts Copier::run() {
     if (facts_.abort_reason.empty()) facts_.abort_reason = e.what();
   }
   journal_.reset();
+  tidy_stage_state(layout_, *tree_);
   // Nothing listed and the listing refused (Blob: 403, a container that does not exist, an
   // expired SAS): the source cannot be read at all, exit 2 as for a POSIX SRC that cannot be
   // opened, not a copy that is merely incomplete.
@@ -734,9 +746,9 @@ std::string changed_since_manifest(const std::string& path, const std::string& c
          "); the earlier copy is discarded and the file copied again whole";
 }
 
-bool finished_copy_intact(const std::string& final_path, const SourceEntry& e) {
+bool finished_copy_intact(const DestTree& dst, const std::string& rel, const SourceEntry& e) {
   struct stat st {};
-  return ::stat(final_path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+  return dst.stat_beneath(rel, st) && S_ISREG(st.st_mode) &&
          static_cast<std::uint64_t>(st.st_size) == e.size &&
          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec ==
              e.mtime_ns;
@@ -754,20 +766,21 @@ std::string version_change(const SourceEntry& was, const SourceEntry& now) {
   return d;
 }
 
-DirectWrite probe_direct_write(const std::string& dst, std::string& write_mode) {
-  const std::string stage_dir = dst + "/" + kStageDir;
+DirectWrite probe_direct_write(const std::string& dst, const std::string& parts_dir,
+                               std::string& write_mode) {
   DirectWrite direct;
   // O_DIRECT writes where the file system takes them, and not on a memory file system (tmpfs:
   // the copy is memory either way, and O_DIRECT there only costs).
   {
     // Named like every temporary of this tool and removed on a fatal signal (core/temp_files).
-    const std::string probe = stage_dir + "/parts/direct-io-probe.tmp-" + temp_tag();
+    const std::string probe = parts_dir + "/direct-io-probe.tmp-" + temp_tag();
     DirectIoSupport d;
     {
       std::optional<TempGuard> guard;
       {
         SignalsHeld held;
-        const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        const int fd =
+            ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0) ::close(fd);
         guard.emplace(probe);
       }
@@ -785,14 +798,11 @@ DirectWrite probe_direct_write(const std::string& dst, std::string& write_mode) 
   return direct;
 }
 
-std::string default_journal(const std::string& dst) {
-  return dst + "/" + kStageDir + "/journal.jsonl";
-}
+std::string default_journal(const std::string& dst) { return stage_layout(dst, "").journal; }
 
 StageFacts run_stage_copy(Source& source, const EngineOptions& o) {
   EngineOptions opts = o;
   while (opts.dst.size() > 1 && opts.dst.back() == '/') opts.dst.pop_back();
-  if (opts.journal.empty()) opts.journal = default_journal(opts.dst);
   Copier c(source, opts);
   return c.run();
 }

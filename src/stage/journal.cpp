@@ -7,12 +7,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "core/base64.h"
 #include "core/input_error.h"
+#include "core/utf8.h"
 #include "stage/bounds.h"
 
 namespace trainready::stage {
@@ -50,23 +51,41 @@ const JournalFile* JournalState::find(const std::string& path) const {
 
 JournalState read_journal(const std::string& path) {
   JournalState s;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (path.empty()) return s;
+  // O_NONBLOCK: a FIFO named as the journal must not block the open (it is refused below).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
     if (errno == ENOENT) return s;
     throw InputError(path, 0,
                      "cannot read the stage journal: " + std::string(std::strerror(errno)));
   }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    throw InputError(path, 0,
+                     "cannot stat the stage journal: " + std::string(std::strerror(errno)));
+  if (!S_ISREG(st.st_mode))
+    throw InputError(path, 0,
+                     std::string("is ") +
+                         (S_ISFIFO(st.st_mode)                         ? "a named pipe"
+                          : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                          : S_ISDIR(st.st_mode)                        ? "a directory"
+                                                                       : "not a regular file") +
+                         ", not a stage journal (never read; docs/input-limits.md)");
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxJournalBytes)
+    throw InputError(path, 0,
+                     "larger than " + std::to_string(kMaxJournalBytes >> 30) +
+                         " GiB: not a stage journal (docs/input-limits.md)");
   s.exists = true;
-  std::string line;
   int line_no = 0;
   std::uint64_t offset = 0;
   auto bad = [&](const std::string& what) {
     return InputError(path, line_no, "expected a stage journal record (docs/stage.md): " + what);
   };
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (in.eof()) break;  // no newline: a torn last line from a killed run
-    offset += line.size() + 1;
+  auto record = [&](const std::string& line) {
     json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("t") || !j["t"].is_string())
       throw bad("not a JSON object with \"t\"");
@@ -84,6 +103,12 @@ JournalState read_journal(const std::string& path) {
         JournalFile f;
         const std::uint64_t id = j.at("id").get<std::uint64_t>();
         f.entry.path = j.at("path").get<std::string>();
+        if (j.contains("path_b64")) {
+          // A name that is not UTF-8, byte for byte.
+          auto raw = base64_decode(j.at("path_b64").get<std::string>());
+          if (!raw) throw bad("path_b64 is not base64");
+          f.entry.path = *raw;
+        }
         f.entry.size = j.at("size").get<std::uint64_t>();
         if (f.entry.size > kMaxEntryBytes)
           throw bad("size " + j.at("size").dump() + " out of range");
@@ -113,8 +138,59 @@ JournalState read_journal(const std::string& path) {
     } catch (const json::exception& e) {
       throw bad(e.what());
     }
+  };
+  // Lines through a fixed buffer, each at most kMaxJournalLine (a done record of a file of
+  // millions of chunks fits): memory stays bounded whatever the file holds.
+  std::string line;
+  std::vector<char> buf(1 << 20);
+  bool too_long = false;
+  for (;;) {
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n < 0)
+      throw InputError(path, line_no + 1,
+                       "cannot read the stage journal: " + std::string(std::strerror(errno)));
+    if (n == 0) break;
+    std::size_t at = 0;
+    while (at < static_cast<std::size_t>(n)) {
+      const char* start = buf.data() + at;
+      const void* nl = std::memchr(start, '\n', static_cast<std::size_t>(n) - at);
+      const std::size_t len =
+          nl ? static_cast<const char*>(nl) - start : static_cast<std::size_t>(n) - at;
+      if (line.size() + len > kMaxJournalLine) too_long = true;
+      if (too_long) {
+        line_no += 1;
+        throw InputError(path, line_no,
+                         "a line longer than " + std::to_string(kMaxJournalLine >> 20) +
+                             " MiB: not a stage journal (docs/input-limits.md)");
+      }
+      line.append(start, len);
+      at += len;
+      if (!nl) break;
+      at += 1;  // the newline
+      ++line_no;
+      offset += line.size() + 1;
+      record(line);
+      line.clear();
+    }
   }
-  if (line_no == 0 || (line_no == 1 && s.chunk_bytes == 0)) {
+  if (!line.empty()) {
+    // No newline at the end: a torn last line from a killed run, cut off by the next writer.
+    // Only when it can be one: a file whose first line is not a journal header is someone
+    // else's (a one-line JSON without a newline), never cut (issue 29, D4).
+    if (line_no == 0) {
+      const std::string start = "{\"chunk_bytes\":";
+      const bool header_prefix = line.size() <= start.size()
+                                     ? start.compare(0, line.size(), line) == 0
+                                     : line.compare(0, start.size(), start) == 0;
+      if (!header_prefix)
+        throw InputError(path, 1,
+                         "not a stage journal (its first line is not the journal header, and it "
+                         "has no newline): refusing to read or write over it; give --manifest a "
+                         "new file");
+    }
+  }
+  if (line_no == 0) {
     // Empty, or only a torn header: as if there were none.
     s = JournalState{};
     s.exists = true;
@@ -125,10 +201,16 @@ JournalState read_journal(const std::string& path) {
 
 JournalWriter::JournalWriter(const std::string& path, std::uint64_t valid_bytes, int dst_fd)
     : path_(path), dst_fd_(dst_fd) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  // O_APPEND: every batch lands at the end, whatever else has the file open. The caller holds
+  // the DST lock (stage/dest_lock.h), so no other stage writes it.
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_CLOEXEC, 0644);
   if (fd_ < 0) throw std::runtime_error(errno_text("cannot open the journal " + path));
-  if (::ftruncate(fd_, static_cast<off_t>(valid_bytes)) != 0 ||
-      ::lseek(fd_, static_cast<off_t>(valid_bytes), SEEK_SET) < 0) {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    throw std::runtime_error("the journal " + path + " is not a regular file");
+  }
+  if (::ftruncate(fd_, static_cast<off_t>(valid_bytes)) != 0) {
     const std::string e = errno_text("cannot cut the journal's torn last line " + path);
     ::close(fd_);
     throw std::runtime_error(e);
@@ -164,15 +246,18 @@ void JournalWriter::header(const std::string& source, std::uint64_t chunk_bytes)
 }
 
 void JournalWriter::file(std::uint64_t id, const SourceEntry& e) {
-  append(json{{"t", "file"},
-              {"id", id},
-              {"path", e.path},
-              {"size", e.size},
-              {"mtime_ns", e.mtime_ns},
-              {"etag", e.etag},
-              {"md5", e.content_md5},
-              {"mode", e.mode}}
-             .dump(-1, ' ', false, json::error_handler_t::replace));
+  json j{{"t", "file"},
+         {"id", id},
+         {"path", e.path},
+         {"size", e.size},
+         {"mtime_ns", e.mtime_ns},
+         {"etag", e.etag},
+         {"md5", e.content_md5},
+         {"mode", e.mode}};
+  // A name that is not UTF-8 (Latin-1 file names, Blob %FF) keeps its bytes in path_b64; "path"
+  // is then the readable form, with U+FFFD for the bytes that are not UTF-8.
+  if (valid_utf8(e.path) != e.path) j["path_b64"] = base64_encode(e.path);
+  append(j.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 void JournalWriter::listed(std::uint64_t files, std::uint64_t bytes) {

@@ -5,6 +5,7 @@
 // Records (one JSON object per line, "t" says which; docs/stage.md has the full format):
 //   {"t":"stage-journal","v":1,"source":S,"chunk_bytes":N}            first line, once
 //   {"t":"file","id":I,"path":P,"size":N,"mtime_ns":T,"etag":E,"md5":M,"mode":O}
+//                                          (+ "path_b64": the name's bytes when not UTF-8)
 //   {"t":"listed","files":N,"bytes":B}                                 enumeration finished
 //   {"t":"chunk","id":I,"i":K,"xxh3":H}                                chunk K of file I written
 //   {"t":"done","id":I,"xxh3":[H0,H1,...],"md5":M}                     file I at its final name
@@ -26,6 +27,10 @@
 namespace trainready::stage {
 
 inline constexpr int kJournalVersion = 1;
+// Bounds on a journal read back (docs/input-limits.md): a file at most this size (about 50 million
+// files' records), and a line at most this long (a done record of about 3 million chunk hashes).
+inline constexpr std::uint64_t kMaxJournalBytes = 16ull << 30;
+inline constexpr std::size_t kMaxJournalLine = 64u << 20;
 
 struct JournalFile {
   SourceEntry entry;
@@ -49,7 +54,10 @@ struct JournalState {
 };
 
 // Reads `path`; a missing file gives exists=false. Throws InputError naming the file and line
-// on a line that is not a journal record (a torn last line is not an error).
+// on a line that is not a journal record (a torn last line is not an error), and for a path that
+// is not a regular file (a device or FIFO is never read), one over kMaxJournalBytes, a line over
+// kMaxJournalLine, or a file whose only line is torn and not a journal header (someone's one-line
+// JSON: never cut).
 JournalState read_journal(const std::string& path);
 
 // Appends records from many threads; a committer thread makes them durable every interval:

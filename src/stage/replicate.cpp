@@ -18,14 +18,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/base64.h"
 #include "core/input_error.h"
+#include "core/utf8.h"
 #include "stage/bounds.h"
 #include "stage/dest_file.h"
+#include "stage/dest_lock.h"
 #include "stage/hashing.h"
 #include "stage/journal.h"
 #include "stage/outcome.h"
 #include "stage/progress.h"
 #include "stage/rate_limiter.h"
+#include "stage/safe_path.h"
 #include "stage/shard.h"
 
 namespace trainready::stage {
@@ -181,8 +185,12 @@ std::string encode_manifest(const std::vector<SourceEntry>& all, std::uint64_t c
                    {"error", error},
                    {"unreadable", !error.empty() && all.empty() && problems.empty()}};
   nlohmann::json es = nlohmann::json::array();
-  for (const SourceEntry& e : all)
-    es.push_back({e.path, e.size, e.mtime_ns, e.etag, e.content_md5, e.mode});
+  for (const SourceEntry& e : all) {
+    nlohmann::json x{e.path, e.size, e.mtime_ns, e.etag, e.content_md5, e.mode};
+    // A name that is not UTF-8 travels as its bytes (base64), as the journal keeps it.
+    if (valid_utf8(e.path) != e.path) x.push_back(base64_encode(e.path));
+    es.push_back(std::move(x));
+  }
   j["entries"] = std::move(es);
   nlohmann::json ps = nlohmann::json::array();
   for (const StageProblem& p : problems) ps.push_back({p.path, p.kind, p.message});
@@ -370,9 +378,8 @@ class Replicator {
                 ? " (" + hosts_[r] + ")"
                 : "");
   }
-  std::string part_path(std::uint64_t id) const {
-    return dst_ + "/" + kStageDir + "/parts/" + std::to_string(id) + ".part";
-  }
+  // Opens DST, takes the lock, finds the journal and the parts; an error for the others to see.
+  std::string open_destination();
   void problem(std::vector<StageProblem>& list, StageProblem p) {
     std::lock_guard<std::mutex> lock(facts_mu_);
     if (list.size() < 10000) list.push_back(std::move(p));
@@ -394,6 +401,10 @@ class Replicator {
   std::string any_need_;                 // per unit: '1' when some rank lacks it
   std::vector<std::unique_ptr<FileState>> files_;
   JournalState prior_;
+  std::unique_ptr<DestTree> tree_;
+  StageLayout layout_;
+  DestLock lock_;
+  std::unique_ptr<PartsDir> parts_;
   std::unique_ptr<JournalWriter> journal_;
   DirectWrite direct_;
   bool world_broken_ = false;
@@ -519,6 +530,10 @@ bool Replicator::manifest_step() {
   for (const auto& e : j.at("entries")) {
     SourceEntry s;
     s.path = e.at(0).get<std::string>();
+    if (e.size() > 6) {
+      auto raw = base64_decode(e.at(6).get<std::string>());
+      if (raw) s.path = *raw;
+    }
     s.size = e.at(1).get<std::uint64_t>();
     s.mtime_ns = e.at(2).get<std::int64_t>();
     s.etag = e.at(3).get<std::string>();
@@ -543,6 +558,23 @@ bool Replicator::manifest_step() {
   return true;
 }
 
+std::string Replicator::open_destination() {
+  try {
+    tree_ = std::make_unique<DestTree>(dst_);
+    layout_ = stage_layout(dst_, o_.engine.journal);
+    make_state_dir(layout_);
+    // One writer per DST: ranks on one host given one DST without {rank} or {host} are refused
+    // here (all but the first to lock).
+    lock_ = DestLock(tree_->fd(), dst_, layout_.lock, LockMode::kWriter);
+    parts_ = prepare_stage_state(layout_, *tree_, "");
+    o_.engine.journal = layout_.journal;
+    facts_.journal = layout_.journal;
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
 // What this rank lacks, from its own journal; returns an error for the others to see.
 std::string Replicator::plan() {
   try {
@@ -550,6 +582,12 @@ std::string Replicator::plan() {
   } catch (const std::exception& e) {
     return e.what();
   }
+  parts_->prune([&](std::uint64_t id) {
+    auto it = prior_.files.find(id);
+    if (it == prior_.files.end() || it->second.done || it->second.chunks.empty()) return false;
+    auto latest = prior_.by_path.find(it->second.entry.path);
+    return latest != prior_.by_path.end() && latest->second == id;
+  });
   if (prior_.exists && prior_.chunk_bytes && prior_.source != src_.describe())
     return o_.engine.journal + ": the journal of a stage from " + prior_.source + ", not " +
            src_.describe();
@@ -560,7 +598,7 @@ std::string Replicator::plan() {
   if (chunk_ > kMaxChunk)
     return "--chunk-size " + std::to_string(chunk_) +
            ": with --replicate a chunk travels in one MPI message, at most 1 GiB";
-  dst_fd_ = ::open(dst_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  dst_fd_ = ::dup(tree_->fd());
   if (dst_fd_ < 0) return dst_ + ": cannot open: " + std::strerror(errno);
   try {
     // The writer syncs DST through this descriptor (syncfs) before every batch of records.
@@ -585,9 +623,9 @@ std::string Replicator::plan() {
       const std::string change = version_change(prev->entry, e);
       if (!change.empty()) {
         problem(facts_.changed, {e.path, "changed", changed_since_manifest(e.path, change)});
-        ::unlink(part_path(prior_.by_path.at(e.path)).c_str());
+        parts_->remove_earlier(prior_.by_path.at(e.path));
       } else if (prev->done) {
-        if (finished_copy_intact(dst_ + "/" + e.path, e)) {
+        if (finished_copy_intact(*tree_, e.path, e)) {
           ++facts_.files_skipped;
           facts_.bytes_skipped += e.size;
           continue;
@@ -597,9 +635,9 @@ std::string Replicator::plan() {
         f->id = prior_.by_path.at(e.path);
         // Chunks an earlier run wrote count only if they hash as recorded. A file with a source
         // MD5 is copied whole: its MD5 is a stream over every chunk in order.
-        const std::string part = part_path(f->id);
+        std::string part;
         const int fd =
-            e.content_md5.empty() && n > 1 ? ::open(part.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+            e.content_md5.empty() && n > 1 ? parts_->open_earlier(f->id, O_RDONLY, part) : -1;
         for (const auto& [k, h] : prev->chunks) {
           if (fd < 0 || k >= n) break;
           const Unit& u = units_[first_unit_[i] + k];
@@ -704,8 +742,7 @@ void Replicator::finalize(std::size_t i) {
   FileState& f = *files_[i];
   const SourceEntry& e = entries_[i];
   std::unique_ptr<DestFile> d = std::move(f.dest);
-  if (!d)
-    d = std::make_unique<DestFile>(part_path(f.id), e.size, f.keep_part, DirectWrite{}, false);
+  if (!d) d = std::make_unique<DestFile>(*parts_, f.id, e.size, f.keep_part, DirectWrite{}, false);
   std::string md5;
   if (f.md5) {
     md5 = f.md5->hex();
@@ -717,8 +754,7 @@ void Replicator::finalize(std::size_t i) {
       return;
     }
   }
-  make_parent_dirs(dst_, e.path);
-  d->finalize(dst_ + "/" + e.path, e.mode, e.mtime_ns);
+  d->finalize(*tree_, e.path, e.mode, e.mtime_ns);
   journal_->done(f.id, f.hashes, md5);
   // Counted once staged: an MD5 that matched for a file whose rename failed is not a staged file.
   if (f.md5) ++md5_checked_;
@@ -735,7 +771,7 @@ void Replicator::end_file(std::size_t i) {
         if (f.dest)
           f.dest->discard();
         else
-          ::unlink(part_path(f.id).c_str());
+          parts_->remove_earlier(f.id);
       }
       f.dest.reset();
       return;
@@ -767,7 +803,7 @@ void Replicator::write_unit(WriteTask& t, std::vector<std::byte>& aligned) {
       {
         std::lock_guard<std::mutex> lock(f.mu);
         if (!f.dest)
-          f.dest = std::make_unique<DestFile>(part_path(f.id), e.size, f.keep_part,
+          f.dest = std::make_unique<DestFile>(*parts_, f.id, e.size, f.keep_part,
                                               big ? direct_ : DirectWrite{}, big);
       }
       std::span<const std::byte> out = data;
@@ -965,15 +1001,11 @@ ReplicateOutcome Replicator::run() {
   facts_.source = src_.describe();
   facts_.destination = dst_;
   facts_.journal = o_.engine.journal;
-  std::string my_error;
-  const std::string stage_dir = dst_ + "/" + kStageDir;
-  for (const std::string& d : {dst_, stage_dir, stage_dir + "/parts"})
-    if (my_error.empty() && ::mkdir(d.c_str(), 0755) != 0 && errno != EEXIST)
-      my_error = d + ": cannot create the destination directory: " + std::strerror(errno);
+  std::string my_error = open_destination();
 
   if (manifest_step()) {
     if (my_error.empty()) {
-      direct_ = probe_direct_write(dst_, facts_.write_mode);
+      direct_ = probe_direct_write(dst_, parts_->path(), facts_.write_mode);
       my_error = plan();
     }
     if (needs_step(my_error)) {
@@ -993,6 +1025,7 @@ ReplicateOutcome Replicator::run() {
     journal_.reset();
   }
   if (dst_fd_ >= 0) ::close(dst_fd_);
+  if (tree_) tidy_stage_state(layout_, *tree_);
   if (!entries_.empty() || !facts_.aborted) {
     std::set<std::string> listed;
     for (const SourceEntry& e : entries_) listed.insert(e.path);
@@ -1033,7 +1066,6 @@ ReplicateOutcome Replicator::run() {
 ReplicateOutcome run_stage_replicate(Source& source, MpiWorld& world, const ReplicateOptions& o) {
   ReplicateOptions opts = o;
   while (opts.engine.dst.size() > 1 && opts.engine.dst.back() == '/') opts.engine.dst.pop_back();
-  if (opts.engine.journal.empty()) opts.engine.journal = default_journal(opts.engine.dst);
   Replicator r(source, world, opts);
   return r.run();
 }

@@ -11,7 +11,7 @@ struct StageOptions {
   std::string src;                // a path or a Blob URL
   std::string dst;                // a local directory (created)
   SourceOptions source;           // --blob-endpoint
-  std::string manifest;           // --manifest (default DST/.trainready-stage/journal.jsonl)
+  std::string manifest;           // --manifest (default beside DST, stage/safe_path.h)
   std::string max_bw;             // --max-bw, e.g. 200M (bytes per second), empty = unlimited
   int max_open = 0;               // --max-open: source files open at once, 0 = the source's hint
   int threads = 0;                // --threads: copy workers, 0 = the source's hint

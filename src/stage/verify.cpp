@@ -17,10 +17,12 @@
 #include "bench/direct_io.h"
 #include "bench/page_cache.h"
 #include "core/input_error.h"
+#include "stage/dest_lock.h"
 #include "stage/engine.h"
 #include "stage/hashing.h"
 #include "stage/journal.h"
 #include "stage/progress.h"
+#include "stage/safe_path.h"
 
 namespace trainready::stage {
 namespace {
@@ -48,9 +50,14 @@ ssize_t read_range(int fd, std::byte* buf, std::size_t len, std::uint64_t off) {
 StageFacts run_stage_verify(const VerifyOptions& in) {
   VerifyOptions o = in;
   while (o.dst.size() > 1 && o.dst.back() == '/') o.dst.pop_back();
-  if (o.journal.empty()) o.journal = default_journal(o.dst);
+  // The default journal beside DST, or the one an earlier version kept inside it.
+  o.journal = journal_for_verify(o.dst, o.journal);
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = process_cpu_seconds();
+  UniqueFd dst_fd(::open(o.dst.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dst_fd) throw InputError(o.dst, 0, std::string("cannot open: ") + std::strerror(errno));
+  // Not while a stage writes DST (a shared lock: verifies may run side by side).
+  const DestLock dst_lock(dst_fd.get(), o.dst, o.journal + ".lock", LockMode::kReader);
   const JournalState j = read_journal(o.journal);
   if (!j.exists || j.chunk_bytes == 0)
     throw InputError(o.journal, 0, "no stage journal here (expected the --manifest a stage wrote)");
@@ -59,6 +66,15 @@ StageFacts run_stage_verify(const VerifyOptions& in) {
   facts.source = j.source;
   facts.destination = o.dst;
   facts.journal = o.journal;
+
+  // A listing cut short (a kill while listing, a crash after the header) leaves files out that
+  // the journal cannot name: not a complete copy (issue 29, D11).
+  if (!j.listed)
+    facts.failed.push_back({"", "not-listed",
+                            o.journal +
+                                ": has no \"listed\" record: the stage that wrote it never "
+                                "finished listing the source, so files may be missing that no "
+                                "record names (run the stage again to complete it)"});
 
   std::vector<const JournalFile*> items;
   for (const auto& [path, id] : j.by_path) {
@@ -80,6 +96,7 @@ StageFacts run_stage_verify(const VerifyOptions& in) {
   // Asked of a staged file: a directory cannot be opened with O_DIRECT.
   const DirectIoSupport dio =
       direct_io_support(items.empty() ? o.dst : o.dst + "/" + items.front()->entry.path);
+  const int root = dst_fd.get();
   const bool direct = dio.supported && !memory;
   const std::uint32_t align = std::max(dio.memory_alignment, dio.offset_alignment);
   facts.verify_read_mode = memory   ? "memory file system: the copy is in memory, read as it is"
@@ -101,15 +118,25 @@ StageFacts run_stage_verify(const VerifyOptions& in) {
         std::lock_guard<std::mutex> lock(mu);
         facts.failed.push_back({f.entry.path, kind, msg});
       };
-      int fd = direct ? ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC) : -1;
+      // Below DST without following a link: a link planted at a staged name is not the copy.
+      int fd = direct ? open_beneath(root, f.entry.path, O_RDONLY | O_DIRECT | O_NONBLOCK) : -1;
       bool fd_direct = fd >= 0;
-      if (fd < 0) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) fd = open_beneath(root, f.entry.path, O_RDONLY | O_NONBLOCK);
       if (fd < 0) {
-        bad(errno == ENOENT ? "missing" : "io", path + ": cannot open: " + std::strerror(errno));
+        const int err = errno;
+        bad(err == ENOENT ? "missing" : "io",
+            path + ": cannot open: " +
+                (err == ELOOP ? std::string("a symbolic link (not the staged file)")
+                              : std::strerror(err)));
         continue;
       }
       struct stat st {};
       ::fstat(fd, &st);
+      if (!S_ISREG(st.st_mode)) {
+        bad("io", path + ": not a regular file");
+        ::close(fd);
+        continue;
+      }
       if (static_cast<std::uint64_t>(st.st_size) != f.entry.size) {
         bad("size", path + ": " + std::to_string(st.st_size) + " bytes, the manifest says " +
                         std::to_string(f.entry.size));
@@ -117,7 +144,22 @@ StageFacts run_stage_verify(const VerifyOptions& in) {
         continue;
       }
       if (!fd_direct && !memory) ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-      const std::uint64_t nchunks = f.done_chunks.size();
+      // Every chunk the size implies, whatever the done record lists (issue 29, D20): a record
+      // with fewer hashes must not let the rest of the file go unchecked.
+      // An empty file has no bytes to hash: the copy journals XXH3 of nothing, --replicate no
+      // hash at all.
+      const std::uint64_t nchunks =
+          f.entry.size == 0               ? std::min<std::uint64_t>(f.done_chunks.size(), 1)
+          : f.entry.size <= j.chunk_bytes ? 1
+                                          : (f.entry.size + j.chunk_bytes - 1) / j.chunk_bytes;
+      if (f.done_chunks.size() != nchunks) {
+        bad("hash-mismatch", path + ": the journal's done record holds " +
+                                 std::to_string(f.done_chunks.size()) + " chunk hashes, its size " +
+                                 std::to_string(f.entry.size) + " implies " +
+                                 std::to_string(nchunks) + " (a damaged journal)");
+        ::close(fd);
+        continue;
+      }
       std::unique_ptr<Md5> md5;
       if (!f.md5.empty()) md5 = std::make_unique<Md5>();
       std::string problem;

@@ -9,7 +9,10 @@
 - permission errors (the run drops to uid 65534 with setpriv) and the path named;
 - --verify: clean, then a corrupted byte found and named with its chunk;
 - --shard under mpirun -np 3: every byte staged once, each rank its own journal;
-- --hsm-restore against a fake `lfs` on PATH that records its calls (no Lustre here).
+- --hsm-restore against a fake `lfs` on PATH that records its calls (no Lustre here);
+- resume_kills: SIGKILL at many moments of a copy of a few thousand small files in many
+  directories (issue 29, item 7): each FIRST rerun exits 0, is hash-identical and verifies
+  (STAGE_KILLMANY_FILES, STAGE_KILLMANY_BUDGET_S: about 60 s here, 20,000 files in torture).
 
 Usage: stage_check.py TRAINREADY [SECTION...]
 """
@@ -26,7 +29,8 @@ import tempfile
 import time
 
 BIN = os.path.abspath(sys.argv[1])
-SECTIONS = sys.argv[2:] or ["kill", "enospc", "permission", "verify", "shard", "hsm"]
+SECTIONS = sys.argv[2:] or ["kill", "enospc", "permission", "verify", "shard", "hsm",
+                            "resume_kills"]
 FAILS = []
 
 
@@ -165,12 +169,13 @@ def section_permission(tmp):
     with open(os.path.join(src, "closed", "x"), "wb") as f:
         f.write(b"x")
     os.chmod(os.path.join(src, "closed"), 0)
-    dst = os.path.join(tmp, "perm-dst")
+    # DST's parent belongs to the user too: the journal lives beside DST.
+    dst = os.path.join(tmp, "perm-parent", "perm-dst")
     os.makedirs(dst)
     for p in (tmp, src, dst):
         os.chmod(p, 0o777)
     os.chmod(tmp, 0o755)
-    subprocess.run(["chown", "-R", "65534:65534", dst], check=True)
+    subprocess.run(["chown", "-R", "65534:65534", os.path.dirname(dst)], check=True)
     for d, dirs, files in os.walk(src):
         for x in dirs + files:
             p = os.path.join(d, x)
@@ -187,6 +192,16 @@ def section_permission(tmp):
         check(("shard03/sample00003.bin", "permission") in named, "permission: file not named: %s" % named)
         check(("closed", "permission") in named, "permission: directory not named: %s" % named)
         check(s["files_copied"] == s["files_listed"] - 1, "permission: the others were not copied")
+    # A parent of DST the user cannot write: a clear error naming it and --manifest, exit 2.
+    dst2 = os.path.join(tmp, "perm-dst2")
+    os.makedirs(dst2)
+    subprocess.run(["chown", "65534:65534", dst2], check=True)
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BIN,
+                        "stage", src, dst2, "--progress", "never"],
+                       capture_output=True, text=True, env=e)
+    check(r.returncode == 2 and ".perm-dst2.trainready-stage" in r.stderr and
+          "--manifest" in r.stderr, "permission: unwritable parent: exit %d: %s" %
+          (r.returncode, r.stderr[-300:]))
 
 
 def section_verify(tmp):
@@ -196,7 +211,9 @@ def section_verify(tmp):
     dst = os.path.join(tmp, "verify-dst")
     r = run(["stage", src, dst, "--chunk-size", "1M", "--progress", "never"])
     check(r.returncode == 0, "verify: stage exit %d" % r.returncode)
-    v = run(["stage", "--verify", dst, "--manifest", os.path.join(dst, ".trainready-stage", "journal.jsonl"), "--json"])
+    # The journal lives beside DST (issue 28): DST holds only the source's files.
+    check(tree_hashes(dst, skip_stage=False) == tree_hashes(src), "verify: DST holds more than SRC")
+    v = run(["stage", "--verify", dst, "--manifest", os.path.join(tmp, ".verify-dst.trainready-stage", "journal.jsonl"), "--json"])
     check(v.returncode == 0, "verify: clean copy exit %d: %s" % (v.returncode, v.stdout[-400:]))
     s = json.loads(v.stdout)["stage"]
     check(s["files_verified"] == len(tree_hashes(src)), "verify: not every file verified")
@@ -225,7 +242,7 @@ def section_shard(tmp):
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(src) for f in fs)
     per_rank = []
     for rank in range(3):
-        j = os.path.join(dst, ".trainready-stage", "journal.jsonl.rank-%d-of-3" % rank)
+        j = os.path.join(tmp, ".shard-dst.trainready-stage", "journal.jsonl.rank-%d-of-3" % rank)
         check(os.path.exists(j), "shard: no journal for rank %d" % rank)
         if not os.path.exists(j):
             continue
@@ -338,6 +355,71 @@ def section_hsm(tmp):
     # Without lfs: a clear error.
     r = run(["stage", "--hsm-restore", d], env={"PATH": "/nonexistent"})
     check(r.returncode == 2 and "lfs" in r.stderr, "hsm: missing lfs not named: " + r.stderr)
+
+
+def section_resume_kills(tmp):
+    """SIGKILL at many moments (0.1-0.3 s apart) of a copy of many small files in many
+    directories; after each kill ONE rerun must complete (exit 0), be identical by hash and
+    verify. Before the fix 2 of 6 first reruns over 20,000 files failed with "cannot rename
+    .../parts/N.part to .../small/07/s07651.bin: No such file or directory"."""
+    n = int(os.environ.get("STAGE_KILLMANY_FILES", "3000"))
+    budget = float(os.environ.get("STAGE_KILLMANY_BUDGET_S", "60"))
+    src = os.path.join(tmp, "killmany-src")
+    rng = random.Random(int(os.environ.get("STAGE_KILL_SEED", "29")))
+    for i in range(n):
+        d = os.path.join(src, "small", "%02d" % (i // 100))
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "s%05d.bin" % i), "wb") as f:
+            f.write(rng.randbytes(rng.randint(100, 4000)))
+    want = tree_hashes(src)
+    args = ["--progress", "never", "--threads", "8"]
+    t0 = time.monotonic()
+    r = run(["stage", src, os.path.join(tmp, "killmany-timing")] + args)
+    full = time.monotonic() - t0
+    check(r.returncode == 0, "resume_kills: timing run exit %d: %s" % (r.returncode, r.stderr))
+    shutil.rmtree(os.path.join(tmp, "killmany-timing"), ignore_errors=True)
+    start = time.monotonic()
+    trials, at = 0, 0.0
+    while time.monotonic() - start < budget:
+        at += rng.uniform(0.1, 0.3)
+        if at > full:  # past the end of a copy: start over at the beginning
+            at = rng.uniform(0.0, 0.1)
+        dst = os.path.join(tmp, "killmany-dst-%d" % trials)
+        p = subprocess.Popen([BIN, "stage", src, dst] + args,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(at)
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        r = run(["stage", src, dst] + args)
+        trials += 1
+        check(r.returncode == 0, "resume_kills: kill at %.2f s: first rerun exit %d: %s" %
+              (at, r.returncode, (r.stderr + r.stdout)[-500:]))
+        got = tree_hashes(dst, skip_stage=False)
+        check(got == want, "resume_kills: kill at %.2f s: rerun not identical (%d of %d files)" %
+              (at, sum(1 for q in want if got.get(q) == want[q]), len(want)))
+        if r.returncode == 0:
+            v = run(["stage", "--verify", dst])
+            check(v.returncode == 0, "resume_kills: kill at %.2f s: verify exit %d" % (at, v.returncode))
+        shutil.rmtree(dst, ignore_errors=True)
+        shutil.rmtree(os.path.join(tmp, ".killmany-dst-%d.trainready-stage" % (trials - 1)),
+                      ignore_errors=True)
+    print("resume_kills: %d kills over %d files (full copy %.2f s), each first rerun checked" %
+          (trials, n, full))
+    check(trials >= 3, "resume_kills: fewer than 3 kills in %.0f s" % budget)
+    # The message above came from a "rerun" that started while the first run still ran (a kill
+    # that reached a wrapper, not the stage): both wrote parts/N.part for their own file N. Now
+    # the second is refused (exit 2, naming the first's PID) and the first finishes alone.
+    dst = os.path.join(tmp, "killmany-overlap")
+    p = subprocess.Popen([BIN, "stage", src, dst] + args,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(min(0.3, full / 3))
+    r = run(["stage", src, dst] + args)
+    first = p.wait()
+    check(r.returncode == 2 and ("process %d" % p.pid) in r.stderr,
+          "resume_kills: a second run during the first: exit %d, PID %d not named: %s" %
+          (r.returncode, p.pid, (r.stderr + r.stdout)[-500:]))
+    check(first == 0 and tree_hashes(dst, skip_stage=False) == want,
+          "resume_kills: the first run, alone in DST again, exit %d or not identical" % first)
 
 
 def main():

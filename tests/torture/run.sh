@@ -255,6 +255,8 @@ set +m
 
 source "$(dirname "$0")/stage_outcomes.sh"  # stage: honest outcomes and bounds (issue 29)
 source "$HERE/tests/torture/blob-misc.sh"
+# stage: containment, one writer, --manifest bounds, SRC/DST overlap, resume (issue 29).
+source "$HERE/tests/torture/stage_contain.sh"
 
 echo "== pre-existing inputs unchanged =="
 CASES=$((CASES + 1))

@@ -18,6 +18,7 @@
 #include "stage/hsm.h"
 #include "stage/journal.h"
 #include "stage/posix_source.h"
+#include "stage/safe_path.h"
 #include "stage/shard.h"
 #include "support/paths.h"
 
@@ -108,7 +109,8 @@ TEST(StageEngine, ResumeReHashesWrittenChunksAndRecopiesBadOnes) {
   const std::string journal = default_journal(dst);
   JournalState j = read_journal(journal);
   const std::uint64_t id = j.by_path.at("d1/d2/big.bin");
-  const std::string part = dst + "/.trainready-stage/parts/" + std::to_string(id) + ".part";
+  // The old fixed part name (ID.part) in the parts directory beside DST: still recognised.
+  const std::string part = stage_layout(dst, "").parts + "/" + std::to_string(id) + ".part";
   ASSERT_EQ(::rename((dst + "/d1/d2/big.bin").c_str(), part.c_str()), 0);
   std::string text = slurp(journal);
   // Drop the big file's "done" record.

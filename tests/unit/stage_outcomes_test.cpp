@@ -15,6 +15,7 @@
 
 #include "core/input_error.h"
 #include "report/text/stage_section.h"
+#include "stage/safe_path.h"
 #include "stage/bounds.h"
 #include "stage/engine.h"
 #include "stage/hashing.h"
@@ -203,7 +204,7 @@ TEST(StageBounds, AChunkSizeOutOfRangeIsAnInputErrorFromOptionOrJournal) {
   EXPECT_THROW(run_stage_copy(s, o), InputError);
   // A journal that records one (written by an older build) is refused with its line, not read.
   const std::string dst = test::temp_dir("outcomes-chunk-dst2");
-  ::mkdir((dst + "/.trainready-stage").c_str(), 0755);
+  ::mkdir(stage_layout(dst, "").state_dir.c_str(), 0755);
   std::ofstream(default_journal(dst))
       << R"({"t":"stage-journal","v":1,"source":")" << src << R"(","chunk_bytes":109951162777600})"
       << "\n";

@@ -84,7 +84,7 @@ class StageIncomplete : public Rule {
         "an item out: a symbolic link (not followed without --follow-symlinks), a device, FIFO "
         "or socket, a directory it could not read, a name that cannot be a path below DST, a "
         "listed size out of range. Nothing is left at a final name that is not whole: "
-        "unfinished files are under DST/.trainready-stage/parts and resume from there.";
+        "unfinished files are in the parts directory beside DST (DST/../.NAME.trainready-stage/parts, or --manifest.parts) and resume from there.";
     f.fix =
         std::string(links ? "Symbolic links: run again with --follow-symlinks to copy what they "
                             "point to (a Hugging Face hub snapshot is links into ../../blobs/ and "
