@@ -354,8 +354,10 @@ Candidate size_candidate(const Plan& plan, const ModelShape& m, const SkuEntry& 
     if (!job.budget_usd) {
       const Candidate probe = evaluate(plan, m, sku, vms, catalog, true);
       if (probe.fits()) return evaluate(plan, m, sku, vms, catalog);
-      // Without sharding, more VMs do not shrink what each GPU holds.
+      // Without sharding, more VMs do not shrink what each GPU holds; nor do they when the
+      // activations, buffers and context alone exceed the usable memory.
       if (probe.zero == 0 && job.tp * job.pp <= g && probe.runnable) break;
+      if (probe.runnable && probe.memory.largest_params.value <= 0) break;
       continue;
     }
     Candidate c = evaluate(plan, m, sku, vms, catalog);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 #include "catalog/model_presets.h"
@@ -20,6 +21,8 @@ namespace {
 
 constexpr std::size_t kLayoutsShown = 5;
 constexpr int kMaxPipeline = 64;
+constexpr std::size_t kBudgetLayouts = 4;
+constexpr int kMaxVms = 1000;  // as size_candidate: the largest scale set of any kind
 
 bool pinned(const JobSpec& j, const char* key) { return j.origin.count(key) > 0; }
 
@@ -125,14 +128,22 @@ void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const Sku
                     const Catalog& catalog) {
   const JobSpec job = plan.job;
   const bool scale_free = !job.gpus && !job.vms && !job.budget_usd;
+  const bool sweep = !job.gpus && !job.vms;  // no fixed scale: sweep the VM counts
   std::vector<Candidate> all;
   for (const SkuEntry* sku : skus) {
+    // The layouts of this size, in the order tp, pp, recompute, micro-batch.
+    std::vector<Plan> trials;
     for (int tp : tp_options(job, m, *sku)) {
       for (int pp : pp_options(job, m)) {
         if (job.gpus && *job.gpus % (tp * pp) != 0) continue;
         if (job.vms && (*job.vms * sku->gpu_count) % (tp * pp) != 0) continue;
         for (Recompute r : recompute_options(job)) {
           for (int mb : micro_batch_options(job)) {
+            if (job.global_batch && job.gpus) {
+              const int dp = *job.gpus / (tp * pp);
+              if (dp > 0 && *job.global_batch % dp == 0 && (*job.global_batch / dp) % mb != 0)
+                continue;  // the micro-batch does not divide each rank's share
+            }
             Plan trial;
             trial.job = job;
             trial.job.tp = tp;
@@ -143,30 +154,79 @@ void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const Sku
             trial.sample_bytes = plan.sample_bytes;
             trial.total_tokens = plan.total_tokens;
             trial.dataset_bytes = plan.dataset_bytes;
-            if (job.global_batch && job.gpus) {
-              const int dp = *job.gpus / (tp * pp);
-              if (dp > 0 && *job.global_batch % dp == 0 && (*job.global_batch / dp) % mb != 0)
-                continue;  // the micro-batch does not divide each rank's share
-            }
-            Candidate c = size_candidate(trial, m, *sku, catalog);
-            ++plan.layouts_evaluated;
-            const bool fit = c.fits();
-            all.push_back(std::move(c));
-            // A larger micro-batch holds more activations: once one does not fit, none does.
-            if (!fit && all.back().runnable) break;
+            trials.push_back(std::move(trial));
           }
         }
       }
     }
+    if (!sweep) {
+      for (std::size_t i = 0; i < trials.size(); ++i) {
+        Candidate c = size_candidate(trials[i], m, *sku, catalog);
+        ++plan.layouts_evaluated;
+        const bool stop = !c.fits() && c.runnable;
+        const int mb = trials[i].job.micro_batch;
+        all.push_back(std::move(c));
+        // A larger micro-batch holds more activations: once one does not fit, none does.
+        if (stop)
+          while (i + 1 < trials.size() && trials[i + 1].job.micro_batch > mb &&
+                 trials[i + 1].job.tp == trials[i].job.tp &&
+                 trials[i + 1].job.pp == trials[i].job.pp &&
+                 trials[i + 1].job.recompute == trials[i].job.recompute)
+            ++i;
+      }
+      continue;
+    }
+    // Without a scale: the fewest VMs at which some layout fits (the planner's "fewest VMs that
+    // fit"), then every layout that fits there, ranked by time. One sweep over the VM counts for
+    // all layouts, not one per layout.
+    const std::size_t first = all.size();
+    bool found = false;
+    int last = 1;
+    for (int vms = 1; vms <= kMaxVms && !found; vms = vms < 16 ? vms + 1 : vms + vms / 8) {
+      last = vms;
+      for (const Plan& t : trials) {
+        if ((vms * sku->gpu_count) % (t.job.tp * t.job.pp) != 0) continue;
+        const Candidate probe = evaluate(t, m, *sku, vms, catalog, true);
+        if (!probe.fits()) continue;
+        found = true;
+        all.push_back(evaluate(t, m, *sku, vms, catalog));
+        ++plan.layouts_evaluated;
+      }
+    }
+    if (!found) {
+      for (const Plan& t : trials) {
+        all.push_back(evaluate(t, m, *sku, last, catalog));
+        ++plan.layouts_evaluated;
+      }
+    }
+    if (!job.budget_usd || !found) continue;
+    // With a budget: the VM count search of size_candidate (the fastest run within the budget)
+    // evaluates every count in full, so it runs for the fastest few layouts at the fewest VMs
+    // only, not for all of them.
+    std::vector<Candidate> fewest(std::make_move_iterator(all.end() - (all.size() - first)),
+                                 std::make_move_iterator(all.end()));
+    all.resize(first);
+    std::stable_sort(fewest.begin(), fewest.end(), [](const Candidate& a, const Candidate& b) {
+      return a.run_seconds.value < b.run_seconds.value;
+    });
+    for (std::size_t i = 0; i < fewest.size() && i < kBudgetLayouts; ++i) {
+      for (const Plan& t : trials) {
+        if (t.job.tp != fewest[i].layout.tp || t.job.pp != fewest[i].layout.pp ||
+            t.job.recompute != fewest[i].layout.recompute ||
+            t.job.micro_batch != fewest[i].layout.micro_batch)
+          continue;
+        all.push_back(size_candidate(t, m, *sku, catalog));
+        ++plan.layouts_evaluated;
+      }
+    }
   }
   // Order: what fits first; then cost per run when every layout that fits has a price (as
-  // rank_candidates ranks sizes), else time to train; without a scale the VM count differs per
-  // layout, so GPU-seconds, lest a layout win for needing more VMs. Ties go to the simplest
-  // layout: least model parallelism, least recomputation, the smallest micro-batch.
+  // rank_candidates ranks sizes), else time to train. Ties go to the simplest layout: least
+  // model parallelism, least recomputation, the smallest micro-batch.
   bool all_priced = true;
   for (const Candidate& c : all) all_priced = all_priced && (!c.fits() || c.cost);
   auto key = [&](const Candidate& c) {
-    const double t = scale_free ? c.run_seconds.value * c.gpus : c.run_seconds.value;
+    const double t = c.run_seconds.value;
     return std::make_tuple(c.fits() ? 0 : 1, all_priced && c.cost ? c.cost->per_run.value : t, t,
                            c.layout.tp * c.layout.pp, c.layout.pp,
                            static_cast<int>(c.layout.recompute), c.layout.micro_batch);
@@ -198,7 +258,7 @@ void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const Sku
   plan.layout_search = searched + "; " + std::to_string(plan.layouts_evaluated) +
                        " layouts evaluated on " + std::to_string(skus.size()) + " size" +
                        (skus.size() == 1 ? "" : "s") +
-                       (scale_free ? "; without --gpus, layouts rank by GPU-seconds" : "") +
+                       (scale_free ? "; without --gpus: the fewest VMs at which a layout fits" : "") +
                        (all_priced ? "; by cost per run" : "");
   plan.layouts = std::move(all);  // finish_layout_search keeps the best few
 }
