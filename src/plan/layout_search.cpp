@@ -76,6 +76,13 @@ std::string why_lost(const Candidate& c, const Candidate& w, bool by_cost) {
     return "does not fit: " + format_gb(c.memory.total.value) + " per GPU of " +
            format_gb(c.memory.usable.value) + " usable";
   std::string s;
+  const double ratio = by_cost && c.cost && w.cost
+                           ? c.cost->per_run.value / std::max(w.cost->per_run.value, 1e-9)
+                           : c.run_seconds.value / std::max(w.run_seconds.value, 1e-9);
+  if (std::abs(ratio - 1) < 5e-4)
+    return "ties on " + std::string(by_cost ? "cost" : "time to train") +
+           "; the simpler layout wins (less model parallelism, recomputation, smaller "
+           "micro-batch, in that order)";
   if (by_cost && c.cost && w.cost)
     s = "+" + pct(c.cost->per_run.value / std::max(w.cost->per_run.value, 1e-9) - 1) +
         " cost per run";
