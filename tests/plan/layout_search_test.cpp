@@ -153,6 +153,21 @@ TEST(LayoutSearch, RankingKnownByHandFollowsThePipelineBubble) {
       << p.layouts[1].why_not;
 }
 
+// The search stays small: never more layouts than tp × pp × recompute × micro-batch per size
+// (480 for llama3-70b on 8-GPU VMs), whatever the scale; bench/plan_search_bench.cpp times it.
+TEST(LayoutSearch, CandidateCountIsBounded) {
+  const Catalog& cat = Catalog::builtin();
+  for (const char* gpus : {"8", "4096"}) {
+    Plan p = make_plan(job({{"model", "llama3-70b"}, {"gpus", gpus}}), cat);
+    int bound = 0;
+    for (const SkuEntry& s : cat.skus())
+      bound += layout_count(p.job, {70.6e9, 80, 8192, 64, 128256, 8192}, s);
+    EXPECT_GT(p.layouts_evaluated, 0);
+    EXPECT_LE(p.layouts_evaluated, bound);
+    EXPECT_LE(bound, 480 * static_cast<int>(cat.skus().size()));
+  }
+}
+
 TEST(LayoutSearch, TensorParallelTrafficIsCountedOverNvlink) {
   ModelParallelInputs in;
   in.tp = 8;
