@@ -128,14 +128,14 @@ TEST(LayoutSearch, ConstraintsHoldForEveryLayout) {
             3 * 8 * 3 * 4);  // tp {1,2,4} × pp divisors of 24 × recompute × micro-batch
 }
 
-// Known by hand: tp, recomputation, micro-batch and ZeRO pinned, one VM of 8 GPUs, llama3-8b's
+// Known by hand: tp, recomputation, micro-batch and ZeRO pinned, one VM of 8 H200, llama3-8b's
 // batch of 128. Only pp varies; compute is the same FLOPs over the same GPUs, so the step grows
 // with the 1F1B bubble (pp − 1)/m, m = 128 / dp micro-batches: pp 2 → 1/32, pp 4 → 3/64,
 // pp 8 → 7/128 (Narayanan et al. 2021 §2.2.1). pp 1 wins, then 2, 4, 8.
 TEST(LayoutSearch, RankingKnownByHandFollowsThePipelineBubble) {
   Plan p = make_plan(job({{"model", "llama3-8b"},
                           {"gpus", "8"},
-                          {"sku", kNdH100},
+                          {"sku", "Standard_ND96isr_H200_v5"},
                           {"tp", "1"},
                           {"zero", "1"},
                           {"recompute", "selective"},
