@@ -189,12 +189,26 @@ void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const Sku
     const std::size_t first = all.size();
     bool found = false;
     int last = 1;
-    for (int vms = 1; vms <= kMaxVms && !found; vms = vms < 16 ? vms + 1 : vms + vms / 8) {
-      last = vms;
-      for (const Plan& t : trials) {
-        if ((vms * sku->gpu_count) % (t.job.tp * t.job.pp) != 0) continue;
+    for (int vms = 1; vms <= kMaxVms; vms = vms < 16 ? vms + 1 : vms + vms / 8) last = vms;
+    // Memory per GPU only falls with more VMs (states shard over more ranks, activations stay):
+    // a layout that does not fit at the most VMs fits at none, and one whose activations,
+    // buffers and context alone exceed the memory is hopeless at any count.
+    std::vector<bool> hopeless(trials.size(), false);
+    bool any = false;
+    for (std::size_t i = 0; i < trials.size(); ++i) {
+      const Candidate probe = evaluate(trials[i], m, *sku, last, catalog, true);
+      hopeless[i] = probe.runnable && !probe.fits();
+      any = any || !hopeless[i];
+    }
+    for (int vms = 1; vms <= kMaxVms && !found && any; vms = vms < 16 ? vms + 1 : vms + vms / 8) {
+      for (std::size_t i = 0; i < trials.size(); ++i) {
+        const Plan& t = trials[i];
+        if (hopeless[i] || (vms * sku->gpu_count) % (t.job.tp * t.job.pp) != 0) continue;
         const Candidate probe = evaluate(t, m, *sku, vms, catalog, true);
-        if (!probe.fits()) continue;
+        if (!probe.fits()) {
+          hopeless[i] = probe.runnable && probe.memory.largest_params.value <= 0;
+          continue;
+        }
         found = true;
         all.push_back(evaluate(t, m, *sku, vms, catalog));
         ++plan.layouts_evaluated;
