@@ -96,7 +96,18 @@ void table(std::string& out, const Plan& p) {
                   c.cost && shown ? format_usd(c.cost->per_run.value).c_str() : "no price");
     out += b;
     if (!c.why_not.empty())
-      out += "     " + wrap_text("why not: " + c.why_not, 5, 5) + "\n";
+      out += "     " +
+             wrap_text("why not" +
+                           (p.layout_search.empty()
+                                ? std::string()
+                                : " (tp " + std::to_string(c.layout.tp) + ", pp " +
+                                      std::to_string(c.layout.pp) + ", dp " +
+                                      std::to_string(c.dp) + ", recompute " +
+                                      to_string(c.layout.recompute) + ", micro-batch " +
+                                      std::to_string(c.layout.micro_batch) + ")") +
+                           ": " + c.why_not,
+                       5, 5) +
+             "\n";
     else if (!p.recommended && !c.problems.empty())
       out += "     " + wrap_text(c.problems.front(), 5, 5) + "\n";
   }
