@@ -38,6 +38,8 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   c.zero = zero;
   c.vms = vms;
   c.gpus = vms * sku.gpu_count;
+  c.layout = {job.tp, job.pp, job.recompute, job.micro_batch,
+              job.sequence_parallel.value_or(job.tp > 1)};
   const int model_parallel = job.tp * job.pp;
   if (job.tp > sku.gpu_count) {
     c.runnable = false;
@@ -229,6 +231,22 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   co.backward_seconds = c.compute.backward_seconds.value;
   co.overlap = job.overlap;
   c.comm = estimate_comm(co);
+  ModelParallelInputs mp;
+  mp.tp = job.tp;
+  mp.pp = job.pp;
+  mp.layers = m.layers;
+  mp.hidden = m.hidden;
+  mp.seq = m.seq;
+  mp.micro_batch = job.micro_batch;
+  mp.micro_batches = c.accumulation;
+  mp.activation_bytes = job.precision == Precision::kFp32 ? 4 : 2;
+  mp.full_recompute = job.recompute == Recompute::kFull;
+  mp.tp_busbw = sku.intra_vm_allreduce_gbytes_per_s().value_or(0) * 1e9;
+  mp.pp_bytes_per_s =
+      sku.has_infiniband()
+          ? sku.ib_ports * sku.ib_rate_gbits_per_s * 1e9 / 8 * job.ib_efficiency / sku.gpu_count
+          : ethernet_bytes_per_s(sku, job.ethernet_efficiency).value / sku.gpu_count;
+  c.model_parallel = estimate_model_parallel(mp);
 
   // Data.
   DataInputs di;
@@ -237,16 +255,18 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   di.vms = vms;
   di.gpus = c.gpus;
   di.bytes_per_step = c.global_batch * plan.sample_bytes;
-  di.step_seconds = c.compute.seconds.value + c.comm.exposed_seconds.value;
+  di.step_seconds =
+      c.compute.seconds.value + c.model_parallel.seconds.value + c.comm.exposed_seconds.value;
   di.dataset_bytes = plan.dataset_bytes;
   c.data = estimate_data(di);
 
   // Step, utilization and what the GPUs wait on.
-  const double comm_wait = c.comm.exposed_seconds.value;
+  const double comm_wait = c.comm.exposed_seconds.value + c.model_parallel.seconds.value;
   const double data_wait = c.data.exposed_seconds.value;
   const double step = c.compute.seconds.value + comm_wait + data_wait;
   c.step_seconds = quantity(step, "s", "compute + exposed communication + exposed data");
   c.step_seconds.in("compute", c.compute.seconds.value, "s").in("communication", comm_wait, "s");
+  c.step_seconds.in("model_parallel", c.model_parallel.seconds.value, "s");
   c.step_seconds.in("data", data_wait, "s");
   c.utilization = quantity(step > 0 ? c.compute.seconds.value / step : 0, "",
                            "compute / step: the share of each step the GPUs compute");
@@ -334,8 +354,10 @@ Candidate size_candidate(const Plan& plan, const ModelShape& m, const SkuEntry& 
     if (!job.budget_usd) {
       const Candidate probe = evaluate(plan, m, sku, vms, catalog, true);
       if (probe.fits()) return evaluate(plan, m, sku, vms, catalog);
-      // Without sharding, more VMs do not shrink what each GPU holds.
+      // Without sharding, more VMs do not shrink what each GPU holds; nor do they when the
+      // activations, buffers and context alone exceed the usable memory.
       if (probe.zero == 0 && job.tp * job.pp <= g && probe.runnable) break;
+      if (probe.runnable && probe.memory.largest_params.value <= 0) break;
       continue;
     }
     Candidate c = evaluate(plan, m, sku, vms, catalog);

@@ -144,4 +144,36 @@ CommEstimate estimate_comm(const CommInputs& in) {
   return c;
 }
 
+ModelParallelEstimate estimate_model_parallel(const ModelParallelInputs& in) {
+  ModelParallelEstimate e;
+  const double message = static_cast<double>(in.seq) * in.micro_batch * in.hidden *
+                         in.activation_bytes;  // s·b·h, bytes
+  const double layers_per_gpu =
+      in.layers > 0 ? static_cast<double>(in.layers) / std::max(1, in.pp) : 0;
+  const int per_layer = in.full_recompute ? 6 : 4;
+  double tp = 0;
+  if (in.tp > 1 && in.tp_busbw > 0)
+    tp = in.micro_batches * layers_per_gpu * per_layer * message * 2.0 * (in.tp - 1) / in.tp /
+         in.tp_busbw;
+  e.tp_seconds = quantity(tp, "s", "m × (L/pp) × n_ar × s·b·h·bytes × 2(t−1)/t / busbw_NVLink",
+                          "Shoeybi et al. 2019 (arXiv:1909.08053) §3 Fig. 4: 2 all-reduces "
+                          "forward + 2 backward per layer (n_ar = 4, 6 with full recomputation); "
+                          "Korthikanti et al. 2022 (arXiv:2205.05198) §4.2.2: sequence "
+                          "parallelism, same volume; ring: nccl-tests PERFORMANCE.md");
+  e.tp_seconds.in("m", in.micro_batches).in("layers_per_gpu", layers_per_gpu);
+  e.tp_seconds.in("n_ar", per_layer).in("message", message, "B").in("t", in.tp);
+  e.tp_seconds.in("busbw", in.tp_busbw, "B/s");
+  double pp = 0;
+  if (in.pp > 1 && in.pp_bytes_per_s > 0) pp = 2.0 * in.micro_batches * message / in.pp_bytes_per_s;
+  e.pp_seconds = quantity(pp, "s", "2 × m × s·b·h·bytes / network per GPU",
+                          "Narayanan et al. 2021 (arXiv:2104.04473) §3.2: point-to-point of "
+                          "b·s·h per micro-batch between consecutive stages, forward and backward");
+  e.pp_seconds.in("m", in.micro_batches).in("message", message, "B");
+  e.pp_seconds.in("network_per_gpu", in.pp_bytes_per_s, "B/s");
+  e.seconds = quantity(tp + pp, "s", "tensor-parallel + pipeline-parallel traffic, exposed",
+                       "planner assumption: no overlap with compute (an upper bound)");
+  e.seconds.in("tp", tp, "s").in("pp", pp, "s");
+  return e;
+}
+
 }  // namespace trainready

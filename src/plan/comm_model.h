@@ -54,4 +54,35 @@ struct CommEstimate {
 
 CommEstimate estimate_comm(const CommInputs& in);
 
+// Model-parallel traffic of one optimizer step, counted as exposed (not hidden behind compute).
+// Tensor parallelism, inside a VM over NVLink: per layer and micro-batch two all-reduces of
+// s·b·h activations forward and two backward (Shoeybi et al. 2019, Megatron-LM §3, Fig. 4), a
+// third forward pass's two more with full recomputation; with sequence parallelism each becomes
+// an all-gather plus a reduce-scatter of the same bus volume (Korthikanti et al. 2022 §4.2.2).
+// Ring time per all-reduce: bytes · 2(t−1)/t / busbw (nccl-tests PERFORMANCE.md). Pipeline
+// parallelism, point-to-point across VMs: each stage sends s·b·h activations forward and
+// receives their gradient per micro-batch (Narayanan et al. 2021 §3.2), at the VM network's
+// share per GPU.
+struct ModelParallelInputs {
+  int tp = 1;
+  int pp = 1;
+  int layers = 0;
+  int hidden = 0;
+  int seq = 0;
+  int micro_batch = 1;
+  int micro_batches = 1;        // per optimizer step
+  double activation_bytes = 2;  // bf16/fp16 activations
+  bool full_recompute = false;
+  double tp_busbw = 0;         // single-VM all-reduce busbw, B/s
+  double pp_bytes_per_s = 0;   // per GPU across VMs, B/s
+};
+
+struct ModelParallelEstimate {
+  Quantity tp_seconds;
+  Quantity pp_seconds;
+  Quantity seconds;  // tp + pp
+};
+
+ModelParallelEstimate estimate_model_parallel(const ModelParallelInputs& in);
+
 }  // namespace trainready

@@ -17,11 +17,21 @@
 
 namespace trainready {
 
+// How one job is laid out over its GPUs (data parallelism is what is left: gpus / (tp·pp)).
+struct Layout {
+  int tp = 1;
+  int pp = 1;
+  Recompute recompute = Recompute::kSelective;
+  int micro_batch = 1;
+  bool sequence_parallel = false;
+};
+
 struct Candidate {
   const SkuEntry* sku = nullptr;
   int vms = 0;
   int gpus = 0;
   int zero = 0;  // the stage planned: the job's, or the least sharding that fits
+  Layout layout;  // tp, pp, recomputation, micro-batch this candidate was evaluated with
   int dp = 1;
   int accumulation = 1;
   int global_batch = 0;  // sequences per step, after rounding to whole micro-batches
@@ -39,6 +49,7 @@ struct Candidate {
   Quantity allreduce_busbw;  // what all_reduce_perf over every GPU of the job should reach
   std::string comm_path;
   CommEstimate comm;
+  ModelParallelEstimate model_parallel;  // tensor- and pipeline-parallel traffic, exposed
   DataEstimate data;
   Quantity step_seconds;
   Quantity utilization;
@@ -69,6 +80,11 @@ struct Plan {
   std::vector<std::string> reasons;
   std::vector<std::string> checklist;
   std::vector<std::string> hints;  // when nothing fits: what would
+  // The layout search (src/plan/layout_search.cpp): what it searched, how many layouts it
+  // evaluated, and the best few (the winner first, then the runners-up with why each lost).
+  std::string layout_search;  // empty when every dimension was pinned
+  int layouts_evaluated = 0;
+  std::vector<Candidate> layouts;
 };
 
 // Throws InputError when a named --sku is not in the catalog.

@@ -8,6 +8,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "plan/candidate_evaluation.h"
+#include "plan/layout_search.h"
 #include "plan/plan.h"
 #include "plan/recommendation.h"
 
@@ -93,9 +94,14 @@ Plan make_plan(const JobSpec& job, const Catalog& catalog) {
   if (skus.empty()) {
     for (const SkuEntry& s : catalog.skus()) skus.push_back(&s);
   }
-  for (const SkuEntry* s : skus) plan.candidates.push_back(size_candidate(plan, m, *s, catalog));
+  if (layout_search_wanted(plan.job, m))
+    search_layouts(plan, m, skus, catalog);
+  else
+    for (const SkuEntry* s : skus) plan.candidates.push_back(size_candidate(plan, m, *s, catalog));
   rank_candidates(plan);
+  finish_layout_search(plan);
   explain_recommendation(plan, m, catalog);
+  explain_layout_search(plan);
   return plan;
 }
 

@@ -187,8 +187,13 @@ void explain_recommendation(Plan& plan, const ModelShape& m, const Catalog& cata
     wait = "the GPUs are compute-bound";
   else if (b.dominant_wait == "communication")
     wait = "they wait mostly on communication (" +
-           percent(b.comm.exposed_seconds.value / b.step_seconds.value) + " of each step, " +
-           b.comm_path + ")";
+           percent((b.comm.exposed_seconds.value + b.model_parallel.seconds.value) /
+                   b.step_seconds.value) +
+           " of each step, " +
+           (b.model_parallel.seconds.value > b.comm.exposed_seconds.value
+                ? std::string("mostly tensor- and pipeline-parallel traffic")
+                : b.comm_path) +
+           ")";
   else
     wait = "they wait mostly on data (" +
            percent(b.data.exposed_seconds.value / b.step_seconds.value) + " of each step)";

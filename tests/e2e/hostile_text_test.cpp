@@ -176,10 +176,13 @@ TEST(HostileText, PlanNumbersAreBoundedAndNeverWrap) {
   EXPECT_EQ(big.out.find("-$"), std::string::npos) << big.out;
 }
 
-// A global batch smaller than the data-parallel ranks is not a memory problem.
+// A global batch smaller than the data-parallel ranks is not a memory problem. The layout is
+// pinned: left open, the layout search finds tp 4 (16 ranks) and recommends it.
 TEST(HostileText, GlobalBatchSmallerThanRanksSaysSo) {
-  const CliResult r = run_trainready(
-      {"plan", "--model", "llama3-8b", "--gpus", "64", "--global-batch", "16", "--color", "never"});
+  const CliResult r = run_trainready({"plan", "--model", "llama3-8b", "--gpus", "64",
+                                      "--global-batch", "16", "--tp", "1", "--pp", "1",
+                                      "--recompute", "selective", "--micro-batch", "1", "--color",
+                                      "never"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out.find("DOES NOT FIT"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CANNOT RUN AS ASKED: global batch 16 is smaller than one micro-batch"),

@@ -48,13 +48,13 @@ TEST(PlanCli, Llama3On16GpusRecommends) {
   // Ranked by time: only one size has a (third-party) price.
   CliResult r = run_trainready({"plan", "--model", "llama3-8b", "--gpus", "16"});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("RECOMMENDED: 4 × Standard_ND128isr_NDR_GB200_v6 (16 GPUs, DDP)"),
+  EXPECT_NE(r.out.find("RECOMMENDED: 4 × Standard_ND128isr_NDR_GB200_v6 (16 GPUs, DDP, tp 1, pp 1, dp 16)"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("ranked by time to train"), std::string::npos);
   CliResult h = run_trainready(
       {"plan", "--model", "llama3-8b", "--gpus", "16", "--sku", "Standard_ND96isr_H100_v5"});
-  EXPECT_NE(h.out.find("RECOMMENDED: 2 × Standard_ND96isr_H100_v5 (16 GPUs, ZeRO-2)"),
+  EXPECT_NE(h.out.find("RECOMMENDED: 2 × Standard_ND96isr_H100_v5 (16 GPUs, ZeRO-2, tp 1, pp 1, dp 16)"),
             std::string::npos)
       << h.out;
   EXPECT_NE(h.out.find("unverified third-party quote"), std::string::npos);
@@ -102,7 +102,11 @@ TEST(PlanCli, JobFilesInThreeFormatsPlanAlike) {
   }
   EXPECT_EQ(plans[0], plans[1]);
   EXPECT_EQ(plans[0], plans[2]);
-  EXPECT_EQ(plans[0]["recommendation"]["sku"], "Standard_ND96isr_H200_v5");
+  // tp 8 pinned, pp searched: pp 2 halves the states and fits the cheaper H100 (before the
+  // layout search only the H200 held tp 8, pp 1).
+  EXPECT_EQ(plans[0]["recommendation"]["sku"], "Standard_ND96isr_H100_v5");
+  EXPECT_EQ(plans[0]["candidates"][0]["layout"]["tp"], 8);
+  EXPECT_EQ(plans[0]["candidates"][0]["layout"]["pp"], 2);
 }
 
 TEST(PlanCli, FlagsOverrideTheJobFile) {

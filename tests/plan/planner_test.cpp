@@ -57,16 +57,32 @@ TEST(Planner, APresetBatchGrowsWithTheRanksAnExplicitOneDoesNot) {
   Plan q = make_plan(job({{"model", "llama3-8b"},
                           {"gpus", "256"},
                           {"global-batch", "128"},
+                          {"tp", "1"},
+                          {"pp", "1"},
+                          {"recompute", "selective"},
+                          {"micro-batch", "1"},
                           {"sku", "Standard_ND96isr_H100_v5"}}),
                      Catalog::builtin());
   EXPECT_FALSE(q.recommended);
   EXPECT_FALSE(q.candidates[0].runnable);
+  // Left open, the layout search finds one: model parallelism leaves at most 128 ranks.
+  Plan r = make_plan(job({{"model", "llama3-8b"},
+                          {"gpus", "256"},
+                          {"global-batch", "128"},
+                          {"sku", "Standard_ND96isr_H100_v5"}}),
+                     Catalog::builtin());
+  ASSERT_TRUE(r.recommended);
+  EXPECT_LE(r.candidates[0].dp * r.candidates[0].layout.micro_batch, 128);
 }
 
 TEST(Planner, ExplicitZeroIsKeptAndCanFailToFit) {
   Plan p = make_plan(job({{"model", "llama3-8b"},
                           {"gpus", "16"},
                           {"zero", "0"},
+                          {"tp", "1"},
+                          {"pp", "1"},
+                          {"recompute", "selective"},
+                          {"micro-batch", "1"},
                           {"sku", "Standard_ND96isr_H100_v5"}}),
                      Catalog::builtin());
   EXPECT_FALSE(p.recommended);
@@ -76,9 +92,15 @@ TEST(Planner, ExplicitZeroIsKeptAndCanFailToFit) {
 }
 
 TEST(Planner, NothingFitsSuggestsALayoutThatDoes) {
-  Plan p =
-      make_plan(job({{"model", "llama3-70b"}, {"gpus", "64"}, {"sku", "Standard_ND96isr_H100_v5"}}),
-                Catalog::builtin());
+  // The layout pinned (left open, the layout search finds one: tests/plan/layout_search_test.cpp).
+  Plan p = make_plan(job({{"model", "llama3-70b"},
+                          {"gpus", "64"},
+                          {"tp", "1"},
+                          {"pp", "1"},
+                          {"recompute", "selective"},
+                          {"micro-batch", "1"},
+                          {"sku", "Standard_ND96isr_H100_v5"}}),
+                     Catalog::builtin());
   EXPECT_FALSE(p.recommended);
   bool suggested = false;
   for (const std::string& h : p.hints) suggested = suggested || h.find("it fits with") == 0;

@@ -33,6 +33,7 @@ TEST(PublishedRuns, EachRowIsReproducedByThePlanner) {
                             {"seq", std::to_string(r.seq)},
                             {"tp", std::to_string(r.tp)},
                             {"pp", std::to_string(r.pp)},
+                            {"recompute", "selective"},  // the whole layout pinned: no search
                             {"zero", "1"},
                             {"precision", "fp8"},
                             {"sku", "Standard_ND96isr_H100_v5"}}),

@@ -270,6 +270,21 @@ std::string plan_section(const Report& r) {
          (c.cost ? fmt_usd(c.cost->per_run.value) : std::string("no price")) + "</td></tr>";
   }
   s += "</tbody></table>";
+  if (!p.layouts.empty()) {
+    s += "<h3>Layouts</h3><p>" + esc(p.layout_search) +
+         "</p><table><thead><tr><th>VM size</th><th>VMs</th><th>tp</th><th>pp</th><th>dp</th>"
+         "<th>ZeRO</th><th>recompute</th><th>micro-batch</th><th>step</th><th>why not chosen"
+         "</th></tr></thead><tbody>";
+    for (const Candidate& c : p.layouts) {
+      s += "<tr><td>" + esc(c.sku ? c.sku->name : "?") + "</td><td>" + std::to_string(c.vms) +
+           "</td><td>" + std::to_string(c.layout.tp) + "</td><td>" + std::to_string(c.layout.pp) +
+           "</td><td>" + std::to_string(c.dp) + "</td><td>" + std::to_string(c.zero) +
+           "</td><td>" + esc(to_string(c.layout.recompute)) + "</td><td>" +
+           std::to_string(c.layout.micro_batch) + "</td><td>" + fmt_seconds(c.step_seconds.value) +
+           "</td><td>" + esc(c.why_not) + "</td></tr>";
+    }
+    s += "</tbody></table>";
+  }
   const auto list = [&s](const char* title, const std::vector<std::string>& items) {
     if (items.empty()) return;
     s += "<h3>" + std::string(title) + "</h3><ul>";

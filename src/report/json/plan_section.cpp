@@ -83,6 +83,13 @@ json candidate_json(const Candidate& c, std::size_t rank) {
       {"vms", c.vms},
       {"gpus", c.gpus},
       {"zero", c.zero},
+      {"layout",
+       {{"tp", c.layout.tp},
+        {"pp", c.layout.pp},
+        {"dp", c.dp},
+        {"recompute", to_string(c.layout.recompute)},
+        {"micro_batch", c.layout.micro_batch},
+        {"sequence_parallel", c.layout.sequence_parallel}}},
       {"data_parallel", c.dp},
       {"accumulation_steps", c.accumulation},
       {"global_batch", c.global_batch},
@@ -121,7 +128,9 @@ json candidate_json(const Candidate& c, std::size_t rank) {
         {"volume_bytes", quantity_json(c.comm.volume)},
         {"seconds", quantity_json(c.comm.seconds)},
         {"cross_domain_seconds", quantity_json(c.comm.cross_domain_seconds)},
-        {"exposed_seconds", quantity_json(c.comm.exposed_seconds)}}},
+        {"exposed_seconds", quantity_json(c.comm.exposed_seconds)},
+        {"tensor_parallel_seconds", quantity_json(c.model_parallel.tp_seconds)},
+        {"pipeline_parallel_seconds", quantity_json(c.model_parallel.pp_seconds)}}},
       {"data",
        {{"demand_bytes_per_s", quantity_json(c.data.demand_total)},
         {"demand_per_vm_bytes_per_s", quantity_json(c.data.demand_per_vm)},
@@ -194,6 +203,16 @@ json plan_json(const Plan& plan) {
            {"recommendation", recommendation},
            {"hints", plan.hints},
            {"candidates", candidates}};
+  if (!plan.layout_search.empty()) {
+    json layouts = json::array();
+    for (std::size_t i = 0; i < plan.layouts.size(); ++i)
+      layouts.push_back(candidate_json(plan.layouts[i], i + 1));
+    out["layout_search"] = json{{"searched", plan.layout_search},
+                                {"layouts_evaluated", plan.layouts_evaluated},
+                                {"layouts", layouts}};
+  } else {
+    out["layout_search"] = nullptr;
+  }
   return out;
 }
 

@@ -55,7 +55,8 @@ std::string stage(int zero) { return zero == 0 ? "DDP" : "ZeRO-" + std::to_strin
 
 std::string heading(const Candidate& c) {
   return std::to_string(c.vms) + " × " + c.sku->name + " (" + std::to_string(c.gpus) + " GPUs, " +
-         stage(c.zero) + ")";
+         stage(c.zero) + ", tp " + std::to_string(c.layout.tp) + ", pp " +
+         std::to_string(c.layout.pp) + ", dp " + std::to_string(c.dp) + ")";
 }
 
 std::string model_line(const Plan& p) {
@@ -68,8 +69,9 @@ std::string model_line(const Plan& p) {
   m += ")";
   std::string layout = p.job.origin.count("zero") ? stage(j.zero) : "least ZeRO sharding that fits";
   if (j.offload != Offload::kNone) layout += " + offload " + std::string(to_string(j.offload));
-  m += ", " + std::string(to_string(j.precision)) + ", " + to_string(j.optimizer) + ", " + layout +
-       ", tp " + std::to_string(j.tp) + ", pp " + std::to_string(j.pp) + ", recompute " +
+  m += ", " + std::string(to_string(j.precision)) + ", " + to_string(j.optimizer) + ", " + layout;
+  if (!p.layout_search.empty()) return m + ", layout searched (see Layouts)";
+  m += ", tp " + std::to_string(j.tp) + ", pp " + std::to_string(j.pp) + ", recompute " +
        to_string(j.recompute) + ", micro-batch " + std::to_string(j.micro_batch);
   return m;
 }
@@ -94,9 +96,42 @@ void table(std::string& out, const Plan& p) {
                   c.cost && shown ? format_usd(c.cost->per_run.value).c_str() : "no price");
     out += b;
     if (!c.why_not.empty())
-      out += "     " + wrap_text("why not: " + c.why_not, 5, 5) + "\n";
+      out += "     " +
+             wrap_text("why not" +
+                           (p.layout_search.empty()
+                                ? std::string()
+                                : " (tp " + std::to_string(c.layout.tp) + ", pp " +
+                                      std::to_string(c.layout.pp) + ", dp " +
+                                      std::to_string(c.dp) + ", recompute " +
+                                      to_string(c.layout.recompute) + ", micro-batch " +
+                                      std::to_string(c.layout.micro_batch) + ")") +
+                           ": " + c.why_not,
+                       5, 5) +
+             "\n";
     else if (!p.recommended && !c.problems.empty())
       out += "     " + wrap_text(c.problems.front(), 5, 5) + "\n";
+  }
+}
+
+// The layout search: the winner (or the nearest miss) and the runners-up with why each lost.
+void layouts(std::string& out, const Plan& p) {
+  if (p.layout_search.empty() || p.layouts.empty()) return;
+  out += "\n" + wrap_text("Layouts (" + p.layout_search + ")", 0, 2) + "\n";
+  for (std::size_t i = 0; i < p.layouts.size(); ++i) {
+    const Candidate& c = p.layouts[i];
+    const Layout& l = c.layout;
+    std::string row = std::to_string(c.vms) + " × " + c.sku->name + ": tp " +
+                      std::to_string(l.tp) + ", pp " + std::to_string(l.pp) + ", dp " +
+                      std::to_string(c.dp) + ", " + stage(c.zero) + ", recompute " +
+                      to_string(l.recompute) + ", micro-batch " + std::to_string(l.micro_batch) +
+                      (l.sequence_parallel ? ", sequence parallel" : "") + "; " +
+                      format_gb(c.memory.total.value) + " per GPU, step " +
+                      format_duration(c.step_seconds.value) + ", run " +
+                      format_duration(c.run_seconds.value);
+    if (i == 0 && p.recommended) row += " (chosen)";
+    out += "  " + std::to_string(i + 1) + ". " + wrap_text(row, 5, 5) + "\n";
+    if (!c.why_not.empty())
+      out += "     " + wrap_text((p.recommended ? "lost: " : "nearest miss: ") + c.why_not, 5, 7) + "\n";
   }
 }
 
@@ -139,9 +174,15 @@ void breakdown(std::string& out, const Plan& p, const Candidate& c, bool explain
   if (c.comm.cross_domain_seconds.value > 0)
     line(out, "between domains", c.comm.cross_domain_seconds, explain);
   line(out, "not hidden by compute", c.comm.exposed_seconds, explain);
+  if (c.model_parallel.tp_seconds.value > 0)
+    line(out, "tensor-parallel (NVLink)", c.model_parallel.tp_seconds, explain);
+  if (c.model_parallel.pp_seconds.value > 0)
+    line(out, "pipeline point-to-point", c.model_parallel.pp_seconds, explain);
   if (c.step_seconds.value > 0)
     out += "  share of the step         " +
-           pct(c.comm.exposed_seconds.value / c.step_seconds.value) + "\n";
+           pct((c.comm.exposed_seconds.value + c.model_parallel.seconds.value) /
+               c.step_seconds.value) +
+           "\n";
 
   out += "\nData\n";
   line(out, "demand, whole job", c.data.demand_total, explain);
@@ -211,6 +252,7 @@ std::string render_plan_text(const Plan& p, bool explain, const Palette& pal) {
   }
   out += "\n";
   table(out, p);
+  layouts(out, p);
   if (!p.candidates.empty()) {
     const Candidate& first = p.candidates.front();
     out += "\n" + std::string(p.recommended ? "The recommendation in detail: " : "The closest: ") +
