@@ -97,17 +97,19 @@ Doc parse_document(std::string_view xml, const std::string& source) {
 
 // The size of one blob, or nullopt with `why` (the blob is then named, not the page).
 std::optional<std::uint64_t> parse_size(const std::string& s, const std::string& type,
-                                        std::string& why) {
+                                        std::string& why, bool& too_large) {
   std::uint64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size()) {
     const std::string shown = s.size() > 40 ? s.substr(0, 40) + "..." : s;
     why = "its listed <Content-Length> '" + shown + "' is not a byte count" +
           (ec == std::errc::result_out_of_range ? " (above 2^64 - 1)" : "");
+    too_large = ec == std::errc::result_out_of_range;
     return std::nullopt;
   }
   const std::uint64_t max = max_blob_bytes(type);
   if (v > max) {
+    too_large = true;
     why = "its listed size, " + s + " bytes, is above the largest " +
           (type == "PageBlob" ? std::string("page blob Azure stores (8 TiB = ")
                               : std::string("blob Azure stores (a block blob: 50,000 x 4,000 MiB = ")) +
@@ -136,7 +138,8 @@ BlobItem parse_blob(const xmlNode* blob, const std::string& source) {
   if (length == nullptr)
     throw InputError(source, line_of(props), "<Content-Length> in <Properties>");
   item.blob_type = text_of(child(props, "BlobType"));
-  if (auto size = parse_size(text_of(length), item.blob_type, item.problem)) item.size = *size;
+  if (auto size = parse_size(text_of(length), item.blob_type, item.problem, item.too_large))
+    item.size = *size;
   const xmlNode* etag = child(props, "Etag");
   if (etag == nullptr) etag = child(props, "ETag");
   if (etag == nullptr || text_of(etag).empty()) {

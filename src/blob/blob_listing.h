@@ -25,6 +25,7 @@ struct BlobItem {
   // Why this one blob cannot be staged although the page is fine (a <Content-Length> that is
   // not a byte count, or above the largest blob Azure stores); empty when it can.
   std::string problem;
+  bool too_large = false;  // the problem is a size above that largest blob (kind too-large)
 };
 
 // The largest blob of each type Azure stores ("Scalability and performance targets for Blob

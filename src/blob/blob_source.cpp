@@ -222,7 +222,9 @@ void BlobSource::enumerate(const std::function<bool(const SourceEntry&)>& on_ent
     }
     for (const BlobItem& item : page.items) {
       if (!item.problem.empty()) {
-        on_problem(SourceError(SourceError::Kind::kIo, shown(item.name),
+        on_problem(SourceError(item.too_large ? SourceError::Kind::kTooLarge
+                                              : SourceError::Kind::kIo,
+                               shown(item.name),
                                redact_sas("blob '" + shown(item.name) + "': " + item.problem +
                                           "; not staged")));
         continue;

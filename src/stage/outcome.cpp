@@ -14,6 +14,8 @@ const char* problem_kind(SourceError::Kind k) {
       return "symlink";
     case SourceError::Kind::kSpecial:
       return "special";
+    case SourceError::Kind::kTooLarge:
+      return "too-large";
     case SourceError::Kind::kIo:
       break;
   }

@@ -81,6 +81,7 @@ std::uint8_t status_of(SourceError::Kind k) {
     case SourceError::Kind::kIo:
     case SourceError::Kind::kSymlink:  // listing only
     case SourceError::Kind::kSpecial:
+    case SourceError::Kind::kTooLarge:
       break;
   }
   return kIoSt;

@@ -50,6 +50,7 @@ class SourceError : public std::runtime_error {
     // Listing only (on_problem), never copied: the outcome names each.
     kSymlink,  // a symbolic link not followed (POSIX without --follow-symlinks)
     kSpecial,  // a device, FIFO or socket
+    kTooLarge,  // a listed size above the largest the source can hold (stage/bounds.h)
   };
   SourceError(Kind kind, std::string path, const std::string& what)
       : std::runtime_error(what), kind_(kind), path_(std::move(path)) {}

@@ -69,17 +69,18 @@ def names(problems):
 
 
 def listing_cases(fb, tmp):
-    # D14: the same marker for ever, 0 blobs (890 requests in 40 s before the fix).
+    # D14: the same marker for ever, 0 blobs (890 requests in 40 s before the fix). Nothing was
+    # listed, so the source could not be read at all: exit 2, as for a refused listing (D28).
     rc, out, took = stage(fb, "loop", os.path.join(tmp, "loop"), "--json")
-    check(rc == 1 and "NextMarker it had given before" in out and took < 30,
-          f"loop: a repeated NextMarker ends the listing, exit 1 ({rc}, {took:.1f} s): {out[-300:]}")
+    check(rc == 2 and "NextMarker it had given before" in out and took < 30,
+          f"loop: a repeated NextMarker ends the listing, exit 2 ({rc}, {took:.1f} s): {out[-300:]}")
     # The same marker with a new blob each time: the first page is staged, then the error.
     rc, out, took = stage(fb, "repeat", os.path.join(tmp, "repeat"), "--json")
     check(rc == 1 and "NextMarker it had given before" in out and fb.requests("repeat") < 10,
           f"repeat: marker repeated with new blobs ends ({rc}, {fb.requests('repeat')} requests)")
-    # New markers, no blobs: 1,000 empty pages in a row is no progress.
+    # New markers, no blobs: 1,000 empty pages in a row is no progress (nothing listed: exit 2).
     rc, out, took = stage(fb, "emptyloop", os.path.join(tmp, "empty"), "--json", limit=120)
-    check(rc == 1 and "pages in a row held no entry" in out,
+    check(rc == 2 and "pages in a row held no entry" in out,
           f"emptyloop: a run of empty pages ends ({rc}, {took:.1f} s): {out[-300:]}")
     if CHECK:
         # Without end (a new blob and marker each page): the page bound, made small here.

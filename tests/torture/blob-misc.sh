@@ -15,7 +15,7 @@ for _ in $(seq 50); do [ -s "$W/fake-blob.url" ] && break; sleep 0.1; done
 E=$(head -1 "$W/fake-blob.url")
 Q='sv=2021-08-06&sp=rl&sig=S3CRETsig%2B%3D'
 if [ -n "$E" ]; then
-  run "blob: the same NextMarker for ever (D14)" "1" "$RSS_KB" /dev/null -- \
+  run "blob: the same NextMarker for ever, nothing listed (D14, D28)" "2" "$RSS_KB" /dev/null -- \
     "$BIN" stage "$E/loop?$Q" "$W/blob-loop" --blob-endpoint "$E" --progress never
   run "blob: Content-Length 2^63-1 (D6)" "1" "$RSS_KB" /dev/null -- \
     "$BIN" stage "$E/huge63?$Q" "$W/blob-huge" --blob-endpoint "$E" --progress never
