@@ -24,6 +24,21 @@ const SkuEntry* sku_of(const NodeFacts& n, const RuleContext& ctx, std::string& 
   return e;
 }
 
+const SkuEntry* multi_node_nvlink_sku(const NodeFacts& n, const RuleContext& ctx,
+                                      RuleOutcome& outcome) {
+  std::string why;
+  const SkuEntry* sku = sku_of(n, ctx, why);
+  if (sku == nullptr) {
+    outcome = RuleOutcome::skip(why);
+    return nullptr;
+  }
+  if (sku->nvlink_domain_vms <= 1) {
+    outcome = RuleOutcome::does_not_apply(sku->name + " has no NVLink domain across VMs");
+    return nullptr;
+  }
+  return sku;
+}
+
 std::vector<PortRef> infiniband_ports(const IbFacts& ib) {
   std::vector<PortRef> out;
   for (const auto& d : ib.devices) {

@@ -13,6 +13,11 @@ namespace trainready {
 Fact<std::string> vm_size_of(const NodeFacts& n, const RunOptions* options);
 // The catalog entry for the node's VM size, or nullptr with `why` saying what is missing.
 const SkuEntry* sku_of(const NodeFacts& n, const RuleContext& ctx, std::string& why);
+// The catalog entry of a size whose NVLink domain spans VMs (ND GB200 v6, ND GB300 v6), or nullptr
+// with `outcome` set to what a multi-node-NVLink rule returns instead (skipped: the size is not
+// known; does not apply: its NVLink domain is one VM).
+const SkuEntry* multi_node_nvlink_sku(const NodeFacts& n, const RuleContext& ctx,
+                                      RuleOutcome& outcome);
 
 struct PortRef {
   const IbDevice* device;

@@ -15,14 +15,19 @@ namespace {
 
 bool no_locks_here(int err) { return err == ENOLCK || err == EOPNOTSUPP || err == ENOSYS; }
 
-std::string held_by(const std::string& lock_path) {
+// `where`: name the lock file the PID was read from. A run refused at DST's own lock whose lock
+// file holds no PID is refused by a stage with another journal (--manifest), whose lock file is
+// elsewhere: this one's would only name the refused run's own.
+std::string held_by(const std::string& lock_path, bool where = false) {
   std::string pid = lock_holder(lock_path);
   if (pid.empty()) {
     // The holder locks DST before it writes its PID: give it a moment (both started together).
     ::usleep(200000);
     pid = lock_holder(lock_path);
   }
-  return pid.empty() ? "another process" : "process " + pid;
+  if (pid.empty())
+    return where ? "another process, with another journal (--manifest)" : "another process";
+  return "process " + pid + (where ? ", see " + lock_path : "");
 }
 
 }  // namespace
@@ -50,7 +55,7 @@ DestLock::DestLock(int dst_fd, const std::string& dst, const std::string& lock_p
           dst, 0,
           std::string(mode == LockMode::kReader ? "a stage is writing this destination"
                                                 : "another stage is writing this destination") +
-              " (" + held_by(lock_path) + ", see " + lock_path +
+              " (" + held_by(lock_path, true) +
               "; one writer per destination): wait for it to end, or stop it");
     if (!no_locks_here(err))
       throw InputError(dst, 0, std::string("cannot lock: ") + std::strerror(err));

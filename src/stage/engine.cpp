@@ -523,11 +523,7 @@ void Copier::list() {
   src_.enumerate(
       [&](const SourceEntry& e) {
         if (!safe_relative(e.path)) {
-          problem(facts_.failed, {e.path, "name",
-                                  "'" + e.path +
-                                      "': not a relative path inside the destination (empty, "
-                                      "absolute, '.' or '..' component); not staged",
-                                  false});
+          problem(facts_.failed, {e.path, "name", unsafe_name_reason(e.path), false});
           return !stop_.load();
         }
         if (const std::string why = entry_size_problem(e.path, e.size, dst_capacity_);
@@ -569,7 +565,7 @@ StageFacts Copier::run() {
     if (const std::string why = chunk_size_problem(prior_.chunk_bytes); !why.empty())
       throw InputError(o_.journal, 1, "the journal's header records " + why);
   dst_capacity_ = filesystem_capacity(o_.dst);
-  if (has_header && prior_.source != src_.describe())
+  if (has_header && !journal_source_matches(prior_.source, src_))
     throw InputError(o_.journal, 1,
                      "is the journal of a stage from " + prior_.source + ", not " +
                          src_.describe() +
@@ -732,6 +728,16 @@ bool safe_relative(const std::string& p) {
     start = end + 1;
   }
   return true;
+}
+
+std::string unsafe_name_reason(const std::string& p) {
+  if (p == kStageDir || p.starts_with(std::string(kStageDir) + "/"))
+    return "'" + p + "': the journal of a stage into this directory by an older trainready " +
+           "(which kept it inside DST): stage state, not data; not staged. Run any stage into " +
+           "this directory once (it moves the journal beside it) or delete " + kStageDir;
+  return "'" + p +
+         "': not a relative path inside the destination (empty, absolute, '.' or '..' "
+         "component); not staged";
 }
 
 std::string dest_abort_reason(const DestError& e) {

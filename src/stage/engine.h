@@ -37,6 +37,9 @@ inline constexpr std::uint64_t kSmallFile = 1ull << 20;
 // Whether a listed name can be written below DST: relative, no empty, "." or ".." component, not
 // the stage directory itself.
 bool safe_relative(const std::string& p);
+// Why an entry `safe_relative` refused is not staged, for the report: a top-level
+// .trainready-stage (an older version's journal inside what was then its DST) is named as such.
+std::string unsafe_name_reason(const std::string& p);
 // How `now` differs from `was` (size, mtime, ETag) in words; empty when the same version.
 std::string version_change(const SourceEntry& was, const SourceEntry& now);
 // The report's words for a file whose source changed since the manifest (`change` from

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -102,6 +103,10 @@ PosixSource::PosixSource(std::string root, PosixOptions options)
                       : err == EACCES                 ? SourceError::Kind::kPermission
                                                       : SourceError::Kind::kIo,
                       "", root_ + ": cannot open as a directory: " + std::strerror(err));
+  }
+  if (char* real = ::realpath(root_.c_str(), nullptr)) {
+    real_ = real;
+    std::free(real);
   }
 }
 

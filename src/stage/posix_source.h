@@ -22,7 +22,9 @@ class PosixSource : public Source {
   // Throws SourceError (kNotFound, kPermission, kIo) when `root` cannot be opened as a directory.
   explicit PosixSource(std::string root, PosixOptions options = {});
   ~PosixSource() override;
-  std::string describe() const override { return root_; }
+  // SRC's real path (symlinks and `..` resolved), so the journal names the directory, not how it
+  // was typed: `src` typed from two working directories is two sources, `src/` and `$PWD/src` one.
+  std::string describe() const override { return real_.empty() ? root_ : real_; }
   SourceHints hints() const override;
   void enumerate(const std::function<bool(const SourceEntry&)>& on_entry,
                  const std::function<void(const SourceError&)>& on_problem) override;
@@ -30,6 +32,7 @@ class PosixSource : public Source {
 
  private:
   std::string root_;
+  std::string real_;
   PosixOptions options_;
   int root_fd_ = -1;
 };

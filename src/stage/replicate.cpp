@@ -470,10 +470,7 @@ bool Replicator::manifest_step() {
       src_.enumerate(
           [&](const SourceEntry& e) {
             if (!safe_relative(e.path)) {
-              problems.push_back({e.path, "name",
-                                  "'" + e.path +
-                                      "': not a relative path inside the destination (empty, "
-                                      "absolute, '.' or '..' component); not staged"});
+              problems.push_back({e.path, "name", unsafe_name_reason(e.path)});
             } else if (const std::string why = entry_size_problem(e.path, e.size, 0);
                        !why.empty()) {
               problems.push_back({e.path, "too-large", why, false});
@@ -589,7 +586,7 @@ std::string Replicator::plan() {
     auto latest = prior_.by_path.find(it->second.entry.path);
     return latest != prior_.by_path.end() && latest->second == id;
   });
-  if (prior_.exists && prior_.chunk_bytes && prior_.source != src_.describe())
+  if (prior_.exists && prior_.chunk_bytes && !journal_source_matches(prior_.source, src_))
     return o_.engine.journal + ": the journal of a stage from " + prior_.source + ", not " +
            src_.describe();
   if (prior_.exists && prior_.chunk_bytes && prior_.chunk_bytes != chunk_)

@@ -114,6 +114,10 @@ struct SourceOptions {
 // URL with --blob-endpoint). Throws InputError naming `spec` when it is neither.
 std::unique_ptr<Source> open_source(const std::string& spec, const SourceOptions& options);
 
+// Whether a journal's recorded source is `src`: the same description, or (a journal of a version
+// that recorded SRC as typed) a path that resolves to the same directory from here.
+bool journal_source_matches(const std::string& recorded, const Source& src);
+
 // True when `spec` names a URL (scheme://), which only the Blob source takes.
 bool is_url(const std::string& spec);
 

@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,17 @@ std::unique_ptr<Source> open_source(const std::string& spec, const SourceOptions
   } catch (const SourceError& e) {
     throw InputError(spec, 0, std::string("source: ") + e.what());
   }
+}
+
+bool journal_source_matches(const std::string& recorded, const Source& src) {
+  const std::string now = src.describe();
+  if (recorded == now) return true;
+  if (is_url(recorded)) return false;
+  char* real = ::realpath(recorded.c_str(), nullptr);
+  if (real == nullptr) return false;
+  const bool same = now == real;
+  std::free(real);
+  return same;
 }
 
 }  // namespace trainready::stage

@@ -1,5 +1,6 @@
 #include "stage/verify.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,8 +60,27 @@ StageFacts run_stage_verify(const VerifyOptions& in) {
   // Not while a stage writes DST (a shared lock: verifies may run side by side).
   const DestLock dst_lock(dst_fd.get(), o.dst, o.journal + ".lock", LockMode::kReader);
   const JournalState j = read_journal(o.journal);
-  if (!j.exists || j.chunk_bytes == 0)
-    throw InputError(o.journal, 0, "no stage journal here (expected the --manifest a stage wrote)");
+  if (!j.exists || j.chunk_bytes == 0) {
+    // A --shard run keeps one journal per rank beside the default one: point at them.
+    std::string shards;
+    if (in.journal.empty()) {
+      const std::string dir = o.journal.substr(0, o.journal.rfind('/') + 1);
+      const std::string base = o.journal.substr(o.journal.rfind('/') + 1) + ".rank-";
+      if (DIR* d = ::opendir(dir.empty() ? "." : dir.c_str())) {
+        int n = 0;
+        while (dirent* e = ::readdir(d))
+          if (std::string_view(e->d_name).starts_with(base) &&
+              !std::string_view(e->d_name).ends_with(".lock") && n++ == 0)
+            shards = dir + e->d_name;
+        ::closedir(d);
+        if (n > 0)
+          shards = "; a --shard run keeps one journal per rank (" + std::to_string(n) +
+                   " here, e.g. " + shards + "): verify each with --manifest";
+      }
+    }
+    throw InputError(o.journal, 0,
+                     "no stage journal here (expected the --manifest a stage wrote)" + shards);
+  }
   StageFacts facts;
   facts.mode = "verify";
   facts.source = j.source;

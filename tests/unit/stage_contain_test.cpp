@@ -19,6 +19,7 @@
 #include "stage/journal.h"
 #include "stage/posix_source.h"
 #include "stage/safe_path.h"
+#include "stage/source.h"
 #include "stage/verify.h"
 #include "support/paths.h"
 
@@ -348,6 +349,55 @@ TEST(StageOverlap, SrcAndDstThatOverlapAreRefused) {
   EXPECT_NO_THROW(check_src_dst_apart(base + "/src", base + "/other"));
   EXPECT_NO_THROW(check_src_dst_apart(base + "/src", base + "/srcx"));
   EXPECT_NO_THROW(check_src_dst_apart("https://a.blob.core.windows.net/c", base + "/other"));
+}
+
+}  // namespace
+}  // namespace trainready::stage
+
+// The journal records SRC's real path (review of issue 29): `src` typed in two working
+// directories is two sources, so the second is refused instead of being taken for a resume
+// (which skipped the file as "staged already" and left the first dataset's bytes in DST); `src/`
+// and its absolute spelling are one source.
+namespace trainready::stage {
+namespace {
+
+struct Cwd {
+  std::string saved = fs::current_path().string();
+  ~Cwd() { fs::current_path(saved); }
+};
+
+TEST(StageSourceIdentity, TheSameNameInAnotherDirectoryIsAnotherSource) {
+  const Cwd restore;
+  const std::string base = test::temp_dir("stage-srcid");
+  for (const char* d : {"A", "B"}) fs::create_directories(base + "/" + d + "/src");
+  put(base + "/A/src/one", "a1");
+  put(base + "/B/src/one", "bx");
+  fs::last_write_time(base + "/B/src/one", fs::last_write_time(base + "/A/src/one"));
+  const std::string dst = base + "/out/dst";
+  fs::create_directories(base + "/out");
+
+  fs::current_path(base + "/A");
+  PosixSource a("src");
+  EXPECT_EQ(a.describe(), fs::canonical(base + "/A/src").string());
+  run_stage_copy(a, options(dst));
+  fs::current_path(base + "/B");
+  PosixSource b("src");
+  EXPECT_THROW(run_stage_copy(b, options(dst)), InputError);
+  EXPECT_EQ(slurp(dst + "/one"), "a1");
+  PosixSource again(base + "/A/src/");
+  EXPECT_NO_THROW(run_stage_copy(again, options(dst)));
+}
+
+TEST(StageSourceIdentity, AJournalThatRecordedSrcAsTypedStillResumes) {
+  const Cwd restore;
+  const std::string base = test::temp_dir("stage-srcid-old");
+  fs::create_directories(base + "/src");
+  put(base + "/src/f", "x");
+  fs::current_path(base);
+  PosixSource s("src");
+  EXPECT_TRUE(journal_source_matches("src", s));       // an older version's journal header
+  EXPECT_TRUE(journal_source_matches("./src/", s));
+  EXPECT_FALSE(journal_source_matches("other", s));
 }
 
 }  // namespace

@@ -18,11 +18,9 @@ class ImexNotRunning final : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
-    std::string why;
-    const SkuEntry* sku = sku_of(n, ctx, why);
-    if (sku == nullptr) return RuleOutcome::skip(why);
-    if (sku->nvlink_domain_vms <= 1)
-      return RuleOutcome::does_not_apply(sku->name + " has no NVLink domain across VMs");
+    RuleOutcome not_judged;
+    const SkuEntry* sku = multi_node_nvlink_sku(n, ctx, not_judged);
+    if (sku == nullptr) return not_judged;
     if (!n.imex_daemon.ok()) return RuleOutcome::skip("nvidia-imex " + n.imex_daemon.describe());
     RuleOutcome out;
     if (*n.imex_daemon) return out;

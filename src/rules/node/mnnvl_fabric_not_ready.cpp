@@ -36,11 +36,9 @@ class MnnvlFabricNotReady final : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
-    std::string why;
-    const SkuEntry* sku = sku_of(n, ctx, why);
-    if (sku == nullptr) return RuleOutcome::skip(why);
-    if (sku->nvlink_domain_vms <= 1)
-      return RuleOutcome::does_not_apply(sku->name + " has no NVLink domain across VMs");
+    RuleOutcome not_judged;
+    const SkuEntry* sku = multi_node_nvlink_sku(n, ctx, not_judged);
+    if (sku == nullptr) return not_judged;
     if (!n.gpus.ok()) return RuleOutcome::skip("GPUs " + n.gpus.describe());
     if (!n.gpus->driver_loaded)
       return RuleOutcome::skip("no NVIDIA driver: " + n.gpus->no_driver_reason);
