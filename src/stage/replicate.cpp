@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/base64.h"
 #include "core/input_error.h"
 #include "core/utf8.h"

@@ -12,17 +12,17 @@ if [ "$mode" = "600" ]; then echo "ok   -o under umask 077: mode 600"; else fail
 python3 "$HERE/tests/tools/fake_blob.py" >"$W/fake-blob.url" 2>/dev/null &
 FAKE_PID=$!
 for _ in $(seq 50); do [ -s "$W/fake-blob.url" ] && break; sleep 0.1; done
-E=$(head -1 "$W/fake-blob.url")
+FAKE_BLOB=$(head -1 "$W/fake-blob.url")
 Q='sv=2021-08-06&sp=rl&sig=S3CRETsig%2B%3D'
-if [ -n "$E" ]; then
+if [ -n "$FAKE_BLOB" ]; then
   run "blob: the same NextMarker for ever, nothing listed (D14, D28)" "2" "$RSS_KB" /dev/null -- \
-    "$BIN" stage "$E/loop?$Q" "$W/blob-loop" --blob-endpoint "$E" --progress never
+    "$BIN" stage "$FAKE_BLOB/loop?$Q" "$W/blob-loop" --blob-endpoint "$FAKE_BLOB" --progress never
   run "blob: Content-Length 2^63-1 (D6)" "1" "$RSS_KB" /dev/null -- \
-    "$BIN" stage "$E/huge63?$Q" "$W/blob-huge" --blob-endpoint "$E" --progress never
+    "$BIN" stage "$FAKE_BLOB/huge63?$Q" "$W/blob-huge" --blob-endpoint "$FAKE_BLOB" --progress never
   run "blob: Content-Length 2^64-1 (D15)" "1" "$RSS_KB" /dev/null -- \
-    "$BIN" stage "$E/max64?$Q" "$W/blob-max" --blob-endpoint "$E" --progress never
+    "$BIN" stage "$FAKE_BLOB/max64?$Q" "$W/blob-max" --blob-endpoint "$FAKE_BLOB" --progress never
   CASES=$((CASES + 1))
-  timeout -s KILL "$LIMIT_S" "$BIN" stage "$E/echo?$Q" "$W/blob-echo" --blob-endpoint "$E" \
+  timeout -s KILL "$LIMIT_S" "$BIN" stage "$FAKE_BLOB/echo?$Q" "$W/blob-echo" --blob-endpoint "$FAKE_BLOB" \
     --progress never >"$W/blob-echo.out" 2>&1
   if grep -q S3CRETsig "$W/blob-echo.out"; then
     fail "blob: a 403 echoing the signature printed it (D16)"

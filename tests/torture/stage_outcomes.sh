@@ -147,18 +147,22 @@ run "stage --shard with a link and a FIFO: incomplete, named" "1" "$RSS_KB" "$E"
 stage_named "stage --shard link" "$(last_out)" symlink link
 stage_named "stage --shard FIFO" "$(last_out)" special fifo
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-  mkdir -p "$SO/src10b/locked" "$SO/dst10b"; echo a >"$SO/src10b/a"; echo b >"$SO/src10b/locked/b"
-  chmod 000 "$SO/src10b/locked"; chmod 777 "$SO/dst10b"; chmod a+x "$W" "$SO"
+  # DST in a folder nobody may write: the journal lives beside DST.
+  mkdir -p "$SO/src10b/locked" "$SO/p10b/dst10b"; echo a >"$SO/src10b/a"; echo b >"$SO/src10b/locked/b"
+  chmod 000 "$SO/src10b/locked"; chmod 777 "$SO/p10b" "$SO/p10b/dst10b"; chmod a+x "$W" "$SO"
   run "stage --shard, unreadable directory (as nobody): incomplete" "1" "$RSS_KB" "$E" -- \
     env OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=1 setpriv --reuid=65534 --regid=65534 \
-    --clear-groups "$BIN" stage "$SO/src10b" "$SO/dst10b" --shard --progress never
+    --clear-groups "$BIN" stage "$SO/src10b" "$SO/p10b/dst10b" --shard --progress never
   chmod 755 "$SO/src10b/locked"
 fi
 
-# -- D28: --replicate (one rank, no launcher) with a DST parent that does not exist: exit 2 as
-# without --replicate, not 1.
+# -- D28: --replicate (one rank, no launcher) with a DST that cannot be created (its parent is a
+# file): exit 2 as without --replicate, not 1. A parent that is merely missing is created (D32).
 if [ -e "$(dirname "$BIN")/libtrainready-mpi.so" ]; then
-  run "stage --replicate, DST parent missing: exit 2" "2" "$RSS_KB" "$E" -- \
+  : >"$SO/a-file"
+  run "stage --replicate, DST under a file: exit 2" "2" "$RSS_KB" "$E" -- \
+    "$BIN" stage "$SO/src7" "$SO/a-file/dst" --replicate --progress never
+  run "stage --replicate, DST parent missing: made (D32)" "0" "$RSS_KB" "$E" -- \
     "$BIN" stage "$SO/src7" "$SO/no/such/dst" --replicate --progress never
 fi
 
