@@ -94,7 +94,7 @@ demo: build-tool
 	@for j in $(PLAN_JOBS); do \
 	  echo "== trainready plan --job $$j =="; $(BIN) plan --job $$j | head -24; echo; \
 	done
-	@echo "== trainready plan --model llama3-70b --gpus 64 (does not fit as DDP/ZeRO alone: what would) =="
+	@echo "== trainready plan --model llama3-70b --gpus 64 (the layout searched: tp, pp, recomputation, micro-batch) =="
 	@$(BIN) plan --model llama3-70b --gpus 64 --sku Standard_ND96isr_H100_v5 | head -12; echo
 	@echo "== trainready plan --model llama3-8b --gpus 16 --sku Standard_ND96isr_H100_v5 --explain (memory) =="
 	@$(BIN) plan --model llama3-8b --gpus 16 --sku Standard_ND96isr_H100_v5 --explain | sed -n '/^Memory per GPU/,/^Compute/p'

@@ -22,6 +22,8 @@ DST = os.path.join(BUILD, "demo-stage-blob")
 def main():
     rng = random.Random(17)
     shutil.rmtree(DST, ignore_errors=True)
+    # and the journal beside it (docs/stage.md), so a second demo starts afresh
+    shutil.rmtree(os.path.join(BUILD, ".demo-stage-blob.trainready-stage"), ignore_errors=True)
     with azurite.Azurite() as az:
         az.create_container("datasets")
         for i in range(300):
@@ -29,17 +31,21 @@ def main():
                         rng.randbytes(rng.randint(4096, 65536)))
         for i in range(2):
             az.put_blob("datasets", f"imagenet-mini/shards/shard-{i:02d}.tar", rng.randbytes(64 << 20))
-        url = f"{az.endpoint}/datasets/imagenet-mini?{az.container_sas('datasets', 'rl')}"
-        shown = url.split("sig=")[0] + "sig=REDACTED"
+        # The SAS from the environment, as the Azure CLI reads it: never on the command line, where
+        # every local user can read it in /proc/PID/cmdline (docs/stage.md).
+        env = dict(os.environ, AZURE_STORAGE_SAS_TOKEN=az.container_sas("datasets", "rl"))
+        url = f"{az.endpoint}/datasets/imagenet-mini"
+        shown = url
         cmd = [BIN, "stage", url, DST, "--blob-endpoint", az.endpoint]
+        print("$ export AZURE_STORAGE_SAS_TOKEN=...   # a container SAS with sp=rl")
         print(f"$ trainready stage '{shown}' {DST} --blob-endpoint {az.endpoint} --max-bw 24M   # killed after 2 s")
-        p = subprocess.Popen(cmd + ["--max-bw", "24M", "--progress", "never"])
+        p = subprocess.Popen(cmd + ["--max-bw", "24M", "--progress", "never"], env=env)
         time.sleep(2)
         p.send_signal(signal.SIGKILL)
         p.wait()
         print(f"(killed with SIGKILL, exit {p.returncode})")
         print(f"$ trainready stage '{shown}' {DST} --blob-endpoint {az.endpoint}   # the same command again")
-        rc = subprocess.run(cmd).returncode
+        rc = subprocess.run(cmd, env=env).returncode
         print(f"(exit {rc})")
         print(f"$ trainready stage --verify {DST}")
         rc2 = subprocess.run([BIN, "stage", "--verify", DST]).returncode

@@ -24,7 +24,7 @@ for i in range(2):
 PY
   touch "$SRC.complete"
 fi
-rm -rf "$DST"
+rm -rf "$DST" "$(dirname "$DST")/.$(basename "$DST").trainready-stage"
 echo "== trainready stage $SRC $DST --max-bw 40M, killed with SIGKILL after 2 s =="
 "$BIN" stage "$SRC" "$DST" --max-bw 40M --progress always &
 pid=$!
@@ -32,8 +32,11 @@ sleep 2
 kill -9 $pid
 wait $pid 2>/dev/null
 echo
-echo "(killed) at final names: $(find "$DST" -path '*/.trainready-stage' -prune -o -type f -print | wc -l) files;" \
-  "part files: $(ls "$DST/.trainready-stage/parts" | wc -l); journal: $(wc -l < "$DST/.trainready-stage/journal.jsonl") records"
+# The journal and part files live beside DST (docs/stage.md): DST holds only the source's files.
+STATE=$(dirname "$DST")/.$(basename "$DST").trainready-stage
+echo "(killed) at final names: $(find "$DST" -type f | wc -l) files;" \
+  "part files: $(ls "$STATE/parts" 2>/dev/null | wc -l); journal ($STATE/journal.jsonl):" \
+  "$(wc -l < "$STATE/journal.jsonl") records"
 echo
 echo "== the same command again: resumes =="
 "$BIN" stage "$SRC" "$DST" --progress never; echo "(exit $?)"
@@ -41,4 +44,4 @@ echo
 echo "== trainready stage --verify $DST (cold re-read, every chunk's XXH3) =="
 "$BIN" stage --verify "$DST"; echo "(exit $?)"
 echo "== diff -r against the source =="
-diff -r -x .trainready-stage "$SRC" "$DST" && echo "identical"
+diff -r "$SRC" "$DST" && echo "identical (DST holds the source's files and nothing else)"
