@@ -111,8 +111,9 @@ std::optional<std::uint64_t> parse_size(const std::string& s, const std::string&
   if (v > max) {
     too_large = true;
     why = "its listed size, " + s + " bytes, is above the largest " +
-          (type == "PageBlob" ? std::string("page blob Azure stores (8 TiB = ")
-                              : std::string("blob Azure stores (a block blob: 50,000 x 4,000 MiB = ")) +
+          (type == "PageBlob"
+               ? std::string("page blob Azure stores (8 TiB = ")
+               : std::string("blob Azure stores (a block blob: 50,000 x 4,000 MiB = ")) +
           std::to_string(max) + " bytes)";
     return std::nullopt;
   }

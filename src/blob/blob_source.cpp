@@ -1,8 +1,8 @@
 #include "blob/blob_source.h"
 
 #include <cstdio>
-#include <exception>
 #include <cstdlib>
+#include <exception>
 #include <future>
 #include <stdexcept>
 
@@ -49,8 +49,8 @@ SourceError to_source_error(const BlobError& e, const std::string& path) {
   using K = SourceError::Kind;
   K kind = K::kIo;
   // 412 on If-Match, or a 2xx whose ETag is not the listed one: another version of the blob.
-  if (e.status() == 412 || (dynamic_cast<const BlobChangedError*>(&e) != nullptr &&
-                            e.status() != 404))
+  if (e.status() == 412 ||
+      (dynamic_cast<const BlobChangedError*>(&e) != nullptr && e.status() != 404))
     kind = K::kChanged;
   if (e.status() == 404 && !path.empty()) kind = K::kNotFound;
   if (e.status() == 401 || e.status() == 403) kind = K::kPermission;
@@ -90,10 +90,10 @@ void ListingGuard::page(std::size_t entries, const std::string& next_marker) {
   entries_ += entries;
   empty_run_ = entries == 0 ? empty_run_ + 1 : 0;
   auto fail = [&](const std::string& why) {
-    throw SourceError(SourceError::Kind::kIo, "",
-                      redact_sas("List Blobs of " + what_ + " ended after " +
-                                 std::to_string(pages_) + " page(s) and " +
-                                 std::to_string(entries_) + " entries: " + why));
+    throw SourceError(
+        SourceError::Kind::kIo, "",
+        redact_sas("List Blobs of " + what_ + " ended after " + std::to_string(pages_) +
+                   " page(s) and " + std::to_string(entries_) + " entries: " + why));
   };
   if (next_marker.empty()) return;
   if (!markers_.insert(next_marker).second)
@@ -222,11 +222,10 @@ void BlobSource::enumerate(const std::function<bool(const SourceEntry&)>& on_ent
     }
     for (const BlobItem& item : page.items) {
       if (!item.problem.empty()) {
-        on_problem(SourceError(item.too_large ? SourceError::Kind::kTooLarge
-                                              : SourceError::Kind::kIo,
-                               shown(item.name),
-                               redact_sas("blob '" + shown(item.name) + "': " + item.problem +
-                                          "; not staged")));
+        on_problem(SourceError(
+            item.too_large ? SourceError::Kind::kTooLarge : SourceError::Kind::kIo,
+            shown(item.name),
+            redact_sas("blob '" + shown(item.name) + "': " + item.problem + "; not staged")));
         continue;
       }
       // Folder markers (hierarchical namespace, or zero-length "dir/" blobs some tools write)
@@ -235,8 +234,9 @@ void BlobSource::enumerate(const std::function<bool(const SourceEntry&)>& on_ent
       std::string why;
       std::optional<std::string> rel = blob_relative_path(item.name, prefix, why);
       if (!rel) {
-        on_problem(SourceError(SourceError::Kind::kIo, shown(item.name),
-                               redact_sas("blob '" + shown(item.name) + "' " + why + "; left out")));
+        on_problem(
+            SourceError(SourceError::Kind::kIo, shown(item.name),
+                        redact_sas("blob '" + shown(item.name) + "' " + why + "; left out")));
         continue;
       }
       SourceEntry e;

@@ -48,8 +48,8 @@ class SourceError : public std::runtime_error {
     kPermission,  // EACCES/EPERM, HTTP 401/403
     kIo,          // anything else, after the source's own retries
     // Listing only (on_problem), never copied: the outcome names each.
-    kSymlink,  // a symbolic link not followed (POSIX without --follow-symlinks)
-    kSpecial,  // a device, FIFO or socket
+    kSymlink,   // a symbolic link not followed (POSIX without --follow-symlinks)
+    kSpecial,   // a device, FIFO or socket
     kTooLarge,  // a listed size above the largest the source can hold (stage/bounds.h)
   };
   SourceError(Kind kind, std::string path, const std::string& what)
@@ -107,7 +107,7 @@ struct SourceOptions {
   // POSIX: a directory never entered while following links (the destination: a link to an
   // ancestor of DST would otherwise copy DST into itself). Looked up when the listing starts.
   std::string never_enter;
-  std::string sas_file;       // --sas-file: the Blob SAS token, off the command line
+  std::string sas_file;  // --sas-file: the Blob SAS token, off the command line
 };
 
 // A POSIX path, or an https://ACCOUNT.blob.core.windows.net/CONTAINER/PREFIX?SAS URL (or any

@@ -395,7 +395,7 @@ TEST(StageSourceIdentity, AJournalThatRecordedSrcAsTypedStillResumes) {
   put(base + "/src/f", "x");
   fs::current_path(base);
   PosixSource s("src");
-  EXPECT_TRUE(journal_source_matches("src", s));       // an older version's journal header
+  EXPECT_TRUE(journal_source_matches("src", s));  // an older version's journal header
   EXPECT_TRUE(journal_source_matches("./src/", s));
   EXPECT_FALSE(journal_source_matches("other", s));
 }
