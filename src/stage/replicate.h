@@ -21,8 +21,9 @@
 //    carries about each byte once or twice whatever the rank count, and every owner's reads
 //    overlap the others' broadcasts. mpiFileUtils' dbcast does the same for one file.
 // 5. Each rank writes the units it lacks with the engine's guarantees: parts preallocated in the
-//    parts directory beside DST (stage/safe_path.h), O_DIRECT where taken, XXH3 per chunk as written, MD5 compared
-//    with the source's, atomic finalize, its own journal (the same format, so --verify works).
+//    parts directory beside DST (stage/safe_path.h), O_DIRECT where taken, XXH3 per chunk as
+//    written, MD5 compared with the source's, atomic finalize, its own journal (the same format, so
+//    --verify works).
 //
 // Every MPI step has a deadline (peer_timeout): a rank that dies or stops is an error naming it
 // (the survivors ask each other who is still there), never a hang.
