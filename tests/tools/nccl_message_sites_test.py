@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Unit test of tools/nccl_message_sites.py over a tiny synthetic NCCL-like tree, written here
+(no network, nothing read outside this file and the tool): a plain directory and the same tree
+committed and tagged in a throwaway git repository.
+
+    python3 tests/tools/nccl_message_sites_test.py
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TOOL = os.path.join(ROOT, "tools", "nccl_message_sites.py")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import nccl_message_sites as sites  # noqa: E402
+
+NET_IB = r'''
+#include "core.h"
+// WARN("commented out: not a site");
+/* WARN("block comment: not a site either"); */
+static const char* s = "WARN(\"inside a string\")";
+ncclResult_t ncclIbRegMr(int dev, uint64_t size) {
+  if (size == 0) {
+    WARN("NET/IB : %s:%d Got completion from peer %s with error %d, opcode %d, len %"
+         PRIu64 ", vendor err %d",
+         dev, size);
+    return ncclSystemError;
+  }
+  INFO(NCCL_NET, "NET/IB : Using %d devices", dev);
+  INFO(NCCL_NET|NCCL_INIT, "NET/IB : No device found.");
+  return ncclSuccess;
+}
+'''
+
+CHECKS = r'''
+#define WARN(...) ncclDebugLog(NCCL_LOG_WARN, NCCL_ALL, __FILE__, __LINE__, __VA_ARGS__)
+#define NCCLCHECK(call) do { \
+  ncclResult_t RES = call; \
+  if (RES != ncclSuccess && RES != ncclInProgress) { \
+    INFO(NCCL_ALL,"%s:%d -> %d", __FILE__, __LINE__, RES); \
+    return RES; \
+  } \
+} while (0);
+#define SYSCHECK(statement, name) do { \
+  int retval; \
+  SYSCHECKVAL(statement, name, retval); \
+  if (retval == -1) { \
+    WARN("Call to " name " failed: %s", strerror(errno)); \
+    return ncclSystemError; \
+  } \
+} while (false)
+'''
+
+BOOTSTRAP = r'''
+ncclResult_t bootstrapRoot(int nranks) {
+  if (nranks < 0) {
+    WARN("Bootstrap Root : mismatch in rank count from procs %d : %d", nranks,
+         nranks);
+    goto fail;
+  }
+  WARN(msg);
+  return ncclSuccess;
+fail:
+  return ncclInternalError;
+}
+'''
+
+
+def write_tree(root):
+    files = {
+        "src/transport/net_ib.cc": NET_IB,
+        "src/include/checks.h": CHECKS,
+        "src/bootstrap.cc": BOOTSTRAP,
+        "src/README.md": 'WARN("not source")\n',
+        "src/test/fake_test.cc": 'void t() { WARN("tests are skipped"); }\n',
+    }
+    for rel, text in files.items():
+        p = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(text)
+
+
+class Sites(unittest.TestCase):
+    def run_tool(self, *args):
+        p = subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True)
+        return p
+
+    def load(self, path):
+        with open(path) as f:
+            return [json.loads(line) for line in f]
+
+    def check_sites(self, got, tag):
+        by = {(s["file"], s["line"]): s for s in got}
+        self.assertTrue(all(s["tag"] == tag for s in got))
+        # net_ib.cc: one WARN (joined across lines, PRIu64 kept), one failure INFO; the comments,
+        # the string and the plain INFO are not sites.
+        ib = [s for s in got if s["file"] == "src/transport/net_ib.cc"]
+        self.assertEqual([(s["line"], s["kind"]) for s in ib], [(8, "warn"), (14, "failure")], ib)
+        w = by[("src/transport/net_ib.cc", 8)]
+        self.assertEqual(w["subsystem"], "ib-verbs")
+        self.assertEqual(w["format"], "NET/IB : %s:%d Got completion from peer %s with error %d, "
+                                      "opcode %d, len %<PRIu64>, vendor err %d")
+        self.assertEqual(w["returns"], ["ncclSystemError"])
+        self.assertEqual(w["function"], "ncclIbRegMr")
+        line = ("NET/IB : node1:1234 Got completion from peer 10.0.0.2<1234> with error 12, "
+                "opcode 0, len 32, vendor err 129")
+        self.assertRegex(line, w["regex"])
+        self.assertIsNone(re.search(w["regex"], "NET/IB : Got completion from peer with error x"))
+        # checks.h: the NCCLCHECK trail and SYSCHECK's WARN, both inside their macros; the
+        # #define WARN itself is not a site.
+        ch = [s for s in got if s["file"] == "src/include/checks.h"]
+        self.assertEqual([(s["macro"], s["kind"], s["in_macro"]) for s in ch],
+                         [("INFO", "trail", "NCCLCHECK"), ("WARN", "warn", "SYSCHECK")], ch)
+        self.assertEqual(ch[0]["subsystem"], "checks")
+        self.assertRegex("init.cc:1234 -> 2", ch[0]["regex"])
+        self.assertEqual(ch[1]["format"], "Call to <name> failed: %s")
+        self.assertEqual(ch[1]["returns"], ["ncclSystemError"])
+        self.assertRegex("Call to connect failed: Connection refused", ch[1]["regex"])
+        # bootstrap.cc: the literal WARN, and WARN(msg) with no literal format (kept, format None)
+        bs = [s for s in got if s["file"] == "src/bootstrap.cc"]
+        self.assertEqual([s["line"] for s in bs], [4, 8])
+        self.assertEqual(bs[0]["subsystem"], "bootstrap")
+        self.assertEqual(bs[0]["function"], "bootstrapRoot")
+        self.assertIsNone(bs[1]["format"])
+        # no README, no test directory
+        self.assertFalse([s for s in got if "README" in s["file"] or "/test/" in s["file"]])
+        self.assertEqual(len(got), 6)
+
+    def test_plain_tree(self):
+        with tempfile.TemporaryDirectory() as d:
+            write_tree(os.path.join(d, "nccl"))
+            out = os.path.join(d, "sites.jsonl")
+            p = self.run_tool("--tree", os.path.join(d, "nccl"), "--tag", "vtest", "--jsonl", out,
+                              "--summary")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.check_sites(self.load(out), "vtest")
+            self.assertIn("vtest\t6\t4\t1\t1", p.stdout)
+
+    def test_git_tags(self):
+        with tempfile.TemporaryDirectory() as d:
+            work = os.path.join(d, "nccl")
+            write_tree(work)
+            env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
+                       GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t", GIT_CONFIG_GLOBAL="/dev/null")
+
+            def g(*a):
+                subprocess.run(["git", "-C", work, *a], check=True, capture_output=True, env=env)
+            g("init", "-q")
+            g("add", "-A")
+            g("commit", "-qm", "one")
+            g("tag", "v2.3.5-5")   # before 2.4: not in --all-tags
+            g("tag", "v2.4.2-1")
+            g("tag", "v2.10.3-1")  # sorted as a version, after 2.4
+            g("tag", "nccl4py-v0.1.1")  # not a release tag
+            out = os.path.join(d, "sites.jsonl")
+            p = self.run_tool("--git-dir", os.path.join(work, ".git"), "--all-tags", "--jsonl", out,
+                              "--summary")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            got = self.load(out)
+            self.assertEqual(sorted({s["tag"] for s in got}), ["v2.10.3-1", "v2.4.2-1"])
+            rows = [line.split("\t")[0] for line in p.stdout.splitlines()[1:]]
+            self.assertEqual(rows, ["v2.4.2-1", "v2.10.3-1"])
+            self.check_sites([s for s in got if s["tag"] == "v2.4.2-1"], "v2.4.2-1")
+
+    def test_bad_input_exit_2(self):
+        p = self.run_tool("--tree", "/nonexistent/nccl")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("/nonexistent/nccl", p.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            p = self.run_tool("--git-dir", d, "--tag", "v9")
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("git --git-dir", p.stderr)
+
+    def test_format_regex(self):
+        rx = sites.format_regex("Cuda failure '%s' %5.2f%% at %p size %zu hex %lx\n")
+        self.assertRegex("Cuda failure 'out of memory'  3.50% at 0x7f00 size 12 hex ff", rx)
+        self.assertEqual(sites.subsystem_of("src/transport/net_socket.cc"), "socket-net")
+        self.assertEqual(sites.subsystem_of("src/misc/socket.cc"), "socket")
+        self.assertEqual(sites.subsystem_of("src/transport/nvls.cc"), "nvls")
+        self.assertEqual(sites.subsystem_of("src/ras/rasnet.cc"), "ras")
+        self.assertEqual(sites.subsystem_of("src/transport/coll_net.cc"), "coll-net")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,496 @@
+#!/usr/bin/env python3
+"""List the message sites of a NCCL (or NCCL net plugin) source tree: what NCCL can print.
+
+Every WARN(...) call, every INFO(...) that prints a failure trail (the `"%s:%d -> %d"` lines of
+NCCLCHECK and friends, `"-> %d [Async thread]"`) or a failure in words (failed / error / cannot /
+mismatch / timed out ...), and, for each, the ncclResult_t the surrounding code returns
+(ncclSystemError, ncclInternalError, ncclInvalidUsage, ncclRemoteError, ...). For aws-ofi-nccl the
+macros are NCCL_OFI_WARN / NCCL_OFI_INFO. Output is JSONL, one site a line:
+
+    {"tag", "file", "line", "macro", "level" (WARN | INFO), "kind" (warn | trail | failure),
+     "subsystem", "format" (string literals joined across lines, C escapes decoded, macros kept
+     as <NAME>), "regex" (a Python regex for the text the format prints), "returns" (error codes
+     named within the next few statements, or by the enclosing macro), "in_macro" (the #define
+     the call sits in, if any), "function" (best effort)}
+
+Sources it reads: a git directory at one or more tags (`git show TAG:path`, `git ls-tree`), or
+a plain directory (`--tree`). It never fetches anything.
+
+    tools/nccl_message_sites.py --git-dir /path/nccl.git --tag v2.30.7-1 --jsonl out.jsonl
+    tools/nccl_message_sites.py --git-dir /path/nccl.git --all-tags --summary     # v2.4 .. newest
+    tools/nccl_message_sites.py --tree /path/aws-ofi-nccl --plugin ofi --summary
+
+Exit 0 on success, 2 on bad input (named).
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+
+SOURCE_EXT = (".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hh", ".hpp", ".inc")
+
+# Macros that print, per flavour: name -> (level, index of the format argument).
+MACROS = {
+    "nccl": {
+        "WARN": ("WARN", 0),
+        "INFO": ("INFO", 1),
+        "INFO_LOC": ("INFO", 1),
+        "INFO_LOC_FN": ("INFO", 4),
+    },
+    "ofi": {
+        "NCCL_OFI_WARN": ("WARN", 0),
+        "NCCL_OFI_WARN_ONCE": ("WARN", 0),
+        "NCCL_OFI_INFO": ("INFO", 1),
+        "NCCL_OFI_INFO_ONCE": ("INFO", 1),
+        # the plugin also uses NCCL's spelling in a few files
+        "WARN": ("WARN", 0),
+        "INFO": ("INFO", 1),
+    },
+}
+
+ERROR_CODES = ("ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
+               "ncclInvalidArgument", "ncclInvalidUsage", "ncclRemoteError", "ncclInProgress",
+               "ncclTimeout")
+
+TRAIL_RE = re.compile(r"->\s*%d")
+FAILURE_WORDS = re.compile(
+    r"fail|error|unable|cannot|can't|could not|couldn't|invalid|mismatch|timed? ?out|abort|"
+    r"not supported|unsupported|no device|not found|refused|unreachable|too (?:small|large|many|old)|"
+    r"exceed|insufficient|disabled", re.I)
+
+# Path -> subsystem, first match wins. Paths are matched lower-case, from the tree root.
+SUBSYSTEMS = [
+    (r"^contrib/", "contrib"),
+    (r"^(plugins|ext-net|ext-tuner|ext-profiler|ext-env)/", "plugin-example"),
+    (r"(^|/)ras/", "ras"),
+    (r"net_ib|ibvwrap|ibvsymbols|ibvcore|mlx5dv|/ib/|ib_", "ib-verbs"),
+    (r"net_socket", "socket-net"),
+    (r"socket", "socket"),
+    (r"bootstrap", "bootstrap"),
+    (r"proxy", "proxy"),
+    (r"nvls", "nvls"),
+    (r"coll_net|collnet", "coll-net"),
+    (r"transport/p2p|p2p\.", "p2p"),
+    (r"transport/shm|shmutils|shm\.", "shm"),
+    (r"cumem|cudawrap|cudawrap|cudart|alloc|mem_manager|register", "cuda-memory"),
+    (r"gdrwrap|gdr", "gdr"),
+    (r"graph/tuning|tuner", "tuning"),
+    (r"graph/|topo|xml", "graph-topo"),
+    (r"enqueue|argcheck|collectives|group\.|ce_coll", "enqueue"),
+    (r"(^|/)net\.c|transport/net|plugin/net|net_v\d|plugin/", "net-plugin"),
+    (r"gin/|gin_", "gin"),
+    (r"init|channel|transport\.c", "init"),
+    (r"checks\.|debug", "checks"),
+    (r"nvml", "nvml"),
+    (r"mnnvl", "mnnvl"),
+    (r"(^|/)os/", "os"),
+    (r"dev_runtime|devcomm|symmetric", "symmetric"),
+    (r"(^|/)rma/", "rma"),
+    (r"param", "param"),
+    (r"rings\.", "graph-topo"),
+    (r"nvtx|profiler", "profiler"),
+    # aws-ofi-nccl
+    (r"nccl_ofi_rdma|rdma", "ofi-rdma"),
+    (r"nccl_ofi_sendrecv|sendrecv", "ofi-sendrecv"),
+    (r"nccl_ofi", "ofi"),
+]
+
+
+def subsystem_of(path):
+    p = path.lower()
+    for pat, name in SUBSYSTEMS:
+        if re.search(pat, p):
+            return name
+    return "misc"
+
+
+def blank_comments(text):
+    """Comments replaced by spaces (newlines kept, so offsets and line numbers hold); a mask of
+    which offsets are code (not inside a string, char literal or comment)."""
+    out = list(text)
+    code = bytearray(len(text))
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "/" and i + 1 < n and text[i + 1] == "/":
+            while i < n and text[i] != "\n":
+                # a backslash-newline continues a // comment in C; keep it simple: stop at newline
+                out[i] = " "
+                i += 1
+            continue
+        if c == "/" and i + 1 < n and text[i + 1] == "*":
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            for k in range(i, j):
+                if out[k] != "\n":
+                    out[k] = " "
+            i = j
+            continue
+        if c in "\"'":
+            q = c
+            i += 1
+            while i < n and text[i] != q:
+                if text[i] == "\\":
+                    i += 1
+                elif text[i] == "\n":
+                    break  # unterminated: stop at end of line
+                i += 1
+            i += 1
+            continue
+        code[i] = 1
+        i += 1
+    return "".join(out), code
+
+
+def split_args(text, start):
+    """Arguments of the call whose '(' is at text[start]; returns (args, end offset after ')')."""
+    depth, i, n = 0, start, len(text)
+    args, cur = [], []
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            cur.append(text[i:j + 1])
+            i = j + 1
+            continue
+        if c in "([{":
+            depth += 1
+            if depth > 1:
+                cur.append(c)
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                args.append("".join(cur).strip())
+                return args, i + 1
+            cur.append(c)
+        elif c == "," and depth == 1:
+            args.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    return None, n
+
+
+C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0", "a": "\a",
+             "b": "\b", "f": "\f", "v": "\v", "?": "?"}
+
+TOKEN_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][A-Za-z0-9_]*)|(\S)', re.S)
+
+
+def join_format(arg):
+    """The format argument as printed: string literals concatenated with escapes decoded, macros
+    between them kept as <NAME>. None when the argument is not literal text (a variable)."""
+    arg = re.sub(r"\\\n", "", arg)
+    parts, literal = [], False
+    for m in TOKEN_RE.finditer(arg):
+        if m.group(1) is not None:
+            literal = True
+            s = m.group(1)
+            parts.append(re.sub(r"\\(.)", lambda e: C_ESCAPES.get(e.group(1), e.group(1)), s))
+        elif m.group(2) is not None:
+            parts.append("<" + m.group(2) + ">")
+        else:
+            return None  # an expression, not a format
+    if not literal:
+        return None
+    return "".join(parts)
+
+
+CONV_RE = re.compile(r"%%|%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|L|z|j|t|q)?([diouxXeEfFgGaAcspn])"
+                     r"|<(PRI[diouxX](?:8|16|32|64|PTR|MAX)|SCN\w+)>|<([A-Za-z_]\w*)>")
+
+PATTERNS = {
+    "d": r"-?\d+", "i": r"-?\d+", "u": r"\d+", "o": r"[0-7]+", "x": r"[0-9a-fA-F]+",
+    "X": r"[0-9a-fA-F]+", "e": r"[-+0-9.eEinfa]+", "E": r"[-+0-9.eEINFA]+",
+    "f": r"[-+0-9.infa]+", "F": r"[-+0-9.INFA]+", "g": r"[-+0-9.eEinfa]+", "G": r"[-+0-9.eEINFA]+",
+    "a": r"[-+0-9a-fA-Fxp.]+", "A": r"[-+0-9a-fA-FXP.]+", "c": r".", "s": r".*?",
+    "p": r"(?:0x[0-9a-fA-F]+|\(nil\)|[0-9a-fA-F]+)", "n": r"",
+}
+
+
+def format_regex(fmt):
+    """printf conversions -> patterns; literal text escaped; trailing newlines dropped; other
+    macros (string constants we cannot see) -> '.*?'."""
+    fmt = fmt.rstrip("\n")
+    out, pos = [], 0
+    for m in CONV_RE.finditer(fmt):
+        out.append(re.escape(fmt[pos:m.start()]))
+        pos = m.end()
+        tok = m.group(0)
+        if tok == "%%":
+            out.append("%")
+        elif m.group(6):  # PRIu64 and friends follow a bare '%'
+            conv = m.group(6)[3]
+            # the '%' before the macro was emitted as literal text; take it back
+            if out and out[-1].endswith("%"):
+                out[-1] = out[-1][:-1]
+            out.append(PATTERNS.get(conv, r"\S+"))
+        elif m.group(7):
+            out.append(r".*?")
+        else:
+            width = m.group(2)
+            pat = PATTERNS[m.group(5)]
+            if width and width != "*" and m.group(5) not in "s":
+                pat = r" *" + pat  # right-aligned fields are space-padded
+            out.append(pat)
+    out.append(re.escape(fmt[pos:]))
+    rx = "".join(out)
+    rx = rx.replace(re.escape("\n"), r"\s*")
+    return rx
+
+
+DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+FUNC_RE = re.compile(r"\n([A-Za-z_][\w:<>,\s\*&]*?\b([A-Za-z_~][\w:]*)\s*\([^;{}]*\)\s*(?:const\s*)?)\{")
+
+
+def enclosing_define(code, off):
+    """Name of the #define whose (backslash-continued) body holds offset off, or None."""
+    line_start = code.rfind("\n", 0, off) + 1
+    # walk back while the previous line ends with a backslash
+    cur = line_start
+    while True:
+        m = DEFINE_RE.match(code, cur)
+        if m:
+            return m.group(1)
+        if cur == 0:
+            return None
+        prev_end = cur - 1
+        prev_start = code.rfind("\n", 0, prev_end) + 1
+        if not code[prev_start:prev_end].rstrip().endswith("\\"):
+            return None
+        cur = prev_start
+
+
+def enclosing_function(code, off):
+    best = None
+    for m in FUNC_RE.finditer(code, max(0, off - 20000), off):
+        name = m.group(2)
+        if name not in ("if", "for", "while", "switch", "return", "sizeof", "catch"):
+            best = name
+    return best
+
+
+RETURN_RE = re.compile(r"\b(" + "|".join(ERROR_CODES) + r")\b")
+
+
+def returns_after(code, end, in_macro):
+    """Error codes named in the next three statements after a call (or in the rest of the macro
+    body when the call sits in a #define)."""
+    if in_macro:
+        stop = end
+        while True:
+            nl = code.find("\n", stop)
+            if nl < 0:
+                stop = len(code)
+                break
+            if not code[stop:nl].rstrip().endswith("\\"):
+                stop = nl
+                break
+            stop = nl + 1
+        window = code[end:stop]
+    else:
+        window, k, i = [], 0, end
+        while i < len(code) and k < 3 and i - end < 600:
+            ch = code[i]
+            window.append(ch)
+            if ch in ";}":
+                k += 1
+            i += 1
+        window = "".join(window)
+    seen = []
+    for m in RETURN_RE.finditer(window):
+        if m.group(1) not in seen:
+            seen.append(m.group(1))
+    return seen
+
+
+def sites_in_file(path, text, tag, flavour):
+    macros = MACROS[flavour]
+    code, mask = blank_comments(text)
+    names = sorted(macros, key=len, reverse=True)
+    call_re = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\s*\(")
+    sub = subsystem_of(path)
+    for m in call_re.finditer(code):
+        if not mask[m.start()]:
+            continue
+        name = m.group(1)
+        line_start = code.rfind("\n", 0, m.start()) + 1
+        head = code[line_start:m.start()]
+        if re.match(r"\s*#\s*(define|undef|ifdef|ifndef|if)\b", head) and \
+                re.match(r"\s*#\s*define\s+$", head):
+            continue  # the macro's own definition
+        if re.search(r"#\s*define\s+$", head):
+            continue
+        args, end = split_args(code, m.end() - 1)
+        if args is None:
+            continue
+        level, fidx = macros[name]
+        if fidx >= len(args):
+            continue
+        if level == "INFO" and fidx == 1 and re.fullmatch(r"\w+|\([^()]*\)", args[0]) is None \
+                and "|" not in args[0]:
+            # INFO's first argument is a subsystem mask; anything else is another INFO
+            pass
+        fmt = join_format(args[fidx])
+        if level == "INFO":
+            if fmt is None:
+                continue
+            if TRAIL_RE.search(fmt):
+                kind = "trail"
+            elif FAILURE_WORDS.search(fmt):
+                kind = "failure"
+            else:
+                continue
+        else:
+            kind = "warn"
+        in_macro = enclosing_define(code, m.start())
+        line = code.count("\n", 0, m.start()) + 1
+        site = {
+            "tag": tag, "file": path, "line": line, "macro": name, "level": level, "kind": kind,
+            "subsystem": sub, "format": fmt, "regex": format_regex(fmt) if fmt is not None else None,
+            "returns": returns_after(code, end, in_macro), "in_macro": in_macro,
+            "function": None if in_macro else enclosing_function(code, m.start()),
+        }
+        if fidx == 1 and flavour == "nccl" and level == "INFO":
+            site["info_mask"] = re.sub(r"\s+", "", args[0])
+        yield site
+
+
+# ---------------------------------------------------------------------------------------- sources
+
+def git(git_dir, *args):
+    p = subprocess.run(["git", "--git-dir", git_dir, *args], capture_output=True)
+    if p.returncode != 0:
+        raise SystemExit2(f"git --git-dir {git_dir} {' '.join(args)}: "
+                          f"{p.stderr.decode(errors='replace').strip()}")
+    return p.stdout
+
+
+class SystemExit2(Exception):
+    pass
+
+
+def wanted(path):
+    low = path.lower()
+    if not low.endswith(SOURCE_EXT):
+        return False
+    parts = low.split("/")
+    return not any(p in ("test", "tests", "unit_tests", "third-party", "3rd-party", "googletest")
+                   for p in parts[:-1])
+
+
+def files_at_tag(git_dir, tag):
+    names = git(git_dir, "ls-tree", "-r", "--name-only", tag).decode().splitlines()
+    names = [n for n in names if wanted(n)]
+    if not names:
+        return []
+    # one git cat-file for every blob of the tag
+    req = "".join(f"{tag}:{n}\n" for n in names).encode()
+    p = subprocess.run(["git", "--git-dir", git_dir, "cat-file", "--batch"], input=req,
+                       capture_output=True)
+    if p.returncode != 0:
+        raise SystemExit2(f"git cat-file at {tag}: {p.stderr.decode(errors='replace').strip()}")
+    out, data, pos = [], p.stdout, 0
+    for n in names:
+        nl = data.index(b"\n", pos)
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) < 3 or header[1] != b"blob":
+            continue
+        size = int(header[2])
+        out.append((n, data[pos:pos + size].decode("utf-8", errors="replace")))
+        pos += size + 1
+    return out
+
+
+def files_in_tree(root):
+    out = []
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+        for f in sorted(files):
+            full = os.path.join(d, f)
+            rel = os.path.relpath(full, root).replace(os.sep, "/")
+            if wanted(rel):
+                with open(full, encoding="utf-8", errors="replace") as fh:
+                    out.append((rel, fh.read()))
+    return out
+
+
+RELEASE_RE = re.compile(r"^v(\d+)\.(\d+)\.(\d+)-(\d+)$")
+
+
+def release_tags(git_dir, since=(2, 4)):
+    tags = git(git_dir, "tag").decode().split()
+    rel = []
+    for t in tags:
+        m = RELEASE_RE.match(t)
+        if m and tuple(map(int, m.groups()[:2])) >= since:
+            rel.append((tuple(map(int, m.groups())), t))
+    return [t for _, t in sorted(rel)]
+
+
+def sites_for(files, tag, flavour):
+    out = []
+    for path, text in files:
+        out.extend(sites_in_file(path, text, tag, flavour))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--git-dir", help="a NCCL (or plugin) git directory")
+    src.add_argument("--tree", help="a plain source directory (tag given by --tag, default 'tree')")
+    ap.add_argument("--tag", action="append", default=[], help="tag to read (repeatable)")
+    ap.add_argument("--all-tags", action="store_true",
+                    help="every release tag vX.Y.Z-N from --since to the newest")
+    ap.add_argument("--since", default="2.4", help="oldest release for --all-tags (default 2.4)")
+    ap.add_argument("--plugin", choices=sorted(MACROS), default="nccl",
+                    help="macro flavour: nccl (WARN/INFO) or ofi (aws-ofi-nccl NCCL_OFI_WARN)")
+    ap.add_argument("--jsonl", help="write every site as JSONL to this file")
+    ap.add_argument("--summary", action="store_true",
+                    help="print site counts per tag and per subsystem")
+    a = ap.parse_args(argv)
+    try:
+        if a.tree:
+            if not os.path.isdir(a.tree):
+                raise SystemExit2(f"{a.tree}: not a directory")
+            tags = a.tag or ["tree"]
+            per_tag = {t: sites_for(files_in_tree(a.tree), t, a.plugin) for t in tags[:1]}
+        else:
+            if not os.path.isdir(a.git_dir):
+                raise SystemExit2(f"{a.git_dir}: not a directory")
+            tags = list(a.tag)
+            if a.all_tags:
+                since = tuple(int(x) for x in a.since.split(".")[:2])
+                tags += [t for t in release_tags(a.git_dir, since) if t not in tags]
+            if not tags:
+                raise SystemExit2("give --tag TAG or --all-tags")
+            per_tag = {t: sites_for(files_at_tag(a.git_dir, t), t, a.plugin) for t in tags}
+    except SystemExit2 as e:
+        print(f"nccl_message_sites: {e}", file=sys.stderr)
+        return 2
+    if a.jsonl:
+        with open(a.jsonl, "w", encoding="utf-8") as f:
+            for t in per_tag:
+                for s in per_tag[t]:
+                    f.write(json.dumps(s, sort_keys=True) + "\n")
+    if a.summary or not a.jsonl:
+        subs = sorted({s["subsystem"] for v in per_tag.values() for s in v})
+        print("tag\ttotal\twarn\ttrail\tfailure\t" + "\t".join(subs))
+        for t, v in per_tag.items():
+            kinds = collections.Counter(s["kind"] for s in v)
+            bysub = collections.Counter(s["subsystem"] for s in v)
+            print(f"{t}\t{len(v)}\t{kinds['warn']}\t{kinds['trail']}\t{kinds['failure']}\t" +
+                  "\t".join(str(bysub[x]) for x in subs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
