@@ -153,9 +153,10 @@ Runner add_health_command(CLI::App& app) {
   c->add_option("--replay", a->replay,
                 "Run over every snapshot directory in DIR, in name order (t000, t030, ...), and "
                 "print the transitions of each");
-  c->add_option("--clear", a->clear,
-                "Clear sticky state and exit: all, ports, xids, or one port (mlx5_0/1); `all` "
-                "also starts over from a state file that cannot be read");
+  c->add_option(
+      "--clear", a->clear,
+      "Clear sticky state and exit: all, ports, xids, gpus, or one port (mlx5_0/1); `all` "
+      "also starts over from a state file that cannot be read");
   c->add_flag("--drain", a->drain,
               "Drain the node in Slurm (scontrol) with the action in the reason when a finding "
               "reaches --fail-on; resume it once the state is clear and trainready drained it");

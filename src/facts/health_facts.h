@@ -133,6 +133,16 @@ struct XidRecord {
   std::string where;
 };
 
+// One GPU's row-remap state over time (NVML nvmlDeviceGetRemappedRows, as `collect` records it in
+// trainready/nvml.json): the boots in which a remap was seen pending, and a failure.
+struct GpuHistory {
+  std::string name;  // "GPU 0 (00000001:00:00.0)"
+  bool remap_pending = false;
+  bool remap_failure = false;
+  std::vector<std::int64_t> pending_boots;  // btime of each boot the remap was pending in
+  std::int64_t since = 0;                   // first sample with the current condition
+};
+
 struct HealthState {
   int version = kHealthStateVersion;
   std::int64_t updated_at = 0;  // the last sample's time
@@ -141,6 +151,7 @@ struct HealthState {
   std::map<std::string, PortHistory> ports;  // "mlx5_0/1"
   std::vector<XidRecord> xids;               // de-duplicated, within kXidRetentionSeconds
   std::vector<std::string> xid_seen;         // de-duplication keys of the kept records
+  std::map<std::string, GpuHistory> gpus;    // by PCI bus id
 };
 
 // What `health` hands the rules: the state after the last sample, and what changed in it.

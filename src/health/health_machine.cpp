@@ -159,6 +159,32 @@ void advance_xids(HealthState& s, const HealthSample& sample, std::vector<std::s
   });
 }
 
+void advance_gpus(HealthState& s, const HealthSample& sample, std::vector<std::string>& events) {
+  if (!sample.gpus.ok()) return;
+  for (const Gpu& g : sample.gpus->gpus) {
+    GpuHistory& h = s.gpus[g.pci_bus_id];
+    h.name = "GPU " + std::to_string(g.index) + " (" + g.pci_bus_id + ")";
+    const bool pending = g.remap_pending.value_or(false);
+    const bool failure = g.remap_failure.value_or(false);
+    if (failure && !h.remap_failure) {
+      events.push_back(h.name + " row remapping failed");
+      h.since = sample.time;
+    }
+    if (pending && !h.remap_pending) {
+      events.push_back(h.name + " row remap pending a GPU reset");
+      h.since = sample.time;
+    }
+    if (!pending && h.remap_pending) events.push_back(h.name + " row remap no longer pending");
+    if (pending && sample.boot_time != 0 &&
+        std::find(h.pending_boots.begin(), h.pending_boots.end(), sample.boot_time) ==
+            h.pending_boots.end())
+      h.pending_boots.push_back(sample.boot_time);
+    if (!pending) h.pending_boots.clear();
+    h.remap_pending = pending;
+    h.remap_failure = h.remap_failure || failure;  // sticky until --clear
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> advance_health(HealthState& state, const HealthSample& sample) {
@@ -173,6 +199,7 @@ std::vector<std::string> advance_health(HealthState& state, const HealthSample& 
                      std::to_string(sample.boot_time));
   for (const PortSample& p : sample.ports) advance_port(state.ports[p.key], p, sample.time, events);
   advance_xids(state, sample, events);
+  advance_gpus(state, sample, events);
   state.updated_at = sample.time;
   if (sample.boot_time != 0) state.boot_time = sample.boot_time;
   ++state.samples;
@@ -191,6 +218,14 @@ std::string clear_health(HealthState& state, const std::string& key) {
     if (key == "ports")
       return "cleared the conditions of " + std::to_string(state.ports.size()) + " ports";
   }
+  if (key == "all" || key == "gpus") {
+    for (auto& [k, g] : state.gpus) {
+      g.remap_failure = false;
+      g.pending_boots.clear();
+    }
+    if (key == "gpus")
+      return "cleared the row-remap history of " + std::to_string(state.gpus.size()) + " GPUs";
+  }
   if (key == "all" || key == "xids") {
     // The keys stay, so the same kernel-log lines are not counted again.
     const std::size_t n = state.xids.size();
@@ -202,7 +237,7 @@ std::string clear_health(HealthState& state, const std::string& key) {
   if (it == state.ports.end())
     throw InputError("--clear", 0,
                      "'" + key +
-                         "' is not in the state: expected all, ports, xids or a port "
+                         "' is not in the state: expected all, ports, xids, gpus or a port "
                          "such as mlx5_0/1");
   clear_port(it->second);
   return "cleared " + key;

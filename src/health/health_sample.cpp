@@ -93,6 +93,7 @@ HealthSample read_health_sample(const Root& root) {
     if (auto b = parse_proc_stat_btime(st.data)) s.boot_time = *b;
   s.ports = read_health_ports(root);
   s.kernel_log = probe_kernel_log(root);
+  s.gpus = probe_gpus(root, ProbeOptions{});
   if (!root.is_live()) {
     const FileRead m = root.read_file(kSnapImds, kLargeFileLimit);
     const nlohmann::json j =

@@ -25,7 +25,8 @@ struct HealthSample {
   std::int64_t boot_time = 0;  // /proc/stat btime; 0 unknown
   std::vector<PortSample> ports;
   Fact<KernelLogFacts> kernel_log;
-  std::string source;  // how the Root names "/"
+  Fact<GpuFacts> gpus;  // NVML (live) or trainready/nvml.json (snapshot)
+  std::string source;   // how the Root names "/"
   // compute.resourceId / compute.vmId of a snapshot's IMDS response (never fetched here).
   std::string resource_id;
   std::string vm_id;

@@ -66,6 +66,13 @@ std::string health_state_json(const HealthState& s) {
                     {"boot", r.boot},
                     {"line", r.line},
                     {"where", r.where}});
+  json gpus = json::object();
+  for (const auto& [bus, g] : s.gpus)
+    gpus[bus] = {{"name", g.name},
+                 {"remap_pending", g.remap_pending},
+                 {"remap_failure", g.remap_failure},
+                 {"pending_boots", g.pending_boots},
+                 {"since", g.since}};
   const json j = {{"schema", kSchema},
                   {"version", s.version},
                   {"updated_at", s.updated_at},
@@ -73,7 +80,8 @@ std::string health_state_json(const HealthState& s) {
                   {"samples", s.samples},
                   {"ports", ports},
                   {"xids", xids},
-                  {"xid_seen", s.xid_seen}};
+                  {"xid_seen", s.xid_seen},
+                  {"gpus", gpus}};
   // Replace invalid UTF-8 (a kernel-log line) rather than throw.
   return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -145,6 +153,15 @@ HealthState parse_health_state(const std::string& text, const std::string& where
       s.xids.push_back(std::move(r));
     }
     s.xid_seen = j.at("xid_seen").get<std::vector<std::string>>();
+    for (const auto& [bus, g] : j.at("gpus").items()) {
+      GpuHistory h;
+      h.name = g.at("name").get<std::string>();
+      h.remap_pending = g.at("remap_pending").get<bool>();
+      h.remap_failure = g.at("remap_failure").get<bool>();
+      h.pending_boots = g.at("pending_boots").get<std::vector<std::int64_t>>();
+      h.since = g.at("since").get<std::int64_t>();
+      s.gpus[bus] = std::move(h);
+    }
   } catch (const json::exception& e) {
     throw InputError(where, 0, std::string("the state file is damaged (") + e.what() + ")" + reset);
   }

@@ -147,7 +147,48 @@ TEST(HealthTimeline, QuietStateHasNoFindings) {
   HealthFacts f = replay("symbol-errors", 1);
   const Evaluation ev = evaluate_health(f, RuleSelection{});
   EXPECT_TRUE(ev.findings.empty());
-  EXPECT_EQ(ev.evaluations, 4);
+  EXPECT_EQ(ev.evaluations, 5);
+}
+
+TEST(HealthTimeline, RowRemapPendingNeedsAResetAndAfterARebootAReport) {
+  HealthFacts pending = replay("row-remap", 2);
+  auto p = verdicts(pending, "health-gpu-row-remap");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].action, RepairAction::kResetGpu);
+  EXPECT_NE(p[0].message.find("GPU 0 (00000001:00:00.0)"), std::string::npos);
+  HealthFacts f = replay("row-remap");
+  auto v = verdicts(f, "health-gpu-row-remap");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].severity, Severity::kError);
+  EXPECT_EQ(v[0].action, RepairAction::kReportAzure);
+  EXPECT_EQ(v[0].ghr_category, "Resource.Hpc.Unhealthy.HpcRowRemapFailure");
+  EXPECT_TRUE(verdicts(replay("row-remap", 1), "health-gpu-row-remap").empty());
+}
+
+TEST(HealthState, RowRemapFailureIsStickyUntilClearedGpus) {
+  HealthState s;
+  HealthSample a;
+  a.time = 1000;
+  a.boot_time = 10;
+  GpuFacts g;
+  Gpu gpu;
+  gpu.index = 3;
+  gpu.pci_bus_id = "00000004:00:00.0";
+  gpu.remap_failure = true;
+  g.gpus.push_back(gpu);
+  a.gpus = Fact<GpuFacts>::present(g, {"nvml", 0});
+  advance_health(s, a);
+  // The next sample no longer says so (NVML after a reset): still failed, until cleared.
+  a.time = 1030;
+  a.gpus.value.gpus[0].remap_failure = false;
+  advance_health(s, a);
+  HealthFacts f;
+  f.state = s;
+  auto v = health_verdicts(f, "health-gpu-row-remap");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].ghr_category, "Resource.Hpc.Unhealthy.HpcRowRemapFailure");
+  clear_health(f.state, "gpus");
+  EXPECT_TRUE(health_verdicts(f, "health-gpu-row-remap").empty());
 }
 
 TEST(HealthState, SamplesMustComeInTimeOrder) {

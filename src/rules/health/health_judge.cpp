@@ -301,6 +301,47 @@ void xids(const HealthFacts& f, std::string_view id, std::vector<HealthVerdict>&
   }
 }
 
+// NVIDIA, "GPU Memory Error Management" (docs.nvidia.com/deploy/a100-gpu-mem-error-mgmt): a
+// pending remap takes effect at the next GPU reset; a remapping failure means the GPU has no
+// spare row left and needs service. Microsoft's category for it: HpcRowRemapFailure.
+void gpus(const HealthFacts& f, std::string_view id, std::vector<HealthVerdict>& out) {
+  for (const auto& [bus, g] : f.state.gpus) {
+    HealthVerdict v;
+    v.rule_id = std::string(id);
+    v.subject = g.name;
+    const bool stuck = static_cast<int>(g.pending_boots.size()) >= kXidBootsToEscalate;
+    if (g.remap_failure || stuck) {
+      v.severity = Severity::kError;
+      v.action = RepairAction::kReportAzure;
+      v.ghr_category = "Resource.Hpc.Unhealthy.HpcRowRemapFailure";
+      v.message = g.remap_failure ? g.name + ": row remapping failed since " + utc(g.since) +
+                                        "; sticky until `trainready health --clear gpus`"
+                                  : g.name + ": a row remap is still pending after a reboot (" +
+                                        std::to_string(g.pending_boots.size()) + " boots)";
+      v.cause =
+          "NVIDIA's GPU memory error management: a failed remap leaves no spare row for "
+          "failing HBM, and a remap that a reboot did not apply will not be applied; the "
+          "GPU needs service. Azure's category: HpcRowRemapFailure (" +
+          std::string(kGhrCategoriesSource) + ").";
+    } else if (g.remap_pending) {
+      v.severity = Severity::kError;
+      v.action = RepairAction::kResetGpu;
+      v.message = g.name + ": a row remap is pending a GPU reset since " + utc(g.since);
+      v.cause =
+          "NVIDIA's GPU memory error management: a remap marked for a failing row takes "
+          "effect only at the next GPU reset; until then the row is still in use.";
+    } else {
+      continue;
+    }
+    v.evidence.push_back(
+        {g.name + ": remap_pending " + (g.remap_pending ? "yes" : "no") + ", remap_failure " +
+             (g.remap_failure ? "yes" : "no"),
+         {"NVML nvmlDeviceGetRemappedRows (a snapshot: trainready/nvml.json)", 0}});
+    finish(v);
+    out.push_back(std::move(v));
+  }
+}
+
 }  // namespace
 
 std::string_view to_string(RepairAction a) {
@@ -329,6 +370,8 @@ std::vector<HealthVerdict> health_verdicts(const HealthFacts& f, std::string_vie
     counters(f, rule_id, out);
   else if (rule_id == "health-gpu-xid")
     xids(f, rule_id, out);
+  else if (rule_id == "health-gpu-row-remap")
+    gpus(f, rule_id, out);
   return out;
 }
 

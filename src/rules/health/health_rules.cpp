@@ -40,6 +40,9 @@ class VerdictRule final : public HealthRule {
 const std::vector<std::unique_ptr<HealthRule>>& health_rules() {
   static const std::vector<std::unique_ptr<HealthRule>> rules = [] {
     std::vector<std::unique_ptr<HealthRule>> r;
+    r.push_back(std::make_unique<VerdictRule>(
+        "health-gpu-row-remap",
+        "A GPU row remap pending a reset, failed, or still pending after a reboot"));
     r.push_back(std::make_unique<VerdictRule>("health-gpu-xid",
                                               "A GPU Xid in this boot, or again after a reboot"));
     r.push_back(std::make_unique<VerdictRule>(

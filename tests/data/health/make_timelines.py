@@ -34,7 +34,20 @@ def syslog(t, uptime, text):
     return f"{stamp} ndh100-0001 kernel: [{uptime:12.6f}] {text}"
 
 
-def sample(case, offset, ports, boot=BOOT_A, kern=None):
+def nvml(pending, failure=False):
+    """trainready/nvml.json as `collect` writes it (the fields of examples/nd-h100-healthy)."""
+    gpu = {"index": 0, "name": "NVIDIA H100 80GB HBM3",
+           "uuid": "GPU-005e1f00-1111-2222-3333-000000abc000", "serial": "1652420001000",
+           "memory_total_bytes": 85520809984, "pci_bus_id": "00000001:00:00.0",
+           "ecc_enabled": True, "ecc_uncorrected_volatile": 0, "remap_pending": pending,
+           "remap_failure": failure, "nvlink_links": 18, "nvlink_active": 18,
+           "nvlink_recovery_errors": 0, "nvlink_crc_errors": 0, "fabric_state": "completed",
+           "fabric_status": 0, "clocks_event_reasons": 1}
+    return {"driver_loaded": True, "no_driver_reason": "", "driver_version": "535.161.08",
+            "nvml_version": "12.535.161.08", "gpus": [gpu]}
+
+
+def sample(case, offset, ports, boot=BOOT_A, kern=None, gpus=None):
     """ports: {"mlx5_ib0": ("ACTIVE", {"link_downed": 0, ...}), ...}"""
     d = os.path.join(HERE, case, f"t{offset:03d}")
     t = int(T0.timestamp()) + offset
@@ -58,6 +71,8 @@ def sample(case, offset, ports, boot=BOOT_A, kern=None):
     write(os.path.join(d, "trainready/kernel-log-nvrm.txt"),
           f"# trainready collect: NVRM lines of /var/log/kern.log ({len(lines)} lines), with its "
           "first and last line\n" + "\n".join(lines) + "\n")
+    if gpus is not None:
+        write(os.path.join(d, "trainready/nvml.json"), json.dumps(gpus, indent=2) + "\n")
     for dev, (state, counters) in ports.items():
         p = os.path.join(d, "sys/class/infiniband", dev, "ports/1")
         write(os.path.join(p, "state"), STATES[state][0] + "\n")
@@ -121,15 +136,25 @@ def dropped():
                                         "mlx5_ib1": steady()})
 
 
+def row_remap():
+    # A remap marked pending at +30 s; rebooted at +300 s (btime changes) and still pending.
+    ports = {"mlx5_ib0": steady(), "mlx5_ib1": steady()}
+    sample("row-remap", 0, ports, gpus=nvml(False))
+    sample("row-remap", 30, ports, gpus=nvml(True))
+    boot_b = int(T0.timestamp()) + 300
+    sample("row-remap", 600, ports, boot=boot_b, gpus=nvml(True))
+
+
 def main():
     for case in ("flapping-port", "symbol-errors", "xid-reboot", "recovered-link",
-                 "dropped-port"):
+                 "dropped-port", "row-remap"):
         shutil.rmtree(os.path.join(HERE, case), ignore_errors=True)
     flapping()
     symbol_errors()
     xid_reboot()
     recovered()
     dropped()
+    row_remap()
 
 
 if __name__ == "__main__":
