@@ -19,6 +19,9 @@
 
 namespace trainready {
 
+// cmd_health.cpp (declared here, not in commands.h, so adding it rebuilds one file).
+Runner add_health_command(CLI::App& app);
+
 const char* tool_version() { return TRAINREADY_VERSION; }
 
 const Catalog& load_catalog(const std::string& path) {
@@ -110,6 +113,7 @@ int run_cli(int argc, char** argv) {
   reg(add_bench_command);
   reg(add_watch_command);
   reg(add_stage_command);
+  reg(add_health_command);
   reg(add_help_man_command);
   reg(add_completions_command);
   try {

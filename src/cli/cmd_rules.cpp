@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "core/embedded.h"
 #include "core/input_error.h"
+#include "rules/health/health_rules.h"
 #include "rules/registry.h"
 
 namespace trainready {
@@ -25,6 +26,13 @@ Runner add_rules_command(CLI::App& app) {
                        {"title", std::string(r->title())},
                        {"doc", "docs/rules/" + std::string(r->id()) + ".md"}});
       }
+      for (const auto& r : health_rules()) {  // judged only by `trainready health`
+        arr.push_back({{"id", std::string(r->id())},
+                       {"severity", std::string(to_string(r->severity()))},
+                       {"scope", "health"},
+                       {"title", std::string(r->title())},
+                       {"doc", "docs/rules/" + std::string(r->id()) + ".md"}});
+      }
       std::printf("%s\n", nlohmann::json{{"schema_version", 1}, {"rules", arr}}.dump(2).c_str());
       return 0;
     }
@@ -34,6 +42,10 @@ Runner add_rules_command(CLI::App& app) {
                   std::string(to_string(r->severity())).c_str(), scope_name(r->scope()),
                   std::string(r->title()).c_str());
     }
+    for (const auto& r : health_rules())
+      std::printf("%-28s %-8s %-10s %s\n", std::string(r->id()).c_str(),
+                  std::string(to_string(r->severity())).c_str(), "health",
+                  std::string(r->title()).c_str());
     std::printf("\n`trainready explain ID` prints a rule's page.\n");
     return 0;
   };

@@ -1,5 +1,6 @@
 #include "rules/registry.h"
 
+#include "rules/health/health_rules.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -99,7 +100,7 @@ const Rule* find_rule(std::string_view id) {
   for (const auto& r : all_rules()) {
     if (r->id() == id) return r.get();
   }
-  return nullptr;
+  return find_health_rule(id);  // judged only by `trainready health`
 }
 
 }  // namespace trainready

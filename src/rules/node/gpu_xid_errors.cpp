@@ -13,6 +13,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "core/utf8.h"
+#include "rules/node/xid_judgement.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -251,6 +252,8 @@ class GpuXidErrors final : public Rule {
 };
 
 }  // namespace
+
+Severity xid_severity(int code) { return severity_of(code, xid_info(code)); }
 
 std::unique_ptr<Rule> make_gpu_xid_errors() { return std::make_unique<GpuXidErrors>(); }
 
