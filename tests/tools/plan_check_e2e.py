@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-BIN, SRC = sys.argv[1], os.path.abspath(sys.argv[2])
+BIN, SRC = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 DATA = os.path.join(SRC, "tests", "data", "plan", "accept")
 failures = []
 

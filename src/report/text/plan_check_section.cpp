@@ -35,11 +35,11 @@ std::string render_plan_check_text(const PlanAcceptance& a, bool explain, const 
   for (const std::string& f : a.measured_files) files += (files.empty() ? "" : ", ") + f;
   out += "  measured: " + wrap_text(files, 12, 12) + "\n\n";
   char b[256];
-  std::snprintf(b, sizeof b, "  %-12s %-14s %-14s %-9s %s\n", "assumption", "assumed", "measured",
-                "measured/assumed", "step with it alone");
+  std::snprintf(b, sizeof b, "  %-18s %-11s %-11s %-10s %s\n", "assumption", "assumed", "measured",
+                "of assumed", "step with it alone");
   out += b;
   for (const AssumptionCheck& c : a.checks) {
-    std::snprintf(b, sizeof b, "  %-12s %-14s %-14s %-16s %s\n", c.id.c_str(),
+    std::snprintf(b, sizeof b, "  %-18s %-11s %-11s %-10s %s\n", c.id.c_str(),
                   format_rate_si(c.assumed.value).c_str(), format_rate_si(c.measured.value).c_str(),
                   percent(c.ratio).c_str(), format_duration(c.step_seconds).c_str());
     out += b;
@@ -62,9 +62,8 @@ std::string render_plan_check_text(const PlanAcceptance& a, bool explain, const 
                 format_duration(a.step.step_seconds.value).c_str(),
                 format_duration(a.step.run_seconds.value).c_str(), money(measured_cost).c_str());
   out += b;
-  out += "  measured step / planned step: " + percent(a.step_ratio.value) + " (margin " +
-         percent(a.margin) + " over; --margin sets it); GPUs wait mostly on " +
-         a.step.dominant_wait + "\n";
+  out += "  measured step / planned step: " + percent(a.step_ratio.value) + " (--margin " +
+         percent(a.margin) + "); the GPUs wait mostly on " + a.step.dominant_wait + "\n";
   for (const std::string& n : a.notes) out += "  note: " + wrap_text(n, 8, 8) + "\n";
   if (explain) {
     out += "\n";

@@ -64,7 +64,7 @@ class PlanAssumptionBroken : public Rule {
       Finding f = finding(
           "the plan assumed " + format_rate_si(c.assumed.value) + " of " + c.what + "; " +
           measured_by + " measured " + format_rate_si(c.measured.value) + " (" +
-          plan_check_percent(1 - c.ratio) + " less): " +
+          plan_check_percent(c.ratio) + " of it): " +
           plan_check_cost_sentence(a.planned, c.step_seconds, c.run_seconds, c.cost_per_run));
       f.evidence.push_back(
           {"assumed " + format_rate_si(c.assumed.value) + " (" + c.assumed.formula + ")",

@@ -10,10 +10,9 @@
 
 namespace trainready {
 
-// "12 %", "1.5 %", "0.3 %"
+// "12 %", "1.5 %", "0.049 %", "1153 %"
 inline std::string plan_check_percent(double fraction) {
-  const double p = std::fabs(fraction) * 100;
-  return format_number(p, 2) + " %";
+  return format_number(std::fabs(fraction) * 100, 2) + " %";
 }
 
 // "each step is 12 % longer, the run 1.8 days longer, and costs $X more" (or shorter / less).
