@@ -112,7 +112,15 @@ BusbwSweep fleet_sweep(const Doc& d, int nodes, int ranks) {
   return s;
 }
 
-void sort_points(BusbwSweep& s) {
+// Sorted by size; a size that moved nothing (busbw 0: a failed or timed-out step) is no bandwidth
+// to plan with and would read as "free" in the models: left out, with a note.
+void sort_points(BusbwSweep& s, std::vector<std::string>& notes) {
+  const auto zero = std::remove_if(s.points.begin(), s.points.end(),
+                                   [](const BusbwPoint& p) { return !(p.busbw > 0); });
+  if (zero != s.points.end())
+    notes.push_back(s.file + ": " + std::to_string(s.points.end() - zero) +
+                    " size(s) with no bus bandwidth left out (a failed step: see its findings)");
+  s.points.erase(zero, s.points.end());
   std::sort(s.points.begin(), s.points.end(),
             [](const BusbwPoint& a, const BusbwPoint& b) { return a.size_bytes < b.size_bytes; });
 }
@@ -147,6 +155,13 @@ void read_pairs(const Doc& d, Measurements& out) {
         continue;
       }
       const double v = d.number(p + "/gbytes_per_s") * 1e9;
+      if (!(v > 0)) {
+        out.notes.push_back(d.file() + ": pair " + host(d.integer(p + "/a", 0)) + " - " +
+                            host(d.integer(p + "/b", 0)) +
+                            " moved nothing: not counted (a dead link: fleet's own findings name "
+                            "it)");
+        continue;
+      }
       values.push_back(v);
       if (!low || v < low->bytes_per_s) {
         SlowestLink l;
@@ -188,7 +203,7 @@ void read_fleet(const Doc& d, int gpus_per_vm, Measurements& out) {
     ranks += static_cast<int>(r.size());
   }
   BusbwSweep s = fleet_sweep(d, static_cast<int>(nodes.size()), ranks);
-  sort_points(s);
+  sort_points(s, out.notes);
   if (s.points.empty()) {
     out.notes.push_back(d.file() + ": no all-reduce sweep in it" +
                         (d.has("/pair_bandwidth/allreduce/skipped")
@@ -214,7 +229,9 @@ void read_bench(const Doc& d, int gpus_per_vm, Measurements& out) {
     d.fail("/bench/wrong", "the sweep has " + format_number(wrong, 6) +
                                " wrong results: its bandwidth is not a measurement to plan on");
   BusbwSweep s = bench_sweep(d);
-  sort_points(s);
+  sort_points(s, out.notes);
+  if (s.points.empty())
+    d.fail("/bench/sizes", "/bench/sizes: no size with a bus bandwidth above 0");
   if (s.ranks > gpus_per_vm)
     out.inter_vm.push_back(std::move(s));
   else

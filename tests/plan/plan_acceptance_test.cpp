@@ -293,5 +293,24 @@ TEST(PlanAcceptance, OtherCollectivesAndFewerRanksAreNotedNotUsed) {
   EXPECT_EQ(m.intra_vm[0].ranks, 8);
 }
 
+// A bandwidth of 0 (a failed step, a dead link) is no figure to plan with: the models would read
+// it as free communication. Left out with a note, or refused when nothing else is left.
+TEST(PlanAcceptance, ZeroBandwidthIsNeverTakenAsFree) {
+  nlohmann::json f = json_of("fleet-bandwidth-2node-slow-rail.json");
+  for (auto& p : f["pair_bandwidth"]["matrices"][5]["pairs"]) p["gbytes_per_s"] = 0.0;
+  f["pair_bandwidth"]["allreduce"]["points"][3]["busbw_gbytes_per_s"] = 0.0;
+  Measurements m;
+  read_measurement(f.dump(1), "z.json", 2, 8, m);
+  ASSERT_TRUE(m.slowest_link.has_value());
+  EXPECT_DOUBLE_EQ(m.slowest_link->bytes_per_s, 47.1e9);  // rail 0, the next lowest
+  ASSERT_EQ(m.inter_vm.size(), 1u);
+  EXPECT_EQ(m.inter_vm[0].points.size(), 3u);
+  EXPECT_EQ(m.notes.size(), 2u);
+  nlohmann::json b = json_of("bench-allreduce-16rank-cpu.json");
+  for (auto& s : b["bench"]["sizes"]) s["out_of_place"]["busbw_gbytes_per_s"] = 0.0;
+  expect_input_error([&] { read_measurement(b.dump(1), "b0.json", 2, 8, m); }, "b0.json",
+                     "no size with a bus bandwidth above 0", true);
+}
+
 }  // namespace
 }  // namespace trainready
