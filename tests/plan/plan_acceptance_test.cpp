@@ -79,7 +79,7 @@ struct Expected {
 };
 
 // Step, run and cost from the formulas, with the measured values given (0: the plan's).
-Expected expected(double allgpu_busbw, double pp_per_gpu, double feed_per_vm) {
+Expected expected(double allgpu_busbw, double pp_per_gpu, double feed_per_vm, double tp_busbw = 0) {
   const Job j;
   const nlohmann::json c = json_of(kPlan)["plan"]["candidates"][0];
   const double compute = c["compute"]["seconds"]["value"];            // compute model: an input
@@ -93,7 +93,8 @@ Expected expected(double allgpu_busbw, double pp_per_gpu, double feed_per_vm) {
   const double dp_exposed = std::max(0.0, volume / dp_busbw - 0.8 * backward);
   const int m = j.accumulation();
   // Megatron: 4 all-reduces of s·b·h per layer and micro-batch, ring factor 2(t−1)/t.
-  const double tp_s = m * (j.layers / j.pp) * 4 * j.message() * 2.0 * (j.tp - 1) / j.tp / kIntra;
+  const double tp_s = m * (j.layers / j.pp) * 4 * j.message() * 2.0 * (j.tp - 1) / j.tp /
+                      (tp_busbw > 0 ? tp_busbw : kIntra);
   // Narayanan et al.: s·b·h forward and back per micro-batch between stages.
   const double pp_s = 2.0 * m * j.message() / (pp_per_gpu > 0 ? pp_per_gpu : kVmNetwork / 8);
   const double no_data = compute + dp_exposed + tp_s + pp_s;
@@ -291,6 +292,27 @@ TEST(PlanAcceptance, OtherCollectivesAndFewerRanksAreNotedNotUsed) {
   read_measurement(b.dump(1), "8.json", 2, 8, m);
   ASSERT_EQ(m.intra_vm.size(), 1u);
   EXPECT_EQ(m.intra_vm[0].ranks, 8);
+}
+
+// A sweep inside one VM (8 ranks, 8 GPUs per VM) replaces the tensor-parallel all-reduce's
+// busbw, read at one tensor-parallel message: s·b·h·2 bytes = 64 MiB, the sweep's last size.
+TEST(PlanAcceptance, IntraVmSweepRecomputesTensorParallelTraffic) {
+  nlohmann::json b = json_of("bench-allreduce-16rank-cpu.json");
+  b["bench"]["ranks"] = 8;
+  const PlannedRun p = planned();
+  Measurements m;
+  read_measurement(b.dump(1), "intra.json", 2, p.gpus_per_vm, m);
+  const Catalog& cat = Catalog::builtin();
+  const PlanAcceptance a = check_plan(p, m, *cat.find(p.sku), cat.storage(), 0.1);
+  ASSERT_EQ(a.checks.size(), 1u);
+  EXPECT_EQ(a.checks[0].id, "intra-vm-busbw");
+  const double busbw =
+      b["bench"]["sizes"].back()["out_of_place"]["busbw_gbytes_per_s"].get<double>() * 1e9;
+  EXPECT_EQ(Job().message(), 67108864.0);
+  expect_close(a.checks[0].measured.value, busbw, "at 64 MiB");
+  expect_close(a.checks[0].assumed.value, kIntra, "the catalog's single-VM figure");
+  expect_close(a.step.step_seconds.value, expected(0, 0, 0, busbw).step, "step");
+  EXPECT_EQ(judge("plan-cluster-misses-plan", a).findings.size(), 1u);
 }
 
 // A bandwidth of 0 (a failed step, a dead link) is no figure to plan with: the models would read
