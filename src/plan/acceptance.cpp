@@ -44,6 +44,10 @@ Recomputed recompute(const PlannedRun& p, const Overrides& o, const SkuEntry& sk
       co.compute_seconds + r.model_parallel.seconds.value + r.comm.exposed_seconds.value;
   di.delivered_per_vm = o.feed.value_or(p.delivered_per_vm);
   r.data = estimate_data(di);
+  // The plan's chosen option at its planned rate, or what bench storage measured: the option
+  // the data model would choose again at a different step time is not what the cluster has.
+  r.data.read_seconds.source = o.feed ? "delivered per VM: measured by bench storage"
+                                      : "delivered per VM: the plan's " + p.storage_name;
   StepInputs si;
   si.compute_seconds = co.compute_seconds;
   si.comm_exposed_seconds = r.comm.exposed_seconds.value;

@@ -192,7 +192,6 @@ DataEstimate estimate_data(const DataInputs& in) {
   d.read_seconds = quantity(delivered > 0 ? bytes_per_vm / delivered : 0, "s",
                             "bytes_per_step / VMs / delivered per VM");
   d.read_seconds.in("bytes_per_vm", bytes_per_vm, "B").in("delivered_per_vm", delivered, "B/s");
-  if (in.delivered_per_vm) d.read_seconds.source = "delivered per VM: measured";
   d.exposed_seconds = quantity(std::max(0.0, d.read_seconds.value - in.step_seconds), "s",
                                "max(0, read − step): the data loader prefetches while GPUs compute",
                                "planner assumption: prefetch hides reads up to one step");
