@@ -106,7 +106,8 @@ Runner add_plan_command(CLI::App& app) {
   CLI::App* c = app.add_subcommand(
       "plan",
       "Plan a training cluster: memory per GPU, step time, communication, data feed, placement "
-      "and cost for each VM size, and a recommendation");
+      "and cost for each VM size, and a recommendation; with --check, a deployed cluster's "
+      "measurements against its plan");
   c->add_option("--job", a->job_file, "Job description: TOML, YAML or JSON with the flags' keys");
   for (const JobSettingInfo& info : job_setting_keys()) {
     const std::string key = info.key;
