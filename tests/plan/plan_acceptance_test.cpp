@@ -315,6 +315,22 @@ TEST(PlanAcceptance, IntraVmSweepRecomputesTensorParallelTraffic) {
   EXPECT_EQ(judge("plan-cluster-misses-plan", a).findings.size(), 1u);
 }
 
+// A --feed search (recorded here) where every trial met its demand: the most delivered is a lower
+// bound on what the path can feed, said in a note, and still replaces the plan's rate.
+TEST(PlanAcceptance, FeedSearchIsALowerBound) {
+  const nlohmann::json f = json_of("bench-storage-feed.json");
+  double most = 0;
+  for (const auto& t : f["storage"]["feed"]["trials"])
+    most = std::max(most, t["delivered_bytes_per_second"].get<double>());
+  const PlanAcceptance a = check({"bench-storage-feed.json"});
+  ASSERT_EQ(a.checks.size(), 1u);
+  EXPECT_EQ(a.checks[0].id, "storage-feed");
+  expect_close(a.checks[0].measured.value, most, "the most delivered in a trial");
+  ASSERT_FALSE(a.checks[0].notes.empty());
+  EXPECT_NE(a.checks[0].notes[0].find("at least"), std::string::npos) << a.checks[0].notes[0];
+  expect_close(a.step.step_seconds.value, expected(0, 0, most).step, "step");
+}
+
 // A bandwidth of 0 (a failed step, a dead link) is no figure to plan with: the models would read
 // it as free communication. Left out with a note, or refused when nothing else is left.
 TEST(PlanAcceptance, ZeroBandwidthIsNeverTakenAsFree) {
