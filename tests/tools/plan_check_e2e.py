@@ -91,6 +91,15 @@ with tempfile.TemporaryDirectory() as tmp:
     check(run(fleet + ["--fail-on", "warning"], tmp).returncode == 1, "--fail-on warning: exit 1")
     check(run(fleet + ["--margin", "0.5"], tmp).returncode == 1, "--margin 0.5: exit 1")
 
+    # Nothing the plan assumed in the measured file (a reduce_scatter sweep): not a pass.
+    rs = json.load(open(data("bench-allreduce-16rank-cpu.json")))
+    rs["bench"]["collective"] = "reduce_scatter"
+    rs["command"] = "bench reduce_scatter"
+    json.dump(rs, open(os.path.join(tmp, "rs.json"), "w"))
+    r = run(["plan", "--check", "plan.json", "--measured", "rs.json"], tmp)
+    check(r.returncode == 0 and r.stdout.startswith("INCOMPLETE") and "not used" in r.stdout,
+          f"nothing compared: INCOMPLETE, the file noted (got {r.returncode}: {r.stdout[:120]})")
+
     # Bad input: exit 2, the file named, nothing written.
     edited = dict(plan)
     edited["plan"] = json.loads(json.dumps(plan["plan"]))
