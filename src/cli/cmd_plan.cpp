@@ -9,6 +9,7 @@
 #include "catalog/catalog.h"
 #include "cli/commands.h"
 #include "cli/judge.h"
+#include "cli/plan_check.h"
 #include "core/input_error.h"
 #include "core/root.h"
 #include "emit/deployment_model.h"
@@ -28,6 +29,7 @@ struct PlanArgs {
   bool explain = false;
   std::string emit;  // --emit arm|bicep|terraform: -o is then the directory
   bool force = false;
+  PlanCheckArgs check;  // --check PLAN.json --measured FILE...
   SharedFlags shared;
 };
 
@@ -75,6 +77,14 @@ void emit_plan(const Plan& plan, const PlanArgs& a) {
 }
 
 int run_plan(const PlanArgs& a) {
+  if (a.check.requested()) {
+    std::vector<std::string> given;
+    if (!a.job_file.empty()) given.push_back("--job");
+    if (!a.emit.empty()) given.push_back("--emit");
+    for (const auto& [key, opt] : a.options)
+      if (opt->count() > 0) given.push_back("--" + key);
+    return run_plan_check(a.check, a.shared, a.explain, given);
+  }
   a.shared.check();
   Report r = start_report("plan", a.shared);
   r.plan = std::make_shared<Plan>(make_plan(read_job(a), a.shared.catalog()));
@@ -96,7 +106,8 @@ Runner add_plan_command(CLI::App& app) {
   CLI::App* c = app.add_subcommand(
       "plan",
       "Plan a training cluster: memory per GPU, step time, communication, data feed, placement "
-      "and cost for each VM size, and a recommendation");
+      "and cost for each VM size, and a recommendation; with --check, a deployed cluster's "
+      "measurements against its plan");
   c->add_option("--job", a->job_file, "Job description: TOML, YAML or JSON with the flags' keys");
   for (const JobSettingInfo& info : job_setting_keys()) {
     const std::string key = info.key;
@@ -118,6 +129,7 @@ Runner add_plan_command(CLI::App& app) {
                 "to stdout")
       ->check(CLI::IsMember({"arm", "bicep", "terraform"}));
   c->add_flag("--force", a->force, "With --emit: replace a file already in the -o directory");
+  add_plan_check_flags(c, a->check);
   add_shared_flags(c, a->shared, kReportFlags | kRuleFlags | kCatalogFlag);
   return [a] { return run_plan(*a); };
 }

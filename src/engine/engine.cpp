@@ -95,6 +95,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   base.fleet = in.fleet;
   base.stage = in.stage;
   base.watch = in.watch;
+  base.acceptance = in.acceptance;
   for (const auto& rule : all_rules()) {
     const std::string id(rule->id());
     if (!selection.wants(id)) continue;
@@ -148,6 +149,9 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         break;
       case RuleScope::kWatch:
         if (in.watch) record(id, "", rule->evaluate(base));
+        break;
+      case RuleScope::kPlanCheck:
+        if (in.acceptance) record(id, "", rule->evaluate(base));
         break;
     }
   }

@@ -19,7 +19,8 @@
 
 namespace trainready {
 
-struct Plan;  // plan/plan.h
+struct Plan;            // plan/plan.h
+struct PlanAcceptance;  // plan/acceptance.h
 
 struct RuleSkip {
   std::string rule_id;
@@ -65,6 +66,7 @@ struct JudgeInputs {
   const FleetFacts* fleet = nullptr;
   const StageFacts* stage = nullptr;
   const WatchFacts* watch = nullptr;
+  const PlanAcceptance* acceptance = nullptr;  // plan --check
   RunOptions options;
 };
 

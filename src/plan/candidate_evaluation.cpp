@@ -9,6 +9,7 @@
 #include "core/input_error.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "plan/step_model.h"
 
 namespace trainready {
 namespace {
@@ -260,29 +261,22 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   di.dataset_bytes = plan.dataset_bytes;
   c.data = estimate_data(di);
 
-  // Step, utilization and what the GPUs wait on.
-  const double comm_wait = c.comm.exposed_seconds.value + c.model_parallel.seconds.value;
-  const double data_wait = c.data.exposed_seconds.value;
-  const double step = c.compute.seconds.value + comm_wait + data_wait;
-  c.step_seconds = quantity(step, "s", "compute + exposed communication + exposed data");
-  c.step_seconds.in("compute", c.compute.seconds.value, "s").in("communication", comm_wait, "s");
-  c.step_seconds.in("model_parallel", c.model_parallel.seconds.value, "s");
-  c.step_seconds.in("data", data_wait, "s");
-  c.utilization = quantity(step > 0 ? c.compute.seconds.value / step : 0, "",
-                           "compute / step: the share of each step the GPUs compute");
-  c.utilization.in("compute", c.compute.seconds.value, "s").in("step", step, "s");
-  const double threshold = 0.02 * step;
-  if (comm_wait <= threshold && data_wait <= threshold)
-    c.dominant_wait = "none";
-  else
-    c.dominant_wait = comm_wait >= data_wait ? "communication" : "data";
+  // Step, utilization and what the GPUs wait on; run length.
+  StepInputs si;
+  si.compute_seconds = c.compute.seconds.value;
+  si.comm_exposed_seconds = c.comm.exposed_seconds.value;
+  si.model_parallel_seconds = c.model_parallel.seconds.value;
+  si.data_exposed_seconds = c.data.exposed_seconds.value;
+  si.total_tokens = plan.total_tokens;
+  si.tokens_per_step = c.tokens_per_step;
+  StepEstimate se = estimate_step(si);
+  c.step_seconds = std::move(se.step_seconds);
+  c.utilization = std::move(se.utilization);
+  c.dominant_wait = std::move(se.dominant_wait);
+  c.steps = std::move(se.steps);
+  c.run_seconds = std::move(se.run_seconds);
 
-  // Run length and cost.
-  const double steps = c.tokens_per_step > 0 ? std::ceil(plan.total_tokens / c.tokens_per_step) : 0;
-  c.steps = quantity(steps, "", "ceil(total_tokens / tokens_per_step)");
-  c.steps.in("total_tokens", plan.total_tokens).in("tokens_per_step", c.tokens_per_step);
-  c.run_seconds = quantity(steps * step, "s", "steps × step");
-  c.run_seconds.in("steps", steps).in("step", step, "s");
+  // Cost.
   std::optional<double> user_price;
   for (const auto& [name, usd] : job.prices) {
     if (catalog.find(name) == &sku) user_price = usd;

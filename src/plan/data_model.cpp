@@ -188,10 +188,10 @@ DataEstimate estimate_data(const DataInputs& in) {
   }
   const StorageOption& c = d.options[d.chosen];
   const double bytes_per_vm = in.bytes_per_step / in.vms;
-  d.read_seconds = quantity(c.per_vm.value > 0 ? bytes_per_vm / c.per_vm.value : 0, "s",
+  const double delivered = in.delivered_per_vm.value_or(c.per_vm.value);
+  d.read_seconds = quantity(delivered > 0 ? bytes_per_vm / delivered : 0, "s",
                             "bytes_per_step / VMs / delivered per VM");
-  d.read_seconds.in("bytes_per_vm", bytes_per_vm, "B")
-      .in("delivered_per_vm", c.per_vm.value, "B/s");
+  d.read_seconds.in("bytes_per_vm", bytes_per_vm, "B").in("delivered_per_vm", delivered, "B/s");
   d.exposed_seconds = quantity(std::max(0.0, d.read_seconds.value - in.step_seconds), "s",
                                "max(0, read − step): the data loader prefetches while GPUs compute",
                                "planner assumption: prefetch hides reads up to one step");

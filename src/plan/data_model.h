@@ -19,6 +19,9 @@ struct DataInputs {
   double bytes_per_step = 0;  // global batch × bytes per sample
   double step_seconds = 0;    // one step without waiting for data
   double dataset_bytes = 0;
+  // A rate each VM reads at that replaces the chosen option's (bytes/s): what `bench storage`
+  // measured, for `plan --check`. Unset: the option's own figure.
+  std::optional<double> delivered_per_vm;
 };
 
 struct StorageOption {

@@ -22,6 +22,7 @@
 #include "facts/stage_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "facts/watch_facts.h"
+#include "plan/acceptance.h"
 #include "plan/plan.h"
 #include "queries/busbw_expectation.h"
 #include "queries/busbw_from_log.h"
@@ -116,6 +117,7 @@ struct Report {
   std::shared_ptr<const FleetSummary> fleet_summary;  // `fleet`: table and groups
   std::shared_ptr<const StageFacts> stage;            // `stage`: what was copied or verified
   std::shared_ptr<const WatchFacts> watch;  // `watch`: the labelled timeline's totals per node
+  std::shared_ptr<const PlanAcceptance> acceptance;  // `plan --check`: plan vs measured
 };
 
 // How a reporter lays out text: colour (a terminal) and plan --explain.

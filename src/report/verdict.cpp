@@ -43,6 +43,8 @@ Wording wording_of(const Report& r) {
   if (c == "lint")
     return {"the deployment", "has what breaks multi-node training", "can train, not at full speed",
             "has none of the traps checked"};
+  if (c == "plan check")
+    return {"the cluster", "misses the plan", "meets the plan, with caveats", "meets the plan"};
   if (c == "plan")
     return {"the plan", "cannot run this job as asked", "runs this job, with caveats",
             "runs this job"};

@@ -75,6 +75,8 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nvlink_inactive());
     r.push_back(make_nvme_scratch_not_mounted());
     r.push_back(make_pcie_link_degraded());
+    r.push_back(make_plan_assumption_broken());
+    r.push_back(make_plan_cluster_misses_plan());
     r.push_back(make_plan_does_not_fit());
     r.push_back(make_stage_incomplete());
     r.push_back(make_stage_source_changed());

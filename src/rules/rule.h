@@ -22,7 +22,8 @@
 
 namespace trainready {
 
-struct Plan;  // plan/plan.h: the planner's output, judged by the plan rules
+struct Plan;            // plan/plan.h: the planner's output, judged by the plan rules
+struct PlanAcceptance;  // plan/acceptance.h: a plan recomputed with measured values
 
 // kNode: once per node; kCluster: once over two or more nodes; kRunLog / kRunTests: once when a
 // NCCL log / an nccl-tests result was given (the rule may also read the nodes, if any);
@@ -41,8 +42,9 @@ enum class RuleScope {
   kStorage,
   kFleet,
   kPairs,
-  kStage,  // once over what `stage` copied or verified
-  kWatch   // once over what `watch` labelled (each rule also labels intervals: watch/window.h)
+  kStage,     // once over what `stage` copied or verified
+  kWatch,     // once over what `watch` labelled (each rule also labels intervals: watch/window.h)
+  kPlanCheck  // once over a plan checked against measurements (`plan --check`)
 };
 
 inline const char* scope_name(RuleScope s) {
@@ -69,6 +71,8 @@ inline const char* scope_name(RuleScope s) {
       return "stage";
     case RuleScope::kWatch:
       return "watch";
+    case RuleScope::kPlanCheck:
+      return "plan-check";
   }
   return "node";
 }
@@ -87,6 +91,7 @@ struct RuleContext {
   const FleetFacts* fleet = nullptr;            // fleet rules
   const StageFacts* stage = nullptr;            // stage rules
   const WatchFacts* watch = nullptr;            // watch rules
+  const PlanAcceptance* acceptance = nullptr;   // plan-check rules
 };
 
 struct RuleOutcome {

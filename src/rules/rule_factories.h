@@ -72,6 +72,8 @@ std::unique_ptr<Rule> make_nccl_warnings();
 std::unique_ptr<Rule> make_nvlink_inactive();
 std::unique_ptr<Rule> make_nvme_scratch_not_mounted();
 std::unique_ptr<Rule> make_pcie_link_degraded();
+std::unique_ptr<Rule> make_plan_assumption_broken();
+std::unique_ptr<Rule> make_plan_cluster_misses_plan();
 std::unique_ptr<Rule> make_plan_does_not_fit();
 std::unique_ptr<Rule> make_stage_incomplete();
 std::unique_ptr<Rule> make_stage_source_changed();

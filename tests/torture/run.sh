@@ -259,6 +259,7 @@ source "$HERE/tests/torture/blob-misc.sh"
 source "$HERE/tests/torture/stage_contain.sh"
 # health: state files and samples (issue 32).
 source "$HERE/tests/torture/health-time.sh"
+source "$HERE/tests/torture/plan-accept.sh"  # plan --check (issue 33)
 
 echo "== pre-existing inputs unchanged =="
 CASES=$((CASES + 1))

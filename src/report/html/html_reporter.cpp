@@ -278,10 +278,10 @@ std::string plan_section(const Report& r) {
     for (const Candidate& c : p.layouts) {
       s += "<tr><td>" + esc(c.sku ? c.sku->name : "?") + "</td><td>" + std::to_string(c.vms) +
            "</td><td>" + std::to_string(c.layout.tp) + "</td><td>" + std::to_string(c.layout.pp) +
-           "</td><td>" + std::to_string(c.dp) + "</td><td>" + std::to_string(c.zero) +
-           "</td><td>" + esc(to_string(c.layout.recompute)) + "</td><td>" +
-           std::to_string(c.layout.micro_batch) + "</td><td>" + fmt_seconds(c.step_seconds.value) +
-           "</td><td>" + esc(c.why_not) + "</td></tr>";
+           "</td><td>" + std::to_string(c.dp) + "</td><td>" + std::to_string(c.zero) + "</td><td>" +
+           esc(to_string(c.layout.recompute)) + "</td><td>" + std::to_string(c.layout.micro_batch) +
+           "</td><td>" + fmt_seconds(c.step_seconds.value) + "</td><td>" + esc(c.why_not) +
+           "</td></tr>";
     }
     s += "</tbody></table>";
   }
@@ -293,6 +293,38 @@ std::string plan_section(const Report& r) {
   };
   list("Checks to run once deployed", p.checklist);
   list("What would fit", p.hints);
+  return s + "</section>\n";
+}
+
+// `plan --check`: each assumption beside its measurement, then the plan against the cluster.
+std::string plan_check_section(const Report& r) {
+  if (!r.acceptance) return "";
+  const PlanAcceptance& a = *r.acceptance;
+  const PlannedRun& p = a.planned;
+  std::string s = "<section id=\"plan-check\"><h2>Plan check</h2><p>" + std::to_string(p.vms) +
+                  " &times; " + esc(p.sku) + " (" + std::to_string(p.gpus) + " GPUs) from " +
+                  esc(p.file) +
+                  "</p><table><thead><tr><th>assumption</th><th>assumed</th>"
+                  "<th>measured</th><th>measured / assumed</th><th>step with it alone</th>"
+                  "<th>measured by</th></tr></thead><tbody>";
+  for (const AssumptionCheck& c : a.checks) {
+    s += "<tr><td>" + esc(c.what) + "</td><td>" + fmt_gbytes_per_s(c.assumed.value) + "</td><td>" +
+         fmt_gbytes_per_s(c.measured.value) + "</td><td>" + fmt_percent(c.ratio) + "</td><td>" +
+         fmt_seconds(c.step_seconds) + "</td><td>" + esc(c.measured.source) + "</td></tr>";
+  }
+  s += "</tbody></table><table><thead><tr><th></th><th>step</th><th>run</th><th>cost per run"
+       "</th></tr></thead><tbody><tr><td>planned</td><td>" +
+       fmt_seconds(p.step_seconds) + "</td><td>" + fmt_seconds(p.run_seconds) + "</td><td>" +
+       (p.cost_per_run ? fmt_usd(*p.cost_per_run) : std::string("no price")) +
+       "</td></tr><tr><td>measured</td><td>" + fmt_seconds(a.step.step_seconds.value) +
+       "</td><td>" + fmt_seconds(a.step.run_seconds.value) + "</td><td>" +
+       (a.cost ? fmt_usd(a.cost->per_run.value) : std::string("no price")) +
+       "</td></tr></tbody></table>";
+  if (!a.notes.empty()) {
+    s += "<ul>";
+    for (const std::string& n : a.notes) s += "<li>" + esc(n) + "</li>";
+    s += "</ul>";
+  }
   return s + "</section>\n";
 }
 
@@ -365,6 +397,7 @@ std::string render_html(const Report& r) {
   page += storage_section(r);
   if (r.pairs) page += pair_bandwidth_html(*r.pairs);
   page += plan_section(r);
+  page += plan_check_section(r);
   page += nodes_section(r);
   page += lint_section(r);
   page += not_checked_section(r);

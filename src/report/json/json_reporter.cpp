@@ -7,6 +7,7 @@
 #include "codec/node_facts_json.h"
 #include "report/json/bench_section.h"
 #include "report/json/pair_bandwidth_section.h"
+#include "report/json/plan_check_section.h"
 #include "report/json/plan_section.h"
 #include "report/rule_doc.h"
 #include "rules/registry.h"
@@ -163,6 +164,7 @@ json report_json(const Report& r) {
   }
   if (r.lint) j["lint"] = lint_json(*r.lint);
   if (r.plan) j["plan"] = plan_json(*r.plan);
+  if (r.acceptance) j["plan_check"] = plan_check_json(*r.acceptance);
   if (r.collective) j["bench"] = collective_json(*r.collective);
   if (r.storage) j["storage"] = storage_json(*r.storage);
   if (r.pairs) j["pair_bandwidth"] = pair_bandwidth_json(*r.pairs);

@@ -7,6 +7,7 @@
 #include "report/text/fleet_section.h"
 #include "report/text/node_summary.h"
 #include "report/text/pair_bandwidth_text.h"
+#include "report/text/plan_check_section.h"
 #include "report/text/plan_section.h"
 #include "report/text/run_summary.h"
 #include "report/text/stage_section.h"
@@ -122,6 +123,7 @@ std::string render_text(const Report& r, const RenderStyle& style) {
   if (r.pairs) out += render_pair_bandwidth_text(*r.pairs) + "\n";
   if (r.stage) out += render_stage_text(*r.stage) + "\n";
   if (r.plan) out += render_plan_text(*r.plan, style.explain, p) + "\n";
+  if (r.acceptance) out += render_plan_check_text(*r.acceptance, style.explain, p) + "\n";
   if (r.evaluation.findings.empty() && !r.fleet_summary) out += "No findings.\n\n";
   if (!r.fleet_summary)
     for (const Finding& f : r.evaluation.findings)
