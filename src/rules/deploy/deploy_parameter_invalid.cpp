@@ -39,7 +39,13 @@ class DeployParameterInvalid final : public Rule {
                   : "Pass a value the declaration allows (see the evidence), or change the "
                     "declaration if the template is yours.";
       f.resource = "parameters('" + p.name + "')";
-      f.location = p.where;
+      if (p.where.line > 0) {
+        f.location = p.where;  // the value in its parameters file
+      } else {
+        // A -p value has no file: the finding sits on the declaration (SARIF takes the first
+        // evidence with a line), and says where the value came from.
+        f.evidence.push_back({"value given as " + p.where.source, {}});
+      }
       out.findings.push_back(std::move(f));
     }
     return out;

@@ -30,7 +30,13 @@ class DeployParameterPlaceholder final : public Rule {
       f.fix = "Fill in the value for your deployment in the parameters file, or pass it with -p " +
               p.name + "=VALUE (a secret: a Key Vault reference in the parameters file).";
       f.resource = "parameters('" + p.name + "')";
-      f.location = p.where;
+      if (p.where.line > 0) {
+        f.location = p.where;  // the value in its parameters file
+      } else {
+        // A -p value has no file: the finding sits on the declaration (SARIF takes the first
+        // evidence with a line), and says where the value came from.
+        f.evidence.push_back({"value given as " + p.where.source, {}});
+      }
       out.findings.push_back(std::move(f));
     }
     return out;
