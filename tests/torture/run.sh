@@ -257,6 +257,8 @@ source "$(dirname "$0")/stage_outcomes.sh"  # stage: honest outcomes and bounds 
 source "$HERE/tests/torture/blob-misc.sh"
 # stage: containment, one writer, --manifest bounds, SRC/DST overlap, resume (issue 29).
 source "$HERE/tests/torture/stage_contain.sh"
+# lint: -p files on devices and FIFOs (issue 31).
+source "$HERE/tests/torture/lint-params.sh"
 
 echo "== pre-existing inputs unchanged =="
 CASES=$((CASES + 1))
