@@ -102,7 +102,8 @@ Runner add_lint_command(CLI::App& app) {
   c->add_option("--parameters", a->inputs.parameter_files,
                 "ARM parameters file (repeatable; later files win)");
   c->add_option("-p,--parameter", a->inputs.parameters,
-                "ARM parameter override name=value (repeatable; wins over files)");
+                "ARM parameter as az --parameters takes it: name=value (converted by the "
+                "declared type), name=@FILE, @FILE or a JSON object (repeatable; wins over files)");
   c->add_option("--template-uri-map", a->inputs.template_uri_map,
                 "Where a linked template's URI is on disk: URI=PATH, or a URI prefix ending in "
                 "'/'=DIR (repeatable); relativePath and deployment().properties.templateLink.uri "

@@ -120,7 +120,10 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         if (in.deployment) {
           RuleOutcome o = rule->evaluate(base);
           // Nothing found in a deployment with unresolved parts is not "clean": not evaluated.
-          if (!o.skipped && o.findings.empty()) {
+          // The deploy-parameter-* rules judge the supplied parameter values, which are all
+          // known: an unresolved resource property cannot hide a finding of theirs.
+          const bool values_only = id.rfind("deploy-parameter-", 0) == 0;
+          if (!o.skipped && o.findings.empty() && !values_only) {
             std::vector<std::string> u = deployment_unresolved(*in.deployment, catalog);
             if (!u.empty()) {
               std::string why = "not evaluated, the deployment has unresolved values: " + u[0];

@@ -120,6 +120,20 @@ struct InputProblem {
   std::string message;  // "file:line: what was expected"
 };
 
+// A value supplied for an ARM template parameter (parameters file or -p) that ARM or az would
+// refuse (type, allowedValues, minValue/maxValue, minLength/maxLength, not declared, a -p text
+// that does not convert), or that was left to fill (GEN-*, <...>, REPLACE_ME, an empty required
+// string). The rest of the template is evaluated with the value unknown.
+struct ParameterProblem {
+  std::string name;          // as the template declares it
+  bool refused = true;       // false: accepted as written, but a value left to fill
+  bool placeholder = false;  // the value is a placeholder (its message says so)
+  std::string message;       // what is wrong; never the value of a secure parameter
+  std::string declaration;   // "type int, minValue 1", for evidence
+  Provenance where;          // the value: file:line, or "-p name"
+  Provenance declared;       // the parameter's declaration in the template
+};
+
 struct DeploymentFacts {
   std::vector<std::string> files;  // inputs read, in order
   std::vector<DeploymentResource> resources;
@@ -128,6 +142,7 @@ struct DeploymentFacts {
   // Gallery / custom image ids (or parts of them) the user vouches for as HPC images (--hpc-image).
   std::vector<std::string> hpc_images;
   std::vector<InputProblem> input_errors;
+  std::vector<ParameterProblem> parameter_problems;
   // Parts of the deployment that were not read at all (a linked template not found), worded as
   // notes are: a rule that finds nothing cannot say the deployment is clean.
   std::vector<std::string> unread;

@@ -20,37 +20,12 @@ namespace {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-const json* find_ci(const json& obj, const std::string& key) {
-  if (!obj.is_object()) return nullptr;
-  if (auto it = obj.find(key); it != obj.end()) return &*it;
-  std::string k = to_lower(key);
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    if (to_lower(it.key()) == k) return &it.value();
-  }
-  return nullptr;
-}
+const json* find_ci(const json& obj, const std::string& key) { return arm_find_ci(obj, key); }
 
 ArmValue value_of(const json& v, ArmScope& scope) {
   if (v.is_string() && is_arm_expression(v.get_ref<const std::string&>()))
     return evaluate_arm_expression(v.get_ref<const std::string&>(), scope);
   return ArmValue::of(evaluate_arm_json(v, scope));
-}
-
-// Coerces a supplied value to the parameter's declared type (-p count=4 arrives as a string).
-json coerce(const json& declared, json v) {
-  const json* type = find_ci(declared, "type");
-  if (type == nullptr || !type->is_string() || !v.is_string()) return v;
-  std::string t = to_lower(type->get<std::string>());
-  const auto& s = v.get_ref<const std::string&>();
-  if (t == "int") {
-    if (auto i = parse_int(s)) return *i;
-  } else if (t == "bool") {
-    if (iequals(s, "true")) return true;
-    if (iequals(s, "false")) return false;
-  } else if (t == "object" || t == "array") {
-    if (auto j = parse_embedded_json(s)) return *j;
-  }
-  return v;
 }
 
 // The parameters, variables and copy loops one template's expressions see.
@@ -78,8 +53,7 @@ class TemplateScope : public ArmScope {
     const json* decl = params_ != nullptr ? find_ci(*params_, name) : nullptr;
     ArmValue r;
     if (auto g = given_.find(key); g != given_.end()) {
-      r = g->second;
-      if (r.known && decl != nullptr) r.value = coerce(*decl, std::move(r.value));
+      r = g->second;  // converted and checked by check_arm_parameters
     } else if (decl == nullptr) {
       r = ArmValue::unknown("parameter '" + name + "' is not declared");
     } else if (const json* def = find_ci(*decl, "defaultValue")) {
@@ -677,13 +651,6 @@ class TemplateWalker {
 
 }  // namespace
 
-bool looks_like_arm_parameters(const json& doc) {
-  if (!doc.is_object()) return false;
-  if (const json* s = find_ci(doc, "$schema"); s != nullptr && s->is_string())
-    return icontains(s->get<std::string>(), "deploymentParameters");
-  return false;
-}
-
 bool looks_like_arm_template(const json& doc) {
   if (!doc.is_object()) return false;
   if (const json* s = find_ci(doc, "$schema"); s != nullptr && s->is_string())
@@ -691,118 +658,15 @@ bool looks_like_arm_template(const json& doc) {
   return find_ci(doc, "resources") != nullptr && find_ci(doc, "contentVersion") != nullptr;
 }
 
-void read_arm_parameters(const LocatedJson& doc, const std::string& file, ArmParameterValues* out) {
-  const json* ps = find_ci(doc.value, "parameters");
-  if (ps == nullptr || !ps->is_object())
-    throw InputError(file, 1, "expected an ARM parameters file with a \"parameters\" object");
-  for (auto it = ps->begin(); it != ps->end(); ++it) {
-    std::string key = to_lower(it.key());
-    int line = doc.line_of("/parameters/" + json_pointer_token(it.key()));
-    if (!it.value().is_object())
-      throw InputError(file, line, "expected {\"value\": ...} for parameter '" + it.key() + "'");
-    if (const json* v = find_ci(it.value(), "value")) {
-      out->values[key] = *v;
-      out->origin[key] = file + ":" + std::to_string(line);
-      out->unresolvable.erase(key);
-    } else if (find_ci(it.value(), "reference") != nullptr) {
-      out->unresolvable[key] = "a Key Vault reference";
-      out->values.erase(key);
-    } else {
-      throw InputError(file, line,
-                       "expected \"value\" or \"reference\" in parameter '" + it.key() + "'");
-    }
-  }
-}
-
-namespace {
-
-std::string type_word(const json& v) {
-  if (v.is_boolean()) return "bool";
-  if (v.is_number_integer()) return "int";
-  if (v.is_string()) return "string";
-  if (v.is_array()) return "array";
-  if (v.is_object()) return "object";
-  return v.type_name();
-}
-
-// ARM's checks of a supplied value against its declaration; "" when it passes.
-std::string check_parameter(const std::string& name, const json& decl, const json& v) {
-  const std::string shown = "parameter '" + name + "' = " + v.dump();
-  if (const json* t = find_ci(decl, "type"); t != nullptr && t->is_string()) {
-    std::string want = to_lower(t->get<std::string>());
-    if (want == "securestring") want = "string";
-    if (want == "secureobject") want = "object";
-    if (want != type_word(v)) return shown + " is not of type " + t->get<std::string>();
-  }
-  if (const json* allowed = find_ci(decl, "allowedValues"); allowed && allowed->is_array()) {
-    auto in = [&](const json& x) {
-      for (const auto& a : *allowed) {
-        if (a == x) return true;
-        // Compared without case, so a value ARM may accept is never refused here.
-        if (a.is_string() && x.is_string() && iequals(a.get<std::string>(), x.get<std::string>()))
-          return true;
-      }
-      return false;
-    };
-    bool ok = v.is_array() && !allowed->empty() && !(*allowed)[0].is_array()
-                  ? std::all_of(v.begin(), v.end(), in)
-                  : in(v);
-    if (!ok) return shown + " is not one of the allowedValues " + allowed->dump();
-  }
-  if (v.is_number_integer()) {
-    const long long x = v.get<long long>();
-    if (const json* lo = find_ci(decl, "minValue");
-        lo && lo->is_number() && x < lo->get<long long>())
-      return shown + " is below minValue " + lo->dump();
-    if (const json* hi = find_ci(decl, "maxValue");
-        hi && hi->is_number() && x > hi->get<long long>())
-      return shown + " is above maxValue " + hi->dump();
-  }
-  if (v.is_string() || v.is_array()) {
-    const std::size_t n = v.is_string() ? v.get_ref<const std::string&>().size() : v.size();
-    if (const json* lo = find_ci(decl, "minLength");
-        lo && lo->is_number_integer() && static_cast<long long>(n) < lo->get<long long>())
-      return shown + " is shorter than minLength " + lo->dump();
-    if (const json* hi = find_ci(decl, "maxLength");
-        hi && hi->is_number_integer() && static_cast<long long>(n) > hi->get<long long>())
-      return shown + " is longer than maxLength " + hi->dump();
-  }
-  return {};
-}
-
-}  // namespace
-
-void check_arm_parameters(const LocatedJson& doc, const std::string& file,
-                          const ArmParameterValues& params) {
-  const json* decls = find_ci(doc.value, "parameters");
-  for (const auto& [k, v] : params.values) {
-    const json* decl = decls != nullptr ? find_ci(*decls, k) : nullptr;
-    if (decl == nullptr || !decl->is_object()) continue;
-    std::string declared = k;  // the spelling of the template, not the lower-case key
-    for (auto it = decls->begin(); it != decls->end(); ++it)
-      if (iequals(it.key(), k)) declared = it.key();
-    const json value = coerce(*decl, v);
-    std::string bad = check_parameter(declared, *decl, value);
-    if (bad.empty()) continue;
-    auto o = params.origin.find(k);
-    const std::string from = o != params.origin.end() ? o->second : "-p " + k;
-    throw InputError(
-        from, 0,
-        bad + " (declared at " + file + ":" +
-            std::to_string(doc.line_of("/parameters/" + json_pointer_token(declared))) +
-            "); ARM would refuse this deployment");
-  }
-}
-
 void read_arm_template(const LocatedJson& doc, const std::string& file,
                        const ArmParameterValues& params, DeploymentFacts* out,
                        const ArmLinkOptions& links) {
   if (!looks_like_arm_template(doc.value))
     throw InputError(file, 1, "expected an ARM template (\"$schema\" deploymentTemplate.json)");
-  std::map<std::string, ArmValue> given;
-  for (const auto& [k, v] : params.values) given[k] = ArmValue::of(v);
-  for (const auto& [k, why] : params.unresolvable) given[k] = ArmValue::unknown(why);
-  TemplateScope scope(doc.value, std::move(given));
+  CheckedParameters checked = check_arm_parameters(doc, file, params);
+  for (auto& p : checked.problems) out->parameter_problems.push_back(std::move(p));
+  for (auto& n : checked.notes) out->notes.push_back(std::move(n));
+  TemplateScope scope(doc.value, std::move(checked.given));
   if (file != "<stdin>") scope.set_self_uri(file_uri(file));
   WalkShared shared;
   shared.links = &links;

@@ -11,6 +11,7 @@
 #include "core/text.h"
 #include "iac/arm_template.h"
 #include "iac/azure_state.h"
+#include "iac/parameter_values.h"
 #include "iac/terraform_plan.h"
 
 namespace trainready {
@@ -203,17 +204,14 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
     }
     out.files.push_back(d.file);
   }
-  for (const auto& kv : options.parameters) {
-    auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) throw InputError("-p " + kv, 0, "expected name=value");
-    json v = parse_embedded_json(kv.substr(eq + 1)).value_or(json(kv.substr(eq + 1)));
-    params.values[to_lower(kv.substr(0, eq))] = v;
-    params.origin[to_lower(kv.substr(0, eq))] = "-p " + kv.substr(0, eq);
-    params.unresolvable.erase(to_lower(kv.substr(0, eq)));
-  }
-  // A value ARM would refuse is an input error of the whole run, as it is for ARM.
-  for (const auto& d : docs)
-    if (d.kind == DeploymentInputKind::kArmTemplate) check_arm_parameters(d.json, d.file, params);
+  // -p items as az reads them: name=value (converted by each template's declared type when
+  // it is checked), @FILE, a parameters file, a JSON object.
+  for (const auto& item : options.parameters) add_cli_parameter(item, &params);
+  // One set of values for several templates: a value one of them does not declare is not
+  // reported against the others.
+  params.report_undeclared = std::count_if(docs.begin(), docs.end(), [](const Doc& d) {
+                               return d.kind == DeploymentInputKind::kArmTemplate;
+                             }) == 1;
   ArmLinkOptions links;
   for (const auto& m : options.template_uri_map) {
     auto eq = m.rfind('=');

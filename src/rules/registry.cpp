@@ -21,6 +21,8 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_deploy_ib_vms_ungrouped());
     r.push_back(make_deploy_nccl_ib_disabled());
     r.push_back(make_deploy_nodes_split());
+    r.push_back(make_deploy_parameter_invalid());
+    r.push_back(make_deploy_parameter_placeholder());
     r.push_back(make_deploy_placement_limit());
     r.push_back(make_deploy_vm_size_mixed());
     r.push_back(make_deploy_vnet_rdma_overlap());

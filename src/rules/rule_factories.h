@@ -18,6 +18,8 @@ std::unique_ptr<Rule> make_deploy_ib_spg_off();
 std::unique_ptr<Rule> make_deploy_ib_vms_ungrouped();
 std::unique_ptr<Rule> make_deploy_nccl_ib_disabled();
 std::unique_ptr<Rule> make_deploy_nodes_split();
+std::unique_ptr<Rule> make_deploy_parameter_invalid();
+std::unique_ptr<Rule> make_deploy_parameter_placeholder();
 std::unique_ptr<Rule> make_deploy_placement_limit();
 std::unique_ptr<Rule> make_deploy_vm_size_mixed();
 std::unique_ptr<Rule> make_deploy_vnet_rdma_overlap();

@@ -216,25 +216,71 @@ TEST(LintCli, HugeInputsAreRefusedBeforeTheyAreRead) {
   EXPECT_NE(z.err.find("<stdin>: larger than 64 MiB"), std::string::npos) << z.err;
 }
 
-// Issue 22 item 2: -p values are checked as ARM checks them.
+// Issue 22 item 2, issue 31 item 4: -p values are checked as ARM checks them; a value ARM would
+// refuse is a finding at the value (exit 1) and the rest of the template is still linted, not
+// an input error.
 TEST(LintCli, ParameterValuesAreCheckedAgainstTheDeclaration) {
   const std::string tpl =
       fixture("deploy-templates/hpcpack2019/newcluster-templates/single-hn-lnxcn.json");
-  auto low = run_trainready({"lint", tpl, "-p", "computeNodeNumber=0"});
-  EXPECT_EQ(low.code, 2);
-  EXPECT_NE(low.err.find("-p computeNodeNumber: parameter 'computeNodeNumber' = 0 is below "
-                         "minValue 1"),
+  auto low = run_trainready({"lint", tpl, "-p", "computeNodeNumber=0", "--json"});
+  EXPECT_EQ(low.code, 1) << low.err;
+  EXPECT_NE(low.out.find("deploy-parameter-invalid"), std::string::npos) << low.out;
+  EXPECT_NE(low.out.find("parameter 'computeNodeNumber' = 0 is below minValue 1"),
             std::string::npos)
-      << low.err;
-  auto img = run_trainready({"lint", tpl, "-p", "computeNodeImage=Windows2019"});
-  EXPECT_EQ(img.code, 2);
-  EXPECT_NE(img.err.find("is not one of the allowedValues"), std::string::npos) << img.err;
-  auto type = run_trainready({"lint", tpl, "-p", "computeNodeNumber=many"});
-  EXPECT_EQ(type.code, 2);
-  EXPECT_NE(type.err.find("is not of type int"), std::string::npos) << type.err;
-  auto len = run_trainready({"lint", tpl, "-p", "clusterName=ab"});
-  EXPECT_EQ(len.code, 2);
-  EXPECT_NE(len.err.find("shorter than minLength 3"), std::string::npos) << len.err;
+      << low.out;
+  EXPECT_NE(low.out.find("-p computeNodeNumber"), std::string::npos) << low.out;
+  auto img = run_trainready({"lint", tpl, "-p", "computeNodeImage=Windows2019", "--json"});
+  EXPECT_EQ(img.code, 1);
+  EXPECT_NE(img.out.find("is not one of the allowedValues"), std::string::npos) << img.out;
+  auto type = run_trainready({"lint", tpl, "-p", "computeNodeNumber=many", "--json"});
+  EXPECT_EQ(type.code, 1);
+  EXPECT_NE(type.out.find("is not a whole number"), std::string::npos) << type.out;
+  auto len = run_trainready({"lint", tpl, "-p", "clusterName=ab", "--json"});
+  EXPECT_EQ(len.code, 1);
+  EXPECT_NE(len.out.find("shorter than minLength 3"), std::string::npos) << len.out;
+  // -p name=4 for a string parameter is the string "4", as az passes it.
+  auto digits = run_trainready({"lint", tpl, "-p", "clusterName=4444", "--json"});
+  EXPECT_NE(digits.code, 2) << digits.err;
+  for (const auto& f : nlohmann::json::parse(digits.out)["findings"])
+    EXPECT_NE(f["rule"], "deploy-parameter-invalid") << f.dump();
+  // Only an unreadable file is exit 2.
+  auto missing = run_trainready({"lint", tpl, "-p", "@/nonexistent/params.json"});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/params.json"), std::string::npos) << missing.err;
+}
+
+// Issue 31 item 4: a secure value is never printed, in any format; a Key Vault reference is
+// listed as not resolved without its vault or secret name.
+TEST(LintCli, SecureValuesAndKeyVaultReferencesNeverReachTheOutput) {
+  std::string dir = temp_dir("lint-secure");
+  std::string tpl = write(dir, "t.json", R"({
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "contentVersion": "1.0.0.0",
+  "parameters": {
+    "adminPassword": {"type": "securestring", "minLength": 12},
+    "sshKey": {"type": "securestring"}
+  },
+  "resources": []
+})");
+  std::string par = write(dir, "p.json", R"({
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentParameters.json#",
+  "contentVersion": "1.0.0.0",
+  "parameters": {
+    "adminPassword": {"value": "hunter2-short"},
+    "sshKey": {"reference": {"keyVault": {"id": "/subscriptions/s/resourceGroups/g/providers/Microsoft.KeyVault/vaults/vault-x"}, "secretName": "secret-y"}}
+  }
+})");
+  for (const char* fmt : {"text", "json", "sarif"}) {
+    auto r = run_trainready({"lint", tpl, par, "--format", fmt, "-p", "adminPassword=tiny"});
+    EXPECT_EQ(r.code, 1) << fmt << r.err;
+    for (const char* secret : {"tiny", "hunter2", "vault-x", "secret-y"}) {
+      EXPECT_EQ(r.out.find(secret), std::string::npos) << fmt << ": " << secret << "\n" << r.out;
+      EXPECT_EQ(r.err.find(secret), std::string::npos) << fmt << ": " << secret;
+    }
+    if (std::string(fmt) != "json") continue;  // text wraps its lines; SARIF has no notes
+    EXPECT_NE(r.out.find("shorter than minLength 12"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Key Vault reference, not resolved"), std::string::npos) << r.out;
+  }
 }
 
 }  // namespace trainready::test

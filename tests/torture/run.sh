@@ -260,6 +260,8 @@ source "$HERE/tests/torture/stage_contain.sh"
 # health: state files and samples (issue 32).
 source "$HERE/tests/torture/health-time.sh"
 source "$HERE/tests/torture/plan-accept.sh"  # plan --check (issue 33)
+# lint: -p files on devices and FIFOs (issue 31).
+source "$HERE/tests/torture/lint-params.sh"
 
 echo "== pre-existing inputs unchanged =="
 CASES=$((CASES + 1))
