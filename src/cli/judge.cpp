@@ -24,6 +24,7 @@ Evaluation run_rules(Report& r, const SharedFlags& f, const DeploymentFacts* dep
   in.fleet = r.fleet.get();
   in.stage = r.stage.get();
   in.watch = r.watch.get();
+  in.progress = r.progress.get();
   in.options = f.run_options();
   r.options = in.options;
   if (r.nccl_tests) r.busbw_expected = expected_busbw(*r.nccl_tests, f.catalog(), in.options);

@@ -115,7 +115,10 @@ struct Report {
   std::shared_ptr<const FleetFacts> fleet;            // `fleet`: the ranks
   std::shared_ptr<const FleetSummary> fleet_summary;  // `fleet`: table and groups
   std::shared_ptr<const StageFacts> stage;            // `stage`: what was copied or verified
-  std::shared_ptr<const WatchFacts> watch;  // `watch`: the labelled timeline's totals per node
+  std::shared_ptr<const WatchFacts> watch;
+  // `nccl` with NCCL RAS reports, Flight Recorder dumps or Inspector output beside the logs.
+  std::shared_ptr<const CollectiveProgressFacts>
+      progress;  // `watch`: the labelled timeline's totals per node
 };
 
 // How a reporter lays out text: colour (a terminal) and plan --explain.
