@@ -70,6 +70,10 @@ class Reader {
         case '(':
           push_slot(Slot{nullptr, true});
           break;
+        case '0':  // POP
+          if (stack_.empty()) fail_at(at, "POP of an empty stack");
+          stack_.pop_back();
+          break;
         case '}':
           push(make(Node::T::kDict));
           break;

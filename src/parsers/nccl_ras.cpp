@@ -285,8 +285,7 @@ RasReport parse_text(std::string_view text, const std::string& source) {
       continue;
     }
     // Lines under a communicator header.
-    if (starts_with(line, "Communicator ranks have different ")) {
-      std::string_view s = line.substr(35);
+    if (std::string_view s = line; take(s, "Communicator ranks have different ")) {
       if (starts_with(s, "status")) {
         mismatch = nullptr;
         comm->notes.push_back(clip(line));

@@ -51,7 +51,9 @@ TEST(NcclTelemetryCli, OneRankBehindNamedWithItsNodeCollectiveAndPath) {
             std::string::npos)
       << m;
   EXPECT_NE(m.find("rank 5 on ndh100-b01 (10.0.0.5)"), std::string::npos) << m;
-  EXPECT_NE(m.find("ndh100-b01: IB port mlx5_ib3/1 DOWN"), std::string::npos) << m;
+  EXPECT_NE(m.find("— ndh100-b01 (10.0.0.5): IB port mlx5_ib3/1 DOWN (Disabled)"),
+            std::string::npos)
+      << m;
   // The Flight Recorder's view of the same rank is evidence of the same finding.
   bool fr = false;
   for (const json& e : (*f)["evidence"])
@@ -61,22 +63,25 @@ TEST(NcclTelemetryCli, OneRankBehindNamedWithItsNodeCollectiveAndPath) {
   EXPECT_NE(finding(j, "ib-port-not-active"), nullptr);
 }
 
-TEST(NcclTelemetryCli, TextReportNamesRankNodeCollectiveAndPathInOneLine) {
-  CliResult r = run_trainready({"nccl", data("job-rank5-behind"), snapshot_with_port_down()});
+TEST(NcclTelemetryCli, TextReportNamesRankNodeCollectiveAndPathInOneFinding) {
+  CliResult r = run_trainready(
+      {"nccl", "--color", "never", data("job-rank5-behind"), snapshot_with_port_down()});
   EXPECT_EQ(r.code, 1) << r.err;
-  bool one_line = false;
-  std::size_t at = 0;
-  while (at < r.out.size()) {
-    std::size_t nl = r.out.find('\n', at);
-    const std::string line = r.out.substr(at, nl == std::string::npos ? nl : nl - at);
-    if (line.find("rank 5 on ndh100-b01") != std::string::npos &&
-        line.find("AllReduce") != std::string::npos &&
-        line.find("IB port mlx5_ib3/1 DOWN") != std::string::npos)
-      one_line = true;
-    if (nl == std::string::npos) break;
-    at = nl + 1;
+  // The reporter wraps the message to the terminal; unwrapped, it is the one line.
+  std::string flat;
+  for (std::size_t i = 0; i < r.out.size(); ++i) {
+    if (r.out[i] == '\n') {
+      while (i + 1 < r.out.size() && r.out[i + 1] == ' ') ++i;
+      flat += ' ';
+    } else {
+      flat += r.out[i];
+    }
   }
-  EXPECT_TRUE(one_line) << r.out;
+  EXPECT_NE(flat.find("1 rank(s) behind in AllReduce of communicator 9c2f6a1e0b7d4e35: rank 5 on "
+                      "ndh100-b01 (10.0.0.5) (GPU 1) — ndh100-b01 (10.0.0.5): IB port mlx5_ib3/1 "
+                      "DOWN (Disabled)"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(NcclTelemetryCli, RasBesideItsLogExplainsAllAgreeTimeout) {

@@ -261,12 +261,10 @@ TEST(PickleReader, RefusesCodeAndBrokenInput) {
   // A list that holds itself (through the memo).
   EXPECT_THROW(read_pickle(pk({0x80, 0x02, ']', 'q', 0, 'h', 0, 'a', '.'}), "t"), InputError);
   // A memo bomb: one list referenced twice at each of 40 levels.
-  std::string bomb =
-      "\x80\x02"
-      "](K\x01"
-      "eq\x00"s;
-  for (int i = 0; i < 40; ++i) bomb += "h\x00h\x00\x86q\x00"s;
-  bomb += ".";
+  // (POP after each PUT leaves one value for STOP.)
+  std::string bomb = pk({0x80, 0x02, ']', '(', 'K', 1, 'e', 'q', 0, '0'});
+  for (int i = 0; i < 40; ++i) bomb += pk({'h', 0, 'h', 0, 0x86, 'q', 0, '0'});
+  bomb += pk({'h', 0, '.'});
   EXPECT_THROW(read_pickle(bomb, "t"), InputError);
 }
 

@@ -142,14 +142,19 @@ class NcclRanksBehind : public Rule {
 
   Finding silent(const std::vector<SilentRank>& s, const HostNames& names,
                  const RuleContext& ctx) const {
-    std::set<std::string> who;
+    // One process can be both "considered dead" and a communicator's missing rank.
+    std::map<std::pair<std::string, long>, std::string> procs;
     bool dead = false;
     for (const SilentRank& r : s) {
       const std::string host = display_host(names, r.host, -1);
-      who.insert((r.rank >= 0 ? "rank " + std::to_string(r.rank) + " " : "") + "process " +
-                 std::to_string(r.pid) + (host.empty() ? "" : " on " + host));
+      std::string& w = procs[{r.host, r.pid}];
+      if (w.empty() || r.rank >= 0)
+        w = (r.rank >= 0 ? "rank " + std::to_string(r.rank) + " " : "") + "process " +
+            std::to_string(r.pid) + (host.empty() ? "" : " on " + host);
       dead = dead || r.dead;
     }
+    std::set<std::string> who;
+    for (const auto& [k, w] : procs) who.insert(w);
     Finding x = finding("RAS got no data from " + std::to_string(who.size()) + " process(es)" +
                         (dead ? ", some considered dead" : "") + ": " + join_limited(who));
     for (std::size_t i = 0; i < s.size() && i < 6; ++i) {

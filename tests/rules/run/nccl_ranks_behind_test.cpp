@@ -7,6 +7,7 @@
 
 #include "parsers/flight_recorder.h"
 #include "parsers/nccl_inspector.h"
+#include "parsers/nccl_log.h"
 #include "parsers/nccl_ras.h"
 #include "support/node_builder.h"
 #include "support/rule_harness.h"
@@ -76,8 +77,9 @@ TEST(NcclRanksBehind, JoinsInspectorHostNamesAndTheNodeSnapshot) {
   const std::string& m = o.findings[0].message;
   EXPECT_NE(m.find("rank 5 on ndh100-b01 (10.0.0.5)"), std::string::npos) << m;
   EXPECT_NE(m.find("AllReduce"), std::string::npos) << m;
-  EXPECT_NE(m.find("— ndh100-b01: IB port " + b.ib->devices[2].name + "/1 DOWN (Disabled)"),
-            std::string::npos)
+  EXPECT_NE(
+      m.find("— ndh100-b01 (10.0.0.5): IB port " + b.ib->devices[2].name + "/1 DOWN (Disabled)"),
+      std::string::npos)
       << m;
 }
 
@@ -114,7 +116,10 @@ TEST(NcclRanksBehind, RasAndFlightRecorderNamingOneRankAreOneFinding) {
 TEST(NcclRanksBehind, DeadProcessIsNamed) {
   RuleOutcome o = judge(ras_only("ras-text-2.29.7-dead-process-timeout.txt"));
   ASSERT_EQ(o.findings.size(), 1u);
-  EXPECT_NE(o.findings[0].message.find("some considered dead"), std::string::npos);
+  EXPECT_NE(o.findings[0].message.find("RAS got no data from 1 process(es), some considered dead"),
+            std::string::npos)
+      << o.findings[0].message;
+  EXPECT_NE(o.findings[0].message.find("rank 6 process 5102"), std::string::npos);
   EXPECT_NE(o.findings[0].message.find("process 5102 on 10.0.0.5"), std::string::npos)
       << o.findings[0].message;
 }
