@@ -83,6 +83,25 @@ TEST(NcclRanksBehind, JoinsInspectorHostNamesAndTheNodeSnapshot) {
       << m;
 }
 
+TEST(NcclRanksBehind, JoinsAWatchRecordingOfTheNode) {
+  CollectiveProgressFacts f = ras_only("job-rank5-behind/ras-status.json");
+  std::vector<std::string> notes;
+  parse_nccl_inspector(slurp(data("job-rank5-behind/ndh100-b01-pid5101.log")), "i.log", f.inspector,
+                       notes);
+  WatchFacts w;
+  WatchNodeFacts n;
+  n.node = "ndh100-b01 (b01.jsonl)";
+  n.labels.push_back({"compute", 10, 10, 0, 0.3, 0, ""});
+  n.labels.push_back({"input-storage", 20, 20, 15, 0.6, 0.75, "NFS reads 1.2 GB/s"});
+  w.nodes.push_back(n);
+  RuleOutcome o = judge(f, {}, nullptr, &w);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find(
+                "— ndh100-b01 (10.0.0.5): watch: 60 % input-storage (NFS reads 1.2 GB/s)"),
+            std::string::npos)
+      << o.findings[0].message;
+}
+
 TEST(NcclRanksBehind, FlightRecorderAloneNamesTheRankAndItsLastCollective) {
   CollectiveProgressFacts f;
   for (int r = 0; r < 8; ++r) {
