@@ -84,6 +84,21 @@ TEST(NcclTelemetryCli, TextReportNamesRankNodeCollectiveAndPathInOneFinding) {
       << r.out;
 }
 
+TEST(NcclTelemetryCli, AWatchRecordingIsToldApartByContent) {
+  // A recording of the rank's node with no samples yet: matched by host, and nothing to blame.
+  const std::string rec = temp_dir("nccl-telemetry-rec") + "/b01.jsonl";
+  std::ofstream(rec) << "{\"format\":\"trainready-watch\",\"version\":1,\"host\":\"ndh100-b01\"}\n";
+  json j = report_json({"nccl", data("job-rank5-behind"), rec}, 1);
+  const json* f = finding(j, "nccl-ranks-behind");
+  ASSERT_NE(f, nullptr) << j.dump(2);
+  EXPECT_EQ(std::string((*f)["message"]).find(" — "), std::string::npos) << (*f)["message"];
+  bool named = false;
+  for (const json& e : (*f)["evidence"])
+    named = named || std::string(e["text"]).find("ndh100-b01 (" + rec +
+                                                 ") shows no IB port down") != std::string::npos;
+  EXPECT_TRUE(named) << f->dump(2);
+}
+
 TEST(NcclTelemetryCli, RasBesideItsLogExplainsAllAgreeTimeout) {
   // NVIDIA/nccl#1730: the report and the watchdog lines pasted in one file.
   json j = report_json({"nccl", data("ras-text-2.26.2-nccl1730-all-ok-watchdog-timeout.txt")}, 1);

@@ -77,7 +77,8 @@ class NcclRanksBehind : public Rule {
     // The ranks behind with their node, and the paths the node's facts show.
     std::vector<std::string> who;
     std::set<std::string> hosts;
-    std::vector<Evidence> paths;
+    std::vector<Evidence> paths;  // what a node's facts show wrong
+    std::vector<Evidence> quiet;  // nodes whose facts were given and show nothing wrong
     for (const BehindGroup::Rank& r : g.behind) {
       const std::string host =
           display_host(names, r.host, g.source == "Flight Recorder" ? r.rank : -1);
@@ -94,7 +95,9 @@ class NcclRanksBehind : public Rule {
           for (std::size_t i = 0; i < p.size() && i < 4; ++i) line += (i ? "; " : "") + p[i];
           paths.push_back({line, {which, 0}});
         } else if (!which.empty()) {
-          paths.push_back({host + ": nothing wrong in " + which, {which, 0}});
+          quiet.push_back({host + ": " + which +
+                               " shows no IB port down, NVLink, ECC, Xid or watch label on it",
+                           {which, 0}});
         }
       }
     }
@@ -122,6 +125,7 @@ class NcclRanksBehind : public Rule {
     for (std::size_t i = 1; i < g.where.size() && i < 4; ++i)
       x.evidence.push_back({kDumpBehind, g.where[i]});
     for (const Evidence& e : paths) x.evidence.push_back(e);
+    for (const Evidence& e : quiet) x.evidence.push_back(e);
     x.cause =
         "A collective completes only when every rank of its communicator has joined it. The "
         "ranks ahead are waiting inside " +
