@@ -5,6 +5,7 @@
 // pushTuple: EMPTY_TUPLE / TUPLE1-3 / MARK ... TUPLE; BINFLOAT; NEWTRUE/NEWFALSE; NONE).
 #include "codec/pickle_reader.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -19,6 +20,8 @@ namespace {
 constexpr int kMaxDepth = 64;
 constexpr std::size_t kMaxValues = 4'000'000;  // nodes produced when the memo is expanded
 constexpr std::size_t kMaxStack = 1'000'000;
+// Values created by opcodes: a 20000-entry dump (TORCH_FR_BUFFER_SIZE=20000) creates about 0.5 M.
+constexpr std::size_t kMaxNodes = 2'000'000;
 
 // Nodes live in the reader's arena and point at each other with plain pointers: a pickle can
 // build a chain or a cycle through the memo, and an owning tree would then recurse (or leak)
@@ -234,6 +237,7 @@ class Reader {
         src_, 0, "not a readable Flight Recorder pickle: byte " + std::to_string(at) + ": " + what);
   }
   NodeP make(Node::T t) {
+    if (arena_.size() >= kMaxNodes) fail("more than " + std::to_string(kMaxNodes) + " values");
     arena_.push_back(std::make_unique<Node>());
     arena_.back()->t = t;
     return arena_.back().get();
@@ -348,6 +352,30 @@ class Reader {
   std::vector<std::unique_ptr<Node>> arena_;
 };
 
+// How many values `n` expands to (the memo makes the tree a graph: one list may be referenced
+// many times), counted before anything is built so that a pickle which doubles a list 60 times
+// is refused without allocating it. Saturates at kMaxValues + 1.
+std::size_t expanded_size(const Node& n, int depth,
+                          std::unordered_map<const Node*, std::size_t>& memo,
+                          const std::string& src) {
+  if (depth > kMaxDepth)
+    throw InputError(src, 0,
+                     "not a readable Flight Recorder pickle: nested deeper than " +
+                         std::to_string(kMaxDepth) + " (or a value that contains itself)");
+  if (auto it = memo.find(&n); it != memo.end()) return it->second;
+  std::size_t total = 1;
+  auto add = [&](const Node* c) {
+    total = std::min(kMaxValues + 1, total + expanded_size(*c, depth + 1, memo, src));
+  };
+  for (const Node* c : n.items) add(c);
+  for (const auto& [k, v] : n.kv) {
+    add(k);
+    add(v);
+  }
+  memo[&n] = total;
+  return total;
+}
+
 nlohmann::json to_json(const Node& n, int depth, std::size_t& produced, const std::string& src) {
   if (depth > kMaxDepth)
     throw InputError(src, 0,
@@ -404,6 +432,11 @@ bool looks_like_pickle(std::string_view data) {
 nlohmann::json read_pickle(std::string_view data, const std::string& source) {
   Reader r(data, source);
   const Node* root = r.run();
+  std::unordered_map<const Node*, std::size_t> sizes;
+  if (expanded_size(*root, 0, sizes, source) > kMaxValues)
+    throw InputError(source, 0,
+                     "not a readable Flight Recorder pickle: expands to more than " +
+                         std::to_string(kMaxValues) + " values");
   std::size_t produced = 0;
   return to_json(*root, 0, produced, source);
 }

@@ -4,7 +4,9 @@
 #include "parsers/nccl_ras.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <unordered_map>
 
 #include "core/input_error.h"
 #include "core/json_util.h"
@@ -147,6 +149,7 @@ RasReport parse_text(std::string_view text, const std::string& source) {
   bool all_ok = true;
   int groups = 0;
   int line_no = 0;
+  std::map<std::string, std::unordered_map<int, std::size_t>> rank_index;  // by hash
   for (std::string_view raw : split_lines(text)) {
     ++line_no;
     const std::string_view line = trim(raw);
@@ -327,12 +330,16 @@ RasReport parse_text(std::string_view text, const std::string& source) {
           if (mismatch->groups.back().listed.size() < kMaxRanksPerList)
             mismatch->groups.back().listed.push_back(rl->rank);
         }
-        auto known = std::find_if(comm->ranks.begin(), comm->ranks.end(),
-                                  [&](const RasRank& x) { return x.rank == rl->rank.rank; });
-        if (known == comm->ranks.end()) {
-          if (comm->ranks.size() < kMaxRanksPerList) comm->ranks.push_back(rl->rank);
+        // A rank named under several collectives is one rank with several counts.
+        auto& index = rank_index[comm->hash];
+        auto known = index.find(rl->rank.rank);
+        if (known == index.end()) {
+          if (comm->ranks.size() < kMaxRanksPerList) {
+            index[rl->rank.rank] = comm->ranks.size();
+            comm->ranks.push_back(rl->rank);
+          }
         } else {
-          for (const auto& [k, v] : rl->rank.op_counts) known->op_counts[k] = v;
+          for (const auto& [k, v] : rl->rank.op_counts) comm->ranks[known->second].op_counts[k] = v;
         }
         continue;
       }
