@@ -25,6 +25,7 @@ Evaluation run_rules(Report& r, const SharedFlags& f, const DeploymentFacts* dep
   in.stage = r.stage.get();
   in.watch = r.watch.get();
   in.acceptance = r.acceptance.get();
+  in.progress = r.progress.get();
   in.options = f.run_options();
   r.options = in.options;
   if (r.nccl_tests) r.busbw_expected = expected_busbw(*r.nccl_tests, f.catalog(), in.options);

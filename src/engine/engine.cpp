@@ -96,6 +96,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   base.stage = in.stage;
   base.watch = in.watch;
   base.acceptance = in.acceptance;
+  base.progress = in.progress;
   for (const auto& rule : all_rules()) {
     const std::string id(rule->id());
     if (!selection.wants(id)) continue;
@@ -105,6 +106,9 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         break;
       case RuleScope::kRunTests:
         if (in.nccl_tests) record(id, "", rule->evaluate(base));
+        break;
+      case RuleScope::kTelemetry:
+        if (in.progress) record(id, "", rule->evaluate(base));
         break;
       case RuleScope::kNode:
         for (const NodeFacts& n : nodes) {

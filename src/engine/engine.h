@@ -6,6 +6,7 @@
 
 #include "catalog/catalog.h"
 #include "core/finding.h"
+#include "facts/collective_progress.h"
 #include "facts/deployment_facts.h"
 #include "facts/fleet_facts.h"
 #include "facts/nccl_run_facts.h"
@@ -66,7 +67,8 @@ struct JudgeInputs {
   const FleetFacts* fleet = nullptr;
   const StageFacts* stage = nullptr;
   const WatchFacts* watch = nullptr;
-  const PlanAcceptance* acceptance = nullptr;  // plan --check
+  const PlanAcceptance* acceptance = nullptr;         // plan --check
+  const CollectiveProgressFacts* progress = nullptr;  // `nccl` with RAS / FR / Inspector files
   RunOptions options;
 };
 

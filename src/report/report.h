@@ -118,6 +118,8 @@ struct Report {
   std::shared_ptr<const StageFacts> stage;            // `stage`: what was copied or verified
   std::shared_ptr<const WatchFacts> watch;  // `watch`: the labelled timeline's totals per node
   std::shared_ptr<const PlanAcceptance> acceptance;  // `plan --check`: plan vs measured
+  // `nccl` with NCCL RAS reports, Flight Recorder dumps or Inspector output beside the logs.
+  std::shared_ptr<const CollectiveProgressFacts> progress;
 };
 
 // How a reporter lays out text: colour (a terminal) and plan --explain.

@@ -23,8 +23,9 @@ struct Wording {
 Wording wording_of(const Report& r) {
   const std::string& c = r.command;
   if (c == "nccl")
-    return {"the NCCL log", "shows what stops or slows this run",
-            "shows a working run that is not at full speed", "shows no problem"};
+    return {r.nccl_log || !r.progress ? "the NCCL log" : "NCCL's own telemetry",
+            "shows what stops or slows this run", "shows a working run that is not at full speed",
+            "shows no problem"};
   if (c == "nccl-tests" || c.rfind("bench ", 0) == 0) {
     if (c == "bench storage")
       return {"the storage path", "cannot feed the accelerators asked for",

@@ -9,6 +9,7 @@
 
 #include "catalog/catalog.h"
 #include "core/finding.h"
+#include "facts/collective_progress.h"
 #include "facts/deployment_facts.h"
 #include "facts/fleet_facts.h"
 #include "facts/nccl_run_facts.h"
@@ -42,9 +43,10 @@ enum class RuleScope {
   kStorage,
   kFleet,
   kPairs,
-  kStage,     // once over what `stage` copied or verified
-  kWatch,     // once over what `watch` labelled (each rule also labels intervals: watch/window.h)
-  kPlanCheck  // once over a plan checked against measurements (`plan --check`)
+  kStage,      // once over what `stage` copied or verified
+  kWatch,      // once over what `watch` labelled (each rule also labels intervals: watch/window.h)
+  kPlanCheck,  // once over a plan checked against measurements (`plan --check`)
+  kTelemetry   // once over NCCL RAS / Flight Recorder / Inspector output given to `nccl`
 };
 
 inline const char* scope_name(RuleScope s) {
@@ -73,6 +75,8 @@ inline const char* scope_name(RuleScope s) {
       return "watch";
     case RuleScope::kPlanCheck:
       return "plan-check";
+    case RuleScope::kTelemetry:
+      return "nccl-telemetry";
   }
   return "node";
 }
@@ -84,14 +88,15 @@ struct RuleContext {
   const NcclRunFacts* nccl_log = nullptr;      // run rules
   const NcclTestsFacts* nccl_tests = nullptr;  // run rules
   const RunOptions* run_options = nullptr;
-  const DeploymentFacts* deployment = nullptr;  // deployment rules
-  const Plan* plan = nullptr;                   // plan rules
-  const StorageBenchFacts* storage = nullptr;   // storage rules
-  const PairBandwidthFacts* pairs = nullptr;    // pair-bandwidth rules
-  const FleetFacts* fleet = nullptr;            // fleet rules
-  const StageFacts* stage = nullptr;            // stage rules
-  const WatchFacts* watch = nullptr;            // watch rules
-  const PlanAcceptance* acceptance = nullptr;   // plan-check rules
+  const DeploymentFacts* deployment = nullptr;        // deployment rules
+  const Plan* plan = nullptr;                         // plan rules
+  const StorageBenchFacts* storage = nullptr;         // storage rules
+  const PairBandwidthFacts* pairs = nullptr;          // pair-bandwidth rules
+  const FleetFacts* fleet = nullptr;                  // fleet rules
+  const StageFacts* stage = nullptr;                  // stage rules
+  const WatchFacts* watch = nullptr;                  // watch rules
+  const PlanAcceptance* acceptance = nullptr;         // plan-check rules
+  const CollectiveProgressFacts* progress = nullptr;  // telemetry rules (RAS, FR, Inspector)
 };
 
 struct RuleOutcome {

@@ -3,6 +3,7 @@
 #include "report/json/stage_section.h"
 #include "report/json/watch_section.h"
 
+#include "codec/collective_progress_json.h"
 #include "codec/nccl_facts_json.h"
 #include "codec/node_facts_json.h"
 #include "report/json/bench_section.h"
@@ -151,6 +152,7 @@ json report_json(const Report& r) {
     j["nodes"] = nodes;
   }
   if (r.nccl_log) j["nccl_log"] = to_json(*r.nccl_log);
+  if (r.progress) j["nccl_telemetry"] = to_json(*r.progress);
   if (r.nccl_tests) {
     json t = to_json(*r.nccl_tests);
     if (r.busbw_expected)

@@ -178,4 +178,42 @@ SummaryLines summarize_nccl_tests(const NcclTestsFacts& t, const BusbwExpectatio
   return out;
 }
 
+SummaryLines summarize_nccl_telemetry(const CollectiveProgressFacts& f) {
+  SummaryLines out;
+  for (const RasReport& r : f.ras) {
+    std::size_t ranks = 0;
+    for (const RasComm& c : r.comms) ranks += c.ranks.size();
+    out.emplace_back("ncclras",
+                     r.source + " (" + r.format +
+                         (r.nccl_version.empty() ? "" : ", NCCL " + r.nccl_version) +
+                         "): " + std::to_string(r.comms.size()) + " communicator(s)" +
+                         (ranks ? ", " + std::to_string(ranks) + " rank(s) listed" : "") +
+                         (r.all_ok ? "; RAS flags no error and no missing rank" : ""));
+  }
+  if (!f.flight_recorder.empty()) {
+    std::set<std::string> versions;
+    std::size_t entries = 0;
+    for (const FrDump& d : f.flight_recorder) {
+      versions.insert(d.version);
+      entries += d.entries.size();
+    }
+    out.emplace_back("flight rec", std::to_string(f.flight_recorder.size()) + " dump(s), format " +
+                                       join(versions) + ", " + std::to_string(entries) +
+                                       " entries");
+  }
+  if (!f.inspector.empty()) {
+    std::set<std::string> comms;
+    std::set<std::string> hosts;
+    for (const InspectorSeries& s : f.inspector) {
+      comms.insert(s.comm_id);
+      if (!s.host.empty()) hosts.insert(s.host);
+    }
+    out.emplace_back("inspector", std::to_string(f.inspector.size()) + " series, " +
+                                      std::to_string(comms.size()) + " communicator(s) on " +
+                                      std::to_string(hosts.size()) + " host(s)");
+  }
+  for (const std::string& n : f.notes) out.emplace_back("note", n);
+  return out;
+}
+
 }  // namespace trainready

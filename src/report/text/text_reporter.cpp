@@ -107,6 +107,7 @@ std::string render_text(const Report& r, const RenderStyle& style) {
              summarize_node(n, r.options));
   }
   if (r.nccl_log) labelled(out, p, "NCCL log", summarize_nccl_log(*r.nccl_log));
+  if (r.progress) labelled(out, p, "NCCL telemetry", summarize_nccl_telemetry(*r.progress));
   if (r.collective)
     out += render_collective_table(r.collective->result, r.collective->options) + "\n";
   if (r.nccl_tests && !r.collective) {
