@@ -265,6 +265,37 @@ TEST(WatchRecording, RoundTripKeepsUnavailableAsNull) {
   EXPECT_EQ(sample_to_json(back), j);
 }
 
+// The power limit (nvmlDeviceGetEnforcedPowerLimit) is recorded; a recording made before watch
+// read it replays with the limit unavailable, never 0, and so no power ratio.
+TEST(WatchRecording, PowerLimitRoundTripsAndOldRecordingsLackIt) {
+  Sample s = make(3, Node{.util = 100});
+  for (GpuSample& g : s.gpus) {
+    g.power_watts = 84;
+    g.power_limit_watts = 700;
+  }
+  auto j = sample_to_json(s);
+  EXPECT_EQ(j["gpu"]["items"][0]["power_limit_watts"], 700.0);
+  Sample back = sample_from_json(j, "r.jsonl", 2);
+  EXPECT_EQ(back.gpus[0].power_limit_watts.value_or(0), 700.0);
+  Sample s2 = make(4, Node{.util = 100});
+  for (GpuSample& g : s2.gpus) {
+    g.power_watts = 84;
+    g.power_limit_watts = 700;
+  }
+  auto iv = make_interval(back, s2, {});
+  ASSERT_TRUE(iv.gpu_power_ratio);
+  EXPECT_DOUBLE_EQ(*iv.gpu_power_ratio, 0.12);
+  for (auto& g : j["gpu"]["items"]) g.erase("power_limit_watts");
+  Sample old = sample_from_json(j, "old.jsonl", 2);
+  EXPECT_FALSE(old.gpus[0].power_limit_watts.has_value());
+  EXPECT_TRUE(old.gpus[0].power_watts.has_value());
+  Sample old2 = sample_from_json(j, "old.jsonl", 3);
+  old2.monotonic += 1;
+  EXPECT_FALSE(make_interval(old, old2, {}).gpu_power_ratio.has_value());
+  j["gpu"]["items"][0]["power_limit_watts"] = 0;
+  EXPECT_THROW(sample_from_json(j, "r.jsonl", 5), InputError);
+}
+
 TEST(WatchRecording, BadLinesNameFileAndLine) {
   Sample out;
   try {
