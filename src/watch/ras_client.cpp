@@ -295,33 +295,44 @@ RasReply query_ras(const RasQueryOptions& o, const std::atomic<bool>* stop) {
   return done("");
 }
 
-RasPoller::RasPoller(RasQueryOptions o, double every_s)
-    : options_(std::move(o)), every_s_(every_s), thread_([this] { run(); }) {}
+RasPoller::RasPoller(RasQueryOptions o, double every_s) : state_(std::make_shared<State>()) {
+  state_->options = std::move(o);
+  state_->every_s = every_s;
+  thread_ = std::thread([st = state_] { run(st); });
+}
 
 RasPoller::~RasPoller() {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    stop_.store(true);
+  std::unique_lock<std::mutex> l(state_->mu);
+  state_->stop.store(true);
+  state_->cv.notify_all();
+  const bool ended =
+      state_->cv.wait_for(l, std::chrono::seconds(1), [this] { return state_->finished; });
+  l.unlock();
+  if (ended) {
+    thread_.join();
+  } else {
+    thread_.detach();  // it holds its own reference to the state
   }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
 }
 
 std::optional<RasReply> RasPoller::take() {
-  std::lock_guard<std::mutex> l(mu_);
-  std::optional<RasReply> r = std::move(ready_);
-  ready_.reset();
+  std::lock_guard<std::mutex> l(state_->mu);
+  std::optional<RasReply> r = std::move(state_->ready);
+  state_->ready.reset();
   return r;
 }
 
-void RasPoller::run() {
-  while (!stop_.load()) {
-    RasReply r = query_ras(options_, &stop_);
-    std::unique_lock<std::mutex> l(mu_);
-    if (stop_.load()) return;
-    ready_ = std::move(r);
-    cv_.wait_for(l, std::chrono::duration<double>(every_s_), [this] { return stop_.load(); });
+void RasPoller::run(const std::shared_ptr<State>& st) {
+  while (!st->stop.load()) {
+    RasReply r = query_ras(st->options, &st->stop);
+    std::unique_lock<std::mutex> l(st->mu);
+    if (st->stop.load()) break;
+    st->ready = std::move(r);
+    st->cv.wait_for(l, std::chrono::duration<double>(st->every_s), [&] { return st->stop.load(); });
   }
+  std::lock_guard<std::mutex> l(st->mu);
+  st->finished = true;
+  st->cv.notify_all();
 }
 
 }  // namespace trainready::watch

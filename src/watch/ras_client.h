@@ -14,6 +14,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -51,7 +52,9 @@ RasReply query_ras(const RasQueryOptions& o, const std::atomic<bool>* stop = nul
 
 // Queries in a thread of its own, one at a time, the first at once and then every `every_s`
 // seconds after the last ended; the sampler takes the newest reply when it has one. Destroying
-// it stops the thread within about 100 ms.
+// it stops the thread within about 100 ms; a thread still inside getaddrinfo (a host name whose
+// DNS does not answer: no deadline bounds it) after 1 s is left to end on its own, detached,
+// with the state it shares, so watch never waits on it.
 class RasPoller {
  public:
   RasPoller(RasQueryOptions o, double every_s);
@@ -60,16 +63,19 @@ class RasPoller {
   RasPoller& operator=(const RasPoller&) = delete;
   // The reply finished since the last call, if any.
   std::optional<RasReply> take();
-  const std::string& address() const { return options_.address; }
 
  private:
-  void run();
-  RasQueryOptions options_;
-  double every_s_;
-  std::atomic<bool> stop_{false};
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::optional<RasReply> ready_;
+  struct State {
+    RasQueryOptions options;
+    double every_s = 60;
+    std::atomic<bool> stop{false};
+    std::mutex mu;
+    std::condition_variable cv;
+    std::optional<RasReply> ready;
+    bool finished = false;
+  };
+  static void run(const std::shared_ptr<State>& st);
+  std::shared_ptr<State> state_;
   std::thread thread_;
 };
 

@@ -113,6 +113,19 @@ def single(binary):
     first = next((i for i, s in enumerate(samples) if "nccl_ras" in s), -1)
     wc.check(first >= 10, f"stall: the samples before the reason came went on ({first})")
 
+    # A query still waiting when watch ends (TIMEOUT 30: a report deadline of 61 s) is stopped:
+    # watch ends on time and records no RAS entry it does not have.
+    srv = FakeRas("stall")
+    rec = os.path.join(work, "exit.jsonl")
+    start = time.monotonic()
+    r = wc.run([binary, "watch", "--root", node.root, "--interval", "250ms", "--duration", "2s",
+                "--ras-addr", srv.address, "--ras-timeout", "30s", "--record", rec, "--quiet"])
+    took = time.monotonic() - start
+    srv.close()
+    wc.check(r.returncode == 0 and took < 4.5 and not ras_entries(rec),
+             f"exit during a RAS query: watch ends after {took:.1f} s (duration 2 s), "
+             f"{len(ras_entries(rec))} entries")
+
     r, e, samples, srv, rec = run_mode("close")
     wc.check("closed the connection before replying to 'CLIENT PROTOCOL 2'" in
              e.get("unavailable", ""), f"close: {e}")
