@@ -32,6 +32,7 @@
 #include "report/watch/watch_prom.h"
 #include "watch/live_view.h"
 #include "watch/metrics_server.h"
+#include "watch/ras_client.h"
 #include "watch/recording.h"
 #include "watch/sampler.h"
 #include "watch/timeline.h"
@@ -50,6 +51,8 @@ struct WatchArgs {
   std::string nvml_library;
   std::string dcgm;
   std::string dcgm_library;
+  std::string ras_addr;  // empty: NCCL_RAS_ADDR or localhost:28028 on the live node; "off"
+  std::string ras_timeout = "5s";
   std::vector<std::string> net;
   std::string record;
   std::vector<std::string> replay;
@@ -158,6 +161,28 @@ bool sleep_until(double deadline) {
   return false;
 }
 
+// How often rank 0 asks NCCL's RAS service for its report: each STATUS makes every RAS thread
+// of the job answer over its network (ras/collectives.cc), so once a minute (trainready's choice),
+// the first at the start.
+constexpr double kRasEverySeconds = 60;
+
+// The RAS service to ask (rank 0 only): --ras-addr, else on the live node NCCL_RAS_ADDR (what the
+// job's NCCL listens on) or NCCL's default localhost:28028; with --root, only when given.
+std::unique_ptr<RasPoller> ras_poller(const WatchArgs& a, bool live_root, int rank) {
+  if (rank != 0 || a.ras_addr == "off") return nullptr;
+  RasQueryOptions o;
+  if (!a.ras_addr.empty()) {
+    o.address = a.ras_addr;
+  } else if (!live_root) {
+    return nullptr;
+  } else if (const char* env = std::getenv("NCCL_RAS_ADDR"); env && *env) {
+    o.address = env;
+  }
+  o.ras_timeout_s =
+      static_cast<int>(std::lround(seconds_of("--ras-timeout", a.ras_timeout, 1, 3600)));
+  return std::make_unique<RasPoller>(o, kRasEverySeconds);
+}
+
 int run_live(const WatchArgs& a) {
   const double interval = seconds_of("--interval", a.interval, 0.01, 3600);
   const double duration =
@@ -207,6 +232,8 @@ int run_live(const WatchArgs& a) {
   std::unique_ptr<RecordWriter> rec;
   if (!record.empty()) rec = std::make_unique<RecordWriter>(record, host);
   Sampler sampler(root, so);
+  // NCCL RAS in a thread of its own: a query that hangs never holds a sample up.
+  std::unique_ptr<RasPoller> ras = ras_poller(a, root.is_live(), rank);
   IntervalOptions io;
   io.net_interfaces = a.net;
   Timeline timeline(io, t);
@@ -224,6 +251,7 @@ int run_live(const WatchArgs& a) {
   std::optional<watch::Verdict> last_verdict;
   for (;;) {
     Sample s = sampler.sample();
+    if (ras) s.nccl_ras = ras->take();
     if (rec) rec->append(s);
     auto li = timeline.add(s);
     if (li) last_verdict = li->verdict;
@@ -354,6 +382,13 @@ Runner add_watch_command(CLI::App& app) {
   c->add_option("--dcgm-library", a->dcgm_library,
                 "DCGM library to load (default libdcgm.so.4, then .3, on the live node; none with "
                 "--root)");
+  c->add_option("--ras-addr", a->ras_addr,
+                "NCCL RAS service to ask for its report, rank 0 only (default NCCL_RAS_ADDR or "
+                "localhost:28028 on the live node, none with --root; off: never)");
+  c->add_option(
+      "--ras-timeout", a->ras_timeout,
+      "How long NCCL's RAS waits for its peers (sent as TIMEOUT; default 5s, NCCL's own); "
+      "the report must come within 1s + twice this");
   c->add_option("--net", a->net,
                 "Network interface to count (repeatable; default every one "
                 "but lo)");

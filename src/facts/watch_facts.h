@@ -31,6 +31,19 @@ struct WatchNodeFacts {
   std::string text;      // the summary as users read it: headline, by-label line, unavailable
   std::vector<WatchLabelShare> labels;   // every label, in watch::kAllLabels order
   std::vector<std::string> unavailable;  // sources that could not be read, with the reason
+  // NCCL RAS (watch/ras_client.h; rank 0 of a job): the newest report NCCL sent, raw and unparsed
+  // (src/parsers/nccl_ras.h reads it), and why the newest query failed, if it did.
+  struct NcclRas {
+    std::string address;
+    int queries = 0;
+    int replies = 0;
+    std::string format;  // "json" or "text" of the report kept
+    std::string text;    // the report, at most 1 MiB (watch::kRasMaxReplyBytes)
+    bool truncated = false;
+    double time = 0;          // Unix seconds the report kept ended
+    std::string unavailable;  // the newest query's failure; empty when it answered
+  };
+  std::optional<NcclRas> nccl_ras;
 
   const WatchLabelShare* find(std::string_view label) const {
     for (const WatchLabelShare& l : labels)

@@ -2,6 +2,10 @@
 // GPUs' busy share is the question and the paths explain its idle time; without them, the
 // watched processes' time is what there is, and the bytes they move decide before their CPU
 // time (an MPI rank polls while it waits). docs/watch.md states both.
+// With GPUs, hang is asked first: GPUs spinning at full utilization (few SMs active, or near idle
+// power without tensor activity: watch/gpu_busy.h) read "busy" in NVML, so compute must not be
+// asked before a quiet, spinning node has been judged hung; communication comes before compute
+// because NCCL kernels at line rate read busy too.
 // Kept beside the registry, not in rules/watch/, where one file is one rule.
 #include "rules/registry.h"
 #include "watch/attribution.h"

@@ -24,12 +24,12 @@ Verdict Attributor::label(const Interval& iv) {
   if (const auto path = data_path_bytes_per_s(iv); path && *path >= t_.quiet_bytes_per_s)
     network_seen_ = true;
   // Something moves: bytes on the network, NVLink or from storage; the GPUs, unless their kernels
-  // spin (>= 90 % utilization on < 0.3 SM activity, where sampled) or, once the job has used its
-  // data path, unless SM activity (where sampled) shows real work: without it a kernel spinning
-  // in a collective reads busy; or, without GPU counters, the processes on a CPU.
-  const bool sm_working = iv.gpu_sm_active && *iv.gpu_sm_active >= t_.sm_spinning;
-  const bool gpus_moving =
-      w.busy && *w.busy >= t_.gpu_quiet && !gpus_spinning(iv, t_) && (!network_seen_ || sm_working);
+  // spin (>= 90 % utilization on < 0.3 SM activity, or < 0.25 of the power limit without tensor
+  // activity, where sampled) or, once the job has used its data path, unless SM activity or power
+  // (where sampled) shows real work: without them a kernel spinning in a collective reads busy;
+  // or, without GPU counters, the processes on a CPU.
+  const bool gpus_moving = w.busy && *w.busy >= t_.gpu_quiet && !gpus_spinning(iv, t_) &&
+                           (!network_seen_ || gpus_working(iv, t_));
   const bool moving = (net && *net >= t_.quiet_bytes_per_s) ||
                       (nvlink && *nvlink >= t_.quiet_bytes_per_s) ||
                       (storage && *storage >= t_.quiet_bytes_per_s) || gpus_moving ||

@@ -67,10 +67,16 @@ Interval make_interval(const Sample& before, const Sample& after, const Interval
     iv.gpu_busy_min = std::min(iv.gpu_busy_min.value_or(1.0), *g.util_percent / 100.0);
   }
   if (n > 0) iv.gpu_busy = sum / n;
-  double sm = 0, tensor = 0;
-  int n_sm = 0, n_tensor = 0;
+  double sm = 0, tensor = 0, power = 0;
+  int n_sm = 0, n_tensor = 0, n_power = 0;
   auto gpu0 = index_by<GpuSample, std::string>(before.gpus, gpu_key);
   for (const GpuSample& g : after.gpus) {
+    // nvmlDeviceGetPowerUsage: averaged over 1 s on Ampere (except GA100) and newer, instant on
+    // GA100 and older (NVML API reference); like utilization, the later sample's is the interval's.
+    if (g.power_watts && g.power_limit_watts && *g.power_limit_watts > 0) {
+      power += *g.power_watts / *g.power_limit_watts;
+      ++n_power;
+    }
     if (g.sm_active_ratio) {
       sm += *g.sm_active_ratio;
       ++n_sm;
@@ -93,6 +99,7 @@ Interval make_interval(const Sample& before, const Sample& after, const Interval
   }
   if (n_sm > 0) iv.gpu_sm_active = sm / n_sm;
   if (n_tensor > 0) iv.gpu_tensor_active = tensor / n_tensor;
+  if (n_power > 0) iv.gpu_power_ratio = power / n_power;
 
   auto ib0 = index_by<IbPortSample, std::string>(before.ib, ib_key);
   for (const IbPortSample& p : after.ib) {

@@ -27,6 +27,9 @@ struct Interval {
   // Profiling activity (DCGM or NVML GPM, see GpuSample): means over the GPUs that report it.
   std::optional<double> gpu_sm_active;
   std::optional<double> gpu_tensor_active;
+  // Power draw over the enforced power limit (NVML, both in the later sample), mean over the GPUs
+  // that report both: a ratio 0..1 (a GPU briefly over its limit reads above 1).
+  std::optional<double> gpu_power_ratio;
   // NVLink data bytes/s summed over GPUs: the NVML counters' change when both samples have them,
   // else the rates in the later sample (DCGM).
   std::optional<double> nvlink_tx_bytes_per_s;

@@ -34,6 +34,7 @@ std::string live_line(const Interval& iv, const Verdict& v) {
   s += "  gpu " + (iv.gpu_busy ? na_pct(iv.gpu_busy) : std::string("n/a"));
   if (iv.gpu_sm_active || iv.gpu_tensor_active)
     s += " sm " + na_pct(iv.gpu_sm_active) + " tensor " + na_pct(iv.gpu_tensor_active);
+  if (iv.gpu_power_ratio) s += " power " + na_pct(iv.gpu_power_ratio) + " of limit";
   if (iv.nvlink_tx_bytes_per_s || iv.nvlink_rx_bytes_per_s)
     s += "  nvlink tx " + na_rate(iv.nvlink_tx_bytes_per_s) + " rx " +
          na_rate(iv.nvlink_rx_bytes_per_s);
@@ -62,6 +63,7 @@ std::vector<std::string> live_panel(const Interval& iv, const Verdict& v, const 
   if (iv.gpu_busy) {
     gpu += na_pct(iv.gpu_busy) + " busy across " + std::to_string(iv.gpus) + " GPUs, least busy " +
            na_pct(iv.gpu_busy_min);
+    if (iv.gpu_power_ratio) gpu += ", power " + na_pct(iv.gpu_power_ratio) + " of the limit";
   } else {
     gpu += "n/a";
   }

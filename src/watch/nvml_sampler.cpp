@@ -30,6 +30,7 @@ struct NvmlSampler::Impl {
   Ret (*util)(Dev, nvml::Utilization*) = nullptr;
   Ret (*clock)(Dev, int, unsigned*) = nullptr;
   Ret (*power)(Dev, unsigned*) = nullptr;
+  Ret (*power_limit)(Dev, unsigned*) = nullptr;
   Ret (*memory)(Dev, nvml::Memory*) = nullptr;
   Ret (*reasons)(Dev, unsigned long long*) = nullptr;
   Ret (*pcie)(Dev, int, unsigned*) = nullptr;
@@ -196,6 +197,7 @@ NvmlSampler::NvmlSampler(const std::string& library, bool use_gpm)
   m.util = sym<Ret (*)(Dev, nvml::Utilization*)>(m.lib, "nvmlDeviceGetUtilizationRates");
   m.clock = sym<Ret (*)(Dev, int, unsigned*)>(m.lib, "nvmlDeviceGetClockInfo");
   m.power = sym<Ret (*)(Dev, unsigned*)>(m.lib, "nvmlDeviceGetPowerUsage");
+  m.power_limit = sym<Ret (*)(Dev, unsigned*)>(m.lib, "nvmlDeviceGetEnforcedPowerLimit");
   m.memory = sym<Ret (*)(Dev, nvml::Memory*)>(m.lib, "nvmlDeviceGetMemoryInfo");
   // Renamed in CUDA 12.2 drivers; the old name stays exported.
   m.reasons =
@@ -261,6 +263,8 @@ void NvmlSampler::sample(Sample& s) {
       unsigned v = 0;
       if (m.clock && m.clock(d, nvml::kClockSm, &v) == 0) g.sm_clock_mhz = v;
       if (m.power && m.power(d, &v) == 0) g.power_watts = v / 1000.0;  // NVML reports mW
+      // Also mW (nvml.h, nvmlDeviceGetEnforcedPowerLimit); 0 is no limit to compare with.
+      if (m.power_limit && m.power_limit(d, &v) == 0 && v > 0) g.power_limit_watts = v / 1000.0;
       nvml::Memory mem{};
       if (m.memory && m.memory(d, &mem) == 0) {
         g.mem_used_bytes = mem.used;

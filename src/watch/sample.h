@@ -22,7 +22,11 @@ struct GpuSample {
   std::optional<double> mem_util_percent;  // DCGM_FI_DEV_MEM_COPY_UTIL
   std::optional<double> sm_clock_mhz;      // DCGM_FI_DEV_SM_CLOCK
   std::optional<double> power_watts;       // DCGM_FI_DEV_POWER_USAGE (NVML gives mW)
-  Counter mem_used_bytes;                  // DCGM_FI_DEV_FB_USED is MiB; we keep bytes
+  // nvmlDeviceGetEnforcedPowerLimit (mW in NVML; DCGM_FI_DEV_ENFORCED_POWER_LIMIT): the limit the
+  // board's power management enforces now. power_watts / this is how hard the GPU works: a
+  // kernel spinning on a flag draws near idle power (watch/gpu_busy.h).
+  std::optional<double> power_limit_watts;
+  Counter mem_used_bytes;  // DCGM_FI_DEV_FB_USED is MiB; we keep bytes
   Counter mem_total_bytes;
   Counter clocks_event_reasons;               // DCGM_FI_DEV_CLOCK_THROTTLE_REASONS bitmask
   std::optional<double> pcie_tx_bytes_per_s;  // nvmlDeviceGetPcieThroughput (KB/s, 20 ms window)
@@ -125,6 +129,20 @@ struct ProcSample {
   Counter write_bytes;
 };
 
+// One answer of NCCL's RAS service (watch/ras_client.h) to "STATUS", as received: the raw report
+// (text or JSON, as NCCL chose), bounded; or why there is none. Parsed elsewhere
+// (src/parsers/nccl_ras.h), never here.
+struct RasReply {
+  std::string address;      // HOST:PORT queried
+  double time = 0;          // Unix seconds when the query ended
+  double seconds = 0;       // how long it took
+  std::string unavailable;  // why there is no report (refused, no answer by the deadline, ...)
+  std::string format;       // "json" or "text"
+  std::string server_protocol;
+  std::string text;  // the report as NCCL sent it, at most kRasMaxReplyBytes
+  bool truncated = false;
+};
+
 struct Sample {
   double time = 0;       // seconds since the Unix epoch (CLOCK_REALTIME), for people and files
   double monotonic = 0;  // CLOCK_MONOTONIC seconds: intervals never jump with the wall clock
@@ -150,6 +168,8 @@ struct Sample {
   std::string proc_unavailable;   // no --pid / --all, or none of them readable
   std::vector<int> watched_pids;  // what the user asked for (alive or not)
   std::vector<ProcSample> procs;
+  // Set only in the sample taken just after a RAS query ended (rank 0 of a job, --ras-addr).
+  std::optional<RasReply> nccl_ras;
 };
 
 }  // namespace trainready::watch

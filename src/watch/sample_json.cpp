@@ -96,6 +96,7 @@ json sample_to_json(const Sample& s) {
                     {"mem_util_percent", opt(g.mem_util_percent)},
                     {"sm_clock_mhz", opt(g.sm_clock_mhz)},
                     {"power_watts", opt(g.power_watts)},
+                    {"power_limit_watts", opt(g.power_limit_watts)},
                     {"mem_used_bytes", opt(g.mem_used_bytes)},
                     {"mem_total_bytes", opt(g.mem_total_bytes)},
                     {"clocks_event_reasons", opt(g.clocks_event_reasons)},
@@ -189,6 +190,19 @@ json sample_to_json(const Sample& s) {
   j["fuse"] = source(s.fuse_unavailable, std::move(fuse));
   j["watched_pids"] = s.watched_pids;
   j["process"] = source(s.proc_unavailable, std::move(procs));
+  if (s.nccl_ras) {
+    const RasReply& r = *s.nccl_ras;
+    json ras = {{"address", r.address}, {"time", r.time}, {"seconds", r.seconds}};
+    if (!r.unavailable.empty()) {
+      ras["unavailable"] = r.unavailable;
+    } else {
+      ras["format"] = r.format;
+      ras["server_protocol"] = r.server_protocol;
+      ras["truncated"] = r.truncated;
+      ras["reply"] = r.text;
+    }
+    j["nccl_ras"] = std::move(ras);
+  }
   return j;
 }
 
@@ -213,6 +227,10 @@ Sample sample_from_json(const json& j, const std::string& file, int line) {
       g.mem_util_percent = r.number(e, "mem_util_percent");
       g.sm_clock_mhz = r.number(e, "sm_clock_mhz");
       g.power_watts = r.number(e, "power_watts");
+      // Recordings made before watch read the limit lack the key: unavailable, never 0.
+      g.power_limit_watts = r.number(e, "power_limit_watts");
+      if (g.power_limit_watts && *g.power_limit_watts <= 0)
+        r.fail("\"power_limit_watts\": expected a positive number or null");
       g.mem_used_bytes = r.counter(e, "mem_used_bytes");
       g.mem_total_bytes = r.counter(e, "mem_total_bytes");
       g.clocks_event_reasons = r.counter(e, "clocks_event_reasons");
@@ -317,6 +335,30 @@ Sample sample_from_json(const json& j, const std::string& file, int line) {
       p.write_bytes = r.counter(e, "write_bytes");
       s.procs.push_back(std::move(p));
     }
+  }
+  // NCCL RAS (optional: only samples right after a query carry it; older recordings never).
+  if (auto ras = j.find("nccl_ras"); ras != j.end()) {
+    if (!ras->is_object()) r.fail("\"nccl_ras\": expected an object");
+    RasReply q;
+    q.address = r.str(*ras, "address");
+    q.time = r.number(*ras, "time").value_or(0);
+    q.seconds = r.number(*ras, "seconds").value_or(0);
+    q.unavailable = r.str(*ras, "unavailable");
+    if (q.unavailable.empty()) {
+      auto reply = ras->find("reply");
+      if (reply == ras->end() || !reply->is_string())
+        r.fail("\"nccl_ras\": expected \"reply\" (a string) or \"unavailable\"");
+      q.text = reply->get<std::string>();
+      q.format = r.str(*ras, "format");
+      if (q.format != "json" && q.format != "text")
+        r.fail("\"nccl_ras.format\": expected \"json\" or \"text\"");
+      q.server_protocol = r.str(*ras, "server_protocol");
+      if (auto tr = ras->find("truncated"); tr != ras->end() && !tr->is_null()) {
+        if (!tr->is_boolean()) r.fail("\"nccl_ras.truncated\": expected true or false");
+        q.truncated = tr->get<bool>();
+      }
+    }
+    s.nccl_ras = std::move(q);
   }
   return s;
 }

@@ -31,7 +31,7 @@ void Summary::add(const Interval& iv, const Verdict& v) {
   ++t.intervals;
   ++intervals_;
   seconds_ += iv.seconds;
-  // GPUs spinning (kernels resident on few SMs) are waiting, not computing.
+  // GPUs spinning (kernels on few SMs, or near idle power) are waiting, not computing.
   if (auto busy = watch::gpu_busy_share(iv)) {
     if (watch::gpus_spinning(iv, Thresholds{})) busy = 0.0;
     gpu_seconds_ += iv.seconds;
@@ -147,6 +147,19 @@ std::string Summary::headline() const {
   return s + ".";
 }
 
+void Summary::add_ras(const RasReply& r) {
+  if (!ras_) ras_.emplace();
+  ras_->address = r.address;
+  ++ras_->queries;
+  ras_->unavailable = r.unavailable;
+  if (!r.unavailable.empty()) return;
+  ++ras_->replies;
+  ras_->format = r.format;
+  ras_->text = r.text;
+  ras_->truncated = r.truncated;
+  ras_->time = r.time;
+}
+
 std::string Summary::text() const {
   std::string s = headline() + "\n";
   char b[160];
@@ -164,6 +177,15 @@ std::string Summary::text() const {
   }
   s += "\n";
   for (const std::string& u : unavailable_) s += "  unavailable: " + u + "\n";
+  if (ras_) {
+    s += "  NCCL RAS at " + ras_->address + ": " + std::to_string(ras_->replies) + " of " +
+         std::to_string(ras_->queries) + " queries answered";
+    if (ras_->replies > 0)
+      s += ", the last a " + ras_->format + " report of " + format_bytes_binary(ras_->text.size()) +
+           (ras_->truncated ? " (truncated)" : "") + " (kept raw in --record)";
+    if (!ras_->unavailable.empty()) s += "; the last query: " + ras_->unavailable;
+    s += "\n";
+  }
   return s;
 }
 
@@ -194,6 +216,7 @@ WatchNodeFacts Summary::facts() const {
   f.headline = headline();
   f.text = text();
   f.unavailable = unavailable_;
+  f.nccl_ras = ras_;
   for (Label l : kAllLabels) {
     const LabelTotal& t = total(l);
     WatchLabelShare s;

@@ -3,6 +3,7 @@
 // summary in the words of the problem: "GPUs were busy 61 % of the time; 31 % waiting on the
 // network (InfiniBand at 96 % of 8 x 400 Gb/s), ...".
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "facts/watch_facts.h"
 #include "watch/attribution.h"
 #include "watch/interval.h"
+#include "watch/sample.h"
 
 namespace trainready::watch {
 
@@ -33,6 +35,8 @@ class Summary {
   // The sources that could not be read, from the last sample ("InfiniBand: no devices ...").
   void set_unavailable(std::vector<std::string> lines) { unavailable_ = std::move(lines); }
   void set_node(std::string node) { node_ = std::move(node); }
+  // A NCCL RAS query ended (a sample carries it): the newest report is kept, raw.
+  void add_ras(const RasReply& r);
 
   double seconds() const { return seconds_; }
   int intervals() const { return intervals_; }
@@ -67,6 +71,7 @@ class Summary {
   std::string gpu_unavailable_;
   std::vector<std::string> unavailable_;
   std::string node_;
+  std::optional<WatchNodeFacts::NcclRas> ras_;
 };
 
 }  // namespace trainready::watch

@@ -56,6 +56,21 @@ struct Thresholds {
   // correspond to an activity of 0.2", so an NCCL kernel spinning on a few SMs reads about
   // 0.1-0.25; 0.3 is trainready's line above that.
   double sm_spinning = 0.30;
+  // Power draw over the enforced power limit (nvmlDeviceGetPowerUsage / ...EnforcedPowerLimit,
+  // both mW) below which GPUs whose kernels run all the time are spinning, whatever their SM
+  // activity: an NCCL kernel with one block per channel (MAXCHANNELS 64 from NCCL 2.25) can keep
+  // SM activity above 0.3 while it polls a flag, and polling draws near idle power. What the
+  // sources measured on hung jobs: "GPU util is 100% but the power consumption is pretty low
+  // (~70W)" (NVIDIA/nccl#968, 2023); "the power usage will drop to around ~10%", 69-75 W of a 700 W
+  // limit on H100 (LambdaLabsML/distributed-training-guide, diagnosing-errors/README.md); "~96% GPU
+  // utilization at near-idle power (~18-21 W ...) is a kernel spinning in place" (NVIDIA/nccl#2213,
+  // GB10); ClusterMAX 2.0 asks for "Stalled NCCL/RCCL job detection (GPU_UTIL vs power
+  // consumption)". Those read 0.10-0.18 of the limit; 0.25 is trainready's line above them.
+  double power_spinning = 0.25;
+  // DCGM_FI_PROF_PIPE_TENSOR_ACTIVE (or GPM's any-tensor utilization), where sampled, at or
+  // above which the GPUs do matrix math: not spinning, whatever the power reads. A kernel
+  // polling a flag issues no tensor-core instruction; 0.10 is trainready's line.
+  double tensor_working = 0.10;
   double hang_after_s = 60;
   double straggler_ratio = 0.5;
 };

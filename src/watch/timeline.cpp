@@ -24,6 +24,7 @@ std::optional<LabelledInterval> Timeline::add(const Sample& s) {
     out = std::move(li);
   }
   summary_.set_unavailable(unavailable_sources(s));
+  if (s.nccl_ras) summary_.add_ras(*s.nccl_ras);
   prev_ = s;
   return out;
 }

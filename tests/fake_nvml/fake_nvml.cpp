@@ -189,9 +189,25 @@ int nvmlDeviceGetClockInfo(void* h, int type, unsigned* mhz) {
   *mhz = field(h, "sm_clock_mhz").get<unsigned>();
   return 0;
 }
+// Power draw that changes between samples: "power_mw_sequence": [650000, 90000, ...] is answered
+// one value per call, cycling (each GPU keeps its own place); "power_mw" is fixed. The limit is
+// "power_limit_mw" (nvmlDeviceGetEnforcedPowerLimit; absent: NOT_SUPPORTED, as on older boards).
 int nvmlDeviceGetPowerUsage(void* h, unsigned* mw) {
+  static std::size_t calls[64] = {};
+  const auto idx = reinterpret_cast<std::size_t>(h) - 1;
+  if (!gpu(h) || idx >= 64) return 2;
+  const auto& seq = field(h, "power_mw_sequence");
+  if (seq.is_array() && !seq.empty()) {
+    *mw = seq[calls[idx]++ % seq.size()].get<unsigned>();
+    return 0;
+  }
   if (!field(h, "power_mw").is_number()) return 3;
   *mw = field(h, "power_mw").get<unsigned>();
+  return 0;
+}
+int nvmlDeviceGetEnforcedPowerLimit(void* h, unsigned* mw) {
+  if (!field(h, "power_limit_mw").is_number()) return 3;
+  *mw = field(h, "power_limit_mw").get<unsigned>();
   return 0;
 }
 int nvmlDeviceGetPcieThroughput(void* h, int counter, unsigned* kbps) {

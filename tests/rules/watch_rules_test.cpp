@@ -149,6 +149,89 @@ TEST(WatchHang, SmActivityShowsASpinningRankWithoutWaitingForTheNetwork) {
   EXPECT_FALSE(c.judge("watch-hang"));
 }
 
+// Power tells spinning from computing where SM activity cannot (issue 34 item 3): an NCCL kernel
+// with one block per channel can hold SM activity above 0.3 while it polls, at near idle power
+// (hung jobs read 0.10-0.18 of the limit: NVIDIA/nccl#968, #2213, the Lambda guide) and with no
+// tensor activity. Power alone (NVML only: A100, no DCGM) says it too.
+TEST(WatchGpuBusy, NearIdlePowerIsSpinningWhateverTheSmActivity) {
+  Interval iv;
+  iv.gpus = 8;
+  iv.gpu_busy = 1.0;
+  const Thresholds t;
+  iv.gpu_sm_active = 0.35;  // above the SM line: the old test called this compute
+  EXPECT_FALSE(watch::gpus_spinning(iv, t));
+  EXPECT_TRUE(watch::gpus_working(iv, t));
+  iv.gpu_power_ratio = 0.12;
+  EXPECT_TRUE(watch::gpus_spinning(iv, t));
+  EXPECT_FALSE(watch::gpus_working(iv, t));
+  iv.gpu_tensor_active = 0.0;
+  EXPECT_TRUE(watch::gpus_spinning(iv, t));
+  iv.gpu_tensor_active = 0.4;  // matrix math at low power (a capped board): work
+  EXPECT_FALSE(watch::gpus_spinning(iv, t));
+  iv.gpu_tensor_active.reset();
+  iv.gpu_power_ratio = 0.8;  // a training step draws most of the limit
+  EXPECT_FALSE(watch::gpus_spinning(iv, t));
+  EXPECT_TRUE(watch::gpus_working(iv, t));
+  iv.gpu_power_ratio = 0.25;  // the line itself is work
+  EXPECT_FALSE(watch::gpus_spinning(iv, t));
+  // NVML alone: power and utilization, no SM activity.
+  iv.gpu_sm_active.reset();
+  iv.gpu_power_ratio = 0.10;
+  EXPECT_TRUE(watch::gpus_spinning(iv, t));
+  EXPECT_FALSE(watch::gpus_working(iv, t));
+  iv.gpu_power_ratio = 0.9;
+  EXPECT_FALSE(watch::gpus_spinning(iv, t));
+  EXPECT_TRUE(watch::gpus_working(iv, t));
+  iv.gpu_busy = 0.5;  // not busy enough to be spinning, whatever the power
+  iv.gpu_power_ratio = 0.10;
+  EXPECT_FALSE(watch::gpus_spinning(iv, t));
+  // Neither counter: no evidence either way.
+  Interval none;
+  none.gpu_busy = 1.0;
+  EXPECT_FALSE(watch::gpus_spinning(none, t));
+  EXPECT_FALSE(watch::gpus_working(none, t));
+}
+
+TEST(WatchHang, NearIdlePowerShowsASpinningRankAtAnySmActivity) {
+  Case c(1.0);
+  c.iv.procs = 4;
+  c.iv.gpu_sm_active = 0.35;
+  c.iv.gpu_tensor_active = 0.0;
+  c.iv.gpu_power_ratio = 0.12;
+  c.w.quiet_for = 61;
+  EXPECT_EQ(c.judge("watch-hang").value_or(""),
+            "GPU utilization 100 %, SM activity 35 %, tensor active 0 %, power 12 % of the limit, "
+            "network, NVLink and storage quiet for 61.0 s");
+  EXPECT_FALSE(c.judge("watch-compute-bound"));
+  // The same SM activity at 80 % of the limit is work: neither a hang, nor before nor after the
+  // job has used its network.
+  c.iv.gpu_power_ratio = 0.8;
+  EXPECT_FALSE(c.judge("watch-hang"));
+  c.w.network_seen = true;
+  EXPECT_FALSE(c.judge("watch-hang"));
+  EXPECT_EQ(c.judge("watch-compute-bound").value_or(""),
+            "GPU utilization 100 %, SM activity 35 %, tensor active 0 %, power 80 % of the limit");
+  // NVML alone after the network was used: busy at 90 % of the limit is work, at 10 % a hang.
+  Case d(1.0);
+  d.iv.procs = 4;
+  d.w.network_seen = true;
+  d.w.quiet_for = 61;
+  d.iv.gpu_power_ratio = 0.9;
+  EXPECT_FALSE(d.judge("watch-hang"));
+  d.iv.gpu_power_ratio = 0.1;
+  EXPECT_EQ(d.judge("watch-hang").value_or(""),
+            "GPU utilization 100 %, power 10 % of the limit, network, NVLink and storage quiet for "
+            "61.0 s");
+}
+
+TEST(WatchIdle, SpinningOnPowerAloneIsWordedWithoutSmActivity) {
+  Case c(1.0);
+  c.iv.gpu_power_ratio = 0.1;  // no SM activity sampled: the words must not read it
+  EXPECT_EQ(c.judge("watch-idle").value_or(""),
+            "GPU utilization 100 %, power 10 % of the limit (kernels spinning, not computing), no "
+            "counter shows the path it waits on");
+}
+
 TEST(WatchComputeBound, FiresOnBusyGpusOrProcessesOnACpu) {
   Case c(0.95);
   EXPECT_EQ(c.judge("watch-compute-bound").value_or(""), "GPU utilization 95 %");

@@ -265,6 +265,85 @@ TEST(WatchRecording, RoundTripKeepsUnavailableAsNull) {
   EXPECT_EQ(sample_to_json(back), j);
 }
 
+// The power limit (nvmlDeviceGetEnforcedPowerLimit) is recorded; a recording made before watch
+// read it replays with the limit unavailable, never 0, and so no power ratio.
+TEST(WatchRecording, PowerLimitRoundTripsAndOldRecordingsLackIt) {
+  Sample s = make(3, Node{.util = 100});
+  for (GpuSample& g : s.gpus) {
+    g.power_watts = 84;
+    g.power_limit_watts = 700;
+  }
+  auto j = sample_to_json(s);
+  EXPECT_EQ(j["gpu"]["items"][0]["power_limit_watts"], 700.0);
+  Sample back = sample_from_json(j, "r.jsonl", 2);
+  EXPECT_EQ(back.gpus[0].power_limit_watts.value_or(0), 700.0);
+  Sample s2 = make(4, Node{.util = 100});
+  for (GpuSample& g : s2.gpus) {
+    g.power_watts = 84;
+    g.power_limit_watts = 700;
+  }
+  auto iv = make_interval(back, s2, {});
+  ASSERT_TRUE(iv.gpu_power_ratio);
+  EXPECT_DOUBLE_EQ(*iv.gpu_power_ratio, 0.12);
+  for (auto& g : j["gpu"]["items"]) g.erase("power_limit_watts");
+  Sample old = sample_from_json(j, "old.jsonl", 2);
+  EXPECT_FALSE(old.gpus[0].power_limit_watts.has_value());
+  EXPECT_TRUE(old.gpus[0].power_watts.has_value());
+  Sample old2 = sample_from_json(j, "old.jsonl", 3);
+  old2.monotonic += 1;
+  EXPECT_FALSE(make_interval(old, old2, {}).gpu_power_ratio.has_value());
+  j["gpu"]["items"][0]["power_limit_watts"] = 0;
+  EXPECT_THROW(sample_from_json(j, "r.jsonl", 5), InputError);
+}
+
+// A NCCL RAS report (watch/ras_client.h) rides in the sample taken after the query, raw, and
+// reaches the node's facts unparsed; a failed query keeps its reason; a bad entry is a bad line.
+TEST(WatchRecording, RasReplyRoundTripsAndReachesTheFacts) {
+  Sample s = make(3, Node{.util = 100});
+  RasReply r;
+  r.address = "localhost:28028";
+  r.time = 1.7e9;
+  r.seconds = 0.25;
+  r.format = "text";
+  r.server_protocol = "2";
+  r.text = "NCCL version 2.24.3+cuda12.4 compiled with CUDA 12.4\n\x01<tag>";
+  s.nccl_ras = r;
+  auto j = sample_to_json(s);
+  EXPECT_EQ(j["nccl_ras"]["reply"], r.text);
+  EXPECT_EQ(j["nccl_ras"].count("unavailable"), 0u);
+  Sample back = sample_from_json(j, "r.jsonl", 2);
+  ASSERT_TRUE(back.nccl_ras);
+  EXPECT_EQ(back.nccl_ras->text, r.text);
+  EXPECT_EQ(back.nccl_ras->format, "text");
+  EXPECT_EQ(sample_to_json(back), j);
+  EXPECT_FALSE(sample_from_json(sample_to_json(make(4, Node{})), "r", 3).nccl_ras);
+
+  Timeline tl({}, Thresholds{});
+  tl.add(back);
+  Sample failed = make(4, Node{.util = 100});
+  RasReply no;
+  no.address = "localhost:28028";
+  no.unavailable = "no reply";
+  failed.nccl_ras = no;
+  tl.add(failed);
+  const auto f = tl.summary().facts();
+  ASSERT_TRUE(f.nccl_ras);
+  EXPECT_EQ(f.nccl_ras->queries, 2);
+  EXPECT_EQ(f.nccl_ras->replies, 1);
+  EXPECT_EQ(f.nccl_ras->text, r.text);  // the newest report, kept through a failed query
+  EXPECT_EQ(f.nccl_ras->unavailable, "no reply");
+  EXPECT_NE(f.text.find("NCCL RAS at localhost:28028: 1 of 2 queries answered, the last a text "
+                        "report of"),
+            std::string::npos)
+      << f.text;
+
+  j["nccl_ras"]["format"] = "xml";
+  EXPECT_THROW(sample_from_json(j, "r.jsonl", 5), InputError);
+  j["nccl_ras"].erase("reply");
+  j["nccl_ras"]["format"] = "json";
+  EXPECT_THROW(sample_from_json(j, "r.jsonl", 6), InputError);
+}
+
 TEST(WatchRecording, BadLinesNameFileAndLine) {
   Sample out;
   try {

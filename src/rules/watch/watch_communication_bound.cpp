@@ -42,7 +42,7 @@ class WatchCommunicationBound : public WatchRule {
         (*w.busy < t.gpu_busy || watch::gpus_spinning(iv, t)) && *util >= t.net_active;
     if (!saturated && !waiting) return std::nullopt;
     return "GPU utilization " + pct(*w.busy) +
-           (watch::gpus_spinning(iv, t) ? ", SM activity " + pct(*iv.gpu_sm_active) : "") + ", " +
+           (watch::gpus_spinning(iv, t) ? watch::gpu_activity_words(iv) : "") + ", " +
            (has_ib ? "InfiniBand" : "network") + " at " + pct(*util) + " of line rate";
   }
 
@@ -58,10 +58,11 @@ class WatchCommunicationBound : public WatchRule {
            " of its line rate (max(rx, tx) / rate)," + kMore +
            "whatever NVML's utilization says: NCCL kernels count as busy, so an" + kMore +
            "all-reduce at line rate reads 100 %; or mean GPU utilization below " + pct(t.gpu_busy) +
-           kMore + "(or GPUs spinning: SM activity < " + pct(t.sm_spinning) +
-           ") and the network >= " + pct(t.net_active) + " of line rate." + kMore +
-           "counters: ports/*/counters/port_{xmit,rcv}_data x 4 bytes, ports/*/rate;" + kMore +
-           "/proc/net/dev, /sys/class/net/*/speed";
+           kMore + "(or GPUs spinning: SM activity < " + pct(t.sm_spinning) + ", or power < " +
+           pct(t.power_spinning) + " of the limit" + kMore +
+           "without tensor activity) and the network >= " + pct(t.net_active) + " of line rate." +
+           kMore + "counters: ports/*/counters/port_{xmit,rcv}_data x 4 bytes, ports/*/rate;" +
+           kMore + "/proc/net/dev, /sys/class/net/*/speed";
   }
 
  protected:

@@ -23,8 +23,7 @@ class WatchComputeBound : public WatchRule {
     if (w.busy) {
       // Kernels resident all the time on few SMs spin (an NCCL kernel waiting): not compute.
       if (*w.busy >= t.gpu_busy && !watch::gpus_spinning(iv, t))
-        return "GPU utilization " + pct(*w.busy) +
-               (iv.gpu_sm_active ? ", SM activity " + pct(*iv.gpu_sm_active) : std::string());
+        return "GPU utilization " + pct(*w.busy) + watch::gpu_activity_words(iv);
       return std::nullopt;
     }
     if (iv.proc_cpu_cores && *iv.proc_cpu_cores >= t.cpu_active_cores)
@@ -42,7 +41,10 @@ class WatchComputeBound : public WatchRule {
            "fed at >= 90 % AU as fed), unless SM activity, where sampled, is < " +
            pct(t.sm_spinning) + kMore +
            "(kernels spinning on few SMs: trainready's heuristic from the DCGM guide's" + kMore +
-           "\"N/5 blocks ... an activity of 0.2\")";
+           "\"N/5 blocks ... an activity of 0.2\"), or power is < " + pct(t.power_spinning) +
+           " of the enforced" + kMore + "limit with tensor activity < " + pct(t.tensor_working) +
+           " (hung NCCL jobs read 0.10-0.18 of the limit:" + kMore +
+           "NVIDIA/nccl#968, #2213; docs/rules/watch-compute-bound.md)";
   }
 
  protected:

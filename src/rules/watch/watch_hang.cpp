@@ -1,8 +1,9 @@
 // watch-hang: nothing moves while the job's processes live. With GPU counters, NVML's
 // utilization cannot tell a hang from work once the job has used its data path (InfiniBand, the
 // NIC without it, or NVLink: a rank spinning in a collective that never completes reads ~100 %),
-// so quiet bytes decide then, and SM activity where it is sampled (spinning reads below 0.3);
-// before, the GPUs must be quiet too. NVLink bytes are movement. A network at its line rate is
+// so quiet bytes decide then, and SM activity and power where they are sampled (spinning reads
+// below 0.3 SM activity, or below 0.25 of the power limit without tensor activity); before, the
+// GPUs must be quiet or spinning. NVLink bytes are movement. A network at its line rate is
 // not quiet, whatever the byte window says. No watched process: never a hang (idle).
 #include "rules/rule_factories.h"
 #include "rules/watch/watch_rule.h"
@@ -36,9 +37,8 @@ class WatchHang : public WatchRule {
     // SM activity, where sampled, shows real work whatever the network did.
     if (*w.busy > t.gpu_quiet && !w.network_seen && !watch::gpus_spinning(iv, t))
       return std::nullopt;
-    if (iv.gpu_sm_active && *iv.gpu_sm_active >= t.sm_spinning) return std::nullopt;
-    return "GPU utilization " + pct(*w.busy) +
-           (iv.gpu_sm_active ? ", SM activity " + pct(*iv.gpu_sm_active) : std::string()) +
+    if (watch::gpus_working(iv, t)) return std::nullopt;
+    return "GPU utilization " + pct(*w.busy) + watch::gpu_activity_words(iv) +
            ", network, NVLink and storage quiet for " + format_duration(w.quiet_for);
   }
 
@@ -51,13 +51,17 @@ class WatchHang : public WatchRule {
            " for >= " + format_duration(t.hang_after_s) +
            " (--hang-after) while watched processes live," + kMore +
            "with GPU utilization <= " + pct(t.gpu_quiet) + " or spinning (>= " + pct(t.gpu_busy) +
-           " on SM activity < " + pct(t.sm_spinning) +
-           "), or at any utilization once the job has used" + kMore +
-           "InfiniBand (the NIC without it) or NVLink, with SM activity < " + pct(t.sm_spinning) +
-           kMore + "where sampled (a rank spinning in a collective that never completes);" + kMore +
+           " on SM activity < " + pct(t.sm_spinning) + "," + kMore + "or on power < " +
+           pct(t.power_spinning) + " of the enforced limit with tensor activity < " +
+           pct(t.tensor_working) + "), or at any utilization" + kMore +
+           "once the job has used InfiniBand (the NIC without it) or NVLink, unless SM" + kMore +
+           "activity >= " + pct(t.sm_spinning) + " or power >= " + pct(t.power_spinning) +
+           " shows work, where sampled" + kMore +
+           "(a rank spinning in a collective that never completes);" + kMore +
            "a network at >= " + pct(t.net_saturated) +
            " of line rate is not quiet; no watched process: idle." + kMore +
-           "counters: the network, NVLink, storage and GPU counters above; /proc/PID/stat";
+           "counters: the network, NVLink, storage and GPU counters above;" + kMore +
+           "nvmlDeviceGetPowerUsage / nvmlDeviceGetEnforcedPowerLimit (mW); /proc/PID/stat";
   }
 
  protected:

@@ -23,7 +23,7 @@ class WatchIdle : public WatchRule {
       const watch::Interval& iv = *w.iv;
       std::string s = "GPU utilization " + pct(*w.busy);
       if (watch::gpus_spinning(iv, *w.t))
-        s += ", SM activity " + pct(*iv.gpu_sm_active) + " (kernels spinning on few SMs)";
+        s += watch::gpu_activity_words(iv) + " (kernels spinning, not computing)";
       if (iv.ib_ports > 0 && iv.net_tx_peak_util && *iv.net_tx_peak_util >= w.t->net_active)
         s += ", front-end NIC sending at " + pct(*iv.net_tx_peak_util) +
              " of line rate (checkpoint/egress)";
@@ -48,8 +48,9 @@ class WatchIdle : public WatchRule {
            "a threshold: the job between steps (checkpointing to a path not watched, "
            "evaluation, start-up), host-side Python, a path watch does not judge against a "
            "line rate (NVLink: counted as movement, never as communication-bound), an interface "
-           "left out with --net, or GPU kernels spinning on few SMs (SM activity < 0.3) while "
-           "they wait; with no watched process, an idle node.";
+           "left out with --net, or GPU kernels spinning (SM activity < 0.3, or power < 0.25 of "
+           "the limit without tensor activity) while they wait; with no watched process, an idle "
+           "node.";
   }
   std::string fix() const override {
     return "Watch with --pid on the training processes (and their loaders) so their I/O and "
