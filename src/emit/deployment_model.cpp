@@ -1,4 +1,5 @@
 #include "emit/deployment_model.h"
+#include "emit/launch_args.h"
 
 #include <cmath>
 #include <sstream>
@@ -232,7 +233,16 @@ std::string cloud_init(const DeploymentModel& m, const SkuEntry& sku) {
     // use the GPUs; the HPC image ships it, this makes sure it is enabled and started.
     runcmd += "  - [systemctl, enable, --now, nvidia-fabricmanager.service]\n";
   }
-  if (m.nvme_disks == 0 && m.nccl_env.empty()) {
+  if (!m.launch_args.empty()) {
+    // The plan's layout, for the training launch: pretrain_gpt.py $(cat /etc/trainready/...).
+    c << "  - path: /etc/trainready/megatron-args\n"
+         "    permissions: '0644'\n"
+         "    content: |\n"
+         "      # Megatron-LM arguments of the layout `trainready plan` chose for "
+      << m.plan_summary << "\n";
+    for (const std::string& a : m.launch_args) c << "      " << a << "\n";
+  }
+  if (m.nvme_disks == 0 && m.nccl_env.empty() && m.launch_args.empty()) {
     c << "  - path: /etc/trainready-emitted\n"
          "    content: |\n"
          "      no local NVMe disks and no NCCL settings for this size\n";
@@ -530,6 +540,18 @@ DeploymentModel build_deployment(const Plan& plan) {
   m.location = plan.job.region;
   m.plan_summary = (plan.job.model.empty() ? std::string("the job") : plan.job.model) + " on " +
                    m.plan_summary + " (" + std::to_string(c.gpus) + " GPUs)";
+  const LaunchArgs launch = megatron_launch_args(plan);
+  m.launch_args = launch.args;
+  if (!m.launch_args.empty()) {
+    std::string joined;
+    for (const std::string& a : m.launch_args) joined += (joined.empty() ? "" : " ") + a;
+    m.why.push_back({"layout",
+                     "/etc/trainready/megatron-args (cloud-init): the layout the plan "
+                     "chose, as Megatron-LM arguments: " +
+                         joined});
+    for (const std::string& n : launch.notes) m.notes.push_back("layout: " + n);
+    m.cloud_init = cloud_init(m, *c.sku);
+  }
   if (storage != nullptr) {
     const StorageOption& s = *storage;
     if (s.kind == "nvme") {

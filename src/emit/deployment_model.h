@@ -95,6 +95,9 @@ struct DeploymentModel {
   // For the user, not the template: the capacity note, the storage step, what was left out.
   std::vector<std::string> notes;
   std::string plan_summary;  // "llama3-70b on 8 x Standard_ND96isr_H100_v5 (64 GPUs)"
+  // The winning layout as Megatron-LM arguments (emit/launch_args.h), written by cloud-init to
+  // /etc/trainready/megatron-args; empty for a deployment not built from a plan.
+  std::vector<std::string> launch_args;
 
   const std::string& why_of(const std::string& setting) const;
 };

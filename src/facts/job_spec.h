@@ -14,7 +14,7 @@ enum class Precision { kBf16Mixed, kFp16Mixed, kFp8Mixed, kFp32, kBf16Pure };
 enum class Optimizer { kAdamW, kAdam8Bit, kSgdMomentum };
 enum class Recompute { kNone, kSelective, kFull };
 enum class Offload { kNone, kOptimizer, kAll };
-enum class MemoryConvention { kPaper, kDeepSpeed };
+enum class MemoryConvention { kPaper, kDeepSpeed, kMegatron };
 
 struct JobSpec {
   // Model. A preset fills what is not set explicitly; a shape without params gets 12·L·h² + v·h.
@@ -39,6 +39,7 @@ struct JobSpec {
   int zero = 0;
   int tp = 1;
   int pp = 1;
+  int vp = 1;  // virtual pipeline stages per rank (Megatron's interleaved 1F1B); 1: not interleaved
   std::optional<bool> sequence_parallel;  // default: on when tp > 1 (Megatron's practice)
   Recompute recompute = Recompute::kSelective;
   Offload offload = Offload::kNone;

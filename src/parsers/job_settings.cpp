@@ -59,7 +59,15 @@ const char* to_string(Offload o) {
   return "?";
 }
 const char* to_string(MemoryConvention c) {
-  return c == MemoryConvention::kPaper ? "paper" : "deepspeed";
+  switch (c) {
+    case MemoryConvention::kPaper:
+      return "paper";
+    case MemoryConvention::kDeepSpeed:
+      return "deepspeed";
+    case MemoryConvention::kMegatron:
+      return "megatron";
+  }
+  return "?";
 }
 
 const std::vector<JobSettingInfo>& job_setting_keys() {
@@ -82,10 +90,14 @@ const std::vector<JobSettingInfo>& job_setting_keys() {
        "DeepSpeed's default; Megatron-LM reduces in fp32 unless --grad-reduce-in-bf16)",
        false},
       {"optimizer", "O", "adamw | adam8bit | sgd (with momentum)", false},
-      {"convention", "C", "paper (ZeRO's 2+2+K bytes) | deepspeed (its estimators)", false},
+      {"convention", "C",
+       "paper (ZeRO's 2+2+K bytes) | deepspeed (its estimators) | megatron "
+       "(theoretical_memory_usage.py)",
+       false},
       {"zero", "STAGE", "0 (DDP) | 1 | 2 | 3 (FSDP full shard); ddp and fsdp also read", false},
       {"tp", "N", "tensor-parallel degree", false},
       {"pp", "N", "pipeline-parallel degree", false},
+      {"vp", "N", "virtual pipeline stages per rank (interleaved 1F1B; 1: not interleaved)", false},
       {"sequence-parallel", "BOOL", "sequence parallelism with TP (default: on when tp > 1)",
        false},
       {"recompute", "R", "activation recomputation: none | selective | full", false},
@@ -222,14 +234,17 @@ void apply_job_setting(JobSpec& job, std::string_view raw_key, std::string_view 
                                          {"adam8bit", Optimizer::kAdam8Bit},
                                          {"sgd", Optimizer::kSgdMomentum}});
   } else if (k == "convention") {
-    job.convention = c.choice<MemoryConvention>(
-        {{"paper", MemoryConvention::kPaper}, {"deepspeed", MemoryConvention::kDeepSpeed}});
+    job.convention = c.choice<MemoryConvention>({{"paper", MemoryConvention::kPaper},
+                                                 {"deepspeed", MemoryConvention::kDeepSpeed},
+                                                 {"megatron", MemoryConvention::kMegatron}});
   } else if (k == "zero") {
     job.zero = c.choice<int>({{"0", 0}, {"1", 1}, {"2", 2}, {"3", 3}, {"ddp", 0}, {"fsdp", 3}});
   } else if (k == "tp") {
     job.tp = c.integer(1, 1024);
   } else if (k == "pp") {
     job.pp = c.integer(1, 1024);
+  } else if (k == "vp") {
+    job.vp = c.integer(1, 128);
   } else if (k == "sequence-parallel") {
     job.sequence_parallel = c.boolean();
   } else if (k == "recompute") {
@@ -354,6 +369,15 @@ void finalize_job(JobSpec& job) {
     fail_on(job, "pp",
             "pipeline parallelism " + std::to_string(job.pp) + " exceeds the " +
                 std::to_string(*job.layers) + " layers");
+  // Megatron-LM's interleaved schedule: --num-layers-per-virtual-pipeline-stage needs the
+  // layers per pipeline stage divisible by it, and pipeline parallelism above 1
+  // (megatron/training/arguments.py, validate_args).
+  if (job.vp > 1 && job.pp < 2)
+    fail_on(job, "vp", "virtual pipeline stages need pipeline parallelism (pp 2 or more)");
+  if (job.vp > 1 && job.layers && *job.layers % (job.pp * job.vp) != 0)
+    fail_on(job, "vp",
+            "the " + std::to_string(*job.layers) + " layers do not divide into pp x vp = " +
+                std::to_string(job.pp * job.vp) + " virtual stages");
   if (job.offload == Offload::kAll && job.zero != 3)
     fail_on(job, "offload", "offload all (parameters too) needs zero 3");
   if (job.offload != Offload::kNone && job.zero == 0)

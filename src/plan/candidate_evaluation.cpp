@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "catalog/published_runs.h"
 #include "core/input_error.h"
@@ -39,8 +40,9 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   c.zero = zero;
   c.vms = vms;
   c.gpus = vms * sku.gpu_count;
-  c.layout = {job.tp, job.pp, job.recompute, job.micro_batch,
-              job.sequence_parallel.value_or(job.tp > 1)};
+  c.layout = {
+      job.tp, job.pp, job.recompute, job.micro_batch, job.sequence_parallel.value_or(job.tp > 1),
+      job.vp, 1};
   const int model_parallel = job.tp * job.pp;
   if (job.tp > sku.gpu_count) {
     c.runnable = false;
@@ -54,6 +56,10 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
                          " GPUs are not a multiple of tp × pp = " + std::to_string(model_parallel));
   }
   c.dp = std::max(1, c.gpus / model_parallel);
+  // Expert parallelism (MoE): Megatron-LM carves it out of data parallelism; the planner takes
+  // the most experts per group that divides both the experts and dp (Megatron-LM's MoE guide
+  // and NeMo's recipes shard all experts: EP 8 for Mixtral 8x7B).
+  if (m.experts > 0) c.layout.ep = std::gcd(m.experts, c.dp);
   const int per_step = job.micro_batch * c.dp;
   int wanted = job.global_batch.value_or(per_step);
   // A preset's batch is its benchmark's, not a constraint: more ranks than it has sequences
@@ -85,7 +91,11 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   // Memory.
   const StateBytes bytes = state_bytes(job.precision, job.optimizer);
   MemoryInputs mi;
-  mi.states.params = m.params;
+  // Routed experts are sharded over expert parallelism: each rank of a tp × pp shard holds 1/ep
+  // of them (2·h·f·k per expert and layer, Megatron-LM's count).
+  const double expert_params =
+      m.experts > 0 ? m.layers * 2.0 * m.hidden * m.ffn() * (m.gated ? 1.5 : 1.0) * m.experts : 0;
+  mi.states.params = m.params - expert_params * (1 - 1.0 / c.layout.ep);
   mi.states.dp = c.dp;
   mi.states.tp = job.tp;
   mi.states.pp = job.pp;
@@ -119,9 +129,27 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
     a.vocab = m.vocab;
     a.tp = job.tp;
     a.pp = job.pp;
+    a.vp = job.vp;
     a.sequence_parallel = job.sequence_parallel.value_or(false);
     a.recompute = job.recompute;
     mi.activations = a;
+    // Megatron-LM's estimator covers DDP and its distributed optimizer (ZeRO-1's sharding); its
+    // FSDP (ZeRO-2/-3) is not in it.
+    MegatronInputs mg;
+    mg.model = m;
+    mg.tp = job.tp;
+    mg.pp = job.pp;
+    mg.vp = job.vp;
+    mg.dp = c.dp;
+    mg.ep = c.layout.ep;
+    mg.micro_batch = job.micro_batch;
+    mg.micro_batches = c.accumulation;
+    mg.sequence_parallel = a.sequence_parallel;
+    mg.recompute = job.recompute;
+    mg.distributed_optimizer = zero == 1;
+    // A memory-only probe of the search needs Megatron's count only when it decides the fit.
+    if (zero <= 1 && (!memory_only || job.convention == MemoryConvention::kMegatron))
+      mi.megatron = mg;
   }
   mi.convention = job.convention;
   mi.gpu_memory_bytes = sku.gpu_memory_gb * 1e9;
@@ -148,7 +176,7 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
     c.peak_precision = peak->first;
   }
   ComputeInputs ci;
-  ci.params = m.params;
+  ci.params = m.active();  // MoE: each token passes through top-k experts only
   ci.layers = m.layers;
   ci.hidden = m.hidden;
   ci.seq = m.seq;
@@ -184,6 +212,7 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   ci.mfu = c.mfu;
   ci.recompute = job.recompute;
   ci.pp = job.pp;
+  ci.vp = job.vp;
   ci.micro_batches = c.accumulation;
   c.compute = estimate_compute(ci);
   c.compute.seconds.source += "; peak: catalog, " + catalog.source_text(sku.peak_source);
@@ -240,6 +269,7 @@ Candidate evaluate_at(const Plan& plan, const ModelShape& m, const SkuEntry& sku
   mp.seq = m.seq;
   mp.micro_batch = job.micro_batch;
   mp.micro_batches = c.accumulation;
+  mp.vp = job.vp;
   mp.activation_bytes = job.precision == Precision::kFp32 ? 4 : 2;
   mp.full_recompute = job.recompute == Recompute::kFull;
   mp.tp_busbw = sku.intra_vm_allreduce_gbytes_per_s().value_or(0) * 1e9;

@@ -4,18 +4,10 @@
 // search (recommendation.cpp) both call it.
 #include <string>
 
+#include "plan/model_shape.h"
 #include "plan/plan.h"
 
 namespace trainready {
-
-struct ModelShape {
-  double params = 0;
-  int layers = 0;
-  int hidden = 0;
-  int heads = 0;
-  int vocab = 0;
-  int seq = 0;
-};
 
 // At `vms` VMs, with the job's ZeRO stage or else the least sharding that fits (DDP, ZeRO-1, -2,
 // then ZeRO-3). memory_only stops after the memory model: enough for a search.

@@ -164,11 +164,15 @@ ModelParallelEstimate estimate_model_parallel(const ModelParallelInputs& in) {
   e.tp_seconds.in("n_ar", per_layer).in("message", message, "B").in("t", in.tp);
   e.tp_seconds.in("busbw", in.tp_busbw, "B/s");
   double pp = 0;
-  if (in.pp > 1 && in.pp_bytes_per_s > 0) pp = 2.0 * in.micro_batches * message / in.pp_bytes_per_s;
-  e.pp_seconds = quantity(pp, "s", "2 × m × s·b·h·bytes / network per GPU",
+  const int vp = std::max(1, in.vp);
+  if (in.pp > 1 && in.pp_bytes_per_s > 0)
+    pp = 2.0 * vp * in.micro_batches * message / in.pp_bytes_per_s;
+  e.pp_seconds = quantity(pp, "s", "2 × v × m × s·b·h·bytes / network per GPU",
                           "Narayanan et al. 2021 (arXiv:2104.04473) §3.2: point-to-point of "
-                          "b·s·h per micro-batch between consecutive stages, forward and backward");
-  e.pp_seconds.in("m", in.micro_batches).in("message", message, "B");
+                          "b·s·h per micro-batch between consecutive stages, forward and "
+                          "backward; §2.2.2: interleaving with v virtual stages sends v times "
+                          "as much");
+  e.pp_seconds.in("v", vp).in("m", in.micro_batches).in("message", message, "B");
   e.pp_seconds.in("network_per_gpu", in.pp_bytes_per_s, "B/s");
   e.seconds = quantity(tp + pp, "s", "tensor-parallel + pipeline-parallel traffic, exposed",
                        "planner assumption: no overlap with compute (an upper bound)");

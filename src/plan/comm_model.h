@@ -71,10 +71,11 @@ struct ModelParallelInputs {
   int seq = 0;
   int micro_batch = 1;
   int micro_batches = 1;        // per optimizer step
+  int vp = 1;                   // virtual stages: interleaving sends v times as often
   double activation_bytes = 2;  // bf16/fp16 activations
   bool full_recompute = false;
-  double tp_busbw = 0;         // single-VM all-reduce busbw, B/s
-  double pp_bytes_per_s = 0;   // per GPU across VMs, B/s
+  double tp_busbw = 0;        // single-VM all-reduce busbw, B/s
+  double pp_bytes_per_s = 0;  // per GPU across VMs, B/s
 };
 
 struct ModelParallelEstimate {

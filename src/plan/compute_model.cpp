@@ -26,17 +26,20 @@ ComputeEstimate estimate_compute(const ComputeInputs& in) {
   // MFU counts model FLOPs only; full recomputation runs the forward pass twice (8N instead of
   // 6N of work), which costs time at the same hardware rate.
   const double recompute = in.recompute == Recompute::kFull ? 4.0 / 3.0 : 1.0;
-  // 1F1B pipelines idle (p − 1)/m of the ideal time (Narayanan et al. 2021, §2.2).
-  const double bubble =
-      in.pp > 1 ? static_cast<double>(in.pp - 1) / std::max(1, in.micro_batches) : 0;
+  // 1F1B pipelines idle (p − 1)/m of the ideal time, interleaved with v virtual stages
+  // (p − 1)/(v·m) (Narayanan et al. 2021, §2.2.1, §2.2.2).
+  const double bubble = in.pp > 1 ? static_cast<double>(in.pp - 1) /
+                                        (std::max(1, in.vp) * std::max(1, in.micro_batches))
+                                  : 0;
   const double rate = in.gpus * in.peak_tflops * 1e12 * in.mfu;
-  c.seconds = quantity(rate > 0 ? c.flops_per_step.value * recompute * (1 + bubble) / rate : 0, "s",
-                       "flops_per_step × recompute × (1 + (pp − 1)/m) / (gpus × peak × MFU)",
-                       "MFU: planner assumption (H100 BF16 runs reach 0.35-0.45; NeMo FP8 "
-                       "0.70-0.80 of the BF16 peak); pipeline bubble: Narayanan et al. 2021, "
-                       "Megatron-LM at scale (arXiv:2104.04473) §2.2");
+  c.seconds =
+      quantity(rate > 0 ? c.flops_per_step.value * recompute * (1 + bubble) / rate : 0, "s",
+               "flops_per_step × recompute × (1 + (pp − 1)/(v·m)) / (gpus × peak × MFU)",
+               "MFU: planner assumption (H100 BF16 runs reach 0.35-0.45; NeMo FP8 "
+               "0.70-0.80 of the BF16 peak); pipeline bubble: Narayanan et al. 2021, "
+               "Megatron-LM at scale (arXiv:2104.04473) §2.2.1 (1F1B), §2.2.2 (interleaved)");
   c.seconds.in("flops_per_step", c.flops_per_step.value, "FLOP").in("recompute", recompute);
-  c.seconds.in("pp", in.pp).in("m", in.micro_batches);
+  c.seconds.in("pp", in.pp).in("v", std::max(1, in.vp)).in("m", in.micro_batches);
   c.seconds.in("gpus", in.gpus).in("peak", in.peak_tflops * 1e12, "FLOP/s").in("MFU", in.mfu);
   c.backward_seconds =
       quantity(c.seconds.value * 2 / 3, "s", "2/3 × compute (backward is 4N of 6N)",
@@ -61,8 +64,8 @@ double implied_mfu(const PublishedRun& run, double params, int layers, int hidde
   in.peak_tflops = peak_tflops;
   in.mfu = 1.0;
   in.pp = run.pp;
-  in.micro_batches =
-      std::max(1, run.global_batch / std::max(1, run.micro_batch * dp)) * std::max(1, run.vp);
+  in.micro_batches = std::max(1, run.global_batch / std::max(1, run.micro_batch * dp));
+  in.vp = std::max(1, run.vp);
   const double ideal = estimate_compute(in).seconds.value;
   const double measured = in.tokens_per_step / (run.tokens_per_s_per_gpu * run.gpus);
   return measured > 0 ? ideal / measured : 0;

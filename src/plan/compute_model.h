@@ -19,6 +19,7 @@ struct ComputeInputs {
   Recompute recompute = Recompute::kSelective;
   int pp = 1;             // pipeline stages
   int micro_batches = 1;  // per optimizer step and pipeline (gradient accumulation)
+  int vp = 1;             // virtual stages per rank (interleaved 1F1B)
 };
 
 struct ComputeEstimate {

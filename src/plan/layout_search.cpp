@@ -10,8 +10,8 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <tuple>
 
-#include "catalog/model_presets.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "plan/recommendation.h"
@@ -21,21 +21,16 @@ namespace {
 
 constexpr std::size_t kLayoutsShown = 5;
 constexpr int kMaxPipeline = 64;
+constexpr int kMaxVirtual = 8;  // virtual stages per rank searched (NeMo's recipes use 2-20)
 constexpr std::size_t kBudgetLayouts = 4;
 constexpr int kMaxVms = 1000;  // as size_candidate: the largest scale set of any kind
 
 bool pinned(const JobSpec& j, const char* key) { return j.origin.count(key) > 0; }
 
-int kv_heads(const JobSpec& j, const ModelShape& m) {
-  if (const ModelPreset* p = j.model.empty() ? nullptr : find_model_preset(j.model))
-    if (p->kv_heads > 0 && p->heads == m.heads) return p->kv_heads;
-  return m.heads;
-}
-
 std::vector<int> tp_options(const JobSpec& j, const ModelShape& m, const SkuEntry& sku) {
   if (pinned(j, "tp")) return {j.tp};
   std::vector<int> out;
-  const int kv = kv_heads(j, m);
+  const int kv = m.kv();
   for (int t = 1; t <= sku.gpu_count; t *= 2)
     if (sku.gpu_count % t == 0 && m.heads % t == 0 && kv % t == 0) out.push_back(t);
   return out;
@@ -46,6 +41,20 @@ std::vector<int> pp_options(const JobSpec& j, const ModelShape& m) {
   std::vector<int> out;
   for (int p = 1; p <= std::min(m.layers, kMaxPipeline); ++p)
     if (m.layers % p == 0) out.push_back(p);
+  return out;
+}
+
+// Virtual stages for the interleaved schedule (Narayanan et al. 2021 §2.2.2; Megatron-LM
+// validate_args): with pp ≥ 2, v divides the layers per stage (layers % (p·v) == 0).
+std::vector<int> vp_options(const JobSpec& j, const ModelShape& m, int pp) {
+  if (pinned(j, "vp")) {
+    if (j.vp == 1 || (pp >= 2 && m.layers % (pp * j.vp) == 0)) return {j.vp};
+    return {};
+  }
+  std::vector<int> out = {1};
+  if (pp < 2) return out;
+  for (int v = 2; v <= kMaxVirtual; ++v)
+    if ((m.layers / pp) % v == 0) out.push_back(v);
   return out;
 }
 
@@ -62,8 +71,10 @@ std::vector<int> micro_batch_options(const JobSpec& j) {
 std::string layout_text(const Candidate& c) {
   const Layout& l = c.layout;
   return std::to_string(c.vms) + " × " + c.sku->name + ", tp " + std::to_string(l.tp) + ", pp " +
-         std::to_string(l.pp) + ", dp " + std::to_string(c.dp) + ", " + stage_name(c.zero) +
-         ", recompute " + to_string(l.recompute) + ", micro-batch " + std::to_string(l.micro_batch);
+         std::to_string(l.pp) + (l.vp > 1 ? ", vp " + std::to_string(l.vp) : "") + ", dp " +
+         std::to_string(c.dp) + (l.ep > 1 ? ", ep " + std::to_string(l.ep) : "") + ", " +
+         stage_name(c.zero) + ", recompute " + to_string(l.recompute) + ", micro-batch " +
+         std::to_string(l.micro_batch);
 }
 
 std::string pct(double v) { return format_number(v * 100, 2) + " %"; }
@@ -87,15 +98,15 @@ std::string why_lost(const Candidate& c, const Candidate& w, bool by_cost) {
     s = "+" + pct(c.cost->per_run.value / std::max(w.cost->per_run.value, 1e-9) - 1) +
         " cost per run";
   else
-    s = "+" + pct(c.run_seconds.value / std::max(w.run_seconds.value, 1e-9) - 1) +
-        " time to train";
+    s = "+" + pct(c.run_seconds.value / std::max(w.run_seconds.value, 1e-9) - 1) + " time to train";
   s += " (step " + format_duration(c.step_seconds.value) + " against " +
        format_duration(w.step_seconds.value) + ")";
   std::vector<std::string> parts;
   const double step = std::max(c.step_seconds.value, 1e-12);
   if (c.layout.pp > 1)
     parts.push_back("pipeline bubble " +
-                    pct(static_cast<double>(c.layout.pp - 1) / std::max(1, c.accumulation)) +
+                    pct(static_cast<double>(c.layout.pp - 1) /
+                        (std::max(1, c.layout.vp) * std::max(1, c.accumulation))) +
                     " of compute");
   if (c.model_parallel.tp_seconds.value > 0)
     parts.push_back("tensor-parallel traffic " + pct(c.model_parallel.tp_seconds.value / step));
@@ -123,12 +134,14 @@ bool nearer(const Candidate& a, const Candidate& b) {
 bool layout_search_wanted(const JobSpec& job, const ModelShape& m) {
   if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0) return false;
   return !(pinned(job, "tp") && pinned(job, "pp") && pinned(job, "recompute") &&
-           pinned(job, "micro-batch"));
+           pinned(job, "micro-batch") && (pinned(job, "vp") || job.pp < 2));
 }
 
 int layout_count(const JobSpec& job, const ModelShape& m, const SkuEntry& sku) {
-  return static_cast<int>(tp_options(job, m, sku).size() * pp_options(job, m).size() *
-                          recompute_options(job).size() * micro_batch_options(job).size());
+  std::size_t stages = 0;
+  for (int pp : pp_options(job, m)) stages += vp_options(job, m, pp).size();
+  return static_cast<int>(tp_options(job, m, sku).size() * stages * recompute_options(job).size() *
+                          micro_batch_options(job).size());
 }
 
 void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const SkuEntry*>& skus,
@@ -144,33 +157,56 @@ void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const Sku
       for (int pp : pp_options(job, m)) {
         if (job.gpus && *job.gpus % (tp * pp) != 0) continue;
         if (job.vms && (*job.vms * sku->gpu_count) % (tp * pp) != 0) continue;
-        for (Recompute r : recompute_options(job)) {
-          for (int mb : micro_batch_options(job)) {
-            if (job.global_batch && job.gpus) {
-              const int dp = *job.gpus / (tp * pp);
-              if (dp > 0 && *job.global_batch % dp == 0 && (*job.global_batch / dp) % mb != 0)
-                continue;  // the micro-batch does not divide each rank's share
+        for (int vp : vp_options(job, m, pp))
+          for (Recompute r : recompute_options(job)) {
+            for (int mb : micro_batch_options(job)) {
+              if (job.global_batch && job.gpus) {
+                const int dp = *job.gpus / (tp * pp);
+                if (dp > 0 && *job.global_batch % dp == 0 && (*job.global_batch / dp) % mb != 0)
+                  continue;  // the micro-batch does not divide each rank's share
+              }
+              Plan trial;
+              trial.job = job;
+              trial.job.tp = tp;
+              trial.job.pp = pp;
+              trial.job.vp = vp;
+              trial.job.recompute = r;
+              trial.job.micro_batch = mb;
+              if (!pinned(job, "sequence-parallel")) trial.job.sequence_parallel = tp > 1;
+              trial.sample_bytes = plan.sample_bytes;
+              trial.total_tokens = plan.total_tokens;
+              trial.dataset_bytes = plan.dataset_bytes;
+              trials.push_back(std::move(trial));
             }
-            Plan trial;
-            trial.job = job;
-            trial.job.tp = tp;
-            trial.job.pp = pp;
-            trial.job.recompute = r;
-            trial.job.micro_batch = mb;
-            if (!pinned(job, "sequence-parallel")) trial.job.sequence_parallel = tp > 1;
-            trial.sample_bytes = plan.sample_bytes;
-            trial.total_tokens = plan.total_tokens;
-            trial.dataset_bytes = plan.dataset_bytes;
-            trials.push_back(std::move(trial));
           }
-        }
+      }
+    }
+    // An interleaved layout holds (1 + (p − 1)/(p·v)) times the activations of the same layout
+    // without interleaving and the same states: where that one does not fit, it does not either.
+    // sibling[i]: the trial without interleaving, evaluated before it (vp 1 comes first).
+    std::vector<int> sibling(trials.size(), -1);
+    {
+      std::map<std::tuple<int, int, int, int>, int> plain;
+      for (std::size_t i = 0; i < trials.size(); ++i) {
+        const JobSpec& j = trials[i].job;
+        const auto key = std::make_tuple(j.tp, j.pp, static_cast<int>(j.recompute), j.micro_batch);
+        if (j.vp == 1)
+          plain[key] = static_cast<int>(i);
+        else if (auto it = plain.find(key); it != plain.end())
+          sibling[i] = it->second;
       }
     }
     if (!sweep) {
+      std::vector<char> unfit(trials.size(), 0);
       for (std::size_t i = 0; i < trials.size(); ++i) {
+        if (sibling[i] >= 0 && unfit[static_cast<std::size_t>(sibling[i])]) {
+          unfit[i] = 1;
+          continue;
+        }
         Candidate c = size_candidate(trials[i], m, *sku, catalog);
         ++plan.layouts_evaluated;
         const bool stop = !c.fits() && c.runnable;
+        unfit[i] = stop ? 1 : 0;
         const int mb = trials[i].job.micro_batch;
         all.push_back(std::move(c));
         // A larger micro-batch holds more activations: once one does not fit, none does.
@@ -178,8 +214,9 @@ void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const Sku
           while (i + 1 < trials.size() && trials[i + 1].job.micro_batch > mb &&
                  trials[i + 1].job.tp == trials[i].job.tp &&
                  trials[i + 1].job.pp == trials[i].job.pp &&
+                 trials[i + 1].job.vp == trials[i].job.vp &&
                  trials[i + 1].job.recompute == trials[i].job.recompute)
-            ++i;
+            unfit[++i] = 1;
       }
       continue;
     }
@@ -196,15 +233,23 @@ void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const Sku
     std::vector<bool> hopeless(trials.size(), false);
     bool any = false;
     for (std::size_t i = 0; i < trials.size(); ++i) {
+      if (sibling[i] >= 0 && hopeless[static_cast<std::size_t>(sibling[i])]) {
+        hopeless[i] = true;
+        continue;
+      }
       const Candidate probe = evaluate(trials[i], m, *sku, last, catalog, true);
       hopeless[i] = probe.runnable && !probe.fits();
       any = any || !hopeless[i];
     }
+    std::vector<char> fits_here(trials.size(), 0);
     for (int vms = 1; vms <= kMaxVms && !found && any; vms = vms < 16 ? vms + 1 : vms + vms / 8) {
+      std::fill(fits_here.begin(), fits_here.end(), 0);
       for (std::size_t i = 0; i < trials.size(); ++i) {
         const Plan& t = trials[i];
         if (hopeless[i] || (vms * sku->gpu_count) % (t.job.tp * t.job.pp) != 0) continue;
+        if (sibling[i] >= 0 && !fits_here[static_cast<std::size_t>(sibling[i])]) continue;
         const Candidate probe = evaluate(t, m, *sku, vms, catalog, true);
+        fits_here[i] = probe.fits() ? 1 : 0;
         if (!probe.fits()) {
           hopeless[i] = probe.runnable && probe.memory.largest_params.value <= 0;
           continue;
@@ -225,7 +270,7 @@ void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const Sku
     // evaluates every count in full, so it runs for the fastest few layouts at the fewest VMs
     // only, not for all of them.
     std::vector<Candidate> fewest(std::make_move_iterator(all.end() - (all.size() - first)),
-                                 std::make_move_iterator(all.end()));
+                                  std::make_move_iterator(all.end()));
     all.resize(first);
     std::stable_sort(fewest.begin(), fewest.end(), [](const Candidate& a, const Candidate& b) {
       return a.run_seconds.value < b.run_seconds.value;
@@ -233,7 +278,7 @@ void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const Sku
     for (std::size_t i = 0; i < fewest.size() && i < kBudgetLayouts; ++i) {
       for (const Plan& t : trials) {
         if (t.job.tp != fewest[i].layout.tp || t.job.pp != fewest[i].layout.pp ||
-            t.job.recompute != fewest[i].layout.recompute ||
+            t.job.vp != fewest[i].layout.vp || t.job.recompute != fewest[i].layout.recompute ||
             t.job.micro_batch != fewest[i].layout.micro_batch)
           continue;
         all.push_back(size_candidate(t, m, *sku, catalog));
@@ -249,7 +294,7 @@ void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const Sku
   auto key = [&](const Candidate& c) {
     const double t = c.run_seconds.value;
     return std::make_tuple(c.fits() ? 0 : 1, all_priced && c.cost ? c.cost->per_run.value : t, t,
-                           c.layout.tp * c.layout.pp, c.layout.pp,
+                           c.layout.tp * c.layout.pp, c.layout.pp, c.layout.vp,
                            static_cast<int>(c.layout.recompute), c.layout.micro_batch);
   };
   std::stable_sort(all.begin(), all.end(),
@@ -273,14 +318,16 @@ void search_layouts(Plan& plan, const ModelShape& m, const std::vector<const Sku
   };
   dim("tp", "tp: powers of two ≤ GPUs per VM dividing the heads and KV heads");
   dim("pp", "pp: divisors of the layers up to " + std::to_string(kMaxPipeline));
+  dim("vp", "vp (interleaved): 1, or 2-" + std::to_string(kMaxVirtual) +
+                " dividing the layers per stage, with pp ≥ 2");
   dim("recompute", "recompute: none, selective, full");
   dim("micro-batch", "micro-batch: 1, 2, 4, 8 dividing each rank's share of the batch");
   dim("zero", pinned(job, "zero") ? "ZeRO stage" : "ZeRO: the least sharding that fits");
-  plan.layout_search = searched + "; " + std::to_string(plan.layouts_evaluated) +
-                       " layouts evaluated on " + std::to_string(skus.size()) + " size" +
-                       (skus.size() == 1 ? "" : "s") +
-                       (scale_free ? "; without --gpus: the fewest VMs at which a layout fits" : "") +
-                       (all_priced ? "; by cost per run" : "");
+  plan.layout_search =
+      searched + "; " + std::to_string(plan.layouts_evaluated) + " layouts evaluated on " +
+      std::to_string(skus.size()) + " size" + (skus.size() == 1 ? "" : "s") +
+      (scale_free ? "; without --gpus: the fewest VMs at which a layout fits" : "") +
+      (all_priced ? "; by cost per run" : "");
   plan.layouts = std::move(all);  // finish_layout_search keeps the best few
 }
 
@@ -292,8 +339,8 @@ void finish_layout_search(Plan& plan) {
   const bool by_cost = plan.ranking.rfind("by cost", 0) == 0;
   auto same = [](const Candidate& a, const Candidate& b) {
     return a.sku == b.sku && a.vms == b.vms && a.zero == b.zero && a.layout.tp == b.layout.tp &&
-           a.layout.pp == b.layout.pp && a.layout.recompute == b.layout.recompute &&
-           a.layout.micro_batch == b.layout.micro_batch;
+           a.layout.pp == b.layout.pp && a.layout.vp == b.layout.vp &&
+           a.layout.recompute == b.layout.recompute && a.layout.micro_batch == b.layout.micro_batch;
   };
   plan.layouts.push_back(w);
   plan.layouts.back().why_not = plan.recommended ? "" : why_lost(w, w, false);
@@ -308,6 +355,7 @@ void finish_layout_search(Plan& plan) {
   // The report, the hints and --emit describe the chosen layout (or the nearest miss).
   plan.job.tp = w.layout.tp;
   plan.job.pp = w.layout.pp;
+  plan.job.vp = w.layout.vp;
   plan.job.recompute = w.layout.recompute;
   plan.job.micro_batch = w.layout.micro_batch;
   plan.job.sequence_parallel = w.layout.sequence_parallel;

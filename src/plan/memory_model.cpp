@@ -178,11 +178,20 @@ Quantity activations_total(const ActivationInputs& in) {
   const double sbh = static_cast<double>(in.seq) * in.micro_batch * in.hidden;
   const double output =
       in.vocab > 0 ? 4 * sbh * (1 + static_cast<double>(in.vocab) / in.hidden) / t : 0;
+  // Interleaved 1F1B: the first stage holds (1 + (p − 1)/(p·v)) times the layers' worth of
+  // 1F1B (Megatron-LM theoretical_memory_usage.py, interleaved_schedule_memory_penalty).
+  const bool interleaved = in.vp > 1 && in.pp > 1;
+  const double penalty =
+      interleaved ? 1 + static_cast<double>(in.pp - 1) / (static_cast<double>(in.pp) * in.vp) : 1;
   Quantity q =
-      quantity(layer.value * in.layers + output, "B",
-               "L·per_layer + 4·s·b·h·(1 + v/h)/t; per_layer = " + layer.formula, kKorthikanti);
+      quantity(layer.value * in.layers * penalty + output, "B",
+               std::string(interleaved ? "L·per_layer·(1 + (pp − 1)/(pp·v))" : "L·per_layer") +
+                   " + 4·s·b·h·(1 + v/h)/t; per_layer = " + layer.formula,
+               interleaved ? std::string(kKorthikanti) + "; interleaving: " + kMegatronSource
+                           : std::string(kKorthikanti));
   q.in("per_layer", layer.value, "B").in("L", in.layers).in("v", in.vocab).in("t", t);
   q.in("pp", in.pp);
+  if (interleaved) q.in("virtual_stages", in.vp);
   return q;
 }
 
@@ -201,7 +210,17 @@ MemoryEstimate estimate_memory(const MemoryInputs& in) {
   MemoryEstimate m;
   const Quantity paper = model_states_paper(in.states);
   const std::optional<Quantity> ds = model_states_deepspeed(in.states);
-  if (in.convention == MemoryConvention::kDeepSpeed && ds) {
+  if (in.megatron) m.megatron = megatron_memory(*in.megatron);
+  // Megatron-LM has DDP and the distributed optimizer (ZeRO-1's sharding); its estimator
+  // assumes bf16 mixed-precision Adam. Elsewhere the paper's count stands.
+  const bool megatron = in.convention == MemoryConvention::kMegatron && m.megatron &&
+                        in.states.zero <= 1 && in.states.offload == Offload::kNone &&
+                        in.states.bytes.weights == 2 && in.states.bytes.optimizer == 12;
+  if (megatron) {
+    m.states = m.megatron->weight_and_optimizer;
+    m.states_other = paper;
+    m.convention_used = "megatron";
+  } else if (in.convention == MemoryConvention::kDeepSpeed && ds) {
     m.states = *ds;
     m.states_other = paper;
     m.convention_used = "deepspeed";
@@ -211,7 +230,10 @@ MemoryEstimate estimate_memory(const MemoryInputs& in) {
     m.convention_used = "paper";
   }
   m.states_deepspeed_before_0_14_3 = model_states_deepspeed_before_0_14_3(in.states);
-  if (in.activations) m.activations = activations_total(*in.activations);
+  if (megatron)
+    m.activations = m.megatron->activations;
+  else if (in.activations)
+    m.activations = activations_total(*in.activations);
   // DeepSpeed's ZeRO-3 estimate already holds the gather buffer; the paper's does not.
   const bool gather = in.states.zero == 3 && m.convention_used == "paper";
   m.buffers = quantity(gather ? 4 * in.states.largest_layer_params : 0, "B",

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "facts/job_spec.h"
+#include "plan/megatron_memory.h"
 #include "plan/quantity.h"
 
 namespace trainready {
@@ -51,6 +52,7 @@ struct ActivationInputs {
   int vocab = 0;        // v, 0 when unknown
   int tp = 1;           // t
   int pp = 1;
+  int vp = 1;  // virtual stages (interleaved 1F1B): the first stage holds (1 + (p−1)/(p·v))×
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kSelective;
 };
@@ -58,21 +60,26 @@ struct ActivationInputs {
 // Korthikanti et al. 2022 (arXiv:2205.05198): activation bytes of one transformer layer.
 Quantity activations_per_layer(const ActivationInputs& in);
 // All layers a GPU holds at the peak of 1F1B (the first stage keeps pp micro-batches of L/pp
-// layers: L layers' worth) plus the output layer's logits, 4·s·b·h·(1 + v/h)/t.
+// layers: L layers' worth; × (1 + (p − 1)/(p·v)) interleaved, as Megatron-LM counts it) plus the
+// output layer's logits, 4·s·b·h·(1 + v/h)/t.
 Quantity activations_total(const ActivationInputs& in);
 
 struct MemoryInputs {
   StatesInputs states;
   std::optional<ActivationInputs> activations;  // nullopt when the shape is unknown
+  // Megatron-LM's own count (megatron_memory.h), when the shape is known: always computed and
+  // shown; the states and activations of the plan with --convention megatron.
+  std::optional<MegatronInputs> megatron;
   MemoryConvention convention = MemoryConvention::kPaper;
   double gpu_memory_bytes = 0;
   double headroom = 0.10;
 };
 
 struct MemoryEstimate {
-  Quantity states;                       // in the chosen convention
-  std::optional<Quantity> states_other;  // the other convention, where it is defined
-  std::string convention_used;           // "paper" or "deepspeed" (falls back to paper)
+  Quantity states;                         // in the chosen convention
+  std::optional<Quantity> states_other;    // the other convention, where it is defined
+  std::string convention_used;             // "paper", "deepspeed" or "megatron" (else paper)
+  std::optional<MegatronMemory> megatron;  // Megatron-LM's estimate, where the shape is known
   // DeepSpeed's estimate before v0.14.3, where it differs from the current one (ZeRO-2).
   std::optional<Quantity> states_deepspeed_before_0_14_3;
   std::optional<Quantity> activations;

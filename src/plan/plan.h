@@ -24,13 +24,15 @@ struct Layout {
   Recompute recompute = Recompute::kSelective;
   int micro_batch = 1;
   bool sequence_parallel = false;
+  int vp = 1;  // virtual pipeline stages per rank (interleaved 1F1B)
+  int ep = 1;  // expert parallelism (MoE): experts sharded over ep data-parallel ranks
 };
 
 struct Candidate {
   const SkuEntry* sku = nullptr;
   int vms = 0;
   int gpus = 0;
-  int zero = 0;  // the stage planned: the job's, or the least sharding that fits
+  int zero = 0;   // the stage planned: the job's, or the least sharding that fits
   Layout layout;  // tp, pp, recomputation, micro-batch this candidate was evaluated with
   int dp = 1;
   int accumulation = 1;

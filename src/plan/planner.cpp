@@ -9,6 +9,7 @@
 #include "core/units.h"
 #include "plan/candidate_evaluation.h"
 #include "plan/layout_search.h"
+#include "plan/model_shape.h"
 #include "plan/plan.h"
 #include "plan/recommendation.h"
 
@@ -22,13 +23,7 @@ constexpr double kChinchillaTokensPerParam = 20;
 Plan make_plan(const JobSpec& job, const Catalog& catalog) {
   Plan plan;
   plan.job = job;
-  ModelShape m;
-  m.params = job.params.value_or(0);
-  m.layers = job.layers.value_or(0);
-  m.hidden = job.hidden.value_or(0);
-  m.heads = job.heads.value_or(0);
-  m.vocab = job.vocab.value_or(0);
-  m.seq = job.seq.value_or(2048);
+  const ModelShape m = model_shape(job);
   if (!job.seq) plan.job.origin["seq"] = "default (2048)";
   plan.bytes_per_token = m.vocab > 0 && m.vocab <= 65536 ? 2 : 4;
   if (job.sample_bytes) {

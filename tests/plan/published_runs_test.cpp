@@ -33,6 +33,7 @@ TEST(PublishedRuns, EachRowIsReproducedByThePlanner) {
                             {"seq", std::to_string(r.seq)},
                             {"tp", std::to_string(r.tp)},
                             {"pp", std::to_string(r.pp)},
+                            {"vp", std::to_string(r.vp)},
                             {"recompute", "selective"},  // the whole layout pinned: no search
                             {"zero", "1"},
                             {"precision", "fp8"},
@@ -42,13 +43,13 @@ TEST(PublishedRuns, EachRowIsReproducedByThePlanner) {
     const Candidate& c = p.candidates.front();
     const double measured =
         static_cast<double>(r.global_batch) * r.seq / (r.tokens_per_s_per_gpu * r.gpus);
-    // The planner has no context parallelism or interleaving: it plans the same TP/PP with the
-    // plain 1F1B bubble (pp-1)/m, m = GBS/(MBS x GPUs/(TP x PP)), where the run had
+    // The planner has no context parallelism: it plans the same TP/PP/VP with the interleaved
+    // bubble (pp-1)/(m x VP), m = GBS/(MBS x GPUs/(TP x PP)), where the run had
     // (pp-1)/(m' x VP), m' = GBS/(MBS x GPUs/(TP x PP x CP)). Without a pipeline both are 0 and
     // the planner gives the measured time exactly.
     const double m_plan = r.global_batch / (r.micro_batch * (r.gpus / (r.tp * r.pp)));
     const double m_run = r.global_batch / (r.micro_batch * (r.gpus / (r.tp * r.pp * r.cp)));
-    const double bubble_plan = (r.pp - 1) / m_plan;
+    const double bubble_plan = (r.pp - 1) / (m_plan * r.vp);
     const double bubble_run = (r.pp - 1) / (m_run * r.vp);
     EXPECT_NEAR(c.compute.seconds.value / measured, (1 + bubble_plan) / (1 + bubble_run), 1e-9);
     EXPECT_EQ(c.mfu_origin.rfind("implied by NVIDIA NeMo 24.07", 0), 0u) << c.mfu_origin;

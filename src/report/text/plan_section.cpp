@@ -53,10 +53,16 @@ void line(std::string& out, const std::string& label, const Quantity& q, bool ex
 
 std::string stage(int zero) { return zero == 0 ? "DDP" : "ZeRO-" + std::to_string(zero); }
 
+// ", vp 5" and ", ep 8" where the layout interleaves or shards experts; nothing otherwise.
+std::string vp_ep(const Layout& l) {
+  return (l.vp > 1 ? ", vp " + std::to_string(l.vp) : std::string()) +
+         (l.ep > 1 ? ", ep " + std::to_string(l.ep) : std::string());
+}
+
 std::string heading(const Candidate& c) {
   return std::to_string(c.vms) + " × " + c.sku->name + " (" + std::to_string(c.gpus) + " GPUs, " +
          stage(c.zero) + ", tp " + std::to_string(c.layout.tp) + ", pp " +
-         std::to_string(c.layout.pp) + ", dp " + std::to_string(c.dp) + ")";
+         std::to_string(c.layout.pp) + vp_ep(c.layout) + ", dp " + std::to_string(c.dp) + ")";
 }
 
 std::string model_line(const Plan& p) {
@@ -101,7 +107,7 @@ void table(std::string& out, const Plan& p) {
                            (p.layout_search.empty()
                                 ? std::string()
                                 : " (tp " + std::to_string(c.layout.tp) + ", pp " +
-                                      std::to_string(c.layout.pp) + ", dp " +
+                                      std::to_string(c.layout.pp) + vp_ep(c.layout) + ", dp " +
                                       std::to_string(c.dp) + ", recompute " +
                                       to_string(c.layout.recompute) + ", micro-batch " +
                                       std::to_string(c.layout.micro_batch) + ")") +
@@ -114,24 +120,39 @@ void table(std::string& out, const Plan& p) {
 }
 
 // The layout search: the winner (or the nearest miss) and the runners-up with why each lost.
-void layouts(std::string& out, const Plan& p) {
+void layouts(std::string& out, const Plan& p, bool explain) {
   if (p.layout_search.empty() || p.layouts.empty()) return;
   out += "\n" + wrap_text("Layouts (" + p.layout_search + ")", 0, 2) + "\n";
   for (std::size_t i = 0; i < p.layouts.size(); ++i) {
     const Candidate& c = p.layouts[i];
     const Layout& l = c.layout;
-    std::string row = std::to_string(c.vms) + " × " + c.sku->name + ": tp " +
-                      std::to_string(l.tp) + ", pp " + std::to_string(l.pp) + ", dp " +
-                      std::to_string(c.dp) + ", " + stage(c.zero) + ", recompute " +
-                      to_string(l.recompute) + ", micro-batch " + std::to_string(l.micro_batch) +
-                      (l.sequence_parallel ? ", sequence parallel" : "") + "; " +
-                      format_gb(c.memory.total.value) + " per GPU, step " +
-                      format_duration(c.step_seconds.value) + ", run " +
-                      format_duration(c.run_seconds.value);
+    std::string row =
+        std::to_string(c.vms) + " × " + c.sku->name + ": tp " + std::to_string(l.tp) + ", pp " +
+        std::to_string(l.pp) + vp_ep(l) + ", dp " + std::to_string(c.dp) + ", " + stage(c.zero) +
+        ", recompute " + to_string(l.recompute) + ", micro-batch " + std::to_string(l.micro_batch) +
+        (l.sequence_parallel ? ", sequence parallel" : "") + "; " +
+        format_gb(c.memory.total.value) + " per GPU, step " +
+        format_duration(c.step_seconds.value) + ", run " + format_duration(c.run_seconds.value);
     if (i == 0 && p.recommended) row += " (chosen)";
     out += "  " + std::to_string(i + 1) + ". " + wrap_text(row, 5, 5) + "\n";
     if (!c.why_not.empty())
-      out += "     " + wrap_text((p.recommended ? "lost: " : "nearest miss: ") + c.why_not, 5, 7) + "\n";
+      out += "     " + wrap_text((p.recommended ? "lost: " : "nearest miss: ") + c.why_not, 5, 7) +
+             "\n";
+    if (!explain || !c.runnable) continue;
+    // Each layout's memory and step terms with their formulas and sources.
+    const MemoryEstimate& m = c.memory;
+    line(out, "model states (" + m.convention_used + ")", m.states, true);
+    if (m.activations) line(out, "activations", *m.activations, true);
+    if (m.megatron && m.convention_used != "megatron")
+      line(out, "(Megatron-LM total)", m.megatron->total, true);
+    line(out, "memory total", m.total, true);
+    line(out, "compute", c.compute.seconds, true);
+    if (c.model_parallel.tp_seconds.value > 0)
+      line(out, "tensor-parallel", c.model_parallel.tp_seconds, true);
+    if (c.model_parallel.pp_seconds.value > 0)
+      line(out, "pipeline p2p", c.model_parallel.pp_seconds, true);
+    line(out, "gradient sync exposed", c.comm.exposed_seconds, true);
+    line(out, "step", c.step_seconds, true);
   }
 }
 
@@ -148,6 +169,11 @@ void breakdown(std::string& out, const Plan& p, const Candidate& c, bool explain
     line(out, "activations", *m.activations, explain);
   else
     out += "  activations              not estimated: give layers, hidden and heads\n";
+  if (m.megatron && m.convention_used != "megatron") {
+    // Megatron-LM's own count of the same layout (theoretical_memory_usage.py), for comparison.
+    line(out, "(Megatron-LM states)", m.megatron->weight_and_optimizer, explain);
+    line(out, "(Megatron activations)", m.megatron->activations, explain);
+  }
   if (m.buffers.value > 0) line(out, "ZeRO-3 gather buffer", m.buffers, explain);
   line(out, "context and workspaces", m.context, explain);
   line(out, "total", m.total, explain);
@@ -252,7 +278,7 @@ std::string render_plan_text(const Plan& p, bool explain, const Palette& pal) {
   }
   out += "\n";
   table(out, p);
-  layouts(out, p);
+  layouts(out, p, explain);
   if (!p.candidates.empty()) {
     const Candidate& first = p.candidates.front();
     out += "\n" + std::string(p.recommended ? "The recommendation in detail: " : "The closest: ") +
