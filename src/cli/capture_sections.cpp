@@ -189,11 +189,24 @@ std::string lines_of(const std::vector<std::string_view>& lines,
   return t;
 }
 
+// What the sections of one kind do not show, in a few words: a paste of thousands of
+// `ibstat mlx5_N` sections says so once, with a count (and stays linear).
 std::string joined_excerpts(const std::vector<Block*>& bs) {
+  std::vector<const std::string*> distinct;
+  std::size_t more = 0;
+  for (const Block* b : bs) {
+    if (b->excerpt.empty()) continue;
+    bool seen = false;
+    for (const std::string* d : distinct) seen = seen || *d == b->excerpt;
+    if (seen) continue;
+    if (distinct.size() < 3)
+      distinct.push_back(&b->excerpt);
+    else
+      ++more;
+  }
   std::string e;
-  for (const Block* b : bs)
-    if (!b->excerpt.empty() && e.find(b->excerpt) == std::string::npos)
-      e += (e.empty() ? "" : "; ") + b->excerpt;
+  for (const std::string* d : distinct) e += (e.empty() ? "" : "; ") + *d;
+  if (more > 0) e += "; and " + std::to_string(more) + " more sections like these";
   return e;
 }
 

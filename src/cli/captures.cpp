@@ -1,6 +1,7 @@
 #include "cli/captures.h"
 
 #include <cctype>
+#include <map>
 
 #include "cli/capture_sections.h"
 #include "core/input_error.h"
@@ -37,9 +38,12 @@ bool ibv_devinfo_starts(std::string_view l) { return starts_with(l, "hca_id:"); 
 bool lspci_starts(std::string_view l) {
   if (starts_with(l, "LnkSta:") || starts_with(l, "LnkCap:")) return true;
   // "0000:3b:00.0 Infiniband controller: ..." / "3b:00.0 3D controller [0302]: ..."
+  // (lspci -PP prints the path: "00:01.1/01:00.0/02:00.0 Ethernet controller: ...")
   auto sp = l.find(' ');
-  if (sp == std::string_view::npos || sp < 7 || sp > 12) return false;
+  if (sp == std::string_view::npos || sp > 160) return false;
   std::string_view a = l.substr(0, sp);
+  if (auto slash = a.rfind('/'); slash != std::string_view::npos) a = a.substr(slash + 1);
+  if (a.size() < 7 || a.size() > 12) return false;
   auto dot = a.rfind('.');
   auto colon = a.rfind(':');
   if (dot == std::string_view::npos || colon == std::string_view::npos || dot < colon ||
@@ -170,7 +174,8 @@ bool command_matches(const std::vector<std::string>& stage, std::string_view pat
 bool same_file(const Provenance& a, const std::string& source) { return a.source == source; }
 
 void merge_excerpt(std::string& into, const std::string& more) {
-  if (more.empty() || into.find(more) != std::string::npos) return;
+  // Bounded: the first few reasons say it; thousands of sections must not make this quadratic.
+  if (more.empty() || into.size() > 1024 || into.find(more) != std::string::npos) return;
   into += (into.empty() ? "" : "; ") + more;
 }
 
@@ -183,14 +188,16 @@ void merge_ib(NodeFacts& node, IbFacts add, const Provenance& where, const std::
     return;
   }
   IbFacts& have = node.ib.value;
+  std::map<std::string, std::size_t> index;  // name -> position in have.devices
+  for (std::size_t i = 0; i < have.devices.size(); ++i) index.emplace(have.devices[i].name, i);
   for (IbDevice& d : add.devices) {
-    IbDevice* same = nullptr;
-    for (IbDevice& h : have.devices)
-      if (h.name == d.name) same = &h;
-    if (same == nullptr) {
+    auto at = index.find(d.name);
+    if (at == index.end()) {
+      index.emplace(d.name, have.devices.size());
       have.devices.push_back(std::move(d));
       continue;
     }
+    IbDevice* same = &have.devices[at->second];
     // The same device in two tools' output: keep the first reading of each port, fill what it
     // lacked (ibstat has no pkey, ibv_devinfo -v no rate text).
     for (IbPort& p : d.ports) {

@@ -132,7 +132,17 @@ std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts&
   if (!n.capture_sections.empty()) {
     std::string read;
     std::string unread;
+    int shown_read = 0;
+    int shown_unread = 0;
+    int more_read = 0;
+    int more_unread = 0;
     for (const CaptureSection& c : n.capture_sections) {
+      // A paste of thousands of sections is summarised, not listed (JSON lists them all).
+      if ((c.read ? shown_read : shown_unread) >= 8) {
+        ++(c.read ? more_read : more_unread);
+        continue;
+      }
+      ++(c.read ? shown_read : shown_unread);
       const std::string lines = c.last_line > c.where.line ? std::to_string(c.where.line) + "-" +
                                                                  std::to_string(c.last_line)
                                                            : std::to_string(c.where.line);
@@ -145,6 +155,8 @@ std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts&
                   (c.note.empty() ? "not read" : c.note) + ")";
       }
     }
+    if (more_read > 0) read += " and " + std::to_string(more_read) + " more";
+    if (more_unread > 0) unread += " and " + std::to_string(more_unread) + " more";
     if (!read.empty()) out.emplace_back("captured", read);
     if (!unread.empty()) out.emplace_back("not read", unread);
   }
