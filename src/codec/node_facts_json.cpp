@@ -66,7 +66,9 @@ json ib_json(const IbFacts& ib) {
                     {"pci_address", d.pci_address},
                     {"ports", ports}});
   }
-  return {{"devices", devs}};
+  json j{{"devices", devs}};
+  if (!ib.excerpt.empty()) j["excerpt"] = ib.excerpt;
+  return j;
 }
 
 json pci_json(const PciFacts& pci) {
@@ -90,7 +92,9 @@ json pci_json(const PciFacts& pci) {
     j["device"] = hex;
     devs.push_back(std::move(j));
   }
-  return {{"devices", devs}};
+  json j{{"devices", devs}};
+  if (!pci.excerpt.empty()) j["excerpt"] = pci.excerpt;
+  return j;
 }
 
 }  // namespace
@@ -260,6 +264,19 @@ json to_json(const NodeFacts& n) {
   });
   j["imex_daemon_running"] = plain(n.imex_daemon);
   j["imex_channels"] = plain(n.imex_channels);
+  if (!n.capture_sections.empty()) {
+    json secs = json::array();
+    for (const CaptureSection& c : n.capture_sections) {
+      secs.push_back({{"kind", c.kind},
+                      {"command", c.command},
+                      {"source", c.where.source},
+                      {"first_line", c.where.line},
+                      {"last_line", c.last_line},
+                      {"read", c.read},
+                      {"note", c.note}});
+    }
+    j["capture_sections"] = std::move(secs);
+  }
   return j;
 }
 

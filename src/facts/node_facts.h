@@ -66,6 +66,9 @@ struct IbDevice {
 
 struct IbFacts {
   std::vector<IbDevice> devices;  // empty when no RDMA device is registered
+  // Set when the source shows only part of the node's devices (`ibstat mlx5_0`, a paste cut in
+  // the middle): why. Rules then judge the ports shown and do not count the others as missing.
+  std::string excerpt;
 };
 
 enum class PciKind { kMellanox, kNvidiaGpu, kAmdGpu, kNvSwitch, kNvme, kOther };
@@ -82,13 +85,16 @@ struct PciDevice {
   int link_width = 0;
   std::string max_link_speed;
   int max_link_width = 0;
+  bool link_marked_downgraded = false;  // lspci printed "(downgraded)" in LnkSta
   int numa_node = -1;
   std::string driver;
   Provenance where;
 };
 
 struct PciFacts {
-  std::vector<PciDevice> devices;  // only the kinds above (network, GPU, NVMe)
+  std::vector<PciDevice> devices;  // only the kinds above (network, GPU, NVMe), and links of an
+                                   // excerpt without its device header (kind kOther, no address)
+  std::string excerpt;  // as IbFacts::excerpt: `lspci -s`, `| grep`, LnkSta lines without header
 };
 
 struct ModuleInfo {
@@ -259,6 +265,17 @@ struct ImageComponents {
   std::string format;  // "json" or "key=value"
 };
 
+// One section of a `doctor --capture` file (a pasted session holds several): what it was read
+// as, or why it was not.
+struct CaptureSection {
+  std::string kind;     // "ibstat", "lspci", ...; empty when not known
+  std::string command;  // the command line above it, prompt removed; empty when none
+  Provenance where;     // the file and the section's first line
+  int last_line = 0;
+  bool read = false;
+  std::string note;  // not read: why; read: what it does not show, if anything
+};
+
 struct NodeFacts {
   std::string label;         // host name, or the snapshot directory name
   std::string root_display;  // "/" or the snapshot path
@@ -283,6 +300,7 @@ struct NodeFacts {
   // channel devices in /dev/nvidia-caps-imex-channels ("channel0", ...; empty when none).
   Fact<bool> imex_daemon;
   Fact<std::vector<std::string>> imex_channels;
+  std::vector<CaptureSection> capture_sections;  // `doctor --capture`: what each section was
 
   // The VM size IMDS reports (`--sku` over it is the rules' query vm_size_of).
   Fact<std::string> vm_size() const {

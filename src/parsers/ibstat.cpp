@@ -8,6 +8,15 @@
 namespace trainready {
 namespace {
 constexpr PortKeys kPortKeys{"State", "Physical state", "Rate", "Link layer", "Base lid"};
+
+// A device for the ports of an excerpt that starts below its "CA '<name>'" line.
+IbDevice unnamed_device(const Provenance& where) {
+  IbDevice d;
+  d.name = std::string(kIbNameNotCaptured);
+  d.where = where;
+  return d;
+}
+
 }  // namespace
 
 IbFacts parse_ibstat(std::string_view text, const std::string& source) {
@@ -20,6 +29,10 @@ IbFacts parse_ibstat(std::string_view text, const std::string& source) {
     std::string_view line = trim(raw);
     if (line.empty()) continue;
     Provenance here{source, lineno};
+    if (line == "..." || line == "\u2026") {
+      facts.excerpt = "lines elided (\"...\" at line " + std::to_string(lineno) + ")";
+      continue;
+    }
     if (line.rfind("CA '", 0) == 0) {
       auto end = line.find('\'', 4);
       IbDevice d;
@@ -31,8 +44,25 @@ IbFacts parse_ibstat(std::string_view text, const std::string& source) {
       port = nullptr;
       continue;
     }
-    if (dev == nullptr) continue;
-    if (line.rfind("Port ", 0) == 0 && line.back() == ':') {
+    const bool port_line = line.rfind("Port ", 0) == 0 && line.back() == ':';
+    if (dev == nullptr) {
+      // An excerpt cut below its CA line: its ports are still this node's ports.
+      std::string_view k;
+      std::string_view v;
+      const bool port_key =
+          split_key_value(line, k, v) && (k == kPortKeys.state || k == kPortKeys.phys_state ||
+                                          k == kPortKeys.rate || k == kPortKeys.link_layer);
+      if (!port_line && !port_key) continue;
+      facts.devices.push_back(unnamed_device(here));
+      dev = &facts.devices.back();
+      facts.excerpt =
+          "ports without their \"CA '<name>'\" line (line " + std::to_string(lineno) + ")";
+      if (!port_line) {
+        dev->ports.push_back(new_capture_port(0, source, lineno, "ibstat"));
+        port = &dev->ports.back();
+      }
+    }
+    if (port_line) {
       auto n = parse_int(line.substr(5, line.size() - 6));
       if (n && *n > 0 && *n < 256) {
         dev->ports.push_back(new_capture_port(static_cast<int>(*n), source, lineno, "ibstat"));
@@ -59,6 +89,11 @@ IbFacts parse_ibstat(std::string_view text, const std::string& source) {
   if (facts.devices.empty() && !trim(text).empty()) {
     throw InputError(source, 1,
                      "expected ibstat output: a line \"CA '<device>'\" followed by its ports");
+  }
+  for (const IbDevice& d : facts.devices) {
+    if (d.ports.empty() && facts.excerpt.empty())
+      facts.excerpt =
+          "CA '" + d.name + "' is cut before its ports (line " + std::to_string(d.where.line) + ")";
   }
   return facts;
 }

@@ -35,6 +35,18 @@ std::optional<double> leading_number(std::string_view v) {
   return i == 0 ? std::nullopt : parse_double(v.substr(0, i));
 }
 
+// Keys of `ibv_devinfo [-v]` output: an excerpt that starts below "hca_id:" still shows a device.
+bool devinfo_key(std::string_view k) {
+  static constexpr std::string_view kKeys[] = {
+      "transport",      "fw_ver",     "node_guid",  "sys_image_guid", "vendor_id",
+      "vendor_part_id", "hw_ver",     "board_id",   "phys_port_cnt",  "port",
+      "state",          "max_mtu",    "active_mtu", "sm_lid",         "port_lid",
+      "port_lmc",       "link_layer", "phys_state", "active_width",   "active_speed"};
+  for (std::string_view x : kKeys)
+    if (k == x) return true;
+  return false;
+}
+
 }  // namespace
 
 IbFacts parse_ibv_devinfo(std::string_view text, const std::string& source) {
@@ -61,7 +73,20 @@ IbFacts parse_ibv_devinfo(std::string_view text, const std::string& source) {
       port = nullptr;
       continue;
     }
-    if (dev == nullptr) continue;
+    if (dev == nullptr) {
+      if (!devinfo_key(key)) continue;
+      IbDevice d;
+      d.name = std::string(kIbNameNotCaptured);
+      d.where = here;
+      facts.devices.push_back(std::move(d));
+      dev = &facts.devices.back();
+      facts.excerpt = "a device without its \"hca_id:\" line (line " + std::to_string(lineno) + ")";
+      if (key != "port" && (key == "state" || key == "phys_state" || key == "link_layer" ||
+                            key == "active_width" || key == "active_speed" || key == "port_lid")) {
+        dev->ports.push_back(new_capture_port(0, source, lineno, "ibv_devinfo"));
+        port = &dev->ports.back();
+      }
+    }
     if (key == "port") {
       finish_rate(port, pr);
       auto n = parse_int(value);
@@ -98,6 +123,11 @@ IbFacts parse_ibv_devinfo(std::string_view text, const std::string& source) {
   finish_rate(port, pr);
   if (facts.devices.empty() && !trim(text).empty()) {
     throw InputError(source, 1, "expected ibv_devinfo output: a line \"hca_id: <device>\"");
+  }
+  for (const IbDevice& d : facts.devices) {
+    if (d.ports.empty() && facts.excerpt.empty())
+      facts.excerpt = "device " + d.name + " is cut before its ports (line " +
+                      std::to_string(d.where.line) + ")";
   }
   return facts;
 }

@@ -105,6 +105,33 @@ void classify_from_text(PciDevice& d, std::string_view cls_text, std::string_vie
   }
 }
 
+// "LnkSta:\tSpeed 8GT/s (downgraded), Width x8 (downgraded)" / "LnkCap:\tPort #0, Speed ..."
+void read_link_line(PciDevice& d, std::string_view line) {
+  const bool sta = line[3] == 'S';
+  auto sp = line.find("Speed ");
+  auto wd = line.find("Width x");
+  std::string speed;
+  int width = 0;
+  if (sp != std::string_view::npos) {
+    auto end = line.find_first_of(", ", sp + 6);
+    speed = std::string(
+        line.substr(sp + 6, end == std::string_view::npos ? std::string_view::npos : end - sp - 6));
+  }
+  if (wd != std::string_view::npos) {
+    std::size_t e = wd + 7;
+    while (e < line.size() && std::isdigit(static_cast<unsigned char>(line[e]))) ++e;
+    if (auto v = parse_int(line.substr(wd + 7, e - wd - 7))) width = static_cast<int>(*v);
+  }
+  if (sta) {
+    d.link_speed = speed;
+    d.link_width = width;
+    d.link_marked_downgraded = line.find("(downgraded)") != std::string_view::npos;
+  } else {
+    d.max_link_speed = speed;
+    d.max_link_width = width;
+  }
+}
+
 }  // namespace
 
 PciFacts parse_lspci(std::string_view text, const std::string& source) {
@@ -114,16 +141,18 @@ PciFacts parse_lspci(std::string_view text, const std::string& source) {
   bool any_line = false;
   int lineno = 0;
   auto flush = [&] {
-    if (have && cur.kind != PciKind::kOther) facts.devices.push_back(cur);
+    // Devices of the kinds rules judge, and the links of an excerpt without its device line.
+    if (have && (cur.kind != PciKind::kOther || cur.address.empty())) facts.devices.push_back(cur);
     have = false;
   };
   for (std::string_view raw : split_lines(text)) {
     ++lineno;
     if (trim(raw).empty()) continue;
     const bool indented = raw[0] == ' ' || raw[0] == '\t';
-    if (!indented) {
+    std::string_view line = trim(raw);
+    const bool link_line = line.rfind("LnkSta:", 0) == 0 || line.rfind("LnkCap:", 0) == 0;
+    if (!indented && !link_line) {
       // Optional "-PP" path: "00:01.1/01:00.0/.../09:00.0 Ethernet controller: ..."
-      std::string_view line = raw;
       std::size_t sp = line.find(' ');
       std::string_view addr = line.substr(0, sp);
       if (auto slash = addr.rfind('/'); slash != std::string_view::npos)
@@ -145,42 +174,39 @@ PciFacts parse_lspci(std::string_view text, const std::string& source) {
       have = true;
       continue;
     }
-    if (!have) continue;
-    std::string_view line = trim(raw);
+    if (!have) {
+      if (!link_line) continue;
+      // An excerpt of `lspci -vvv` without its device line: the link is still a link.
+      cur = PciDevice{};
+      cur.where = {source, lineno};
+      have = true;
+      any_line = true;
+      if (facts.excerpt.empty())
+        facts.excerpt =
+            "PCIe link lines without their device line (line " + std::to_string(lineno) + ")";
+    }
     if (line.rfind("NUMA node:", 0) == 0) {
       if (auto v = parse_int(line.substr(10))) cur.numa_node = static_cast<int>(*v);
     } else if (line.rfind("Kernel driver in use:", 0) == 0) {
       cur.driver = std::string(trim(line.substr(21)));
-    } else if (line.rfind("LnkSta:", 0) == 0 || line.rfind("LnkCap:", 0) == 0) {
+    } else if (link_line) {
+      // A second LnkSta/LnkCap in one headerless excerpt is another device's.
       const bool sta = line[3] == 'S';
-      auto sp = line.find("Speed ");
-      auto wd = line.find("Width x");
-      std::string speed;
-      int width = 0;
-      if (sp != std::string_view::npos) {
-        auto end = line.find_first_of(", ", sp + 6);
-        speed = std::string(line.substr(
-            sp + 6, end == std::string_view::npos ? std::string_view::npos : end - sp - 6));
+      if (cur.address.empty() &&
+          ((sta && !cur.link_speed.empty()) || (!sta && !cur.max_link_speed.empty()))) {
+        flush();
+        cur = PciDevice{};
+        cur.where = {source, lineno};
+        have = true;
       }
-      if (wd != std::string_view::npos) {
-        std::size_t e = wd + 7;
-        while (e < line.size() && std::isdigit(static_cast<unsigned char>(line[e]))) ++e;
-        if (auto v = parse_int(line.substr(wd + 7, e - wd - 7))) width = static_cast<int>(*v);
-      }
-      if (sta) {
-        cur.link_speed = speed;
-        cur.link_width = width;
-      } else {
-        cur.max_link_speed = speed;
-        cur.max_link_width = width;
-      }
+      read_link_line(cur, line);
     }
   }
   flush();
   if (!any_line && !trim(text).empty()) {
     throw InputError(source, 1,
                      "expected lspci output: lines starting with a PCI address such as "
-                     "\"0001:00:00.0 3D controller: ...\"");
+                     "\"0001:00:00.0 3D controller: ...\", or its LnkCap / LnkSta lines");
   }
   return facts;
 }

@@ -1,6 +1,7 @@
 #include "parsers/nvidia_smi_topo.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/input_error.h"
 #include "core/text.h"
@@ -15,11 +16,29 @@ int TopoMatrix::gpu_count() const {
 
 int TopoMatrix::nic_count() const { return static_cast<int>(rows.size()) - gpu_count(); }
 
+namespace {
+
+bool link_token(std::string_view t) {
+  static constexpr std::string_view kLinks[] = {"X", "SYS", "NODE", "PHB", "PXB", "PIX"};
+  return std::find(std::begin(kLinks), std::end(kLinks), t) != std::end(kLinks) ||
+         (t.size() > 2 && t.substr(0, 2) == "NV" && std::isdigit(static_cast<unsigned char>(t[2])));
+}
+
+// "GPU3    NV18    NV18     X ...": a row of a matrix pasted without its header line.
+bool headerless_row(std::string_view line) {
+  auto t = split_ws(line);
+  return t.size() >= 3 && (t[0].rfind("GPU", 0) == 0 || t[0].rfind("NIC", 0) == 0) &&
+         link_token(t[1]) && link_token(t[2]);
+}
+
+}  // namespace
+
 TopoMatrix parse_nvidia_smi_topo(std::string_view text, const std::string& source) {
   TopoMatrix m;
   const std::string clean = strip_ansi(text);
   int lineno = 0;
   bool header = false;
+  bool headerless = false;
   std::vector<std::vector<std::string_view>> tokens;
   for (std::string_view raw : split_lines(clean)) {
     ++lineno;
@@ -27,6 +46,10 @@ TopoMatrix parse_nvidia_smi_topo(std::string_view text, const std::string& sourc
     if (line.empty()) {
       if (header && !m.rows.empty()) break;  // the legend follows a blank line
       continue;
+    }
+    if (!header && headerless_row(line)) {
+      header = true;  // the columns are the rows' names, filled in below
+      headerless = true;
     }
     if (!header) {
       if (line.rfind("GPU0", 0) != 0) continue;
@@ -61,10 +84,13 @@ TopoMatrix parse_nvidia_smi_topo(std::string_view text, const std::string& sourc
                      "expected `nvidia-smi topo -m` output: a header row starting with GPU0");
   }
   const std::size_t n = m.rows.size();
+  // An excerpt may hold fewer rows than the header has columns: a row has a link per column.
+  const std::size_t cols = std::max(n, m.columns.size());
   for (std::size_t r = 0; r < n; ++r) {
     const auto& toks = tokens[r];
     std::size_t i = 1;
-    for (; i < toks.size() && i <= n; ++i) m.rows[r].links.emplace_back(toks[i]);
+    for (; i < toks.size() && (headerless ? link_token(toks[i]) : i <= cols); ++i)
+      m.rows[r].links.emplace_back(toks[i]);
     if (i < toks.size()) m.rows[r].cpu_affinity = std::string(toks[i++]);
     if (i < toks.size()) m.rows[r].numa_affinity = std::string(toks[i++]);
   }

@@ -76,3 +76,25 @@ TEST(IbstatParser, GarbageIsAnInputErrorAndBadValuesAreUnreadable) {
   EXPECT_EQ(ib.devices[0].ports[0].state.status, FactStatus::kUnreadable);
   EXPECT_EQ(ib.devices[0].ports[0].rate_gbps.status, FactStatus::kUnreadable);
 }
+
+// A paste that starts below the CA line (or elides CAs with "..."): the ports shown are read and
+// IbFacts::excerpt says the rest was not captured.
+TEST(IbstatParser, ExcerptsAreReadAndSaySo) {
+  IbFacts cut = parse_ibstat(
+      "\t\tState: Down\n\t\tPhysical state: Polling\n\t\tRate: 10\n"
+      "\t\tLink layer: InfiniBand\n",
+      "x");
+  ASSERT_EQ(cut.devices.size(), 1u);
+  EXPECT_EQ(cut.devices[0].name, kIbNameNotCaptured);
+  ASSERT_EQ(cut.devices[0].ports.size(), 1u);
+  EXPECT_EQ(cut.devices[0].ports[0].state.value, "DOWN");
+  EXPECT_EQ(cut.devices[0].ports[0].link_layer.value, "InfiniBand");
+  EXPECT_NE(cut.excerpt.find("CA '<name>'"), std::string::npos);
+  IbFacts elided = parse_ibstat("...\nCA 'mlx5_7'\n\tPort 1:\n\t\tState: Active\n", "x");
+  EXPECT_NE(elided.excerpt.find("line 1"), std::string::npos);
+  IbFacts no_ports = parse_ibstat("CA 'mlx5_bond_2'\n\tCA type: MT41692\n", "x");
+  EXPECT_NE(no_ports.excerpt.find("cut before its ports"), std::string::npos);
+  // A whole capture is no excerpt.
+  EXPECT_TRUE(parse_ibstat(read_fixture("ib-status/ibstat-mlx4-initializing-40g.txt"), "x")
+                  .excerpt.empty());
+}

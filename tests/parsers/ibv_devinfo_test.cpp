@@ -32,3 +32,25 @@ TEST(IbvDevinfoParser, TruncatedAndGarbage) {
   EXPECT_FALSE(ib.devices[0].ports[0].rate_gbps.ok());
   EXPECT_THROW(parse_ibv_devinfo("no devices", "x"), InputError);
 }
+
+// The middle of an `ibv_devinfo -v` (DeepEP#38): the ports above the first hca_id belong to a
+// device whose name was not captured.
+TEST(IbvDevinfoParser, MiddleOfTheOutputIsAnExcerpt) {
+  IbFacts ib = parse_ibv_devinfo(
+      "        vendor_part_id:                 4119\n"
+      "                port:   1\n"
+      "                        state:                  PORT_ACTIVE (4)\n"
+      "                        link_layer:             Ethernet\n"
+      "\n"
+      "hca_id: mlx5_7\n"
+      "        phys_port_cnt:                  1\n",
+      "x");
+  ASSERT_EQ(ib.devices.size(), 2u);
+  EXPECT_EQ(ib.devices[0].name, kIbNameNotCaptured);
+  EXPECT_EQ(ib.devices[0].model, "ConnectX-5");
+  ASSERT_EQ(ib.devices[0].ports.size(), 1u);
+  EXPECT_EQ(ib.devices[0].ports[0].link_layer.value, "Ethernet");
+  EXPECT_EQ(ib.devices[1].name, "mlx5_7");
+  EXPECT_NE(ib.excerpt.find("hca_id"), std::string::npos);
+  EXPECT_THROW(parse_ibv_devinfo("hello: world\n", "x"), InputError);
+}

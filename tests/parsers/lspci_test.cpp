@@ -66,3 +66,28 @@ TEST(LspciParser, NumericIdsTruncatedAndGarbage) {
   EXPECT_THROW(parse_lspci("-+-[0000:00]-+-00.0  Advanced Micro Devices\n", "x"), InputError);
   EXPECT_THROW(parse_lspci("\xff\xfe\x00garbage", "x"), InputError);
 }
+
+// LnkCap / LnkSta lines pasted without their device line (janhq/jan#183, geerlingguy#480): a
+// link of an unnamed device, judged for what it shows.
+TEST(LspciParser, LinkLinesWithoutTheirDeviceLine) {
+  PciFacts p = parse_lspci(
+      "    LnkCap: Port #0, Speed 16GT/s, Width x16, ASPM L1\n"
+      "    LnkSta: Speed 2.5GT/s (downgraded), Width x16 (ok)\n",
+      "x");
+  ASSERT_EQ(p.devices.size(), 1u);
+  EXPECT_TRUE(p.devices[0].address.empty());
+  EXPECT_EQ(p.devices[0].max_link_speed, "16GT/s");
+  EXPECT_EQ(p.devices[0].link_speed, "2.5GT/s");
+  EXPECT_EQ(p.devices[0].link_width, 16);
+  EXPECT_TRUE(p.devices[0].link_marked_downgraded);
+  EXPECT_NE(p.excerpt.find("without their device line"), std::string::npos);
+  // Two LnkSta lines of an excerpt are two devices' links.
+  PciFacts two =
+      parse_lspci("LnkSta: Speed 8GT/s, Width x4\n\t\tLnkSta: Speed 5GT/s, Width x1\n", "x");
+  EXPECT_EQ(two.devices.size(), 2u);
+  // A whole capture is no excerpt, and keeps only the kinds it kept before.
+  PciFacts whole =
+      parse_lspci(read_fixture("pci-topo/superbench-azure-ndv4-a100-lspci-vvv.txt"), "x");
+  EXPECT_TRUE(whole.excerpt.empty());
+  for (const auto& d : whole.devices) EXPECT_FALSE(d.address.empty());
+}

@@ -49,3 +49,23 @@ TEST(NvidiaSmiTopoParser, TruncatedAndGarbage) {
   EXPECT_GE(m.gpu_count(), 1);
   EXPECT_THROW(parse_nvidia_smi_topo("no matrix here", "x"), InputError);
 }
+
+// Excerpts: rows cut below the header keep every link of their row (the CPU affinity is not
+// read as a link), and rows pasted without the header are still a matrix.
+TEST(NvidiaSmiTopoParser, ExcerptsOfTheMatrix) {
+  TopoMatrix cut = parse_nvidia_smi_topo(
+      "        GPU0    GPU1    GPU2    NIC0    CPU Affinity    NUMA Affinity\n"
+      "GPU0     X      NV18    NV18    PIX     0-23    0\n",
+      "x");
+  ASSERT_EQ(cut.rows.size(), 1u);
+  EXPECT_EQ(cut.rows[0].links.size(), 4u);
+  EXPECT_EQ(cut.rows[0].cpu_affinity, "0-23");
+  TopoMatrix bare = parse_nvidia_smi_topo(
+      "GPU3    NV18    NV18     X      NV18    SYS     0-23    0\n"
+      "GPU4    NV18    NV18    NV18     X      SYS     24-47   1\n",
+      "x");
+  ASSERT_EQ(bare.rows.size(), 2u);
+  EXPECT_EQ(bare.gpu_count(), 2);
+  EXPECT_EQ(bare.rows[0].links.size(), 5u);
+  EXPECT_EQ(bare.rows[1].cpu_affinity, "24-47");
+}

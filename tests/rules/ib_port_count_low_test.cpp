@@ -25,3 +25,14 @@ TEST(IbPortCountLow, LeavesZeroPortsToThePciRulesWhenPciIsKnown) {
 TEST(IbPortCountLow, QuietOnHealthyNode) {
   EXPECT_TRUE(run_rule("ib-port-count-low", healthy_nd_h100()).findings.empty());
 }
+
+// `ibstat mlx5_ib0` shows one CA: the other seven were not captured, not missing.
+TEST(IbPortCountLow, AnExcerptIsNotCounted) {
+  NodeFacts n = healthy_nd_h100();
+  n.ib.value.devices.resize(1);
+  EXPECT_EQ(run_rule("ib-port-count-low", n).findings.size(), 1u);
+  n.ib.value.excerpt = "`ibstat mlx5_ib0` shows only mlx5_ib0";
+  RuleOutcome o = run_rule("ib-port-count-low", n);
+  EXPECT_TRUE(o.skipped);
+  EXPECT_NE(o.skip_reason.find("shows only part of the devices"), std::string::npos);
+}

@@ -55,10 +55,55 @@ TEST(IbPortNotActive, InitIsNotYetActivatedAndDisabledIsSeparate) {
   EXPECT_NE(all.find("administratively Disabled"), std::string::npos);
 }
 
-TEST(IbPortNotActive, IgnoresEthernetPortsAndStaysQuietWhenActive) {
+TEST(IbPortNotActive, StaysQuietWhenActive) {
+  NodeFacts n = healthy_nd_h100();
+  EXPECT_TRUE(run_rule("ib-port-not-active", n).findings.empty());
+  n.ib.value.devices.back().ports[0] = ib_port(1, "ACTIVE", "LinkUp", 40, "Ethernet");
+  EXPECT_TRUE(run_rule("ib-port-not-active", n).findings.empty());
+}
+
+// A RoCE port (link layer Ethernet) that is down is RoCE's problem, with RoCE's fix (its netdev,
+// cable, switch port; a bond's slaves), at warning: never an InfiniBand port that is down, never
+// placement or a subnet manager (issue 31; DeepEP#60's mlx5_12 PORT_DOWN, Ethernet).
+TEST(IbPortNotActive, RoceAndRoceBondPortsAreJudgedAsRoce) {
   NodeFacts n = healthy_nd_h100();
   n.ib.value.devices.back().ports[0] = ib_port(1, "DOWN", "Disabled", 40, "Ethernet");
-  EXPECT_TRUE(run_rule("ib-port-not-active", n).findings.empty());
+  IbDevice bond;
+  bond.name = "mlx5_bond_0";
+  bond.ports.push_back(ib_port(1, "DOWN", "Polling", 200, "Ethernet"));
+  n.ib.value.devices.push_back(bond);
+  RuleOutcome o = run_rule("ib-port-not-active", n);
+  ASSERT_EQ(o.findings.size(), 2u);
+  for (const Finding& f : o.findings) {
+    EXPECT_EQ(f.severity, Severity::kWarning);
+    EXPECT_NE(f.message.find("link layer Ethernet"), std::string::npos) << f.message;
+    EXPECT_EQ(f.message.find("InfiniBand port"), std::string::npos) << f.message;
+    EXPECT_NE(f.fix.find("ibdev2netdev"), std::string::npos);
+    EXPECT_EQ(f.fix.find("placement"), std::string::npos);
+    EXPECT_EQ(f.cause.find("azhpc-diagnostics#76"), std::string::npos);
+  }
+  const Finding& b =
+      o.findings[0].message.find("bond") != std::string::npos ? o.findings[0] : o.findings[1];
+  EXPECT_NE(b.message.find("RoCE bond port mlx5_bond_0/1"), std::string::npos) << b.message;
+}
+
+// `ibv_devinfo` without -v has no phys_state: a DOWN port is still judged (its physical state
+// said to be not captured); a port whose link layer the paste cut off is a note, not a verdict.
+TEST(IbPortNotActive, PhysicalStateOrLinkLayerNotCaptured) {
+  NodeFacts n = healthy_nd_h100();
+  n.ib.value.devices[0].ports[0].state = Fact<std::string>::present("DOWN", {"p", 12});
+  n.ib.value.devices[0].ports[0].phys_state = Fact<std::string>::missing("not in the capture");
+  n.ib.value.devices[1].ports[0].phys_state = Fact<std::string>::missing("not in the capture");
+  n.ib.value.devices[2].ports[0] = ib_port(1, "DOWN", "Disabled", 10);
+  n.ib.value.devices[2].ports[0].link_layer = Fact<std::string>::missing("not in the capture");
+  RuleOutcome o = run_rule("ib-port-not-active", n);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("mlx5_ib0/1 is DOWN (physical state not captured)"),
+            std::string::npos)
+      << o.findings[0].message;
+  EXPECT_NE(o.findings[0].cause.find("does not show its physical state"), std::string::npos);
+  ASSERT_EQ(o.notes.size(), 1u);
+  EXPECT_NE(o.notes[0].find("not judged as InfiniBand or RoCE"), std::string::npos) << o.notes[0];
 }
 
 TEST(IbPortNotActive, UnreadableStateIsANoteNotAPass) {

@@ -42,3 +42,25 @@ TEST(PcieLinkDegraded, QuietAtFullLinkAndForUnknownVirtualFunctionLinks) {
   EXPECT_TRUE(
       run_rule("pcie-link-degraded", with_links("unknown", 0, "16GT/s", 16)).findings.empty());
 }
+
+// An lspci excerpt without its device line: the link is judged, as a device the capture does not
+// name; a LnkSta lspci marked "(downgraded)" without LnkCap is judged on that mark.
+TEST(PcieLinkDegraded, LinksOfAnExcerptWithoutTheirDeviceLine) {
+  NodeFacts n = with_links("32.0 GT/s PCIe", 16, "32.0 GT/s PCIe", 16);
+  PciDevice cut;
+  cut.link_speed = "2.5GT/s";
+  cut.link_width = 16;
+  cut.max_link_speed = "16GT/s";
+  cut.max_link_width = 16;
+  n.pci.value.devices.push_back(cut);
+  RuleOutcome o = run_rule("pcie-link-degraded", n);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("its lspci line is not in the capture"), std::string::npos);
+  n.pci.value.devices.back().max_link_speed.clear();
+  n.pci.value.devices.back().max_link_width = 0;
+  EXPECT_TRUE(run_rule("pcie-link-degraded", n).findings.empty());  // nothing to compare
+  n.pci.value.devices.back().link_marked_downgraded = true;
+  o = run_rule("pcie-link-degraded", n);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("LnkCap not captured"), std::string::npos);
+}

@@ -128,6 +128,38 @@ std::vector<std::pair<std::string, std::string>> summarize_node(const NodeFacts&
                                        (n.kernel_log->xids.size() == 1 ? "" : "s") + " in " +
                                        n.kernel_log->source);
   }
+  // `doctor --capture`: what was read of a paste, and the sections it does not read.
+  if (!n.capture_sections.empty()) {
+    std::string read;
+    std::string unread;
+    int shown_read = 0;
+    int shown_unread = 0;
+    int more_read = 0;
+    int more_unread = 0;
+    for (const CaptureSection& c : n.capture_sections) {
+      // A paste of thousands of sections is summarised, not listed (JSON lists them all).
+      if ((c.read ? shown_read : shown_unread) >= 8) {
+        ++(c.read ? more_read : more_unread);
+        continue;
+      }
+      ++(c.read ? shown_read : shown_unread);
+      const std::string lines = c.last_line > c.where.line ? std::to_string(c.where.line) + "-" +
+                                                                 std::to_string(c.last_line)
+                                                           : std::to_string(c.where.line);
+      const std::string what = c.command.empty() ? "" : " `" + c.command + "`";
+      if (c.read) {
+        read += (read.empty() ? "" : ", ") + c.kind + " (" + c.where.source + ":" + lines +
+                (c.note.empty() ? "" : "; " + c.note) + ")";
+      } else {
+        unread += (unread.empty() ? "" : ", ") + std::string("lines ") + lines + what + " (" +
+                  (c.note.empty() ? "not read" : c.note) + ")";
+      }
+    }
+    if (more_read > 0) read += " and " + std::to_string(more_read) + " more";
+    if (more_unread > 0) unread += " and " + std::to_string(more_unread) + " more";
+    if (!read.empty()) out.emplace_back("captured", read);
+    if (!unread.empty()) out.emplace_back("not read", unread);
+  }
   if (n.gpu_topology.ok()) {
     out.emplace_back("topology", std::to_string(n.gpu_topology->gpu_count()) + " GPUs, " +
                                      std::to_string(n.gpu_topology->nic_count()) +

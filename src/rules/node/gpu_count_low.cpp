@@ -20,7 +20,7 @@ class GpuCountLow final : public Rule {
     if (sku->gpu_count == 0) return out;
     const PciKind want = sku->gpu_vendor == "amd" ? PciKind::kAmdGpu : PciKind::kNvidiaGpu;
     int on_bus = -1;
-    if (n.pci.ok()) {
+    if (n.pci.ok() && n.pci->excerpt.empty()) {  // an excerpt does not show every GPU
       on_bus = 0;
       for (const auto& d : n.pci->devices) on_bus += d.kind == want;
     }
@@ -41,7 +41,10 @@ class GpuCountLow final : public Rule {
       usable = on_bus;
       ev = {std::to_string(on_bus) + " GPU(s) on the PCI bus", n.pci.where};
     } else {
-      return RuleOutcome::skip("GPUs " + n.gpus.describe() + "; PCI devices " + n.pci.describe());
+      return RuleOutcome::skip("GPUs " + n.gpus.describe() + "; PCI devices " +
+                               (n.pci.ok()
+                                    ? "shown only in part by the capture (" + n.pci->excerpt + ")"
+                                    : n.pci.describe()));
     }
     if (usable >= sku->gpu_count) return out;
     Finding f = finding(std::to_string(usable) + " of " + std::to_string(sku->gpu_count) +

@@ -19,6 +19,9 @@ class IbHcaMissing final : public Rule {
     RuleOutcome out;
     if (!sku->has_infiniband()) return out;
     if (!n.pci.ok()) return RuleOutcome::skip("PCI devices " + n.pci.describe());
+    if (!n.pci->excerpt.empty())
+      return RuleOutcome::skip("the capture shows only part of the PCI devices (" + n.pci->excerpt +
+                               "): HCAs are not counted");
     int hcas = 0;
     for (const auto& d : n.pci->devices) {
       // InfiniBand controllers (class 0x0207); the Ethernet VF of accelerated networking is 0x0200.

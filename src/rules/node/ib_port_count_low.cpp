@@ -19,6 +19,10 @@ class IbPortCountLow final : public Rule {
     RuleOutcome out;
     if (!sku->has_infiniband()) return out;
     if (!n.ib.ok()) return RuleOutcome::skip("InfiniBand devices " + n.ib.describe());
+    // An excerpt shows some ports; the others were not captured, which is not "missing".
+    if (!n.ib->excerpt.empty())
+      return RuleOutcome::skip("the capture shows only part of the devices (" + n.ib->excerpt +
+                               "): the port count is not judged");
     const auto ports = infiniband_ports(*n.ib);
     const int found = static_cast<int>(ports.size());
     if (found >= sku->ib_ports) return out;

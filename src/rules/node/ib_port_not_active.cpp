@@ -1,4 +1,6 @@
-// ib-port-not-active: an InfiniBand port is not ACTIVE / LinkUp.
+// ib-port-not-active: an InfiniBand port is not ACTIVE / LinkUp. RDMA ports whose link layer is
+// Ethernet (RoCE, RoCE LAG bonds mlx5_bond_N, Azure's mlx5_an0) are judged as RoCE: their state
+// follows the Ethernet link, so they get RoCE's cause and fix, at warning.
 #include <map>
 
 #include "catalog/ib_placement.h"
@@ -11,6 +13,12 @@ namespace {
 // `others_active`: ports of this VM that are ACTIVE / LinkUp. Placement decides a partition
 // for the whole VM, so a Polling port beside ACTIVE ones is a link fault, not placement.
 std::string cause_for(const std::string& state, const std::string& phys, int others_active) {
+  if (phys.empty()) {
+    return "The port is " + state +
+           "; the capture does not show its physical state (`ibv_devinfo` without -v): Polling "
+           "would mean no link partner (cable, switch port, or placement), Disabled an "
+           "administrative disable, LinkUp a port the subnet manager has not activated.";
+  }
   if (phys == "Polling") {
     if (others_active > 0)
       return "The port is Polling: it sees no link partner. Other ports of this VM are ACTIVE, so "
@@ -68,6 +76,24 @@ std::string fix_for(const std::string& state, const std::string& phys, int other
          "ACTIVE / LinkUp.";
 }
 
+// RoCE: no subnet manager, no partition keys, no placement; the port follows its netdev.
+constexpr const char* kRoceCause =
+    "A RoCE port (RDMA over Converged Ethernet, link layer Ethernet) follows the Ethernet link of "
+    "its network interface: the interface is down or administratively disabled, the cable or "
+    "transceiver has no link, or the switch port is shut. InfiniBand's causes (subnet manager, "
+    "partition keys, placement) do not apply. NCCL leaves a RoCE device that is not ACTIVE out, "
+    "or hangs at connection setup when NCCL_IB_HCA names it.";
+constexpr const char* kRoceFix =
+    "Find its interface (`ibdev2netdev` or `rdma link show`), then `ip link show <if>` and "
+    "`ethtool <if>`: bring it up (`ip link set <if> up`) or fix the cable / switch port; for a "
+    "RoCE LAG bond (mlx5_bond_N) check `cat /proc/net/bonding/bondN` for the slave that is "
+    "down. If the job does not use this port (a second port left unconnected), leave it out with "
+    "NCCL_IB_HCA.";
+
+std::string roce_what(const IbDevice& d) {
+  return d.name.rfind("mlx5_bond", 0) == 0 ? "RoCE bond port " : "RoCE port ";
+}
+
 class IbPortNotActive final : public Rule {
  public:
   std::string_view id() const override { return "ib-port-not-active"; }
@@ -85,29 +111,46 @@ class IbPortNotActive final : public Rule {
     std::map<std::pair<std::string, std::string>, std::vector<const PortRef*>> bad;
     for (const PortRef& r : ports) {
       const IbPort& p = *r.port;
-      if (!p.state.ok() || !p.phys_state.ok()) {
+      if (!p.state.ok()) {
         out.notes.push_back(r.name() + ": state " + p.state.describe() + ", phys_state " +
                             p.phys_state.describe());
         continue;
       }
       ++readable;
-      if (p.state.value == "ACTIVE" && p.phys_state.value == "LinkUp") {
+      // `ibv_devinfo` without -v shows no physical state: the logical state is judged alone.
+      const std::string phys = p.phys_state.ok() ? p.phys_state.value : "";
+      if (p.state.value == "ACTIVE" && (phys == "LinkUp" || phys.empty())) {
         ++active;
         continue;
       }
-      bad[{p.state.value, p.phys_state.value}].push_back(&r);
+      bad[{p.state.value, phys}].push_back(&r);
     }
+    // A port whose link layer the capture cut off: InfiniBand or RoCE cannot be told.
+    for (const IbDevice& d : n.ib->devices) {
+      for (const IbPort& p : d.ports) {
+        if (p.link_layer.ok() || !p.state.ok() || p.state.value == "ACTIVE") continue;
+        out.notes.push_back(d.name + "/" + std::to_string(p.number) + " is " + p.state.value +
+                            (p.phys_state.ok() ? " / " + p.phys_state.value : "") +
+                            ", link layer " + p.link_layer.describe() +
+                            ": not judged as InfiniBand or RoCE");
+      }
+    }
+    judge_roce(*n.ib, out);
     for (const auto& [key, refs] : bad) {
       const auto& [state, phys] = key;
       std::string names;
       for (const PortRef* r : refs) names += (names.empty() ? "" : ", ") + r->name();
-      Finding f = finding(
-          refs.size() == 1 ? "InfiniBand port " + names + " is " + state + " / " + phys
-                           : std::to_string(refs.size()) + " of " + std::to_string(ports.size()) +
-                                 " InfiniBand ports are " + state + " / " + phys + ": " + names);
+      const std::string shown =
+          phys.empty() ? state + " (physical state not captured)" : state + " / " + phys;
+      Finding f = finding(refs.size() == 1 ? "InfiniBand port " + names + " is " + shown
+                                           : std::to_string(refs.size()) + " of " +
+                                                 std::to_string(ports.size()) +
+                                                 " InfiniBand ports are " + shown + ": " + names);
       const IbPort& first = *refs.front()->port;
       f.evidence.push_back({refs.front()->name() + " state: " + state, first.state.where});
-      f.evidence.push_back({refs.front()->name() + " phys_state: " + phys, first.phys_state.where});
+      f.evidence.push_back({refs.front()->name() + " phys_state: " +
+                                (phys.empty() ? first.phys_state.describe() : phys),
+                            first.phys_state.where});
       f.cause = cause_for(state, phys, active) +
                 " NCCL either leaves these rails out, hangs at connection setup, or falls back to "
                 "sockets.";
@@ -118,9 +161,41 @@ class IbPortNotActive final : public Rule {
       f.fix = fix_for(state, phys, active);
       out.findings.push_back(std::move(f));
     }
-    if (!ports.empty() && readable == 0)
+    if (!ports.empty() && readable == 0 && out.findings.empty())
       return RuleOutcome::skip("no InfiniBand port state could be read: " + out.notes.front());
     return out;
+  }
+
+ private:
+  // One finding per (state, phys_state) of the RoCE ports that are not ACTIVE.
+  void judge_roce(const IbFacts& ib, RuleOutcome& out) const {
+    std::map<std::pair<std::string, std::string>, std::vector<PortRef>> bad;
+    for (const IbDevice& d : ib.devices) {
+      for (const IbPort& p : d.ports) {
+        if (!p.link_layer.ok() || p.link_layer.value != "Ethernet" || !p.state.ok()) continue;
+        const std::string phys = p.phys_state.ok() ? p.phys_state.value : "";
+        if (p.state.value == "ACTIVE" && (phys == "LinkUp" || phys.empty())) continue;
+        bad[{p.state.value, phys}].push_back({&d, &p});
+      }
+    }
+    for (const auto& [key, refs] : bad) {
+      const auto& [state, phys] = key;
+      std::string names;
+      for (const PortRef& r : refs) names += (names.empty() ? "" : ", ") + r.name();
+      const std::string shown = phys.empty() ? state : state + " / " + phys;
+      Finding f = finding(
+          refs.size() == 1
+              ? roce_what(*refs.front().device) + names + " (link layer Ethernet) is " + shown
+              : std::to_string(refs.size()) + " RoCE ports (link layer Ethernet) are " + shown +
+                    ": " + names);
+      f.severity = Severity::kWarning;
+      const IbPort& first = *refs.front().port;
+      f.evidence.push_back({refs.front().name() + " link_layer: Ethernet", first.link_layer.where});
+      f.evidence.push_back({refs.front().name() + " state: " + shown, first.state.where});
+      f.cause = kRoceCause;
+      f.fix = kRoceFix;
+      out.findings.push_back(std::move(f));
+    }
   }
 };
 

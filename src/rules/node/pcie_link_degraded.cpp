@@ -28,8 +28,10 @@ class PcieLinkDegraded final : public Rule {
     if (!n.pci.ok()) return RuleOutcome::skip("PCI devices " + n.pci.describe());
     RuleOutcome out;
     for (const PciDevice& d : n.pci->devices) {
+      // An excerpt's link lines without their device line: some device's link, judged as such.
+      const bool unnamed = d.address.empty();
       if (d.kind != PciKind::kNvidiaGpu && d.kind != PciKind::kAmdGpu &&
-          d.kind != PciKind::kMellanox)
+          d.kind != PciKind::kMellanox && !unnamed)
         continue;
       // Virtual functions under Hyper-V report "unknown" / x0: nothing to compare.
       const bool narrow =
@@ -37,12 +39,18 @@ class PcieLinkDegraded final : public Rule {
       auto cur = gts(d.link_speed);
       auto max = gts(d.max_link_speed);
       const bool slow = cur && max && *cur + 1e-9 < *max;
-      if (!narrow && !slow) continue;
-      const std::string what = (d.kind == PciKind::kMellanox ? "network adapter " : "GPU ") +
-                               d.address + (d.model.empty() ? "" : " (" + d.model + ")");
+      // LnkSta alone, LnkCap not captured: lspci's own "(downgraded)" says it.
+      const bool marked = !max && d.link_marked_downgraded;
+      if (!narrow && !slow && !marked) continue;
+      const std::string what =
+          unnamed ? std::string("a PCIe device (its lspci line is not in the capture)")
+                  : (d.kind == PciKind::kMellanox ? "network adapter " : "GPU ") + d.address +
+                        (d.model.empty() ? "" : " (" + d.model + ")");
+      const std::string capable =
+          max ? d.max_link_speed + " x" + std::to_string(d.max_link_width)
+              : std::string("more (lspci marks it downgraded; LnkCap not captured)");
       Finding f = finding(what + " runs its PCIe link at " + d.link_speed + " x" +
-                          std::to_string(d.link_width) + ", capable of " + d.max_link_speed + " x" +
-                          std::to_string(d.max_link_width));
+                          std::to_string(d.link_width) + ", capable of " + capable);
       f.evidence.push_back({"current_link_speed " + d.link_speed + ", current_link_width " +
                                 std::to_string(d.link_width) + "; max_link_speed " +
                                 d.max_link_speed + ", max_link_width " +
