@@ -7,14 +7,21 @@
 #include "core/root.h"
 #include "core/text.h"
 #include "parsers/component_versions.h"
+#include "parsers/dcgmi_diag.h"
 #include "parsers/env_file.h"
 #include "parsers/ib_captures.h"
 #include "parsers/imds.h"
 #include "parsers/kernel_log.h"
 #include "parsers/lspci.h"
+#include "parsers/nvidia_bug_report.h"
+#include "parsers/nvidia_smi_query.h"
+#include "parsers/nvidia_smi_table.h"
 #include "parsers/nvidia_smi_topo.h"
 #include "parsers/ofed_info.h"
 #include "parsers/perftest.h"
+#include "parsers/rdma_netdev.h"
+#include "parsers/scontrol_node.h"
+#include "parsers/sinfo_reasons.h"
 
 namespace trainready {
 
@@ -31,7 +38,16 @@ CaptureKind capture_kind_from_name(const std::string& name) {
       {"kernel-log", CaptureKind::kKernelLog},
       {"dmesg", CaptureKind::kKernelLog},
       {"ib_write_bw", CaptureKind::kIbWriteBw},
-      {"component-versions", CaptureKind::kComponentVersions}};
+      {"component-versions", CaptureKind::kComponentVersions},
+      {"scontrol-show-node", CaptureKind::kScontrolNode},
+      {"sinfo-R", CaptureKind::kSinfoReasons},
+      {"nvidia-smi", CaptureKind::kNvidiaSmi},
+      {"nvidia-smi-q", CaptureKind::kNvidiaSmiQuery},
+      {"ibdev2netdev", CaptureKind::kIbdev2netdev},
+      {"show_gids", CaptureKind::kShowGids},
+      {"mst-status", CaptureKind::kMstStatus},
+      {"dcgmi-diag", CaptureKind::kDcgmiDiag},
+      {"nvidia-bug-report", CaptureKind::kNvidiaBugReport}};
   for (const auto& [n, k] : kNames) {
     if (name == n) return k;
   }
@@ -62,6 +78,24 @@ std::string capture_kind_name(CaptureKind k) {
       return "ib_write_bw";
     case CaptureKind::kComponentVersions:
       return "component-versions";
+    case CaptureKind::kScontrolNode:
+      return "scontrol-show-node";
+    case CaptureKind::kSinfoReasons:
+      return "sinfo-R";
+    case CaptureKind::kNvidiaSmi:
+      return "nvidia-smi";
+    case CaptureKind::kNvidiaSmiQuery:
+      return "nvidia-smi-q";
+    case CaptureKind::kIbdev2netdev:
+      return "ibdev2netdev";
+    case CaptureKind::kShowGids:
+      return "show_gids";
+    case CaptureKind::kMstStatus:
+      return "mst-status";
+    case CaptureKind::kDcgmiDiag:
+      return "dcgmi-diag";
+    case CaptureKind::kNvidiaBugReport:
+      return "nvidia-bug-report";
     case CaptureKind::kUnknown:
       return "unknown";
   }
@@ -73,6 +107,15 @@ CaptureKind detect_capture_kind(std::string_view text) {
   // Whole-text signatures first: these captures start with lines of other shapes (perftest's
   // banner, a kernel log's timestamps).
   if (looks_like_perftest(clean)) return CaptureKind::kIbWriteBw;
+  if (looks_like_nvidia_bug_report(clean)) return CaptureKind::kNvidiaBugReport;
+  if (looks_like_nvidia_smi_query(clean)) return CaptureKind::kNvidiaSmiQuery;
+  if (looks_like_nvidia_smi_table(clean)) return CaptureKind::kNvidiaSmi;
+  if (looks_like_dcgmi_diag(clean)) return CaptureKind::kDcgmiDiag;
+  if (looks_like_scontrol_node(clean)) return CaptureKind::kScontrolNode;
+  if (looks_like_sinfo_reasons(clean)) return CaptureKind::kSinfoReasons;
+  if (looks_like_ibdev2netdev(clean)) return CaptureKind::kIbdev2netdev;
+  if (looks_like_show_gids(clean)) return CaptureKind::kShowGids;
+  if (looks_like_mst_status(clean)) return CaptureKind::kMstStatus;
   if (looks_like_kernel_log(clean)) return CaptureKind::kKernelLog;
   for (std::string_view raw : split_lines(clean)) {
     std::string_view line = trim(raw);
@@ -121,6 +164,9 @@ NodeFacts empty_capture_node(const std::string& label) {
   n.kernel_log = Fact<KernelLogFacts>::missing(why);
   n.ib_write_bw = Fact<IbWriteBwFacts>::missing(why);
   n.image_components = Fact<ImageComponents>::missing(why);
+  n.slurm = Fact<SlurmFacts>::missing(why);
+  n.rdma_net = Fact<RdmaNetFacts>::missing(why);
+  n.dcgm_diag = Fact<DcgmDiagFacts>::missing(why);
   return n;
 }
 
@@ -188,12 +234,49 @@ void apply_capture(NodeFacts& node, const std::string& spec) {
       node.image_components =
           Fact<ImageComponents>::present(parse_component_versions(r.data, path), where);
       break;
+    case CaptureKind::kScontrolNode:
+      node.slurm = Fact<SlurmFacts>::present(parse_scontrol_nodes(r.data, path), where);
+      break;
+    case CaptureKind::kSinfoReasons:
+      node.slurm = Fact<SlurmFacts>::present(parse_sinfo_reasons(r.data, path), where);
+      break;
+    case CaptureKind::kNvidiaSmi:
+      node.gpus = Fact<GpuFacts>::present(parse_nvidia_smi_table(r.data, path), where);
+      break;
+    case CaptureKind::kNvidiaSmiQuery:
+      node.gpus = Fact<GpuFacts>::present(parse_nvidia_smi_query(r.data, path), where);
+      break;
+    case CaptureKind::kIbdev2netdev:
+    case CaptureKind::kShowGids:
+    case CaptureKind::kMstStatus: {
+      RdmaNetFacts net = node.rdma_net.ok() ? node.rdma_net.value : RdmaNetFacts{};
+      if (kind == CaptureKind::kIbdev2netdev) {
+        net.links = parse_ibdev2netdev(r.data, path);
+        net.links_source = where;
+      } else if (kind == CaptureKind::kShowGids) {
+        net.gids = parse_show_gids(r.data, path);
+        net.gids_source = where;
+      } else {
+        net.mst = parse_mst_status(r.data, path);
+        net.mst_source = where;
+      }
+      node.rdma_net = Fact<RdmaNetFacts>::present(std::move(net), where);
+      break;
+    }
+    case CaptureKind::kDcgmiDiag:
+      node.dcgm_diag = Fact<DcgmDiagFacts>::present(parse_dcgmi_diag(r.data, path), where);
+      break;
+    case CaptureKind::kNvidiaBugReport:
+      (void)apply_nvidia_bug_report(node, r.data, path);
+      break;
     case CaptureKind::kUnknown:
       throw InputError(
           path, 1,
           "unrecognised capture; expected ibstat, ibstatus, ibv_devinfo -v, lspci "
           "[-v], ofed_info -s, nvidia-smi topo -m, IMDS JSON, an environment dump, "
-          "a kernel log (dmesg, journalctl -k) or ib_write_bw output (or say "
+          "a kernel log (dmesg, journalctl -k), ib_write_bw output, scontrol show node, "
+          "sinfo -R, nvidia-smi [-q], ibdev2netdev, show_gids, mst status -v, dcgmi diag or "
+          "an nvidia-bug-report.log (or say "
           "KIND=FILE; component-versions=FILE for /opt/azurehpc/component_versions.txt)");
   }
 }

@@ -1,0 +1,80 @@
+// roce-link-down: ibdev2netdev shows a RoCE port's netdev (Ethernet, a bond) Down. IPoIB netdevs
+// ("ib*") are not judged: their Up/Down is the IP interface, not the InfiniBand port, which
+// ibstat / ibv_devinfo report.
+#include "parsers/rdma_netdev.h"
+#include "rules/rule_factories.h"
+
+namespace trainready {
+namespace {
+
+// The link layer of device/port when an ibstat / ibstatus / ibv_devinfo capture says it.
+std::string link_layer_of(const NodeFacts& n, const std::string& device, int port) {
+  if (!n.ib.ok()) return {};
+  for (const auto& d : n.ib->devices) {
+    if (d.name != device) continue;
+    for (const auto& p : d.ports)
+      if (p.number == port && p.link_layer.ok()) return p.link_layer.value;
+  }
+  return {};
+}
+
+class RoceLinkDown final : public Rule {
+ public:
+  std::string_view id() const override { return "roce-link-down"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override { return "RoCE port's Ethernet link is Down"; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    const NodeFacts& n = *ctx.node;
+    if (!n.rdma_net.ok() || n.rdma_net->links.empty())
+      return RuleOutcome::does_not_apply("no ibdev2netdev capture given (doctor --capture FILE)");
+    RuleOutcome out;
+    int ipoib_down = 0;
+    for (const RdmaNetdevLink& l : n.rdma_net->links) {
+      const std::string layer = link_layer_of(n, l.device, l.port);
+      const bool roce = layer.empty() ? roce_by_name(l.device, l.netdev) : layer == "Ethernet";
+      if (l.up) continue;
+      if (!roce) {
+        ++ipoib_down;
+        continue;
+      }
+      Finding f = finding("RoCE port " + l.device + "/" + std::to_string(l.port) + " (" + l.netdev +
+                          ") is Down");
+      f.node = n.label;
+      f.evidence.push_back(
+          {l.device + " port " + std::to_string(l.port) + " ==> " + l.netdev + " (Down)", l.where});
+      f.evidence.push_back(
+          {layer.empty()
+               ? "RoCE by its names: " + std::string(l.device.find("_bond") != std::string::npos
+                                                         ? "a bonded RDMA device"
+                                                         : "an Ethernet netdev, not IPoIB (ib*)")
+               : "link layer " + layer + " (from the InfiniBand capture)",
+           l.where});
+      f.cause =
+          "RoCE runs over the Ethernet netdev: with it Down the port has no link, so NCCL "
+          "and perftest cannot use this HCA (NCCL skips it or the job fails on it). A "
+          "cable, transceiver or switch port is down, the interface is administratively "
+          "down, or (for a bond) every member link is down.";
+      f.fix = "`ip link show " + l.netdev + "` and `ethtool " + l.netdev +
+              "` (Link detected, speed); `ip link set " + l.netdev +
+              " up` if it is only administratively down; for a bond `cat "
+              "/proc/net/bonding/" +
+              l.netdev +
+              "` lists its members. Check the switch port; replace the cable or transceiver if "
+              "the link does not come up.";
+      out.findings.push_back(std::move(f));
+    }
+    if (ipoib_down > 0)
+      out.notes.push_back(std::to_string(ipoib_down) +
+                          " IPoIB netdev(s) are Down: that is the IP interface, not the "
+                          "InfiniBand port (NCCL's IB transport does not use it); the port's "
+                          "state is in ibstat / ibv_devinfo");
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_roce_link_down() { return std::make_unique<RoceLinkDown>(); }
+
+}  // namespace trainready
