@@ -22,9 +22,11 @@ bool looks_like_ibdev2netdev(std::string_view text);
 bool looks_like_show_gids(std::string_view text);
 bool looks_like_mst_status(std::string_view text);
 
-// Whether an RDMA device/netdev is RoCE (Ethernet) by its names alone: a bond ("mlx5_bond_0",
-// "bond0") or a netdev that is not IPoIB ("ib*"). A guess the rules state as such; the link
-// layer of ibstat / ibv_devinfo, when captured, decides.
-bool roce_by_name(std::string_view device, std::string_view netdev);
+// What an RDMA port is by its names alone: RoCE for a bonded device ("mlx5_bond_0") or an
+// Ethernet-named netdev ("eth*", "en*", "bond*"), InfiniBand for an IPoIB netdev ("ib*"),
+// unknown otherwise (a pod's "net1" may be either). A guess the rules state as such; the link
+// layer of ibstat / ibstatus / ibv_devinfo, when captured, decides.
+enum class RdmaLinkGuess { kRoce, kInfiniband, kUnknown };
+RdmaLinkGuess link_by_name(std::string_view device, std::string_view netdev);
 
 }  // namespace trainready

@@ -235,9 +235,10 @@ TEST(Ibdev2netdev, PlainPaddedCommentedAndVerbose) {
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].device, "mlx5_0");
   EXPECT_EQ(v[0].netdev, "ib0");
-  EXPECT_TRUE(roce_by_name("mlx5_bond_0", "bond0"));
-  EXPECT_TRUE(roce_by_name("mlx5_1", "enp27s0f0np0"));
-  EXPECT_FALSE(roce_by_name("mlx5_0", "ibp26s0"));
+  EXPECT_EQ(link_by_name("mlx5_bond_0", "bond0"), RdmaLinkGuess::kRoce);
+  EXPECT_EQ(link_by_name("mlx5_1", "enp27s0f0np0"), RdmaLinkGuess::kRoce);
+  EXPECT_EQ(link_by_name("mlx5_0", "ibp26s0"), RdmaLinkGuess::kInfiniband);
+  EXPECT_EQ(link_by_name("mlx5_3", "net1"), RdmaLinkGuess::kUnknown);
   EXPECT_EQ(error_line([] { parse_ibdev2netdev("mlx5_0 port 1 ==> ib0 (Up)\nnope\n", "t"); }), 2);
 }
 

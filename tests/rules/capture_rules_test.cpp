@@ -163,19 +163,25 @@ TEST(RoceLinkDown, EthernetPortsDownFireIpoibDoNot) {
 TEST(RoceLinkDown, LinkLayerFromAnIbCaptureDecides) {
   NodeFacts n = node();
   RdmaNetFacts net;
-  net.links = parse_ibdev2netdev("mlx5_3 port 1 ==> net1 (Down)\n", "p");  // an SR-IOV pod
+  // An IB VF's child netdev in a pod (sriov-network-operator#382): "net1" says nothing.
+  net.links = parse_ibdev2netdev(capture("ibdev2netdev-sriov-pod.txt"), "p");
   n.rdma_net = Fact<RdmaNetFacts>::present(net);
-  EXPECT_EQ(run_rule("roce-link-down", n).findings.size(), 1u);  // by name: Ethernet
-  IbFacts ib;
-  IbDevice d;
-  d.name = "mlx5_3";
-  IbPort p;
-  p.number = 1;
-  p.link_layer = Fact<std::string>::present("InfiniBand");
-  d.ports.push_back(p);
-  ib.devices.push_back(d);
-  n.ib = Fact<IbFacts>::present(ib);
-  EXPECT_TRUE(run_rule("roce-link-down", n).findings.empty());  // an IPoIB child: not RoCE
+  RuleOutcome o = run_rule("roce-link-down", n);
+  EXPECT_TRUE(o.findings.empty());
+  ASSERT_EQ(o.notes.size(), 1u);
+  EXPECT_NE(o.notes[0].find("link layer unknown"), std::string::npos);
+  for (const char* layer : {"InfiniBand", "Ethernet"}) {
+    IbFacts ib;
+    IbDevice d;
+    d.name = "mlx5_3";
+    IbPort p;
+    p.number = 1;
+    p.link_layer = Fact<std::string>::present(layer);
+    d.ports.push_back(p);
+    ib.devices.push_back(d);
+    n.ib = Fact<IbFacts>::present(ib);
+    EXPECT_EQ(run_rule("roce-link-down", n).findings.size(), layer[0] == 'E' ? 1u : 0u) << layer;
+  }
 }
 
 TEST(RoceLinkDown, QuietWhenUp) {

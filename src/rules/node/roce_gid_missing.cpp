@@ -28,7 +28,9 @@ class RoceGidMissing final : public Rule {
     std::map<int, int> v2_ipv4_index_count;  // GID index of the IPv4 RoCE v2 entry -> ports
     for (const auto& [key, rows] : ports) {
       const std::string& netdev = rows.front()->netdev;
-      if (!roce_by_name(key.first, netdev)) continue;  // IPoIB ports: InfiniBand GIDs
+      // IPoIB ports carry InfiniBand GIDs; an unknown name is judged: show_gids lists RoCE
+      // versions (v1/v2) only for RoCE ports.
+      if (link_by_name(key.first, netdev) == RdmaLinkGuess::kInfiniband) continue;
       const RoceGid* v2_routable = nullptr;
       for (const RoceGid* g : rows) {
         if (g->version == "v2" && !link_local(g->gid)) {

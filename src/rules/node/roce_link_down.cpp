@@ -30,12 +30,19 @@ class RoceLinkDown final : public Rule {
       return RuleOutcome::does_not_apply("no ibdev2netdev capture given (doctor --capture FILE)");
     RuleOutcome out;
     int ipoib_down = 0;
+    std::vector<std::string> unknown_down;
     for (const RdmaNetdevLink& l : n.rdma_net->links) {
-      const std::string layer = link_layer_of(n, l.device, l.port);
-      const bool roce = layer.empty() ? roce_by_name(l.device, l.netdev) : layer == "Ethernet";
       if (l.up) continue;
-      if (!roce) {
+      const std::string layer = link_layer_of(n, l.device, l.port);
+      const RdmaLinkGuess guess =
+          !layer.empty() ? (layer == "Ethernet" ? RdmaLinkGuess::kRoce : RdmaLinkGuess::kInfiniband)
+                         : link_by_name(l.device, l.netdev);
+      if (guess == RdmaLinkGuess::kInfiniband) {
         ++ipoib_down;
+        continue;
+      }
+      if (guess == RdmaLinkGuess::kUnknown) {
+        unknown_down.push_back(l.device + "/" + std::to_string(l.port) + " (" + l.netdev + ")");
         continue;
       }
       Finding f = finding("RoCE port " + l.device + "/" + std::to_string(l.port) + " (" + l.netdev +
@@ -63,6 +70,14 @@ class RoceLinkDown final : public Rule {
               "` lists its members. Check the switch port; replace the cable or transceiver if "
               "the link does not come up.";
       out.findings.push_back(std::move(f));
+    }
+    if (!unknown_down.empty()) {
+      std::string list;
+      for (const auto& u : unknown_down) list += (list.empty() ? "" : ", ") + u;
+      out.notes.push_back(
+          "Down, link layer unknown from the names (pass ibstat or ibv_devinfo "
+          "with ibdev2netdev to judge them): " +
+          list);
     }
     if (ipoib_down > 0)
       out.notes.push_back(std::to_string(ipoib_down) +
