@@ -257,6 +257,7 @@ source "$(dirname "$0")/stage_outcomes.sh"  # stage: honest outcomes and bounds 
 source "$HERE/tests/torture/blob-misc.sh"
 # stage: containment, one writer, --manifest bounds, SRC/DST overlap, resume (issue 29).
 source "$HERE/tests/torture/stage_contain.sh"
+source "$HERE/tests/torture/capture-parsers.sh"  # node captures of issue 31
 
 echo "== pre-existing inputs unchanged =="
 CASES=$((CASES + 1))

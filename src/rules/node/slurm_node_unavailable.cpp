@@ -172,11 +172,27 @@ class SlurmNodeUnavailable final : public Rule {
           "no scontrol show node or sinfo -R capture given (doctor --capture FILE)");
     RuleOutcome out;
     const bool from_sinfo = n.slurm->source_kind == "sinfo -R";
-    for (const SlurmNodeRecord& r : n.slurm->nodes) {
-      // sinfo -R lists only nodes that are down, drained, failing or failed.
+    const auto& nodes = n.slurm->nodes;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const SlurmNodeRecord& r = nodes[i];
+      // sinfo -R lists only nodes that are down, drained, failing or failed, one row per reason
+      // and node list: one finding per row.
       if (!from_sinfo && !unavailable_state(r.state)) continue;
+      std::string who = "Slurm node " + r.name + " is";
+      if (from_sinfo) {
+        std::size_t j = i + 1;
+        while (j < nodes.size() && nodes[j].where.line == r.where.line) ++j;
+        if (j - i > 1) {
+          who = "Slurm nodes ";
+          for (std::size_t k = i; k < j && k < i + 5; ++k)
+            who += (k == i ? "" : ", ") + nodes[k].name;
+          if (j - i > 5) who += " and " + std::to_string(j - i - 5) + " more";
+          who += " (" + std::to_string(j - i) + ") are";
+        }
+        i = j - 1;
+      }
       std::string what = from_sinfo ? "unavailable" : "in state " + r.state;
-      Finding f = finding("Slurm node " + r.name + " is " + what +
+      Finding f = finding(who + " " + what +
                           (r.reason.empty() ? std::string(", no reason set")
                                             : ": " + r.reason + (r.reason_truncated ? "..." : "")));
       f.node = n.label;
