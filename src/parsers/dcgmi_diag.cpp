@@ -31,15 +31,21 @@ bool two_cells(std::string_view line, std::string_view& name, std::string_view& 
   return true;
 }
 
-// The second cell of a wrapped line as printed, less the one blank of padding after '|': a
-// wrapped warning keeps the blank that starts its next word.
-std::string_view wrapped_value(std::string_view line) {
+// The text of the second cell as dcgmi lays it out: a blank, then a fixed-width slice of the
+// message (45 characters in a 48-wide cell, cut mid-word), then padding. Slices are joined
+// as they are, so a blank that ends one slice is kept ("test: " + "'A child ...").
+std::string_view slice_of(std::string_view line) {
   line = trim(line);
   const std::size_t bar = line.find('|', 1);
-  std::string_view v = line.substr(bar + 1, line.size() - bar - 2);
-  if (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-  while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
-  return v;
+  if (bar == std::string_view::npos || line.size() < bar + 2) return {};
+  std::string_view cell = line.substr(bar + 1, line.size() - bar - 2);
+  if (cell.size() >= 4 && cell.front() == ' ') return cell.substr(1, cell.size() - 3);
+  return trim(cell);  // a paste that lost the padding
+}
+
+std::string rtrimmed(std::string s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.pop_back();
+  return s;
 }
 
 bool result_word(std::string_view w) {
@@ -123,7 +129,7 @@ DcgmDiagFacts parse_dcgmi_diag(std::string_view text, const std::string& source)
     }
     if (category.empty()) continue;
     if (name == "Warning" || name.rfind("Warning:", 0) == 0) {
-      if (!out.tests.empty()) out.tests.back().warnings.emplace_back(value);
+      if (!out.tests.empty()) out.tests.back().warnings.emplace_back(slice_of(line));
       last = Last::kWarning;
       continue;
     }
@@ -132,7 +138,7 @@ DcgmDiagFacts parse_dcgmi_diag(std::string_view text, const std::string& source)
       t.category = category;
       t.name = "Error";
       t.result = "Fail";
-      t.warnings.emplace_back(value);
+      t.warnings.emplace_back(slice_of(line));
       t.where = {source, line_no};
       out.tests.push_back(std::move(t));
       last = Last::kWarning;
@@ -148,7 +154,7 @@ DcgmDiagFacts parse_dcgmi_diag(std::string_view text, const std::string& source)
       if (last == Last::kWarning && !t.warnings.empty()) {
         // A warning wraps mid-word at the column's width: join without a blank.
         if (per_gpu(value, t)) continue;
-        t.warnings.back() += std::string(wrapped_value(line));
+        t.warnings.back() += std::string(slice_of(line));
       } else if (last == Last::kTest || last == Last::kWarning) {
         per_gpu(value, t);
       }
@@ -162,6 +168,8 @@ DcgmDiagFacts parse_dcgmi_diag(std::string_view text, const std::string& source)
     out.tests.push_back(std::move(t));
     last = Last::kTest;
   }
+  for (auto& t : out.tests)
+    for (auto& w : t.warnings) w = rtrimmed(std::move(w));
   if (out.tests.empty()) {
     const std::string first = text.empty() ? std::string() : first_line(text);
     throw InputError(source, 1,
