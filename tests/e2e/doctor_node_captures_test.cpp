@@ -36,7 +36,7 @@ TEST(DoctorNodeCaptures, EveryCaptureIsJudgedWithTheExpectedRule) {
       {"nvidia-smi-unknown-error.txt", "gpu-unreadable", 1},
       {"nvidia-smi-gpu-lost.txt", "gpu-unreadable", 1},
       {"nvidia-smi-q-a100-remap-pending.txt", "gpu-memory-errors", 0},  // a warning rule
-      {"ibdev2netdev-imbue-h100.txt", "roce-link-down", 1},
+      {"ibdev2netdev-imbue-h100.txt", "roce-link-down", 0},             // second ports: warnings
       {"ibdev2netdev-sriov-pod.txt", "", 0},  // an IB VF's "net1": not taken for RoCE
       {"show_gids-bond.txt", "", 0},
       {"show_gids-bond-no-ip.txt", "roce-gid-missing", 1},

@@ -127,6 +127,8 @@ TEST(DcgmDiagFailed, FailAllWithItsWarning) {
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("PCIe (Integration) failed"), std::string::npos);
   EXPECT_NE(o.findings[0].evidence[1].text.find("cuda driver combination"), std::string::npos);
+  // The CUDA runtime does not match the driver: not a PCIe fault.
+  EXPECT_NE(o.findings[0].cause.find("CUDA runtime"), std::string::npos);
   ASSERT_EQ(o.notes.size(), 1u);  // GPU Memory: Skip - All
 }
 
@@ -159,6 +161,9 @@ TEST(RoceLinkDown, EthernetPortsDownFireIpoibDoNot) {
   // IPoIB netdevs Down are InfiniBand ports, not judged here.
   ASSERT_EQ(o.findings.size(), 2u);
   EXPECT_NE(o.findings[0].message.find("mlx5_2/1 (enp27s0f1np1)"), std::string::npos);
+  // Each is the second port of a card whose first port (enp27s0f0np0, enp157s0f0np0) is Up.
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].cause.find("unused second port"), std::string::npos);
   ASSERT_EQ(o.notes.size(), 1u);
   EXPECT_NE(o.notes[0].find("8 IPoIB"), std::string::npos);
 }
@@ -185,6 +190,17 @@ TEST(RoceLinkDown, LinkLayerFromAnIbCaptureDecides) {
     n.ib = Fact<IbFacts>::present(ib);
     EXPECT_EQ(run_rule("roce-link-down", n).findings.size(), layer[0] == 'E' ? 1u : 0u) << layer;
   }
+}
+
+TEST(RoceLinkDown, ABondDownIsAnError) {
+  NodeFacts n = node();
+  RdmaNetFacts net;
+  net.links = parse_ibdev2netdev("mlx5_bond_0 port 1 ==> bond0 (Down)\n", "b");
+  n.rdma_net = Fact<RdmaNetFacts>::present(net);
+  const RuleOutcome o = run_rule("roce-link-down", n);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  EXPECT_NE(o.findings[0].fix.find("/proc/net/bonding/bond0"), std::string::npos);
 }
 
 TEST(RoceLinkDown, QuietWhenUp) {

@@ -12,8 +12,24 @@ bool internal_error(const DcgmDiagTest& t) {
   return false;
 }
 
+// "system has unsupported display driver / cuda driver combination" (cudaErrorSystemDriverMismatch)
+// or "CUDA driver version is insufficient": the CUDA runtime DCGM runs does not match the host's
+// driver, which fails every CUDA-based test before it touches the GPU.
+bool cuda_mismatch(const DcgmDiagTest& t) {
+  for (const auto& w : t.warnings)
+    if (w.find("unsupported display driver / cuda driver combination") != std::string::npos ||
+        w.find("CUDA driver version is insufficient") != std::string::npos)
+      return true;
+  return false;
+}
+
 // What a failure in each category usually means (DCGM user guide, "Diagnostics").
 std::string cause_of(const DcgmDiagTest& t) {
+  if (cuda_mismatch(t))
+    return "The CUDA runtime the diagnostic runs does not match the host's NVIDIA driver "
+           "(\"unsupported display driver / cuda driver combination\"): the test could not start "
+           "on the GPU, which says nothing about the hardware. Typical in a DCGM container built "
+           "for another driver branch (NVIDIA/nvidia-docker#1256).";
   if (internal_error(t))
     return "The diagnostic itself broke (a helper process exited or printed nothing it could "
            "parse): every GPU can still pass, as the per-GPU results here may show. Seen with a "
@@ -36,6 +52,10 @@ std::string cause_of(const DcgmDiagTest& t) {
 }
 
 std::string fix_of(const DcgmDiagTest& t) {
+  if (cuda_mismatch(t))
+    return "Run DCGM built for this driver's CUDA major version (the dcgm / dcgm-exporter image "
+           "tag matching the driver, or the host's datacenter-gpu-manager package), then rerun "
+           "the diagnostic. Do not return the GPU on this result alone.";
   if (internal_error(t))
     return "Rerun the test alone on an idle node outside a job (`dcgmi diag -r " + t.name +
            "`) and read /var/log/nvidia-dcgm/nvvs.log; install the DCGM plugin package for the "

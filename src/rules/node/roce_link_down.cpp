@@ -1,6 +1,8 @@
 // roce-link-down: ibdev2netdev shows a RoCE port's netdev (Ethernet, a bond) Down. IPoIB netdevs
 // ("ib*") are not judged: their Up/Down is the IP interface, not the InfiniBand port, which
 // ibstat / ibv_devinfo report.
+#include <cctype>
+
 #include "parsers/rdma_netdev.h"
 #include "rules/rule_factories.h"
 
@@ -15,6 +17,17 @@ std::string link_layer_of(const NodeFacts& n, const std::string& device, int por
     for (const auto& p : d.ports)
       if (p.number == port && p.link_layer.ok()) return p.link_layer.value;
   }
+  return {};
+}
+
+// "enp27s0f1np1" -> "enp27s0": the PCI slot part of a predictable netdev name, shared by the
+// ports (functions f0, f1) of one dual-port card.
+std::string slot_of(const std::string& netdev) {
+  for (std::size_t i = netdev.size(); i-- > 1;)
+    if (netdev[i] == 'f' && i + 1 < netdev.size() &&
+        std::isdigit(static_cast<unsigned char>(netdev[i + 1])) &&
+        std::isdigit(static_cast<unsigned char>(netdev[i - 1])))
+      return netdev.substr(0, i);
   return {};
 }
 
@@ -57,7 +70,21 @@ class RoceLinkDown final : public Rule {
                                                          : "an Ethernet netdev, not IPoIB (ib*)")
                : "link layer " + layer + " (from the InfiniBand capture)",
            l.where});
+      const std::string slot = slot_of(l.netdev);
+      std::string sibling_up;
+      for (const RdmaNetdevLink& o : n.rdma_net->links)
+        if (!slot.empty() && o.up && slot_of(o.netdev) == slot) sibling_up = o.netdev;
+      if (!sibling_up.empty()) {
+        // The other port of the same card is up: often a second port nobody cabled.
+        f.severity = Severity::kWarning;
+        f.evidence.push_back(
+            {"the other port of the same card, " + sibling_up + ", is Up", l.where});
+      }
       f.cause =
+          std::string(sibling_up.empty() ? ""
+                                         : "This may be the unused second port of a dual-port "
+                                           "card (its sibling is Up). If it is meant to carry "
+                                           "traffic: ") +
           "RoCE runs over the Ethernet netdev: with it Down the port has no link, so NCCL "
           "and perftest cannot use this HCA (NCCL skips it or the job fails on it). A "
           "cable, transceiver or switch port is down, the interface is administratively "
@@ -68,7 +95,8 @@ class RoceLinkDown final : public Rule {
               "/proc/net/bonding/" +
               l.netdev +
               "` lists its members. Check the switch port; replace the cable or transceiver if "
-              "the link does not come up.";
+              "the link does not come up. A port that is not meant to be used: leave it out of "
+              "NCCL_IB_HCA.";
       out.findings.push_back(std::move(f));
     }
     if (!unknown_down.empty()) {
