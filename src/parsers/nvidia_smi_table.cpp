@@ -42,6 +42,10 @@ bool looks_like_nvidia_smi_table(std::string_view text) {
     if (line.find("NVIDIA-SMI ") != std::string_view::npos &&
         line.find("Driver Version") != std::string_view::npos)
       return true;
+    // What nvidia-smi prints instead of its table when it cannot open a GPU or the driver.
+    if (line.rfind("Unable to determine the device handle for GPU", 0) == 0 ||
+        line.rfind("NVIDIA-SMI has failed because it couldn't communicate", 0) == 0)
+      return true;
     if (++seen > 4) break;
   }
   return false;

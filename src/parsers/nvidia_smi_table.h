@@ -13,7 +13,9 @@ namespace trainready {
 
 GpuFacts parse_nvidia_smi_table(std::string_view text, const std::string& source);
 
-// The banner line "| NVIDIA-SMI <version> ... Driver Version: ..." in the first lines.
+// The banner line "| NVIDIA-SMI <version> ... Driver Version: ..." in the first lines, or
+// one of the failure lines nvidia-smi prints instead ("Unable to determine the device handle
+// for GPU ...", "NVIDIA-SMI has failed because it couldn't communicate ...").
 bool looks_like_nvidia_smi_table(std::string_view text);
 
 }  // namespace trainready

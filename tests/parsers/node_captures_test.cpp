@@ -334,6 +334,8 @@ TEST(NodeCaptures, DetectedByContent) {
       {"sinfo-R-unige-gres.txt", CaptureKind::kSinfoReasons},
       {"nvidia-smi-a40-err.txt", CaptureKind::kNvidiaSmi},
       {"nvidia-smi-a100-8gpu.txt", CaptureKind::kNvidiaSmi},
+      {"nvidia-smi-unknown-error.txt", CaptureKind::kNvidiaSmi},
+      {"nvidia-smi-gpu-lost.txt", CaptureKind::kNvidiaSmi},
       {"nvidia-smi-q-a100-remap-pending.txt", CaptureKind::kNvidiaSmiQuery},
       {"ibdev2netdev-imbue-h100.txt", CaptureKind::kIbdev2netdev},
       {"show_gids-bond.txt", CaptureKind::kShowGids},
