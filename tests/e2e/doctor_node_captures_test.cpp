@@ -42,6 +42,7 @@ TEST(DoctorNodeCaptures, EveryCaptureIsJudgedWithTheExpectedRule) {
       {"show_gids-bond-no-ip.txt", "roce-gid-missing", 1},
       {"show_gids-rdma0.txt", "", 0},
       {"mst-status-v-cx7.txt", "", 0},
+      {"ibv_devinfo-no-v-aks-hb120.txt", "", 0},
       {"dcgmi-diag-3.3.0-pcie-fail-all.txt", "dcgm-diag-failed", 1},
       {"dcgmi-diag-4.2.3-pcie-internal-error.txt", "dcgm-diag-failed", 1},
       {"dcgmi-diag-4.0.0-r3-pass.txt", "", 0},

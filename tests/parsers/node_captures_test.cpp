@@ -9,6 +9,7 @@
 #include "cli/captures.h"
 #include "core/input_error.h"
 #include "parsers/dcgmi_diag.h"
+#include "parsers/ib_captures.h"
 #include "parsers/nvidia_bug_report.h"
 #include "parsers/nvidia_smi_query.h"
 #include "parsers/nvidia_smi_table.h"
@@ -347,4 +348,16 @@ TEST(NodeCaptures, DetectedByContent) {
   for (const auto& [file, kind] : cases)
     EXPECT_EQ(capture_kind_name(detect_capture_kind(capture(file))), capture_kind_name(kind))
         << file;
+}
+
+// ibv_devinfo without -v needs no new parser: the existing one reads its state and link layer
+// (the RoCE port mlx5_1 of an Azure HB120rs_v3 stays Ethernet, never an IB port).
+TEST(IbvDevinfoWithoutV, AlreadyReadByTheExistingParser) {
+  const IbFacts ib = parse_ibv_devinfo(capture("ibv_devinfo-no-v-aks-hb120.txt"), "i");
+  ASSERT_EQ(ib.devices.size(), 2u);
+  ASSERT_EQ(ib.devices[1].ports.size(), 1u);
+  EXPECT_EQ(ib.devices[1].ports[0].link_layer.value, "Ethernet");
+  EXPECT_TRUE(ib.devices[0].ports[0].state.ok());
+  EXPECT_EQ(capture_kind_name(detect_capture_kind(capture("ibv_devinfo-no-v-aks-hb120.txt"))),
+            "ibv_devinfo");
 }
