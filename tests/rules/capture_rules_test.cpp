@@ -230,3 +230,18 @@ TEST(RoceGidMissing, QuietWithAnIpv4MappedV2Gid) {
     EXPECT_TRUE(run_rule("roce-gid-missing", n).findings.empty()) << f;
   }
 }
+
+TEST(SlurmNodeUnavailable, GresAgainstTheGpusNvidiaSmiCanUse) {
+  NodeFacts n = node();
+  n.slurm = Fact<SlurmFacts>::present(
+      parse_scontrol_nodes("NodeName=gpu4 Gres=gpu:8 State=IDLE CfgTRES=cpu=96,gres/gpu=8\n", "s"));
+  n.gpus = Fact<GpuFacts>::present(parse_nvidia_smi_table(capture("nvidia-smi-a40-err.txt"), "t"));
+  RuleOutcome o = run_rule("slurm-node-unavailable", n);
+  ASSERT_EQ(o.findings.size(), 1u);  // GPU 4 reads ERR!: 7 of 8 usable
+  EXPECT_NE(o.findings[0].message.find("declares 8 GPU(s) (Gres=gpu:8), nvidia-smi can use 7"),
+            std::string::npos)
+      << o.findings[0].message;
+  n.gpus =
+      Fact<GpuFacts>::present(parse_nvidia_smi_table(capture("nvidia-smi-a100-8gpu.txt"), "t"));
+  EXPECT_TRUE(run_rule("slurm-node-unavailable", n).findings.empty());
+}

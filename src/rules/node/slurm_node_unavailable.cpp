@@ -236,6 +236,36 @@ class SlurmNodeUnavailable final : public Rule {
             r.name + "` shows all of it.";
       out.findings.push_back(std::move(f));
     }
+    // Gres against the GPUs: with one node's scontrol record and an nvidia-smi capture of the
+    // same node, fewer usable GPUs than Gres= declares is what slurmd will report as "gres/gpu
+    // count reported lower than configured" at its next registration.
+    if (!from_sinfo && nodes.size() == 1 && nodes[0].gres_gpus && n.gpus.ok() &&
+        n.gpus->driver_loaded) {
+      int usable = 0;
+      for (const Gpu& g : n.gpus->gpus) usable += g.unreadable_fields.empty() ? 1 : 0;
+      const SlurmNodeRecord& r = nodes[0];
+      if (usable < *r.gres_gpus) {
+        Finding f =
+            finding("Slurm node " + r.name + " declares " + std::to_string(*r.gres_gpus) +
+                    " GPU(s) (Gres=" + r.gres + "), nvidia-smi can use " + std::to_string(usable));
+        f.node = n.label;
+        f.evidence.push_back({"Gres=" + r.gres, r.where});
+        f.evidence.push_back(
+            {std::to_string(n.gpus->gpus.size()) + " GPU(s) listed, " +
+                 std::to_string(n.gpus->lost.size()) + " lost, " +
+                 std::to_string(n.gpus->gpus.size() - static_cast<std::size_t>(usable)) +
+                 " unreadable",
+             n.gpus.where});
+        f.cause =
+            "Slurm will place jobs on GPUs this node cannot use: slurmd drains the node "
+            "(\"gres/gpu count reported lower than configured\") when it registers, or "
+            "jobs that get the missing GPU fail.";
+        f.fix =
+            "Bring the GPU back (see gpu-unreadable / gpu-count-low) or lower the node's "
+            "Gres= / gres.conf until it is repaired; drain the node meanwhile.";
+        out.findings.push_back(std::move(f));
+      }
+    }
     return out;
   }
 };
