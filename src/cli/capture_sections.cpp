@@ -239,6 +239,18 @@ void read_group(NodeFacts& node, CaptureKind kind, std::vector<Block*>& bs,
 
 void read_capture_sections(NodeFacts& node, std::string_view text, const std::string& source) {
   const std::vector<std::string_view> lines = split_lines(text);
+  // nvidia-bug-report.log is itself a concatenation of command outputs under its own headers
+  // (parsers/nvidia_bug_report.h splits it); it is never cut as a paste.
+  if (detect_capture_kind(text) == CaptureKind::kNvidiaBugReport) {
+    apply_kind(node, CaptureKind::kNvidiaBugReport, text, source, {source, 0}, "");
+    node.capture_sections.push_back({capture_kind_name(CaptureKind::kNvidiaBugReport),
+                                     "",
+                                     {source, 1},
+                                     static_cast<int>(lines.size()),
+                                     true,
+                                     ""});
+    return;
+  }
   const std::vector<PastedSection> sections = split_pasted_session(text);
   // One capture as printed (no command lines, one kind throughout): read whole, as it always was.
   if (sections.size() == 1 && sections.front().command_line == 0) {

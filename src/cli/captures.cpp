@@ -9,15 +9,22 @@
 #include "core/root.h"
 #include "core/text.h"
 #include "parsers/component_versions.h"
+#include "parsers/dcgmi_diag.h"
 #include "parsers/env_file.h"
 #include "parsers/ib_captures.h"
 #include "parsers/imds.h"
 #include "parsers/kernel_log.h"
 #include "parsers/lspci.h"
+#include "parsers/nvidia_bug_report.h"
+#include "parsers/nvidia_smi_query.h"
+#include "parsers/nvidia_smi_table.h"
 #include "parsers/nvidia_smi_topo.h"
 #include "parsers/ofed_info.h"
 #include "parsers/pasted_session.h"
 #include "parsers/perftest.h"
+#include "parsers/rdma_netdev.h"
+#include "parsers/scontrol_node.h"
+#include "parsers/sinfo_reasons.h"
 
 namespace trainready {
 namespace {
@@ -81,6 +88,40 @@ bool kernel_log_starts(std::string_view l) {
   for (char c : in)
     if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') return false;
   return true;
+}
+// The kinds below are recognised by their parsers' own detectors (parsers/*.h looks_like_*);
+// these are the single lines those detectors key on.
+bool scontrol_node_starts(std::string_view l) {
+  return starts_with(l, "NodeName=") && l.size() > 9 && l[9] != ' ';
+}
+bool sinfo_reasons_starts(std::string_view l) {
+  return starts_with(l, "REASON") && l.find("NODELIST") != std::string_view::npos;
+}
+bool nvidia_smi_query_starts(std::string_view l) {
+  return l.find("NVSMI LOG") != std::string_view::npos;
+}
+bool nvidia_smi_table_starts(std::string_view l) {
+  return l.find("NVIDIA-SMI ") != std::string_view::npos &&
+         l.find("Driver Version") != std::string_view::npos;
+}
+bool ibdev2netdev_starts(std::string_view l) {
+  return l.find(" port ") != std::string_view::npos && l.find(" ==> ") != std::string_view::npos;
+}
+bool show_gids_starts(std::string_view l) {
+  return starts_with(l, "DEV") && l.find("PORT") != std::string_view::npos &&
+         l.find("GID") != std::string_view::npos;
+}
+bool mst_status_starts(std::string_view l) {
+  return starts_with(l, "MST modules:") ||
+         (starts_with(l, "DEVICE_TYPE") && l.find("MST") != std::string_view::npos);
+}
+bool dcgmi_diag_starts(std::string_view l) {
+  return l.find("Successfully ran diagnostic for group") != std::string_view::npos ||
+         (starts_with(l, "|") && l.find("Diagnostic") != std::string_view::npos &&
+          l.find("Result") != std::string_view::npos);
+}
+bool bug_report_starts(std::string_view l) {
+  return l.find("Start of NVIDIA bug report log file") != std::string_view::npos;
 }
 bool perftest_starts(std::string_view l) {
   return l.find("RDMA_Write BW Test") != std::string_view::npos ||
@@ -149,6 +190,21 @@ constexpr KindInfo kKinds[] = {
     {CaptureKind::kComponentVersions, "component-versions", "", "cat:component_versions", nullptr,
      nullptr},
     {CaptureKind::kNcclConf, "nccl-conf", "", "cat:nccl.conf", nullptr, nullptr},
+    {CaptureKind::kScontrolNode, "scontrol-show-node", "", "scontrol:node", scontrol_node_starts,
+     nullptr},
+    {CaptureKind::kSinfoReasons, "sinfo-R", "", "sinfo:-r sinfo:--list-reasons",
+     sinfo_reasons_starts, nullptr},
+    // After nvidia-smi-topo (its row above wins for `nvidia-smi topo -m`), -q before the table.
+    {CaptureKind::kNvidiaSmiQuery, "nvidia-smi-q", "", "nvidia-smi:-q", nvidia_smi_query_starts,
+     nullptr},
+    {CaptureKind::kNvidiaSmi, "nvidia-smi", "", "nvidia-smi", nvidia_smi_table_starts, nullptr},
+    {CaptureKind::kIbdev2netdev, "ibdev2netdev", "", "ibdev2netdev", ibdev2netdev_starts, nullptr},
+    {CaptureKind::kShowGids, "show_gids", "", "show_gids", show_gids_starts, nullptr},
+    {CaptureKind::kMstStatus, "mst-status", "", "mst:status", mst_status_starts, nullptr},
+    {CaptureKind::kDcgmiDiag, "dcgmi-diag", "", "dcgmi:diag", dcgmi_diag_starts, nullptr},
+    {CaptureKind::kNvidiaBugReport, "nvidia-bug-report", "",
+     "cat:nvidia-bug-report less:nvidia-bug-report zcat:nvidia-bug-report", bug_report_starts,
+     nullptr},
 };
 
 const KindInfo* info_of(CaptureKind k) {
@@ -283,6 +339,15 @@ CaptureKind detect_capture_kind(std::string_view text) {
   // Whole-text signatures first: these captures start with lines of other shapes (perftest's
   // banner, a kernel log's timestamps).
   if (looks_like_perftest(clean)) return CaptureKind::kIbWriteBw;
+  if (looks_like_nvidia_bug_report(clean)) return CaptureKind::kNvidiaBugReport;
+  if (looks_like_nvidia_smi_query(clean)) return CaptureKind::kNvidiaSmiQuery;
+  if (looks_like_nvidia_smi_table(clean)) return CaptureKind::kNvidiaSmi;
+  if (looks_like_dcgmi_diag(clean)) return CaptureKind::kDcgmiDiag;
+  if (looks_like_scontrol_node(clean)) return CaptureKind::kScontrolNode;
+  if (looks_like_sinfo_reasons(clean)) return CaptureKind::kSinfoReasons;
+  if (looks_like_ibdev2netdev(clean)) return CaptureKind::kIbdev2netdev;
+  if (looks_like_show_gids(clean)) return CaptureKind::kShowGids;
+  if (looks_like_mst_status(clean)) return CaptureKind::kMstStatus;
   if (looks_like_kernel_log(clean)) return CaptureKind::kKernelLog;
   for (std::string_view raw : split_lines(clean)) {
     std::string_view line = trim(raw);
@@ -327,6 +392,9 @@ NodeFacts empty_capture_node(const std::string& label) {
   n.kernel_log = Fact<KernelLogFacts>::missing(why);
   n.ib_write_bw = Fact<IbWriteBwFacts>::missing(why);
   n.image_components = Fact<ImageComponents>::missing(why);
+  n.slurm = Fact<SlurmFacts>::missing(why);
+  n.rdma_net = Fact<RdmaNetFacts>::missing(why);
+  n.dcgm_diag = Fact<DcgmDiagFacts>::missing(why);
   return n;
 }
 
@@ -386,6 +454,41 @@ void apply_kind(NodeFacts& node, CaptureKind kind, std::string_view text, const 
     case CaptureKind::kComponentVersions:
       node.image_components =
           Fact<ImageComponents>::present(parse_component_versions(text, source), where);
+      break;
+    case CaptureKind::kScontrolNode:
+      node.slurm = Fact<SlurmFacts>::present(parse_scontrol_nodes(text, source), where);
+      break;
+    case CaptureKind::kSinfoReasons:
+      node.slurm = Fact<SlurmFacts>::present(parse_sinfo_reasons(text, source), where);
+      break;
+    case CaptureKind::kNvidiaSmi:
+      node.gpus = Fact<GpuFacts>::present(parse_nvidia_smi_table(text, source), where);
+      break;
+    case CaptureKind::kNvidiaSmiQuery:
+      node.gpus = Fact<GpuFacts>::present(parse_nvidia_smi_query(text, source), where);
+      break;
+    case CaptureKind::kIbdev2netdev:
+    case CaptureKind::kShowGids:
+    case CaptureKind::kMstStatus: {
+      RdmaNetFacts net = node.rdma_net.ok() ? node.rdma_net.value : RdmaNetFacts{};
+      if (kind == CaptureKind::kIbdev2netdev) {
+        net.links = parse_ibdev2netdev(text, source);
+        net.links_source = where;
+      } else if (kind == CaptureKind::kShowGids) {
+        net.gids = parse_show_gids(text, source);
+        net.gids_source = where;
+      } else {
+        net.mst = parse_mst_status(text, source);
+        net.mst_source = where;
+      }
+      node.rdma_net = Fact<RdmaNetFacts>::present(std::move(net), where);
+      break;
+    }
+    case CaptureKind::kDcgmiDiag:
+      node.dcgm_diag = Fact<DcgmDiagFacts>::present(parse_dcgmi_diag(text, source), where);
+      break;
+    case CaptureKind::kNvidiaBugReport:
+      (void)apply_nvidia_bug_report(node, text, source);
       break;
     case CaptureKind::kUnknown:
       throw InputError(source, where.line, "not a capture of a known kind");

@@ -2,9 +2,10 @@
 // `doctor --capture FILE`: fold what the user already has into a node's facts: one capture
 // (ibstat, ibstatus, ibv_devinfo, lspci, ofed_info -s, nvidia-smi topo -m, IMDS JSON, an
 // environment dump, a kernel log, ib_write_bw output, /opt/azurehpc/component_versions.txt,
-// /etc/nccl.conf), or a pasted terminal session holding several of them with prompts and
-// command lines (parsers/pasted_session.h cuts it; each section is read by its command line, or
-// by its content when it has none).
+// /etc/nccl.conf, scontrol show node, sinfo -R, nvidia-smi [-q], ibdev2netdev, show_gids,
+// mst status -v, dcgmi diag, nvidia-bug-report.log), or a pasted terminal session holding
+// several of them with prompts and command lines (parsers/pasted_session.h cuts it; each section
+// is read by its command line, or by its content when it has none).
 //
 // Adding a kind: a CaptureKind value, one row of kKinds in captures.cpp (name, the commands
 // that print it, the line that starts its output) and one case of apply_kind().
@@ -28,6 +29,15 @@ enum class CaptureKind {
   kIbWriteBw,          // perftest ib_write_bw output
   kComponentVersions,  // /opt/azurehpc/component_versions.txt
   kNcclConf,           // /etc/nccl.conf (KEY=VALUE)
+  kScontrolNode,       // scontrol show node
+  kSinfoReasons,       // sinfo -R
+  kNvidiaSmi,          // nvidia-smi (the default table)
+  kNvidiaSmiQuery,     // nvidia-smi -q
+  kIbdev2netdev,       // ibdev2netdev
+  kShowGids,           // show_gids
+  kMstStatus,          // mst status -v
+  kDcgmiDiag,          // dcgmi diag -r N
+  kNvidiaBugReport,    // nvidia-bug-report.log
   kUnknown
 };
 

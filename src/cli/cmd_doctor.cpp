@@ -90,7 +90,9 @@ Runner add_doctor_command(CLI::App& app) {
       "Fold in a capture: ibstat, ibstatus, ibv_devinfo -v, lspci, ofed_info -s, "
       "nvidia-smi topo -m, IMDS "
       "JSON, env dump, kernel log (dmesg, journalctl -k: Xid errors), ib_write_bw output, "
-      "/opt/azurehpc/component_versions.txt, /etc/nccl.conf, or a pasted terminal session "
+      "/opt/azurehpc/component_versions.txt, /etc/nccl.conf, scontrol show node, sinfo -R, "
+      "nvidia-smi [-q], ibdev2netdev, show_gids, mst status -v, dcgmi diag, "
+      "nvidia-bug-report.log, or a pasted terminal session "
       "holding several of them with their prompts and command lines (FILE, - for stdin, or "
       "KIND=FILE; repeatable). Without --root, only the captures are judged");
   c->add_option("--imds", a->imds_url,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/fact.h"
+#include "facts/capture_facts.h"
 
 namespace trainready {
 
@@ -142,6 +143,21 @@ struct Gpu {
   std::optional<std::uint32_t> fabric_clique_id;
   // nvmlDeviceGetCurrentClocksEventReasons (formerly ...ThrottleReasons) bitmask.
   std::optional<std::uint64_t> clocks_event_reasons;
+  // From `nvidia-smi` captures: persistence mode, MIG mode ("Enabled"/"Disabled"), retired
+  // pages waiting for a reset, and fields the driver could not read ("ERR!", "Unknown Error").
+  std::optional<bool> persistence_mode;
+  std::optional<std::string> mig_mode;
+  std::optional<bool> retired_pages_pending;
+  std::vector<std::string> unreadable_fields;
+  Provenance where;
+};
+
+// A GPU nvidia-smi names but cannot open: "Unable to determine the device handle for GPU
+// 0000:61:00.0: Unknown Error" / "GPU is lost" (ERR! fields stay on the Gpu).
+struct LostGpu {
+  std::string pci;
+  std::string message;
+  Provenance where;
 };
 
 struct GpuFacts {
@@ -150,6 +166,8 @@ struct GpuFacts {
   std::string driver_version;
   std::string nvml_version;
   std::vector<Gpu> gpus;
+  std::string cuda_version;   // "CUDA Version" of nvidia-smi captures
+  std::vector<LostGpu> lost;  // from nvidia-smi captures
 };
 
 struct NcclSettings {
@@ -301,6 +319,11 @@ struct NodeFacts {
   Fact<bool> imex_daemon;
   Fact<std::vector<std::string>> imex_channels;
   std::vector<CaptureSection> capture_sections;  // `doctor --capture`: what each section was
+  // Only from captures (issue 31): scontrol show node / sinfo -R, ibdev2netdev / show_gids /
+  // mst status -v, dcgmi diag.
+  Fact<SlurmFacts> slurm;
+  Fact<RdmaNetFacts> rdma_net;
+  Fact<DcgmDiagFacts> dcgm_diag;
 
   // The VM size IMDS reports (`--sku` over it is the rules' query vm_size_of).
   Fact<std::string> vm_size() const {

@@ -14,6 +14,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_cluster_placement_mismatch());
     r.push_back(make_cluster_version_mismatch());
     r.push_back(make_cluster_vm_size_mixed());
+    r.push_back(make_dcgm_diag_failed());
     r.push_back(make_deploy_amlfs_capacity_invalid());
     r.push_back(make_deploy_gpu_size_without_ib());
     r.push_back(make_deploy_ib_image_no_driver());
@@ -38,6 +39,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_gpu_clocks_throttled());
     r.push_back(make_gpu_count_low());
     r.push_back(make_gpu_memory_errors());
+    r.push_back(make_gpu_unreadable());
     r.push_back(make_gpu_xid_errors());
     r.push_back(make_gpudirect_rdma_disabled());
     r.push_back(make_ib_driver_not_loaded());
@@ -82,6 +84,9 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_plan_assumption_broken());
     r.push_back(make_plan_cluster_misses_plan());
     r.push_back(make_plan_does_not_fit());
+    r.push_back(make_roce_gid_missing());
+    r.push_back(make_roce_link_down());
+    r.push_back(make_slurm_node_unavailable());
     r.push_back(make_stage_incomplete());
     r.push_back(make_stage_source_changed());
     r.push_back(make_stage_source_empty());

@@ -265,6 +265,7 @@ source "$HERE/tests/torture/lint-params.sh"
 source "$HERE/tests/torture/nccl-telemetry.sh"  # NCCL RAS / Flight Recorder / Inspector (issue 34)
 source "$HERE/tests/torture/plan-memory.sh"  # plan: virtual stages, conventions (issue 33)
 source "$HERE/tests/torture/paste_sessions.sh"  # doctor --capture pastes (issue 31)
+source "$HERE/tests/torture/capture-parsers.sh"  # node captures of issue 31
 
 echo "== pre-existing inputs unchanged =="
 CASES=$((CASES + 1))
