@@ -34,7 +34,7 @@ std::string seconds_text(double s) {
 }
 
 // A reply line as it may be quoted in a reason: printable ASCII only, at most 80 characters.
-std::string quoted(const std::string& s) {
+std::string quote_reply(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (out.size() >= 80) {
@@ -131,7 +131,7 @@ class Conn {
     while (off < line.size()) {
       const int w = wait(POLLOUT, deadline);
       if (w <= 0) {
-        if (w == 0) why = "could not send " + quoted(line) + " before the deadline";
+        if (w == 0) why = "could not send " + quote_reply(line) + " before the deadline";
         return false;
       }
       // MSG_NOSIGNAL: a server that closed makes this EPIPE, not a SIGPIPE that ends watch.
@@ -267,18 +267,18 @@ RasReply query_ras(const RasQueryOptions& o, const std::atomic<bool>* stop) {
   };
   if (!step("CLIENT PROTOCOL " + std::to_string(kRasClientProtocol))) return done(c.why);
   if (!starts_with_nocase(line, "SERVER PROTOCOL "))
-    return done("not an NCCL RAS server: it answered " + quoted(line) + " to 'CLIENT PROTOCOL'");
+    return done("not an NCCL RAS server: it answered " + quote_reply(line) + " to 'CLIENT PROTOCOL'");
   r.server_protocol = line.substr(std::strlen("SERVER PROTOCOL "));
   if (!step("TIMEOUT " + std::to_string(o.ras_timeout_s))) return done(c.why);
   if (::strcasecmp(line.c_str(), "OK") != 0)
-    return done("the RAS server refused 'TIMEOUT': " + quoted(line));
+    return done("the RAS server refused 'TIMEOUT': " + quote_reply(line));
   r.format = "text";
   if (o.json) {
     if (!step("SET FORMAT json")) return done(c.why);
     if (::strcasecmp(line.c_str(), "OK") == 0) {
       r.format = "json";
     } else if (!starts_with_nocase(line, "ERROR")) {
-      return done("unexpected reply to 'SET FORMAT json': " + quoted(line));
+      return done("unexpected reply to 'SET FORMAT json': " + quote_reply(line));
     }  // NCCL before 2.28.7: "ERROR: Unknown command set format json"; the text report follows
   }
   const double report_s = 1.0 + 2.0 * o.ras_timeout_s;
