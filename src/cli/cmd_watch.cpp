@@ -28,6 +28,8 @@
 #include "core/root.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "facts/collective_progress.h"
+#include "parsers/nccl_ras.h"
 #include "report/watch/watch_html.h"
 #include "report/watch/watch_prom.h"
 #include "watch/live_view.h"
@@ -96,6 +98,33 @@ Thresholds thresholds(const WatchArgs& a) {
   return t;
 }
 
+// NCCL's RAS report as rank 0 fetched it (watch/ras_client.h keeps it raw), read by the same
+// parser as an ncclras file given to `nccl`, so that when watch saw the job hang the telemetry
+// rules (nccl-ranks-behind) name the ranks behind beside the watch rules. A reply that is not a RAS
+// report goes to the node's unavailable sources with the reason, never ends a watch.
+std::shared_ptr<CollectiveProgressFacts> ras_progress(WatchFacts& facts) {
+  auto p = std::make_shared<CollectiveProgressFacts>();
+  for (WatchNodeFacts& n : facts.nodes) {
+    if (!n.nccl_ras || n.nccl_ras->text.empty()) continue;
+    // A running job's ranks differ by the operations in flight when RAS counts them; the counts
+    // say who is behind only once the job stopped moving (a hang interval on this node).
+    const WatchLabelShare* hang = n.find("hang");
+    if (hang == nullptr || hang->intervals == 0) continue;
+    const std::string source = "NCCL RAS at " + n.nccl_ras->address;
+    if (n.nccl_ras->truncated) {
+      n.unavailable.push_back(source + ": the report was cut at its size limit, not read");
+      continue;
+    }
+    try {
+      p->ras.push_back(parse_ras_output(n.nccl_ras->text, source));
+      p->files.push_back(source);
+    } catch (const InputError& e) {
+      n.unavailable.push_back(source + ": not read as a RAS report: " + e.what());
+    }
+  }
+  return p->empty() ? nullptr : p;
+}
+
 // The end of every watch: the labelled timeline's totals become facts, the watch rules judge
 // them, and the report goes out in the chosen format like any other command's.
 // Under a launcher, rank 0 adds the job's view (straggler, silent ranks) from its board.
@@ -107,6 +136,7 @@ int judge_watch(const WatchArgs& a, const Thresholds& t, const std::string& mode
   facts->nodes = std::move(nodes);
   if (peers && peers->board()) facts->job = peers->board()->facts(peers->launcher());
   Report r = start_report("watch", a.flags);
+  r.progress = ras_progress(*facts);
   r.watch = std::move(facts);
   return judge_and_emit(r, a.flags);
 }
