@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/input_error.h"
 #include "core/located_json.h"
@@ -52,13 +53,22 @@ class Doc {
   }
   // The value of the input `name` of the quantity at `ptr` ({"inputs": [{"name", "value"}]}).
   double input(const std::string& ptr, const std::string& name) const {
+    if (auto v = find_input(ptr, name)) return *v;
+    fail(ptr + "/inputs", ptr + "/inputs: no input named \"" + name + "\"");
+  }
+  // An input a plan of an older trainready did not write yet: its value then (e.g. v = 1, no
+  // interleaving, before virtual pipeline stages were planned).
+  double input_or(const std::string& ptr, const std::string& name, double then) const {
+    return find_input(ptr, name).value_or(then);
+  }
+  std::optional<double> find_input(const std::string& ptr, const std::string& name) const {
     const json& inputs = at(ptr + "/inputs");
     if (!inputs.is_array()) fail(ptr + "/inputs", ptr + "/inputs: expected an array");
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i].is_object() && inputs[i].value("name", "") == name)
         return number(ptr + "/inputs/" + std::to_string(i) + "/value");
     }
-    fail(ptr + "/inputs", ptr + "/inputs: no input named \"" + name + "\"");
+    return std::nullopt;
   }
   const std::string& file() const { return file_; }
 
@@ -335,6 +345,7 @@ PlannedRun read_planned_run(std::string_view text, const std::string& file, int 
   mp.full_recompute = d.input(tp, "n_ar") == 6;
   mp.tp_busbw = d.input(tp, "busbw");
   mp.pp_bytes_per_s = d.input(comm + "/pipeline_parallel_seconds", "network_per_gpu");
+  mp.vp = static_cast<int>(d.input_or(comm + "/pipeline_parallel_seconds", "v", 1));
   p.tp_message = mp.activation_bytes;
 
   DataInputs& di = p.data;
