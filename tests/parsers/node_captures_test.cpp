@@ -17,6 +17,7 @@
 #include "parsers/scontrol_node.h"
 #include "parsers/sinfo_reasons.h"
 #include "parsers/slurm_hostlist.h"
+#include "queries/rdma_link_guess.h"
 
 using namespace trainready;
 

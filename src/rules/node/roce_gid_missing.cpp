@@ -3,7 +3,7 @@
 #include <map>
 #include <utility>
 
-#include "parsers/rdma_netdev.h"
+#include "queries/rdma_link_guess.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {

@@ -3,7 +3,7 @@
 // ibstat / ibv_devinfo report.
 #include <cctype>
 
-#include "parsers/rdma_netdev.h"
+#include "queries/rdma_link_guess.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
