@@ -85,9 +85,12 @@ bool kernel_log_starts(std::string_view l) {
   if (close == std::string_view::npos || close > 20) return false;
   std::string_view in = trim(l.substr(1, close - 1));
   if (in.empty() || in.find('.') == std::string_view::npos) return false;
-  for (char c : in)
+  bool digit = false;  // "[...]", an elision in a paste, is not a timestamp
+  for (char c : in) {
     if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.') return false;
-  return true;
+    digit = digit || c != '.';
+  }
+  return digit;
 }
 // The kinds below are recognised by their parsers' own detectors (parsers/*.h looks_like_*);
 // these are the single lines those detectors key on.
