@@ -21,6 +21,7 @@
 #include "core/input_error.h"
 #include "core/root.h"
 #include "core/text.h"
+#include "core/utc_time.h"
 #include "health/health_machine.h"
 #include "health/health_sample.h"
 #include "health/health_state_file.h"
@@ -41,15 +42,6 @@ struct HealthArgs {
   bool record_only = false;
   SharedFlags flags;
 };
-
-std::string utc(std::int64_t t) {
-  const std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  if (::gmtime_r(&tt, &tm) == nullptr) return std::to_string(t);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return buf;
-}
 
 // The snapshots of --replay: DIR's subdirectories, by name (t000, t030, ...); each must be later
 // than the one before (advance_health checks the times).
@@ -107,7 +99,8 @@ int run_health(const HealthArgs& a) {
     if (!sample.resource_id.empty()) facts->resource_id = sample.resource_id;
     if (!sample.vm_id.empty()) facts->vm_id = sample.vm_id;
     if (!a.replay.empty()) {
-      side << terminal_safe(fs::path(dir).filename().string()) << " " << utc(sample.time) << ":";
+      side << terminal_safe(fs::path(dir).filename().string()) << " " << utc_text(sample.time)
+           << ":";
       if (facts->events.empty()) side << " no change";
       side << "\n";
       for (const std::string& e : facts->events) side << "  " << terminal_safe(e) << "\n";

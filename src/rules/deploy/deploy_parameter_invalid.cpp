@@ -4,6 +4,7 @@
 // template; or a -p text az cannot convert to the declared type. The readers found it
 // (iac/parameter_values.cpp); the rest of the template was linted with the value unknown.
 #include "queries/deployment_queries.h"
+#include "rules/deploy/parameter_location.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -38,14 +39,7 @@ class DeployParameterInvalid final : public Rule {
                         p.name + "=VALUE."
                   : "Pass a value the declaration allows (see the evidence), or change the "
                     "declaration if the template is yours.";
-      f.resource = "parameters('" + p.name + "')";
-      if (p.where.line > 0) {
-        f.location = p.where;  // the value in its parameters file
-      } else {
-        // A -p value has no file: the finding sits on the declaration (SARIF takes the first
-        // evidence with a line), and says where the value came from.
-        f.evidence.push_back({"value given as " + p.where.source, {}});
-      }
+      locate_parameter_value(f, p);
       out.findings.push_back(std::move(f));
     }
     return out;

@@ -4,6 +4,7 @@
 // the placeholder as a name, password or key. A placeholder ARM refuses is
 // deploy-parameter-invalid instead.
 #include "queries/deployment_queries.h"
+#include "rules/deploy/parameter_location.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -29,14 +30,7 @@ class DeployParameterPlaceholder final : public Rule {
           "linted with this value unknown.";
       f.fix = "Fill in the value for your deployment in the parameters file, or pass it with -p " +
               p.name + "=VALUE (a secret: a Key Vault reference in the parameters file).";
-      f.resource = "parameters('" + p.name + "')";
-      if (p.where.line > 0) {
-        f.location = p.where;  // the value in its parameters file
-      } else {
-        // A -p value has no file: the finding sits on the declaration (SARIF takes the first
-        // evidence with a line), and says where the value came from.
-        f.evidence.push_back({"value given as " + p.where.source, {}});
-      }
+      locate_parameter_value(f, p);
       out.findings.push_back(std::move(f));
     }
     return out;

@@ -1,4 +1,5 @@
 #include "rules/health/health_judge.h"
+#include "core/utc_time.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,15 +17,6 @@ namespace {
 std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, v < 10 ? "%.2f" : "%.0f", v);
-  return buf;
-}
-
-std::string utc(std::int64_t t) {
-  const std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  if (::gmtime_r(&tt, &tm) == nullptr) return std::to_string(t);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
   return buf;
 }
 
@@ -77,7 +69,7 @@ void ports(const HealthFacts& f, std::string_view id, std::vector<HealthVerdict>
     HealthVerdict v;
     v.rule_id = std::string(id);
     v.subject = key;
-    const std::string since = h.condition_since != 0 ? " since " + utc(h.condition_since) : "";
+    const std::string since = h.condition_since != 0 ? " since " + utc_text(h.condition_since) : "";
     v.evidence.push_back({"state " + h.state + (h.phys_state.empty() ? "" : ", " + h.phys_state) +
                               "; down->up cycles after a persistent down in the last " +
                               format_duration(static_cast<double>(kFlapWindowSeconds)) + ": " +
@@ -314,7 +306,7 @@ void gpus(const HealthFacts& f, std::string_view id, std::vector<HealthVerdict>&
       v.severity = Severity::kError;
       v.action = RepairAction::kReportAzure;
       v.ghr_category = "Resource.Hpc.Unhealthy.HpcRowRemapFailure";
-      v.message = g.remap_failure ? g.name + ": row remapping failed since " + utc(g.since) +
+      v.message = g.remap_failure ? g.name + ": row remapping failed since " + utc_text(g.since) +
                                         "; sticky until `trainready health --clear gpus`"
                                   : g.name + ": a row remap is still pending after a reboot (" +
                                         std::to_string(g.pending_boots.size()) + " boots)";
@@ -326,7 +318,7 @@ void gpus(const HealthFacts& f, std::string_view id, std::vector<HealthVerdict>&
     } else if (g.remap_pending) {
       v.severity = Severity::kError;
       v.action = RepairAction::kResetGpu;
-      v.message = g.name + ": a row remap is pending a GPU reset since " + utc(g.since);
+      v.message = g.name + ": a row remap is pending a GPU reset since " + utc_text(g.since);
       v.cause =
           "NVIDIA's GPU memory error management: a remap marked for a failing row takes "
           "effect only at the next GPU reset; until then the row is still in use.";

@@ -12,6 +12,7 @@
 #include "catalog/xid_catalog.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "core/utc_time.h"
 #include "core/utf8.h"
 #include "rules/node/xid_judgement.h"
 #include "rules/rule_factories.h"
@@ -108,15 +109,6 @@ When when_of(const XidEvent& e, const KernelLogFacts& k, double window_s) {
   if (k.read_at != 0 && static_cast<double>(k.read_at - e.time) > window_s) return When::kOlder;
   if (k.boot_time == 0) return When::kUnplaced;  // recent, but maybe before a reboot
   return When::kCurrent;
-}
-
-std::string utc_text(std::int64_t t) {
-  const std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  if (::gmtime_r(&tt, &tm) == nullptr) return std::to_string(t);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return buf;
 }
 
 class GpuXidErrors final : public Rule {
