@@ -35,7 +35,9 @@ std::vector<RoceGid> parse_show_gids(std::string_view text, const std::string& s
       header = true;
       continue;
     }
-    if (line.rfind("---", 0) == 0 || line.rfind("n_gids_found", 0) == 0) continue;
+    if (line.rfind("---", 0) == 0) continue;
+    // show_gids' last line: what follows in a paste is not its output ("other info like :").
+    if (line.rfind("n_gids_found", 0) == 0) break;
     // DEV PORT INDEX GID [IPv4] VER NETDEV
     const auto port = w.size() >= 6 ? parse_int(w[1]) : std::nullopt;
     const auto index = w.size() >= 6 ? parse_int(w[2]) : std::nullopt;

@@ -259,6 +259,16 @@ TEST(ShowGids, BondsIpv4MappedAndVersions) {
       error_line([] { parse_show_gids("DEV PORT INDEX GID IPv4 VER DEV\nmlx5_0 1 x\n", "t"); }), 2);
 }
 
+// A k8s pod's empty GID table as pasted with the reporter's own words after it
+// (Mellanox/k8s-rdma-sriov-dev-plugin#30): n_gids_found ends show_gids' output.
+TEST(ShowGids, OutputEndsAtItsCount) {
+  EXPECT_TRUE(parse_show_gids("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV\n"
+                              "---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---\n"
+                              "n_gids_found=0\n\nother info like :\n",
+                              "t")
+                  .empty());
+}
+
 TEST(MstStatus, DevicesWithRdmaNetAndNuma) {
   const auto m = parse_mst_status(capture("mst-status-v-cx7.txt"), "m");
   ASSERT_EQ(m.size(), 6u);
