@@ -267,7 +267,8 @@ RasReply query_ras(const RasQueryOptions& o, const std::atomic<bool>* stop) {
   };
   if (!step("CLIENT PROTOCOL " + std::to_string(kRasClientProtocol))) return done(c.why);
   if (!starts_with_nocase(line, "SERVER PROTOCOL "))
-    return done("not an NCCL RAS server: it answered " + quote_reply(line) + " to 'CLIENT PROTOCOL'");
+    return done("not an NCCL RAS server: it answered " + quote_reply(line) +
+                " to 'CLIENT PROTOCOL'");
   r.server_protocol = line.substr(std::strlen("SERVER PROTOCOL "));
   if (!step("TIMEOUT " + std::to_string(o.ras_timeout_s))) return done(c.why);
   if (::strcasecmp(line.c_str(), "OK") != 0)

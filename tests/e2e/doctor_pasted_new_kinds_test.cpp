@@ -56,8 +56,8 @@ TEST(DoctorPastedNewKinds, EachSectionIsReadByItsCommand) {
     EXPECT_TRUE(s["read"].get<bool>()) << s.dump();
     kinds.push_back(s["kind"].get<std::string>());
   }
-  EXPECT_EQ(kinds, (std::vector<std::string>{"scontrol-show-node", "nvidia-smi", "show_gids",
-                                             "sinfo-R"}))
+  EXPECT_EQ(kinds,
+            (std::vector<std::string>{"scontrol-show-node", "nvidia-smi", "show_gids", "sinfo-R"}))
       << j["nodes"][0]["capture_sections"].dump();
   const auto rules = rules_of(j);
   EXPECT_TRUE(has(rules, "slurm-node-unavailable")) << r.out.substr(0, 3000);
