@@ -18,6 +18,10 @@ import subprocess
 import sys
 import tempfile
 
+# `scontrol show node -o` readers shared with the fleet Slurm test.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "slurm"))
+from slurm_check import field, node_line  # noqa: E402
+
 BIN = os.path.abspath(sys.argv[1])
 DATA = os.path.abspath(sys.argv[2])
 CLUSTER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "slurm",
@@ -31,22 +35,6 @@ def check(cond, what, detail=""):
         failures.append(what)
         if detail:
             print(detail)
-
-
-def node_line(env, node):
-    r = subprocess.run(["scontrol", "show", "node", node, "-o"], env=env, capture_output=True,
-                       text=True, timeout=30)
-    return r.stdout.strip()
-
-
-def field(line, key):
-    if key == "Reason":
-        i = line.find(" Reason=")
-        return line[i + len(" Reason="):] if i >= 0 else ""
-    for word in line.split():
-        if word.startswith(key + "="):
-            return word[len(key) + 1:]
-    return ""
 
 
 def health(env, state, *args):
