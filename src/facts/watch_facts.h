@@ -21,6 +21,21 @@ struct WatchLabelShare {
   std::string detail;
 };
 
+// NCCL RAS (watch/ras_client.h; rank 0 of a job): the newest report NCCL sent, raw and unparsed
+// (src/parsers/nccl_ras.h reads it), and why the newest query failed, if it did.
+struct WatchNcclRas {
+  std::string address;
+  int queries = 0;
+  int replies = 0;
+  std::string format;  // "json" or "text" of the report kept
+  std::string text;    // the report, at most 1 MiB (watch::kRasMaxReplyBytes)
+  bool truncated = false;
+  double time = 0;          // Unix seconds the report kept ended
+  std::string unavailable;  // the newest query's failure; empty when it answered
+};
+
+// (Outside WatchNodeFacts: clang cannot default-construct a nested struct with member
+// initialisers inside std::optional before the enclosing class is complete.)
 struct WatchNodeFacts {
   std::string node;  // host name, or "host (recording path)" in a replay
   int intervals = 0;
@@ -31,18 +46,7 @@ struct WatchNodeFacts {
   std::string text;      // the summary as users read it: headline, by-label line, unavailable
   std::vector<WatchLabelShare> labels;   // every label, in watch::kAllLabels order
   std::vector<std::string> unavailable;  // sources that could not be read, with the reason
-  // NCCL RAS (watch/ras_client.h; rank 0 of a job): the newest report NCCL sent, raw and unparsed
-  // (src/parsers/nccl_ras.h reads it), and why the newest query failed, if it did.
-  struct NcclRas {
-    std::string address;
-    int queries = 0;
-    int replies = 0;
-    std::string format;  // "json" or "text" of the report kept
-    std::string text;    // the report, at most 1 MiB (watch::kRasMaxReplyBytes)
-    bool truncated = false;
-    double time = 0;          // Unix seconds the report kept ended
-    std::string unavailable;  // the newest query's failure; empty when it answered
-  };
+  using NcclRas = WatchNcclRas;
   std::optional<NcclRas> nccl_ras;
 
   const WatchLabelShare* find(std::string_view label) const {
