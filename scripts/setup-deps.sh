@@ -14,6 +14,7 @@ PKGS=(
   clang libclang-rt-14-dev # libFuzzer fuzz targets
   clang-format clang-tidy
   python3-jsonschema  # tests: validates lint SARIF against the OASIS 2.1.0 schema
+  python3-yaml        # tools/nccl_kb_coverage.py: reads the NCCL knowledge base (data/nccl-kb/*.yaml)
   libtomlplusplus-dev # plan: TOML job files, with the line of every value
   libyaml-cpp-dev     # plan: YAML job files, with the line of every value
   libopenmpi-dev openmpi-bin # bench: the MPI back end and mpirun (CPU clusters; CI without a GPU)

@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Coverage of NCCL's message sites by the knowledge base in data/nccl-kb/.
+
+Reads the knowledge base (data/nccl-kb/*.yaml, format in data/nccl-kb/README.md) and a site list
+made by tools/nccl_message_sites.py (tests/data/nccl-sites/nccl-sites-v2.18-v2.30.jsonl: one line
+per distinct message site across the release tags, with the tags that print it). Each site's
+format is rendered as NCCL would print it (printf conversions replaced by sample values); a site
+is covered when an entry's `match` finds it (and the entry's `level` and `versions`, when given,
+allow it). Prints coverage per release tag, and, on request, the sites no entry covers.
+
+It also checks the knowledge base itself: schema, unique ids, regexes in the dialect both Python
+and the C++ reader (ECMAScript std::regex) accept, `when` keys from the known vocabulary, and that
+every entry covers at least one site (an entry is justified by the source, never by a log alone).
+
+    tools/nccl_kb_coverage.py                                  # table per tag
+    tools/nccl_kb_coverage.py --missing ib-verbs               # uncovered sites of a subsystem
+    tools/nccl_kb_coverage.py --kb /path/data/nccl-kb --min 90 # exit 1 below 90 % on a tag >= 2.18
+
+Exit 0 when the knowledge base is valid (and --min holds), 1 when not, 2 on bad input (named).
+"""
+import argparse
+import collections
+import glob
+import json
+import os
+import re
+import sys
+
+try:
+    import yaml
+except ImportError:  # pragma: no cover
+    sys.exit("nccl_kb_coverage: needs PyYAML (Debian: python3-yaml)")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SEVERITIES = {"error", "warning", "info"}
+LEVELS = {"WARN", "INFO"}
+WHEN_KEYS = {"link_layer", "net", "plugin", "env", "nccl", "driver", "multi_node", "log_has",
+             "mnnvl", "gdr"}
+ENTRY_KEYS = {"id", "match", "level", "kind", "versions", "what", "severity", "rank", "causes",
+              "source", "doc"}
+CAUSE_KEYS = {"cause", "when", "fix", "confirm"}
+# Regex features outside the common subset of Python re and ECMAScript.
+UNPORTABLE = [(r"\(\?<[=!]", "lookbehind"), (r"\(\?P?<\w", "named group"),
+              (r"\(\?[aiLmsux]", "inline flag"), (r"\\[AZz]", "\\A/\\Z/\\z anchor"),
+              (r"\(\?>", "atomic group"), (r"[*+?}]\+", "possessive quantifier")]
+
+
+def vkey(tag):
+    return tuple(int(x) for x in re.findall(r"\d+", tag)[:4])
+
+
+def in_range(tag, spec):
+    """spec: '>=2.19.3,<2.21' (NCCL versions, no 'v'); an empty spec admits every tag."""
+    v = vkey(tag)[:3]
+    for part in [p.strip() for p in (spec or "").split(",") if p.strip()]:
+        m = re.fullmatch(r"(>=|<=|>|<|==)\s*(\d+(?:\.\d+){0,2})", part)
+        if not m:
+            raise ValueError(f"versions {spec!r}: expected e.g. '>=2.19,<2.21'")
+        op, ref = m.group(1), tuple(int(x) for x in m.group(2).split("."))
+        cmp = v[:len(ref)]
+        ok = {">=": cmp >= ref, "<=": cmp <= ref, ">": cmp > ref, "<": cmp < ref,
+              "==": cmp == ref}[op]
+        if not ok:
+            return False
+    return True
+
+
+CONV = re.compile(r"%(%|<PRI\w+>|[-+ #0]*(\d+|\*)?(\.(\d+|\*))?(hh|h|ll|l|z|j|t|L|q)?([diouxXcspfFeEgGaA]))")
+
+
+def render(fmt):
+    """A format string as NCCL prints it, with sample values for the conversions."""
+    def sub(m):
+        if m.group(1) == "%":
+            return "%"
+        if m.group(1).startswith("<PRI"):
+            return "12"
+        c = m.group(6)
+        return {"s": "mlx5_0", "p": "0x7f12a0", "c": "x"}.get(
+            c, "1.5" if c in "fFeEgGaA" else "12")
+    return CONV.sub(sub, fmt)
+
+
+def literal_chars(rx):
+    """Characters an entry's regex requires literally (rough: text outside classes/escapes)."""
+    s = re.sub(r"\\[dDsSwWbB]|\[[^\]]*\]|[.*+?()|{}^$]|\{\d+(,\d*)?\}", "", rx)
+    return len(re.sub(r"\\(.)", r"\1", s))
+
+
+def load_kb(kb_dir, errors):
+    entries = []
+    ids = set()
+    files = sorted(glob.glob(os.path.join(kb_dir, "*.yaml")))
+    if not files:
+        errors.append(f"{kb_dir}: no *.yaml files")
+    for path in files:
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = yaml.safe_load(f)
+        except (OSError, yaml.YAMLError) as e:
+            errors.append(f"{path}: {e}")
+            continue
+        if not isinstance(doc, dict) or not isinstance(doc.get("entries"), list) or \
+                not isinstance(doc.get("subsystem"), str):
+            errors.append(f"{path}: expected a map with 'subsystem' (text) and 'entries' (list)")
+            continue
+        for i, e in enumerate(doc["entries"]):
+            where = f"{os.path.basename(path)}: entry {i + 1}"
+            if not isinstance(e, dict):
+                errors.append(f"{where}: expected a map")
+                continue
+            where = f"{os.path.basename(path)}: {e.get('id', f'entry {i + 1}')}"
+            for k in set(e) - ENTRY_KEYS:
+                errors.append(f"{where}: unknown key {k!r}")
+            for k in ("id", "match", "what", "severity", "causes", "source"):
+                if k not in e:
+                    errors.append(f"{where}: missing {k!r}")
+            if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", str(e.get("id", ""))):
+                errors.append(f"{where}: id must be kebab-case")
+            if e.get("id") in ids:
+                errors.append(f"{where}: duplicate id")
+            ids.add(e.get("id"))
+            if e.get("severity") not in SEVERITIES:
+                errors.append(f"{where}: severity must be one of {sorted(SEVERITIES)}")
+            if "level" in e and e["level"] not in LEVELS:
+                errors.append(f"{where}: level must be WARN or INFO")
+            if "rank" in e and not (isinstance(e["rank"], int) and 0 <= e["rank"] <= 100):
+                errors.append(f"{where}: rank must be an integer 0..100")
+            rx = str(e.get("match", ""))
+            for pat, name in UNPORTABLE:
+                if re.search(pat, rx):
+                    errors.append(f"{where}: match uses a {name} (not portable to std::regex)")
+            try:
+                e["_re"] = re.compile(rx)
+            except re.error as x:
+                errors.append(f"{where}: match does not compile: {x}")
+                continue
+            if e.get("kind") != "trail" and literal_chars(rx) < 8:
+                errors.append(f"{where}: match must hold at least 8 literal characters")
+            try:
+                in_range("v2.18.1-1", e.get("versions"))
+            except ValueError as x:
+                errors.append(f"{where}: {x}")
+            causes = e.get("causes")
+            if not isinstance(causes, list) or not causes:
+                errors.append(f"{where}: causes must be a non-empty list")
+                causes = []
+            for j, c in enumerate(causes):
+                if not isinstance(c, dict):
+                    errors.append(f"{where}: cause {j + 1} must be a map")
+                    continue
+                for k in set(c) - CAUSE_KEYS:
+                    errors.append(f"{where}: cause {j + 1}: unknown key {k!r}")
+                for k in ("cause", "fix", "confirm"):
+                    if not str(c.get(k, "")).strip():
+                        errors.append(f"{where}: cause {j + 1}: missing {k!r}")
+                w = c.get("when", {})
+                if not isinstance(w, dict):
+                    errors.append(f"{where}: cause {j + 1}: when must be a map")
+                    continue
+                for k in set(w) - WHEN_KEYS:
+                    errors.append(f"{where}: cause {j + 1}: unknown when-key {k!r} "
+                                  f"(known: {', '.join(sorted(WHEN_KEYS))})")
+            e["_file"] = os.path.basename(path)
+            e["_subsystem"] = doc["subsystem"]
+            entries.append(e)
+    return entries
+
+
+def covers(e, site, tag):
+    if e.get("level") and e["level"] != site["level"]:
+        return False
+    if (e.get("kind") == "trail") != (site["kind"] == "trail"):
+        return False
+    if not in_range(tag, e.get("versions")):
+        return False
+    return bool(e["_re"].search(site["_text"]))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--kb", default=os.path.join(ROOT, "data", "nccl-kb"))
+    ap.add_argument("--sites", default=os.path.join(
+        ROOT, "tests", "data", "nccl-sites", "nccl-sites-v2.18-v2.30.jsonl"))
+    ap.add_argument("--missing", metavar="SUBSYSTEM", help="list uncovered sites ('all' for all)")
+    ap.add_argument("--tag", help="with --missing: only sites this tag prints (default newest)")
+    ap.add_argument("--min", type=float, help="exit 1 when a tag's coverage is below this %%")
+    ap.add_argument("--json", action="store_true", help="per-tag coverage as JSON")
+    a = ap.parse_args()
+
+    sites = []
+    try:
+        with open(a.sites, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                try:
+                    s = json.loads(line)
+                    # A site whose format is not a literal (a variable) renders as "": no entry
+                    # can claim it, and it still counts against coverage.
+                    s["_text"] = render(s["format"] or "")
+                    sites.append(s)
+                except (ValueError, KeyError) as x:
+                    print(f"{a.sites}:{n}: expected a site (JSON with 'format'): {x}",
+                          file=sys.stderr)
+                    return 2
+    except OSError as x:
+        print(f"{a.sites}: {x}", file=sys.stderr)
+        return 2
+
+    errors = []
+    entries = load_kb(a.kb, errors)
+    tags = sorted({t for s in sites for t in s["tags"]}, key=vkey)
+    used = collections.Counter()
+    subsystems_of = collections.defaultdict(set)
+    table = []
+    covered_by = {}
+    for tag in tags:
+        total = cov = 0
+        for i, s in enumerate(sites):
+            if tag not in s["tags"]:
+                continue
+            total += 1
+            hit = [e for e in entries if covers(e, s, tag)]
+            if hit:
+                cov += 1
+                covered_by.setdefault(i, set()).update(e["id"] for e in hit)
+                for e in hit:
+                    used[e["id"]] += 0
+                    subsystems_of[e["id"]].add(s["subsystem"])
+        table.append((tag, total, cov))
+    for ids in covered_by.values():
+        for i in ids:
+            used[i] += 1
+    for e in entries:
+        if e["id"] not in used:
+            errors.append(f"{e['_file']}: {e['id']}: matches no message site of any release "
+                          "(an entry must be justified by a site in NCCL's source)")
+        elif len(subsystems_of[e["id"]]) > 2:
+            print(f"note: {e['id']} matches sites of {len(subsystems_of[e['id']])} subsystems "
+                  f"({', '.join(sorted(subsystems_of[e['id']]))}): is it too broad?",
+                  file=sys.stderr)
+
+    if a.json:
+        print(json.dumps([{"tag": t, "sites": n, "covered": c,
+                           "percent": round(100.0 * c / n, 1) if n else 0.0}
+                          for t, n, c in table], indent=1))
+    elif a.missing:
+        tag = a.tag or tags[-1]
+        for i, s in enumerate(sites):
+            if tag in s["tags"] and i not in covered_by and \
+                    a.missing in ("all", s["subsystem"]):
+                print(f"{s['subsystem']}\t{s['kind']}\t{s['level']}\t{s['where'][tag][0]}\t"
+                      f"{s['_text']!r}")
+    else:
+        print(f"knowledge base: {len(entries)} entries; sites: {len(sites)} distinct "
+              f"across {len(tags)} tags")
+        print("tag\tsites\tcovered\tpercent")
+        for t, n, c in table:
+            print(f"{t}\t{n}\t{c}\t{100.0 * c / n if n else 0:.1f}")
+    for x in errors:
+        print(f"error: {x}", file=sys.stderr)
+    if errors:
+        return 1
+    if a.min is not None and any(n and 100.0 * c / n < a.min for t, n, c in table):
+        print(f"coverage below {a.min} % on at least one tag", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
