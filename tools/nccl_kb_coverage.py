@@ -137,6 +137,8 @@ def load_kb(kb_dir, errors):
                 continue
             if e.get("kind") != "trail" and literal_chars(rx) < 8:
                 errors.append(f"{where}: match must hold at least 8 literal characters")
+            if e.get("kind") not in (None, "trail", "passthrough"):
+                errors.append(f"{where}: kind must be 'trail' or 'passthrough'")
             try:
                 in_range("v2.18.1-1", e.get("versions"))
             except ValueError as x:
@@ -169,6 +171,8 @@ def load_kb(kb_dir, errors):
 
 def covers(e, site, tag):
     if e.get("level") and e["level"] != site["level"]:
+        return False
+    if e.get("kind") == "passthrough":
         return False
     if (e.get("kind") == "trail") != (site["kind"] == "trail"):
         return False
@@ -231,6 +235,8 @@ def main():
         for i in ids:
             used[i] += 1
     for e in entries:
+        if e.get("kind") == "passthrough":
+            continue  # CUDA/driver/framework text NCCL passes through: justified by its own source
         if e["id"] not in used:
             errors.append(f"{e['_file']}: {e['id']}: matches no message site of any release "
                           "(an entry must be justified by a site in NCCL's source)")
