@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "core/input_error.h"
 #include "core/root.h"
 #include "health/health_machine.h"
@@ -216,6 +218,33 @@ TEST(HealthOutputs, HtmlEscapesEveryInputText) {
   EXPECT_EQ(html.find("node<b>"), std::string::npos);
   EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
   EXPECT_NE(html.find("HW Slowdown"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainready
+
+namespace trainready {
+namespace {
+
+// The new parts of the state file are optional on read (a state written before them loads), but
+// a damaged one is the same clear error as any damaged state file (exit 2 from the CLI).
+TEST(HealthState, GpuSeriesPartsOptionalButNeverHalfRead) {
+  HealthFacts f = replay("hung-probe", 2);
+  nlohmann::json j = nlohmann::json::parse(health_state_json(f.state));
+  j.erase("gpu_series");
+  j.erase("probes");
+  j.erase("timeline");
+  const HealthState old = parse_health_state(j.dump(), "old");
+  EXPECT_TRUE(old.probes.empty());
+  EXPECT_EQ(old.samples, 2);
+  nlohmann::json bad = nlohmann::json::parse(health_state_json(f.state));
+  bad["probes"]["nvidia-smi -q"]["hung"] = "yes";
+  EXPECT_THROW(parse_health_state(bad.dump(), "bad"), InputError);
+  const HealthState back = parse_health_state(health_state_json(f.state), "rt");
+  EXPECT_EQ(back.probes.at("nvidia-smi -q").hang_times,
+            f.state.probes.at("nvidia-smi -q").hang_times);
+  EXPECT_EQ(back.timeline.size(), f.state.timeline.size());
+  EXPECT_EQ(back.gpu_series.size(), f.state.gpu_series.size());
 }
 
 }  // namespace
