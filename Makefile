@@ -229,6 +229,7 @@ bench: configure
 	python3 bench/storage_fio_ratio.py $(BIN) $(BUILD)/bench-storage
 	taskset -c 0 $(BUILD)/bench/fleet_bench 4096
 	python3 bench/watch_overhead.py $(BUILD)
+	python3 bench/health_overhead.py $(BIN)
 
 # clang-tidy reads a clang compile database without precompiled headers (GCC's .gch files and
 # GCC-only warning flags mean nothing to it); configuring it builds only the embedded data.

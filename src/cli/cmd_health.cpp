@@ -11,18 +11,21 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
 #include "cli/commands.h"
 #include "cli/health_repair.h"
 #include "cli/judge.h"
 #include "cli/shared_flags.h"
 #include "cli/slurm_drain.h"
+#include "core/atomic_file.h"
 #include "core/host_name.h"
 #include "core/input_error.h"
 #include "core/root.h"
 #include "core/text.h"
 #include "core/utc_time.h"
 #include "health/health_machine.h"
+#include "health/health_outputs.h"
 #include "health/health_sample.h"
 #include "health/health_state_file.h"
 #include "rules/health/health_rules.h"
@@ -38,6 +41,10 @@ struct HealthArgs {
   std::string replay;
   std::string clear;
   std::string node;
+  std::string nvidia_smi = "nvidia-smi";
+  double probe_timeout_s = 30;
+  std::string metrics;
+  std::string html;
   bool drain = false;
   bool record_only = false;
   SharedFlags flags;
@@ -76,9 +83,28 @@ int run_clear(const HealthArgs& a, std::ostream& out) {
   return 0;
 }
 
+// --metrics (Prometheus textfile) and --html (the node's timeline), each written atomically.
+void write_health_outputs(const HealthArgs& a, const HealthFacts& facts,
+                          const std::vector<Finding>& findings, const RepairPlan& plan,
+                          const std::string& node) {
+  auto write = [](const std::string& path, const std::string& data, const char* flag) {
+    try {
+      write_file_atomically(path, data);
+    } catch (const std::runtime_error& e) {
+      throw InputError(path, 0, std::string(flag) + ": " + e.what());
+    }
+  };
+  const std::string action(to_string(plan.action));
+  if (!a.metrics.empty())
+    write(a.metrics, health_metrics(facts, findings, action, node), "--metrics");
+  if (!a.html.empty()) write(a.html, health_html(facts, findings, action, node), "--html");
+}
+
 int run_health(const HealthArgs& a) {
   a.flags.check();
   if (!a.clear.empty()) return run_clear(a, std::cout);
+  if (!(a.probe_timeout_s > 0 && a.probe_timeout_s <= 600))
+    throw InputError("--probe-timeout", 0, "expected seconds in (0, 600]");
   if (a.state.empty() && a.replay.empty())
     throw InputError("health", 0, "needs --state FILE (or --replay DIR)");
   if (a.drain && !a.replay.empty())
@@ -93,7 +119,10 @@ int run_health(const HealthArgs& a) {
   for (const std::string& dir : roots) {
     FsRoot root(dir);
     require_snapshot_root(root, dir);
-    const HealthSample sample = read_health_sample(root);
+    HealthSampleOptions so;
+    so.nvidia_smi = a.nvidia_smi;
+    so.probe_deadline_ms = static_cast<int>(a.probe_timeout_s * 1000.0);
+    const HealthSample sample = read_health_sample(root, so);
     facts->events = advance_health(facts->state, sample);
     facts->source = sample.source;
     if (!sample.resource_id.empty()) facts->resource_id = sample.resource_id;
@@ -121,6 +150,7 @@ int run_health(const HealthArgs& a) {
     throw InputError("--node", 0, "'" + node + "': " + node_name_problem(node));
   }
   print_repair_plan(side, plan, *facts, node);
+  write_health_outputs(a, *facts, r.evaluation.findings, plan, node);
   if (a.drain || a.record_only) {
     SlurmAct how;
     how.act = a.drain;
@@ -137,7 +167,8 @@ Runner add_health_command(CLI::App& app) {
   CLI::App* c = app.add_subcommand(
       "health",
       "A node's health over time: one sample per run, state kept between runs (IB port flaps "
-      "and drops, error-counter rates, repeated Xids), and the repair each finding calls for");
+      "and drops, error-counter rates, repeated Xids, NVLink/ECC/PCIe counters, throttling, "
+      "hung probes), and the repair each finding calls for");
   c->add_option("--state", a->state,
                 "The state file kept between samples (JSON, written atomically); created on the "
                 "first sample");
@@ -148,8 +179,21 @@ Runner add_health_command(CLI::App& app) {
                 "print the transitions of each");
   c->add_option(
       "--clear", a->clear,
-      "Clear sticky state and exit: all, ports, xids, gpus, or one port (mlx5_0/1); `all` "
-      "also starts over from a state file that cannot be read");
+      "Clear sticky state and exit: all, ports, xids, gpus, probes, or one port (mlx5_0/1); "
+      "`all` also starts over from a state file that cannot be read");
+  c->add_option("--nvidia-smi", a->nvidia_smi,
+                "The nvidia-smi the live sample runs (`-q`, under --probe-timeout); default: "
+                "nvidia-smi on PATH");
+  c->add_option("--probe-timeout", a->probe_timeout_s,
+                "Seconds a live probe (nvidia-smi -q) may take; one that does not return is a "
+                "finding (health-probe-hung: the NVIDIA driver may be unresponsive)")
+      ->default_val(30);
+  c->add_option("--metrics", a->metrics,
+                "Write the state as Prometheus series to FILE (node_exporter textfile format), "
+                "atomically, each run");
+  c->add_option("--html", a->html,
+                "Write the node's timeline (transitions, current states, findings) to FILE as "
+                "one self-contained HTML page");
   c->add_flag("--drain", a->drain,
               "Drain the node in Slurm (scontrol) with the action in the reason when a finding "
               "reaches --fail-on; resume it once the state is clear and trainready drained it");

@@ -38,6 +38,8 @@ const CommandSpec kCommands[] = {
     {"ibv_devinfo-v.txt", {"ibv_devinfo", "-v"}},
     {"ofed_info-s.txt", {"ofed_info", "-s"}},
     {"nvidia-smi.txt", {"nvidia-smi"}},
+    // ECC, remapped rows, PCIe replays, clocks event reasons: what `health` keeps over time.
+    {"nvidia-smi-q.txt", {"nvidia-smi", "-q"}},
     {"nvidia-smi-topo-m.txt", {"nvidia-smi", "topo", "-m"}},
     {"lspci-vvv.txt", {"lspci", "-nn", "-vvv"}},
     {"dmesg.txt", {"dmesg", "-T"}},  // the kernel ring buffer: Xid lines (gpu-xid-errors)

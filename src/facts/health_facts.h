@@ -143,15 +143,167 @@ struct GpuHistory {
   std::int64_t since = 0;                   // first sample with the current condition
 };
 
+// --- GPU series (issue 32 item 1): NVLink, ECC, row-remap, PCIe replay counters and throttling
+// over time, read from NVML / a snapshot's nvml.json and `nvidia-smi -q`.
+
+// DCGM common/DcgmGPUHardwareLimits.h and DcgmHealthWatch MonitorNVLink/MonitorPcie
+// (NVIDIA/DCGM), the limits DCGM's health watches (and so NVSentinel's GPU health monitor, which
+// runs them) apply: NVLink CRC (flit + data) at or above 100 per second fails ("RM has informed
+// us that CRC errors only matter at rates of 100+ per second", DCGM_LIMIT_MAX_NVLINK_CRC_ERROR),
+// an increase of 1 or more below that rate warns; NVLink replay and recovery errors fail on an
+// increase of 1 or more (DCGM_LIMIT_MAX_NVLINK_ERROR 1, DCGM_FR_NVLINK_ERROR_CRITICAL); PCIe
+// replays above 8 per minute warn ("8 replays per minute is the maximum recommended by RM",
+// DCGM_LIMIT_MAX_PCIREPLAY_RATE).
+inline constexpr std::string_view kDcgmLimitsSource =
+    "NVIDIA/DCGM common/DcgmGPUHardwareLimits.h (DCGM health watches; NVSentinel's GPU health "
+    "monitor)";
+// AzNHC customTests/azure_gpu_ecc.nhc check_ecc (Azure/azurehpc-health-checks): fails on any
+// SRAM uncorrectable count (volatile or aggregate, NHC2019), SRAM correctable above the conf's
+// second argument, DRAM counts above its first, more than 512 uncorrectable remapped rows
+// (NHC2007). Every H100/H200/A100 conf passes `check_gpu_ecc 20000000 10000`.
+inline constexpr std::string_view kAznhcEccSource =
+    "Azure/azurehpc-health-checks customTests/azure_gpu_ecc.nhc (conf: check_gpu_ecc 20000000 "
+    "10000)";
+
+// The GPU counters kept per GPU, as NVML and nvidia-smi -q name them.
+inline constexpr std::string_view kGpuSeriesCounters[] = {
+    "nvlink_crc_errors",       // NVML CRC flit + CRC data, summed over the links
+    "nvlink_recovery_errors",  // NVML recovery errors, summed over the links
+    "pcie_replays",            // nvidia-smi -q PCI / Replays Since Reset
+    "ecc_sram_uncorrectable_volatile",
+    "ecc_sram_uncorrectable_aggregate",
+    "ecc_dram_uncorrectable_volatile",
+    "ecc_dram_uncorrectable_aggregate",
+    "ecc_sram_correctable_volatile",
+    "ecc_sram_correctable_aggregate",
+    "ecc_dram_correctable_volatile",
+    "ecc_dram_correctable_aggregate",
+    "remapped_rows_uncorrectable",  // Remapped Rows / Uncorrectable Error
+    "remapped_rows_correctable",    // Remapped Rows / Correctable Error
+};
+
+// A limit on a GPU counter: a rate (kSecond/kMinute/kHour over the samples), any increase, or a
+// value above `limit` (kAnyIncrease with kValue false; kValue: the count itself, as AzNHC).
+struct GpuCounterLimit {
+  std::string_view counter;
+  double limit;
+  CounterPer per;
+  bool value;      // judge the count itself (AzNHC compares counts, not rates): value > limit
+  bool inclusive;  // a rate at or above `limit` (DCGM's CRC check), else above it
+  CounterLevel level;
+  std::string_view source;
+};
+
+// PER-SIZE HOOK: AzNHC passes the ECC limits per VM size in its conf (check_gpu_ecc DRAM SRAM);
+// every GPU size conf holds the same 20000000 / 10000 today, so they are constants here. When
+// the catalog carries them per size, `gpu_counter_limits()` (src/rules/health/) is the one place
+// to take them from it.
+inline constexpr GpuCounterLimit kGpuCounterLimits[] = {
+    {"nvlink_crc_errors", 0, CounterPer::kAnyIncrease, false, false, CounterLevel::kDegraded,
+     kDcgmLimitsSource},
+    {"nvlink_crc_errors", 100, CounterPer::kSecond, false, true, CounterLevel::kFatal,
+     kDcgmLimitsSource},
+    {"nvlink_recovery_errors", 0, CounterPer::kAnyIncrease, false, false, CounterLevel::kFatal,
+     kDcgmLimitsSource},
+    {"pcie_replays", 8, CounterPer::kMinute, false, false, CounterLevel::kDegraded,
+     kDcgmLimitsSource},
+    {"ecc_sram_uncorrectable_volatile", 0, CounterPer::kAnyIncrease, true, false,
+     CounterLevel::kFatal, kAznhcEccSource},
+    {"ecc_sram_uncorrectable_aggregate", 0, CounterPer::kAnyIncrease, true, false,
+     CounterLevel::kFatal, kAznhcEccSource},
+    {"ecc_sram_correctable_volatile", 10000, CounterPer::kAnyIncrease, true, false,
+     CounterLevel::kFatal, kAznhcEccSource},
+    {"ecc_sram_correctable_aggregate", 10000, CounterPer::kAnyIncrease, true, false,
+     CounterLevel::kFatal, kAznhcEccSource},
+    {"ecc_dram_uncorrectable_volatile", 20000000, CounterPer::kAnyIncrease, true, false,
+     CounterLevel::kFatal, kAznhcEccSource},
+    {"ecc_dram_uncorrectable_aggregate", 20000000, CounterPer::kAnyIncrease, true, false,
+     CounterLevel::kFatal, kAznhcEccSource},
+    {"ecc_dram_correctable_volatile", 20000000, CounterPer::kAnyIncrease, true, false,
+     CounterLevel::kFatal, kAznhcEccSource},
+    {"ecc_dram_correctable_aggregate", 20000000, CounterPer::kAnyIncrease, true, false,
+     CounterLevel::kFatal, kAznhcEccSource},
+    {"remapped_rows_uncorrectable", 512, CounterPer::kAnyIncrease, true, false,
+     CounterLevel::kFatal, kAznhcEccSource},
+};
+
+// GPUd components/accelerator/nvidia/hw-slowdown/component.go (leptonai/gpud): HW slowdown
+// events are counted per minute over a 10-minute window; 0.6 per minute (6 of the 10 minutes)
+// or more is unhealthy (DefaultStateHWSlowdownEvaluationWindow,
+// DefaultStateHWSlowdownEventsThresholdFrequencyPerMinute), suggested repair
+// HARDWARE_INSPECTION. Its reasons: HW Slowdown, HW Thermal Slowdown, HW Power Brake Slowdown.
+inline constexpr std::int64_t kThrottleWindowSeconds = 10 * 60;
+inline constexpr double kThrottlePerMinute = 0.6;
+inline constexpr std::string_view kGpudHwSlowdownSource =
+    "leptonai/gpud components/accelerator/nvidia/hw-slowdown/component.go (10 min, 0.6/min)";
+
+// nvml.h nvmlClocksEventReason* bits, named as nvidia-smi -q prints them. `hw`: one of GPUd's
+// HW slowdown reasons (judged by the window above); the others are judged as AzNHC's
+// azure_gpu_clock_throttling.nhc does: a warning for anything but idle and SW power cap.
+struct ThrottleReason {
+  std::uint64_t bit;
+  std::string_view name;   // metric label and state key
+  std::string_view label;  // nvidia-smi -q's words
+  bool hw;
+  bool aznhc_ok;  // AzNHC does not warn for it (idle, SW power cap)
+};
+inline constexpr ThrottleReason kThrottleReasons[] = {
+    {0x1, "gpu_idle", "Idle", false, true},
+    {0x2, "applications_clocks_setting", "Applications Clocks Setting", false, false},
+    {0x4, "sw_power_cap", "SW Power Cap", false, true},
+    {0x8, "hw_slowdown", "HW Slowdown", true, false},
+    {0x10, "sync_boost", "Sync Boost", false, false},
+    {0x20, "sw_thermal_slowdown", "SW Thermal Slowdown", false, false},
+    {0x40, "hw_thermal_slowdown", "HW Thermal Slowdown", true, false},
+    {0x80, "hw_power_brake_slowdown", "HW Power Brake Slowdown", true, false},
+    {0x100, "display_clock_setting", "Display Clock Setting", false, false},
+};
+
+// One GPU's series: counters with rates, the remap-availability histogram, and per throttle
+// reason the minutes (epoch minute numbers) it was seen active within kThrottleWindowSeconds.
+struct GpuSeries {
+  std::string name;
+  std::map<std::string, CounterHistory> counters;
+  std::map<std::string, std::uint64_t> remap_banks;  // Max/High/Partial/Low/None -> banks
+  std::uint64_t clocks_event_reasons = 0;            // the last sample's bitmask
+  bool clocks_seen = false;
+  std::map<std::string, std::vector<std::int64_t>> throttle_minutes;
+  std::map<std::string, std::int64_t> throttle_since;  // reason -> first sample of its run
+};
+
+// A probe (nvidia-smi -q) that did not return within its deadline: "the NVIDIA driver may be
+// unresponsive" (GPUd's NVLink watchdog; NVSentinel's GpuDcgmUnresponsive, RESTART_BM). AzNHC
+// files it as Resource.Hpc.Unhealthy.UnhealthyGPUNvidiasmi (NHC2015, "Nvidia-smi hang and may
+// not recover", triggerGHR/config/nhc_fault_dictionary.cfg).
+struct ProbeHistory {
+  bool hung = false;                     // sticky: the last hang is not cleared yet
+  std::vector<std::int64_t> hang_times;  // within kXidRetentionSeconds
+  std::int64_t hung_boot = 0;            // btime of the boot of the last hang
+  std::int64_t last_ok = 0;              // the last sample it answered in time
+  double deadline_s = 0;
+  std::string detail;  // how it hung, in words
+};
+
+// One line of the node's timeline (the HTML report and `--replay` draw it): the transitions of a
+// sample. Kept for kXidRetentionSeconds, at most kTimelineMax lines.
+struct TimelineEntry {
+  std::int64_t time = 0;
+  std::string text;
+};
+inline constexpr std::size_t kTimelineMax = 2000;
+
 struct HealthState {
   int version = kHealthStateVersion;
   std::int64_t updated_at = 0;  // the last sample's time
   std::int64_t boot_time = 0;   // the last sample's boot
   int samples = 0;
-  std::map<std::string, PortHistory> ports;  // "mlx5_0/1"
-  std::vector<XidRecord> xids;               // de-duplicated, within kXidRetentionSeconds
-  std::vector<std::string> xid_seen;         // de-duplication keys of the kept records
-  std::map<std::string, GpuHistory> gpus;    // by PCI bus id
+  std::map<std::string, PortHistory> ports;     // "mlx5_0/1"
+  std::vector<XidRecord> xids;                  // de-duplicated, within kXidRetentionSeconds
+  std::vector<std::string> xid_seen;            // de-duplication keys of the kept records
+  std::map<std::string, GpuHistory> gpus;       // by PCI bus id
+  std::map<std::string, GpuSeries> gpu_series;  // by PCI bus id
+  std::map<std::string, ProbeHistory> probes;   // "nvidia-smi -q"
+  std::vector<TimelineEntry> timeline;
 };
 
 // What `health` hands the rules: the state after the last sample, and what changed in it.

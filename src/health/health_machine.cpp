@@ -9,8 +9,8 @@
 
 namespace trainready {
 namespace {
-
 constexpr std::int64_t kHour = 3600;
+}  // namespace
 
 void advance_counter(CounterHistory& c, std::uint64_t v, std::int64_t t, const std::string& key,
                      const std::string& name, std::vector<std::string>& events) {
@@ -42,6 +42,8 @@ void advance_counter(CounterHistory& c, std::uint64_t v, std::int64_t t, const s
   c.last = v;
   c.last_time = t;
 }
+
+namespace {
 
 void set_condition(PortHistory& h, PortCondition c, std::int64_t t) {
   h.condition = c;
@@ -200,6 +202,15 @@ std::vector<std::string> advance_health(HealthState& state, const HealthSample& 
   for (const PortSample& p : sample.ports) advance_port(state.ports[p.key], p, sample.time, events);
   advance_xids(state, sample, events);
   advance_gpus(state, sample, events);
+  advance_gpu_series(state, sample, events);
+  advance_probes(state, sample, events);
+  for (const std::string& e : events) state.timeline.push_back({sample.time, e});
+  std::erase_if(state.timeline, [&](const TimelineEntry& e) {
+    return e.time < sample.time - kXidRetentionSeconds;
+  });
+  if (state.timeline.size() > kTimelineMax)
+    state.timeline.erase(state.timeline.begin(),
+                         state.timeline.end() - static_cast<std::ptrdiff_t>(kTimelineMax));
   state.updated_at = sample.time;
   if (sample.boot_time != 0) state.boot_time = sample.boot_time;
   ++state.samples;
@@ -218,11 +229,16 @@ std::string clear_health(HealthState& state, const std::string& key) {
     if (key == "ports")
       return "cleared the conditions of " + std::to_string(state.ports.size()) + " ports";
   }
+  if (key == "all" || key == "probes") {
+    const std::size_t n = clear_probes(state);
+    if (key == "probes") return "cleared the hang of " + std::to_string(n) + " probes";
+  }
   if (key == "all" || key == "gpus") {
     for (auto& [k, g] : state.gpus) {
       g.remap_failure = false;
       g.pending_boots.clear();
     }
+    clear_gpu_series(state);
     if (key == "gpus")
       return "cleared the row-remap history of " + std::to_string(state.gpus.size()) + " GPUs";
   }
@@ -237,7 +253,7 @@ std::string clear_health(HealthState& state, const std::string& key) {
   if (it == state.ports.end())
     throw InputError("--clear", 0,
                      "'" + key +
-                         "' is not in the state: expected all, ports, xids, gpus or a port "
+                         "' is not in the state: expected all, ports, xids, gpus, probes or a port "
                          "such as mlx5_0/1");
   clear_port(it->second);
   return "cleared " + key;

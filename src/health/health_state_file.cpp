@@ -11,6 +11,7 @@
 
 #include "core/atomic_file.h"
 #include "core/input_error.h"
+#include "health/health_state_parts.h"
 
 namespace trainready {
 namespace {
@@ -33,18 +34,7 @@ std::string health_state_json(const HealthState& s) {
   json ports = json::object();
   for (const auto& [key, h] : s.ports) {
     json counters = json::object();
-    for (const auto& [name, c] : h.counters) {
-      json points = json::array();
-      for (const auto& [t, v] : c.points) points.push_back({t, v});
-      counters[name] = {{"last", c.last},
-                        {"last_time", c.last_time},
-                        {"points", points},
-                        {"delta", c.delta},
-                        {"interval_s", c.interval_s},
-                        {"hour_increase", c.hour_increase},
-                        {"hour_span_s", c.hour_span_s},
-                        {"reset_seen", c.reset_seen}};
-    }
+    for (const auto& [name, c] : h.counters) counters[name] = counter_history_json(c);
     ports[key] = {{"state", h.state},
                   {"phys_state", h.phys_state},
                   {"last_time", h.last_time},
@@ -73,15 +63,16 @@ std::string health_state_json(const HealthState& s) {
                  {"remap_failure", g.remap_failure},
                  {"pending_boots", g.pending_boots},
                  {"since", g.since}};
-  const json j = {{"schema", kSchema},
-                  {"version", s.version},
-                  {"updated_at", s.updated_at},
-                  {"boot_time", s.boot_time},
-                  {"samples", s.samples},
-                  {"ports", ports},
-                  {"xids", xids},
-                  {"xid_seen", s.xid_seen},
-                  {"gpus", gpus}};
+  json j = {{"schema", kSchema},
+            {"version", s.version},
+            {"updated_at", s.updated_at},
+            {"boot_time", s.boot_time},
+            {"samples", s.samples},
+            {"ports", ports},
+            {"xids", xids},
+            {"xid_seen", s.xid_seen},
+            {"gpus", gpus}};
+  put_gpu_series(j, s);
   // Replace invalid UTF-8 (a kernel-log line) rather than throw.
   return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -127,19 +118,8 @@ HealthState parse_health_state(const std::string& text, const std::string& where
       h.condition_since = p.at("condition_since").get<std::int64_t>();
       h.recovered_at = p.at("recovered_at").get<std::int64_t>();
       h.where = p.at("where").get<std::string>();
-      for (const auto& [name, c] : p.at("counters").items()) {
-        CounterHistory ch;
-        ch.last = c.at("last").get<std::uint64_t>();
-        ch.last_time = c.at("last_time").get<std::int64_t>();
-        for (const auto& pt : c.at("points"))
-          ch.points.emplace_back(pt.at(0).get<std::int64_t>(), pt.at(1).get<std::uint64_t>());
-        ch.delta = c.at("delta").get<std::uint64_t>();
-        ch.interval_s = c.at("interval_s").get<std::int64_t>();
-        ch.hour_increase = c.at("hour_increase").get<std::uint64_t>();
-        ch.hour_span_s = c.at("hour_span_s").get<std::int64_t>();
-        ch.reset_seen = c.at("reset_seen").get<bool>();
-        h.counters[name] = std::move(ch);
-      }
+      for (const auto& [name, c] : p.at("counters").items())
+        h.counters[name] = parse_counter_history(c);
       s.ports[key] = std::move(h);
     }
     for (const auto& x : j.at("xids")) {
@@ -162,6 +142,7 @@ HealthState parse_health_state(const std::string& text, const std::string& where
       h.since = g.at("since").get<std::int64_t>();
       s.gpus[bus] = std::move(h);
     }
+    get_gpu_series(j, s);
   } catch (const json::exception& e) {
     throw InputError(where, 0, std::string("the state file is damaged (") + e.what() + ")" + reset);
   }

@@ -147,7 +147,7 @@ TEST(HealthTimeline, QuietStateHasNoFindings) {
   HealthFacts f = replay("symbol-errors", 1);
   const Evaluation ev = evaluate_health(f, RuleSelection{});
   EXPECT_TRUE(ev.findings.empty());
-  EXPECT_EQ(ev.evaluations, 5);
+  EXPECT_EQ(ev.evaluations, 10);  // every health rule ran
 }
 
 TEST(HealthTimeline, RowRemapPendingNeedsAResetAndAfterARebootAReport) {

@@ -259,6 +259,7 @@ source "$HERE/tests/torture/blob-misc.sh"
 source "$HERE/tests/torture/stage_contain.sh"
 # health: state files and samples (issue 32).
 source "$HERE/tests/torture/health-time.sh"
+source "$HERE/tests/torture/health-series.sh"  # health GPU series, probes, outputs (issue 32)
 source "$HERE/tests/torture/plan-accept.sh"  # plan --check (issue 33)
 # lint: -p files on devices and FIFOs (issue 31).
 source "$HERE/tests/torture/lint-params.sh"

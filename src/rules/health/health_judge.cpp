@@ -61,6 +61,12 @@ std::string fix_for(RepairAction a, const std::string& ghr) {
 
 void finish(HealthVerdict& v) { v.fix = fix_for(v.action, v.ghr_category); }
 
+}  // namespace
+
+std::string repair_fix(RepairAction a, const std::string& ghr) { return fix_for(a, ghr); }
+
+namespace {
+
 std::string port_where(const PortHistory& h) { return h.where; }
 
 void ports(const HealthFacts& f, std::string_view id, std::vector<HealthVerdict>& out) {
@@ -364,6 +370,8 @@ std::vector<HealthVerdict> health_verdicts(const HealthFacts& f, std::string_vie
     xids(f, rule_id, out);
   else if (rule_id == "health-gpu-row-remap")
     gpus(f, rule_id, out);
+  else
+    health_gpu_verdicts(f, rule_id, out);
   return out;
 }
 

@@ -43,6 +43,14 @@ struct HealthVerdict {
   std::string fix;
 };
 
+// What to do for an action, in words (Azure's order for report-azure).
+std::string repair_fix(RepairAction a, const std::string& ghr);
+
+// The GPU-series and probe rules (health_judge_gpu.cpp): health-gpu-nvlink-errors,
+// health-gpu-ecc, health-gpu-pcie-replay, health-gpu-throttle, health-probe-hung.
+void health_gpu_verdicts(const HealthFacts& f, std::string_view rule_id,
+                         std::vector<HealthVerdict>& out);
+
 // The verdicts of one health rule over the state.
 std::vector<HealthVerdict> health_verdicts(const HealthFacts& f, std::string_view rule_id);
 

@@ -1,4 +1,4 @@
-// The four health rules. Each turns the verdicts of health_judge.cpp for its id into findings;
+// The health rules. Each turns the verdicts of health_judge.cpp for its id into findings;
 // the fix names the repair action and, where Azure has one, the GHR impact category.
 #include "rules/health/health_rules.h"
 
@@ -41,8 +41,16 @@ const std::vector<std::unique_ptr<HealthRule>>& health_rules() {
   static const std::vector<std::unique_ptr<HealthRule>> rules = [] {
     std::vector<std::unique_ptr<HealthRule>> r;
     r.push_back(std::make_unique<VerdictRule>(
+        "health-gpu-ecc", "GPU ECC or remapped-row counts above AzNHC's limits"));
+    r.push_back(std::make_unique<VerdictRule>(
+        "health-gpu-nvlink-errors", "NVLink CRC or recovery errors climb (DCGM's limits)"));
+    r.push_back(std::make_unique<VerdictRule>(
+        "health-gpu-pcie-replay", "GPU PCIe replays above 8 per minute (DCGM's limit)"));
+    r.push_back(std::make_unique<VerdictRule>(
         "health-gpu-row-remap",
         "A GPU row remap pending a reset, failed, or still pending after a reboot"));
+    r.push_back(std::make_unique<VerdictRule>(
+        "health-gpu-throttle", "GPU clocks slowed by hardware, persisting across samples"));
     r.push_back(std::make_unique<VerdictRule>("health-gpu-xid",
                                               "A GPU Xid in this boot, or again after a reboot"));
     r.push_back(std::make_unique<VerdictRule>(
@@ -51,6 +59,8 @@ const std::vector<std::unique_ptr<HealthRule>>& health_rules() {
         "health-ib-port-down", "An InfiniBand port down, dropped or recovered over time"));
     r.push_back(std::make_unique<VerdictRule>(
         "health-ib-port-flapping", "An InfiniBand port keeps going down and coming back"));
+    r.push_back(std::make_unique<VerdictRule>(
+        "health-probe-hung", "A probe (nvidia-smi) did not return within its deadline"));
     return r;
   }();
   return rules;

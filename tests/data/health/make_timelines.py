@@ -47,7 +47,7 @@ def nvml(pending, failure=False):
             "nvml_version": "12.535.161.08", "gpus": [gpu]}
 
 
-def sample(case, offset, ports, boot=BOOT_A, kern=None, gpus=None):
+def sample(case, offset, ports, boot=BOOT_A, kern=None, gpus=None, commands=None, smi=None):
     """ports: {"mlx5_ib0": ("ACTIVE", {"link_downed": 0, ...}), ...}"""
     d = os.path.join(HERE, case, f"t{offset:03d}")
     t = int(T0.timestamp()) + offset
@@ -56,7 +56,7 @@ def sample(case, offset, ports, boot=BOOT_A, kern=None, gpus=None):
     write(os.path.join(d, "trainready/manifest.json"), json.dumps({
         "schema_version": 1, "tool": "trainready", "tool_version": "test-timeline",
         "collected_at": stamp, "source_root": "/", "scrubbed": True, "hostname": "ndh100-0001",
-        "commands": [], "unreadable_at_collection": {},
+        "commands": commands or [], "unreadable_at_collection": {},
         "notes": ["health timeline written by tests/data/health/make_timelines.py"]}, indent=2)
         + "\n")
     write(os.path.join(d, "proc/stat"),
@@ -73,6 +73,8 @@ def sample(case, offset, ports, boot=BOOT_A, kern=None, gpus=None):
           "first and last line\n" + "\n".join(lines) + "\n")
     if gpus is not None:
         write(os.path.join(d, "trainready/nvml.json"), json.dumps(gpus, indent=2) + "\n")
+    if smi is not None:
+        write(os.path.join(d, "trainready/commands/nvidia-smi-q.txt"), smi)
     for dev, (state, counters) in ports.items():
         p = os.path.join(d, "sys/class/infiniband", dev, "ports/1")
         write(os.path.join(p, "state"), STATES[state][0] + "\n")
@@ -145,9 +147,115 @@ def row_remap():
     sample("row-remap", 600, ports, boot=boot_b, gpus=nvml(True))
 
 
+def smi_q(replays=0, sram_unc=0, dram_corr=0, reasons=(), none_banks=0, remapped_unc=0):
+    """`nvidia-smi -q` (driver 535) in its own layout: the header, then one GPU block with the
+    sections `health` reads (ECC Errors, Remapped Rows, PCI replays, Clocks Event Reasons);
+    other sections of the real output are left out, as `nvidia-smi -q -d ECC,...` would."""
+    def active(label):
+        return "Active" if label in reasons else "Not Active"
+    reason_lines = "".join(
+        f"        {label:<38}: {active(label)}\n" for label in (
+            "Idle", "Applications Clocks Setting", "SW Power Cap", "HW Slowdown",
+            "HW Thermal Slowdown", "HW Power Brake Slowdown", "Sync Boost",
+            "SW Thermal Slowdown", "Display Clock Setting"))
+    return ("\n==============NVSMI LOG==============\n\n"
+            "Timestamp                                 : Sun Nov 29 00:00:00 2026\n"
+            "Driver Version                            : 535.161.08\n"
+            "CUDA Version                              : 12.2\n\n"
+            "Attached GPUs                             : 1\n"
+            "GPU 00000001:00:00.0\n"
+            "    Product Name                          : NVIDIA H100 80GB HBM3\n"
+            "    Persistence Mode                      : Enabled\n"
+            "    PCI\n"
+            "        Bus                               : 0x00\n"
+            "        Device                            : 0x00\n"
+            "        Domain                            : 0x0001\n"
+            "        Bus Id                            : 00000001:00:00.0\n"
+            "        GPU Link Info\n"
+            "            PCIe Generation\n"
+            "                Max                       : 5\n"
+            "                Current                   : 5\n"
+            "            Link Width\n"
+            "                Max                       : 16x\n"
+            "                Current                   : 16x\n"
+            f"        Replays Since Reset               : {replays}\n"
+            "        Replay Number Rollovers           : 0\n"
+            "        Tx Throughput                     : 0 KB/s\n"
+            "        Rx Throughput                     : 0 KB/s\n"
+            "    Clocks Event Reasons\n" + reason_lines +
+            "    ECC Mode\n"
+            "        Current                           : Enabled\n"
+            "        Pending                           : Enabled\n"
+            "    ECC Errors\n"
+            "        Volatile\n"
+            "            SRAM Correctable              : 0\n"
+            f"            SRAM Uncorrectable Parity     : {sram_unc}\n"
+            "            SRAM Uncorrectable SEC-DED    : 0\n"
+            f"            DRAM Correctable              : {dram_corr}\n"
+            "            DRAM Uncorrectable            : 0\n"
+            "        Aggregate\n"
+            "            SRAM Correctable              : 0\n"
+            f"            SRAM Uncorrectable Parity     : {sram_unc}\n"
+            "            SRAM Uncorrectable SEC-DED    : 0\n"
+            f"            DRAM Correctable              : {dram_corr}\n"
+            "            DRAM Uncorrectable            : 0\n"
+            "            SRAM Threshold Exceeded       : No\n"
+            "    Retired Pages\n"
+            "        Single Bit ECC                    : N/A\n"
+            "        Double Bit ECC                    : N/A\n"
+            "        Pending Page Blacklist            : N/A\n"
+            "    Remapped Rows\n"
+            "        Correctable Error                 : 0\n"
+            f"        Uncorrectable Error               : {remapped_unc}\n"
+            "        Pending                           : No\n"
+            "        Remapping Failure Occurred        : No\n"
+            "        Bank Remap Availability Histogram\n"
+            f"            Max                           : {639 - none_banks} bank(s)\n"
+            "            High                          : 1 bank(s)\n"
+            "            Partial                       : 0 bank(s)\n"
+            "            Low                           : 0 bank(s)\n"
+            f"            None                          : {none_banks} bank(s)\n"
+            "    Temperature\n"
+            "        GPU Current Temp                  : 41 C\n\n")
+
+
+def smi_command(timed_out):
+    return [{"argv": "nvidia-smi -q", "exit_code": -1 if timed_out else 0,
+             "timed_out": timed_out, "file": "nvidia-smi-q.txt"}]
+
+
+def hung_probe():
+    # nvidia-smi -q answers, then hangs at +30 s and +60 s (collect's deadline killed it, no
+    # capture); rebooted at +300 s, it answers again at +600 s.
+    ports = {"mlx5_ib0": steady(), "mlx5_ib1": steady()}
+    sample("hung-probe", 0, ports, commands=smi_command(False), smi=smi_q())
+    sample("hung-probe", 30, ports, commands=smi_command(True))
+    sample("hung-probe", 60, ports, commands=smi_command(True))
+    boot_b = int(T0.timestamp()) + 300
+    sample("hung-probe", 600, ports, boot=boot_b, commands=smi_command(False), smi=smi_q())
+
+
+def gpu_counters():
+    # One sample a minute for 10 minutes: HW Slowdown active from +60 s on (GPUd: 6 of the last
+    # 10 minutes is unhealthy); PCIe replays +30 a minute from +480 s (DCGM: above 8/min); an
+    # SRAM uncorrectable error at +540 s (AzNHC: any). NVLink recovery errors +1 at +600 s and
+    # CRC errors 6000 in 60 s (100/s, DCGM's failure rate) in nvml.json.
+    ports = {"mlx5_ib0": steady(), "mlx5_ib1": steady()}
+    for i in range(11):
+        t = i * 60
+        g = nvml(False)
+        g["gpus"][0]["nvlink_recovery_errors"] = 1 if t >= 600 else 0
+        g["gpus"][0]["nvlink_crc_errors"] = 6000 if t >= 600 else 0
+        g["gpus"][0]["clocks_event_reasons"] = 8 if t >= 60 else 1
+        reasons = ("HW Slowdown",) if t >= 60 else ("Idle",)
+        replays = max(0, (t - 420) // 60) * 30
+        smi = smi_q(replays=replays, sram_unc=1 if t >= 540 else 0, reasons=reasons)
+        sample("gpu-counters", t, ports, gpus=g, commands=smi_command(False), smi=smi)
+
+
 def main():
     for case in ("flapping-port", "symbol-errors", "xid-reboot", "recovered-link",
-                 "dropped-port", "row-remap"):
+                 "dropped-port", "row-remap", "hung-probe", "gpu-counters"):
         shutil.rmtree(os.path.join(HERE, case), ignore_errors=True)
     flapping()
     symbol_errors()
@@ -155,6 +263,8 @@ def main():
     recovered()
     dropped()
     row_remap()
+    hung_probe()
+    gpu_counters()
 
 
 if __name__ == "__main__":
