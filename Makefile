@@ -227,7 +227,7 @@ bench: configure
 	python3 bench/lint_ratio.py $(BIN)
 	python3 bench/plan_ratio.py $(BIN)
 	python3 bench/storage_fio_ratio.py $(BIN) $(BUILD)/bench-storage
-	taskset -c 0 $(BUILD)/bench/fleet_bench 4096
+	taskset -c 0 $(BUILD)/bench/fleet_bench 16384
 	python3 bench/watch_overhead.py $(BUILD)
 
 # clang-tidy reads a clang compile database without precompiled headers (GCC's .gch files and
