@@ -232,9 +232,13 @@ std::string render_json(const Report& r) {
       write_runs(w, r);
     } else if (nodes && it.key() == "nodes") {
       w.open('[');
-      for (const NodeFacts& n : r.nodes) {
+      for (std::size_t i = 0; i < r.nodes.size(); ++i) {
         w.element();
-        write_node_facts_json(out, n, 4);
+        const std::size_t before = out.size();
+        write_node_facts_json(out, r.nodes[i], 4);
+        // Room for the others at the first one's size, so hundreds of MiB are not copied again
+        // at every doubling.
+        if (i == 0) out.reserve(out.size() + (out.size() - before + 64) * r.nodes.size());
       }
       w.close(']');
     } else {
