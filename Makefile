@@ -227,7 +227,7 @@ bench: configure
 	python3 bench/lint_ratio.py $(BIN)
 	python3 bench/plan_ratio.py $(BIN)
 	python3 bench/storage_fio_ratio.py $(BIN) $(BUILD)/bench-storage
-	taskset -c 0 $(BUILD)/bench/fleet_bench 4096
+	taskset -c 0 $(BUILD)/bench/fleet_bench 16384
 	python3 bench/watch_overhead.py $(BUILD)
 	python3 bench/health_overhead.py $(BIN)
 

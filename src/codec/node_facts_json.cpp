@@ -1,5 +1,7 @@
 #include "codec/node_facts_json.h"
 
+#include "codec/pretty_json_writer.h"
+
 #include <cstdio>
 
 namespace trainready {
@@ -146,7 +148,11 @@ json gpu_facts_to_json(const GpuFacts& g) {
           {"gpus", gpus}};
 }
 
-json to_json(const NodeFacts& n) {
+namespace {
+
+// Every member but the three largest (infiniband, pci, gpus), which write_node_facts_json
+// writes directly.
+json small_members_json(const NodeFacts& n) {
   json j;
   j["label"] = n.label;
   j["root"] = n.root_display;
@@ -177,8 +183,6 @@ json to_json(const NodeFacts& n) {
                   {"version", i.image_version},
                   {"id", i.image_id}}}};
   });
-  j["infiniband"] = fact_json(n.ib, ib_json);
-  j["pci"] = fact_json(n.pci, pci_json);
   j["modules"] = fact_json(n.modules, [](const ModuleFacts& m) {
     json o = json::object();
     for (const auto& [name, info] : m.modules) {
@@ -188,7 +192,6 @@ json to_json(const NodeFacts& n) {
     return o;
   });
   j["ofed_version"] = plain(n.ofed_version);
-  j["gpus"] = fact_json(n.gpus, gpu_facts_to_json);
   j["nccl_settings"] = fact_json(n.nccl, [](const NcclSettings& s) {
     auto pairs = [](const std::map<std::string, std::string>& m) {
       json a = json::array();
@@ -278,6 +281,192 @@ json to_json(const NodeFacts& n) {
     j["capture_sections"] = std::move(secs);
   }
   return j;
+}
+
+void write_ib(PrettyWriter& w, const IbFacts& ib) {  // ib_json
+  w.open('{');
+  w.key("devices");
+  w.open('[');
+  for (const auto& d : ib.devices) {
+    w.element();
+    w.open('{');
+    w.key("fw_ver");
+    w.str(d.fw_ver);
+    w.key("hca_type");
+    w.str(d.hca_type);
+    w.key("model");
+    w.str(d.model);
+    w.key("name");
+    w.str(d.name);
+    w.key("node_guid");
+    w.str(d.node_guid);
+    w.key("pci_address");
+    w.str(d.pci_address);
+    w.key("ports");
+    w.open('[');
+    for (const auto& p : d.ports) {
+      w.element();
+      w.open('{');
+      w.key("lid");
+      w.plain(p.lid);
+      w.key("link_layer");
+      w.plain(p.link_layer);
+      w.key("phys_state");
+      w.plain(p.phys_state);
+      w.key("pkey0");
+      w.plain(p.pkey0);
+      w.key("port");
+      w.any(json(p.number));
+      w.key("rate_gbits_per_s");
+      w.plain(p.rate_gbps);
+      w.key("rate_text");
+      w.str(p.rate_text);
+      w.key("source");
+      w.str(p.where.str());
+      w.key("state");
+      w.plain(p.state);
+      w.close('}');
+    }
+    w.close(']');
+    w.close('}');
+  }
+  w.close(']');
+  if (!ib.excerpt.empty()) {
+    w.key("excerpt");
+    w.str(ib.excerpt);
+  }
+  w.close('}');
+}
+
+void write_pci(PrettyWriter& w, const PciFacts& pci) {  // pci_json
+  char hex[16];
+  w.open('{');
+  w.key("devices");
+  w.open('[');
+  for (const auto& d : pci.devices) {
+    w.element();
+    w.open('{');
+    w.key("address");
+    w.str(d.address);
+    w.key("device");
+    std::snprintf(hex, sizeof(hex), "0x%04x", d.device);
+    w.str(hex);
+    w.key("driver");
+    w.str(d.driver);
+    w.key("kind");
+    w.str(kind_name(d.kind));
+    w.key("link_speed");
+    w.str(d.link_speed);
+    w.key("link_width");
+    w.any(json(d.link_width));
+    w.key("max_link_speed");
+    w.str(d.max_link_speed);
+    w.key("max_link_width");
+    w.any(json(d.max_link_width));
+    w.key("model");
+    w.str(d.model);
+    w.key("numa_node");
+    w.any(json(d.numa_node));
+    w.key("source");
+    w.str(d.where.str());
+    w.key("vendor");
+    std::snprintf(hex, sizeof(hex), "0x%04x", d.vendor);
+    w.str(hex);
+    w.key("virtual_function");
+    w.any(json(d.virtual_function));
+    w.close('}');
+  }
+  w.close(']');
+  if (!pci.excerpt.empty()) {
+    w.key("excerpt");
+    w.str(pci.excerpt);
+  }
+  w.close('}');
+}
+
+void write_gpus(PrettyWriter& w, const GpuFacts& g) {  // gpu_facts_to_json
+  auto opt = [&w](const char* key, const auto& v, bool null_when_absent) {
+    if (v) {
+      w.key(key);
+      w.any(json(*v));
+    } else if (null_when_absent) {
+      w.key(key);
+      w.any(json(nullptr));
+    }
+  };
+  w.open('{');
+  w.key("driver_loaded");
+  w.boolean(g.driver_loaded);
+  w.key("driver_version");
+  w.str(g.driver_version);
+  w.key("gpus");
+  w.open('[');
+  for (const auto& x : g.gpus) {
+    w.element();
+    w.open('{');
+    opt("clocks_event_reasons", x.clocks_event_reasons, false);
+    opt("ecc_enabled", x.ecc_enabled, true);
+    opt("ecc_uncorrected_volatile", x.ecc_uncorrected_volatile, true);
+    opt("fabric_clique_id", x.fabric_clique_id, false);
+    opt("fabric_cluster_uuid", x.fabric_cluster_uuid, false);
+    opt("fabric_state", x.fabric_state, false);
+    opt("fabric_status", x.fabric_status, false);
+    w.key("index");
+    w.any(json(x.index));
+    w.key("memory_total_bytes");
+    w.any(json(x.memory_total_bytes));
+    w.key("name");
+    w.str(x.name);
+    opt("nvlink_active", x.nvlink_active, false);
+    opt("nvlink_crc_errors", x.nvlink_crc_errors, false);
+    opt("nvlink_links", x.nvlink_links, false);
+    opt("nvlink_recovery_errors", x.nvlink_recovery_errors, false);
+    w.key("pci_bus_id");
+    w.str(x.pci_bus_id);
+    opt("remap_failure", x.remap_failure, true);
+    opt("remap_pending", x.remap_pending, true);
+    w.key("serial");
+    w.str(x.serial);
+    w.key("uuid");
+    w.str(x.uuid);
+    w.close('}');
+  }
+  w.close(']');
+  w.key("no_driver_reason");
+  w.str(g.no_driver_reason);
+  w.key("nvml_version");
+  w.str(g.nvml_version);
+  w.close('}');
+}
+
+}  // namespace
+
+json to_json(const NodeFacts& n) {
+  json j = small_members_json(n);
+  j["infiniband"] = fact_json(n.ib, ib_json);
+  j["pci"] = fact_json(n.pci, pci_json);
+  j["gpus"] = fact_json(n.gpus, gpu_facts_to_json);
+  return j;
+}
+
+void write_node_facts_json(std::string& out, const NodeFacts& n, unsigned indent) {
+  json j = small_members_json(n);
+  for (const char* k : {"gpus", "infiniband", "pci"}) j[k] = nullptr;  // their places
+  PrettyWriter w(out, indent);
+  w.open('{');
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    w.key(it.key());
+    if (it.key() == "gpus") {
+      w.fact(n.gpus, [&w](const GpuFacts& g) { write_gpus(w, g); });
+    } else if (it.key() == "infiniband") {
+      w.fact(n.ib, [&w](const IbFacts& ib) { write_ib(w, ib); });
+    } else if (it.key() == "pci") {
+      w.fact(n.pci, [&w](const PciFacts& pci) { write_pci(w, pci); });
+    } else {
+      w.any(it.value());
+    }
+  }
+  w.close('}');
 }
 
 }  // namespace trainready

@@ -68,6 +68,40 @@ bool covers(const LabelledInterval& li, double t) {
   return li.interval.start <= t && t < li.interval.end;
 }
 
+// How many nodes have an interval that covers a moment, in O(log M) per question: each node's
+// intervals merged into disjoint spans, then (spans begun by t) - (spans ended by t).
+class CoverCount {
+ public:
+  explicit CoverCount(const std::vector<NodeTimeline>& nodes) {
+    std::vector<std::pair<double, double>> spans;
+    for (const NodeTimeline& n : nodes) {
+      spans.clear();
+      for (const LabelledInterval& li : n.intervals)
+        if (li.interval.start < li.interval.end)
+          spans.emplace_back(li.interval.start, li.interval.end);
+      std::sort(spans.begin(), spans.end());
+      for (std::size_t i = 0; i < spans.size();) {
+        double end = spans[i].second;
+        std::size_t j = i + 1;
+        for (; j < spans.size() && spans[j].first <= end; ++j) end = std::max(end, spans[j].second);
+        starts_.push_back(spans[i].first);
+        ends_.push_back(end);
+        i = j;
+      }
+    }
+    std::sort(starts_.begin(), starts_.end());
+    std::sort(ends_.begin(), ends_.end());
+  }
+  int nodes_at(double t) const {
+    const auto begun = std::upper_bound(starts_.begin(), starts_.end(), t) - starts_.begin();
+    const auto ended = std::upper_bound(ends_.begin(), ends_.end(), t) - ends_.begin();
+    return static_cast<int>(begun - ended);
+  }
+
+ private:
+  std::vector<double> starts_, ends_;
+};
+
 }  // namespace
 
 PeerInterval peer_interval_of(int rank, const std::string& host, const LabelledInterval& li) {
@@ -264,6 +298,7 @@ std::vector<StragglerEvent> PeerBoard::judge(bool final) {
     return {};
   }
   mark_stragglers(nodes, t_);
+  const CoverCount cover(nodes);
   std::vector<StragglerEvent> out;
   for (std::size_t k = 0; k < nodes.size(); ++k) {
     PeerRank& r = ranks_[static_cast<std::size_t>(rank_of[k])];
@@ -281,12 +316,9 @@ std::vector<StragglerEvent> PeerBoard::judge(bool final) {
       e.node = nodes[k].node;
       e.start = li.interval.start;
       e.end = li.interval.end;
-      for (std::size_t j = 0; j < nodes.size(); ++j) {
-        if (j == k) continue;
-        if (std::any_of(nodes[j].intervals.begin(), nodes[j].intervals.end(),
-                        [&](const LabelledInterval& o) { return covers(o, mid); }))
-          ++e.peers;
-      }
+      const bool self = std::any_of(nodes[k].intervals.begin(), nodes[k].intervals.end(),
+                                    [&](const LabelledInterval& o) { return covers(o, mid); });
+      e.peers = cover.nodes_at(mid) - (self ? 1 : 0);
       e.by_gpu = by_gpu;
       const PeerInterval& p = r.window[i];
       e.value = by_gpu ? p.gpu_busy.value_or(0) : p.cpu_cores.value_or(0);

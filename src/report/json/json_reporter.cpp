@@ -6,6 +6,7 @@
 #include "codec/collective_progress_json.h"
 #include "codec/nccl_facts_json.h"
 #include "codec/node_facts_json.h"
+#include "codec/pretty_json_writer.h"
 #include "report/json/bench_section.h"
 #include "report/json/pair_bandwidth_section.h"
 #include "report/json/plan_check_section.h"
@@ -114,7 +115,12 @@ json finding_json(const Finding& f) {
   return j;
 }
 
-json report_json(const Report& r) {
+namespace {
+
+bool has_nodes_section(const Report& r) { return r.command == "doctor" || !r.nodes.empty(); }
+
+// Everything but the nodes' facts.
+json report_head_json(const Report& r) {
   json j;
   j["schema_version"] = kReportSchemaVersion;
   j["tool"] = {{"name", "trainready"}, {"version", r.tool_version}};
@@ -139,18 +145,6 @@ json report_json(const Report& r) {
   for (const auto& s : r.evaluation.notes)
     notes.push_back({{"rule", s.rule_id}, {"node", s.node}, {"note", s.reason}});
   j["notes"] = notes;
-  json runs = json::array();
-  for (const RuleRun& run : r.evaluation.runs) {
-    json x{{"rule", run.rule_id}, {"node", run.node}, {"outcome", outcome_name(run.outcome)}};
-    if (run.outcome == RuleRun::Outcome::kNotApplicable) x["reason"] = run.detail;
-    runs.push_back(std::move(x));
-  }
-  j["runs"] = runs;
-  if (r.command == "doctor" || !r.nodes.empty()) {
-    json nodes = json::array();
-    for (const auto& n : r.nodes) nodes.push_back(to_json(n));
-    j["nodes"] = nodes;
-  }
   if (r.nccl_log) j["nccl_log"] = to_json(*r.nccl_log);
   if (r.progress) j["nccl_telemetry"] = to_json(*r.progress);
   if (r.nccl_tests) {
@@ -176,9 +170,84 @@ json report_json(const Report& r) {
   return j;
 }
 
+json runs_json(const Report& r) {
+  json runs = json::array();
+  for (const RuleRun& run : r.evaluation.runs) {
+    json x{{"rule", run.rule_id}, {"node", run.node}, {"outcome", outcome_name(run.outcome)}};
+    if (run.outcome == RuleRun::Outcome::kNotApplicable) x["reason"] = run.detail;
+    runs.push_back(std::move(x));
+  }
+  return runs;
+}
+
+void write_runs(PrettyWriter& w, const Report& r) {  // runs_json, written as it goes
+  w.open('[');
+  for (const RuleRun& run : r.evaluation.runs) {
+    w.element();
+    w.open('{');
+    w.key("node");
+    w.str(run.node);
+    w.key("outcome");
+    w.str(outcome_name(run.outcome));
+    if (run.outcome == RuleRun::Outcome::kNotApplicable) {
+      w.key("reason");
+      w.str(run.detail);
+    }
+    w.key("rule");
+    w.str(run.rule_id);
+    w.close('}');
+  }
+  w.close(']');
+}
+
+}  // namespace
+
+json report_json(const Report& r) {
+  json j = report_head_json(r);
+  j["runs"] = runs_json(r);
+  if (has_nodes_section(r)) {
+    json nodes = json::array();
+    for (const auto& n : r.nodes) nodes.push_back(to_json(n));
+    j["nodes"] = nodes;
+  }
+  return j;
+}
+
 std::string render_json(const Report& r) {
   // Input text need not be UTF-8 (a log, a host name): replace what is not rather than throw.
-  return report_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  // The same text as report_json(r).dump(2), with the parts that grow with the fleet (every
+  // node's facts, about 50 KiB of JSON per node, and a run per rule and node) written as they
+  // go: one tree of them all cost most of the time of writing a fleet's report (allocating,
+  // walking and freeing millions of map nodes at once).
+  json j = report_head_json(r);
+  const bool nodes = has_nodes_section(r);
+  j["runs"] = nullptr;  // their places among the sorted keys
+  if (nodes) j["nodes"] = nullptr;
+  std::string out;
+  PrettyWriter w(out, 0);
+  w.open('{');
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    w.key(it.key());
+    if (it.key() == "runs") {
+      write_runs(w, r);
+    } else if (nodes && it.key() == "nodes") {
+      w.open('[');
+      for (std::size_t i = 0; i < r.nodes.size(); ++i) {
+        w.element();
+        const std::size_t before = out.size();
+        write_node_facts_json(out, r.nodes[i], 4);
+        // Room for the others at the first one's size, so hundreds of MiB are not copied again
+        // at every doubling.
+        if (i == 0) out.reserve(out.size() + (out.size() - before + 64) * r.nodes.size());
+      }
+      w.close(']');
+    } else {
+      w.any(it.value());
+    }
+  }
+  w.close('}');
+  out += '\n';
+  return out;
 }
 
 }  // namespace trainready
