@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 
@@ -92,9 +93,36 @@ CommandResult run_command(const std::vector<std::string>& argv, int timeout_ms,
           buf, std::min<std::size_t>(static_cast<std::size_t>(n), max_bytes - res.output.size()));
   }
   ::close(out[0]);
-  if (res.timed_out) ::kill(-pid, SIGKILL);  // the group: the child and what it started
+  // Reap it without ever blocking past the deadline: a program can close its output and then
+  // sit in the driver (a hung nvidia-smi), and one killed in uninterruptible sleep is reaped
+  // only when the kernel lets it go. Past the deadline the group is killed and given 0.5 s;
+  // a child still not reaped then is left behind (collect must return; init reaps it later).
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
+  bool reaped = false;
+  auto try_reap = [&] {
+    for (;;) {
+      const pid_t w = ::waitpid(pid, &status, WNOHANG);
+      if (w == pid) return true;
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) return true;  // ECHILD: nothing left to wait for
+      return false;
+    }
+  };
+  while (!res.timed_out && !(reaped = try_reap())) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      res.timed_out = true;
+      break;
+    }
+    ::usleep(10000);
+  }
+  if (res.timed_out) {
+    ::kill(-pid, SIGKILL);  // the group: the child and what it started
+    const auto grace = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    while (!(reaped = try_reap()) && std::chrono::steady_clock::now() < grace) ::usleep(10000);
+  }
+  if (!reaped) {
+    res.exit_code = 128 + SIGKILL;
+    return res;
   }
   res.exit_code =
       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);

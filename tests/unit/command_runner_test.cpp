@@ -31,6 +31,16 @@ TEST(CommandRunner, MissingProgramTimeoutAndOutputCap) {
   EXPECT_EQ(big.output.size(), 1000u);
 }
 
+// A program that closes its output and then hangs (nvidia-smi stuck in the driver after its
+// header) is still ended at the deadline: the old runner waited for it without a limit.
+TEST(CommandRunner, ClosedOutputThenHangStillEndsAtTheDeadline) {
+  auto t0 = std::chrono::steady_clock::now();
+  CommandResult r = run_command({"sh", "-c", "echo header; exec >&- 2>&-; sleep 30"}, 300, 1024);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.output, "header\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+}
+
 TEST(CommandRunner, MergesStderrWhenAsked) {
   CommandResult r = run_command({"sh", "-c", "echo out; echo why >&2; exit 1"}, 5000, 1024, true);
   EXPECT_EQ(r.exit_code, 1);
