@@ -206,6 +206,9 @@ def main():
     ap.add_argument("--tag", help="with --missing: only sites this tag prints (default newest)")
     ap.add_argument("--min", type=float, help="exit 1 when a tag's coverage is below this %%")
     ap.add_argument("--json", action="store_true", help="per-tag coverage as JSON")
+    ap.add_argument("--cases", action="store_true",
+                    help="one JSON line per covered site, tag and rendering: the text, where "
+                    "NCCL prints it, and the entries that cover it (for the C++ reader's test)")
     a = ap.parse_args()
 
     sites = []
@@ -262,7 +265,18 @@ def main():
                   f"({', '.join(sorted(subsystems_of[e['id']]))}): is it too broad?",
                   file=sys.stderr)
 
-    if a.json:
+    if a.cases:
+        for s in sites:
+            for tag in s["tags"]:
+                file, _, line = s["where"][tag][0].partition(":")
+                for text in s["_texts"]:
+                    ids = [e["id"] for e in entries if covers(e, dict(s, _texts=[text]), tag)]
+                    if ids:
+                        print(json.dumps({"tag": tag, "level": s["level"], "kind": s["kind"],
+                                          "file": file[4:] if file.startswith("src/") else file,
+                                          "line": int(line or 0), "func": s.get("function") or "",
+                                          "text": text, "ids": ids}))
+    elif a.json:
         print(json.dumps([{"tag": t, "sites": n, "covered": c,
                            "percent": round(100.0 * c / n, 1) if n else 0.0}
                           for t, n, c in table], indent=1))

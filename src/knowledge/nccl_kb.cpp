@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "core/embedded.h"
@@ -10,11 +11,11 @@
 namespace trainready {
 namespace {
 
-const std::set<std::string> kEntryKeys = {"id",       "match",    "level", "kind",
-                                          "versions", "what",     "severity", "rank",
-                                          "causes",   "source",   "doc"};
+const std::set<std::string> kEntryKeys = {"id",       "match",  "level",    "kind",
+                                          "versions", "what",   "severity", "rank",
+                                          "causes",   "source", "doc"};
 const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm"};
-const std::set<std::string> kWhenKeys = {"link_layer", "net",     "plugin",  "env",   "nccl",
+const std::set<std::string> kWhenKeys = {"link_layer", "net",        "plugin",  "env",   "nccl",
                                          "driver",     "multi_node", "log_has", "mnnvl", "gdr"};
 
 struct Where {
@@ -107,19 +108,26 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
   e.subsystem = subsystem;
   e.id = scalar(n, w, "id", true);
   e.match = regex(scalar(n, w, "match", true), w, "match");
+  e.literal = nccl_kb_required_literal(e.match.text);
   e.what = scalar(n, w, "what", true);
   e.source = scalar(n, w, "source", true);
   e.doc = scalar(n, w, "doc", false);
   e.versions = scalar(n, w, "versions", false);
   check_versions(e.versions, w, "versions");
   const std::string level = scalar(n, w, "level", false);
-  if (level == "WARN") e.level = NcclKbLevel::kWarn;
-  else if (level == "INFO") e.level = NcclKbLevel::kInfo;
-  else if (!level.empty()) w.fail("level must be WARN or INFO");
+  if (level == "WARN")
+    e.level = NcclKbLevel::kWarn;
+  else if (level == "INFO")
+    e.level = NcclKbLevel::kInfo;
+  else if (!level.empty())
+    w.fail("level must be WARN or INFO");
   const std::string kind = scalar(n, w, "kind", false);
-  if (kind == "trail") e.kind = NcclKbKind::kTrail;
-  else if (kind == "passthrough") e.kind = NcclKbKind::kPassthrough;
-  else if (!kind.empty()) w.fail("kind must be 'trail' or 'passthrough'");
+  if (kind == "trail")
+    e.kind = NcclKbKind::kTrail;
+  else if (kind == "passthrough")
+    e.kind = NcclKbKind::kPassthrough;
+  else if (!kind.empty())
+    w.fail("kind must be 'trail' or 'passthrough'");
   const std::string sev = scalar(n, w, "severity", true);
   auto s = parse_severity(sev);
   if (!s) w.fail("severity must be error, warning or info");
@@ -164,13 +172,12 @@ NcclKnowledgeBase NcclKnowledgeBase::parse(
     try {
       doc = YAML::Load(text);
     } catch (const YAML::Exception& e) {
-      throw NcclKbError(name + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " +
-                        e.msg);
+      throw NcclKbError(name + ":" + std::to_string(e.mark.line + 1) +
+                        ": not valid YAML: " + e.msg);
     }
     if (!doc.IsMap() || !doc["subsystem"] || !doc["subsystem"].IsScalar() || !doc["entries"] ||
         !doc["entries"].IsSequence())
-      throw NcclKbError(name +
-                        ": expected a map with 'subsystem' (text) and 'entries' (list)");
+      throw NcclKbError(name + ": expected a map with 'subsystem' (text) and 'entries' (list)");
     const std::string subsystem = doc["subsystem"].as<std::string>();
     try {
       const YAML::Node entries = doc["entries"];
@@ -188,10 +195,9 @@ NcclKnowledgeBase NcclKnowledgeBase::parse(
       throw NcclKbError(name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
     }
   }
-  std::stable_sort(kb.files_.begin(), kb.files_.end(),
-                   [](const NcclKbFile& a, const NcclKbFile& b) {
-                     return a.prefix.size() > b.prefix.size();
-                   });
+  std::stable_sort(
+      kb.files_.begin(), kb.files_.end(),
+      [](const NcclKbFile& a, const NcclKbFile& b) { return a.prefix.size() > b.prefix.size(); });
   return kb;
 }
 
@@ -220,6 +226,52 @@ std::string NcclKnowledgeBase::subsystem_of_file(std::string_view file) const {
   return "";
 }
 
+std::string nccl_kb_required_literal(std::string_view p) {
+  if (p.find('|') != std::string_view::npos) return "";
+  std::string best, run;
+  int depth = 0;
+  bool in_class = false;
+  auto cut = [&] {
+    if (run.size() > best.size()) best = run;
+    run.clear();
+  };
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    char c = p[i];
+    char lit = 0;
+    std::size_t next = i + 1;
+    if (in_class) {
+      if (c == '\\')
+        ++i;
+      else if (c == ']')
+        in_class = false;
+      continue;
+    }
+    if (c == '\\' && i + 1 < p.size()) {
+      const char e = p[i + 1];
+      next = i + 2;
+      if (!std::isalnum(static_cast<unsigned char>(e))) lit = e;
+    } else if (c == '[') {
+      in_class = true;
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      --depth;
+    } else if (std::string_view("^$.*+?{}").find(c) == std::string_view::npos) {
+      lit = c;
+    }
+    const char q = next < p.size() ? p[next] : 0;
+    if (lit && depth == 0 && q != '?' && q != '*' && q != '{') {
+      run += lit;
+      if (q == '+') cut();
+    } else {
+      cut();
+    }
+    i = next - 1;
+  }
+  cut();
+  return best;
+}
+
 namespace {
 std::vector<int> components(std::string_view v) {
   std::vector<int> r;
@@ -229,8 +281,10 @@ std::vector<int> components(std::string_view v) {
     int x = 0;
     while (i < v.size() && v[i] >= '0' && v[i] <= '9') x = x * 10 + (v[i++] - '0');
     r.push_back(x);
-    if (i < v.size() && v[i] == '.') ++i;
-    else break;
+    if (i < v.size() && v[i] == '.')
+      ++i;
+    else
+      break;
   }
   return r;
 }
@@ -262,8 +316,11 @@ bool nccl_version_in(std::string_view version, std::string_view spec) {
                                   "': expected e.g. '>=2.19,<2.21'");
     std::vector<int> cmp(v.begin(), v.begin() + std::min(v.size(), ref.size()));
     while (cmp.size() < ref.size()) cmp.push_back(0);
-    const bool r = op == ">=" ? cmp >= ref : op == "<=" ? cmp <= ref : op == "==" ? cmp == ref
-                   : op == ">" ? cmp > ref : cmp < ref;
+    const bool r = op == ">="   ? cmp >= ref
+                   : op == "<=" ? cmp <= ref
+                   : op == "==" ? cmp == ref
+                   : op == ">"  ? cmp > ref
+                                : cmp < ref;
     ok = ok && r;
   }
   return ok;

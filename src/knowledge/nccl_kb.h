@@ -28,6 +28,10 @@ struct NcclKbRegex {
   std::regex re;
 };
 
+// The longest run of characters every match of `pattern` contains ("" when the pattern has an
+// alternation or none can be told): a substring test that skips most regex searches.
+std::string nccl_kb_required_literal(std::string_view pattern);
+
 // One env condition: NCCL_X must be unset (no `value`) or set to a value `value` matches.
 struct NcclKbEnv {
   std::string name;
@@ -60,6 +64,7 @@ struct NcclKbEntry {
   std::string file;       // "ib-verbs.yaml"
   std::string subsystem;  // the file's subsystem
   NcclKbRegex match;
+  std::string literal;  // nccl_kb_required_literal(match.text)
   NcclKbLevel level = NcclKbLevel::kAny;
   NcclKbKind kind = NcclKbKind::kMessage;
   std::string versions;  // NCCL versions that print it, "" = all

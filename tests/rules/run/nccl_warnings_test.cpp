@@ -23,5 +23,21 @@ TEST(NcclWarnings, QuietWhenOtherRulesExplainEveryWarn) {
   EXPECT_TRUE(log_rule(kId, log_synthetic("libibverbs-missing.log")).findings.empty());
 }
 
+// A WARN the knowledge base explains is its finding, not quoted back here (the old signature
+// table knew only "family 0"; the entry matches the site as NCCL prints it).
+TEST(NcclWarnings, LeavesWarnsTheKnowledgeBaseExplains) {
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:2 [0] misc/socket.cc:710 NCCL WARN ncclSocketInit: "
+                                     "connecting to address 10.0.0.9 with family 12 is neither "
+                                     "AF_INET(2) nor AF_INET6(10)\n"))
+                  .findings.empty());
+}
+
+// What the tool cannot place it says, with what to capture next.
+TEST(NcclWarnings, AnUnplacedWarnSaysWhatToCaptureNext) {
+  RuleOutcome o = log_rule(kId, log_text("h:1:2 [0] init.cc:1 NCCL WARN Something unexpected\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].fix.find("NCCL_DEBUG_SUBSYS"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
