@@ -11,7 +11,7 @@ namespace {
 const char* kGood = R"(subsystem: socket
 entries:
 - id: socket-refused
-  match: 'Call to connect returned (\S+), retrying'
+  match: 'Call to connect returned ([^,]+), retrying'
   level: INFO
   what: connect was refused
   severity: error

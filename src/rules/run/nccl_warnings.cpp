@@ -33,9 +33,22 @@ class NcclWarnings : public Rule {
          "NCCL rejected a call: mismatched collectives or arguments between ranks, or a bug.",
          "Check that every rank issues the same collectives with the same sizes; update NCCL."},
     };
+    // What the knowledge base explains (nccl-message, nccl-known-signature) is not quoted back.
+    std::set<std::string> explained;
+    for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin()))
+      explained.insert(r.messages.begin(), r.messages.end());
+    auto is_explained = [&](const std::string& text) {
+      for (const std::string& m : explained)
+        if (!m.empty() && text.find(m) != std::string::npos) return true;
+      return false;
+    };
     for (const Kind& k : kinds) {
       const NcclIssue* i = find_issue(f, k.p);
       if (!i) continue;
+      // A CUDA or internal error the knowledge base reads (every example line) is its finding.
+      bool all = !i->examples.empty();
+      for (const LogLine& l : i->examples) all = all && is_explained(l.text);
+      if (all) continue;
       Finding x = finding(std::string(k.what) + ": " + std::to_string(i->count) + " line(s)");
       x.severity = k.sev;
       add_issue_evidence(x, *i);
@@ -63,10 +76,6 @@ class NcclWarnings : public Rule {
                                                   "ncclInvalidUsage",
                                                   "remote process",
                                                   "Remote process"};
-    // What the knowledge base explains (nccl-message, nccl-known-signature) is not quoted back.
-    std::set<std::string> explained;
-    for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin()))
-      explained.insert(r.messages.begin(), r.messages.end());
     std::vector<const NcclWarning*> other;
     std::uint64_t lines = 0;
     for (const NcclWarning& w : f.warnings) {

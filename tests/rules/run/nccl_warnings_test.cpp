@@ -9,11 +9,19 @@ const char* kId = "nccl-warnings";
 
 TEST(NcclWarnings, FiresOnOtherWarnAndCudaFailure) {
   RuleOutcome o = log_rule(kId, log_text("h:1:2 [0] init.cc:1 NCCL WARN Something unexpected\n"
-                                         "h:1:2 [0] enqueue.cc:2 NCCL WARN Cuda failure 'an "
-                                         "illegal memory access was encountered'\n"));
+                                         "h:1:2 [0] enqueue.cc:2 NCCL WARN Cuda failure 'some "
+                                         "error no entry knows'\n"));
   ASSERT_EQ(o.findings.size(), 2u);
   EXPECT_EQ(o.findings[0].severity, Severity::kError);  // the CUDA failure
   EXPECT_EQ(o.findings[1].severity, Severity::kWarning);
+}
+
+// A CUDA error the knowledge base reads (passthrough.yaml) is nccl-known-signature's finding,
+// not a generic "CUDA error inside NCCL" here.
+TEST(NcclWarnings, LeavesCudaErrorsTheKnowledgeBaseReads) {
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:2 [0] enqueue.cc:2 NCCL WARN Cuda failure 'an illegal "
+                                     "memory access was encountered'\n"))
+                  .findings.empty());
 }
 
 TEST(NcclWarnings, QuietWhenOtherRulesExplainEveryWarn) {
