@@ -23,7 +23,11 @@ class NcclMessage : public Rule {
     const auto readings = read_nccl_messages(f, NcclKnowledgeBase::builtin());
     RuleOutcome o;
     for (const NcclKbFinding& k : nccl_kb_ranked(readings)) {
-      if (nccl_kb_is_signature(*k.reading->entry)) continue;
+      const NcclKbEntry& e = *k.reading->entry;
+      if (nccl_kb_is_signature(e)) continue;
+      // A generic "-> code" trail follows the WARN NCCL printed where the failure started: the
+      // WARN (its reading, or the rule that explains it) is the finding, the trail adds nothing.
+      if (e.kind == NcclKbKind::kTrail && e.file == "trail.yaml" && !f.warnings.empty()) continue;
       if (o.findings.size() == 6) break;  // the rest follow from these, or are listed by them
       Finding x = finding("");
       fill_nccl_kb_finding(x, k, f);

@@ -29,6 +29,10 @@ TEST(NcclMessage, FiresOnATrailAndNamesTheFailingTransport) {
 TEST(NcclMessage, QuietOnAHealthyRunAndOnSignatureLines) {
   EXPECT_TRUE(log_rule(kId, log_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log"))
                   .findings.empty());
+  // The trail after a WARN follows it: the WARN's reading is the finding.
+  EXPECT_TRUE(
+      log_rule(kId, log_fixture("nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log"))
+          .findings.empty());
   // The socket trail is nccl-known-signature's reading, not this rule's.
   EXPECT_TRUE(log_rule(kId, log_text("vm-a:100:120 [0] NCCL INFO misc/socket.cc:564 -> 2\n"))
                   .findings.empty());
