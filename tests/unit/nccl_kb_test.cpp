@@ -126,5 +126,63 @@ TEST(NcclKb, TheContextSelectsTheCause) {
   EXPECT_EQ(r[0].cause->cause, "a firewall");
 }
 
+// Each `when` key reads the run's facts; a fact the log does not show does not hold.
+TEST(NcclKb, WhenKeysReadTheRunsFacts) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "h1:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+      "h1:1:1 [0] NCCL INFO cudaDriverVersion 12020\n"
+      "h1:1:1 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3\n"
+      "h1:1:1 [0] NCCL INFO Using network IB\n"
+      "h1:1:1 [0] NCCL INFO MNNVL busId 0x1b000 fabric UUID 1.2 cliqueId 0x4 state 3 healthMask "
+      "0x0\n",
+      "w.log");
+  auto rx = [](const char* s) { return NcclKbRegex{s, std::regex(s)}; };
+  auto holds = [&](const NcclKbWhen& w) { return nccl_kb_when_holds(w, f); };
+  NcclKbWhen w;
+  EXPECT_TRUE(holds(w));
+  w.env.push_back({"NCCL_IB_GID_INDEX", rx("^3$")});
+  EXPECT_TRUE(holds(w));
+  w.env.push_back({"NCCL_SOCKET_IFNAME", std::nullopt});  // unset
+  EXPECT_TRUE(holds(w));
+  w.env.push_back({"NCCL_IB_GID_INDEX", std::nullopt});  // it is set
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.nccl = ">=2.21";
+  EXPECT_TRUE(holds(w));
+  w.nccl = "<2.21";
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.driver = ">=12.2";
+  EXPECT_TRUE(holds(w));
+  w.driver = ">=12.4";
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.net = rx("^IB$");
+  EXPECT_TRUE(holds(w));
+  w.net = rx("Socket");
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.mnnvl = true;
+  EXPECT_TRUE(holds(w));
+  w.mnnvl = false;
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.multi_node = true;
+  EXPECT_FALSE(holds(w));
+  w.multi_node = false;
+  EXPECT_TRUE(holds(w));
+  w = {};
+  w.link_layer = "InfiniBand";  // no device listed: unknown
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.gdr = true;  // no NET connection or device: unknown
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.log_has = rx("cliqueId 0x4");
+  EXPECT_TRUE(holds(w));
+  w.log_has = rx("cliqueId 0x5");
+  EXPECT_FALSE(holds(w));
+}
+
 }  // namespace
 }  // namespace trainready::test
