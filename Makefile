@@ -224,6 +224,7 @@ bench: configure
 	cmake --build $(BUILD) -j $(JOBS)
 	bash bench/doctor_ratio.sh $(BUILD)/bench/doctor_bench
 	python3 bench/nccl_log_ratio.py --build $(BUILD)
+	python3 tools/nccl_kb_coverage.py
 	python3 bench/lint_ratio.py $(BIN)
 	python3 bench/plan_ratio.py $(BIN)
 	python3 bench/storage_fio_ratio.py $(BIN) $(BUILD)/bench-storage

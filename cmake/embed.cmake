@@ -1,5 +1,5 @@
-# Writes a C++ file that holds data/catalog.json and docs/rules/*.md as byte arrays,
-# so the binary carries its default catalog and rule pages with it.
+# Writes a C++ file that holds data/catalog.json, docs/rules/*.md and data/nccl-kb/*.yaml (the
+# NCCL message knowledge base) as byte arrays, so the binary carries them with it.
 function(tr_embed_bytes file var out)
   file(READ ${file} hex HEX)
   string(LENGTH "${hex}" n)
@@ -22,7 +22,19 @@ foreach(d ${docs})
   string(APPEND table "    {\"${id}\", std::string_view(k_doc_${i}, k_doc_${i}_len)},\n")
   math(EXPR i "${i} + 1")
 endforeach()
+file(GLOB kbs ${NCCL_KB_DIR}/*.yaml)
+list(SORT kbs)
+set(kb_table "")
+set(i 0)
+foreach(k ${kbs})
+  get_filename_component(name ${k} NAME)
+  tr_embed_bytes(${k} k_kb_${i} chunk)
+  string(APPEND src "${chunk}")
+  string(APPEND kb_table "    {\"${name}\", std::string_view(k_kb_${i}, k_kb_${i}_len)},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
 string(APPEND src "}  // namespace\n\nstd::string_view embedded_catalog() { return {k_catalog, k_catalog_len}; }\n\n")
-string(APPEND src "const std::vector<std::pair<std::string_view, std::string_view>>& embedded_rule_docs() {\n  static const std::vector<std::pair<std::string_view, std::string_view>> docs = {\n${table}  };\n  return docs;\n}\n}  // namespace trainready\n")
+string(APPEND src "const std::vector<std::pair<std::string_view, std::string_view>>& embedded_rule_docs() {\n  static const std::vector<std::pair<std::string_view, std::string_view>> docs = {\n${table}  };\n  return docs;\n}\n\n")
+string(APPEND src "const std::vector<std::pair<std::string_view, std::string_view>>& embedded_nccl_kb() {\n  static const std::vector<std::pair<std::string_view, std::string_view>> files = {\n${kb_table}  };\n  return files;\n}\n}  // namespace trainready\n")
 file(WRITE ${OUT}.tmp "${src}")
 file(RENAME ${OUT}.tmp ${OUT})

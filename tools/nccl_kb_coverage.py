@@ -81,6 +81,22 @@ def render(fmt):
     return CONV.sub(sub, fmt)
 
 
+# A failure trail ("%s:%d -> %d", "-> %d [Async thread]", src/include/checks.h) prints the caller's
+# __FILE__:__LINE__ and the ncclResult_t it returns (src/nccl.h.in: 1..8 are failures): rendered
+# once per code, with a file of src/ for the caller, so an entry for one code (or one file) can
+# claim it. Connection lines ("Ring %02d : %d -> %d") are trails too but print no result code.
+RESULT_TRAIL = re.compile(r"^(%s:%d )?-> %d( \(%s\)| \[[^\]]*\])?$")
+TRAIL_FILE = "misc/socket.cc"
+
+
+def renderings(site):
+    fmt = site["format"] or ""
+    if site["kind"] == "trail" and RESULT_TRAIL.match(fmt):
+        head = fmt.replace("%s:%d ", TRAIL_FILE + ":12 ", 1)
+        return [render(head.replace("-> %d", f"-> {code}", 1)) for code in range(1, 9)]
+    return [render(fmt)]
+
+
 def literal_chars(rx):
     """Characters an entry's regex requires literally (rough: text outside classes/escapes)."""
     s = re.sub(r"\\[dDsSwWbB]|\[[^\]]*\]|[.*+?()|{}^$]|\{\d+(,\d*)?\}", "", rx)
@@ -178,7 +194,7 @@ def covers(e, site, tag):
         return False
     if not in_range(tag, e.get("versions")):
         return False
-    return bool(e["_re"].search(site["_text"]))
+    return any(e["_re"].search(t) for t in site["_texts"])
 
 
 def main():
@@ -190,6 +206,9 @@ def main():
     ap.add_argument("--tag", help="with --missing: only sites this tag prints (default newest)")
     ap.add_argument("--min", type=float, help="exit 1 when a tag's coverage is below this %%")
     ap.add_argument("--json", action="store_true", help="per-tag coverage as JSON")
+    ap.add_argument("--cases", action="store_true",
+                    help="one JSON line per covered site, tag and rendering: the text, where "
+                    "NCCL prints it, and the entries that cover it (for the C++ reader's test)")
     a = ap.parse_args()
 
     sites = []
@@ -200,7 +219,8 @@ def main():
                     s = json.loads(line)
                     # A site whose format is not a literal (a variable) renders as "": no entry
                     # can claim it, and it still counts against coverage.
-                    s["_text"] = render(s["format"] or "")
+                    s["_texts"] = renderings(s)
+                    s["_text"] = s["_texts"][0]
                     sites.append(s)
                 except (ValueError, KeyError) as x:
                     print(f"{a.sites}:{n}: expected a site (JSON with 'format'): {x}",
@@ -245,7 +265,18 @@ def main():
                   f"({', '.join(sorted(subsystems_of[e['id']]))}): is it too broad?",
                   file=sys.stderr)
 
-    if a.json:
+    if a.cases:
+        for s in sites:
+            for tag in s["tags"]:
+                file, _, line = s["where"][tag][0].partition(":")
+                for text in s["_texts"]:
+                    ids = [e["id"] for e in entries if covers(e, dict(s, _texts=[text]), tag)]
+                    if ids:
+                        print(json.dumps({"tag": tag, "level": s["level"], "kind": s["kind"],
+                                          "file": file[4:] if file.startswith("src/") else file,
+                                          "line": int(line or 0), "func": s.get("function") or "",
+                                          "text": text, "ids": ids}))
+    elif a.json:
         print(json.dumps([{"tag": t, "sites": n, "covered": c,
                            "percent": round(100.0 * c / n, 1) if n else 0.0}
                           for t, n, c in table], indent=1))

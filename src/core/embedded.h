@@ -8,4 +8,6 @@ namespace trainready {
 std::string_view embedded_catalog();
 // (rule id, markdown page), sorted by id.
 const std::vector<std::pair<std::string_view, std::string_view>>& embedded_rule_docs();
+// (file name, YAML text) of data/nccl-kb/*.yaml, sorted by name: the NCCL message knowledge base.
+const std::vector<std::pair<std::string_view, std::string_view>>& embedded_nccl_kb();
 }  // namespace trainready

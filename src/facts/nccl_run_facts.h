@@ -221,7 +221,13 @@ struct NcclRunFacts {
   std::vector<NcclWarning> warnings;  // distinct, in order of first appearance (first 64)
   std::uint64_t warning_lines = 0;    // every WARN line, distinct or not
   std::vector<LogLine> unrecognised;  // distinct NCCL INFO lines no pattern knows (first 32)
-  std::vector<LogLine> last_lines;    // the last NCCL lines before the log ends, oldest first
+  // Distinct NCCL INFO lines worded as a failure ("failed", "error", "Unable", ...; first 32,
+  // message only): what the knowledge base (src/knowledge) reads besides WARN lines.
+  std::vector<LogLine> failure_info;
+  std::optional<LogLine> init_complete_line;  // the first "Init COMPLETE"
+  std::optional<LogLine> mnnvl_line;          // the first "MNNVL ..." line (multi-node NVLink)
+  std::string cuda_driver;                    // "12.2", from "cudaDriverVersion 12020"
+  std::vector<LogLine> last_lines;  // the last NCCL lines before the log ends, oldest first
   // The first error return NCCL traced ("misc/socket.cc:567 -> 2"): where a failure started,
   // with its ncclResult_t code (2 system, 3 internal, 5 invalid usage, 6 remote).
   std::optional<LogLine> first_error_return;

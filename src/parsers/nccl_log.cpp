@@ -199,6 +199,17 @@ bool error_return(std::string_view m) {
          m[i + 4] <= '9';
 }
 
+// An INFO line worded as a failure: kept for the knowledge base (failure INFO sites, issue 30).
+bool failure_worded(std::string_view m) {
+  static constexpr std::string_view kWords[] = {
+      "ail",   "rror",    "nable",  "annot",     "nvalid", "ismatch",
+      "xceed", "refused", "imeout", "timed out", "bort",   "upported",
+      "not ",  "No ",     "no ",    "isabled",   "RROR",   "gnoring"};
+  for (std::string_view w : kWords)
+    if (m.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
 bool known_info(std::string_view m) {
   m = trim(m);
   if (m.empty()) return true;
@@ -795,6 +806,7 @@ void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::u
     c.ranks_complete.insert(r);
     s.init_started = true;
     s.init_complete = true;
+    if (!f.init_complete_line) f.init_complete_line = LogLine{quote(m), at(n)};
   }
 }
 
@@ -1029,6 +1041,13 @@ bool collective_line(std::string_view m, CollectiveLine& c) {
 void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
   std::string_view m = r.message;
   if (m.empty()) return;
+  // Connection lines are most of a log and never a failure; others may be (knowledge base).
+  if (f.failure_info.size() < 32 && !starts(m, "Channel ") && failure_worded(m)) {
+    std::string q = quote(m);
+    bool dup = false;
+    for (const auto& l : f.failure_info) dup = dup || l.text == q;
+    if (!dup) f.failure_info.push_back({std::move(q), at(n)});
+  }
   switch (m[0]) {
     case 'C':
       if (starts(m, "Channel ")) return channel(m, s, r.text, n);
@@ -1160,6 +1179,11 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     return;
   }
   if (!f.first_error_return && error_return(m)) f.first_error_return = log_line(r.text, n);
+  if (f.cuda_driver.empty() && starts(m, "cudaDriverVersion ")) {
+    if (auto v = int_after(m, "cudaDriverVersion "); v && *v > 0 && *v < 1000000)
+      f.cuda_driver = std::to_string(*v / 1000) + "." + std::to_string(*v % 1000 / 10);
+  }
+  if (!f.mnnvl_line && starts(m, "MNNVL ")) f.mnnvl_line = log_line(r.text, n);
   if (!known_info(m)) {
     ++f.unknown_lines;
     // Never dropped silently: a line no pattern knows may be the one that explains the run.

@@ -36,6 +36,11 @@ std::size_t parse_head(std::string_view line, std::size_t tag, NcclRecord& r) {
   std::size_t i = tag - 1;  // the character before the space
   if (line[i] != ']') {
     std::size_t k = i;
+    // 2.30.7+ names the function too: "file.cc:123 (func) NCCL WARN" (src/debug.cc).
+    if (line[k] == ')') {
+      std::size_t open = line.rfind(" (", k);
+      if (open != std::string_view::npos && open > 0 && k - open < 128) k = open - 1;
+    }
     while (k > 0 && line[k] != ' ' && line[k] != ']' && tag - k < 128) --k;
     if (k < 2 || line[k] != ' ' || line[k - 1] != ']') return std::string_view::npos;
     i = k - 1;

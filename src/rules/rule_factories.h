@@ -59,6 +59,7 @@ std::unique_ptr<Rule> make_nccl_ibv_modify_qp_failed();
 std::unique_ptr<Rule> make_nccl_init_incomplete();
 std::unique_ptr<Rule> make_nccl_inter_node_not_ib();
 std::unique_ptr<Rule> make_nccl_known_signature();
+std::unique_ptr<Rule> make_nccl_message();
 std::unique_ptr<Rule> make_nccl_log_partial();
 std::unique_ptr<Rule> make_nccl_p2p_disabled();
 std::unique_ptr<Rule> make_nccl_rank_slow();

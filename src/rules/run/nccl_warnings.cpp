@@ -1,6 +1,7 @@
 // nccl-warnings: NCCL WARN lines and CUDA / internal errors no other rule explains.
+#include "knowledge/nccl_kb.h"
+#include "knowledge/nccl_kb_read.h"
 #include "rules/rule_factories.h"
-#include "rules/run/nccl_signatures.h"
 #include "rules/run/run_evidence.h"
 
 namespace trainready {
@@ -32,9 +33,22 @@ class NcclWarnings : public Rule {
          "NCCL rejected a call: mismatched collectives or arguments between ranks, or a bug.",
          "Check that every rank issues the same collectives with the same sizes; update NCCL."},
     };
+    // What the knowledge base explains (nccl-message, nccl-known-signature) is not quoted back.
+    std::set<std::string> explained;
+    for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin()))
+      explained.insert(r.messages.begin(), r.messages.end());
+    auto is_explained = [&](const std::string& text) {
+      for (const std::string& m : explained)
+        if (!m.empty() && text.find(m) != std::string::npos) return true;
+      return false;
+    };
     for (const Kind& k : kinds) {
       const NcclIssue* i = find_issue(f, k.p);
       if (!i) continue;
+      // A CUDA or internal error the knowledge base reads (every example line) is its finding.
+      bool all = !i->examples.empty();
+      for (const LogLine& l : i->examples) all = all && is_explained(l.text);
+      if (all) continue;
       Finding x = finding(std::string(k.what) + ": " + std::to_string(i->count) + " line(s)");
       x.severity = k.sev;
       add_issue_evidence(x, *i);
@@ -62,11 +76,10 @@ class NcclWarnings : public Rule {
                                                   "ncclInvalidUsage",
                                                   "remote process",
                                                   "Remote process"};
-    const std::string version = f.versions.size() == 1 ? f.versions.begin()->first : "";
     std::vector<const NcclWarning*> other;
     std::uint64_t lines = 0;
     for (const NcclWarning& w : f.warnings) {
-      if (match_nccl_signature(w.first.text, version)) continue;
+      if (explained.count(w.message)) continue;
       bool owned = false;
       for (std::string_view k : kOwned) owned = owned || w.message.find(k) != std::string::npos;
       if (owned) continue;
@@ -87,9 +100,13 @@ class NcclWarnings : public Rule {
       }
       if (!hosts.empty()) x.evidence.push_back({"on " + join_limited(hosts), {}});
       x.cause =
-          "NCCL printed WARN lines that no other rule explains; they often precede a "
-          "failure.";
-      x.fix = "Read the quoted lines; the first WARN in time is usually the cause.";
+          "NCCL printed WARN lines that neither the knowledge base of NCCL's messages nor "
+          "another rule explains; the first WARN in time is usually where the failure started.";
+      x.fix =
+          "Read the quoted lines, the first in time first. To place them, capture every rank's "
+          "log with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,ENV (NCCL_DEBUG_FILE="
+          "/tmp/nccl.%h.%p writes one file per process), with the framework's own error, and "
+          "run `trainready nccl` on all of them.";
       x.rank = 5;
       o.findings.push_back(std::move(x));
     }

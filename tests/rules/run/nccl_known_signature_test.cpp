@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include "rules/run/nccl_signatures.h"
 #include "rules/run/run_rule_support.h"
 
 namespace trainready::test {
@@ -35,7 +34,8 @@ TEST(NcclKnownSignature, ReadsPyTorchsLastErrorLine) {
 }
 
 // The bootstrap-socket reading: a socket error before init completes blames the interface; the
-// same trace after every rank completed init is a peer that died, not bootstrap.
+// same trace after a rank completed init is a peer that died, not bootstrap (the entry's first
+// cause, selected by `log_has: Init COMPLETE`).
 TEST(NcclKnownSignature, SocketTraceIsBootstrapOnlyBeforeInitCompletes) {
   const std::string start =
       "vm-a:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.4<0>\n"
@@ -46,14 +46,26 @@ TEST(NcclKnownSignature, SocketTraceIsBootstrapOnlyBeforeInitCompletes) {
   RuleOutcome o = log_rule(kId, before);
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("bootstrap-socket-failure"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos);
   NcclRunFacts after =
       log_text(start +
                "vm-a:100:100 [0] NCCL INFO ncclCommInitRank comm 0x55a1 rank 0 nranks 2 cudaDev 0 "
                "nvmlDev 0 busId 1c000 commId 0x1234 - Init COMPLETE\n" +
                trace);
   o = log_rule(kId, after);
-  for (const Finding& f : o.findings)
-    EXPECT_EQ(f.message.find("bootstrap-socket-failure"), std::string::npos) << f.message;
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos) << o.findings[0].fix;
+  EXPECT_NE(o.findings[0].cause.find("peer process died"), std::string::npos);
+}
+
+// CUDA text NCCL passes through (data/nccl-kb/passthrough.yaml) is read with its own source.
+TEST(NcclKnownSignature, ReadsCudaTextNcclPassesThrough) {
+  RuleOutcome o = log_rule(kId, log_text("vm-a:1:2 [0] enqueue.cc:12 NCCL WARN Cuda failure "
+                                         "'system not yet initialized'\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("cuda-system-not-ready"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("fabricmanager"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("cudaErrorSystemNotReady"), std::string::npos);
 }
 
 // A version-specific signature: blamed on 2.19.3 when the log says 2.19.3 (or says nothing),
@@ -66,7 +78,7 @@ TEST(NcclKnownSignature, VersionSpecificSignatureNeedsThatVersion) {
   };
   auto names_it = [](const RuleOutcome& o) {
     for (const Finding& f : o.findings)
-      if (f.message.find("bootstrap-truncated-2.19.3") != std::string::npos) return true;
+      if (f.message.find("bootstrap-truncated-2-19-3") != std::string::npos) return true;
     return false;
   };
   EXPECT_TRUE(names_it(run("2.19.3")));
@@ -80,18 +92,20 @@ TEST(NcclKnownSignature, QuietOnAHealthyRun) {
                   .findings.empty());
 }
 
-TEST(NcclSignatureTable, EveryEntryNamesCauseFixAndSource) {
-  for (const NcclSignature& s : kNcclSignatures) {
-    EXPECT_FALSE(s.any[0].empty()) << s.id;
-    EXPECT_FALSE(s.cause.empty()) << s.id;
-    EXPECT_FALSE(s.fix.empty()) << s.id;
-    EXPECT_FALSE(s.source.empty()) << s.id;
-  }
-  // Family 1 is AF_UNIX (a socket-transport bug), not the mixed-version garbage of family 0.
-  EXPECT_EQ(match_nccl_signature("ncclSocketInit: connecting to address with family 1 is neither "
-                                 "AF_INET(2) nor AF_INET6(10)",
-                                 ""),
-            nullptr);
+// Family 0 is the mixed-version garbage; family 1 is AF_UNIX (a setting that names no IP
+// interface): the same entry, another cause.
+TEST(NcclKnownSignature, AddressFamilyZeroIsMixedVersionsOthersAreNot) {
+  auto run = [](const std::string& family) {
+    return log_rule(kId, log_text("h:1:2 [0] misc/socket.cc:710 NCCL WARN ncclSocketInit: "
+                                  "connecting to address  with family " +
+                                  family + " is neither AF_INET(2) nor AF_INET6(10)\n"));
+  };
+  RuleOutcome zero = run("0"), one = run("1");
+  ASSERT_EQ(zero.findings.size(), 1u);
+  ASSERT_EQ(one.findings.size(), 1u);
+  EXPECT_NE(zero.findings[0].fix.find("one NCCL version"), std::string::npos);
+  EXPECT_EQ(one.findings[0].fix.find("one NCCL version"), std::string::npos);
+  EXPECT_NE(one.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos);
 }
 
 }  // namespace

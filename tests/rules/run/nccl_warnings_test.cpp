@@ -9,11 +9,19 @@ const char* kId = "nccl-warnings";
 
 TEST(NcclWarnings, FiresOnOtherWarnAndCudaFailure) {
   RuleOutcome o = log_rule(kId, log_text("h:1:2 [0] init.cc:1 NCCL WARN Something unexpected\n"
-                                         "h:1:2 [0] enqueue.cc:2 NCCL WARN Cuda failure 'an "
-                                         "illegal memory access was encountered'\n"));
+                                         "h:1:2 [0] enqueue.cc:2 NCCL WARN Cuda failure 'some "
+                                         "error no entry knows'\n"));
   ASSERT_EQ(o.findings.size(), 2u);
   EXPECT_EQ(o.findings[0].severity, Severity::kError);  // the CUDA failure
   EXPECT_EQ(o.findings[1].severity, Severity::kWarning);
+}
+
+// A CUDA error the knowledge base reads (passthrough.yaml) is nccl-known-signature's finding,
+// not a generic "CUDA error inside NCCL" here.
+TEST(NcclWarnings, LeavesCudaErrorsTheKnowledgeBaseReads) {
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:2 [0] enqueue.cc:2 NCCL WARN Cuda failure 'an illegal "
+                                     "memory access was encountered'\n"))
+                  .findings.empty());
 }
 
 TEST(NcclWarnings, QuietWhenOtherRulesExplainEveryWarn) {
@@ -21,6 +29,22 @@ TEST(NcclWarnings, QuietWhenOtherRulesExplainEveryWarn) {
       log_rule(kId, log_fixture("nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log"))
           .findings.empty());
   EXPECT_TRUE(log_rule(kId, log_synthetic("libibverbs-missing.log")).findings.empty());
+}
+
+// A WARN the knowledge base explains is its finding, not quoted back here (the old signature
+// table knew only "family 0"; the entry matches the site as NCCL prints it).
+TEST(NcclWarnings, LeavesWarnsTheKnowledgeBaseExplains) {
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:2 [0] misc/socket.cc:710 NCCL WARN ncclSocketInit: "
+                                     "connecting to address 10.0.0.9 with family 12 is neither "
+                                     "AF_INET(2) nor AF_INET6(10)\n"))
+                  .findings.empty());
+}
+
+// What the tool cannot place it says, with what to capture next.
+TEST(NcclWarnings, AnUnplacedWarnSaysWhatToCaptureNext) {
+  RuleOutcome o = log_rule(kId, log_text("h:1:2 [0] init.cc:1 NCCL WARN Something unexpected\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].fix.find("NCCL_DEBUG_SUBSYS"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,106 @@
+#pragma once
+// The NCCL message knowledge base (data/nccl-kb/*.yaml, format in data/nccl-kb/README.md): what
+// each message NCCL can print means, its causes with the context that selects each, the fix and
+// the experiment that confirms it, and the source line that justifies the entry. Compiled into
+// the binary (cmake/embed.cmake) and parsed once; the rules nccl-message and nccl-known-signature
+// read it (src/knowledge/nccl_kb_read.h).
+#include <optional>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/severity.h"
+
+namespace trainready {
+
+// A malformed knowledge-base file: the message names the file and the entry.
+class NcclKbError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A regex as written in the file (shown in output) and compiled (ECMAScript, once).
+struct NcclKbRegex {
+  std::string text;
+  std::regex re;
+};
+
+// The longest run of characters every match of `pattern` contains ("" when the pattern has an
+// alternation or none can be told): a substring test that skips most regex searches.
+std::string nccl_kb_required_literal(std::string_view pattern);
+
+// One env condition: NCCL_X must be unset (no `value`) or set to a value `value` matches.
+struct NcclKbEnv {
+  std::string name;
+  std::optional<NcclKbRegex> value;
+};
+
+// The context a cause needs (all given keys must hold); see data/nccl-kb/README.md.
+struct NcclKbWhen {
+  std::string link_layer;  // "InfiniBand" | "Ethernet" | "" (any)
+  std::optional<NcclKbRegex> net, plugin, log_has;
+  std::vector<NcclKbEnv> env;
+  std::string nccl, driver;  // version ranges (">=2.19,<2.21"), "" = any
+  std::optional<bool> multi_node, mnnvl, gdr;
+  bool empty() const {
+    return link_layer.empty() && !net && !plugin && !log_has && env.empty() && nccl.empty() &&
+           driver.empty() && !multi_node && !mnnvl && !gdr;
+  }
+};
+
+struct NcclKbCause {
+  std::string cause, fix, confirm;
+  NcclKbWhen when;
+};
+
+enum class NcclKbLevel { kAny, kWarn, kInfo };
+enum class NcclKbKind { kMessage, kTrail, kPassthrough };
+
+struct NcclKbEntry {
+  std::string id;
+  std::string file;       // "ib-verbs.yaml"
+  std::string subsystem;  // the file's subsystem
+  NcclKbRegex match;
+  std::string literal;  // nccl_kb_required_literal(match.text)
+  NcclKbLevel level = NcclKbLevel::kAny;
+  NcclKbKind kind = NcclKbKind::kMessage;
+  std::string versions;  // NCCL versions that print it, "" = all
+  std::string what;
+  Severity severity = Severity::kError;
+  int rank = 50;
+  std::vector<NcclKbCause> causes;
+  std::string source, doc;
+};
+
+// A source file prefix -> subsystem ("transport/net_ib" -> "ib-verbs"), from trail.yaml `files`:
+// which transport or layer a failing file belongs to.
+struct NcclKbFile {
+  std::string prefix, subsystem;
+};
+
+class NcclKnowledgeBase {
+ public:
+  // Parses (file name, YAML text) pairs; throws NcclKbError naming the file and the entry.
+  static NcclKnowledgeBase parse(const std::vector<std::pair<std::string, std::string>>& files);
+  // The knowledge base compiled into the binary, parsed on first use.
+  static const NcclKnowledgeBase& builtin();
+
+  const std::vector<NcclKbEntry>& entries() const { return entries_; }
+  const NcclKbEntry* find(std::string_view id) const;
+  // The subsystem of a NCCL source file ("transport/net_ib/connect.cc"), "" when none is known.
+  std::string subsystem_of_file(std::string_view file) const;
+
+ private:
+  std::vector<NcclKbEntry> entries_;
+  std::vector<NcclKbFile> files_;  // longest prefix first
+};
+
+// True when `version` ("2.19.3", "12.2") lies in `spec` (">=2.19,<2.21"; "" admits all). Compares
+// as many components as the bound gives, as tools/nccl_kb_coverage.py does. Throws
+// std::invalid_argument on a malformed spec.
+bool nccl_version_in(std::string_view version, std::string_view spec);
+
+}  // namespace trainready

@@ -1,0 +1,59 @@
+#pragma once
+// Reading a NCCL log's messages with the knowledge base: the lines the log analyser kept (distinct
+// WARN lines, failure INFO lines, the first error trail, lines no pattern knows) are matched
+// against the entries, each with the first cause whose `when` holds in the run's context, and
+// ranked as a maintainer reads a log: errors first, then the first failure in time, then how
+// decisive the entry is. Only those kept lines are matched, never every line of the log.
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "facts/nccl_run_facts.h"
+#include "knowledge/nccl_kb.h"
+
+namespace trainready {
+
+// One kept line as the knowledge base reads it.
+struct NcclKbLine {
+  std::string message;  // after "NCCL WARN " / "NCCL INFO " (and the WARN's file:line)
+  NcclKbLevel level = NcclKbLevel::kAny;  // kAny: a framework's line, not NCCL's own
+  bool trail = false;                     // a "file:line -> code" trail
+  std::string file;                       // "transport/net_ib.cc:123" where NCCL printed it
+  LogLine line;
+  std::uint64_t count = 1;
+  std::set<std::string> hosts;
+};
+
+struct NcclMessageReading {
+  const NcclKbEntry* entry = nullptr;
+  const NcclKbCause* cause = nullptr;      // the first whose `when` holds
+  std::vector<const NcclKbCause*> others;  // the alternatives, in the entry's order
+  NcclKbLine line;                         // the first line it explains
+  std::uint64_t count = 0;                 // lines it explains
+  std::set<std::string> hosts;
+  std::set<std::string> messages;  // every distinct message it explains
+  std::string file_subsystem;      // the subsystem of the failing file, when the file names one
+};
+
+// The kept lines of a run, in the order the analyser met them.
+std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f);
+
+// The entries whose match, level, kind and versions admit `line` (the coverage tool's test;
+// passthrough entries included), in knowledge-base order.
+std::vector<const NcclKbEntry*> nccl_kb_matches(const NcclKnowledgeBase& kb, const NcclKbLine& line,
+                                                const NcclRunFacts& f);
+
+// Whether a cause's context holds in this run (unknown facts do not hold).
+bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f);
+
+// The readings of a run, best first; one per entry, every line read by at most one entry.
+std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
+                                                   const NcclKnowledgeBase& kb);
+
+// Whether a reading belongs to nccl-known-signature (the migrated table and the CUDA / libc
+// text NCCL passes through) rather than nccl-message.
+bool nccl_kb_is_signature(const NcclKbEntry& e);
+
+}  // namespace trainready

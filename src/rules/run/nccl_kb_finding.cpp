@@ -1,0 +1,56 @@
+#include "rules/run/nccl_kb_finding.h"
+
+#include <algorithm>
+
+#include "rules/run/run_evidence.h"
+
+namespace trainready {
+
+std::vector<NcclKbFinding> nccl_kb_ranked(const std::vector<NcclMessageReading>& readings) {
+  std::vector<NcclKbFinding> out;
+  int last = 101;
+  Severity last_sev = Severity::kError;
+  for (const NcclMessageReading& r : readings) {
+    if (r.entry->severity != last_sev) last = 101;  // ranks order within one severity
+    last_sev = r.entry->severity;
+    last = std::max(0, std::min(r.entry->rank, last - 1));
+    out.push_back({&r, last});
+  }
+  return out;
+}
+
+void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts& f) {
+  const NcclMessageReading& r = *k.reading;
+  const NcclKbEntry& e = *r.entry;
+  x.message = e.what + " [" + e.id + "]";
+  x.severity = e.severity;
+  x.rank = k.rank;
+  x.evidence.push_back({r.line.line.text, r.line.line.where});
+  if (!r.line.file.empty())
+    x.evidence.push_back({"failing file " + r.line.file +
+                              (r.file_subsystem.empty() ? "" : " (" + r.file_subsystem + ")"),
+                          {}});
+  if (r.count > 1 || r.hosts.size() > 1)
+    x.evidence.push_back({std::to_string(r.count) + " line(s)" +
+                              (r.hosts.empty() ? "" : " on " + join_limited(r.hosts)),
+                          {}});
+  // Matched on a trace line: the WARN NCCL printed is what the user searches for; quote it.
+  if (e.kind == NcclKbKind::kTrail && !f.warnings.empty())
+    x.evidence.push_back(
+        {"first WARN: " + f.warnings.front().first.text, f.warnings.front().first.where});
+  if (f.versions.size() == 1)
+    x.evidence.push_back({"NCCL version " + f.versions.begin()->first, {}});
+  x.cause = r.cause->cause;
+  if (!r.others.empty()) {
+    x.cause += " Other causes of this message:";
+    int i = 0;
+    for (const NcclKbCause* c : r.others) {
+      if (++i > 3) break;
+      x.cause += " (" + std::to_string(i) + ") " + c->cause;
+    }
+  }
+  x.cause += " (source: " + e.source + (e.doc.empty() ? "" : "; " + e.doc) + ")";
+  x.fix = r.cause->fix + " Confirm: " + r.cause->confirm;
+}
+
+}  // namespace trainready

@@ -1,0 +1,24 @@
+#pragma once
+// A knowledge-base reading (src/knowledge/nccl_kb_read.h) as a finding: what failed, the cause
+// whose context holds (the others as alternatives), the fix, the experiment that confirms it,
+// and the source line at its tag. Shared by nccl-message and nccl-known-signature, which split
+// the readings of one ranked list, so their ranks keep the maintainer's order across both.
+#include <vector>
+
+#include "core/finding.h"
+#include "knowledge/nccl_kb_read.h"
+
+namespace trainready {
+
+struct NcclKbFinding {
+  const NcclMessageReading* reading;
+  int rank;  // Finding::rank: the entry's rank, lowered so the list order holds
+};
+
+// The readings of the run, best first, each with its finding rank.
+std::vector<NcclKbFinding> nccl_kb_ranked(const std::vector<NcclMessageReading>& readings);
+
+// Fills message, severity, rank, evidence, cause and fix of `x` from a reading.
+void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts& f);
+
+}  // namespace trainready

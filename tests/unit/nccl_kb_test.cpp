@@ -1,0 +1,188 @@
+#include "knowledge/nccl_kb.h"
+
+#include <gtest/gtest.h>
+
+#include "knowledge/nccl_kb_read.h"
+#include "parsers/nccl_log.h"
+
+namespace trainready::test {
+namespace {
+
+const char* kGood = R"(subsystem: socket
+entries:
+- id: socket-refused
+  match: 'Call to connect returned ([^,]+), retrying'
+  level: INFO
+  what: connect was refused
+  severity: error
+  rank: 70
+  causes:
+  - cause: on RoCE
+    when: {link_layer: Ethernet}
+    fix: fix a
+    confirm: check a
+  - cause: a firewall
+    fix: fix b
+    confirm: check b
+  source: src/misc/socket.cc:500 @ v2.30.7-1
+)";
+
+std::string error_of(const std::string& name, const std::string& text) {
+  try {
+    NcclKnowledgeBase::parse({{name, text}});
+  } catch (const NcclKbError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(NcclKb, ParsesAnEntry) {
+  NcclKnowledgeBase kb = NcclKnowledgeBase::parse({{"socket.yaml", kGood}});
+  ASSERT_EQ(kb.entries().size(), 1u);
+  const NcclKbEntry& e = kb.entries()[0];
+  EXPECT_EQ(e.id, "socket-refused");
+  EXPECT_EQ(e.file, "socket.yaml");
+  EXPECT_EQ(e.level, NcclKbLevel::kInfo);
+  EXPECT_EQ(e.rank, 70);
+  ASSERT_EQ(e.causes.size(), 2u);
+  EXPECT_EQ(e.causes[0].when.link_layer, "Ethernet");
+  EXPECT_TRUE(e.causes[1].when.empty());
+  EXPECT_EQ(e.literal, "Call to connect returned ");
+}
+
+TEST(NcclKb, BrokenYamlNamesTheFileAndLine) {
+  std::string e = error_of("ib-verbs.yaml", "subsystem: x\nentries:\n- id: [unclosed\n");
+  EXPECT_NE(e.find("ib-verbs.yaml:"), std::string::npos) << e;
+  EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;
+}
+
+TEST(NcclKb, BadEntryNamesTheFileAndTheEntry) {
+  std::string bad = kGood;
+  bad.replace(bad.find("severity: error"), 15, "severity: fatal");
+  std::string e = error_of("socket.yaml", bad);
+  EXPECT_NE(e.find("socket.yaml: socket-refused: severity"), std::string::npos) << e;
+  bad = kGood;
+  bad.replace(bad.find("match: '"), 8, "match: '((");
+  e = error_of("socket.yaml", bad);
+  EXPECT_NE(e.find("socket.yaml: socket-refused: 'match' is not a valid regex"), std::string::npos)
+      << e;
+  bad = kGood;
+  bad.replace(bad.find("link_layer: Ethernet"), 20, "link: Ethernet");
+  e = error_of("socket.yaml", bad);
+  EXPECT_NE(e.find("socket.yaml: socket-refused: cause 1: unknown when-key 'link'"),
+            std::string::npos)
+      << e;
+  e = error_of("x.yaml", "entries: []\n");
+  EXPECT_NE(e.find("x.yaml: expected a map with 'subsystem'"), std::string::npos) << e;
+  e = error_of("x.yaml",
+               std::string(kGood) + std::string(kGood).substr(std::string(kGood).find("- id")));
+  EXPECT_NE(e.find("duplicate id"), std::string::npos) << e;
+}
+
+TEST(NcclKb, VersionRangesCompareAsManyPartsAsTheBoundGives) {
+  EXPECT_TRUE(nccl_version_in("2.19.3", ">=2.19,<2.21"));
+  EXPECT_FALSE(nccl_version_in("2.21.5", ">=2.19,<2.21"));
+  EXPECT_TRUE(nccl_version_in("2.19.3", "==2.19.3"));
+  EXPECT_FALSE(nccl_version_in("2.19.4", "==2.19.3"));
+  EXPECT_TRUE(nccl_version_in("12.2", ">=12.2"));
+  EXPECT_TRUE(nccl_version_in("2.30.7", ""));
+  EXPECT_THROW(nccl_version_in("2.19.3", "~2.19"), std::invalid_argument);
+}
+
+TEST(NcclKb, RequiredLiteralNeverTakesOptionalText) {
+  EXPECT_EQ(nccl_kb_required_literal("a|bcdefgh"), "");
+  EXPECT_EQ(nccl_kb_required_literal("(optional text)?Call to x"), "Call to x");
+  EXPECT_EQ(nccl_kb_required_literal("NET/IB : Got\\s+completion"), "NET/IB : Got");
+  EXPECT_EQ(nccl_kb_required_literal("abcdefx?yz"), "abcdef");
+  EXPECT_EQ(nccl_kb_required_literal("[abc]{3} \\(x\\) more"), " (x) more");
+}
+
+TEST(NcclKb, TheBuiltInKnowledgeBaseLoadsAndMapsFiles) {
+  const NcclKnowledgeBase& kb = NcclKnowledgeBase::builtin();
+  EXPECT_NE(kb.find("trail-system-error"), nullptr);
+  EXPECT_NE(kb.find("cuda-out-of-memory"), nullptr);
+  EXPECT_NE(kb.find("shm-exhausted"), nullptr);
+  EXPECT_EQ(kb.subsystem_of_file("transport/net_ib.cc"), "ib-verbs");
+  EXPECT_EQ(kb.subsystem_of_file("misc/socket.cc"), "socket");
+  EXPECT_EQ(kb.subsystem_of_file("transport/net_socket.cc"), "socket-net");
+}
+
+// The first cause whose context holds is the reading: RoCE selects the first, a run with no
+// RDMA device the fallback.
+TEST(NcclKb, TheContextSelectsTheCause) {
+  NcclKnowledgeBase kb = NcclKnowledgeBase::parse({{"socket.yaml", kGood}});
+  const std::string refused =
+      "h1:1:1 [0] NCCL INFO Call to connect returned Connection refused, retrying\n";
+  auto roce = analyze_nccl_log_text(
+      "h1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n" + refused,
+      "a.log");
+  auto r = read_nccl_messages(roce, kb);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].cause->cause, "on RoCE");
+  EXPECT_EQ(r[0].others.size(), 1u);
+  auto plain = analyze_nccl_log_text(refused, "b.log");
+  r = read_nccl_messages(plain, kb);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].cause->cause, "a firewall");
+}
+
+// Each `when` key reads the run's facts; a fact the log does not show does not hold.
+TEST(NcclKb, WhenKeysReadTheRunsFacts) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "h1:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+      "h1:1:1 [0] NCCL INFO cudaDriverVersion 12020\n"
+      "h1:1:1 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3\n"
+      "h1:1:1 [0] NCCL INFO Using network IB\n"
+      "h1:1:1 [0] NCCL INFO MNNVL busId 0x1b000 fabric UUID 1.2 cliqueId 0x4 state 3 healthMask "
+      "0x0\n",
+      "w.log");
+  auto rx = [](const char* s) { return NcclKbRegex{s, std::regex(s)}; };
+  auto holds = [&](const NcclKbWhen& w) { return nccl_kb_when_holds(w, f); };
+  NcclKbWhen w;
+  EXPECT_TRUE(holds(w));
+  w.env.push_back({"NCCL_IB_GID_INDEX", rx("^3$")});
+  EXPECT_TRUE(holds(w));
+  w.env.push_back({"NCCL_SOCKET_IFNAME", std::nullopt});  // unset
+  EXPECT_TRUE(holds(w));
+  w.env.push_back({"NCCL_IB_GID_INDEX", std::nullopt});  // it is set
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.nccl = ">=2.21";
+  EXPECT_TRUE(holds(w));
+  w.nccl = "<2.21";
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.driver = ">=12.2";
+  EXPECT_TRUE(holds(w));
+  w.driver = ">=12.4";
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.net = rx("^IB$");
+  EXPECT_TRUE(holds(w));
+  w.net = rx("Socket");
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.mnnvl = true;
+  EXPECT_TRUE(holds(w));
+  w.mnnvl = false;
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.multi_node = true;
+  EXPECT_FALSE(holds(w));
+  w.multi_node = false;
+  EXPECT_TRUE(holds(w));
+  w = {};
+  w.link_layer = "InfiniBand";  // no device listed: unknown
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.gdr = true;  // no NET connection or device: unknown
+  EXPECT_FALSE(holds(w));
+  w = {};
+  w.log_has = rx("cliqueId 0x4");
+  EXPECT_TRUE(holds(w));
+  w.log_has = rx("cliqueId 0x5");
+  EXPECT_FALSE(holds(w));
+}
+
+}  // namespace
+}  // namespace trainready::test
