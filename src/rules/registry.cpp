@@ -28,6 +28,10 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_deploy_vm_size_mixed());
     r.push_back(make_deploy_vnet_rdma_overlap());
     r.push_back(make_fabric_manager_not_ready());
+    r.push_back(make_framework_backend_not_nccl());
+    r.push_back(make_framework_nccl_error());
+    r.push_back(make_framework_rendezvous_failed());
+    r.push_back(make_framework_watchdog_hang());
     r.push_back(make_fleet_bandwidth_below_expected());
     r.push_back(make_fleet_facts_unreadable());
     r.push_back(make_fleet_link_bandwidth_low());
