@@ -28,10 +28,6 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_deploy_vm_size_mixed());
     r.push_back(make_deploy_vnet_rdma_overlap());
     r.push_back(make_fabric_manager_not_ready());
-    r.push_back(make_framework_backend_not_nccl());
-    r.push_back(make_framework_nccl_error());
-    r.push_back(make_framework_rendezvous_failed());
-    r.push_back(make_framework_watchdog_hang());
     r.push_back(make_fleet_bandwidth_below_expected());
     r.push_back(make_fleet_facts_unreadable());
     r.push_back(make_fleet_link_bandwidth_low());
@@ -40,6 +36,10 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_fleet_rank_silent());
     r.push_back(make_fleet_rank_stalled());
     r.push_back(make_fleet_version_mixed());
+    r.push_back(make_framework_backend_not_nccl());
+    r.push_back(make_framework_nccl_error());
+    r.push_back(make_framework_rendezvous_failed());
+    r.push_back(make_framework_watchdog_hang());
     r.push_back(make_gpu_clocks_throttled());
     r.push_back(make_gpu_count_low());
     r.push_back(make_gpu_memory_errors());

@@ -54,20 +54,27 @@ class FrameworkNcclError : public Rule {
       if (named->detail.empty() && !ev->detail.empty()) named = ev;
     const FrameworkEvent& e = *named;
     const std::string result = e.kind == FrameworkEventKind::kNcclError ? e.detail : "";
-    Finding x = finding(e.framework + " reports that NCCL failed" +
-                        (result.empty() ? std::string() : " with " + result) +
-                        ", and the log holds no NCCL line that says why");
+    const bool type = result.rfind("unsupported data type", 0) == 0;
+    Finding x = finding(
+        type ? e.framework + " cannot hand " + result.substr(22) +
+                   " tensors to NCCL: the NCCL it uses is older than the release that added the "
+                   "type (bfloat16: NCCL 2.10)"
+             : e.framework + " reports that NCCL failed" +
+                   (result.empty() ? std::string() : " with " + result) +
+                   ", and the log holds no NCCL line that says why");
     for (std::size_t i = 0; i < events.size() && i < 4; ++i)
       x.evidence.push_back(framework_evidence(*events[i]));
-    x.cause = "This means " + meaning(result) + ". " +
-              (f.nccl_lines == 0 ? "NCCL's own debug output is not in the log, so the failing "
-                                   "call and the rank that failed first are not named."
-                                 : "NCCL printed no WARN line about it.");
-    if (result.rfind("unsupported data type", 0) == 0)
+    x.cause = "This means " + meaning(result) + "." +
+              (type                ? ""
+               : f.nccl_lines == 0 ? " NCCL's own debug output is not in the log, so the failing "
+                                     "call and the rank that failed first are not named."
+                                   : " NCCL printed no WARN line about it.");
+    if (type)
       x.fix =
           "Check the NCCL the framework loads (`python -c \"import torch; "
-          "print(torch.cuda.nccl.version())\"`): use a build with NCCL 2.10 or later, or cast "
-          "the tensors to a type that NCCL has before the collective.";
+          "print(torch.cuda.nccl.version())\"`): upgrade to a PyTorch build or container with "
+          "NCCL 2.10 or newer, or cast the tensors to a type that NCCL has before the "
+          "collective.";
     else
       x.fix =
           "Rerun with NCCL_DEBUG=INFO (and NCCL_DEBUG_FILE=/path/nccl.%h.%p.log for a file per "

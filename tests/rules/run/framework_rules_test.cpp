@@ -22,6 +22,17 @@ TEST(FrameworkNcclError, FiresOnVllmsErrorWithoutNcclLines) {
   EXPECT_EQ(o.findings[0].evidence[0].where.line, 1);
 }
 
+// NVIDIA/nccl#476: PyTorch built with a NCCL older than 2.10 has no bfloat16.
+TEST(FrameworkNcclError, DataTypeTheNcclInUseLacks) {
+  RuleOutcome o = log_rule("framework-nccl-error",
+                           log_text("RuntimeError: Input tensor data type is not supported for "
+                                    "NCCL process group: BFloat16\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("cannot hand BFloat16 tensors to NCCL"), std::string::npos)
+      << o.findings[0].message;
+  EXPECT_NE(o.findings[0].fix.find("NCCL 2.10 or newer"), std::string::npos);
+}
+
 TEST(FrameworkNcclError, QuietWhenNcclsOwnLinesGiveTheReading) {
   // The vLLM docs' example: "unhandled system error" is read by nccl-system-error already.
   NcclRunFacts f = shapes("vllm-docs-pynccl-unhandled-system-error.log");
