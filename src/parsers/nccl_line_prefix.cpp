@@ -152,27 +152,22 @@ std::size_t ray_prefix(std::string_view s) {
   return skip_blanks(s, close + 1);
 }
 
-// CSI "ESC [ params final" and two-byte "ESC x" sequences removed.
-std::string_view strip_ansi(std::string_view line, std::string& scratch) {
+// Colour (SGR: "ESC [ params m", what loggers and `--color` add) removed. Other control
+// sequences stay: they are not how logs are captured, and the reporters show them escaped, so a
+// hostile line is seen for what it is (tests/e2e/hostile_text_test.cpp).
+std::string_view strip_colour(std::string_view line, std::string& scratch) {
   std::string out;
   out.reserve(line.size());
   for (std::size_t i = 0; i < line.size();) {
-    if (line[i] != '\x1b') {
-      out.push_back(line[i++]);
-      continue;
+    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+      std::size_t k = i + 2;
+      while (k < line.size() && ((line[k] >= '0' && line[k] <= '9') || line[k] == ';')) ++k;
+      if (k < line.size() && line[k] == 'm') {
+        i = k + 1;
+        continue;
+      }
     }
-    ++i;
-    if (i < line.size() && line[i] == '[') {
-      ++i;
-      while (i < line.size() && static_cast<unsigned char>(line[i]) >= 0x20 &&
-             static_cast<unsigned char>(line[i]) <= 0x3f)
-        ++i;
-      if (i < line.size() && static_cast<unsigned char>(line[i]) >= 0x40 &&
-          static_cast<unsigned char>(line[i]) <= 0x7e)
-        ++i;
-    } else if (i < line.size()) {
-      ++i;
-    }
+    out.push_back(line[i++]);
   }
   scratch.swap(out);
   return scratch;
@@ -208,7 +203,7 @@ std::string_view normalize_nccl_line(std::string_view line, std::string& scratch
   while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   // Most lines carry neither colour nor a prefix: two byte tests and one memchr.
   if (!line.empty() && std::memchr(line.data(), '\x1b', line.size()) != nullptr)
-    line = strip_ansi(line, scratch);
+    line = strip_colour(line, scratch);
   for (int k = 0; k < 8; ++k) {
     const std::size_t n = line_prefix_length(line);
     if (n == 0 || n >= line.size()) break;

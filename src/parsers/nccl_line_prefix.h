@@ -12,7 +12,8 @@
 //                            fraction and zone; a space instead of the T)
 //   syslog / journalctl      "Dec  2 04:00:00 host tag[123]: " (RFC 3164 header)
 //   Ray workers              "(RayWorkerWrapper pid=50232, ip=10.1.0.67) " (ray log_monitor.py)
-// Colour: ANSI CSI sequences ("\x1b[32m") that loggers and terminals add. CRLF: the CR a
+// Colour: ANSI SGR sequences ("\x1b[32m", "\x1b[1;31m", "\x1b[0m") that loggers add; other
+// control sequences are kept (the reporters escape them). CRLF: the CR a
 // Windows editor or a serial console leaves at the end.
 #include <string>
 #include <string_view>

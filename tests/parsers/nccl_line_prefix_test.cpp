@@ -42,6 +42,13 @@ TEST(NcclLinePrefix, ColourAndCarriageReturnAreRemoved) {
             kNccl);
 }
 
+// Only colour goes: a screen-clearing or title-setting sequence in a log is kept, for the
+// reporters to show escaped.
+TEST(NcclLinePrefix, OtherControlSequencesAreKept) {
+  EXPECT_EQ(norm("h:1:2 [0] NCCL WARN x \x1b]0;owned\x07 \x1b[2J \x1b[31my"),
+            "h:1:2 [0] NCCL WARN x \x1b]0;owned\x07 \x1b[2J y");
+}
+
 TEST(NcclLinePrefix, PlainLinesStayAsTheyAre) {
   for (std::string_view line :
        {kNccl, std::string_view("5873af64cf59:10158:10560 [0] NCCL INFO Bootstrap"),
