@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "parsers/nccl_inspector.h"
 #include "parsers/nccl_log.h"
 #include "parsers/nccl_ras.h"
+#include "parsers/nccl_ras_pasted.h"
 #include "parsers/nccl_tests.h"
 #include "probes/probe_options.h"
 #include "probes/probes.h"
@@ -150,9 +152,16 @@ int run_nccl(const NcclArgs& a) {
   a.flags.check();  // bad options fail before the log is read
   Report r = start_report("nccl", a.flags);
   Inputs in = classify(a.logs.empty() ? std::vector<std::string>{"-"} : a.logs);
-  const bool telemetry = !in.progress->empty();
+  bool telemetry = !in.progress->empty();
   if (!in.logs.empty()) {
     auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(in.logs));
+    // An ncclras report pasted inside a log, past its head (issue 30): judged with the rest.
+    const std::set<std::string> whole(in.progress->files.begin(), in.progress->files.end());
+    for (RasReport& ras : read_pasted_ras(log->framework.ras_reports, whole)) {
+      in.progress->files.push_back(ras.source);
+      in.progress->ras.push_back(std::move(ras));
+      telemetry = true;
+    }
     if (has_nccl_output(*log)) {
       // nccl-tests run with NCCL_DEBUG=INFO write their table into the same log: judge the
       // table beside the log, as `nccl-tests --nccl-log` does. Stdin cannot be read twice.

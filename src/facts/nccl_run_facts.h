@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/fact.h"
+#include "facts/nccl_framework_facts.h"
 
 namespace trainready {
 
@@ -217,6 +218,7 @@ struct NcclRunFacts {
   std::map<NcclProblem, NcclIssue> issues;
   std::vector<CollectiveTimeout> timeouts;
   std::vector<LaggingRank> lagging;
+  FrameworkFacts framework;  // what PyTorch, vLLM, DeepSpeed ... printed (nccl_framework.h)
 
   std::vector<NcclWarning> warnings;  // distinct, in order of first appearance (first 64)
   std::uint64_t warning_lines = 0;    // every WARN line, distinct or not

@@ -14,6 +14,8 @@
 #include "core/line_reader.h"
 #include "core/text.h"
 #include "core/utf8.h"
+#include "parsers/nccl_framework.h"
+#include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_record.h"
 
 namespace trainready {
@@ -1463,6 +1465,7 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     if (has(line, " Rank ") && has(line, " device ")) nccl_tests_device(line);
     return;
   }
+  read_framework_line(line, file, n, f.framework);  // PyTorch, vLLM, DeepSpeed ...: framework.h
   const bool nccl = has(line, "NCCL") || has(line, "nccl");
   const bool coll = has(line, "collective");
   if (!nccl && !coll) {
@@ -1534,8 +1537,10 @@ void NcclLogAnalyzer::begin_file(const std::string& name) {
   s_->f.files.push_back(name);
 }
 
-void NcclLogAnalyzer::line(std::string_view text, std::uint64_t number, bool cut) {
+void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut) {
   State& st = *s_;
+  thread_local std::string norm;  // prefixes, colour and CR off (issue 30): nccl_line_prefix.h
+  const std::string_view text = normalize_nccl_line(raw, norm);
   ++st.f.lines;
   st.cur_line = number;
   if (cut) ++st.f.truncated_lines;
@@ -1595,12 +1600,14 @@ NcclRunFacts analyze_nccl_logs(const std::vector<std::string>& paths) {
 
 bool has_nccl_output(const NcclRunFacts& f) {
   return f.nccl_lines > 0 || !f.versions.empty() || !f.timeouts.empty() || !f.lagging.empty() ||
-         !f.issues.empty();
+         !f.issues.empty() || f.warning_lines > 0 || f.framework.judgeable();
 }
 
 bool looks_like_nccl_log(std::string_view text) {
   NcclRecord r[1];
+  std::string norm;
   for (std::string_view l : split_lines(text.substr(0, std::size_t{64} * 1024))) {
+    l = normalize_nccl_line(l, norm);
     if (split_nccl_records(l, r, 1) > 0) return true;
     if (starts(trim(l), "NCCL version ")) return true;
   }

@@ -147,7 +147,116 @@ std::size_t glued_host_prefix(std::string_view host,
   return 0;
 }
 
+namespace {
+
+// Before `at` (a blank before the level or the "NCCL" tag): "[dev]", or "[dev] file.cc:12" on a
+// WARN line, with "[" at the line start or after a blank. Returns where that starts (npos: not
+// such a head) and the device.
+std::size_t short_head(std::string_view line, std::size_t at, int& dev) {
+  std::size_t end = at;  // one past "]"
+  if (end == 0 || line[end - 1] != ']') {
+    std::size_t k = at;
+    while (k > 0 && line[k - 1] != ' ' && line[k - 1] != ']' && at - k < 128) --k;
+    if (k < 2 || line[k - 1] != ' ' || line[k - 2] != ']') return std::string_view::npos;
+    end = k - 1;
+  }
+  const std::size_t close = end - 1;
+  std::size_t d = close;
+  while (d > 0 && digit(line[d - 1]) && close - d < 6) --d;
+  if (d == close || d == 0 || line[d - 1] != '[') return std::string_view::npos;
+  const std::size_t start = d - 1;
+  if (start > 0 && line[start - 1] != ' ' && line[start - 1] != '\t') return std::string_view::npos;
+  dev = 0;
+  for (std::size_t k = d; k < close; ++k) dev = dev * 10 + (line[k] - '0');
+  return start;
+}
+
+// "include/socket.h:344", "misc/ibvwrap.cu:63": where NCCL's WARN macro says it was called.
+bool source_location(std::string_view s) {
+  const std::size_t colon = s.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 >= s.size() || s.size() > 128) return false;
+  for (std::size_t k = colon + 1; k < s.size(); ++k)
+    if (!digit(s[k])) return false;
+  const std::string_view file = s.substr(0, colon);
+  if (file.find(' ') != std::string_view::npos) return false;
+  for (std::string_view ext : {".h", ".cc", ".cu", ".cpp"})
+    if (file.size() > ext.size() && file.compare(file.size() - ext.size(), ext.size(), ext) == 0)
+      return true;
+  return false;
+}
+
+// A record read from `at` (the blank before the level word): a whole "host:pid:tid [dev]" head
+// when there is one, else a short head (no host). Without the "NCCL" tag a short head is taken
+// only with the source location NCCL put on WARN lines: "[0] INFO" alone is anyone's text.
+std::size_t record_at(std::string_view line, std::size_t at, std::size_t level, bool tagged,
+                      NcclRecord& r) {
+  NcclLevel lv;
+  std::size_t len = 0;
+  if (!level_at(line.substr(level), lv, len)) return 0;
+  std::size_t start = parse_head(line, at, r);
+  if (start == std::string_view::npos) {
+    int dev = -1;
+    start = short_head(line, at, dev);
+    // No head at all, the source location first: "include/socket.h:344 WARN Socket creation
+    // failed" (a 2.0 - 2.2 WARN line cut at its head).
+    if (start == std::string_view::npos && lv == NcclLevel::kWarn &&
+        source_location(line.substr(0, at))) {
+      start = 0;
+      dev = -1;
+    }
+    if (start == std::string_view::npos) return 0;
+    if (!tagged && (lv != NcclLevel::kWarn || line[at - 1] == ']')) return 0;
+    if (tagged && start == 0 && dev < 0) return 0;  // "file.cc:1 NCCL WARN": the plain reader's
+    r.host = {};
+    r.pid = 0;
+    r.dev = dev;
+  }
+  r.level = lv;
+  r.message = line.substr(level + len);
+  r.text = line.substr(start);
+  return 1;
+}
+
+// The shapes other than "host:pid:tid [dev] NCCL LEVEL":
+//  - NCCL 2.0 - 2.2 printed no "NCCL" tag ("host:pid:tid [0] INFO ...", "host:pid:tid [0]
+//    misc/ibvwrap.cu:63 WARN ...": NVIDIA/nccl#111 quotes 2.0's "[0] include/socket.h:185 WARN");
+//  - an excerpt whose "host:pid:tid" was cut off or masked ("[3] NCCL INFO Ring 00 ...",
+//    "<cluster_name>:924:924 [5] NCCL INFO ...", "[3] misc/socket.cc:47 NCCL WARN ...");
+//  - a bare "NCCL INFO ..." line (a bare WARN is the plain-line reader's).
+// Heads without a host are read with an empty host and pid 0.
+std::size_t other_shapes(std::string_view line, NcclRecord& r) {
+  if (line.size() >= 9 && line.compare(0, 5, "NCCL ") == 0) {
+    NcclLevel lv;
+    std::size_t len = 0;
+    // A bare WARN stays with the plain-line reader, which has always read it.
+    if (!level_at(line.substr(5), lv, len) || lv == NcclLevel::kWarn) return 0;
+    r.level = lv;
+    r.message = line.substr(5 + len);
+    r.text = line;
+    return 1;
+  }
+  if (const std::size_t tag = find_nccl_tag(line, 0); tag != std::string_view::npos && tag > 0)
+    return record_at(line, tag, tag + 6, true, r);
+  for (std::string_view level : {" INFO ", " WARN "}) {
+    const std::size_t at = line.find(level);
+    if (at != std::string_view::npos && at > 0 && at < 512 &&
+        record_at(line, at, at + 1, false, r) > 0)
+      return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
 std::size_t split_nccl_records(std::string_view line, NcclRecord* out, std::size_t max) {
+  const std::size_t count = split_tagged_records(line, out, max);
+  if (count > 0 || max == 0) return count;
+  // Older releases and pasted excerpts: only when no whole record was found.
+  out[0] = NcclRecord{};
+  return other_shapes(line, out[0]);
+}
+
+std::size_t split_tagged_records(std::string_view line, NcclRecord* out, std::size_t max) {
   static constexpr std::string_view kTag = " NCCL ";
   std::size_t count = 0;
   std::size_t pos = 0;

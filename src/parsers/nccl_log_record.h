@@ -32,7 +32,10 @@ std::size_t find_nccl_tag(std::string_view line, std::size_t pos);
 std::size_t glued_host_prefix(std::string_view host,
                               const std::set<std::string, std::less<>>& known_hosts);
 
-// Fills at most `max` records; returns how many were found (0: not a NCCL line).
+// Fills at most `max` records; returns how many were found (0: not a NCCL line). Also reads the
+// heads of NCCL 2.0-2.3 (no "NCCL" tag) and records whose "host:pid:tid" was cut off (no host).
 std::size_t split_nccl_records(std::string_view line, NcclRecord* out, std::size_t max);
+// Only records with the "NCCL" tag behind a whole "host:pid:tid [dev]" head.
+std::size_t split_tagged_records(std::string_view line, NcclRecord* out, std::size_t max);
 
 }  // namespace trainready

@@ -105,12 +105,14 @@ TEST(ListBlobs, ErrorBodies) {
 
 namespace {
 BlobItem one(const std::string& size, const std::string& type = "") {
-  const std::string xml = "<EnumerationResults><Blobs><Blob><Name>a</Name><Properties>"
-                          "<Content-Length>" + size + "</Content-Length><Etag>e</Etag>" +
-                          (type.empty() ? "" : "<BlobType>" + type + "</BlobType>") +
-                          "</Properties></Blob><Blob><Name>b</Name><Properties>"
-                          "<Content-Length>1</Content-Length><Etag>e</Etag></Properties></Blob>"
-                          "</Blobs></EnumerationResults>";
+  const std::string xml =
+      "<EnumerationResults><Blobs><Blob><Name>a</Name><Properties>"
+      "<Content-Length>" +
+      size + "</Content-Length><Etag>e</Etag>" +
+      (type.empty() ? "" : "<BlobType>" + type + "</BlobType>") +
+      "</Properties></Blob><Blob><Name>b</Name><Properties>"
+      "<Content-Length>1</Content-Length><Etag>e</Etag></Properties></Blob>"
+      "</Blobs></EnumerationResults>";
   BlobListPage page = parse_list_blobs(xml, "listing");
   EXPECT_EQ(page.items.size(), 2u);
   EXPECT_TRUE(page.items.at(1).problem.empty());  // the page's other blob is unharmed

@@ -1,0 +1,59 @@
+#pragma once
+// What a training framework printed about its collectives (issue 30 item 3): the errors it
+// raised for NCCL, its watchdog, its rendezvous, and the backend it says it initialised. Read
+// from the framework's own lines, so a log with no NCCL line still says what failed.
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/fact.h"
+
+namespace trainready {
+
+enum class FrameworkEventKind {
+  kNcclError,          // a NCCL call failed, as the framework reports it (ncclResult_t)
+  kCommAborted,        // the framework aborted its NCCL communicator after a failure
+  kWatchdogHang,       // PyTorch's heartbeat monitor: the NCCL watchdog thread itself hung
+  kRendezvousTimeout,  // the ranks never all met (store, barrier or rendezvous timed out)
+  kStoreUnreachable,   // a rank could not reach / open the rendezvous store's socket
+  kBackend,            // the process-group backend the framework says it uses (detail)
+  kNcclUnavailable,    // the framework's build has no NCCL
+  kGpuInUse,           // the framework says the job runs on CUDA GPUs
+};
+
+struct FrameworkEvent {
+  FrameworkEventKind kind = FrameworkEventKind::kNcclError;
+  std::string framework;  // "PyTorch", "vLLM", "DeepSpeed", "Accelerate", "Megatron-LM", ...
+  // kNcclError: the ncclResult_t name ("ncclSystemError"); kBackend: "nccl", "gloo", ...;
+  // kWatchdogHang: the seconds it waited; kRendezvousTimeout: "1/2 joined" when printed.
+  std::string detail;
+  std::string text;  // the line, trimmed
+  Provenance where;  // file and line
+  std::uint64_t count = 1;
+};
+
+struct FrameworkFacts {
+  std::vector<FrameworkEvent> events;  // distinct (kind, framework, detail), first 64
+  std::set<std::string> frameworks;    // every framework whose lines were recognised
+  std::uint64_t lines = 0;             // lines recognised
+  // Where an `ncclras` text report starts inside the log (its "NCCL version X compiled with
+  // CUDA Y" banner or its communicator table): the RAS reader reads it from there (issue 30).
+  std::vector<Provenance> ras_reports;  // first 8
+
+  const FrameworkEvent* first(FrameworkEventKind k) const {
+    for (const auto& e : events)
+      if (e.kind == k) return &e;
+    return nullptr;
+  }
+  // Something that can be judged without a NCCL line (not only a GPU or a "nccl" backend).
+  bool judgeable() const {
+    for (const auto& e : events)
+      if (e.kind != FrameworkEventKind::kGpuInUse &&
+          !(e.kind == FrameworkEventKind::kBackend && e.detail == "nccl"))
+        return true;
+    return false;
+  }
+};
+
+}  // namespace trainready

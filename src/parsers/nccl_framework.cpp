@@ -1,0 +1,301 @@
+#include "parsers/nccl_framework.h"
+
+#include <cstring>
+
+#include "core/text.h"
+#include "core/utf8.h"
+
+namespace trainready {
+namespace {
+
+using K = FrameworkEventKind;
+
+constexpr std::size_t kQuoteMax = 240;
+constexpr std::size_t kEventCap = 64;
+
+bool has(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
+
+// The word after `key` (up to a blank, quote, comma or closing bracket), or "".
+std::string_view word_after(std::string_view s, std::string_view key) {
+  std::size_t p = s.find(key);
+  if (p == std::string_view::npos) return {};
+  p += key.size();
+  std::size_t e = p;
+  while (e < s.size() && e - p < 64 && std::strchr(" \t'\",)]};", s[e]) == nullptr) ++e;
+  return s.substr(p, e - p);
+}
+
+void add(FrameworkFacts& out, K kind, std::string_view framework, std::string_view detail,
+         std::string_view line, const std::string& source, std::uint64_t n) {
+  ++out.lines;
+  out.frameworks.emplace(framework);
+  for (auto& e : out.events) {
+    if (e.kind == kind && e.framework == framework && e.detail == detail) {
+      ++e.count;
+      return;
+    }
+  }
+  if (out.events.size() >= kEventCap) return;
+  FrameworkEvent e;
+  e.kind = kind;
+  e.framework = std::string(framework);
+  e.detail = clip_text(detail, 64);
+  e.text = clip_text(trim(line), kQuoteMax);
+  e.where = {source, static_cast<int>(n > 2147483647u ? 2147483647u : n)};
+  out.events.push_back(std::move(e));
+}
+
+// ncclGetErrorString() texts, NCCL src/init.cc (the same first words from v2.4.2-1 to
+// v2.30.7-1; ncclRemoteError since 2.12, ncclInProgress since 2.14, ncclTimeout since 2.29).
+struct ResultText {
+  std::string_view text;
+  std::string_view name;
+};
+constexpr ResultText kResults[] = {
+    {"unhandled cuda error", "ncclUnhandledCudaError"},
+    {"unhandled system error", "ncclSystemError"},
+    {"internal error", "ncclInternalError"},
+    {"invalid argument", "ncclInvalidArgument"},
+    {"invalid usage", "ncclInvalidUsage"},
+    {"remote process exited or there was a network error", "ncclRemoteError"},
+    {"NCCL operation in progress", "ncclInProgress"},
+    {"timeout", "ncclTimeout"},
+};
+
+// The ncclResult_t names PyTorch's getNcclErrorDetailStr() starts its detail line with
+// (torch/csrc/distributed/c10d/NCCLUtils.cpp, v2.0.0 .. v2.9.0): "ncclSystemError: System call
+// (e.g. socket, malloc) or external library call failed or device error."
+constexpr std::string_view kResultNames[] = {
+    "ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError", "ncclInvalidArgument",
+    "ncclInvalidUsage",       "ncclRemoteError", "ncclInProgress",
+};
+
+bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, FrameworkFacts& out) {
+  // PyTorch C10D_NCCL_CHECK (torch/csrc/distributed/c10d/NCCLUtils.hpp, v1.5.0 .. v2.9.0):
+  //   "NCCL error in: " __FILE__ ":" __LINE__ ", " ncclGetErrorWithVersion(result) ...
+  //   ncclGetErrorWithVersion = ncclGetErrorString(error) + ", NCCL version " + version
+  if (std::size_t p = t.find("NCCL error in: "); p != std::string_view::npos) {
+    std::string_view rest = t.substr(p + 15);
+    const std::size_t comma = rest.find(", ");
+    const std::string_view reason = comma == std::string_view::npos ? "" : rest.substr(comma + 2);
+    add(out, K::kNcclError, "PyTorch", nccl_result_from_reason(reason), t, src, n);
+    return true;
+  }
+  // vLLM pynccl_wrapper.py NCCLLibrary.NCCL_CHECK (v0.4.1 .. v0.11.0; SGLang copies it):
+  //   raise RuntimeError(f"NCCL error: {error_str}")
+  // (The raise line itself is quoted in the traceback above: only a known reason counts.)
+  if (std::size_t p = t.find("NCCL error: "); p != std::string_view::npos) {
+    const std::string_view result = nccl_result_from_reason(t.substr(p + 12));
+    if (result.empty()) return false;
+    add(out, K::kNcclError, "vLLM", result, t, src, n);
+    return true;
+  }
+  // PyTorch torch/csrc/cuda/nccl.cpp NCCL_CHECK (v1.0 .. v2.9.0):
+  //   "NCCL Error " + std::to_string(result) + ": " + ncclGetErrorString(result)
+  if (std::size_t p = t.find("NCCL Error "); p != std::string_view::npos) {
+    const std::size_t colon = t.find(": ", p);
+    if (colon != std::string_view::npos && colon < p + 16) {
+      add(out, K::kNcclError, "PyTorch", nccl_result_from_reason(t.substr(colon + 2)), t, src, n);
+      return true;
+    }
+  }
+  // PyTorch ProcessGroupNCCL.cpp getNcclDataType (v1.8.0 .. v2.9.0):
+  //   "Input tensor data type is not supported for NCCL process group: " type
+  // The type map has kBFloat16 only when HAS_NCCL_BF16_DATATYPE (NCCL 2.10+, where nccl.h
+  // first defines ncclBfloat16).
+  if (std::size_t p = t.find("data type is not supported for NCCL process group: ");
+      p != std::string_view::npos) {
+    add(out, K::kNcclError, "PyTorch", "unsupported data type " + std::string(t.substr(p + 51)), t,
+        src, n);
+    return true;
+  }
+  // The detail line under the error (see kResultNames), at the start of a line.
+  if (t.size() > 12 && t[0] == 'n' && t.compare(0, 4, "nccl") == 0) {
+    for (std::string_view name : kResultNames) {
+      if (t.size() > name.size() && t.compare(0, name.size(), name) == 0 && t[name.size()] == ':') {
+        add(out, K::kNcclError, "PyTorch", name, t, src, n);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool aborted_or_hung(std::string_view t, const std::string& src, std::uint64_t n,
+                     FrameworkFacts& out) {
+  // PyTorch ProcessGroupNCCL.cpp heartbeatMonitor (v2.2.0 .. v2.9.0):
+  //   "Heartbeat monitor timed out! Process will be terminated after dumping debug info."
+  //   "ProcessGroupNCCL's watchdog got stuck for " heartbeatTimeoutInSec_ " seconds without
+  //    making progress in monitoring enqueued collectives. This typically indicates a NCCL/CUDA
+  //    API (e.g., CudaEvent.query/synchronize) hang blocking the watchdog, ..."
+  if (has(t, "watchdog got stuck for ")) {
+    add(out, K::kWatchdogHang, "PyTorch", word_after(t, "watchdog got stuck for "), t, src, n);
+    return true;
+  }
+  if (has(t, "Heartbeat monitor timed out")) {
+    add(out, K::kWatchdogHang, "PyTorch", "", t, src, n);
+    return true;
+  }
+  // ProcessGroupNCCL.cpp (v1.8.0 .. v2.9.0): WorkNCCL::checkAndSetException / abort:
+  //   "NCCL communicator was aborted on rank " rank_ "."
+  //   "Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA
+  //    kernels, subsequent GPU operations might run on corrupted/incomplete data."
+  if (has(t, "NCCL communicator was aborted") ||
+      has(t, "Some NCCL operations have failed or timed out")) {
+    add(out, K::kCommAborted, "PyTorch", "", t, src, n);
+    return true;
+  }
+  return false;
+}
+
+bool rendezvous(std::string_view t, const std::string& src, std::uint64_t n, FrameworkFacts& out) {
+  // torch/distributed/distributed_c10d.py _store_based_barrier (v1.9.0 .. v2.0.1):
+  //   "Timed out initializing process group in store based barrier on rank: {rank}, for key:
+  //    {store_key} (world_size={world_size}, worker_count={worker_count}, timeout={timeout})"
+  // ("Waiting in store based barrier ..." lines before it are progress, not failure.)
+  if (has(t, "Timed out initializing process group in store based barrier")) {
+    std::string d;
+    if (std::string_view w = word_after(t, "worker_count="); !w.empty())
+      d = std::string(w) + "/" + std::string(word_after(t, "world_size=")) + " joined";
+    add(out, K::kRendezvousTimeout, "PyTorch", d, t, src, n);
+    return true;
+  }
+  // torch/csrc/distributed/c10d/TCPStore.cpp waitForWorkers (v2.0.0 .. v2.9.0):
+  //   "Timed out after " timeout " seconds waiting for clients. " joined "/" n " clients joined."
+  if (std::size_t p = t.find("seconds waiting for clients. "); p != std::string_view::npos) {
+    std::string_view joined = word_after(t.substr(p), "clients. ");
+    add(out, K::kRendezvousTimeout, "PyTorch",
+        joined.empty() ? std::string() : std::string(joined) + " joined", t, src, n);
+    return true;
+  }
+  // TCPStore.cpp / TCPStoreLibUvBackend.cpp doWait (v2.0.0 .. v2.9.0):
+  //   "wait timeout after " timeout "ms, keys: " keys   (the keys a rank never published)
+  if (has(t, "wait timeout after ") && has(t, "keys:")) {
+    add(out, K::kRendezvousTimeout, "PyTorch", "", t, src, n);
+    return true;
+  }
+  // torch/distributed/elastic/rendezvous/api.py: class RendezvousTimeoutError(RendezvousError)
+  if (has(t, "RendezvousTimeoutError")) {
+    add(out, K::kRendezvousTimeout, "PyTorch", "", t, src, n);
+    return true;
+  }
+  // torch/csrc/distributed/c10d/socket.cpp (v2.0.0 .. v2.9.0):
+  //   "The client socket has timed out after {} while trying to connect to ({}, {})."
+  //   "The client socket has failed to connect to any network address of ({}, {})."
+  //   "The server socket has failed to listen on any local network address. ..."
+  //   "The server socket has failed to bind to {} (errno: {} - {})."
+  static constexpr ResultText kSocket[] = {
+      {"The client socket has timed out", "client connect timed out"},
+      {"The client socket has failed to connect", "client connect failed"},
+      {"The server socket has failed to listen", "server listen failed"},
+      {"The server socket has failed to bind", "server bind failed"},
+  };
+  for (const ResultText& m : kSocket) {
+    if (has(t, m.text)) {
+      add(out, K::kStoreUnreachable, "PyTorch", m.name, t, src, n);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool backend(std::string_view t, const std::string& src, std::uint64_t n, FrameworkFacts& out) {
+  // torch/distributed/distributed_c10d.py (v1.0.0 .. v2.9.0), is_nccl_available() false:
+  //   raise RuntimeError("Distributed package doesn't have NCCL built in")
+  if (has(t, "doesn't have NCCL built in")) {
+    add(out, K::kNcclUnavailable, "PyTorch", "", t, src, n);
+    return true;
+  }
+  // DeepSpeed deepspeed/comm/torch.py TorchBackend.init_process_group (v0.8.0 .. v0.17):
+  //   logger.info(f"Initializing TorchBackend in DeepSpeed with backend {backend}")
+  if (std::string_view b = word_after(t, "in DeepSpeed with backend "); !b.empty()) {
+    add(out, K::kBackend, "DeepSpeed", b, t, src, n);
+    return true;
+  }
+  // Accelerate accelerate/state.py PartialState.__repr__ (v0.12 .. v1.10):
+  //   f"Distributed environment: {self.distributed_type}{('  Backend: ' + self.backend) ...}"
+  if (std::size_t p = t.find("Distributed environment: "); p != std::string_view::npos) {
+    const std::string_view rest = t.substr(p);
+    if (std::string_view b = word_after(rest, "Backend: "); !b.empty())
+      add(out, K::kBackend, "Accelerate", b, t, src, n);
+    if (has(rest, "MULTI_GPU")) add(out, K::kGpuInUse, "Accelerate", "", t, src, n);
+    return true;
+  }
+  // Lightning lightning/fabric/utilities/distributed.py _init_dist_connection (v1.6 .. v2.5):
+  //   rank_zero_info(f"{'-' * 100}\ndistributed_backend={torch_distributed_backend}\n...")
+  if (std::string_view b = word_after(t, "distributed_backend="); !b.empty()) {
+    add(out, K::kBackend, "Lightning", b, t, src, n);
+    return true;
+  }
+  // Megatron-LM megatron/training/arguments.py print_args (core_r0.5.0 .. core_r0.14.0):
+  //   '  {} {} {}'.format(arg, '.' * (48 - len(arg)), getattr(args, arg))
+  if (std::size_t p = t.find("distributed_backend ."); p != std::string_view::npos) {
+    std::size_t e = p + 20;
+    while (e < t.size() && (t[e] == '.' || t[e] == ' ')) ++e;
+    std::size_t w = e;
+    while (w < t.size() && w - e < 32 && t[w] != ' ' && t[w] != '\t') ++w;
+    const std::string_view b = t.substr(e, w - e);
+    if (!b.empty()) add(out, K::kBackend, "Megatron-LM", b, t, src, n);
+    return !b.empty();
+  }
+  // The call itself, quoted in a traceback: dist.init_process_group(backend="gloo", ...)
+  if (std::size_t p = t.find("init_process_group("); p != std::string_view::npos) {
+    std::string_view rest = t.substr(p);
+    for (std::string_view key : {"backend=\"", "backend='"}) {
+      if (std::string_view b = word_after(rest, key); !b.empty()) {
+        add(out, K::kBackend, "PyTorch", b, t, src, n);
+        return true;
+      }
+    }
+  }
+  // Lightning lightning/pytorch/trainer/setup.py _log_device_info:
+  //   f"GPU available: {gpu_available}{gpu_type}, used: {num_gpus > 0}"
+  if (has(t, "GPU available: True") && has(t, "used: True")) {
+    add(out, K::kGpuInUse, "Lightning", "", t, src, n);
+    return true;
+  }
+  // DeepSpeed deepspeed/accelerator/real_accelerator.py get_accelerator():
+  //   f"Setting ds_accelerator to {ds_accelerator._name} ({accel_logger_msg})"
+  if (has(t, "Setting ds_accelerator to cuda")) {
+    add(out, K::kGpuInUse, "DeepSpeed", "", t, src, n);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view nccl_result_from_reason(std::string_view reason) {
+  reason = trim(reason);
+  for (const ResultText& r : kResults)
+    if (reason.size() >= r.text.size() && reason.compare(0, r.text.size(), r.text) == 0)
+      return r.name;
+  return {};
+}
+
+// NCCL's RAS client (src/ras/client_support.cc, v2.24.3-1 .. v2.30.7-1) starts its text report
+// with "NCCL version %s compiled with CUDA %d.%d" and prints the communicator table header
+// "Group     Comms     Nodes     Ranks ..." (a pasted excerpt may start there).
+bool ras_start(std::string_view t, const std::string& source, std::uint64_t n,
+               FrameworkFacts& out) {
+  const bool banner = t.compare(0, 13, "NCCL version ") == 0 && has(t, " compiled with CUDA ");
+  if (!banner && t.compare(0, 25, "Group     Comms     Nodes") != 0) return false;
+  const int line = static_cast<int>(n > 2147483647u ? 2147483647u : n);
+  if (!out.ras_reports.empty()) {
+    const Provenance& last = out.ras_reports.back();
+    if (last.source == source && line - last.line < 64) return true;  // the same report
+  }
+  if (out.ras_reports.size() < 8) out.ras_reports.push_back({source, line});
+  return true;
+}
+
+bool read_framework_line(std::string_view line, const std::string& source,
+                         std::uint64_t line_number, FrameworkFacts& out) {
+  const std::string_view t = trim(line);
+  if (t.size() < 16) return false;
+  if ((t[0] == 'N' || t[0] == 'G') && ras_start(t, source, line_number, out)) return false;
+  return nccl_error(t, source, line_number, out) || aborted_or_hung(t, source, line_number, out) ||
+         rendezvous(t, source, line_number, out) || backend(t, source, line_number, out);
+}
+
+}  // namespace trainready

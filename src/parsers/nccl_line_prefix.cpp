@@ -1,0 +1,215 @@
+#include "parsers/nccl_line_prefix.h"
+
+#include <cstring>
+
+namespace trainready {
+namespace {
+
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// Digits from `i`; returns the index after them (== i when there are none).
+std::size_t digits(std::string_view s, std::size_t i, std::size_t max = 12) {
+  std::size_t k = i;
+  while (k < s.size() && k - i < max && digit(s[k])) ++k;
+  return k;
+}
+
+bool at(std::string_view s, std::size_t i, std::string_view word) {
+  return i <= s.size() && s.size() - i >= word.size() &&
+         std::memcmp(s.data() + i, word.data(), word.size()) == 0;
+}
+
+// The blanks a prefix leaves before the text (at most a few): where the text starts.
+std::size_t skip_blanks(std::string_view s, std::size_t i) {
+  std::size_t k = i;
+  while (k < s.size() && k - i < 4 && (s[k] == ' ' || s[k] == '\t')) ++k;
+  return k;
+}
+
+// Open MPI --tag-output: "[1,0]<stdout>:", "[1,12]<stderr>:" (also <stddiag>).
+std::size_t mpirun_prefix(std::string_view s) {
+  std::size_t i = digits(s, 1);
+  if (i == 1 || !at(s, i, ",")) return 0;
+  std::size_t j = digits(s, i + 1);
+  if (j == i + 1 || !at(s, j, "]<")) return 0;
+  for (std::string_view stream : {"stdout>:", "stderr>:", "stddiag>:"})
+    if (at(s, j + 2, stream)) return j + 2 + stream.size();
+  return 0;
+}
+
+// torchrun / PyTorch: "[rank3]:", "[default0]:", "[trainer3]:" and "[trainer0|0]:" (a role name,
+// then the local rank); kubectl --prefix: "[pod/NAME/CONTAINER] ".
+std::size_t bracket_prefix(std::string_view s) {
+  if (s.size() < 4 || s[0] != '[') return 0;
+  if (std::size_t m = mpirun_prefix(s); m > 0) return m;
+  if (at(s, 1, "pod/")) {
+    const std::size_t close = s.find("] ", 5);
+    if (close == std::string_view::npos || close > 300) return 0;
+    return skip_blanks(s, close + 1);
+  }
+  std::size_t i = 1;
+  while (i < s.size() && i < 40 &&
+         ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_'))
+    ++i;
+  if (i == 1) return 0;
+  std::size_t j = digits(s, i);
+  if (j == i) return 0;
+  if (at(s, j, "|")) {  // "[trainer0|0]:"
+    const std::size_t k = digits(s, j + 1);
+    if (k == j + 1) return 0;
+    j = k;
+  }
+  if (!at(s, j, "]:")) return 0;
+  return skip_blanks(s, j + 2);
+}
+
+// srun --label: the task number right-aligned, then ": " ("0: ", " 12: ").
+std::size_t srun_prefix(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && i < 6 && s[i] == ' ') ++i;
+  const std::size_t j = digits(s, i, 7);
+  if (j == i || !at(s, j, ": ")) return 0;
+  return j + 2;
+}
+
+// RFC 3339 / ISO 8601: "2024-05-01T12:34:56", then ".123456789" or ",123", then "Z" or
+// "+00:00" or "+0000", then blanks ("|" too: some collectors write "time|text").
+std::size_t timestamp_prefix(std::string_view s) {
+  if (s.size() < 20) return 0;
+  static constexpr char kShape[] = "dddd-dd-ddXdd:dd:dd";
+  for (std::size_t i = 0; i + 1 < sizeof kShape; ++i) {
+    const char want = kShape[i];
+    const char c = s[i];
+    if (want == 'd' ? !digit(c) : want == 'X' ? (c != 'T' && c != ' ') : c != want) return 0;
+  }
+  std::size_t i = 19;
+  if (i < s.size() && (s[i] == '.' || s[i] == ',')) {
+    const std::size_t j = digits(s, i + 1, 12);
+    if (j == i + 1) return 0;
+    i = j;
+  }
+  if (i < s.size() && s[i] == 'Z') {
+    ++i;
+  } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    std::size_t j = digits(s, i + 1, 2);
+    if (j != i + 3) return 0;
+    if (at(s, j, ":")) ++j;
+    const std::size_t k = digits(s, j, 2);
+    if (k != j + 2) return 0;
+    i = k;
+  }
+  if (i >= s.size() || (s[i] != ' ' && s[i] != '\t' && s[i] != '|')) return 0;
+  return skip_blanks(s, s[i] == '|' ? i + 1 : i);
+}
+
+// After a syslog time: "host tag[123]: " or "host tag: " (RFC 3164 HOSTNAME and TAG).
+std::size_t syslog_host_tag(std::string_view s, std::size_t i) {
+  std::size_t h = i;
+  while (h < s.size() && h - i < 256 && s[h] != ' ' && s[h] != ':' && s[h] != '[') ++h;
+  if (h == i || !at(s, h, " ")) return 0;
+  std::size_t t = h + 1;
+  while (t < s.size() && t - h < 64 && s[t] != ' ' && s[t] != ':' && s[t] != '[') ++t;
+  if (t == h + 1) return 0;
+  if (at(s, t, "[")) {
+    const std::size_t p = digits(s, t + 1);
+    if (p == t + 1 || !at(s, p, "]")) return 0;
+    t = p + 1;
+  }
+  if (!at(s, t, ": ")) return 0;
+  return t + 2;
+}
+
+// RFC 3164: "Dec  2 04:00:00 host tag[123]: ".
+std::size_t syslog_prefix(std::string_view s) {
+  static constexpr std::string_view kMonths[] = {"Jan ", "Feb ", "Mar ", "Apr ", "May ", "Jun ",
+                                                 "Jul ", "Aug ", "Sep ", "Oct ", "Nov ", "Dec "};
+  if (s.size() < 20) return 0;
+  bool month = false;
+  for (std::string_view m : kMonths) month = month || at(s, 0, m);
+  if (!month) return 0;
+  std::size_t i = 4;
+  if (s[i] == ' ') ++i;
+  const std::size_t d = digits(s, i, 2);
+  if (d == i || !at(s, d, " ")) return 0;
+  i = d + 1;
+  static constexpr char kClock[] = "dd:dd:dd ";
+  for (std::size_t k = 0; k + 1 < sizeof kClock; ++k, ++i) {
+    if (i >= s.size()) return 0;
+    if (kClock[k] == 'd' ? !digit(s[i]) : s[i] != kClock[k]) return 0;
+  }
+  const std::size_t tag = syslog_host_tag(s, i);
+  return tag > 0 ? tag : 0;
+}
+
+// Ray: "(RayWorkerWrapper pid=50232, ip=10.1.0.67) ", "(pid=983) ".
+std::size_t ray_prefix(std::string_view s) {
+  const std::size_t pid = s.find("pid=");
+  if (pid == std::string_view::npos || pid > 80) return 0;
+  const std::size_t close = s.find(") ", pid);
+  if (close == std::string_view::npos || close > 160) return 0;
+  for (std::size_t k = 1; k < pid; ++k)
+    if (s[k] == '(' || s[k] == ')') return 0;
+  return skip_blanks(s, close + 1);
+}
+
+// Colour (SGR: "ESC [ params m", what loggers and `--color` add) removed. Other control
+// sequences stay: they are not how logs are captured, and the reporters show them escaped, so a
+// hostile line is seen for what it is (tests/e2e/hostile_text_test.cpp).
+std::string_view strip_colour(std::string_view line, std::string& scratch) {
+  std::string out;
+  out.reserve(line.size());
+  for (std::size_t i = 0; i < line.size();) {
+    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+      std::size_t k = i + 2;
+      while (k < line.size() && ((line[k] >= '0' && line[k] <= '9') || line[k] == ';')) ++k;
+      if (k < line.size() && line[k] == 'm') {
+        i = k + 1;
+        continue;
+      }
+    }
+    out.push_back(line[i++]);
+  }
+  scratch.swap(out);
+  return scratch;
+}
+
+}  // namespace
+
+std::size_t line_prefix_length(std::string_view s) {
+  if (s.empty()) return 0;
+  switch (s[0]) {
+    case '[':
+      return bracket_prefix(s);
+    case '(':
+      return ray_prefix(s);
+    case ' ':
+      return srun_prefix(s);
+    default:
+      break;
+  }
+  if (digit(s[0])) {
+    if (std::size_t t = timestamp_prefix(s); t > 0) {
+      // journald / rsyslog with an ISO time: "2024-05-01T12:34:56+00:00 host tag[1]: ".
+      const std::size_t tag = syslog_host_tag(s, t);
+      return tag > 0 ? tag : t;
+    }
+    return srun_prefix(s);
+  }
+  if (s[0] >= 'A' && s[0] <= 'S') return syslog_prefix(s);
+  return 0;
+}
+
+std::string_view normalize_nccl_line(std::string_view line, std::string& scratch) {
+  while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  // Most lines carry neither colour nor a prefix: two byte tests and one memchr.
+  if (!line.empty() && std::memchr(line.data(), '\x1b', line.size()) != nullptr)
+    line = strip_colour(line, scratch);
+  for (int k = 0; k < 8; ++k) {
+    const std::size_t n = line_prefix_length(line);
+    if (n == 0 || n >= line.size()) break;
+    line.remove_prefix(n);
+  }
+  return line;
+}
+
+}  // namespace trainready

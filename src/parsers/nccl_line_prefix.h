@@ -1,0 +1,31 @@
+#pragma once
+// The shapes a NCCL log line arrives in, brought back to the line NCCL wrote (issue 30 item 3).
+// A line is read as it was captured: behind a launcher's or a collector's prefix, coloured,
+// with a CR left over. What each prefix looks like, and where it comes from:
+//   mpirun --tag-output      "[1,0]<stdout>:"          Open MPI orte/iof (iof_base_output.c)
+//   srun --label             "0: ", "  12: "           Slurm srun(1) --label
+//   torchrun --tee/redirects "[rank0]:", "[default0]:" torch/distributed/elastic/multiprocessing
+//                                                      (tail_log.py: "[{name}{rank}]:")
+//   kubectl logs --prefix    "[pod/NAME/CONTAINER] "   kubectl/pkg/cmd/logs/logs.go
+//   kubectl logs --timestamps, docker logs -t, journald --output=short-iso, rsyslog:
+//                            "2024-05-01T12:34:56.123456789Z " (RFC 3339, with or without
+//                            fraction and zone; a space instead of the T)
+//   syslog / journalctl      "Dec  2 04:00:00 host tag[123]: " (RFC 3164 header)
+//   Ray workers              "(RayWorkerWrapper pid=50232, ip=10.1.0.67) " (ray log_monitor.py)
+// Colour: ANSI SGR sequences ("\x1b[32m", "\x1b[1;31m", "\x1b[0m") that loggers add; other
+// control sequences are kept (the reporters escape them). CRLF: the CR a
+// Windows editor or a serial console leaves at the end.
+#include <string>
+#include <string_view>
+
+namespace trainready {
+
+// The line without the prefixes above (any number, in any order), colour codes or trailing CR.
+// Returns `line` itself (a view into it) when there is nothing to remove, else a view into
+// `scratch`, valid until the next call with the same scratch. Never longer than `line`.
+std::string_view normalize_nccl_line(std::string_view line, std::string& scratch);
+
+// How many leading bytes of `line` are one launcher / collector / timestamp prefix (0: none).
+std::size_t line_prefix_length(std::string_view line);
+
+}  // namespace trainready

@@ -1,0 +1,51 @@
+// `trainready nccl` on the shapes a real log comes in (issue 30 items 3 and 4): a framework's
+// lines with no NCCL line, and an ncclras report pasted deep inside a job's log.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/paths.h"
+#include "support/report_json.h"
+#include "support/run_cli.h"
+
+using namespace trainready::test;
+using nlohmann::json;
+
+namespace {
+
+const json* finding(const json& j, const std::string& rule) {
+  for (const json& f : j["findings"])
+    if (f["rule"] == rule) return &f;
+  return nullptr;
+}
+
+// Was exit 2, "no NCCL output found": the log holds only PyTorch's rendezvous error.
+TEST(NcclShapesCli, FrameworkOnlyLogGetsTheFrameworksReading) {
+  json j = report_json({"nccl", std::string(TR_TEST_DATA) +
+                                    "/nccl-shapes/ezflow194-store-based-barrier-timeout.log"},
+                       1);
+  ASSERT_NE(finding(j, "framework-rendezvous-failed"), nullptr) << j.dump(2);
+}
+
+// The report comes after 64 KiB of the job's own output, each line behind srun's "0: " label:
+// the file's head says nothing of RAS, so only the log reader can find it.
+TEST(NcclShapesCli, RasReportPastedDeepInALogIsJudged) {
+  const std::string log = temp_dir("nccl-shapes-ras") + "/job.log";
+  {
+    std::ofstream out(log);
+    for (int i = 0; i < 900; ++i)
+      out << "0: ndh100-b01:5101:5101 [1] NCCL INFO Channel 00/0 : 5[1] -> 6[2] via P2P/IPC\n";
+    std::ifstream ras(std::string(TR_TEST_DATA) +
+                      "/nccl-telemetry/ras-text-2.29.7-rank5-behind-allreduce.txt");
+    std::string line;
+    while (std::getline(ras, line)) out << "0: " << line << "\r\n";
+  }
+  json j = report_json({"nccl", log}, 1);
+  const json* f = finding(j, "nccl-ranks-behind");
+  ASSERT_NE(f, nullptr) << j.dump(2);
+  EXPECT_NE(std::string((*f)["message"]).find("rank 5"), std::string::npos) << (*f)["message"];
+}
+
+}  // namespace

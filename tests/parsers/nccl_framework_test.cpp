@@ -1,0 +1,144 @@
+// Issue 30 item 3: a framework's lines read when NCCL printed none.
+#include "parsers/nccl_framework.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/input_error.h"
+#include "parsers/nccl_log.h"
+
+namespace trainready {
+namespace {
+
+using K = FrameworkEventKind;
+
+FrameworkFacts read(std::initializer_list<std::string_view> lines) {
+  FrameworkFacts f;
+  std::uint64_t n = 0;
+  for (std::string_view l : lines) read_framework_line(l, "t.log", ++n, f);
+  return f;
+}
+
+NcclRunFacts file(const std::string& name) {
+  return analyze_nccl_logs({std::string(TR_TEST_DATA) + "/nccl-shapes/" + name});
+}
+
+TEST(NcclFramework, ResultFromReasonFollowsNcclGetErrorString) {
+  EXPECT_EQ(
+      nccl_result_from_reason("unhandled system error (run with NCCL_DEBUG=INFO for details)"),
+      "ncclSystemError");
+  EXPECT_EQ(nccl_result_from_reason("remote process exited or there was a network error"),
+            "ncclRemoteError");
+  EXPECT_EQ(nccl_result_from_reason(" internal error - please report this issue"),
+            "ncclInternalError");
+  EXPECT_EQ(nccl_result_from_reason("{error_str}\")"), "");
+}
+
+TEST(NcclFramework, PyTorchAndVllmNcclErrors) {
+  FrameworkFacts f = read({
+      "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled "
+      "system error, NCCL version 2.7.8",
+      "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or "
+      "device error.",
+      "    raise RuntimeError(f\"NCCL error: {error_str}\")",
+      "RuntimeError: NCCL error: remote process exited or there was a network error",
+      "what():  NCCL Error 1: unhandled cuda error",
+  });
+  ASSERT_EQ(f.events.size(), 3u);
+  EXPECT_EQ(f.events[0].framework, "PyTorch");
+  EXPECT_EQ(f.events[0].detail, "ncclSystemError");
+  EXPECT_EQ(f.events[0].count, 2u);  // the error and its detail line
+  EXPECT_EQ(f.events[1].framework, "vLLM");
+  EXPECT_EQ(f.events[1].detail, "ncclRemoteError");
+  EXPECT_EQ(f.events[1].where.line, 4);
+  EXPECT_EQ(f.events[2].detail, "ncclUnhandledCudaError");
+}
+
+TEST(NcclFramework, RendezvousAndStore) {
+  FrameworkFacts f = read({
+      "Waiting in store based barrier to initialize process group for rank: 0, key: "
+      "store_based_barrier_key:1 (world_size=4, worker_count=8, timeout=0:30:00)",
+      "RuntimeError: Timed out initializing process group in store based barrier on rank: 0, for "
+      "key: store_based_barrier_key:1 (world_size=2, worker_count=1, timeout=0:30:00)",
+      "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 "
+      "clients joined.",
+      "torch.distributed.DistNetworkError: The server socket has failed to listen on any local "
+      "network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE",
+  });
+  ASSERT_EQ(f.events.size(), 2u);  // the "Waiting" line is progress, not an event
+  EXPECT_EQ(f.events[0].kind, K::kRendezvousTimeout);
+  EXPECT_EQ(f.events[0].detail, "1/2 joined");
+  EXPECT_EQ(f.events[0].count, 2u);  // the barrier and the TCPStore line say the same
+  EXPECT_EQ(f.events[0].where.line, 2);
+  EXPECT_EQ(f.events[1].kind, K::kStoreUnreachable);
+  EXPECT_EQ(f.events[1].detail, "server listen failed");
+}
+
+TEST(NcclFramework, BackendsAndGpus) {
+  FrameworkFacts f = read({
+      "[2024-01-01 00:00:00,000] [INFO] [comm.py:637:init_distributed] Initializing TorchBackend "
+      "in DeepSpeed with backend nccl",
+      "Distributed environment: DistributedType.MULTI_GPU  Backend: gloo",
+      "distributed_backend=gloo",
+      "  distributed_backend ............................. nccl",
+      "    dist.init_process_group(backend=\"gloo\", rank=rank, world_size=world_size)",
+      "GPU available: True (cuda), used: True",
+      "[2024-04-30 21:03:22,195] [INFO] [real_accelerator.py:158:get_accelerator] Setting "
+      "ds_accelerator to cuda (auto detect)",
+      "RuntimeError: Distributed package doesn't have NCCL built in",
+  });
+  std::vector<std::string> got;
+  for (const auto& e : f.events) got.push_back(e.framework + ":" + e.detail);
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "DeepSpeed:nccl", "Accelerate:gloo", "Accelerate:", "Lightning:gloo",
+                     "Megatron-LM:nccl", "PyTorch:gloo", "Lightning:", "DeepSpeed:", "PyTorch:"}));
+  EXPECT_TRUE(f.judgeable());
+  EXPECT_FALSE(read({"Initializing TorchBackend in DeepSpeed with backend nccl"}).judgeable());
+}
+
+TEST(NcclFramework, HeartbeatAndAbort) {
+  FrameworkFacts f = read({
+      "[PG 0 Rank 1] Heartbeat monitor timed out! Process will be terminated after dumping debug "
+      "info. workMetaList_.size()=103",
+      "[PG 0 Rank 1] ProcessGroupNCCL's watchdog got stuck for 600 seconds without making progress",
+      "[Rank 1] Some NCCL operations have failed or timed out. Due to the asynchronous nature of "
+      "CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.",
+  });
+  ASSERT_EQ(f.events.size(), 3u);
+  EXPECT_EQ(f.events[1].detail, "600");
+  EXPECT_EQ(f.events[2].kind, K::kCommAborted);
+}
+
+TEST(NcclFramework, GarbageIsNotAFrameworkLine) {
+  FrameworkFacts f =
+      read({"", "NCCL error", "NCCL error in: ", "distributed_backend=", "distributed_backend .",
+            "Distributed environment: ", std::string_view("\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 17),
+            "init_process_group(backend=\"", "NCCL Error : x"});
+  for (const auto& e : f.events) EXPECT_NE(e.kind, K::kBackend) << e.text;
+}
+
+// Issue 30: these logs were "no NCCL output found" (exit 2) before the framework's lines were read.
+TEST(NcclFramework, FrameworkOnlyLogsAreNcclOutput) {
+  for (const char* name :
+       {"vllm-docs-pynccl-unhandled-system-error.log",
+        "llamafactory6953-heartbeat-monitor-timeout.log", "vlmr1-257-watchdog-stuck-wrapped.log",
+        "ezflow194-store-based-barrier-timeout.log", "accelerate-multi-gpu-backend-gloo.log"}) {
+    NcclRunFacts f = file(name);
+    EXPECT_TRUE(has_nccl_output(f)) << name;
+    EXPECT_FALSE(f.framework.events.empty()) << name;
+  }
+}
+
+TEST(NcclFramework, PastedShapesAreRead) {
+  NcclRunFacts headless = file("nccl385-headless-ring-lines.log");
+  EXPECT_EQ(headless.nccl_lines, 11u);
+  EXPECT_EQ(headless.streams.size(), 8u);  // devices 0..7, no host
+  NcclRunFacts old = file("nccl111-nccl2.0-socket-warn-no-tag.log");
+  EXPECT_EQ(old.warning_lines, 1u);
+  ASSERT_FALSE(old.warnings.empty());
+  EXPECT_EQ(old.warnings[0].message, "Call to connect failed : Connection refused");
+}
+
+}  // namespace
+}  // namespace trainready

@@ -1,0 +1,130 @@
+// Issue 30 item 3: every shape a NCCL log line comes in.
+#include "parsers/nccl_line_prefix.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "parsers/nccl_log.h"
+#include "parsers/nccl_log_record.h"
+
+namespace trainready {
+namespace {
+
+std::string norm(std::string_view line) {
+  std::string scratch;
+  return std::string(normalize_nccl_line(line, scratch));
+}
+
+constexpr std::string_view kNccl = "gpu-3:4123:4188 [2] NCCL INFO Using network IB";
+
+TEST(NcclLinePrefix, LaunchersAndCollectorsAreRemoved) {
+  for (std::string prefix : {
+           "[1,0]<stdout>:",                            // mpirun --tag-output
+           "[1,12]<stderr>:",                           //
+           "0: ", "  12: ",                             // srun --label
+           "[rank3]:", "[default0]:", "[trainer0|0]:",  // torchrun / PyTorch
+           "[pod/trainer-0/pytorch] ",                  // kubectl logs --prefix
+           "2024-05-01T12:34:56.123456789Z ",           // kubectl logs --timestamps
+           "2024-05-01T12:34:56+02:00 ", "2024-05-01 12:34:56,123 ",
+           "Dec  2 04:00:00 gpu-3 python[4123]: ",                // syslog
+           "2024-05-01T12:34:56.123+00:00 gpu-3 python[4123]: ",  // rsyslog, ISO time
+           "(RayWorkerWrapper pid=50232, ip=10.1.0.67) ",         // Ray
+           "[pod/t-0/c] 2024-05-01T12:34:56Z [1,0]<stdout>:",     // several at once
+       }) {
+    EXPECT_EQ(norm(prefix + std::string(kNccl)), kNccl) << prefix;
+  }
+}
+
+TEST(NcclLinePrefix, ColourAndCarriageReturnAreRemoved) {
+  EXPECT_EQ(norm("\x1b[32mgpu-3:4123:4188 [2] NCCL INFO Using network IB\x1b[0m\r"), kNccl);
+  EXPECT_EQ(norm("\x1b[1;31m[rank0]:\x1b[0m gpu-3:4123:4188 [2] NCCL INFO Using network IB\r\r"),
+            kNccl);
+}
+
+// Only colour goes: a screen-clearing or title-setting sequence in a log is kept, for the
+// reporters to show escaped.
+TEST(NcclLinePrefix, OtherControlSequencesAreKept) {
+  EXPECT_EQ(norm("h:1:2 [0] NCCL WARN x \x1b]0;owned\x07 \x1b[2J \x1b[31my"),
+            "h:1:2 [0] NCCL WARN x \x1b]0;owned\x07 \x1b[2J y");
+}
+
+TEST(NcclLinePrefix, PlainLinesStayAsTheyAre) {
+  for (std::string_view line :
+       {kNccl, std::string_view("5873af64cf59:10158:10560 [0] NCCL INFO Bootstrap"),
+        std::string_view("10.0.0.4: connection refused"),
+        std::string_view("RuntimeError: NCCL error in: x.cpp:1, unhandled system error"),
+        std::string_view("Mar12:1:2 [0] NCCL INFO x"),
+        std::string_view("[E ProcessGroupNCCL.cpp:1]"), std::string_view(""),
+        std::string_view("[")}) {
+    std::string scratch;
+    EXPECT_EQ(normalize_nccl_line(line, scratch), line) << line;
+  }
+}
+
+// Before the prefix was removed, colour made "32mgpu-3" the host and a timestamp made every line
+// a new head.
+TEST(NcclLinePrefix, LogReaderUsesTheNormalisedLine) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "\x1b[32mgpu-3:4123:4188 [2] NCCL INFO Using network IB\x1b[0m\r\n"
+      "2024-05-01T12:34:56Z NCCL version 2.18.6+cuda12.2\r\n",
+      "t.log");
+  ASSERT_EQ(f.streams.size(), 1u);
+  EXPECT_EQ(f.streams.begin()->second.host, "gpu-3");
+  EXPECT_EQ(f.versions.count("2.18.6"), 1u);
+  EXPECT_EQ(f.net_plugin, "IB");
+}
+
+NcclRecord one(std::string_view line) {
+  NcclRecord r[4];
+  EXPECT_EQ(split_nccl_records(line, r, 4), 1u) << line;
+  return r[0];
+}
+
+// NCCL 2.0 - 2.2 printed no "NCCL" tag (NVIDIA/nccl#111 quotes 2.0's WARN line).
+TEST(NcclLogRecordShapes, Nccl20To22HeadsWithoutTheTag) {
+  NcclRecord i = one("ml3:32632:32662 [0] INFO NET : Using interface enp0s31f6:10.92.42.96<0>");
+  EXPECT_EQ(i.host, "ml3");
+  EXPECT_EQ(i.level, NcclLevel::kInfo);
+  EXPECT_EQ(i.message, "NET : Using interface enp0s31f6:10.92.42.96<0>");
+  NcclRecord w =
+      one("ml3:32632:32662 [0] misc/ibvwrap.cu:63 WARN Failed to open libibverbs.so[.1]");
+  EXPECT_EQ(w.level, NcclLevel::kWarn);
+  EXPECT_EQ(w.message, "Failed to open libibverbs.so[.1]");
+  NcclRecord masked = one("*server name* [0] include/socket.h:185 WARN Call to connect failed");
+  EXPECT_EQ(masked.host, "");
+  EXPECT_EQ(masked.dev, 0);
+  EXPECT_EQ(masked.message, "Call to connect failed");
+}
+
+TEST(NcclLogRecordShapes, HeadsCutOffOrMasked) {
+  NcclRecord a = one("[4] NCCL INFO Ring 00 : 12[41000] -> 11[2d000] via P2P/IPC");
+  EXPECT_EQ(a.host, "");
+  EXPECT_EQ(a.dev, 4);
+  EXPECT_EQ(a.message, "Ring 00 : 12[41000] -> 11[2d000] via P2P/IPC");
+  EXPECT_EQ(one("7  [1] NCCL INFO Ring 00 : 1[23000] -> 8[1e000] [send] via NET/IB/1/GDRDMA").dev,
+            1);
+  EXPECT_EQ(one("<cluster_name>:924:924 [5] NCCL INFO cudaDriverVersion 12010").dev, 5);
+  EXPECT_EQ(one("32662 [0] NCCL INFO Using network IB").message, "Using network IB");
+  NcclRecord w = one("[3] misc/socket.cc:47 NCCL WARN socketProgress: Connection closed");
+  EXPECT_EQ(w.level, NcclLevel::kWarn);
+  EXPECT_EQ(w.dev, 3);
+  NcclRecord bare = one("NCCL INFO Channel 00/02 : 0 1");
+  EXPECT_EQ(bare.dev, -1);
+  EXPECT_EQ(bare.message, "Channel 00/02 : 0 1");
+}
+
+TEST(NcclLogRecordShapes, OtherProgramsInfoLinesAreNotRecords) {
+  NcclRecord r[2];
+  for (std::string_view line :
+       {"2019-02-11 09:47:49,051 46393 INFO     Wrapping distributed manually",
+        "INFO 01-29 05:10:25 utils.py:918] Found nccl from library libnccl.so.2",
+        "[2024-04-30 21:03:22,195] [INFO] [real_accelerator.py:158:get_accelerator] x",
+        "worker [0] INFO started", "[0] WARN low disk", "NCCL version 2.18.1+cuda12.1",
+        "include/socket.h:403 NCCL WARN Connect to 10.148.3.247<56821> failed"}) {
+    EXPECT_EQ(split_nccl_records(line, r, 2), 0u) << line;
+  }
+}
+
+}  // namespace
+}  // namespace trainready

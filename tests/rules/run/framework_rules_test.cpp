@@ -1,0 +1,113 @@
+// The framework-* rules (issue 30 item 3): each fires on a framework's own lines and stays quiet
+// when NCCL's lines already explain the failure, or when nothing is wrong.
+#include <gtest/gtest.h>
+
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+NcclRunFacts shapes(const std::string& name) {
+  return analyze_nccl_logs({std::string(TR_TEST_DATA) + "/nccl-shapes/" + name});
+}
+
+TEST(FrameworkNcclError, FiresOnVllmsErrorWithoutNcclLines) {
+  RuleOutcome o = log_rule("framework-nccl-error", log_text("RuntimeError: NCCL error: invalid "
+                                                            "argument (run with NCCL_DEBUG=WARN "
+                                                            "for details)\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("vLLM reports that NCCL failed with ncclInvalidArgument"),
+            std::string::npos)
+      << o.findings[0].message;
+  EXPECT_EQ(o.findings[0].evidence[0].where.line, 1);
+}
+
+// NVIDIA/nccl#476: PyTorch built with a NCCL older than 2.10 has no bfloat16.
+TEST(FrameworkNcclError, DataTypeTheNcclInUseLacks) {
+  RuleOutcome o = log_rule("framework-nccl-error",
+                           log_text("RuntimeError: Input tensor data type is not supported for "
+                                    "NCCL process group: BFloat16\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("cannot hand BFloat16 tensors to NCCL"), std::string::npos)
+      << o.findings[0].message;
+  EXPECT_NE(o.findings[0].fix.find("NCCL 2.10 or newer"), std::string::npos);
+}
+
+TEST(FrameworkNcclError, QuietWhenNcclsOwnLinesGiveTheReading) {
+  // The vLLM docs' example: "unhandled system error" is read by nccl-system-error already.
+  NcclRunFacts f = shapes("vllm-docs-pynccl-unhandled-system-error.log");
+  EXPECT_TRUE(log_rule("framework-nccl-error", f).findings.empty());
+  EXPECT_EQ(log_rule("nccl-system-error", f).findings.size(), 1u);
+  EXPECT_TRUE(log_rule("framework-nccl-error",
+                       log_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log"))
+                  .findings.empty());
+}
+
+TEST(FrameworkWatchdogHang, FiresOnTheHeartbeatMonitor) {
+  for (const char* name :
+       {"llamafactory6953-heartbeat-monitor-timeout.log", "vlmr1-257-watchdog-stuck-wrapped.log"}) {
+    RuleOutcome o = log_rule("framework-watchdog-hang", shapes(name));
+    ASSERT_EQ(o.findings.size(), 1u) << name;
+    EXPECT_NE(o.findings[0].message.find(" s and ended"), std::string::npos)
+        << o.findings[0].message;
+  }
+}
+
+TEST(FrameworkWatchdogHang, QuietOnAWatchdogTimeoutAlone) {
+  EXPECT_TRUE(
+      log_rule(
+          "framework-watchdog-hang",
+          log_fixture("nccl-debug/mlengineering-pytorch-watchdog-collective-timeout-desync.log"))
+          .findings.empty());
+}
+
+TEST(FrameworkRendezvousFailed, FiresOnTheStoreBasedBarrier) {
+  RuleOutcome o =
+      log_rule("framework-rendezvous-failed", shapes("ezflow194-store-based-barrier-timeout.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("(1/2 joined)"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("never arrived"), std::string::npos);
+}
+
+TEST(FrameworkRendezvousFailed, MoreWorkersThanTheWorldSize) {
+  RuleOutcome o = log_rule(
+      "framework-rendezvous-failed",
+      log_text("Timed out initializing process group in store based barrier on rank: 0, for key: "
+               "store_based_barrier_key:1 (world_size=2, worker_count=4, timeout=0:02:00)\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("two jobs share"), std::string::npos);
+}
+
+TEST(FrameworkRendezvousFailed, QuietOnAHealthyLog) {
+  EXPECT_TRUE(log_rule("framework-rendezvous-failed",
+                       log_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log"))
+                  .findings.empty());
+}
+
+TEST(FrameworkBackendNotNccl, FiresOnGlooForAGpuJob) {
+  RuleOutcome o =
+      log_rule("framework-backend-not-nccl", shapes("accelerate-multi-gpu-backend-gloo.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("Accelerate initialised the 'gloo' backend"),
+            std::string::npos);
+  EXPECT_EQ(o.findings[0].evidence.size(), 2u);
+}
+
+TEST(FrameworkBackendNotNccl, FiresOnABuildWithoutNccl) {
+  RuleOutcome o =
+      log_rule("framework-backend-not-nccl",
+               log_text("RuntimeError: Distributed package doesn't have NCCL built in\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+}
+
+TEST(FrameworkBackendNotNccl, QuietForACpuJobOrNccl) {
+  EXPECT_TRUE(
+      log_rule("framework-backend-not-nccl", shapes("accelerate-multi-cpu-backend-gloo.log"))
+          .findings.empty());
+  EXPECT_TRUE(log_rule("framework-backend-not-nccl",
+                       log_text("Distributed environment: MULTI_GPU  Backend: nccl\n"))
+                  .findings.empty());
+}
+
+}  // namespace
+}  // namespace trainready::test
