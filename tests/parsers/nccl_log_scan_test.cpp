@@ -27,7 +27,12 @@ struct Way {
 // One thread and a pipeline; the smallest block (4 KiB, so a real log spans many) and larger.
 constexpr Way kWays[] = {{1, 4096}, {1, std::size_t{1} << 20}, {2, 4096}, {4, 5000}, {3, 65536}};
 
-std::string facts_json(const NcclRunFacts& f) { return to_json(f).dump(1); }
+// The JSON of the facts as bytes: CBOR keeps every string byte as it is (a log's invalid UTF-8
+// included), where a text dump would refuse or replace it.
+std::string facts_json(const NcclRunFacts& f) {
+  const std::vector<std::uint8_t> b = nlohmann::json::to_cbor(to_json(f));
+  return std::string(b.begin(), b.end());
+}
 
 std::string reference(const std::vector<std::string>& paths) {
   NcclReadOptions o;
