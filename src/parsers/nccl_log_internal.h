@@ -169,7 +169,7 @@ struct NcclLogAnalyzer::State {
   // Distinct host:pid:dev streams kept apart (about 700 bytes each with their lookups); the
   // records of any more are folded into `overflow` and counted (memory bound, issue 35).
   static constexpr std::size_t kStreamCap = std::size_t{1} << 15;
-  static constexpr std::size_t kHeadSlots = 16384;  // direct-mapped; a collision re-parses
+  static constexpr std::size_t kHeadSlots = 65536;  // direct-mapped; a collision re-parses
   std::vector<HeadSlot> heads;  // allocated with the first head: small inputs never pay for it
   static std::size_t head_hash(std::string_view h) { return nccl_head_hash(h); }
   // One INFO record behind a known head: handled without the general record splitter.
