@@ -17,7 +17,12 @@
 // Collective lines (opCount, "Bytes -> Algo") need NCCL_DEBUG_SUBSYS=COLL / TUNING, which large
 // jobs leave off; KIND `coll` writes them on their own, to time that path too.
 //
-//   make_nccl_log OUT BYTES [HOSTS] [KIND]   KIND: mix (default), init, ring, conn, app, warn, coll
+//   make_nccl_log OUT BYTES [HOSTS] [KIND]   KIND: mix (default), init, ring, conn, app, warn,
+//   coll,
+//                                            pids
+// KIND `pids` writes connection lines each behind a host:pid seen on no other line (a log of
+// many short jobs, or a launcher that rewrites ids): millions of rank streams, for the
+// analyser's memory bound.
 // A single KIND repeats that kind of line until BYTES are written (the per-kind throughput).
 // Prints the bytes and lines written per kind to stderr.
 #include <cstdio>
@@ -252,6 +257,15 @@ int main(int argc, char** argv) {
     while (!w.done()) {
       coll(w, j, static_cast<int>(i % static_cast<unsigned>(j.ranks)), i / 8);
       ++i;
+    }
+  } else if (kind == "pids") {
+    while (!w.done()) {
+      const unsigned long long k = i++;
+      w.out(kConn,
+            "[rank%llu]: job-%06llu:%llu:%llu [%llu] NCCL INFO Channel %02llu/0 : %llu[%llu] -> "
+            "%llu[%llu] via P2P/CUMEM/read\n",
+            k % 8, k / 4, 100000 + k, 200000 + k, k % 8, k % 32, k % 8, k % 8, (k + 1) % 8,
+            (k + 1) % 8);
     }
   } else {
     std::fprintf(stderr, "unknown KIND %s\n", kind.c_str());

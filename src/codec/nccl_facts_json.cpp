@@ -35,6 +35,8 @@ json to_json(const NcclRunFacts& f) {
                 {"garbled", f.garbled_lines},
                 {"truncated", f.truncated_lines},
                 {"binary_junk", f.binary_junk}};
+  if (f.folded_records)
+    j["lines"]["folded"] = {{"records", f.folded_records}, {"stream_cap", f.stream_cap}};
   json versions = json::array();
   for (const auto& [v, l] : f.versions) {
     json x = log_line(l);

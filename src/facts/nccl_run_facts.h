@@ -186,6 +186,10 @@ struct NcclRunFacts {
   std::uint64_t unknown_lines = 0;    // NCCL lines no pattern here knows; counted, not fatal
   std::uint64_t garbled_lines = 0;    // several writers' output merged into one line
   std::uint64_t truncated_lines = 0;  // longer than the analyser keeps
+  // Past `stream_cap` distinct host:pid:dev streams (memory stays bounded), the records of new
+  // streams are counted under one unnamed stream: how many records that was (0: none folded).
+  std::uint64_t folded_records = 0;
+  std::uint64_t stream_cap = 0;
   bool binary_junk = false;
 
   std::map<std::string, LogLine> versions;  // "2.7.8" -> first line that said so

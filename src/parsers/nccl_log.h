@@ -12,6 +12,16 @@
 
 namespace trainready {
 
+class NcclScanSource;
+
+// How to read: the block scanner (default; see nccl_log_scan.h) or, as the reference it must
+// agree with byte for byte, every line through LineReader and NcclLogAnalyzer::line.
+struct NcclReadOptions {
+  bool line_reader = false;
+  unsigned threads = 0;  // block scanner threads; 0: by input size (nccl_scan_threads)
+  std::size_t block_bytes = std::size_t{1} << 20;
+};
+
 class NcclLogAnalyzer {
  public:
   NcclLogAnalyzer();
@@ -22,6 +32,9 @@ class NcclLogAnalyzer {
   void begin_file(const std::string& name);
   void line(std::string_view text, std::uint64_t number, bool cut);
   NcclRunFacts finish();
+  // Every line of `src` through the block scanner (src/parsers/nccl_log_scan.cpp): the facts are
+  // those of line() over each line LineReader gives. Throws InputError as LineReader does.
+  void scan(NcclScanSource& src, unsigned threads, std::size_t block_bytes);
 
  private:
   struct State;
@@ -30,8 +43,10 @@ class NcclLogAnalyzer {
 
 // Files, directories of per-rank logs (every regular file inside, sorted) and "-" for stdin.
 // Throws InputError for a path that cannot be read.
-NcclRunFacts analyze_nccl_logs(const std::vector<std::string>& paths);
-NcclRunFacts analyze_nccl_log_text(std::string_view text, const std::string& name);
+NcclRunFacts analyze_nccl_logs(const std::vector<std::string>& paths,
+                               const NcclReadOptions& opt = {});
+NcclRunFacts analyze_nccl_log_text(std::string_view text, const std::string& name,
+                                   const NcclReadOptions& opt = {});
 
 // False when the logs held nothing NCCL (or a framework reporting on NCCL) wrote: the user
 // passed the wrong file, or ran without NCCL_DEBUG=INFO.

@@ -40,6 +40,10 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
         ", " + std::to_string(f.garbled_lines) + " NCCL record(s) cut short by concurrent writers";
   if (f.truncated_lines) lines += ", " + std::to_string(f.truncated_lines) + " cut (too long)";
   if (f.binary_junk) lines += ", binary bytes seen";
+  if (f.folded_records)
+    lines += ", " + std::to_string(f.folded_records) +
+             " record(s) of rank streams past the first " + std::to_string(f.stream_cap) +
+             " folded into one unnamed stream (memory bound)";
   out.emplace_back("log", std::to_string(f.files.size()) + " file(s), " + lines);
   std::set<std::string> vs;
   for (const auto& [v, l] : f.versions) vs.insert(v);

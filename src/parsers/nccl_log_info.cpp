@@ -1,0 +1,658 @@
+// The analyser's readers of INFO records: communicators, graphs, HCAs, collectives, settings.
+#include "parsers/nccl_log_internal.h"
+
+namespace trainready {
+namespace nccl_log_detail {
+
+bool is_junk(std::string_view line) {
+  std::size_t bad = 0;
+  for (unsigned char c : line) {
+    if (c == 0 || (c < 0x20 && c != '\t' && c != '\x1b')) ++bad;
+  }
+  return bad > 0;
+}
+
+// Lines NCCL prints that carry nothing the rules use; known, so not counted as unknown.
+constexpr std::string_view kKnownPrefixes[] = {
+    "Ring",
+    "Trees",
+    "Tree ",
+    "threadThresholds",
+    "Setting affinity",
+    "Connected",
+    "P2P Chunksize",
+    "cudaDriverVersion",
+    "Bootstrap",
+    "DMA-BUF",
+    "=== System",
+    "CPU/",
+    "+ ",
+    "GPU/",
+    "NET/",
+    "Pattern",
+    "New proxy",
+    "Connection to proxy",
+    "Allocated",
+    "Mem Realloc",
+    "RAS ",
+    "UDS",
+    "[Proxy",
+    "Init timings",
+    "TOPO/",
+    "Retrieving",
+    "Initialized",
+    "Assigned",
+    "ncclTopo",
+    "dlvsym",
+    "PROFILER",
+    "TUNER",
+    "CC ",
+    "Check P2P",
+    "Max NThreads",
+    "Protocol",
+    "resp.opId",
+    "proxyProgress",
+    "ncclPollProxy",
+    "Received and",
+    "NCCL git",
+    "==========",
+    "Topology",
+    "Graph",
+    "Enabled",
+    "nvmlInit",
+    "Could not",
+    "Trying to load",
+    "Loaded",
+    "Channel",
+    "comm ",
+    "Comm config",
+    "MNNVL",
+    "NVLS",
+    "CollNet",
+    "Plugin",
+    "ncclCommInit",
+    "[Rank",
+    "Memory ",
+    "cuMem",
+    "Symmetric",
+    "NCCL_",
+    "Using",
+    "Launch mode",
+    "Nvls",
+    "GPU Direct",
+    "rank ",
+    "init.cc",
+    "misc/",
+    "transport",
+    "proxy",
+    "enqueue",
+    "group.cc",
+    "channel.cc",
+    "graph/",
+    "ib_plugin",
+    "net.cc",
+    "bootstrap",
+    "Dump",
+    "NCCL INFO",
+};
+
+// "misc/socket.cc:567 -> 2", "bootstrap.cc:270 -> 2 [Async thread]": NCCL's trace of an error
+// return, file:line then the ncclResult_t.
+bool error_return(std::string_view m) {
+  std::size_t colon = m.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon > 48) return false;
+  std::string_view file = m.substr(0, colon);
+  if (!(file.size() > 3 &&
+        (file.substr(file.size() - 3) == ".cc" || file.substr(file.size() - 3) == ".cu" ||
+         file.substr(file.size() - 2) == ".h")))
+    return false;
+  std::size_t i = colon + 1;
+  while (i < m.size() && m[i] >= '0' && m[i] <= '9') ++i;
+  return i > colon + 1 && starts(m.substr(i), " -> ") && i + 4 < m.size() && m[i + 4] >= '1' &&
+         m[i + 4] <= '9';
+}
+
+// An INFO line worded as a failure: kept for the knowledge base (failure INFO sites, issue 30).
+static bool failure_worded(std::string_view m) {
+  static constexpr std::string_view kWords[] = {
+      "ail",   "rror",    "nable",  "annot",     "nvalid", "ismatch",
+      "xceed", "refused", "imeout", "timed out", "bort",   "upported",
+      "not ",  "No ",     "no ",    "isabled",   "RROR",   "gnoring"};
+  for (std::string_view w : kWords)
+    if (m.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
+bool known_info(std::string_view m) {
+  m = trim(m);
+  if (m.empty()) return true;
+  if (m[0] >= '0' && m[0] <= '9') return true;  // graph channel dumps " 0 : GPU/0 GPU/1"
+  for (std::string_view p : kKnownPrefixes) {
+    if (starts(m, p)) return true;
+  }
+  // Tuning table rows: "   Broadcast |  ..."
+  return has(m, " |");
+}
+
+}  // namespace nccl_log_detail
+
+namespace {
+double double_after(std::string_view s, std::string_view key, std::size_t& at) {
+  std::size_t p = find(s, key, at);
+  if (p == std::string_view::npos) return -1;
+  p += key.size();
+  double v = -1;
+  auto r = std::from_chars(s.data() + p, s.data() + s.size(), v);
+  if (r.ec != std::errc()) return -1;
+  at = static_cast<std::size_t>(r.ptr - s.data());
+  return v;
+}
+}  // namespace
+
+// "Pattern 4, crossNic 0, nChannels 12, bw 20.000000/20.000000, type NVL/PIX, sameChannels 1"
+// (graph/search.cc ncclTopoPrintGraph: bwIntra/bwInter, typeIntra/typeInter; "speed" before 2.16).
+void NcclLogAnalyzer::State::search_line(std::string_view m, const NcclStream& s,
+                                         std::string_view text, std::uint64_t n) {
+  auto pattern = int_after(m, "Pattern ");
+  auto cross = int_after(m, "crossNic ");
+  auto channels = int_after(m, "nChannels ");
+  if (!pattern || !channels || *channels < 0 || *channels > 4096) return;
+  std::size_t at = 0;
+  std::string_view bw_key = has(m, ", bw ") ? ", bw " : ", speed ";
+  NcclGraphSearch g;
+  g.pattern = static_cast<int>(*pattern);
+  g.cross_nic = static_cast<int>(cross.value_or(0));
+  g.channels = static_cast<int>(*channels);
+  g.bw_intra = double_after(m, bw_key, at);
+  if (g.bw_intra >= 0 && at < m.size() && m[at] == '/') {
+    auto r = std::from_chars(m.data() + at + 1, m.data() + m.size(), g.bw_inter);
+    if (r.ec != std::errc()) g.bw_inter = 0;
+  }
+  if (g.bw_intra < 0) g.bw_intra = 0;
+  std::string_view type = word_after(m, ", type ", ",");
+  std::size_t slash = type.find('/');
+  g.type_intra = std::string(utf8_prefix(type.substr(0, slash), 8));
+  if (slash != std::string_view::npos)
+    g.type_inter = std::string(utf8_prefix(type.substr(slash + 1), 8));
+  g.same_channels = static_cast<int>(int_after(m, "sameChannels ").value_or(0));
+  g.ranks = 1;
+  g.line = log_line(text, n);
+  auto& list = pending_graph[&s].searches;
+  if (list.size() < 16) list.push_back(std::move(g));
+}
+
+void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::uint64_t n) {
+  auto rank = int_after(m, " rank ");
+  auto nranks = int_after(m, " nranks ");
+  if (!nranks) nranks = int_after(m, " nRanks ");
+  if (!rank || !nranks || *nranks <= 0 || *rank < 0 || *rank >= *nranks) return;
+  if (auto nn = int_after(m, " nNodes "); nn && *nn > 0) {
+    pending_nnodes[&s] = static_cast<int>(std::min<long>(*nn, 1 << 20));
+    return;
+  }
+  const bool complete = has(m, "Init COMPLETE");
+  const bool start = has(m, "Init START");
+  if (!complete && !start) return;  // Destroy / Abort COMPLETE
+  std::string id;
+  std::string_view cid = word_after(m, "commId ");
+  if (!cid.empty())
+    id = std::string(cid);
+  else
+    id = "nranks=" + std::to_string(*nranks);
+  auto [it, inserted] = f.comms.try_emplace(id);
+  NcclCommunicator& c = it->second;
+  if (inserted) {
+    c.id = id;
+    c.nranks = static_cast<int>(std::min<long>(*nranks, 1 << 24));
+    c.first_seen = at(n);
+  }
+  auto pn = pending_nnodes.find(&s);
+  if (pn != pending_nnodes.end()) c.nnodes = std::max(c.nnodes, pn->second);
+  flush_graph(&s, &c);
+  stream_comm[&s] = &c;
+  const int r = static_cast<int>(*rank);
+  c.rank_hosts[r] = s.host;
+  if (memberships.size() < (1u << 22)) memberships.push_back({&c, r, &s});
+  if (s.rank < 0) {
+    s.rank = r;
+    s.nranks = c.nranks;
+  }
+  std::string_view bus = word_after(m, "busId ");
+  if (!bus.empty() && s.bus_id.empty()) s.bus_id = std::string(bus);
+  if (start) {
+    c.ranks_started.insert(r);
+    s.init_started = true;
+  } else {
+    c.ranks_complete.insert(r);
+    s.init_started = true;
+    s.init_complete = true;
+    if (!f.init_complete_line) f.init_complete_line = LogLine{quote(m), at(n)};
+  }
+}
+
+void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view text,
+                                         std::uint64_t n) {
+  // "NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_2:1/IB [RO]; OOB ib0:10.0.0.1<0>"
+  if (has(m, " : Using [") || has(m, ": Using [")) {
+    std::size_t p = 0;
+    std::size_t oob = find(m, "OOB");
+    std::string_view list = m.substr(0, oob);
+    while ((p = list.find('[', p)) != std::string_view::npos) {
+      std::size_t close = list.find(']', p);
+      if (close == std::string_view::npos) break;
+      std::size_t e = close + 1;
+      while (e < list.size() && list[e] != ' ' && list[e] != ';') ++e;
+      std::string_view entry = list.substr(close + 1, e - close - 1);  // mlx5_0:1/RoCE
+      std::size_t colon = entry.rfind(':');
+      if (colon != std::string_view::npos && colon > 0) {
+        NcclNetDevice& d = device(entry.substr(0, colon));
+        std::string_view pl = entry.substr(colon + 1);
+        std::size_t slash = pl.find('/');
+        d.port = static_cast<int>(parse_int(pl.substr(0, slash)).value_or(0));
+        if (slash != std::string_view::npos) d.link_layer = std::string(pl.substr(slash + 1));
+        if (d.example.text.empty()) d.example = log_line(text, n);
+      }
+      p = e;
+    }
+    return;
+  }
+  if (has(m, "No device found")) {
+    if (!f.ib_no_device) f.ib_no_device = log_line(text, n);
+    return;
+  }
+  // "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)"
+  std::size_t g = find(m, "GPU Direct RDMA ");
+  if (g != std::string_view::npos) {
+    bool enabled = starts(m.substr(g + 16), "Enabled");
+    std::size_t q1 = m.find('\'', g);
+    std::size_t q2 = q1 == std::string_view::npos ? q1 : m.find('\'', q1 + 1);
+    if (q2 != std::string_view::npos) {
+      NcclNetDevice& d = device(m.substr(q1 + 1, q2 - q1 - 1));
+      // One HCA may be reported several times (once per comm); a single "Disabled" wins.
+      if (!d.gdr || (*d.gdr && !enabled)) {
+        d.gdr = enabled;
+        d.gdr_reason = std::string(trim(m.substr(q2 + 1)));
+        d.example = log_line(text, n);
+      }
+    }
+    return;
+  }
+  // "NET/IB: [0] mlx5_0:uverbs0:1/RoCE provider=Mlx5 speed=100000 ..." and
+  // "NET/IB : Made virtual device [2] name=mlx5_0+mlx5_1 speed=200000 ndevs=2"
+  auto speed = int_after(m, "speed=");
+  if (speed) {
+    std::string_view name = word_after(m, "name=");
+    if (name.empty()) {
+      std::size_t b = find(m, "] ");
+      if (b != std::string_view::npos) {
+        std::string_view rest = m.substr(b + 2);
+        name = rest.substr(0, rest.find(':'));
+      }
+    }
+    if (!name.empty()) {
+      NcclNetDevice& d = device(name);
+      d.speed_gbps = static_cast<double>(*speed) / 1000.0;
+      std::size_t b = find(m, "] ");
+      if (d.link_layer.empty() && b != std::string_view::npos) {
+        std::string_view entry = word_after(m.substr(b), "] ");  // mlx5_0:uverbs0:1/RoCE
+        std::size_t sl = entry.rfind('/');
+        if (sl != std::string_view::npos) d.link_layer = std::string(entry.substr(sl + 1));
+      }
+    }
+  }
+}
+
+namespace {
+// 2.21-2.23 print the algorithm and protocol as numbers (nccl_common.h v2.23.4-1: NCCL_ALGO_TREE 0
+// .. NCCL_ALGO_PAT 6; NCCL_PROTO_LL 0, LL128 1, SIMPLE 2); 2.24+ print ncclAlgoToString names.
+std::string_view algo_name(std::string_view a) {
+  static constexpr std::string_view kAlgos[] = {
+      "TREE", "RING", "COLLNET_DIRECT", "COLLNET_CHAIN", "NVLS", "NVLS_TREE", "PAT"};
+  if (a.size() == 1 && a[0] >= '0' && a[0] <= '6') return kAlgos[a[0] - '0'];
+  return a;
+}
+std::string_view proto_name(std::string_view p) {
+  static constexpr std::string_view kProtos[] = {"LL", "LL128", "SIMPLE"};
+  if (p.size() == 1 && p[0] >= '0' && p[0] <= '2') return kProtos[p[0] - '0'];
+  return p;
+}
+}  // namespace
+
+// "AllReduce: opCount 1 ..." (INFO COLL) or an algorithm-selection line (INFO TUNING, see
+// NcclTuningChoice): the bulk of a long log, so it is recognised first and cheaply. Returns
+// false for anything else; `c.algo` / `c.proto` are set for algorithm-selection lines.
+bool collective_line(std::string_view m, CollectiveLine& c) {
+  std::size_t i = 0;
+  while (i < m.size() && i < 24 && ((m[i] >= 'A' && m[i] <= 'Z') || (m[i] >= 'a' && m[i] <= 'z')))
+    ++i;
+  std::string_view rest;
+  if (i == 0) {
+    rest = m;  // 2.21-2.22: "<bytes> Bytes -> Algo <n> proto <n> time <us>", no name
+  } else {
+    if (i + 2 >= m.size() || m[i] != ':' || m[i + 1] != ' ') return false;
+    rest = m.substr(i + 2);
+    if (starts(rest, "opCount ")) return true;
+  }
+  if (rest.empty() || rest[0] < '0' || rest[0] > '9') return false;
+  // The usual shape, read forward: "<bytes> Bytes -> Algo <A> proto <P> ..."
+  std::size_t d = 0;
+  std::uint64_t bytes = 0;
+  while (d < rest.size() && rest[d] >= '0' && rest[d] <= '9') {
+    if (d < 19) bytes = bytes * 10 + static_cast<std::uint64_t>(rest[d] - '0');
+    ++d;
+  }
+  static constexpr std::string_view kBytes = " Bytes -> Algo ";
+  if (!starts(rest.substr(d), kBytes)) {
+    if (i == 0) return false;
+    std::size_t at = find(rest, " -> Algo ");
+    if (at == std::string_view::npos) return false;
+    std::string_view tail = rest.substr(at);
+    c.algo = algo_name(word_after(tail, "Algo "));
+    c.proto = proto_name(word_after(tail, "proto "));
+    return true;
+  }
+  std::size_t a0 = d + kBytes.size();
+  std::size_t a1 = rest.find(' ', a0);
+  static constexpr std::string_view kProto = " proto ";
+  if (a1 == std::string_view::npos || !starts(rest.substr(a1), kProto)) return i > 0;
+  std::size_t p0 = a1 + kProto.size();
+  std::size_t p1 = rest.find(' ', p0);
+  c.name = m.substr(0, i);
+  c.bytes = bytes;
+  c.algo = algo_name(rest.substr(a0, a1 - a0));
+  c.proto =
+      proto_name(rest.substr(p0, p1 == std::string_view::npos ? std::string_view::npos : p1 - p0));
+  c.tuning = true;
+  if (p1 != std::string_view::npos) {
+    // 2.24+: " channel{Lo..Hi}={0..23}"
+    static constexpr std::string_view kChan = " channel{Lo..Hi}={";
+    std::string_view t = rest.substr(p1);
+    if (starts(t, kChan)) {
+      t.remove_prefix(kChan.size());
+      int lo = 0, hi = 0;
+      auto r1 = std::from_chars(t.data(), t.data() + t.size(), lo);
+      if (r1.ec == std::errc() && t.end() - r1.ptr > 2 && r1.ptr[0] == '.' && r1.ptr[1] == '.') {
+        auto r2 = std::from_chars(r1.ptr + 2, t.data() + t.size(), hi);
+        if (r2.ec == std::errc()) {
+          c.lo = lo;
+          c.hi = hi;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
+  std::string_view m = r.message;
+  if (m.empty()) return;
+  // Connection lines are most of a log and never a failure; others may be (knowledge base).
+  if (f.failure_info.size() < 32 && !starts(m, "Channel ") && failure_worded(m)) {
+    std::string q = quote(m);
+    bool dup = false;
+    for (const auto& l : f.failure_info) dup = dup || l.text == q;
+    if (!dup) f.failure_info.push_back({std::move(q), at(n)});
+  }
+  switch (m[0]) {
+    case 'C':
+      if (starts(m, "Channel ")) return channel(m, s, r.text, n);
+      if (starts(m, "Connected all")) return;
+      break;
+    case 'c':
+      if (starts(m, "comm ")) return comm_line(m, s, n);
+      break;
+    case 'N':
+      if (starts(m, "NCCL version ")) {
+        version(m.substr(13), s.host, r.text, n, &s);
+        if (!s.version.empty()) proc_of(s).p.versions.insert(s.version);
+        return;
+      }
+      if (starts(m, "NET/IB") || starts(m, "NET/IBext")) {
+        profile_net_ib(m, s);
+        return net_ib_line(m, r.text, n);
+      }
+      if (starts(m, "NET/Socket")) {
+        if (has(m, "Using")) profile_socket(m, s);
+        if (has(m, "Using") && f.socket_interfaces.size() < 8) {
+          bool dup = false;
+          for (const auto& l : f.socket_interfaces) dup = dup || l.text == quote(m);
+          if (!dup) f.socket_interfaces.push_back({quote(m), at(n)});
+        }
+        return;
+      }
+      if (starts(m, "NET/Plugin")) {
+        Proc& pr = proc_of(s);
+        if (pr.p.plugin.size() < 8)
+          pr.p.plugin.insert(std::string(trim(utf8_prefix(m.substr(10), 80))));
+        if (f.plugin_messages.size() < 6) {
+          std::string q = quote(m);
+          bool dup = false;
+          for (const auto& l : f.plugin_messages) dup = dup || l.text == q;
+          if (!dup) f.plugin_messages.push_back({q, at(n)});
+        }
+        return;
+      }
+      if (starts(m, "NET/")) {
+        if (has(m, "GPU Direct RDMA") || has(m, "Using [")) return net_ib_line(m, r.text, n);
+        return;
+      }
+      break;
+    case 'U':
+      if (starts(m, "Using network ")) {
+        std::string net(trim(m.substr(14)));
+        proc_of(s).p.networks.insert(net);
+        if (f.net_plugin.empty()) f.net_plugin = net;
+        cap_insert(f.networks, net);
+        s.init_started = true;
+        return;
+      }
+      break;
+    case 'G':
+      if (starts(m, "GPU Direct RDMA Disabled for GPU")) {
+        if (!f.gdr_disabled_by_distance) f.gdr_disabled_by_distance = log_line(r.text, n);
+        return;
+      }
+      break;
+    case 'L':
+      if (starts(m, "Launch mode")) {
+        s.init_complete = true;
+        return;
+      }
+      if (starts(m, "Loading topology file") || starts(m, "Loading topology ")) {
+        if (f.topology_files.size() < 8) f.topology_files.push_back(log_line(r.text, n));
+        return;
+      }
+      break;
+    case 'B':
+      if (starts(m, "Bootstrap")) return profile_bootstrap(m, s);
+      break;
+    case 'P':
+      if (starts(m, "Pattern ")) return search_line(m, s, r.text, n);
+      break;
+    case 'S':
+      if (starts(m, "Search ") && has(m, " channels loaded from XML graph")) {
+        // "Search 0 : 4 channels loaded from XML graph" (graph/search.cc, NCCL_GRAPH_FILE)
+        std::size_t colon = m.find(" : ");
+        if (colon != std::string_view::npos) {
+          auto ch = int_after(m.substr(colon), " : ");
+          if (ch) pending_graph[&s].xml_channels = static_cast<int>(std::min<long>(*ch, 4096));
+        }
+        if (f.topology_files.size() < 8) f.topology_files.push_back(log_line(r.text, n));
+        return;
+      }
+      break;
+    case '[':
+      if (starts(m, "[Rank ")) {  // 2.2x: "[Rank 0] ncclCommInitRankConfig comm ..."
+        std::size_t c = find(m, " comm ");
+        if (c != std::string_view::npos) return comm_line(m.substr(c), s, n);
+      }
+      break;
+    default:
+      break;
+  }
+  if (starts(m, "ncclCommInit")) {
+    std::size_t c = find(m, " comm ");
+    if (c != std::string_view::npos) return comm_line(m.substr(c), s, n);
+  }
+  if (starts(m, "NCCL_") && has(m, " set by environment to ")) {
+    std::size_t p = find(m, " set by environment to ");
+    std::string name(trim(m.substr(0, p)));
+    std::string_view value = trim(m.substr(p + 23));
+    if (!value.empty() && value.back() == '.') value.remove_suffix(1);
+    if (!f.env.count(name) && f.env.size() < kSetCap)
+      f.env[name] = {std::string(value), log_line(r.text, n)};
+    Proc& pr = proc_of(s);
+    if (pr.p.env.size() < kSetCap) pr.p.env[name] = std::string(value);
+    const bool topo = name == "NCCL_TOPO_FILE" || name == "NCCL_GRAPH_FILE" ||
+                      name == "NCCL_TOPO_DUMP_FILE" || name == "NCCL_GRAPH_DUMP_FILE";
+    // Every rank prints the same setting: one line per distinct value.
+    if (topo && f.topology_files.size() < 8 &&
+        topo_settings.insert(name + "=" + std::string(value)).second)
+      f.topology_files.push_back(log_line(r.text, n));
+    return;
+  }
+  if (starts(trim(m), "Algorithm") && has(m, "|")) {
+    f.tuning_table = true;
+    return;
+  }
+  if (has(m, "libibverbs")) {
+    if (!f.ibverbs_missing) f.ibverbs_missing = log_line(r.text, n);
+    return;
+  }
+  if (has(m, "Mismatched NCCL version") || has(m, "Got completion")) {
+    classify_problem(m, s.host, r.text, n, false);
+    return;
+  }
+  if (!f.first_error_return && error_return(m)) f.first_error_return = log_line(r.text, n);
+  if (f.cuda_driver.empty() && starts(m, "cudaDriverVersion ")) {
+    if (auto v = int_after(m, "cudaDriverVersion "); v && *v > 0 && *v < 1000000)
+      f.cuda_driver = std::to_string(*v / 1000) + "." + std::to_string(*v % 1000 / 10);
+  }
+  if (!f.mnnvl_line && starts(m, "MNNVL ")) f.mnnvl_line = log_line(r.text, n);
+  if (!known_info(m)) {
+    ++f.unknown_lines;
+    // Never dropped silently: a line no pattern knows may be the one that explains the run.
+    if (f.unrecognised.size() < 32) {
+      std::string q = quote(m);
+      bool dup = false;
+      for (const auto& l : f.unrecognised) dup = dup || l.text == q;
+      if (!dup) f.unrecognised.push_back({std::move(q), at(n)});
+    }
+  }
+}
+
+void NcclLogAnalyzer::State::collective(const CollectiveLine& c, std::string_view text) {
+  const std::string_view algo = c.algo, proto = c.proto;
+  if (c.tuning) {
+    NcclTuningChoice* t = last_tuning;
+    if (!t || t->bytes != c.bytes || t->collective != c.name || t->algo != algo ||
+        t->proto != proto) {
+      auto key = std::make_pair(std::string(c.name), c.bytes);
+      auto it = f.tuning.find(key);
+      if (it == f.tuning.end() && f.tuning.size() < 256) {
+        NcclTuningChoice nc;
+        nc.collective = key.first;
+        nc.bytes = c.bytes;
+        nc.line = log_line(text, cur_line);
+        it = f.tuning.emplace(std::move(key), std::move(nc)).first;
+      }
+      t = it == f.tuning.end() ? nullptr : &it->second;
+      if (t) {
+        // The latest choice at a size wins: NCCL may change it as the run goes on.
+        t->algo.assign(algo.data(), algo.size());
+        t->proto.assign(proto.data(), proto.size());
+        t->channel_lo = c.lo;
+        t->channel_hi = c.hi;
+      }
+      last_tuning = t;
+    }
+    if (t) ++t->count;
+  }
+  // The same few names repeat on millions of lines: compare with the last before the sets.
+  if (!algo.empty() && algo != last_algo) {
+    if (f.algorithms.find(algo) == f.algorithms.end() && f.algorithms.size() < kSetCap)
+      f.algorithms.emplace(algo);
+    last_algo.assign(algo.data(), algo.size());
+  }
+  if (!proto.empty() && proto != last_proto) {
+    if (f.protocols.find(proto) == f.protocols.end() && f.protocols.size() < kSetCap)
+      f.protocols.emplace(proto);
+    last_proto.assign(proto.data(), proto.size());
+  }
+}
+
+namespace {
+// "Bootstrap : Using [0]eth0:10.0.0.4<0>", "OOB ib0:10.0.0.1<0>" -> {"eth0", "10.0.0.4"}
+std::pair<std::string_view, std::string_view> iface_address(std::string_view e) {
+  if (!e.empty() && e[0] == '[') {
+    std::size_t b = e.find(']');
+    if (b != std::string_view::npos) e.remove_prefix(b + 1);
+  }
+  std::size_t colon = e.find(':');
+  if (colon == std::string_view::npos) return {e, {}};
+  std::string_view addr = e.substr(colon + 1);
+  addr = addr.substr(0, addr.find('<'));
+  return {e.substr(0, colon), addr};
+}
+}  // namespace
+
+void NcclLogAnalyzer::State::profile_bootstrap(std::string_view m, const NcclStream& s) {
+  std::size_t u = find(m, "Using ");
+  if (u == std::string_view::npos) return;
+  std::string_view e = m.substr(u + 6);
+  e = e.substr(0, e.find(' '));
+  auto [iface, addr] = iface_address(e);
+  Proc& p = proc_of(s);
+  if (!iface.empty() && p.p.bootstrap_ifaces.size() < 8) p.p.bootstrap_ifaces.emplace(iface);
+  if (!addr.empty()) {
+    if (p.address.empty()) p.address = std::string(addr);
+    if (p.p.addresses.size() < 8) p.p.addresses.emplace(addr);
+  }
+}
+
+void NcclLogAnalyzer::State::profile_net_ib(std::string_view m, const NcclStream& s) {
+  if (has(m, "No device found")) {
+    proc_of(s).p.ib_devices = false;
+    return;
+  }
+  if (!has(m, "Using [")) return;
+  Proc& p = proc_of(s);
+  std::size_t oob = find(m, "OOB ");
+  // "NET/IB : Using [RO]; OOB eno1:..." lists no device: IB found nothing usable.
+  std::string_view list = m.substr(0, oob);
+  const bool any = has(list, "]mlx") || has(list, "]hfi") || has(list, "]irdma") ||
+                   has(list, "]bnxt") || has(list, "]ib") || has(list, ":1/") || has(list, ":2/");
+  if (!p.p.ib_devices || !*p.p.ib_devices) p.p.ib_devices = any;
+  if (oob != std::string_view::npos) {
+    std::string_view e = m.substr(oob + 4);
+    e = e.substr(0, e.find(' '));
+    auto [iface, addr] = iface_address(e);
+    if (!addr.empty() && p.address.empty()) {
+      p.address = std::string(addr);
+      if (p.p.addresses.size() < 8) p.p.addresses.emplace(addr);
+    }
+    if (!iface.empty() && p.p.bootstrap_ifaces.empty()) p.p.bootstrap_ifaces.emplace(iface);
+  }
+}
+
+void NcclLogAnalyzer::State::profile_socket(std::string_view m, const NcclStream& s) {
+  Proc& p = proc_of(s);
+  if (!p.p.socket_ifaces.empty()) return;
+  std::size_t i = 0;
+  while ((i = m.find('[', i)) != std::string_view::npos && p.p.socket_ifaces.size() < 16) {
+    std::size_t e = m.find(' ', i);
+    std::string_view entry = m.substr(i, e == std::string_view::npos ? e : e - i);
+    auto [iface, addr] = iface_address(entry);
+    if (!iface.empty()) p.p.socket_ifaces.push_back(std::string(iface) + ":" + std::string(addr));
+    if (p.address.empty() && !addr.empty() && p.p.socket_ifaces.size() == 1) {
+      p.address = std::string(addr);
+      if (p.p.addresses.size() < 8) p.p.addresses.emplace(addr);
+    }
+    if (e == std::string_view::npos) break;
+    i = e;
+  }
+}
+
+// nccl-tests: "#  Rank  0 Group  0 Pid   4766 on   GENOA-06 device  0 [0x21] NVIDIA GeForce RTX
+// 5090"
+}  // namespace trainready

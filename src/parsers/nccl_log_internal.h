@@ -1,0 +1,496 @@
+#pragma once
+// Internals of the NCCL log analyser (src/parsers/nccl_log*.cpp): the text helpers and the state
+// the analyser keeps while it reads. Not for use outside src/parsers/nccl_log*.
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/text.h"
+#include "core/utf8.h"
+#include "parsers/nccl_log.h"
+#include "parsers/nccl_log_record.h"
+
+namespace trainready {
+namespace nccl_log_detail {
+
+inline constexpr std::size_t kQuoteMax = 240;
+inline constexpr std::size_t kExamples = 5;
+inline constexpr std::size_t kSetCap = 64;
+
+inline bool starts(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && std::memcmp(s.data(), p.data(), p.size()) == 0;
+}
+// A literal prefix: its length is a constant, so the compare is a few loads, not a call.
+template <std::size_t N>
+inline bool starts(std::string_view s, const char (&p)[N]) {
+  return s.size() >= N - 1 && std::memcmp(s.data(), p, N - 1) == 0;
+}
+// Substring search anchored on the needle's first non-space character: memchr skips most of a
+// line at once, where a general search steps on every space.
+inline std::size_t find(std::string_view s, std::string_view p, std::size_t from = 0) {
+  if (p.empty()) return from <= s.size() ? from : std::string_view::npos;
+  std::size_t k = 0;
+  while (k + 1 < p.size() && p[k] == ' ') ++k;
+  const char anchor = p[k];
+  std::size_t i = from + k;
+  while (i < s.size()) {
+    const void* hit = std::memchr(s.data() + i, anchor, s.size() - i);
+    if (!hit) return std::string_view::npos;
+    i = static_cast<std::size_t>(static_cast<const char*>(hit) - s.data());
+    const std::size_t start = i - k;
+    if (start + p.size() > s.size()) return std::string_view::npos;
+    if (std::memcmp(s.data() + start, p.data(), p.size()) == 0) return start;
+    ++i;
+  }
+  return std::string_view::npos;
+}
+inline bool has(std::string_view s, std::string_view p) {
+  return find(s, p) != std::string_view::npos;
+}
+
+// The integer right after `key` ("nranks 64" with key "nranks "), if there is one.
+inline std::optional<long> int_after(std::string_view s, std::string_view key) {
+  std::size_t p = find(s, key);
+  if (p == std::string_view::npos) return std::nullopt;
+  p += key.size();
+  bool neg = p < s.size() && s[p] == '-';
+  if (neg) ++p;
+  long v = 0;
+  std::size_t d = 0;
+  while (p < s.size() && s[p] >= '0' && s[p] <= '9' && d < 18) {
+    v = v * 10 + (s[p] - '0');
+    ++p;
+    ++d;
+  }
+  if (d == 0) return std::nullopt;
+  return neg ? -v : v;
+}
+
+// The token right after `key`, up to a space or one of `stops`.
+inline std::string_view word_after(std::string_view s, std::string_view key,
+                                   std::string_view stops = "") {
+  std::size_t p = find(s, key);
+  if (p == std::string_view::npos) return {};
+  p += key.size();
+  std::size_t e = p;
+  while (e < s.size() && s[e] != ' ' && s[e] != '\t' && stops.find(s[e]) == std::string_view::npos)
+    ++e;
+  return s.substr(p, e - p);
+}
+
+inline std::string quote(std::string_view s) {
+  s = trim(s);
+  return clip_text(s, kQuoteMax);
+}
+
+template <class Set>
+void cap_insert(Set& set, const std::string& v) {
+  if (set.size() < kSetCap || set.count(v)) set.insert(v);
+}
+
+// The hash of a record head (the bytes before " NCCL ") the analyser interns heads by.
+inline std::size_t nccl_head_hash(std::string_view h) {
+  std::uint64_t x = h.size() * 0x9E3779B97F4A7C15ull;
+  std::size_t i = 0;
+  for (; i + 8 <= h.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, h.data() + i, 8);
+    x = (x ^ w) * 0xff51afd7ed558ccdull;
+    x ^= x >> 32;
+  }
+  std::uint64_t w = 0;
+  std::memcpy(&w, h.data() + i, h.size() - i);
+  x = (x ^ w) * 0xc4ceb9fe1a85ec53ull;
+  return static_cast<std::size_t>(x ^ (x >> 29));
+}
+
+bool is_junk(std::string_view line);
+bool known_info(std::string_view m);
+bool error_return(std::string_view m);
+
+}  // namespace nccl_log_detail
+using namespace nccl_log_detail;  // NOLINT: internal header of the nccl_log*.cpp files only
+
+struct CollectiveLine {
+  std::string_view name;  // "AllReduce", "" when not printed
+  std::uint64_t bytes = 0;
+  std::string_view algo, proto;
+  int lo = -1, hi = -1;
+  bool tuning = false;  // an algorithm-selection line with its size
+};
+bool collective_line(std::string_view m, CollectiveLine& c);
+
+struct NcclLogAnalyzer::State {
+  NcclRunFacts f;
+  std::string file;
+  // Each stream with what the analyser keeps beside it: which transports it logged (a bit per
+  // entry of `slots`), so a connection line costs no set or map operation once seen.
+  struct Proc;
+  struct Live {
+    NcclStream* s = nullptr;
+    std::uint64_t transports = 0;
+    Proc* proc = nullptr;  // its process's Proc, found once instead of by name on each line
+  };
+  std::deque<Live> lives;
+  Live* cur_live = nullptr;  // the stream of the record
+  // Past the stream cap, records go here: per analyser, since a Live points into this one's Procs.
+  NcclStream overflow;
+  Live overflow_live;
+  std::unordered_map<std::uint64_t, std::vector<Live*>> by_pid;  // (pid, device)
+  // The transports met so far, in order (at most kSetCap, one bit each in Live::transports):
+  // a connection line finds its entry by comparing a few bytes, without building a key.
+  struct TransportSlot {
+    std::string label;
+    bool gdr = false;
+    TransportUse* use = nullptr;
+  };
+  std::vector<TransportSlot> slots;
+  std::set<std::string> topo_settings;  // NCCL_TOPO_FILE=... already listed
+  // The heads of records seen ("[rank7]: host:pid:tid [dev]", the bytes before " NCCL "), each
+  // with what parsing it gave and its stream: a large job's lines come from a few thousand
+  // heads, so a line whose head is known skips the head parser and the stream lookup.
+  struct HeadSlot {
+    std::string head;
+    std::size_t host_off = 0;
+    std::size_t host_len = 0;
+    long pid = 0;
+    int dev = -1;
+    NcclStream* stream = nullptr;
+    Live* live = nullptr;
+  };
+  // Distinct host:pid:dev streams kept apart (about 700 bytes each with their lookups); the
+  // records of any more are folded into `overflow` and counted (memory bound, issue 35).
+  static constexpr std::size_t kStreamCap = std::size_t{1} << 15;
+  static constexpr std::size_t kHeadSlots = 65536;  // direct-mapped; a collision re-parses
+  std::vector<HeadSlot> heads;  // allocated with the first head: small inputs never pay for it
+  static std::size_t head_hash(std::string_view h) { return nccl_head_hash(h); }
+  // One INFO record behind a known head: handled without the general record splitter.
+  bool fast_record(std::string_view text, std::uint64_t n) {
+    const std::size_t tag = find_nccl_tag(text, 0);
+    if (tag == std::string_view::npos || tag == 0 || tag > 512) return false;
+    // The offsets below are inside `text` by construction: plain views, no range checks.
+    const char* const p = text.data();
+    std::string_view rest(p + tag + 6, text.size() - tag - 6);  // after " NCCL "
+    if (!starts(rest, "INFO ")) return false;
+    if (heads.empty()) return false;
+    const std::string_view head(p, tag);
+    HeadSlot& h = heads[head_hash(head) & (kHeadSlots - 1)];
+    if (!h.stream || h.head != head) return false;
+    if (find_nccl_tag(text, tag + 11) != std::string_view::npos) return false;  // glued records
+    NcclRecord& r = recs[0];
+    r = NcclRecord{};
+    r.host = std::string_view(p + h.host_off, h.host_len);
+    r.pid = h.pid;
+    r.dev = h.dev;
+    r.level = NcclLevel::kInfo;
+    r.message = std::string_view(rest.data() + 5, rest.size() - 5);
+    r.text = std::string_view(p + h.host_off, text.size() - h.host_off);
+    last_stream = h.stream;
+    cur_live = h.live;
+    record(r, n);
+    return true;
+  }
+  // After the general path read a line holding one INFO record: remember its head, when parsing
+  // it depends on nothing but its bytes (not glued to other text) and its stream is known.
+  void remember_head(std::string_view text, const NcclRecord& r) {
+    if (r.level != NcclLevel::kInfo || r.cut || r.glued || r.host.empty() ||
+        !std::isalpha(static_cast<unsigned char>(r.host[0])) || !last_stream || !cur_live ||
+        last_stream->pid != r.pid || last_stream->cuda_dev != r.dev || last_stream->host != r.host)
+      return;
+    const std::size_t tag = find_nccl_tag(text, 0);
+    if (tag == std::string_view::npos || tag > 512 || r.message.data() != text.data() + tag + 11 ||
+        r.host.data() < text.data())
+      return;
+    const std::string_view head = text.substr(0, tag);
+    if (heads.empty()) heads.resize(kHeadSlots);
+    HeadSlot& h = heads[head_hash(head) & (kHeadSlots - 1)];
+    h.head.assign(head.data(), head.size());
+    h.host_off = static_cast<std::size_t>(r.host.data() - text.data());
+    h.host_len = r.host.size();
+    h.pid = r.pid;
+    h.dev = r.dev;
+    h.stream = last_stream;
+    h.live = cur_live;
+  }
+  std::set<std::string, std::less<>> host_names;
+  int file_index = -1;
+  std::unordered_map<NcclStream*, int> pending_nnodes;
+  NcclStream* last_stream = nullptr;
+  std::size_t idle_streams = 0;  // streams that have not yet shown collective traffic
+  std::string last_algo, last_proto;
+  NcclNetDevice spare_device;
+  NcclRecord recs[8];
+
+  // Per process (raw host name + pid): its setup lines, merged into host profiles at the end,
+  // when two machines that print the same name can be told apart by their addresses.
+  struct Proc {
+    std::string name;
+    std::string address;
+    NcclHostProfile p;
+  };
+  std::map<std::string, Proc> procs;
+  Proc spare_proc;  // past kStreamCap processes: written, never read
+  std::unordered_map<std::string, std::size_t> warn_index;  // message -> f.warnings index
+  struct Membership {
+    NcclCommunicator* comm;
+    int rank;
+    NcclStream* stream;
+  };
+  std::vector<Membership> memberships;
+  // Exact host counts beside the capped samples: the streams that logged each transport or
+  // problem (a stream's host is final only after finish_hosts), the last one cached because
+  // connection lines come in runs from one stream.
+  std::map<NcclProblem, std::set<std::string>> problem_hosts;
+  // The last NCCL lines seen: a ring written in place, so it costs no allocation per line.
+  struct TailLine {
+    char text[kQuoteMax];        // a copy per NCCL line: a plain buffer, no string bookkeeping
+    const char* view = nullptr;  // or, while the block scanner's buffer holds it, the bytes there
+    std::size_t len = 0;
+    std::uint64_t n = 0;
+    int file = -1;
+  };
+  static constexpr std::size_t kTail = 8;
+  TailLine tail[kTail];
+  std::size_t tail_next = 0, tail_count = 0;
+  bool last_error_follows = false;
+  std::uint64_t cur_line = 0;  // the line being read, for provenance of per-process facts  //
+                               // PyTorch prints "Last error:" and the NCCL message below
+
+  Proc& proc(std::string_view host, long pid) {
+    char num[24];
+    auto e = std::to_chars(num, num + sizeof num, pid).ptr;
+    std::string key(host);
+    key += ':';
+    key.append(num, static_cast<std::size_t>(e - num));
+    if (procs.size() >= kStreamCap && procs.find(key) == procs.end()) return spare_proc;
+    auto [it, inserted] = procs.try_emplace(std::move(key));
+    if (inserted) {
+      it->second.name = std::string(host);
+      it->second.p.first = {"", at(cur_line)};
+    }
+    return it->second;
+  }
+  Proc& proc_of(const NcclStream& s) {
+    if (cur_live && cur_live->s == &s) {
+      if (!cur_live->proc) cur_live->proc = &proc(s.host, s.pid);
+      return *cur_live->proc;
+    }
+    return proc(s.host, s.pid);
+  }
+  void remember_tail(std::string_view text, std::uint64_t n) {
+    TailLine& t = tail[tail_next];
+    const std::string_view cut = utf8_prefix(text, kQuoteMax);  // whole characters only
+    if (tail_views) {
+      t.view = cut.data();  // copied by materialize_tail before the buffer is reused
+    } else {
+      t.view = nullptr;
+      std::memcpy(t.text, cut.data(), cut.size());
+    }
+    t.len = cut.size();
+    t.n = n;
+    t.file = file_index;
+    tail_next = (tail_next + 1) % kTail;
+    if (tail_count < kTail) ++tail_count;
+  }
+  // Set by the block scanner while the lines it passes stay in its buffer: the tail keeps views.
+  bool tail_views = false;
+  void materialize_tail() {
+    for (TailLine& t : tail) {
+      if (t.view) std::memcpy(t.text, t.view, t.len);
+      t.view = nullptr;
+    }
+  }
+  void add_warning(std::string_view message, const std::string& host, std::string_view text,
+                   std::uint64_t n) {
+    ++f.warning_lines;
+    std::string msg = quote(message);
+    auto it = warn_index.find(msg);
+    if (it == warn_index.end()) {
+      if (f.warnings.size() >= kSetCap) return;
+      it = warn_index.emplace(msg, f.warnings.size()).first;
+      NcclWarning w;
+      w.message = msg;
+      w.first = log_line(text, n);
+      f.warnings.push_back(std::move(w));
+    }
+    NcclWarning& w = f.warnings[it->second];
+    ++w.count;
+    if (!host.empty()) cap_insert(w.hosts, host);
+  }
+  void finish_hosts();
+
+  Provenance at(std::uint64_t n) const {
+    return {file, static_cast<int>(std::min<std::uint64_t>(n, 2147483647))};
+  }
+  LogLine log_line(std::string_view text, std::uint64_t n) const { return {quote(text), at(n)}; }
+
+  static std::uint64_t pid_key(long pid, int dev) {
+    return (static_cast<std::uint64_t>(pid) << 16) ^ static_cast<std::uint64_t>(dev & 0xffff);
+  }
+
+  Live* lookup(std::string_view host, long pid, int dev) const {
+    auto it = by_pid.find(pid_key(pid, dev));
+    if (it == by_pid.end()) return nullptr;
+    for (Live* l : it->second) {
+      const NcclStream* st = l->s;
+      if (st->pid == pid && st->cuda_dev == dev && st->host == host) return l;
+    }
+    return nullptr;
+  }
+
+  NcclStream& stream(NcclRecord& r, std::uint64_t n) {
+    // Consecutive lines often come from the same rank: skip the lookup.
+    NcclStream* s = last_stream;
+    if (!s || s->pid != r.pid || s->cuda_dev != r.dev || s->host != r.host) {
+      Live* l = lookup(r.host, r.pid, r.dev);
+      if (!l && !r.host.empty() && !std::isalpha(static_cast<unsigned char>(r.host[0]))) {
+        if (std::size_t cut = glued_host_prefix(r.host, host_names); cut > 0) {
+          r.host.remove_prefix(cut);
+          l = lookup(r.host, r.pid, r.dev);
+        }
+      }
+      s = l ? l->s : nullptr;
+      cur_live = l;
+      if (!s) {
+        if (f.streams.size() >= kStreamCap) {
+          f.stream_cap = kStreamCap;
+          ++f.folded_records;
+          overflow_live.s = &overflow;
+          cur_live = &overflow_live;
+          return overflow;
+        }
+        char num[48];
+        auto e = std::to_chars(num, num + 20, r.pid).ptr;
+        *e++ = ':';
+        e = std::to_chars(e, num + 48, r.dev).ptr;
+        std::string key(r.host);
+        key += ':';
+        key.append(num, static_cast<std::size_t>(e - num));
+        auto [sit, inserted] = f.streams.try_emplace(std::move(key));
+        s = &sit->second;
+        if (inserted) {
+          s->host.assign(r.host.data(), r.host.size());
+          s->pid = r.pid;
+          s->cuda_dev = r.dev;
+          s->first_seen = at(n);
+          lives.push_back({s, 0});
+          cur_live = &lives.back();
+          by_pid[pid_key(r.pid, r.dev)].push_back(cur_live);
+          ++idle_streams;
+          if (host_names.size() < (1u << 20)) host_names.emplace(r.host);
+        }
+      }
+    }
+    r.host = s->host;
+    last_stream = s;
+    if (s->file_index != file_index) {
+      s->file_index = file_index;
+      s->last_seen.source = file;
+    }
+    s->last_seen.line = static_cast<int>(std::min<std::uint64_t>(n, 2147483647));  // as at(n)
+    // What a rank said last matters while it has not finished init (where hangs are).
+    if (!s->init_complete) {
+      std::string_view m = utf8_prefix(r.message, kQuoteMax);
+      s->last_message.assign(m.data(), m.size());
+    }
+    return *s;
+  }
+
+  NcclIssue& issue(NcclProblem p, const std::string& host, std::string_view text, std::uint64_t n) {
+    NcclIssue& i = f.issues[p];
+    i.problem = p;
+    ++i.count;
+    if (!host.empty()) {
+      cap_insert(i.hosts, host);
+      auto& all = problem_hosts[p];
+      if (all.size() < (1u << 20)) all.insert(host);
+      i.host_total = all.size();
+    }
+    if (i.examples.size() < kExamples) i.examples.push_back(log_line(text, n));
+    return i;
+  }
+
+  void version(std::string_view v, const std::string& host, std::string_view text, std::uint64_t n,
+               NcclStream* s) {
+    std::size_t e = 0;
+    while (e < v.size() && (std::isdigit(static_cast<unsigned char>(v[e])) || v[e] == '.')) ++e;
+    v = v.substr(0, e);
+    while (!v.empty() && v.back() == '.') v.remove_suffix(1);
+    if (v.empty() || v.size() > 16) return;
+    std::string ver(v);
+    if (!f.versions.count(ver) && f.versions.size() < kSetCap) f.versions[ver] = log_line(text, n);
+    if (f.versions.count(ver))
+      cap_insert(f.version_hosts[ver], host.empty() ? "(unprefixed)" : host);
+    if (s) s->version = ver;
+  }
+
+  void record(NcclRecord& r, std::uint64_t n);
+  void collective(const CollectiveLine& c, std::string_view text);
+  // The last algorithm-selection line, to count repeats without a map lookup.
+  NcclTuningChoice* last_tuning = nullptr;
+
+  // Once every rank known has shown collective traffic, a collective INFO line teaches nothing
+  // per rank: recognise it without parsing the record head. Anything else takes the full path.
+  bool fast_collective(std::string_view text) {
+    const std::size_t tag = find_nccl_tag(text, 0);
+    if (tag == std::string_view::npos || tag == 0 || text[tag - 1] != ']') return false;
+    std::string_view rest = text.substr(tag + 6);  // after " NCCL "
+    if (!starts(rest, "INFO ")) return false;
+    std::string_view m = rest.substr(5);
+    CollectiveLine c;
+    if (!collective_line(m, c)) return false;
+    if (find_nccl_tag(m, 0) != std::string_view::npos) return false;  // another record glued on
+    ++f.nccl_lines;
+    collective(c, text);
+    return true;
+  }
+  // What a rank printed about its graphs since its last communicator line: the log names the
+  // communicator before (2.19+ "Init START") or after (older: only "Init COMPLETE") these lines.
+  struct PendingGraph {
+    int ring_channels = 0;
+    int xml_channels = -1;
+    std::vector<NcclGraphSearch> searches;
+  };
+  std::unordered_map<const NcclStream*, PendingGraph> pending_graph;
+  std::unordered_map<const NcclStream*, NcclCommunicator*> stream_comm;
+  void flush_graph(const NcclStream* s, NcclCommunicator* c);
+  void search_line(std::string_view m, const NcclStream& s, std::string_view text, std::uint64_t n);
+  void info(const NcclRecord& r, NcclStream& s, std::uint64_t n);
+  void warn(const NcclRecord& r, NcclStream& s, std::uint64_t n);
+  void classify_problem(std::string_view msg, const std::string& host, std::string_view text,
+                        std::uint64_t n, bool is_warn);
+  void channel(std::string_view m, const NcclStream& s, std::string_view text, std::uint64_t n);
+  // A connection line, " via " at m[v]: its transport, cached by the bytes after " via ".
+  void channel_via(std::string_view m, std::size_t v, const NcclStream& s, std::string_view text,
+                   std::uint64_t n);
+  struct TailSlot {
+    std::string tail;  // "NET/IB/3/GDRDMA/Shared" as the line ends
+    std::size_t slot = 0;
+  };
+  std::size_t transport_slot(std::string_view t, std::string_view text, std::uint64_t n);
+  std::vector<TailSlot> tail_slots;  // at most kTailSlots; the label is a function of the bytes
+  static constexpr std::size_t kTailSlots = 256;
+  std::size_t last_tail_slot = 0;
+  // The block scanner's connection line (NcclLogAnalyzer::line would take fast_record then
+  // record's connection branch): false when its head is not a known one, and nothing is done.
+  bool fast_conn(std::string_view text, std::uint64_t n, bool cut, std::size_t head_slot,
+                 std::size_t tag, std::size_t via);
+  void comm_line(std::string_view m, NcclStream& s, std::uint64_t n);
+  void net_ib_line(std::string_view m, std::string_view text, std::uint64_t n);
+  void plain(std::string_view line, std::uint64_t n);
+  void profile_bootstrap(std::string_view m, const NcclStream& s);
+  void profile_net_ib(std::string_view m, const NcclStream& s);
+  void profile_socket(std::string_view m, const NcclStream& s);
+  void nccl_tests_device(std::string_view t);
+  NcclNetDevice& device(std::string_view name);
+};
+
+}  // namespace trainready

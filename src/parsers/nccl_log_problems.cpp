@@ -1,0 +1,264 @@
+// The analyser's readers of problems (WARN lines, framework errors, plain lines) and the end of a
+// read (hosts told apart, graphs flushed, the last lines).
+#include "parsers/nccl_framework.h"
+#include "parsers/nccl_log_internal.h"
+
+namespace trainready {
+
+void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::string& host,
+                                              std::string_view text, std::uint64_t n,
+                                              bool is_warn) {
+  if (has(m, "Got completion from peer") || has(m, "Got completion with error")) {
+    NcclIssue& i = issue(NcclProblem::kIbCompletionError, host, text, n);
+    std::string_view peer = word_after(m, "from peer ");
+    if (!peer.empty()) cap_insert(i.peers, std::string(peer));
+    auto err = int_after(m, "with error ");
+    if (!err) err = int_after(m, "status=");
+    if (!err) {  // "status=IBV_WC_RETRY_EXC_ERR(12)"
+      std::size_t p = find(m, "status=");
+      if (p != std::string_view::npos) err = int_after(m.substr(p), "(");
+    }
+    if (err) cap_insert(i.details, "error " + std::to_string(*err));
+    auto vend = int_after(m, "vendor err ");
+    if (!vend) vend = int_after(m, "vendor_err=");
+    if (vend) cap_insert(i.details, "vendor err " + std::to_string(*vend));
+    return;
+  }
+  if (has(m, "ibv_modify_qp failed")) {
+    NcclIssue& i = issue(NcclProblem::kModifyQpFailed, host, text, n);
+    std::size_t w = find(m, "failed with ");
+    if (w != std::string_view::npos) cap_insert(i.details, quote(m.substr(w + 12)));
+    return;
+  }
+  if (has(m, "Mismatched NCCL version") || has(m, "version mismatch")) {
+    issue(NcclProblem::kVersionMismatch, host, text, n);
+    return;
+  }
+  static constexpr std::string_view kConn[] = {
+      "Connection refused",     "Connection timed out",  "Connection reset",
+      "Connection closed",      "remote process exited", "ncclRemoteError",
+      "Remote process",         "peer shutdown",         "No route to host",
+      "Network is unreachable", "Broken pipe",           "connection closed by remote"};
+  for (std::string_view c : kConn) {
+    if (has(m, c)) {
+      NcclIssue& i = issue(NcclProblem::kConnectionFailed, host, text, n);
+      cap_insert(i.details, std::string(c));
+      std::string_view peer = word_after(m, "Connect to ");  // also "...PollConnect to X"
+      if (peer.empty()) peer = word_after(m, "from ");
+      if (!peer.empty() && peer.find('<') != std::string_view::npos)
+        cap_insert(i.peers, std::string(peer));
+      return;
+    }
+  }
+  if (has(m, "unhandled system error") || has(m, "ncclSystemError")) {
+    issue(NcclProblem::kSystemError, host, text, n);
+    return;
+  }
+  if (has(m, "Cuda failure") || has(m, "unhandled cuda error") || has(m, "CUDA error")) {
+    issue(NcclProblem::kCudaError, host, text, n);
+    return;
+  }
+  if (has(m, "internal error") || has(m, "ncclInternalError") || has(m, "invalid usage")) {
+    issue(NcclProblem::kInternalError, host, text, n);
+    return;
+  }
+  if (is_warn) issue(NcclProblem::kOtherWarning, host, text, n);
+}
+
+void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
+  std::string_view m = r.message;
+  add_warning(m, s.host, r.text, n);
+  if (has(m, "NET/IB") && has(m, "No device found")) proc_of(s).p.ib_devices = false;
+  if (has(m, "libibverbs")) {
+    if (!f.ibverbs_missing) f.ibverbs_missing = log_line(r.text, n);
+    return;
+  }
+  if (has(m, "NET/IB") && has(m, "No device found")) {
+    if (!f.ib_no_device) f.ib_no_device = log_line(r.text, n);
+    return;
+  }
+  classify_problem(m, s.host, r.text, n, true);
+}
+
+void NcclLogAnalyzer::State::nccl_tests_device(std::string_view t) {
+  auto pid = int_after(t, "Pid ");
+  if (!pid) {
+    std::size_t p = find(t, "Pid ");
+    if (p != std::string_view::npos) {
+      std::size_t q = p + 4;
+      while (q < t.size() && t[q] == ' ') ++q;
+      pid = parse_int(t.substr(q, t.find(' ', q) - q));
+    }
+  }
+  std::size_t on = find(t, " on ");
+  std::size_t b = find(t, "] ");
+  if (!pid || on == std::string_view::npos || b == std::string_view::npos) return;
+  std::string_view host = trim(t.substr(on + 4));
+  host = host.substr(0, host.find(' '));
+  std::string_view gpu = trim(t.substr(b + 2));
+  if (host.empty() || gpu.empty()) return;
+  Proc& p = proc(host, *pid);
+  if (p.p.gpus.size() < 8) p.p.gpus.emplace(gpu);
+}
+
+void NcclLogAnalyzer::State::finish_hosts() {
+  // Graphs printed after the rank's last communicator line (init never completed, or a log
+  // without communicator lines) go to the communicator it joined last, if any.
+  std::vector<const NcclStream*> left;
+  for (const auto& [st, p] : pending_graph) left.push_back(st);
+  std::sort(left.begin(), left.end(), [](const NcclStream* a, const NcclStream* b) {
+    return std::tie(a->first_seen.source, a->first_seen.line, a->host, a->pid, a->cuda_dev) <
+           std::tie(b->first_seen.source, b->first_seen.line, b->host, b->pid, b->cuda_dev);
+  });
+  for (const NcclStream* st : left) {
+    auto c = stream_comm.find(st);
+    flush_graph(st, c == stream_comm.end() ? nullptr : c->second);
+  }
+  // Names that two machines share (a default "user", "localhost", a container id) are told
+  // apart by the address each process bootstrapped from.
+  std::map<std::string, std::set<std::string>> addrs_of;
+  for (const auto& [k, p] : procs)
+    if (!p.address.empty()) addrs_of[p.name].insert(p.address);
+  auto label = [&](const std::string& name, const std::string& addr) {
+    auto it = addrs_of.find(name);
+    if (it == addrs_of.end() || it->second.size() < 2 || addr.empty()) return name;
+    return name + " (" + addr + ")";
+  };
+  for (auto& [k, st] : f.streams) {
+    st.host_name = st.host;
+    auto pit = procs.find(st.host + ":" + std::to_string(st.pid));
+    if (pit != procs.end()) st.host = label(st.host_name, pit->second.address);
+  }
+  // Communicator membership by host label; a rank two hosts both claim marks separate jobs.
+  std::map<NcclCommunicator*, std::map<int, std::set<std::string>>> claims;
+  for (const Membership& m : memberships) {
+    m.comm->rank_hosts[m.rank] = m.stream->host;
+    auto& hs = claims[m.comm][m.rank];
+    hs.insert(m.stream->host);
+    if (hs.size() > 1)
+      for (const auto& h : hs) cap_insert(m.comm->rank_clash_hosts, h);
+  }
+  for (auto& [k, p] : procs) {
+    const std::string l = label(p.name, p.address);
+    NcclHostProfile& h = f.host_profiles[l];
+    if (h.first.where.source.empty()) h.first = p.p.first;
+    h.addresses.insert(p.p.addresses.begin(), p.p.addresses.end());
+    h.bootstrap_ifaces.insert(p.p.bootstrap_ifaces.begin(), p.p.bootstrap_ifaces.end());
+    if (h.socket_ifaces.empty()) h.socket_ifaces = p.p.socket_ifaces;
+    for (const auto& [e, v] : p.p.env) h.env.emplace(e, v);
+    h.networks.insert(p.p.networks.begin(), p.p.networks.end());
+    h.versions.insert(p.p.versions.begin(), p.p.versions.end());
+    h.gpus.insert(p.p.gpus.begin(), p.p.gpus.end());
+    h.plugin.insert(p.p.plugin.begin(), p.p.plugin.end());
+    if (p.p.ib_devices && (!h.ib_devices || *p.p.ib_devices)) h.ib_devices = p.p.ib_devices;
+    if (f.host_profiles.size() > (1u << 16)) break;
+  }
+  for (std::size_t k = 0; k < slots.size(); ++k) {
+    std::set<std::string> hs;
+    for (const Live& l : lives)
+      if (l.transports & (std::uint64_t{1} << k)) hs.insert(l.s->host);
+    slots[k].use->host_total = hs.size();
+  }
+  std::set<std::string> all = f.hosts();
+  for (const auto& [h, p] : f.host_profiles) all.insert(h);
+  all.erase("");
+  f.host_count = all.size();
+  // The last lines, oldest first.
+  for (std::size_t i = 0; i < tail_count; ++i) {
+    const TailLine& t = tail[(tail_next + kTail - tail_count + i) % kTail];
+    const std::string& file_name = t.file >= 0 && static_cast<std::size_t>(t.file) < f.files.size()
+                                       ? f.files[static_cast<std::size_t>(t.file)]
+                                       : file;
+    f.last_lines.push_back(
+        {quote(std::string_view(t.text, t.len)),
+         {file_name, static_cast<int>(std::min<std::uint64_t>(t.n, 2147483647))}});
+  }
+}
+
+// A line without a NCCL record: framework output (PyTorch), the bare version banner, noise.
+void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
+  if (last_error_follows) {
+    // "Last error:\nDuplicate GPU detected : rank 1 and rank 0 both on CUDA device 1a000"
+    last_error_follows = false;
+    std::string_view t = trim(line);
+    if (!t.empty()) {
+      ++f.nccl_lines;
+      add_warning(t, "", t, n);
+      return;
+    }
+  }
+  if (f.nccl_tests_table_file.empty()) {
+    // nccl-tests' table header, perhaps behind a launcher prefix ("[1,0]<stdout>:#  size ..."):
+    // the file holds a result the nccl-tests reader can judge beside the log.
+    std::size_t hash = line.find('#');
+    if (hash != std::string_view::npos && hash < 64 && has(line, "size") && has(line, "busbw"))
+      f.nccl_tests_table_file = file;
+  }
+  if (!line.empty() && line[0] == '#') {
+    if (has(line, " Rank ") && has(line, " device ")) nccl_tests_device(line);
+    return;
+  }
+  read_framework_line(line, file, n, f.framework);  // PyTorch, vLLM, DeepSpeed ...: framework.h
+  const bool nccl = has(line, "NCCL") || has(line, "nccl");
+  const bool coll = has(line, "collective");
+  if (!nccl && !coll) {
+    if (trim(line) == "Last error:") last_error_follows = true;
+    return;
+  }
+  std::string_view t = trim(line);
+  if (std::size_t w = find(t, "NCCL WARN "); w != std::string_view::npos) {
+    // A WARN line without the host:pid:tid prefix (a capture that dropped it).
+    ++f.nccl_lines;
+    std::string_view m = trim(t.substr(w + 10));
+    add_warning(m, "", t, n);
+    remember_tail(t, n);
+    classify_problem(m, "", t, n, true);
+    return;
+  }
+  if (std::size_t lw = find(t, "Last NCCL warning"); lw != std::string_view::npos) {
+    // JAX / XLA: "... Last NCCL warning(error): 'Bootstrap : no socket interface found'"
+    ++f.nccl_lines;
+    add_warning(t.substr(lw), "", t, n);
+    return;
+  }
+  if (starts(t, "nccl") && t.find(':') < 40 && !has(t, "NCCL INFO")) {
+    // "ncclSocketInit: connecting to address with family 0 ..." / "ncclInvalidUsage: ..."
+    add_warning(t, "", t, n);
+  }
+  std::size_t v = find(t, "NCCL version ");
+  if (v != std::string_view::npos) {
+    // The banner rank 0 prints bare ("NCCL version 2.7.8+cuda10.2"), perhaps behind a launcher
+    // prefix ("[rank0]: ", "0: "), or the version PyTorch appends to an NCCL error.
+    std::string_view before = trim(t.substr(0, v));
+    const bool banner = before.empty() || before.back() == ':';
+    // The bare banner belongs to the host whose lines surround it (same process, rank 0).
+    const std::string host = last_stream ? last_stream->host : std::string();
+    if (banner || has(t, "NCCL error")) version(t.substr(v + 13), host, t, n, nullptr);
+    if (banner) return;
+  }
+  if (has(t, "Watchdog caught collective operation timeout")) {
+    CollectiveTimeout c;
+    c.rank = static_cast<int>(int_after(t, "[Rank ").value_or(-1));
+    c.seq = int_after(t, "SeqNum=").value_or(-1);
+    c.op = std::string(word_after(t, "OpType=", ","));
+    c.timeout_ms = int_after(t, "Timeout(ms)=").value_or(-1);
+    c.ran_ms = int_after(t, "ran for ").value_or(-1);
+    c.line = log_line(t, n);
+    if (f.timeouts.size() < 256) f.timeouts.push_back(std::move(c));
+    return;
+  }
+  if (has(t, "didn't join collective") || has(t, "didn't finish collective") ||
+      has(t, "joined but didn't finish") || has(t, "is not responding")) {
+    LaggingRank l;
+    std::size_t b = t.find('[');
+    if (b != std::string_view::npos)
+      l.rank = static_cast<int>(int_after(t.substr(b), "[").value_or(-1));
+    l.text = quote(t);
+    l.line = log_line(t, n);
+    if (f.lagging.size() < 256) f.lagging.push_back(std::move(l));
+    return;
+  }
+  if (nccl) classify_problem(t, "", t, n, false);
+}
+
+}  // namespace trainready

@@ -1,0 +1,502 @@
+#include "parsers/nccl_log_scan.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "core/input_error.h"
+#include "core/line_reader.h"
+#include "parsers/nccl_log_internal.h"
+
+namespace trainready {
+
+NcclScanSource NcclScanSource::file(int fd, std::string name) {
+  NcclScanSource s;
+  s.fd_ = fd;
+  s.name_ = std::move(name);
+  return s;
+}
+
+NcclScanSource NcclScanSource::memory(std::string_view text) {
+  NcclScanSource s;
+  s.text_ = text;
+  return s;
+}
+
+std::size_t NcclScanSource::read(char* out, std::size_t max) {
+  if (fd_ < 0) {
+    const std::size_t n = std::min(max, text_.size() - at_);
+    if (n > 0) std::memcpy(out, text_.data() + at_, n);
+    at_ += n;
+    return n;
+  }
+  while (true) {
+    const ssize_t n = ::read(fd_, out, max);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno != EINTR)
+      throw InputError(name_, 0, std::string("cannot read: ") + std::strerror(errno));
+  }
+}
+
+unsigned nccl_scan_threads(std::uint64_t bytes) {
+  if (const char* e = std::getenv("TRAINREADY_NCCL_THREADS"); e && *e) {
+    const long v = std::strtol(e, nullptr, 10);
+    if (v >= 1) return static_cast<unsigned>(std::min(v, 64L));
+  }
+  if (bytes <= (std::uint64_t{64} << 20)) return 1;
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+}
+
+namespace {
+
+constexpr std::size_t kMaxLine = LineReader::kMaxLine;
+constexpr std::uint64_t kProbeChunk = std::uint64_t{1} << 20;  // LineReader's read size
+
+// One line of a block as the classifier found it. kind 1: a connection line ("Channel ... via
+// ...") with one INFO record; `head_slot` is its head's slot in the analyser's head table.
+struct LineDesc {
+  std::uint32_t start = 0;
+  std::uint32_t len = 0;
+  std::uint32_t via = 0;  // " via " in the message (after tag + 11)
+  std::uint16_t tag = 0;  // " NCCL " in the line
+  std::uint16_t head_slot = 0;
+  std::uint8_t kind = 0;
+  std::uint8_t cut = 0;
+};
+
+struct Block {
+  std::vector<char> buf;
+  std::size_t size = 0;           // whole lines, each ending in '\n'
+  bool forced_cut = false;        // the last line is the first kMaxLine bytes of a longer one
+  bool synthetic_end = false;     // its last '\n' was added: the input ended without one
+  bool runaway = false;           // the line cut before this block ran past kMaxRunawayLine
+  bool end = false;               // no block follows
+  std::exception_ptr error;       // raised once the block's lines are applied
+  std::vector<std::uint64_t> nl;  // a bit per byte: '\n'
+  std::vector<std::uint64_t> nn;  // a bit per byte: 'N' (of " NCCL ")
+  std::vector<LineDesc> lines;
+  void reset() {
+    size = 0;
+    forced_cut = synthetic_end = runaway = end = false;
+    error = nullptr;
+    lines.clear();
+  }
+};
+
+bool is_binary_byte(unsigned char c) {  // as LineReader counts them
+  return (c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' && c != 0x1b) ||
+         c == 0x7f;
+}
+
+// Fills blocks with whole lines from the source, with LineReader's limits when the source is a
+// file: a line longer than kMaxLine keeps its first kMaxLine bytes (cut) and the rest is skipped.
+class Reader {
+ public:
+  Reader(NcclScanSource& src, std::size_t block) : src_(src), block_(block) {}
+  static std::size_t capacity(std::size_t block) { return block + kMaxLine + 128; }
+
+  void fill(Block& b) {
+    b.reset();
+    try {
+      fill_lines(b);
+    } catch (...) {
+      b.size = 0;
+      b.error = std::current_exception();
+      b.end = true;
+      done_ = true;
+    }
+  }
+
+ private:
+  void fill_lines(Block& b) {
+    if (done_) {
+      b.end = true;
+      return;
+    }
+    char* const base = b.buf.data();
+    std::size_t have = carry_.size();
+    if (have) std::memcpy(base, carry_.data(), have);
+    carry_.clear();
+    while (true) {
+      const std::size_t got = src_.read(base + have, block_);
+      if (got == 0) {
+        if (skipping_) runaway_check(total_, false, b);
+        if (have > 0 && !b.runaway) {
+          base[have] = '\n';
+          b.size = have + 1;
+          b.synthetic_end = true;
+        }
+        b.end = true;
+        done_ = true;
+        if (src_.checked() && !judged_ && total_ >= (std::uint64_t{64} << 10) &&
+            binary_ * 20 > total_)
+          b.error = std::make_exception_ptr(InputError(
+              src_.name(), 0,
+              std::to_string(binary_) + " control bytes (NUL and the like) in its " +
+                  std::to_string(total_) + " bytes: binary data, not a text log; gave up"));
+        return;
+      }
+      const std::uint64_t at = total_;  // offset of base[have]
+      if (src_.checked()) guard(base + have, got);
+      std::size_t fresh = got;
+      if (skipping_) {
+        const void* nl = std::memchr(base + have, '\n', got);
+        if (!nl) {
+          runaway_check(total_, false, b);
+          if (b.runaway) return;
+          continue;
+        }
+        const std::size_t i =
+            static_cast<std::size_t>(static_cast<const char*>(nl) - (base + have));
+        runaway_check(at + i, true, b);
+        if (b.runaway) return;
+        skipping_ = false;
+        fresh = got - i - 1;
+        std::memmove(base + have, base + have + i + 1, fresh);
+      }
+      have += fresh;
+      const void* last = have ? ::memrchr(base, '\n', have) : nullptr;
+      const std::size_t whole =
+          last ? static_cast<std::size_t>(static_cast<const char*>(last) - base) + 1 : 0;
+      const std::size_t partial = have - whole;
+      if (partial > kMaxLine) {
+        // A line longer than LineReader keeps: its first kMaxLine bytes, cut; the rest skipped.
+        base[whole + kMaxLine] = '\n';
+        b.size = whole + kMaxLine + 1;
+        b.forced_cut = true;
+        skipping_ = true;
+        skip_start_ = total_ - have + whole;
+        return;
+      }
+      if (whole == 0) continue;  // no line end yet: at most kMaxLine bytes held, read on
+      carry_.assign(base + whole, partial);
+      b.size = whole;
+      return;
+    }
+  }
+
+  // LineReader's stream guard: binary data in the first MiB, the 8 GiB cap.
+  void guard(const char* p, std::size_t n) {
+    if (total_ < LineReader::kBinaryProbe) {
+      const std::size_t look =
+          static_cast<std::size_t>(std::min<std::uint64_t>(n, LineReader::kBinaryProbe - total_));
+      for (std::size_t i = 0; i < look; ++i)
+        binary_ += is_binary_byte(static_cast<unsigned char>(p[i])) ? 1u : 0u;
+    }
+    total_ += n;
+    if (total_ > LineReader::kMaxInputBytes)
+      throw InputError(src_.name(), 0,
+                       "more than " + std::to_string(LineReader::kMaxInputBytes >> 30) +
+                           " GiB: larger than any log this reads; gave up");
+    if (!judged_ && total_ >= LineReader::kBinaryProbe) {
+      judged_ = true;
+      if (binary_ * 20 > LineReader::kBinaryProbe)
+        throw InputError(src_.name(), 0,
+                         std::to_string(binary_) +
+                             " control bytes (NUL and the like) in its first " +
+                             std::to_string(LineReader::kBinaryProbe >> 20) +
+                             " MiB: binary data, not a text log; gave up");
+    }
+  }
+
+  // LineReader reads 1 MiB at a time and gives up once the pieces of one line read before the
+  // piece that ends it pass kMaxRunawayLine: the same test, from the line's offsets.
+  void runaway_check(std::uint64_t end, bool ended, Block& b) {
+    if (!src_.checked()) return;
+    const std::uint64_t before = ended ? end / kProbeChunk * kProbeChunk : end;
+    if (before > skip_start_ && before - skip_start_ > LineReader::kMaxRunawayLine) {
+      b.runaway = true;
+      b.end = true;
+      done_ = true;
+    }
+  }
+
+  NcclScanSource& src_;
+  std::size_t block_;
+  std::string carry_;
+  bool skipping_ = false;
+  bool done_ = false;
+  std::uint64_t skip_start_ = 0;
+  std::uint64_t total_ = 0;
+  std::uint64_t binary_ = 0;
+  bool judged_ = false;
+};
+
+// Bitmaps of '\n' and 'N' over the block, 64 bytes a step.
+void bitmaps(Block& b) {
+  const std::size_t words = (b.size + 63) / 64;
+  std::memset(b.buf.data() + b.size, 0, words * 64 - b.size);
+  b.nl.resize(words);
+  b.nn.resize(words);
+  const char* p = b.buf.data();
+  for (std::size_t w = 0; w < words; ++w, p += 64) {
+#if defined(__SSE2__)
+    const __m128i lf = _mm_set1_epi8('\n');
+    const __m128i en = _mm_set1_epi8('N');
+    std::uint64_t a = 0, c = 0;
+    for (int k = 0; k < 4; ++k) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+      a |= static_cast<std::uint64_t>(
+               static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf))))
+           << (16 * k);
+      c |= static_cast<std::uint64_t>(
+               static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, en))))
+           << (16 * k);
+    }
+    b.nl[w] = a;
+    b.nn[w] = c;
+#else
+    std::uint64_t a = 0, c = 0;
+    for (int k = 0; k < 64; ++k) {
+      a |= static_cast<std::uint64_t>(p[k] == '\n') << k;
+      c |= static_cast<std::uint64_t>(p[k] == 'N') << k;
+    }
+    b.nl[w] = a;
+    b.nn[w] = c;
+#endif
+  }
+}
+
+// The first set bit at or after `from` and before `limit`, else `limit`.
+std::size_t next_bit(const std::vector<std::uint64_t>& bm, std::size_t from, std::size_t limit) {
+  while (from < limit) {
+    const std::size_t w = from / 64;
+    const std::uint64_t m = bm[w] & (~std::uint64_t{0} << (from % 64));
+    if (m) return std::min(limit, w * 64 + static_cast<std::size_t>(__builtin_ctzll(m)));
+    from = (w + 1) * 64;
+  }
+  return limit;
+}
+
+// find_nccl_tag over line [ls, ls + len) from `pos`, with the 'N's from the bitmap.
+std::size_t tag_at(const Block& b, std::size_t ls, std::size_t len, std::size_t pos) {
+  const char* base = b.buf.data();
+  const std::size_t end = ls + len;
+  std::size_t i = ls + pos + 1;
+  while (i + 5 <= end) {
+    i = next_bit(b.nn, i, end);
+    if (i + 5 > end) break;
+    if (base[i - 1] == ' ' && base[i + 1] == 'C' && base[i + 2] == 'C' && base[i + 3] == 'L' &&
+        base[i + 4] == ' ')
+      return i - 1 - ls;
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
+// " via " from the end of a connection line's message, as State::channel looks for it.
+std::size_t via_in(std::string_view m) {
+  for (std::size_t len = m.size(); len > 9;) {
+    const void* hit = ::memrchr(m.data(), 'v', len);
+    if (!hit) break;
+    const std::size_t i = static_cast<std::size_t>(static_cast<const char*>(hit) - m.data());
+    if (i >= 1 && i + 3 < m.size() && m[i - 1] == ' ' && m[i + 1] == 'i' && m[i + 2] == 'a' &&
+        m[i + 3] == ' ')
+      return i - 1;
+    len = i;
+  }
+  return std::string_view::npos;
+}
+
+void classify(Block& b, std::size_t head_mask) {
+  bitmaps(b);
+  const char* base = b.buf.data();
+  std::size_t ls = 0;
+  for (std::size_t w = 0; w < b.nl.size(); ++w) {
+    for (std::uint64_t m = b.nl[w]; m; m &= m - 1) {
+      const std::size_t e = w * 64 + static_cast<std::size_t>(__builtin_ctzll(m));
+      LineDesc d;
+      std::size_t len = e - ls;
+      d.cut = len > kMaxLine || (b.forced_cut && e + 1 == b.size);
+      len = std::min(len, kMaxLine);
+      if (len > 0 && base[ls + len - 1] == '\r') --len;
+      d.start = static_cast<std::uint32_t>(ls);
+      d.len = static_cast<std::uint32_t>(len);
+      const std::size_t tag = tag_at(b, ls, len, 0);
+      if (tag != std::string_view::npos && tag > 0 && tag <= 512 && len >= tag + 19 &&
+          std::memcmp(base + ls + tag + 6, "INFO Channel ", 13) == 0 &&
+          tag_at(b, ls, len, tag + 11) == std::string_view::npos) {
+        const std::size_t v = via_in(std::string_view(base + ls + tag + 11, len - tag - 11));
+        if (v != std::string_view::npos) {
+          d.kind = 1;
+          d.tag = static_cast<std::uint16_t>(tag);
+          d.via = static_cast<std::uint32_t>(v);
+          d.head_slot = static_cast<std::uint16_t>(
+              nccl_head_hash(std::string_view(base + ls, tag)) & head_mask);
+        }
+      }
+      b.lines.push_back(d);
+      ls = e + 1;
+    }
+  }
+}
+
+// Threads of a parallel scan, stopped and joined however the scan ends.
+struct Crew {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool abort = false;
+  std::vector<std::thread> threads;
+  ~Crew() {
+    {
+      std::lock_guard<std::mutex> l(mu);
+      abort = true;
+    }
+    cv.notify_all();
+    for (std::thread& t : threads) t.join();
+  }
+};
+
+}  // namespace
+
+void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t block_bytes) {
+  block_bytes = std::clamp<std::size_t>(block_bytes, 4096, std::size_t{64} << 20);
+  State& st = *s_;
+  std::uint64_t number = 0, ended = 0;
+  const std::size_t head_mask = State::kHeadSlots - 1;
+  static_assert(State::kHeadSlots <= 65536, "head slots fit LineDesc::head_slot");
+  auto apply = [&](Block& b) {
+    const char* base = b.buf.data();
+    const std::size_t count = b.lines.size();
+    for (std::size_t i = 0; i < count; ++i) {
+      const LineDesc& d = b.lines[i];
+      // A large job's heads do not stay in cache: fetch the slot of a line 16 ahead, and the
+      // head text and stream of the line 8 ahead (its slot fetched 8 lines ago).
+      if (!st.heads.empty()) {
+        if (i + 16 < count && b.lines[i + 16].kind == 1) {
+          const char* slot = reinterpret_cast<const char*>(&st.heads[b.lines[i + 16].head_slot]);
+          __builtin_prefetch(slot);
+          __builtin_prefetch(slot + 64);
+        }
+        if (i + 8 < count && b.lines[i + 8].kind == 1) {
+          const State::HeadSlot& h = st.heads[b.lines[i + 8].head_slot];
+          __builtin_prefetch(h.head.data());
+          __builtin_prefetch(h.stream);
+          __builtin_prefetch(h.live);
+        }
+      }
+      if (src.checked() && !(b.synthetic_end && i + 1 == b.lines.size()) &&
+          ++ended > LineReader::kMaxLines)
+        throw InputError(src.name(), 0,
+                         "more than " + std::to_string(LineReader::kMaxLines) +
+                             " lines: larger than any log this reads; gave up");
+      const std::string_view text(base + d.start, d.len);
+      ++number;
+      if (d.kind == 1 && st.fast_conn(text, number, d.cut != 0, d.head_slot, d.tag, d.via))
+        continue;
+      line(text, number, d.cut != 0);
+    }
+    st.materialize_tail();
+    if (b.runaway)
+      throw InputError(src.name(), static_cast<int>(std::min<std::uint64_t>(number, 2147483647)),
+                       "a line longer than " + std::to_string(LineReader::kMaxRunawayLine >> 20) +
+                           " MiB: not a text log (no line structure); gave up");
+    if (b.error) std::rethrow_exception(b.error);
+  };
+  struct Views {  // the tail never points into a buffer that is gone
+    State& st;
+    explicit Views(State& s) : st(s) { st.tail_views = true; }
+    ~Views() {
+      st.materialize_tail();
+      st.tail_views = false;
+    }
+  };
+  Reader reader(src, block_bytes);
+  if (threads <= 1) {
+    Block b;
+    b.buf.resize(Reader::capacity(block_bytes));
+    Views views(st);
+    do {
+      reader.fill(b);
+      classify(b, head_mask);
+      apply(b);
+    } while (!b.end);
+    return;
+  }
+  // A reader thread fills blocks in order, classifiers take them as they come, this thread
+  // applies them in order; block s lives in slot s % K until applied.
+  const std::size_t k_slots = threads + 2;
+  enum class Slot { kFree, kFilled, kReady };
+  std::vector<Block> blocks(k_slots);
+  for (Block& b : blocks) b.buf.resize(Reader::capacity(block_bytes));
+  std::vector<Slot> slot(k_slots, Slot::kFree);
+  std::vector<std::size_t> queue;  // filled slots, oldest first
+  bool reader_done = false;
+  Views views(st);
+  Crew crew;
+  crew.threads.emplace_back([&] {
+    for (std::uint64_t s = 0;; ++s) {
+      const std::size_t k = s % k_slots;
+      {
+        std::unique_lock<std::mutex> l(crew.mu);
+        crew.cv.wait(l, [&] { return crew.abort || slot[k] == Slot::kFree; });
+        if (crew.abort) return;
+      }
+      reader.fill(blocks[k]);
+      const bool end = blocks[k].end;
+      {
+        std::lock_guard<std::mutex> l(crew.mu);
+        slot[k] = Slot::kFilled;
+        queue.push_back(k);
+        reader_done = end;
+      }
+      crew.cv.notify_all();
+      if (end) return;
+    }
+  });
+  const unsigned classifiers = std::max(1u, threads - 1);
+  for (unsigned c = 0; c < classifiers; ++c) {
+    crew.threads.emplace_back([&] {
+      while (true) {
+        std::size_t k = 0;
+        {
+          std::unique_lock<std::mutex> l(crew.mu);
+          crew.cv.wait(l, [&] { return crew.abort || !queue.empty() || reader_done; });
+          if (crew.abort || (queue.empty() && reader_done)) return;
+          k = queue.front();
+          queue.erase(queue.begin());
+        }
+        try {
+          classify(blocks[k], head_mask);
+        } catch (...) {
+          blocks[k].lines.clear();
+          if (!blocks[k].error) blocks[k].error = std::current_exception();
+          blocks[k].end = true;
+        }
+        {
+          std::lock_guard<std::mutex> l(crew.mu);
+          slot[k] = Slot::kReady;
+        }
+        crew.cv.notify_all();
+      }
+    });
+  }
+  for (std::uint64_t s = 0;; ++s) {
+    const std::size_t k = s % k_slots;
+    {
+      std::unique_lock<std::mutex> l(crew.mu);
+      crew.cv.wait(l, [&] { return slot[k] == Slot::kReady; });
+    }
+    apply(blocks[k]);
+    const bool end = blocks[k].end;
+    st.materialize_tail();
+    {
+      std::lock_guard<std::mutex> l(crew.mu);
+      slot[k] = Slot::kFree;
+    }
+    crew.cv.notify_all();
+    if (end) break;
+  }
+}
+
+}  // namespace trainready

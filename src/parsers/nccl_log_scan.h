@@ -1,0 +1,40 @@
+#pragma once
+// The block scanner behind `trainready nccl` (see docs/performance.md): an input is read in
+// blocks of whole lines; each block is classified at once (line ends and the " NCCL " tag found
+// from bitmaps of the whole block, connection lines decoded at fixed offsets), then applied to
+// the analyser in order. Connection lines behind a known record head cost a few stores; any
+// other line goes through NcclLogAnalyzer::line, so the facts are those of the line reader.
+// With threads > 1 a reader thread fills blocks and other threads classify them while the
+// caller's thread applies them, in order: the state has one writer, so the result does not
+// depend on the thread count.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace trainready {
+
+// Where the bytes come from: an open regular file (with the line reader's limits: binary data,
+// 8 GiB, 20 million lines, runaway lines, with its messages) or text in memory (no limits, as
+// LineReader::read_text).
+class NcclScanSource {
+ public:
+  static NcclScanSource file(int fd, std::string name);
+  static NcclScanSource memory(std::string_view text);
+  // Up to `max` bytes into `out`; 0 at the end. Throws InputError when the read fails.
+  std::size_t read(char* out, std::size_t max);
+  const std::string& name() const { return name_; }
+  bool checked() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+  std::string name_;
+  std::string_view text_;
+  std::size_t at_ = 0;
+};
+
+// Threads worth using for an input of `bytes`: 1 up to 64 MiB, else the cores (at most 8);
+// TRAINREADY_NCCL_THREADS overrides (1 = one thread).
+unsigned nccl_scan_threads(std::uint64_t bytes);
+
+}  // namespace trainready

@@ -1,0 +1,214 @@
+// The block scanner against the line reader it replaced: over every NCCL log in tests/data, and
+// over inputs built to hit its edges (block boundaries, CRLF, lines past 64 KiB, a last line
+// without its end, glued records, heads met before and after they are known, the reader's
+// limits), the JSON of the facts must be the same byte for byte for one thread and several,
+// small blocks and large.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "codec/nccl_facts_json.h"
+#include "core/input_error.h"
+#include "parsers/nccl_log.h"
+#include "support/paths.h"
+
+namespace trainready {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Way {
+  unsigned threads;
+  std::size_t block;
+};
+// One thread and a pipeline; the smallest block (4 KiB, so a real log spans many) and larger.
+constexpr Way kWays[] = {{1, 4096}, {1, std::size_t{1} << 20}, {2, 4096}, {4, 5000}, {3, 65536}};
+
+// The JSON of the facts as bytes: CBOR keeps every string byte as it is (a log's invalid UTF-8
+// included), where a text dump would refuse or replace it.
+std::string facts_json(const NcclRunFacts& f) {
+  const std::vector<std::uint8_t> b = nlohmann::json::to_cbor(to_json(f));
+  return std::string(b.begin(), b.end());
+}
+
+std::string reference(const std::vector<std::string>& paths) {
+  NcclReadOptions o;
+  o.line_reader = true;
+  return facts_json(analyze_nccl_logs(paths, o));
+}
+
+std::string scanned(const std::vector<std::string>& paths, const Way& w) {
+  NcclReadOptions o;
+  o.threads = w.threads;
+  o.block_bytes = w.block;
+  return facts_json(analyze_nccl_logs(paths, o));
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every file under tests/data that holds NCCL output (plain text; gzip has its own test).
+std::vector<std::string> nccl_logs() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(TR_TEST_DATA)) {
+    if (!e.is_regular_file()) continue;
+    const std::string p = e.path().string();
+    const std::string head = slurp(p).substr(0, 65536);
+    if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+        static_cast<unsigned char>(head[1]) == 0x8b)
+      continue;
+    if (looks_like_nccl_log(head)) out.push_back(p);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(NcclLogScan, EveryCorpusLogGivesTheLineReadersFacts) {
+  const std::vector<std::string> logs = nccl_logs();
+  // The corpus: tests/data/fixtures/nccl-debug, nccl-debug-synthetic, nccl-public, telemetry...
+  ASSERT_GE(logs.size(), 40u) << "the NCCL logs of tests/data were not found";
+  for (const std::string& p : logs) {
+    const std::string want = reference({p});
+    for (const Way& w : kWays)
+      ASSERT_EQ(scanned({p}, w), want) << p << " threads " << w.threads << " block " << w.block;
+  }
+}
+
+TEST(NcclLogScan, AllCorpusLogsAsOneRun) {
+  // Several files in one analysis: the streams, hosts and tail carry across files.
+  const std::vector<std::string> logs = nccl_logs();
+  const std::string want = reference(logs);
+  EXPECT_EQ(scanned(logs, {1, 4096}), want);
+  EXPECT_EQ(scanned(logs, {3, 8192}), want);
+}
+
+std::string write(const std::string& name, const std::string& text) {
+  const std::string p = test::temp_dir("nccl-scan-" + name) + "/" + name;
+  std::ofstream(p, std::ios::binary) << text;
+  return p;
+}
+
+void expect_same(const std::string& name, const std::string& text) {
+  const std::string p = write(name, text);
+  const std::string want = reference({p});
+  for (const Way& w : kWays)
+    EXPECT_EQ(scanned({p}, w), want) << name << " threads " << w.threads << " block " << w.block;
+  // Text in memory (the fuzz target's way) as LineReader::read_text reads it.
+  NcclReadOptions ref;
+  ref.line_reader = true;
+  NcclReadOptions blocks;
+  blocks.threads = 2;
+  blocks.block_bytes = 4096;
+  EXPECT_EQ(facts_json(analyze_nccl_log_text(text, name, blocks)),
+            facts_json(analyze_nccl_log_text(text, name, ref)))
+      << name;
+}
+
+// A large job's shape: many ranks' connection lines interleaved, their heads first met on a
+// connection line, one rank's line cut by another writer, and init lines in between.
+std::string job_log(int ranks, int rounds, const std::string& eol) {
+  std::string s;
+  auto head = [&](int r) {
+    return "[rank" + std::to_string(r) + "]: node-" + std::to_string(r / 8) + ":" +
+           std::to_string(1000 + r) + ":" + std::to_string(2000 + r) + " [" +
+           std::to_string(r % 8) + "] NCCL INFO ";
+  };
+  s += "NCCL version 2.21.5+cuda12.4" + eol;
+  for (int round = 0; round < rounds; ++round) {
+    for (int r = 0; r < ranks; ++r) {
+      const int peer = (r + 1 + round) % ranks;
+      const std::string via = r / 8 == peer / 8
+                                  ? "P2P/CUMEM/read"
+                                  : "NET/IB/" + std::to_string(r % 8) + "/GDRDMA/Shared";
+      s += head(r) + "Channel " + std::to_string(round % 32) + "/1 : " + std::to_string(r) + "[" +
+           std::to_string(r % 8) + "] -> " + std::to_string(peer) + "[" + std::to_string(peer % 8) +
+           "] via " + via + eol;
+      if (round == 1 && r % 7 == 0)
+        s += head(r) + "ncclCommInitRank comm 0x1 rank " + std::to_string(r) + " nranks " +
+             std::to_string(ranks) + " cudaDev " + std::to_string(r % 8) +
+             " busId 1000 commId 0xabc - Init COMPLETE" + eol;
+      if (round == 2 && r == 5)  // two records glued on one line
+        s += head(r) + "Channel 00/1 : 5[5] -> 6[6] via P2P/CUMEM/read" + head(6) +
+             "Channel 00/1 : 6[6] -> 7[7] via SHM/direct/direct" + eol;
+      if (round == 3 && r == 9) s += "[rank9]: step 100 loss 2.3" + eol;
+      if (round == 3 && r == 10)
+        s += "[rank10]: node-1:1010:2010 [2] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_ib2:1 "
+             "Got async event : port active" +
+             eol;
+    }
+  }
+  return s;
+}
+
+TEST(NcclLogScan, JobShapedLogs) {
+  expect_same("job-lf.log", job_log(64, 12, "\n"));
+  expect_same("job-crlf.log", job_log(40, 6, "\r\n"));
+  std::string no_end = job_log(16, 3, "\n");
+  no_end.pop_back();  // the last line has no end
+  expect_same("job-no-end.log", no_end);
+}
+
+TEST(NcclLogScan, LongLinesAndEmptyLines) {
+  const std::string conn =
+      "host-a:10:11 [0] NCCL INFO Channel 00/1 : 0[0] -> 1[1] via P2P/CUMEM/read\n";
+  std::string s = "NCCL version 2.21.5\n" + conn + conn + "\n\n";
+  s += std::string(70000, 'x') + "\n";  // cut at 64 KiB inside a block
+  s += conn;
+  s += "host-a:10:11 [0] NCCL INFO Channel 00/1 : 0[0] -> 1[1] via " + std::string(200000, 'y') +
+       "\n";  // longer than a block: cut by the reader, the rest skipped
+  s += conn + std::string(65536, 'z') + "\r\n" + conn;
+  s +=
+      "host-a:10:11 [0] NCCL INFO " + std::string(65536 - 27, 'w') + "\n" + conn;  // exactly 64 KiB
+  s += std::string(300000, 'q');  // a long last line without its end
+  expect_same("long-lines.log", s);
+}
+
+TEST(NcclLogScan, ReaderLimitsSayWhatLineReaderSays) {
+  auto error_of = [](const std::string& p, const NcclReadOptions& o) {
+    try {
+      analyze_nccl_logs({p}, o);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  NcclReadOptions ref;
+  ref.line_reader = true;
+  NcclReadOptions scan;
+  scan.threads = 2;
+  scan.block_bytes = 8192;
+  // A line with no end past 16 MiB; a binary file; a short binary file judged whole.
+  const std::string runaway =
+      write("runaway.log", "NCCL version 2.21.5\nok\n" + std::string((std::size_t{17} << 20), 'r'));
+  const std::string binary = write("binary.log", std::string(std::size_t{2} << 20, '\0'));
+  const std::string small = write("small-binary.log", std::string(std::size_t{100} << 10, '\x01'));
+  for (const std::string& p : {runaway, binary, small}) {
+    const std::string want = error_of(p, ref);
+    EXPECT_NE(want, "no error") << p;
+    EXPECT_EQ(error_of(p, scan), want) << p;
+    scan.threads = 1;
+    EXPECT_EQ(error_of(p, scan), want) << p;
+    scan.threads = 2;
+  }
+}
+
+TEST(NcclLogScan, GzipAndDirectoriesStillRead) {
+  const std::string text = job_log(24, 4, "\n");
+  const std::string dir = test::temp_dir("nccl-scan-gz");
+  gzFile gz = gzopen((dir + "/run.log.gz").c_str(), "wb");
+  ASSERT_NE(gz, nullptr);
+  gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(gz);
+  std::ofstream(dir + "/plain.log", std::ios::binary) << text;
+  EXPECT_EQ(scanned({dir}, {2, 4096}), reference({dir}));
+}
+
+}  // namespace
+}  // namespace trainready
