@@ -116,7 +116,10 @@ TEST(ProcessUnkillable, FiresOnDStateWithKillPendingOnly) {
   ProcessFacts io;
   io.uninterruptible.push_back(proc(301, "kworker/u8:2", 'D'));
   EXPECT_TRUE(run_rule("process-unkillable", with_processes(io)).findings.empty());
-  EXPECT_TRUE(run_rule("process-unkillable", healthy_nd_h100()).skipped);
+  EXPECT_TRUE(run_rule("process-unkillable", healthy_nd_h100()).findings.empty());
+  NodeFacts unread = healthy_nd_h100();
+  unread.processes = Fact<ProcessFacts>::missing("the snapshot records no process states");
+  EXPECT_TRUE(run_rule("process-unkillable", unread).skipped);
 }
 
 // healthagent's levels: warning at min(CPUs x 50, 10 % of pid_max), error at 50 % of pid_max.
