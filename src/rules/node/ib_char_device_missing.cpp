@@ -24,12 +24,12 @@ class IbCharDeviceMissing final : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NodeFacts& n = *ctx.node;
     if (!n.ib.ok()) return RuleOutcome::skip("RDMA devices " + n.ib.describe());
-    if (!n.ib_char_devices.ok())
-      return RuleOutcome::skip("InfiniBand character devices " + n.ib_char_devices.describe());
-    const IbCharDevFacts& c = *n.ib_char_devices;
     const std::vector<PortRef> ports = infiniband_ports(*n.ib);
     RuleOutcome out;
     if (ports.empty()) return out;  // no InfiniBand port: nothing needs them
+    if (!n.ib_char_devices.ok())
+      return RuleOutcome::skip("InfiniBand character devices " + n.ib_char_devices.describe());
+    const IbCharDevFacts& c = *n.ib_char_devices;
     Finding f = finding("");
     int verbs_missing = 0;
     int mad_missing = 0;
