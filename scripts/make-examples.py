@@ -161,6 +161,33 @@ def nvme(d, count, sectors, model="Microsoft NVMe Direct Disk v2", md=True, moun
     w(d, "/proc/mounts", "\n".join(mounts) + "\n")
 
 
+STATUS = ("Name:\t%s\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t1\n"
+          "TracerPid:\t0\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nThreads:\t1\nSigQ:\t0/3094358\n"
+          "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t0000000000000000\n")
+
+
+def host_health(d, verbs, mads, daemons):
+    """Issue 32 item 4: process states, daemons with their unit files, and the InfiniBand
+    character devices (sysfs classes plus the /dev listing `collect` writes)."""
+    names = ["systemd", "sshd"] + [p for p, _ in daemons]
+    for i, name in enumerate(names):
+        pid = 1 if i == 0 else 1000 + i
+        w(d, "/proc/%d/status" % pid, STATUS % (name, pid, pid))
+    w(d, "/proc/sys/kernel/pid_max", "4194304\n")
+    w(d, "/sys/devices/system/cpu/online", "0-95\n")
+    for _, unit in daemons:
+        w(d, "/lib/systemd/system/" + unit, "[Service]\n")
+    listing = []
+    for i, dev in enumerate(verbs):
+        w(d, "/sys/class/infiniband_verbs/uverbs%d/ibdev" % i, dev + "\n")
+        listing.append("uverbs%d" % i)
+    for i, dev in enumerate(mads):
+        w(d, "/sys/class/infiniband_mad/umad%d/ibdev" % i, dev + "\n")
+        w(d, "/sys/class/infiniband_mad/umad%d/port" % i, "1\n")
+        listing.append("umad%d" % i)
+    w(d, "/trainready/infiniband-devices", "".join(x + "\n" for x in sorted(listing + ["rdma_cm"])))
+
+
 def nd_h100(d, hostname, vmss, pg, pkey="0x8001", port_state=("4: ACTIVE", "5: LinkUp"), peermem=True,
             env="NCCL_SOCKET_IFNAME=eth0\nNCCL_DEBUG=WARN\n", nccl_conf=None, lid_base=0x100):
     base_node(d, hostname)
@@ -188,6 +215,9 @@ def nd_h100(d, hostname, vmss, pg, pkey="0x8001", port_state=("4: ACTIVE", "5: L
     gpus(d, "NVIDIA H100 80GB HBM3", 8, 85520809984, "535.161.08", "00000%03X:00:00.0", nvlinks=18,
          fabric="completed")
     nvme(d, 8, 7500000000)
+    host_health(d, ["mlx5_ib%d" % i for i in range(8)] + ["mlx5_an0"], ["mlx5_ib%d" % i for i in range(8)],
+                [("nv-fabricmanage", "nvidia-fabricmanager.service"),
+                 ("nvidia-persiste", "nvidia-persistenced.service")])
     w(d, "/trainready/environ", env)
     w(d, "/trainready/nccl_version", "2.21.5\n")
     conf = nccl_conf if nccl_conf is not None else (

@@ -68,6 +68,7 @@ SkuEntry parse_entry(const json& j) {
       p.applies = t.at("applies").get<std::string>();
       p.scope = t.value("scope", "");
       p.message = t.value("message", "");
+      p.unit = t.value("unit", "");
       p.expected = t.at("expected").get<double>();
       p.warn_below = t.at("warn_below").get<double>();
       p.ghr_below = t.at("ghr_below").get<double>();
@@ -75,9 +76,10 @@ SkuEntry parse_entry(const json& j) {
       if (!(p.ghr_below > 0 && p.ghr_below < p.warn_below && p.warn_below <= p.expected))
         throw std::invalid_argument(
             "published_thresholds: expected >= warn_below > ghr_below > 0 (" + p.metric + ")");
-      if (p.applies != "nvlink_domain" && p.applies != "across_domains" && p.applies != "gpu")
+      if (p.applies != "nvlink_domain" && p.applies != "across_domains" && p.applies != "gpu" &&
+          p.applies != "vm")
         throw std::invalid_argument(
-            "published_thresholds.applies must be nvlink_domain, "
+            "published_thresholds.applies must be vm, nvlink_domain, "
             "across_domains or gpu");
       e.published_thresholds.push_back(std::move(p));
     }

@@ -39,6 +39,7 @@ struct PublishedThreshold {
   std::string applies;  // "nvlink_domain" (VMs of one rack), "across_domains", "gpu"
   std::string scope;    // as published: "intra-rack all_reduce over multi-node NVLink, ..."
   std::string message;  // nccl-tests message size it was measured at ("16G"), "" when none
+  std::string unit;     // "GB/s", "TFLOP/s": the unit of expected, warn_below and ghr_below
   double expected = 0;
   double warn_below = 0;
   double ghr_below = 0;

@@ -11,6 +11,7 @@
 #include "parsers/component_versions.h"
 #include "parsers/dcgmi_diag.h"
 #include "parsers/env_file.h"
+#include "parsers/healthagent_status.h"
 #include "parsers/ib_captures.h"
 #include "parsers/imds.h"
 #include "parsers/kernel_log.h"
@@ -208,6 +209,7 @@ constexpr KindInfo kKinds[] = {
     {CaptureKind::kNvidiaBugReport, "nvidia-bug-report", "",
      "cat:nvidia-bug-report less:nvidia-bug-report zcat:nvidia-bug-report", bug_report_starts,
      nullptr},
+    {CaptureKind::kHealthagent, "healthagent", "", "health:-s", nullptr, nullptr},
 };
 
 const KindInfo* info_of(CaptureKind k) {
@@ -346,6 +348,7 @@ CaptureKind detect_capture_kind(std::string_view text) {
   if (looks_like_nvidia_smi_query(clean)) return CaptureKind::kNvidiaSmiQuery;
   if (looks_like_nvidia_smi_table(clean)) return CaptureKind::kNvidiaSmi;
   if (looks_like_dcgmi_diag(clean)) return CaptureKind::kDcgmiDiag;
+  if (looks_like_healthagent_status(clean)) return CaptureKind::kHealthagent;
   if (looks_like_scontrol_node(clean)) return CaptureKind::kScontrolNode;
   if (looks_like_sinfo_reasons(clean)) return CaptureKind::kSinfoReasons;
   if (looks_like_ibdev2netdev(clean)) return CaptureKind::kIbdev2netdev;
@@ -398,6 +401,12 @@ NodeFacts empty_capture_node(const std::string& label) {
   n.slurm = Fact<SlurmFacts>::missing(why);
   n.rdma_net = Fact<RdmaNetFacts>::missing(why);
   n.dcgm_diag = Fact<DcgmDiagFacts>::missing(why);
+  n.processes = Fact<ProcessFacts>::missing(why);
+  n.services = Fact<ServiceFacts>::missing(why);
+  n.ib_char_devices = Fact<IbCharDevFacts>::missing(why);
+  n.virtualization = Fact<VirtInfo>::missing(why);
+  n.pci_isolation = Fact<PciIsolationFacts>::missing(why);
+  n.healthagent = Fact<HealthagentStatus>::missing(why);
   return n;
 }
 
@@ -492,6 +501,10 @@ void apply_kind(NodeFacts& node, CaptureKind kind, std::string_view text, const 
       break;
     case CaptureKind::kNvidiaBugReport:
       (void)apply_nvidia_bug_report(node, text, source);
+      break;
+    case CaptureKind::kHealthagent:
+      node.healthagent =
+          Fact<HealthagentStatus>::present(parse_healthagent_status(text, source), where);
       break;
     case CaptureKind::kUnknown:
       throw InputError(source, where.line, "not a capture of a known kind");

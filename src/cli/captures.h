@@ -38,6 +38,7 @@ enum class CaptureKind {
   kMstStatus,          // mst status -v
   kDcgmiDiag,          // dcgmi diag -r N
   kNvidiaBugReport,    // nvidia-bug-report.log
+  kHealthagent,        // CycleCloud healthagent `health -s` (JSON)
   kUnknown
 };
 

@@ -11,6 +11,7 @@
 #include "core/embedded.h"
 #include "core/input_error.h"
 #include "core/text.h"
+#include "queries/sku_levels.h"
 
 namespace trainready {
 namespace {
@@ -74,6 +75,7 @@ Runner add_catalog_command(CLI::App& app) {
         nlohmann::json levels = nlohmann::json::array();
         for (const PublishedThreshold& t : e.published_thresholds)
           levels.push_back({{"metric", t.metric},
+                            {"unit", t.unit},
                             {"scope", t.scope},
                             {"message", t.message},
                             {"expected", t.expected},
@@ -81,6 +83,19 @@ Runner add_catalog_command(CLI::App& app) {
                             {"ghr_below", t.ghr_below},
                             {"source", cat.source_text(t.source)}});
         j["published_thresholds"] = std::move(levels);
+        // Both levels as doctor, fleet and health judge them (queries/sku_levels.h): the
+        // published two-level entries and AzNHC's one-level pass lines.
+        nlohmann::json two = nlohmann::json::array();
+        for (const SkuLevel& l : sku_levels(e))
+          two.push_back({{"metric", l.metric},
+                         {"applies", l.applies},
+                         {"unit", l.unit},
+                         {"warn_below",
+                          l.warn_below ? nlohmann::json(*l.warn_below) : nlohmann::json(nullptr)},
+                         {"repair_below", l.repair_below},
+                         {"origin", l.origin},
+                         {"source", cat.source_text(l.source)}});
+        j["levels"] = std::move(two);
         arr.push_back(std::move(j));
       }
       std::printf("%s\n",

@@ -42,7 +42,8 @@ const CommandSpec kCommands[] = {
     {"nvidia-smi-q.txt", {"nvidia-smi", "-q"}},
     {"nvidia-smi-topo-m.txt", {"nvidia-smi", "topo", "-m"}},
     {"lspci-vvv.txt", {"lspci", "-nn", "-vvv"}},
-    {"dmesg.txt", {"dmesg", "-T"}},  // the kernel ring buffer: Xid lines (gpu-xid-errors)
+    {"dmesg.txt", {"dmesg", "-T"}},       // the kernel ring buffer: Xid lines (gpu-xid-errors)
+    {"health-s.json", {"health", "-s"}},  // CycleCloud healthagent (healthagent-disagrees)
 };
 
 bool is_kernel_log_file(const std::string& path) {
@@ -259,6 +260,8 @@ CollectSummary collect_snapshot(const CollectOptions& opt) {
       for (const std::string& c : facts.imex_channels.value) names += c + "\n";
       w.file(kSnapImexChannels, names);
     }
+    if (facts.ib_char_devices.ok())  // device nodes are not copied: their names are
+      w.file(kSnapIbCharDevs, ib_char_dev_listing(*facts.ib_char_devices));
     w.file(kSnapEnviron, environ_text);
     if (nccl_version.ok()) w.file(kSnapNcclVersion, nccl_version.value + "\n");
     nlohmann::json commands = nlohmann::json::array();

@@ -9,6 +9,7 @@
 
 #include "core/fact.h"
 #include "facts/capture_facts.h"
+#include "facts/host_health_facts.h"
 
 namespace trainready {
 
@@ -324,6 +325,14 @@ struct NodeFacts {
   Fact<SlurmFacts> slurm;
   Fact<RdmaNetFacts> rdma_net;
   Fact<DcgmDiagFacts> dcgm_diag;
+  // Issue 32, item 4 (facts/host_health_facts.h): process states, services, InfiniBand
+  // character devices, hypervisor, IOMMU / ATS / ACS; and CycleCloud healthagent's `health -s`.
+  Fact<ProcessFacts> processes;
+  Fact<ServiceFacts> services;
+  Fact<IbCharDevFacts> ib_char_devices;
+  Fact<VirtInfo> virtualization;
+  Fact<PciIsolationFacts> pci_isolation;
+  Fact<HealthagentStatus> healthagent;
 
   // The VM size IMDS reports (`--sku` over it is the rules' query vm_size_of).
   Fact<std::string> vm_size() const {

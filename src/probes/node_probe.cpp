@@ -25,6 +25,12 @@ NodeFacts probe_node(const Root& root, const ProbeOptions& opt) {
   n.image_components = probe_image_components(root);
   n.imex_daemon = probe_imex_daemon(root, n.gpus);
   n.imex_channels = probe_imex_channels(root);
+  n.processes = probe_processes(root);
+  n.services = probe_services(root, n.processes);
+  n.ib_char_devices = probe_ib_char_devices(root);
+  n.virtualization = probe_virtualization(root, n.dmi);
+  n.pci_isolation = probe_pci_isolation(root, n.pci);
+  n.healthagent = probe_healthagent(root);
   n.ib_write_bw = Fact<IbWriteBwFacts>::missing(
       "only read from a capture (`doctor --capture ib_write_bw=FILE`)");
   n.gpu_topology = Fact<TopoMatrix>::missing("only read from a captured `nvidia-smi topo -m`");

@@ -32,6 +32,12 @@ inline constexpr const char* kSnapKernelLog = "/trainready/kernel-log-nvrm.txt";
 // nodes, so `collect` writes the listing the IMEX probe saw (probes/imex_probe.cpp).
 inline constexpr const char* kSnapImexChannels = "/trainready/imex-channels";
 inline constexpr const char* kImexChannelDir = "/dev/nvidia-caps-imex-channels";
+// The entries of /dev/infiniband (uverbsN, umadN, rdma_cm, issmN), for the same reason
+// (probes/ib_chardev_probe.cpp).
+inline constexpr const char* kSnapIbCharDevs = "/trainready/infiniband-devices";
+inline constexpr const char* kIbCharDevDir = "/dev/infiniband";
+// CycleCloud healthagent's `health -s` output, as `collect` ran it (probes/healthagent_probe.cpp).
+inline constexpr const char* kSnapHealthagent = "/trainready/commands/health-s.json";
 // Azure HPC images record their component versions here (Azure/azhpc-images).
 inline constexpr const char* kAzureHpcComponentVersions = "/opt/azurehpc/component_versions.txt";
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "queries/sku_levels.h"
+
 namespace trainready {
 namespace {
 
@@ -61,10 +63,21 @@ PairExpectation pair_expectation(const SkuEntry* sku, bool nccl, int rails,
                     "judged against their peers only (unset it, or set 0, for per-HCA rails)";
     return e;
   }
-  const double v = sku->ib_rate_gbits_per_s / 8.0 * options.efficiency;
-  e.gbytes_per_s = v;
-  e.formula = sku->name + ": one HCA per rail, " + fmt(sku->ib_rate_gbits_per_s) + " Gb/s / 8 x " +
-              fmt(options.efficiency * 100) + "% = " + fmt(v) + " GB/s per direction";
+  // Where Azure's health checks hold one HCA to a level (AzNHC check_ib_bw_gdr, through the
+  // shared two-level query), a rail is held to the same figure; otherwise line rate x efficiency.
+  if (const std::optional<SkuLevel> hca = sku_level(*sku, kMetricIbWriteBwGdr, "vm")) {
+    const double v = hca->repair_below / 8.0;
+    e.gbytes_per_s = v;
+    e.formula = sku->name + ": one HCA per rail, held to the per-HCA level of the size, " +
+                fmt(hca->repair_below) + " " + hca->unit + " / 8 = " + fmt(v) +
+                " GB/s per direction (" + hca->scope + ", catalog source " + hca->source + ")";
+  } else {
+    const double v = sku->ib_rate_gbits_per_s / 8.0 * options.efficiency;
+    e.gbytes_per_s = v;
+    e.formula = sku->name + ": one HCA per rail, " + fmt(sku->ib_rate_gbits_per_s) +
+                " Gb/s / 8 x " + fmt(options.efficiency * 100) + "% = " + fmt(v) +
+                " GB/s per direction";
+  }
   if (mnnvl == Mnnvl::kDisabled)
     e.formula += " (run with NCCL_MNNVL_ENABLE=0: InfiniBand, not the rack's multi-node NVLink)";
   return e;

@@ -46,6 +46,8 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_gpu_unreadable());
     r.push_back(make_gpu_xid_errors());
     r.push_back(make_gpudirect_rdma_disabled());
+    r.push_back(make_healthagent_disagrees());
+    r.push_back(make_ib_char_device_missing());
     r.push_back(make_ib_driver_not_loaded());
     r.push_back(make_ib_hca_missing());
     r.push_back(make_ib_port_count_low());
@@ -54,6 +56,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_ib_write_bw_low());
     r.push_back(make_imex_channel_missing());
     r.push_back(make_imex_not_running());
+    r.push_back(make_iommu_translated());
     r.push_back(make_mnnvl_fabric_not_ready());
     r.push_back(make_nccl_collective_timeout());
     r.push_back(make_nccl_connection_failed());
@@ -85,12 +88,16 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_warnings());
     r.push_back(make_nvlink_inactive());
     r.push_back(make_nvme_scratch_not_mounted());
+    r.push_back(make_pcie_acs_enabled());
     r.push_back(make_pcie_link_degraded());
     r.push_back(make_plan_assumption_broken());
     r.push_back(make_plan_cluster_misses_plan());
     r.push_back(make_plan_does_not_fit());
+    r.push_back(make_process_unkillable());
+    r.push_back(make_process_zombies_many());
     r.push_back(make_roce_gid_missing());
     r.push_back(make_roce_link_down());
+    r.push_back(make_service_not_running());
     r.push_back(make_slurm_node_unavailable());
     r.push_back(make_stage_incomplete());
     r.push_back(make_stage_source_changed());

@@ -30,7 +30,9 @@ TEST(IbWriteBwLow, RealCaptureBelowTheH100Floor) {
   EXPECT_EQ(f.severity, Severity::kWarning);
   EXPECT_NE(f.message.find("1 of 1 ib_write_bw run below 380.00 Gb/s"), std::string::npos);
   EXPECT_NE(f.message.find("Standard_ND96isr_H100_v5"), std::string::npos);
-  ASSERT_EQ(f.evidence.size(), 1u);
+  ASSERT_EQ(f.evidence.size(), 2u);  // the run, then the levels of the size
+  EXPECT_NE(f.evidence[1].text.find("repair (GHR) below 380 Gb/s"), std::string::npos)
+      << f.evidence[1].text;
   EXPECT_NE(f.evidence[0].text.find("mlx5_1: 181.46 Gb/s average"), std::string::npos);
   EXPECT_NE(f.evidence[0].text.find("0.48x"), std::string::npos);
   EXPECT_NE(f.evidence[0].text.find("GPU memory (NVIDIA A40)"), std::string::npos);

@@ -134,6 +134,40 @@ NodeFacts healthy_nd_h100(const std::string& label) {
   log.source = "/var/log/kern.log";
   log.lines = 1200;
   n.kernel_log = Fact<KernelLogFacts>::present(log, {"/var/log/kern.log", 0});
+  // Issue 32, item 4: no zombie or hung process, nothing a Slurm node needs, every uverbs/umad
+  // device present, a Hyper-V guest without IOMMU groups, no healthagent.
+  ProcessFacts procs;
+  procs.scanned = 350;
+  procs.names = {"nv-fabricmanage", "nvidia-persiste", "sshd", "systemd"};
+  procs.pid_max = 4194304;
+  procs.cpus = 96;
+  n.processes = Fact<ProcessFacts>::present(procs, {"/proc/*/status", 0});
+  ServiceFacts services;
+  services.processes_known = true;
+  ServiceState fm;
+  fm.unit = "nvidia-fabricmanager.service";
+  fm.process = "nv-fabricmanage";
+  fm.installed = fm.enabled = fm.running = true;
+  services.services.push_back(fm);
+  n.services = Fact<ServiceFacts>::present(services, {"/etc/systemd/system", 0});
+  IbCharDevFacts chardevs;
+  chardevs.dev_dir_present = true;
+  for (int i = 0; i < 8; ++i) {
+    IbCharDev v;
+    v.name = "uverbs" + std::to_string(i);
+    v.ibdev = "mlx5_ib" + std::to_string(i);
+    v.node_present = true;
+    chardevs.verbs.push_back(v);
+    v.name = "umad" + std::to_string(i);
+    v.port = 1;
+    chardevs.mads.push_back(v);
+  }
+  n.ib_char_devices = Fact<IbCharDevFacts>::present(chardevs, {"/dev/infiniband", 0});
+  VirtInfo virt;
+  virt.known = virt.virtual_machine = true;
+  virt.hypervisor = "Microsoft Hyper-V";
+  n.virtualization = Fact<VirtInfo>::present(virt, {"/sys/class/dmi/id", 0});
+  n.pci_isolation = Fact<PciIsolationFacts>::present({}, {"/sys/bus/pci/devices", 0});
   return n;
 }
 

@@ -55,3 +55,25 @@ TEST(PairExpectation, HostMemoryMpiSaysHowManyHcasUcxUses) {
 
 }  // namespace
 }  // namespace trainready
+
+namespace trainready {
+namespace {
+
+// Issue 32, item 3: a rail is held to the per-HCA level of the size through the shared query
+// (AzNHC check_ib_bw_gdr: 180 Gb/s on ND A100 v4 = 22.5 GB/s; the old line-rate figure was
+// 200 / 8 x 95 % = 23.75), and to line rate x efficiency where the size has no such level
+// (ND MI300X v5: AzNHC checks ib_write_bw from host memory only).
+TEST(PairExpectation, RailsUseThePerHcaLevelOfTheSize) {
+  const PairExpectation a100 =
+      pair_expectation(Catalog::builtin().find("Standard_ND96asr_v4"), true, 8, RunOptions{});
+  ASSERT_TRUE(a100.gbytes_per_s) << a100.why_unknown;
+  EXPECT_DOUBLE_EQ(*a100.gbytes_per_s, 22.5);
+  EXPECT_NE(a100.formula.find("180 Gb/s / 8 = 22.5 GB/s"), std::string::npos) << a100.formula;
+  const PairExpectation mi300x = pair_expectation(
+      Catalog::builtin().find("Standard_ND96isr_MI300X_v5"), true, 8, RunOptions{});
+  ASSERT_TRUE(mi300x.gbytes_per_s) << mi300x.why_unknown;
+  EXPECT_DOUBLE_EQ(*mi300x.gbytes_per_s, 400 / 8.0 * 0.95);
+}
+
+}  // namespace
+}  // namespace trainready

@@ -1,10 +1,13 @@
 // ib-write-bw-low: an `ib_write_bw` capture below the per-HCA figure Azure's node health checks
 // hold the VM size to (AzNHC check_ib_bw_gdr: ib_write_bw from GPU memory, 8 MiB messages,
-// "BW average" in Gb/s; the floor is in the catalog as ib_write_bw_gdr_gbits_per_s).
+// "BW average" in Gb/s; the floor is in the catalog as ib_write_bw_gdr_gbits_per_s). The levels
+// come from queries/sku_levels.h: AzNHC's pass line is the repair level; where the catalog holds
+// a published two-level entry for the metric, a run between Warn and repair is a warning.
 #include <cstdio>
 #include <utility>
 
 #include "queries/node_queries.h"
+#include "queries/sku_levels.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -39,13 +42,15 @@ class IbWriteBwLow final : public Rule {
     std::string why;
     const SkuEntry* sku = sku_of(n, ctx, why);
     if (sku == nullptr) return RuleOutcome::skip(why + "; the floor depends on the VM size");
-    if (!sku->ib_write_bw_gdr_floor_gbits_per_s)
+    const std::optional<SkuLevel> level = sku_level(*sku, kMetricIbWriteBwGdr, "vm");
+    if (!level)
       return RuleOutcome::skip("the catalog has no per-HCA ib_write_bw floor for " + sku->name +
                                " (Azure's node health checks define none for it)");
-    const double floor = *sku->ib_write_bw_gdr_floor_gbits_per_s;
+    const double floor = level->repair_below;
     RuleOutcome out;
     Finding f = finding("");
     int low = 0;
+    int repair = 0;
     bool all_small = true;
     bool any_host = false;
     bool any_ethernet = false;
@@ -54,9 +59,14 @@ class IbWriteBwLow final : public Rule {
     double worst_ratio = 2;
     for (const IbWriteBwRun& r : n.ib_write_bw->runs) {
       // A bidirectional run (-b) reports both directions summed: the floor is per direction.
-      const double run_floor = r.bidirectional ? 2 * floor : floor;
-      if (r.average_gbps >= run_floor) continue;
+      const double per_direction = r.bidirectional ? r.average_gbps / 2 : r.average_gbps;
+      const LevelVerdict v = judge_level(*level, per_direction);
+      if (v == LevelVerdict::kOk) continue;
+      const double run_floor =
+          (r.bidirectional ? 2 : 1) *
+          (v == LevelVerdict::kRepair ? floor : level->warn_below.value_or(floor));
       ++low;
+      if (v == LevelVerdict::kRepair) ++repair;
       if (r.bytes >= kSmallMessageBytes) all_small = false;
       any_host |= !r.gpu_memory;
       any_ethernet |= r.link_type == "Ethernet";
@@ -80,11 +90,14 @@ class IbWriteBwLow final : public Rule {
       }
     }
     if (low == 0) return out;
-    if (all_small) f.severity = Severity::kWarning;
-    f.message = std::to_string(low) + " of " + std::to_string(n.ib_write_bw->runs.size()) +
-                " ib_write_bw run" + (n.ib_write_bw->runs.size() == 1 ? "" : "s") + " below " +
-                num(floor) + " Gb/s per HCA, the floor of " + sku->name + " (lowest: " + worst +
-                ")";
+    if (all_small || repair == 0) f.severity = Severity::kWarning;
+    f.message =
+        std::to_string(low) + " of " + std::to_string(n.ib_write_bw->runs.size()) +
+        " ib_write_bw run" + (n.ib_write_bw->runs.size() == 1 ? "" : "s") + " below " +
+        (repair == 0 ? num(level->warn_below.value_or(floor)) + " Gb/s per HCA, the Warn level of "
+                     : num(floor) + " Gb/s per HCA, the floor of ") +
+        sku->name + " (lowest: " + worst + ")";
+    f.evidence.push_back({"levels: " + describe_level(*level, *ctx.catalog), {"catalog", 0}});
     std::string cause =
         "Azure's node health checks expect at least " + num(floor) +
         " Gb/s from ib_write_bw on "
