@@ -1,5 +1,6 @@
 #pragma once
-// Runs a diagnostic command (ibstat, nvidia-smi, ...) for `collect`, bounded in time and output.
+// Runs a diagnostic command (ibstat, nvidia-smi, ...) for `collect`, bounded in time and output
+// (the health mode's run_probe underneath).
 #include <optional>
 #include <string>
 #include <vector>

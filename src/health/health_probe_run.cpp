@@ -42,8 +42,8 @@ double since(Clock::time_point t0) {
 
 }  // namespace
 
-ProbeResult run_probe(const std::vector<std::string>& argv, int deadline_ms,
-                      std::size_t max_bytes) {
+ProbeResult run_probe(const std::vector<std::string>& argv, int deadline_ms, std::size_t max_bytes,
+                      bool merge_stderr) {
   ProbeResult res;
   if (argv.empty() || !runnable(argv[0])) return res;
   res.found = true;
@@ -52,7 +52,10 @@ ProbeResult run_probe(const std::vector<std::string>& argv, int deadline_ms,
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  if (merge_stderr)
+    posix_spawn_file_actions_adddup2(&fa, out[1], 2);
+  else
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));

@@ -18,6 +18,9 @@ struct ProbeResult {
   std::string output;  // stdout, at most max_bytes
 };
 
-ProbeResult run_probe(const std::vector<std::string>& argv, int deadline_ms, std::size_t max_bytes);
+// With merge_stderr the program's stderr goes to `output` too; otherwise it is discarded.
+// collect's run_command is this, so every command trainready runs has one bounded runner.
+ProbeResult run_probe(const std::vector<std::string>& argv, int deadline_ms, std::size_t max_bytes,
+                      bool merge_stderr = false);
 
 }  // namespace trainready
