@@ -221,6 +221,9 @@ def main():
                 for tool in order:
                     dst = os.path.join(WORK, f"dst-{tool}")
                     shutil.rmtree(dst, ignore_errors=True)
+                    # Ours keeps its journal and parts beside DST (docs/stage.md): a fresh copy
+                    # every run, and no journal of the other set's source.
+                    shutil.rmtree(os.path.join(WORK, f".dst-{tool}.trainready-stage"), ignore_errors=True)
                     cmd = [dst if a is None else a for a in tools[tool]]
                     r = timed(cmd, dst, az_cpu, None if tool.startswith("ours") else env)
                     print(f"  {name} {tool:<15} {r['wall']:8.2f} s  CPU {r['cpu']:7.2f} s  Azurite CPU "
