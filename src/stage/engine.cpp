@@ -29,6 +29,7 @@
 #include "stage/dest_lock.h"
 #include "stage/hashing.h"
 #include "stage/journal.h"
+#include "stage/md5_pipeline.h"
 #include "stage/outcome.h"
 #include "stage/progress.h"
 #include "stage/rate_limiter.h"
@@ -59,19 +60,6 @@ class PhaseTimer {
   Clock::time_point t0_;
 };
 
-struct AlignedBuffer {
-  std::byte* p = nullptr;
-  std::size_t size = 0;
-  explicit AlignedBuffer(std::size_t n) : size(n) {
-    void* v = nullptr;
-    if (::posix_memalign(&v, 4096, std::max<std::size_t>(n, 4096)) != 0) throw std::bad_alloc();
-    p = static_cast<std::byte*>(v);
-  }
-  ~AlignedBuffer() { std::free(p); }
-  AlignedBuffer(const AlignedBuffer&) = delete;
-  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
-};
-
 struct FileJob {
   std::uint64_t id = 0;
   SourceEntry e;
@@ -84,9 +72,11 @@ struct FileJob {
   // Bytes read from the source for this file in this run: counted as copied only once it is
   // staged (a file that fails after its reads was read, not copied).
   std::atomic<std::uint64_t> read{0};
-  // MD5 is a stream: chunks feed it in order (a chunk waits for its predecessor, which a worker
-  // already holds because chunks are queued in order).
+  // MD5 is a stream: chunks feed it in order. A file of several chunks hands them to `ordered`
+  // (a hash thread, stage/md5_pipeline.h); otherwise, or when no hash thread could be started, a
+  // chunk waits for its predecessor (which a worker already holds: chunks are queued in order).
   std::unique_ptr<Md5> md5;
+  std::shared_ptr<OrderedMd5> ordered;
   std::mutex mu;
   std::condition_variable cv;
   std::uint64_t md5_next = 0;
@@ -148,10 +138,14 @@ class Copier {
   void files_in_batch(const std::shared_ptr<FileJob>& f);
   void flush_batch();
   void worker();
-  void run_task(Task& t, AlignedBuffer* buf);
+  void run_task(Task& t, std::unique_ptr<AlignedBuffer>& buf);
   void stop_run(const std::string& why);
   void copy_small(FileJob& f, AlignedBuffer& buf);
-  void copy_chunk(FileJob& f, std::uint64_t k, AlignedBuffer& buf);
+  void copy_chunk(FileJob& f, std::uint64_t k, std::unique_ptr<AlignedBuffer>& buf);
+  // Chunk k's bytes (the first `len` of buf) to the file's MD5: handed to its hash thread (buf
+  // is then empty), or fed here in order.
+  void hand_md5(FileJob& f, std::uint64_t k, std::unique_ptr<AlignedBuffer>& buf, std::size_t len);
+  void start_ordered_md5(const std::shared_ptr<FileJob>& f);
   void chunk_finished(FileJob& f);
   void finalize_with(FileJob& f, DestFile& d);
   void feed_md5(FileJob& f, std::uint64_t k, std::span<const std::byte> data);
@@ -176,6 +170,10 @@ class Copier {
   std::uint64_t next_id_ = 0;
   DirectWrite direct_;
   std::unique_ptr<TaskQueue> queue_;
+  // MD5 off the write path: spare chunk buffers and the hash threads (started on first use).
+  std::unique_ptr<BufferPool> spares_;
+  std::unique_ptr<HashPool> hashers_;
+  bool hashers_started_ = false, hashers_unavailable_ = false;
   std::atomic<bool> stop_{false};
   std::unordered_set<std::string> seen_;
   std::vector<std::shared_ptr<FileJob>> batch_;
@@ -285,10 +283,18 @@ void Copier::copy_small(FileJob& f, AlignedBuffer& buf) {
   }
 }
 
-void Copier::copy_chunk(FileJob& f, std::uint64_t k, AlignedBuffer& buf) {
+void Copier::hand_md5(FileJob& f, std::uint64_t k, std::unique_ptr<AlignedBuffer>& buf,
+                      std::size_t len) {
+  if (f.ordered)
+    hashers_->push(f.ordered, k, std::move(buf), len);
+  else
+    feed_md5(f, k, std::span<const std::byte>(buf->p, len));
+}
+
+void Copier::copy_chunk(FileJob& f, std::uint64_t k, std::unique_ptr<AlignedBuffer>& buf) {
   const std::uint64_t off = k * chunk_bytes_;
   const std::uint64_t len = std::min(chunk_bytes_, f.e.size - off);
-  const std::span<std::byte> data(buf.p, len);
+  const std::span<std::byte> data(buf->p, len);
   if (stop_.load() || f.failed.load()) {
     f.failed = true;
     f.cv.notify_all();
@@ -309,10 +315,10 @@ void Copier::copy_chunk(FileJob& f, std::uint64_t k, AlignedBuffer& buf) {
       }
       if (same) {
         f.hashes[k] = rec->second;
-        feed_md5(f, k, data);
         ++chunks_resumed_;
         bytes_resumed_ += len;
         counters_.bytes_done += len;
+        hand_md5(f, k, buf, len);  // `data` is not used after this
         return chunk_finished(f);
       }
     }
@@ -334,7 +340,6 @@ void Copier::copy_chunk(FileJob& f, std::uint64_t k, AlignedBuffer& buf) {
       PhaseTimer t(counters_, Phase::kHash);
       h = xxh3_hex(data);
     }
-    feed_md5(f, k, data);
     {
       PhaseTimer t(counters_, Phase::kWrite);
       f.dest->write_at(off, data);
@@ -343,6 +348,8 @@ void Copier::copy_chunk(FileJob& f, std::uint64_t k, AlignedBuffer& buf) {
     f.read += len;
     counters_.bytes_done += len;
     if (f.nchunks > 1) journal_->chunk(f.id, k, h);
+    // Written: the bytes go to the MD5 off the write path (`data` is not used after this).
+    hand_md5(f, k, buf, len);
   } catch (const SourceError& e) {
     fail(f, problem_kind(e.kind()), e.what());
   } catch (const DestError& e) {
@@ -352,6 +359,9 @@ void Copier::copy_chunk(FileJob& f, std::uint64_t k, AlignedBuffer& buf) {
 }
 
 void Copier::chunk_finished(FileJob& f) {
+  // A failed file's MD5 is of no use: its hash thread gives back what it holds and ends (its
+  // end is the last count of `remaining`).
+  if (f.failed.load() && f.ordered) hashers_->abandon(f.ordered);
   if (f.remaining.fetch_sub(1) != 1) return;
   // The last chunk of the file: finalize, or leave the part file for the next run.
   if (f.failed.load()) {
@@ -410,14 +420,14 @@ void Copier::stop_run(const std::string& why) {
   }
 }
 
-void Copier::run_task(Task& t, AlignedBuffer* buf) {
+void Copier::run_task(Task& t, std::unique_ptr<AlignedBuffer>& buf) {
   if (t.big) {
     if (buf == nullptr || stop_.load()) {
       t.big->failed = true;
       t.big->cv.notify_all();
       return chunk_finished(*t.big);
     }
-    copy_chunk(*t.big, t.chunk, *buf);
+    copy_chunk(*t.big, t.chunk, buf);
   } else if (buf != nullptr) {
     for (auto& f : t.small) copy_small(*f, *buf);
   }
@@ -433,13 +443,51 @@ void Copier::worker() {
     stop_run("cannot allocate a copy buffer of " + std::to_string(chunk_bytes_) +
              " bytes (--chunk-size): " + e.what());
   }
-  while (auto t = queue_->pop(counters_)) {
+  for (;;) {
+    if (!buf && spares_ && !stop_.load()) {
+      // Handed to a hash thread: a spare, taken while this worker holds no task (so the chunk a
+      // hash waits for is never stuck behind this wait: stage/md5_pipeline.h).
+      try {
+        PhaseTimer t(counters_, Phase::kHash);
+        buf = spares_->take();
+      } catch (const std::exception& e) {
+        stop_run("cannot allocate a copy buffer of " + std::to_string(chunk_bytes_) +
+                 " bytes (--chunk-size): " + e.what());
+      }
+    }
+    auto t = queue_->pop(counters_);
+    if (!t) break;
     try {
-      run_task(*t, buf.get());
+      run_task(*t, buf);
     } catch (const std::exception& e) {
       stop_run(std::string("a copy worker failed: ") + e.what());
     }
   }
+}
+
+// A file of several chunks with a source MD5 gets its MD5 fed on a hash thread. Called on the
+// listing thread only.
+void Copier::start_ordered_md5(const std::shared_ptr<FileJob>& f) {
+  if (hashers_unavailable_) return;
+  if (!hashers_started_) {
+    try {
+      hashers_->start();
+      hashers_started_ = true;
+    } catch (const std::system_error&) {
+      hashers_unavailable_ = true;  // no thread to spare: the workers hash in order, as before
+      return;
+    }
+  }
+  // The end of the file's MD5 counts as one more piece of `remaining`; the callback holds the
+  // file until it runs (once), so the cycle ends with it.
+  f->ordered = std::make_shared<OrderedMd5>(*f->md5, f->nchunks, [this, f](const std::string& err) {
+    try {
+      if (!err.empty()) fail(*f, "md5", f->e.path + ": " + err);
+      chunk_finished(*f);
+    } catch (const std::exception& e) {
+      stop_run(std::string("a hash thread failed: ") + e.what());
+    }
+  });
 }
 
 void Copier::enqueue(const SourceEntry& e) {
@@ -488,7 +536,8 @@ void Copier::enqueue(const SourceEntry& e) {
     dest_failed(f.get(), err);
     return;
   }
-  f->remaining = f->nchunks;
+  if (f->md5 && f->nchunks > 1) start_ordered_md5(f);
+  f->remaining = f->nchunks + (f->ordered ? 1 : 0);
   for (std::uint64_t k = 0; k < f->nchunks; ++k) queue_->push(Task{{}, f, k});
 }
 
@@ -594,6 +643,11 @@ StageFacts Copier::run() {
   if (o_.max_open > 0) n = std::min(n, o_.max_open);
   n = std::max(n, 1);
   queue_ = std::make_unique<TaskQueue>(static_cast<std::size_t>(n) * 4);
+  // Up to one spare buffer per worker: reads run that far ahead of a file's MD5.
+  spares_ = std::make_unique<BufferPool>(static_cast<std::size_t>(chunk_bytes_),
+                                         static_cast<std::size_t>(n));
+  hashers_ = std::make_unique<HashPool>(
+      *spares_, std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8));
 
   LimitContext ctx;
   ctx.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -666,6 +720,7 @@ StageFacts Copier::run() {
   }
   queue_->close();
   for (auto& w : workers) w.join();
+  hashers_->finish();  // the last MD5s finalize their files (journal still open)
   {
     std::lock_guard<std::mutex> lock(progress_mu);
     progress_stop = true;
