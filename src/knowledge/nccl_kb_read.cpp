@@ -213,17 +213,33 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
   for (NcclKbLine& line : nccl_kb_lines(f)) {
     const NcclKbEntry* best = nullptr;
     const NcclKbCause* best_cause = nullptr;
+    bool best_seen = false;
     for (const NcclKbEntry* e : nccl_kb_matches(kb, line, f)) {
-      // An entry whose causes are all conditional, none holding, does not apply here.
+      // The first cause whose `when` holds; when none does (the log does not show the context
+      // that decides), the entry still reads the line, with its first cause as the likeliest.
       const NcclKbCause* c = nullptr;
       for (const NcclKbCause& x : e->causes)
         if (nccl_kb_when_holds(x.when, f)) {
           c = &x;
           break;
         }
-      if (c && (!best || e->rank > best->rank)) {
+      const bool seen = c != nullptr;
+      if (!c && !e->causes.empty()) c = &e->causes.front();
+      if (!c) continue;
+      // A signature (the curated table nccl-known-signature reads, checked against the
+      // maintainers' stated causes) keeps its line; then an entry whose context the log shows;
+      // then the higher rank.
+      bool better = !best;
+      if (!better && nccl_kb_is_signature(*e) != nccl_kb_is_signature(*best))
+        better = nccl_kb_is_signature(*e);
+      else if (!better && seen != best_seen)
+        better = seen;
+      else if (!better)
+        better = e->rank > best->rank;
+      if (better) {
         best = e;
         best_cause = c;
+        best_seen = seen;
       }
     }
     if (!best) continue;
@@ -232,6 +248,7 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       NcclMessageReading r;
       r.entry = best;
       r.cause = best_cause;
+      r.cause_seen = best_seen;
       for (const NcclKbCause& x : best->causes)
         if (&x != best_cause) r.others.push_back(&x);
       if (!line.file.empty()) r.file_subsystem = kb.subsystem_of_file(file_of(line.file));

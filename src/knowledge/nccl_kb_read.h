@@ -28,7 +28,8 @@ struct NcclKbLine {
 
 struct NcclMessageReading {
   const NcclKbEntry* entry = nullptr;
-  const NcclKbCause* cause = nullptr;      // the first whose `when` holds
+  const NcclKbCause* cause = nullptr;      // the first whose `when` holds, else the first
+  bool cause_seen = true;                  // false: no cause's `when` holds in this log
   std::vector<const NcclKbCause*> others;  // the alternatives, in the entry's order
   NcclKbLine line;                         // the first line it explains
   std::uint64_t count = 0;                 // lines it explains

@@ -65,9 +65,10 @@ class ServiceNotRunning final : public Rule {
       Finding f = finding(svc.unit + " is not running (" + need + ")");
       f.evidence.push_back({"no process named " + svc.process + " in /proc", n.processes.where});
       if (svc.enabled)
-        f.evidence.push_back({"enabled: " + svc.enabled_where.source, svc.enabled_where});
+        f.evidence.push_back(
+            {"enabled at boot (a link in a *.target.wants directory)", svc.enabled_where});
       else if (svc.installed)
-        f.evidence.push_back({"unit file " + svc.unit_file + " (not enabled at boot)", {}});
+        f.evidence.push_back({svc.unit + " installed, not enabled at boot", {svc.unit_file, 0}});
       else
         f.evidence.push_back({"no unit file found for " + svc.unit, {}});
       if (svc.unit == "nvidia-fabricmanager.service") {

@@ -40,7 +40,10 @@ void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts
         {"first WARN: " + f.warnings.front().first.text, f.warnings.front().first.where});
   if (f.versions.size() == 1)
     x.evidence.push_back({"NCCL version " + f.versions.begin()->first, {}});
-  x.cause = r.cause->cause;
+  x.cause = r.cause_seen ? r.cause->cause
+                         : "The log does not show what decides between this message's causes; "
+                           "the likeliest: " +
+                               r.cause->cause;
   if (!r.others.empty()) {
     x.cause += " Other causes of this message:";
     int i = 0;

@@ -25,12 +25,20 @@ class NcclMessage : public Rule {
     for (const NcclKbFinding& k : nccl_kb_ranked(readings)) {
       const NcclKbEntry& e = *k.reading->entry;
       if (nccl_kb_is_signature(e)) continue;
+      // An info reading ("no external plugin found, using the internal one") explains a line so
+      // nccl-warnings does not quote it back; on its own it is not worth a finding.
+      if (e.severity == Severity::kInfo) continue;
       // A generic "-> code" trail follows the WARN NCCL printed where the failure started: the
       // WARN (its reading, or the rule that explains it) is the finding, the trail adds nothing.
       if (e.kind == NcclKbKind::kTrail && e.file == "trail.yaml" && !f.warnings.empty()) continue;
       if (o.findings.size() == 6) break;  // the rest follow from these, or are listed by them
       Finding x = finding("");
       fill_nccl_kb_finding(x, k, f);
+      // Below the dedicated NCCL rules (ranks 50 and up), which judge the same failure with
+      // context from several lines (peers, partitions, versions) and were checked against the
+      // maintainers' stated causes; above the generic nccl-warnings (ranks under 10). The
+      // knowledge base's own order is kept by scaling, not capping.
+      x.rank = x.rank * 45 / 100;
       o.findings.push_back(std::move(x));
     }
     return o;
