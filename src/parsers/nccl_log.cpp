@@ -266,6 +266,14 @@ void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut)
   State& st = *s_;
   thread_local std::string norm;  // prefixes, colour and CR off (issue 30): nccl_line_prefix.h
   const std::string_view text = normalize_nccl_line(raw, norm);
+  // A normalised line lives in `norm`, which the next line reuses: the tail must copy it, not
+  // keep a view into the scanner's block (found by fuzz_nccl_log under ASan).
+  struct TailViews {
+    bool& flag;
+    bool saved;
+    ~TailViews() { flag = saved; }
+  } keep{st.tail_views, st.tail_views};
+  if (text.data() != raw.data()) st.tail_views = false;
   ++st.f.lines;
   st.cur_line = number;
   if (cut) ++st.f.truncated_lines;
