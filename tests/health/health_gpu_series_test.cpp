@@ -18,6 +18,7 @@
 #include "health/health_machine.h"
 #include "health/health_outputs.h"
 #include "health/health_probe_run.h"
+#include "health/health_replay.h"
 #include "health/health_sample.h"
 #include "health/health_smi.h"
 #include "health/health_state_file.h"
@@ -30,26 +31,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> samples(const std::string& name) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(std::string(TR_TEST_DATA) + "/health/" + name))
-    if (e.is_directory()) out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// The first `n` samples (all when n < 0), through the state file each step.
-HealthFacts replay(const std::string& name, int n = -1) {
-  HealthFacts f;
-  int i = 0;
-  for (const std::string& dir : samples(name)) {
-    if (n >= 0 && i++ == n) break;
-    FsRoot root(dir);
-    f.events = advance_health(f.state, read_health_sample(root));
-    f.state = parse_health_state(health_state_json(f.state), "round-trip");
-  }
-  return f;
-}
+using test::health_replay;
+using test::health_samples;
+using test::health_timeline;
 
 const HealthVerdict* find(const std::vector<HealthVerdict>& v, const std::string& subject) {
   for (const HealthVerdict& x : v)
@@ -65,8 +49,8 @@ std::string fake_smi(const std::string& dir, const std::string& body) {
 }
 
 TEST(HealthTimeline, HungProbeIsADriverThatMayBeUnresponsiveReportedToAzure) {
-  EXPECT_TRUE(health_verdicts(replay("hung-probe", 1), "health-probe-hung").empty());
-  HealthFacts f = replay("hung-probe", 2);
+  EXPECT_TRUE(health_verdicts(health_replay("hung-probe", 1), "health-probe-hung").empty());
+  HealthFacts f = health_replay("hung-probe", 2);
   ASSERT_TRUE(f.state.probes.count("nvidia-smi -q"));
   EXPECT_TRUE(f.state.probes.at("nvidia-smi -q").hung);
   auto v = health_verdicts(f, "health-probe-hung");
@@ -81,15 +65,15 @@ TEST(HealthTimeline, HungProbeIsADriverThatMayBeUnresponsiveReportedToAzure) {
   EXPECT_LT(fix.find("collect the evidence"), fix.find("Guest Health Report"));
   EXPECT_LT(fix.find("Guest Health Report"), fix.find("reboot"));
   // Hung twice: two hangs kept.
-  EXPECT_EQ(replay("hung-probe", 3).state.probes.at("nvidia-smi -q").hang_times.size(), 2u);
+  EXPECT_EQ(health_replay("hung-probe", 3).state.probes.at("nvidia-smi -q").hang_times.size(), 2u);
   // After a reboot it answers again: cleared.
-  HealthFacts after = replay("hung-probe");
+  HealthFacts after = health_replay("hung-probe");
   EXPECT_FALSE(after.state.probes.at("nvidia-smi -q").hung);
   EXPECT_TRUE(health_verdicts(after, "health-probe-hung").empty());
 }
 
 TEST(HealthState, HungProbeInTheSameBootStaysUntilClearProbes) {
-  HealthFacts f = replay("hung-probe", 3);
+  HealthFacts f = health_replay("hung-probe", 3);
   HealthSample ok;
   ok.time = f.state.updated_at + 30;
   ok.boot_time = f.state.boot_time;  // same boot
@@ -101,19 +85,20 @@ TEST(HealthState, HungProbeInTheSameBootStaysUntilClearProbes) {
 }
 
 TEST(HealthTimeline, GpuCountersReachTheirLevels) {
-  HealthFacts quiet = replay("gpu-counters", 6);  // t000..t300: HW Slowdown in 5 of 10 minutes
+  HealthFacts quiet =
+      health_replay("gpu-counters", 6);  // t000..t300: HW Slowdown in 5 of 10 minutes
   for (const char* id : {"health-gpu-nvlink-errors", "health-gpu-ecc", "health-gpu-pcie-replay"})
     EXPECT_TRUE(health_verdicts(quiet, id).empty()) << id;
   auto warn = health_verdicts(quiet, "health-gpu-throttle");
   ASSERT_EQ(warn.size(), 1u);
   EXPECT_EQ(warn[0].severity, Severity::kWarning);  // active, not yet persistent (AzNHC warns)
   // t360: 6 of the last 10 minutes, GPUd's 0.6/min.
-  auto hw = health_verdicts(replay("gpu-counters", 7), "health-gpu-throttle");
+  auto hw = health_verdicts(health_replay("gpu-counters", 7), "health-gpu-throttle");
   ASSERT_EQ(hw.size(), 1u);
   EXPECT_EQ(hw[0].severity, Severity::kError);
   EXPECT_EQ(hw[0].ghr_category, "Resource.Hpc.Unhealthy.ManualInvestigation");
 
-  HealthFacts f = replay("gpu-counters");
+  HealthFacts f = health_replay("gpu-counters");
   const GpuSeries& g = f.state.gpu_series.at("00000001:00:00.0");
   EXPECT_EQ(g.counters.at("pcie_replays").last, 90u);
   EXPECT_EQ(g.counters.at("ecc_sram_uncorrectable_aggregate").last, 1u);
@@ -141,7 +126,7 @@ TEST(HealthTimeline, GpuCountersReachTheirLevels) {
 }
 
 TEST(HealthState, ClearGpusRestartsThrottleWindowsAndRates) {
-  HealthFacts f = replay("gpu-counters");
+  HealthFacts f = health_replay("gpu-counters");
   ASSERT_FALSE(health_verdicts(f, "health-gpu-pcie-replay").empty());
   clear_health(f.state, "gpus");
   EXPECT_TRUE(health_verdicts(f, "health-gpu-pcie-replay").empty());
@@ -209,7 +194,7 @@ TEST(HealthCli, HungNvidiaSmiIsAFindingAndTheRunStillReturns) {
 }
 
 TEST(HealthOutputs, HtmlEscapesEveryInputText) {
-  HealthFacts f = replay("gpu-counters");
+  HealthFacts f = health_replay("gpu-counters");
   f.state.timeline.push_back({f.state.updated_at, "mlx5_<script>alert(1)</script>/1 DOWN"});
   f.source = "/snap/\"><img src=x onerror=alert(1)>";
   const std::string html = health_html(f, {}, "report-azure", "node<b>");
@@ -229,7 +214,7 @@ namespace {
 // The new parts of the state file are optional on read (a state written before them loads), but
 // a damaged one is the same clear error as any damaged state file (exit 2 from the CLI).
 TEST(HealthState, GpuSeriesPartsOptionalButNeverHalfRead) {
-  HealthFacts f = replay("hung-probe", 2);
+  HealthFacts f = health_replay("hung-probe", 2);
   nlohmann::json j = nlohmann::json::parse(health_state_json(f.state));
   j.erase("gpu_series");
   j.erase("probes");

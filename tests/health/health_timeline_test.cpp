@@ -9,6 +9,7 @@
 #include "core/input_error.h"
 #include "core/root.h"
 #include "health/health_machine.h"
+#include "health/health_replay.h"
 #include "health/health_sample.h"
 #include "health/health_state_file.h"
 #include "rules/health/health_judge.h"
@@ -19,31 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string timeline(const std::string& name) {
-  return std::string(TR_TEST_DATA) + "/health/" + name;
-}
-
-std::vector<std::string> samples(const std::string& name) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(timeline(name)))
-    if (e.is_directory()) out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// Replays the first `n` samples (all when n < 0), through a state file each step as
-// HealthCheckProgram runs do (one process per sample).
-HealthFacts replay(const std::string& name, int n = -1) {
-  HealthFacts f;
-  int i = 0;
-  for (const std::string& dir : samples(name)) {
-    if (n >= 0 && i++ == n) break;
-    FsRoot root(dir);
-    f.events = advance_health(f.state, read_health_sample(root));
-    f.state = parse_health_state(health_state_json(f.state), "round-trip");
-  }
-  return f;
-}
+using test::health_replay;
+using test::health_samples;
+using test::health_timeline;
 
 std::vector<HealthVerdict> verdicts(const HealthFacts& f, const char* id) {
   return health_verdicts(f, id);
@@ -51,10 +30,10 @@ std::vector<HealthVerdict> verdicts(const HealthFacts& f, const char* id) {
 
 TEST(HealthTimeline, FlappingPortIsFlappingAfterThreeCyclesAndReportedToAzure) {
   // Two cycles: recovered, not yet a flap (GPUd needs 3).
-  HealthFacts two = replay("flapping-port", 7);
+  HealthFacts two = health_replay("flapping-port", 7);
   EXPECT_EQ(two.state.ports.at("mlx5_ib0/1").condition, PortCondition::kRecovered);
   EXPECT_TRUE(verdicts(two, "health-ib-port-flapping").empty());
-  HealthFacts f = replay("flapping-port");
+  HealthFacts f = health_replay("flapping-port");
   const PortHistory& h = f.state.ports.at("mlx5_ib0/1");
   EXPECT_EQ(h.condition, PortCondition::kFlapping);
   EXPECT_EQ(h.flaps.size(), 3u);
@@ -68,7 +47,7 @@ TEST(HealthTimeline, FlappingPortIsFlappingAfterThreeCyclesAndReportedToAzure) {
 }
 
 TEST(HealthTimeline, FlappingIsStickyUntilCleared) {
-  HealthFacts f = replay("flapping-port");
+  HealthFacts f = health_replay("flapping-port");
   // The port is ACTIVE in the last sample and stays flapping.
   EXPECT_EQ(f.state.ports.at("mlx5_ib0/1").state, "ACTIVE");
   EXPECT_FALSE(verdicts(f, "health-ib-port-flapping").empty());
@@ -79,9 +58,9 @@ TEST(HealthTimeline, FlappingIsStickyUntilCleared) {
 
 TEST(HealthTimeline, ClimbingSymbolErrorsPassTheHourlyFatalLevel) {
   // After 60 s: 120 errors, not above 120/hour yet; 2/s is under the 10/s degraded level.
-  HealthFacts early = replay("symbol-errors", 3);
+  HealthFacts early = health_replay("symbol-errors", 3);
   EXPECT_TRUE(verdicts(early, "health-ib-counter-errors").empty());
-  HealthFacts f = replay("symbol-errors");
+  HealthFacts f = health_replay("symbol-errors");
   const CounterHistory& c = f.state.ports.at("mlx5_ib0/1").counters.at("symbol_error");
   EXPECT_EQ(c.last, 180u);
   EXPECT_EQ(c.hour_increase, 180u);
@@ -97,18 +76,18 @@ TEST(HealthTimeline, ClimbingSymbolErrorsPassTheHourlyFatalLevel) {
 
 TEST(HealthTimeline, XidAgainAfterARebootEscalatesToAGuestHealthReport) {
   // Before the reboot: one Xid 79 in this boot, NVIDIA's RESTART_BM: reboot.
-  HealthFacts before = replay("xid-reboot", 2);
+  HealthFacts before = health_replay("xid-reboot", 2);
   auto b = verdicts(before, "health-gpu-xid");
   ASSERT_EQ(b.size(), 1u);
   EXPECT_EQ(b[0].action, RepairAction::kReboot);
   // Rebooted, the old line read again: counted once, from an earlier boot, not current.
-  HealthFacts rebooted = replay("xid-reboot", 3);
+  HealthFacts rebooted = health_replay("xid-reboot", 3);
   EXPECT_EQ(rebooted.state.xids.size(), 1u);
   EXPECT_TRUE(verdicts(rebooted, "health-gpu-xid").empty());
   EXPECT_TRUE(std::any_of(rebooted.events.begin(), rebooted.events.end(),
                           [](const std::string& e) { return e.rfind("rebooted", 0) == 0; }));
   // The same Xid on the same GPU in the new boot: the reboot did not fix it.
-  HealthFacts f = replay("xid-reboot");
+  HealthFacts f = health_replay("xid-reboot");
   EXPECT_EQ(f.state.xids.size(), 2u);
   auto v = verdicts(f, "health-gpu-xid");
   ASSERT_EQ(v.size(), 1u);
@@ -119,11 +98,11 @@ TEST(HealthTimeline, XidAgainAfterARebootEscalatesToAGuestHealthReport) {
 }
 
 TEST(HealthTimeline, RecoveredLinkIsInformationAndNeedsNoAction) {
-  HealthFacts down = replay("recovered-link", 2);
+  HealthFacts down = health_replay("recovered-link", 2);
   auto d = verdicts(down, "health-ib-port-down");
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].severity, Severity::kWarning);
-  HealthFacts f = replay("recovered-link");
+  HealthFacts f = health_replay("recovered-link");
   EXPECT_EQ(f.state.ports.at("mlx5_ib0/1").condition, PortCondition::kRecovered);
   auto v = verdicts(f, "health-ib-port-down");
   ASSERT_EQ(v.size(), 1u);
@@ -133,9 +112,9 @@ TEST(HealthTimeline, RecoveredLinkIsInformationAndNeedsNoAction) {
 }
 
 TEST(HealthTimeline, PortDownFourMinutesIsDroppedAndStaysDropped) {
-  HealthFacts early = replay("dropped-port", 8);  // down 3.5 min
+  HealthFacts early = health_replay("dropped-port", 8);  // down 3.5 min
   EXPECT_EQ(early.state.ports.at("mlx5_ib0/1").condition, PortCondition::kDown);
-  HealthFacts f = replay("dropped-port");
+  HealthFacts f = health_replay("dropped-port");
   EXPECT_EQ(f.state.ports.at("mlx5_ib0/1").condition, PortCondition::kDropped);
   auto v = verdicts(f, "health-ib-port-down");
   ASSERT_EQ(v.size(), 1u);
@@ -144,25 +123,25 @@ TEST(HealthTimeline, PortDownFourMinutesIsDroppedAndStaysDropped) {
 }
 
 TEST(HealthTimeline, QuietStateHasNoFindings) {
-  HealthFacts f = replay("symbol-errors", 1);
+  HealthFacts f = health_replay("symbol-errors", 1);
   const Evaluation ev = evaluate_health(f, RuleSelection{});
   EXPECT_TRUE(ev.findings.empty());
   EXPECT_EQ(ev.evaluations, 10);  // every health rule ran
 }
 
 TEST(HealthTimeline, RowRemapPendingNeedsAResetAndAfterARebootAReport) {
-  HealthFacts pending = replay("row-remap", 2);
+  HealthFacts pending = health_replay("row-remap", 2);
   auto p = verdicts(pending, "health-gpu-row-remap");
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].action, RepairAction::kResetGpu);
   EXPECT_NE(p[0].message.find("GPU 0 (00000001:00:00.0)"), std::string::npos);
-  HealthFacts f = replay("row-remap");
+  HealthFacts f = health_replay("row-remap");
   auto v = verdicts(f, "health-gpu-row-remap");
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].severity, Severity::kError);
   EXPECT_EQ(v[0].action, RepairAction::kReportAzure);
   EXPECT_EQ(v[0].ghr_category, "Resource.Hpc.Unhealthy.HpcRowRemapFailure");
-  EXPECT_TRUE(verdicts(replay("row-remap", 1), "health-gpu-row-remap").empty());
+  EXPECT_TRUE(verdicts(health_replay("row-remap", 1), "health-gpu-row-remap").empty());
 }
 
 TEST(HealthState, RowRemapFailureIsStickyUntilClearedGpus) {
@@ -193,7 +172,7 @@ TEST(HealthState, RowRemapFailureIsStickyUntilClearedGpus) {
 
 TEST(HealthState, SamplesMustComeInTimeOrder) {
   HealthState s;
-  const auto dirs = samples("recovered-link");
+  const auto dirs = health_samples("recovered-link");
   FsRoot late(dirs[2]);
   FsRoot early(dirs[0]);
   advance_health(s, read_health_sample(late));
@@ -238,7 +217,7 @@ TEST(HealthState, DamagedOrNewerStateFilesAreInputErrors) {
 }
 
 TEST(HealthState, RoundTripKeepsEverything) {
-  HealthFacts f = replay("xid-reboot");
+  HealthFacts f = health_replay("xid-reboot");
   const std::string once = health_state_json(f.state);
   EXPECT_EQ(health_state_json(parse_health_state(once, "x")), once);
 }
