@@ -7,6 +7,7 @@
 
 #include "core/root.h"
 #include "probes/probes.h"
+#include "support/live_over_root.h"
 #include "support/paths.h"
 
 using namespace trainready;
@@ -14,26 +15,6 @@ using namespace trainready::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-class LiveOver final : public Root {
- public:
-  explicit LiveOver(const std::string& dir) : inner_(dir) {}
-  FileRead read_file(const std::string& p, std::size_t limit) const override {
-    return inner_.read_file(p, limit);
-  }
-  DirList list_dir(const std::string& p) const override { return inner_.list_dir(p); }
-  LinkRead read_link(const std::string& p) const override { return inner_.read_link(p); }
-  std::string display(const std::string& p) const override { return p; }
-  bool is_live() const override { return true; }
-
- private:
-  FsRoot inner_;
-};
-
-void write(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 void link(const std::string& target, const std::string& path) {
   fs::create_directories(fs::path(path).parent_path());
@@ -60,13 +41,14 @@ std::string config_space(std::uint16_t acs_control, bool ats_enabled) {
 // D-state one with SIGKILL pending.
 TEST(ProcessProbe, ZombiesAndUnkillableFromRealStatusFiles) {
   const std::string d = temp_dir("proc-states");
-  write(d + "/proc/100/status", read_fixture("host-health/proc-status-sleeping.txt"));
-  write(d + "/proc/200/status", read_fixture("host-health/proc-status-zombie.txt"));
-  write(d + "/proc/300/status", read_fixture("host-health/proc-status-dstate-kill-pending.txt"));
-  write(d + "/proc/300/wchan", "nv_wait_for_gpu");
-  write(d + "/proc/self", "not a pid");
-  write(d + "/proc/sys/kernel/pid_max", "4194304\n");
-  write(d + "/sys/devices/system/cpu/online", "0-63,128-191\n");
+  write_fixture_file(d + "/proc/100/status", read_fixture("host-health/proc-status-sleeping.txt"));
+  write_fixture_file(d + "/proc/200/status", read_fixture("host-health/proc-status-zombie.txt"));
+  write_fixture_file(d + "/proc/300/status",
+                     read_fixture("host-health/proc-status-dstate-kill-pending.txt"));
+  write_fixture_file(d + "/proc/300/wchan", "nv_wait_for_gpu");
+  write_fixture_file(d + "/proc/self", "not a pid");
+  write_fixture_file(d + "/proc/sys/kernel/pid_max", "4194304\n");
+  write_fixture_file(d + "/sys/devices/system/cpu/online", "0-63,128-191\n");
   FsRoot root(d);
   const Fact<ProcessFacts> f = probe_processes(root);
   ASSERT_TRUE(f.ok()) << f.describe();
@@ -96,10 +78,12 @@ TEST(ProcessProbe, ZombiesAndUnkillableFromRealStatusFiles) {
 TEST(ServiceProbe, InstalledEnabledRunning) {
   const std::string d = temp_dir("services");
   std::string status = read_fixture("host-health/proc-status-sleeping.txt");
-  write(d + "/proc/10/status", "Name:\tslurmd\nState:\tS (sleeping)\n");
-  write(d + "/proc/11/status", "Name:\tnv-fabricmanage\nState:\tS (sleeping)\n");
-  write(d + "/lib/systemd/system/slurmd.service", "[Service]\nExecStart=/usr/sbin/slurmd\n");
-  write(d + "/lib/systemd/system/munge.service", "[Service]\nExecStart=/usr/sbin/munged\n");
+  write_fixture_file(d + "/proc/10/status", "Name:\tslurmd\nState:\tS (sleeping)\n");
+  write_fixture_file(d + "/proc/11/status", "Name:\tnv-fabricmanage\nState:\tS (sleeping)\n");
+  write_fixture_file(d + "/lib/systemd/system/slurmd.service",
+                     "[Service]\nExecStart=/usr/sbin/slurmd\n");
+  write_fixture_file(d + "/lib/systemd/system/munge.service",
+                     "[Service]\nExecStart=/usr/sbin/munged\n");
   link("/lib/systemd/system/slurmd.service",
        d + "/etc/systemd/system/multi-user.target.wants/slurmd.service");
   link("/lib/systemd/system/munge.service",
@@ -127,13 +111,13 @@ TEST(ServiceProbe, InstalledEnabledRunning) {
 // the listing `collect` writes in a snapshot.
 TEST(IbCharDevProbe, LiveAndSnapshot) {
   const std::string d = temp_dir("ib-chardev");
-  write(d + "/sys/class/infiniband_verbs/uverbs0/ibdev", "mlx5_ib0\n");
-  write(d + "/sys/class/infiniband_verbs/uverbs1/ibdev", "mlx5_ib1\n");
-  write(d + "/sys/class/infiniband_mad/umad0/ibdev", "mlx5_ib0\n");
-  write(d + "/sys/class/infiniband_mad/umad0/port", "1\n");
-  write(d + "/dev/infiniband/uverbs0", "");
-  write(d + "/dev/infiniband/umad0", "");
-  write(d + "/dev/infiniband/rdma_cm", "");
+  write_fixture_file(d + "/sys/class/infiniband_verbs/uverbs0/ibdev", "mlx5_ib0\n");
+  write_fixture_file(d + "/sys/class/infiniband_verbs/uverbs1/ibdev", "mlx5_ib1\n");
+  write_fixture_file(d + "/sys/class/infiniband_mad/umad0/ibdev", "mlx5_ib0\n");
+  write_fixture_file(d + "/sys/class/infiniband_mad/umad0/port", "1\n");
+  write_fixture_file(d + "/dev/infiniband/uverbs0", "");
+  write_fixture_file(d + "/dev/infiniband/umad0", "");
+  write_fixture_file(d + "/dev/infiniband/rdma_cm", "");
   const Fact<IbCharDevFacts> live = probe_ib_char_devices(LiveOver(d));
   ASSERT_TRUE(live.ok()) << live.describe();
   ASSERT_EQ(live->verbs.size(), 2u);
@@ -147,12 +131,12 @@ TEST(IbCharDevProbe, LiveAndSnapshot) {
   // Snapshot: no listing -> missing (not "no devices"); the listing -> the same answer.
   FsRoot snap(d);
   EXPECT_EQ(probe_ib_char_devices(snap).status, FactStatus::kMissing);
-  write(d + "/trainready/infiniband-devices", ib_char_dev_listing(*live));
+  write_fixture_file(d + "/trainready/infiniband-devices", ib_char_dev_listing(*live));
   const Fact<IbCharDevFacts> s = probe_ib_char_devices(snap);
   ASSERT_TRUE(s.ok()) << s.describe();
   EXPECT_TRUE(s->verbs[0].node_present);
   EXPECT_FALSE(s->verbs[1].node_present);
-  write(d + "/trainready/infiniband-devices", "(no /dev/infiniband)\n");
+  write_fixture_file(d + "/trainready/infiniband-devices", "(no /dev/infiniband)\n");
   EXPECT_FALSE(probe_ib_char_devices(snap)->dev_dir_present);
 }
 
@@ -167,20 +151,23 @@ TEST(VirtualizationProbe, DmiCpuFlagsOrUnknown) {
   EXPECT_EQ(vm->hypervisor, "Microsoft Hyper-V");
 
   const Fact<DmiInfo> metal = Fact<DmiInfo>::present({"Supermicro", "SYS-821GE-TNHR", "", false});
-  write(d + "/proc/cpuinfo",
-        "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu vme de pse tsc msr pae mce "
-        "cx8 apic sep mtrr pge vmx smx est\n");
+  write_fixture_file(
+      d + "/proc/cpuinfo",
+      "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu vme de pse tsc msr pae mce "
+      "cx8 apic sep mtrr pge vmx smx est\n");
   const Fact<VirtInfo> bm = probe_virtualization(FsRoot(d), metal);
   ASSERT_TRUE(bm.ok());
   EXPECT_TRUE(bm->known);
   EXPECT_FALSE(bm->virtual_machine);
   EXPECT_EQ(bm->where.line, 3);
 
-  write(d + "/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme hypervisor lahf_lm\n");
+  write_fixture_file(d + "/proc/cpuinfo",
+                     "processor\t: 0\nflags\t\t: fpu vme hypervisor lahf_lm\n");
   EXPECT_TRUE(probe_virtualization(FsRoot(d), metal)->virtual_machine);
 
   // Grace (aarch64): "Features", no "flags": unknown, not bare metal.
-  write(d + "/proc/cpuinfo", "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1\n");
+  write_fixture_file(d + "/proc/cpuinfo",
+                     "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1\n");
   const Fact<VirtInfo> arm = probe_virtualization(FsRoot(d), metal);
   ASSERT_TRUE(arm.ok());
   EXPECT_FALSE(arm->known);
@@ -193,17 +180,17 @@ TEST(PciIsolationProbe, IommuAcsAtsAndShortConfig) {
   const std::string gpu = "0000:1b:00.0";
   const std::string bridge = "0000:1a:00.0";
   const std::string dev = d + "/sys/devices/pci0000:00/0000:00:01.0/" + bridge + "/" + gpu;
-  write(dev + "/config", config_space(0, false));
-  write(d + "/sys/devices/pci0000:00/0000:00:01.0/" + bridge + "/config",
-        config_space(0x001d, false));
-  write(d + "/sys/devices/pci0000:00/0000:00:01.0/config", std::string(256, '\0'));
+  write_fixture_file(dev + "/config", config_space(0, false));
+  write_fixture_file(d + "/sys/devices/pci0000:00/0000:00:01.0/" + bridge + "/config",
+                     config_space(0x001d, false));
+  write_fixture_file(d + "/sys/devices/pci0000:00/0000:00:01.0/config", std::string(256, '\0'));
   link("../../../devices/pci0000:00/0000:00:01.0/" + bridge + "/" + gpu,
        d + "/sys/bus/pci/devices/" + gpu);
   link("../../../devices/pci0000:00/0000:00:01.0/" + bridge, d + "/sys/bus/pci/devices/" + bridge);
   link("../../../devices/pci0000:00/0000:00:01.0", d + "/sys/bus/pci/devices/0000:00:01.0");
   link("../../../../../kernel/iommu_groups/17", dev + "/iommu_group");
-  write(d + "/sys/kernel/iommu_groups/17/type", "DMA-FQ\n");
-  write(d + "/sys/class/iommu/dmar0/x", "");
+  write_fixture_file(d + "/sys/kernel/iommu_groups/17/type", "DMA-FQ\n");
+  write_fixture_file(d + "/sys/class/iommu/dmar0/x", "");
   PciFacts pci;
   PciDevice g;
   g.address = gpu;

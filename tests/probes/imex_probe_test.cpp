@@ -6,6 +6,7 @@
 
 #include "core/root.h"
 #include "probes/probes.h"
+#include "support/live_over_root.h"
 #include "support/paths.h"
 
 using namespace trainready;
@@ -13,23 +14,6 @@ using namespace trainready::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A live-looking Root over a snapshot directory, so the live branch (listing /dev) is tested
-// without the machine's own /dev.
-class LiveOver final : public Root {
- public:
-  explicit LiveOver(const std::string& dir) : inner_(dir) {}
-  FileRead read_file(const std::string& p, std::size_t limit) const override {
-    return inner_.read_file(p, limit);
-  }
-  DirList list_dir(const std::string& p) const override { return inner_.list_dir(p); }
-  LinkRead read_link(const std::string& p) const override { return inner_.read_link(p); }
-  std::string display(const std::string& p) const override { return p; }
-  bool is_live() const override { return true; }
-
- private:
-  FsRoot inner_;
-};
 
 Fact<GpuFacts> gpus_with_fabric(const char* state) {
   GpuFacts g;
@@ -40,20 +24,15 @@ Fact<GpuFacts> gpus_with_fabric(const char* state) {
   return Fact<GpuFacts>::present(g);
 }
 
-void write(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path) << text;
-}
-
 }  // namespace
 
 // The daemon is found by its process name in /proc/<pid>/comm; none running is a present
 // "false", and nothing is scanned where no GPU reports an NVLink fabric.
 TEST(ImexProbe, DaemonByProcessName) {
   const std::string d = temp_dir("imex-daemon");
-  write(d + "/proc/1/comm", "systemd\n");
-  write(d + "/proc/42/comm", "nvidia-imex\n");
-  write(d + "/proc/modules", "");
+  write_fixture_file(d + "/proc/1/comm", "systemd\n");
+  write_fixture_file(d + "/proc/42/comm", "nvidia-imex\n");
+  write_fixture_file(d + "/proc/modules", "");
   FsRoot root(d);
   Fact<bool> f = probe_imex_daemon(root, gpus_with_fabric("completed"));
   ASSERT_TRUE(f.ok()) << f.describe();
@@ -68,7 +47,7 @@ TEST(ImexProbe, DaemonByProcessName) {
   EXPECT_NE(f.reason.find("not looked for"), std::string::npos);
   // A snapshot that recorded no process at all says so, never "not running".
   const std::string e = temp_dir("imex-daemon-empty");
-  write(e + "/proc/modules", "");
+  write_fixture_file(e + "/proc/modules", "");
   FsRoot empty(e);
   f = probe_imex_daemon(empty, gpus_with_fabric("completed"));
   EXPECT_FALSE(f.ok());
@@ -83,7 +62,7 @@ TEST(ImexProbe, ChannelsLiveAndFromASnapshot) {
   Fact<std::vector<std::string>> c = probe_imex_channels(live);
   ASSERT_TRUE(c.ok());
   EXPECT_TRUE(c->empty());
-  write(d + "/dev/nvidia-caps-imex-channels/channel0", "");
+  write_fixture_file(d + "/dev/nvidia-caps-imex-channels/channel0", "");
   c = probe_imex_channels(live);
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->size(), 1u);
@@ -93,7 +72,7 @@ TEST(ImexProbe, ChannelsLiveAndFromASnapshot) {
   c = probe_imex_channels(snap);
   EXPECT_EQ(c.status, FactStatus::kMissing);
   EXPECT_NE(c.reason.find("does not list"), std::string::npos);
-  write(d + "/trainready/imex-channels", "channel0\n");
+  write_fixture_file(d + "/trainready/imex-channels", "channel0\n");
   c = probe_imex_channels(snap);
   ASSERT_TRUE(c.ok());
   ASSERT_EQ(c->size(), 1u);
