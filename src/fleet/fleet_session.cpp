@@ -103,15 +103,15 @@ std::string probe_to_message(const FleetOptions& opt, int rank, FleetFault fault
   return encode_rank_message(m);
 }
 
-// A group leader of the two-level gather: its own hello and facts, then every message of its
-// members (ranks leader+1 .. leader+K-1) as it arrives, until each has sent its facts (or a
-// failure) or kLeaderShare of the deadline has passed; then one bundle to rank 0, which still has
-// the rest of the deadline to take it. A member that said hello but sent nothing more ends
-// stalled at rank 0, one that sent nothing silent, as in the one-level gather.
+// A group leader of the two-level gather: its own facts (its hello went to rank 0), then every
+// message of its members (ranks leader+1 .. leader+K-1) as it arrives, until each has sent its
+// facts (or a failure) or kLeaderShare of the deadline has passed; then one bundle to rank 0,
+// which still has the rest of the deadline to take it. A member that said hello but sent nothing
+// more ends stalled at rank 0, one that sent nothing silent, as in the one-level gather.
 constexpr double kLeaderShare = 0.9;
 
 void lead_group(const FleetSession& s, const FleetOptions& opt, Clock::time_point t0,
-                std::string hello, std::string facts) {
+                std::string facts) {
   const int first = s.rank + 1;
   const int end = std::min(s.rank + s.gather_group, s.size);
   std::deque<std::string> held;  // stable storage for the entries' views
@@ -120,7 +120,6 @@ void lead_group(const FleetSession& s, const FleetOptions& opt, Clock::time_poin
     held.push_back(std::move(bytes));
     entries.push_back({rank, t, held.back()});
   };
-  keep(s.rank, std::move(hello), 0);
   keep(s.rank, std::move(facts), seconds_since(t0));
   std::vector<bool> done(static_cast<std::size_t>(std::max(end - first, 0)), false);
   std::size_t answered = 0;
@@ -189,8 +188,10 @@ FleetSession gather_fleet(const FleetOptions& opt) {
   const int leader = gather_leader(s.rank, s.gather_group);
   const auto t0 = Clock::now();
   if (fault == FleetFault::kSilent) sleep_forever();
-  if (s.rank != leader)
-    s.world->send(hello_bytes(s.rank, host), leader, kFleetHelloChannel, milliseconds(0));
+  // A leader says hello to rank 0 itself: if it then hangs, rank 0 names it stalled.
+  if (s.rank != 0)
+    s.world->send(hello_bytes(s.rank, host), leader == s.rank ? 0 : leader, kFleetHelloChannel,
+                  milliseconds(0));
   if (fault == FleetFault::kHang) sleep_forever();
 
   std::string mine;
@@ -204,7 +205,7 @@ FleetSession gather_fleet(const FleetOptions& opt) {
     return s;
   }
   if (s.rank != 0) {
-    lead_group(s, opt, t0, hello_bytes(s.rank, host), mine);
+    lead_group(s, opt, t0, mine);
     return s;
   }
   FleetGatherer g(s.size, TRAINREADY_VERSION);
@@ -216,7 +217,9 @@ FleetSession gather_fleet(const FleetOptions& opt) {
     std::string bytes;
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
     if (!s.world->receive(source, channel, bytes, std::min(left, milliseconds(100)))) continue;
-    const bool mine_to_hear = gather_leader(source, s.gather_group) == 0;
+    // Its own group's messages, and every leader's hello.
+    const bool mine_to_hear = gather_leader(source, s.gather_group) == 0 ||
+                              (channel == kFleetHelloChannel && source % s.gather_group == 0);
     if ((channel == kFleetHelloChannel || channel == kFleetFactsChannel) && mine_to_hear)
       g.accept(source, bytes, seconds_since(t0));
     else if (channel == kFleetBundleChannel && s.gather_group > 1 && source > 0 &&

@@ -187,6 +187,14 @@ for faults in (None, "4:hang,5:silent,7:garbage"):
                   ["stalled", "silent", "ok", "unreadable"],
                   "two-level: a member's hang, silence and garbage reach rank 0 through its leader")
             check(took < 40, f"two-level with bad ranks ends soon after its deadline ({took:.1f} s)")
+# A leader that hangs after its hello: named stalled (its hello went to rank 0 directly); its
+# members, whose messages it held, are unheard.
+_, _, hung = report(3, "3:hang")
+if hung:
+    check([x["state"] for x in json.loads(hung)["fleet"]["ranks"]][3:6] ==
+          ["stalled", "silent", "silent"], "two-level: a hung leader is stalled, its group silent")
+else:
+    check(False, "two-level: a hung leader: no report")
 _, _, one = report(1, fmt="text")
 _, _, two = report(3, fmt="text")
 
