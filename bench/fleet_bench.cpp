@@ -16,9 +16,11 @@
 // run); exits 1 unless both name exactly the idle ranks.
 // Usage: fleet_bench [MAX_NODES]   (run it pinned to one core: taskset -c 0)
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,8 +30,10 @@
 
 #include "catalog/catalog.h"
 #include "cli/judge.h"
+#include "codec/node_facts_json.h"
 #include "core/root.h"
 #include "facts/pair_bandwidth_facts.h"
+#include "fleet/fleet_bundle.h"
 #include "fleet/fleet_gatherer.h"
 #include "fleet/fleet_message.h"
 #include "fleet/fleet_summary.h"
@@ -78,6 +82,100 @@ std::vector<std::string> synthetic_messages(const NodeFacts& base, int n) {
     out.push_back(encode_rank_message(m));
   }
   return out;
+}
+
+// What a group leader of the two-level gather sends rank 0: its members' messages, as received.
+std::vector<std::string> bundles_of(const std::vector<std::string>& msgs, int group) {
+  std::vector<std::string> out;
+  for (std::size_t first = 0; first < msgs.size(); first += static_cast<std::size_t>(group)) {
+    std::vector<BundleEntry> entries;
+    for (std::size_t r = first; r < std::min(msgs.size(), first + static_cast<std::size_t>(group));
+         ++r)
+      entries.push_back({static_cast<int>(r), 0.001, msgs[r]});
+    out.push_back(encode_bundle(entries));
+  }
+  return out;
+}
+
+// Rank 0's gather alone, in a child process so that its peak resident memory can be read
+// (wait4's ru_maxrss, less an idle child's): one level (every rank's message received and
+// decoded) or two (rank 0's own group's messages, then one bundle per other leader). Rank 0
+// receives into a buffer per message, as MpiWorld::receive does. Returns {CPU s, peak KiB}.
+std::pair<double, long> rank0_gather(const std::vector<std::string>& msgs,
+                                     const std::vector<std::string>& bundles, int group,
+                                     bool idle) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!idle) {
+      FleetGatherer g(static_cast<int>(msgs.size()), "0.1.0");
+      std::string buf;
+      if (bundles.empty()) {
+        for (std::size_t i = 0; i < msgs.size(); ++i) {
+          buf = msgs[i];
+          g.accept(static_cast<int>(i), buf, 0);
+        }
+      } else {
+        for (int i = 0; i < group; ++i) {
+          buf = msgs[static_cast<std::size_t>(i)];
+          g.accept(i, buf, 0);
+        }
+        for (std::size_t b = 1; b < bundles.size(); ++b) {
+          buf = bundles[b];
+          g.accept_bundle(static_cast<int>(b) * group, group, buf, 0);
+        }
+      }
+      FleetGather gathered = g.finish(0, 60, "bench");
+      if (gathered.nodes.size() != msgs.size()) ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  rusage ru{};
+  ::wait4(pid, &status, 0, &ru);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {-1, -1};
+  const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                     static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+  return {cpu, ru.ru_maxrss};
+}
+
+// One level against two (groups of 64) on the same messages: rank 0's CPU time and peak memory
+// for the gather, and at 512 nodes the same ranks and nodes either way. False on a difference.
+bool two_level_bench(const std::vector<std::string>& msgs) {
+  const int n = static_cast<int>(msgs.size());
+  const int group = kDefaultGatherGroup;
+  const std::vector<std::string> bundles = bundles_of(msgs, group);
+  const long idle = rank0_gather(msgs, {}, group, true).second;
+  const auto one = rank0_gather(msgs, {}, group, false);
+  const auto two = rank0_gather(msgs, bundles, group, false);
+  const auto one_again = rank0_gather(msgs, {}, group, false);  // A B A: the machine is shared
+  std::printf(
+      "        gather at rank 0, one level (%d messages) / two levels (%d + %zu bundles of %d): "
+      "CPU %.3f s (%.3f) / %.3f s, peak +%.1f MiB (%.1f) / +%.1f MiB\n",
+      n, group, bundles.size() - 1, group, one.first, one_again.first, two.first,
+      static_cast<double>(one.second - idle) / 1024,
+      static_cast<double>(one_again.second - idle) / 1024,
+      static_cast<double>(two.second - idle) / 1024);
+  if (one.first < 0 || two.first < 0) return false;
+  if (n != 512) return true;
+  FleetGatherer a(n, "0.1.0"), b(n, "0.1.0");
+  for (int i = 0; i < n; ++i) a.accept(i, msgs[static_cast<std::size_t>(i)], 0.001);
+  for (int i = 0; i < group; ++i) b.accept(i, msgs[static_cast<std::size_t>(i)], 0.001);
+  for (std::size_t k = 1; k < bundles.size(); ++k)
+    b.accept_bundle(static_cast<int>(k) * group, group, bundles[k], 0.001);
+  const FleetGather ga = a.finish(0, 60, "bench"), gb = b.finish(0, 60, "bench");
+  bool same = ga.nodes.size() == gb.nodes.size() && ga.fleet.ranks.size() == gb.fleet.ranks.size();
+  for (std::size_t i = 0; same && i < ga.fleet.ranks.size(); ++i)
+    same = ga.fleet.ranks[i].state == gb.fleet.ranks[i].state &&
+           ga.fleet.ranks[i].bytes == gb.fleet.ranks[i].bytes &&
+           ga.fleet.ranks[i].node == gb.fleet.ranks[i].node;
+  for (std::size_t i = 0; same && i < ga.nodes.size(); ++i) {
+    std::string x, y;
+    write_node_facts_json(x, ga.nodes[i], 0);
+    write_node_facts_json(y, gb.nodes[i], 0);
+    same = x == y;
+  }
+  if (!same) std::fprintf(stderr, "FAIL: the two-level gather's nodes differ from one level's\n");
+  return same;
 }
 
 // `fleet --bandwidth` on n nodes, as the sources leave it: one rail, one size, every pair
@@ -156,7 +254,7 @@ bool pair_matrix_bench(int n, const SharedFlags& flags) {
 }
 
 // `watch` under a launcher: rank 0's judgement of every rank's window (4 intervals per rank, one
-// rank in 64 idle while the others compute), at 512, 4,096 and 16,384 ranks, with the old way
+// rank in 64 idle while the others compute, busy shares spread over many distinct values), at 512, 4,096 and 16,384 ranks, with the old way
 // (every peer asked at every interval's middle, mark_stragglers_direct) on the same windows at
 // 512 and 4,096 ranks as the reference. Linear: 8x the ranks costs about 8x; the old way 64x.
 // False when a size's stragglers are not exactly the idle ranks or the sweep disagrees.
@@ -177,7 +275,9 @@ bool watch_judge_bench(int max_ranks) {
         li.interval.end = li.interval.start + 1;
         li.interval.seconds = 1;
         li.interval.gpus = 8;
-        li.interval.gpu_busy = r % 64 == 5 ? 0.05 : 0.97;
+        // Every rank's share its own (distinct values, as NVML reports them over a window).
+        const double frac = static_cast<double>((r * 7919 + i * 104729) % 1000) / 1000;
+        li.interval.gpu_busy = r % 64 == 5 ? 0.3 * frac : 0.9 + 0.1 * frac;
         li.verdict.label = r % 64 == 5 ? Label::kIdle : Label::kCompute;
         n.intervals.push_back(li);
       }
@@ -230,6 +330,7 @@ int main(int argc, char** argv) {
   for (int n : {512, 4096, 16384}) {
     if (n > max_nodes) break;
     std::vector<std::string> msgs = synthetic_messages(base, n);
+    if (!two_level_bench(msgs)) return 1;
     std::size_t wire = 0;
     for (const auto& m : msgs) wire += m.size();
     const long rss0 = rss_kib();

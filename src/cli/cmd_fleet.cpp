@@ -32,6 +32,7 @@ struct FleetArgs {
   std::string nccl_library;
   double timeout_s = 60;
   double probe_timeout_s = 30;
+  int gather_group = 0;  // --gather-group: 0 picks, 1 one level, K a leader per K ranks
   SharedFlags flags;
   bool slurm_health = false;  // --slurm-health: this node alone, for Slurm (slurm_health.h)
   SlurmHealthOptions slurm;   // --drain
@@ -80,6 +81,7 @@ int run_fleet(const FleetArgs& a) {
   if (a.slurm_health) return run_slurm_health_mode(a, opt.probe);
   opt.probe_timeout = ms(a.probe_timeout_s);
   opt.gather_timeout = ms(a.timeout_s);
+  opt.gather_group = a.gather_group;
 
   FleetSession s = gather_fleet(opt);
   // Rank 0 decides whether the later phases run and says so to every rank that answered; the
@@ -125,6 +127,11 @@ Runner add_fleet_command(CLI::App& app) {
   c->add_option("--probe-timeout", a->probe_timeout_s,
                 "Seconds each rank's probes may take before that rank reports them as hung")
       ->check(CLI::Range(0.5, 86400.0));
+  c->add_option("--gather-group", a->gather_group,
+                "Two-level gather: each rank sends its facts to the first rank of its group of K "
+                "consecutive ranks, which sends rank 0 one bundle; 1: every rank sends rank 0; "
+                "0 (default): one level up to 256 ranks, groups of 64 above")
+      ->check(CLI::Range(0, 1000000));
   c->add_option("--imds", a->imds_url,
                 "Ask this instance-metadata URL (even off Azure or for a snapshot)");
   c->add_flag("--no-imds", a->no_imds, "Never ask the instance metadata service");

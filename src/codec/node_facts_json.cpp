@@ -9,16 +9,12 @@ namespace {
 
 using nlohmann::json;
 
+// A fact as a tree, through the same writer call as the text (FactWriter::fact).
 template <class T, class F>
 json fact_json(const Fact<T>& f, F&& value_to_json) {
   json j;
-  j["status"] = fact_status_name(f.status);
-  if (f.ok()) {
-    j["value"] = value_to_json(f.value);
-  } else {
-    j["reason"] = f.reason;
-  }
-  if (!f.where.source.empty()) j["source"] = f.where.str();
+  TreeWriter w(j);
+  w.fact(f, [&](const T& v) { w.any(value_to_json(v)); });
   return j;
 }
 
@@ -45,60 +41,6 @@ std::string kind_name(PciKind k) {
   return "other";
 }
 
-json ib_json(const IbFacts& ib) {
-  json devs = json::array();
-  for (const auto& d : ib.devices) {
-    json ports = json::array();
-    for (const auto& p : d.ports) {
-      ports.push_back({{"port", p.number},
-                       {"state", plain(p.state)},
-                       {"phys_state", plain(p.phys_state)},
-                       {"rate_gbits_per_s", plain(p.rate_gbps)},
-                       {"rate_text", p.rate_text},
-                       {"link_layer", plain(p.link_layer)},
-                       {"pkey0", plain(p.pkey0)},
-                       {"lid", plain(p.lid)},
-                       {"source", p.where.str()}});
-    }
-    devs.push_back({{"name", d.name},
-                    {"hca_type", d.hca_type},
-                    {"model", d.model},
-                    {"fw_ver", d.fw_ver},
-                    {"node_guid", d.node_guid},
-                    {"pci_address", d.pci_address},
-                    {"ports", ports}});
-  }
-  json j{{"devices", devs}};
-  if (!ib.excerpt.empty()) j["excerpt"] = ib.excerpt;
-  return j;
-}
-
-json pci_json(const PciFacts& pci) {
-  json devs = json::array();
-  char hex[16];
-  for (const auto& d : pci.devices) {
-    json j{{"address", d.address},
-           {"kind", kind_name(d.kind)},
-           {"model", d.model},
-           {"virtual_function", d.virtual_function},
-           {"numa_node", d.numa_node},
-           {"link_speed", d.link_speed},
-           {"link_width", d.link_width},
-           {"max_link_speed", d.max_link_speed},
-           {"max_link_width", d.max_link_width},
-           {"driver", d.driver},
-           {"source", d.where.str()}};
-    std::snprintf(hex, sizeof(hex), "0x%04x", d.vendor);
-    j["vendor"] = hex;
-    std::snprintf(hex, sizeof(hex), "0x%04x", d.device);
-    j["device"] = hex;
-    devs.push_back(std::move(j));
-  }
-  json j{{"devices", devs}};
-  if (!pci.excerpt.empty()) j["excerpt"] = pci.excerpt;
-  return j;
-}
-
 }  // namespace
 
 std::string fact_status_name(FactStatus s) {
@@ -111,41 +53,6 @@ std::string fact_status_name(FactStatus s) {
       return "unreadable";
   }
   return "missing";
-}
-
-json gpu_facts_to_json(const GpuFacts& g) {
-  json gpus = json::array();
-  for (const auto& x : g.gpus) {
-    json j{{"index", x.index},
-           {"name", x.name},
-           {"uuid", x.uuid},
-           {"serial", x.serial},
-           {"memory_total_bytes", x.memory_total_bytes},
-           {"pci_bus_id", x.pci_bus_id}};
-    j["ecc_enabled"] = x.ecc_enabled ? json(*x.ecc_enabled) : json(nullptr);
-    j["ecc_uncorrected_volatile"] =
-        x.ecc_uncorrected_volatile ? json(*x.ecc_uncorrected_volatile) : json(nullptr);
-    j["remap_pending"] = x.remap_pending ? json(*x.remap_pending) : json(nullptr);
-    j["remap_failure"] = x.remap_failure ? json(*x.remap_failure) : json(nullptr);
-    auto put = [&j](const char* key, const auto& v) {
-      if (v) j[key] = *v;  // absent when NVML did not answer: older readers ignore it
-    };
-    put("nvlink_links", x.nvlink_links);
-    put("nvlink_active", x.nvlink_active);
-    put("nvlink_recovery_errors", x.nvlink_recovery_errors);
-    put("nvlink_crc_errors", x.nvlink_crc_errors);
-    put("fabric_state", x.fabric_state);
-    put("fabric_status", x.fabric_status);
-    put("fabric_cluster_uuid", x.fabric_cluster_uuid);
-    put("fabric_clique_id", x.fabric_clique_id);
-    put("clocks_event_reasons", x.clocks_event_reasons);
-    gpus.push_back(std::move(j));
-  }
-  return {{"driver_loaded", g.driver_loaded},
-          {"no_driver_reason", g.no_driver_reason},
-          {"driver_version", g.driver_version},
-          {"nvml_version", g.nvml_version},
-          {"gpus", gpus}};
 }
 
 namespace {
@@ -283,7 +190,8 @@ json small_members_json(const NodeFacts& n) {
   return j;
 }
 
-void write_ib(PrettyWriter& w, const IbFacts& ib) {  // ib_json
+template <class W>
+void write_ib(W& w, const IbFacts& ib) {
   w.open('{');
   w.key("devices");
   w.open('[');
@@ -338,7 +246,8 @@ void write_ib(PrettyWriter& w, const IbFacts& ib) {  // ib_json
   w.close('}');
 }
 
-void write_pci(PrettyWriter& w, const PciFacts& pci) {  // pci_json
+template <class W>
+void write_pci(W& w, const PciFacts& pci) {
   char hex[16];
   w.open('{');
   w.key("devices");
@@ -384,7 +293,8 @@ void write_pci(PrettyWriter& w, const PciFacts& pci) {  // pci_json
   w.close('}');
 }
 
-void write_gpus(PrettyWriter& w, const GpuFacts& g) {  // gpu_facts_to_json
+template <class W>
+void write_gpus(W& w, const GpuFacts& g) {
   auto opt = [&w](const char* key, const auto& v, bool null_when_absent) {
     if (v) {
       w.key(key);
@@ -441,11 +351,21 @@ void write_gpus(PrettyWriter& w, const GpuFacts& g) {  // gpu_facts_to_json
 
 }  // namespace
 
+json gpu_facts_to_json(const GpuFacts& g) {
+  json j;
+  TreeWriter w(j);
+  write_gpus(w, g);
+  return j;
+}
+
 json to_json(const NodeFacts& n) {
   json j = small_members_json(n);
-  j["infiniband"] = fact_json(n.ib, ib_json);
-  j["pci"] = fact_json(n.pci, pci_json);
-  j["gpus"] = fact_json(n.gpus, gpu_facts_to_json);
+  TreeWriter ib(j["infiniband"]);
+  ib.fact(n.ib, [&ib](const IbFacts& x) { write_ib(ib, x); });
+  TreeWriter pci(j["pci"]);
+  pci.fact(n.pci, [&pci](const PciFacts& x) { write_pci(pci, x); });
+  TreeWriter gpus(j["gpus"]);
+  gpus.fact(n.gpus, [&gpus](const GpuFacts& x) { write_gpus(gpus, x); });
   return j;
 }
 

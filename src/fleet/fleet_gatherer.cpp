@@ -3,6 +3,7 @@
 #include <set>
 
 #include "codec/node_facts_wire.h"
+#include "fleet/fleet_bundle.h"
 #include "fleet/fleet_message.h"
 
 namespace trainready {
@@ -20,13 +21,7 @@ void FleetGatherer::accept(int source, std::string_view bytes, double t) {
   const auto i = static_cast<std::size_t>(source);
   if (done_[i]) return;  // a late duplicate changes nothing
   FleetRank& r = ranks_[i];
-  auto settle = [&](FleetRankState s) {
-    r.state = s;
-    r.facts_s = t;
-    r.bytes = bytes.size();
-    done_[i] = true;
-    ++final_;
-  };
+  auto settle = [&](FleetRankState s) { this->settle(i, s, t, bytes.size()); };
   RankMessage m;
   try {
     m = decode_rank_message(bytes);
@@ -63,6 +58,30 @@ void FleetGatherer::accept(int source, std::string_view bytes, double t) {
       settle(FleetRankState::kOk);
       return;
   }
+}
+
+void FleetGatherer::settle(std::size_t i, FleetRankState s, double t, std::size_t bytes) {
+  ranks_[i].state = s;
+  ranks_[i].facts_s = t;
+  ranks_[i].bytes = bytes;
+  done_[i] = true;
+  ++final_;
+}
+
+void FleetGatherer::accept_bundle(int leader, int group, std::string_view bytes, double t) {
+  std::vector<BundleEntry> entries;
+  try {
+    entries = decode_bundle(bytes);
+  } catch (const WireError& e) {
+    if (leader < 0 || static_cast<std::size_t>(leader) >= ranks_.size()) return;
+    const auto i = static_cast<std::size_t>(leader);
+    if (done_[i]) return;
+    ranks_[i].detail = std::string("its bundle as a group leader: ") + e.what();
+    settle(i, FleetRankState::kUnreadable, t, bytes.size());
+    return;
+  }
+  for (const BundleEntry& e : entries)
+    if (gather_leader(e.rank, group) == leader) accept(e.rank, e.bytes, e.t);
 }
 
 FleetGather FleetGatherer::finish(double gather_s, double timeout_s, const std::string& launcher) {

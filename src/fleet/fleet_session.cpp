@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <deque>
 #include <thread>
 
 #include "bench/mpi_backend.h"
@@ -10,6 +12,7 @@
 #include "core/host_name.h"
 #include "core/input_error.h"
 #include "core/root.h"
+#include "fleet/fleet_bundle.h"
 #include "fleet/fleet_faults.h"
 #include "fleet/fleet_message.h"
 #include "fleet/probe_child.h"
@@ -100,6 +103,53 @@ std::string probe_to_message(const FleetOptions& opt, int rank, FleetFault fault
   return encode_rank_message(m);
 }
 
+// A group leader of the two-level gather: its own facts (its hello went to rank 0), then every
+// message of its members (ranks leader+1 .. leader+K-1) as it arrives, until each has sent its
+// facts (or a failure) or kLeaderShare of the deadline has passed; then one bundle to rank 0,
+// which still has the rest of the deadline to take it. A member that said hello but sent nothing
+// more ends stalled at rank 0, one that sent nothing silent, as in the one-level gather.
+constexpr double kLeaderShare = 0.9;
+
+void lead_group(const FleetSession& s, const FleetOptions& opt, Clock::time_point t0,
+                std::string facts) {
+  const int first = s.rank + 1;
+  const int end = std::min(s.rank + s.gather_group, s.size);
+  std::deque<std::string> held;  // stable storage for the entries' views
+  std::vector<BundleEntry> entries;
+  auto keep = [&](int rank, std::string bytes, double t) {
+    held.push_back(std::move(bytes));
+    entries.push_back({rank, t, held.back()});
+  };
+  keep(s.rank, std::move(facts), seconds_since(t0));
+  std::vector<bool> done(static_cast<std::size_t>(std::max(end - first, 0)), false);
+  std::size_t answered = 0;
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(opt.gather_timeout) * kLeaderShare);
+  while (answered < done.size()) {
+    int source = MpiWorld::kAnyRank;
+    int channel = MpiWorld::kAnyChannel;
+    std::string bytes;
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    // Past the deadline (its own probes may have taken most of it): only what has arrived.
+    const auto wait = std::clamp(left, milliseconds(0), milliseconds(100));
+    if (!s.world->receive(source, channel, bytes, wait)) {
+      if (left <= milliseconds(0)) break;
+      continue;
+    }
+    if (source < first || source >= end) continue;
+    if (channel != kFleetHelloChannel && channel != kFleetFactsChannel) continue;
+    const auto i = static_cast<std::size_t>(source - first);
+    if (channel == kFleetFactsChannel && !done[i]) {
+      done[i] = true;
+      ++answered;
+    }
+    keep(source, std::move(bytes), seconds_since(t0));
+  }
+  const auto left =
+      std::chrono::duration_cast<milliseconds>(t0 + opt.gather_timeout - Clock::now());
+  s.world->send(encode_bundle(entries), 0, kFleetBundleChannel, std::max(left, milliseconds(1000)));
+}
+
 }  // namespace
 
 std::string fleet_launcher() {
@@ -134,9 +184,14 @@ FleetSession gather_fleet(const FleetOptions& opt) {
                                " and MPI says rank " + std::to_string(s.rank));
   }
   const std::string host = s.world ? s.world->host() : local_host();
+  s.gather_group = gather_group_size(opt.gather_group, s.size);
+  const int leader = gather_leader(s.rank, s.gather_group);
   const auto t0 = Clock::now();
   if (fault == FleetFault::kSilent) sleep_forever();
-  if (s.rank != 0) s.world->send(hello_bytes(s.rank, host), 0, kFleetHelloChannel, milliseconds(0));
+  // A leader says hello to rank 0 itself: if it then hangs, rank 0 names it stalled.
+  if (s.rank != 0)
+    s.world->send(hello_bytes(s.rank, host), leader == s.rank ? 0 : leader, kFleetHelloChannel,
+                  milliseconds(0));
   if (fault == FleetFault::kHang) sleep_forever();
 
   std::string mine;
@@ -144,9 +199,13 @@ FleetSession gather_fleet(const FleetOptions& opt) {
   if (!child.wait(opt.probe_timeout, mine, why)) mine = failed_bytes(s.rank, host, why);
   if (fault == FleetFault::kGarbage) mine = std::string("\xff\x00garbage from a test hook", 25);
 
-  if (s.rank != 0) {
+  if (s.rank != leader) {
     // Buffered or taken: either way this rank has said what it knows.
-    s.world->send(mine, 0, kFleetFactsChannel, opt.gather_timeout);
+    s.world->send(mine, leader, kFleetFactsChannel, opt.gather_timeout);
+    return s;
+  }
+  if (s.rank != 0) {
+    lead_group(s, opt, t0, mine);
     return s;
   }
   FleetGatherer g(s.size, TRAINREADY_VERSION);
@@ -158,8 +217,14 @@ FleetSession gather_fleet(const FleetOptions& opt) {
     std::string bytes;
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
     if (!s.world->receive(source, channel, bytes, std::min(left, milliseconds(100)))) continue;
-    if (channel == kFleetHelloChannel || channel == kFleetFactsChannel)
+    // Its own group's messages, and every leader's hello.
+    const bool mine_to_hear = gather_leader(source, s.gather_group) == 0 ||
+                              (channel == kFleetHelloChannel && source % s.gather_group == 0);
+    if ((channel == kFleetHelloChannel || channel == kFleetFactsChannel) && mine_to_hear)
       g.accept(source, bytes, seconds_since(t0));
+    else if (channel == kFleetBundleChannel && s.gather_group > 1 && source > 0 &&
+             source % s.gather_group == 0)
+      g.accept_bundle(source, s.gather_group, bytes, seconds_since(t0));
   }
   s.all_answered = g.complete();
   s.gathered = g.finish(seconds_since(t0),

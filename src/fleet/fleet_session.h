@@ -22,18 +22,22 @@ struct FleetOptions {
   ProbeOptions probe;
   std::chrono::milliseconds probe_timeout{30000};   // each rank's probes
   std::chrono::milliseconds gather_timeout{60000};  // rank 0's wait for every rank's facts
+  // --gather-group: 0 picks (fleet_bundle.h), 1 one level, K >= 2 a leader per K ranks.
+  int gather_group = 0;
 };
 
 // The MPI tags (MpiWorld channels) of the fleet's own steps; later phases use others.
 inline constexpr int kFleetHelloChannel = 7101;
 inline constexpr int kFleetFactsChannel = 7102;
 inline constexpr int kFleetReleaseChannel = 7103;
+inline constexpr int kFleetBundleChannel = 7104;  // a group leader's bundle to rank 0
 
 struct FleetSession {
   std::unique_ptr<MpiWorld> world;  // null for one rank without a launcher
   int rank = 0;
   int size = 1;
   std::string launcher;                 // "mpirun", "srun", "mpi", "none"
+  int gather_group = 1;                 // 1: every rank sent rank 0 its facts; K: via leaders
   std::optional<FleetGather> gathered;  // rank 0 only
   // Every rank answered with facts (or a failure), so the later phases, which use collectives,
   // can run. Known at rank 0 after gather_fleet(), elsewhere after await_release().

@@ -10,6 +10,7 @@
 #include "core/input_error.h"
 #include "core/rank_faults.h"
 #include "core/units.h"
+#include "watch/bucket_sort.h"
 
 namespace trainready::watch {
 namespace {
@@ -68,8 +69,9 @@ bool covers(const LabelledInterval& li, double t) {
   return li.interval.start <= t && t < li.interval.end;
 }
 
-// How many nodes have an interval that covers a moment, in O(log M) per question: each node's
-// intervals merged into disjoint spans, then (spans begun by t) - (spans ended by t).
+// How many nodes have an interval that covers a moment, in O(log M) per question (asked once per
+// straggler interval found): each node's intervals merged into disjoint spans, then (spans begun
+// by t) - (spans ended by t).
 class CoverCount {
  public:
   explicit CoverCount(const std::vector<NodeTimeline>& nodes) {
@@ -89,8 +91,9 @@ class CoverCount {
         i = j;
       }
     }
-    std::sort(starts_.begin(), starts_.end());
-    std::sort(ends_.begin(), ends_.end());
+    // Linear in the rank count: each node's own spans are few (its window), the whole by buckets.
+    bucket_sort(starts_, [](double t) { return t; });
+    bucket_sort(ends_, [](double t) { return t; });
   }
   int nodes_at(double t) const {
     const auto begun = std::upper_bound(starts_.begin(), starts_.end(), t) - starts_.begin();

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "watch/bucket_sort.h"
 #include "watch/gpu_busy.h"
 
 namespace trainready::watch {
@@ -92,78 +93,79 @@ PeerStats peer_stats_direct(const std::vector<NodeTimeline>& nodes) {
   return out;
 }
 
-// Counts per distinct value, with the k-th smallest found in O(log V) (a Fenwick tree).
-class CountTree {
+// Counts per distinct value (by index, in value order) and the k-th smallest, found by moving a
+// cursor from the last answer. Consecutive questions of a sweep ask about nearly the same peers
+// (a step or two entered or left, one node's own value taken out and put back), so the cursor
+// moves over the few distinct values between one median and the next: O(1) per question for a
+// window of fixed length, however many ranks (a Fenwick tree took O(log V) each).
+class CountCursor {
  public:
-  explicit CountTree(std::size_t n) : tree_(n + 1, 0) {
-    while ((std::size_t{1} << (log_ + 1)) <= n) ++log_;
-  }
+  explicit CountCursor(std::size_t n) : counts_(n, 0) {}
   void add(std::size_t i, long d) {
+    counts_[i] += d;
     total_ += d;
-    for (++i; i < tree_.size(); i += i & (~i + 1)) tree_[i] += d;
+    if (i < at_) below_ += d;
   }
   long total() const { return total_; }
-  std::size_t kth(long k) const {  // 0-based: the index of the (k+1)-th smallest
-    std::size_t pos = 0;
-    for (int b = log_; b >= 0; --b) {
-      const std::size_t next = pos + (std::size_t{1} << b);
-      if (next < tree_.size() && tree_[next] <= k) {
-        pos = next;
-        k -= tree_[next];
-      }
-    }
-    return pos;
+  std::size_t kth(long k) {  // 0-based: the index of the (k+1)-th smallest; 0 <= k < total()
+    while (below_ > k) below_ -= counts_[--at_];
+    while (below_ + counts_[at_] <= k) below_ += counts_[at_++];
+    return at_;
   }
 
  private:
-  std::vector<long> tree_;
+  std::vector<long> counts_;
   long total_ = 0;
-  int log_ = 0;
+  std::size_t at_ = 0;  // the cursor
+  long below_ = 0;      // the sum of counts_ before the cursor
 };
 
 // The same numbers by one sweep over time: each node's busy share is a step function (the
 // interval busy_at finds at t), every step enters and leaves a count per distinct value once,
-// and each interval's middle reads the median from the counts less its own node's value. O(M log
-// M) for M intervals in all, so a rank count 8 times larger costs about 8 times more, not 64.
-// Needs each node's intervals ordered by end (busy_at's binary search needs that too); nullopt
-// otherwise.
+// and each interval's middle reads the median from the counts less its own node's value. Every
+// sort is a bucket sort (bucket_sort.h: times spread over the window, shares over [0, 1]) and
+// the median a moving cursor, so it is linear in the number of intervals M: a rank count 8
+// times larger costs 8 times more. Needs each node's intervals ordered by end (busy_at's binary
+// search needs that too); nullopt otherwise.
 std::optional<PeerStats> peer_stats_sweep(const std::vector<NodeTimeline>& nodes) {
   struct Step {
     double from, to, value;
+    std::size_t node, k;  // the interval it comes from
   };
   std::vector<Step> steps;
-  std::vector<double> values;
-  for (const NodeTimeline& n : nodes) {
+  std::vector<std::vector<std::size_t>> index(nodes.size());  // value index per interval
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
     double prev_end = -std::numeric_limits<double>::infinity();
-    for (const LabelledInterval& li : n.intervals) {
-      const Interval& iv = li.interval;
+    index[i].assign(nodes[i].intervals.size(), kNone);
+    for (std::size_t k = 0; k < nodes[i].intervals.size(); ++k) {
+      const Interval& iv = nodes[i].intervals[k].interval;
       if (!std::isfinite(iv.start) || !std::isfinite(iv.end) || iv.end < prev_end)
         return std::nullopt;
       const std::optional<double> b = gpu_busy_share(iv);
-      if (b && std::isnan(*b)) return std::nullopt;
+      if (b && !std::isfinite(*b)) return std::nullopt;
       const double from = std::max(prev_end, iv.start);
-      if (b && from < iv.end) {
-        steps.push_back({from, iv.end, *b});
-        values.push_back(*b);
-      }
+      if (b && from < iv.end) steps.push_back({from, iv.end, *b, i, k});
       prev_end = iv.end;
     }
   }
-  std::sort(values.begin(), values.end());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-  auto index_of = [&](double v) {
-    return static_cast<std::size_t>(std::lower_bound(values.begin(), values.end(), v) -
-                                    values.begin());
-  };
+  // Distinct values in order, each step's (and so each interval's) index among them.
+  bucket_sort(steps, [](const Step& s) { return s.value; });
+  std::vector<double> values;
+  for (const Step& s : steps) {
+    if (values.empty() || values.back() != s.value) values.push_back(s.value);
+    index[s.node][s.k] = values.size() - 1;
+  }
   std::vector<std::pair<double, std::size_t>> enter, leave;  // (time, value index)
   enter.reserve(steps.size());
   leave.reserve(steps.size());
   for (const Step& s : steps) {
-    enter.emplace_back(s.from, index_of(s.value));
-    leave.emplace_back(s.to, index_of(s.value));
+    enter.emplace_back(s.from, index[s.node][s.k]);
+    leave.emplace_back(s.to, index[s.node][s.k]);
   }
-  std::sort(enter.begin(), enter.end());
-  std::sort(leave.begin(), leave.end());
+  const auto time = [](const std::pair<double, std::size_t>& e) { return e.first; };
+  bucket_sort(enter, time);
+  bucket_sort(leave, time);
   struct Query {
     double t;
     std::size_t node, k;
@@ -177,16 +179,22 @@ std::optional<PeerStats> peer_stats_sweep(const std::vector<NodeTimeline>& nodes
       queries.push_back({(iv.start + iv.end) / 2, i, k});
     }
   }
-  std::sort(queries.begin(), queries.end(),
-            [](const Query& a, const Query& b) { return a.t < b.t; });
-  CountTree counts(values.size());
+  bucket_sort(queries, [](const Query& q) { return q.t; });
+  CountCursor counts(values.size());
   std::size_t e = 0, l = 0;
   for (const Query& q : queries) {
     // The steps that hold q.t: entered at or before it, not left at or before it.
     for (; e < enter.size() && enter[e].first <= q.t; ++e) counts.add(enter[e].second, 1);
     for (; l < leave.size() && leave[l].first <= q.t; ++l) counts.add(leave[l].second, -1);
-    const std::optional<double> self = busy_at(nodes[q.node], q.t);
-    if (self) counts.add(index_of(*self), -1);
+    // Its own node's value at q.t: the interval busy_at finds (whose step holds q.t).
+    const std::vector<LabelledInterval>& mine = nodes[q.node].intervals;
+    const auto it =
+        std::upper_bound(mine.begin(), mine.end(), q.t,
+                         [](double v, const LabelledInterval& li) { return v < li.interval.end; });
+    std::size_t self = kNone;
+    if (it != mine.end() && it->interval.start <= q.t)
+      self = index[q.node][static_cast<std::size_t>(it - mine.begin())];
+    if (self != kNone) counts.add(self, -1);
     const long n = counts.total();
     std::optional<double> median;
     if (n > 0) {
@@ -194,7 +202,7 @@ std::optional<PeerStats> peer_stats_sweep(const std::vector<NodeTimeline>& nodes
                           : (values[counts.kth(n / 2 - 1)] + values[counts.kth(n / 2)]) / 2;
     }
     out[q.node][q.k] = {median, static_cast<std::size_t>(n)};
-    if (self) counts.add(index_of(*self), 1);
+    if (self != kNone) counts.add(self, 1);
   }
   return out;
 }

@@ -46,8 +46,9 @@ struct NodeTimeline {
   Summary summary;
 };
 // Each interval is compared with the median busy share of the other nodes at its middle, found
-// by one sweep over time: O(M log M) for M intervals of all nodes together (rank 0 of a live
-// `watch` judges thousands of ranks' windows this way every interval).
+// by one sweep over time: linear in M, the intervals of all nodes together (bucket sorts and a
+// moving median; rank 0 of a live `watch` judges thousands of ranks' windows this way every
+// interval).
 void mark_stragglers(std::vector<NodeTimeline>& nodes, const Thresholds& t);
 // The same judgement asking every other node at every interval, O(M x nodes): the reference the
 // sweep is tested against, and what runs when a node's intervals are not ordered by their end.

@@ -8,6 +8,7 @@ within its deadlines. Never skips: a missing mpirun is a failure.
 Usage: fleet_cluster_check.py TRAINREADY_BINARY EXAMPLES_DIR"""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -146,6 +147,63 @@ check(any(f["severity"] == "error" and "rank 7" in f["message"]
           for f in rules.get("fleet-version-mixed", [])), "... as an error (its node is unchecked)")
 host = [x for x in j["fleet"]["ranks"] if x["rank"] == 1]
 check(bool(host) and host[0]["host"] != "", "the stalled rank is named by host (from its hello)")
+
+# 2b. Two-level gather (--gather-group, docs/fleet.md): ranks send to their group's leader, the
+# leader sends rank 0 one bundle. The report is the same as the one-level gather's on the same
+# snapshots, also with a hung, a silent and a garbage rank behind leaders (groups of 3: leaders
+# 3 and 6; ranks 4, 5 and 7 are members), timings and pids aside.
+VOLATILE = {"hello_s", "facts_s", "gather_s", "pid", "generated_at", "duration_s", "elapsed_s"}
+
+
+def stable(x):
+    if isinstance(x, dict):
+        return {k: stable(v) for k, v in x.items() if k not in VOLATILE}
+    if isinstance(x, list):
+        return [stable(v) for v in x]
+    if isinstance(x, str):
+        return re.sub(r"pid [0-9]+", "pid N", x)  # evidence names each rank's process
+    return x
+
+
+def report(group, faults=None, fmt="json"):
+    path = os.path.join(tmp, f"group-{group}-{fmt}.out")
+    r, took = fleet(8, ["--timeout", "10", "--probe-timeout", "4", "--gather-group", str(group),
+                        "--format", fmt, "-o", path, "--color", "never"], faults, timeout=120)
+    text = open(path).read() if os.path.exists(path) else ""
+    return r, took, text
+
+
+for faults in (None, "4:hang,5:silent,7:garbage"):
+    what = "with bad ranks behind leaders" if faults else "a healthy gather"
+    r1, _, one = report(1, faults)
+    r3, took, two = report(3, faults)
+    check(r1.returncode == r3.returncode and one and two,
+          f"two-level, {what}: same exit code ({r1.returncode} / {r3.returncode}: {r3.stderr[-300:]})")
+    if one and two:
+        a, b = json.loads(one), json.loads(two)
+        check(stable(a) == stable(b), f"two-level, {what}: the JSON report is the one-level one")
+        if faults:
+            check([x["state"] for x in b["fleet"]["ranks"]][4:] ==
+                  ["stalled", "silent", "ok", "unreadable"],
+                  "two-level: a member's hang, silence and garbage reach rank 0 through its leader")
+            check(took < 40, f"two-level with bad ranks ends soon after its deadline ({took:.1f} s)")
+# A leader that hangs after its hello: named stalled (its hello went to rank 0 directly); its
+# members, whose messages it held, are unheard.
+_, _, hung = report(3, "3:hang")
+if hung:
+    check([x["state"] for x in json.loads(hung)["fleet"]["ranks"]][3:6] ==
+          ["stalled", "silent", "silent"], "two-level: a hung leader is stalled, its group silent")
+else:
+    check(False, "two-level: a hung leader: no report")
+_, _, one = report(1, fmt="text")
+_, _, two = report(3, fmt="text")
+
+
+def mask(t):
+    return re.sub(r"gathered in [0-9.]+ s", "gathered in S s", t)
+
+
+check(one != "" and mask(one) == mask(two), "two-level: the text report is the one-level one")
 
 # 3. One rank without a launcher: MPI is never loaded.
 r = subprocess.run([BIN, "fleet", "--root", os.path.join(snaps, "node-0"), "--json"], env=ENV,

@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "watch/bucket_sort.h"
 #include "watch/peer_exchange.h"
 #include "watch/timeline.h"
 
@@ -70,6 +71,69 @@ TEST(WatchStragglerScale, SweepAgreesWithAskingEveryPeer) {
     }
   }
   EXPECT_GT(stragglers, 0);  // the comparison covered the rule firing, not only staying quiet
+}
+
+// Many distinct busy shares (the median's cursor walks over them) and rank counts past the
+// bucket sort's small-input cut-off: the linear sweep still gives the direct answer.
+TEST(WatchStragglerScale, LinearSweepAgreesWithManyDistinctValues) {
+  std::mt19937 rng(35);
+  std::uniform_real_distribution<double> share(0.0, 1.0), high(0.9, 1.0), jitter(0.0, 0.05);
+  int stragglers = 0;
+  for (int round = 0; round < 6; ++round) {
+    const int count = 40 + 37 * round;
+    std::vector<NodeTimeline> a(static_cast<std::size_t>(count));
+    for (int n = 0; n < count; ++n) {
+      NodeTimeline& nt = a[static_cast<std::size_t>(n)];
+      nt.node = "node" + std::to_string(n);
+      double t = 1.7e9 + jitter(rng);
+      for (int i = 0; i < 5; ++i) {
+        LabelledInterval li;
+        li.interval.start = t;
+        li.interval.end = t + 1 + jitter(rng);
+        li.interval.seconds = li.interval.end - li.interval.start;
+        li.interval.gpus = 8;
+        li.interval.gpu_busy =
+            n % 11 == 3 ? share(rng) * 0.3 : (n % 5 == 0 ? share(rng) : high(rng));
+        li.verdict.label = *li.interval.gpu_busy >= 0.9 ? Label::kCompute : Label::kIdle;
+        nt.intervals.push_back(li);
+        t = li.interval.end;
+      }
+    }
+    std::vector<NodeTimeline> b = a;
+    mark_stragglers(a, {});
+    mark_stragglers_direct(b, {});
+    for (std::size_t n = 0; n < a.size(); ++n)
+      for (std::size_t i = 0; i < a[n].intervals.size(); ++i) {
+        EXPECT_EQ(a[n].intervals[i].verdict.label, b[n].intervals[i].verdict.label)
+            << "round " << round << " node " << n << " interval " << i;
+        EXPECT_EQ(a[n].intervals[i].verdict.because, b[n].intervals[i].verdict.because);
+        stragglers += a[n].intervals[i].verdict.label == Label::kStraggler ? 1 : 0;
+      }
+  }
+  EXPECT_GT(stragglers, 0);
+}
+
+TEST(WatchBucketSort, SortsAsStdSortDoes) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-5, 5);
+  std::uniform_int_distribution<int> small(0, 9);
+  for (std::size_t n : {0, 1, 5, 31, 32, 33, 100, 5000}) {
+    std::vector<double> spread, ties, wide;
+    for (std::size_t i = 0; i < n; ++i) {
+      spread.push_back(u(rng));
+      ties.push_back(small(rng) * 0.25);
+      wide.push_back(i % 3 == 0 ? 1e300 : (i % 3 == 1 ? -1e300 : u(rng)));
+    }
+    for (std::vector<double>* v : {&spread, &ties, &wide}) {
+      std::vector<double> want = *v;
+      std::sort(want.begin(), want.end());
+      bucket_sort(*v, [](double x) { return x; });
+      EXPECT_EQ(*v, want) << n;
+    }
+  }
+  std::vector<double> same(100, 2.5);
+  bucket_sort(same, [](double x) { return x; });
+  EXPECT_EQ(same, std::vector<double>(100, 2.5));
 }
 
 TEST(WatchStragglerScale, RankZeroJudgesSixteenThousandRanksInLinearTime) {
