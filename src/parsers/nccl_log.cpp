@@ -253,6 +253,58 @@ bool NcclLogAnalyzer::State::fast_conn(std::string_view text, std::uint64_t n, b
   return true;
 }
 
+bool NcclLogAnalyzer::State::fast_conn_folded(std::string_view text, std::uint64_t n, bool cut,
+                                              std::size_t tag, std::size_t via) {
+  if (f.streams.size() < kStreamCap) return false;
+  // "host:pid:tid [dev]" from the text's start to the tag, nothing else: then the record
+  // splitter (parse_head, read backwards) finds this host, pid and device, not glued.
+  const char* const p = text.data();
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  auto host_char = [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' ||
+           c == '.' || c == '_';
+  };
+  if (tag == 0 || !std::isalpha(static_cast<unsigned char>(p[0]))) return false;
+  std::size_t i = 0;
+  while (i < tag && host_char(p[i])) ++i;
+  const std::size_t host_end = i;
+  if (i >= tag || p[i] != ':') return false;
+  const std::size_t pid_begin = ++i;
+  while (i < tag && is_digit(p[i])) ++i;
+  const std::size_t pid_end = i;
+  if (pid_end == pid_begin || i >= tag || p[i] != ':') return false;
+  const std::size_t tid_begin = ++i;
+  while (i < tag && is_digit(p[i])) ++i;
+  if (i == tid_begin || i + 2 >= tag || p[i] != ' ' || p[i + 1] != '[') return false;
+  i += 2;
+  const std::size_t dev_begin = i;
+  while (i < tag && is_digit(p[i])) ++i;
+  if (i == dev_begin || i + 1 != tag || p[i] != ']') return false;
+  long pid = 0;  // as parse_head reads them
+  for (std::size_t k = pid_begin; k < pid_end && pid < 100000000000L; ++k)
+    pid = pid * 10 + (p[k] - '0');
+  int dev = 0;
+  for (std::size_t k = dev_begin; k < i && dev < 100000; ++k) dev = dev * 10 + (p[k] - '0');
+  const std::string_view host(p, host_end);
+  // As stream(): the last stream, else the index; a stream kept takes the general path.
+  if (last_stream && last_stream->pid == pid && last_stream->cuda_dev == dev &&
+      last_stream->host == host)
+    return false;
+  if (lookup(host, pid, dev)) return false;
+  // What line() -> record() -> stream() do for a record past the cap.
+  ++f.lines;
+  cur_line = n;
+  if (cut) ++f.truncated_lines;
+  ++f.nccl_lines;
+  f.stream_cap = kStreamCap;
+  ++f.folded_records;
+  overflow_live.s = &overflow;
+  cur_live = &overflow_live;
+  remember_tail(text, n);
+  channel_via(std::string_view(p + tag + 11, text.size() - tag - 11), via, overflow, text, n);
+  return true;
+}
+
 NcclLogAnalyzer::NcclLogAnalyzer() : s_(std::make_unique<State>()) {}
 NcclLogAnalyzer::~NcclLogAnalyzer() = default;
 

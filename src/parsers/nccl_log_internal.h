@@ -144,7 +144,6 @@ struct NcclLogAnalyzer::State {
   // Past the stream cap, records go here: per analyser, since a Live points into this one's Procs.
   NcclStream overflow;
   Live overflow_live;
-  std::unordered_map<std::uint64_t, std::vector<Live*>> by_pid;  // (pid, device)
   // The transports met so far, in order (at most kSetCap, one bit each in Live::transports):
   // a connection line finds its entry by comparing a few bytes, without building a key.
   struct TransportSlot {
@@ -332,16 +331,48 @@ struct NcclLogAnalyzer::State {
   }
   LogLine log_line(std::string_view text, std::uint64_t n) const { return {quote(text), at(n)}; }
 
-  static std::uint64_t pid_key(long pid, int dev) {
-    return (static_cast<std::uint64_t>(pid) << 16) ^ static_cast<std::uint64_t>(dev & 0xffff);
+  // The streams by host, pid and device: open addressing over a flat table of (hash, Live*),
+  // at most half full, so a lookup is a probe or two and never allocates (issue 35: a log with
+  // a distinct host:pid on every line looks up, and misses, on every line).
+  struct IndexSlot {
+    std::uint64_t key = 0;  // stream_key | 1; 0: empty
+    Live* live = nullptr;
+  };
+  std::vector<IndexSlot> index;
+  std::size_t index_used = 0;
+  static std::uint64_t stream_key(std::string_view host, long pid, int dev) {
+    std::uint64_t x = nccl_head_hash(host) ^
+                      (static_cast<std::uint64_t>(pid) * 0x9E3779B97F4A7C15ull) ^
+                      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dev)) << 48);
+    x = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ull;
+    return (x ^ (x >> 29)) | 1;
+  }
+  void index_insert(Live* l) {
+    if ((index_used + 1) * 2 > index.size()) {
+      std::vector<IndexSlot> old(std::max<std::size_t>(64, index.size() * 2));
+      old.swap(index);
+      index_used = 0;
+      for (const IndexSlot& e : old)
+        if (e.key) index_put(e.key, e.live);
+    }
+    index_put(stream_key(l->s->host, l->s->pid, l->s->cuda_dev), l);
+  }
+  void index_put(std::uint64_t key, Live* l) {
+    const std::size_t mask = index.size() - 1;
+    std::size_t i = key & mask;
+    while (index[i].key) i = (i + 1) & mask;
+    index[i] = {key, l};
+    ++index_used;
   }
 
   Live* lookup(std::string_view host, long pid, int dev) const {
-    auto it = by_pid.find(pid_key(pid, dev));
-    if (it == by_pid.end()) return nullptr;
-    for (Live* l : it->second) {
-      const NcclStream* st = l->s;
-      if (st->pid == pid && st->cuda_dev == dev && st->host == host) return l;
+    if (index.empty()) return nullptr;
+    const std::uint64_t key = stream_key(host, pid, dev);
+    const std::size_t mask = index.size() - 1;
+    for (std::size_t i = key & mask; index[i].key; i = (i + 1) & mask) {
+      if (index[i].key != key) continue;
+      const NcclStream* st = index[i].live->s;
+      if (st->pid == pid && st->cuda_dev == dev && st->host == host) return index[i].live;
     }
     return nullptr;
   }
@@ -383,7 +414,7 @@ struct NcclLogAnalyzer::State {
           s->first_seen = at(n);
           lives.push_back({s, 0});
           cur_live = &lives.back();
-          by_pid[pid_key(r.pid, r.dev)].push_back(cur_live);
+          index_insert(cur_live);
           ++idle_streams;
           if (host_names.size() < (1u << 20)) host_names.emplace(r.host);
         }
@@ -483,6 +514,11 @@ struct NcclLogAnalyzer::State {
   // record's connection branch): false when its head is not a known one, and nothing is done.
   bool fast_conn(std::string_view text, std::uint64_t n, bool cut, std::size_t head_slot,
                  std::size_t tag, std::size_t via);
+  // The same line behind a head not known, once the stream table is full: a record of a stream
+  // not kept is folded (counted, its transport read) without the record splitter. False when
+  // its head is not a plain "host:pid:tid [dev]" or its stream is kept, and nothing is done.
+  bool fast_conn_folded(std::string_view text, std::uint64_t n, bool cut, std::size_t tag,
+                        std::size_t via);
   void comm_line(std::string_view m, NcclStream& s, std::uint64_t n);
   void net_ib_line(std::string_view m, std::string_view text, std::uint64_t n);
   void plain(std::string_view line, std::uint64_t n);
