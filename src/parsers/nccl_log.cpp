@@ -65,7 +65,7 @@ void NcclLogAnalyzer::State::channel_via(std::string_view m, std::size_t v, cons
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
   std::size_t k = 0;
   bool known = false;
-  if (last_tail_slot < tail_slots.size() && tail_slots[last_tail_slot].tail == t) {
+  if (last_tail_slot < tail_slots.size() && same_bytes(tail_slots[last_tail_slot].tail, t)) {
     k = tail_slots[last_tail_slot].slot;
     known = true;
   } else {
@@ -226,30 +226,34 @@ void NcclLogAnalyzer::State::record(NcclRecord& r, std::uint64_t n) {
 bool NcclLogAnalyzer::State::fast_conn(std::string_view text, std::uint64_t n, bool cut,
                                        std::size_t head_slot, std::size_t tag, std::size_t via) {
   if (heads.empty()) return false;
-  HeadSlot& h = heads[head_slot];
-  if (!h.stream || h.head != std::string_view(text.data(), tag)) return false;
+  HeadSlot& h = heads[head_slot & (heads.size() - 1)];
+  if (!h.stream || !same_bytes(h.head, std::string_view(text.data(), tag))) return false;
   // What NcclLogAnalyzer::line does for it: the counts, fast_record's stream, then record()'s
   // connection branch, whose stream() finds the remembered stream (same host, pid, device).
+  // The stream's last line goes to its Live (merged at the end): per-rank state that is small
+  // and flat, where the stream is a map node of several cache lines.
   ++f.lines;
   cur_line = n;
   if (cut) ++f.truncated_lines;
   last_stream = h.stream;
   cur_live = h.live;
+  Live& l = *h.own;
   ++f.nccl_lines;
-  NcclStream& s = *h.stream;
-  if (s.file_index != file_index) {
-    s.file_index = file_index;
-    s.last_seen.source = file;
-  }
-  s.last_seen.line = static_cast<int>(std::min<std::uint64_t>(n, 2147483647));  // as at(n)
+  l.fast_file = file_index;
+  l.fast_line = static_cast<int>(std::min<std::uint64_t>(n, 2147483647));  // as at(n)
   const std::string_view m(text.data() + tag + 11, text.size() - tag - 11);
-  if (!s.init_complete) {
-    std::string_view lm = utf8_prefix(m, kQuoteMax);
-    s.last_message.assign(lm.data(), lm.size());
+  if (!l.complete) {
+    NcclStream& s = *h.stream;
+    if (s.init_complete) {
+      l.complete = true;
+    } else {
+      std::string_view lm = utf8_prefix(m, kQuoteMax);
+      s.last_message.assign(lm.data(), lm.size());
+    }
   }
   const std::string_view rtext(text.data() + h.host_off, text.size() - h.host_off);
   remember_tail(rtext, n);
-  channel_via(m, via, s, rtext, n);
+  channel_via(m, via, *h.stream, rtext, n);
   return true;
 }
 
@@ -343,6 +347,7 @@ void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut)
 }
 
 NcclRunFacts NcclLogAnalyzer::finish() {
+  s_->merge_last_seen();
   s_->finish_hosts();
   NcclRunFacts out = std::move(s_->f);
   s_ = std::make_unique<State>();

@@ -112,6 +112,23 @@ inline std::size_t nccl_head_hash(std::string_view h) {
   return static_cast<std::size_t>(x ^ (x >> 29));
 }
 
+// a == b for short byte strings (record heads, transport names): 8 bytes a step, no call.
+inline bool same_bytes(const char* a, const char* b, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t x, y;
+    std::memcpy(&x, a + i, 8);
+    std::memcpy(&y, b + i, 8);
+    if (x != y) return false;
+  }
+  for (; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+inline bool same_bytes(const std::string& s, std::string_view v) {
+  return s.size() == v.size() && same_bytes(s.data(), v.data(), v.size());
+}
+
 bool is_junk(std::string_view line);
 bool known_info(std::string_view m);
 bool error_return(std::string_view m);
@@ -138,7 +155,28 @@ struct NcclLogAnalyzer::State {
     NcclStream* s = nullptr;
     std::uint64_t transports = 0;
     Proc* proc = nullptr;  // its process's Proc, found once instead of by name on each line
+    // The block scanner's connection lines keep the stream's last line here, merged into
+    // NcclStream::last_seen by merge_last_seen (the later of the two wins), and remember once
+    // the stream's init completed (it never un-completes): a connection line then touches this
+    // and not the stream.
+    int fast_file = -1;
+    int fast_line = 0;
+    bool complete = false;
   };
+  void merge_last_seen() {
+    for (Live& l : lives) {
+      if (l.fast_file < 0) continue;
+      NcclStream& s = *l.s;
+      if (l.fast_file > s.file_index) {
+        s.file_index = l.fast_file;
+        s.last_seen.source = f.files[static_cast<std::size_t>(l.fast_file)];
+        s.last_seen.line = l.fast_line;
+      } else if (l.fast_file == s.file_index && l.fast_line > s.last_seen.line) {
+        s.last_seen.line = l.fast_line;
+      }
+      l.fast_file = -1;
+    }
+  }
   std::deque<Live> lives;
   Live* cur_live = nullptr;  // the stream of the record
   // Past the stream cap, records go here: per analyser, since a Live points into this one's Procs.
@@ -158,18 +196,22 @@ struct NcclLogAnalyzer::State {
   // heads, so a line whose head is known skips the head parser and the stream lookup.
   struct HeadSlot {
     std::string head;
-    std::size_t host_off = 0;
-    std::size_t host_len = 0;
-    long pid = 0;
-    int dev = -1;
     NcclStream* stream = nullptr;
-    Live* live = nullptr;
+    Live* live = nullptr;  // cur_live as the general path left it (transports go there)
+    Live* own = nullptr;   // the stream's own Live (its last line, init seen complete)
+    long pid = 0;
+    std::uint32_t host_off = 0;
+    std::uint32_t host_len = 0;
+    int dev = -1;
   };
   // Distinct host:pid:dev streams kept apart (about 700 bytes each with their lookups); the
   // records of any more are folded into `overflow` and counted (memory bound, issue 35).
   static constexpr std::size_t kStreamCap = std::size_t{1} << 15;
-  static constexpr std::size_t kHeadSlots = 65536;  // direct-mapped; a collision re-parses
-  std::vector<HeadSlot> heads;  // allocated with the first head: small inputs never pay for it
+  // Direct-mapped (a collision re-parses), grown with the heads met up to kHeadSlots so at most
+  // 1/16 of the slots are taken: a small input does not pay for a large table.
+  static constexpr std::size_t kHeadSlots = 65536;
+  std::vector<HeadSlot> heads;  // allocated with the first head
+  std::size_t heads_used = 0;
   static std::size_t head_hash(std::string_view h) { return nccl_head_hash(h); }
   // One INFO record behind a known head: handled without the general record splitter.
   bool fast_record(std::string_view text, std::uint64_t n) {
@@ -181,7 +223,7 @@ struct NcclLogAnalyzer::State {
     if (!starts(rest, "INFO ")) return false;
     if (heads.empty()) return false;
     const std::string_view head(p, tag);
-    HeadSlot& h = heads[head_hash(head) & (kHeadSlots - 1)];
+    HeadSlot& h = heads[head_hash(head) & (heads.size() - 1)];
     if (!h.stream || h.head != head) return false;
     if (find_nccl_tag(text, tag + 11) != std::string_view::npos) return false;  // glued records
     NcclRecord& r = recs[0];
@@ -209,15 +251,27 @@ struct NcclLogAnalyzer::State {
         r.host.data() < text.data())
       return;
     const std::string_view head = text.substr(0, tag);
-    if (heads.empty()) heads.resize(kHeadSlots);
-    HeadSlot& h = heads[head_hash(head) & (kHeadSlots - 1)];
-    h.head.assign(head.data(), head.size());
-    h.host_off = static_cast<std::size_t>(r.host.data() - text.data());
-    h.host_len = r.host.size();
-    h.pid = r.pid;
-    h.dev = r.dev;
-    h.stream = last_stream;
-    h.live = cur_live;
+    Live* own = cur_live->s == last_stream ? cur_live : lookup(r.host, r.pid, r.dev);
+    if (!own || own->s != last_stream) return;
+    if (heads.empty()) heads.resize(1024);
+    HeadSlot* h = &heads[head_hash(head) & (heads.size() - 1)];
+    if (!h->stream) {
+      if (++heads_used * 16 > heads.size() && heads.size() < kHeadSlots) {
+        std::vector<HeadSlot> old(heads.size() * 2);
+        old.swap(heads);
+        for (HeadSlot& e : old)
+          if (e.stream) heads[head_hash(e.head) & (heads.size() - 1)] = std::move(e);
+        h = &heads[head_hash(head) & (heads.size() - 1)];
+      }
+    }
+    h->head.assign(head.data(), head.size());
+    h->host_off = static_cast<std::uint32_t>(r.host.data() - text.data());
+    h->host_len = static_cast<std::uint32_t>(r.host.size());
+    h->pid = r.pid;
+    h->dev = r.dev;
+    h->stream = last_stream;
+    h->live = cur_live;
+    h->own = own;
   }
   std::set<std::string, std::less<>> host_names;
   int file_index = -1;
@@ -334,45 +388,52 @@ struct NcclLogAnalyzer::State {
   // The streams by host, pid and device: open addressing over a flat table of (hash, Live*),
   // at most half full, so a lookup is a probe or two and never allocates (issue 35: a log with
   // a distinct host:pid on every line looks up, and misses, on every line).
-  struct IndexSlot {
-    std::uint64_t key = 0;  // stream_key | 1; 0: empty
-    Live* live = nullptr;
-  };
-  std::vector<IndexSlot> index;
+  // A 16-bit tag per slot (0: empty) apart from the streams, so a miss reads 2 bytes a probe.
+  std::vector<std::uint16_t> index_tag;
+  std::vector<Live*> index_live;
   std::size_t index_used = 0;
   static std::uint64_t stream_key(std::string_view host, long pid, int dev) {
     std::uint64_t x = nccl_head_hash(host) ^
                       (static_cast<std::uint64_t>(pid) * 0x9E3779B97F4A7C15ull) ^
                       (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dev)) << 48);
     x = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ull;
-    return (x ^ (x >> 29)) | 1;
+    return x ^ (x >> 29);
+  }
+  static std::uint16_t key_tag(std::uint64_t key) {
+    return static_cast<std::uint16_t>((key >> 48) | 1);
   }
   void index_insert(Live* l) {
-    if ((index_used + 1) * 2 > index.size()) {
-      std::vector<IndexSlot> old(std::max<std::size_t>(64, index.size() * 2));
-      old.swap(index);
+    if ((index_used + 1) * 2 > index_tag.size()) {
+      std::vector<Live*> old;
+      old.swap(index_live);
+      const std::size_t size = std::max<std::size_t>(64, index_tag.size() * 2);
+      index_tag.assign(size, 0);
+      index_live.assign(size, nullptr);
       index_used = 0;
-      for (const IndexSlot& e : old)
-        if (e.key) index_put(e.key, e.live);
+      for (Live* e : old)
+        if (e) index_put(e);
     }
-    index_put(stream_key(l->s->host, l->s->pid, l->s->cuda_dev), l);
+    index_put(l);
   }
-  void index_put(std::uint64_t key, Live* l) {
-    const std::size_t mask = index.size() - 1;
+  void index_put(Live* l) {
+    const std::uint64_t key = stream_key(l->s->host, l->s->pid, l->s->cuda_dev);
+    const std::size_t mask = index_tag.size() - 1;
     std::size_t i = key & mask;
-    while (index[i].key) i = (i + 1) & mask;
-    index[i] = {key, l};
+    while (index_tag[i]) i = (i + 1) & mask;
+    index_tag[i] = key_tag(key);
+    index_live[i] = l;
     ++index_used;
   }
 
   Live* lookup(std::string_view host, long pid, int dev) const {
-    if (index.empty()) return nullptr;
+    if (index_tag.empty()) return nullptr;
     const std::uint64_t key = stream_key(host, pid, dev);
-    const std::size_t mask = index.size() - 1;
-    for (std::size_t i = key & mask; index[i].key; i = (i + 1) & mask) {
-      if (index[i].key != key) continue;
-      const NcclStream* st = index[i].live->s;
-      if (st->pid == pid && st->cuda_dev == dev && st->host == host) return index[i].live;
+    const std::uint16_t tag = key_tag(key);
+    const std::size_t mask = index_tag.size() - 1;
+    for (std::size_t i = key & mask; index_tag[i]; i = (i + 1) & mask) {
+      if (index_tag[i] != tag) continue;
+      const NcclStream* st = index_live[i]->s;
+      if (st->pid == pid && st->cuda_dev == dev && st->host == host) return index_live[i];
     }
     return nullptr;
   }

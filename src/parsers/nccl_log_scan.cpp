@@ -64,7 +64,8 @@ constexpr std::size_t kMaxLine = LineReader::kMaxLine;
 constexpr std::uint64_t kProbeChunk = std::uint64_t{1} << 20;  // LineReader's read size
 
 // One line of a block as the classifier found it. kind 1: a connection line ("Channel ... via
-// ...") with one INFO record; `head_slot` is its head's slot in the analyser's head table. The
+// ...") with one INFO record; `head_slot` is its head's hash, masked to the analyser's largest
+// head table (the table in use takes its low bits). The
 // record is read from the text NcclLogAnalyzer::line reads: the line as normalize_nccl_line
 // leaves it (launcher prefixes and CRs off), `pre` bytes in, `nlen` long.
 struct LineDesc {
@@ -353,7 +354,7 @@ void classify(Block& b, std::size_t head_mask) {
       const std::size_t tag = ne > nb ? tag_at(b, nb, nlen, 0) : std::string_view::npos;
       if (tag != std::string_view::npos && tag > 0 && tag <= 512 && nlen >= tag + 19 &&
           next_bit(b.esc, ls, ls + len) == ls + len &&
-          std::memcmp(base + nb + tag + 6, "INFO Channel ", 13) == 0 &&
+          same_bytes(base + nb + tag + 6, "INFO Channel ", 13) &&
           tag_at(b, nb, nlen, tag + 11) == std::string_view::npos) {
         const std::size_t v = via_in(std::string_view(base + nb + tag + 11, nlen - tag - 11));
         if (v != std::string_view::npos) {
@@ -405,14 +406,14 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
       // head text and stream of the line 8 ahead (its slot fetched 8 lines ago).
       if (!st.heads.empty()) {
         if (i + 16 < count && b.lines[i + 16].kind == 1) {
-          const char* slot = reinterpret_cast<const char*>(&st.heads[b.lines[i + 16].head_slot]);
+          const char* slot = reinterpret_cast<const char*>(
+              &st.heads[b.lines[i + 16].head_slot & (st.heads.size() - 1)]);
           __builtin_prefetch(slot);
           __builtin_prefetch(slot + 64);
         }
         if (i + 8 < count && b.lines[i + 8].kind == 1) {
-          const State::HeadSlot& h = st.heads[b.lines[i + 8].head_slot];
+          const State::HeadSlot& h = st.heads[b.lines[i + 8].head_slot & (st.heads.size() - 1)];
           __builtin_prefetch(h.head.data());
-          __builtin_prefetch(h.stream);
           __builtin_prefetch(h.live);
         }
       }
