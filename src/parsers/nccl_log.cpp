@@ -226,8 +226,9 @@ void NcclLogAnalyzer::State::record(NcclRecord& r, std::uint64_t n) {
 bool NcclLogAnalyzer::State::fast_conn(std::string_view text, std::uint64_t n, bool cut,
                                        std::size_t head_slot, std::size_t tag, std::size_t via) {
   if (heads.empty()) return false;
-  HeadSlot& h = heads[head_slot & (heads.size() - 1)];
-  if (!h.stream || !same_bytes(h.head, std::string_view(text.data(), tag))) return false;
+  HeadSlot* hp = find_head(std::string_view(text.data(), tag), head_slot);
+  if (!hp) return false;
+  HeadSlot& h = *hp;
   // What NcclLogAnalyzer::line does for it: the counts, fast_record's stream, then record()'s
   // connection branch, whose stream() finds the remembered stream (same host, pid, device).
   // The stream's last line goes to its Live (merged at the end): per-rank state that is small

@@ -213,6 +213,22 @@ struct NcclLogAnalyzer::State {
   std::vector<HeadSlot> heads;  // allocated with the first head
   std::size_t heads_used = 0;
   static std::size_t head_hash(std::string_view h) { return nccl_head_hash(h); }
+  // A head lives in slot i or i ^ 1 (two-way: two heads whose hashes meet do not evict each
+  // other on every line). nullptr when it is in neither.
+  HeadSlot* find_head(std::string_view head, std::size_t hash) {
+    const std::size_t i = hash & (heads.size() - 1);
+    if (heads[i].stream && same_bytes(heads[i].head, head)) return &heads[i];
+    if (heads[i ^ 1].stream && same_bytes(heads[i ^ 1].head, head)) return &heads[i ^ 1];
+    return nullptr;
+  }
+  // Where a head goes: its own slot, else a free one of the two, else slot i.
+  HeadSlot& place_head(std::string_view head, std::size_t hash) {
+    const std::size_t i = hash & (heads.size() - 1);
+    if (HeadSlot* h = find_head(head, hash)) return *h;
+    if (!heads[i].stream) return heads[i];
+    if (!heads[i ^ 1].stream) return heads[i ^ 1];
+    return heads[i];
+  }
   // One INFO record behind a known head: handled without the general record splitter.
   bool fast_record(std::string_view text, std::uint64_t n) {
     const std::size_t tag = find_nccl_tag(text, 0);
@@ -223,8 +239,9 @@ struct NcclLogAnalyzer::State {
     if (!starts(rest, "INFO ")) return false;
     if (heads.empty()) return false;
     const std::string_view head(p, tag);
-    HeadSlot& h = heads[head_hash(head) & (heads.size() - 1)];
-    if (!h.stream || h.head != head) return false;
+    HeadSlot* hp = find_head(head, head_hash(head));
+    if (!hp) return false;
+    HeadSlot& h = *hp;
     if (find_nccl_tag(text, tag + 11) != std::string_view::npos) return false;  // glued records
     NcclRecord& r = recs[0];
     r = NcclRecord{};
@@ -254,14 +271,17 @@ struct NcclLogAnalyzer::State {
     Live* own = cur_live->s == last_stream ? cur_live : lookup(r.host, r.pid, r.dev);
     if (!own || own->s != last_stream) return;
     if (heads.empty()) heads.resize(1024);
-    HeadSlot* h = &heads[head_hash(head) & (heads.size() - 1)];
+    HeadSlot* h = &place_head(head, head_hash(head));
     if (!h->stream) {
       if (++heads_used * 16 > heads.size() && heads.size() < kHeadSlots) {
         std::vector<HeadSlot> old(heads.size() * 2);
         old.swap(heads);
         for (HeadSlot& e : old)
-          if (e.stream) heads[head_hash(e.head) & (heads.size() - 1)] = std::move(e);
-        h = &heads[head_hash(head) & (heads.size() - 1)];
+          if (e.stream) {
+            HeadSlot& to = place_head(e.head, head_hash(e.head));
+            to = std::move(e);
+          }
+        h = &place_head(head, head_hash(head));
       }
     }
     h->head.assign(head.data(), head.size());

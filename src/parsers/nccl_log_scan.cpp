@@ -402,19 +402,21 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
     const std::size_t count = b.lines.size();
     for (std::size_t i = 0; i < count; ++i) {
       const LineDesc& d = b.lines[i];
-      // A large job's heads do not stay in cache: fetch the slot of a line 16 ahead, and the
-      // head text and stream of the line 8 ahead (its slot fetched 8 lines ago).
+      // A large job's heads do not stay in cache: fetch the slot pair of a line 16 ahead, and
+      // the head text and Live of the line 8 ahead (its slots fetched 8 lines ago).
       if (!st.heads.empty()) {
+        const std::size_t mask = st.heads.size() - 1;
         if (i + 16 < count && b.lines[i + 16].kind == 1) {
-          const char* slot = reinterpret_cast<const char*>(
-              &st.heads[b.lines[i + 16].head_slot & (st.heads.size() - 1)]);
+          const char* slot =
+              reinterpret_cast<const char*>(&st.heads[b.lines[i + 16].head_slot & mask & ~1u]);
           __builtin_prefetch(slot);
           __builtin_prefetch(slot + 64);
+          __builtin_prefetch(slot + 128);
         }
         if (i + 8 < count && b.lines[i + 8].kind == 1) {
-          const State::HeadSlot& h = st.heads[b.lines[i + 8].head_slot & (st.heads.size() - 1)];
+          const State::HeadSlot& h = st.heads[b.lines[i + 8].head_slot & mask];
           __builtin_prefetch(h.head.data());
-          __builtin_prefetch(h.live);
+          __builtin_prefetch(h.own);
         }
       }
       if (src.checked() && !(b.synthetic_end && i + 1 == b.lines.size()) &&
