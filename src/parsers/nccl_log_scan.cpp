@@ -429,8 +429,10 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
       if (d.kind == 1) {
         const std::string_view norm(base + d.start + d.pre, d.nlen);
         if (st.fast_conn(norm, number, d.cut != 0, d.head_slot, d.tag, d.via) ||
-            st.fast_conn_folded(norm, number, d.cut != 0, d.tag, d.via))
+            st.fast_conn_folded(norm, number, d.cut != 0, d.tag, d.via)) {
+          ++fast_lines_;
           continue;
+        }
       }
       line(text, number, d.cut != 0);
     }
