@@ -203,6 +203,7 @@ struct NcclLogAnalyzer::State {
     std::uint32_t host_off = 0;
     std::uint32_t host_len = 0;
     int dev = -1;
+    std::uint32_t hash = 0;  // the head's hash, low 32 bits: most misses end here
   };
   // Distinct host:pid:dev streams kept apart (about 700 bytes each with their lookups); the
   // records of any more are folded into `overflow` and counted (memory bound, issue 35).
@@ -217,8 +218,11 @@ struct NcclLogAnalyzer::State {
   // other on every line). nullptr when it is in neither.
   HeadSlot* find_head(std::string_view head, std::size_t hash) {
     const std::size_t i = hash & (heads.size() - 1);
-    if (heads[i].stream && same_bytes(heads[i].head, head)) return &heads[i];
-    if (heads[i ^ 1].stream && same_bytes(heads[i ^ 1].head, head)) return &heads[i ^ 1];
+    const auto h32 = static_cast<std::uint32_t>(hash);
+    if (heads[i].hash == h32 && heads[i].stream && same_bytes(heads[i].head, head))
+      return &heads[i];
+    if (heads[i ^ 1].hash == h32 && heads[i ^ 1].stream && same_bytes(heads[i ^ 1].head, head))
+      return &heads[i ^ 1];
     return nullptr;
   }
   // Where a head goes: its own slot, else a free one of the two, else slot i.
@@ -285,6 +289,7 @@ struct NcclLogAnalyzer::State {
       }
     }
     h->head.assign(head.data(), head.size());
+    h->hash = static_cast<std::uint32_t>(head_hash(head));
     h->host_off = static_cast<std::uint32_t>(r.host.data() - text.data());
     h->host_len = static_cast<std::uint32_t>(r.host.size());
     h->pid = r.pid;

@@ -64,8 +64,8 @@ constexpr std::size_t kMaxLine = LineReader::kMaxLine;
 constexpr std::uint64_t kProbeChunk = std::uint64_t{1} << 20;  // LineReader's read size
 
 // One line of a block as the classifier found it. kind 1: a connection line ("Channel ... via
-// ...") with one INFO record; `head_slot` is its head's hash, masked to the analyser's largest
-// head table (the table in use takes its low bits). The
+// ...") with one INFO record; `head_slot` is the low 32 bits of its head's hash (the head table
+// takes its slot from the low bits and compares all 32 before the head's bytes). The
 // record is read from the text NcclLogAnalyzer::line reads: the line as normalize_nccl_line
 // leaves it (launcher prefixes and CRs off), `pre` bytes in, `nlen` long.
 struct LineDesc {
@@ -75,7 +75,7 @@ struct LineDesc {
   std::uint32_t nlen = 0;  // its length
   std::uint32_t via = 0;   // " via " in the message (after tag + 11)
   std::uint16_t tag = 0;   // " NCCL " in the normalised text
-  std::uint16_t head_slot = 0;
+  std::uint32_t head_slot = 0;
   std::uint8_t kind = 0;
   std::uint8_t cut = 0;
 };
@@ -363,7 +363,7 @@ void classify(Block& b, std::size_t head_mask) {
           d.nlen = static_cast<std::uint32_t>(nlen);
           d.tag = static_cast<std::uint16_t>(tag);
           d.via = static_cast<std::uint32_t>(v);
-          d.head_slot = static_cast<std::uint16_t>(
+          d.head_slot = static_cast<std::uint32_t>(
               nccl_head_hash(std::string_view(base + nb, tag)) & head_mask);
         }
       }
@@ -395,8 +395,8 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
   block_bytes = std::clamp<std::size_t>(block_bytes, 4096, std::size_t{64} << 20);
   State& st = *s_;
   std::uint64_t number = 0, ended = 0;
-  const std::size_t head_mask = State::kHeadSlots - 1;
-  static_assert(State::kHeadSlots <= 65536, "head slots fit LineDesc::head_slot");
+  const std::size_t head_mask = 0xffffffffu;  // State::HeadSlot::hash
+  static_assert(State::kHeadSlots <= head_mask, "head slots fit LineDesc::head_slot");
   auto apply = [&](Block& b) {
     const char* base = b.buf.data();
     const std::size_t count = b.lines.size();
@@ -414,9 +414,13 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
           __builtin_prefetch(slot + 128);
         }
         if (i + 8 < count && b.lines[i + 8].kind == 1) {
-          const State::HeadSlot& h = st.heads[b.lines[i + 8].head_slot & mask];
-          __builtin_prefetch(h.head.data());
-          __builtin_prefetch(h.own);
+          const std::uint32_t hash = b.lines[i + 8].head_slot;
+          const State::HeadSlot* h = &st.heads[hash & mask];
+          if (h->hash != hash) h = &st.heads[(hash & mask) ^ 1];
+          if (h->hash == hash && h->stream) {  // a head not met costs no fetch
+            __builtin_prefetch(h->head.data());
+            __builtin_prefetch(h->own);
+          }
         }
       }
       if (src.checked() && !(b.synthetic_end && i + 1 == b.lines.size()) &&
