@@ -42,6 +42,15 @@ def run(cmd, env=None):
     return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, out.decode(errors="replace")
 
 
+def parse_size(text):
+    """Bytes from "1073741824", "512M", "1G" (K, M, G: powers of 1024), as the docs write them."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = text.strip().upper()
+    if t and t[-1] in units:
+        return int(t[:-1]) * units[t[-1]]
+    return int(t)
+
+
 def warm(path):
     with open(path, "rb") as f:
         while f.read(1 << 24):
@@ -64,8 +73,8 @@ def alternate(a_cmd, b_cmd, runs, b_env):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
-    ap.add_argument("--bytes", type=int, default=1 << 30)
-    ap.add_argument("--pids-bytes", type=int, default=1 << 30)
+    ap.add_argument("--bytes", type=parse_size, default=1 << 30)
+    ap.add_argument("--pids-bytes", type=parse_size, default=1 << 30)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--dir", default=tempfile.gettempdir())
     ap.add_argument("--cases", default="conn-512,mix-4096,pids")

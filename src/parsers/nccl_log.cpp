@@ -65,7 +65,7 @@ void NcclLogAnalyzer::State::channel_via(std::string_view m, std::size_t v, cons
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
   std::size_t k = 0;
   bool known = false;
-  if (last_tail_slot < tail_slots.size() && tail_slots[last_tail_slot].tail == t) {
+  if (last_tail_slot < tail_slots.size() && same_bytes(tail_slots[last_tail_slot].tail, t)) {
     k = tail_slots[last_tail_slot].slot;
     known = true;
   } else {
@@ -226,30 +226,87 @@ void NcclLogAnalyzer::State::record(NcclRecord& r, std::uint64_t n) {
 bool NcclLogAnalyzer::State::fast_conn(std::string_view text, std::uint64_t n, bool cut,
                                        std::size_t head_slot, std::size_t tag, std::size_t via) {
   if (heads.empty()) return false;
-  HeadSlot& h = heads[head_slot];
-  if (!h.stream || h.head != std::string_view(text.data(), tag)) return false;
+  HeadSlot* hp = find_head(std::string_view(text.data(), tag), head_slot);
+  if (!hp) return false;
+  HeadSlot& h = *hp;
   // What NcclLogAnalyzer::line does for it: the counts, fast_record's stream, then record()'s
   // connection branch, whose stream() finds the remembered stream (same host, pid, device).
+  // The stream's last line goes to its Live (merged at the end): per-rank state that is small
+  // and flat, where the stream is a map node of several cache lines.
   ++f.lines;
   cur_line = n;
   if (cut) ++f.truncated_lines;
   last_stream = h.stream;
   cur_live = h.live;
+  Live& l = *h.own;
   ++f.nccl_lines;
-  NcclStream& s = *h.stream;
-  if (s.file_index != file_index) {
-    s.file_index = file_index;
-    s.last_seen.source = file;
-  }
-  s.last_seen.line = static_cast<int>(std::min<std::uint64_t>(n, 2147483647));  // as at(n)
+  l.fast_file = file_index;
+  l.fast_line = static_cast<int>(std::min<std::uint64_t>(n, 2147483647));  // as at(n)
   const std::string_view m(text.data() + tag + 11, text.size() - tag - 11);
-  if (!s.init_complete) {
-    std::string_view lm = utf8_prefix(m, kQuoteMax);
-    s.last_message.assign(lm.data(), lm.size());
+  if (!l.complete) {
+    NcclStream& s = *h.stream;
+    if (s.init_complete) {
+      l.complete = true;
+    } else {
+      std::string_view lm = utf8_prefix(m, kQuoteMax);
+      s.last_message.assign(lm.data(), lm.size());
+    }
   }
   const std::string_view rtext(text.data() + h.host_off, text.size() - h.host_off);
   remember_tail(rtext, n);
-  channel_via(m, via, s, rtext, n);
+  channel_via(m, via, *h.stream, rtext, n);
+  return true;
+}
+
+bool NcclLogAnalyzer::State::fast_conn_folded(std::string_view text, std::uint64_t n, bool cut,
+                                              std::size_t tag, std::size_t via) {
+  if (f.streams.size() < kStreamCap) return false;
+  // "host:pid:tid [dev]" from the text's start to the tag, nothing else: then the record
+  // splitter (parse_head, read backwards) finds this host, pid and device, not glued.
+  const char* const p = text.data();
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  auto host_char = [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' ||
+           c == '.' || c == '_';
+  };
+  if (tag == 0 || !std::isalpha(static_cast<unsigned char>(p[0]))) return false;
+  std::size_t i = 0;
+  while (i < tag && host_char(p[i])) ++i;
+  const std::size_t host_end = i;
+  if (i >= tag || p[i] != ':') return false;
+  const std::size_t pid_begin = ++i;
+  while (i < tag && is_digit(p[i])) ++i;
+  const std::size_t pid_end = i;
+  if (pid_end == pid_begin || i >= tag || p[i] != ':') return false;
+  const std::size_t tid_begin = ++i;
+  while (i < tag && is_digit(p[i])) ++i;
+  if (i == tid_begin || i + 2 >= tag || p[i] != ' ' || p[i + 1] != '[') return false;
+  i += 2;
+  const std::size_t dev_begin = i;
+  while (i < tag && is_digit(p[i])) ++i;
+  if (i == dev_begin || i + 1 != tag || p[i] != ']') return false;
+  long pid = 0;  // as parse_head reads them
+  for (std::size_t k = pid_begin; k < pid_end && pid < 100000000000L; ++k)
+    pid = pid * 10 + (p[k] - '0');
+  int dev = 0;
+  for (std::size_t k = dev_begin; k < i && dev < 100000; ++k) dev = dev * 10 + (p[k] - '0');
+  const std::string_view host(p, host_end);
+  // As stream(): the last stream, else the index; a stream kept takes the general path.
+  if (last_stream && last_stream->pid == pid && last_stream->cuda_dev == dev &&
+      last_stream->host == host)
+    return false;
+  if (lookup(host, pid, dev)) return false;
+  // What line() -> record() -> stream() do for a record past the cap.
+  ++f.lines;
+  cur_line = n;
+  if (cut) ++f.truncated_lines;
+  ++f.nccl_lines;
+  f.stream_cap = kStreamCap;
+  ++f.folded_records;
+  overflow_live.s = &overflow;
+  cur_live = &overflow_live;
+  remember_tail(text, n);
+  channel_via(std::string_view(p + tag + 11, text.size() - tag - 11), via, overflow, text, n);
   return true;
 }
 
@@ -291,6 +348,7 @@ void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut)
 }
 
 NcclRunFacts NcclLogAnalyzer::finish() {
+  s_->merge_last_seen();
   s_->finish_hosts();
   NcclRunFacts out = std::move(s_->f);
   s_ = std::make_unique<State>();

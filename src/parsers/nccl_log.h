@@ -35,10 +35,14 @@ class NcclLogAnalyzer {
   // Every line of `src` through the block scanner (src/parsers/nccl_log_scan.cpp): the facts are
   // those of line() over each line LineReader gives. Throws InputError as LineReader does.
   void scan(NcclScanSource& src, unsigned threads, std::size_t block_bytes);
+  // Lines scan() read on its connection path (not through line()): how a test tells that the
+  // path it times is the one taken.
+  std::uint64_t scan_fast_lines() const { return fast_lines_; }
 
  private:
   struct State;
   std::unique_ptr<State> s_;
+  std::uint64_t fast_lines_ = 0;
 };
 
 // Files, directories of per-rank logs (every regular file inside, sorted) and "-" for stdin.

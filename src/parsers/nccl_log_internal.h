@@ -112,6 +112,23 @@ inline std::size_t nccl_head_hash(std::string_view h) {
   return static_cast<std::size_t>(x ^ (x >> 29));
 }
 
+// a == b for short byte strings (record heads, transport names): 8 bytes a step, no call.
+inline bool same_bytes(const char* a, const char* b, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t x, y;
+    std::memcpy(&x, a + i, 8);
+    std::memcpy(&y, b + i, 8);
+    if (x != y) return false;
+  }
+  for (; i < n; ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+inline bool same_bytes(const std::string& s, std::string_view v) {
+  return s.size() == v.size() && same_bytes(s.data(), v.data(), v.size());
+}
+
 bool is_junk(std::string_view line);
 bool known_info(std::string_view m);
 bool error_return(std::string_view m);
@@ -138,13 +155,33 @@ struct NcclLogAnalyzer::State {
     NcclStream* s = nullptr;
     std::uint64_t transports = 0;
     Proc* proc = nullptr;  // its process's Proc, found once instead of by name on each line
+    // The block scanner's connection lines keep the stream's last line here, merged into
+    // NcclStream::last_seen by merge_last_seen (the later of the two wins), and remember once
+    // the stream's init completed (it never un-completes): a connection line then touches this
+    // and not the stream.
+    int fast_file = -1;
+    int fast_line = 0;
+    bool complete = false;
   };
+  void merge_last_seen() {
+    for (Live& l : lives) {
+      if (l.fast_file < 0) continue;
+      NcclStream& s = *l.s;
+      if (l.fast_file > s.file_index) {
+        s.file_index = l.fast_file;
+        s.last_seen.source = f.files[static_cast<std::size_t>(l.fast_file)];
+        s.last_seen.line = l.fast_line;
+      } else if (l.fast_file == s.file_index && l.fast_line > s.last_seen.line) {
+        s.last_seen.line = l.fast_line;
+      }
+      l.fast_file = -1;
+    }
+  }
   std::deque<Live> lives;
   Live* cur_live = nullptr;  // the stream of the record
   // Past the stream cap, records go here: per analyser, since a Live points into this one's Procs.
   NcclStream overflow;
   Live overflow_live;
-  std::unordered_map<std::uint64_t, std::vector<Live*>> by_pid;  // (pid, device)
   // The transports met so far, in order (at most kSetCap, one bit each in Live::transports):
   // a connection line finds its entry by comparing a few bytes, without building a key.
   struct TransportSlot {
@@ -159,19 +196,43 @@ struct NcclLogAnalyzer::State {
   // heads, so a line whose head is known skips the head parser and the stream lookup.
   struct HeadSlot {
     std::string head;
-    std::size_t host_off = 0;
-    std::size_t host_len = 0;
-    long pid = 0;
-    int dev = -1;
     NcclStream* stream = nullptr;
-    Live* live = nullptr;
+    Live* live = nullptr;  // cur_live as the general path left it (transports go there)
+    Live* own = nullptr;   // the stream's own Live (its last line, init seen complete)
+    long pid = 0;
+    std::uint32_t host_off = 0;
+    std::uint32_t host_len = 0;
+    int dev = -1;
+    std::uint32_t hash = 0;  // the head's hash, low 32 bits: most misses end here
   };
   // Distinct host:pid:dev streams kept apart (about 700 bytes each with their lookups); the
   // records of any more are folded into `overflow` and counted (memory bound, issue 35).
   static constexpr std::size_t kStreamCap = std::size_t{1} << 15;
-  static constexpr std::size_t kHeadSlots = 65536;  // direct-mapped; a collision re-parses
-  std::vector<HeadSlot> heads;  // allocated with the first head: small inputs never pay for it
+  // Direct-mapped (a collision re-parses), grown with the heads met up to kHeadSlots so at most
+  // 1/16 of the slots are taken: a small input does not pay for a large table.
+  static constexpr std::size_t kHeadSlots = 65536;
+  std::vector<HeadSlot> heads;  // allocated with the first head
+  std::size_t heads_used = 0;
   static std::size_t head_hash(std::string_view h) { return nccl_head_hash(h); }
+  // A head lives in slot i or i ^ 1 (two-way: two heads whose hashes meet do not evict each
+  // other on every line). nullptr when it is in neither.
+  HeadSlot* find_head(std::string_view head, std::size_t hash) {
+    const std::size_t i = hash & (heads.size() - 1);
+    const auto h32 = static_cast<std::uint32_t>(hash);
+    if (heads[i].hash == h32 && heads[i].stream && same_bytes(heads[i].head, head))
+      return &heads[i];
+    if (heads[i ^ 1].hash == h32 && heads[i ^ 1].stream && same_bytes(heads[i ^ 1].head, head))
+      return &heads[i ^ 1];
+    return nullptr;
+  }
+  // Where a head goes: its own slot, else a free one of the two, else slot i.
+  HeadSlot& place_head(std::string_view head, std::size_t hash) {
+    const std::size_t i = hash & (heads.size() - 1);
+    if (HeadSlot* h = find_head(head, hash)) return *h;
+    if (!heads[i].stream) return heads[i];
+    if (!heads[i ^ 1].stream) return heads[i ^ 1];
+    return heads[i];
+  }
   // One INFO record behind a known head: handled without the general record splitter.
   bool fast_record(std::string_view text, std::uint64_t n) {
     const std::size_t tag = find_nccl_tag(text, 0);
@@ -182,8 +243,9 @@ struct NcclLogAnalyzer::State {
     if (!starts(rest, "INFO ")) return false;
     if (heads.empty()) return false;
     const std::string_view head(p, tag);
-    HeadSlot& h = heads[head_hash(head) & (kHeadSlots - 1)];
-    if (!h.stream || h.head != head) return false;
+    HeadSlot* hp = find_head(head, head_hash(head));
+    if (!hp) return false;
+    HeadSlot& h = *hp;
     if (find_nccl_tag(text, tag + 11) != std::string_view::npos) return false;  // glued records
     NcclRecord& r = recs[0];
     r = NcclRecord{};
@@ -210,15 +272,31 @@ struct NcclLogAnalyzer::State {
         r.host.data() < text.data())
       return;
     const std::string_view head = text.substr(0, tag);
-    if (heads.empty()) heads.resize(kHeadSlots);
-    HeadSlot& h = heads[head_hash(head) & (kHeadSlots - 1)];
-    h.head.assign(head.data(), head.size());
-    h.host_off = static_cast<std::size_t>(r.host.data() - text.data());
-    h.host_len = r.host.size();
-    h.pid = r.pid;
-    h.dev = r.dev;
-    h.stream = last_stream;
-    h.live = cur_live;
+    Live* own = cur_live->s == last_stream ? cur_live : lookup(r.host, r.pid, r.dev);
+    if (!own || own->s != last_stream) return;
+    if (heads.empty()) heads.resize(1024);
+    HeadSlot* h = &place_head(head, head_hash(head));
+    if (!h->stream) {
+      if (++heads_used * 16 > heads.size() && heads.size() < kHeadSlots) {
+        std::vector<HeadSlot> old(heads.size() * 2);
+        old.swap(heads);
+        for (HeadSlot& e : old)
+          if (e.stream) {
+            HeadSlot& to = place_head(e.head, head_hash(e.head));
+            to = std::move(e);
+          }
+        h = &place_head(head, head_hash(head));
+      }
+    }
+    h->head.assign(head.data(), head.size());
+    h->hash = static_cast<std::uint32_t>(head_hash(head));
+    h->host_off = static_cast<std::uint32_t>(r.host.data() - text.data());
+    h->host_len = static_cast<std::uint32_t>(r.host.size());
+    h->pid = r.pid;
+    h->dev = r.dev;
+    h->stream = last_stream;
+    h->live = cur_live;
+    h->own = own;
   }
   std::set<std::string, std::less<>> host_names;
   int file_index = -1;
@@ -332,16 +410,55 @@ struct NcclLogAnalyzer::State {
   }
   LogLine log_line(std::string_view text, std::uint64_t n) const { return {quote(text), at(n)}; }
 
-  static std::uint64_t pid_key(long pid, int dev) {
-    return (static_cast<std::uint64_t>(pid) << 16) ^ static_cast<std::uint64_t>(dev & 0xffff);
+  // The streams by host, pid and device: open addressing over a flat table of (hash, Live*),
+  // at most half full, so a lookup is a probe or two and never allocates (issue 35: a log with
+  // a distinct host:pid on every line looks up, and misses, on every line).
+  // A 16-bit tag per slot (0: empty) apart from the streams, so a miss reads 2 bytes a probe.
+  std::vector<std::uint16_t> index_tag;
+  std::vector<Live*> index_live;
+  std::size_t index_used = 0;
+  static std::uint64_t stream_key(std::string_view host, long pid, int dev) {
+    std::uint64_t x = nccl_head_hash(host) ^
+                      (static_cast<std::uint64_t>(pid) * 0x9E3779B97F4A7C15ull) ^
+                      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dev)) << 48);
+    x = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ull;
+    return x ^ (x >> 29);
+  }
+  static std::uint16_t key_tag(std::uint64_t key) {
+    return static_cast<std::uint16_t>((key >> 48) | 1);
+  }
+  void index_insert(Live* l) {
+    if ((index_used + 1) * 2 > index_tag.size()) {
+      std::vector<Live*> old;
+      old.swap(index_live);
+      const std::size_t size = std::max<std::size_t>(64, index_tag.size() * 2);
+      index_tag.assign(size, 0);
+      index_live.assign(size, nullptr);
+      index_used = 0;
+      for (Live* e : old)
+        if (e) index_put(e);
+    }
+    index_put(l);
+  }
+  void index_put(Live* l) {
+    const std::uint64_t key = stream_key(l->s->host, l->s->pid, l->s->cuda_dev);
+    const std::size_t mask = index_tag.size() - 1;
+    std::size_t i = key & mask;
+    while (index_tag[i]) i = (i + 1) & mask;
+    index_tag[i] = key_tag(key);
+    index_live[i] = l;
+    ++index_used;
   }
 
   Live* lookup(std::string_view host, long pid, int dev) const {
-    auto it = by_pid.find(pid_key(pid, dev));
-    if (it == by_pid.end()) return nullptr;
-    for (Live* l : it->second) {
-      const NcclStream* st = l->s;
-      if (st->pid == pid && st->cuda_dev == dev && st->host == host) return l;
+    if (index_tag.empty()) return nullptr;
+    const std::uint64_t key = stream_key(host, pid, dev);
+    const std::uint16_t tag = key_tag(key);
+    const std::size_t mask = index_tag.size() - 1;
+    for (std::size_t i = key & mask; index_tag[i]; i = (i + 1) & mask) {
+      if (index_tag[i] != tag) continue;
+      const NcclStream* st = index_live[i]->s;
+      if (st->pid == pid && st->cuda_dev == dev && st->host == host) return index_live[i];
     }
     return nullptr;
   }
@@ -383,7 +500,7 @@ struct NcclLogAnalyzer::State {
           s->first_seen = at(n);
           lives.push_back({s, 0});
           cur_live = &lives.back();
-          by_pid[pid_key(r.pid, r.dev)].push_back(cur_live);
+          index_insert(cur_live);
           ++idle_streams;
           if (host_names.size() < (1u << 20)) host_names.emplace(r.host);
         }
@@ -483,6 +600,11 @@ struct NcclLogAnalyzer::State {
   // record's connection branch): false when its head is not a known one, and nothing is done.
   bool fast_conn(std::string_view text, std::uint64_t n, bool cut, std::size_t head_slot,
                  std::size_t tag, std::size_t via);
+  // The same line behind a head not known, once the stream table is full: a record of a stream
+  // not kept is folded (counted, its transport read) without the record splitter. False when
+  // its head is not a plain "host:pid:tid [dev]" or its stream is kept, and nothing is done.
+  bool fast_conn_folded(std::string_view text, std::uint64_t n, bool cut, std::size_t tag,
+                        std::size_t via);
   void comm_line(std::string_view m, NcclStream& s, std::uint64_t n);
   void net_ib_line(std::string_view m, std::string_view text, std::uint64_t n);
   void plain(std::string_view line, std::uint64_t n);

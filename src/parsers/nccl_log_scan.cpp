@@ -16,6 +16,7 @@
 
 #include "core/input_error.h"
 #include "core/line_reader.h"
+#include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_internal.h"
 
 namespace trainready {
@@ -63,27 +64,33 @@ constexpr std::size_t kMaxLine = LineReader::kMaxLine;
 constexpr std::uint64_t kProbeChunk = std::uint64_t{1} << 20;  // LineReader's read size
 
 // One line of a block as the classifier found it. kind 1: a connection line ("Channel ... via
-// ...") with one INFO record; `head_slot` is its head's slot in the analyser's head table.
+// ...") with one INFO record; `head_slot` is the low 32 bits of its head's hash (the head table
+// takes its slot from the low bits and compares all 32 before the head's bytes). The
+// record is read from the text NcclLogAnalyzer::line reads: the line as normalize_nccl_line
+// leaves it (launcher prefixes and CRs off), `pre` bytes in, `nlen` long.
 struct LineDesc {
   std::uint32_t start = 0;
   std::uint32_t len = 0;
-  std::uint32_t via = 0;  // " via " in the message (after tag + 11)
-  std::uint16_t tag = 0;  // " NCCL " in the line
-  std::uint16_t head_slot = 0;
+  std::uint32_t pre = 0;   // the normalised text's start, from `start`
+  std::uint32_t nlen = 0;  // its length
+  std::uint32_t via = 0;   // " via " in the message (after tag + 11)
+  std::uint16_t tag = 0;   // " NCCL " in the normalised text
+  std::uint32_t head_slot = 0;
   std::uint8_t kind = 0;
   std::uint8_t cut = 0;
 };
 
 struct Block {
   std::vector<char> buf;
-  std::size_t size = 0;           // whole lines, each ending in '\n'
-  bool forced_cut = false;        // the last line is the first kMaxLine bytes of a longer one
-  bool synthetic_end = false;     // its last '\n' was added: the input ended without one
-  bool runaway = false;           // the line cut before this block ran past kMaxRunawayLine
-  bool end = false;               // no block follows
-  std::exception_ptr error;       // raised once the block's lines are applied
-  std::vector<std::uint64_t> nl;  // a bit per byte: '\n'
-  std::vector<std::uint64_t> nn;  // a bit per byte: 'N' (of " NCCL ")
+  std::size_t size = 0;            // whole lines, each ending in '\n'
+  bool forced_cut = false;         // the last line is the first kMaxLine bytes of a longer one
+  bool synthetic_end = false;      // its last '\n' was added: the input ended without one
+  bool runaway = false;            // the line cut before this block ran past kMaxRunawayLine
+  bool end = false;                // no block follows
+  std::exception_ptr error;        // raised once the block's lines are applied
+  std::vector<std::uint64_t> nl;   // a bit per byte: '\n'
+  std::vector<std::uint64_t> nn;   // a bit per byte: 'N' (of " NCCL ")
+  std::vector<std::uint64_t> esc;  // a bit per byte: ESC (a coloured line is normalised apart)
   std::vector<LineDesc> lines;
   void reset() {
     size = 0;
@@ -232,18 +239,20 @@ class Reader {
   bool judged_ = false;
 };
 
-// Bitmaps of '\n' and 'N' over the block, 64 bytes a step.
+// Bitmaps of '\n', 'N' and ESC over the block, 64 bytes a step.
 void bitmaps(Block& b) {
   const std::size_t words = (b.size + 63) / 64;
   std::memset(b.buf.data() + b.size, 0, words * 64 - b.size);
   b.nl.resize(words);
   b.nn.resize(words);
+  b.esc.resize(words);
   const char* p = b.buf.data();
   for (std::size_t w = 0; w < words; ++w, p += 64) {
 #if defined(__SSE2__)
     const __m128i lf = _mm_set1_epi8('\n');
     const __m128i en = _mm_set1_epi8('N');
-    std::uint64_t a = 0, c = 0;
+    const __m128i es = _mm_set1_epi8('\x1b');
+    std::uint64_t a = 0, c = 0, e = 0;
     for (int k = 0; k < 4; ++k) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
       a |= static_cast<std::uint64_t>(
@@ -252,17 +261,23 @@ void bitmaps(Block& b) {
       c |= static_cast<std::uint64_t>(
                static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, en))))
            << (16 * k);
+      e |= static_cast<std::uint64_t>(
+               static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, es))))
+           << (16 * k);
     }
     b.nl[w] = a;
     b.nn[w] = c;
+    b.esc[w] = e;
 #else
-    std::uint64_t a = 0, c = 0;
+    std::uint64_t a = 0, c = 0, e = 0;
     for (int k = 0; k < 64; ++k) {
       a |= static_cast<std::uint64_t>(p[k] == '\n') << k;
       c |= static_cast<std::uint64_t>(p[k] == 'N') << k;
+      e |= static_cast<std::uint64_t>(p[k] == '\x1b') << k;
     }
     b.nl[w] = a;
     b.nn[w] = c;
+    b.esc[w] = e;
 #endif
   }
 }
@@ -322,17 +337,34 @@ void classify(Block& b, std::size_t head_mask) {
       if (len > 0 && base[ls + len - 1] == '\r') --len;
       d.start = static_cast<std::uint32_t>(ls);
       d.len = static_cast<std::uint32_t>(len);
-      const std::size_t tag = tag_at(b, ls, len, 0);
-      if (tag != std::string_view::npos && tag > 0 && tag <= 512 && len >= tag + 19 &&
-          std::memcmp(base + ls + tag + 6, "INFO Channel ", 13) == 0 &&
-          tag_at(b, ls, len, tag + 11) == std::string_view::npos) {
-        const std::size_t v = via_in(std::string_view(base + ls + tag + 11, len - tag - 11));
+      // The text NcclLogAnalyzer::line reads (normalize_nccl_line): CRs and launcher prefixes
+      // off; a coloured line is rewritten into a scratch buffer, so it takes the line reader.
+      std::size_t nb = ls, ne = ls + len;
+      while (ne > nb && base[ne - 1] == '\r') --ne;
+      if (ne > nb && next_bit(b.esc, nb, ne) == ne) {
+        std::string_view t(base + nb, ne - nb);
+        for (int k = 0; k < 8; ++k) {
+          const std::size_t n = line_prefix_length(t);
+          if (n == 0 || n >= t.size()) break;
+          t.remove_prefix(n);
+        }
+        nb = static_cast<std::size_t>(t.data() - base);
+      }
+      const std::size_t nlen = ne - nb;
+      const std::size_t tag = ne > nb ? tag_at(b, nb, nlen, 0) : std::string_view::npos;
+      if (tag != std::string_view::npos && tag > 0 && tag <= 512 && nlen >= tag + 19 &&
+          next_bit(b.esc, ls, ls + len) == ls + len &&
+          same_bytes(base + nb + tag + 6, "INFO Channel ", 13) &&
+          tag_at(b, nb, nlen, tag + 11) == std::string_view::npos) {
+        const std::size_t v = via_in(std::string_view(base + nb + tag + 11, nlen - tag - 11));
         if (v != std::string_view::npos) {
           d.kind = 1;
+          d.pre = static_cast<std::uint32_t>(nb - ls);
+          d.nlen = static_cast<std::uint32_t>(nlen);
           d.tag = static_cast<std::uint16_t>(tag);
           d.via = static_cast<std::uint32_t>(v);
-          d.head_slot = static_cast<std::uint16_t>(
-              nccl_head_hash(std::string_view(base + ls, tag)) & head_mask);
+          d.head_slot = static_cast<std::uint32_t>(
+              nccl_head_hash(std::string_view(base + nb, tag)) & head_mask);
         }
       }
       b.lines.push_back(d);
@@ -363,26 +395,32 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
   block_bytes = std::clamp<std::size_t>(block_bytes, 4096, std::size_t{64} << 20);
   State& st = *s_;
   std::uint64_t number = 0, ended = 0;
-  const std::size_t head_mask = State::kHeadSlots - 1;
-  static_assert(State::kHeadSlots <= 65536, "head slots fit LineDesc::head_slot");
+  const std::size_t head_mask = 0xffffffffu;  // State::HeadSlot::hash
+  static_assert(State::kHeadSlots <= head_mask, "head slots fit LineDesc::head_slot");
   auto apply = [&](Block& b) {
     const char* base = b.buf.data();
     const std::size_t count = b.lines.size();
     for (std::size_t i = 0; i < count; ++i) {
       const LineDesc& d = b.lines[i];
-      // A large job's heads do not stay in cache: fetch the slot of a line 16 ahead, and the
-      // head text and stream of the line 8 ahead (its slot fetched 8 lines ago).
+      // A large job's heads do not stay in cache: fetch the slot pair of a line 16 ahead, and
+      // the head text and Live of the line 8 ahead (its slots fetched 8 lines ago).
       if (!st.heads.empty()) {
+        const std::size_t mask = st.heads.size() - 1;
         if (i + 16 < count && b.lines[i + 16].kind == 1) {
-          const char* slot = reinterpret_cast<const char*>(&st.heads[b.lines[i + 16].head_slot]);
+          const char* slot =
+              reinterpret_cast<const char*>(&st.heads[b.lines[i + 16].head_slot & mask & ~1u]);
           __builtin_prefetch(slot);
           __builtin_prefetch(slot + 64);
+          __builtin_prefetch(slot + 128);
         }
         if (i + 8 < count && b.lines[i + 8].kind == 1) {
-          const State::HeadSlot& h = st.heads[b.lines[i + 8].head_slot];
-          __builtin_prefetch(h.head.data());
-          __builtin_prefetch(h.stream);
-          __builtin_prefetch(h.live);
+          const std::uint32_t hash = b.lines[i + 8].head_slot;
+          const State::HeadSlot* h = &st.heads[hash & mask];
+          if (h->hash != hash) h = &st.heads[(hash & mask) ^ 1];
+          if (h->hash == hash && h->stream) {  // a head not met costs no fetch
+            __builtin_prefetch(h->head.data());
+            __builtin_prefetch(h->own);
+          }
         }
       }
       if (src.checked() && !(b.synthetic_end && i + 1 == b.lines.size()) &&
@@ -392,8 +430,14 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
                              " lines: larger than any log this reads; gave up");
       const std::string_view text(base + d.start, d.len);
       ++number;
-      if (d.kind == 1 && st.fast_conn(text, number, d.cut != 0, d.head_slot, d.tag, d.via))
-        continue;
+      if (d.kind == 1) {
+        const std::string_view norm(base + d.start + d.pre, d.nlen);
+        if (st.fast_conn(norm, number, d.cut != 0, d.head_slot, d.tag, d.via) ||
+            st.fast_conn_folded(norm, number, d.cut != 0, d.tag, d.via)) {
+          ++fast_lines_;
+          continue;
+        }
+      }
       line(text, number, d.cut != 0);
     }
     st.materialize_tail();

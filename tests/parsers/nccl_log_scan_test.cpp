@@ -13,6 +13,7 @@
 #include "codec/nccl_facts_json.h"
 #include "core/input_error.h"
 #include "parsers/nccl_log.h"
+#include "parsers/nccl_log_scan.h"
 #include "support/paths.h"
 
 namespace trainready {
@@ -153,6 +154,88 @@ TEST(NcclLogScan, JobShapedLogs) {
   std::string no_end = job_log(16, 3, "\n");
   no_end.pop_back();  // the last line has no end
   expect_same("job-no-end.log", no_end);
+}
+
+// The connection lines the block scanner read on its own path, and how many there were.
+std::pair<std::uint64_t, std::uint64_t> fast_share(const std::string& text) {
+  NcclLogAnalyzer a;
+  a.begin_file("fast.log");
+  NcclScanSource src = NcclScanSource::memory(text);
+  a.scan(src, 1, 4096);
+  std::uint64_t conn = 0;
+  for (std::size_t p = 0; (p = text.find("INFO Channel ", p)) != std::string::npos; ++p) ++conn;
+  return {a.scan_fast_lines(), conn};
+}
+
+TEST(NcclLogScan, PrefixedConnectionLinesTakeTheConnectionPath) {
+  // job_log's lines carry torchrun's "[rankN]: " prefix, as a large job's do (issue 35). The
+  // head is read from the text line() reads (prefix off): before, the scanner hashed the
+  // prefixed head, never found it, and sent every such line through line() (0 here).
+  const auto [fast, conn] = fast_share(job_log(64, 12, "\n"));
+  EXPECT_GT(conn, 700u);
+  EXPECT_GE(fast * 10, conn * 8) << fast << " of " << conn;
+  const auto [fast_crlf, conn_crlf] = fast_share(job_log(64, 12, "\r\n"));
+  EXPECT_GE(fast_crlf * 10, conn_crlf * 8) << fast_crlf << " of " << conn_crlf;
+}
+
+TEST(NcclLogScan, LauncherPrefixesColourAndCarriageReturns) {
+  // The shapes normalize_nccl_line takes off (nccl_line_prefix.h), on connection lines of known
+  // and unknown heads: the scanner reads the same text line() does, or leaves the line to it.
+  const std::string head = "node-1:1001:2001 [1] NCCL INFO ";
+  const std::string conn = "Channel 00/1 : 1[1] -> 2[2] via P2P/CUMEM/read";
+  std::string s = "NCCL version 2.21.5\n" + head + "Bootstrap : Using eth0:10.0.0.1<0>\n";
+  const std::string prefixes[] = {"",
+                                  "[rank1]: ",
+                                  "[1,1]<stdout>:",
+                                  "  1: ",
+                                  "2024-05-01T12:34:56.123Z ",
+                                  "[pod/job-1/main] ",
+                                  "(RayWorkerWrapper pid=50232, ip=10.1.0.67) ",
+                                  "0: [rank1]: ",
+                                  "\x1b[32m",
+                                  "[rank1]: \x1b[1;31m"};
+  for (int round = 0; round < 3; ++round)
+    for (const std::string& p : prefixes) {
+      s += p + head + conn + "\n";
+      s += p + head + conn + "\r\r\n";
+      s += p + head + conn + "\x1b[0m\n";
+      s += p + "node-2:1002:2002 [2] NCCL INFO " + conn + " \n";
+      s += p + head + "Channel 01/1 : 1[1] -> 9[1] [send] via NET/IB/1/GDRDMA/Shared\r\n";
+    }
+  expect_same("prefixes.log", s);
+}
+
+TEST(NcclLogScan, StreamsPastTheCapAreFoldedAsTheLineReaderFoldsThem) {
+  // A distinct host:pid on every line (issue 35): past the first 32,768 streams the scanner
+  // folds a connection line without the record splitter. Kept streams met again (another
+  // thread id: a head not known), a host the splitter reads differently (a digit first), a
+  // repeated line, CRLF and other transports in between.
+  std::string s = "NCCL version 2.21.5+cuda12.4\n";
+  auto conn = [](std::uint64_t k) {
+    return "[rank" + std::to_string(k % 8) + "]: job-" + std::to_string(k / 4) + ":" +
+           std::to_string(100000 + k) + ":" + std::to_string(200000 + k) + " [" +
+           std::to_string(k % 8) + "] NCCL INFO Channel " + std::to_string(k % 32) +
+           "/0 : 0[0] -> 1[1] via " + (k % 5 == 0 ? "NET/IB/0/GDRDMA" : "P2P/CUMEM/read");
+  };
+  for (std::uint64_t k = 0; k < 34000; ++k) {
+    s += conn(k) + (k % 7 == 0 ? "\r\n" : "\n");
+    if (k % 997 == 0) s += conn(k) + "\n";
+    if (k % 1000 == 999)  // stream 5, kept, with another thread id
+      s += "job-1:100005:7 [5] NCCL INFO Channel 03/0 : 5[5] -> 6[6] via SHM/direct/direct\n";
+    if (k % 1500 == 0)
+      s += "9job-" + std::to_string(k) +
+           ":1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via "
+           "P2P/CUMEM/read\n";
+    if (k % 2000 == 1) s += "job-x:" + std::to_string(k) + ":3 [1] NCCL INFO Init COMPLETE\n";
+  }
+  // Two ways, not all of kWays: each analysis keeps 32,768 streams (seconds under ASan).
+  const std::string p = write("pids.log", s);
+  const std::string want = reference({p});
+  EXPECT_EQ(scanned({p}, {1, 4096}), want);
+  EXPECT_EQ(scanned({p}, {3, 65536}), want);
+  const auto [fast, conn_lines] = fast_share(s);
+  EXPECT_GE(fast, 1000u) << "folded lines did not take the connection path";
+  (void)conn_lines;
 }
 
 TEST(NcclLogScan, LongLinesAndEmptyLines) {
