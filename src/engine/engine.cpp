@@ -39,6 +39,33 @@ void fold_subsumed(std::vector<Finding>& findings) {
   }
 }
 
+bool same_line(const Provenance& a, const Provenance& b) {
+  return !a.source.empty() && a.line > 0 && a.source == b.source && a.line == b.line;
+}
+
+// Folds a supporting reading (Finding::supporting) into the first finding before it (in report
+// order) that cites one of its evidence lines: one line, one finding, the reading kept as support.
+void fold_same_evidence(std::vector<Finding>& findings) {
+  for (std::size_t i = 1; i < findings.size(); ++i) {
+    if (!findings[i].supporting) continue;
+    std::size_t target = i;
+    for (std::size_t k = 0; k < i && target == i; ++k) {
+      if (findings[k].supporting) continue;
+      for (const Evidence& a : findings[k].evidence)
+        for (const Evidence& b : findings[i].evidence)
+          if (same_line(a.where, b.where)) target = k;
+    }
+    if (target == i) continue;
+    Finding g = std::move(findings[i]);
+    findings.erase(findings.begin() + static_cast<std::ptrdiff_t>(i--));
+    Finding& f = findings[target];
+    f.evidence.push_back({"supporting reading (" + g.rule_id + "): " + g.message, {}});
+    if (!g.cause.empty()) f.cause += " Reading of the same line: " + g.cause;
+    if (!g.fix.empty()) f.fix += " " + g.fix;
+    if (g.severity > f.severity) f.severity = g.severity;
+  }
+}
+
 void sort_findings(std::vector<Finding>& findings) {
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
@@ -163,6 +190,8 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
     }
   }
   fold_subsumed(ev.findings);
+  sort_findings(ev.findings);
+  fold_same_evidence(ev.findings);
   sort_findings(ev.findings);
   return ev;
 }
