@@ -289,8 +289,11 @@ def main():
         for s in sites:
             for tag in s["tags"]:
                 file, _, line = s["where"][tag][0].partition(":")
+                printed = f"{file[4:] if file.startswith('src/') else file}:{line or 0}"
                 for text in s["_texts"]:
-                    ids = [e["id"] for e in entries if covers(e, dict(s, _texts=[text]), tag)]
+                    # Here the file NCCL prints is known: an in_file entry reads only its own.
+                    ids = [e["id"] for e in entries if covers(e, dict(s, _texts=[text]), tag)
+                           and (not e.get("in_file") or re.search(e["in_file"], printed))]
                     if ids:
                         print(json.dumps({"tag": tag, "level": s["level"], "kind": s["kind"],
                                           "file": file[4:] if file.startswith("src/") else file,

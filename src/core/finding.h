@@ -35,10 +35,6 @@ struct Finding {
   // Within one severity, how likely this finding is the root cause the others follow from
   // (higher first): a version or plugin mismatch outranks the hang it causes. 0 = no opinion.
   int rank = 0;
-  // A reading of a line that another finding may already judge (the NCCL knowledge base's
-  // reading of a WARN a dedicated rule also cites): the engine folds it into the finding listed
-  // before it that cites one of the same evidence lines, as a supporting reading.
-  bool supporting = false;
 };
 
 }  // namespace trainready

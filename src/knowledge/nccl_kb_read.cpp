@@ -133,7 +133,10 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f) {
         k != NcclProblem::kSystemError)
       continue;
     for (const LogLine& l : i.examples) {
-      if (warned.count(l.text) || !seen.insert(l.text).second) continue;
+      // NCCL's own WARNs are read once each, from the warnings list above.
+      if (warned.count(l.text) || warn_tag(l.text) != std::string::npos ||
+          !seen.insert(l.text).second)
+        continue;
       NcclKbLine x;
       x.level = NcclKbLevel::kAny;
       x.message = l.text;

@@ -187,7 +187,7 @@ TEST(NcclKbReading, BadInFileAndFixedInNameTheEntry) {
 }
 
 // One line, one finding: the knowledge base's reading of the WARN a dedicated rule cites is
-// folded into that finding (its cause appended), not listed again.
+// folded into that finding (its fix appended), not listed again.
 TEST(NcclKbReading, TheEngineFoldsAReadingIntoTheFindingThatCitesItsLine) {
   const NcclRunFacts f = analyze_nccl_log_text(
       "h:1:1 [0] NCCL INFO NCCL version 2.27.3+cuda12.8\n"
@@ -205,7 +205,7 @@ TEST(NcclKbReading, TheEngineFoldsAReadingIntoTheFindingThatCitesItsLine) {
   }
   ASSERT_NE(dedicated, nullptr);
   EXPECT_EQ(qp, 1) << "the WARN line is cited by one finding";
-  EXPECT_NE(dedicated->cause.find("NCCL_CROSS_NIC"), std::string::npos) << dedicated->cause;
+  EXPECT_NE(dedicated->fix.find("NCCL_CROSS_NIC=0"), std::string::npos) << dedicated->fix;
   bool support = false;
   for (const Evidence& e : dedicated->evidence)
     support = support || e.text.rfind("supporting reading (nccl-message)", 0) == 0;

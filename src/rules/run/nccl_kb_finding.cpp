@@ -3,8 +3,15 @@
 #include <algorithm>
 
 #include "rules/run/run_evidence.h"
+#include "rules/supporting_readings.h"
 
 namespace trainready {
+
+// A dedicated rule that cites the same line judged it with context from several lines: the
+// engine folds these readings into that finding.
+bool is_supporting_reading_rule(std::string_view rule_id) {
+  return rule_id == "nccl-message" || rule_id == "nccl-known-signature";
+}
 
 std::vector<NcclKbFinding> nccl_kb_ranked(const std::vector<NcclMessageReading>& readings) {
   std::vector<NcclKbFinding> out;
@@ -23,9 +30,6 @@ void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts
   const NcclMessageReading& r = *k.reading;
   const NcclKbEntry& e = *r.entry;
   x.message = e.what + " [" + e.id + "]";
-  // A dedicated rule that cites the same line judged it with more context: the engine folds
-  // this reading into that finding (Finding::supporting).
-  x.supporting = true;
   x.severity = nccl_kb_severity(r);
   x.rank = k.rank;
   x.evidence.push_back({r.line.line.text, r.line.line.where});
