@@ -36,8 +36,8 @@ SEVERITIES = {"error", "warning", "info"}
 LEVELS = {"WARN", "INFO"}
 WHEN_KEYS = {"link_layer", "net", "plugin", "env", "nccl", "driver", "multi_node", "log_has",
              "mnnvl", "gdr"}
-ENTRY_KEYS = {"id", "match", "level", "kind", "versions", "what", "severity", "rank", "causes",
-              "source", "doc"}
+ENTRY_KEYS = {"id", "match", "level", "kind", "versions", "in_file", "fixed_in", "what",
+              "severity", "rank", "causes", "source", "doc"}
 CAUSE_KEYS = {"cause", "when", "fix", "confirm"}
 # Regex features outside the common subset of Python re and ECMAScript.
 UNPORTABLE = [(r"\(\?<[=!]", "lookbehind"), (r"\(\?P?<\w", "named group"),
@@ -159,6 +159,16 @@ def load_kb(kb_dir, errors):
                 in_range("v2.18.1-1", e.get("versions"))
             except ValueError as x:
                 errors.append(f"{where}: {x}")
+            if "fixed_in" in e:
+                if not re.fullmatch(r"\d+\.\d+(\.\d+)?", str(e["fixed_in"])):
+                    errors.append(f"{where}: fixed_in must be a release such as '2.19.4'")
+                elif not re.search(r"release note|release-notes|git show v", str(e.get("source"))):
+                    errors.append(f"{where}: a fixed_in entry's source must name the release note")
+            if "in_file" in e:
+                try:
+                    re.compile(str(e["in_file"]))
+                except re.error as x:
+                    errors.append(f"{where}: in_file does not compile: {x}")
             causes = e.get("causes")
             if not isinstance(causes, list) or not causes:
                 errors.append(f"{where}: causes must be a non-empty list")
@@ -193,6 +203,10 @@ def covers(e, site, tag):
     if (e.get("kind") == "trail") != (site["kind"] == "trail"):
         return False
     if not in_range(tag, e.get("versions")):
+        return False
+    # A fixed bug is printed by the releases before the fix. `in_file` (the caller's file of a
+    # shared macro such as CUCHECK) is not known from the site list: the message decides.
+    if e.get("fixed_in") and not in_range(tag, "<" + str(e["fixed_in"])):
         return False
     return any(e["_re"].search(t) for t in site["_texts"])
 
@@ -275,8 +289,11 @@ def main():
         for s in sites:
             for tag in s["tags"]:
                 file, _, line = s["where"][tag][0].partition(":")
+                printed = f"{file[4:] if file.startswith('src/') else file}:{line or 0}"
                 for text in s["_texts"]:
-                    ids = [e["id"] for e in entries if covers(e, dict(s, _texts=[text]), tag)]
+                    # Here the file NCCL prints is known: an in_file entry reads only its own.
+                    ids = [e["id"] for e in entries if covers(e, dict(s, _texts=[text]), tag)
+                           and (not e.get("in_file") or re.search(e["in_file"], printed))]
                     if ids:
                         print(json.dumps({"tag": tag, "level": s["level"], "kind": s["kind"],
                                           "file": file[4:] if file.startswith("src/") else file,

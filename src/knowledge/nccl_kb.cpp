@@ -11,9 +11,9 @@
 namespace trainready {
 namespace {
 
-const std::set<std::string> kEntryKeys = {"id",       "match",  "level",    "kind",
-                                          "versions", "what",   "severity", "rank",
-                                          "causes",   "source", "doc"};
+const std::set<std::string> kEntryKeys = {"id",      "match",    "level", "kind",     "versions",
+                                          "in_file", "fixed_in", "what",  "severity", "rank",
+                                          "causes",  "source",   "doc"};
 const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm"};
 const std::set<std::string> kWhenKeys = {"link_layer", "net",        "plugin",  "env",   "nccl",
                                          "driver",     "multi_node", "log_has", "mnnvl", "gdr"};
@@ -114,6 +114,9 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
   e.doc = scalar(n, w, "doc", false);
   e.versions = scalar(n, w, "versions", false);
   check_versions(e.versions, w, "versions");
+  if (n["in_file"]) e.in_file = regex(scalar(n, w, "in_file", true), w, "in_file");
+  e.fixed_in = scalar(n, w, "fixed_in", false);
+  if (!e.fixed_in.empty()) check_versions("<" + e.fixed_in, w, "fixed_in");
   const std::string level = scalar(n, w, "level", false);
   if (level == "WARN")
     e.level = NcclKbLevel::kWarn;

@@ -68,6 +68,12 @@ struct NcclKbEntry {
   NcclKbLevel level = NcclKbLevel::kAny;
   NcclKbKind kind = NcclKbKind::kMessage;
   std::string versions;  // NCCL versions that print it, "" = all
+  // The NCCL source file that printed the line (its "file.cc:123" prefix) must match: a message
+  // printed by a shared macro (CUCHECK's "Cuda failure") read by the transport that called it.
+  std::optional<NcclKbRegex> in_file;
+  // A bug NCCL fixed in this release ("2.19.3"): the entry reads a line only when the log shows
+  // an NCCL version older than it (and inside `versions`, the releases affected).
+  std::string fixed_in;
   std::string what;
   Severity severity = Severity::kError;
   int rank = 50;

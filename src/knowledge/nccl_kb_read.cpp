@@ -29,10 +29,31 @@ std::string_view after_level(std::string_view text, std::string_view level) {
   return p == std::string_view::npos ? text : text.substr(p + level.size());
 }
 
-// The "file.cc:123" NCCL prints before " NCCL WARN" (2.30.7+: "file.cc:123 (func)").
-std::string warn_file(std::string_view text) {
+// Where the WARN tag of a line starts: " NCCL WARN" after NCCL's prefix, "NCCL WARN" at the start
+// of a line pasted without it, or (NCCL before 2.4, no "NCCL" tag) " WARN " after a "file.cu:123"
+// (src/include/debug.h of those releases). npos when the line is not one of NCCL's WARNs.
+std::size_t warn_tag(std::string_view text) {
+  if (text.substr(0, 10) == "NCCL WARN ") return 0;
   std::size_t p = text.find(" NCCL WARN");
-  if (p == std::string_view::npos) return "";
+  if (p != std::string_view::npos) return p;
+  p = text.find(" WARN ");
+  if (p == std::string_view::npos || p == 0) return std::string_view::npos;
+  std::size_t sp = text.rfind(' ', p - 1);
+  std::string_view file = text.substr(sp == std::string_view::npos ? 0 : sp + 1,
+                                      p - (sp == std::string_view::npos ? 0 : sp + 1));
+  std::size_t colon = file.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 == file.size() ||
+      file.find('.') == std::string_view::npos)
+    return std::string_view::npos;
+  for (char c : file.substr(colon + 1))
+    if (c < '0' || c > '9') return std::string_view::npos;
+  return p;
+}
+
+// The "file.cc:123" NCCL prints before its WARN tag (2.30.7+: "file.cc:123 (func)").
+std::string warn_file(std::string_view text) {
+  std::size_t p = warn_tag(text);
+  if (p == std::string_view::npos || p == 0) return "";
   std::string_view head = text.substr(0, p);
   if (!head.empty() && head.back() == ')') {
     std::size_t open = head.rfind(" (");
@@ -43,6 +64,19 @@ std::string warn_file(std::string_view text) {
   return file.find(':') != std::string_view::npos && file.find('.') != std::string_view::npos
              ? std::string(file)
              : "";
+}
+
+// NCCL's "host:pid:tid" prefix of a line, "" when it has none.
+std::string thread_of(std::string_view text) {
+  std::size_t sp = text.find(' ');
+  std::string_view head = text.substr(0, sp);
+  std::size_t c2 = head.rfind(':');
+  if (c2 == std::string_view::npos || c2 == 0 || c2 + 1 == head.size()) return "";
+  std::size_t c1 = head.rfind(':', c2 - 1);
+  if (c1 == std::string_view::npos || c1 == 0) return "";
+  for (std::size_t i = c1 + 1; i < head.size(); ++i)
+    if (i != c2 && (head[i] < '0' || head[i] > '9')) return "";
+  return std::string(head);
 }
 
 bool search(const NcclKbRegex& r, std::string_view s) {
@@ -66,7 +100,7 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f) {
   std::set<std::string> seen;
   for (const NcclWarning& w : f.warnings) {
     NcclKbLine l;
-    const bool nccl = w.first.text.find(" NCCL WARN") != std::string::npos;
+    const bool nccl = warn_tag(w.first.text) != std::string::npos;
     l.level = nccl ? NcclKbLevel::kWarn : NcclKbLevel::kAny;
     l.message = w.message;
     l.file = nccl ? warn_file(w.first.text) : "";
@@ -89,6 +123,27 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f) {
     info(*f.first_error_return, after_level(f.first_error_return->text, "NCCL INFO "));
   for (const LogLine& l : f.failure_info) info(l, l.text);
   for (const LogLine& l : f.unrecognised) info(l, l.text);
+  // The lines the analyser kept as a CUDA, internal or system error: a framework's or
+  // nccl-tests' report of NCCL's result ("NCCL error in: ..., unhandled cuda error"), often the
+  // only line of a pasted excerpt, sometimes quoting NCCL's message in prose.
+  std::set<std::string> warned;
+  for (const NcclWarning& w : f.warnings) warned.insert(w.first.text);
+  for (const auto& [k, i] : f.issues) {
+    if (k != NcclProblem::kCudaError && k != NcclProblem::kInternalError &&
+        k != NcclProblem::kSystemError)
+      continue;
+    for (const LogLine& l : i.examples) {
+      // NCCL's own WARNs are read once each, from the warnings list above.
+      if (warned.count(l.text) || warn_tag(l.text) != std::string::npos ||
+          !seen.insert(l.text).second)
+        continue;
+      NcclKbLine x;
+      x.level = NcclKbLevel::kAny;
+      x.message = l.text;
+      x.line = l;
+      out.push_back(std::move(x));
+    }
+  }
   return out;
 }
 
@@ -97,11 +152,22 @@ std::vector<const NcclKbEntry*> nccl_kb_matches(const NcclKnowledgeBase& kb, con
   std::vector<const NcclKbEntry*> out;
   for (const NcclKbEntry& e : kb.entries()) {
     if ((e.kind == NcclKbKind::kTrail) != line.trail) continue;
-    if (e.level != NcclKbLevel::kAny && e.level != line.level) continue;
+    // A framework's line (level kAny) may quote a WARN: NCCL keeps the text of its last WARN
+    // for ncclGetLastError() (src/debug.cc:263-270, src/init.cc:3445 @ v2.30.7-1), which
+    // PyTorch prints after "Last error:". INFO text never reaches it.
+    if (e.level != NcclKbLevel::kAny && e.level != line.level &&
+        !(e.level == NcclKbLevel::kWarn && line.level == NcclKbLevel::kAny))
+      continue;
+    if (e.in_file && (line.file.empty() || !search(*e.in_file, line.file))) continue;
     if (!e.versions.empty() && !f.versions.empty()) {
       bool any = false;
       for (const auto& [v, l] : f.versions) any = any || nccl_version_in(v, e.versions);
       if (!any) continue;
+    }
+    if (!e.fixed_in.empty()) {  // a fixed bug: only a log that shows an older release
+      bool older = false;
+      for (const auto& [v, l] : f.versions) older = older || nccl_version_in(v, "<" + e.fixed_in);
+      if (!older) continue;
     }
     if (!e.literal.empty() && line.message.find(e.literal) == std::string::npos) continue;
     if (search(e.match, line.message)) out.push_back(&e);
@@ -202,6 +268,15 @@ bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f) {
   return true;
 }
 
+namespace {
+int specificity(const NcclKbEntry& e) { return e.in_file ? 2 : !e.fixed_in.empty() ? 1 : 0; }
+}  // namespace
+
+Severity nccl_kb_severity(const NcclMessageReading& r) {
+  return r.starts_failure && r.entry->severity == Severity::kWarning ? Severity::kError
+                                                                     : r.entry->severity;
+}
+
 bool nccl_kb_is_signature(const NcclKbEntry& e) {
   return e.file == "signatures.yaml" || e.kind == NcclKbKind::kPassthrough;
 }
@@ -210,7 +285,25 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
                                                    const NcclKnowledgeBase& kb) {
   std::vector<NcclMessageReading> out;
   std::map<const NcclKbEntry*, std::size_t> index;
-  for (NcclKbLine& line : nccl_kb_lines(f)) {
+  std::vector<NcclKbLine> lines = nccl_kb_lines(f);
+  // The WARN where the failure started: the last one before the first error trail, in the same
+  // file and printed by the same thread (checks.h: the failing call WARNs, then its caller
+  // traces "-> code" at once); without a host:pid:tid prefix, on the line just before it.
+  const LogLine* start = nullptr;
+  if (f.first_error_return) {
+    const LogLine& t = *f.first_error_return;
+    const std::string thread = thread_of(t.text);
+    for (const NcclKbLine& l : lines) {
+      if (l.level != NcclKbLevel::kWarn || l.line.where.source != t.where.source ||
+          l.line.where.line >= t.where.line)
+        continue;
+      const bool same =
+          thread.empty() ? t.where.line - l.line.where.line <= 2 : thread_of(l.line.text) == thread;
+      if (same && (!start || l.line.where.line > start->where.line)) start = &l.line;
+    }
+  }
+  const Provenance start_at = start ? start->where : Provenance{};
+  for (NcclKbLine& line : lines) {
     const NcclKbEntry* best = nullptr;
     const NcclKbCause* best_cause = nullptr;
     bool best_seen = false;
@@ -226,11 +319,15 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       const bool seen = c != nullptr;
       if (!c && !e->causes.empty()) c = &e->causes.front();
       if (!c) continue;
-      // A signature (the curated table nccl-known-signature reads, checked against the
+      // The entry the line's own context selects comes first: one tied to the source file that
+      // printed it (the transport that failed), then a bug fixed after the log's release. Then
+      // a signature (the curated table nccl-known-signature reads, checked against the
       // maintainers' stated causes) keeps its line; then an entry whose context the log shows;
       // then the higher rank.
       bool better = !best;
-      if (!better && nccl_kb_is_signature(*e) != nccl_kb_is_signature(*best))
+      if (!better && specificity(*e) != specificity(*best))
+        better = specificity(*e) > specificity(*best);
+      else if (!better && nccl_kb_is_signature(*e) != nccl_kb_is_signature(*best))
         better = nccl_kb_is_signature(*e);
       else if (!better && seen != best_seen)
         better = seen;
@@ -256,6 +353,8 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       out.push_back(std::move(r));
     }
     NcclMessageReading& r = out[it->second];
+    if (start && line.line.where.source == start_at.source && line.line.where.line == start_at.line)
+      r.starts_failure = true;
     if (before(line.line, r.line.line)) {
       r.file_subsystem = line.file.empty() ? "" : kb.subsystem_of_file(file_of(line.file));
       r.line = line;
@@ -268,7 +367,8 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
   // As a maintainer reads: errors before warnings, a specific message before the generic
   // trail, then the first failure in time, then the more decisive entry.
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    if (a.entry->severity != b.entry->severity) return a.entry->severity > b.entry->severity;
+    if (nccl_kb_severity(a) != nccl_kb_severity(b))
+      return nccl_kb_severity(a) > nccl_kb_severity(b);
     const bool at = a.entry->kind == NcclKbKind::kTrail, bt = b.entry->kind == NcclKbKind::kTrail;
     if (at != bt) return bt;
     if (a.line.line.where.line != b.line.line.where.line) return before(a.line.line, b.line.line);

@@ -36,6 +36,10 @@ struct NcclMessageReading {
   std::set<std::string> hosts;
   std::set<std::string> messages;  // every distinct message it explains
   std::string file_subsystem;      // the subsystem of the failing file, when the file names one
+  // It reads the WARN NCCL printed where the failure started: the last WARN before the first
+  // "file:line -> code" error trail in the same file (src/include/checks.h: a failing call
+  // WARNs, then every caller INFOs "-> code"). A warning-level entry read there is an error.
+  bool starts_failure = false;
 };
 
 // The kept lines of a run, in the order the analyser met them.
@@ -52,6 +56,10 @@ bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f);
 // The readings of a run, best first; one per entry, every line read by at most one entry.
 std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
                                                    const NcclKnowledgeBase& kb);
+
+// The severity of a reading's finding: the entry's, raised from warning to error when the line
+// started the failure (NcclMessageReading::starts_failure).
+Severity nccl_kb_severity(const NcclMessageReading& r);
 
 // Whether a reading belongs to nccl-known-signature (the migrated table and the CUDA / libc
 // text NCCL passes through) rather than nccl-message.

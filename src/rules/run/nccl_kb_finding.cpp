@@ -3,16 +3,23 @@
 #include <algorithm>
 
 #include "rules/run/run_evidence.h"
+#include "rules/supporting_readings.h"
 
 namespace trainready {
+
+// A dedicated rule that cites the same line judged it with context from several lines: the
+// engine folds these readings into that finding.
+bool is_supporting_reading_rule(std::string_view rule_id) {
+  return rule_id == "nccl-message" || rule_id == "nccl-known-signature";
+}
 
 std::vector<NcclKbFinding> nccl_kb_ranked(const std::vector<NcclMessageReading>& readings) {
   std::vector<NcclKbFinding> out;
   int last = 101;
   Severity last_sev = Severity::kError;
   for (const NcclMessageReading& r : readings) {
-    if (r.entry->severity != last_sev) last = 101;  // ranks order within one severity
-    last_sev = r.entry->severity;
+    if (nccl_kb_severity(r) != last_sev) last = 101;  // ranks order within one severity
+    last_sev = nccl_kb_severity(r);
     last = std::max(0, std::min(r.entry->rank, last - 1));
     out.push_back({&r, last});
   }
@@ -23,7 +30,7 @@ void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts
   const NcclMessageReading& r = *k.reading;
   const NcclKbEntry& e = *r.entry;
   x.message = e.what + " [" + e.id + "]";
-  x.severity = e.severity;
+  x.severity = nccl_kb_severity(r);
   x.rank = k.rank;
   x.evidence.push_back({r.line.line.text, r.line.line.where});
   if (!r.line.file.empty())
@@ -38,6 +45,11 @@ void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts
   if (e.kind == NcclKbKind::kTrail && !f.warnings.empty())
     x.evidence.push_back(
         {"first WARN: " + f.warnings.front().first.text, f.warnings.front().first.where});
+  if (r.starts_failure)
+    x.evidence.push_back(
+        {"the failure started here: the first error trail (\"-> code\") follows "
+         "this WARN",
+         {}});
   if (f.versions.size() == 1)
     x.evidence.push_back({"NCCL version " + f.versions.begin()->first, {}});
   x.cause = r.cause_seen ? r.cause->cause

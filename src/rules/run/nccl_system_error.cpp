@@ -1,4 +1,6 @@
 // nccl-system-error: "unhandled system error" / ncclSystemError.
+#include "knowledge/nccl_kb.h"
+#include "knowledge/nccl_kb_read.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
@@ -33,6 +35,16 @@ class NcclSystemError : public Rule {
         "`ulimit -l` (unlimited), /dev/shm size (--shm-size / --ipc=host), and the node's "
         "network (`trainready doctor`).";
     x.rank = 40;
+    // The call that failed is named by the WARN NCCL printed before returning the error: when
+    // the knowledge base reads an error WARN, that reading is the cause and this is its
+    // consequence, listed after it.
+    for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin())) {
+      if (r.line.level != NcclKbLevel::kWarn || nccl_kb_severity(r) != Severity::kError) continue;
+      x.cause = "The WARN \"" + r.line.message + "\" names the failing call (" + r.entry->id +
+                ", its own finding). " + x.cause;
+      x.rank = 4;
+      break;
+    }
     o.findings.push_back(std::move(x));
     return o;
   }

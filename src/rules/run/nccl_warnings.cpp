@@ -28,10 +28,16 @@ class NcclWarnings : public Rule {
         {NcclProblem::kCudaError, "CUDA error(s) inside NCCL", Severity::kError,
          "A CUDA call failed inside NCCL: out of memory, an Xid / GPU fault, or a driver and "
          "CUDA runtime that do not match.",
-         "Check `dmesg` for Xid errors and `nvidia-smi` on the host; run `trainready doctor`."},
+         "Check `dmesg` for Xid errors and `nvidia-smi` on the host; run `trainready doctor`. "
+         "The log shows NCCL's result, not the WARN that names the call: capture every rank's "
+         "log with NCCL_DEBUG=INFO (NCCL_DEBUG_FILE=/tmp/nccl.%h.%p) and the framework's whole "
+         "error (its 'Last error:' lines), and run `trainready nccl` on them."},
         {NcclProblem::kInternalError, "NCCL internal error / invalid usage", Severity::kError,
          "NCCL rejected a call: mismatched collectives or arguments between ranks, or a bug.",
-         "Check that every rank issues the same collectives with the same sizes; update NCCL."},
+         "Check that every rank issues the same collectives with the same sizes; update NCCL. "
+         "The log shows NCCL's result, not the WARN that names the check that failed: capture "
+         "every rank's log with NCCL_DEBUG=INFO (NCCL_DEBUG_FILE=/tmp/nccl.%h.%p) and the "
+         "framework's whole error (its 'Last error:' lines), and run `trainready nccl` on them."},
     };
     // What the knowledge base explains (nccl-message, nccl-known-signature) is not quoted back.
     std::set<std::string> explained;

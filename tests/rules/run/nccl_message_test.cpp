@@ -39,5 +39,28 @@ TEST(NcclMessage, QuietOnAHealthyRunAndOnSignatureLines) {
                   .findings.empty());
 }
 
+// A WARN read as informational still gives a (info) finding; the same text as INFO does not.
+TEST(NcclMessage, AWarnNeverEndsWithNoFinding) {
+  const RuleOutcome o = log_rule(
+      kId, log_text("h:1:2 [0] transport/nvls.cc:961 NCCL WARN rank 0 failed to NVLS register "
+                    "sendbuff 0x7f00 sendbuffSize 1024\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
+  EXPECT_NE(o.findings[0].message.find("[nvls-user-buffer-register-failed]"), std::string::npos);
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:2 [0] NCCL INFO rank 0 failed to NVLS register sendbuff "
+                                     "0x7f00 sendbuffSize 1024\n"))
+                  .findings.empty());
+}
+
+// Pre-2.4 (no NCCL tag): "Address family not supported" means no usable interface was found.
+TEST(NcclMessage, ReadsAPre24SocketWarn) {
+  const RuleOutcome o = log_rule(kId, log_text("include/socket.h:344 WARN Socket creation failed : "
+                                               "Address family not supported by protocol\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("[socket-create-failed]"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("no usable IP interface"), std::string::npos)
+      << o.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test

@@ -15,6 +15,24 @@ TEST(NcclSystemError, FiresOnPyTorchsUnhandledSystemError) {
   EXPECT_EQ(o.findings[0].evidence[1].where.line, 2);
 }
 
+// The WARN NCCL printed before returning the error names the failing call: its reading is the
+// cause, this finding its consequence (rank 4, after it).
+TEST(NcclSystemError, YieldsToTheWarnThatNamesTheCall) {
+  RuleOutcome o = log_rule(
+      kId, log_text("e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation failed : "
+                    "Address family not supported by protocol\n"
+                    "NCCL failure common.cu:874 'unhandled system error'\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].rank, 4);
+  EXPECT_NE(o.findings[0].cause.find("names the failing call (socket-create-failed"),
+            std::string::npos)
+      << o.findings[0].cause;
+  RuleOutcome alone =
+      log_rule(kId, log_text("NCCL failure common.cu:874 'unhandled system error'\n"));
+  ASSERT_EQ(alone.findings.size(), 1u);
+  EXPECT_EQ(alone.findings[0].rank, 40);
+}
+
 TEST(NcclSystemError, QuietOtherwise) {
   EXPECT_TRUE(log_rule(kId, log_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log"))
                   .findings.empty());

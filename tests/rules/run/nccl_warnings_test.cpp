@@ -47,6 +47,11 @@ TEST(NcclWarnings, AnUnplacedWarnSaysWhatToCaptureNext) {
   RuleOutcome o = log_rule(kId, log_text("h:1:2 [0] init.cc:1 NCCL WARN Something unexpected\n"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].fix.find("NCCL_DEBUG_SUBSYS"), std::string::npos);
+  // A bare result code (nccl-tests, a title-only paste) says to capture the WARN behind it.
+  o = log_rule(kId, log_text("Test NCCL failure common.cu:1012 'internal error - please report "
+                             "this issue to the NCCL developers / '\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].fix.find("'Last error:' lines"), std::string::npos) << o.findings[0].fix;
 }
 
 }  // namespace

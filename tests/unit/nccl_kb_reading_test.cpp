@@ -1,0 +1,216 @@
+// How the knowledge base picks the entry that reads a line: the file that printed it (in_file),
+// a bug fixed after the log's release (fixed_in), a framework's copy of NCCL's last WARN, the
+// WARN shapes of excerpts and old releases, and the WARN where the failure started.
+#include <gtest/gtest.h>
+
+#include "engine/engine.h"
+#include "knowledge/nccl_kb.h"
+#include "knowledge/nccl_kb_read.h"
+#include "parsers/nccl_log.h"
+
+namespace trainready::test {
+namespace {
+
+const char* kKb = R"(subsystem: test
+entries:
+- id: generic-invalid-argument
+  match: 'invalid argument'
+  kind: passthrough
+  what: a CUDA call rejected an argument
+  severity: error
+  rank: 88
+  causes:
+  - cause: generic
+    fix: fix g
+    confirm: check g
+  source: CUDA runtime API
+- id: nvls-cuda
+  match: "Cuda failure (\\d+ )?'"
+  level: WARN
+  in_file: '(^|/)transport/nvls\.cc?:'
+  what: an NVLS multicast call failed
+  severity: error
+  rank: 90
+  causes:
+  - cause: fabric manager
+    fix: fix n
+    confirm: check n
+  source: src/transport/nvls.cc:60 @ v2.30.7-1
+- id: ring-loop
+  match: 'does not loop back to start'
+  level: WARN
+  what: a ring does not close
+  severity: error
+  rank: 50
+  causes:
+  - cause: ranks see different topologies
+    fix: fix r
+    confirm: check r
+  source: src/graph/rings.cc:51 @ v2.30.7-1
+- id: ring-loop-fixed
+  match: 'does not loop back to start'
+  level: WARN
+  versions: '>=2.6'
+  fixed_in: '2.19.4'
+  what: a bug fixed in 2.19.4
+  severity: error
+  rank: 50
+  causes:
+  - cause: upgrade to 2.19.4
+    fix: fix u
+    confirm: check u
+  source: release note of 2.19.4-1
+- id: sysfs-path
+  match: 'Could not find real path of '
+  level: WARN
+  what: a sysfs path is missing
+  severity: warning
+  rank: 40
+  causes:
+  - cause: no sysfs
+    fix: fix s
+    confirm: check s
+  source: src/graph/xml.cc:332 @ v2.7.8-1
+- id: bind-failed
+  match: 'Failed to bind NVLink SHARP \(NVLS\) Multicast memory'
+  level: WARN
+  what: multicast bind failed
+  severity: error
+  rank: 90
+  causes:
+  - cause: fabric manager
+    fix: fix b
+    confirm: check b
+  source: src/transport/nvls.cc:376 @ v2.30.7-1
+)";
+
+const NcclKnowledgeBase& kb() {
+  static const NcclKnowledgeBase k = NcclKnowledgeBase::parse({{"test.yaml", kKb}});
+  return k;
+}
+
+std::vector<std::string> ids(const std::string& log) {
+  std::vector<std::string> out;
+  for (const NcclMessageReading& r : read_nccl_messages(analyze_nccl_log_text(log, "t.log"), kb()))
+    out.push_back(r.entry->id);
+  return out;
+}
+
+using V = std::vector<std::string>;
+
+// The transport named in the failing file: CUCHECK's "Cuda failure" from transport/nvls.cc is
+// the NVLS reading, ahead of the generic CUDA text; from another file it is not.
+TEST(NcclKbReading, TheFailingFileSelectsTheEntry) {
+  EXPECT_EQ(ids("h:1:2 [2] transport/nvls.cc:244 NCCL WARN Cuda failure 1 'invalid argument'\n"),
+            V{"nvls-cuda"});
+  EXPECT_EQ(ids("h:1:2 [2] transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'\n"),
+            V{"nvls-cuda"});
+  EXPECT_EQ(ids("h:1:2 [2] transport/p2p.cc:244 NCCL WARN Cuda failure 1 'invalid argument'\n"),
+            V{"generic-invalid-argument"});
+}
+
+// A fixed bug reads the line only when the log shows an older release.
+TEST(NcclKbReading, AFixedBugNeedsAnOlderRelease) {
+  const std::string warn =
+      "h:1:2 [7] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop "
+      "back to start (13 != 15).\n";
+  EXPECT_EQ(ids("h:1:1 [0] NCCL INFO NCCL version 2.19.3+cuda12.2\n" + warn), V{"ring-loop-fixed"});
+  EXPECT_EQ(ids("h:1:1 [0] NCCL INFO NCCL version 2.20.3+cuda12.2\n" + warn), V{"ring-loop"});
+  EXPECT_EQ(ids("h:1:1 [0] NCCL INFO NCCL version 2.5.6+cuda10.2\n" + warn), V{"ring-loop"});
+  EXPECT_EQ(ids(warn), V{"ring-loop"});  // no version line: the ordinary reading
+}
+
+// NCCL keeps its last WARN for ncclGetLastError(), which PyTorch prints after "Last error:";
+// excerpts without the prefix and releases before 2.4 (no NCCL tag) are WARNs too.
+TEST(NcclKbReading, WarnEntriesReadEveryShapeOfAWarn) {
+  EXPECT_EQ(ids("torch.distributed.DistBackendError: NCCL error in: x.cpp:93, unhandled cuda "
+                "error, NCCL version 2.29.3\n"
+                "ncclUnhandledCudaError: Call to CUDA function failed.\n"
+                "Last error:\n"
+                "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error "
+                "401 'the operation cannot be performed in the present state'.\n"),
+            V{"bind-failed"});
+  const auto f = analyze_nccl_log_text(
+      "NCCL WARN Error : ring 0 does not loop back to start\n"
+      "graph/xml.cc:332 WARN Could not find real path of /sys/x\n",
+      "t.log");
+  const auto lines = nccl_kb_lines(f);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].level, NcclKbLevel::kWarn);
+  EXPECT_EQ(lines[1].level, NcclKbLevel::kWarn);
+  EXPECT_EQ(lines[1].file, "graph/xml.cc:332");
+}
+
+// The WARN right before the first error trail is where the failure started: its warning-level
+// reading is an error, ahead of an earlier warning.
+TEST(NcclKbReading, TheWarnBeforeTheFirstTrailStartedTheFailure) {
+  const auto f = analyze_nccl_log_text(
+      "h:1:1 [0] NCCL INFO NCCL version 2.7.8+cuda11.1\n"
+      "h:1:2 [0] graph/xml.cc:332 NCCL WARN Could not find real path of /sys/class/pci_bus/x\n"
+      "h:1:2 [0] NCCL INFO graph/xml.cc:469 -> 2\n",
+      "t.log");
+  const auto r = read_nccl_messages(f, kb());
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0].entry->id, "sysfs-path");
+  EXPECT_TRUE(r[0].starts_failure);
+  EXPECT_EQ(nccl_kb_severity(r[0]), Severity::kError);
+  const auto quiet = read_nccl_messages(
+      analyze_nccl_log_text(
+          "h:1:2 [0] graph/xml.cc:332 NCCL WARN Could not find real path of /sys/class/x\n",
+          "u.log"),
+      kb());
+  ASSERT_EQ(quiet.size(), 1u);
+  EXPECT_FALSE(quiet[0].starts_failure);
+  EXPECT_EQ(nccl_kb_severity(quiet[0]), Severity::kWarning);
+}
+
+TEST(NcclKbReading, BadInFileAndFixedInNameTheEntry) {
+  std::string bad = kKb;
+  bad.replace(bad.find("fixed_in: '2.19.4'"), 18, "fixed_in: 'soon'");
+  try {
+    NcclKnowledgeBase::parse({{"t.yaml", bad}});
+    FAIL() << "accepted fixed_in: soon";
+  } catch (const NcclKbError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml: ring-loop-fixed: 'fixed_in'"), std::string::npos)
+        << e.what();
+  }
+  bad = kKb;
+  bad.replace(bad.find("in_file: '"), 10, "in_file: '((");
+  try {
+    NcclKnowledgeBase::parse({{"t.yaml", bad}});
+    FAIL() << "accepted a broken in_file regex";
+  } catch (const NcclKbError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.yaml: nvls-cuda: 'in_file' is not a valid regex"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// One line, one finding: the knowledge base's reading of the WARN a dedicated rule cites is
+// folded into that finding (its fix appended), not listed again.
+TEST(NcclKbReading, TheEngineFoldsAReadingIntoTheFindingThatCitesItsLine) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "h:1:1 [0] NCCL INFO NCCL version 2.27.3+cuda12.8\n"
+      "h:1:2 [5] misc/ibvwrap.cc:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection "
+      "timed out, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3\n",
+      "t.log");
+  JudgeInputs in;
+  in.nccl_log = &f;
+  const Evaluation ev = evaluate(in, Catalog::builtin(), {});
+  int qp = 0;
+  const Finding* dedicated = nullptr;
+  for (const Finding& x : ev.findings) {
+    for (const Evidence& e : x.evidence) qp += e.where.line == 2 ? 1 : 0;
+    if (x.rule_id == "nccl-ibv-modify-qp-failed") dedicated = &x;
+  }
+  ASSERT_NE(dedicated, nullptr);
+  EXPECT_EQ(qp, 1) << "the WARN line is cited by one finding";
+  EXPECT_NE(dedicated->fix.find("NCCL_CROSS_NIC=0"), std::string::npos) << dedicated->fix;
+  bool support = false;
+  for (const Evidence& e : dedicated->evidence)
+    support = support || e.text.rfind("supporting reading (nccl-message)", 0) == 0;
+  EXPECT_TRUE(support);
+}
+
+}  // namespace
+}  // namespace trainready::test
