@@ -49,7 +49,8 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # trainready_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 # Depends is computed by dpkg-shlibdeps from the libraries the binary really links (libc6,
-# libcurl4, libstdc++6, ...), never kept by hand; it needs dpkg-dev and file (setup-deps.sh).
+# libcurl4, libsimdjson14 for lint, libstdc++6, ...), never kept by hand; it needs dpkg-dev and file
+# (setup-deps.sh).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The build keeps -g1 for crash reports; the package ships the stripped binary (a quarter the size).
 set(CPACK_STRIP_FILES ON)

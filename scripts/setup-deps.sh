@@ -7,6 +7,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config
   libcli11-dev        # command-line parsing
   nlohmann-json3-dev  # JSON: catalog, IMDS, reports, snapshots
+  libsimdjson-dev     # lint: large ARM templates read without a tree per value (src/iac/template_json.h)
   libcurl4-openssl-dev # IMDS over HTTP with timeouts, no proxy
   zlib1g-dev           # gzip-compressed NCCL logs, read as a stream
   libgtest-dev libgmock-dev googletest # unit tests

@@ -2,6 +2,7 @@
 // The typed IR of a deployment definition (ARM / Bicep-compiled ARM, Terraform plan) or of a
 // deployed state (az CLI JSON, IMDS documents): the compute resources and the few properties
 // the InfiniBand and placement traps depend on. Readers in src/iac/ fill it; deploy rules read it.
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -71,6 +72,68 @@ struct AddressPrefix {
   Provenance where;
 };
 
+// Fields most resources leave unset, kept out of line and allocated when first written: a large
+// template holds tens of thousands of resources, and an unset Setting still costs ~100 bytes
+// (issue 35). Reads through a const resource never allocate (an empty group is shared); a
+// copy of the resource copies the group.
+template <class T>
+class OutOfLine {
+ public:
+  OutOfLine() = default;
+  OutOfLine(const OutOfLine& o) : p_(o.p_ ? std::make_unique<T>(*o.p_) : nullptr) {}
+  OutOfLine& operator=(const OutOfLine& o) {
+    if (this != &o) p_ = o.p_ ? std::make_unique<T>(*o.p_) : nullptr;
+    return *this;
+  }
+  OutOfLine(OutOfLine&&) noexcept = default;
+  OutOfLine& operator=(OutOfLine&&) noexcept = default;
+  ~OutOfLine() = default;
+
+  const T& get() const {
+    static const T kEmpty{};
+    return p_ ? *p_ : kEmpty;
+  }
+  T& set() {
+    if (!p_) p_ = std::make_unique<T>();
+    return *p_;
+  }
+  const T* operator->() const { return &get(); }
+  T* operator->() { return &set(); }
+  bool allocated() const { return p_ != nullptr; }
+
+ private:
+  std::unique_ptr<T> p_;
+};
+
+// A scale set's placement (singlePlacementGroup and what its default depends on).
+struct ScaleSetPlacement {
+  Setting<bool> single_placement_group;
+  Setting<std::string> orchestration_mode;  // Uniform, Flexible
+  Setting<long long> platform_fault_domain_count;
+  // Where the platform default for single_placement_group is false when unset (Terraform's
+  // orchestrated scale set, AKS); a note for the rule's message.
+  std::string spg_default_false_because;
+};
+
+// Azure Managed Lustre: the SKU, the capacity in TiB and the subnet it is placed in.
+struct LustreSettings {
+  Setting<std::string> lustre_sku;
+  Setting<long long> lustre_capacity_tib;
+  Setting<std::string> lustre_subnet;
+};
+
+// Deployed state (IMDS / az).
+struct DeployedPlacement {
+  Setting<std::string> placement_group_id;
+  Setting<std::string> vm_scale_set_name;
+};
+
+struct NetworkPrefixes {
+  std::vector<AddressPrefix> address_prefixes;  // virtual networks
+  // Subnets: a virtual network's inline subnets, or a subnet resource's own prefixes.
+  std::vector<AddressPrefix> subnet_prefixes;
+};
+
 struct DeploymentResource {
   ResourceKind kind = ResourceKind::kVirtualMachine;
   std::string name;          // resolved name, or the raw expression
@@ -83,12 +146,8 @@ struct DeploymentResource {
 
   Setting<std::string> vm_size;
   Setting<long long> count;  // VMs / instances; unset = 1 for a VM
-  Setting<bool> single_placement_group;
-  Setting<std::string> orchestration_mode;  // Uniform, Flexible
-  Setting<long long> platform_fault_domain_count;
-  // Where the platform default for single_placement_group is false when unset (Terraform's
-  // orchestrated scale set, AKS); a note for the rule's message.
-  std::string spg_default_false_because;
+  // Scale sets only.
+  OutOfLine<ScaleSetPlacement> placement;
   Setting<std::string> availability_set;  // name of the set a VM belongs to
   Setting<std::string> scale_set;         // name of the scale set a VM belongs to (Flexible)
   Setting<std::string> image_publisher;
@@ -97,16 +156,9 @@ struct DeploymentResource {
   Setting<std::string> image_id;  // gallery / custom image id
   std::vector<VmExtension> extensions;
   std::vector<BootScript> boot_scripts;
-  std::vector<AddressPrefix> address_prefixes;  // virtual networks
-  // Subnets: a virtual network's inline subnets, or a subnet resource's own prefixes.
-  std::vector<AddressPrefix> subnet_prefixes;
-  // Azure Managed Lustre: the SKU, the capacity in TiB and the subnet it is placed in.
-  Setting<std::string> lustre_sku;
-  Setting<long long> lustre_capacity_tib;
-  Setting<std::string> lustre_subnet;
-  // Deployed state (IMDS / az).
-  Setting<std::string> placement_group_id;
-  Setting<std::string> vm_scale_set_name;
+  OutOfLine<NetworkPrefixes> network;  // virtual networks and subnets
+  OutOfLine<LustreSettings> lustre;
+  OutOfLine<DeployedPlacement> live;  // IMDS / az: the object as deployed
 
   // Inline suppressions found on the resource: rule id → justification.
   std::vector<std::pair<std::string, std::string>> suppressions;

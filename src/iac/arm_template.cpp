@@ -219,8 +219,9 @@ std::string file_uri(const std::string& path) {
 
 class TemplateWalker {
  public:
-  TemplateWalker(const LocatedJson& doc, std::string file, DeploymentFacts* out, WalkShared* shared)
-      : doc_(doc), file_(std::move(file)), out_(out), shared_(shared) {}
+  TemplateWalker(const LocatedJson& doc, std::string file, DeploymentFacts* out, WalkShared* shared,
+                 const DeploymentJson* lazy = nullptr)
+      : doc_(&doc), file_(std::move(file)), out_(out), shared_(shared), lazy_(lazy) {}
 
   void walk(const json& tpl, const std::string& base, TemplateScope& scope, long long copies,
             bool copies_known, int depth) {
@@ -234,8 +235,19 @@ class TemplateWalker {
       if (r.is_object()) resource(r, ptr, symbolic, scope, copies, copies_known, depth, "");
     };
     if (resources->is_array()) {
-      for (std::size_t i = 0; i < resources->size(); ++i)
+      // The file's own resources may still be text: each is parsed, read and dropped.
+      const bool own = lazy_ != nullptr && &tpl == &lazy_->json.value;
+      for (std::size_t i = 0; i < resources->size(); ++i) {
+        if (own && lazy_->deferred(i)) {
+          const LocatedJson piece = lazy_->resource(i);
+          const LocatedJson* whole = doc_;
+          doc_ = &piece;
+          each(piece.value, base + "/resources/" + std::to_string(i), "");
+          doc_ = whole;
+          continue;
+        }
         each((*resources)[i], base + "/resources/" + std::to_string(i), "");
+      }
     } else if (resources->is_object()) {
       for (auto it = resources->begin(); it != resources->end(); ++it)
         each(it.value(), base + "/resources/" + json_pointer_token(it.key()), it.key());
@@ -265,7 +277,7 @@ class TemplateWalker {
 
  private:
   void note(const std::string& ptr, const std::string& what) {
-    out_->notes.push_back(file_ + ":" + std::to_string(doc_.line_of(ptr)) + ": " + what);
+    out_->notes.push_back(file_ + ":" + std::to_string(doc_->line_of(ptr)) + ": " + what);
   }
 
   void resource(const json& r, const std::string& ptr, const std::string& symbolic,
@@ -382,18 +394,18 @@ class TemplateWalker {
   void extract(const std::string& type, const std::string& ltype, const json& ev, const json& raw,
                const std::string& ptr, const std::string& symbolic, const std::string& name,
                long long copies, bool copies_known, bool conditional) {
-    JsonFields f(ev, doc_, ptr, file_);
+    JsonFields f(ev, *doc_, ptr, file_);
     DeploymentResource d;
     d.type = type;
     d.format = "arm";
     d.name = name;
     d.address = symbolic.empty() ? name : symbolic;
-    d.where = Provenance{file_, doc_.line_of(ptr)};
+    d.where = Provenance{file_, doc_->line_of(ptr)};
     d.conditional = conditional;
     Setting<long long> copies_setting =
         copies_known ? Setting<long long>::known(copies, std::to_string(copies), d.where)
                      : Setting<long long>::unknown("copy count", d.where);
-    read_arm_suppressions(raw, doc_, ptr, file_, &d);
+    read_arm_suppressions(raw, *doc_, ptr, file_, &d);
 
     if (ltype == "microsoft.compute/virtualmachines") {
       d.kind = ResourceKind::kVirtualMachine;
@@ -408,12 +420,14 @@ class TemplateWalker {
       d.kind = ResourceKind::kScaleSet;
       d.vm_size = f.text("/sku/name");
       d.count = f.integer("/sku/capacity");
-      d.single_placement_group = f.boolean("/properties/singlePlacementGroup");
-      d.orchestration_mode = f.text("/properties/orchestrationMode");
-      d.platform_fault_domain_count = f.integer("/properties/platformFaultDomainCount");
-      if (d.orchestration_mode.is_known() && iequals(d.orchestration_mode.value, "Flexible") &&
-          d.platform_fault_domain_count.is_known() && d.platform_fault_domain_count.value == 1)
-        d.spg_default_false_because =
+      d.placement->single_placement_group = f.boolean("/properties/singlePlacementGroup");
+      d.placement->orchestration_mode = f.text("/properties/orchestrationMode");
+      d.placement->platform_fault_domain_count = f.integer("/properties/platformFaultDomainCount");
+      if (d.placement->orchestration_mode.is_known() &&
+          iequals(d.placement->orchestration_mode.value, "Flexible") &&
+          d.placement->platform_fault_domain_count.is_known() &&
+          d.placement->platform_fault_domain_count.value == 1)
+        d.placement->spg_default_false_because =
             "a Flexible scale set with platformFaultDomainCount 1 (max spreading) gets "
             "singlePlacementGroup false when it is not set";
       const std::string vp = "/properties/virtualMachineProfile";
@@ -456,7 +470,7 @@ class TemplateWalker {
         for (std::size_t i = 0; i < pre->size(); ++i) {
           std::string p = "/properties/addressSpace/addressPrefixes/" + std::to_string(i);
           Setting<std::string> c = f.text(p);
-          if (c.is_known()) d.address_prefixes.push_back(AddressPrefix{c.value, c.where});
+          if (c.is_known()) d.network->address_prefixes.push_back(AddressPrefix{c.value, c.where});
         }
       }
       if (const json* subs = f.at("/properties/subnets"); subs && subs->is_array()) {
@@ -468,9 +482,9 @@ class TemplateWalker {
       subnet_prefixes(f, "/properties", &d);
     } else if (ltype == "microsoft.storagecache/amlfilesystems") {
       d.kind = ResourceKind::kManagedLustre;
-      d.lustre_sku = f.text("/sku/name");
-      d.lustre_capacity_tib = f.integer("/properties/storageCapacityTiB");
-      d.lustre_subnet = f.text("/properties/filesystemSubnet");
+      d.lustre->lustre_sku = f.text("/sku/name");
+      d.lustre->lustre_capacity_tib = f.integer("/properties/storageCapacityTiB");
+      d.lustre->lustre_subnet = f.text("/properties/filesystemSubnet");
     } else if (ltype == "microsoft.containerservice/managedclusters") {
       if (const json* pools = f.at("/properties/agentPoolProfiles"); pools && pools->is_array()) {
         for (std::size_t i = 0; i < pools->size(); ++i) {
@@ -509,11 +523,11 @@ class TemplateWalker {
   // A subnet's addressPrefix, or each of its addressPrefixes.
   static void subnet_prefixes(const JsonFields& f, const std::string& p, DeploymentResource* d) {
     Setting<std::string> one = f.text(p + "/addressPrefix");
-    if (one.is_known()) d->subnet_prefixes.push_back(AddressPrefix{one.value, one.where});
+    if (one.is_known()) d->network->subnet_prefixes.push_back(AddressPrefix{one.value, one.where});
     if (const json* many = f.at(p + "/addressPrefixes"); many && many->is_array()) {
       for (std::size_t i = 0; i < many->size(); ++i) {
         Setting<std::string> c = f.text(p + "/addressPrefixes/" + std::to_string(i));
-        if (c.is_known()) d->subnet_prefixes.push_back(AddressPrefix{c.value, c.where});
+        if (c.is_known()) d->network->subnet_prefixes.push_back(AddressPrefix{c.value, c.where});
       }
     }
   }
@@ -630,7 +644,7 @@ class TemplateWalker {
     }
     const LocatedJson* child = path.empty() ? nullptr : load(path, &why);
     if (child == nullptr) {
-      out_->unread.push_back(file_ + ":" + std::to_string(doc_.line_of(at)) +
+      out_->unread.push_back(file_ + ":" + std::to_string(doc_->line_of(at)) +
                              ": linked template not read: " + why);
       return;
     }
@@ -643,10 +657,11 @@ class TemplateWalker {
     w.walk(child->value, "", child_scope, copies, copies_known, depth + 1);
   }
 
-  const LocatedJson& doc_;
+  const LocatedJson* doc_;  // lines: the whole file's, or the one resource's being read
   std::string file_;
   DeploymentFacts* out_;
   WalkShared* shared_;
+  const DeploymentJson* lazy_;  // the file's deferred resources, or nullptr
 };
 
 }  // namespace
@@ -658,9 +673,10 @@ bool looks_like_arm_template(const json& doc) {
   return find_ci(doc, "resources") != nullptr && find_ci(doc, "contentVersion") != nullptr;
 }
 
-void read_arm_template(const LocatedJson& doc, const std::string& file,
-                       const ArmParameterValues& params, DeploymentFacts* out,
-                       const ArmLinkOptions& links) {
+namespace {
+void read_template(const LocatedJson& doc, const DeploymentJson* lazy, const std::string& file,
+                   const ArmParameterValues& params, DeploymentFacts* out,
+                   const ArmLinkOptions& links) {
   if (!looks_like_arm_template(doc.value))
     throw InputError(file, 1, "expected an ARM template (\"$schema\" deploymentTemplate.json)");
   CheckedParameters checked = check_arm_parameters(doc, file, params);
@@ -670,9 +686,22 @@ void read_arm_template(const LocatedJson& doc, const std::string& file,
   if (file != "<stdin>") scope.set_self_uri(file_uri(file));
   WalkShared shared;
   shared.links = &links;
-  TemplateWalker walker(doc, file, out, &shared);
+  TemplateWalker walker(doc, file, out, &shared, lazy);
   walker.walk(doc.value, "", scope, 1, true, 0);
   walker.finish();
+}
+}  // namespace
+
+void read_arm_template(const LocatedJson& doc, const std::string& file,
+                       const ArmParameterValues& params, DeploymentFacts* out,
+                       const ArmLinkOptions& links) {
+  read_template(doc, nullptr, file, params, out, links);
+}
+
+void read_arm_template(const DeploymentJson& doc, const std::string& file,
+                       const ArmParameterValues& params, DeploymentFacts* out,
+                       const ArmLinkOptions& links) {
+  read_template(doc.json, doc.resources.empty() ? nullptr : &doc, file, params, out, links);
 }
 
 }  // namespace trainready

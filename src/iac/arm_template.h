@@ -12,6 +12,7 @@
 #include "core/located_json.h"
 #include "facts/deployment_facts.h"
 #include "iac/parameter_values.h"
+#include "iac/template_json.h"
 
 namespace trainready {
 
@@ -35,6 +36,11 @@ struct ArmLinkOptions {
 // deployment().properties.templateLink.uri (the parent's own directory), a file:// URI, or a URI
 // named by `links`; one that cannot be found is a note and makes the deployment incomplete.
 void read_arm_template(const LocatedJson& doc, const std::string& file,
+                       const ArmParameterValues& params, DeploymentFacts* out,
+                       const ArmLinkOptions& links = {});
+// The same for a template read by parse_deployment_document: its deferred resources are parsed
+// one at a time, and each tree is dropped once the resource is read.
+void read_arm_template(const DeploymentJson& doc, const std::string& file,
                        const ArmParameterValues& params, DeploymentFacts* out,
                        const ArmLinkOptions& links = {});
 

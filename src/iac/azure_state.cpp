@@ -71,9 +71,9 @@ void az_object(const json& o, const std::string& ptr, const LocatedJson& doc,
     d.kind = ResourceKind::kScaleSet;
     d.vm_size = f.text("/sku/name");
     d.count = f.integer("/sku/capacity");
-    d.single_placement_group = f.boolean(p + "/singlePlacementGroup");
-    d.orchestration_mode = f.text(p + "/orchestrationMode");
-    d.platform_fault_domain_count = f.integer(p + "/platformFaultDomainCount");
+    d.placement->single_placement_group = f.boolean(p + "/singlePlacementGroup");
+    d.placement->orchestration_mode = f.text(p + "/orchestrationMode");
+    d.placement->platform_fault_domain_count = f.integer(p + "/platformFaultDomainCount");
     image(p + "/virtualMachineProfile/storageProfile/imageReference");
     const std::string ep = p + "/virtualMachineProfile/extensionProfile/extensions";
     if (const json* ex = f.at(ep); ex && ex->is_array()) {
@@ -85,7 +85,7 @@ void az_object(const json& o, const std::string& ptr, const LocatedJson& doc,
             VmExtension{f.text(q + "/publisher").value, f.text(q + "/type").value, f.where(e)});
       }
     }
-    d.vm_scale_set_name = nm;
+    d.live->vm_scale_set_name = nm;
   } else {
     d.kind = ResourceKind::kVirtualMachine;
     d.count = Setting<long long>::known(1, "1", d.where);
@@ -95,13 +95,13 @@ void az_object(const json& o, const std::string& ptr, const LocatedJson& doc,
       if (id.is_known()) {
         std::string ss = scale_set_of_instance_id(id.value);
         d.scale_set = Setting<std::string>::known(ss, id.value, id.where);
-        d.vm_scale_set_name = d.scale_set;
+        d.live->vm_scale_set_name = d.scale_set;
       }
     } else {
       d.vm_size = f.text(p + "/hardwareProfile/vmSize");
       d.availability_set = f.id_name(p + "/availabilitySet/id");
       d.scale_set = f.id_name(p + "/virtualMachineScaleSet/id");
-      if (d.scale_set.is_known()) d.vm_scale_set_name = d.scale_set;
+      if (d.scale_set.is_known()) d.live->vm_scale_set_name = d.scale_set;
     }
     image(p + "/storageProfile/imageReference");
     // az vm show lists installed extensions under "resources".
@@ -163,10 +163,10 @@ void read_imds_document(const LocatedJson& doc, const std::string& file, Deploym
     return s;
   };
   d.vm_size = non_empty("/vmSize");
-  d.placement_group_id = f.text("/placementGroupId");
-  d.vm_scale_set_name = f.text("/vmScaleSetName");
-  if (d.vm_scale_set_name.is_known() && !d.vm_scale_set_name.value.empty())
-    d.scale_set = d.vm_scale_set_name;
+  d.live->placement_group_id = f.text("/placementGroupId");
+  d.live->vm_scale_set_name = f.text("/vmScaleSetName");
+  if (d.live->vm_scale_set_name.is_known() && !d.live->vm_scale_set_name.value.empty())
+    d.scale_set = d.live->vm_scale_set_name;
   d.image_publisher = non_empty("/storageProfile/imageReference/publisher");
   if (d.image_publisher.is_unset()) d.image_publisher = non_empty("/publisher");
   d.image_offer = non_empty("/storageProfile/imageReference/offer");

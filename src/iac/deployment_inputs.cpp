@@ -12,6 +12,7 @@
 #include "iac/arm_template.h"
 #include "iac/azure_state.h"
 #include "iac/parameter_values.h"
+#include "iac/template_json.h"
 #include "iac/terraform_plan.h"
 
 namespace trainready {
@@ -24,7 +25,7 @@ constexpr std::size_t kMaxFileBytes = kMaxDeploymentBytes;
 
 struct Doc {
   std::string file;
-  LocatedJson json;
+  DeploymentJson json;
   DeploymentInputKind kind = DeploymentInputKind::kOther;
   bool explicit_path = true;
 };
@@ -77,9 +78,9 @@ void refuse_source_file(std::string_view text, const std::string& file) {
                      ".tf files beside it are read for line numbers)");
 }
 
-LocatedJson parse_deployment_json(std::string_view text, const std::string& file) {
+DeploymentJson parse_deployment_json(std::string text, const std::string& file) {
   refuse_source_file(text, file);
-  return parse_located_json(text, file, JsonDialect::kArm);
+  return parse_deployment_document(std::move(text), file);
 }
 
 std::vector<std::pair<std::string, bool>> expand(const std::vector<std::string>& paths,
@@ -158,14 +159,15 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
     const std::string shown = file == "-" ? "<stdin>" : file;
     Doc d{shown, {}};
     try {
-      // The text lives only while it is parsed: the DOM is the one copy kept.
+      // A template's text is kept and its resources parsed one at a time (iac/template_json.h);
+      // another file's text lives only while it is parsed.
       d.json = parse_deployment_json(file == "-" ? read_stdin_bounded() : read_file(file), shown);
     } catch (const InputError& e) {
       // One bad file is reported (file:line) and the others are still linted; exit 2.
       out.input_errors.push_back(InputProblem{e.file(), e.line(), e.what()});
       continue;
     }
-    d.kind = classify_deployment_json(d.json.value);
+    d.kind = classify_deployment_json(d.json.json.value);
     d.explicit_path = named;
     if (d.kind == DeploymentInputKind::kOther) {
       if (named) {
@@ -187,7 +189,8 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
                      "no deployment JSON found: " + kind_expectation());
   ArmParameterValues params;
   for (const auto& f : options.parameter_files) {
-    LocatedJson pj = parse_deployment_json(read_file(f), f);
+    const DeploymentJson parsed = parse_deployment_json(read_file(f), f);
+    const LocatedJson& pj = parsed.json;
     if (!looks_like_arm_parameters(pj.value) && !pj.value.contains("parameters"))
       throw InputError(
           f, 1, "expected an ARM parameters file (\"parameters\": {\"name\": {\"value\": ...}})");
@@ -197,7 +200,7 @@ DeploymentFacts read_deployment_inputs(const std::vector<std::string>& paths,
   for (const auto& d : docs) {
     if (d.kind != DeploymentInputKind::kArmParameters) continue;
     try {
-      read_arm_parameters(d.json, d.file, &params);
+      read_arm_parameters(d.json.json, d.file, &params);
     } catch (const InputError& e) {
       out.input_errors.push_back(InputProblem{e.file(), e.line(), e.what()});
       continue;
@@ -250,14 +253,14 @@ void read_one(const Doc& d, const DeploymentInputOptions& options, const ArmPara
           if (root.empty()) root = ".";
         }
         TerraformSourceIndex idx = TerraformSourceIndex::scan(root);
-        read_terraform_plan(d.json, d.file, idx, &out);
+        read_terraform_plan(d.json.json, d.file, idx, &out);
         break;
       }
       case DeploymentInputKind::kImds:
-        read_imds_document(d.json, d.file, &out);
+        read_imds_document(d.json.json, d.file, &out);
         break;
       case DeploymentInputKind::kAzState:
-        read_az_state(d.json, d.file, &out);
+        read_az_state(d.json.json, d.file, &out);
         break;
       case DeploymentInputKind::kArmParameters:
       case DeploymentInputKind::kOther:
@@ -269,10 +272,11 @@ void read_one(const Doc& d, const DeploymentInputOptions& options, const ArmPara
 
 DeploymentFacts read_deployment_text(const std::string& text, const std::string& name) {
   DeploymentFacts out;
-  LocatedJson doc = parse_deployment_json(text, name);
+  DeploymentJson parsed = parse_deployment_json(text, name);
+  const LocatedJson& doc = parsed.json;
   switch (classify_deployment_json(doc.value)) {
     case DeploymentInputKind::kArmTemplate:
-      read_arm_template(doc, name, {}, &out, ArmLinkOptions{{}, false});
+      read_arm_template(parsed, name, {}, &out, ArmLinkOptions{{}, false});
       break;
     case DeploymentInputKind::kArmParameters: {
       ArmParameterValues p;

@@ -204,9 +204,9 @@ class PlanReader {
       d.kind = ResourceKind::kScaleSet;
       d.vm_size = f.text("/sku");
       d.count = f.integer("/instances");
-      d.single_placement_group = f.boolean("/single_placement_group");
-      d.orchestration_mode = Setting<std::string>::known("Uniform", type, d.where);
-      d.platform_fault_domain_count = f.integer("/platform_fault_domain_count");
+      d.placement->single_placement_group = f.boolean("/single_placement_group");
+      d.placement->orchestration_mode = Setting<std::string>::known("Uniform", type, d.where);
+      d.placement->platform_fault_domain_count = f.integer("/platform_fault_domain_count");
       image("/source_image_reference/0");
       d.image_id = f.text("/source_image_id");
       f.boot_script("custom_data", "/custom_data", &d.boot_scripts);
@@ -216,11 +216,11 @@ class PlanReader {
       d.kind = ResourceKind::kScaleSet;
       d.vm_size = f.text("/sku_name");
       d.count = f.integer("/instances");
-      d.single_placement_group = f.boolean("/single_placement_group");
-      d.orchestration_mode = Setting<std::string>::known("Flexible", type, d.where);
-      d.platform_fault_domain_count = f.integer("/platform_fault_domain_count");
+      d.placement->single_placement_group = f.boolean("/single_placement_group");
+      d.placement->orchestration_mode = Setting<std::string>::known("Flexible", type, d.where);
+      d.placement->platform_fault_domain_count = f.integer("/platform_fault_domain_count");
       if (!configured(address, "single_placement_group"))
-        d.spg_default_false_because =
+        d.placement->spg_default_false_because =
             "azurerm_orchestrated_virtual_machine_scale_set defaults single_placement_group to "
             "false";
       image("/source_image_reference/0");
@@ -232,7 +232,7 @@ class PlanReader {
       d.kind = ResourceKind::kScaleSet;
       d.vm_size = f.text("/sku/0/name");
       d.count = f.integer("/sku/0/capacity");
-      d.single_placement_group = f.boolean("/single_placement_group");
+      d.placement->single_placement_group = f.boolean("/single_placement_group");
       image("/storage_profile_image_reference/0");
       f.boot_script("os_profile.custom_data", "/os_profile/0/custom_data", &d.boot_scripts);
       extensions("/extension");
@@ -263,7 +263,7 @@ class PlanReader {
       if (const json* as = f.at("/address_space"); as && as->is_array()) {
         for (std::size_t i = 0; i < as->size(); ++i) {
           Setting<std::string> c = f.text("/address_space/" + std::to_string(i));
-          if (c.is_known()) d.address_prefixes.push_back(AddressPrefix{c.value, c.where});
+          if (c.is_known()) d.network->address_prefixes.push_back(AddressPrefix{c.value, c.where});
         }
       }
     } else if (type == "azurerm_subnet") {
@@ -271,14 +271,14 @@ class PlanReader {
       if (const json* ps = f.at("/address_prefixes"); ps && ps->is_array()) {
         for (std::size_t i = 0; i < ps->size(); ++i) {
           Setting<std::string> c = f.text("/address_prefixes/" + std::to_string(i));
-          if (c.is_known()) d.subnet_prefixes.push_back(AddressPrefix{c.value, c.where});
+          if (c.is_known()) d.network->subnet_prefixes.push_back(AddressPrefix{c.value, c.where});
         }
       }
     } else if (type == "azurerm_managed_lustre_file_system") {
       d.kind = ResourceKind::kManagedLustre;
-      d.lustre_sku = f.text("/sku_name");
-      d.lustre_capacity_tib = f.integer("/storage_capacity_in_tb");
-      d.lustre_subnet = f.text("/subnet_id");
+      d.lustre->lustre_sku = f.text("/sku_name");
+      d.lustre->lustre_capacity_tib = f.integer("/storage_capacity_in_tb");
+      d.lustre->lustre_subnet = f.text("/subnet_id");
     } else if (type == "azurerm_kubernetes_cluster") {
       d.kind = ResourceKind::kAksNodePool;
       d.vm_size = f.text("/default_node_pool/0/vm_size");
@@ -321,8 +321,8 @@ class PlanReader {
     at(&d->count, d->kind == ResourceKind::kVirtualMachine ? "count"
                   : d->kind == ResourceKind::kAksNodePool  ? "node_count"
                                                            : "instances");
-    at(&d->single_placement_group, "single_placement_group");
-    at(&d->platform_fault_domain_count, "platform_fault_domain_count");
+    at(&d->placement->single_placement_group, "single_placement_group");
+    at(&d->placement->platform_fault_domain_count, "platform_fault_domain_count");
     at(&d->availability_set, "availability_set_id");
     at(&d->scale_set, "virtual_machine_scale_set_id");
     for (auto* s : {&d->image_publisher, &d->image_offer, &d->image_sku})

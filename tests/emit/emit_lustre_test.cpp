@@ -170,8 +170,8 @@ TEST(EmitLustre, ArmCarriesTheFileSystemStorageAndRoles) {
   for (const auto& r : d.resources) {
     if (r.kind != ResourceKind::kManagedLustre) continue;
     ++lustre;
-    EXPECT_EQ(r.lustre_sku.value, "AMLFS-Durable-Premium-250");
-    EXPECT_EQ(r.lustre_capacity_tib.value, 24);
+    EXPECT_EQ(r.lustre->lustre_sku.value, "AMLFS-Durable-Premium-250");
+    EXPECT_EQ(r.lustre->lustre_capacity_tib.value, 24);
   }
   EXPECT_EQ(lustre, 1);
 }

@@ -60,8 +60,8 @@ TEST(ArmTemplate, HpcpackNdScaleSetGetsSinglePlacementGroupUpTo100) {
       read_deployment_inputs({fixture(kTemplate), params("hpcpack-nd-vmss.parameters.json")}, {});
   ASSERT_EQ(d.resources.size(), 1u);
   EXPECT_EQ(d.resources[0].kind, ResourceKind::kScaleSet);
-  EXPECT_TRUE(d.resources[0].single_placement_group.is_known());
-  EXPECT_TRUE(d.resources[0].single_placement_group.value);
+  EXPECT_TRUE(d.resources[0].placement->single_placement_group.is_known());
+  EXPECT_TRUE(d.resources[0].placement->single_placement_group.value);
   EXPECT_EQ(d.resources[0].count.value, 40);
   EXPECT_TRUE(evaluate_deployment_rules(d, Catalog::builtin()).findings.empty());
 }

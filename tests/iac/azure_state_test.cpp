@@ -16,7 +16,7 @@ TEST(AzureState, TwoRealImdsDocumentsAreSplitAndMixed) {
                               fixture("imds/walinuxagent-imds-instance-valid.json")},
                              {});
   ASSERT_EQ(d.resources.size(), 2u);
-  EXPECT_EQ(d.resources[0].placement_group_id.value, "f67c14ab-e92c-408c-ae2d-da15866ec79a");
+  EXPECT_EQ(d.resources[0].live->placement_group_id.value, "f67c14ab-e92c-408c-ae2d-da15866ec79a");
   Evaluation ev = evaluate_deployment_rules(d, Catalog::builtin());
   std::vector<std::string> ids;
   for (const auto& f : ev.findings) ids.push_back(f.rule_id);

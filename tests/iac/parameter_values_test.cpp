@@ -153,8 +153,8 @@ TEST(ParameterValues, CliValuesAreConvertedByTheDeclaredType) {
   ASSERT_NE(ss, nullptr);
   EXPECT_EQ(ss->name, "4444");  // a string parameter keeps the text "4444"
   EXPECT_EQ(ss->count.value, 16);
-  EXPECT_TRUE(ss->single_placement_group.is_known());
-  EXPECT_TRUE(ss->single_placement_group.value);
+  EXPECT_TRUE(ss->placement->single_placement_group.is_known());
+  EXPECT_TRUE(ss->placement->single_placement_group.value);
 
   DeploymentFacts bad =
       lint({tpl}, {"nodeCount=many", "useSpg=yes", "tags=not-json", "clusterName=okay",

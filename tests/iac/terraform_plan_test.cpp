@@ -42,7 +42,7 @@ TEST(TerraformPlan, OrchestratedScaleSetDefaultsSinglePlacementGroupToFalse) {
      "expressions": {"sku_name": {"constant_value": "Standard_ND96isr_H100_v5"}}}]}}})",
                                            "plan.json");
   ASSERT_EQ(d.resources.size(), 1u);
-  EXPECT_FALSE(d.resources[0].spg_default_false_because.empty());
+  EXPECT_FALSE(d.resources[0].placement->spg_default_false_because.empty());
   Evaluation ev = evaluate_deployment_rules(d, Catalog::builtin());
   ASSERT_EQ(ev.findings.size(), 1u);
   EXPECT_EQ(ev.findings[0].rule_id, "deploy-ib-spg-off");
@@ -59,7 +59,7 @@ TEST(TerraformPlan, KnownAfterApplyIsUnknownNotUnset) {
      "change": {"actions": ["create"], "after_unknown": {"single_placement_group": true}}}]})",
                                            "plan.json");
   ASSERT_EQ(d.resources.size(), 1u);
-  EXPECT_TRUE(d.resources[0].single_placement_group.is_unknown());
+  EXPECT_TRUE(d.resources[0].placement->single_placement_group.is_unknown());
 }
 
 TEST(TerraformPlan, RejectsAnUnknownMajorFormatVersion) {

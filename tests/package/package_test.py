@@ -85,7 +85,7 @@ def check_control(deb, version):
         fail(f"Version field {fields.get('Version')!r}, the binary says {version!r}")
     depends = fields.get("Depends", "")
     # Library package names as dpkg-shlibdeps writes them, with a version floor from the symbols.
-    for lib in ("libc6 (>=", "libcurl", "libstdc++6 (>="):
+    for lib in ("libc6 (>=", "libcurl", "libsimdjson14", "libstdc++6 (>="):
         if lib not in depends:
             fail(f"Depends lacks {lib!r} (shlibdeps not run?): {depends!r}")
     if "libopenmpi" in depends or "libmpi" in depends:

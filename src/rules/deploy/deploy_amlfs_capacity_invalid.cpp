@@ -26,30 +26,30 @@ class DeployAmlfsCapacityInvalid final : public Rule {
     const auto& tiers = ctx.catalog->storage().amlfs_tiers;
     for (const auto& r : ctx.deployment->resources) {
       if (r.kind != ResourceKind::kManagedLustre) continue;
-      if (!r.lustre_sku.is_known() || !r.lustre_capacity_tib.is_known()) {
-        const auto& unresolved =
-            r.lustre_sku.is_known() ? r.lustre_capacity_tib.raw : r.lustre_sku.raw;
-        if (r.lustre_sku.is_unknown() || r.lustre_capacity_tib.is_unknown())
+      if (!r.lustre->lustre_sku.is_known() || !r.lustre->lustre_capacity_tib.is_known()) {
+        const auto& unresolved = r.lustre->lustre_sku.is_known() ? r.lustre->lustre_capacity_tib.raw
+                                                                 : r.lustre->lustre_sku.raw;
+        if (r.lustre->lustre_sku.is_unknown() || r.lustre->lustre_capacity_tib.is_unknown())
           out.notes.push_back(label(r) + ": SKU or capacity " + unresolved +
                               " not resolved (or not a whole number of TiB)");
         continue;
       }
       const AmlfsTier* tier = nullptr;
       for (const AmlfsTier& t : tiers) {
-        if (iequals(t.name, r.lustre_sku.value)) tier = &t;
+        if (iequals(t.name, r.lustre->lustre_sku.value)) tier = &t;
       }
       if (tier == nullptr) {
-        out.notes.push_back(label(r) + ": SKU " + r.lustre_sku.value +
+        out.notes.push_back(label(r) + ": SKU " + r.lustre->lustre_sku.value +
                             " is not in the catalog's amlfs_tiers; capacity not judged");
         continue;
       }
-      const double tib = static_cast<double>(r.lustre_capacity_tib.value);
+      const double tib = static_cast<double>(r.lustre->lustre_capacity_tib.value);
       const std::string wrong = tier->capacity_problem(tib);
       if (wrong.empty()) continue;
-      Finding f = finding(label(r) + ": " + std::to_string(r.lustre_capacity_tib.value) +
+      Finding f = finding(label(r) + ": " + std::to_string(r.lustre->lustre_capacity_tib.value) +
                           " TiB of " + tier->name + " is " + wrong);
-      f.evidence.push_back(setting_evidence("storageCapacityTiB", r.lustre_capacity_tib));
-      f.evidence.push_back(setting_evidence("sku", r.lustre_sku));
+      f.evidence.push_back(setting_evidence("storageCapacityTiB", r.lustre->lustre_capacity_tib));
+      f.evidence.push_back(setting_evidence("sku", r.lustre->lustre_sku));
       if (tier->above_listed_max(tib)) {
         // "If you are interested in storage values larger than the listed maximum, please open
         // a support ticket" (create-file-system-resource-manager): possible, not impossible.
@@ -73,7 +73,8 @@ class DeployAmlfsCapacityInvalid final : public Rule {
             "Round the capacity up to the next size the SKU provides (`trainready plan "
             "--emit` does), or pick the tier whose range holds it.";
       }
-      out.findings.push_back(deployment_finding(std::move(f), r, r.lustre_capacity_tib.where));
+      out.findings.push_back(
+          deployment_finding(std::move(f), r, r.lustre->lustre_capacity_tib.where));
     }
     return out;
   }

@@ -42,14 +42,15 @@ class DeployIbSpgOff final : public Rule {
         out.findings.push_back(deployment_finding(std::move(f), r, r.vm_size.where));
         continue;
       }
-      const auto& spg = r.single_placement_group;
+      const auto& spg = r.placement->single_placement_group;
       if (spg.is_unknown()) {
         out.notes.push_back(label(r) + ": singlePlacementGroup " + spg.raw + " not resolved (" +
                             spg.where.str() + ")");
         continue;
       }
-      const std::string mode = r.orchestration_mode.is_known() ? r.orchestration_mode.value : "";
-      const auto& fd = r.platform_fault_domain_count;
+      const std::string mode =
+          r.placement->orchestration_mode.is_known() ? r.placement->orchestration_mode.value : "";
+      const auto& fd = r.placement->platform_fault_domain_count;
       if (iequals(mode, "Flexible") && fd.is_unknown()) {
         out.notes.push_back(label(r) + ": platformFaultDomainCount " + fd.raw + " not resolved (" +
                             fd.where.str() + ")");
@@ -58,7 +59,7 @@ class DeployIbSpgOff final : public Rule {
       std::optional<bool> spg_value;
       if (spg.is_known())
         spg_value = spg.value;
-      else if (!r.spg_default_false_because.empty())
+      else if (!r.placement->spg_default_false_because.empty())
         spg_value = false;  // the platform or provider default when unset
       const IbGroupJudgement j = judge_scale_set_ib_group(
           mode, spg_value, fd.is_known() ? std::optional<long long>(fd.value) : std::nullopt);
@@ -66,10 +67,11 @@ class DeployIbSpgOff final : public Rule {
       Finding f =
           finding(label(r) + ": " + r.vm_size.value + " scale set is not a single placement group");
       f.evidence.push_back(setting_evidence("singlePlacementGroup", spg));
-      if (spg.is_unset() && !r.spg_default_false_because.empty())
-        f.evidence.push_back({r.spg_default_false_because, r.where});
+      if (spg.is_unset() && !r.placement->spg_default_false_because.empty())
+        f.evidence.push_back({r.placement->spg_default_false_because, r.where});
       if (iequals(mode, "Flexible")) {
-        f.evidence.push_back(setting_evidence("orchestrationMode", r.orchestration_mode));
+        f.evidence.push_back(
+            setting_evidence("orchestrationMode", r.placement->orchestration_mode));
         f.evidence.push_back(setting_evidence("platformFaultDomainCount", fd));
       }
       f.evidence.push_back(setting_evidence("VM size", r.vm_size));

@@ -27,13 +27,13 @@ class DeployNodesSplit final : public Rule {
     split(
         nodes, "placementGroupId",
         [](const DeploymentResource& r) -> const Setting<std::string>& {
-          return r.placement_group_id;
+          return r.live->placement_group_id;
         },
         &out);
     split(
         nodes, "vmScaleSetName",
         [](const DeploymentResource& r) -> const Setting<std::string>& {
-          return r.vm_scale_set_name;
+          return r.live->vm_scale_set_name;
         },
         &out);
     return out;

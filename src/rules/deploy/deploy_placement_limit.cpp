@@ -40,17 +40,18 @@ class DeployPlacementLimit final : public Rule {
 
  private:
   void scale_set(const DeploymentResource& r, RuleOutcome* out) const {
-    bool uniform =
-        !r.orchestration_mode.is_known() || iequals(r.orchestration_mode.value, "Uniform");
-    bool spg = r.single_placement_group.is_known()
-                   ? r.single_placement_group.value
-                   : (r.single_placement_group.is_unset() && uniform &&
-                      r.spg_default_false_because.empty());
+    bool uniform = !r.placement->orchestration_mode.is_known() ||
+                   iequals(r.placement->orchestration_mode.value, "Uniform");
+    bool spg = r.placement->single_placement_group.is_known()
+                   ? r.placement->single_placement_group.value
+                   : (r.placement->single_placement_group.is_unset() && uniform &&
+                      r.placement->spg_default_false_because.empty());
     if (!spg || !r.count.is_known() || r.count.value <= kSpgDefaultCap) return;
     Finding f =
         finding(label(r) + ": " + std::to_string(r.count.value) + " VMs in one placement group");
     f.evidence.push_back(setting_evidence("capacity", r.count));
-    f.evidence.push_back(setting_evidence("singlePlacementGroup", r.single_placement_group));
+    f.evidence.push_back(
+        setting_evidence("singlePlacementGroup", r.placement->single_placement_group));
     if (r.count.value <= kSpgRaisedCap) {
       f.severity = Severity::kWarning;
       f.cause =

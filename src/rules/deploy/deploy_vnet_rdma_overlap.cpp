@@ -93,7 +93,7 @@ class DeployVnetRdmaOverlap final : public Rule {
     bool space_overlaps = false;
     for (const auto& r : ctx.deployment->resources) {
       if (r.kind != ResourceKind::kVirtualNetwork) continue;
-      for (const auto& p : r.address_prefixes) {
+      for (const auto& p : r.network->address_prefixes) {
         if (!overlaps(p)) continue;
         space_overlaps = true;
         report(r, p, "address space", "addressPrefix");
@@ -102,7 +102,7 @@ class DeployVnetRdmaOverlap final : public Rule {
     if (space_overlaps) return out;
     for (const auto& r : ctx.deployment->resources) {
       if (r.kind != ResourceKind::kVirtualNetwork && r.kind != ResourceKind::kSubnet) continue;
-      for (const auto& p : r.subnet_prefixes) {
+      for (const auto& p : r.network->subnet_prefixes) {
         if (overlaps(p)) report(r, p, "subnet", "subnet addressPrefix");
       }
     }
