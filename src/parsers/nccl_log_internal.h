@@ -310,13 +310,15 @@ struct NcclLogAnalyzer::State {
       t.view = nullptr;
     }
   }
-  void add_warning(std::string_view message, const std::string& host, std::string_view text,
+  // Counts a WARN message; true when it is new to the log (past the cap: not among those kept).
+  bool add_warning(std::string_view message, const std::string& host, std::string_view text,
                    std::uint64_t n) {
     ++f.warning_lines;
     std::string msg = quote(message);
     auto it = warn_index.find(msg);
-    if (it == warn_index.end()) {
-      if (f.warnings.size() >= kSetCap) return;
+    const bool fresh = it == warn_index.end();
+    if (fresh) {
+      if (f.warnings.size() >= kSetCap) return true;
       it = warn_index.emplace(msg, f.warnings.size()).first;
       NcclWarning w;
       w.message = msg;
@@ -326,6 +328,7 @@ struct NcclLogAnalyzer::State {
     NcclWarning& w = f.warnings[it->second];
     ++w.count;
     if (!host.empty()) cap_insert(w.hosts, host);
+    return fresh;
   }
   void finish_hosts();
   // A WARN line held until the next line shows whether its message goes on there (a wrapped

@@ -59,6 +59,10 @@ bool NcclLogAnalyzer::State::hold_warn(std::string_view raw, std::string_view te
 
 bool NcclLogAnalyzer::State::join_held(std::string_view raw, std::string_view text, bool cut) {
   WarnJoin j = WarnJoin::kNo;
+  if (find_nccl_tag(text, 0) != std::string_view::npos) {  // NCCL's next line: the usual case
+    release_held();
+    return false;
+  }
   const auto prefix = prefix_of(raw, text);
   // A line that is only a prefix ("2024-05-01T12:34:56Z " and nothing) is an empty line.
   if (!cut && prefix && same_prefix(*prefix, held.prefix) && held.joins < 4 &&
@@ -84,8 +88,8 @@ bool NcclLogAnalyzer::State::join_held(std::string_view raw, std::string_view te
 
 void NcclLogAnalyzer::State::release_held() {
   held.active = false;
-  const std::string text = std::move(held.text);
-  held.text.clear();
+  std::string text;
+  text.swap(held.text);  // swapped back below: the buffer is reused from WARN to WARN
   const std::uint64_t n = held.n;
   const std::uint64_t line_now = cur_line;
   const bool views = tail_views;
@@ -100,6 +104,8 @@ void NcclLogAnalyzer::State::release_held() {
   }
   cur_line = line_now;
   tail_views = views;
+  text.clear();
+  held.text.swap(text);
 }
 
 void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::string& host,
@@ -166,9 +172,7 @@ void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::str
 void NcclLogAnalyzer::State::warning_seen(std::string_view m, const std::string& host,
                                           std::string_view text, std::uint64_t n, const void* who) {
   // Past the table's cap a message is "new" each time: the latest warnings still get windows.
-  const bool fresh = warn_index.find(quote(m)) == warn_index.end();
-  add_warning(m, host, text, n);
-  if (fresh) failures.warn(who);
+  if (add_warning(m, host, text, n)) failures.warn(who);
 }
 
 void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
