@@ -37,6 +37,7 @@ json to_json(const NcclRunFacts& f) {
                 {"binary_junk", f.binary_junk}};
   if (f.folded_records)
     j["lines"]["folded"] = {{"records", f.folded_records}, {"stream_cap", f.stream_cap}};
+  if (f.failure_info_folded) j["lines"]["failure_info_folded"] = f.failure_info_folded;
   json versions = json::array();
   for (const auto& [v, l] : f.versions) {
     json x = log_line(l);

@@ -37,8 +37,9 @@ struct FrameworkFacts {
   std::vector<FrameworkEvent> events;  // distinct (kind, framework, detail), first 64
   std::set<std::string> frameworks;    // every framework whose lines were recognised
   std::uint64_t lines = 0;             // lines recognised
-  // Where an `ncclras` text report starts inside the log (its "NCCL version X compiled with
-  // CUDA Y" banner or its communicator table): the RAS reader reads it from there (issue 30).
+  // Where an `ncclras` report starts inside the log (its "NCCL version X compiled with CUDA Y"
+  // banner or its communicator table; the "{" of its JSON form): the RAS reader reads it from
+  // there (issue 30).
   std::vector<Provenance> ras_reports;  // first 8
 
   const FrameworkEvent* first(FrameworkEventKind k) const {

@@ -227,9 +227,13 @@ struct NcclRunFacts {
   std::vector<NcclWarning> warnings;  // distinct, in order of first appearance (first 64)
   std::uint64_t warning_lines = 0;    // every WARN line, distinct or not
   std::vector<LogLine> unrecognised;  // distinct NCCL INFO lines no pattern knows (first 32)
-  // Distinct NCCL INFO lines worded as a failure ("failed", "error", "Unable", ...; first 32,
-  // message only): what the knowledge base (src/knowledge) reads besides WARN lines.
+  // Distinct NCCL INFO lines worded as a failure ("failed", "error", "Unable", ...; message
+  // only, in the order first printed): what the knowledge base (src/knowledge) reads besides
+  // WARN lines. Bounded (src/parsers/nccl_failure_info.h): the first few, those around the
+  // warnings, the last few before the log ends; `failure_info_folded` counts the lines
+  // (repeats included) that went unkept, 0 when every one was kept.
   std::vector<LogLine> failure_info;
+  std::uint64_t failure_info_folded = 0;
   std::optional<LogLine> init_complete_line;  // the first "Init COMPLETE"
   std::optional<LogLine> mnnvl_line;          // the first "MNNVL ..." line (multi-node NVLink)
   std::string cuda_driver;                    // "12.2", from "cudaDriverVersion 12020"

@@ -276,14 +276,23 @@ std::string_view nccl_result_from_reason(std::string_view reason) {
 // NCCL's RAS client (src/ras/client_support.cc, v2.24.3-1 .. v2.30.7-1) starts its text report
 // with "NCCL version %s compiled with CUDA %d.%d" and prints the communicator table header
 // "Group     Comms     Nodes     Ranks ..." (a pasted excerpt may start there).
+// Its JSON report (`ncclras -f json`, 2.28.7+: jsonWriteHeader) opens with "{" and then
+// "  \"nccl_version\": \"2.28.7\"," on the next line (or on the same line, when minified).
 bool ras_start(std::string_view t, const std::string& source, std::uint64_t n,
                FrameworkFacts& out) {
   const bool banner = t.compare(0, 13, "NCCL version ") == 0 && has(t, " compiled with CUDA ");
-  if (!banner && t.compare(0, 25, "Group     Comms     Nodes") != 0) return false;
+  std::string_view j = t;
+  const bool brace = !j.empty() && j[0] == '{';
+  if (brace) j = trim(j.substr(1));
+  const bool json = j.compare(0, 14, "\"nccl_version\"") == 0 && has(j, ":");
+  if (json && !brace && n < 2) return false;  // the "{" would be on the line before the first
+  if (!banner && !json && t.compare(0, 25, "Group     Comms     Nodes") != 0) return false;
+  if (json && !brace) --n;  // the report starts at its "{"
   const int line = static_cast<int>(n > 2147483647u ? 2147483647u : n);
   if (!out.ras_reports.empty()) {
     const Provenance& last = out.ras_reports.back();
-    if (last.source == source && line - last.line < 64) return true;  // the same report
+    // The text report's banner and table are one report; a JSON report has one start only.
+    if (last.source == source && (json ? line == last.line : line - last.line < 64)) return true;
   }
   if (out.ras_reports.size() < 8) out.ras_reports.push_back({source, line});
   return true;
@@ -293,7 +302,9 @@ bool read_framework_line(std::string_view line, const std::string& source,
                          std::uint64_t line_number, FrameworkFacts& out) {
   const std::string_view t = trim(line);
   if (t.size() < 16) return false;
-  if ((t[0] == 'N' || t[0] == 'G') && ras_start(t, source, line_number, out)) return false;
+  if ((t[0] == 'N' || t[0] == 'G' || t[0] == '"' || t[0] == '{') &&
+      ras_start(t, source, line_number, out))
+    return false;
   return nccl_error(t, source, line_number, out) || aborted_or_hung(t, source, line_number, out) ||
          rendezvous(t, source, line_number, out) || backend(t, source, line_number, out);
 }

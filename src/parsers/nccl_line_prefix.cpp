@@ -37,11 +37,30 @@ std::size_t mpirun_prefix(std::string_view s) {
   return 0;
 }
 
+// NCCL's own timestamp (src/debug.cc, v2.26.2-1+: NCCL_DEBUG_TIMESTAMP_FORMAT, default
+// "[%F %T] ", on WARN lines by default, on every level with NCCL_DEBUG_TIMESTAMP_LEVELS=ALL;
+// "%Nf" adds N digits of subseconds): "[2025-09-09 23:51:24] ", "[2025-09-09 23:51:24.123456] ".
+std::size_t nccl_timestamp_prefix(std::string_view s) {
+  static constexpr char kShape[] = "[dddd-dd-dd dd:dd:dd";
+  if (s.size() < sizeof kShape) return 0;
+  for (std::size_t i = 0; i + 1 < sizeof kShape; ++i)
+    if (kShape[i] == 'd' ? !digit(s[i]) : s[i] != kShape[i]) return 0;
+  std::size_t i = sizeof kShape - 1;
+  if (at(s, i, ".")) {
+    const std::size_t j = digits(s, i + 1, 9);
+    if (j == i + 1) return 0;
+    i = j;
+  }
+  if (!at(s, i, "] ")) return 0;
+  return skip_blanks(s, i + 1);
+}
+
 // torchrun / PyTorch: "[rank3]:", "[default0]:", "[trainer3]:" and "[trainer0|0]:" (a role name,
 // then the local rank); kubectl --prefix: "[pod/NAME/CONTAINER] ".
 std::size_t bracket_prefix(std::string_view s) {
   if (s.size() < 4 || s[0] != '[') return 0;
   if (std::size_t m = mpirun_prefix(s); m > 0) return m;
+  if (std::size_t t = nccl_timestamp_prefix(s); t > 0) return t;
   if (at(s, 1, "pod/")) {
     const std::size_t close = s.find("] ", 5);
     if (close == std::string_view::npos || close > 300) return 0;
@@ -152,6 +171,8 @@ std::size_t ray_prefix(std::string_view s) {
   return skip_blanks(s, close + 1);
 }
 
+}  // namespace
+
 // Colour (SGR: "ESC [ params m", what loggers and `--color` add) removed. Other control
 // sequences stay: they are not how logs are captured, and the reporters show them escaped, so a
 // hostile line is seen for what it is (tests/e2e/hostile_text_test.cpp).
@@ -173,8 +194,6 @@ std::string_view strip_colour(std::string_view line, std::string& scratch) {
   return scratch;
 }
 
-}  // namespace
-
 std::size_t line_prefix_length(std::string_view s) {
   if (s.empty()) return 0;
   switch (s[0]) {
@@ -189,9 +208,10 @@ std::size_t line_prefix_length(std::string_view s) {
   }
   if (digit(s[0])) {
     if (std::size_t t = timestamp_prefix(s); t > 0) {
-      // journald / rsyslog with an ISO time: "2024-05-01T12:34:56+00:00 host tag[1]: ".
+      // journald / rsyslog with an ISO time: "2024-05-01T12:34:56+00:00 host tag[1]: ". A
+      // "host tag: " that is the whole rest of the line is the line's own text ("Last error: ").
       const std::size_t tag = syslog_host_tag(s, t);
-      return tag > 0 ? tag : t;
+      return tag > 0 && tag < s.size() ? tag : t;
     }
     return srun_prefix(s);
   }

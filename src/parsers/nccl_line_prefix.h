@@ -12,6 +12,8 @@
 //                            fraction and zone; a space instead of the T)
 //   syslog / journalctl      "Dec  2 04:00:00 host tag[123]: " (RFC 3164 header)
 //   Ray workers              "(RayWorkerWrapper pid=50232, ip=10.1.0.67) " (ray log_monitor.py)
+//   NCCL 2.26+ itself        "[2025-09-09 23:51:24] " on WARN lines (src/debug.cc,
+//                            NCCL_DEBUG_TIMESTAMP_FORMAT "[%F %T] ", "%Nf" for subseconds)
 // Colour: ANSI SGR sequences ("\x1b[32m", "\x1b[1;31m", "\x1b[0m") that loggers add; other
 // control sequences are kept (the reporters escape them). CRLF: the CR a
 // Windows editor or a serial console leaves at the end.
@@ -27,5 +29,8 @@ std::string_view normalize_nccl_line(std::string_view line, std::string& scratch
 
 // How many leading bytes of `line` are one launcher / collector / timestamp prefix (0: none).
 std::size_t line_prefix_length(std::string_view line);
+
+// The line without its colour codes (SGR), as a view into `scratch`.
+std::string_view strip_colour(std::string_view line, std::string& scratch);
 
 }  // namespace trainready

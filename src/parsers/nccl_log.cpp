@@ -111,7 +111,7 @@ std::size_t NcclLogAnalyzer::State::transport_slot(std::string_view t, std::stri
   std::string_view label;
   if (starts(t, "P2P")) {
     label = std::string_view(t.data(), std::min(slash2, t.size()));
-  } else if (starts(t, "SHM")) {
+  } else if (starts(t, "SHM") || starts(t, "direct shared memory")) {  // the latter: 2.0-2.6
     label = "SHM";
   } else if (starts(t, "NET/")) {
     label = std::string_view(t.data(), std::min(slash2, t.size()));
@@ -225,7 +225,7 @@ void NcclLogAnalyzer::State::record(NcclRecord& r, std::uint64_t n) {
 
 bool NcclLogAnalyzer::State::fast_conn(std::string_view text, std::uint64_t n, bool cut,
                                        std::size_t head_slot, std::size_t tag, std::size_t via) {
-  if (heads.empty()) return false;
+  if (heads.empty() || held.active) return false;  // a held WARN is released by line() first
   HeadSlot* hp = find_head(std::string_view(text.data(), tag), head_slot);
   if (!hp) return false;
   HeadSlot& h = *hp;
@@ -314,6 +314,7 @@ NcclLogAnalyzer::NcclLogAnalyzer() : s_(std::make_unique<State>()) {}
 NcclLogAnalyzer::~NcclLogAnalyzer() = default;
 
 void NcclLogAnalyzer::begin_file(const std::string& name) {
+  if (s_->held.active) s_->release_held();  // a WARN never continues into the next file
   s_->file = name;
   ++s_->file_index;
   s_->f.files.push_back(name);
@@ -334,9 +335,11 @@ void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut)
   ++st.f.lines;
   st.cur_line = number;
   if (cut) ++st.f.truncated_lines;
+  if (st.held.active && st.join_held(raw, text, cut)) return;  // the held WARN goes on here
   if (st.idle_streams == 0 && !st.f.streams.empty() && st.fast_collective(text)) return;
   if (st.fast_record(text, number)) return;
   std::size_t k = split_nccl_records(text, st.recs, 8);
+  if (!cut && st.hold_warn(raw, text, number, k)) return;  // read once the next line is seen
   if (k == 0) {
     if (!st.f.binary_junk && is_junk(text)) st.f.binary_junk = true;
     st.plain(text, number);
@@ -348,6 +351,7 @@ void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut)
 }
 
 NcclRunFacts NcclLogAnalyzer::finish() {
+  if (s_->held.active) s_->release_held();
   s_->merge_last_seen();
   s_->finish_hosts();
   NcclRunFacts out = std::move(s_->f);

@@ -15,6 +15,7 @@
 
 #include "core/text.h"
 #include "core/utf8.h"
+#include "parsers/nccl_failure_info.h"
 #include "parsers/nccl_log.h"
 #include "parsers/nccl_log_record.h"
 
@@ -317,6 +318,7 @@ struct NcclLogAnalyzer::State {
   std::map<std::string, Proc> procs;
   Proc spare_proc;  // past kStreamCap processes: written, never read
   std::unordered_map<std::string, std::size_t> warn_index;  // message -> f.warnings index
+  NcclFailureInfo failures;  // f.failure_info, bounded (nccl_failure_info.h)
   struct Membership {
     NcclCommunicator* comm;
     int rank;
@@ -386,13 +388,15 @@ struct NcclLogAnalyzer::State {
       t.view = nullptr;
     }
   }
-  void add_warning(std::string_view message, const std::string& host, std::string_view text,
+  // Counts a WARN message; true when it is new to the log (past the cap: not among those kept).
+  bool add_warning(std::string_view message, const std::string& host, std::string_view text,
                    std::uint64_t n) {
     ++f.warning_lines;
     std::string msg = quote(message);
     auto it = warn_index.find(msg);
-    if (it == warn_index.end()) {
-      if (f.warnings.size() >= kSetCap) return;
+    const bool fresh = it == warn_index.end();
+    if (fresh) {
+      if (f.warnings.size() >= kSetCap) return true;
       it = warn_index.emplace(msg, f.warnings.size()).first;
       NcclWarning w;
       w.message = msg;
@@ -402,8 +406,24 @@ struct NcclLogAnalyzer::State {
     NcclWarning& w = f.warnings[it->second];
     ++w.count;
     if (!host.empty()) cap_insert(w.hosts, host);
+    return fresh;
   }
   void finish_hosts();
+  // A WARN line held until the next line shows whether its message goes on there (a wrapped
+  // paste, NCCL's three-line NVLS warning: nccl_warn_join.h); read as any line on release.
+  struct HeldWarn {
+    std::string text;         // the line, prefixes off, its continuations joined
+    std::string prefix;       // the launcher / collector prefix it came behind
+    std::size_t message = 0;  // where the WARN message starts in `text`
+    std::size_t width = 0;    // length of its last physical line
+    std::uint64_t n = 0;
+    int joins = 0;
+    bool active = false;
+  };
+  HeldWarn held;
+  bool hold_warn(std::string_view raw, std::string_view text, std::uint64_t n, std::size_t k);
+  bool join_held(std::string_view raw, std::string_view text, bool cut);
+  void release_held();
 
   Provenance at(std::uint64_t n) const {
     return {file, static_cast<int>(std::min<std::uint64_t>(n, 2147483647))};
@@ -582,6 +602,8 @@ struct NcclLogAnalyzer::State {
   void search_line(std::string_view m, const NcclStream& s, std::string_view text, std::uint64_t n);
   void info(const NcclRecord& r, NcclStream& s, std::uint64_t n);
   void warn(const NcclRecord& r, NcclStream& s, std::uint64_t n);
+  void warning_seen(std::string_view m, const std::string& host, std::string_view text,
+                    std::uint64_t n, const void* who);
   void classify_problem(std::string_view msg, const std::string& host, std::string_view text,
                         std::uint64_t n, bool is_warn);
   void channel(std::string_view m, const NcclStream& s, std::string_view text, std::uint64_t n);

@@ -1,9 +1,112 @@
 // The analyser's readers of problems (WARN lines, framework errors, plain lines) and the end of a
 // read (hosts told apart, graphs flushed, the last lines).
 #include "parsers/nccl_framework.h"
+#include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_internal.h"
+#include "parsers/nccl_warn_join.h"
 
 namespace trainready {
+namespace {
+
+// What a launcher or collector put before the line: `raw` less its normalised `text` (nullopt
+// when normalising changed more than the front, e.g. took colour out of the middle).
+std::optional<std::string_view> prefix_of(std::string_view raw, std::string_view text) {
+  while (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+  thread_local std::string plain;  // a coloured line: its prefix is what is left without colour
+  if (std::memchr(raw.data(), '\x1b', raw.size()) != nullptr) raw = strip_colour(raw, plain);
+  if (raw.size() < text.size() || raw.substr(raw.size() - text.size()) != text) return std::nullopt;
+  return raw.substr(0, raw.size() - text.size());
+}
+
+// Whether a line behind prefix `a` may go on a WARN that came behind `b`: the same writer's
+// prefix (equal, or a timestamp of the same shape: its digits move on), or none at all (a
+// wrap in the paste; NCCL's own "[%F %T] " WARN timestamp is not repeated on the lines a WARN
+// goes on over).
+bool same_prefix(std::string_view a, std::string_view b) {
+  if (a.empty() || a == b) return true;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (a.size() != b.size() || a.size() < 10 || !digit(a[0]) || !digit(b[0])) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (digit(a[i]) != digit(b[i]) || (!digit(a[i]) && a[i] != b[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+bool NcclLogAnalyzer::State::hold_warn(std::string_view raw, std::string_view text, std::uint64_t n,
+                                       std::size_t k) {
+  std::size_t message = 0;
+  if (k > 0) {
+    const NcclRecord& r = recs[k - 1];
+    if ((r.level != NcclLevel::kWarn && r.level != NcclLevel::kAbort) || r.cut) return false;
+    message = static_cast<std::size_t>(r.message.data() - text.data());
+  } else if (const std::size_t w = find(text, "NCCL WARN "); w != std::string_view::npos) {
+    message = w + 10;  // a WARN without its head: plain() reads it
+  } else if (!last_error_follows || trim(text).empty()) {
+    return false;  // PyTorch's "Last error:" line is followed by the NCCL message: held too
+  }
+  const auto prefix = prefix_of(raw, text);
+  if (!prefix || message > text.size()) return false;
+  held.text.assign(text.data(), text.size());
+  held.prefix.assign(prefix->data(), prefix->size());
+  held.message = message;
+  held.width = text.size();
+  held.n = n;
+  held.joins = 0;
+  held.active = true;
+  return true;
+}
+
+bool NcclLogAnalyzer::State::join_held(std::string_view raw, std::string_view text, bool cut) {
+  WarnJoin j = WarnJoin::kNo;
+  if (find_nccl_tag(text, 0) != std::string_view::npos) {  // NCCL's next line: the usual case
+    release_held();
+    return false;
+  }
+  const auto prefix = prefix_of(raw, text);
+  // A line that is only a prefix ("2024-05-01T12:34:56Z " and nothing) is an empty line.
+  if (!cut && prefix && same_prefix(*prefix, held.prefix) && held.joins < 4 &&
+      held.text.size() < 2048 && line_prefix_length(text) == 0 && !is_junk(text))
+    j = warn_continuation(std::string_view(held.text).substr(held.message), held.width, text);
+  if (j == WarnJoin::kNo) {
+    release_held();
+    return false;
+  }
+  // A blank at the end of the held line was where the line broke: the words stay apart.
+  bool blank = false;
+  while (!held.text.empty() && (held.text.back() == ' ' || held.text.back() == '\t')) {
+    held.text.pop_back();
+    blank = true;
+  }
+  if (j == WarnJoin::kSpace || blank) held.text += ' ';
+  const std::string_view t = trim(text);
+  held.text.append(t.data(), t.size());
+  held.width = text.size();
+  ++held.joins;
+  return true;
+}
+
+void NcclLogAnalyzer::State::release_held() {
+  held.active = false;
+  std::string text;
+  text.swap(held.text);  // swapped back below: the buffer is reused from WARN to WARN
+  const std::uint64_t n = held.n;
+  const std::uint64_t line_now = cur_line;
+  const bool views = tail_views;
+  cur_line = n;
+  tail_views = false;  // `text` is gone once this returns: the tail copies
+  const std::size_t k = split_nccl_records(text, recs, 8);
+  if (k == 0) {
+    if (!f.binary_junk && is_junk(text)) f.binary_junk = true;
+    plain(text, n);
+  } else {
+    for (std::size_t i = 0; i < k; ++i) record(recs[i], n);
+  }
+  cur_line = line_now;
+  tail_views = views;
+  text.clear();
+  held.text.swap(text);
+}
 
 void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::string& host,
                                               std::string_view text, std::uint64_t n,
@@ -65,9 +168,16 @@ void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::str
   if (is_warn) issue(NcclProblem::kOtherWarning, host, text, n);
 }
 
+// A WARN line's message counted; a message new to the log keeps the failure lines around it.
+void NcclLogAnalyzer::State::warning_seen(std::string_view m, const std::string& host,
+                                          std::string_view text, std::uint64_t n, const void* who) {
+  // Past the table's cap a message is "new" each time: the latest warnings still get windows.
+  if (add_warning(m, host, text, n)) failures.warn(who);
+}
+
 void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
   std::string_view m = r.message;
-  add_warning(m, s.host, r.text, n);
+  warning_seen(m, s.host, r.text, n, &s);
   if (has(m, "NET/IB") && has(m, "No device found")) proc_of(s).p.ib_devices = false;
   if (has(m, "libibverbs")) {
     if (!f.ibverbs_missing) f.ibverbs_missing = log_line(r.text, n);
@@ -173,6 +283,7 @@ void NcclLogAnalyzer::State::finish_hosts() {
         {quote(std::string_view(t.text, t.len)),
          {file_name, static_cast<int>(std::min<std::uint64_t>(t.n, 2147483647))}});
   }
+  failures.finish(f.failure_info, f.failure_info_folded);
 }
 
 // A line without a NCCL record: framework output (PyTorch), the bare version banner, noise.
@@ -210,7 +321,7 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     // A WARN line without the host:pid:tid prefix (a capture that dropped it).
     ++f.nccl_lines;
     std::string_view m = trim(t.substr(w + 10));
-    add_warning(m, "", t, n);
+    warning_seen(m, "", t, n, nullptr);
     remember_tail(t, n);
     classify_problem(m, "", t, n, true);
     return;

@@ -31,7 +31,17 @@ constexpr Way kWays[] = {{1, 4096}, {1, std::size_t{1} << 20}, {2, 4096}, {4, 50
 // The JSON of the facts as bytes: CBOR keeps every string byte as it is (a log's invalid UTF-8
 // included), where a text dump would refuse or replace it.
 std::string facts_json(const NcclRunFacts& f) {
-  const std::vector<std::uint8_t> b = nlohmann::json::to_cbor(to_json(f));
+  nlohmann::json j = to_json(f);
+  // And what the reporters' JSON leaves out: the failure INFO lines the knowledge base reads,
+  // where pasted RAS reports start.
+  nlohmann::json fi = nlohmann::json::array();
+  for (const LogLine& l : f.failure_info) fi.push_back({l.where.source, l.where.line, l.text});
+  j["test_failure_info"] = fi;
+  j["test_failure_info_folded"] = f.failure_info_folded;
+  nlohmann::json ras = nlohmann::json::array();
+  for (const Provenance& p : f.framework.ras_reports) ras.push_back({p.source, p.line});
+  j["test_ras_reports"] = ras;
+  const std::vector<std::uint8_t> b = nlohmann::json::to_cbor(j);
   return std::string(b.begin(), b.end());
 }
 
@@ -236,6 +246,50 @@ TEST(NcclLogScan, StreamsPastTheCapAreFoldedAsTheLineReaderFoldsThem) {
   const auto [fast, conn_lines] = fast_share(s);
   EXPECT_GE(fast, 1000u) << "folded lines did not take the connection path";
   (void)conn_lines;
+}
+
+// Issue 30: WARNs wrapped onto the next line (joined by both paths alike, wherever a block
+// ends), NCCL's three-line NVLS warning, a JSON RAS report, and failure INFO lines enough to
+// fold, spread over many 4 KiB blocks.
+std::string wrapped_log(const std::string& eol) {
+  std::string s = job_log(24, 3, eol);
+  for (int i = 0; i < 120; ++i) {
+    const std::string head = "node-" + std::to_string(i % 5) + ":" + std::to_string(300 + i % 7) +
+                             ":9 [" + std::to_string(i % 8) + "] ";
+    s += head + "NCCL INFO NET/IB : Unable to use device " + std::to_string(i) + eol;
+    s += head + "misc/socket.cc:484 NCCL WARN Net : Connect to 10.0.0." + std::to_string(i) +
+         "<4312> failed :" + eol;
+    if (i % 3 == 0) s += "Connection refused" + eol;
+    if (i % 3 == 1)
+      s += head + "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC" + eol;  // not joined
+    if (i % 4 == 0)
+      s += head +
+           "transport/nvls.cc:376 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory "
+           "of size 2097152 : CUDA error 401 'the operation'." +
+           eol +
+           "This is usually caused by a system or configuration error in the Fabric Manager." +
+           eol + "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error." + eol;
+    if (i % 5 == 0)
+      s += head +
+           "transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.0.0.1<1" + eol +
+           "> with error 12" + eol;
+    if (i == 60) {
+      s += "{" + eol + "  \"nccl_version\": \"2.29.7\"," + eol + "  \"communicators\": [" + eol +
+           "  ]" + eol + "}" + eol;
+    }
+  }
+  return s;
+}
+
+TEST(NcclLogScan, WrappedWarnsFailureInfoAndPastedRas) {
+  expect_same("wrapped-lf.log", wrapped_log("\n"));
+  expect_same("wrapped-crlf.log", wrapped_log("\r\n"));
+  std::string no_end = wrapped_log("\n");
+  no_end += "node-1:301:9 [1] misc/socket.cc:484 NCCL WARN Net : Connect to 10.0.0.1<1> failed :";
+  expect_same("wrapped-warn-last.log", no_end);
+  const NcclRunFacts f = analyze_nccl_log_text(wrapped_log("\n"), "w.log");
+  EXPECT_GT(f.failure_info_folded, 0u);  // the input holds enough to fold: the bound is tested
+  EXPECT_EQ(f.framework.ras_reports.size(), 1u);
 }
 
 TEST(NcclLogScan, LongLinesAndEmptyLines) {

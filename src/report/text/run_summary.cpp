@@ -44,6 +44,10 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
     lines += ", " + std::to_string(f.folded_records) +
              " record(s) of rank streams past the first " + std::to_string(f.stream_cap) +
              " folded into one unnamed stream (memory bound)";
+  if (f.failure_info_folded)
+    lines += ", " + std::to_string(f.failure_info_folded) +
+             " failure-worded INFO line(s) not kept (kept: the first, those around each "
+             "warning, the last)";
   out.emplace_back("log", std::to_string(f.files.size()) + " file(s), " + lines);
   std::set<std::string> vs;
   for (const auto& [v, l] : f.versions) vs.insert(v);

@@ -1,0 +1,137 @@
+#include "parsers/nccl_warn_join.h"
+
+#include <cstring>
+
+namespace trainready {
+namespace {
+
+bool starts(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && std::memcmp(s.data(), p.data(), p.size()) == 0;
+}
+bool lower(char c) { return c >= 'a' && c <= 'z'; }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+// `c` is one of `set` (a NUL byte from the log is none of them).
+bool one_of(const char* set, char c) { return c != '\0' && std::strchr(set, c) != nullptr; }
+
+// The lines NCCL prints after the first line of a WARN (transport/nvls.cc, v2.27.3-1 ..
+// v2.30.7-1: the NVLS multicast bind failure).
+constexpr std::string_view kNcclContinuations[] = {
+    "This is usually caused by a system or configuration error in the Fabric Manager",
+    "Do not force-enable NVLS (NCCL_NVLS_ENABLE=1)",
+    "Disable NVLS (NCCL_NVLS_ENABLE=0)",
+};
+
+// glibc strerror() texts NCCL passes through in socket, shm and IB warnings (strerror(errno),
+// "%s" after "failed :" / "returned").
+constexpr std::string_view kErrno[] = {
+    "Connection refused",
+    "Connection reset by peer",
+    "Connection timed out",
+    "No route to host",
+    "Network is unreachable",
+    "No such file or directory",
+    "No such device",
+    "Cannot allocate memory",
+    "Resource temporarily unavailable",
+    "Operation not permitted",
+    "Permission denied",
+    "Broken pipe",
+    "Invalid argument",
+    "Input/output error",
+    "No space left on device",
+    "Bad address",
+    "Address already in use",
+    "Cannot assign requested address",
+    "Too many open files",
+    "Operation not supported",
+    "Bad file descriptor",
+    "Device or resource busy",
+    "Function not implemented",
+    "Host is down",
+};
+
+// Starts of lines that are output of their own after a WARN: the program's crash, another
+// logger, a shell, NCCL itself.
+constexpr std::string_view kOwnLines[] = {
+    "Traceback",
+    "terminate called",
+    "what()",
+    "File \"",
+    "Segmentation fault",
+    "Aborted",
+    "Fatal",
+    "NCCL",
+    "nccl",
+    "torch",
+    "Exception",
+    "Error",
+    "ERROR",
+    "WARNING",
+    "Warning",
+    "INFO",
+    "DEBUG",
+    "***",
+};
+
+bool own_line(std::string_view b) {
+  for (std::string_view p : kOwnLines)
+    if (starts(b, p)) return true;
+  if (one_of("[({}#$>*=+|\\", b[0])) return true;
+  // glog / absl: "E1202 04:00:00.123 ..." (a level letter, then the month and day).
+  if (b.size() > 5 && one_of("IWEF", b[0]) && digit(b[1]) && digit(b[2]) && digit(b[3]) &&
+      digit(b[4]))
+    return true;
+  // "python: ...", "srun: error: ...", "RuntimeError: ...": a word, then a colon.
+  const std::size_t sp = b.find(' ');
+  const std::string_view word = b.substr(0, sp);
+  if (word.size() > 1 && word.back() == ':') return true;
+  // A record of NCCL's, or another logger's level word.
+  for (std::string_view tag : {" NCCL ", " WARN ", " INFO ", " ERROR ", " TRACE "})
+    if (b.find(tag) != std::string_view::npos) return true;
+  return false;
+}
+
+// An open bracket or quote the message has not closed.
+bool unbalanced(std::string_view w) {
+  int paren = 0, square = 0, angle = 0, quotes = 0;
+  auto letter = [](char c) { return lower(c) || (c >= 'A' && c <= 'Z'); };
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const char c = w[i];
+    paren += c == '(' ? 1 : c == ')' ? -1 : 0;
+    square += c == '[' ? 1 : c == ']' ? -1 : 0;
+    angle += c == '<' ? 1 : c == '>' ? -1 : 0;
+    // A quote between two letters is an apostrophe ("Couldn't"), not an open quote.
+    if (c == '\'' && !(i > 0 && i + 1 < w.size() && letter(w[i - 1]) && letter(w[i + 1]))) ++quotes;
+  }
+  return paren > 0 || square > 0 || angle > 0 || quotes % 2 == 1;
+}
+
+}  // namespace
+
+WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string_view next) {
+  while (!next.empty() && (next.back() == ' ' || next.back() == '\t')) next.remove_suffix(1);
+  std::size_t lead = 0;
+  while (lead < next.size() && (next[lead] == ' ' || next[lead] == '\t')) ++lead;
+  // Wrapping does not indent; a deeper indent is a block of its own (a traceback's frames).
+  if (lead > 2 || lead == next.size() || next.size() - lead > 512) return WarnJoin::kNo;
+  const std::string_view b = next.substr(lead);
+  for (std::string_view c : kNcclContinuations)
+    if (starts(b, c)) return WarnJoin::kSpace;
+  while (!warn.empty() && (warn.back() == ' ' || warn.back() == '\t')) warn.remove_suffix(1);
+  if (warn.empty() || own_line(b)) return WarnJoin::kNo;
+  const char last = warn.back();
+  if (last == '.') return WarnJoin::kNo;  // a sentence that ended
+  for (std::string_view e : kErrno)
+    if (starts(b, e) && b.size() <= e.size() + 40) return WarnJoin::kSpace;
+  // (A quote at the end closes one as often as it opens one: unbalanced() tells which.)
+  if (unbalanced(warn) || one_of(":,=(<[/-&", last)) {
+    const bool tight = one_of("(<['/", last) || one_of(")>]'", b[0]);
+    return tight ? WarnJoin::kTight : WarnJoin::kSpace;
+  }
+  // A long line cut inside a word: the word goes on, lower case, on the next line.
+  // The rest of a wrapped line is never wider than the line it was cut from.
+  if (width >= 70 && lower(last) && lower(b[0]) && b.size() <= width) return WarnJoin::kTight;
+  return WarnJoin::kNo;
+}
+
+}  // namespace trainready

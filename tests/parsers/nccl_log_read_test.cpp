@@ -1,0 +1,348 @@
+// Issue 30 items 3 and 4, the log reader's side: a chatty log's failure INFO lines kept around
+// the failure, a WARN wrapped across lines joined back, an `ncclras -f json` report pasted into
+// a log found and read.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "parsers/nccl_failure_info.h"
+#include "parsers/nccl_line_prefix.h"
+#include "parsers/nccl_log.h"
+#include "parsers/nccl_ras_pasted.h"
+#include "parsers/nccl_warn_join.h"
+#include "support/paths.h"
+
+namespace trainready {
+namespace {
+
+bool has_text(const std::vector<LogLine>& v, std::string_view s) {
+  for (const LogLine& l : v)
+    if (l.text.find(s) != std::string::npos) return true;
+  return false;
+}
+
+std::string head(int rank) {
+  return "node-" + std::to_string(rank / 8) + ":" + std::to_string(1000 + rank) + ":" +
+         std::to_string(2000 + rank) + " [" + std::to_string(rank % 8) + "] ";
+}
+
+// 64 ranks each print a few distinct failure-worded setup lines (hundreds in all), then rank 37
+// fails: its INFO lines around its WARN are the ones that explain it. The first 32 distinct
+// lines (the old bound) were all setup chatter.
+std::string chatty_failing_log() {
+  std::string s = "NCCL version 2.21.5+cuda12.4\n";
+  for (int r = 0; r < 64; ++r) {
+    s += head(r) + "NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA " + std::to_string(r) +
+         " 'mlx5_" + std::to_string(r) + "' (no module)\n";
+    s += head(r) + "NCCL INFO Could not enable P2P between dev " + std::to_string(r % 8) +
+         "(=" + std::to_string(r) + ") and dev 3\n";
+    s += head(r) + "NCCL INFO NCCL_IB_TIMEOUT not set for rank " + std::to_string(r) + "\n";
+  }
+  for (int i = 0; i < 50; ++i)
+    s += head(i % 64) + "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n";
+  s += head(37) + "NCCL INFO NET/IB : Unable to open device mlx5_5: error 19\n";
+  s += head(37) +
+       "transport/net_ib.cc:1234 NCCL WARN NET/IB : ibv_modify_qp failed with 110 Connection "
+       "timed out\n";
+  s += head(37) + "NCCL INFO transport/net_ib.cc:1240 -> 2\n";
+  s += head(37) + "NCCL INFO Failed to connect rank 37 to peer 45 after the QP timed out\n";
+  for (int r = 0; r < 64; ++r)
+    s += head(r) + "NCCL INFO Abort COMPLETE for rank " + std::to_string(r) + "\n";
+  return s;
+}
+
+TEST(NcclFailureInfo, AChattyLogKeepsTheLinesAroundTheFailure) {
+  const NcclRunFacts f = analyze_nccl_log_text(chatty_failing_log(), "chatty.log");
+  // The lines just before and after rank 37's WARN (the old reader stopped at the 32nd line).
+  EXPECT_TRUE(has_text(f.failure_info, "Unable to open device mlx5_5")) << f.failure_info.size();
+  EXPECT_TRUE(has_text(f.failure_info, "Failed to connect rank 37 to peer 45"));
+  // The first setup lines, and the last lines before the end.
+  EXPECT_TRUE(has_text(f.failure_info, "GPU Direct RDMA Disabled for HCA 0 "));
+  EXPECT_TRUE(has_text(f.failure_info, "Abort COMPLETE for rank 63"));
+  // Bounded, and what went unkept is counted: 64 x 3 setup + 2 + 64 aborts, each once.
+  EXPECT_LE(f.failure_info.size(), 48u);
+  EXPECT_EQ(f.failure_info.size() + f.failure_info_folded, 64u * 3 + 2 + 64);
+  // In the order NCCL printed them.
+  for (std::size_t i = 1; i < f.failure_info.size(); ++i)
+    EXPECT_LT(f.failure_info[i - 1].where.line, f.failure_info[i].where.line);
+}
+
+TEST(NcclFailureInfo, ASmallLogKeepsEveryLineAndFoldsNone) {
+  std::string s;
+  for (int i = 0; i < 30; ++i)
+    s += head(i) + "NCCL INFO NET/IB : No device found for rank " + std::to_string(i) + "\n";
+  s += head(0) + "NCCL INFO NET/IB : No device found for rank 0\n";  // a repeat: kept once
+  const NcclRunFacts f = analyze_nccl_log_text(s, "small.log");
+  EXPECT_EQ(f.failure_info.size(), 30u);
+  EXPECT_EQ(f.failure_info_folded, 0u);
+}
+
+TEST(NcclFailureInfo, TheLatestWarningsKeepTheirWindowsPastTheFirstOnes) {
+  NcclFailureInfo k;
+  int chatty = 0, noisy = 0, warner[20] = {};
+  int line = 0;
+  auto info = [&](const std::string& t, const void* who) { k.info(t, {"x", ++line}, who); };
+  for (int i = 0; i < 100; ++i) info("chatter " + std::to_string(i), &chatty);
+  for (int w = 0; w < 20; ++w) {  // 20 warnings, each from its own rank: 8 first, 8 latest kept
+    info("before warning " + std::to_string(w), &warner[w]);
+    k.warn(&warner[w]);
+    info("after warning " + std::to_string(w), &warner[w]);
+    for (int i = 0; i < 30; ++i) info("noise " + std::to_string(w * 100 + i), &noisy);
+  }
+  std::vector<LogLine> out;
+  std::uint64_t folded = 0;
+  k.finish(out, folded);
+  EXPECT_TRUE(has_text(out, "chatter 0"));
+  EXPECT_TRUE(has_text(out, "before warning 0"));
+  EXPECT_TRUE(has_text(out, "after warning 7"));
+  EXPECT_FALSE(has_text(out, "before warning 8"));  // between the first and the latest: folded
+  EXPECT_TRUE(has_text(out, "before warning 12"));
+  EXPECT_TRUE(has_text(out, "after warning 19"));
+  EXPECT_FALSE(has_text(out, "noise 0"));  // another stream's chatter is not the warning's
+  EXPECT_EQ(out.size() + folded, 100u + 20 * 32);
+}
+
+// ---- WARN lines wrapped across lines -------------------------------------------------------
+
+NcclRunFacts both_ways(const std::string& text) {
+  NcclReadOptions ref;
+  ref.line_reader = true;
+  NcclRunFacts a = analyze_nccl_log_text(text, "w.log", ref);
+  NcclReadOptions blocks;
+  blocks.threads = 2;
+  blocks.block_bytes = 4096;
+  NcclRunFacts b = analyze_nccl_log_text(text, "w.log", blocks);
+  EXPECT_EQ(a.warnings.size(), b.warnings.size());
+  for (std::size_t i = 0; i < a.warnings.size() && i < b.warnings.size(); ++i)
+    EXPECT_EQ(a.warnings[i].message, b.warnings[i].message);
+  EXPECT_EQ(a.lines, b.lines);
+  return a;
+}
+
+constexpr std::string_view kHead = "gpu-7:4321:4400 [3] ";
+
+TEST(NcclWarnJoin, AnErrnoOnItsOwnLineJoinsItsWarn) {
+  const NcclRunFacts f = both_ways(std::string(kHead) +
+                                   "misc/socket.cc:484 NCCL WARN Net : Connect to "
+                                   "10.0.0.5<43125> failed :\nConnection refused\n" +
+                                   std::string(kHead) + "NCCL INFO misc/socket.cc:564 -> 2\n");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_EQ(f.warnings[0].message, "Net : Connect to 10.0.0.5<43125> failed : Connection refused");
+  EXPECT_EQ(f.warnings[0].first.where.line, 1);
+  ASSERT_EQ(f.issues.count(NcclProblem::kConnectionFailed), 1u);  // was "another warning"
+  EXPECT_EQ(f.issues.count(NcclProblem::kOtherWarning), 0u);
+  EXPECT_EQ(f.lines, 3u);
+}
+
+TEST(NcclWarnJoin, NcclsOwnThreeLineNvlsWarning) {
+  const NcclRunFacts f = both_ways(
+      std::string(kHead) +
+      "transport/nvls.cc:376 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of "
+      "size 2097152 : CUDA error 401 'the operation cannot be performed in the present state'.\n"
+      "This is usually caused by a system or configuration error in the Fabric Manager or "
+      "NVSwitches.\n"
+      "Disable NVLS (NCCL_NVLS_ENABLE=0) if you wish to avoid this error in the future.\n"
+      "terminate called after throwing an instance of 'c10::DistBackendError'\n");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  // quote() keeps 240 bytes of a message: the continuation is in the warning, the crash not.
+  EXPECT_NE(f.warnings[0].message.find("state'. This is usually caused"), std::string::npos)
+      << f.warnings[0].message;
+}
+
+TEST(NcclWarnJoin, AWordOrABracketCutByAWrapGoesOn) {
+  // Wrapped at 80 columns inside a word, then inside "(...)".
+  const std::string line1 =
+      std::string(kHead) + "transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from pe";
+  ASSERT_GE(line1.size(), 70u);
+  const NcclRunFacts f = both_ways(line1 +
+                                   "\ner 10.0.0.9<51234> with error 12, opcode 0, len 0, vendor "
+                                   "err 129 (\nRecv)\n");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_EQ(f.warnings[0].message,
+            "NET/IB : Got completion from peer 10.0.0.9<51234> with error 12, opcode 0, len 0, "
+            "vendor err 129 (Recv)");
+  ASSERT_EQ(f.issues.count(NcclProblem::kIbCompletionError), 1u);
+  const NcclIssue& i = f.issues.at(NcclProblem::kIbCompletionError);
+  EXPECT_EQ(i.details.count("error 12"), 1u);
+  EXPECT_EQ(i.peers.count("10.0.0.9<51234>"), 1u);
+}
+
+TEST(NcclWarnJoin, TheSameLauncherPrefixOrATimestampStillJoins) {
+  NcclRunFacts f = both_ways("[rank3]: " + std::string(kHead) +
+                             "misc/socket.cc:484 NCCL WARN Net : Connect to 10.0.0.5<1> failed :\n"
+                             "[rank3]: Connection timed out\n");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_EQ(f.warnings[0].message, "Net : Connect to 10.0.0.5<1> failed : Connection timed out");
+  f = both_ways("2026-12-02T07:00:00.123Z " + std::string(kHead) +
+                "misc/socket.cc:484 NCCL WARN Net : Connect to 10.0.0.5<1> failed :\r\n"
+                "2026-12-02T07:00:00.124Z Connection refused\r\n");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_EQ(f.warnings[0].message, "Net : Connect to 10.0.0.5<1> failed : Connection refused");
+}
+
+TEST(NcclWarnJoin, LinesOfTheirOwnAreNotJoined) {
+  const std::string warn =
+      std::string(kHead) + "misc/socket.cc:484 NCCL WARN Net : Connect to 10.0.0.5<1> failed :\n";
+  for (const std::string& next : std::vector<std::string>{
+           "terminate called after throwing an instance of 'c10::Error'",
+           "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1, unhandled system error",
+           "[rank4]: Connection refused",  // another writer's line
+           "Traceback (most recent call last):",
+           "    raise DistBackendError(msg)",
+           "E1202 07:00:00.000000 123 ProcessGroupNCCL.cpp:1] [Rank 0] failed",
+           std::string(kHead) + "NCCL INFO misc/socket.cc:564 -> 2",
+           "NCCL WARN Net : second warning",
+           "",
+       }) {
+    const NcclRunFacts f = both_ways(warn + next + "\n");
+    ASSERT_FALSE(f.warnings.empty()) << next;
+    EXPECT_EQ(f.warnings[0].message, "Net : Connect to 10.0.0.5<1> failed :") << next;
+  }
+  // A message that ended (a full stop), or a short line: whatever follows is its own.
+  NcclRunFacts f = both_ways(std::string(kHead) +
+                             "init.cc:100 NCCL WARN Cuda failure 'out of memory'.\n"
+                             "step 100 loss 2.3\n" +
+                             std::string(kHead) + "init.cc:100 NCCL WARN short message\nend\n");
+  ASSERT_EQ(f.warnings.size(), 2u);
+  EXPECT_EQ(f.warnings[0].message, "Cuda failure 'out of memory'.");
+  EXPECT_EQ(f.warnings[1].message, "short message");
+}
+
+TEST(NcclWarnJoin, AFileEndsTheWarnAndTheNextFileIsItsOwn) {
+  const std::string dir = test::temp_dir("nccl-warn-join-files");
+  std::ofstream(dir + "/a.log") << std::string(kHead)
+                                << "misc/socket.cc:484 NCCL WARN Net : Connect to x failed :";
+  std::ofstream(dir + "/b.log") << "Connection refused\n";
+  for (bool line_reader : {true, false}) {
+    NcclReadOptions o;
+    o.line_reader = line_reader;
+    const NcclRunFacts f = analyze_nccl_logs({dir}, o);
+    ASSERT_EQ(f.warnings.size(), 1u);
+    EXPECT_EQ(f.warnings[0].message, "Net : Connect to x failed :");
+    EXPECT_EQ(f.warnings[0].first.where.source, dir + "/a.log");
+  }
+}
+
+TEST(NcclWarnJoin, DecisionTable) {
+  EXPECT_EQ(warn_continuation("Call to connect returned", 80, "Connection refused"),
+            WarnJoin::kSpace);
+  EXPECT_EQ(warn_continuation("peer 10.0.0.1<", 40, "4567> closed"), WarnJoin::kTight);
+  EXPECT_EQ(warn_continuation("Couldn't find the device", 40, "and gave up"), WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("x", 80, std::string_view("\0abc", 4)), WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("open (", 80, "   deeply indented"), WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("failed :", 80, "python: error"), WarnJoin::kNo);
+}
+
+// PyTorch's "Last error:" is followed by NCCL's message, wrapped like any other.
+TEST(NcclWarnJoin, LastErrorsMessageJoinsToo) {
+  const NcclRunFacts f = both_ways(
+      "ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\n"
+      "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out of "
+      "memory'.\nThis is usually caused by a system or configuration error in the Fabric Manager "
+      "or NVSwitches.\n");
+  bool found = false;
+  for (const NcclWarning& w : f.warnings)
+    found = found || w.message.find("memory'. This is usually") != std::string::npos;
+  EXPECT_TRUE(found);
+}
+
+// ---- an `ncclras -f json` report pasted into a log -----------------------------------------
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(NcclRasJsonPasted, FoundBehindPrefixesAndReadIntoRasFacts) {
+  const std::string json =
+      slurp(std::string(TR_TEST_DATA) + "/nccl-telemetry/ras-json-2.29.7-missing-rank6.json");
+  ASSERT_FALSE(json.empty());
+  const std::string log = test::temp_dir("nccl-ras-json-pasted") + "/job.log";
+  {
+    std::ofstream out(log, std::ios::binary);
+    for (int i = 0; i < 40; ++i) out << head(i % 8) << "NCCL INFO Channel 00/0 : via P2P/IPC\n";
+    out << "$ ncclras -f json\n";
+    std::istringstream in(json);
+    std::string line;
+    while (std::getline(in, line)) out << "2026-12-02T07:00:00Z " << line << "\r\n";
+    out << head(0) << "NCCL INFO comm 0x1 rank 0 nranks 8 - Abort COMPLETE\n";
+  }
+  const NcclRunFacts f = analyze_nccl_logs({log});
+  ASSERT_EQ(f.framework.ras_reports.size(), 1u);
+  EXPECT_EQ(f.framework.ras_reports[0].line, 42);  // its "{"
+  const std::vector<RasReport> r = read_pasted_ras(f.framework.ras_reports, {});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].format, "json");
+  EXPECT_EQ(r[0].nccl_version, "2.29.7");
+  EXPECT_EQ(r[0].source, log + ":42");
+  ASSERT_FALSE(r[0].comms.empty());
+  EXPECT_FALSE(r[0].comms[0].missing.empty());
+  EXPECT_FALSE(r[0].all_ok);
+}
+
+TEST(NcclRasJsonPasted, MinifiedCutShortOrNotRasIsLeftOut) {
+  const std::string dir = test::temp_dir("nccl-ras-json-shapes");
+  std::ofstream(dir + "/mini.log")
+      << "x\n{\"nccl_version\": \"2.28.7\", \"communicators\": [], \"ras\": {\"timeouts_count\": "
+         "0}}\nafter\n";
+  std::ofstream(dir + "/cut.log")
+      << "x\n{\n  \"nccl_version\": \"2.28.7\",\n  \"communicators\": [\n";
+  std::ofstream(dir + "/other.log") << "x\n{\n  \"nccl_version\": \"2.28.7\",\n  \"x\": 1\n}\n";
+  for (const char* name : {"mini.log", "cut.log", "other.log"}) {
+    const NcclRunFacts f = analyze_nccl_logs({dir + "/" + name});
+    ASSERT_EQ(f.framework.ras_reports.size(), 1u) << name;
+    EXPECT_EQ(f.framework.ras_reports[0].line, 2) << name;
+    const std::vector<RasReport> r = read_pasted_ras(f.framework.ras_reports, {});
+    EXPECT_EQ(r.size(), std::string(name) == "mini.log" ? 1u : 0u) << name;
+  }
+  // "nccl_version" on a file's first line has no "{" before it: not a report start.
+  std::ofstream(dir + "/first.log") << "\"nccl_version\": \"2.28.7\",\n";
+  EXPECT_TRUE(analyze_nccl_logs({dir + "/first.log"}).framework.ras_reports.empty());
+}
+
+// ---- shapes (item 4) -------------------------------------------------------------------------
+
+// NCCL 2.26+ puts "[%F %T] " before its own lines (WARN by default, every level with
+// NCCL_DEBUG_TIMESTAMP_LEVELS=ALL): the bare version banner behind it was not read as one.
+TEST(NcclLogShapes, NcclsOwnTimestampIsTakenOff) {
+  const NcclRunFacts f = both_ways(
+      "[2025-09-09 23:51:24] NCCL version 2.26.2+cuda12.4\n\n"
+      "[2025-09-09 23:51:24.123456] 9b40:774:854 [0] transport/shm.cc:590 NCCL WARN Cuda "
+      "failure 217 'peer access is not supported between these two devices'\n");
+  EXPECT_EQ(f.versions.count("2.26.2"), 1u);
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_EQ(f.warnings[0].hosts.count("9b40"), 1u);
+}
+
+// "host tag: " after an ISO time is a journald header only when a message follows it.
+TEST(NcclLogShapes, IsoTimeThenLastErrorIsNotASyslogHeader) {
+  std::string scratch;
+  EXPECT_EQ(normalize_nccl_line("2026-12-02T07:00:00Z Last error: ", scratch), "Last error: ");
+  const NcclRunFacts f =
+      both_ways("2026-12-02T07:00:00Z Last error: \n2026-12-02T07:00:00Z Failed to bind x : y.\n");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_EQ(f.warnings[0].message, "Failed to bind x : y.");
+}
+
+// NCCL 2.0 - 2.6 printed "Ring %02d : ..." where 2.7+ print "Channel %02d : ...", and an
+// excerpt may have lost the "Ring 00 : " (NVIDIA/nccl#133): both are connections.
+TEST(NcclLogShapes, Pre27RingLinesAreConnections) {
+  const NcclRunFacts f = both_ways(
+      "h:1:2 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
+      "h:1:2 [0] NCCL INFO Ring 00 : 3 -> 4 [receive] via NET/IB/0\n"
+      "h:1:3 [1] NCCL INFO Ring 00 : 1[1] -> 2[2] via direct shared memory\n"
+      "CY4:6213:6213 [4] INFO 3 -> 12 via NET/IB/0/GDRDMA\n"
+      "h:1:2 [0] NCCL INFO Ring 00 : 0 1 2 3\n");
+  ASSERT_EQ(f.transports.count("P2P/IPC"), 1u);
+  ASSERT_EQ(f.transports.count("NET/IB"), 1u);
+  EXPECT_EQ(f.transports.at("NET/IB").kind, TransportKind::kNetIb);
+  ASSERT_EQ(f.transports.count("NET/IB/GDRDMA"), 1u);
+  ASSERT_EQ(f.transports.count("SHM"), 1u);
+  EXPECT_EQ(f.transports.at("SHM").kind, TransportKind::kShm);
+}
+
+}  // namespace
+}  // namespace trainready
