@@ -103,22 +103,26 @@ def bench(name, src, out):
     # Alternately (A B A B, the order reversed every other round) on a shared machine: each
     # round's ratio pairs runs made moments apart; the best of the rounds is in the table.
     runs = {label: [] for label, _ in tools}
+    ours_label = "trainready stage"
+    verify = None
     for rep in range(REPEATS):
         for label, cmd in (tools if rep % 2 == 0 else tools[::-1]):
             runs[label].append(timed(cmd, dst))
+            print("  round %d  %-26s %8.2f s" % (rep + 1, label, runs[label][-1][0]), flush=True)
+            if label == ours_label and verify is None:
+                # The cold re-read of what stage wrote, on its own (before the next tool's run
+                # removes the copy and the journal beside it).
+                t0 = time.monotonic()
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                v = subprocess.run([BIN, "stage", "--verify", dst], capture_output=True, text=True)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                verify = (time.monotonic() - t0,
+                          (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+                if v.returncode != 0:
+                    sys.exit("stage --verify failed:\n" + (v.stdout + v.stderr)[-2000:])
     rows = {label: min(r) for label, r in runs.items()}
-    ours_label = "trainready stage"
     pairs = [min(w for label, r in runs.items() if label != ours_label for w, _ in [r[i]]) /
              runs[ours_label][i][0] for i in range(REPEATS)]
-    # The cold re-read of what stage wrote, on its own.
-    t0 = time.monotonic()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    v = subprocess.run([BIN, "stage", "--verify", dst], capture_output=True, text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    verify = (time.monotonic() - t0,
-              (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
-    if v.returncode != 0:
-        sys.exit("stage --verify failed:\n" + v.stdout[-2000:])
     shutil.rmtree(dst, ignore_errors=True)
     fastest = min(w for label, (w, _) in rows.items() if label != "trainready stage")
     ours = rows["trainready stage"][0]
