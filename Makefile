@@ -232,6 +232,8 @@ bench: configure
 	taskset -c 0 $(BUILD)/bench/fleet_bench 16384
 	python3 bench/watch_overhead.py $(BUILD)
 	python3 bench/health_overhead.py $(BIN)
+	python3 bench/stage_ratio.py $(BIN) $(BUILD)/bench-stage
+	python3 bench/blob_stage_ratio.py $(BIN) $(BUILD)/bench-blob
 
 # clang-tidy reads a clang compile database without precompiled headers (GCC's .gch files and
 # GCC-only warning flags mean nothing to it); configuring it builds only the embedded data.

@@ -215,6 +215,7 @@ def main():
             else:
                 tools["rclone-t16"] = verifying + [f"az:bench/{name}", None]
             best = {}
+            walls = {t: [] for t in tools}  # each round's time per tool, for round-by-round ratios
             digests = {}
             for rep in range(REPEATS):
                 order = list(tools) if rep % 2 == 0 else list(reversed(tools))
@@ -231,6 +232,7 @@ def main():
                           flush=True)
                     if r["shares"]:
                         print(f"  {'':<5} {'':<15} workers' time: {r['shares']}", flush=True)
+                    walls[tool].append(r["wall"])
                     if tool not in best or r["wall"] < best[tool]["wall"]:
                         best[tool] = r
                     digests[tool] = tree_digest(dst)
@@ -238,10 +240,10 @@ def main():
                 sys.exit(f"{name}: the copies differ")
             gb = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(WORK, "dst-rclone"))
                      for f in fs) / 1e9
-            summary.append((name, gb, best))
+            summary.append((name, gb, best, walls))
         print(f"\n{'set':<6} {'GB':>6} {'tool':<15} {'best s':>8} {'MB/s':>7} {'ratio':>6} "
               f"{'CPU s/GB':>9} {'Azurite CPU s/GB':>17}")
-        for name, gb, best in summary:
+        for name, gb, best, walls in summary:
             default = best["rclone"]["wall"]
             verified = best.get("rclone-1stream", best.get("rclone-t16"))["wall"]
             fastest = min(r["wall"] for t, r in best.items() if t.startswith("rclone"))
@@ -252,7 +254,9 @@ def main():
             ours_wall = best["ours"]["wall"]
             print(f"{name:<6} ours: ratio {default / ours_wall:.2f} against rclone's defaults, "
                   f"{verified / ours_wall:.2f} against the MD5-checking rclone, "
-                  f"{fastest / ours_wall:.2f} against the fastest rclone")
+                  f"{fastest / ours_wall:.2f} against the fastest rclone; round by round against "
+                  f"rclone's defaults: " +
+                  ", ".join(f"{d / o:.2f}" for d, o in zip(walls["rclone"], walls["ours"])))
     print("ratio = rclone's time (its defaults) / ours (>= 1.0: ours at least as fast); target >= 1.0 "
           "(issue 35), every MD5 checked by ours.\n"
           "rclone's defaults skip the MD5 of files above 250 MiB (multi-thread download); "

@@ -30,7 +30,10 @@ struct Exchange {
   long status = 0;
   std::map<std::string, std::string> headers;  // lower-case names
   std::string body;
-  std::span<char> sink;  // a ranged read writes its 2xx body here
+  // A ranged read writes its 2xx body here: the pieces one after another, from byte
+  // `sink_from` of them (a retry resumes where the attempt before stopped).
+  std::span<const std::span<char>> sink;
+  std::size_t sink_size = 0, sink_from = 0;
   std::size_t received = 0;
   bool overflow = false;
 };
@@ -61,12 +64,26 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   const std::size_t len = size * n;
   long status = 0;
   curl_easy_getinfo(ex->handle, CURLINFO_RESPONSE_CODE, &status);
-  if (!ex->sink.empty() && status >= 200 && status < 300) {
-    if (ex->received + len > ex->sink.size()) {
+  if (ex->sink_size > 0 && status >= 200 && status < 300) {
+    if (ex->sink_from + ex->received + len > ex->sink_size) {
       ex->overflow = true;  // more than the range asked for: refuse rather than guess
       return 0;
     }
-    std::copy(data, data + len, ex->sink.data() + ex->received);
+    // Straight into the caller's buffers (one copy from libcurl's receive buffer), across
+    // their boundaries.
+    std::size_t at = ex->sink_from + ex->received, left = len;
+    for (const std::span<char>& piece : ex->sink) {
+      if (left == 0) break;
+      if (at >= piece.size()) {
+        at -= piece.size();
+        continue;
+      }
+      const std::size_t take = std::min(left, piece.size() - at);
+      std::copy(data, data + take, piece.data() + at);
+      data += take;
+      left -= take;
+      at = 0;
+    }
     ex->received += len;
     return len;
   }
@@ -227,21 +244,20 @@ std::string explain(const BlobLocation& where, const Request& req, long status,
       // "SAS error codes" (learn.microsoft.com/rest/api/storageservices/sas-error-codes): the
       // SAS's signed IP (sip) excludes the address the request came from.
       const std::string sip = query_parameter(where.sas, "sip");
-      s = "the SAS does not allow this client's IP address (HTTP 403 " + code + said + ", sip=" +
-          (sip.empty() ? "?" : sip) + ") for " + target +
+      s = "the SAS does not allow this client's IP address (HTTP 403 " + code + said +
+          ", sip=" + (sip.empty() ? "?" : sip) + ") for " + target +
           ": generate a SAS whose sip range holds this VM's outbound address (its public IP, or "
           "the NAT gateway's), or one without sip";
     } else if (code == "AuthorizationProtocolMismatch") {
       const std::string spr = query_parameter(where.sas, "spr");
-      s = "the SAS does not allow this protocol (HTTP 403 " + code + said + ", spr=" +
-          (spr.empty() ? "?" : spr) + ") for " + target +
+      s = "the SAS does not allow this protocol (HTTP 403 " + code + said +
+          ", spr=" + (spr.empty() ? "?" : spr) + ") for " + target +
           ": a SAS with spr=https refuses http://; use the https:// endpoint";
     } else if (code == "AuthorizationFailure") {
       // The same table's "other authorization errors"; in practice the account's network rules
       // (Microsoft's "Troubleshoot 403 errors": firewall, virtual network rules, private
       // endpoints), which refuse a request before its SAS is considered.
-      s = "the storage account refused this request (HTTP 403 " + code + said + ") for " +
-          target +
+      s = "the storage account refused this request (HTTP 403 " + code + said + ") for " + target +
           ": usually its network rules, not the SAS: the account's firewall allows only selected "
           "networks or IP addresses, or only its private endpoint. Allow this VM's subnet "
           "(service endpoint) or public IP in the account's Networking settings, or reach it "
@@ -253,7 +269,8 @@ std::string explain(const BlobLocation& where, const Request& req, long status,
       const std::string st = query_parameter(where.sas, "st");
       s = "the SAS was refused (HTTP 403 " + code + said + ") for " + target +
           ": its signature or validity does not hold: it has expired (se=" +
-          (se.empty() ? "?" : se) + ")" + (st.empty() ? "" : ", or is not valid yet (st=" + st + ")") +
+          (se.empty() ? "?" : se) + ")" +
+          (st.empty() ? "" : ", or is not valid yet (st=" + st + ")") +
           ", was signed for another account or container, its key was rotated, or it was cut "
           "when copied; generate it again";
     } else {
@@ -282,7 +299,8 @@ std::string explain(const BlobLocation& where, const Request& req, long status,
 // One request with its retries; returns the final exchange (2xx, or an error status the
 // caller explains). `resume` (ranged reads) lets a retry continue after the bytes received.
 static Exchange perform(BlobClient::Impl& impl, const BlobClientOptions& opt,
-                        const BlobLocation& where, Request req, std::span<char> sink,
+                        const BlobLocation& where, Request req,
+                        std::span<const std::span<char>> sink,
                         const std::function<void(Request&, std::size_t)>& resume) {
   static thread_local std::minstd_rand jitter{std::random_device{}()};
   std::size_t received_total = 0;
@@ -292,7 +310,9 @@ static Exchange perform(BlobClient::Impl& impl, const BlobClientOptions& opt,
     CURL* h = lease.h;
     Exchange ex;
     ex.handle = h;
-    ex.sink = sink.subspan(received_total);
+    ex.sink = sink;
+    for (const std::span<char>& piece : sink) ex.sink_size += piece.size();
+    ex.sink_from = received_total;
     if (received_total > 0 && resume) resume(req, received_total);
     char errbuf[CURL_ERROR_SIZE] = {0};
     curl_slist* headers = nullptr;
@@ -332,25 +352,25 @@ static Exchange perform(BlobClient::Impl& impl, const BlobClientOptions& opt,
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &ex.status);
     received_total += ex.received;
     long delay_ms = -1;
-    if (ex.overflow && !ex.sink.empty() && ex.status >= 200 && ex.status < 300) {
+    if (ex.overflow && ex.sink_size > 0 && ex.status >= 200 && ex.status < 300) {
       throw BlobError(redact_sas("the Blob service sent more than was asked for (" +
                                  std::string(req.what) + " of " + describe(where) + ")"),
                       ex.status, "");
     }
     if (ex.overflow) {
       // A List Blobs page holds at most 5,000 entries (a few MiB); an error body a few lines.
-      throw BlobError(redact_sas("the Blob service's answer to a " + std::string(req.what) +
-                                 " request for " + describe(where) + " (HTTP " +
-                                 std::to_string(ex.status) + ") is over " +
-                                 std::to_string(kMaxBody >> 20) +
-                                 " MiB, more than any List Blobs page or error: not read further"),
-                      ex.status, "");
+      throw BlobError(
+          redact_sas("the Blob service's answer to a " + std::string(req.what) + " request for " +
+                     describe(where) + " (HTTP " + std::to_string(ex.status) + ") is over " +
+                     std::to_string(kMaxBody >> 20) +
+                     " MiB, more than any List Blobs page or error: not read further"),
+          ex.status, "");
     }
     if (rc != CURLE_OK) {
       last_problem = std::string(errbuf[0] != 0 ? errbuf : curl_easy_strerror(rc));
       const auto took = std::chrono::steady_clock::now() - started;
-      if (rc == CURLE_OPERATION_TIMEDOUT && took >= std::chrono::seconds(deadline_s) -
-                                                        std::chrono::milliseconds(50))
+      if (rc == CURLE_OPERATION_TIMEDOUT &&
+          took >= std::chrono::seconds(deadline_s) - std::chrono::milliseconds(50))
         last_problem = "not finished within its deadline of " + std::to_string(deadline_s) +
                        " s (" + last_problem + ")";
       if (!retryable_transport(rc) || attempt >= opt.max_attempts) {
@@ -451,24 +471,32 @@ BlobProperties BlobClient::properties(const std::string& name) const {
 
 void BlobClient::read_range(const std::string& name, const std::string& etag, std::uint64_t offset,
                             std::span<char> out) const {
-  if (out.empty()) return;
+  const std::span<char> one[] = {out};
+  read_range(name, etag, offset, std::span<const std::span<char>>(one));
+}
+
+void BlobClient::read_range(const std::string& name, const std::string& etag, std::uint64_t offset,
+                            std::span<const std::span<char>> pieces) const {
+  std::size_t total = 0;
+  for (const std::span<char>& piece : pieces) total += piece.size();
+  if (total == 0) return;
   const std::string url =
       with_sas(container_url(where_) + "/" + percent_encode_path(name), where_, false);
   auto range_headers = [&](std::uint64_t from) {
     return std::vector<std::string>{
-        "x-ms-range: bytes=" + std::to_string(from) + "-" + std::to_string(offset + out.size() - 1),
+        "x-ms-range: bytes=" + std::to_string(from) + "-" + std::to_string(offset + total - 1),
         "If-Match: \"" + unquoted_etag(etag) + "\""};
   };
   Request req{"read", url, name, false, range_headers(offset)};
   req.deadline_s =
       options_.read_deadline_base_s +
-      static_cast<long>((out.size() + (1u << 20) - 1) >> 20) * options_.read_deadline_s_per_mib;
+      static_cast<long>((total + (1u << 20) - 1) >> 20) * options_.read_deadline_s_per_mib;
   auto resume = [&](Request& r, std::size_t done) { r.headers = range_headers(offset + done); };
-  Exchange ex = perform(*impl_, options_, where_, req, out, resume);
+  Exchange ex = perform(*impl_, options_, where_, req, pieces, resume);
   if (ex.status != 206 && ex.status != 200) fail(where_, req, ex);
-  if (ex.received != out.size()) {
+  if (ex.received != total) {
     throw BlobError(redact_sas("blob '" + name + "' in " + describe(where_) + ": asked for " +
-                               std::to_string(out.size()) + " bytes at offset " +
+                               std::to_string(total) + " bytes at offset " +
                                std::to_string(offset) + ", got " + std::to_string(ex.received)),
                     ex.status, "");
   }

@@ -97,6 +97,10 @@ class BlobClient {
   // several threads at once (each call takes a connection of its own from a pool).
   void read_range(const std::string& name, const std::string& etag, std::uint64_t offset,
                   std::span<char> out) const;
+  // The same for bytes [offset, offset + total size of `pieces`) in ONE request, written into the
+  // pieces one after another (a run of chunk buffers: fewer, larger GETs).
+  void read_range(const std::string& name, const std::string& etag, std::uint64_t offset,
+                  std::span<const std::span<char>> pieces) const;
 
   // Counters since construction, for the progress line and the benchmark.
   std::uint64_t requests() const;

@@ -25,6 +25,7 @@
 #include "core/input_error.h"
 #include "core/temp_files.h"
 #include "stage/bounds.h"
+#include "stage/copy_tasks.h"
 #include "stage/dest_file.h"
 #include "stage/dest_lock.h"
 #include "stage/hashing.h"
@@ -38,92 +39,10 @@
 namespace trainready::stage {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using copy::Clock, copy::FileJob, copy::PhaseTimer, copy::since_ns, copy::Task, copy::TaskQueue;
 
 constexpr std::size_t kBatchFiles = 32;
 constexpr std::uint64_t kBatchBytes = 8ull << 20;
-
-std::uint64_t since_ns(Clock::time_point t0) {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
-}
-
-// Times a scope into one phase of the counters.
-class PhaseTimer {
- public:
-  PhaseTimer(Counters& c, Phase p) : c_(c), p_(p), t0_(Clock::now()) {}
-  ~PhaseTimer() { c_.add(p_, since_ns(t0_)); }
-
- private:
-  Counters& c_;
-  Phase p_;
-  Clock::time_point t0_;
-};
-
-struct FileJob {
-  std::uint64_t id = 0;
-  SourceEntry e;
-  std::uint64_t nchunks = 1;
-  std::map<std::uint64_t, std::string> recorded;  // chunks an earlier run wrote
-  std::vector<std::string> hashes;
-  std::unique_ptr<DestFile> dest;  // big files: opened when listed
-  std::atomic<std::uint64_t> remaining{0};
-  std::atomic<bool> failed{false};
-  // Bytes read from the source for this file in this run: counted as copied only once it is
-  // staged (a file that fails after its reads was read, not copied).
-  std::atomic<std::uint64_t> read{0};
-  // MD5 is a stream: chunks feed it in order. A file of several chunks hands them to `ordered`
-  // (a hash thread, stage/md5_pipeline.h); otherwise, or when no hash thread could be started, a
-  // chunk waits for its predecessor (which a worker already holds: chunks are queued in order).
-  std::unique_ptr<Md5> md5;
-  std::shared_ptr<OrderedMd5> ordered;
-  std::mutex mu;
-  std::condition_variable cv;
-  std::uint64_t md5_next = 0;
-};
-
-struct Task {
-  std::vector<std::shared_ptr<FileJob>> small;
-  std::shared_ptr<FileJob> big;
-  std::uint64_t chunk = 0;
-};
-
-class TaskQueue {
- public:
-  explicit TaskQueue(std::size_t cap) : cap_(cap) {}
-  void push(Task t) {
-    std::unique_lock<std::mutex> lock(mu_);
-    not_full_.wait(lock, [&] { return q_.size() < cap_; });
-    q_.push_back(std::move(t));
-    not_empty_.notify_one();
-  }
-  // Empty when closed and drained.
-  std::optional<Task> pop(Counters& c) {
-    const auto t0 = Clock::now();
-    std::unique_lock<std::mutex> lock(mu_);
-    not_empty_.wait(lock, [&] { return !q_.empty() || closed_; });
-    // Waiting counts against the listing only while it runs; afterwards an idle worker is
-    // one whose share is done while others finish the last chunks.
-    if (!c.listing_done.load()) c.add(Phase::kIdle, since_ns(t0));
-    if (q_.empty()) return std::nullopt;
-    Task t = std::move(q_.front());
-    q_.pop_front();
-    not_full_.notify_one();
-    return t;
-  }
-  void close() {
-    std::lock_guard<std::mutex> lock(mu_);
-    closed_ = true;
-    not_empty_.notify_all();
-  }
-
- private:
-  std::size_t cap_;
-  std::mutex mu_;
-  std::condition_variable not_empty_, not_full_;
-  std::deque<Task> q_;
-  bool closed_ = false;
-};
 
 class Copier {
  public:
@@ -142,6 +61,11 @@ class Copier {
   void stop_run(const std::string& why);
   void copy_small(FileJob& f, AlignedBuffer& buf);
   void copy_chunk(FileJob& f, std::uint64_t k, std::unique_ptr<AlignedBuffer>& buf);
+  // Chunks k0, k0 + 1, ... of f (one per buffer) read in one read_pieces call, then each hashed,
+  // written, journaled and handed to the MD5 as copy_chunk does.
+  void copy_run(FileJob& f, std::uint64_t k0, std::vector<std::unique_ptr<AlignedBuffer>>& bufs);
+  // How many consecutive chunks from k a worker reads at once (1: copy_chunk).
+  std::size_t run_length(const FileJob& f) const;
   // Chunk k's bytes (the first `len` of buf) to the file's MD5: handed to its hash thread (buf
   // is then empty), or fed here in order.
   void hand_md5(FileJob& f, std::uint64_t k, std::unique_ptr<AlignedBuffer>& buf, std::size_t len);
@@ -166,6 +90,8 @@ class Copier {
   std::unique_ptr<PartsDir> parts_;
   std::unique_ptr<JournalWriter> journal_;
   std::uint64_t chunk_bytes_ = 0;
+  std::size_t max_run_ = 1;  // the source's max_chunks_per_read
+  std::size_t workers_ = 1;
   std::uint64_t dst_capacity_ = 0;  // the destination file system's size: no file above it fits
   std::uint64_t next_id_ = 0;
   DirectWrite direct_;
@@ -358,6 +284,73 @@ void Copier::copy_chunk(FileJob& f, std::uint64_t k, std::unique_ptr<AlignedBuff
   chunk_finished(f);
 }
 
+std::size_t Copier::run_length(const FileJob& f) const {
+  // Only where the file has chunks to spare for every worker (a 1 GiB blob in 16 MiB chunks for
+  // 16 workers: runs of 4), so a smaller file keeps one reader per chunk; never on a resume,
+  // whose recorded chunks are checked one by one.
+  if (max_run_ <= 1 || !f.recorded.empty() || !spares_) return 1;
+  return std::clamp<std::size_t>(static_cast<std::size_t>(f.nchunks / workers_), 1, max_run_);
+}
+
+void Copier::copy_run(FileJob& f, std::uint64_t k0,
+                      std::vector<std::unique_ptr<AlignedBuffer>>& bufs) {
+  const std::size_t n = bufs.size();
+  std::size_t finished = 0;
+  if (stop_.load() || f.failed.load()) {
+    f.failed = true;
+    f.cv.notify_all();
+  } else {
+    try {
+      std::vector<std::span<std::byte>> pieces;
+      std::uint64_t total = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t off = (k0 + i) * chunk_bytes_;
+        const std::uint64_t len = std::min(chunk_bytes_, f.e.size - off);
+        pieces.emplace_back(bufs[i]->p, len);
+        total += len;
+      }
+      std::unique_ptr<SourceReader> r;
+      {
+        PhaseTimer t(counters_, Phase::kMeta);
+        r = src_.open(f.e);
+      }
+      {
+        const double slept = limiter_.acquire(total);
+        counters_.add(Phase::kThrottle, static_cast<std::uint64_t>(slept * 1e9));
+        PhaseTimer t(counters_, Phase::kRead);
+        r->read_pieces(k0 * chunk_bytes_, pieces);
+        r->confirm_unchanged();
+      }
+      counters_.bytes_read += total;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t k = k0 + i;
+        const std::size_t len = pieces[i].size();
+        std::string h;
+        {
+          PhaseTimer t(counters_, Phase::kHash);
+          h = xxh3_hex(pieces[i]);
+        }
+        {
+          PhaseTimer t(counters_, Phase::kWrite);
+          f.dest->write_at(k * chunk_bytes_, pieces[i]);
+        }
+        f.hashes[k] = h;
+        f.read += len;
+        counters_.bytes_done += len;
+        journal_->chunk(f.id, k, h);
+        hand_md5(f, k, bufs[i], len);  // pieces[i] is not used after this
+        ++finished;
+        chunk_finished(f);
+      }
+    } catch (const SourceError& e) {
+      fail(f, problem_kind(e.kind()), e.what());
+    } catch (const DestError& e) {
+      dest_failed(&f, e);
+    }
+  }
+  for (; finished < n; ++finished) chunk_finished(f);
+}
+
 void Copier::chunk_finished(FileJob& f) {
   // A failed file's MD5 is of no use: its hash thread gives back what it holds and ends (its
   // end is the last count of `remaining`).
@@ -427,7 +420,20 @@ void Copier::run_task(Task& t, std::unique_ptr<AlignedBuffer>& buf) {
       t.big->cv.notify_all();
       return chunk_finished(*t.big);
     }
-    copy_chunk(*t.big, t.chunk, buf);
+    const std::size_t want = run_length(*t.big);
+    if (want <= 1) return copy_chunk(*t.big, t.chunk, buf);
+    std::vector<std::unique_ptr<AlignedBuffer>> bufs;
+    bufs.push_back(std::move(buf));
+    copy::gather_run(*queue_, *spares_, *t.big, t.chunk, want, bufs);
+    copy_run(*t.big, t.chunk, bufs);
+    // Keep one buffer (those handed to the MD5 are gone); the others go back.
+    for (auto& b : bufs) {
+      if (!b) continue;
+      if (!buf)
+        buf = std::move(b);
+      else
+        spares_->give(std::move(b));
+    }
   } else if (buf != nullptr) {
     for (auto& f : t.small) copy_small(*f, *buf);
   }
@@ -643,6 +649,8 @@ StageFacts Copier::run() {
   if (o_.max_open > 0) n = std::min(n, o_.max_open);
   n = std::max(n, 1);
   queue_ = std::make_unique<TaskQueue>(static_cast<std::size_t>(n) * 4);
+  workers_ = static_cast<std::size_t>(n);
+  max_run_ = std::max<std::size_t>(1, hints.max_chunks_per_read);
   // Up to one spare buffer per worker: reads run that far ahead of a file's MD5.
   spares_ = std::make_unique<BufferPool>(static_cast<std::size_t>(chunk_bytes_),
                                          static_cast<std::size_t>(n));

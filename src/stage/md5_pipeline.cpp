@@ -38,6 +38,25 @@ std::unique_ptr<AlignedBuffer> BufferPool::take() {
   }
 }
 
+std::unique_ptr<AlignedBuffer> BufferPool::try_take() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!free_.empty()) {
+    auto b = std::move(free_.back());
+    free_.pop_back();
+    return b;
+  }
+  if (made_ >= max_) return nullptr;
+  ++made_;
+  lock.unlock();
+  try {
+    return std::make_unique<AlignedBuffer>(bytes_);
+  } catch (const std::bad_alloc&) {
+    lock.lock();
+    --made_;
+    return nullptr;  // no memory for another: read fewer chunks at once
+  }
+}
+
 void BufferPool::give(std::unique_ptr<AlignedBuffer> b) {
   if (!b) return;
   {

@@ -44,6 +44,9 @@ class BufferPool {
  public:
   BufferPool(std::size_t bytes, std::size_t max) : bytes_(bytes), max_(max) {}
   std::unique_ptr<AlignedBuffer> take();
+  // A free buffer (or a new one while fewer than `max` exist), else nullptr at once: for a worker
+  // that already holds a task, which must never wait here (the deadlock note above).
+  std::unique_ptr<AlignedBuffer> try_take();
   void give(std::unique_ptr<AlignedBuffer> b);
 
  private:

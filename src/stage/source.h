@@ -70,6 +70,15 @@ class SourceReader {
   // Fills all of buf from `offset` (offset + buf.size() <= entry.size). A short read means the
   // file changed: throws SourceError kChanged. Throws kNotFound / kPermission / kIo otherwise.
   virtual void read_at(std::uint64_t offset, std::span<std::byte> buf) = 0;
+  // Fills the pieces one after another from `offset`, as read_at of their concatenation would.
+  // A source where a request costs more than its bytes (Blob: one ranged GET) reads them in one
+  // request; by default, one read_at per piece.
+  virtual void read_pieces(std::uint64_t offset, std::span<const std::span<std::byte>> pieces) {
+    for (const std::span<std::byte>& piece : pieces) {
+      read_at(offset, piece);
+      offset += piece.size();
+    }
+  }
   // After the last read of a task: throws kChanged when the file changed while it was read
   // (POSIX: fstat size/mtime again; Blob: nothing to do, every GET carried If-Match).
   virtual void confirm_unchanged() = 0;
@@ -81,6 +90,9 @@ struct SourceHints {
   // A file larger than this is copied in chunks of this size by several readers at once.
   std::uint64_t chunk_bytes = 16ull << 20;
   bool remote = false;  // a network service (Blob): reads are limited by the NIC, not a disk
+  // Consecutive chunks of one file the engine may read in one read_pieces call (1: one read per
+  // chunk). Journal records, hashes and writes stay per chunk.
+  std::size_t max_chunks_per_read = 1;
 };
 
 class Source {
