@@ -14,12 +14,15 @@
 #include "cli/judge.h"
 #include "core/input_error.h"
 #include "core/root.h"
+#include "knowledge/nccl_kb.h"
+#include "knowledge/nccl_kb_recognise.h"
 #include "parsers/flight_recorder.h"
 #include "parsers/nccl_inspector.h"
 #include "parsers/nccl_log.h"
 #include "parsers/nccl_ras.h"
 #include "parsers/nccl_ras_pasted.h"
 #include "parsers/nccl_tests.h"
+#include "parsers/nccl_unmarked.h"
 #include "probes/probe_options.h"
 #include "probes/probes.h"
 #include "watch/recording.h"
@@ -155,6 +158,13 @@ int run_nccl(const NcclArgs& a) {
   bool telemetry = !in.progress->empty();
   if (!in.logs.empty()) {
     auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(in.logs));
+    if (!has_nccl_output(*log)) {
+      // No NCCL record: NCCL's own message text without its head (an excerpt, a title) is read
+      // by the knowledge base's matchers before the log is refused (issue 30).
+      const NcclKnowledgeBase& kb = NcclKnowledgeBase::builtin();
+      read_unmarked_nccl_lines(
+          in.logs, [&](std::string_view t) { return nccl_kb_recognises(kb, t); }, *log);
+    }
     // An ncclras report pasted inside a log, past its head (issue 30): judged with the rest.
     const std::set<std::string> whole(in.progress->files.begin(), in.progress->files.end());
     for (RasReport& ras : read_pasted_ras(log->framework.ras_reports, whole)) {

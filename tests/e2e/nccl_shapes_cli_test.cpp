@@ -49,3 +49,23 @@ TEST(NcclShapesCli, RasReportPastedDeepInALogIsJudged) {
 }
 
 }  // namespace
+
+// Issue 30: NCCL's message text pasted without its "host:pid:tid [dev] NCCL WARN" head (an
+// excerpt, an issue's title) was refused as "no NCCL output found"; the knowledge base's
+// matchers, written from NCCL's format strings, now recognise it. Other text stays refused.
+TEST(NcclShapesCli, NcclMessageWithoutItsHeadIsRead) {
+  const std::string d = temp_dir("nccl-unmarked");
+  std::ofstream(d + "/excerpt.log") << "Traceback (most recent call last):\n"
+                                    << "  File \"train.py\", line 12, in <module>\n"
+                                    << "Bootstrap : no socket interface found\n";
+  json j = report_json({"nccl", d + "/excerpt.log"}, 1);
+  ASSERT_FALSE(j["findings"].empty()) << j.dump(2);
+  const json& ev = j["findings"][0]["evidence"][0];
+  EXPECT_EQ(ev["line"], 3) << j.dump(2);
+  EXPECT_NE(ev["source"].get<std::string>().find("excerpt.log"), std::string::npos);
+  // A generic "No device found" or "connection refused" is not NCCL's alone: still refused.
+  std::ofstream(d + "/other.log") << "usb 1-1: No device found\nconnect: Connection refused\n";
+  CliResult r = run_trainready({"nccl", d + "/other.log"});
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.err.find("other.log: no NCCL output found"), std::string::npos) << r.err;
+}

@@ -1,0 +1,50 @@
+// read_unmarked_nccl_lines (issue 30): the lines a predicate accepts, as warnings with their file
+// and line; directories, stdin and lines past kUnmarkedLinesRead are not read.
+#include "parsers/nccl_unmarked.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "support/paths.h"
+
+using namespace trainready;
+using namespace trainready::test;
+
+namespace {
+
+bool says_nccl(std::string_view t) { return t.find("NET/IB : No device found") != t.npos; }
+
+TEST(NcclUnmarked, KeepsAcceptedLinesWithFileAndLine) {
+  const std::string d = temp_dir("unmarked");
+  std::ofstream(d + "/a.log") << "hello\n[1,0]<stdout>:NET/IB : No device found.\r\n"
+                              << "NET/IB : No device found.\nbye\n";
+  NcclRunFacts f;
+  read_unmarked_nccl_lines({d + "/a.log", "-", d}, says_nccl, f);
+  ASSERT_EQ(f.warnings.size(), 1u);  // the launcher prefix and CR are taken off: one message
+  EXPECT_EQ(f.warnings[0].message, "NET/IB : No device found.");
+  EXPECT_EQ(f.warnings[0].count, 2u);
+  EXPECT_EQ(f.warnings[0].first.where.str(), d + "/a.log:2");
+  EXPECT_EQ(f.nccl_lines, 2u);
+  EXPECT_EQ(f.warning_lines, 2u);
+}
+
+TEST(NcclUnmarked, ReadsOnlyTheFirstLinesOfALongFile) {
+  const std::string d = temp_dir("unmarked-long");
+  {
+    std::ofstream o(d + "/long.log");
+    for (std::uint64_t i = 0; i < kUnmarkedLinesRead; ++i) o << "step " << i << "\n";
+    o << "NET/IB : No device found.\n";
+  }
+  NcclRunFacts f;
+  read_unmarked_nccl_lines({d + "/long.log"}, says_nccl, f);
+  EXPECT_TRUE(f.warnings.empty());
+  EXPECT_EQ(f.nccl_lines, 0u);
+}
+
+TEST(NcclUnmarked, MissingFileIsAnInputError) {
+  NcclRunFacts f;
+  EXPECT_ANY_THROW(read_unmarked_nccl_lines({"/nonexistent/x.log"}, says_nccl, f));
+}
+
+}  // namespace
