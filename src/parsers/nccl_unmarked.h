@@ -25,5 +25,9 @@ inline constexpr std::uint64_t kUnmarkedLinesRead = 20'000;
 void read_unmarked_nccl_lines(const std::vector<std::string>& paths,
                               const std::function<bool(std::string_view)>& is_nccl_text,
                               NcclRunFacts& f);
+// The same over text in memory, read as the file `name`.
+void read_unmarked_nccl_text(std::string_view text, const std::string& name,
+                             const std::function<bool(std::string_view)>& is_nccl_text,
+                             NcclRunFacts& f);
 
 }  // namespace trainready

@@ -48,3 +48,14 @@ TEST(NcclUnmarked, MissingFileIsAnInputError) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(NcclUnmarked, TextInMemoryIsReadAsTheNamedFile) {
+  NcclRunFacts f;
+  read_unmarked_nccl_text("x\nNET/IB : No device found.\n", "pasted.log", says_nccl, f);
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_EQ(f.warnings[0].first.where.str(), "pasted.log:2");
+}
+
+}  // namespace
