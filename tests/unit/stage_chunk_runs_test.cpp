@@ -18,22 +18,10 @@
 #include "stage/hashing.h"
 #include "stage/posix_source.h"
 #include "support/paths.h"
+#include "support/stage_bytes.h"
 
 namespace trainready::stage {
 namespace {
-
-std::string random_bytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (char& c : s) c = static_cast<char>(rng());
-  return s;
-}
-
-std::string md5_of(const std::string& s) {
-  Md5 m;
-  m.update(std::as_bytes(std::span(s.data(), s.size())));
-  return m.hex();
-}
 
 // PosixSource with the source's MD5 published, reads of up to 4 chunks at once, and (when
 // `fail_at` is set) a read_pieces call covering that offset failing as a changed file.

@@ -22,6 +22,7 @@
 #include "stage/source.h"
 #include "stage/verify.h"
 #include "support/paths.h"
+#include "support/stage_bytes.h"
 
 namespace trainready::stage {
 namespace {
@@ -35,13 +36,6 @@ std::string slurp(const std::string& p) {
 
 void put(const std::string& p, const std::string& data) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << data;
-}
-
-std::string random_bytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (char& c : s) c = static_cast<char>(rng());
-  return s;
 }
 
 EngineOptions options(const std::string& dst) {

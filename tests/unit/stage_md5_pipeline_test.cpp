@@ -19,24 +19,12 @@
 #include "stage/engine.h"
 #include "stage/posix_source.h"
 #include "support/paths.h"
+#include "support/stage_bytes.h"
 
 namespace trainready::stage {
 namespace {
 
 constexpr std::size_t kChunk = 4096;
-
-std::string random_bytes(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::string s(n, '\0');
-  for (char& c : s) c = static_cast<char>(rng());
-  return s;
-}
-
-std::string md5_of(const std::string& s) {
-  Md5 m;
-  m.update(std::as_bytes(std::span(s.data(), s.size())));
-  return m.hex();
-}
 
 TEST(StageMd5Pipeline, ChunksHandedOverOutOfOrderHashAsTheFileInOrder) {
   const std::string data = random_bytes(7 * kChunk + 100, 3);
