@@ -254,10 +254,11 @@ bool pair_matrix_bench(int n, const SharedFlags& flags) {
 }
 
 // `watch` under a launcher: rank 0's judgement of every rank's window (4 intervals per rank, one
-// rank in 64 idle while the others compute, busy shares spread over many distinct values), at 512, 4,096 and 16,384 ranks, with the old way
-// (every peer asked at every interval's middle, mark_stragglers_direct) on the same windows at
-// 512 and 4,096 ranks as the reference. Linear: 8x the ranks costs about 8x; the old way 64x.
-// False when a size's stragglers are not exactly the idle ranks or the sweep disagrees.
+// rank in 64 idle while the others compute, busy shares spread over many distinct values), at 512,
+// 4,096 and 16,384 ranks, with the old way (every peer asked at every interval's middle,
+// mark_stragglers_direct) on the same windows at 512 and 4,096 ranks as the reference. Linear: 8x
+// the ranks costs about 8x; the old way 64x. False when a size's stragglers are not exactly the
+// idle ranks or the sweep disagrees.
 bool watch_judge_bench(int max_ranks) {
   using namespace trainready::watch;
   std::printf("\nwatch: rank 0 judges every rank's window (4 intervals each)\n");
