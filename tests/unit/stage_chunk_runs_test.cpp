@@ -25,24 +25,13 @@ namespace {
 
 // PosixSource with the source's MD5 published, reads of up to 4 chunks at once, and (when
 // `fail_at` is set) a read_pieces call covering that offset failing as a changed file.
-class RunSource : public Source {
+class RunSource : public PosixWithMd5 {
  public:
-  RunSource(const std::string& root, std::string md5) : inner_(root), md5_(std::move(md5)) {}
-  std::string describe() const override { return inner_.describe(); }
+  using PosixWithMd5::PosixWithMd5;
   SourceHints hints() const override {
     SourceHints h = inner_.hints();
     h.max_chunks_per_read = 4;
     return h;
-  }
-  void enumerate(const std::function<bool(const SourceEntry&)>& on_entry,
-                 const std::function<void(const SourceError&)>& on_problem) override {
-    inner_.enumerate(
-        [&](const SourceEntry& e) {
-          SourceEntry m = e;
-          m.content_md5 = md5_;
-          return on_entry(m);
-        },
-        on_problem);
   }
   std::unique_ptr<SourceReader> open(const SourceEntry& e) override {
     return std::make_unique<Reader>(*this, inner_.open(e), e.path);
@@ -79,8 +68,6 @@ class RunSource : public Source {
     std::unique_ptr<SourceReader> r_;
     std::string path_;
   };
-  PosixSource inner_;
-  std::string md5_;
 };
 
 std::string slurp(const std::string& path) {

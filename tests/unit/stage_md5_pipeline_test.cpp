@@ -78,21 +78,9 @@ TEST(StageMd5Pipeline, AnAbandonedFileGivesItsBuffersBackAndEndsOnce) {
 
 // A POSIX tree with one file of 6 chunks whose source publishes its MD5; the read of chunk 0
 // waits until the read of chunk 3 has started (at most 20 s, then it goes on and says so).
-class GatedSource : public Source {
+class GatedSource : public PosixWithMd5 {
  public:
-  GatedSource(const std::string& root, std::string md5) : inner_(root), md5_(std::move(md5)) {}
-  std::string describe() const override { return inner_.describe(); }
-  SourceHints hints() const override { return inner_.hints(); }
-  void enumerate(const std::function<bool(const SourceEntry&)>& on_entry,
-                 const std::function<void(const SourceError&)>& on_problem) override {
-    inner_.enumerate(
-        [&](const SourceEntry& e) {
-          SourceEntry m = e;
-          m.content_md5 = md5_;
-          return on_entry(m);
-        },
-        on_problem);
-  }
+  using PosixWithMd5::PosixWithMd5;
   std::unique_ptr<SourceReader> open(const SourceEntry& e) override {
     return std::make_unique<Reader>(*this, inner_.open(e));
   }
@@ -121,8 +109,6 @@ class GatedSource : public Source {
     GatedSource& s_;
     std::unique_ptr<SourceReader> r_;
   };
-  PosixSource inner_;
-  std::string md5_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool third_started_ = false;
