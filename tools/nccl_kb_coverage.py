@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Coverage of NCCL's message sites by the knowledge base in data/nccl-kb/.
 
-Reads the knowledge base (data/nccl-kb/*.yaml, format in data/nccl-kb/README.md) and a site list
-made by tools/nccl_message_sites.py (tests/data/nccl-sites/nccl-sites-v2.18-v2.30.jsonl: one line
-per distinct message site across the release tags, with the tags that print it). Each site's
+Reads the knowledge base (data/nccl-kb/*.yaml, format in data/nccl-kb/README.md) and the site
+lists made by tools/nccl_message_sites.py --distinct (tests/data/nccl-sites/nccl-sites-v2.4-v2.17
+.jsonl: the last patch tag of each minor release v2.4 .. v2.17; nccl-sites-v2.18-v2.30.jsonl: every
+release tag v2.18.1-1 .. v2.30.7-1; one line per distinct message site across the tags, with the
+tags that print it). Each site's
 format is rendered as NCCL would print it (printf conversions replaced by sample values); a site
 is covered when an entry's `match` finds it (and the entry's `level` and `versions`, when given,
 allow it). Prints coverage per release tag, and, on request, the sites no entry covers.
@@ -14,7 +16,7 @@ every entry covers at least one site (an entry is justified by the source, never
 
     tools/nccl_kb_coverage.py                                  # table per tag
     tools/nccl_kb_coverage.py --missing ib-verbs               # uncovered sites of a subsystem
-    tools/nccl_kb_coverage.py --kb /path/data/nccl-kb --min 90 # exit 1 below 90 % on a tag >= 2.18
+    tools/nccl_kb_coverage.py --kb /path/data/nccl-kb --min 90 # exit 1 below 90 % on any tag
 
 Exit 0 when the knowledge base is valid (and --min holds), 1 when not, 2 on bad input (named).
 """
@@ -214,8 +216,9 @@ def covers(e, site, tag):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kb", default=os.path.join(ROOT, "data", "nccl-kb"))
-    ap.add_argument("--sites", default=os.path.join(
-        ROOT, "tests", "data", "nccl-sites", "nccl-sites-v2.18-v2.30.jsonl"))
+    ap.add_argument("--sites", action="append", help="a site list (repeatable; default: "
+                    "tests/data/nccl-sites/nccl-sites-v2.4-v2.17.jsonl and "
+                    "nccl-sites-v2.18-v2.30.jsonl)")
     ap.add_argument("--missing", metavar="SUBSYSTEM", help="list uncovered sites ('all' for all)")
     ap.add_argument("--tag", help="with --missing: only sites this tag prints (default newest)")
     ap.add_argument("--min", type=float, help="exit 1 when a tag's coverage is below this %%")
@@ -224,10 +227,21 @@ def main():
                     help="one JSON line per covered site, tag and rendering: the text, where "
                     "NCCL prints it, and the entries that cover it (for the C++ reader's test)")
     a = ap.parse_args()
+    a.sites = a.sites or [os.path.join(ROOT, "tests", "data", "nccl-sites", name) for name in
+                          ("nccl-sites-v2.4-v2.17.jsonl", "nccl-sites-v2.18-v2.30.jsonl")]
 
     sites = []
+    for path in a.sites:
+        rc = read_sites(path, sites)
+        if rc:
+            return rc
+    return report(a, sites)
+
+
+def read_sites(path, sites):
+    """Appends the sites of one list to `sites`; 0, or 2 on bad input (named)."""
     try:
-        with open(a.sites, encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
                 try:
                     s = json.loads(line)
@@ -242,14 +256,17 @@ def main():
                             not re.match(r"(%s:%d )?-> %d", s["format"] or ""):
                         continue
                     sites.append(s)
-                except (ValueError, KeyError) as x:
-                    print(f"{a.sites}:{n}: expected a site (JSON with 'format'): {x}",
+                except (ValueError, KeyError, TypeError) as x:
+                    print(f"{path}:{n}: expected a site (JSON with 'format'): {x}",
                           file=sys.stderr)
                     return 2
     except OSError as x:
-        print(f"{a.sites}: {x}", file=sys.stderr)
+        print(f"{path}: {x}", file=sys.stderr)
         return 2
+    return 0
 
+
+def report(a, sites):
     errors = []
     entries = load_kb(a.kb, errors)
     tags = sorted({t for s in sites for t in s["tags"]}, key=vkey)

@@ -19,6 +19,8 @@ a plain directory (`--tree`). It never fetches anything.
     tools/nccl_message_sites.py --git-dir /path/nccl.git --tag v2.30.7-1 --jsonl out.jsonl
     tools/nccl_message_sites.py --git-dir /path/nccl.git --all-tags --summary     # v2.4 .. newest
     tools/nccl_message_sites.py --tree /path/aws-ofi-nccl --plugin ofi --summary
+    tools/nccl_message_sites.py --git-dir /path/nccl.git --tag v2.4.8-1 --tag v2.5.7-1 \
+        --distinct sites.jsonl       # one line per distinct message, with its tags and file:line
 
 Exit 0 on success, 2 on bad input (named).
 """
@@ -442,6 +444,26 @@ def sites_for(files, tag, flavour):
     return out
 
 
+def distinct(per_tag):
+    """One record per distinct message (level, kind, subsystem, format) across the tags, in order
+    of first appearance: the first tag's function, macro and returned codes, the tags that print
+    it and, per tag, every file:line that does (the shape tools/nccl_kb_coverage.py reads)."""
+    out = {}
+    for tag, sites in per_tag.items():
+        for s in sites:
+            key = (s["level"], s["kind"], s["subsystem"], s["format"])
+            d = out.get(key)
+            if d is None:
+                d = out[key] = {k: s[k] for k in ("format", "function", "kind", "level", "macro",
+                                                   "regex", "returns", "subsystem")}
+                d["tags"], d["where"] = [], {}
+            if tag not in d["where"]:
+                d["tags"].append(tag)
+                d["where"][tag] = []
+            d["where"][tag].append(f"{s['file']}:{s['line']}")
+    return list(out.values())
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     src = ap.add_mutually_exclusive_group(required=True)
@@ -454,6 +476,8 @@ def main(argv=None):
     ap.add_argument("--plugin", choices=sorted(MACROS), default="nccl",
                     help="macro flavour: nccl (WARN/INFO) or ofi (aws-ofi-nccl NCCL_OFI_WARN)")
     ap.add_argument("--jsonl", help="write every site as JSONL to this file")
+    ap.add_argument("--distinct", metavar="FILE",
+                    help="write one JSONL line per distinct message with its tags and file:line")
     ap.add_argument("--summary", action="store_true",
                     help="print site counts per tag and per subsystem")
     a = ap.parse_args(argv)
@@ -481,7 +505,11 @@ def main(argv=None):
             for t in per_tag:
                 for s in per_tag[t]:
                     f.write(json.dumps(s, sort_keys=True) + "\n")
-    if a.summary or not a.jsonl:
+    if a.distinct:
+        with open(a.distinct, "w", encoding="utf-8") as f:
+            for d in distinct(per_tag):
+                f.write(json.dumps(d, sort_keys=True) + "\n")
+    if a.summary or not (a.jsonl or a.distinct):
         subs = sorted({s["subsystem"] for v in per_tag.values() for s in v})
         print("tag\ttotal\twarn\ttrail\tfailure\t" + "\t".join(subs))
         for t, v in per_tag.items():
