@@ -53,6 +53,11 @@ MACROS = {
     },
 }
 
+# Text a macro puts before the format (aws-ofi-nccl's NCCL_OFI_* pass "NET/OFI " fmt to NCCL's
+# logger, include/nccl_ofi_log.h): recorded per site as "prefix", printed before the format.
+PREFIXES = {"NCCL_OFI_WARN": "NET/OFI ", "NCCL_OFI_WARN_ONCE": "NET/OFI ",
+            "NCCL_OFI_INFO": "NET/OFI ", "NCCL_OFI_INFO_ONCE": "NET/OFI "}
+
 ERROR_CODES = ("ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
                "ncclInvalidArgument", "ncclInvalidUsage", "ncclRemoteError", "ncclInProgress",
                "ncclTimeout")
@@ -359,6 +364,8 @@ def sites_in_file(path, text, tag, flavour):
             "returns": returns_after(code, end, in_macro), "in_macro": in_macro,
             "function": None if in_macro else enclosing_function(code, m.start()),
         }
+        if flavour != "nccl" and name in PREFIXES:
+            site["prefix"] = PREFIXES[name]
         if fidx == 1 and flavour == "nccl" and level == "INFO":
             site["info_mask"] = re.sub(r"\s+", "", args[0])
         yield site
@@ -455,7 +462,8 @@ def distinct(per_tag):
             d = out.get(key)
             if d is None:
                 d = out[key] = {k: s[k] for k in ("format", "function", "kind", "level", "macro",
-                                                   "regex", "returns", "subsystem")}
+                                                   "regex", "returns", "subsystem", "prefix")
+                                if k in s}
                 d["tags"], d["where"] = [], {}
             if tag not in d["where"]:
                 d["tags"].append(tag)
