@@ -21,6 +21,8 @@ a plain directory (`--tree`). It never fetches anything.
     tools/nccl_message_sites.py --tree /path/aws-ofi-nccl --plugin ofi --summary
     tools/nccl_message_sites.py --git-dir /path/nccl.git --tag v2.4.8-1 --tag v2.5.7-1 \
         --distinct sites.jsonl       # one line per distinct message, with its tags and file:line
+    tools/nccl_message_sites.py --git-dir /path/nccl.git --all-tags --prefixes prefixes.tsv
+                                     # the "NCCL WARN " / "NCCL INFO " line formats of each tag
 
 Exit 0 on success, 2 on bad input (named).
 """
@@ -451,6 +453,29 @@ def sites_for(files, tag, flavour):
     return out
 
 
+LITERAL_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def log_prefixes(files, tag):
+    """The printf formats of the log line heads a tag's logger writes: every string literal in
+    code under src/ (not comments) holding "NCCL WARN " or "NCCL INFO " and a conversion
+    (src/misc/utils.cc in 2.4, src/debug.cc later). Rows: (tag, level, file:line, format with C escapes decoded)."""
+    rows = []
+    for path, text in files:
+        if not path.startswith("src/") or ("NCCL WARN" not in text and "NCCL INFO" not in text):
+            continue  # contrib/ tools print their own heads; NCCL's logger is under src/
+        code, _ = blank_comments(text)
+        for m in LITERAL_RE.finditer(text):
+            if code[m.start()] != '"':
+                continue  # blanked: inside a comment
+            lit = re.sub(r"\\(.)", lambda e: C_ESCAPES.get(e.group(1), e.group(1)), m.group(1))
+            for level in ("WARN", "INFO"):
+                if f"NCCL {level} " in lit and "%" in lit:
+                    rows.append((tag, level, f"{path}:{text.count(chr(10), 0, m.start()) + 1}",
+                                 lit))
+    return rows
+
+
 def distinct(per_tag):
     """One record per distinct message (level, kind, subsystem, format) across the tags, in order
     of first appearance: the first tag's function, macro and returned codes, the tags that print
@@ -486,6 +511,8 @@ def main(argv=None):
     ap.add_argument("--jsonl", help="write every site as JSONL to this file")
     ap.add_argument("--distinct", metavar="FILE",
                     help="write one JSONL line per distinct message with its tags and file:line")
+    ap.add_argument("--prefixes", metavar="FILE",
+                    help="write the logger's line-head formats of each tag as TSV (NCCL only)")
     ap.add_argument("--summary", action="store_true",
                     help="print site counts per tag and per subsystem")
     a = ap.parse_args(argv)
@@ -504,7 +531,12 @@ def main(argv=None):
                 tags += [t for t in release_tags(a.git_dir, since) if t not in tags]
             if not tags:
                 raise SystemExit2("give --tag TAG or --all-tags")
-            per_tag = {t: sites_for(files_at_tag(a.git_dir, t), t, a.plugin) for t in tags}
+            per_tag, prefixes = {}, []
+            for t in tags:
+                files = files_at_tag(a.git_dir, t)
+                per_tag[t] = sites_for(files, t, a.plugin)
+                if a.prefixes:
+                    prefixes.extend(log_prefixes(files, t))
     except SystemExit2 as e:
         print(f"nccl_message_sites: {e}", file=sys.stderr)
         return 2
@@ -513,6 +545,11 @@ def main(argv=None):
             for t in per_tag:
                 for s in per_tag[t]:
                     f.write(json.dumps(s, sort_keys=True) + "\n")
+    if a.prefixes and a.git_dir:
+        with open(a.prefixes, "w", encoding="utf-8") as f:
+            f.write("tag\tlevel\twhere\tformat (C escapes as written: \\n)\n")
+            for row in prefixes:
+                f.write("\t".join(row[:3]) + "\t" + row[3].replace("\n", "\\n") + "\n")
     if a.distinct:
         with open(a.distinct, "w", encoding="utf-8") as f:
             for d in distinct(per_tag):
