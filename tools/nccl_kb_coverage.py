@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Coverage of NCCL's message sites by the knowledge base in data/nccl-kb/.
 
-Reads the knowledge base (data/nccl-kb/*.yaml, format in data/nccl-kb/README.md) and a site list
-made by tools/nccl_message_sites.py (tests/data/nccl-sites/nccl-sites-v2.18-v2.30.jsonl: one line
-per distinct message site across the release tags, with the tags that print it). Each site's
+Reads the knowledge base (data/nccl-kb/*.yaml, format in data/nccl-kb/README.md) and the site
+lists made by tools/nccl_message_sites.py --distinct (tests/data/nccl-sites/nccl-sites-v2.4-v2.17
+.jsonl: the last patch tag of each minor release v2.4 .. v2.17; nccl-sites-v2.18-v2.30.jsonl: every
+release tag v2.18.1-1 .. v2.30.7-1; one line per distinct message site across the tags, with the
+tags that print it). Each site's
 format is rendered as NCCL would print it (printf conversions replaced by sample values); a site
 is covered when an entry's `match` finds it (and the entry's `level` and `versions`, when given,
 allow it). Prints coverage per release tag, and, on request, the sites no entry covers.
@@ -14,7 +16,7 @@ every entry covers at least one site (an entry is justified by the source, never
 
     tools/nccl_kb_coverage.py                                  # table per tag
     tools/nccl_kb_coverage.py --missing ib-verbs               # uncovered sites of a subsystem
-    tools/nccl_kb_coverage.py --kb /path/data/nccl-kb --min 90 # exit 1 below 90 % on a tag >= 2.18
+    tools/nccl_kb_coverage.py --kb /path/data/nccl-kb --min 90 # exit 1 below 90 % on any tag
 
 Exit 0 when the knowledge base is valid (and --min holds), 1 when not, 2 on bad input (named).
 """
@@ -89,7 +91,40 @@ RESULT_TRAIL = re.compile(r"^(%s:%d )?-> %d( \(%s\)| \[[^\]]*\])?$")
 TRAIL_FILE = "misc/socket.cc"
 
 
+# A plugin's formats that are a trace of a choice, not a failure: left out of its coverage, counted
+# apart, each with the reason (the INFO lines the site list keeps for a failure word).
+OUT_OF_SCOPE = [
+    (re.compile(r"^NET/OFI Setting \S+ not supported\.$"),
+     "INFO at init: an optional endpoint option (fi_setopt) the provider lacks; the plugin goes on "
+     "without it (platform-aws.cpp)"),
+    (re.compile(r"^NET/OFI Unable to obtain CPU cache line size from sysconf\. fallback"),
+     "INFO: sysconf gave no cache line size and the plugin uses its built-in value"),
+]
+
+
+# The plugin a site list is from, by the text its macros print first: its tags are labelled with
+# it ("aws-ofi-nccl v1.21.1") so they never read as NCCL releases.
+PLUGIN_OF_PREFIX = {"NET/OFI ": "aws-ofi-nccl"}
+
+
+def out_of_scope(site):
+    """The reason a plugin site is left out of coverage, or None."""
+    if not plugin_site(site):
+        return None
+    for rx, why in OUT_OF_SCOPE:
+        if rx.search(site["_text"]):
+            return why
+    return None
+
+
+def plugin_site(site):
+    """A net plugin's site (aws-ofi-nccl: its tags are the plugin's, v1.x), not NCCL's own."""
+    return "prefix" in site or not all(t.startswith("v2.") for t in site["tags"])
+
+
 def renderings(site):
+    if site.get("prefix"):  # "NET/OFI " before the plugin's format (NCCL_OFI_WARN)
+        return [site["prefix"] + render(site["format"] or "")]
     fmt = site["format"] or ""
     if site["kind"] == "trail" and RESULT_TRAIL.match(fmt):
         head = fmt.replace("%s:%d ", TRAIL_FILE + ":12 ", 1)
@@ -196,43 +231,77 @@ def load_kb(kb_dir, errors):
 
 
 def covers(e, site, tag):
+    return reads(e, site) and at_tag(e, site, tag)
+
+
+def reads(e, site):
+    """The entry reads the site's text at some release (the tag's own conditions aside)."""
     if e.get("level") and e["level"] != site["level"]:
         return False
+    if plugin_site(site):
+        # A plugin's own text: entries justified by the plugin's source (passthrough ones too,
+        # which is what NCCL passes through from it) cover it; `versions` are NCCL's releases.
+        return e.get("kind") != "trail" and any(e["_re"].search(t) for t in site["_texts"])
     if e.get("kind") == "passthrough":
         return False
     if (e.get("kind") == "trail") != (site["kind"] == "trail"):
         return False
+    return any(e["_re"].search(t) for t in site["_texts"])
+
+
+def at_tag(e, site, tag):
+    """The entry's release conditions admit the tag (NCCL sites only)."""
+    if plugin_site(site):
+        return True
     if not in_range(tag, e.get("versions")):
         return False
     # A fixed bug is printed by the releases before the fix. `in_file` (the caller's file of a
     # shared macro such as CUCHECK) is not known from the site list: the message decides.
-    if e.get("fixed_in") and not in_range(tag, "<" + str(e["fixed_in"])):
-        return False
-    return any(e["_re"].search(t) for t in site["_texts"])
+    return not (e.get("fixed_in") and not in_range(tag, "<" + str(e["fixed_in"])))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kb", default=os.path.join(ROOT, "data", "nccl-kb"))
-    ap.add_argument("--sites", default=os.path.join(
-        ROOT, "tests", "data", "nccl-sites", "nccl-sites-v2.18-v2.30.jsonl"))
+    ap.add_argument("--sites", action="append", help="a site list (repeatable; default: "
+                    "tests/data/nccl-sites/nccl-sites-v2.4-v2.17.jsonl and "
+                    "nccl-sites-v2.18-v2.30.jsonl)")
     ap.add_argument("--missing", metavar="SUBSYSTEM", help="list uncovered sites ('all' for all)")
     ap.add_argument("--tag", help="with --missing: only sites this tag prints (default newest)")
-    ap.add_argument("--min", type=float, help="exit 1 when a tag's coverage is below this %%")
+    ap.add_argument("--min", type=float,
+                    help="exit 1 when an NCCL release's coverage is below this %%")
+    ap.add_argument("--plugin-min", type=float,
+                    help="exit 1 when a net plugin tag's coverage is below this %%")
     ap.add_argument("--json", action="store_true", help="per-tag coverage as JSON")
     ap.add_argument("--cases", action="store_true",
                     help="one JSON line per covered site, tag and rendering: the text, where "
                     "NCCL prints it, and the entries that cover it (for the C++ reader's test)")
     a = ap.parse_args()
+    a.sites = a.sites or [os.path.join(ROOT, "tests", "data", "nccl-sites", name) for name in
+                          ("nccl-sites-v2.4-v2.17.jsonl", "nccl-sites-v2.18-v2.30.jsonl",
+                           "aws-ofi-nccl-sites-v1.14-v1.21.jsonl")]
 
     sites = []
+    for path in a.sites:
+        rc = read_sites(path, sites)
+        if rc:
+            return rc
+    return report(a, sites)
+
+
+def read_sites(path, sites):
+    """Appends the sites of one list to `sites`; 0, or 2 on bad input (named)."""
     try:
-        with open(a.sites, encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
                 try:
                     s = json.loads(line)
                     # A site whose format is not a literal (a variable) renders as "": no entry
                     # can claim it, and it still counts against coverage.
+                    if s.get("prefix") in PLUGIN_OF_PREFIX:
+                        name = PLUGIN_OF_PREFIX[s["prefix"]]
+                        s["tags"] = [f"{name} {t}" for t in s["tags"]]
+                        s["where"] = {f"{name} {t}": w for t, w in s["where"].items()}
                     s["_texts"] = renderings(s)
                     s["_text"] = s["_texts"][0]
                     # The site list calls every INFO with "->" a trail; connection and topology
@@ -242,35 +311,48 @@ def main():
                             not re.match(r"(%s:%d )?-> %d", s["format"] or ""):
                         continue
                     sites.append(s)
-                except (ValueError, KeyError) as x:
-                    print(f"{a.sites}:{n}: expected a site (JSON with 'format'): {x}",
+                except (ValueError, KeyError, TypeError) as x:
+                    print(f"{path}:{n}: expected a site (JSON with 'format'): {x}",
                           file=sys.stderr)
                     return 2
     except OSError as x:
-        print(f"{a.sites}: {x}", file=sys.stderr)
+        print(f"{path}: {x}", file=sys.stderr)
         return 2
+    return 0
 
+
+def report(a, sites):
     errors = []
     entries = load_kb(a.kb, errors)
-    tags = sorted({t for s in sites for t in s["tags"]}, key=vkey)
+    # NCCL's releases first, then each plugin's tags ("aws-ofi-nccl v1.21.1"), oldest first
+    tags = sorted({t for s in sites for t in s["tags"]},
+                  key=lambda t: (" " in t, t.split()[0] if " " in t else "", vkey(t)))
     used = collections.Counter()
     subsystems_of = collections.defaultdict(set)
     table = []
     covered_by = {}
+    scope_out = collections.Counter()
+    readers = [[e for e in entries if reads(e, s)] for s in sites]  # the regexes run once a site
     for tag in tags:
         total = cov = 0
         for i, s in enumerate(sites):
             if tag not in s["tags"]:
                 continue
+            if out_of_scope(s):
+                scope_out[tag] += 1
+                continue
             total += 1
-            hit = [e for e in entries if covers(e, s, tag)]
+            hit = [e for e in readers[i] if at_tag(e, s, tag)]
             if hit:
                 cov += 1
                 covered_by.setdefault(i, set()).update(e["id"] for e in hit)
                 for e in hit:
                     used[e["id"]] += 0
-                    subsystems_of[e["id"]].add(s["subsystem"])
-        table.append((tag, total, cov))
+                    # a plugin's subsystems are its source areas (ofi-rdma, gin), which an entry
+                    # about what failed (memory, registration) spans by design
+                    if not plugin_site(s):
+                        subsystems_of[e["id"]].add(s["subsystem"])
+        table.append((tag, total, cov, scope_out[tag]))
     for ids in covered_by.values():
         for i in ids:
             used[i] += 1
@@ -286,23 +368,32 @@ def main():
                   file=sys.stderr)
 
     if a.cases:
-        for s in sites:
+        for i, s in enumerate(sites):
+            if not readers[i]:
+                continue
             for tag in s["tags"]:
                 file, _, line = s["where"][tag][0].partition(":")
                 printed = f"{file[4:] if file.startswith('src/') else file}:{line or 0}"
                 for text in s["_texts"]:
+                    if plugin_site(s):
+                        # NCCL's logger joins no lines of a plugin's text: the WARN line holds the
+                        # first, the rest are lines of their own (the EFA security-group banner)
+                        text = text.split("\n")[0]
                     # Here the file NCCL prints is known: an in_file entry reads only its own.
-                    ids = [e["id"] for e in entries if covers(e, dict(s, _texts=[text]), tag)
+                    ids = [e["id"] for e in readers[i] if covers(e, dict(s, _texts=[text]), tag)
                            and (not e.get("in_file") or re.search(e["in_file"], printed))]
                     if ids:
-                        print(json.dumps({"tag": tag, "level": s["level"], "kind": s["kind"],
-                                          "file": file[4:] if file.startswith("src/") else file,
-                                          "line": int(line or 0), "func": s.get("function") or "",
-                                          "text": text, "ids": ids}))
+                        case = {"tag": tag, "level": s["level"], "kind": s["kind"],
+                                "file": file[4:] if file.startswith("src/") else file,
+                                "line": int(line or 0), "func": s.get("function") or "",
+                                "text": text, "ids": ids}
+                        if plugin_site(s):  # printed through NCCL's logger by the plugin
+                            case["plugin"] = tag.split()[0] if " " in tag else "plugin"
+                        print(json.dumps(case))
     elif a.json:
         print(json.dumps([{"tag": t, "sites": n, "covered": c,
                            "percent": round(100.0 * c / n, 1) if n else 0.0}
-                          for t, n, c in table], indent=1))
+                          for t, n, c, _ in table], indent=1))
     elif a.missing:
         tag = a.tag or tags[-1]
         for i, s in enumerate(sites):
@@ -313,16 +404,18 @@ def main():
     else:
         print(f"knowledge base: {len(entries)} entries; sites: {len(sites)} distinct "
               f"across {len(tags)} tags")
-        print("tag\tsites\tcovered\tpercent")
-        for t, n, c in table:
-            print(f"{t}\t{n}\t{c}\t{100.0 * c / n if n else 0:.1f}")
+        print("tag\tsites\tcovered\tpercent\tout_of_scope")
+        for t, n, c, o in table:
+            print(f"{t}\t{n}\t{c}\t{100.0 * c / n if n else 0:.1f}\t{o}")
     for x in errors:
         print(f"error: {x}", file=sys.stderr)
     if errors:
         return 1
-    if a.min is not None and any(n and 100.0 * c / n < a.min for t, n, c in table):
-        print(f"coverage below {a.min} % on at least one tag", file=sys.stderr)
-        return 1
+    for floor, plugin, what in ((a.min, False, "NCCL release"), (a.plugin_min, True, "plugin tag")):
+        if floor is not None and any(n and 100.0 * c / n < floor and (" " in t) == plugin
+                                     for t, n, c, _ in table):
+            print(f"coverage below {floor} % on at least one {what}", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -19,6 +19,10 @@ a plain directory (`--tree`). It never fetches anything.
     tools/nccl_message_sites.py --git-dir /path/nccl.git --tag v2.30.7-1 --jsonl out.jsonl
     tools/nccl_message_sites.py --git-dir /path/nccl.git --all-tags --summary     # v2.4 .. newest
     tools/nccl_message_sites.py --tree /path/aws-ofi-nccl --plugin ofi --summary
+    tools/nccl_message_sites.py --git-dir /path/nccl.git --tag v2.4.8-1 --tag v2.5.7-1 \
+        --distinct sites.jsonl       # one line per distinct message, with its tags and file:line
+    tools/nccl_message_sites.py --git-dir /path/nccl.git --all-tags --prefixes prefixes.tsv
+                                     # the "NCCL WARN " / "NCCL INFO " line formats of each tag
 
 Exit 0 on success, 2 on bad input (named).
 """
@@ -50,6 +54,11 @@ MACROS = {
         "INFO": ("INFO", 1),
     },
 }
+
+# Text a macro puts before the format (aws-ofi-nccl's NCCL_OFI_* pass "NET/OFI " fmt to NCCL's
+# logger, include/nccl_ofi_log.h): recorded per site as "prefix", printed before the format.
+PREFIXES = {"NCCL_OFI_WARN": "NET/OFI ", "NCCL_OFI_WARN_ONCE": "NET/OFI ",
+            "NCCL_OFI_INFO": "NET/OFI ", "NCCL_OFI_INFO_ONCE": "NET/OFI "}
 
 ERROR_CODES = ("ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
                "ncclInvalidArgument", "ncclInvalidUsage", "ncclRemoteError", "ncclInProgress",
@@ -357,6 +366,8 @@ def sites_in_file(path, text, tag, flavour):
             "returns": returns_after(code, end, in_macro), "in_macro": in_macro,
             "function": None if in_macro else enclosing_function(code, m.start()),
         }
+        if flavour != "nccl" and name in PREFIXES:
+            site["prefix"] = PREFIXES[name]
         if fidx == 1 and flavour == "nccl" and level == "INFO":
             site["info_mask"] = re.sub(r"\s+", "", args[0])
         yield site
@@ -442,6 +453,50 @@ def sites_for(files, tag, flavour):
     return out
 
 
+LITERAL_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def log_prefixes(files, tag):
+    """The printf formats of the log line heads a tag's logger writes: every string literal in
+    code under src/ (not comments) holding "NCCL WARN " or "NCCL INFO " and a conversion
+    (src/misc/utils.cc in 2.4, src/debug.cc later). Rows: (tag, level, file:line, format with C escapes decoded)."""
+    rows = []
+    for path, text in files:
+        if not path.startswith("src/") or ("NCCL WARN" not in text and "NCCL INFO" not in text):
+            continue  # contrib/ tools print their own heads; NCCL's logger is under src/
+        code, _ = blank_comments(text)
+        for m in LITERAL_RE.finditer(text):
+            if code[m.start()] != '"':
+                continue  # blanked: inside a comment
+            lit = re.sub(r"\\(.)", lambda e: C_ESCAPES.get(e.group(1), e.group(1)), m.group(1))
+            for level in ("WARN", "INFO"):
+                if f"NCCL {level} " in lit and "%" in lit:
+                    rows.append((tag, level, f"{path}:{text.count(chr(10), 0, m.start()) + 1}",
+                                 lit))
+    return rows
+
+
+def distinct(per_tag):
+    """One record per distinct message (level, kind, subsystem, format) across the tags, in order
+    of first appearance: the first tag's function, macro and returned codes, the tags that print
+    it and, per tag, every file:line that does (the shape tools/nccl_kb_coverage.py reads)."""
+    out = {}
+    for tag, sites in per_tag.items():
+        for s in sites:
+            key = (s["level"], s["kind"], s["subsystem"], s["format"])
+            d = out.get(key)
+            if d is None:
+                d = out[key] = {k: s[k] for k in ("format", "function", "kind", "level", "macro",
+                                                   "regex", "returns", "subsystem", "prefix")
+                                if k in s}
+                d["tags"], d["where"] = [], {}
+            if tag not in d["where"]:
+                d["tags"].append(tag)
+                d["where"][tag] = []
+            d["where"][tag].append(f"{s['file']}:{s['line']}")
+    return list(out.values())
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     src = ap.add_mutually_exclusive_group(required=True)
@@ -454,6 +509,10 @@ def main(argv=None):
     ap.add_argument("--plugin", choices=sorted(MACROS), default="nccl",
                     help="macro flavour: nccl (WARN/INFO) or ofi (aws-ofi-nccl NCCL_OFI_WARN)")
     ap.add_argument("--jsonl", help="write every site as JSONL to this file")
+    ap.add_argument("--distinct", metavar="FILE",
+                    help="write one JSONL line per distinct message with its tags and file:line")
+    ap.add_argument("--prefixes", metavar="FILE",
+                    help="write the logger's line-head formats of each tag as TSV (NCCL only)")
     ap.add_argument("--summary", action="store_true",
                     help="print site counts per tag and per subsystem")
     a = ap.parse_args(argv)
@@ -472,7 +531,12 @@ def main(argv=None):
                 tags += [t for t in release_tags(a.git_dir, since) if t not in tags]
             if not tags:
                 raise SystemExit2("give --tag TAG or --all-tags")
-            per_tag = {t: sites_for(files_at_tag(a.git_dir, t), t, a.plugin) for t in tags}
+            per_tag, prefixes = {}, []
+            for t in tags:
+                files = files_at_tag(a.git_dir, t)
+                per_tag[t] = sites_for(files, t, a.plugin)
+                if a.prefixes:
+                    prefixes.extend(log_prefixes(files, t))
     except SystemExit2 as e:
         print(f"nccl_message_sites: {e}", file=sys.stderr)
         return 2
@@ -481,7 +545,16 @@ def main(argv=None):
             for t in per_tag:
                 for s in per_tag[t]:
                     f.write(json.dumps(s, sort_keys=True) + "\n")
-    if a.summary or not a.jsonl:
+    if a.prefixes and a.git_dir:
+        with open(a.prefixes, "w", encoding="utf-8") as f:
+            f.write("tag\tlevel\twhere\tformat (C escapes as written: \\n)\n")
+            for row in prefixes:
+                f.write("\t".join(row[:3]) + "\t" + row[3].replace("\n", "\\n") + "\n")
+    if a.distinct:
+        with open(a.distinct, "w", encoding="utf-8") as f:
+            for d in distinct(per_tag):
+                f.write(json.dumps(d, sort_keys=True) + "\n")
+    if a.summary or not (a.jsonl or a.distinct):
         subs = sorted({s["subsystem"] for v in per_tag.values() for s in v})
         print("tag\ttotal\twarn\ttrail\tfailure\t" + "\t".join(subs))
         for t, v in per_tag.items():

@@ -1,14 +1,17 @@
-// Every message site of every NCCL release tag (v2.18.1 .. v2.30.7) that a knowledge-base entry
-// covers, as tools/nccl_kb_coverage.py says, rendered in that release's exact log format
-// (src/debug.cc at the tag) and read by the real log analyser and the knowledge base: the
-// reader keeps the line, the entries whose regexes admit it are the ones Python's admit (so the
-// ECMAScript and Python dialects agree), and the reading names one of them.
+// Every message site that a knowledge-base entry covers, as tools/nccl_kb_coverage.py says - of
+// NCCL's release tags (the last patch of each minor v2.4 .. v2.17, every tag v2.18.1 .. v2.30.7)
+// and of aws-ofi-nccl's (v1.14.2 .. v1.21.1) - rendered in that release's log format (src/debug.cc,
+// src/misc/utils.cc in 2.4, at the tag) and read by the real log analyser and the knowledge base:
+// the reader keeps the line, the entries whose regexes admit it are the ones Python's admit (so
+// the ECMAScript and Python dialects agree), and the reading names one of them.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,26 +55,134 @@ std::vector<int> version_of(const std::string& tag) {  // "v2.30.7-1" -> {2, 30,
   return v;
 }
 
-// The line as that tag's src/debug.cc prints it. <2.26: "\nhost:pid:tid [dev] file:line NCCL
-// WARN msg"; 2.26+: a "[%F %T] " timestamp before WARN lines by default
-// (NCCL_DEBUG_TIMESTAMP_LEVELS); 2.30.7+: "file:line (func) NCCL WARN" when the function is known.
-std::string render(const nlohmann::json& c) {
-  const std::vector<int> v = version_of(c["tag"]);
-  const std::string text = c["text"];
-  if (c["level"] == "INFO") return "gpu-node-1:4242:4250 [3] NCCL INFO " + text + "\n";
-  std::string line = "\n";
-  if (v >= std::vector<int>{2, 26}) line += "[2026-01-02 10:11:12] ";
-  line += "gpu-node-1:4242:4250 [3] " + c["file"].get<std::string>() + ":" +
-          std::to_string(c["line"].get<int>());
-  if (v >= std::vector<int>{2, 30, 7} && !c["func"].get<std::string>().empty())
-    line += " (" + c["func"].get<std::string>() + ")";
-  return line + " NCCL WARN " + text + "\n";
+// The printf formats of the line heads each NCCL tag's logger writes, read from its source
+// (tests/data/nccl-sites/log-prefixes-per-tag.tsv, tools/nccl_message_sites.py --prefixes):
+// level -> formats, per tag.
+using Heads = std::map<std::string, std::map<std::string, std::set<std::string>>>;
+
+Heads load_heads() {
+  Heads h;
+  std::ifstream in(std::string(TR_TEST_DATA) + "/nccl-sites/log-prefixes-per-tag.tsv");
+  std::string row;
+  std::getline(in, row);  // header
+  while (std::getline(in, row)) {
+    std::vector<std::string> col;
+    std::size_t a = 0, b;
+    while ((b = row.find('\t', a)) != std::string::npos) {
+      col.push_back(row.substr(a, b - a));
+      a = b + 1;
+    }
+    col.push_back(row.substr(a));
+    if (col.size() != 4) continue;
+    std::string fmt;  // "\\n" as written in the TSV is the format's newline
+    for (std::size_t k = 0; k < col[3].size(); ++k) {
+      if (col[3][k] == '\\' && k + 1 < col[3].size() && col[3][k + 1] == 'n') {
+        fmt += '\n';
+        ++k;
+      } else {
+        fmt += col[3][k];
+      }
+    }
+    h[col[0]][col[1]].insert(fmt);
+  }
+  return h;
+}
+
+// printf's %s / %d of a head format, filled in order.
+std::string fill(const std::string& fmt, const std::vector<std::string>& values) {
+  std::string out;
+  std::size_t i = 0;
+  for (std::size_t k = 0; k < fmt.size(); ++k) {
+    if (fmt[k] == '%' && k + 1 < fmt.size() && (fmt[k + 1] == 's' || fmt[k + 1] == 'd')) {
+      out += i < values.size() ? values[i++] : "";
+      ++k;
+    } else {
+      out += fmt[k];
+    }
+  }
+  return out;
+}
+
+// The head shapes NCCL's logger has had (src/misc/utils.cc in 2.4, src/debug.cc later): 2.4 ..
+// 2.25, 2.26 .. 2.28, 2.29 .. 2.30.4 (the message inside the head's format), 2.30.7 (with func).
+const std::string kWarnTo225 = "\n%s:%d:%d [%d] %s:%d NCCL WARN ";
+const std::string kInfoTo225 = "%s:%d:%d [%d] NCCL INFO ";
+const std::string kWarnFrom226 = "[%d] %s:%d NCCL WARN ";
+const std::string kInfoFrom226 = "[%d] NCCL INFO ";
+const std::string kWarnFunc2307 = "[%d] %s:%d (%s) NCCL WARN %s\n";
+const std::string kWarnFrom229 = "[%d] %s:%d NCCL WARN %s\n";
+const std::string kInfoFrom229 = "[%d] NCCL INFO %s\n";
+
+// The line as the tag's logger prints it, filled into the head format found in its source. Up to
+// 2.25 the head format holds host:pid:tid; from 2.26 the logger writes a "[%F %T] " timestamp
+// (WARN only by default, NCCL_DEBUG_TIMESTAMP_LEVELS) and "%s:%d:%d " before it; from 2.29 the
+// message is inside the head's format, and from 2.30.7 "file:line (func)" when the function is
+// known.
+// A plugin's line goes through the logger NCCL hands it, with the plugin's __PRETTY_FUNCTION__
+// where NCCL puts __FILE__ (aws-ofi-nccl include/nccl_ofi_log.h): the bare name in its C files, a
+// signature in its C++ ones and headers (rendered "int name()"); read as a 2.25 logger prints it.
+// "" when the tag's head formats are none of the shapes above.
+std::string render(const nlohmann::json& c, const Heads& heads) {
+  const std::string text = c["text"], dev = "3", host = "gpu-node-1", pid = "4242", tid = "4250";
+  const std::string line = std::to_string(c["line"].get<int>());
+  if (c.contains("plugin")) {
+    if (c["level"] == "INFO") return fill(kInfoTo225, {host, pid, tid, dev}) + text + "\n";
+    // The name the site list could not tell (a lambda, a class body) is rendered "unnamed": the
+    // reader takes the text after "NCCL WARN ", whatever stands before it.
+    const std::string file = c["file"];
+    const std::string func = c["func"].get<std::string>().empty() ? "unnamed" : c["func"];
+    const bool cxx = !(file.size() > 2 && file.compare(file.size() - 2, 2, ".c") == 0);
+    return fill(kWarnTo225, {host, pid, tid, dev, cxx ? "int " + func + "()" : func, line}) + text +
+           "\n";
+  }
+  const auto it = heads.find(c["tag"].get<std::string>());
+  if (it == heads.end()) return "";
+  const auto& warn = it->second.count("WARN") ? it->second.at("WARN") : std::set<std::string>{};
+  const auto& info = it->second.count("INFO") ? it->second.at("INFO") : std::set<std::string>{};
+  const std::string file = c["file"], func = c["func"], who = host + ":" + pid + ":" + tid + " ";
+  if (c["level"] == "INFO") {
+    if (info == std::set<std::string>{kInfoTo225})
+      return fill(kInfoTo225, {host, pid, tid, dev}) + text + "\n";
+    if (info == std::set<std::string>{kInfoFrom226})
+      return who + fill(kInfoFrom226, {dev}) + text + "\n";
+    if (info == std::set<std::string>{kInfoFrom229}) return who + fill(kInfoFrom229, {dev, text});
+    return "";
+  }
+  if (warn == std::set<std::string>{kWarnTo225})
+    return fill(kWarnTo225, {host, pid, tid, dev, file, line}) + text + "\n";
+  const std::string stamp = "\n[2026-01-02 10:11:12] " + who;
+  if (warn == std::set<std::string>{kWarnFrom226})
+    return stamp + fill(kWarnFrom226, {dev, file, line}) + text + "\n";
+  if (warn == std::set<std::string>{kWarnFrom229})
+    return stamp + fill(kWarnFrom229, {dev, file, line, text});
+  if (warn == std::set<std::string>{kWarnFunc2307, kWarnFrom229})
+    return stamp + (func.empty() ? fill(kWarnFrom229, {dev, file, line, text})
+                                 : fill(kWarnFunc2307, {dev, file, line, func, text}));
+  return "";
+}
+
+// Every NCCL tag's head formats, as its source has them, are shapes render() knows: a release
+// that changes its line head fails here before its sites are read in a guessed format.
+TEST(NcclKbSites, EveryTagsLineHeadIsAShapeTheRenderingKnows) {
+  const Heads heads = load_heads();
+  ASSERT_GE(heads.size(), 45u) << "log-prefixes-per-tag.tsv lists the site lists' NCCL tags";
+  for (const auto& [tag, by_level] : heads) {
+    for (const char* level : {"WARN", "INFO"}) {
+      nlohmann::json c = {{"tag", tag},        {"level", level}, {"text", "probe"},
+                          {"file", "init.cc"}, {"line", 1},      {"func", "ncclCommInitRank"}};
+      const std::string line = render(c, heads);
+      EXPECT_NE(line, "") << tag << " " << level << ": a head format render() does not know";
+      EXPECT_NE(line.find(std::string(" NCCL ") + level + " probe"), std::string::npos)
+          << tag << ": " << line;
+    }
+  }
 }
 
 TEST(NcclKbSites, EveryCoveredSiteIsReadAsThePythonToolSays) {
   const std::string out = run_tool();
   ASSERT_EQ(out.rfind("tool failed", 0), std::string::npos) << out;
   const NcclKnowledgeBase& kb = NcclKnowledgeBase::builtin();
+  const Heads heads = load_heads();
   std::size_t cases = 0, bad = 0;
   std::string report;
   auto fail = [&](const std::string& why) {
@@ -86,20 +197,27 @@ TEST(NcclKbSites, EveryCoveredSiteIsReadAsThePythonToolSays) {
     if (row.empty() || row[0] != '{') continue;
     const nlohmann::json c = nlohmann::json::parse(row);
     ++cases;
-    const std::vector<int> v = version_of(c["tag"]);
-    const std::string version =
-        std::to_string(v[0]) + "." + std::to_string(v[1]) + "." + std::to_string(v[2]);
-    const std::string line = render(c);
-    const NcclRunFacts f = analyze_nccl_log_text(
-        "gpu-node-1:4242:4242 [3] NCCL INFO NCCL version " + version + "+cuda12.4\n" + line,
-        "site.log");
+    const bool plugin = c.contains("plugin");
+    // A plugin's tag is not an NCCL release: its lines are read without an NCCL version line.
+    std::string head;
+    if (!plugin) {
+      const std::vector<int> v = version_of(c["tag"]);
+      head = "gpu-node-1:4242:4242 [3] NCCL INFO NCCL version " + std::to_string(v[0]) + "." +
+             std::to_string(v[1]) + "." + std::to_string(v[2]) + "+cuda12.4\n";
+    }
+    const std::string line = render(c, heads);
+    if (line.empty()) {
+      fail("no head format known for " + c["tag"].get<std::string>());
+      continue;
+    }
+    const NcclRunFacts f = analyze_nccl_log_text(head + line, "site.log");
     std::set<std::string> want;
     for (const auto& id : c["ids"]) want.insert(id.get<std::string>());
     // A message NCCL prints over several lines (the NVLS bind WARN) is read joined, one blank
     // for each line end (src/parsers/nccl_warn_join.h).
     std::string text = c["text"];
     std::replace(text.begin(), text.end(), '\n', ' ');
-    const std::string where = c["tag"].get<std::string>() + " " + line.substr(line.find('g'));
+    const std::string where = c["tag"].get<std::string>() + " " + line.substr(line.find("gpu"));
     const NcclKbLine* kept = nullptr;
     const auto lines = nccl_kb_lines(f);
     for (const NcclKbLine& l : lines) {
@@ -112,8 +230,9 @@ TEST(NcclKbSites, EveryCoveredSiteIsReadAsThePythonToolSays) {
       continue;
     }
     std::set<std::string> got;
+    // For a plugin's own text its passthrough entries count too (the Python tool's rule).
     for (const NcclKbEntry* e : nccl_kb_matches(kb, *kept, f))
-      if (e->kind != NcclKbKind::kPassthrough) got.insert(e->id);
+      if (plugin || e->kind != NcclKbKind::kPassthrough) got.insert(e->id);
     if (got != want) {
       std::string g, w;
       for (const auto& x : got) g += x + " ";

@@ -167,6 +167,62 @@ class Sites(unittest.TestCase):
             rows = [line.split("\t")[0] for line in p.stdout.splitlines()[1:]]
             self.assertEqual(rows, ["v2.4.2-1", "v2.10.3-1"])
             self.check_sites([s for s in got if s["tag"] == "v2.4.2-1"], "v2.4.2-1")
+            # --distinct: one line per message, the tags that print it and file:line at each
+            dist = os.path.join(d, "distinct.jsonl")
+            p = self.run_tool("--git-dir", os.path.join(work, ".git"), "--tag", "v2.4.2-1",
+                              "--tag", "v2.10.3-1", "--distinct", dist)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            merged = self.load(dist)
+            per_tag = [s for s in got if s["tag"] == "v2.4.2-1"]
+            self.assertEqual(len(merged), len({(s["level"], s["kind"], s["subsystem"],
+                                                s["format"]) for s in per_tag}))
+            for m in merged:
+                self.assertEqual(m["tags"], ["v2.4.2-1", "v2.10.3-1"])
+                same = [f"{s['file']}:{s['line']}" for s in per_tag
+                        if (s["level"], s["kind"], s["format"]) ==
+                        (m["level"], m["kind"], m["format"])]
+                self.assertEqual(m["where"]["v2.10.3-1"], same)
+
+    def test_log_prefixes(self):
+        # --prefixes: the logger's head formats under src/, never a comment's or contrib's text
+        with tempfile.TemporaryDirectory() as d:
+            work = os.path.join(d, "nccl")
+            os.makedirs(os.path.join(work, "src"))
+            os.makedirs(os.path.join(work, "contrib"))
+            with open(os.path.join(work, "src", "debug.cc"), "w") as f:
+                f.write('void log() {\n  // "%s NCCL WARN " in a comment\n'
+                        '  snprintf(b, n, "\\n%s:%d:%d [%d] %s:%d NCCL WARN ", h, p, t, d, f, l);\n'
+                        '  snprintf(b, n, "%s:%d:%d [%d] NCCL INFO ", h, p, t, d);\n}\n')
+            with open(os.path.join(work, "contrib", "shim.h"), "w") as f:
+                f.write('const char* x = "%s NCCL WARN tool: ";\n')
+            env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
+                       GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t", GIT_CONFIG_GLOBAL="/dev/null")
+            for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "one"],
+                         ["tag", "v2.5.7-1"]):
+                subprocess.run(["git", "-C", work, *args], check=True, capture_output=True, env=env)
+            out = os.path.join(d, "prefixes.tsv")
+            p = self.run_tool("--git-dir", os.path.join(work, ".git"), "--tag", "v2.5.7-1",
+                              "--prefixes", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(out) as f:
+                rows = [line.rstrip("\n").split("\t") for line in f][1:]
+            self.assertEqual(rows, [
+                ["v2.5.7-1", "WARN", "src/debug.cc:3", "\\n%s:%d:%d [%d] %s:%d NCCL WARN "],
+                ["v2.5.7-1", "INFO", "src/debug.cc:4", "%s:%d:%d [%d] NCCL INFO "]])
+
+    def test_ofi_prefix(self):
+        # aws-ofi-nccl's NCCL_OFI_WARN prints "NET/OFI " before the format: kept as "prefix"
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "src"))
+            with open(os.path.join(d, "src", "nccl_ofi_net.cpp"), "w") as f:
+                f.write('int f() {\n  NCCL_OFI_WARN("Couldn\'t open CQ. RC: %d", -1);\n'
+                        '  return -1;\n}\n')
+            out = os.path.join(d, "ofi.jsonl")
+            p = self.run_tool("--tree", d, "--tag", "v1.21.1", "--plugin", "ofi", "--jsonl", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            (site,) = self.load(out)
+            self.assertEqual(site["prefix"], "NET/OFI ")
+            self.assertEqual(site["format"], "Couldn't open CQ. RC: %d")
 
     def test_bad_input_exit_2(self):
         p = self.run_tool("--tree", "/nonexistent/nccl")
