@@ -240,8 +240,14 @@ const Catalog& Catalog::builtin() {
 
 const SkuEntry* Catalog::find(std::string_view vm_size) const {
   const std::string key = normalise(vm_size);
+  // normalise(e.name) == key without a copy per entry: the rules ask for every resource.
+  constexpr std::string_view kPrefix = "standard_";
   for (const SkuEntry& e : skus_) {
-    if (normalise(e.name) == key) return &e;
+    std::string_view n = trim(e.name);
+    if (n.size() != key.size() && n.size() != key.size() + kPrefix.size()) continue;
+    if (n.size() >= kPrefix.size() && iequals(n.substr(0, kPrefix.size()), kPrefix))
+      n.remove_prefix(kPrefix.size());
+    if (iequals(n, key)) return &e;
   }
   return nullptr;
 }
