@@ -180,7 +180,12 @@ Setting<bool> JsonFields::boolean(const std::string& ptr) const {
 
 Setting<std::string> JsonFields::id_name(const std::string& ptr) const {
   Setting<std::string> t = text(ptr);
-  if (t.is_known()) t.value = resource_id_name(t.value);
+  if (t.is_known()) {
+    t.value = resource_id_name(t.value);
+    // The short name would otherwise keep the id's buffer (~100 bytes a VM for as long as the
+    // facts live).
+    t.value.shrink_to_fit();
+  }
   return t;
 }
 
