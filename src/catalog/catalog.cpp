@@ -240,8 +240,23 @@ const Catalog& Catalog::builtin() {
 
 const SkuEntry* Catalog::find(std::string_view vm_size) const {
   const std::string key = normalise(vm_size);
+  // normalise(e.name) == key without a copy per entry: the rules ask for every resource, and
+  // most entries differ from the key in length or in their last letters.
+  constexpr std::string_view kPrefix = "standard_";
+  // std::isspace in the C locale, inline: this runs for every entry on every lookup.
+  auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+  auto prefixed = [&](std::string_view n) {
+    return n.size() >= kPrefix.size() && iequals(n.substr(0, kPrefix.size()), kPrefix);
+  };
   for (const SkuEntry& e : skus_) {
-    if (normalise(e.name) == key) return &e;
+    std::string_view n = e.name;
+    if (n.size() < key.size()) continue;  // trimming and the prefix only shorten it
+    if (!n.empty() && (space(n.front()) || space(n.back()))) n = trim(n);
+    if (n.size() == key.size() + kPrefix.size()) {
+      if (iequals(n.substr(kPrefix.size()), key) && prefixed(n)) return &e;
+    } else if (n.size() == key.size()) {
+      if (iequals(n, key) && !prefixed(n)) return &e;
+    }
   }
   return nullptr;
 }

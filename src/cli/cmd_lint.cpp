@@ -64,17 +64,21 @@ int run_lint(const LintArgs& a) {
   SuppressionOutcome sup =
       apply_suppressions(&r.evaluation, facts, entries, a.today.empty() ? utc_today() : a.today);
   auto lint = std::make_shared<LintInputs>();
-  lint->files = facts.files;
+  lint->files = std::move(facts.files);
   lint->resources = facts.resources.size();
-  lint->input_notes = facts.notes;
+  lint->input_notes = std::move(facts.notes);
   lint->suppressed = std::move(sup.suppressed);
   lint->suppression_warnings = std::move(sup.warnings);
   lint->input_errors = facts.input_errors;
   r.lint = std::move(lint);
+  // The findings own what they quote: the facts are given back before the report is rendered,
+  // so the two never peak together (issue 35: a 10,000-resource template's records are ~15 MiB).
+  const std::size_t input_errors = facts.input_errors.size();
+  facts = DeploymentFacts{};
   finish_report(r, a.flags.fail_on_severity());
-  if (!facts.input_errors.empty()) {
+  if (input_errors > 0) {
     // What was read is still reported; the files that were not make the run an input error.
-    const std::size_t n = facts.input_errors.size();
+    const std::size_t n = input_errors;
     const std::string unread = std::to_string(n) + (n == 1 ? " file" : " files") + " not read";
     if (r.verdict.status != VerdictStatus::kNotReady) {
       r.verdict.status = VerdictStatus::kIncomplete;

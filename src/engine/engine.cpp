@@ -1,6 +1,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "queries/deployment_queries.h"
 #include "rules/registry.h"
@@ -113,6 +114,9 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
     ev.runs.push_back(std::move(run));
     for (std::string& note : o.notes) ev.notes.push_back({id, node, std::move(note)});
   };
+  // What of the deployment is unresolved: the same for every deploy rule, worked out once (a
+  // walk over every resource, a catalog lookup each; issue 35).
+  std::optional<std::vector<std::string>> unresolved;
   RuleContext base;
   base.nodes = &nodes;
   base.catalog = &catalog;
@@ -159,7 +163,8 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
           // known: an unresolved resource property cannot hide a finding of theirs.
           const bool values_only = id.rfind("deploy-parameter-", 0) == 0;
           if (!o.skipped && o.findings.empty() && !values_only) {
-            std::vector<std::string> u = deployment_unresolved(*in.deployment, catalog);
+            if (!unresolved) unresolved = deployment_unresolved(*in.deployment, catalog);
+            const std::vector<std::string>& u = *unresolved;
             if (!u.empty()) {
               std::string why = "not evaluated, the deployment has unresolved values: " + u[0];
               for (std::size_t i = 1; i < u.size() && i < 4; ++i) why += "; " + u[i];

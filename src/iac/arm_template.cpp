@@ -338,17 +338,15 @@ class TemplateWalker {
     if (ltype == "microsoft.resources/deployments") {
       nested(r, ptr, scope, total, total_known, depth);
     } else {
-      json ev = json::object();
-      for (auto it = r.begin(); it != r.end(); ++it) {
-        if (it.key() == "resources" || it.key() == "copy" || it.key() == "condition") continue;
-        ev[it.key()] = evaluate_arm_json(it.value(), scope);
-      }
+      // The resource's members are evaluated where extract reads them (JsonFields::evaluate_in).
       std::string name = parent_name;
-      if (const json* nm = find_ci(ev, "name"); nm != nullptr && nm->is_string()) {
-        name = parent_name.empty() ? nm->get<std::string>()
-                                   : parent_name + "/" + nm->get<std::string>();
+      if (const json* nm_raw = find_ci(r, "name")) {
+        const json nm = evaluate_arm_json(*nm_raw, scope);
+        if (nm.is_string())
+          name = parent_name.empty() ? nm.get<std::string>()
+                                     : parent_name + "/" + nm.get<std::string>();
       }
-      extract(type, ltype, ev, r, ptr, symbolic, name, total, total_known, conditional);
+      extract(type, ltype, r, ptr, symbolic, name, total, total_known, conditional, scope);
       // Child resources declared inside this one (extensions under a VM).
       if (const json* kids = find_ci(r, "resources"); kids != nullptr && kids->is_array()) {
         for (std::size_t i = 0; i < kids->size(); ++i) {
@@ -391,10 +389,11 @@ class TemplateWalker {
     walk(*tpl, inner_ptr, inner_scope, copies, copies_known, depth + 1);
   }
 
-  void extract(const std::string& type, const std::string& ltype, const json& ev, const json& raw,
+  void extract(const std::string& type, const std::string& ltype, const json& raw,
                const std::string& ptr, const std::string& symbolic, const std::string& name,
-               long long copies, bool copies_known, bool conditional) {
-    JsonFields f(ev, *doc_, ptr, file_);
+               long long copies, bool copies_known, bool conditional, ArmScope& scope) {
+    JsonFields f(raw, *doc_, ptr, file_);
+    f.evaluate_in(&scope);
     DeploymentResource d;
     d.type = type;
     d.format = "arm";

@@ -30,13 +30,39 @@ std::string decode_boot_script(const std::string& s) {
   return s;
 }
 
-const json* JsonFields::at(const std::string& ptr) const {
+const json* JsonFields::evaluated(const std::string& ptr, const json& raw) const {
+  auto [it, inserted] = evaluated_.try_emplace(ptr);
+  if (!inserted) return &it->second;
+  if (!ptr.empty() || !raw.is_object()) {
+    it->second = evaluate_arm_json(raw, *scope_);
+  } else {
+    json r = json::object();
+    for (auto m = raw.begin(); m != raw.end(); ++m) {
+      if (m.key() == "resources" || m.key() == "copy" || m.key() == "condition") continue;
+      r[m.key()] = evaluate_arm_json(m.value(), *scope_);
+    }
+    it->second = std::move(r);
+  }
+  return &it->second;
+}
+
+const json* JsonFields::at(const std::string& ptr) const { return locate(ptr, true); }
+
+const json* JsonFields::locate(const std::string& ptr, bool whole) const {
   // A direct walk: nlohmann's json_pointer would parse the pointer and walk it twice
   // (contains, then at) for every property of every resource.
   const json* v = &value_;
+  // Under an ARM scope, v is the value as written until a string is met: an expression's value
+  // is final (evaluate_arm_json does not evaluate what an expression returns), and an object's
+  // member as evaluated is its member as written, evaluated.
+  bool as_written = scope_ != nullptr;
   std::size_t i = 0;
   while (i < ptr.size()) {
     if (ptr[i] != '/') return nullptr;
+    if (as_written && v->is_string()) {
+      v = evaluated(ptr.substr(0, i), *v);
+      as_written = false;
+    }
     std::size_t end = ptr.find('/', i + 1);
     if (end == std::string::npos) end = ptr.size();
     std::string token = ptr.substr(i + 1, end - i - 1);
@@ -52,6 +78,8 @@ const json* JsonFields::at(const std::string& ptr) const {
       }
       token = t;
     }
+    if (as_written && i == 0 && (token == "resources" || token == "copy" || token == "condition"))
+      return nullptr;  // not part of the resource as evaluated
     if (v->is_object()) {
       auto it = v->find(token);
       if (it == v->end()) return nullptr;
@@ -65,6 +93,8 @@ const json* JsonFields::at(const std::string& ptr) const {
     }
     i = end;
   }
+  if (as_written && (v->is_string() || (whole && (v->is_object() || v->is_array()))))
+    v = evaluated(ptr, *v);
   return v;
 }
 
@@ -78,7 +108,7 @@ Setting<std::string> JsonFields::text(const std::string& ptr) const {
     // Not there because a whole object above it is one unresolved expression
     // ("availabilitySet": "[if(empty(parameters('set')), null(), ...)]"): unknown, not unset.
     for (std::size_t k = ptr.find('/', 1); k != std::string::npos; k = ptr.find('/', k + 1)) {
-      const json* a = at(ptr.substr(0, k));
+      const json* a = locate(ptr.substr(0, k), false);
       if (a == nullptr) break;
       if (a->is_string() && is_arm_expression(a->get_ref<const std::string&>()))
         return Setting<std::string>::unknown(a->get<std::string>(), where(ptr.substr(0, k)));
@@ -150,7 +180,12 @@ Setting<bool> JsonFields::boolean(const std::string& ptr) const {
 
 Setting<std::string> JsonFields::id_name(const std::string& ptr) const {
   Setting<std::string> t = text(ptr);
-  if (t.is_known()) t.value = resource_id_name(t.value);
+  if (t.is_known()) {
+    t.value = resource_id_name(t.value);
+    // The short name would otherwise keep the id's buffer (~100 bytes a VM for as long as the
+    // facts live).
+    t.value.shrink_to_fit();
+  }
   return t;
 }
 

@@ -3,6 +3,7 @@
 // becomes known, unset (absent / null) or unknown (an ARM expression left unresolved, or a
 // Terraform value known only after apply), with the file and line of the property.
 #include <functional>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,8 @@
 #include "facts/deployment_facts.h"
 
 namespace trainready {
+
+class ArmScope;
 
 class JsonFields {
  public:
@@ -21,6 +24,11 @@ class JsonFields {
 
   // Terraform: tells whether the attribute at a pointer is known only after apply.
   void set_unknown_check(std::function<bool(const std::string&)> f) { after_apply_ = std::move(f); }
+  // ARM: `value` is the resource as written, and each value read is what evaluate_arm_json
+  // would make of it in `scope` (the resource's members but resources, copy and condition).
+  // Only what is read is evaluated: a resource's other properties (location, network
+  // profile, ...) cost nothing (issue 35: evaluating whole resources was half of lint's time).
+  void evaluate_in(ArmScope* scope) { scope_ = scope; }
 
   Setting<std::string> text(const std::string& ptr) const;
   Setting<long long> integer(const std::string& ptr) const;
@@ -41,6 +49,14 @@ class JsonFields {
   std::string base_;
   std::string file_;
   std::function<bool(const std::string&)> after_apply_;
+  ArmScope* scope_ = nullptr;
+  // Values evaluated so far, by pointer (node-based: what at() returned stays valid).
+  mutable std::map<std::string, nlohmann::json> evaluated_;
+
+  // The value at `ptr` as evaluated; an object or array not yet evaluated is returned as
+  // written unless `whole` (its type is the same either way).
+  const nlohmann::json* locate(const std::string& ptr, bool whole) const;
+  const nlohmann::json* evaluated(const std::string& ptr, const nlohmann::json& raw) const;
 };
 
 // The last path segment of a resource id, lower-cased ("" when s has none).

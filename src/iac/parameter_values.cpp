@@ -15,9 +15,8 @@ using json = nlohmann::json;
 const json* arm_find_ci(const json& obj, const std::string& key) {
   if (!obj.is_object()) return nullptr;
   if (auto it = obj.find(key); it != obj.end()) return &*it;
-  std::string k = to_lower(key);
   for (auto it = obj.begin(); it != obj.end(); ++it) {
-    if (to_lower(it.key()) == k) return &it.value();
+    if (iequals(it.key(), key)) return &it.value();
   }
   return nullptr;
 }

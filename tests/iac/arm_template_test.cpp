@@ -108,4 +108,40 @@ TEST(ArmTemplate, InlineSuppressionIsReadFromResourceMetadata) {
   EXPECT_EQ(d.resources[0].suppressions_where.line, 5);
 }
 
+// Expressions are evaluated where the reader reads them (JsonFields::evaluate_in), not over the
+// whole resource first: an expression that yields an object is read into, an unresolved one
+// above a property makes it unknown, and what is not read (location) is never needed.
+TEST(ArmTemplate, PropertiesAreEvaluatedWhereTheyAreRead) {
+  DeploymentFacts d = read_deployment_text(R"({
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "contentVersion": "1.0.0.0",
+  "parameters": {"set": {"type": "string"}},
+  "variables": {"image": {"publisher": "microsoft-dsvm", "offer": "ubuntu-hpc", "sku": "2204"}},
+  "resources": [
+    {"type": "Microsoft.Compute/virtualMachines", "apiVersion": "2024-03-01",
+     "name": "[concat('vm', string(7))]",
+     "location": "[reference('x').location]",
+     "properties": {
+       "hardwareProfile": {"vmSize": "[if(true(), 'Standard_ND96isr_H100_v5', 'x')]"},
+       "availabilitySet": "[parameters('set')]",
+       "storageProfile": {
+         "imageReference": "[variables('image')]"}}}
+  ]
+})",
+                                           "t.json");
+  ASSERT_EQ(d.resources.size(), 1u);
+  const DeploymentResource& vm = d.resources[0];
+  EXPECT_EQ(vm.name, "vm7");
+  EXPECT_TRUE(vm.vm_size.is_known());
+  EXPECT_EQ(vm.vm_size.value, "Standard_ND96isr_H100_v5");
+  ASSERT_TRUE(vm.availability_set.is_unknown());
+  EXPECT_EQ(vm.availability_set.raw, "[parameters('set')]");
+  EXPECT_EQ(vm.availability_set.where.line, 12);
+  EXPECT_EQ(vm.image_publisher.value, "microsoft-dsvm");
+  EXPECT_EQ(vm.image_offer.value, "ubuntu-hpc");
+  EXPECT_EQ(vm.image_sku.value, "2204");
+  EXPECT_EQ(vm.image_publisher.where.line, 14);
+  EXPECT_TRUE(vm.image_id.is_unset());
+}
+
 }  // namespace trainready::test
