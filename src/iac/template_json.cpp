@@ -365,9 +365,7 @@ LocatedJson DeploymentJson::resource(std::size_t i) const {
   const auto head = reinterpret_cast<std::uintptr_t>(text.data());
   const std::uintptr_t first = std::max(from / page * page, (head + page - 1) / page * page);
   const std::uintptr_t last = to / page * page;
-  if (last > first)
-    if (getenv("NO_RELEASE") == nullptr)
-      (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  if (last > first) (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
   released_ = s.end;
   return out;
 }
