@@ -8,6 +8,10 @@
 // node; exits 1 when 4,096 nodes miss either budget. At 512 nodes the report is also written the
 // old way (one nlohmann tree of the whole report, then dump) and must be the same bytes; that
 // time is printed as a second reference.
+// Then rank 0 of the two-level gather, group leaders judging, against one level on the same
+// messages, each in a child process: CPU s and peak memory from the first message to the report
+// model, on a fleet whose nodes share a few findings and one where every node has its own; exits
+// 1 when the 512-node reports (text, and JSON with the facts forwarded) differ.
 // Then `fleet --bandwidth`'s judgement: a 512 x 512 pair matrix with one slow node (its whole
 // row) and one slow link (one cell) classified by the pair-bandwidth rules, also under 1 s; exits
 // 1 unless exactly that node and that link are named.
@@ -15,6 +19,7 @@
 // ranks, against the old every-peer-per-interval judgement at 512 and 4,096 (same windows, same
 // run); exits 1 unless both name exactly the idle ranks.
 // Usage: fleet_bench [MAX_NODES]   (run it pinned to one core: taskset -c 0)
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -165,19 +170,45 @@ Report judged_report(const std::vector<std::string>& msgs,
   return r;
 }
 
-// `make` in a child process, so that its peak resident memory can be read (wait4's ru_maxrss,
-// less an idle child's): {CPU s, peak KiB}.
+// `make` in a child process, so that its peak resident memory can be read: the child hands the
+// free memory it inherited back (malloc_trim), resets its high-water mark to what is resident
+// then (/proc/self/clear_refs, 5) and reports VmHWM less that when done; the heap the parent
+// freed would otherwise hide what the child allocates. {CPU s, peak KiB}.
+long status_kib(const char* field) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  const std::string want = std::string(field) + ":";
+  while (std::getline(f, line))
+    if (line.rfind(want, 0) == 0) return std::atol(line.c_str() + want.size());
+  return -1;
+}
+
 template <class F>
 std::pair<double, long> in_child(F make) {
+  int fd[2];
+  if (::pipe(fd) != 0) return {-1, -1};
   const pid_t pid = ::fork();
-  if (pid == 0) ::_exit(make() ? 0 : 3);
+  if (pid == 0) {
+    ::close(fd[0]);
+    ::malloc_trim(0);
+    std::ofstream("/proc/self/clear_refs") << "5";
+    const long base = status_kib("VmRSS");
+    const bool ok = make();
+    const long peak = status_kib("VmHWM") - base;
+    if (::write(fd[1], &peak, sizeof peak) != static_cast<ssize_t>(sizeof peak)) ::_exit(4);
+    ::_exit(ok ? 0 : 3);
+  }
+  ::close(fd[1]);
+  long peak = -1;
+  if (::read(fd[0], &peak, sizeof peak) != static_cast<ssize_t>(sizeof peak)) peak = -1;
+  ::close(fd[0]);
   int status = 0;
   rusage ru{};
   ::wait4(pid, &status, 0, &ru);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {-1, -1};
   const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
                      static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-  return {cpu, ru.ru_maxrss};
+  return {cpu, peak};
 }
 
 // Rank 0 one level against two (groups of 64, leaders judging) on the same messages, each in a
@@ -207,15 +238,14 @@ bool two_level_bench(const char* fleet, const std::vector<std::string>& msgs,
   auto judged = [&] {
     return !judged_report(msgs, judgements, group, flags, setup).evaluation.findings.empty();
   };
-  const long idle = in_child([] { return true; }).second;
   const auto one = in_child(flat);
   const auto two = in_child(judged);
   const auto one_again = in_child(flat);
   const auto two_again = in_child(judged);
   std::printf("%-5s %7d %10.3f %10.3f %10.1f %10.1f %9.3f %10.1f %9zu\n", fleet, n,
               (one.first + one_again.first) / 2, (two.first + two_again.first) / 2,
-              static_cast<double>(std::max(one.second, one_again.second) - idle) / 1024,
-              static_cast<double>(std::max(two.second, two_again.second) - idle) / 1024, leader_s,
+              static_cast<double>(std::max(one.second, one_again.second)) / 1024,
+              static_cast<double>(std::max(two.second, two_again.second)) / 1024, leader_s,
               static_cast<double>(judgement_bytes) / n, distinct);
   if (one.first < 0 || two.first < 0 || one_again.first < 0 || two_again.first < 0) {
     std::fprintf(stderr, "FAIL: a rank 0 child failed\n");

@@ -1,6 +1,6 @@
 #pragma once
 // Little-endian integers and length-prefixed strings: the fleet's own binary messages between
-// ranks (a leader's bundle, its group's judgement), which are read without copying and checked
+// ranks (a group leader's judgement of its group), which are read without copying and checked
 // for every length. A reader throws WireError (codec/node_facts_wire.h) on bytes cut short.
 #include <cstdint>
 #include <cstring>

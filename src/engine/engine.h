@@ -55,13 +55,13 @@ struct RuleSelection {
   }
 };
 
-// Node rules already run elsewhere (a fleet's group leaders, docs/fleet.md "Leaders judge"):
+// Node rules already run elsewhere (a fleet's group leaders, docs/fleet.md "Two-level gather"):
 // each node's outcome of each node rule, as one of a few distinct outcomes, and each node's
 // sequence of outcomes as one of a few distinct patterns. evaluate() records them as if it had
 // run the rules itself, in the same order.
 struct JudgedNodes {
-  std::vector<std::string> rule_ids;  // the node rules that ran, in registry order
-  std::vector<RuleOutcome> outcomes;  // distinct
+  std::vector<std::string> rule_ids;                 // the node rules that ran, in registry order
+  std::vector<RuleOutcome> outcomes;                 // distinct
   std::vector<std::vector<std::uint32_t>> patterns;  // distinct: an outcome per rule_ids entry
   std::vector<std::uint32_t> pattern_of;             // per node, in ClusterNodes order
 };

@@ -1,8 +1,8 @@
 #pragma once
 // What the cluster rules read of each node, and nothing more: one value (or why it is unknown)
 // per property they compare across nodes. A fleet's group leaders send rank 0 these instead of
-// every node's facts (docs/fleet.md, "Leaders judge"); `doctor` builds them from its nodes. Nodes
-// that agree on everything share one digest, so a uniform fleet holds a handful.
+// every node's facts (docs/fleet.md, "Two-level gather"); `doctor` builds them from its nodes.
+// Nodes that agree on everything share one digest, so a uniform fleet holds a handful.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,28 +13,28 @@ namespace trainready {
 
 // One per property a cluster rule compares (src/rules/cluster/); the order is the wire's.
 enum class DigestKey : std::uint8_t {
-  kHcaFirmware,      // cluster-node-differs
-  kIbPortRates,      // cluster-node-differs
-  kIbActivePorts,    // cluster-node-differs
-  kGpus,             // cluster-node-differs
-  kGpuPcieLinks,     // cluster-node-differs
-  kNicPcieLinks,     // cluster-node-differs
-  kKernel,           // cluster-node-differs
-  kPkeys,            // cluster-pkey-mismatch
-  kVmssName,         // cluster-placement-mismatch
-  kPlacementGroup,   // cluster-placement-mismatch
-  kDriverVersion,    // cluster-version-mismatch
-  kOfedVersion,      // cluster-version-mismatch
-  kNcclVersion,      // cluster-version-mismatch
-  kImageVersion,     // cluster-version-mismatch: component_versions.txt's ImageVersion ...
+  kHcaFirmware,     // cluster-node-differs
+  kIbPortRates,     // cluster-node-differs
+  kIbActivePorts,   // cluster-node-differs
+  kGpus,            // cluster-node-differs
+  kGpuPcieLinks,    // cluster-node-differs
+  kNicPcieLinks,    // cluster-node-differs
+  kKernel,          // cluster-node-differs
+  kPkeys,           // cluster-pkey-mismatch
+  kVmssName,        // cluster-placement-mismatch
+  kPlacementGroup,  // cluster-placement-mismatch
+  kDriverVersion,   // cluster-version-mismatch
+  kOfedVersion,     // cluster-version-mismatch
+  kNcclVersion,     // cluster-version-mismatch
+  kImageVersion,    // cluster-version-mismatch: component_versions.txt's ImageVersion ...
   kImageNvidia,
   kImageCuda,
   kImageOfed,
   kImageMofed,
   kImageDoca,
   kImageNccl,
-  kImageHpcx,        // ... to HPCX
-  kVmSize,           // cluster-vm-size-mixed (vm_size_of, so --sku counts)
+  kImageHpcx,  // ... to HPCX
+  kVmSize,     // cluster-vm-size-mixed (vm_size_of, so --sku counts)
   kCount
 };
 inline constexpr std::size_t kDigestKeys = static_cast<std::size_t>(DigestKey::kCount);

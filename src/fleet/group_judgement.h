@@ -1,5 +1,5 @@
 #pragma once
-// What a group leader of the two-level gather sends rank 0 (docs/fleet.md, "Leaders judge"):
+// What a group leader of the two-level gather sends rank 0 (docs/fleet.md, "Two-level gather"):
 // not its members' facts but its judgement of them. Each member's rank state; per member with
 // facts its label, what the cluster rules compare (facts/node_digest.h) and the outcome of
 // every node rule, both as indices into the group's distinct digests, outcomes and patterns of
@@ -19,14 +19,14 @@
 namespace trainready {
 
 struct GroupJudgement {
-  std::string tool_version;        // the leader's
-  int first = 0;                   // ranks first .. first + ranks.size() - 1
-  std::vector<FleetRank> ranks;    // FleetRank::node: index into nodes.labels, -1 without facts
-  ClusterNodes nodes;              // labels and distinct digests of the members with facts
-  std::vector<std::uint32_t> pattern_of;              // per node, into patterns
-  std::vector<std::string> rule_ids;                  // the node rules run, in registry order
-  std::vector<RuleOutcome> outcomes;                  // distinct
-  std::vector<std::vector<std::uint32_t>> patterns;   // distinct: an outcome per rule_ids entry
+  std::string tool_version;      // the leader's
+  int first = 0;                 // ranks first .. first + ranks.size() - 1
+  std::vector<FleetRank> ranks;  // FleetRank::node: index into nodes.labels, -1 without facts
+  ClusterNodes nodes;            // labels and distinct digests of the members with facts
+  std::vector<std::uint32_t> pattern_of;             // per node, into patterns
+  std::vector<std::string> rule_ids;                 // the node rules run, in registry order
+  std::vector<RuleOutcome> outcomes;                 // distinct
+  std::vector<std::vector<std::uint32_t>> patterns;  // distinct: an outcome per rule_ids entry
   std::vector<std::string> facts;  // empty, or per node its facts message as received
 };
 

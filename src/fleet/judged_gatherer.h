@@ -20,9 +20,9 @@ namespace trainready {
 
 struct JudgedFleet {
   FleetFacts fleet;
-  ClusterNodes cluster;           // a label (made unique across the fleet) and digest per node
-  JudgedNodes judged;             // their node rules' outcomes
-  std::vector<NodeFacts> nodes;   // only when the leaders forwarded facts: every node's, labelled
+  ClusterNodes cluster;          // a label (made unique across the fleet) and digest per node
+  JudgedNodes judged;            // their node rules' outcomes
+  std::vector<NodeFacts> nodes;  // only when the leaders forwarded facts: every node's, labelled
 };
 
 class JudgedGatherer {
