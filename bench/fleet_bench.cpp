@@ -8,6 +8,10 @@
 // node; exits 1 when 4,096 nodes miss either budget. At 512 nodes the report is also written the
 // old way (one nlohmann tree of the whole report, then dump) and must be the same bytes; that
 // time is printed as a second reference.
+// Then rank 0 of the two-level gather, group leaders judging, against one level on the same
+// messages, each in a child process: CPU s and peak memory from the first message to the report
+// model, on a fleet whose nodes share a few findings and one where every node has its own; exits
+// 1 when the 512-node reports (text, and JSON with the facts forwarded) differ.
 // Then `fleet --bandwidth`'s judgement: a 512 x 512 pair matrix with one slow node (its whole
 // row) and one slow link (one cell) classified by the pair-bandwidth rules, also under 1 s; exits
 // 1 unless exactly that node and that link are named.
@@ -15,6 +19,7 @@
 // ranks, against the old every-peer-per-interval judgement at 512 and 4,096 (same windows, same
 // run); exits 1 unless both name exactly the idle ranks.
 // Usage: fleet_bench [MAX_NODES]   (run it pinned to one core: taskset -c 0)
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,12 +38,15 @@
 #include "codec/node_facts_json.h"
 #include "core/root.h"
 #include "facts/pair_bandwidth_facts.h"
-#include "fleet/fleet_bundle.h"
 #include "fleet/fleet_gatherer.h"
+#include "fleet/fleet_groups.h"
 #include "fleet/fleet_message.h"
 #include "fleet/fleet_summary.h"
+#include "fleet/group_judgement.h"
+#include "fleet/judged_gatherer.h"
 #include "probes/probes.h"
 #include "report/json/json_reporter.h"
+#include "report/text/text_reporter.h"
 #include "watch/peer_exchange.h"
 #include "watch/timeline.h"
 
@@ -84,97 +92,177 @@ std::vector<std::string> synthetic_messages(const NodeFacts& base, int n) {
   return out;
 }
 
-// What a group leader of the two-level gather sends rank 0: its members' messages, as received.
-std::vector<std::string> bundles_of(const std::vector<std::string>& msgs, int group) {
-  std::vector<std::string> out;
-  for (std::size_t first = 0; first < msgs.size(); first += static_cast<std::size_t>(group)) {
-    std::vector<BundleEntry> entries;
-    for (std::size_t r = first; r < std::min(msgs.size(), first + static_cast<std::size_t>(group));
-         ++r)
-      entries.push_back({static_cast<int>(r), 0.001, msgs[r]});
-    out.push_back(encode_bundle(entries));
+// The two fleets the two-level benchmark compares rank 0 on: `few` as synthetic_messages (every
+// node shares the same few findings), `many` where every node also has a finding of its own (a
+// GPU with its own count of uncorrected ECC errors), so the distinct findings grow with nodes.
+std::vector<std::string> many_findings_messages(const NodeFacts& base, int n) {
+  std::vector<std::string> out = synthetic_messages(base, n);
+  for (int i = 0; i < n; ++i) {
+    RankMessage m = decode_rank_message(out[static_cast<std::size_t>(i)]);
+    m.facts->gpus.value.gpus[0].ecc_uncorrected_volatile = static_cast<std::uint64_t>(i + 1);
+    out[static_cast<std::size_t>(i)] = encode_rank_message(m);
   }
   return out;
 }
 
-// Rank 0's gather alone, in a child process so that its peak resident memory can be read
-// (wait4's ru_maxrss, less an idle child's): one level (every rank's message received and
-// decoded) or two (rank 0's own group's messages, then one bundle per other leader). Rank 0
-// receives into a buffer per message, as MpiWorld::receive does. Returns {CPU s, peak KiB}.
-std::pair<double, long> rank0_gather(const std::vector<std::string>& msgs,
-                                     const std::vector<std::string>& bundles, int group,
-                                     bool idle) {
+// Rank 0's report before it is rendered: one level, from every node's facts.
+Report flat_report(const std::vector<std::string>& msgs, const SharedFlags& flags) {
+  FleetGatherer g(static_cast<int>(msgs.size()), "0.1.0");
+  std::string buf;  // rank 0 receives into a buffer per message, as MpiWorld::receive does
+  for (std::size_t i = 0; i < msgs.size(); ++i) {
+    buf = msgs[i];
+    g.accept(static_cast<int>(i), buf, 0.001);
+  }
+  FleetGather gathered = g.finish(0, 60, "bench");
+  Report r = start_report("fleet", flags);
+  r.nodes = std::move(gathered.nodes);
+  r.fleet = std::make_shared<FleetFacts>(std::move(gathered.fleet));
+  r.evaluation = run_rules(r, flags);
+  r.fleet_summary = std::make_shared<FleetSummary>(summarize_fleet(r));
+  finish_report(r, Severity::kError);
+  return r;
+}
+
+JudgeSetup judge_setup(const SharedFlags& flags, bool forward_facts) {
+  JudgeSetup j;
+  j.catalog = &flags.catalog();
+  j.selection = flags.selection();
+  j.options = flags.run_options();
+  j.forward_facts = forward_facts;
+  return j;
+}
+
+// What leader `first` sends rank 0: its group's messages gathered and judged.
+GroupJudgement judge_members(const std::vector<std::string>& msgs, int first, int group,
+                             const JudgeSetup& setup) {
+  const int end = std::min(static_cast<int>(msgs.size()), first + group);
+  FleetGatherer g(end - first, "0.1.0", first);
+  std::vector<std::string> facts;
+  for (int r = first; r < end; ++r) {
+    g.accept(r, msgs[static_cast<std::size_t>(r)], 0.001);
+    facts.push_back(msgs[static_cast<std::size_t>(r)]);
+  }
+  return judge_group(first, g.finish(0, 60, "bench"), std::move(facts), setup, "0.1.0");
+}
+
+// Rank 0's report before it is rendered: two levels, its own group judged here and every other
+// leader's judgement (`judgements[k]` from rank k * group) taken as received.
+Report judged_report(const std::vector<std::string>& msgs,
+                     const std::vector<std::string>& judgements, int group,
+                     const SharedFlags& flags, const JudgeSetup& setup) {
+  const int n = static_cast<int>(msgs.size());
+  JudgedGatherer g(n, group, "0.1.0", node_rule_ids(setup.selection));
+  g.add(judge_members(msgs, 0, group, setup));
+  std::string buf;
+  for (std::size_t k = 1; k < judgements.size(); ++k) {
+    buf = judgements[k];
+    g.accept_judgement(static_cast<int>(k) * group, buf, 0.001);
+  }
+  JudgedFleet j = g.finish(0, 60, "bench");
+  Report r = start_report("fleet", flags);
+  r.nodes = std::move(j.nodes);
+  r.cluster_nodes = std::make_shared<ClusterNodes>(std::move(j.cluster));
+  r.judged_nodes = std::make_shared<JudgedNodes>(std::move(j.judged));
+  r.fleet = std::make_shared<FleetFacts>(std::move(j.fleet));
+  r.evaluation = run_rules(r, flags);
+  r.fleet_summary = std::make_shared<FleetSummary>(summarize_fleet(r));
+  finish_report(r, Severity::kError);
+  return r;
+}
+
+// `make` in a child process, so that its peak resident memory can be read: the child hands the
+// free memory it inherited back (malloc_trim), resets its high-water mark to what is resident
+// then (/proc/self/clear_refs, 5) and reports VmHWM less that when done; the heap the parent
+// freed would otherwise hide what the child allocates. {CPU s, peak KiB}.
+long status_kib(const char* field) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  const std::string want = std::string(field) + ":";
+  while (std::getline(f, line))
+    if (line.rfind(want, 0) == 0) return std::atol(line.c_str() + want.size());
+  return -1;
+}
+
+template <class F>
+std::pair<double, long> in_child(F make) {
+  int fd[2];
+  if (::pipe(fd) != 0) return {-1, -1};
   const pid_t pid = ::fork();
   if (pid == 0) {
-    if (!idle) {
-      FleetGatherer g(static_cast<int>(msgs.size()), "0.1.0");
-      std::string buf;
-      if (bundles.empty()) {
-        for (std::size_t i = 0; i < msgs.size(); ++i) {
-          buf = msgs[i];
-          g.accept(static_cast<int>(i), buf, 0);
-        }
-      } else {
-        for (int i = 0; i < group; ++i) {
-          buf = msgs[static_cast<std::size_t>(i)];
-          g.accept(i, buf, 0);
-        }
-        for (std::size_t b = 1; b < bundles.size(); ++b) {
-          buf = bundles[b];
-          g.accept_bundle(static_cast<int>(b) * group, group, buf, 0);
-        }
-      }
-      FleetGather gathered = g.finish(0, 60, "bench");
-      if (gathered.nodes.size() != msgs.size()) ::_exit(3);
-    }
-    ::_exit(0);
+    ::close(fd[0]);
+    ::malloc_trim(0);
+    std::ofstream("/proc/self/clear_refs") << "5";
+    const long base = status_kib("VmRSS");
+    const bool ok = make();
+    const long peak = status_kib("VmHWM") - base;
+    if (::write(fd[1], &peak, sizeof peak) != static_cast<ssize_t>(sizeof peak)) ::_exit(4);
+    ::_exit(ok ? 0 : 3);
   }
+  ::close(fd[1]);
+  long peak = -1;
+  if (::read(fd[0], &peak, sizeof peak) != static_cast<ssize_t>(sizeof peak)) peak = -1;
+  ::close(fd[0]);
   int status = 0;
   rusage ru{};
   ::wait4(pid, &status, 0, &ru);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return {-1, -1};
   const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
                      static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-  return {cpu, ru.ru_maxrss};
+  return {cpu, peak};
 }
 
-// One level against two (groups of 64) on the same messages: rank 0's CPU time and peak memory
-// for the gather, and at 512 nodes the same ranks and nodes either way. False on a difference.
-bool two_level_bench(const std::vector<std::string>& msgs) {
+// Rank 0 one level against two (groups of 64, leaders judging) on the same messages, each in a
+// child process: CPU time and peak memory from the first message to the report model (findings,
+// node table, causes: what every format renders), A B A. The leaders' judgements are made
+// beforehand (elsewhere, in parallel, in a real run); one leader's CPU and the judgements' bytes
+// are printed too. At 512 nodes the two reports must be the same bytes: JSON (with the facts the
+// leaders then forward) and text. False on a difference or a failed child.
+bool two_level_bench(const char* fleet, const std::vector<std::string>& msgs,
+                     const SharedFlags& flags) {
   const int n = static_cast<int>(msgs.size());
   const int group = kDefaultGatherGroup;
-  const std::vector<std::string> bundles = bundles_of(msgs, group);
-  const long idle = rank0_gather(msgs, {}, group, true).second;
-  const auto one = rank0_gather(msgs, {}, group, false);
-  const auto two = rank0_gather(msgs, bundles, group, false);
-  const auto one_again = rank0_gather(msgs, {}, group, false);  // A B A: the machine is shared
-  std::printf(
-      "        gather at rank 0, one level (%d messages) / two levels (%d + %zu bundles of %d): "
-      "CPU %.3f s (%.3f) / %.3f s, peak +%.1f MiB (%.1f) / +%.1f MiB\n",
-      n, group, bundles.size() - 1, group, one.first, one_again.first, two.first,
-      static_cast<double>(one.second - idle) / 1024,
-      static_cast<double>(one_again.second - idle) / 1024,
-      static_cast<double>(two.second - idle) / 1024);
-  if (one.first < 0 || two.first < 0) return false;
-  if (n != 512) return true;
-  FleetGatherer a(n, "0.1.0"), b(n, "0.1.0");
-  for (int i = 0; i < n; ++i) a.accept(i, msgs[static_cast<std::size_t>(i)], 0.001);
-  for (int i = 0; i < group; ++i) b.accept(i, msgs[static_cast<std::size_t>(i)], 0.001);
-  for (std::size_t k = 1; k < bundles.size(); ++k)
-    b.accept_bundle(static_cast<int>(k) * group, group, bundles[k], 0.001);
-  const FleetGather ga = a.finish(0, 60, "bench"), gb = b.finish(0, 60, "bench");
-  bool same = ga.nodes.size() == gb.nodes.size() && ga.fleet.ranks.size() == gb.fleet.ranks.size();
-  for (std::size_t i = 0; same && i < ga.fleet.ranks.size(); ++i)
-    same = ga.fleet.ranks[i].state == gb.fleet.ranks[i].state &&
-           ga.fleet.ranks[i].bytes == gb.fleet.ranks[i].bytes &&
-           ga.fleet.ranks[i].node == gb.fleet.ranks[i].node;
-  for (std::size_t i = 0; same && i < ga.nodes.size(); ++i) {
-    std::string x, y;
-    write_node_facts_json(x, ga.nodes[i], 0);
-    write_node_facts_json(y, gb.nodes[i], 0);
-    same = x == y;
+  const JudgeSetup setup = judge_setup(flags, false);
+  std::vector<std::string> judgements;
+  std::size_t judgement_bytes = 0;
+  double leader_s = 0;
+  std::size_t distinct = 0;
+  for (int first = 0; first < n; first += group) {
+    const double c0 = cpu_s();
+    GroupJudgement j = judge_members(msgs, first, group, setup);
+    judgements.push_back(encode_group_judgement(j));
+    if (first == group) leader_s = cpu_s() - c0;  // one leader's work
+    judgement_bytes += judgements.back().size();
+    distinct = std::max(distinct, j.outcomes.size());
   }
-  if (!same) std::fprintf(stderr, "FAIL: the two-level gather's nodes differ from one level's\n");
+  auto flat = [&] { return !flat_report(msgs, flags).evaluation.findings.empty(); };
+  auto judged = [&] {
+    return !judged_report(msgs, judgements, group, flags, setup).evaluation.findings.empty();
+  };
+  const auto one = in_child(flat);
+  const auto two = in_child(judged);
+  const auto one_again = in_child(flat);
+  const auto two_again = in_child(judged);
+  std::printf("%-5s %7d %10.3f %10.3f %10.1f %10.1f %9.3f %10.1f %9zu\n", fleet, n,
+              (one.first + one_again.first) / 2, (two.first + two_again.first) / 2,
+              static_cast<double>(std::max(one.second, one_again.second)) / 1024,
+              static_cast<double>(std::max(two.second, two_again.second)) / 1024, leader_s,
+              static_cast<double>(judgement_bytes) / n, distinct);
+  if (one.first < 0 || two.first < 0 || one_again.first < 0 || two_again.first < 0) {
+    std::fprintf(stderr, "FAIL: a rank 0 child failed\n");
+    return false;
+  }
+  if (n != 512) return true;
+  // The same report either way: text (leaders send judgements only) and JSON (with the facts).
+  const Report a = flat_report(msgs, flags);
+  const Report b = judged_report(msgs, judgements, group, flags, setup);
+  std::vector<std::string> with_facts;
+  for (int first = 0; first < n; first += group)
+    with_facts.push_back(
+        encode_group_judgement(judge_members(msgs, first, group, judge_setup(flags, true))));
+  const Report c = judged_report(msgs, with_facts, group, flags, judge_setup(flags, true));
+  const bool same = render_text(a, {}) == render_text(b, {}) && render_json(a) == render_json(c);
+  if (!same)
+    std::fprintf(stderr, "FAIL: %s: the two-level report differs from one level's\n", fleet);
   return same;
 }
 
@@ -331,7 +419,6 @@ int main(int argc, char** argv) {
   for (int n : {512, 4096, 16384}) {
     if (n > max_nodes) break;
     std::vector<std::string> msgs = synthetic_messages(base, n);
-    if (!two_level_bench(msgs)) return 1;
     std::size_t wire = 0;
     for (const auto& m : msgs) wire += m.size();
     const long rss0 = rss_kib();
@@ -392,7 +479,20 @@ int main(int argc, char** argv) {
   if (missed)
     std::printf("MISSED: 4096 nodes: gather + judge %.3f s, report %.3f s\n", judged_4096,
                 report_4096);
+  std::printf(
+      "\nrank 0, one level vs two (groups of %d, leaders judge): CPU s and peak MiB from the "
+      "first message to the report model (mean of 2 runs; peak: the larger), one leader's CPU s, "
+      "judgement bytes per node, distinct outcomes in the largest judgement\n",
+      kDefaultGatherGroup);
+  std::printf("%-5s %7s %10s %10s %10s %10s %9s %10s %9s\n", "fleet", "nodes", "one_cpu_s",
+              "two_cpu_s", "one_MiB", "two_MiB", "leader_s", "B/node", "distinct");
+  bool two_level = true;
+  for (int n : {512, 4096, 16384}) {
+    if (n > max_nodes) break;
+    two_level = two_level_bench("few", synthetic_messages(base, n), flags) && two_level;
+    two_level = two_level_bench("many", many_findings_messages(base, n), flags) && two_level;
+  }
   const bool pairs = pair_matrix_bench(512, flags);
   const bool watch = watch_judge_bench(max_nodes);
-  return !missed && pairs && watch ? 0 : 1;
+  return !missed && two_level && pairs && watch ? 0 : 1;
 }

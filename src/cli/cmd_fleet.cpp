@@ -82,6 +82,12 @@ int run_fleet(const FleetArgs& a) {
   opt.probe_timeout = ms(a.probe_timeout_s);
   opt.gather_timeout = ms(a.timeout_s);
   opt.gather_group = a.gather_group;
+  opt.judge.catalog = &a.flags.catalog();
+  opt.judge.selection = a.flags.selection();
+  opt.judge.options = a.flags.run_options();
+  // Only these formats print every node's facts; for the others leaders send judgements alone.
+  const std::string format = a.flags.chosen_format();
+  opt.judge.forward_facts = format == "json" || format == "prom";
 
   FleetSession s = gather_fleet(opt);
   // Rank 0 decides whether the later phases run and says so to every rank that answered; the
@@ -95,8 +101,15 @@ int run_fleet(const FleetArgs& a) {
   std::unique_ptr<Report> r;
   if (s.rank == 0) {
     r = std::make_unique<Report>(start_report("fleet", a.flags));
-    r->nodes = std::move(s.gathered->nodes);
-    r->fleet = std::make_shared<FleetFacts>(std::move(s.gathered->fleet));
+    if (s.judged) {  // two levels: the leaders judged the nodes
+      r->nodes = std::move(s.judged->nodes);
+      r->cluster_nodes = std::make_shared<ClusterNodes>(std::move(s.judged->cluster));
+      r->judged_nodes = std::make_shared<JudgedNodes>(std::move(s.judged->judged));
+      r->fleet = std::make_shared<FleetFacts>(std::move(s.judged->fleet));
+    } else {
+      r->nodes = std::move(s.gathered->nodes);
+      r->fleet = std::make_shared<FleetFacts>(std::move(s.gathered->fleet));
+    }
   }
   if (phases) run_phases(a, s, r.get());
   if (s.rank != 0) end_fleet(s, 0);
@@ -127,10 +140,12 @@ Runner add_fleet_command(CLI::App& app) {
   c->add_option("--probe-timeout", a->probe_timeout_s,
                 "Seconds each rank's probes may take before that rank reports them as hung")
       ->check(CLI::Range(0.5, 86400.0));
-  c->add_option("--gather-group", a->gather_group,
-                "Two-level gather: each rank sends its facts to the first rank of its group of K "
-                "consecutive ranks, which sends rank 0 one bundle; 1: every rank sends rank 0; "
-                "0 (default): one level up to 256 ranks, groups of 64 above")
+  c->add_option(
+       "--gather-group", a->gather_group,
+       "Two-level gather: each rank sends its facts to the first rank of its group of K "
+       "consecutive ranks, which judges their nodes and sends rank 0 its judgement; 1: every "
+       "rank sends rank 0; "
+       "0 (default): one level up to 256 ranks, groups of 64 above")
       ->check(CLI::Range(0, 1000000));
   c->add_option("--imds", a->imds_url,
                 "Ask this instance-metadata URL (even off Azure or for a snapshot)");

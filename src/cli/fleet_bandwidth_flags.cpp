@@ -6,7 +6,7 @@
 #include "bench/collective_facts.h"
 #include "bench/mpi_plugin_loader.h"
 #include "fleet/bandwidth/bandwidth_run.h"
-#include "queries/node_queries.h"
+#include "queries/node_digest.h"
 
 namespace trainready {
 
@@ -49,10 +49,16 @@ void run_bandwidth_flags(const BandwidthFlags& b, const SharedFlags& flags, MpiW
   // The VM size: --sku, else what IMDS said on the first node (rank 0 only judges).
   const SkuEntry* sku = nullptr;
   if (report) {
-    for (const NodeFacts& n : report->nodes) {
-      const Fact<std::string> size = vm_size_of(n, &run);
-      if (size.ok()) {
-        sku = flags.catalog().find(*size);
+    ClusterNodes own;  // a fleet judged by group leaders has no facts, only what they compare
+    const ClusterNodes* nodes = report->cluster_nodes.get();
+    if (!nodes) {
+      own = cluster_nodes_of(report->nodes, &run);
+      nodes = &own;
+    }
+    for (std::size_t i = 0; i < nodes->size(); ++i) {
+      const DigestValue& size = nodes->digest(i)[DigestKey::kVmSize];
+      if (size.known) {
+        sku = flags.catalog().find(size.value);
         break;
       }
     }

@@ -1,6 +1,7 @@
 #include "cli/judge.h"
 
 #include "cli/commands.h"
+#include "queries/node_digest.h"
 
 namespace trainready {
 
@@ -14,7 +15,12 @@ Report start_report(const std::string& command, const SharedFlags& f) {
 
 Evaluation run_rules(Report& r, const SharedFlags& f, const DeploymentFacts* deployment) {
   JudgeInputs in;
+  in.options = f.run_options();
+  if (!r.cluster_nodes && !r.nodes.empty())
+    r.cluster_nodes = std::make_shared<ClusterNodes>(cluster_nodes_of(r.nodes, &in.options));
   in.nodes = &r.nodes;
+  in.cluster = r.cluster_nodes.get();
+  in.judged = r.judged_nodes.get();
   in.nccl_log = r.nccl_log.get();
   in.nccl_tests = r.nccl_tests.get();
   in.deployment = deployment;
@@ -26,7 +32,6 @@ Evaluation run_rules(Report& r, const SharedFlags& f, const DeploymentFacts* dep
   in.watch = r.watch.get();
   in.acceptance = r.acceptance.get();
   in.progress = r.progress.get();
-  in.options = f.run_options();
   r.options = in.options;
   if (r.nccl_tests) r.busbw_expected = expected_busbw(*r.nccl_tests, f.catalog(), in.options);
   if (r.nccl_tests && r.nccl_log) {

@@ -9,20 +9,6 @@ namespace {
 
 using nlohmann::json;
 
-// A fact as a tree, through the same writer call as the text (FactWriter::fact).
-template <class T, class F>
-json fact_json(const Fact<T>& f, F&& value_to_json) {
-  json j;
-  TreeWriter w(j);
-  w.fact(f, [&](const T& v) { w.any(value_to_json(v)); });
-  return j;
-}
-
-template <class T>
-json plain(const Fact<T>& f) {
-  return fact_json(f, [](const T& v) { return json(v); });
-}
-
 std::string kind_name(PciKind k) {
   switch (k) {
     case PciKind::kMellanox:
@@ -57,137 +43,144 @@ std::string fact_status_name(FactStatus s) {
 
 namespace {
 
-// Every member but the three largest (infiniband, pci, gpus), which write_node_facts_json
-// writes directly.
-json small_members_json(const NodeFacts& n) {
-  json j;
-  j["label"] = n.label;
-  j["root"] = n.root_display;
-  j["live"] = n.live;
-  j["vm_size"] = plain(n.vm_size());
-  j["host"] = fact_json(n.host, [](const HostInfo& h) {
-    return json{{"hostname", h.hostname}, {"kernel", h.kernel}, {"os", h.os}};
-  });
-  j["dmi"] = fact_json(n.dmi, [](const DmiInfo& d) {
-    return json{{"sys_vendor", d.sys_vendor},
-                {"product_name", d.product_name},
-                {"chassis_asset_tag", d.chassis_asset_tag},
-                {"azure", d.azure}};
-  });
-  j["imds"] = fact_json(n.imds, [](const ImdsInfo& i) {
-    return json{{"vm_size", i.vm_size},
-                {"vm_scale_set_name", i.vmss_name},
-                {"placement_group_id", i.placement_group_id},
-                {"platform_fault_domain", i.platform_fault_domain},
-                {"location", i.location},
-                {"name", i.name},
-                {"vm_id", i.vm_id},
-                {"zone", i.zone},
-                {"image",
-                 {{"publisher", i.image_publisher},
-                  {"offer", i.image_offer},
-                  {"sku", i.image_sku},
-                  {"version", i.image_version},
-                  {"id", i.image_id}}}};
-  });
-  j["modules"] = fact_json(n.modules, [](const ModuleFacts& m) {
-    json o = json::object();
-    for (const auto& [name, info] : m.modules) {
-      if (!info.loaded && info.version.empty()) continue;
-      o[name] = {{"loaded", info.loaded}, {"version", info.version}};
-    }
-    return o;
-  });
-  j["ofed_version"] = plain(n.ofed_version);
-  j["nccl_settings"] = fact_json(n.nccl, [](const NcclSettings& s) {
-    auto pairs = [](const std::map<std::string, std::string>& m) {
-      json a = json::array();
-      for (const auto& [k, v] : m) a.push_back({{"name", k}, {"value", v}});
-      return a;
-    };
-    json o{{"env", pairs(s.env)},        {"env_source", s.env_source.str()},
-           {"conf", pairs(s.conf)},      {"conf_source", s.conf_source.str()},
-           {"conf_error", s.conf_error}, {"topo_file", s.topo_file}};
-    o["topo_file_exists"] = plain(s.topo_file_exists);
-    return o;
-  });
-  j["nccl_version"] = plain(n.nccl_version);
-  j["scratch"] = fact_json(n.scratch, [](const ScratchFacts& s) {
-    json ns = json::array();
-    for (const auto& x : s.namespaces) {
-      ns.push_back({{"name", x.name},
-                    {"model", x.model},
-                    {"size_bytes", x.size_bytes},
-                    {"local", x.local},
-                    {"mountpoint", x.mountpoint},
-                    {"md_array", x.md_array}});
-    }
-    json md = json::array();
-    for (const auto& a : s.arrays) {
-      md.push_back({{"name", a.name},
-                    {"level", a.level},
-                    {"state", a.state},
-                    {"members", a.members},
-                    {"mountpoint", a.mountpoint}});
-    }
-    return json{{"nvme_namespaces", ns}, {"md_arrays", md}};
-  });
-  j["gpu_topology"] = fact_json(n.gpu_topology, [](const TopoMatrix& t) {
-    return json{{"columns", t.columns}, {"gpus", t.gpu_count()}, {"nics", t.nic_count()}};
-  });
-  j["kernel_log"] = fact_json(n.kernel_log, [](const KernelLogFacts& k) {
-    json x = json::array();
-    for (const XidEvent& e : k.xids) {
-      x.push_back({{"xid", e.code},
-                   {"pci", e.pci},
-                   {"timestamp", e.timestamp},
-                   {"process", e.process},
-                   {"detail", e.detail},
-                   {"without_xid_line", e.without_xid},
-                   {"source", e.where.str()}});
-    }
-    return json{{"source", k.source},
-                {"lines", k.lines},
-                {"first_timestamp", k.first_timestamp},
-                {"last_timestamp", k.last_timestamp},
-                {"xids", x}};
-  });
-  j["ib_write_bw"] = fact_json(n.ib_write_bw, [](const IbWriteBwFacts& f) {
-    json runs = json::array();
-    for (const IbWriteBwRun& r : f.runs) {
-      runs.push_back({{"device", r.device},
-                      {"link_type", r.link_type},
-                      {"qps", r.qps},
-                      {"gpu_memory", r.gpu_memory},
-                      {"gpu_name", r.gpu_name},
-                      {"bidirectional", r.bidirectional},
-                      {"bytes", r.bytes},
-                      {"bw_peak_gbits_per_s", r.peak_gbps},
-                      {"bw_average_gbits_per_s", r.average_gbps},
-                      {"unit_as_printed", r.unit_text},
-                      {"source", r.where.str()}});
-    }
-    return json{{"runs", runs}};
-  });
-  j["image_components"] = fact_json(n.image_components, [](const ImageComponents& c) {
-    return json{{"format", c.format}, {"versions", c.versions}};
-  });
-  j["imex_daemon_running"] = plain(n.imex_daemon);
-  j["imex_channels"] = plain(n.imex_channels);
-  if (!n.capture_sections.empty()) {
-    json secs = json::array();
-    for (const CaptureSection& c : n.capture_sections) {
-      secs.push_back({{"kind", c.kind},
-                      {"command", c.command},
-                      {"source", c.where.source},
-                      {"first_line", c.where.line},
-                      {"last_line", c.last_line},
-                      {"read", c.read},
-                      {"note", c.note}});
-    }
-    j["capture_sections"] = std::move(secs);
+// A leaf value: a string as the writer copies it, anything else (numbers, booleans, lists and
+// maps of them) as nlohmann's text of it.
+template <class W>
+void val(W& w, const std::string& s) {
+  w.str(s);
+}
+template <class W, class T>
+void val(W& w, const T& v) {
+  w.any(json(v));
+}
+
+// {key: value, ...} of leaves; the keys are the callers', in sorted order.
+template <class W>
+struct Obj {
+  W& w;
+  explicit Obj(W& writer) : w(writer) { w.open('{'); }
+  ~Obj() { w.close('}'); }
+  template <class T>
+  Obj& operator()(const char* key, const T& v) {
+    w.key(key);
+    val(w, v);
+    return *this;
   }
-  return j;
+};
+
+template <class W>
+void write_host(W& w, const HostInfo& h) {
+  Obj<W>{w}("hostname", h.hostname)("kernel", h.kernel)("os", h.os);
+}
+
+template <class W>
+void write_dmi(W& w, const DmiInfo& d) {
+  Obj<W>{w}("azure", d.azure)("chassis_asset_tag", d.chassis_asset_tag)(
+      "product_name", d.product_name)("sys_vendor", d.sys_vendor);
+}
+
+template <class W>
+void write_imds(W& w, const ImdsInfo& i) {
+  Obj<W> o(w);
+  w.key("image");
+  Obj<W>{w}("id", i.image_id)("offer", i.image_offer)("publisher", i.image_publisher)(
+      "sku", i.image_sku)("version", i.image_version);
+  o("location", i.location)("name", i.name)("placement_group_id", i.placement_group_id)(
+      "platform_fault_domain", i.platform_fault_domain)("vm_id", i.vm_id)(
+      "vm_scale_set_name", i.vmss_name)("vm_size", i.vm_size)("zone", i.zone);
+}
+
+template <class W>
+void write_modules(W& w, const ModuleFacts& m) {
+  Obj<W> o(w);
+  for (const auto& [name, info] : m.modules) {  // a std::map: sorted
+    if (!info.loaded && info.version.empty()) continue;
+    w.key(name);
+    Obj<W>{w}("loaded", info.loaded)("version", info.version);
+  }
+}
+
+template <class W>
+void write_nccl_settings(W& w, const NcclSettings& s) {
+  auto pairs = [&w](const std::map<std::string, std::string>& m) {
+    w.open('[');
+    for (const auto& [k, v] : m) {
+      w.element();
+      Obj<W>{w}("name", k)("value", v);
+    }
+    w.close(']');
+  };
+  Obj<W> o(w);
+  w.key("conf");
+  pairs(s.conf);
+  o("conf_error", s.conf_error)("conf_source", s.conf_source.str());
+  w.key("env");
+  pairs(s.env);
+  o("env_source", s.env_source.str())("topo_file", s.topo_file);
+  w.key("topo_file_exists");
+  w.plain(s.topo_file_exists);
+}
+
+template <class W>
+void write_scratch(W& w, const ScratchFacts& s) {
+  Obj<W> o(w);
+  w.key("md_arrays");
+  w.open('[');
+  for (const auto& a : s.arrays) {
+    w.element();
+    Obj<W>{w}("level", a.level)("members", a.members)("mountpoint", a.mountpoint)("name", a.name)(
+        "state", a.state);
+  }
+  w.close(']');
+  w.key("nvme_namespaces");
+  w.open('[');
+  for (const auto& x : s.namespaces) {
+    w.element();
+    Obj<W>{w}("local", x.local)("md_array", x.md_array)("model", x.model)(
+        "mountpoint", x.mountpoint)("name", x.name)("size_bytes", x.size_bytes);
+  }
+  w.close(']');
+}
+
+template <class W>
+void write_kernel_log(W& w, const KernelLogFacts& k) {
+  Obj<W> o(w);
+  o("first_timestamp", k.first_timestamp)("last_timestamp", k.last_timestamp)("lines", k.lines)(
+      "source", k.source);
+  w.key("xids");
+  w.open('[');
+  for (const XidEvent& e : k.xids) {
+    w.element();
+    Obj<W>{w}("detail", e.detail)("pci", e.pci)("process", e.process)("source", e.where.str())(
+        "timestamp", e.timestamp)("without_xid_line", e.without_xid)("xid", e.code);
+  }
+  w.close(']');
+}
+
+template <class W>
+void write_ib_write_bw(W& w, const IbWriteBwFacts& f) {
+  Obj<W> o(w);
+  w.key("runs");
+  w.open('[');
+  for (const IbWriteBwRun& r : f.runs) {
+    w.element();
+    Obj<W>{w}("bidirectional", r.bidirectional)("bw_average_gbits_per_s", r.average_gbps)(
+        "bw_peak_gbits_per_s", r.peak_gbps)("bytes", r.bytes)("device", r.device)(
+        "gpu_memory", r.gpu_memory)("gpu_name", r.gpu_name)("link_type", r.link_type)("qps", r.qps)(
+        "source", r.where.str())("unit_as_printed", r.unit_text);
+  }
+  w.close(']');
+}
+
+template <class W>
+void write_capture_sections(W& w, const std::vector<CaptureSection>& secs) {
+  w.open('[');
+  for (const CaptureSection& c : secs) {
+    w.element();
+    Obj<W>{w}("command", c.command)("first_line", c.where.line)("kind", c.kind)(
+        "last_line", c.last_line)("note", c.note)("read", c.read)("source", c.where.source);
+  }
+  w.close(']');
 }
 
 template <class W>
@@ -358,35 +351,77 @@ json gpu_facts_to_json(const GpuFacts& g) {
   return j;
 }
 
+namespace {
+
+// Every member of a node, in sorted key order: one field list for the tree (to_json) and the text
+// (write_node_facts_json).
+template <class W>
+void write_node(W& w, const NodeFacts& n) {
+  w.open('{');
+  if (!n.capture_sections.empty()) {
+    w.key("capture_sections");
+    write_capture_sections(w, n.capture_sections);
+  }
+  w.key("dmi");
+  w.fact(n.dmi, [&w](const DmiInfo& d) { write_dmi(w, d); });
+  w.key("gpu_topology");
+  w.fact(n.gpu_topology, [&w](const TopoMatrix& t) {
+    Obj<W>{w}("columns", t.columns)("gpus", t.gpu_count())("nics", t.nic_count());
+  });
+  w.key("gpus");
+  w.fact(n.gpus, [&w](const GpuFacts& g) { write_gpus(w, g); });
+  w.key("host");
+  w.fact(n.host, [&w](const HostInfo& h) { write_host(w, h); });
+  w.key("ib_write_bw");
+  w.fact(n.ib_write_bw, [&w](const IbWriteBwFacts& f) { write_ib_write_bw(w, f); });
+  w.key("image_components");
+  w.fact(n.image_components,
+         [&w](const ImageComponents& c) { Obj<W>{w}("format", c.format)("versions", c.versions); });
+  w.key("imds");
+  w.fact(n.imds, [&w](const ImdsInfo& i) { write_imds(w, i); });
+  w.key("imex_channels");
+  w.plain(n.imex_channels);
+  w.key("imex_daemon_running");
+  w.plain(n.imex_daemon);
+  w.key("infiniband");
+  w.fact(n.ib, [&w](const IbFacts& ib) { write_ib(w, ib); });
+  w.key("kernel_log");
+  w.fact(n.kernel_log, [&w](const KernelLogFacts& k) { write_kernel_log(w, k); });
+  w.key("label");
+  w.str(n.label);
+  w.key("live");
+  w.boolean(n.live);
+  w.key("modules");
+  w.fact(n.modules, [&w](const ModuleFacts& m) { write_modules(w, m); });
+  w.key("nccl_settings");
+  w.fact(n.nccl, [&w](const NcclSettings& s) { write_nccl_settings(w, s); });
+  w.key("nccl_version");
+  w.plain(n.nccl_version);
+  w.key("ofed_version");
+  w.plain(n.ofed_version);
+  w.key("pci");
+  w.fact(n.pci, [&w](const PciFacts& pci) { write_pci(w, pci); });
+  w.key("root");
+  w.str(n.root_display);
+  w.key("scratch");
+  w.fact(n.scratch, [&w](const ScratchFacts& s) { write_scratch(w, s); });
+  w.key("vm_size");
+  w.plain(n.vm_size());
+  w.close('}');
+}
+
+}  // namespace
+
 json to_json(const NodeFacts& n) {
-  json j = small_members_json(n);
-  TreeWriter ib(j["infiniband"]);
-  ib.fact(n.ib, [&ib](const IbFacts& x) { write_ib(ib, x); });
-  TreeWriter pci(j["pci"]);
-  pci.fact(n.pci, [&pci](const PciFacts& x) { write_pci(pci, x); });
-  TreeWriter gpus(j["gpus"]);
-  gpus.fact(n.gpus, [&gpus](const GpuFacts& x) { write_gpus(gpus, x); });
+  json j;
+  TreeWriter w(j);
+  write_node(w, n);
   return j;
 }
 
 void write_node_facts_json(std::string& out, const NodeFacts& n, unsigned indent) {
-  json j = small_members_json(n);
-  for (const char* k : {"gpus", "infiniband", "pci"}) j[k] = nullptr;  // their places
   PrettyWriter w(out, indent);
-  w.open('{');
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    w.key(it.key());
-    if (it.key() == "gpus") {
-      w.fact(n.gpus, [&w](const GpuFacts& g) { write_gpus(w, g); });
-    } else if (it.key() == "infiniband") {
-      w.fact(n.ib, [&w](const IbFacts& ib) { write_ib(w, ib); });
-    } else if (it.key() == "pci") {
-      w.fact(n.pci, [&w](const PciFacts& pci) { write_pci(w, pci); });
-    } else {
-      w.any(it.value());
-    }
-  }
-  w.close('}');
+  write_node(w, n);
 }
 
 }  // namespace trainready

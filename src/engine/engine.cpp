@@ -1,9 +1,11 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "queries/deployment_queries.h"
+#include "queries/node_digest.h"
 #include "rules/registry.h"
 #include "rules/supporting_readings.h"
 
@@ -117,8 +119,16 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   // What of the deployment is unresolved: the same for every deploy rule, worked out once (a
   // walk over every resource, a catalog lookup each; issue 35).
   std::optional<std::vector<std::string>> unresolved;
+  ClusterNodes built;
+  if (!in.cluster && !nodes.empty()) built = cluster_nodes_of(nodes, &in.options);
+  const ClusterNodes& cluster = in.cluster ? *in.cluster : built;
+  std::map<std::string, std::size_t> judged_at;  // rule id -> position in in.judged->rule_ids
+  if (in.judged)
+    for (std::size_t i = 0; i < in.judged->rule_ids.size(); ++i)
+      judged_at[in.judged->rule_ids[i]] = i;
   RuleContext base;
   base.nodes = &nodes;
+  base.cluster = &cluster;
   base.catalog = &catalog;
   base.nccl_log = in.nccl_log;
   base.nccl_tests = in.nccl_tests;
@@ -146,6 +156,14 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         if (in.progress) record(id, "", rule->evaluate(base));
         break;
       case RuleScope::kNode:
+        if (in.judged) {
+          auto at = judged_at.find(id);
+          if (at == judged_at.end()) break;
+          const JudgedNodes& j = *in.judged;
+          for (std::size_t i = 0; i < cluster.size() && i < j.pattern_of.size(); ++i)
+            record(id, cluster.labels[i], j.outcomes[j.patterns[j.pattern_of[i]][at->second]]);
+          break;
+        }
         for (const NodeFacts& n : nodes) {
           RuleContext ctx = base;
           ctx.node = &n;
@@ -153,7 +171,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         }
         break;
       case RuleScope::kCluster:
-        if (nodes.size() > 1) record(id, "", rule->evaluate(base));
+        if (cluster.size() > 1) record(id, "", rule->evaluate(base));
         break;
       case RuleScope::kDeployment:
         if (in.deployment) {
@@ -203,6 +221,25 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   fold_same_evidence(ev.findings);
   sort_findings(ev.findings);
   return ev;
+}
+
+std::vector<NodeRuleOutcome> evaluate_node_rules(const NodeFacts& node, const Catalog& catalog,
+                                                 const RuleSelection& selection,
+                                                 const RunOptions& options) {
+  RuleContext ctx;
+  ctx.node = &node;
+  ctx.catalog = &catalog;
+  ctx.run_options = &options;
+  std::vector<NodeRuleOutcome> out;
+  for (const auto& rule : all_rules()) {
+    if (rule->scope() != RuleScope::kNode) continue;
+    std::string id(rule->id());
+    if (!selection.wants(id)) continue;
+    RuleOutcome o = rule->evaluate(ctx);
+    for (Finding& f : o.findings) f.node.clear();
+    out.push_back({std::move(id), std::move(o)});
+  }
+  return out;
 }
 
 Evaluation evaluate_rules(const std::vector<NodeFacts>& nodes, const Catalog& catalog,

@@ -16,6 +16,7 @@
 #include "facts/stage_facts.h"
 #include "facts/storage_bench_facts.h"
 #include "facts/watch_facts.h"
+#include "rules/rule.h"
 #include "rules/run_options.h"
 
 namespace trainready {
@@ -54,10 +55,25 @@ struct RuleSelection {
   }
 };
 
+// Node rules already run elsewhere (a fleet's group leaders, docs/fleet.md "Two-level gather"):
+// each node's outcome of each node rule, as one of a few distinct outcomes, and each node's
+// sequence of outcomes as one of a few distinct patterns. evaluate() records them as if it had
+// run the rules itself, in the same order.
+struct JudgedNodes {
+  std::vector<std::string> rule_ids;                 // the node rules that ran, in registry order
+  std::vector<RuleOutcome> outcomes;                 // distinct
+  std::vector<std::vector<std::uint32_t>> patterns;  // distinct: an outcome per rule_ids entry
+  std::vector<std::uint32_t> pattern_of;             // per node, in ClusterNodes order
+};
+
 // Everything a command hands the rules; each part may be absent, and a rule runs only when the
 // facts of its scope are there.
 struct JudgeInputs {
   const std::vector<NodeFacts>* nodes = nullptr;
+  // What the cluster rules compare; built from `nodes` when null.
+  const ClusterNodes* cluster = nullptr;
+  // With `cluster` and no `nodes`: the node rules' outcomes per node, run elsewhere.
+  const JudgedNodes* judged = nullptr;
   const NcclRunFacts* nccl_log = nullptr;
   const NcclTestsFacts* nccl_tests = nullptr;
   const DeploymentFacts* deployment = nullptr;
@@ -74,6 +90,17 @@ struct JudgeInputs {
 
 // Runs every selected rule whose facts are present.
 Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSelection& selection);
+
+// The selected node rules over one node, in registry order, as evaluate() runs them: each rule's
+// id and outcome, its findings not yet labelled with the node (evaluate() labels them when it
+// records them). A fleet's group leaders run this and send rank 0 the outcomes (JudgedNodes).
+struct NodeRuleOutcome {
+  std::string rule_id;
+  RuleOutcome outcome;
+};
+std::vector<NodeRuleOutcome> evaluate_node_rules(const NodeFacts& node, const Catalog& catalog,
+                                                 const RuleSelection& selection,
+                                                 const RunOptions& options);
 
 // What a run left behind: a NCCL log, an nccl-tests result, or both (either may be null).
 struct RunInputs {

@@ -3,22 +3,30 @@
 #include <set>
 
 #include "codec/node_facts_wire.h"
-#include "fleet/fleet_bundle.h"
 #include "fleet/fleet_message.h"
 
 namespace trainready {
 
-FleetGatherer::FleetGatherer(int size, std::string root_version)
-    : ranks_(static_cast<std::size_t>(size)),
-      facts_(static_cast<std::size_t>(size)),
-      done_(static_cast<std::size_t>(size), false),
-      root_version_(std::move(root_version)) {
-  for (int i = 0; i < size; ++i) ranks_[static_cast<std::size_t>(i)].rank = i;
+FleetGatherer::FleetGatherer(int count, std::string root_version, int first)
+    : ranks_(static_cast<std::size_t>(count)),
+      facts_(static_cast<std::size_t>(count)),
+      done_(static_cast<std::size_t>(count), false),
+      root_version_(std::move(root_version)),
+      first_(first) {
+  for (int i = 0; i < count; ++i) ranks_[static_cast<std::size_t>(i)].rank = first + i;
+}
+
+void FleetGatherer::refuse(int rank, std::string detail, double t, std::size_t bytes) {
+  if (rank < first_ || static_cast<std::size_t>(rank - first_) >= ranks_.size()) return;
+  const auto i = static_cast<std::size_t>(rank - first_);
+  if (done_[i]) return;
+  ranks_[i].detail = std::move(detail);
+  settle(i, FleetRankState::kUnreadable, t, bytes);
 }
 
 void FleetGatherer::accept(int source, std::string_view bytes, double t) {
-  if (source < 0 || static_cast<std::size_t>(source) >= ranks_.size()) return;
-  const auto i = static_cast<std::size_t>(source);
+  if (source < first_ || static_cast<std::size_t>(source - first_) >= ranks_.size()) return;
+  const auto i = static_cast<std::size_t>(source - first_);
   if (done_[i]) return;  // a late duplicate changes nothing
   FleetRank& r = ranks_[i];
   auto settle = [&](FleetRankState s) { this->settle(i, s, t, bytes.size()); };
@@ -68,25 +76,9 @@ void FleetGatherer::settle(std::size_t i, FleetRankState s, double t, std::size_
   ++final_;
 }
 
-void FleetGatherer::accept_bundle(int leader, int group, std::string_view bytes, double t) {
-  std::vector<BundleEntry> entries;
-  try {
-    entries = decode_bundle(bytes);
-  } catch (const WireError& e) {
-    if (leader < 0 || static_cast<std::size_t>(leader) >= ranks_.size()) return;
-    const auto i = static_cast<std::size_t>(leader);
-    if (done_[i]) return;
-    ranks_[i].detail = std::string("its bundle as a group leader: ") + e.what();
-    settle(i, FleetRankState::kUnreadable, t, bytes.size());
-    return;
-  }
-  for (const BundleEntry& e : entries)
-    if (gather_leader(e.rank, group) == leader) accept(e.rank, e.bytes, e.t);
-}
-
 FleetGather FleetGatherer::finish(double gather_s, double timeout_s, const std::string& launcher) {
   FleetGather g;
-  g.fleet.size = static_cast<int>(ranks_.size());
+  g.fleet.size = first_ + static_cast<int>(ranks_.size());
   g.fleet.launcher = launcher;
   g.fleet.root_version = root_version_;
   g.fleet.timeout_s = timeout_s;
@@ -99,7 +91,7 @@ FleetGather FleetGatherer::finish(double gather_s, double timeout_s, const std::
       NodeFacts n = std::move(*facts_[i]);
       // Ranks on one host (or snapshots of one) would be indistinguishable in the report.
       if (!labels.insert(n.label).second) {
-        n.label += "#" + std::to_string(i);
+        n.label += "#" + std::to_string(first_ + static_cast<int>(i));
         labels.insert(n.label);
       }
       r.node = static_cast<int>(g.nodes.size());

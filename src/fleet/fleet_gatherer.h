@@ -2,6 +2,7 @@
 // Rank 0's side of the fleet gather, without MPI: it folds each rank's message into that rank's
 // state and, at the end, turns what never came into findings' facts (silent, stalled). The MPI
 // run (fleet_session.cpp) feeds it what arrives; the scale benchmark feeds it serialised facts.
+// A group leader of the two-level gather gathers its group with one (`first`: its own rank).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,15 +20,14 @@ struct FleetGather {
 
 class FleetGatherer {
  public:
-  FleetGatherer(int size, std::string root_version);
+  // Ranks first .. first + count - 1 (a group leader gathers its group; rank 0 everyone).
+  FleetGatherer(int count, std::string root_version, int first = 0);
   // One message from rank `source`, `t` seconds into the gather. Bytes that do not decode make
   // that rank's state unreadable; a message claiming another rank's number is refused the same.
   void accept(int source, std::string_view bytes, double t);
-  // A leader's bundle (fleet_bundle.h) from `leader`, whose group is `group` consecutive ranks:
-  // each message in it as if its rank had sent it. Entries for ranks outside the group are
-  // ignored; a bundle that does not decode makes the leader unreadable (its group, unheard,
-  // ends silent).
-  void accept_bundle(int leader, int group, std::string_view bytes, double t);
+  // `rank`'s final answer is bytes that could not be read (a leader's judgement that does not
+  // decode): unreadable, with `detail`.
+  void refuse(int rank, std::string detail, double t, std::size_t bytes);
   // Every rank has its final answer (facts, a failure, or bytes that could not be read).
   bool complete() const { return final_ == ranks_.size(); }
   std::size_t answered() const { return final_; }
@@ -41,6 +41,7 @@ class FleetGatherer {
   std::vector<bool> done_;
   std::size_t final_ = 0;
   std::string root_version_;
+  int first_ = 0;
 };
 
 }  // namespace trainready

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <deque>
 #include <thread>
 
 #include "bench/mpi_backend.h"
@@ -12,9 +11,11 @@
 #include "core/host_name.h"
 #include "core/input_error.h"
 #include "core/root.h"
-#include "fleet/fleet_bundle.h"
 #include "fleet/fleet_faults.h"
+#include "fleet/fleet_groups.h"
 #include "fleet/fleet_message.h"
+#include "fleet/group_judgement.h"
+#include "fleet/judged_gatherer.h"
 #include "fleet/probe_child.h"
 #include "probes/probes.h"
 
@@ -105,27 +106,47 @@ std::string probe_to_message(const FleetOptions& opt, int rank, FleetFault fault
 
 // A group leader of the two-level gather: its own facts (its hello went to rank 0), then every
 // message of its members (ranks leader+1 .. leader+K-1) as it arrives, until each has sent its
-// facts (or a failure) or kLeaderShare of the deadline has passed; then one bundle to rank 0,
-// which still has the rest of the deadline to take it. A member that said hello but sent nothing
-// more ends stalled at rank 0, one that sent nothing silent, as in the one-level gather.
+// facts (or a failure) or kLeaderShare of the deadline has passed; then it judges its members'
+// nodes and sends rank 0 the judgement (fleet/group_judgement.h), which rank 0 still has the
+// rest of the deadline to take. A member that said hello but sent nothing more ends stalled, one
+// that sent nothing silent, as in the one-level gather.
 constexpr double kLeaderShare = 0.9;
+
+// The messages of a group as they come: its gatherer, and the facts messages as received when
+// the report prints facts (they go to rank 0 with the judgement).
+struct GroupGather {
+  GroupGather(int first_rank, int count, bool keep)
+      : g(count, TRAINREADY_VERSION, first_rank),
+        first(first_rank),
+        kept(keep ? static_cast<std::size_t>(count) : 0) {}
+  void accept(int source, int channel, std::string bytes, double t) {
+    const auto i = static_cast<std::size_t>(source - first);
+    if (!kept.empty() && channel == kFleetFactsChannel && i < kept.size()) kept[i] = bytes;
+    g.accept(source, bytes, t);
+  }
+  GroupJudgement judge(const FleetOptions& opt, double t, const std::string& launcher) {
+    FleetGather done =
+        g.finish(t, std::chrono::duration<double>(opt.gather_timeout).count(), launcher);
+    std::vector<std::string> facts;
+    for (const FleetRank& r : done.fleet.ranks)
+      if (r.node >= 0 && !kept.empty())
+        facts.push_back(kept[static_cast<std::size_t>(r.rank - first)].value_or(""));
+    return judge_group(first, std::move(done), std::move(facts), opt.judge, TRAINREADY_VERSION);
+  }
+  FleetGatherer g;
+  int first;
+  std::vector<std::optional<std::string>> kept;
+};
 
 void lead_group(const FleetSession& s, const FleetOptions& opt, Clock::time_point t0,
                 std::string facts) {
   const int first = s.rank + 1;
   const int end = std::min(s.rank + s.gather_group, s.size);
-  std::deque<std::string> held;  // stable storage for the entries' views
-  std::vector<BundleEntry> entries;
-  auto keep = [&](int rank, std::string bytes, double t) {
-    held.push_back(std::move(bytes));
-    entries.push_back({rank, t, held.back()});
-  };
-  keep(s.rank, std::move(facts), seconds_since(t0));
-  std::vector<bool> done(static_cast<std::size_t>(std::max(end - first, 0)), false);
-  std::size_t answered = 0;
+  GroupGather group(s.rank, end - s.rank, opt.judge.forward_facts);
+  group.accept(s.rank, kFleetFactsChannel, std::move(facts), seconds_since(t0));
   const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(
                                  std::chrono::duration<double>(opt.gather_timeout) * kLeaderShare);
-  while (answered < done.size()) {
+  while (!group.g.complete()) {
     int source = MpiWorld::kAnyRank;
     int channel = MpiWorld::kAnyChannel;
     std::string bytes;
@@ -138,16 +159,52 @@ void lead_group(const FleetSession& s, const FleetOptions& opt, Clock::time_poin
     }
     if (source < first || source >= end) continue;
     if (channel != kFleetHelloChannel && channel != kFleetFactsChannel) continue;
-    const auto i = static_cast<std::size_t>(source - first);
-    if (channel == kFleetFactsChannel && !done[i]) {
-      done[i] = true;
-      ++answered;
-    }
-    keep(source, std::move(bytes), seconds_since(t0));
+    group.accept(source, channel, std::move(bytes), seconds_since(t0));
   }
+  const std::string judgement =
+      encode_group_judgement(group.judge(opt, seconds_since(t0), s.launcher));
   const auto left =
       std::chrono::duration_cast<milliseconds>(t0 + opt.gather_timeout - Clock::now());
-  s.world->send(encode_bundle(entries), 0, kFleetBundleChannel, std::max(left, milliseconds(1000)));
+  s.world->send(judgement, 0, kFleetJudgementChannel, std::max(left, milliseconds(1000)));
+}
+
+// Rank 0 of a two-level gather: the leader of group 0, and the one that takes every other
+// leader's hello and judgement.
+JudgedFleet gather_judged(FleetSession& s, const FleetOptions& opt, Clock::time_point t0,
+                          std::string mine) {
+  const int k = s.gather_group;
+  GroupGather group(0, std::min(k, s.size), opt.judge.forward_facts);
+  JudgedGatherer fleet(s.size, k, TRAINREADY_VERSION, node_rule_ids(opt.judge.selection));
+  group.accept(0, kFleetFactsChannel, std::move(mine), seconds_since(t0));
+  bool judged = false;
+  auto judge_own = [&] {
+    fleet.add(group.judge(opt, seconds_since(t0), s.launcher));
+    judged = true;
+  };
+  const auto deadline = t0 + opt.gather_timeout;
+  while (Clock::now() < deadline) {
+    if (!judged && group.g.complete()) judge_own();
+    if (fleet.complete()) break;
+    int source = MpiWorld::kAnyRank;
+    int channel = MpiWorld::kAnyChannel;
+    std::string bytes;
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
+    if (!s.world->receive(source, channel, bytes, std::min(left, milliseconds(100)))) continue;
+    if ((channel == kFleetHelloChannel || channel == kFleetFactsChannel) && source < k)
+      group.accept(source, channel, std::move(bytes), seconds_since(t0));
+    else if (channel == kFleetHelloChannel && source % k == 0)
+      fleet.accept_hello(source, bytes, seconds_since(t0));
+    else if (channel == kFleetJudgementChannel && source > 0 && source % k == 0)
+      fleet.accept_judgement(source, bytes, seconds_since(t0));
+  }
+  if (!judged) judge_own();
+  JudgedFleet out = fleet.finish(
+      seconds_since(t0), std::chrono::duration<double>(opt.gather_timeout).count(), s.launcher);
+  s.all_answered =
+      std::all_of(out.fleet.ranks.begin(), out.fleet.ranks.end(), [](const FleetRank& r) {
+        return r.state != FleetRankState::kSilent && r.state != FleetRankState::kStalled;
+      });
+  return out;
 }
 
 }  // namespace
@@ -208,6 +265,10 @@ FleetSession gather_fleet(const FleetOptions& opt) {
     lead_group(s, opt, t0, mine);
     return s;
   }
+  if (s.gather_group > 1) {
+    s.judged = gather_judged(s, opt, t0, std::move(mine));
+    return s;
+  }
   FleetGatherer g(s.size, TRAINREADY_VERSION);
   g.accept(0, mine, seconds_since(t0));
   const auto deadline = t0 + opt.gather_timeout;
@@ -217,14 +278,8 @@ FleetSession gather_fleet(const FleetOptions& opt) {
     std::string bytes;
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
     if (!s.world->receive(source, channel, bytes, std::min(left, milliseconds(100)))) continue;
-    // Its own group's messages, and every leader's hello.
-    const bool mine_to_hear = gather_leader(source, s.gather_group) == 0 ||
-                              (channel == kFleetHelloChannel && source % s.gather_group == 0);
-    if ((channel == kFleetHelloChannel || channel == kFleetFactsChannel) && mine_to_hear)
+    if (channel == kFleetHelloChannel || channel == kFleetFactsChannel)
       g.accept(source, bytes, seconds_since(t0));
-    else if (channel == kFleetBundleChannel && s.gather_group > 1 && source > 0 &&
-             source % s.gather_group == 0)
-      g.accept_bundle(source, s.gather_group, bytes, seconds_since(t0));
   }
   s.all_answered = g.complete();
   s.gathered = g.finish(seconds_since(t0),
@@ -233,9 +288,10 @@ FleetSession gather_fleet(const FleetOptions& opt) {
 }
 
 void release_ranks(FleetSession& s, bool run_phases, milliseconds timeout) {
-  if (!s.world || s.rank != 0 || !s.gathered) return;
+  if (!s.world || s.rank != 0 || (!s.gathered && !s.judged)) return;
   const std::string word = run_phases ? "run" : "stop";
-  for (const FleetRank& r : s.gathered->fleet.ranks) {
+  const FleetFacts& fleet = s.judged ? s.judged->fleet : s.gathered->fleet;
+  for (const FleetRank& r : fleet.ranks) {
     if (r.rank == 0 || r.state == FleetRankState::kSilent || r.state == FleetRankState::kStalled)
       continue;
     s.world->send(word, r.rank, kFleetReleaseChannel, timeout);

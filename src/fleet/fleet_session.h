@@ -11,6 +11,8 @@
 
 #include "bench/mpi_layer.h"
 #include "fleet/fleet_gatherer.h"
+#include "fleet/group_judgement.h"
+#include "fleet/judged_gatherer.h"
 #include "probes/probe_options.h"
 
 namespace trainready {
@@ -22,15 +24,18 @@ struct FleetOptions {
   ProbeOptions probe;
   std::chrono::milliseconds probe_timeout{30000};   // each rank's probes
   std::chrono::milliseconds gather_timeout{60000};  // rank 0's wait for every rank's facts
-  // --gather-group: 0 picks (fleet_bundle.h), 1 one level, K >= 2 a leader per K ranks.
+  // --gather-group: 0 picks (fleet_groups.h), 1 one level, K >= 2 a leader per K ranks.
   int gather_group = 0;
+  // How group leaders (and rank 0 for its own group) judge their members' nodes: the same
+  // catalog, rule selection and options as rank 0.
+  JudgeSetup judge;
 };
 
 // The MPI tags (MpiWorld channels) of the fleet's own steps; later phases use others.
 inline constexpr int kFleetHelloChannel = 7101;
 inline constexpr int kFleetFactsChannel = 7102;
 inline constexpr int kFleetReleaseChannel = 7103;
-inline constexpr int kFleetBundleChannel = 7104;  // a group leader's bundle to rank 0
+inline constexpr int kFleetJudgementChannel = 7104;  // a group leader's judgement to rank 0
 
 struct FleetSession {
   std::unique_ptr<MpiWorld> world;  // null for one rank without a launcher
@@ -38,7 +43,8 @@ struct FleetSession {
   int size = 1;
   std::string launcher;                 // "mpirun", "srun", "mpi", "none"
   int gather_group = 1;                 // 1: every rank sent rank 0 its facts; K: via leaders
-  std::optional<FleetGather> gathered;  // rank 0 only
+  std::optional<FleetGather> gathered;  // rank 0 only, one level: every node's facts
+  std::optional<JudgedFleet> judged;    // rank 0 only, two levels: the leaders' judgements
   // Every rank answered with facts (or a failure), so the later phases, which use collectives,
   // can run. Known at rank 0 after gather_fleet(), elsewhere after await_release().
   bool all_answered = false;

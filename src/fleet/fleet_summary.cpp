@@ -17,8 +17,9 @@ FleetSummary summarize_fleet(const Report& r) {
     row.rank = k.rank;
     row.host = k.host;
     row.state = fleet_rank_state_name(k.state);
-    row.node = k.node >= 0 && static_cast<std::size_t>(k.node) < r.nodes.size()
-                   ? r.nodes[static_cast<std::size_t>(k.node)].label
+    row.node = k.node >= 0 && r.cluster_nodes &&
+                       static_cast<std::size_t>(k.node) < r.cluster_nodes->labels.size()
+                   ? r.cluster_nodes->labels[static_cast<std::size_t>(k.node)]
                    : fleet_rank_label(k);
     row_of[row.node] = s.rows.size();
     s.rows.push_back(std::move(row));

@@ -2,20 +2,18 @@
 
 namespace trainready {
 
-Grouping group_nodes(
-    const std::vector<NodeFacts>& nodes,
-    const std::function<std::optional<NodeValue>(const NodeFacts&, std::string& why)>& get) {
+Grouping group_nodes(const ClusterNodes& nodes, DigestKey key) {
   Grouping g;
-  for (const NodeFacts& n : nodes) {
-    std::string why;
-    auto v = get(n, why);
-    if (!v) {
-      g.unknown.push_back(n.label + ": " + why);
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::string& label = nodes.labels[i];
+    const DigestValue& v = nodes.digest(i)[key];
+    if (!v.known) {
+      g.unknown.push_back(label + ": " + v.why);
       continue;
     }
-    g.nodes_by_value[v->value].push_back(n.label);
+    g.nodes_by_value[v.value].push_back(label);
     g.evidence.push_back(
-        {n.label + ": " + (v->value.empty() ? std::string("(empty)") : v->value), v->where});
+        {label + ": " + (v.value.empty() ? std::string("(empty)") : v.value), v.where});
   }
   return g;
 }

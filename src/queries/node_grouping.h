@@ -1,21 +1,15 @@
 #pragma once
 // Grouping a per-node value across the nodes of one job (for the cluster rules): which nodes
 // share which value, and one line of evidence per node.
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/finding.h"
-#include "facts/node_facts.h"
+#include "facts/node_digest.h"
 
 namespace trainready {
-
-struct NodeValue {
-  std::string value;
-  Provenance where;
-};
 
 struct Grouping {
   std::map<std::string, std::vector<std::string>> nodes_by_value;  // value -> node labels
@@ -23,10 +17,8 @@ struct Grouping {
   std::vector<std::string> unknown;  // "node: why" where the value is missing
 };
 
-// `get` returns the node's value, or nullopt with `why` set when it is unknown.
-Grouping group_nodes(
-    const std::vector<NodeFacts>& nodes,
-    const std::function<std::optional<NodeValue>(const NodeFacts&, std::string& why)>& get);
+// The nodes' values of one property (facts/node_digest.h), in node order.
+Grouping group_nodes(const ClusterNodes& nodes, DigestKey key);
 // The value most nodes share, when at least kMajorityMinNodes nodes have one and more than half
 // of them share it: the nodes that differ are then the suspects ("62 nodes agree, these 2
 // differ"), not a cluster split down the middle.

@@ -102,6 +102,10 @@ struct Report {
 
   // What was judged; each part optional.
   std::vector<NodeFacts> nodes;
+  // What the cluster rules compared, a label per node (run_rules builds it from `nodes`; a fleet
+  // judged by group leaders has it without the nodes' facts).
+  std::shared_ptr<const ClusterNodes> cluster_nodes;
+  std::shared_ptr<const JudgedNodes> judged_nodes;  // fleet: node rules run by group leaders
   std::shared_ptr<const NcclRunFacts> nccl_log;
   std::shared_ptr<const NcclTestsFacts> nccl_tests;  // a file, or a bench sweep read as one
   std::optional<BusbwExpectation> busbw_expected;    // with nccl_tests

@@ -14,6 +14,7 @@
 #include "facts/fleet_facts.h"
 #include "facts/nccl_run_facts.h"
 #include "facts/nccl_tests_facts.h"
+#include "facts/node_digest.h"
 #include "facts/node_facts.h"
 #include "facts/pair_bandwidth_facts.h"
 #include "facts/stage_facts.h"
@@ -83,7 +84,7 @@ inline const char* scope_name(RuleScope s) {
 
 struct RuleContext {
   const NodeFacts* node = nullptr;                // node rules
-  const std::vector<NodeFacts>* nodes = nullptr;  // cluster rules (two or more nodes)
+  const std::vector<NodeFacts>* nodes = nullptr;  // the nodes' facts, when this process has them
   const Catalog* catalog = nullptr;
   const NcclRunFacts* nccl_log = nullptr;      // run rules
   const NcclTestsFacts* nccl_tests = nullptr;  // run rules
@@ -97,6 +98,7 @@ struct RuleContext {
   const WatchFacts* watch = nullptr;                  // watch rules
   const PlanAcceptance* acceptance = nullptr;         // plan-check rules
   const CollectiveProgressFacts* progress = nullptr;  // telemetry rules (RAS, FR, Inspector)
+  const ClusterNodes* cluster = nullptr;  // cluster rules (two or more nodes): what they compare
 };
 
 struct RuleOutcome {

@@ -2,6 +2,7 @@
 // cluster-node-differs: each fires on the case it names and stays quiet otherwise.
 #include <gtest/gtest.h>
 
+#include "queries/node_digest.h"
 #include "support/rule_harness.h"
 
 using namespace trainready;
@@ -30,6 +31,8 @@ RuleOutcome run_fleet_rule(const std::string& id, const FleetFacts& f) {
   std::vector<NodeFacts> nodes;
   for (const FleetRank& r : f.ranks) nodes.push_back(healthy_nd_h100("n" + std::to_string(r.rank)));
   RuleContext ctx{nullptr, &nodes, &Catalog::builtin()};
+  const ClusterNodes cluster = cluster_nodes_of(nodes, nullptr);  // the nodes' labels
+  ctx.cluster = &cluster;
   ctx.fleet = &f;
   return find_rule(id)->evaluate(ctx);
 }

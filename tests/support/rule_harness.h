@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "queries/node_digest.h"
 #include "rules/registry.h"
 #include "support/node_builder.h"
 
@@ -23,6 +24,8 @@ inline RuleOutcome run_cluster_rule(const std::string& id, const std::vector<Nod
   const Rule* r = find_rule(id);
   if (r == nullptr) throw std::runtime_error("no rule " + id);
   RuleContext ctx{nullptr, &nodes, &Catalog::builtin()};
+  const ClusterNodes cluster = cluster_nodes_of(nodes, nullptr);  // what the cluster rules read
+  ctx.cluster = &cluster;
   return r->evaluate(ctx);
 }
 

@@ -149,7 +149,8 @@ host = [x for x in j["fleet"]["ranks"] if x["rank"] == 1]
 check(bool(host) and host[0]["host"] != "", "the stalled rank is named by host (from its hello)")
 
 # 2b. Two-level gather (--gather-group, docs/fleet.md): ranks send to their group's leader, the
-# leader sends rank 0 one bundle. The report is the same as the one-level gather's on the same
+# leader judges its group and sends rank 0 its judgement (with the facts, for --format json).
+# The report is the same as the one-level gather's on the same
 # snapshots, also with a hung, a silent and a garbage rank behind leaders (groups of 3: leaders
 # 3 and 6; ranks 4, 5 and 7 are members), timings and pids aside.
 VOLATILE = {"hello_s", "facts_s", "gather_s", "pid", "generated_at", "duration_s", "elapsed_s"}
@@ -204,6 +205,11 @@ def mask(t):
 
 
 check(one != "" and mask(one) == mask(two), "two-level: the text report is the one-level one")
+# SARIF, like text, gets the leaders' judgements alone (no facts travel to rank 0).
+_, _, one = report(1, fmt="sarif")
+_, _, two = report(3, fmt="sarif")
+check(one != "" and two != "" and stable(json.loads(one)) == stable(json.loads(two)),
+      "two-level: the SARIF report is the one-level one")
 
 # 3. One rank without a launcher: MPI is never loaded.
 r = subprocess.run([BIN, "fleet", "--root", os.path.join(snaps, "node-0"), "--json"], env=ENV,

@@ -1,10 +1,7 @@
 // cluster-pkey-mismatch: the nodes' InfiniBand ports carry different partition keys, so they
 // are in different InfiniBand partitions and cannot talk to each other.
-#include <set>
-
 #include "catalog/ib_placement.h"
 #include "queries/node_grouping.h"
-#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -20,27 +17,7 @@ class ClusterPkeyMismatch final : public Rule {
   RuleScope scope() const override { return RuleScope::kCluster; }
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
-    Grouping g = group_nodes(*ctx.nodes,
-                             [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
-                               if (!n.ib.ok()) {
-                                 why = "InfiniBand devices " + n.ib.describe();
-                                 return std::nullopt;
-                               }
-                               std::set<std::string> keys;
-                               Provenance where;
-                               for (const PortRef& r : infiniband_ports(*n.ib)) {
-                                 if (!r.port->pkey0.ok()) continue;
-                                 keys.insert(r.port->pkey0.value);
-                                 if (where.source.empty()) where = r.port->pkey0.where;
-                               }
-                               if (keys.empty()) {
-                                 why = "no readable pkeys/0 on an InfiniBand port";
-                                 return std::nullopt;
-                               }
-                               std::string v;
-                               for (const auto& k : keys) v += (v.empty() ? "" : ",") + k;
-                               return NodeValue{v, where};
-                             });
+    Grouping g = group_nodes(*ctx.cluster, DigestKey::kPkeys);
     RuleOutcome out;
     out.notes = g.unknown;
     if (g.nodes_by_value.empty()) {

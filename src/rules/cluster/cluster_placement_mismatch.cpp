@@ -16,17 +16,8 @@ class ClusterPlacementMismatch final : public Rule {
   RuleScope scope() const override { return RuleScope::kCluster; }
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
-    auto imds_field = [](std::string ImdsInfo::*field) {
-      return [field](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
-        if (!n.imds.ok()) {
-          why = "instance metadata " + n.imds.describe();
-          return std::nullopt;
-        }
-        return NodeValue{n.imds.value.*field, n.imds.where};
-      };
-    };
-    Grouping sets = group_nodes(*ctx.nodes, imds_field(&ImdsInfo::vmss_name));
-    Grouping groups = group_nodes(*ctx.nodes, imds_field(&ImdsInfo::placement_group_id));
+    Grouping sets = group_nodes(*ctx.cluster, DigestKey::kVmssName);
+    Grouping groups = group_nodes(*ctx.cluster, DigestKey::kPlacementGroup);
     if (sets.nodes_by_value.empty()) {
       return RuleOutcome::skip("no node has instance metadata: " +
                                (sets.unknown.empty() ? std::string() : sets.unknown.front()));

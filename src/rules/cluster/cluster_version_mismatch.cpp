@@ -20,67 +20,35 @@ class ClusterVersionMismatch final : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     struct Component {
       std::string name;
-      std::function<std::optional<NodeValue>(const NodeFacts&, std::string&)> get;
+      DigestKey key;  // facts/node_digest.h
       std::string consequence;
     };
     std::vector<Component> components = {
-        {"NVIDIA driver",
-         [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
-           if (!n.gpus.ok() || !n.gpus->driver_loaded) {
-             why = n.gpus.ok() ? n.gpus->no_driver_reason : n.gpus.describe();
-             return std::nullopt;
-           }
-           return NodeValue{n.gpus->driver_version, n.gpus.where};
-         },
+        {"NVIDIA driver", DigestKey::kDriverVersion,
          "Different drivers change CUDA/NCCL behaviour and peer-memory support between nodes; a "
          "hang or slowdown "
          "on one node then looks like a network fault."},
-        {"OFED",
-         [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
-           if (!n.ofed_version.ok()) {
-             why = n.ofed_version.describe();
-             return std::nullopt;
-           }
-           return NodeValue{n.ofed_version.value, n.ofed_version.where};
-         },
+        {"OFED", DigestKey::kOfedVersion,
          "Mixed RDMA stacks (OFED vs inbox, or different OFED releases) are a known cause of "
          "multi-node hangs "
          "(e.g. NVIDIA/nccl-tests#200: HPC-X/MLNX_OFED mismatch)."},
-        {"NCCL",
-         [](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
-           if (!n.nccl_version.ok()) {
-             why = n.nccl_version.describe();
-             return std::nullopt;
-           }
-           return NodeValue{n.nccl_version.value, n.nccl_version.where};
-         },
+        {"NCCL", DigestKey::kNcclVersion,
          "Ranks of one communicator must run compatible NCCL versions; different protocol versions "
          "make NCCL "
          "fail at init or hang (\"receiving N bytes instead of M\", NVIDIA/nccl#1328)."},
     };
     // Azure HPC images (Azure/azhpc-images) record what they installed; the same image everywhere
     // is the first thing to check when nodes disagree. Only keys some node's file has.
-    for (const char* key :
-         {"ImageVersion", "NVIDIA", "CUDA", "OFED", "MOFED", "DOCA", "NCCL", "HPCX"}) {
+    const ClusterNodes& nodes = *ctx.cluster;
+    for (std::size_t i = 0; i < std::size(kImageComponentKeys); ++i) {
+      const auto key =
+          static_cast<DigestKey>(static_cast<std::size_t>(DigestKey::kImageVersion) + i);
       bool any = false;
-      for (const NodeFacts& n : *ctx.nodes)
-        any |= n.image_components.ok() && n.image_components->versions.count(key) > 0;
+      for (const NodeDigest& d : nodes.digests) any |= d[key].known;
       if (!any) continue;
-      const std::string k = key;
+      const std::string k = kImageComponentKeys[i];
       components.push_back(
-          {"Azure HPC image " + k + " (component_versions.txt)",
-           [k](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
-             if (!n.image_components.ok()) {
-               why = n.image_components.describe();
-               return std::nullopt;
-             }
-             auto it = n.image_components->versions.find(k);
-             if (it == n.image_components->versions.end()) {
-               why = "no " + k + " entry in " + n.image_components.where.str();
-               return std::nullopt;
-             }
-             return NodeValue{it->second, n.image_components.where};
-           },
+          {"Azure HPC image " + k + " (component_versions.txt)", key,
            k == "ImageVersion"
                ? std::string("The nodes run different Azure HPC image versions, so driver, CUDA, "
                              "RDMA stack and NCCL may all differ.")
@@ -90,7 +58,7 @@ class ClusterVersionMismatch final : public Rule {
     RuleOutcome out;
     int known = 0;
     for (const Component& c : components) {
-      Grouping g = group_nodes(*ctx.nodes, c.get);
+      Grouping g = group_nodes(nodes, c.key);
       for (const auto& u : g.unknown) out.notes.push_back(c.name + " on " + u);
       if (!g.nodes_by_value.empty()) ++known;
       if (g.nodes_by_value.size() < 2) continue;

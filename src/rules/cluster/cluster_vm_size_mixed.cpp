@@ -1,6 +1,5 @@
 // cluster-vm-size-mixed: the nodes of one job are of different VM sizes.
 #include "queries/node_grouping.h"
-#include "queries/node_queries.h"
 #include "rules/rule_factories.h"
 
 namespace trainready {
@@ -14,15 +13,7 @@ class ClusterVmSizeMixed final : public Rule {
   RuleScope scope() const override { return RuleScope::kCluster; }
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
-    Grouping g = group_nodes(
-        *ctx.nodes, [&ctx](const NodeFacts& n, std::string& why) -> std::optional<NodeValue> {
-          Fact<std::string> s = vm_size_of(n, ctx.run_options);
-          if (!s.ok()) {
-            why = s.reason;
-            return std::nullopt;
-          }
-          return NodeValue{s.value, s.where};
-        });
+    Grouping g = group_nodes(*ctx.cluster, DigestKey::kVmSize);
     if (g.nodes_by_value.empty())
       return RuleOutcome::skip("no node's VM size is known: " +
                                (g.unknown.empty() ? std::string() : g.unknown.front()));

@@ -35,8 +35,9 @@ class FleetVersionMixed final : public Rule {
                   ", rank 0 runs " + fl.root_version +
                   (unread ? "; its facts could not be read (" + r.detail + ")" : std::string()));
       if (unread) f.severity = Severity::kError;  // that node is unchecked
-      f.node = r.node >= 0 && ctx.nodes && static_cast<std::size_t>(r.node) < ctx.nodes->size()
-                   ? (*ctx.nodes)[static_cast<std::size_t>(r.node)].label
+      f.node = r.node >= 0 && ctx.cluster &&
+                       static_cast<std::size_t>(r.node) < ctx.cluster->labels.size()
+                   ? ctx.cluster->labels[static_cast<std::size_t>(r.node)]
                    : fleet_rank_label(r);
       f.evidence.push_back({"versions across the ranks: " + tally, {}});
       f.cause =
