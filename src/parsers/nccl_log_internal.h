@@ -124,14 +124,18 @@ inline std::size_t nccl_head_hash(std::string_view h) {
 
 // a == b for short byte strings (record heads, transport names): 8 bytes a step, no call.
 inline bool same_bytes(const char* a, const char* b, std::size_t n) {
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t x, y;
-    std::memcpy(&x, a + i, 8);
-    std::memcpy(&y, b + i, 8);
-    if (x != y) return false;
+  std::uint64_t x, y;
+  if (n >= 8) {  // 8 bytes a step, the last step the 8 bytes that end both (no loop per byte)
+    for (std::size_t i = 0; i + 8 < n; i += 8) {
+      std::memcpy(&x, a + i, 8);
+      std::memcpy(&y, b + i, 8);
+      if (x != y) return false;
+    }
+    std::memcpy(&x, a + n - 8, 8);
+    std::memcpy(&y, b + n - 8, 8);
+    return x == y;
   }
-  for (; i < n; ++i)
+  for (std::size_t i = 0; i < n; ++i)
     if (a[i] != b[i]) return false;
   return true;
 }
