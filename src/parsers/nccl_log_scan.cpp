@@ -92,6 +92,7 @@ struct Block {
   std::vector<std::uint64_t> nn;   // a bit per byte: a space, 'N' next and a space 5 on: " NCCL "?
   std::vector<std::uint64_t> sp;   // a bit per byte: ' ' (for nn)
   std::vector<std::uint64_t> esc;  // a bit per byte: ESC (a coloured line is normalised apart)
+  bool any_esc = false;            // an ESC anywhere in the block (most have none)
   std::vector<LineDesc> lines;
   void reset() {
     size = 0;
@@ -249,6 +250,7 @@ void bitmaps(Block& b) {
   b.sp.resize(words + 1);
   b.esc.resize(words);
   const char* p = b.buf.data();
+  bool any_esc = false;
   for (std::size_t w = 0; w < words; ++w, p += 64) {
 #if defined(__SSE2__)
     const __m128i lf = _mm_set1_epi8('\n');
@@ -283,8 +285,10 @@ void bitmaps(Block& b) {
     b.nl[w] = a;
     b.nn[w] = c;
     b.esc[w] = e;
+    any_esc |= e != 0;
     b.sp[w] = s;
   }
+  b.any_esc = any_esc;
   // A candidate tag at byte j: ' ' at j, 'N' at j + 1, ' ' at j + 5 (tag_at checks "CCL").
   b.nn[words] = b.sp[words] = 0;
   for (std::size_t w = 0; w < words; ++w)
@@ -366,7 +370,7 @@ void classify(Block& b, std::size_t head_mask) {
       // off; a coloured line is rewritten into a scratch buffer, so it takes the line reader.
       std::size_t nb = ls, ne = ls + len;
       while (ne > nb && base[ne - 1] == '\r') --ne;
-      if (ne > nb && next_bit(b.esc, nb, ne) == ne) {
+      if (ne > nb && (!b.any_esc || next_bit(b.esc, nb, ne) == ne)) {
         std::string_view t(base + nb, ne - nb);
         for (int k = 0; k < 8; ++k) {
           const std::size_t n = torchrun_prefix(t);
@@ -378,7 +382,7 @@ void classify(Block& b, std::size_t head_mask) {
       const std::size_t nlen = ne - nb;
       const std::size_t tag = ne > nb ? tag_at(b, nb, nlen, 0) : std::string_view::npos;
       if (tag != std::string_view::npos && tag > 0 && tag <= 512 && nlen >= tag + 19 &&
-          next_bit(b.esc, ls, ls + len) == ls + len &&
+          (!b.any_esc || next_bit(b.esc, ls, ls + len) == ls + len) &&
           same_bytes(base + nb + tag + 6, "INFO Channel ", 13) &&
           tag_at(b, nb, nlen, tag + 11) == std::string_view::npos) {
         const std::size_t v = via_in(std::string_view(base + nb + tag + 11, nlen - tag - 11));
