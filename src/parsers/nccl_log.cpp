@@ -65,13 +65,17 @@ void NcclLogAnalyzer::State::channel_via(std::string_view m, std::size_t v, cons
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
   std::size_t k = 0;
   bool known = false;
-  if (last_tail_slot < tail_slots.size() && same_bytes(tail_slots[last_tail_slot].tail, t)) {
-    k = tail_slots[last_tail_slot].slot;
+  // The tails alternate line by line ("P2P/CUMEM/read", "NET/IB/3/GDRDMA"): a direct-mapped
+  // index by a hash of the tail's length and last bytes finds the entry in one compare, the list
+  // (each tail once) behind it.
+  std::uint8_t& hint = tail_index[tail_hash(t)];
+  if (hint != 0 && same_bytes(tail_slots[hint - 1u].tail, t)) {
+    k = tail_slots[hint - 1u].slot;
     known = true;
   } else {
     for (std::size_t i = 0; i < tail_slots.size() && !known; ++i) {
-      if (tail_slots[i].tail == t) {
-        last_tail_slot = i;
+      if (same_bytes(tail_slots[i].tail, t)) {
+        hint = static_cast<std::uint8_t>(i + 1);
         k = tail_slots[i].slot;
         known = true;
       }
@@ -151,7 +155,7 @@ std::size_t NcclLogAnalyzer::State::transport_slot(std::string_view t, std::stri
     slots.push_back({std::string(label), gdr, &it->second});
   }
   if (tail_slots.size() < kTailSlots) {
-    last_tail_slot = tail_slots.size();
+    tail_index[tail_hash(t)] = static_cast<std::uint8_t>(tail_slots.size() + 1);
     tail_slots.push_back({std::string(t), k});
   }
   return k;

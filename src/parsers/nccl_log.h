@@ -19,7 +19,7 @@ class NcclScanSource;
 struct NcclReadOptions {
   bool line_reader = false;
   unsigned threads = 0;  // block scanner threads; 0: by input size (nccl_scan_threads)
-  std::size_t block_bytes = std::size_t{1} << 20;
+  std::size_t block_bytes = std::size_t{1} << 18;  // in L2 from classification to application
 };
 
 class NcclLogAnalyzer {

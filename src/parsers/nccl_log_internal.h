@@ -107,22 +107,35 @@ inline std::size_t nccl_head_hash(std::string_view h) {
     x = (x ^ w) * 0xff51afd7ed558ccdull;
     x ^= x >> 32;
   }
+  // The last size % 8 bytes as a little-endian word, zero above them: one load of the word
+  // that ends the head when there is one (bytes copied into a zeroed word one by one stall the
+  // load that reads them back).
+  const std::size_t rest = h.size() - i;
   std::uint64_t w = 0;
-  std::memcpy(&w, h.data() + i, h.size() - i);
+  if (rest != 0 && h.size() >= 8) {
+    std::memcpy(&w, h.data() + h.size() - 8, 8);
+    w >>= 8 * (8 - rest);  // the bytes before them shifted out (the same value on little-endian)
+  } else {
+    std::memcpy(&w, h.data() + i, rest);
+  }
   x = (x ^ w) * 0xc4ceb9fe1a85ec53ull;
   return static_cast<std::size_t>(x ^ (x >> 29));
 }
 
 // a == b for short byte strings (record heads, transport names): 8 bytes a step, no call.
 inline bool same_bytes(const char* a, const char* b, std::size_t n) {
-  std::size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t x, y;
-    std::memcpy(&x, a + i, 8);
-    std::memcpy(&y, b + i, 8);
-    if (x != y) return false;
+  std::uint64_t x, y;
+  if (n >= 8) {  // 8 bytes a step, the last step the 8 bytes that end both (no loop per byte)
+    for (std::size_t i = 0; i + 8 < n; i += 8) {
+      std::memcpy(&x, a + i, 8);
+      std::memcpy(&y, b + i, 8);
+      if (x != y) return false;
+    }
+    std::memcpy(&x, a + n - 8, 8);
+    std::memcpy(&y, b + n - 8, 8);
+    return x == y;
   }
-  for (; i < n; ++i)
+  for (std::size_t i = 0; i < n; ++i)
     if (a[i] != b[i]) return false;
   return true;
 }
@@ -616,8 +629,17 @@ struct NcclLogAnalyzer::State {
   };
   std::size_t transport_slot(std::string_view t, std::string_view text, std::uint64_t n);
   std::vector<TailSlot> tail_slots;  // at most kTailSlots; the label is a function of the bytes
-  static constexpr std::size_t kTailSlots = 256;
-  std::size_t last_tail_slot = 0;
+  static constexpr std::size_t kTailSlots = 255;
+  // tail_slots index + 1 by tail_hash (0: none): the entry a tail had last (channel_via).
+  std::uint8_t tail_index[64] = {};
+  static std::size_t tail_hash(std::string_view t) {  // its length, first and last 8 bytes
+    std::uint64_t a = 0, z = 0;
+    const std::size_t n = std::min<std::size_t>(t.size(), 8);
+    std::memcpy(&a, t.data(), n);
+    std::memcpy(&z, t.data() + t.size() - n, n);
+    const std::uint64_t x = (a * 0xff51afd7ed558ccdull) ^ z ^ t.size();
+    return static_cast<std::size_t>((x * 0x9E3779B97F4A7C15ull) >> 58);
+  }
   // The block scanner's connection line (NcclLogAnalyzer::line would take fast_record then
   // record's connection branch): false when its head is not a known one, and nothing is done.
   bool fast_conn(std::string_view text, std::uint64_t n, bool cut, std::size_t head_slot,

@@ -1,5 +1,6 @@
 #include "parsers/nccl_log_record.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace trainready {
@@ -224,6 +225,24 @@ std::size_t record_at(std::string_view line, std::size_t at, std::size_t level, 
 //    "<cluster_name>:924:924 [5] NCCL INFO ...", "[3] misc/socket.cc:47 NCCL WARN ...");
 //  - a bare "NCCL INFO ..." line (a bare WARN is the plain-line reader's).
 // Heads without a host are read with an empty host and pid 0.
+// The first " INFO " / " WARN " (`level`) starting before offset 512, else npos: memchr on its
+// letter, where string_view::find compares at every space of the line (a training script's
+// output, which takes this path, is mostly spaces and digits).
+std::size_t find_level(std::string_view line, std::string_view level) {
+  const std::size_t n = std::min<std::size_t>(line.size(), 512 + level.size() - 1);
+  const char* const base = line.data();
+  for (std::size_t i = 1; i + level.size() - 1 <= n;) {
+    const void* hit = std::memchr(base + i, level[1], n - i);
+    if (!hit) break;
+    i = static_cast<std::size_t>(static_cast<const char*>(hit) - base);
+    if (i - 1 + level.size() > n) break;
+    if (base[i - 1] == ' ' && std::memcmp(base + i, level.data() + 1, level.size() - 1) == 0)
+      return i - 1;
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
 std::size_t other_shapes(std::string_view line, NcclRecord& r) {
   if (line.size() >= 9 && line.compare(0, 5, "NCCL ") == 0) {
     NcclLevel lv;
@@ -238,9 +257,8 @@ std::size_t other_shapes(std::string_view line, NcclRecord& r) {
   if (const std::size_t tag = find_nccl_tag(line, 0); tag != std::string_view::npos && tag > 0)
     return record_at(line, tag, tag + 6, true, r);
   for (std::string_view level : {" INFO ", " WARN "}) {
-    const std::size_t at = line.find(level);
-    if (at != std::string_view::npos && at > 0 && at < 512 &&
-        record_at(line, at, at + 1, false, r) > 0)
+    const std::size_t at = find_level(line, level);
+    if (at != std::string_view::npos && at > 0 && record_at(line, at, at + 1, false, r) > 0)
       return 1;
   }
   return 0;

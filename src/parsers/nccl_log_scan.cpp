@@ -89,8 +89,10 @@ struct Block {
   bool end = false;                // no block follows
   std::exception_ptr error;        // raised once the block's lines are applied
   std::vector<std::uint64_t> nl;   // a bit per byte: '\n'
-  std::vector<std::uint64_t> nn;   // a bit per byte: 'N' (of " NCCL ")
+  std::vector<std::uint64_t> nn;   // a bit per byte: a space, 'N' next and a space 5 on: " NCCL "?
+  std::vector<std::uint64_t> sp;   // a bit per byte: ' ' (for nn)
   std::vector<std::uint64_t> esc;  // a bit per byte: ESC (a coloured line is normalised apart)
+  bool any_esc = false;            // an ESC anywhere in the block (most have none)
   std::vector<LineDesc> lines;
   void reset() {
     size = 0;
@@ -239,20 +241,23 @@ class Reader {
   bool judged_ = false;
 };
 
-// Bitmaps of '\n', 'N' and ESC over the block, 64 bytes a step.
+// Bitmaps of '\n', ESC and the " NCCL " candidates over the block, 64 bytes a step.
 void bitmaps(Block& b) {
   const std::size_t words = (b.size + 63) / 64;
   std::memset(b.buf.data() + b.size, 0, words * 64 - b.size);
   b.nl.resize(words);
-  b.nn.resize(words);
+  b.nn.resize(words + 1);
+  b.sp.resize(words + 1);
   b.esc.resize(words);
   const char* p = b.buf.data();
+  bool any_esc = false;
   for (std::size_t w = 0; w < words; ++w, p += 64) {
 #if defined(__SSE2__)
     const __m128i lf = _mm_set1_epi8('\n');
     const __m128i en = _mm_set1_epi8('N');
     const __m128i es = _mm_set1_epi8('\x1b');
-    std::uint64_t a = 0, c = 0, e = 0;
+    const __m128i bl = _mm_set1_epi8(' ');
+    std::uint64_t a = 0, c = 0, e = 0, s = 0;
     for (int k = 0; k < 4; ++k) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
       a |= static_cast<std::uint64_t>(
@@ -264,22 +269,31 @@ void bitmaps(Block& b) {
       e |= static_cast<std::uint64_t>(
                static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, es))))
            << (16 * k);
+      s |= static_cast<std::uint64_t>(
+               static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, bl))))
+           << (16 * k);
     }
-    b.nl[w] = a;
-    b.nn[w] = c;
-    b.esc[w] = e;
 #else
-    std::uint64_t a = 0, c = 0, e = 0;
+    std::uint64_t a = 0, c = 0, e = 0, s = 0;
     for (int k = 0; k < 64; ++k) {
       a |= static_cast<std::uint64_t>(p[k] == '\n') << k;
       c |= static_cast<std::uint64_t>(p[k] == 'N') << k;
       e |= static_cast<std::uint64_t>(p[k] == '\x1b') << k;
+      s |= static_cast<std::uint64_t>(p[k] == ' ') << k;
     }
+#endif
     b.nl[w] = a;
     b.nn[w] = c;
     b.esc[w] = e;
-#endif
+    any_esc |= e != 0;
+    b.sp[w] = s;
   }
+  b.any_esc = any_esc;
+  // A candidate tag at byte j: ' ' at j, 'N' at j + 1, ' ' at j + 5 (tag_at checks "CCL").
+  b.nn[words] = b.sp[words] = 0;
+  for (std::size_t w = 0; w < words; ++w)
+    b.nn[w] =
+        b.sp[w] & ((b.nn[w] >> 1) | (b.nn[w + 1] << 63)) & ((b.sp[w] >> 5) | (b.sp[w + 1] << 59));
 }
 
 // The first set bit at or after `from` and before `limit`, else `limit`.
@@ -293,17 +307,15 @@ std::size_t next_bit(const std::vector<std::uint64_t>& bm, std::size_t from, std
   return limit;
 }
 
-// find_nccl_tag over line [ls, ls + len) from `pos`, with the 'N's from the bitmap.
+// find_nccl_tag over line [ls, ls + len) from `pos`, with the candidates from the bitmap.
 std::size_t tag_at(const Block& b, std::size_t ls, std::size_t len, std::size_t pos) {
   const char* base = b.buf.data();
   const std::size_t end = ls + len;
-  std::size_t i = ls + pos + 1;
-  while (i + 5 <= end) {
+  std::size_t i = ls + pos;  // the tag's leading space
+  while (i + 6 <= end) {
     i = next_bit(b.nn, i, end);
-    if (i + 5 > end) break;
-    if (base[i - 1] == ' ' && base[i + 1] == 'C' && base[i + 2] == 'C' && base[i + 3] == 'L' &&
-        base[i + 4] == ' ')
-      return i - 1 - ls;
+    if (i + 6 > end) break;
+    if (base[i + 2] == 'C' && base[i + 3] == 'C' && base[i + 4] == 'L') return i - ls;
     ++i;
   }
   return std::string_view::npos;
@@ -323,6 +335,22 @@ std::size_t via_in(std::string_view m) {
   return std::string_view::npos;
 }
 
+// line_prefix_length, with torchrun's "[rank12]: " (most prefixed lines of a large job) read
+// inline: "[rank", at most 12 digits, "]:", at most 4 blanks, as bracket_prefix reads it; any
+// other shape is line_prefix_length's.
+std::size_t torchrun_prefix(std::string_view t) {
+  if (t.size() > 7 && std::memcmp(t.data(), "[rank", 5) == 0) {
+    std::size_t j = 5;
+    while (j < t.size() && j - 5 < 12 && t[j] >= '0' && t[j] <= '9') ++j;
+    if (j > 5 && j + 1 < t.size() && t[j] == ']' && t[j + 1] == ':') {
+      std::size_t k = j + 2;
+      while (k < t.size() && k - (j + 2) < 4 && (t[k] == ' ' || t[k] == '\t')) ++k;
+      return k;
+    }
+  }
+  return line_prefix_length(t);
+}
+
 void classify(Block& b, std::size_t head_mask) {
   bitmaps(b);
   const char* base = b.buf.data();
@@ -330,7 +358,8 @@ void classify(Block& b, std::size_t head_mask) {
   for (std::size_t w = 0; w < b.nl.size(); ++w) {
     for (std::uint64_t m = b.nl[w]; m; m &= m - 1) {
       const std::size_t e = w * 64 + static_cast<std::size_t>(__builtin_ctzll(m));
-      LineDesc d;
+      // Filled in place: a descriptor built on the stack and copied stalls on the copy's load.
+      LineDesc& d = b.lines.emplace_back();
       std::size_t len = e - ls;
       d.cut = len > kMaxLine || (b.forced_cut && e + 1 == b.size);
       len = std::min(len, kMaxLine);
@@ -341,10 +370,10 @@ void classify(Block& b, std::size_t head_mask) {
       // off; a coloured line is rewritten into a scratch buffer, so it takes the line reader.
       std::size_t nb = ls, ne = ls + len;
       while (ne > nb && base[ne - 1] == '\r') --ne;
-      if (ne > nb && next_bit(b.esc, nb, ne) == ne) {
+      if (ne > nb && (!b.any_esc || next_bit(b.esc, nb, ne) == ne)) {
         std::string_view t(base + nb, ne - nb);
         for (int k = 0; k < 8; ++k) {
-          const std::size_t n = line_prefix_length(t);
+          const std::size_t n = torchrun_prefix(t);
           if (n == 0 || n >= t.size()) break;
           t.remove_prefix(n);
         }
@@ -353,7 +382,7 @@ void classify(Block& b, std::size_t head_mask) {
       const std::size_t nlen = ne - nb;
       const std::size_t tag = ne > nb ? tag_at(b, nb, nlen, 0) : std::string_view::npos;
       if (tag != std::string_view::npos && tag > 0 && tag <= 512 && nlen >= tag + 19 &&
-          next_bit(b.esc, ls, ls + len) == ls + len &&
+          (!b.any_esc || next_bit(b.esc, ls, ls + len) == ls + len) &&
           same_bytes(base + nb + tag + 6, "INFO Channel ", 13) &&
           tag_at(b, nb, nlen, tag + 11) == std::string_view::npos) {
         const std::size_t v = via_in(std::string_view(base + nb + tag + 11, nlen - tag - 11));
@@ -367,7 +396,6 @@ void classify(Block& b, std::size_t head_mask) {
               nccl_head_hash(std::string_view(base + nb, tag)) & head_mask);
         }
       }
-      b.lines.push_back(d);
       ls = e + 1;
     }
   }

@@ -80,5 +80,19 @@ TEST(NcclLogRecord, NotNcclLines) {
   }
 }
 
+// NCCL 2.0 - 2.2 wrote no "NCCL" tag: the level word is looked for in the first 512 bytes only,
+// the first " INFO " / " WARN " there (not a later one, not one without its blanks).
+TEST(NcclLogRecord, UntaggedLevelWithinTheFirst512Bytes) {
+  NcclRecord r[2];
+  const std::string head = " h1:10:11 [3] INFO ready";  // " INFO " at pad + 13
+  EXPECT_EQ(split_nccl_records(std::string(498, 'x') + head, r, 2), 1u);
+  EXPECT_EQ(r[0].host, "h1");
+  EXPECT_EQ(r[0].message, "ready");
+  EXPECT_EQ(split_nccl_records(std::string(499, 'x') + head, r, 2), 0u);
+  EXPECT_EQ(split_nccl_records("a  INFOx INFO h1:10:11 [3] INFO ready", r, 2), 0u);
+  EXPECT_EQ(split_nccl_records("INFO  h1:10:11 [3] INFO ready", r, 2), 1u);
+  EXPECT_EQ(r[0].message, "ready");
+}
+
 }  // namespace
 }  // namespace trainready
