@@ -297,8 +297,10 @@ bool crash(std::string_view t, const std::string& src, std::uint64_t n, Framewor
       {"Fatal Python error: Segmentation fault", "SIGSEGV"},
       {"(SIGSEGV) received by PID", "SIGSEGV"},
   };
+  // Every form holds "ignal" or "Fatal Python error": one search before eight on a plain line.
+  const bool maybe_signal = has(t, "ignal") || has(t, "Fatal Python error");
   for (const ResultText& s : kSignals) {
-    if (has(t, s.text)) {
+    if (maybe_signal && has(t, s.text)) {
       add(out, K::kFatalSignal, "crash handler", s.name, t, src, n);
       return true;
     }
