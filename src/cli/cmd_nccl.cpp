@@ -178,12 +178,14 @@ int run_nccl(const NcclArgs& a) {
     });
   if (!in.logs.empty()) {
     auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(in.logs));
-    if (!has_nccl_output(*log)) {
-      // No NCCL record: NCCL's own message text without its head (an excerpt, a title) is read
-      // by the knowledge base's matchers before the log is refused (issue 30).
+    if (log->streams.empty()) {
+      // No NCCL record: NCCL's own message text without its head (an excerpt, a title, a bare
+      // line under a framework's error) is read by the knowledge base's matchers before the log
+      // is refused (issue 30); beside a framework's lines, only the lines not read already.
       const NcclKnowledgeBase& kb = NcclKnowledgeBase::builtin();
       read_unmarked_nccl_lines(
-          in.logs, [&](std::string_view t) { return nccl_kb_recognises(kb, t); }, *log);
+          in.logs, [&](std::string_view t) { return nccl_kb_recognises(kb, t); }, *log,
+          has_nccl_output(*log));
     }
     // An ncclras report pasted inside a log, past its head (issue 30): judged with the rest.
     const std::set<std::string> whole(in.progress->files.begin(), in.progress->files.end());

@@ -20,6 +20,9 @@ enum class FrameworkEventKind {
   kBackend,            // the process-group backend the framework says it uses (detail)
   kNcclUnavailable,    // the framework's build has no NCCL
   kGpuInUse,           // the framework says the job runs on CUDA GPUs
+  kFatalSignal,        // a crash handler or debugger says the process got a fatal signal
+                       // (detail: "SIGBUS", "SIGSEGV", ...)
+  kNcclFrame,          // a backtrace frame in NCCL's code (detail: the function, or "libnccl")
 };
 
 struct FrameworkEvent {
@@ -27,6 +30,7 @@ struct FrameworkEvent {
   std::string framework;  // "PyTorch", "vLLM", "DeepSpeed", "Accelerate", "Megatron-LM", ...
   // kNcclError: the ncclResult_t name ("ncclSystemError"); kBackend: "nccl", "gloo", ...;
   // kWatchdogHang: the seconds it waited; kRendezvousTimeout: "1/2 joined" when printed.
+  // "nccl-tests" is the framework of nccl-tests' own failure lines.
   std::string detail;
   std::string text;  // the line, trimmed
   Provenance where;  // file and line
@@ -47,11 +51,14 @@ struct FrameworkFacts {
       if (e.kind == k) return &e;
     return nullptr;
   }
-  // Something that can be judged without a NCCL line (not only a GPU or a "nccl" backend).
+  // Something that can be judged without a NCCL line (not only a GPU or a "nccl" backend; a
+  // fatal signal only with a backtrace frame in NCCL's code).
   bool judgeable() const {
+    const bool in_nccl = first(FrameworkEventKind::kNcclFrame) != nullptr;
     for (const auto& e : events)
       if (e.kind != FrameworkEventKind::kGpuInUse &&
-          !(e.kind == FrameworkEventKind::kBackend && e.detail == "nccl"))
+          !(e.kind == FrameworkEventKind::kBackend && e.detail == "nccl") &&
+          (e.kind != FrameworkEventKind::kFatalSignal || in_nccl))
         return true;
     return false;
   }

@@ -269,6 +269,17 @@ bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f) {
 }
 
 namespace {
+// A CUDA / libc string NCCL passes through (a passthrough entry) yields to the NCCL message
+// that quotes it when that message's own text says much more: nvls.cc's "Failed to bind NVLink
+// SHARP (NVLS) Multicast memory of size N : CUDA error 2 'out of memory'" is the multicast
+// reading, not the GPU's memory. A generic "Cuda failure '%s'" entry does not say more, and a
+// passthrough matched by alternatives (no literal of its own) is not compared.
+bool quotes_more(const NcclKbEntry& message, const NcclKbEntry& passed) {
+  return passed.kind == NcclKbKind::kPassthrough && message.kind == NcclKbKind::kMessage &&
+         !nccl_kb_is_signature(message) && passed.literal.size() >= 8 &&
+         message.literal.size() > 2 * passed.literal.size();
+}
+
 int specificity(const NcclKbEntry& e) { return e.in_file ? 2 : !e.fixed_in.empty() ? 1 : 0; }
 }  // namespace
 
@@ -328,7 +339,7 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       if (!better && specificity(*e) != specificity(*best))
         better = specificity(*e) > specificity(*best);
       else if (!better && nccl_kb_is_signature(*e) != nccl_kb_is_signature(*best))
-        better = nccl_kb_is_signature(*e);
+        better = nccl_kb_is_signature(*e) ? !quotes_more(*best, *e) : quotes_more(*e, *best);
       else if (!better && seen != best_seen)
         better = seen;
       else if (!better)

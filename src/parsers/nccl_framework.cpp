@@ -1,5 +1,6 @@
 #include "parsers/nccl_framework.h"
 
+#include <cctype>
 #include <cstring>
 
 #include "core/text.h"
@@ -96,6 +97,21 @@ bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, Fra
     const std::size_t colon = t.find(": ", p);
     if (colon != std::string_view::npos && colon < p + 16) {
       add(out, K::kNcclError, "PyTorch", nccl_result_from_reason(t.substr(colon + 2)), t, src, n);
+      return true;
+    }
+  }
+  // nccl-tests src/common.h NCCLCHECK: "%s: Test NCCL failure %s:%d '%s'" (hostname, file, line,
+  // ncclGetErrorString) since cbe7f65 (2019-03), "'%s / %s'" with ncclGetLastError since 51af557
+  // (2022-08, v2.13 resync); "NCCL failure %s:%d '%s'" before 2019-03. The file is a .cu/.h.
+  if (std::size_t p = t.find("NCCL failure "); p != std::string_view::npos) {
+    const std::string_view rest = t.substr(p + 13);
+    const std::size_t quote = rest.find(" '");
+    const std::size_t colon = rest.find(':');
+    if (quote != std::string_view::npos && colon != std::string_view::npos && colon < quote &&
+        quote < 128 && colon + 1 < rest.size() && rest[colon + 1] >= '0' &&
+        rest[colon + 1] <= '9') {
+      add(out, K::kNcclError, "nccl-tests", nccl_result_from_reason(rest.substr(quote + 2)), t, src,
+          n);
       return true;
     }
   }
@@ -263,6 +279,57 @@ bool backend(std::string_view t, const std::string& src, std::uint64_t n, Framew
   return false;
 }
 
+// A fatal signal as a crash handler or debugger prints it, and the backtrace frames in NCCL's
+// code under it: each line is one event; the rule reads them together.
+bool crash(std::string_view t, const std::string& src, std::uint64_t n, FrameworkFacts& out) {
+  // UCX ucs/debug/debug.c ucs_debug_handle_error_signal: "Caught signal %d (%s)" with
+  // strsignal()'s text, e.g. "Caught signal 7 (Bus error: nonexistent physical address)";
+  // gdb: "Thread N \"name\" received signal SIGBUS, Bus error."; CPython faulthandler:
+  // "Fatal Python error: Bus error"; torch.distributed.elastic (api.py _terminate_process_handler):
+  // "Signal 7 (SIGBUS) received by PID %d".
+  static constexpr ResultText kSignals[] = {
+      {"Caught signal 7 (Bus error", "SIGBUS"},
+      {"received signal SIGBUS", "SIGBUS"},
+      {"Fatal Python error: Bus error", "SIGBUS"},
+      {"(SIGBUS) received by PID", "SIGBUS"},
+      {"Caught signal 11 (Segmentation fault", "SIGSEGV"},
+      {"received signal SIGSEGV", "SIGSEGV"},
+      {"Fatal Python error: Segmentation fault", "SIGSEGV"},
+      {"(SIGSEGV) received by PID", "SIGSEGV"},
+  };
+  // Every form holds "ignal" or "Fatal Python error": one search before eight on a plain line.
+  const bool maybe_signal = has(t, "ignal") || has(t, "Fatal Python error");
+  for (const ResultText& s : kSignals) {
+    if (maybe_signal && has(t, s.text)) {
+      add(out, K::kFatalSignal, "crash handler", s.name, t, src, n);
+      return true;
+    }
+  }
+  // A frame: "#0 0x... in ncclShmOpen(char*, ...) () from .../libnccl.so.2" (gdb),
+  // " 2 0x000000000007587d ncclGroupEnd()  ???:0" (UCX), " 5 0x... ???()  .../libnccl.so.2:0".
+  const bool frame = (t[0] == '#' && t.size() > 1 && t[1] >= '0' && t[1] <= '9') ||
+                     (t[0] >= '0' && t[0] <= '9' && has(t.substr(0, 8), " 0x")) ||
+                     t.compare(0, 2, "0x") == 0;
+  if (!frame) return false;
+  for (std::size_t p = t.find("nccl"); p != std::string_view::npos; p = t.find("nccl", p + 4)) {
+    const bool word_start = p == 0 || std::strchr(" \t:*&<", t[p - 1]) != nullptr;
+    if (!word_start || p + 4 >= t.size() || t[p + 4] < 'A' || t[p + 4] > 'Z') continue;
+    std::size_t e = p + 4;
+    while (e < t.size() && e - p < 64 &&
+           (std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_'))
+      ++e;
+    if (e < t.size() && t[e] == '(') {
+      add(out, K::kNcclFrame, "crash handler", t.substr(p, e - p), t, src, n);
+      return true;
+    }
+  }
+  if (has(t, "/libnccl.so") || has(t, " libnccl.so")) {
+    add(out, K::kNcclFrame, "crash handler", "libnccl", t, src, n);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string_view nccl_result_from_reason(std::string_view reason) {
@@ -306,7 +373,8 @@ bool read_framework_line(std::string_view line, const std::string& source,
       ras_start(t, source, line_number, out))
     return false;
   return nccl_error(t, source, line_number, out) || aborted_or_hung(t, source, line_number, out) ||
-         rendezvous(t, source, line_number, out) || backend(t, source, line_number, out);
+         rendezvous(t, source, line_number, out) || backend(t, source, line_number, out) ||
+         crash(t, source, line_number, out);
 }
 
 }  // namespace trainready

@@ -17,14 +17,20 @@ struct Stop {};  // thrown by the sink past kUnmarkedLinesRead
 // The line sink both readers share: one line of `source`, offered to the predicate.
 class UnmarkedSink {
  public:
-  UnmarkedSink(const std::function<bool(std::string_view)>& is_nccl_text, NcclRunFacts& f)
+  UnmarkedSink(const std::function<bool(std::string_view)>& is_nccl_text, NcclRunFacts& f,
+               bool beside_read = false)
       : is_nccl_text_(is_nccl_text), f_(f) {
     for (std::size_t i = 0; i < f.warnings.size(); ++i) index_.emplace(f.warnings[i].message, i);
+    if (beside_read)
+      for (const NcclWarning& w : f.warnings) read_.push_back(w.message);
   }
   void operator()(const std::string& source, std::string_view raw, std::uint64_t n) {
     if (n > kUnmarkedLinesRead) throw Stop{};
     std::string_view t = trim(normalize_nccl_line(raw, norm_));
-    if (t.size() < 8 || !is_nccl_text_(t)) return;
+    if (t.size() < 8) return;
+    for (const std::string& m : read_)
+      if (!m.empty() && t.find(m) != std::string_view::npos) return;  // read as a WARN already
+    if (!is_nccl_text_(t)) return;
     const std::string msg = quote(t);  // as the line reader quotes a WARN
     ++f_.nccl_lines;
     ++f_.warning_lines;
@@ -44,6 +50,7 @@ class UnmarkedSink {
   const std::function<bool(std::string_view)>& is_nccl_text_;
   NcclRunFacts& f_;
   std::map<std::string, std::size_t> index_;
+  std::vector<std::string> read_;  // messages the line reader kept (beside_read)
   std::string norm_;
 };
 
@@ -51,9 +58,9 @@ class UnmarkedSink {
 
 void read_unmarked_nccl_lines(const std::vector<std::string>& paths,
                               const std::function<bool(std::string_view)>& is_nccl_text,
-                              NcclRunFacts& f) {
+                              NcclRunFacts& f, bool beside_read) {
   namespace fs = std::filesystem;
-  UnmarkedSink sink(is_nccl_text, f);
+  UnmarkedSink sink(is_nccl_text, f, beside_read);
   for (const std::string& p : paths) {
     std::error_code ec;
     if (p == "-" || fs::is_directory(p, ec)) continue;

@@ -22,9 +22,12 @@ inline constexpr std::uint64_t kUnmarkedLinesRead = 20'000;
 // warning_lines), as the line reader adds a WARN whose head was lost. Directories and stdin
 // ("-") are skipped: stdin cannot be read twice, and a directory is per-rank logs with heads.
 // Throws InputError as LineReader does.
+// With `beside_read`, the log was read already (a framework's error lines, no NCCL record): a
+// line that holds a warning the line reader kept (its message, a "Last error:" follow-up) is
+// not counted again, so only the bare lines it passed over are added.
 void read_unmarked_nccl_lines(const std::vector<std::string>& paths,
                               const std::function<bool(std::string_view)>& is_nccl_text,
-                              NcclRunFacts& f);
+                              NcclRunFacts& f, bool beside_read = false);
 // The same over text in memory, read as the file `name`.
 void read_unmarked_nccl_text(std::string_view text, const std::string& name,
                              const std::function<bool(std::string_view)>& is_nccl_text,

@@ -140,5 +140,64 @@ TEST(NcclFramework, PastedShapesAreRead) {
   EXPECT_EQ(old.warnings[0].message, "Call to connect failed : Connection refused");
 }
 
+// nccl-tests' own failure lines (src/common.h NCCLCHECK, three forms over its history).
+TEST(NcclFramework, NcclTestsFailureLines) {
+  FrameworkFacts f = read({
+      "fastmoe: Test NCCL failure common.cu:777 'unhandled system error'",
+      "Test NCCL failure common.cu:959 'internal error - please report this issue to the NCCL "
+      "developers / '",
+      "NCCL failure common.cu:874 'unhandled cuda error'",
+      "NCCL failure in the rendezvous: 'x'",   // no file:line: not nccl-tests'
+      "my NCCL failure notes: see 'the doc'",  // the same
+  });
+  ASSERT_EQ(f.events.size(), 3u);
+  EXPECT_EQ(f.events[0].framework, "nccl-tests");
+  EXPECT_EQ(f.events[0].detail, "ncclSystemError");
+  EXPECT_EQ(f.events[1].detail, "ncclInternalError");
+  EXPECT_EQ(f.events[2].detail, "ncclUnhandledCudaError");
+}
+
+// A fatal signal and the backtrace frames in NCCL's code (UCX, gdb), read line by line.
+TEST(NcclFramework, FatalSignalAndNcclFrames) {
+  FrameworkFacts f = read({
+      "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)",
+      " 1 0x000000000018bb41 __nss_database_lookup()  ???:0",
+      " 2 0x000000000007587d ncclGroupEnd()  ???:0",
+      " 5 0x00000000000489b1 \?\?\?()  /usr/lib/x86_64-linux-gnu/libnccl.so.2:0",
+      "#0 0x00007f6b59544f3b in ncclShmOpen(char*, unsigned long, void**, void**, int, void**) ()",
+  });
+  ASSERT_EQ(f.events.size(), 4u);
+  EXPECT_EQ(f.events[0].kind, K::kFatalSignal);
+  EXPECT_EQ(f.events[0].detail, "SIGBUS");
+  EXPECT_EQ(f.events[1].kind, K::kNcclFrame);
+  EXPECT_EQ(f.events[1].detail, "ncclGroupEnd");
+  EXPECT_EQ(f.events[2].detail, "libnccl");
+  EXPECT_EQ(f.events[3].detail, "ncclShmOpen");
+  EXPECT_TRUE(f.judgeable());
+}
+
+TEST(NcclFramework, SignalWithoutNcclFrameIsNotJudgeable) {
+  FrameworkFacts f = read({
+      "Thread 787 \"python\" received signal SIGSEGV, Segmentation fault.",
+      "#0 0x00007f6b59544f3b in PyObject_Call () from libpython3.10.so",
+      "   ncclGroupEnd() is called here",  // prose, not a frame
+  });
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].detail, "SIGSEGV");
+  EXPECT_FALSE(f.judgeable());
+}
+
+// nccl-tests' CUDACHECK line: its CUDA error text is kept as a warning the knowledge base reads.
+TEST(NcclFramework, NcclTestsCudaFailureIsAWarning) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "dgx01: Test CUDA failure common.cu:941 'system not yet initialized'\n", "t.log");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_EQ(f.warnings[0].message, "Test CUDA failure common.cu:941 'system not yet initialized'");
+  EXPECT_TRUE(has_nccl_output(f));
+  // NCCL's own "Cuda failure 'x'" without a file:line is not nccl-tests' line.
+  NcclRunFacts g = analyze_nccl_log_text("Cuda failure 'out of memory' in my script\n", "t.log");
+  EXPECT_TRUE(g.warnings.empty());
+}
+
 }  // namespace
 }  // namespace trainready

@@ -51,6 +51,25 @@ TEST(NcclUnmarked, MissingFileIsAnInputError) {
 
 namespace {
 
+// Beside a log the line reader read (a framework's error, no NCCL record): only the bare lines
+// it passed over are added; a line holding a warning it kept is not counted twice.
+TEST(NcclUnmarked, BesideReadAddsOnlyTheLinesNotRead) {
+  const std::string d = temp_dir("unmarked-beside");
+  std::ofstream(d + "/a.log") << "Last error:\nNET/IB : No device found.\n"
+                              << "[rank0]: NET/IB : No device found. again\n"
+                              << "NET/IB : No device found on node 2\n";
+  NcclRunFacts f;
+  NcclWarning kept;
+  kept.message = "NET/IB : No device found.";
+  kept.count = 1;
+  f.warnings.push_back(kept);
+  read_unmarked_nccl_lines({d + "/a.log"}, says_nccl, f, true);
+  ASSERT_EQ(f.warnings.size(), 2u);
+  EXPECT_EQ(f.warnings[0].count, 1u);  // lines 2 and 3 hold it: read already
+  EXPECT_EQ(f.warnings[1].message, "NET/IB : No device found on node 2");
+  EXPECT_EQ(f.warnings[1].first.where.line, 4);
+}
+
 TEST(NcclUnmarked, TextInMemoryIsReadAsTheNamedFile) {
   NcclRunFacts f;
   read_unmarked_nccl_text("x\nNET/IB : No device found.\n", "pasted.log", says_nccl, f);

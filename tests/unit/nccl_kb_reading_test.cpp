@@ -109,6 +109,16 @@ TEST(NcclKbReading, TheFailingFileSelectsTheEntry) {
             V{"generic-invalid-argument"});
 }
 
+// A passed-through CUDA string yields to the NCCL message that quotes it when that message says
+// much more (the NVLS bind site); a generic or file-less "Cuda failure" line keeps the CUDA text.
+TEST(NcclKbReading, AMessageThatQuotesTheCudaTextSaysMore) {
+  EXPECT_EQ(ids("h:1:2 [0] NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size "
+                "2097152 : CUDA error 1 'invalid argument'.\n"),
+            V{"bind-failed"});
+  EXPECT_EQ(ids("h:1:2 [2] misc/strongstream.cc:9 NCCL WARN Cuda failure 1 'invalid argument'\n"),
+            V{"generic-invalid-argument"});
+}
+
 // A fixed bug reads the line only when the log shows an older release.
 TEST(NcclKbReading, AFixedBugNeedsAnOlderRelease) {
   const std::string warn =

@@ -26,14 +26,17 @@ class NcclSystemError : public Rule {
     x.cause =
         "The failing call is named in the WARN line just before the error; without "
         "NCCL_DEBUG=INFO it is not printed. Common causes: a node's network is broken or "
-        "unreachable, /dev/shm too small in a container, RLIMIT_MEMLOCK too low for RDMA "
-        "registration, too many open files.";
+        "unreachable (or NCCL's sockets use an interface the peers cannot reach: NCCL picks "
+        "one itself unless NCCL_SOCKET_IFNAME names it), /dev/shm too small in a container, "
+        "RLIMIT_MEMLOCK too low for RDMA registration, too many open files.";
     if (find_issue(f, NcclProblem::kConnectionFailed))
       x.cause += " This log also shows failed connections (see nccl-connection-failed).";
     x.fix =
         "Rerun with NCCL_DEBUG=INFO to see the WARN line that names the call; check "
         "`ulimit -l` (unlimited), /dev/shm size (--shm-size / --ipc=host), and the node's "
-        "network (`trainready doctor`).";
+        "network (`trainready doctor`); across nodes, set NCCL_SOCKET_IFNAME to the interface "
+        "the nodes reach each other on (NCCL user guide, Troubleshooting > IP Network "
+        "Interfaces).";
     x.rank = 40;
     // The call that failed is named by the WARN NCCL printed before returning the error: when
     // the knowledge base reads an error WARN, that reading is the cause and this is its

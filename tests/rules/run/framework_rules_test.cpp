@@ -43,6 +43,63 @@ TEST(FrameworkNcclError, QuietWhenNcclsOwnLinesGiveTheReading) {
                   .findings.empty());
 }
 
+// A SIGBUS whose backtrace runs through NCCL (pipedream#76's UCX handler output): /dev/shm.
+TEST(FrameworkNcclError, SigbusInsideNcclIsSharedMemory) {
+  RuleOutcome o = log_rule(
+      "framework-nccl-error",
+      log_text("[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical "
+               "address)\n==== backtrace (tid:   3095) ====\n"
+               " 2 0x000000000007587d ncclGroupEnd()  ???:0\n"
+               " 5 0x00000000000489b1 \?\?\?()  /usr/lib/x86_64-linux-gnu/libnccl.so.2:0\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("SIGBUS inside NCCL (ncclGroupEnd"), std::string::npos)
+      << o.findings[0].message;
+  EXPECT_NE(o.findings[0].cause.find("/dev/shm"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("--shm-size"), std::string::npos);
+  EXPECT_EQ(o.findings[0].evidence.size(), 3u);
+}
+
+TEST(FrameworkNcclError, OtherSignalsAskForTheBacktrace) {
+  RuleOutcome o =
+      log_rule("framework-nccl-error",
+               log_text("Caught signal 11 (Segmentation fault: address not mapped)\n"
+                        "#3 0x00007f in ncclProxyService(void*) () from libnccl.so.2\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].cause.find("/dev/shm"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("NCCL_DEBUG=INFO"), std::string::npos);
+}
+
+TEST(FrameworkNcclError, QuietOnASignalOutsideNccl) {
+  EXPECT_TRUE(log_rule("framework-nccl-error",
+                       log_text("Caught signal 7 (Bus error: nonexistent physical address)\n"
+                                " 2 0x000000000007587d PyObject_Call()  ???:0\n"))
+                  .findings.empty());
+}
+
+// nccl-tests' NCCLCHECK line with an ncclResult the nccl-* rules only quote back: the result's
+// meaning from NCCL's sources (bootstrap.cc / socket.h return ncclInternalError on v2.8).
+TEST(FrameworkNcclError, NcclTestsInternalError) {
+  RuleOutcome o = log_rule("framework-nccl-error",
+                           log_text("Test NCCL failure common.cu:959 'internal error - please "
+                                    "report this issue to the NCCL developers / '\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("nccl-tests reports that NCCL failed with "
+                                       "ncclInternalError"),
+            std::string::npos)
+      << o.findings[0].message;
+  EXPECT_NE(o.findings[0].cause.find("NCCL_SOCKET_IFNAME"), std::string::npos);
+}
+
+TEST(FrameworkNcclError, InvalidUsageNamesRanksOnTheSameGpu) {
+  RuleOutcome o = log_rule(
+      "framework-nccl-error",
+      log_text("NCCL error in: /opt/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1287, "
+               "invalid usage, NCCL version 2.17.1 ncclInvalidUsage: This usually reflects invalid "
+               "usage of NCCL library.\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("two ranks on the same GPU"), std::string::npos);
+}
+
 TEST(FrameworkWatchdogHang, FiresOnTheHeartbeatMonitor) {
   for (const char* name :
        {"llamafactory6953-heartbeat-monitor-timeout.log", "vlmr1-257-watchdog-stuck-wrapped.log"}) {

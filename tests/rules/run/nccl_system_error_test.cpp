@@ -13,6 +13,8 @@ TEST(NcclSystemError, FiresOnPyTorchsUnhandledSystemError) {
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].evidence.size(), 2u);
   EXPECT_EQ(o.findings[0].evidence[1].where.line, 2);
+  // The knob the NCCL user guide names for init failures over unreachable interfaces.
+  EXPECT_NE(o.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos);
 }
 
 // The WARN NCCL printed before returning the error names the failing call: its reading is the
