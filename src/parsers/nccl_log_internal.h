@@ -115,7 +115,7 @@ inline std::size_t nccl_head_hash(std::string_view h) {
   if (rest != 0 && h.size() >= 8) {
     std::memcpy(&w, h.data() + h.size() - 8, 8);
     w >>= 8 * (8 - rest);  // the bytes before them shifted out (the same value on little-endian)
-  } else {
+  } else if (rest != 0) {  // an empty head may have no data pointer: memcpy needs one
     std::memcpy(&w, h.data() + i, rest);
   }
   x = (x ^ w) * 0xc4ceb9fe1a85ec53ull;
