@@ -96,6 +96,15 @@ bool write_whole_unnamed(const DestTree& dst, ParentDirs& dirs, const std::strin
 #endif
 }
 
+void write_small(PartsDir& parts, const DestTree& dst, ParentDirs& dirs, std::uint64_t id,
+                 const std::string& rel, std::span<const std::byte> data, std::uint32_t mode,
+                 std::int64_t mtime_ns, std::atomic<bool>& unnamed_ok) {
+  if (write_whole_unnamed(dst, dirs, rel, data, mode, mtime_ns, unnamed_ok)) return;
+  DestFile d(parts, id, data.size(), false, DirectWrite{}, /*preallocate=*/false);
+  if (!data.empty()) d.write_at(0, data);
+  d.finalize(dst, rel, mode, mtime_ns);
+}
+
 bool fatal_dest_errno(int err) {
   return err == ENOSPC || err == EDQUOT || err == EROFS || err == EIO || err == EFBIG;
 }

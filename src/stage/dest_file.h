@@ -92,6 +92,13 @@ bool write_whole_unnamed(const DestTree& dst, ParentDirs& dirs, const std::strin
                          std::span<const std::byte> data, std::uint32_t mode, std::int64_t mtime_ns,
                          std::atomic<bool>& unnamed_ok);
 
+// A small file's bytes at its final name with its mode and mtime: linked from an unnamed file
+// (write_whole_unnamed), else through a new part file of file `id` (not preallocated) and a rename,
+// which replaces what is at the final name. Throws DestError.
+void write_small(PartsDir& parts, const DestTree& dst, ParentDirs& dirs, std::uint64_t id,
+                 const std::string& rel, std::span<const std::byte> data, std::uint32_t mode,
+                 std::int64_t mtime_ns, std::atomic<bool>& unnamed_ok);
+
 // Tests switch unnamed files off to exercise part files for small files (file systems without
 // O_TMPFILE).
 void set_unnamed_files_allowed(bool allowed);

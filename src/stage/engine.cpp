@@ -1,20 +1,12 @@
 #include "stage/engine.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <deque>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <system_error>
 #include <thread>
 #include <unordered_set>
@@ -72,11 +64,9 @@ class Copier {
   void start_ordered_md5(const std::shared_ptr<FileJob>& f);
   void chunk_finished(FileJob& f);
   void finalize_with(FileJob& f, DestFile& d);
-  // The MD5 computed against the source's (`md5`: the computed one, empty without): false, and
-  // the file named as not staged, when they differ.
+  // The MD5 computed (`md5`) against the source's: false, the file named, when they differ.
   bool md5_matches(FileJob& f, std::string& md5);
-  // File f is at its final name: its done record, and the counts.
-  void staged(FileJob& f, const std::string& md5);
+  void staged(FileJob& f, const std::string& md5);  // at its final name: done record, counts
   void feed_md5(FileJob& f, std::uint64_t k, std::span<const std::byte> data);
   void fail(FileJob& f, const std::string& kind, const std::string& message);
   void dest_failed(FileJob* f, const DestError& e);
@@ -106,8 +96,7 @@ class Copier {
   std::unique_ptr<HashPool> hashers_;
   bool hashers_started_ = false, hashers_unavailable_ = false;
   std::atomic<bool> stop_{false};
-  // Small files as unnamed files linked into place (stage/dest_file.h), until the file system
-  // shows it cannot.
+  // Small files as unnamed files linked into place (stage/dest_file.h) while the FS allows.
   std::atomic<bool> unnamed_ok_{true};
   std::unordered_set<std::string> seen_;
   std::vector<std::shared_ptr<FileJob>> batch_;
@@ -206,22 +195,10 @@ void Copier::copy_small(FileJob& f, AlignedBuffer& buf, ParentDirs& dirs) {
     feed_md5(f, 0, data);
     std::string md5;
     if (!md5_matches(f, md5)) return;
-    bool linked = false;
     {
-      // Create, write, set mode and mtime, link: mostly metadata, but the bytes go here.
+      // Create, write, set mode and mtime, link or rename: mostly metadata, but the bytes go here.
       PhaseTimer t(counters_, Phase::kWrite);
-      linked =
-          write_whole_unnamed(*tree_, dirs, f.e.path, data, f.e.mode, f.e.mtime_ns, unnamed_ok_);
-    }
-    if (!linked) {
-      // A part file, renamed into place (replacing what is at the final name).
-      DestFile d(*parts_, f.id, f.e.size, false, DirectWrite{}, /*preallocate=*/false);
-      {
-        PhaseTimer t(counters_, Phase::kWrite);
-        if (f.e.size) d.write_at(0, data);
-      }
-      PhaseTimer t(counters_, Phase::kMeta);
-      d.finalize(*tree_, f.e.path, f.e.mode, f.e.mtime_ns);
+      write_small(*parts_, *tree_, dirs, f.id, f.e.path, data, f.e.mode, f.e.mtime_ns, unnamed_ok_);
     }
     staged(f, md5);
   } catch (const SourceError& e) {
