@@ -12,6 +12,9 @@ XXH3 of every chunk while written (always), and the table also shows `stage --ve
 re-read of the copy) on its own line. Prints wall seconds, the ratio of the fastest reference to
 ours (>= 1.0 means ours is at least as fast), and CPU seconds (user + system of the tool) per GB.
 
+STAGE_BENCH_BASELINE=PATH names another build of trainready: it runs as "stage (baseline)" in
+the same rounds (an A/B of two builds on the same inputs), and the table adds its ratio to ours.
+
 Usage: stage_ratio.py [TRAINREADY] [DIR]
 """
 import os
@@ -28,6 +31,8 @@ SMALL = int(os.environ.get("STAGE_BENCH_SMALL", "20000"))
 LARGE = int(os.environ.get("STAGE_BENCH_LARGE", "4"))
 LARGE_SIZE = int(os.environ.get("STAGE_BENCH_LARGE_SIZE", str(1 << 30)))
 REPEATS = int(os.environ.get("STAGE_BENCH_REPEATS", "2"))
+BASELINE = os.environ.get("STAGE_BENCH_BASELINE", "")
+OURS = ("trainready stage", "stage (baseline)")
 
 
 def make_small(root):
@@ -100,6 +105,9 @@ def bench(name, src, out):
                                     src, dst]),
         ("trainready stage", [BIN, "stage", src, dst, "--progress", "never"]),
     ]
+    if BASELINE:
+        tools.append(("stage (baseline)", [os.path.abspath(BASELINE), "stage", src, dst,
+                                           "--progress", "never"]))
     # Alternately (A B A B, the order reversed every other round) on a shared machine: each
     # round's ratio pairs runs made moments apart; the best of the rounds is in the table.
     runs = {label: [] for label, _ in tools}
@@ -121,10 +129,10 @@ def bench(name, src, out):
                 if v.returncode != 0:
                     sys.exit("stage --verify failed:\n" + (v.stdout + v.stderr)[-2000:])
     rows = {label: min(r) for label, r in runs.items()}
-    pairs = [min(w for label, r in runs.items() if label != ours_label for w, _ in [r[i]]) /
+    pairs = [min(w for label, r in runs.items() if label not in OURS for w, _ in [r[i]]) /
              runs[ours_label][i][0] for i in range(REPEATS)]
     shutil.rmtree(dst, ignore_errors=True)
-    fastest = min(w for label, (w, _) in rows.items() if label != "trainready stage")
+    fastest = min(w for label, (w, _) in rows.items() if label not in OURS)
     ours = rows["trainready stage"][0]
     print("\n%s: %.2f GB" % (name, gb))
     print("  %-26s %9s %10s %12s" % ("tool", "wall s", "GB/s", "CPU s / GB"))
@@ -133,7 +141,13 @@ def bench(name, src, out):
     print("  %-26s %9.2f %10.3f %12.3f" % ("(stage --verify, cold)", verify[0], gb / verify[0],
                                           verify[1] / gb))
     print("  ratio fastest reference / trainready stage: %.2f best of %d (issue 35: >= 1.4); "
-          "round by round: %s" % (fastest / ours, REPEATS, ", ".join("%.2f" % p for p in pairs)))
+          "round by round: %s (median %.2f)" % (fastest / ours, REPEATS,
+                                                ", ".join("%.2f" % p for p in pairs),
+                                                sorted(pairs)[len(pairs) // 2]))
+    if BASELINE:
+        base = [runs["stage (baseline)"][i][0] / runs[ours_label][i][0] for i in range(REPEATS)]
+        print("  ratio stage (baseline) / trainready stage, round by round: %s (median %.2f)" %
+              (", ".join("%.2f" % b for b in base), sorted(base)[len(base) // 2]))
 
 
 def main():

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -28,7 +29,81 @@ void pwrite_all(int fd, const std::byte* p, std::size_t n, std::uint64_t off,
   }
 }
 
+// Mode and mtime (atime set to it too), before the file gets its final name. 0 or errno.
+int set_mode_mtime(int fd, std::uint32_t mode, std::int64_t mtime_ns) {
+  if (::fchmod(fd, static_cast<mode_t>(mode & 07777)) != 0) return errno;
+  struct timespec ts[2];
+  ts[0].tv_sec = ts[1].tv_sec = static_cast<time_t>(mtime_ns / 1000000000);
+  ts[0].tv_nsec = ts[1].tv_nsec = static_cast<long>(mtime_ns % 1000000000);
+  if (ts[0].tv_nsec < 0) {
+    ts[0].tv_nsec = ts[1].tv_nsec = ts[0].tv_nsec + 1000000000;
+    ts[0].tv_sec = ts[1].tv_sec = ts[0].tv_sec - 1;
+  }
+  return ::futimens(fd, ts) == 0 ? 0 : errno;
+}
+
+std::atomic<bool> g_unnamed_allowed{true};
+
 }  // namespace
+
+void set_unnamed_files_allowed(bool allowed) { g_unnamed_allowed = allowed; }
+
+int ParentDirs::get(const DestTree& dst, const std::string& rel, std::string& leaf) {
+  const std::size_t slash = rel.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? std::string() : rel.substr(0, slash);
+  if (fd_ && dir == dir_) {
+    leaf = slash == std::string::npos ? rel : rel.substr(slash + 1);
+    if (!leaf.empty() && leaf != "." && leaf != "..") return fd_.get();
+  }
+  fd_ = dst.parent_of(rel, leaf);
+  dir_ = dir;
+  return fd_.get();
+}
+
+bool write_whole_unnamed(const DestTree& dst, ParentDirs& dirs, const std::string& rel,
+                         std::span<const std::byte> data, std::uint32_t mode, std::int64_t mtime_ns,
+                         std::atomic<bool>& unnamed_ok) {
+#ifdef O_TMPFILE
+  if (!g_unnamed_allowed.load() || !unnamed_ok.load(std::memory_order_relaxed)) return false;
+  std::string leaf;
+  const int dir = dirs.get(dst, rel, leaf);
+  UniqueFd fd(::openat(dir, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (!fd) {
+    // EOPNOTSUPP: this file system has none; EISDIR: a kernel before 3.11.
+    if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOSYS)
+      unnamed_ok = false;
+    return false;
+  }
+  try {
+    if (!data.empty()) pwrite_all(fd.get(), data.data(), data.size(), 0, rel);
+  } catch (const DestError&) {
+    return false;
+  }
+  if (set_mode_mtime(fd.get(), mode, mtime_ns) != 0) return false;
+  // The leaf is one component, relative to a directory opened without following a link; linkat
+  // never follows a link at its new name (one there: EEXIST).
+  if (::linkat(fd.get(), "", dir, leaf.c_str(), AT_EMPTY_PATH) == 0) return true;
+  if (errno == EEXIST) return false;
+  // linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; /proc/self/fd/N is the same open file.
+  const std::string self = "/proc/self/fd/" + std::to_string(fd.get());
+  if (::linkat(AT_FDCWD, self.c_str(), dir, leaf.c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
+  if (errno != EEXIST) unnamed_ok = false;  // no /proc: part files from now on
+  return false;
+#else
+  (void)dst, (void)dirs, (void)rel, (void)data, (void)mode, (void)mtime_ns;
+  unnamed_ok = false;
+  return false;
+#endif
+}
+
+void write_small(PartsDir& parts, const DestTree& dst, ParentDirs& dirs, std::uint64_t id,
+                 const std::string& rel, std::span<const std::byte> data, std::uint32_t mode,
+                 std::int64_t mtime_ns, std::atomic<bool>& unnamed_ok) {
+  if (write_whole_unnamed(dst, dirs, rel, data, mode, mtime_ns, unnamed_ok)) return;
+  DestFile d(parts, id, data.size(), false, DirectWrite{}, /*preallocate=*/false);
+  if (!data.empty()) d.write_at(0, data);
+  d.finalize(dst, rel, mode, mtime_ns);
+}
 
 bool fatal_dest_errno(int err) {
   return err == ENOSPC || err == EDQUOT || err == EROFS || err == EIO || err == EFBIG;

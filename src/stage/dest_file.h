@@ -5,6 +5,7 @@
 // system takes it and buffered for the unaligned tail, then renamed (renameat, no link followed
 // below DST) to its final name with its mode and mtime already set (a reader never sees the final
 // name with other contents or metadata).
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -62,6 +63,45 @@ class DestFile {
   int direct_fd_ = -1;
   DirectWrite direct_;
 };
+
+// The directory of the last small file finalized, kept open for the next one of the same task (a
+// task's files are mostly from one directory): one openat2 (stage/safe_path.h: no link followed)
+// per directory instead of one per file.
+class ParentDirs {
+ public:
+  // The directory that holds `rel` below DST (DestTree::parent_of), and its last component.
+  // Throws DestError as parent_of does.
+  int get(const DestTree& dst, const std::string& rel, std::string& leaf);
+
+ private:
+  std::string dir_;
+  UniqueFd fd_;
+};
+
+// A small file written whole as an unnamed file (O_TMPFILE) in its final directory, its mode and
+// mtime set, then linked at its final name: the link is the commit, as the rename is for a part
+// file, and nothing is created in the shared parts directory (no create there, no rename out of
+// it; 16 workers contended for that directory's lock, and every cross-directory rename takes the
+// file system's rename mutex). A kill before the link leaves nothing. Returns false, with nothing
+// at DST, where this is not done: the file system has no O_TMPFILE (`unnamed_ok` is then cleared
+// for the rest of the run), the unnamed file cannot be linked, a name is already there (a file or
+// a link: the rename of a part file replaces it), or any write fails; the caller then writes a
+// part file as for any file, which names the error. Throws DestError only from `dirs` (a link in
+// the way, a directory that cannot be made).
+bool write_whole_unnamed(const DestTree& dst, ParentDirs& dirs, const std::string& rel,
+                         std::span<const std::byte> data, std::uint32_t mode, std::int64_t mtime_ns,
+                         std::atomic<bool>& unnamed_ok);
+
+// A small file's bytes at its final name with its mode and mtime: linked from an unnamed file
+// (write_whole_unnamed), else through a new part file of file `id` (not preallocated) and a rename,
+// which replaces what is at the final name. Throws DestError.
+void write_small(PartsDir& parts, const DestTree& dst, ParentDirs& dirs, std::uint64_t id,
+                 const std::string& rel, std::span<const std::byte> data, std::uint32_t mode,
+                 std::int64_t mtime_ns, std::atomic<bool>& unnamed_ok);
+
+// Tests switch unnamed files off to exercise part files for small files (file systems without
+// O_TMPFILE).
+void set_unnamed_files_allowed(bool allowed);
 
 // Whether errno `err` from a write to DST ends the run (no space, quota, read-only, I/O error).
 bool fatal_dest_errno(int err);

@@ -1,20 +1,12 @@
 #include "stage/engine.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <deque>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <system_error>
 #include <thread>
 #include <unordered_set>
@@ -59,7 +51,7 @@ class Copier {
   void worker();
   void run_task(Task& t, std::unique_ptr<AlignedBuffer>& buf);
   void stop_run(const std::string& why);
-  void copy_small(FileJob& f, AlignedBuffer& buf);
+  void copy_small(FileJob& f, AlignedBuffer& buf, ParentDirs& dirs);
   void copy_chunk(FileJob& f, std::uint64_t k, std::unique_ptr<AlignedBuffer>& buf);
   // Chunks k0, k0 + 1, ... of f (one per buffer) read in one read_pieces call, then each hashed,
   // written, journaled and handed to the MD5 as copy_chunk does.
@@ -72,6 +64,9 @@ class Copier {
   void start_ordered_md5(const std::shared_ptr<FileJob>& f);
   void chunk_finished(FileJob& f);
   void finalize_with(FileJob& f, DestFile& d);
+  // The MD5 computed (`md5`) against the source's: false, the file named, when they differ.
+  bool md5_matches(FileJob& f, std::string& md5);
+  void staged(FileJob& f, const std::string& md5);  // at its final name: done record, counts
   void feed_md5(FileJob& f, std::uint64_t k, std::span<const std::byte> data);
   void fail(FileJob& f, const std::string& kind, const std::string& message);
   void dest_failed(FileJob* f, const DestError& e);
@@ -101,6 +96,8 @@ class Copier {
   std::unique_ptr<HashPool> hashers_;
   bool hashers_started_ = false, hashers_unavailable_ = false;
   std::atomic<bool> stop_{false};
+  // Small files as unnamed files linked into place (stage/dest_file.h) while the FS allows.
+  std::atomic<bool> unnamed_ok_{true};
   std::unordered_set<std::string> seen_;
   std::vector<std::shared_ptr<FileJob>> batch_;
   std::uint64_t batch_bytes_ = 0;
@@ -173,7 +170,7 @@ void Copier::feed_md5(FileJob& f, std::uint64_t k, std::span<const std::byte> da
   f.cv.notify_all();
 }
 
-void Copier::copy_small(FileJob& f, AlignedBuffer& buf) {
+void Copier::copy_small(FileJob& f, AlignedBuffer& buf, ParentDirs& dirs) {
   if (stop_.load()) return;
   try {
     std::unique_ptr<SourceReader> r;
@@ -196,12 +193,14 @@ void Copier::copy_small(FileJob& f, AlignedBuffer& buf) {
       f.hashes = {xxh3_hex(data)};
     }
     feed_md5(f, 0, data);
-    DestFile d(*parts_, f.id, f.e.size, false, DirectWrite{}, /*preallocate=*/false);
+    std::string md5;
+    if (!md5_matches(f, md5)) return;
     {
+      // Create, write, set mode and mtime, link or rename: mostly metadata, but the bytes go here.
       PhaseTimer t(counters_, Phase::kWrite);
-      if (f.e.size) d.write_at(0, data);
+      write_small(*parts_, *tree_, dirs, f.id, f.e.path, data, f.e.mode, f.e.mtime_ns, unnamed_ok_);
     }
-    finalize_with(f, d);
+    staged(f, md5);
   } catch (const SourceError& e) {
     fail(f, problem_kind(e.kind()), e.what());
   } catch (const DestError& e) {
@@ -377,22 +376,30 @@ void Copier::chunk_finished(FileJob& f) {
   f.dest.reset();
 }
 
+bool Copier::md5_matches(FileJob& f, std::string& md5) {
+  if (!f.md5) return true;
+  md5 = f.md5->hex();
+  if (md5 == f.e.content_md5) return true;
+  fail(f, "md5-mismatch",
+       f.e.path + ": content MD5 " + md5 + " of the bytes read differs from the source's " +
+           f.e.content_md5 + " (not staged)");
+  return false;
+}
+
 void Copier::finalize_with(FileJob& f, DestFile& d) {
   std::string md5;
-  if (f.md5) {
-    md5 = f.md5->hex();
-    if (md5 != f.e.content_md5) {
-      fail(f, "md5-mismatch",
-           f.e.path + ": content MD5 " + md5 + " of the bytes read differs from the source's " +
-               f.e.content_md5 + " (not staged)");
-      d.discard();
-      return;
-    }
+  if (!md5_matches(f, md5)) {
+    d.discard();
+    return;
   }
   {
     PhaseTimer t(counters_, Phase::kMeta);
     d.finalize(*tree_, f.e.path, f.e.mode, f.e.mtime_ns);
   }
+  staged(f, md5);
+}
+
+void Copier::staged(FileJob& f, const std::string& md5) {
   journal_->done(f.id, f.hashes, md5);
   // Counted once staged: a file whose MD5 matched but whose rename failed is not staged.
   if (f.md5) ++md5_checked_;
@@ -435,7 +442,8 @@ void Copier::run_task(Task& t, std::unique_ptr<AlignedBuffer>& buf) {
         spares_->give(std::move(b));
     }
   } else if (buf != nullptr) {
-    for (auto& f : t.small) copy_small(*f, *buf);
+    ParentDirs dirs;
+    for (auto& f : t.small) copy_small(*f, *buf, dirs);
   }
 }
 

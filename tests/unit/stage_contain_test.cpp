@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "core/input_error.h"
+#include "stage/dest_file.h"
 #include "stage/dest_lock.h"
 #include "stage/engine.h"
 #include "stage/journal.h"
@@ -134,6 +135,57 @@ TEST_P(StageContain, APlantedPartFileLinkIsNeverWrittenThrough) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Openat2AndFallback, StageContain, ::testing::Bool());
+
+// Small files are written as unnamed files and linked into place (stage/dest_file.h); where that
+// cannot be done (a name already there, a file system without O_TMPFILE: switched off here) they
+// go through a part file and a rename. Either way: the source's bytes, mode and mtime at the
+// final name, a file or link already there replaced (never written through), nothing left in the
+// parts directory.
+TEST(StageUnnamed, SmallFilesAreLinkedIntoPlaceOrRenamedFromAPart) {
+  for (const bool unnamed : {true, false}) {
+    set_unnamed_files_allowed(unnamed);
+    const std::string base = test::temp_dir(unnamed ? "unnamed-on" : "unnamed-off");
+    fs::create_directories(base + "/src/d/e");
+    fs::create_directories(base + "/victim");
+    fs::create_directories(base + "/dst/d");
+    put(base + "/src/top", "top");
+    put(base + "/src/d/a", random_bytes(70000, 3));
+    put(base + "/src/d/b", "new b");
+    put(base + "/src/d/c", "new c");
+    put(base + "/src/d/e/empty", "");
+    ::chmod((base + "/src/d/a").c_str(), 0640);
+    put(base + "/victim/conf", "precious");
+    put(base + "/dst/d/b", "old b, longer than the new one");
+    fs::create_symlink(base + "/victim/conf", base + "/dst/d/c");
+    PosixSource s(base + "/src");
+    const std::string dst = base + "/dst";
+    const StageFacts f = run_stage_copy(s, options(dst));
+    set_unnamed_files_allowed(true);
+    EXPECT_TRUE(f.failed.empty()) << unnamed;
+    EXPECT_EQ(f.files_copied, 5u) << unnamed;
+    EXPECT_EQ(slurp(base + "/victim/conf"), "precious") << unnamed;
+    EXPECT_FALSE(fs::is_symlink(dst + "/d/c")) << unnamed;
+    EXPECT_EQ(listing(dst), listing(base + "/src")) << unnamed;
+    for (const std::string rel : {"top", "d/a", "d/b", "d/c", "d/e/empty"}) {
+      EXPECT_EQ(slurp(dst + "/" + rel), slurp(base + "/src/" + rel)) << rel << " " << unnamed;
+      struct stat a {
+      }, b{};
+      ASSERT_EQ(::stat((base + "/src/" + rel).c_str(), &a), 0);
+      ASSERT_EQ(::stat((dst + "/" + rel).c_str(), &b), 0);
+      EXPECT_EQ(a.st_mode, b.st_mode) << rel << " " << unnamed;
+      EXPECT_EQ(a.st_mtim.tv_sec, b.st_mtim.tv_sec) << rel << " " << unnamed;
+      EXPECT_EQ(a.st_mtim.tv_nsec, b.st_mtim.tv_nsec) << rel << " " << unnamed;
+      EXPECT_EQ(b.st_nlink, 1u) << rel << " " << unnamed;
+    }
+    const std::string parts = stage_layout(dst, "").parts;
+    EXPECT_TRUE(!fs::exists(parts) || fs::is_empty(parts)) << unnamed;
+    VerifyOptions v;
+    v.dst = dst;
+    const StageFacts checked = run_stage_verify(v);
+    EXPECT_TRUE(checked.failed.empty()) << unnamed;
+    EXPECT_EQ(checked.files_verified, 5u) << unnamed;
+  }
+}
 
 TEST(StageContainPaths, OpenBeneathRefusesLinksAndEscapes) {
   const std::string base = test::temp_dir("contain-beneath");
