@@ -106,14 +106,8 @@ std::vector<std::string> many_findings_messages(const NodeFacts& base, int n) {
 }
 
 // Rank 0's report before it is rendered: one level, from every node's facts.
-Report flat_report(const std::vector<std::string>& msgs, const SharedFlags& flags) {
-  FleetGatherer g(static_cast<int>(msgs.size()), "0.1.0");
-  std::string buf;  // rank 0 receives into a buffer per message, as MpiWorld::receive does
-  for (std::size_t i = 0; i < msgs.size(); ++i) {
-    buf = msgs[i];
-    g.accept(static_cast<int>(i), buf, 0.001);
-  }
-  FleetGather gathered = g.finish(0, 60, "bench");
+// Rank 0 judges what it gathered: the rules, the fleet summary, the verdict.
+Report judge_gathered(FleetGather gathered, const SharedFlags& flags) {
   Report r = start_report("fleet", flags);
   r.nodes = std::move(gathered.nodes);
   r.fleet = std::make_shared<FleetFacts>(std::move(gathered.fleet));
@@ -121,6 +115,16 @@ Report flat_report(const std::vector<std::string>& msgs, const SharedFlags& flag
   r.fleet_summary = std::make_shared<FleetSummary>(summarize_fleet(r));
   finish_report(r, Severity::kError);
   return r;
+}
+
+Report flat_report(const std::vector<std::string>& msgs, const SharedFlags& flags) {
+  FleetGatherer g(static_cast<int>(msgs.size()), "0.1.0");
+  std::string buf;  // rank 0 receives into a buffer per message, as MpiWorld::receive does
+  for (std::size_t i = 0; i < msgs.size(); ++i) {
+    buf = msgs[i];
+    g.accept(static_cast<int>(i), buf, 0.001);
+  }
+  return judge_gathered(g.finish(0, 60, "bench"), flags);
 }
 
 JudgeSetup judge_setup(const SharedFlags& flags, bool forward_facts) {
@@ -428,12 +432,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; ++i) g.accept(i, msgs[static_cast<std::size_t>(i)], 0);
     FleetGather gathered = g.finish(0, 60, "bench");
     const double c1 = cpu_s();
-    Report r = start_report("fleet", flags);
-    r.nodes = std::move(gathered.nodes);
-    r.fleet = std::make_shared<FleetFacts>(std::move(gathered.fleet));
-    r.evaluation = run_rules(r, flags);
-    r.fleet_summary = std::make_shared<FleetSummary>(summarize_fleet(r));
-    finish_report(r, Severity::kError);
+    Report r = judge_gathered(std::move(gathered), flags);
     const double c2 = cpu_s();
     const std::string json = render_json(r);
     const double c3 = cpu_s();

@@ -29,9 +29,12 @@ void pwrite_all(int fd, const std::byte* p, std::size_t n, std::uint64_t off,
   }
 }
 
-// Mode and mtime (atime set to it too), before the file gets its final name. 0 or errno.
-int set_mode_mtime(int fd, std::uint32_t mode, std::int64_t mtime_ns) {
+// Mode and mtime (atime set to it too), before the file gets its final name. 0 or errno, with
+// `what` naming the step that failed.
+int set_mode_mtime(int fd, std::uint32_t mode, std::int64_t mtime_ns, const char** what) {
+  *what = "mode";
   if (::fchmod(fd, static_cast<mode_t>(mode & 07777)) != 0) return errno;
+  *what = "mtime";
   struct timespec ts[2];
   ts[0].tv_sec = ts[1].tv_sec = static_cast<time_t>(mtime_ns / 1000000000);
   ts[0].tv_nsec = ts[1].tv_nsec = static_cast<long>(mtime_ns % 1000000000);
@@ -79,7 +82,8 @@ bool write_whole_unnamed(const DestTree& dst, ParentDirs& dirs, const std::strin
   } catch (const DestError&) {
     return false;
   }
-  if (set_mode_mtime(fd.get(), mode, mtime_ns) != 0) return false;
+  const char* what = nullptr;
+  if (set_mode_mtime(fd.get(), mode, mtime_ns, &what) != 0) return false;
   // The leaf is one component, relative to a directory opened without following a link; linkat
   // never follows a link at its new name (one there: EEXIST).
   if (::linkat(fd.get(), "", dir, leaf.c_str(), AT_EMPTY_PATH) == 0) return true;
@@ -196,16 +200,9 @@ void DestFile::finalize(const DestTree& dst, const std::string& rel, std::uint32
   // changed; cut to the exact size anyway (fallocate on some file systems rounds up).
   if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0)
     throw dest_error(errno, "cannot set the size of " + part_);
-  if (::fchmod(fd_, static_cast<mode_t>(mode & 07777)) != 0)
-    throw dest_error(errno, "cannot set the mode of " + part_);
-  struct timespec ts[2];
-  ts[0].tv_sec = ts[1].tv_sec = static_cast<time_t>(mtime_ns / 1000000000);
-  ts[0].tv_nsec = ts[1].tv_nsec = static_cast<long>(mtime_ns % 1000000000);
-  if (ts[0].tv_nsec < 0) {
-    ts[0].tv_nsec = ts[1].tv_nsec = ts[0].tv_nsec + 1000000000;
-    ts[0].tv_sec = ts[1].tv_sec = ts[0].tv_sec - 1;
-  }
-  if (::futimens(fd_, ts) != 0) throw dest_error(errno, "cannot set the mtime of " + part_);
+  const char* what = nullptr;
+  if (const int e = set_mode_mtime(fd_, mode, mtime_ns, &what); e != 0)
+    throw dest_error(e, std::string("cannot set the ") + what + " of " + part_);
   close_all();
   std::string leaf;
   const UniqueFd dir = dst.parent_of(rel, leaf);
