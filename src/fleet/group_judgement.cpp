@@ -242,7 +242,10 @@ GroupJudgement decode_group_judgement(std::string_view bytes) {
   j.rule_ids = in.strings();
   j.outcomes.resize(r.count(10));
   for (RuleOutcome& o : j.outcomes) o = in.outcome();
+  // A pattern is an outcome per rule; with no rules every pattern is the same empty one, so there
+  // is at most one (else the count alone could ask for a vector per byte left).
   j.patterns.resize(r.count(std::max<std::size_t>(1, j.rule_ids.size() * 4)));
+  if (j.rule_ids.empty() && j.patterns.size() > 1) r.fail("patterns without rules");
   for (auto& p : j.patterns) {
     p.resize(j.rule_ids.size());
     for (std::uint32_t& i : p) i = in.index(j.outcomes.size(), "outcome");
@@ -261,7 +264,10 @@ GroupJudgement decode_group_judgement(std::string_view bytes) {
   int node = 0;
   for (std::size_t i = 0; i < j.ranks.size(); ++i) {
     const FleetRank& x = j.ranks[i];
-    if (x.rank != j.first + static_cast<int>(i)) r.fail("ranks not in order");
+    // In 64 bits: a first rank near INT_MAX plus the index would overflow an int.
+    if (static_cast<std::int64_t>(x.rank) !=
+        static_cast<std::int64_t>(j.first) + static_cast<std::int64_t>(i))
+      r.fail("ranks not in order");
     if (x.node >= 0 && x.node != node++) r.fail("nodes not in rank order");
     if (x.node >= 0 && x.state != FleetRankState::kOk) r.fail("a node of a rank without facts");
   }

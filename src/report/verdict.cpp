@@ -1,8 +1,11 @@
+#include <algorithm>
 #include <cstddef>
 #include <set>
 #include <string>
 #include <utility>
 
+#include "facts/node_digest.h"
+#include "report/node_count.h"
 #include "report/report.h"
 
 namespace trainready {
@@ -164,6 +167,10 @@ void finish_report(Report& r, Severity fail_on) {
   r.verdict.status = status_of(r.evaluation);
   r.verdict.line = judges_nodes(r.command) ? node_line(r.verdict.status, r, counts)
                                            : run_line(r.verdict.status, r, counts);
+}
+
+std::size_t judged_node_count(const Report& r) {
+  return std::max(r.nodes.size(), r.cluster_nodes ? r.cluster_nodes->size() : std::size_t{0});
 }
 
 }  // namespace trainready

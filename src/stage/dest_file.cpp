@@ -65,16 +65,16 @@ int ParentDirs::get(const DestTree& dst, const std::string& rel, std::string& le
 
 bool write_whole_unnamed(const DestTree& dst, ParentDirs& dirs, const std::string& rel,
                          std::span<const std::byte> data, std::uint32_t mode, std::int64_t mtime_ns,
-                         std::atomic<bool>& unnamed_ok) {
+                         UnnamedFiles& unnamed) {
 #ifdef O_TMPFILE
-  if (!g_unnamed_allowed.load() || !unnamed_ok.load(std::memory_order_relaxed)) return false;
+  if (!g_unnamed_allowed.load() || !unnamed.ok.load(std::memory_order_relaxed)) return false;
   std::string leaf;
   const int dir = dirs.get(dst, rel, leaf);
   UniqueFd fd(::openat(dir, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
   if (!fd) {
     // EOPNOTSUPP: this file system has none; EISDIR: a kernel before 3.11.
     if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOSYS)
-      unnamed_ok = false;
+      unnamed.ok = false;
     return false;
   }
   try {
@@ -86,24 +86,28 @@ bool write_whole_unnamed(const DestTree& dst, ParentDirs& dirs, const std::strin
   if (set_mode_mtime(fd.get(), mode, mtime_ns, &what) != 0) return false;
   // The leaf is one component, relative to a directory opened without following a link; linkat
   // never follows a link at its new name (one there: EEXIST).
-  if (::linkat(fd.get(), "", dir, leaf.c_str(), AT_EMPTY_PATH) == 0) return true;
-  if (errno == EEXIST) return false;
-  // linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH; /proc/self/fd/N is the same open file.
+  if (unnamed.empty_path.load(std::memory_order_relaxed)) {
+    if (::linkat(fd.get(), "", dir, leaf.c_str(), AT_EMPTY_PATH) == 0) return true;
+    if (errno == EEXIST) return false;
+    // Not allowed (no CAP_DAC_READ_SEARCH before Linux 6.10): so for every file of the run.
+    if (errno == ENOENT) unnamed.empty_path.store(false, std::memory_order_relaxed);
+  }
+  // /proc/self/fd/N is the same open file.
   const std::string self = "/proc/self/fd/" + std::to_string(fd.get());
   if (::linkat(AT_FDCWD, self.c_str(), dir, leaf.c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
-  if (errno != EEXIST) unnamed_ok = false;  // no /proc: part files from now on
+  if (errno != EEXIST) unnamed.ok = false;  // no /proc: part files from now on
   return false;
 #else
   (void)dst, (void)dirs, (void)rel, (void)data, (void)mode, (void)mtime_ns;
-  unnamed_ok = false;
+  unnamed.ok = false;
   return false;
 #endif
 }
 
 void write_small(PartsDir& parts, const DestTree& dst, ParentDirs& dirs, std::uint64_t id,
                  const std::string& rel, std::span<const std::byte> data, std::uint32_t mode,
-                 std::int64_t mtime_ns, std::atomic<bool>& unnamed_ok) {
-  if (write_whole_unnamed(dst, dirs, rel, data, mode, mtime_ns, unnamed_ok)) return;
+                 std::int64_t mtime_ns, UnnamedFiles& unnamed) {
+  if (write_whole_unnamed(dst, dirs, rel, data, mode, mtime_ns, unnamed)) return;
   DestFile d(parts, id, data.size(), false, DirectWrite{}, /*preallocate=*/false);
   if (!data.empty()) d.write_at(0, data);
   d.finalize(dst, rel, mode, mtime_ns);

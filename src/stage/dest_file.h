@@ -78,26 +78,35 @@ class ParentDirs {
   UniqueFd fd_;
 };
 
+// What a run has learnt of DST for unnamed files, shared by its workers: whether they can be
+// made and linked at all, and whether linkat(AT_EMPTY_PATH) links them (it needs
+// CAP_DAC_READ_SEARCH, or since Linux 6.10 the opener's credentials; else ENOENT, and the link
+// goes through /proc/self/fd/N: tried once, not again for every file).
+struct UnnamedFiles {
+  std::atomic<bool> ok{true};
+  std::atomic<bool> empty_path{true};
+};
+
 // A small file written whole as an unnamed file (O_TMPFILE) in its final directory, its mode and
 // mtime set, then linked at its final name: the link is the commit, as the rename is for a part
 // file, and nothing is created in the shared parts directory (no create there, no rename out of
 // it; 16 workers contended for that directory's lock, and every cross-directory rename takes the
 // file system's rename mutex). A kill before the link leaves nothing. Returns false, with nothing
-// at DST, where this is not done: the file system has no O_TMPFILE (`unnamed_ok` is then cleared
+// at DST, where this is not done: the file system has no O_TMPFILE (`unnamed.ok` is then cleared
 // for the rest of the run), the unnamed file cannot be linked, a name is already there (a file or
 // a link: the rename of a part file replaces it), or any write fails; the caller then writes a
 // part file as for any file, which names the error. Throws DestError only from `dirs` (a link in
 // the way, a directory that cannot be made).
 bool write_whole_unnamed(const DestTree& dst, ParentDirs& dirs, const std::string& rel,
                          std::span<const std::byte> data, std::uint32_t mode, std::int64_t mtime_ns,
-                         std::atomic<bool>& unnamed_ok);
+                         UnnamedFiles& unnamed);
 
 // A small file's bytes at its final name with its mode and mtime: linked from an unnamed file
 // (write_whole_unnamed), else through a new part file of file `id` (not preallocated) and a rename,
 // which replaces what is at the final name. Throws DestError.
 void write_small(PartsDir& parts, const DestTree& dst, ParentDirs& dirs, std::uint64_t id,
                  const std::string& rel, std::span<const std::byte> data, std::uint32_t mode,
-                 std::int64_t mtime_ns, std::atomic<bool>& unnamed_ok);
+                 std::int64_t mtime_ns, UnnamedFiles& unnamed);
 
 // Tests switch unnamed files off to exercise part files for small files (file systems without
 // O_TMPFILE).

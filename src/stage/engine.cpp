@@ -97,7 +97,7 @@ class Copier {
   bool hashers_started_ = false, hashers_unavailable_ = false;
   std::atomic<bool> stop_{false};
   // Small files as unnamed files linked into place (stage/dest_file.h) while the FS allows.
-  std::atomic<bool> unnamed_ok_{true};
+  UnnamedFiles unnamed_;
   std::unordered_set<std::string> seen_;
   std::vector<std::shared_ptr<FileJob>> batch_;
   std::uint64_t batch_bytes_ = 0;
@@ -198,7 +198,7 @@ void Copier::copy_small(FileJob& f, AlignedBuffer& buf, ParentDirs& dirs) {
     {
       // Create, write, set mode and mtime, link or rename: mostly metadata, but the bytes go here.
       PhaseTimer t(counters_, Phase::kWrite);
-      write_small(*parts_, *tree_, dirs, f.id, f.e.path, data, f.e.mode, f.e.mtime_ns, unnamed_ok_);
+      write_small(*parts_, *tree_, dirs, f.id, f.e.path, data, f.e.mode, f.e.mtime_ns, unnamed_);
     }
     staged(f, md5);
   } catch (const SourceError& e) {

@@ -47,13 +47,13 @@ def make_snapshots(n):
                     snaps, EXAMPLES, str(n)], check=True)
 
 
-def fleet(np, extra, faults=None, timeout=120):
+def fleet(np, extra, faults=None, timeout=120, root=None):
     env = dict(ENV)
     cmd = ["mpirun", "--oversubscribe", "-np", str(np)]
     if faults:
         env["TRAINREADY_FLEET_TEST_FAULT"] = faults
         cmd += ["-x", "TRAINREADY_FLEET_TEST_FAULT"]
-    cmd += [BIN, "fleet", "--root", os.path.join(snaps, "node-%r")] + extra
+    cmd += [BIN, "fleet", "--root", os.path.join(root or snaps, "node-%r")] + extra
     start = time.monotonic()
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     return r, time.monotonic() - start
@@ -166,10 +166,11 @@ def stable(x):
     return x
 
 
-def report(group, faults=None, fmt="json"):
+def report(group, faults=None, fmt="json", np=8, root=None):
     path = os.path.join(tmp, f"group-{group}-{fmt}.out")
-    r, took = fleet(8, ["--timeout", "10", "--probe-timeout", "4", "--gather-group", str(group),
-                        "--format", fmt, "-o", path, "--color", "never"], faults, timeout=120)
+    r, took = fleet(np, ["--timeout", "10", "--probe-timeout", "4", "--gather-group", str(group),
+                         "--format", fmt, "-o", path, "--color", "never"], faults, timeout=120,
+                    root=root)
     text = open(path).read() if os.path.exists(path) else ""
     return r, took, text
 
@@ -210,6 +211,24 @@ _, _, one = report(1, fmt="sarif")
 _, _, two = report(3, fmt="sarif")
 check(one != "" and two != "" and stable(json.loads(one)) == stable(json.loads(two)),
       "two-level: the SARIF report is the one-level one")
+# Nodes without instance metadata or NVML output: rules skip on every node, each skip named by
+# its node in every format, as the one-level gather names them (rank 0 has no facts to count).
+bare = os.path.join(tmp, "bare")
+shutil.copytree(snaps, bare, symlinks=True)
+for i in range(4):
+    for rel in ("trainready/imds.json", "trainready/nvml.json"):
+        os.remove(os.path.join(bare, f"node-{i}", rel))
+for fmt in ("text", "sarif", "junit"):
+    _, _, one = report(1, fmt=fmt, np=4, root=bare)
+    _, _, two = report(2, fmt=fmt, np=4, root=bare)
+    if fmt == "text":
+        check("[ndh100-0001] VM size unknown" in one, "one-level text names a skip's node")
+        same = mask(one) == mask(two)
+    elif fmt == "sarif":
+        same = stable(json.loads(one)) == stable(json.loads(two)) if one and two else False
+    else:
+        same = re.sub(r"pid [0-9]+", "pid N", mask(one)) == re.sub(r"pid [0-9]+", "pid N", mask(two))
+    check(one != "" and same, f"two-level, per-node skips: the {fmt} report is the one-level one")
 
 # 3. One rank without a launcher: MPI is never loaded.
 r = subprocess.run([BIN, "fleet", "--root", os.path.join(snaps, "node-0"), "--json"], env=ENV,

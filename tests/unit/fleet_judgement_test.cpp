@@ -5,6 +5,7 @@
 // compares whole reports under a real launcher).
 #include <gtest/gtest.h>
 
+#include <climits>
 #include "cli/judge.h"
 #include "codec/node_facts_wire.h"
 #include "core/root.h"
@@ -15,7 +16,11 @@
 #include "fleet/group_judgement.h"
 #include "fleet/judged_gatherer.h"
 #include "probes/probes.h"
+
+#include "report/html/html_reporter.h"
 #include "report/json/json_reporter.h"
+#include "report/junit/junit_reporter.h"
+#include "report/sarif/sarif_reporter.h"
 #include "report/text/text_reporter.h"
 #include "support/paths.h"
 
@@ -34,8 +39,10 @@ const NodeFacts& example() {
 // Rank r's node: its own label, except rank 6, which shares rank 0's host (two ranks on one
 // node, in different groups); rank 2 has a port down, rank 6 another driver, rank 7 a pkey of
 // its own and a GPU with uncorrected ECC errors.
-NodeFacts node_of(int r) {
+// `bare`: no instance metadata on any node, so rules that need the VM size skip on every node.
+NodeFacts node_of(int r, bool bare = false) {
   NodeFacts n = example();
+  if (bare) n.imds = Fact<ImdsInfo>::missing("imds.json not found");
   n.label = r == 6 ? "node-0" : "node-" + std::to_string(r);
   if (r == 2) n.ib.value.devices[1].ports[0].state.value = "DOWN";
   if (r == 6) n.gpus.value.driver_version = "550.54.15";
@@ -46,13 +53,13 @@ NodeFacts node_of(int r) {
   return n;
 }
 
-std::string message(RankMessageKind kind, int rank) {
+std::string message(RankMessageKind kind, int rank, bool bare = false) {
   RankMessage m;
   m.kind = kind;
   m.rank = rank;
   m.host = "h" + std::to_string(rank);
   m.tool_version = "0.1.0";
-  if (kind == RankMessageKind::kFacts) m.facts = node_of(rank);
+  if (kind == RankMessageKind::kFacts) m.facts = node_of(rank, bare);
   if (kind == RankMessageKind::kFailed) m.error = "probes hung";
   return encode_rank_message(m);
 }
@@ -63,9 +70,9 @@ struct Arrival {
 };
 
 // Ten ranks: facts from 0, 1, 2, 3, 6, 7, 9; 4 stalled (hello only), 5 failed, 8 garbage.
-std::vector<Arrival> arrivals() {
+std::vector<Arrival> arrivals(bool bare = false) {
   std::vector<Arrival> a;
-  for (int r : {0, 1, 2, 3, 6, 7, 9}) a.push_back({r, message(RankMessageKind::kFacts, r)});
+  for (int r : {0, 1, 2, 3, 6, 7, 9}) a.push_back({r, message(RankMessageKind::kFacts, r, bare)});
   a.push_back({4, message(RankMessageKind::kHello, 4)});
   a.push_back({5, message(RankMessageKind::kHello, 5)});
   a.push_back({5, message(RankMessageKind::kFailed, 5)});
@@ -253,4 +260,48 @@ TEST(FleetJudgement, ARuleTheLeaderDidNotRunIsSkippedOnItsNodesSayingSo) {
     if (s.rule_id == dropped && s.node == "node-3")
       said = s.reason.find("its group leader, rank 3") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// Skips of the same rule on several nodes: each node named, as one level names them, in every
+// format (rank 0 has no facts, only the leaders' outcomes and the cluster's labels).
+TEST(FleetJudgement, PerNodeSkipsNameTheirNodesEitherWay) {
+  const std::vector<Arrival> all = arrivals(true);
+  const Report a = one_level(all, 10);
+  const Report b = two_levels(all, false);
+  ASSERT_TRUE(b.nodes.empty());
+  const std::string text = render_text(b, {});
+  EXPECT_EQ(text, render_text(a, {}));
+  EXPECT_NE(text.find("[node-1] VM size unknown"), std::string::npos) << text;
+  EXPECT_NE(text.find("[node-3] VM size unknown"), std::string::npos) << text;
+  EXPECT_EQ(render_sarif(b), render_sarif(a));
+  EXPECT_EQ(render_junit(b), render_junit(a));
+  EXPECT_EQ(render_html(b), render_html(a));
+  nlohmann::json ja = nlohmann::json::parse(render_json(a));
+  ja.erase("nodes");
+  EXPECT_EQ(nlohmann::json::parse(render_json(b)), ja);
+}
+
+// A first rank near INT_MAX: the ranks' order is checked without overflowing an int (rank
+// INT_MAX then INT_MIN read as in order only if first + 1 wraps).
+TEST(FleetJudgement, AFirstRankNearIntMaxIsAWireError) {
+  GroupJudgement j = judge(arrivals(), 6, 2, false);  // ranks 6 and 7, both with facts
+  ASSERT_EQ(j.nodes.size(), 2u);
+  EXPECT_NO_THROW(decode_group_judgement(encode_group_judgement(j)));
+  j.first = INT_MAX;
+  j.ranks[0].rank = INT_MAX;
+  j.ranks[1].rank = INT_MIN;
+  EXPECT_THROW(decode_group_judgement(encode_group_judgement(j)), WireError);
+}
+
+// No rules run: every node has the same empty pattern, so a count of patterns over one is a
+// wire error, not a vector allocated per byte left.
+TEST(FleetJudgement, PatternsWithoutRulesAreAtMostOne) {
+  GroupJudgement j = judge(arrivals(), 0, 3, false);
+  ASSERT_FALSE(j.nodes.labels.empty());
+  j.rule_ids.clear();
+  j.patterns.assign(1, {});
+  j.pattern_of.assign(j.nodes.labels.size(), 0);
+  EXPECT_NO_THROW(decode_group_judgement(encode_group_judgement(j)));
+  j.patterns.assign(2, {});  // fewer than the bytes left: only the rule of one catches it
+  EXPECT_THROW(decode_group_judgement(encode_group_judgement(j)), WireError);
 }

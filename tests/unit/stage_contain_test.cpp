@@ -1,15 +1,21 @@
 // Containment, one writer, the journal's place and bounds, and verify's completeness (issue 29:
 // D1-D5, D11-D13, D20, D32): each test below fails on the code before the fix.
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -185,6 +191,55 @@ TEST(StageUnnamed, SmallFilesAreLinkedIntoPlaceOrRenamedFromAPart) {
     EXPECT_TRUE(checked.failed.empty()) << unnamed;
     EXPECT_EQ(checked.files_verified, 5u) << unnamed;
   }
+}
+
+// From now on, in the calling thread (and threads it starts), linkat(..., AT_EMPTY_PATH) fails
+// with ENOENT, as it does for a process without CAP_DAC_READ_SEARCH before Linux 6.10.
+bool refuse_empty_path_links() {
+  // seccomp_data: nr, arch, instruction_pointer, args[6]; the low half of args[4] (flags).
+  constexpr std::uint32_t flags_low =
+      offsetof(seccomp_data, args) + 4 * sizeof(std::uint64_t) +
+      (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 0 : sizeof(std::uint32_t));
+  sock_filter f[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_linkat, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, flags_low),
+      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOENT),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  sock_fprog prog{static_cast<unsigned short>(sizeof f / sizeof f[0]), f};
+  return ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
+// Where linkat(AT_EMPTY_PATH) is refused, small files are linked through /proc/self/fd/N, and the
+// run remembers it (UnnamedFiles::empty_path), so the next file goes there without the refused
+// call.
+TEST(StageUnnamed, ARefusedEmptyPathLinkIsRememberedForTheRun) {
+  const std::string base = test::temp_dir("unnamed-empty-path");
+  fs::create_directories(base + "/dst/d");
+  const std::string payload = "small";
+  const auto bytes = std::as_bytes(std::span(payload.data(), payload.size()));
+  bool filtered = false, first = false, second = false, remembered = true;
+  std::thread t([&] {  // the filter stays with this thread
+    filtered = refuse_empty_path_links();
+    if (!filtered) return;
+    DestTree dst(base + "/dst");
+    ParentDirs dirs;
+    UnnamedFiles unnamed;
+    first = write_whole_unnamed(dst, dirs, "d/a", bytes, 0644, 0, unnamed);
+    remembered = unnamed.empty_path.load();
+    second = write_whole_unnamed(dst, dirs, "d/b", bytes, 0644, 0, unnamed);
+  });
+  t.join();
+  if (!filtered) GTEST_SKIP() << "seccomp filters are not allowed here";
+  if (!fs::exists("/proc/self/fd")) GTEST_SKIP() << "no /proc";
+  EXPECT_TRUE(first);
+  EXPECT_TRUE(second);
+  EXPECT_FALSE(remembered);
+  EXPECT_EQ(slurp(base + "/dst/d/a"), payload);
+  EXPECT_EQ(slurp(base + "/dst/d/b"), payload);
 }
 
 TEST(StageContainPaths, OpenBeneathRefusesLinksAndEscapes) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/text.h"
+#include "report/node_count.h"
 #include "report/text/collective_table.h"
 #include "report/text/fleet_section.h"
 #include "report/text/node_summary.h"
@@ -31,7 +32,7 @@ void labelled(std::string& out, const Palette& p, const std::string& title,
 // Where a finding is: the node among several, or the file:line and resource of a template.
 std::string finding_suffix(const Report& r, const Finding& f) {
   if (r.lint) return "  " + f.location.str() + "  " + f.resource;
-  return !f.node.empty() && r.nodes.size() > 1 ? "  [" + f.node + "]" : "";
+  return !f.node.empty() && judged_node_count(r) > 1 ? "  [" + f.node + "]" : "";
 }
 
 void lint_sections(std::string& out, const Palette& p, const LintInputs& l) {
@@ -69,7 +70,8 @@ void not_checked(std::string& out, const Palette& p, const Report& r) {
   // Rules skipped for the same reason on the same node read as one line.
   std::vector<std::pair<std::string, std::string>> grouped;  // (reason key, ids)
   for (const RuleSkip& s : ev.skipped) {
-    std::string key = (s.node.empty() || r.nodes.size() < 2 ? "" : "[" + s.node + "] ") + s.reason;
+    std::string key =
+        (s.node.empty() || judged_node_count(r) < 2 ? "" : "[" + s.node + "] ") + s.reason;
     auto it =
         std::find_if(grouped.begin(), grouped.end(), [&](const auto& g) { return g.first == key; });
     if (it == grouped.end())
@@ -80,8 +82,9 @@ void not_checked(std::string& out, const Palette& p, const Report& r) {
   for (const auto& [key, ids] : grouped)
     out += "  " + wrap_text(ids + ": skipped, " + key, 2, 6) + "\n";
   for (const RuleSkip& s : ev.notes) {
-    std::string head =
-        "  " + s.rule_id + (s.node.empty() || r.nodes.size() < 2 ? "" : " [" + s.node + "]") + ": ";
+    std::string head = "  " + s.rule_id +
+                       (s.node.empty() || judged_node_count(r) < 2 ? "" : " [" + s.node + "]") +
+                       ": ";
     out += head + wrap_text("partly, " + s.reason, head.size(), 6) + "\n";
   }
   out += "\n";
