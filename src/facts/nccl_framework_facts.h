@@ -23,6 +23,8 @@ enum class FrameworkEventKind {
   kFatalSignal,        // a crash handler or debugger says the process got a fatal signal
                        // (detail: "SIGBUS", "SIGSEGV", ...)
   kNcclFrame,          // a backtrace frame in NCCL's code (detail: the function, or "libnccl")
+  kCudaError,          // a CUDA call of the program's own failed (nccl-tests CUDACHECK on its
+                       // buffers and streams, not inside NCCL; detail: the CUDA error string)
 };
 
 struct FrameworkEvent {

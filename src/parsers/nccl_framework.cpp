@@ -115,6 +115,25 @@ bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, Fra
       return true;
     }
   }
+  // nccl-tests src/common.h CUDACHECK: "%s: Test CUDA failure %s:%d '%s'" (hostname, file, line,
+  // cudaGetErrorString) since cbe7f65 (2019-03), "Cuda failure %s:%d '%s'" before. It wraps the
+  // harness's own CUDA calls (cudaMalloc of its send/recv buffers, streams, events in
+  // src/common.cu), not NCCL's: NCCL's own "Cuda failure 'x'" has no file:line.
+  for (std::string_view head :
+       {std::string_view("Test CUDA failure "), std::string_view("Cuda failure ")}) {
+    const std::size_t p = t.find(head);
+    if (p == std::string_view::npos) continue;
+    const std::string_view rest = t.substr(p + head.size());
+    const std::size_t quote = rest.find(" '");
+    const std::size_t colon = rest.find(':');
+    if (quote == std::string_view::npos || colon == std::string_view::npos || colon > quote ||
+        quote > 128 || colon + 1 >= rest.size() || rest[colon + 1] < '0' || rest[colon + 1] > '9')
+      continue;
+    std::string_view err = rest.substr(quote + 2);
+    if (!err.empty() && err.back() == '\'') err.remove_suffix(1);
+    add(out, K::kCudaError, "nccl-tests", err.substr(0, 96), t, src, n);
+    return true;
+  }
   // PyTorch ProcessGroupNCCL.cpp getNcclDataType (v1.8.0 .. v2.9.0):
   //   "Input tensor data type is not supported for NCCL process group: " type
   // The type map has kBFloat16 only when HAS_NCCL_BF16_DATATYPE (NCCL 2.10+, where nccl.h
@@ -312,7 +331,9 @@ bool crash(std::string_view t, const std::string& src, std::uint64_t n, Framewor
                      t.compare(0, 2, "0x") == 0;
   if (!frame) return false;
   for (std::size_t p = t.find("nccl"); p != std::string_view::npos; p = t.find("nccl", p + 4)) {
-    const bool word_start = p == 0 || std::strchr(" \t:*&<", t[p - 1]) != nullptr;
+    // After "::" the name is a C++ scope's member (c10d::ProcessGroupNCCL::ncclCommWatchdog,
+    // PyTorch's own watchdog thread), not one of NCCL's C functions.
+    const bool word_start = p == 0 || std::strchr(" \t*&<", t[p - 1]) != nullptr;
     if (!word_start || p + 4 >= t.size() || t[p + 4] < 'A' || t[p + 4] > 'Z') continue;
     std::size_t e = p + 4;
     while (e < t.size() && e - p < 64 &&

@@ -286,29 +286,6 @@ void NcclLogAnalyzer::State::finish_hosts() {
   failures.finish(f.failure_info, f.failure_info_folded);
 }
 
-namespace {
-// nccl-tests src/common.h CUDACHECK: "%s: Test CUDA failure %s:%d '%s'" (hostname, file, line,
-// cudaGetErrorString) since cbe7f65 (2019-03), "Cuda failure %s:%d '%s'" before: the text from
-// "Test CUDA failure" / "Cuda failure" on, or "" when the line is not one.
-std::string_view nccl_tests_cuda_failure(std::string_view line) {
-  std::size_t c = find(line, "Test CUDA failure ");
-  std::size_t at = c == std::string_view::npos ? std::string_view::npos : c + 18;
-  if (at == std::string_view::npos) {
-    c = find(line, "Cuda failure ");
-    at = c == std::string_view::npos ? std::string_view::npos : c + 13;
-  }
-  if (at == std::string_view::npos) return {};
-  // "<file>:<line> '": NCCL's own "Cuda failure 'x'" / "Cuda failure 1 'x'" has no file.
-  const std::string_view rest = line.substr(at);
-  const std::size_t colon = rest.find(':');
-  const std::size_t quote = rest.find(" '");
-  if (colon == std::string_view::npos || quote == std::string_view::npos || colon > quote ||
-      quote > 128 || colon + 1 >= rest.size() || rest[colon + 1] < '0' || rest[colon + 1] > '9')
-    return {};
-  return trim(line.substr(c));
-}
-}  // namespace
-
 // A line without a NCCL record: framework output (PyTorch), the bare version banner, noise.
 void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   if (last_error_follows) {
@@ -336,11 +313,6 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     return;
   }
   read_framework_line(line, file, n, f.framework);  // PyTorch, vLLM, DeepSpeed ...: framework.h
-  if (std::string_view c = nccl_tests_cuda_failure(line); !c.empty()) {
-    // The CUDA error text, read by the knowledge base as NCCL's own "Cuda failure '%s'".
-    add_warning(c, "", trim(line), n);
-    return;
-  }
   const bool nccl = has(line, "NCCL") || has(line, "nccl");
   const bool coll = has(line, "collective");
   if (!nccl && !coll) {

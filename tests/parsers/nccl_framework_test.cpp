@@ -176,6 +176,27 @@ TEST(NcclFramework, FatalSignalAndNcclFrames) {
   EXPECT_TRUE(f.judgeable());
 }
 
+// PyTorch's own watchdog thread (c10d::ProcessGroupNCCL::ncclCommWatchdog) is a C++ member
+// after "::", not a function of NCCL: a crash there is PyTorch's, not a crash inside NCCL.
+TEST(NcclFramework, PyTorchWatchdogFrameIsNotAnNcclFrame) {
+  FrameworkFacts f = read({
+      "Thread 12 \"pt_nccl_watchdg\" received signal SIGBUS, Bus error.",
+      "#0 0x00007f1c2a4b1e10 in c10d::ProcessGroupNCCL::ncclCommWatchdog() () from "
+      "/usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so",
+      "#1 0x00007f1c2a4b2f20 in c10d::ProcessGroupNCCL::ncclCommWatchdogInternal() ()",
+  });
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].kind, K::kFatalSignal);
+  // NCCL's own frames beside it still count: a bare ncclXxx( and libnccl.so.
+  FrameworkFacts g = read({
+      "#2 0x00007f6b59544f3b in ncclShmOpen(char*, unsigned long, void**, void**, int, void**) ()",
+      "#3 0x00007f6b59500000 in ?? () from /usr/lib/x86_64-linux-gnu/libnccl.so.2",
+  });
+  ASSERT_EQ(g.events.size(), 2u);
+  EXPECT_EQ(g.events[0].detail, "ncclShmOpen");
+  EXPECT_EQ(g.events[1].detail, "libnccl");
+}
+
 TEST(NcclFramework, SignalWithoutNcclFrameIsNotJudgeable) {
   FrameworkFacts f = read({
       "Thread 787 \"python\" received signal SIGSEGV, Segmentation fault.",
@@ -187,16 +208,25 @@ TEST(NcclFramework, SignalWithoutNcclFrameIsNotJudgeable) {
   EXPECT_FALSE(f.judgeable());
 }
 
-// nccl-tests' CUDACHECK line: its CUDA error text is kept as a warning the knowledge base reads.
-TEST(NcclFramework, NcclTestsCudaFailureIsAWarning) {
+// nccl-tests' CUDACHECK line: the harness's own CUDA call failed (its buffers, streams), a fact
+// of nccl-tests, never rewritten as NCCL's "Cuda failure" WARN (which blames NCCL's buffers).
+TEST(NcclFramework, NcclTestsCudaFailureIsNcclTestsOwn) {
   NcclRunFacts f = analyze_nccl_log_text(
       "dgx01: Test CUDA failure common.cu:941 'system not yet initialized'\n", "t.log");
-  ASSERT_EQ(f.warnings.size(), 1u);
-  EXPECT_EQ(f.warnings[0].message, "Test CUDA failure common.cu:941 'system not yet initialized'");
+  EXPECT_TRUE(f.warnings.empty());
+  const FrameworkEvent* e = f.framework.first(K::kCudaError);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->framework, "nccl-tests");
+  EXPECT_EQ(e->detail, "system not yet initialized");
   EXPECT_TRUE(has_nccl_output(f));
+  // Before 2019-03: "Cuda failure %s:%d '%s'".
+  FrameworkFacts old = read({"node1: Cuda failure common.cu:411 'out of memory'"});
+  ASSERT_EQ(old.events.size(), 1u);
+  EXPECT_EQ(old.events[0].detail, "out of memory");
   // NCCL's own "Cuda failure 'x'" without a file:line is not nccl-tests' line.
   NcclRunFacts g = analyze_nccl_log_text("Cuda failure 'out of memory' in my script\n", "t.log");
   EXPECT_TRUE(g.warnings.empty());
+  EXPECT_EQ(g.framework.first(K::kCudaError), nullptr);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // framework-nccl-error: the training framework says a NCCL call failed, and no NCCL line in the
 // log reads the failure (the other nccl-* rules read NCCL's own WARN and error lines).
+#include "knowledge/nccl_kb.h"
 #include "rules/rule_factories.h"
 #include "rules/run/framework_evidence.h"
 #include "rules/run/run_evidence.h"
@@ -10,7 +11,14 @@ namespace {
 // What each ncclResult_t means: NCCL user guide, API "Types" (ncclResult_t) and
 // "Troubleshooting > Errors" (docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/types.html),
 // and the NCCL sites that return it, most common first.
-std::string meaning(const std::string& result) {
+// Whether every NCCL release the log names is 2.30 or later (-1: none is, 0: unknown or mixed).
+int from_2_30(const NcclRunFacts& f) {
+  int newer = 0, older = 0;
+  for (const auto& [v, line] : f.versions) (nccl_version_in(v, ">=2.30") ? newer : older)++;
+  return newer && !older ? 1 : older && !newer ? -1 : 0;
+}
+
+std::string meaning(const std::string& result, int v2_30) {
   if (result == "ncclSystemError")
     return "a system call or external library failed inside NCCL (socket, shared memory, "
            "memory registration): a broken or unreachable network path, a small /dev/shm, a "
@@ -37,11 +45,24 @@ std::string meaning(const std::string& result) {
            "fix it) or, on NCCL before 2.12, the bootstrap network: no usable interface, or "
            "NCCL_SOCKET_IFNAME naming an interface that is missing or differs between hosts";
   // init.cc "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx" returns
-  // ncclInvalidUsage (v2.4.2-1 .. v2.30.7-1), as do argcheck.cc's argument checks.
-  if (result == "ncclInvalidUsage" || result == "ncclInvalidArgument")
-    return "the program called NCCL wrongly: most often two ranks on the same GPU (more ranks "
-           "per node than GPUs, or every rank on one hard-coded device), or counts, types or "
-           "roots that differ between ranks, or a communicator used after abort";
+  // ncclInvalidUsage (v2.4.2-1 .. v2.29.7-1), as do argcheck.cc's argument checks. 2.30 allows
+  // several ranks per GPU (init.cc:1121-1132 @ v2.30.3-1: "Multiple ranks on the same GPU
+  // detected and allowed. Disabling NVLS."); ncclInvalidUsage then only with NCCL_NVLS_ENABLE=1.
+  if (result == "ncclInvalidUsage" || result == "ncclInvalidArgument") {
+    const std::string same_gpu =
+        "two ranks on the same GPU (more ranks per node than GPUs, or every rank on one "
+        "hard-coded device)";
+    const std::string rest =
+        "counts, types or roots that differ between ranks, or a communicator used after abort";
+    if (v2_30 > 0)
+      return "the program called NCCL wrongly: most often " + rest +
+             " (NCCL 2.30 allows several ranks on one GPU; that is invalid usage only with "
+             "NCCL_NVLS_ENABLE=1)";
+    if (v2_30 < 0)
+      return "the program called NCCL wrongly: most often " + same_gpu + ", or " + rest;
+    return "the program called NCCL wrongly: most often " + same_gpu +
+           " (before NCCL 2.30; 2.30 allows it unless NCCL_NVLS_ENABLE=1), or " + rest;
+  }
   if (result == "ncclTimeout") return "a NCCL operation timed out";
   if (result.rfind("unsupported data type", 0) == 0)
     return "the framework's NCCL has no such data type: PyTorch maps bfloat16 to NCCL only when "
@@ -91,6 +112,55 @@ Finding crash_finding(Finding x, const FrameworkEvent& sig,
   return x;
 }
 
+// nccl-tests' CUDACHECK (src/common.h) wraps the harness's own CUDA calls: cudaMalloc of its
+// send/receive buffers at the largest size it tests (-e), its streams and events (src/common.cu).
+// The CUDA error is the harness's, not a call NCCL made. Meanings: CUDA runtime API,
+// cudaError_t (docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html).
+Finding nccl_tests_cuda_finding(Finding x, const FrameworkEvent& e) {
+  x.evidence.push_back(framework_evidence(e));
+  const std::string& err = e.detail;
+  if (err == "out of memory") {
+    x.cause =
+        "nccl-tests could not allocate its own buffers: it allocates its send and receive "
+        "buffers with cudaMalloc at the largest size it tests (-e, maxBytes) on each of its "
+        "GPUs (-g per process) before it calls NCCL, and the GPU had not that much free memory.";
+    x.fix =
+        "Lower -e (max bytes) or -g (GPUs per process), or free the GPU: nvidia-smi shows "
+        "another process holding its memory.";
+  } else {
+    std::string meaning;
+    if (err == "invalid device ordinal")
+      meaning =
+          "the harness asked for a GPU that is not visible (-g, or -t times -g, larger "
+          "than the GPUs CUDA_VISIBLE_DEVICES leaves to the process)";
+    else if (err.rfind("CUDA driver version is insufficient", 0) == 0)
+      meaning = "nccl-tests was built for a newer CUDA than the installed driver supports";
+    else if (err == "system not yet initialized")
+      // cudaErrorSystemNotReady (802): "verify ... all required driver daemons are actively
+      // running"; on NVSwitch systems (HGX/DGX A100, H100) that daemon is nvidia-fabricmanager.
+      meaning =
+          "the GPU system is not ready for CUDA work: a required driver daemon is not "
+          "running - on NVSwitch systems the fabric manager (systemctl status "
+          "nvidia-fabricmanager)";
+    else if (err == "no CUDA-capable device is detected")
+      meaning =
+          "the process sees no GPU (CUDA_VISIBLE_DEVICES, the container's GPU access, or "
+          "the driver)";
+    else
+      meaning = "the CUDA runtime returned '" + err + "'";
+    x.cause =
+        "A CUDA call of nccl-tests itself failed (its CUDACHECK on its buffers, streams or "
+        "events), not a call inside NCCL: " +
+        meaning + ".";
+    x.fix =
+        "Check the GPUs the process sees (nvidia-smi, CUDA_VISIBLE_DEVICES) and the kernel log "
+        "for Xid errors, and that nccl-tests was built for the node's CUDA and driver; then "
+        "rerun.";
+  }
+  x.rank = 40;
+  return x;
+}
+
 class FrameworkNcclError : public Rule {
  public:
   std::string_view id() const override { return "framework-nccl-error"; }
@@ -116,6 +186,16 @@ class FrameworkNcclError : public Rule {
                         *sig, frames));
       return o;
     }
+    if (const FrameworkEvent* c = f.framework.first(FrameworkEventKind::kCudaError)) {
+      RuleOutcome o;
+      o.findings.push_back(nccl_tests_cuda_finding(
+          finding(c->detail == "out of memory"
+                      ? "nccl-tests could not allocate its buffers on the GPU (CUDA 'out of "
+                        "memory')"
+                      : "A CUDA call of nccl-tests itself failed ('" + c->detail + "')"),
+          *c));
+      return o;
+    }
     // NCCL's own lines (or the error text itself) already gave a reading: the nccl-* rules.
     if (!only_quoted_issues(f) || !f.timeouts.empty()) return {};
     const auto events = framework_events(
@@ -136,7 +216,7 @@ class FrameworkNcclError : public Rule {
                    ", and the log holds no NCCL line that says why");
     for (std::size_t i = 0; i < events.size() && i < 4; ++i)
       x.evidence.push_back(framework_evidence(*events[i]));
-    x.cause = "This means " + meaning(result) + "." +
+    x.cause = "This means " + meaning(result, from_2_30(f)) + "." +
               (type                ? ""
                : f.nccl_lines == 0 ? " NCCL's own debug output is not in the log, so the failing "
                                      "call and the rank that failed first are not named."

@@ -90,6 +90,37 @@ TEST(FrameworkNcclError, NcclTestsInternalError) {
   EXPECT_NE(o.findings[0].cause.find("NCCL_SOCKET_IFNAME"), std::string::npos);
 }
 
+// nccl-tests' CUDACHECK on its own cudaMalloc: the harness's buffers, never NCCL's (no
+// NCCL_BUFFSIZE advice); another CUDA error is read without claiming NCCL made the call.
+TEST(FrameworkNcclError, NcclTestsCudaFailureIsTheHarnesss) {
+  RuleOutcome o = log_rule("framework-nccl-error",
+                           log_text("# Using devices\n"
+                                    "node1: Test CUDA failure common.cu:892 'out of memory'\n"
+                                    " .. node1 pid 1234: Test failure common.cu:401\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& x = o.findings[0];
+  EXPECT_NE(x.message.find("nccl-tests could not allocate its buffers"), std::string::npos)
+      << x.message;
+  EXPECT_NE(x.fix.find("Lower -e"), std::string::npos) << x.fix;
+  EXPECT_EQ((x.cause + x.fix).find("NCCL_BUFFSIZE"), std::string::npos);
+  RuleOutcome d = log_rule("framework-nccl-error",
+                           log_text("node1: Test CUDA failure common.cu:761 'invalid device "
+                                    "ordinal'\n"));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_NE(d.findings[0].cause.find("not a call inside NCCL"), std::string::npos);
+  EXPECT_NE(d.findings[0].cause.find("not visible"), std::string::npos);
+}
+
+// PyTorch's own watchdog thread (c10d::ProcessGroupNCCL::ncclCommWatchdog) is not NCCL's code.
+TEST(FrameworkNcclError, QuietOnASignalInPyTorchsWatchdog) {
+  EXPECT_TRUE(
+      log_rule("framework-nccl-error",
+               log_text("Caught signal 7 (Bus error: nonexistent physical address)\n"
+                        "#4 0x00007f1c2a4b1e10 in c10d::ProcessGroupNCCL::ncclCommWatchdog()"
+                        " () from /opt/torch/lib/libtorch_cuda.so\n"))
+          .findings.empty());
+}
+
 TEST(FrameworkNcclError, InvalidUsageNamesRanksOnTheSameGpu) {
   RuleOutcome o = log_rule(
       "framework-nccl-error",
@@ -98,6 +129,21 @@ TEST(FrameworkNcclError, InvalidUsageNamesRanksOnTheSameGpu) {
                "usage of NCCL library.\n"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].cause.find("two ranks on the same GPU"), std::string::npos);
+}
+
+// NCCL 2.30 allows several ranks per GPU (init.cc "Multiple ranks on the same GPU detected and
+// allowed"): on 2.30 invalid usage is not read as two ranks on one GPU.
+TEST(FrameworkNcclError, InvalidUsageOn230IsNotRanksOnTheSameGpu) {
+  RuleOutcome o = log_rule(
+      "framework-nccl-error",
+      log_text("NCCL version 2.30.3+cuda13.0\n"
+               "NCCL error in: /opt/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1287, "
+               "invalid usage, NCCL version 2.30.3 ncclInvalidUsage: This usually reflects invalid "
+               "usage of NCCL library.\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].cause.find("most often two ranks on the same GPU"), std::string::npos)
+      << o.findings[0].cause;
+  EXPECT_NE(o.findings[0].cause.find("NCCL_NVLS_ENABLE=1"), std::string::npos);
 }
 
 TEST(FrameworkWatchdogHang, FiresOnTheHeartbeatMonitor) {

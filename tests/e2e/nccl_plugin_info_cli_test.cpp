@@ -1,0 +1,50 @@
+// A net plugin's INFO lines are traces of fallbacks it takes, not failures: a healthy
+// aws-ofi-nccl log that reaches Init COMPLETE is judged ok (exit 0).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/paths.h"
+#include "support/report_json.h"
+#include "support/run_cli.h"
+
+using namespace trainready::test;
+
+// The INFO lines (aws-ofi-nccl, tests/data/nccl-sites/aws-ofi-nccl-sites-v1.14-v1.21.jsonl):
+// src/nccl_ofi_cuda.cpp:469 (v1.17 .. v1.21; the retry without flags succeeds),
+// src/nccl_ofi_gdrcopy.cpp:51 (GDRCopy is optional), src/nccl_ofi_topo.cpp:753 (the NIC filter
+// is switched off, all NICs used). The same words at WARN level are failures the KB reads.
+TEST(NcclPluginInfo, HealthyAwsOfiLogWithItsFallbackTracesIsOk) {
+  const std::string d = temp_dir("nccl-ofi-info");
+  const std::string log = d + "/efa.log";
+  const std::string p = "ip-10-1-2-3:4711:4711 [0] NCCL INFO ";
+  std::ofstream(log)
+      << p << "Bootstrap : Using ens32:10.1.2.3<0>\n"
+      << p << "NET/Plugin: Loaded net plugin Libfabric (v8)\n"
+      << p << "NET/OFI Initializing aws-ofi-nccl 1.17.3\n"
+      << p << "NET/OFI Using Libfabric version 1.22\n"
+      << p << "NET/OFI Using CUDA driver version 12040 with runtime 12040\n"
+      << p << "NET/OFI Could not load libgdrapi.so\n"
+      << p
+      << "NET/OFI SKIP_NICS_WITHOUT_ACCEL_AT_SAME_PCI_LEVEL is set but no NIC has an "
+         "accelerator at the same PCI level; filter disabled so all NICs are used.\n"
+      << p << "NET/OFI Selected Provider is efa (found 4 nics)\n"
+      << p << "Using network Libfabric\n"
+      << "NCCL version 2.21.5+cuda12.4\n"
+      << p << "NET/OFI cuMemGetHandleForAddressRange failed with flags: 1, retrying with no flags\n"
+      << p
+      << "comm 0x5612ab00 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 101c0 commId "
+         "0x9c1f0e2d - Init COMPLETE\n";
+  nlohmann::json j = report_json({"nccl", log}, 0);
+  for (const auto& f : j["findings"]) EXPECT_NE(f["severity"], "error") << f.dump();
+  for (const auto& f : j["findings"]) EXPECT_NE(f["severity"], "warning") << f.dump();
+  CliResult r = run_trainready({"nccl", log});
+  EXPECT_EQ(r.code, 0) << r.out;
+  // A WARN of the plugin's CUDA calls (src/nccl_ofi_cuda.cpp, NCCL_OFI_WARN) is a failure the
+  // knowledge base still reads: the levels keep the entries, only INFO traces stay quiet.
+  std::ofstream(log, std::ios::app)
+      << "ip-10-1-2-3:4711:4711 [0] nccl_net_ofi_gpu_mem_alloc:92 NCCL WARN NET/OFI cuMemAlloc "
+         "failed: out of memory\n";
+  EXPECT_EQ(run_trainready({"nccl", log}).code, 1);
+}
