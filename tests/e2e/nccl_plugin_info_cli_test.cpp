@@ -48,3 +48,36 @@ TEST(NcclPluginInfo, HealthyAwsOfiLogWithItsFallbackTracesIsOk) {
          "failed: out of memory\n";
   EXPECT_EQ(run_trainready({"nccl", log}).code, 1);
 }
+
+// NCCL's own "Topology detection : could not read X, ignoring" is INFO in every release that
+// prints it (src/graph/xml.cc:352 @ v2.6.4-1 ... src/os/linux.cc:657/721 @ v2.30.7-1): NCCL
+// goes on without the attribute. A healthy log holding it gets no warning; a WARN that NCCL
+// could not find a device's real path still does.
+TEST(NcclPluginInfo, TopologyAttributeNcclIgnoresIsNoWarning) {
+  const std::string d = temp_dir("nccl-topo-info");
+  const std::string log = d + "/topo.log";
+  const std::string p = "node1:100:110 [0] NCCL INFO ";
+  std::ofstream(log) << "NCCL version 2.21.5+cuda12.4\n"
+                     << p
+                     << "Topology detection : could not read "
+                        "/sys/devices/LNXSYSTM:00/LNXSYBUS:00/PNP0A03:00/device:07/VMBUS:01, "
+                        "ignoring\n"
+                     << p
+                     << "comm 0x55d0 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 1000 commId "
+                        "0x1234 - Init COMPLETE\n";
+  nlohmann::json j = report_json({"nccl", log}, 0);
+  for (const auto& f : j["findings"]) EXPECT_NE(f["severity"], "error") << f.dump();
+  for (const auto& f : j["findings"]) EXPECT_NE(f["severity"], "warning") << f.dump();
+  EXPECT_EQ(run_trainready({"nccl", log}).code, 0);
+  std::ofstream(log, std::ios::app)
+      << "node1:100:110 [0] xml.cc:827 NCCL WARN Could not find real path of "
+         "/sys/class/pci_bus/0000:00/../../0000:00:1f.0\n";
+  bool warned = false;
+  const CliResult r = run_trainready({"nccl", log, "--json"});
+  const nlohmann::json report = nlohmann::json::parse(r.out);
+  for (const auto& f : report["findings"])
+    warned = warned || (f["severity"] == "warning" && f["rule"] == "nccl-message" &&
+                        f["message"].get<std::string>().find("could not resolve or read a sysfs "
+                                                             "path") != std::string::npos);
+  EXPECT_TRUE(warned) << r.out;
+}
