@@ -75,9 +75,10 @@ class Pass {
   }
 
  private:
-  // A key as written when it has no escape (a view into the text), else unescaped.
-  static std::string_view key_of(od::field& f) {
-    const char* raw = f.key().raw();
+  // A key as written when it has no escape (a view into the text), else unescaped. `raw` is
+  // f.key().raw(), taken by the caller before this call: unescaping consumes the field's key, and
+  // simdjson's field::key() may not be called after that.
+  static std::string_view key_of(od::field& f, const char* raw) {
     const char* q = raw;
     while (*q != '"' && *q != '\\') ++q;
     if (*q == '"') return {raw, static_cast<std::size_t>(q - raw)};
@@ -134,8 +135,9 @@ class Pass {
         for (auto member : obj) {
           od::field f;
           take(std::move(member).get(f));
-          const std::string_view key = key_of(f);
-          const int line = lines_.at(f.key().raw() - 1);
+          const char* raw = f.key().raw();
+          const std::string_view key = key_of(f, raw);
+          const int line = lines_.at(raw - 1);
           path_.resize(len);
           path_ += '/';
           path_ += json_pointer_token(key);
@@ -207,7 +209,7 @@ class Pass {
         for (auto member : obj) {
           od::field f;
           take(std::move(member).get(f));
-          keys_.push_back(key_of(f));
+          keys_.push_back(key_of(f, f.key().raw()));
           check(f.value(), depth + 1);
         }
         std::sort(keys_.begin() + static_cast<std::ptrdiff_t>(first), keys_.end());

@@ -189,4 +189,18 @@ TEST(TemplateJson, OnlyTemplatesDeferTheirResources) {
   EXPECT_EQ(d.json.line_of("/resources/0/publisher"), 3);
 }
 
+// A key with an escape is unescaped, which consumes simdjson's copy of the key: its line is
+// taken from the raw key before that (a fuzzer found field::key() read after the unescape).
+TEST(TemplateJson, AKeyWithAnEscapeKeepsItsLine) {
+  const std::string head = kTemplateHead;
+  expect_same("{\n  \"a\\u0062\": 1,\n  \"c\": {\n    \"d\\\"e\": [2],\n    \"f\\\\\": 3\n  }\n}\n",
+              "escaped-keys.json");
+  expect_same(head +
+                  "    {\"type\": \"Microsoft.Compute/virtualMachines\", \"name\": \"a\",\n"
+                  "     \"hardware\\u0050rofile\": {\"vmSize\": \"Standard_ND96isr_H100_v5\"}}\n"
+                  "  ]\n}\n",
+              "escaped-resource-key.json");
+  expect_same("{\n\n  \"x\\ty\": true\n}\n", "tab-key.json");
+}
+
 }  // namespace trainready::test
