@@ -317,9 +317,10 @@ def check_levels(entries, sites, readers, errors):
     for i in sorted(only):
         s = sites[i]
         for e in readers[i]:
-            if e.get("kind") == "passthrough" or e.get("severity") == "info":
+            if e.get("severity") == "info" or e.get("kind") == "passthrough" and \
+                    not plugin_site(s):
                 continue
-            if plugin_site(s):
+            if plugin_site(s):  # the plugin's own entries, passthrough ones included
                 if not e.get("level"):
                     errors.append(f"{e['_file']}: {e['id']}: no level, and its match reads the "
                                   f"INFO-only site {s['where'][s['tags'][-1]][0]} "

@@ -262,10 +262,26 @@ std::string version_head(const nlohmann::json& c) {
          std::to_string(v[1]) + "." + std::to_string(v[2]) + "+cuda12.4\n";
 }
 
+// The lines of a run that worked around the site's line: one rank that connected to another of its
+// node and completed init, printed by the tag's INFO head. Rules that judge a line in its context
+// (GPU Direct RDMA off matters only across nodes, nccl-gdrdma-off) see a single-node run.
+std::string healthy_context(const nlohmann::json& c, const Heads& heads) {
+  std::string out;
+  for (const char* text : {"Channel 00/0 : 0[3] -> 1[4] via P2P/IPC",
+                           "comm 0x55d0 rank 0 nranks 2 cudaDev 3 nvmlDev 3 busId 1000 commId "
+                           "0x1234 - Init COMPLETE"}) {
+    nlohmann::json x = c;
+    x["level"] = "INFO";
+    x["text"] = text;
+    out += render(x, heads);
+  }
+  return out;
+}
+
 // Every INFO-only site of every tag (tools/nccl_kb_coverage.py --info-cases), as the tag prints
-// it, through the reader and every rule of `trainready nccl`: a healthy line - NCCL goes on -
-// yields no warning or error (an entry that reads it at that severity turns a run that worked into
-// a failure); a line the knowledge base records as a failure yields one.
+// it in a run that worked, through the reader and every rule of `trainready nccl`: a healthy line -
+// NCCL goes on - yields no warning or error (an entry that reads it at that severity turns a run
+// that worked into a failure); a line the knowledge base records as a failure yields one.
 TEST(NcclKbSites, InfoOnlySitesWarnOnlyWhereTheKnowledgeBaseRecordsAFailure) {
   const std::string out = run_tool("--info-cases");
   ASSERT_EQ(out.rfind("tool failed", 0), std::string::npos) << out;
@@ -289,8 +305,8 @@ TEST(NcclKbSites, InfoOnlySitesWarnOnlyWhereTheKnowledgeBaseRecordsAFailure) {
       continue;
     }
     Report r = start_report("nccl", flags);
-    r.nccl_log =
-        std::make_shared<NcclRunFacts>(analyze_nccl_log_text(version_head(c) + line, "site.log"));
+    r.nccl_log = std::make_shared<NcclRunFacts>(
+        analyze_nccl_log_text(version_head(c) + line + healthy_context(c, heads), "site.log"));
     const Evaluation ev = run_rules(r, flags);
     const Finding* worst = nullptr;
     for (const Finding& f : ev.findings)
