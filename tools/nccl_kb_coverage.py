@@ -311,7 +311,8 @@ def check_levels(entries, sites, readers, errors):
     on the way out, an error returned to the caller, a fault NCCL then works around - citing the
     site as "file:line @ tag". Every file of an INFO-only site it reads is cited (a new site in
     another file asks for a new reason); every citation names an INFO-only site it reads. For a
-    plugin's entries only `level` will do. Entries with `level: INFO` that warn are notes."""
+    plugin's entries only `level` will do. An entry with `level: INFO` that warns needs the
+    reason as well."""
     only = info_only_sites(sites)
     read = collections.defaultdict(list)
     for i in sorted(only):
@@ -336,12 +337,9 @@ def check_levels(entries, sites, readers, errors):
                 what = (f"{where}: {'level INFO' if e.get('level') else 'no level'}, and its "
                         f"match reads the INFO-only site {s['where'][s['tags'][-1]][0]} "
                         f"({s['_text'][:70]!r})")
-                if e.get("level"):
-                    print(f"note: {what}", file=sys.stderr)
-                else:
-                    errors.append(what + ": where NCCL goes on normally give the entry `level: "
-                                  "WARN` (an info entry may read the INFO form); where the INFO "
-                                  "reports a failure say why in `info_failure` (file:line @ tag)")
+                errors.append(what + ": where NCCL goes on normally give the entry `level: "
+                              "WARN` (an info entry may read the INFO form); where the INFO "
+                              "reports a failure say why in `info_failure` (file:line @ tag)")
             continue
         if not ss:
             errors.append(f"{where}: info_failure, but its match reads no INFO-only site")

@@ -82,6 +82,9 @@ class LevelCheck(unittest.TestCase):
                       "src/os/linux.cc:777", r.stderr)
         self.assertNotIn("ras-internal-consistency", r.stderr)
         self.assertNotIn("trail-internal-error", r.stderr)  # failure chains by design
+        r = self.run_tool(SHM.replace("  what:", "  level: INFO\n  what:") + ras + TRAIL)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("os-shm-failed: level INFO, and its match reads the INFO-only site", r.stderr)
 
     def test_level_warn_or_a_cited_reason_passes(self):
         ras = RAS.replace("  what:", "  info_failure: src/ras/rasnet.cc:1106 @ v2.30.7-1 returns "
