@@ -39,7 +39,7 @@ LEVELS = {"WARN", "INFO"}
 WHEN_KEYS = {"link_layer", "net", "plugin", "env", "nccl", "driver", "multi_node", "log_has",
              "mnnvl", "gdr"}
 ENTRY_KEYS = {"id", "match", "level", "kind", "versions", "in_file", "fixed_in", "what",
-              "severity", "rank", "causes", "source", "doc"}
+              "severity", "rank", "causes", "source", "doc", "info_failure"}
 CAUSE_KEYS = {"cause", "when", "fix", "confirm"}
 # Regex features outside the common subset of Python re and ECMAScript.
 UNPORTABLE = [(r"\(\?<[=!]", "lookbehind"), (r"\(\?P?<\w", "named group"),
@@ -195,6 +195,9 @@ def load_kb(kb_dir, errors):
                 errors.append(f"{where}: severity must be one of {sorted(SEVERITIES)}")
             if "level" in e and e["level"] not in LEVELS:
                 errors.append(f"{where}: level must be WARN or INFO")
+            if "info_failure" in e and not (isinstance(e["info_failure"], str) and
+                                            e["info_failure"].strip()):
+                errors.append(f"{where}: info_failure must be text (why the INFO is a failure)")
             if "rank" in e and not (isinstance(e["rank"], int) and 0 <= e["rank"] <= 100):
                 errors.append(f"{where}: rank must be an integer 0..100")
             rx = str(e.get("match", ""))
@@ -280,27 +283,85 @@ def at_tag(e, site, tag):
     return not (e.get("fixed_in") and not in_range(tag, "<" + str(e["fixed_in"])))
 
 
-def check_levels(entries, sites, readers, errors):
-    """An entry without `level` reads WARN and INFO lines alike: one that reads a format printed
-    only at INFO (a trace of a fallback the code takes, such as "retrying with no flags") would
-    turn a healthy log into a failure. For a plugin's entries that is an error (give the entry
-    its level, or split it); NCCL's own entries are listed as notes until each is reviewed."""
+# A citation in `info_failure`: "src/enqueue.cc:52 @ v2.25.1-1" (the site, where a tag prints it).
+CITATION = re.compile(r"([\w.+-]+(?:/[\w.+-]+)+\.(?:cc|cu|cpp|c|h|hpp|in)):(\d+) @ (v\d+\.\d+\.\d+-\d+)")
+
+
+def info_only_sites(sites):
+    """Indexes of the sites whose format is printed at INFO only (at every tag and place that has
+    it), trace formats left out of coverage aside."""
     levels = collections.defaultdict(set)
     for s in sites:
         levels[(s.get("prefix"), s["format"])].add(s["level"])
-    for i, s in enumerate(sites):
-        if s["level"] != "INFO" or levels[(s.get("prefix"), s["format"])] != {"INFO"} or \
-                out_of_scope(s):
-            continue
+    return {i for i, s in enumerate(sites) if s["level"] == "INFO" and not out_of_scope(s)
+            and levels[(s.get("prefix"), s["format"])] == {"INFO"}}
+
+
+def result_trail(site):
+    """A failure chain ("%s:%d -> %d", src/include/checks.h): NCCL returns the code it prints."""
+    return site["kind"] == "trail" and bool(RESULT_TRAIL.match(site["format"] or ""))
+
+
+def check_levels(entries, sites, readers, errors):
+    """An entry without `level` reads WARN and INFO lines alike. A format NCCL prints only at INFO
+    is mostly a trace of a choice or a fallback the code takes ("retrying", "falling back to",
+    "Continue without"): read at warning or error severity it turns a healthy log into a failure.
+    An entry (warning or error) that reads such a site either has `level: WARN` (an info entry may
+    read the INFO form) or says in `info_failure` why the INFO reports a failure - a failure chain
+    on the way out, an error returned to the caller, a fault NCCL then works around - citing the
+    site as "file:line @ tag". Every file of an INFO-only site it reads is cited (a new site in
+    another file asks for a new reason); every citation names an INFO-only site it reads. For a
+    plugin's entries only `level` will do. An entry with `level: INFO` that warns needs the
+    reason as well."""
+    only = info_only_sites(sites)
+    read = collections.defaultdict(list)
+    for i in sorted(only):
+        s = sites[i]
         for e in readers[i]:
-            if e.get("level") or e.get("kind") == "passthrough" or e["severity"] == "info":
+            if e.get("severity") == "info" or e.get("kind") == "passthrough" and \
+                    not plugin_site(s):
                 continue
-            what = (f"{e['_file']}: {e['id']}: no level, and its match reads the INFO-only site "
-                    f"{s['where'][s['tags'][-1]][0]} ({s['_text'][:70]!r})")
-            if plugin_site(s):
-                errors.append(what + ": give the entry `level: WARN` or split it")
-            else:
-                print(f"note: {what}", file=sys.stderr)
+            if plugin_site(s):  # the plugin's own entries, passthrough ones included
+                if not e.get("level"):
+                    errors.append(f"{e['_file']}: {e['id']}: no level, and its match reads the "
+                                  f"INFO-only site {s['where'][s['tags'][-1]][0]} "
+                                  f"({s['_text'][:70]!r}): give the entry `level: WARN` or split it")
+                continue
+            if e.get("kind") != "trail":  # trail entries read failure chains by design
+                read[e["id"]].append(s)
+    for e in entries:
+        why, ss = e.get("info_failure"), read.get(e["id"], [])
+        where = f"{e['_file']}: {e['id']}"
+        if why is None:
+            for s in ss:
+                what = (f"{where}: {'level INFO' if e.get('level') else 'no level'}, and its "
+                        f"match reads the INFO-only site {s['where'][s['tags'][-1]][0]} "
+                        f"({s['_text'][:70]!r})")
+                errors.append(what + ": where NCCL goes on normally give the entry `level: "
+                              "WARN` (an info entry may read the INFO form); where the INFO "
+                              "reports a failure say why in `info_failure` (file:line @ tag)")
+            continue
+        if not ss:
+            errors.append(f"{where}: info_failure, but its match reads no INFO-only site")
+            continue
+        cites = CITATION.findall(str(why))
+        if not cites:
+            errors.append(f"{where}: info_failure must cite the INFO sites as 'file:line @ tag'")
+            continue
+        for f, line, tag in cites:
+            if not any(f"{f}:{line}" in s["where"].get(tag, []) for s in ss):
+                errors.append(f"{where}: info_failure cites {f}:{line} @ {tag}, which is not an "
+                              "INFO-only site the entry reads")
+        files = {f for f, _, _ in cites}
+        for s in ss:
+            if not {w.partition(":")[0] for ws in s["where"].values() for w in ws} & files:
+                errors.append(f"{where}: reads the INFO-only site {s['where'][s['tags'][-1]][0]} "
+                              f"({s['_text'][:70]!r}), a file info_failure does not cite")
+
+
+def info_failure_readers(e):
+    """An entry whose reading of an INFO line is a recorded failure."""
+    return e.get("severity") != "info" and (e.get("info_failure") or e.get("level") == "INFO")
 
 
 def main():
@@ -319,6 +380,11 @@ def main():
     ap.add_argument("--cases", action="store_true",
                     help="one JSON line per covered site, tag and rendering: the text, where "
                     "NCCL prints it, and the entries that cover it (for the C++ reader's test)")
+    ap.add_argument("--info-cases", action="store_true",
+                    help="one JSON line per INFO-only site, tag and rendering, with 'failure': "
+                    "whether the knowledge base reads it as a failure (a recorded info_failure, a "
+                    "level INFO entry that warns, a failure chain); the rest are healthy lines "
+                    "(for the C++ test that they yield no warning)")
     a = ap.parse_args()
     a.sites = a.sites or [os.path.join(ROOT, "tests", "data", "nccl-sites", name) for name in
                           ("nccl-sites-v2.4-v2.17.jsonl", "nccl-sites-v2.18-v2.30.jsonl",
@@ -411,9 +477,10 @@ def report(a, sites):
                   f"({', '.join(sorted(subsystems_of[e['id']]))}): is it too broad?",
                   file=sys.stderr)
 
-    if a.cases:
+    if a.cases or a.info_cases:
+        only = info_only_sites(sites) if a.info_cases else set()
         for i, s in enumerate(sites):
-            if not readers[i]:
+            if not (readers[i] if a.cases else i in only):
                 continue
             for tag in s["tags"]:
                 file, _, line = s["where"][tag][0].partition(":")
@@ -424,16 +491,21 @@ def report(a, sites):
                         # first, the rest are lines of their own (the EFA security-group banner)
                         text = text.split("\n")[0]
                     # Here the file NCCL prints is known: an in_file entry reads only its own.
-                    ids = [e["id"] for e in readers[i] if covers(e, dict(s, _texts=[text]), tag)
+                    hit = [e for e in readers[i] if covers(e, dict(s, _texts=[text]), tag)
                            and (not e.get("in_file") or re.search(e["in_file"], printed))]
-                    if ids:
-                        case = {"tag": tag, "level": s["level"], "kind": s["kind"],
-                                "file": file[4:] if file.startswith("src/") else file,
-                                "line": int(line or 0), "func": s.get("function") or "",
-                                "text": text, "ids": ids}
-                        if plugin_site(s):  # printed through NCCL's logger by the plugin
-                            case["plugin"] = tag.split()[0] if " " in tag else "plugin"
-                        print(json.dumps(case))
+                    case = {"tag": tag, "level": s["level"], "kind": s["kind"],
+                            "file": file[4:] if file.startswith("src/") else file,
+                            "line": int(line or 0), "func": s.get("function") or "",
+                            "text": text, "ids": [e["id"] for e in hit]}
+                    if plugin_site(s):  # printed through NCCL's logger by the plugin
+                        case["plugin"] = tag.split()[0] if " " in tag else "plugin"
+                    if a.info_cases:
+                        # a failure the knowledge base records as one, or NCCL's failure chain
+                        case["failure"] = result_trail(s) or any(
+                            info_failure_readers(e) for e in hit)
+                    elif not hit:
+                        continue
+                    print(json.dumps(case))
     elif a.json:
         print(json.dumps([{"tag": t, "sites": n, "covered": c,
                            "percent": round(100.0 * c / n, 1) if n else 0.0}

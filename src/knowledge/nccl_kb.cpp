@@ -11,9 +11,11 @@
 namespace trainready {
 namespace {
 
-const std::set<std::string> kEntryKeys = {"id",      "match",    "level", "kind",     "versions",
-                                          "in_file", "fixed_in", "what",  "severity", "rank",
-                                          "causes",  "source",   "doc"};
+// `info_failure` (why an entry that warns reads a format NCCL prints only at INFO) is review data
+// for tools/nccl_kb_coverage.py; the reader accepts it and does not use it.
+const std::set<std::string> kEntryKeys = {"id",      "match",    "level", "kind",        "versions",
+                                          "in_file", "fixed_in", "what",  "severity",    "rank",
+                                          "causes",  "source",   "doc",   "info_failure"};
 const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm"};
 const std::set<std::string> kWhenKeys = {"link_layer", "net",        "plugin",  "env",   "nccl",
                                          "driver",     "multi_node", "log_has", "mnnvl", "gdr"};
@@ -112,6 +114,7 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
   e.what = scalar(n, w, "what", true);
   e.source = scalar(n, w, "source", true);
   e.doc = scalar(n, w, "doc", false);
+  (void)scalar(n, w, "info_failure", false);  // text, when given
   e.versions = scalar(n, w, "versions", false);
   check_versions(e.versions, w, "versions");
   if (n["in_file"]) e.in_file = regex(scalar(n, w, "in_file", true), w, "in_file");

@@ -3,7 +3,10 @@
 // and of aws-ofi-nccl's (v1.14.2 .. v1.21.1) - rendered in that release's log format (src/debug.cc,
 // src/misc/utils.cc in 2.4, at the tag) and read by the real log analyser and the knowledge base:
 // the reader keeps the line, the entries whose regexes admit it are the ones Python's admit (so
-// the ECMAScript and Python dialects agree), and the reading names one of them.
+// the ECMAScript and Python dialects agree), and the reading names one of them. And every site NCCL
+// prints only at INFO, rendered the same way and judged by all of `trainready nccl`'s rules: the
+// healthy ones (a trace of a choice or a fallback) yield no warning or error, the ones the
+// knowledge base records as failures (info_failure, a failure chain) do.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/judge.h"
+#include "cli/shared_flags.h"
 #include "knowledge/nccl_kb.h"
 #include "knowledge/nccl_kb_read.h"
 #include "parsers/nccl_log.h"
@@ -23,9 +28,9 @@
 namespace trainready::test {
 namespace {
 
-std::string run_tool() {
+std::string run_tool(const std::string& flag = "--cases") {
   const std::string cmd =
-      "python3 " + std::string(TR_TEST_DATA) + "/../../tools/nccl_kb_coverage.py --cases 2>&1";
+      "python3 " + std::string(TR_TEST_DATA) + "/../../tools/nccl_kb_coverage.py " + flag + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return "";
   std::string out;
@@ -247,6 +252,78 @@ TEST(NcclKbSites, EveryCoveredSiteIsReadAsThePythonToolSays) {
   }
   EXPECT_GT(cases, 0u) << "the coverage tool listed no covered site";
   EXPECT_EQ(bad, 0u) << bad << " of " << cases << " site renderings differ; first:\n" << report;
+}
+
+// The head a site's line is read under: its release's version line (a plugin's tag is not one).
+std::string version_head(const nlohmann::json& c) {
+  if (c.contains("plugin")) return "";
+  const std::vector<int> v = version_of(c["tag"]);
+  return "gpu-node-1:4242:4242 [3] NCCL INFO NCCL version " + std::to_string(v[0]) + "." +
+         std::to_string(v[1]) + "." + std::to_string(v[2]) + "+cuda12.4\n";
+}
+
+// The lines of a run that worked around the site's line: one rank that connected to another of its
+// node and completed init, printed by the tag's INFO head. Rules that judge a line in its context
+// (GPU Direct RDMA off matters only across nodes, nccl-gdrdma-off) see a single-node run.
+std::string healthy_context(const nlohmann::json& c, const Heads& heads) {
+  std::string out;
+  for (const char* text : {"Channel 00/0 : 0[3] -> 1[4] via P2P/IPC",
+                           "comm 0x55d0 rank 0 nranks 2 cudaDev 3 nvmlDev 3 busId 1000 commId "
+                           "0x1234 - Init COMPLETE"}) {
+    nlohmann::json x = c;
+    x["level"] = "INFO";
+    x["text"] = text;
+    out += render(x, heads);
+  }
+  return out;
+}
+
+// Every INFO-only site of every tag (tools/nccl_kb_coverage.py --info-cases), as the tag prints
+// it in a run that worked, through the reader and every rule of `trainready nccl`: a healthy line -
+// NCCL goes on - yields no warning or error (an entry that reads it at that severity turns a run
+// that worked into a failure); a line the knowledge base records as a failure yields one.
+TEST(NcclKbSites, InfoOnlySitesWarnOnlyWhereTheKnowledgeBaseRecordsAFailure) {
+  const std::string out = run_tool("--info-cases");
+  ASSERT_EQ(out.rfind("tool failed", 0), std::string::npos) << out;
+  const Heads heads = load_heads();
+  SharedFlags flags;
+  std::size_t healthy = 0, failures = 0, bad = 0;
+  std::string report;
+  std::size_t pos = 0;
+  while (pos < out.size()) {
+    std::size_t nl = out.find('\n', pos);
+    if (nl == std::string::npos) nl = out.size();
+    const std::string row = out.substr(pos, nl - pos);
+    pos = nl + 1;
+    if (row.empty() || row[0] != '{') continue;
+    const nlohmann::json c = nlohmann::json::parse(row);
+    const std::string line = render(c, heads);
+    const std::string where = c["tag"].get<std::string>() + " " + c["file"].get<std::string>() +
+                              ":" + std::to_string(c["line"].get<int>());
+    if (line.empty()) {
+      if (++bad <= 25) report += "no head format known for " + where + "\n";
+      continue;
+    }
+    Report r = start_report("nccl", flags);
+    r.nccl_log = std::make_shared<NcclRunFacts>(
+        analyze_nccl_log_text(version_head(c) + line + healthy_context(c, heads), "site.log"));
+    const Evaluation ev = run_rules(r, flags);
+    const Finding* worst = nullptr;
+    for (const Finding& f : ev.findings)
+      if (f.severity != Severity::kInfo && (!worst || f.severity > worst->severity)) worst = &f;
+    const bool failure = c["failure"].get<bool>();
+    (failure ? failures : healthy)++;
+    if (failure == (worst != nullptr)) continue;
+    if (++bad <= 25)
+      report +=
+          (failure ? "no warning for a recorded failure: "
+                   : "healthy INFO line read as " + std::string(to_string(worst->severity)) + " (" +
+                         worst->rule_id + ": " + worst->message.substr(0, 90) + "): ") +
+          where + " " + c["text"].get<std::string>().substr(0, 90) + "\n";
+  }
+  EXPECT_GT(healthy, 1000u) << "the coverage tool listed few INFO-only sites";
+  EXPECT_GT(failures, 100u) << "the coverage tool listed few recorded INFO failures";
+  EXPECT_EQ(bad, 0u) << bad << " INFO-only site renderings judged wrongly; first:\n" << report;
 }
 
 }  // namespace
