@@ -136,7 +136,7 @@ std::shared_ptr<FoldedNodeRuns> fold_runs(const JudgeInputs& in, const ClusterNo
   f->judged = in.judged;
   f->cluster =
       in.judged_cluster ? in.judged_cluster : std::make_shared<const ClusterNodes>(cluster);
-  f->nodes = std::min(f->cluster->size(), in.judged->pattern_of.size());
+  f->nodes = std::min({f->cluster->size(), cluster.size(), in.judged->pattern_of.size()});
   f->distinct.reserve(in.judged->outcomes.size());
   for (const RuleOutcome& o : in.judged->outcomes) f->distinct.push_back(run_of("", "", o));
   return f;
