@@ -20,7 +20,8 @@ Evaluation run_rules(Report& r, const SharedFlags& f, const DeploymentFacts* dep
     r.cluster_nodes = std::make_shared<ClusterNodes>(cluster_nodes_of(r.nodes, &in.options));
   in.nodes = &r.nodes;
   in.cluster = r.cluster_nodes.get();
-  in.judged = r.judged_nodes.get();
+  in.judged = r.judged_nodes;
+  in.judged_cluster = r.cluster_nodes;
   in.nccl_log = r.nccl_log.get();
   in.nccl_tests = r.nccl_tests.get();
   in.deployment = deployment;

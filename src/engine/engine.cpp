@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "engine/folded_runs.h"
 #include "queries/deployment_queries.h"
 #include "queries/node_digest.h"
 #include "rules/registry.h"
@@ -84,6 +85,63 @@ void sort_findings(std::vector<Finding>& findings) {
   });
 }
 
+// An evaluation's run: its outcome and detail (the findings' messages, or the skip reason).
+RuleRun run_of(const std::string& id, const std::string& node, const RuleOutcome& o) {
+  RuleRun run{id, node, RuleRun::Outcome::kPassed, ""};
+  if (o.skipped) {
+    run.outcome = RuleRun::Outcome::kSkipped;
+    run.detail = o.skip_reason;
+    return run;
+  }
+  if (!o.not_applicable.empty() && o.findings.empty()) {
+    run.outcome = RuleRun::Outcome::kNotApplicable;
+    run.detail = o.not_applicable;
+  }
+  for (const Finding& f : o.findings) {
+    if (run.outcome != RuleRun::Outcome::kFailed || f.severity > run.worst) run.worst = f.severity;
+    run.outcome = RuleRun::Outcome::kFailed;
+    run.detail += (run.detail.empty() ? "" : "\n") + f.message;
+  }
+  return run;
+}
+
+// The rest of an evaluation: counted, its findings labelled with the node (if any), its skip
+// reason or notes.
+void record_outcome(Evaluation& ev, const std::string& id, const std::string& node, RuleOutcome o) {
+  ++ev.evaluations;
+  if (o.skipped) {
+    ev.skipped.push_back({id, node, o.skip_reason});
+    return;
+  }
+  for (Finding& f : o.findings) {
+    if (!node.empty()) f.node = node;
+    ev.findings.push_back(std::move(f));
+  }
+  for (std::string& note : o.notes) ev.notes.push_back({id, node, std::move(note)});
+}
+
+// The same for an outcome shared by many nodes: nothing copied unless it has something to record.
+void record_shared_outcome(Evaluation& ev, const std::string& id, const std::string& node,
+                           const RuleOutcome& o) {
+  if (o.skipped || !o.findings.empty() || !o.notes.empty())
+    record_outcome(ev, id, node, o);
+  else
+    ++ev.evaluations;
+}
+
+// The runs of the node rules judged elsewhere, one per distinct outcome; the rules are added as
+// evaluate() meets them.
+std::shared_ptr<FoldedNodeRuns> fold_runs(const JudgeInputs& in, const ClusterNodes& cluster) {
+  auto f = std::make_shared<FoldedNodeRuns>();
+  f->judged = in.judged;
+  f->cluster =
+      in.judged_cluster ? in.judged_cluster : std::make_shared<const ClusterNodes>(cluster);
+  f->nodes = std::min({f->cluster->size(), cluster.size(), in.judged->pattern_of.size()});
+  f->distinct.reserve(in.judged->outcomes.size());
+  for (const RuleOutcome& o : in.judged->outcomes) f->distinct.push_back(run_of("", "", o));
+  return f;
+}
+
 }  // namespace
 
 Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSelection& selection) {
@@ -92,29 +150,8 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   Evaluation ev;
   // One evaluation: its findings (labelled with the node, if any), skip reason or notes.
   auto record = [&ev](const std::string& id, const std::string& node, RuleOutcome o) {
-    ++ev.evaluations;
-    RuleRun run{id, node, RuleRun::Outcome::kPassed, ""};
-    if (o.skipped) {
-      run.outcome = RuleRun::Outcome::kSkipped;
-      run.detail = o.skip_reason;
-      ev.runs.push_back(std::move(run));
-      ev.skipped.push_back({id, node, o.skip_reason});
-      return;
-    }
-    if (!o.not_applicable.empty() && o.findings.empty()) {
-      run.outcome = RuleRun::Outcome::kNotApplicable;
-      run.detail = o.not_applicable;
-    }
-    for (Finding& f : o.findings) {
-      if (!node.empty()) f.node = node;
-      if (run.outcome != RuleRun::Outcome::kFailed || f.severity > run.worst)
-        run.worst = f.severity;
-      run.outcome = RuleRun::Outcome::kFailed;
-      run.detail += (run.detail.empty() ? "" : "\n") + f.message;
-      ev.findings.push_back(std::move(f));
-    }
-    ev.runs.push_back(std::move(run));
-    for (std::string& note : o.notes) ev.notes.push_back({id, node, std::move(note)});
+    ev.runs.push_back(run_of(id, node, o));
+    record_outcome(ev, id, node, std::move(o));
   };
   // What of the deployment is unresolved: the same for every deploy rule, worked out once (a
   // walk over every resource, a catalog lookup each; issue 35).
@@ -126,6 +163,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   if (in.judged)
     for (std::size_t i = 0; i < in.judged->rule_ids.size(); ++i)
       judged_at[in.judged->rule_ids[i]] = i;
+  std::shared_ptr<FoldedNodeRuns> folded;  // with in.judged: the node rules' runs
   RuleContext base;
   base.nodes = &nodes;
   base.cluster = &cluster;
@@ -160,8 +198,11 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
           auto at = judged_at.find(id);
           if (at == judged_at.end()) break;
           const JudgedNodes& j = *in.judged;
-          for (std::size_t i = 0; i < cluster.size() && i < j.pattern_of.size(); ++i)
-            record(id, cluster.labels[i], j.outcomes[j.patterns[j.pattern_of[i]][at->second]]);
+          if (!folded) folded = fold_runs(in, cluster);
+          folded->rules.push_back({id, at->second, ev.runs.size()});
+          for (std::size_t i = 0; i < folded->nodes; ++i)
+            record_shared_outcome(ev, id, cluster.labels[i],
+                                  j.outcomes[j.patterns[j.pattern_of[i]][at->second]]);
           break;
         }
         for (const NodeFacts& n : nodes) {
@@ -220,6 +261,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   sort_findings(ev.findings);
   fold_same_evidence(ev.findings);
   sort_findings(ev.findings);
+  ev.folded_runs = std::move(folded);
   return ev;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // Runs the registered rules over one or more nodes.
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,12 +40,18 @@ struct RuleRun {
   Severity worst = Severity::kInfo;  // failed: the most severe finding as the rule gave it
 };
 
+struct FoldedNodeRuns;  // engine/folded_runs.h
+
 struct Evaluation {
   std::vector<Finding> findings;  // most severe first
   std::vector<RuleSkip> skipped;
   std::vector<RuleSkip> notes;  // parts of rules that could not be evaluated
   int evaluations = 0;          // (rule, node) pairs evaluated
-  std::vector<RuleRun> runs;    // every evaluation, in rule order
+  // Every evaluation, in rule order, except the node rules' runs on nodes judged elsewhere
+  // (JudgeInputs::judged): those are folded_runs. Read both with for_each_run() and run_count()
+  // (engine/folded_runs.h).
+  std::vector<RuleRun> runs;
+  std::shared_ptr<const FoldedNodeRuns> folded_runs;
 };
 
 struct RuleSelection {
@@ -72,8 +79,11 @@ struct JudgeInputs {
   const std::vector<NodeFacts>* nodes = nullptr;
   // What the cluster rules compare; built from `nodes` when null.
   const ClusterNodes* cluster = nullptr;
-  // With `cluster` and no `nodes`: the node rules' outcomes per node, run elsewhere.
-  const JudgedNodes* judged = nullptr;
+  // With `cluster` and no `nodes`: the node rules' outcomes per node, run elsewhere. The
+  // evaluation keeps both to expand its folded runs (Evaluation::folded_runs); `judged_cluster`
+  // is `cluster`, shared (a copy of it is made when it is null).
+  std::shared_ptr<const JudgedNodes> judged;
+  std::shared_ptr<const ClusterNodes> judged_cluster;
   const NcclRunFacts* nccl_log = nullptr;
   const NcclTestsFacts* nccl_tests = nullptr;
   const DeploymentFacts* deployment = nullptr;

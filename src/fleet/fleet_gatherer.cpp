@@ -62,7 +62,7 @@ void FleetGatherer::accept(int source, std::string_view bytes, double t) {
       settle(FleetRankState::kFailed);
       return;
     case RankMessageKind::kFacts:
-      facts_[i] = std::move(m.facts);
+      if (m.facts) facts_[i] = std::make_unique<NodeFacts>(std::move(*m.facts));
       settle(FleetRankState::kOk);
       return;
   }

@@ -9,6 +9,7 @@
 #include "cli/judge.h"
 #include "codec/node_facts_wire.h"
 #include "core/root.h"
+#include "engine/folded_runs.h"
 #include "fleet/fleet_gatherer.h"
 #include "fleet/fleet_groups.h"
 #include "fleet/fleet_message.h"
@@ -210,6 +211,14 @@ TEST(FleetJudgement, TheReportIsTheSameEitherWay) {
   EXPECT_TRUE(b.nodes.empty());
   EXPECT_EQ(render_text(b, {}), render_text(a, {}));
   EXPECT_EQ(b.evaluation.evaluations, a.evaluation.evaluations);
+  // Rank 0 keeps the node rules' runs folded (a run per distinct outcome, not per node), and
+  // every format that lists runs expands them in one level's order.
+  ASSERT_TRUE(b.evaluation.folded_runs);
+  EXPECT_EQ(run_count(b.evaluation), a.evaluation.runs.size());
+  for (const RuleRun& run : b.evaluation.runs) EXPECT_TRUE(run.node.empty()) << run.rule_id;
+  EXPECT_LE(b.evaluation.folded_runs->distinct.size(), b.judged_nodes->outcomes.size());
+  EXPECT_EQ(render_junit(b), render_junit(a));
+  EXPECT_EQ(render_sarif(b), render_sarif(a));
   // The JSON is the same but for the nodes' facts, which rank 0 does not have.
   nlohmann::json ja = nlohmann::json::parse(render_json(a));
   ja.erase("nodes");

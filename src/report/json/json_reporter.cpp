@@ -7,6 +7,7 @@
 #include "codec/nccl_facts_json.h"
 #include "codec/node_facts_json.h"
 #include "codec/pretty_json_writer.h"
+#include "engine/folded_runs.h"
 #include "report/json/bench_section.h"
 #include "report/json/pair_bandwidth_section.h"
 #include "report/json/plan_check_section.h"
@@ -172,17 +173,17 @@ json report_head_json(const Report& r) {
 
 json runs_json(const Report& r) {
   json runs = json::array();
-  for (const RuleRun& run : r.evaluation.runs) {
+  for_each_run(r.evaluation, [&runs](const RuleRun& run) {
     json x{{"rule", run.rule_id}, {"node", run.node}, {"outcome", outcome_name(run.outcome)}};
     if (run.outcome == RuleRun::Outcome::kNotApplicable) x["reason"] = run.detail;
     runs.push_back(std::move(x));
-  }
+  });
   return runs;
 }
 
 void write_runs(PrettyWriter& w, const Report& r) {  // runs_json, written as it goes
   w.open('[');
-  for (const RuleRun& run : r.evaluation.runs) {
+  for_each_run(r.evaluation, [&w](const RuleRun& run) {
     w.element();
     w.open('{');
     w.key("node");
@@ -196,7 +197,7 @@ void write_runs(PrettyWriter& w, const Report& r) {  // runs_json, written as it
     w.key("rule");
     w.str(run.rule_id);
     w.close('}');
-  }
+  });
   w.close(']');
 }
 

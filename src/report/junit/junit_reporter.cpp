@@ -3,6 +3,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/folded_runs.h"
 #include "report/markup_escape.h"
 #include "report/rule_doc.h"
 #include "rules/registry.h"
@@ -91,15 +92,16 @@ std::string classname_of(const RuleRun& run) {
 
 std::string render_junit(const Report& r) {
   std::vector<CaseOutcome> outcomes;
+  outcomes.reserve(run_count(r.evaluation));
   std::size_t failures = 0;
   std::size_t skipped = 0;
-  for (const RuleRun& run : r.evaluation.runs) {
+  for_each_run(r.evaluation, [&](const RuleRun& run) {
     outcomes.push_back(outcome_of(run, r));
     failures += outcomes.back().kind == CaseOutcome::Kind::kFailed;
     skipped += outcomes.back().kind == CaseOutcome::Kind::kSkipped;
-  }
+  });
   const std::string suite = "trainready " + r.command;
-  const std::string counts = " tests=\"" + std::to_string(r.evaluation.runs.size()) +
+  const std::string counts = " tests=\"" + std::to_string(run_count(r.evaluation)) +
                              "\" failures=\"" + std::to_string(failures) +
                              "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\"";
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -115,9 +117,9 @@ std::string render_junit(const Report& r) {
   property("fail_on", to_string(r.fail_on));
   if (!r.tool_version.empty()) property("tool_version", r.tool_version);
   x += "    </properties>\n";
-  for (std::size_t i = 0; i < r.evaluation.runs.size(); ++i) {
-    const RuleRun& run = r.evaluation.runs[i];
-    const CaseOutcome& o = outcomes[i];
+  std::size_t i = 0;
+  for_each_run(r.evaluation, [&](const RuleRun& run) {
+    const CaseOutcome& o = outcomes[i++];
     const std::string name = run.rule_id + (run.node.empty() ? "" : " on " + run.node);
     x += "    <testcase classname=" + attr(classname_of(run)) + " name=" + attr(name);
     switch (o.kind) {
@@ -136,7 +138,7 @@ std::string render_junit(const Report& r) {
              escape_markup(o.body) + "</failure>\n    </testcase>\n";
         break;
     }
-  }
+  });
   x += "  </testsuite>\n</testsuites>\n";
   return x;
 }

@@ -7,7 +7,7 @@
 
 namespace trainready {
 
-// One <testsuites> with one <testsuite name="trainready <command>">; per evaluation.runs entry a
+// One <testsuites> with one <testsuite name="trainready <command>">; per run (for_each_run) a
 // <testcase classname="<node or scope>" name="<rule-id>[ on <node>]"> that holds <failure> when
 // the rule found something at or above --fail-on, <skipped> when its facts were missing (or its
 // findings suppressed), and nothing when it passed. docs/output-formats.md has the mapping.

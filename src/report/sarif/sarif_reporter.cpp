@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "engine/folded_runs.h"
 #include "report/rule_doc.h"
 #include "rules/registry.h"
 
@@ -57,6 +58,8 @@ nlohmann::json report_sarif(const Report& r) {
   using nlohmann::json;
   std::set<std::string> ran;
   for (const RuleRun& run : r.evaluation.runs) ran.insert(run.rule_id);
+  if (r.evaluation.folded_runs && r.evaluation.folded_runs->nodes > 0)
+    for (const FoldedNodeRuns::Rule& rule : r.evaluation.folded_runs->rules) ran.insert(rule.id);
   for (const Finding& f : r.evaluation.findings) ran.insert(f.rule_id);
   json rules = json::array();
   std::map<std::string, int> index;
