@@ -40,6 +40,28 @@ void write_all(int fd, const std::string& data, const std::string& path) {
   }
 }
 
+// Whether `s` is written in a JSON record by quoted() below: ASCII from ' ' to '~' (nlohmann's
+// dump escapes control characters and replaces bytes that are not UTF-8: such a string goes
+// through it).
+bool plain_json(const std::string& s) {
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7f) return false;
+  }
+  return true;
+}
+
+// A plain_json string between quotes, '"' and '\\' escaped as nlohmann's dump escapes them (a
+// Blob ETag is quoted: "\"0x8DC...\"").
+void quoted(std::string& out, const std::string& s) {
+  out += '"';
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '"';
+}
+
 }  // namespace
 
 const JournalFile* JournalState::find(const std::string& path) const {
@@ -246,6 +268,29 @@ void JournalWriter::header(const std::string& source, std::uint64_t chunk_bytes)
 }
 
 void JournalWriter::file(std::uint64_t id, const SourceEntry& e) {
+  // The listing writes one record per file on its one thread, which the workers wait for (a
+  // 20,000-file copy: up to half their time on a loaded machine): formatted here without a JSON
+  // object, byte for byte what the object's dump below writes (keys in its order, sorted).
+  if (plain_json(e.path) && plain_json(e.etag) && plain_json(e.content_md5)) {
+    std::string line;
+    line.reserve(100 + e.path.size() + e.etag.size() + e.content_md5.size());
+    line += "{\"etag\":";
+    quoted(line, e.etag);
+    line += ",\"id\":";
+    line += std::to_string(id);
+    line += ",\"md5\":";
+    quoted(line, e.content_md5);
+    line += ",\"mode\":";
+    line += std::to_string(e.mode);
+    line += ",\"mtime_ns\":";
+    line += std::to_string(e.mtime_ns);
+    line += ",\"path\":";
+    quoted(line, e.path);
+    line += ",\"size\":";
+    line += std::to_string(e.size);
+    line += ",\"t\":\"file\"}";
+    return append(std::move(line));
+  }
   json j{{"t", "file"},
          {"id", id},
          {"path", e.path},
@@ -270,6 +315,21 @@ void JournalWriter::chunk(std::uint64_t id, std::uint64_t index, const std::stri
 
 void JournalWriter::done(std::uint64_t id, const std::vector<std::string>& xxh3,
                          const std::string& md5) {
+  // One per file from the workers: formatted without a JSON object (hex digests), as the
+  // object's dump below writes it.
+  bool plain = plain_json(md5);
+  for (const std::string& h : xxh3) plain = plain && plain_json(h);
+  if (plain) {
+    std::string line = "{\"id\":" + std::to_string(id) + ",\"md5\":";
+    quoted(line, md5);
+    line += ",\"t\":\"done\",\"xxh3\":[";
+    for (std::size_t i = 0; i < xxh3.size(); ++i) {
+      if (i) line += ',';
+      quoted(line, xxh3[i]);
+    }
+    line += "]}";
+    return append(std::move(line));
+  }
   append(json{{"t", "done"}, {"id", id}, {"xxh3", xxh3}, {"md5", md5}}.dump());
 }
 
