@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 #include <set>
 
 #include "core/embedded.h"
@@ -22,6 +23,7 @@ const std::set<std::string> kWhenKeys = {"link_layer", "net",        "plugin",  
 
 struct Where {
   std::string text;
+  bool compile = true;  // compile each regex now (else when first searched)
   [[noreturn]] void fail(const std::string& what) const { throw NcclKbError(text + ": " + what); }
 };
 
@@ -36,11 +38,9 @@ std::string scalar(const YAML::Node& n, const Where& w, const std::string& key, 
 }
 
 NcclKbRegex regex(const std::string& text, const Where& w, const std::string& key) {
-  try {
-    return {text, std::regex(text, std::regex::ECMAScript | std::regex::optimize)};
-  } catch (const std::regex_error& e) {
-    w.fail("'" + key + "' is not a valid regex (" + e.what() + "): " + text);
-  }
+  NcclKbRegex r(text, w.text + ": '" + key + "'");
+  if (w.compile) (void)r.re();  // throws NcclKbError naming the file, the entry and the key
+  return r;
 }
 
 std::optional<bool> boolean(const YAML::Node& n, const Where& w, const std::string& key) {
@@ -97,8 +97,8 @@ NcclKbWhen parse_when(const YAML::Node& n, const Where& w) {
 }
 
 NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std::string& subsystem,
-                        std::size_t index) {
-  Where w{file + ": entry " + std::to_string(index + 1)};
+                        std::size_t index, bool compile) {
+  Where w{file + ": entry " + std::to_string(index + 1), compile};
   if (!n.IsMap()) w.fail("expected a map");
   if (n["id"] && n["id"].IsScalar()) w.text = file + ": " + n["id"].as<std::string>();
   for (const auto& kv : n) {
@@ -150,7 +150,7 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
   if (!causes || !causes.IsSequence() || causes.size() == 0)
     w.fail("causes must be a non-empty list");
   for (std::size_t j = 0; j < causes.size(); ++j) {
-    Where cw{w.text + ": cause " + std::to_string(j + 1)};
+    Where cw{w.text + ": cause " + std::to_string(j + 1), w.compile};
     const YAML::Node c = causes[j];
     if (!c.IsMap()) cw.fail("expected a map");
     for (const auto& kv : c) {
@@ -169,8 +169,32 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
 
 }  // namespace
 
+struct NcclKbRegex::Compiled {
+  std::once_flag once;
+  std::regex re;
+  std::string where;
+  std::string error;  // set when the pattern did not compile
+};
+
+NcclKbRegex::NcclKbRegex(std::string t, std::string where)
+    : text(std::move(t)), c_(std::make_shared<Compiled>()) {
+  c_->where = std::move(where);
+}
+
+const std::regex& NcclKbRegex::re() const {
+  std::call_once(c_->once, [this] {
+    try {
+      c_->re = std::regex(text, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      c_->error = c_->where + " is not a valid regex (" + e.what() + "): " + text;
+    }
+  });
+  if (!c_->error.empty()) throw NcclKbError(c_->error);
+  return c_->re;
+}
+
 NcclKnowledgeBase NcclKnowledgeBase::parse(
-    const std::vector<std::pair<std::string, std::string>>& files) {
+    const std::vector<std::pair<std::string, std::string>>& files, bool compile_regexes) {
   NcclKnowledgeBase kb;
   std::set<std::string> ids;
   for (const auto& [name, text] : files) {
@@ -188,7 +212,7 @@ NcclKnowledgeBase NcclKnowledgeBase::parse(
     try {
       const YAML::Node entries = doc["entries"];
       for (std::size_t i = 0; i < entries.size(); ++i) {
-        NcclKbEntry e = parse_entry(entries[i], name, subsystem, i);
+        NcclKbEntry e = parse_entry(entries[i], name, subsystem, i, compile_regexes);
         if (!ids.insert(e.id).second) throw NcclKbError(name + ": " + e.id + ": duplicate id");
         kb.entries_.push_back(std::move(e));
       }
@@ -207,13 +231,15 @@ NcclKnowledgeBase NcclKnowledgeBase::parse(
   return kb;
 }
 
+std::vector<std::pair<std::string, std::string>> NcclKnowledgeBase::builtin_files() {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [name, text] : embedded_nccl_kb())
+    files.emplace_back(std::string(name), std::string(text));
+  return files;
+}
+
 const NcclKnowledgeBase& NcclKnowledgeBase::builtin() {
-  static const NcclKnowledgeBase kb = [] {
-    std::vector<std::pair<std::string, std::string>> files;
-    for (const auto& [name, text] : embedded_nccl_kb())
-      files.emplace_back(std::string(name), std::string(text));
-    return parse(files);
-  }();
+  static const NcclKnowledgeBase kb = parse(builtin_files(), false);
   return kb;
 }
 

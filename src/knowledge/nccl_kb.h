@@ -4,6 +4,7 @@
 // the experiment that confirms it, and the source line that justifies the entry. Compiled into
 // the binary (cmake/embed.cmake) and parsed once; the rules nccl-message and nccl-known-signature
 // read it (src/knowledge/nccl_kb_read.h).
+#include <memory>
 #include <optional>
 #include <regex>
 #include <stdexcept>
@@ -22,10 +23,24 @@ class NcclKbError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A regex as written in the file (shown in output) and compiled (ECMAScript, once).
-struct NcclKbRegex {
+// A regex as written in the file (shown in output), compiled (ECMAScript) once, when a line
+// first needs it: a run searches few of the knowledge base's ~350 regexes (most entries are
+// skipped by their required literal), and compiling them all cost ~10 ms of every run.
+class NcclKbRegex {
+ public:
+  NcclKbRegex() : NcclKbRegex(std::string()) {}
+  // `where` ("socket.yaml: socket-refused: 'match'") names it in the error a bad pattern gives.
+  explicit NcclKbRegex(std::string text, std::string where = "regex");
   std::string text;
-  std::regex re;
+  // The compiled regex (thread-safe, compiled on the first call). Throws NcclKbError naming the
+  // file and entry when the pattern is not a valid regex; NcclKnowledgeBase::parse compiles
+  // every regex of the files it is given unless told not to (the built-in knowledge base, whose
+  // every regex a test compiles).
+  const std::regex& re() const;
+
+ private:
+  struct Compiled;
+  std::shared_ptr<Compiled> c_;
 };
 
 // The longest run of characters every match of `pattern` contains ("" when the pattern has an
@@ -90,8 +105,13 @@ struct NcclKbFile {
 class NcclKnowledgeBase {
  public:
   // Parses (file name, YAML text) pairs; throws NcclKbError naming the file and the entry.
-  static NcclKnowledgeBase parse(const std::vector<std::pair<std::string, std::string>>& files);
-  // The knowledge base compiled into the binary, parsed on first use.
+  // `compile_regexes` false leaves each regex to be compiled when first searched.
+  static NcclKnowledgeBase parse(const std::vector<std::pair<std::string, std::string>>& files,
+                                 bool compile_regexes = true);
+  // The YAML files compiled into the binary (cmake/embed.cmake).
+  static std::vector<std::pair<std::string, std::string>> builtin_files();
+  // The knowledge base compiled into the binary, parsed on first use; its regexes compiled
+  // when first searched.
   static const NcclKnowledgeBase& builtin();
 
   const std::vector<NcclKbEntry>& entries() const { return entries_; }

@@ -80,7 +80,7 @@ std::string thread_of(std::string_view text) {
 }
 
 bool search(const NcclKbRegex& r, std::string_view s) {
-  return std::regex_search(s.begin(), s.end(), r.re);
+  return std::regex_search(s.begin(), s.end(), r.re());
 }
 
 std::string file_of(std::string_view where) {  // "transport/net_ib.cc:123" -> the file

@@ -19,7 +19,7 @@ bool nccl_kb_recognises(const NcclKnowledgeBase& kb, std::string_view text) {
   for (const NcclKbEntry& e : kb.entries()) {
     if (e.kind != NcclKbKind::kMessage || e.level == NcclKbLevel::kInfo) continue;
     if (e.literal.size() < kMinLiteral || text.find(e.literal) == std::string_view::npos) continue;
-    if (std::regex_search(text.begin(), text.end(), e.match.re)) return true;
+    if (std::regex_search(text.begin(), text.end(), e.match.re())) return true;
   }
   return false;
 }

@@ -396,7 +396,8 @@ bool scan_file(NcclLogAnalyzer& a, const std::string& p, const NcclReadOptions& 
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   unsigned char magic[2] = {};
   if (::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) return false;
-  NcclScanSource src = NcclScanSource::file(fd, p);
+  NcclScanSource src =
+      NcclScanSource::file(fd, p, opt.map_files ? static_cast<std::uint64_t>(st.st_size) : 0);
   a.scan(src, opt.threads ? opt.threads : nccl_scan_threads(static_cast<std::uint64_t>(st.st_size)),
          opt.block_bytes);
   return true;

@@ -20,6 +20,9 @@ struct NcclReadOptions {
   bool line_reader = false;
   unsigned threads = 0;  // block scanner threads; 0: by input size (nccl_scan_threads)
   std::size_t block_bytes = std::size_t{1} << 18;  // in L2 from classification to application
+  // A plain regular file is mapped and its blocks are views of the mapping (no copy); false
+  // reads it into blocks with read(2), as when the mapping fails (tests compare both).
+  bool map_files = true;
 };
 
 class NcclLogAnalyzer {

@@ -21,10 +21,11 @@
 
 namespace trainready {
 
-NcclScanSource NcclScanSource::file(int fd, std::string name) {
+NcclScanSource NcclScanSource::file(int fd, std::string name, std::uint64_t map_bytes) {
   NcclScanSource s;
   s.fd_ = fd;
   s.name_ = std::move(name);
+  if (map_bytes > 0) s.map_ = MappedFile::map(fd, map_bytes);
   return s;
 }
 
@@ -81,7 +82,8 @@ struct LineDesc {
 };
 
 struct Block {
-  std::vector<char> buf;
+  std::vector<char> buf;           // lines read(2) into it, or a cut or unended line's copy
+  const char* data = nullptr;      // the block's bytes: buf, or a view of the source
   std::size_t size = 0;            // whole lines, each ending in '\n'
   bool forced_cut = false;         // the last line is the first kMaxLine bytes of a longer one
   bool synthetic_end = false;      // its last '\n' was added: the input ended without one
@@ -95,6 +97,7 @@ struct Block {
   bool any_esc = false;            // an ESC anywhere in the block (most have none)
   std::vector<LineDesc> lines;
   void reset() {
+    data = buf.data();
     size = 0;
     forced_cut = synthetic_end = runaway = end = false;
     error = nullptr;
@@ -112,12 +115,17 @@ bool is_binary_byte(unsigned char c) {  // as LineReader counts them
 class Reader {
  public:
   Reader(NcclScanSource& src, std::size_t block) : src_(src), block_(block) {}
-  static std::size_t capacity(std::size_t block) { return block + kMaxLine + 128; }
+  std::size_t capacity() const {
+    return src_.in_place() ? kMaxLine + 128 : block_ + kMaxLine + 128;
+  }
 
   void fill(Block& b) {
     b.reset();
     try {
-      fill_lines(b);
+      if (src_.in_place())
+        fill_view(b);
+      else
+        fill_lines(b);
     } catch (...) {
       b.size = 0;
       b.error = std::current_exception();
@@ -194,6 +202,73 @@ class Reader {
     }
   }
 
+  // The next whole lines of an input in memory, in place: up to a block's bytes, or one line
+  // longer than that. A line with no end, or longer than kMaxLine and not ending within a block,
+  // is copied into the block's buffer (its first kMaxLine bytes, cut) with an end added.
+  void fill_view(Block& b) {
+    if (done_) {
+      b.end = true;
+      return;
+    }
+    const char* const m = src_.view();
+    const std::size_t n = src_.view_size();
+    if (src_.checked() && !judged_) judge_whole(m, n);
+    const std::size_t at = static_cast<std::size_t>(total_);
+    const char* const p = m + at;
+    const std::size_t avail = n - at;
+    // At most kMaxRunawayLine: a line inside a view cannot be a runaway line.
+    const std::size_t want = std::min({avail, block_, std::size_t{LineReader::kMaxRunawayLine}});
+    const void* last = want ? ::memrchr(p, '\n', want) : nullptr;
+    const void* nl = last;
+    if (!last && want < avail) nl = std::memchr(p + want, '\n', avail - want);
+    const std::size_t len =
+        nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - p) + (last ? 1 : 0) : avail;
+    if (last || (nl && len <= kMaxLine)) {
+      b.data = p;
+      b.size = last ? len : len + 1;
+    } else if (avail > 0) {
+      // One line: a copy of its first kMaxLine bytes (cut when longer) and its end.
+      const std::size_t keep = std::min(len, kMaxLine);
+      std::memcpy(b.buf.data(), p, keep);
+      b.buf[keep] = '\n';
+      b.size = keep + 1;
+      b.forced_cut = len > kMaxLine;
+      b.synthetic_end = !nl;  // LineReader counts a line once its end is read
+      // LineReader gives up once the pieces of the line read before the 1 MiB chunk that ends
+      // it pass kMaxRunawayLine (all of it, when it has no end).
+      const std::uint64_t before = nl ? (at + len) / kProbeChunk * kProbeChunk : n;
+      if (src_.checked() && before > at && before - at > LineReader::kMaxRunawayLine)
+        b.runaway = true;
+    }
+    total_ = nl ? at + len + (last ? 0 : 1) : n;
+    if (total_ >= n || b.runaway) {
+      b.end = true;
+      done_ = true;
+    }
+  }
+
+  // The stream guard's judgement over a whole input in memory: the same messages, at once.
+  void judge_whole(const char* m, std::size_t n) {
+    judged_ = true;
+    const std::size_t look =
+        static_cast<std::size_t>(std::min<std::uint64_t>(n, LineReader::kBinaryProbe));
+    for (std::size_t i = 0; i < look; ++i)
+      binary_ += is_binary_byte(static_cast<unsigned char>(m[i])) ? 1u : 0u;
+    if (n > LineReader::kMaxInputBytes)
+      throw InputError(src_.name(), 0,
+                       "more than " + std::to_string(LineReader::kMaxInputBytes >> 30) +
+                           " GiB: larger than any log this reads; gave up");
+    if (n >= LineReader::kBinaryProbe && binary_ * 20 > LineReader::kBinaryProbe)
+      throw InputError(src_.name(), 0,
+                       std::to_string(binary_) + " control bytes (NUL and the like) in its first " +
+                           std::to_string(LineReader::kBinaryProbe >> 20) +
+                           " MiB: binary data, not a text log; gave up");
+    if (n < LineReader::kBinaryProbe && n >= (std::uint64_t{64} << 10) && binary_ * 20 > n)
+      throw InputError(src_.name(), 0,
+                       std::to_string(binary_) + " control bytes (NUL and the like) in its " +
+                           std::to_string(n) + " bytes: binary data, not a text log; gave up");
+  }
+
   // LineReader's stream guard: binary data in the first MiB, the 8 GiB cap.
   void guard(const char* p, std::size_t n) {
     if (total_ < LineReader::kBinaryProbe) {
@@ -241,52 +316,70 @@ class Reader {
   bool judged_ = false;
 };
 
-// Bitmaps of '\n', ESC and the " NCCL " candidates over the block, 64 bytes a step.
+// Bitmaps of '\n', 'N', ESC and ' ' over 64 bytes at `p`.
+inline void scan_word(const char* p, std::uint64_t& a, std::uint64_t& c, std::uint64_t& e,
+                      std::uint64_t& s) {
+#if defined(__SSE2__)
+  const __m128i lf = _mm_set1_epi8('\n');
+  const __m128i en = _mm_set1_epi8('N');
+  const __m128i es = _mm_set1_epi8('\x1b');
+  const __m128i bl = _mm_set1_epi8(' ');
+  a = c = e = s = 0;
+  for (int k = 0; k < 4; ++k) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    a |= static_cast<std::uint64_t>(
+             static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf))))
+         << (16 * k);
+    c |= static_cast<std::uint64_t>(
+             static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, en))))
+         << (16 * k);
+    e |= static_cast<std::uint64_t>(
+             static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, es))))
+         << (16 * k);
+    s |= static_cast<std::uint64_t>(
+             static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, bl))))
+         << (16 * k);
+  }
+#else
+  a = c = e = s = 0;
+  for (int k = 0; k < 64; ++k) {
+    a |= static_cast<std::uint64_t>(p[k] == '\n') << k;
+    c |= static_cast<std::uint64_t>(p[k] == 'N') << k;
+    e |= static_cast<std::uint64_t>(p[k] == '\x1b') << k;
+    s |= static_cast<std::uint64_t>(p[k] == ' ') << k;
+  }
+#endif
+}
+
+// Bitmaps of '\n', ESC and the " NCCL " candidates over the block, 64 bytes a step. The block
+// may be a view of the input: nothing is read past its end (the last 64 bytes from a copy).
 void bitmaps(Block& b) {
   const std::size_t words = (b.size + 63) / 64;
-  std::memset(b.buf.data() + b.size, 0, words * 64 - b.size);
+  const std::size_t full = b.size / 64;
   b.nl.resize(words);
   b.nn.resize(words + 1);
   b.sp.resize(words + 1);
   b.esc.resize(words);
-  const char* p = b.buf.data();
   bool any_esc = false;
-  for (std::size_t w = 0; w < words; ++w, p += 64) {
-#if defined(__SSE2__)
-    const __m128i lf = _mm_set1_epi8('\n');
-    const __m128i en = _mm_set1_epi8('N');
-    const __m128i es = _mm_set1_epi8('\x1b');
-    const __m128i bl = _mm_set1_epi8(' ');
-    std::uint64_t a = 0, c = 0, e = 0, s = 0;
-    for (int k = 0; k < 4; ++k) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-      a |= static_cast<std::uint64_t>(
-               static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf))))
-           << (16 * k);
-      c |= static_cast<std::uint64_t>(
-               static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, en))))
-           << (16 * k);
-      e |= static_cast<std::uint64_t>(
-               static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, es))))
-           << (16 * k);
-      s |= static_cast<std::uint64_t>(
-               static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, bl))))
-           << (16 * k);
-    }
-#else
-    std::uint64_t a = 0, c = 0, e = 0, s = 0;
-    for (int k = 0; k < 64; ++k) {
-      a |= static_cast<std::uint64_t>(p[k] == '\n') << k;
-      c |= static_cast<std::uint64_t>(p[k] == 'N') << k;
-      e |= static_cast<std::uint64_t>(p[k] == '\x1b') << k;
-      s |= static_cast<std::uint64_t>(p[k] == ' ') << k;
-    }
-#endif
+  auto put = [&](std::size_t w, const char* p) {
+    std::uint64_t a, c, e, s;
+    scan_word(p, a, c, e, s);
     b.nl[w] = a;
     b.nn[w] = c;
     b.esc[w] = e;
     any_esc |= e != 0;
     b.sp[w] = s;
+  };
+  const char* p = b.data;
+  // A view is read from memory, not from a buffer read(2) just filled: fetch a page ahead.
+  for (std::size_t w = 0; w < full; ++w, p += 64) {
+    __builtin_prefetch(p + 4096);
+    put(w, p);
+  }
+  if (full < words) {
+    alignas(16) char last[64] = {};
+    std::memcpy(last, p, b.size - full * 64);
+    put(full, last);
   }
   b.any_esc = any_esc;
   // A candidate tag at byte j: ' ' at j, 'N' at j + 1, ' ' at j + 5 (tag_at checks "CCL").
@@ -309,7 +402,7 @@ std::size_t next_bit(const std::vector<std::uint64_t>& bm, std::size_t from, std
 
 // find_nccl_tag over line [ls, ls + len) from `pos`, with the candidates from the bitmap.
 std::size_t tag_at(const Block& b, std::size_t ls, std::size_t len, std::size_t pos) {
-  const char* base = b.buf.data();
+  const char* base = b.data;
   const std::size_t end = ls + len;
   std::size_t i = ls + pos;  // the tag's leading space
   while (i + 6 <= end) {
@@ -353,7 +446,7 @@ std::size_t torchrun_prefix(std::string_view t) {
 
 void classify(Block& b, std::size_t head_mask) {
   bitmaps(b);
-  const char* base = b.buf.data();
+  const char* base = b.data;
   std::size_t ls = 0;
   for (std::size_t w = 0; w < b.nl.size(); ++w) {
     for (std::uint64_t m = b.nl[w]; m; m &= m - 1) {
@@ -426,7 +519,7 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
   const std::size_t head_mask = 0xffffffffu;  // State::HeadSlot::hash
   static_assert(State::kHeadSlots <= head_mask, "head slots fit LineDesc::head_slot");
   auto apply = [&](Block& b) {
-    const char* base = b.buf.data();
+    const char* base = b.data;
     const std::size_t count = b.lines.size();
     for (std::size_t i = 0; i < count; ++i) {
       const LineDesc& d = b.lines[i];
@@ -468,7 +561,12 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
       }
       line(text, number, d.cut != 0);
     }
-    st.materialize_tail();
+    st.materialize_tail();  // nothing points into the block from here on
+    if (b.data != b.buf.data()) src.release_before(b.data + b.size);
+    if (src.shrank())  // a page of the mapping read as zeros: these facts are not the file's
+      throw InputError(src.name(), 0,
+                       "shrank while it was read (truncated or rewritten by another process); "
+                       "read it again once it is complete");
     if (b.runaway)
       throw InputError(src.name(), static_cast<int>(std::min<std::uint64_t>(number, 2147483647)),
                        "a line longer than " + std::to_string(LineReader::kMaxRunawayLine >> 20) +
@@ -486,7 +584,7 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
   Reader reader(src, block_bytes);
   if (threads <= 1) {
     Block b;
-    b.buf.resize(Reader::capacity(block_bytes));
+    b.buf.resize(reader.capacity());
     Views views(st);
     do {
       reader.fill(b);
@@ -500,7 +598,7 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
   const std::size_t k_slots = threads + 2;
   enum class Slot { kFree, kFilled, kReady };
   std::vector<Block> blocks(k_slots);
-  for (Block& b : blocks) b.buf.resize(Reader::capacity(block_bytes));
+  for (Block& b : blocks) b.buf.resize(reader.capacity());
   std::vector<Slot> slot(k_slots, Slot::kFree);
   std::vector<std::size_t> queue;  // filled slots, oldest first
   bool reader_done = false;

@@ -3,7 +3,11 @@
 // without its end, glued records, heads met before and after they are known, the reader's
 // limits), the JSON of the facts must be the same byte for byte for one thread and several,
 // small blocks and large.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -12,6 +16,7 @@
 
 #include "codec/nccl_facts_json.h"
 #include "core/input_error.h"
+#include "core/mapped_file.h"
 #include "parsers/nccl_log.h"
 #include "parsers/nccl_log_scan.h"
 #include "support/paths.h"
@@ -24,9 +29,12 @@ namespace fs = std::filesystem;
 struct Way {
   unsigned threads;
   std::size_t block;
+  bool map = true;  // a file mapped (blocks are views of it) or read(2) into blocks
 };
-// One thread and a pipeline; the smallest block (4 KiB, so a real log spans many) and larger.
-constexpr Way kWays[] = {{1, 4096}, {1, std::size_t{1} << 20}, {2, 4096}, {4, 5000}, {3, 65536}};
+// One thread and a pipeline; the smallest block (4 KiB, so a real log spans many) and larger;
+// files mapped and read.
+constexpr Way kWays[] = {{1, 4096},  {1, std::size_t{1} << 20}, {2, 4096},       {4, 5000},
+                         {3, 65536}, {1, 4096, false},          {3, 5000, false}};
 
 // The JSON of the facts as bytes: CBOR keeps every string byte as it is (a log's invalid UTF-8
 // included), where a text dump would refuse or replace it.
@@ -55,6 +63,7 @@ std::string scanned(const std::vector<std::string>& paths, const Way& w) {
   NcclReadOptions o;
   o.threads = w.threads;
   o.block_bytes = w.block;
+  o.map_files = w.map;
   return facts_json(analyze_nccl_logs(paths, o));
 }
 
@@ -88,7 +97,8 @@ TEST(NcclLogScan, EveryCorpusLogGivesTheLineReadersFacts) {
   for (const std::string& p : logs) {
     const std::string want = reference({p});
     for (const Way& w : kWays)
-      ASSERT_EQ(scanned({p}, w), want) << p << " threads " << w.threads << " block " << w.block;
+      ASSERT_EQ(scanned({p}, w), want)
+          << p << " threads " << w.threads << " block " << w.block << " map " << w.map;
   }
 }
 
@@ -98,6 +108,7 @@ TEST(NcclLogScan, AllCorpusLogsAsOneRun) {
   const std::string want = reference(logs);
   EXPECT_EQ(scanned(logs, {1, 4096}), want);
   EXPECT_EQ(scanned(logs, {3, 8192}), want);
+  EXPECT_EQ(scanned(logs, {2, 8192, false}), want);
 }
 
 std::string write(const std::string& name, const std::string& text) {
@@ -110,7 +121,8 @@ void expect_same(const std::string& name, const std::string& text) {
   const std::string p = write(name, text);
   const std::string want = reference({p});
   for (const Way& w : kWays)
-    EXPECT_EQ(scanned({p}, w), want) << name << " threads " << w.threads << " block " << w.block;
+    EXPECT_EQ(scanned({p}, w), want)
+        << name << " threads " << w.threads << " block " << w.block << " map " << w.map;
   // Text in memory (the fuzz target's way) as LineReader::read_text reads it.
   NcclReadOptions ref;
   ref.line_reader = true;
@@ -326,14 +338,26 @@ TEST(NcclLogScan, ReaderLimitsSayWhatLineReaderSays) {
       write("runaway.log", "NCCL version 2.21.5\nok\n" + std::string((std::size_t{17} << 20), 'r'));
   const std::string binary = write("binary.log", std::string(std::size_t{2} << 20, '\0'));
   const std::string small = write("small-binary.log", std::string(std::size_t{100} << 10, '\x01'));
-  for (const std::string& p : {runaway, binary, small}) {
+  // A line past 16 MiB that ends: LineReader gives up once the pieces read before the 1 MiB
+  // chunk that ends it pass 16 MiB (17 MiB - 3 bytes here: it gives up); a line of just under
+  // 16 MiB is read, cut.
+  const std::string ended = write(
+      "runaway-ended.log", "ok\n" + std::string((std::size_t{17} << 20) + 5, 'e') + "\nafter\n");
+  const std::string under = write(
+      "long-ended.log", "ok\n" + std::string((std::size_t{16} << 20) - 100, 'u') + "\nafter\n");
+  for (const std::string& p : {runaway, binary, small, ended}) {
     const std::string want = error_of(p, ref);
     EXPECT_NE(want, "no error") << p;
-    EXPECT_EQ(error_of(p, scan), want) << p;
-    scan.threads = 1;
-    EXPECT_EQ(error_of(p, scan), want) << p;
-    scan.threads = 2;
+    for (const bool map : {true, false})
+      for (const unsigned threads : {1u, 2u}) {
+        scan.threads = threads;
+        scan.map_files = map;
+        EXPECT_EQ(error_of(p, scan), want) << p << " map " << map << " threads " << threads;
+      }
   }
+  EXPECT_EQ(error_of(under, ref), "no error");
+  EXPECT_EQ(scanned({under}, {1, 8192}), reference({under}));
+  EXPECT_EQ(scanned({under}, {2, 8192, false}), reference({under}));
 }
 
 TEST(NcclLogScan, GzipAndDirectoriesStillRead) {
@@ -345,6 +369,85 @@ TEST(NcclLogScan, GzipAndDirectoriesStillRead) {
   gzclose(gz);
   std::ofstream(dir + "/plain.log", std::ios::binary) << text;
   EXPECT_EQ(scanned({dir}, {2, 4096}), reference({dir}));
+}
+
+TEST(NcclLogScan, PageSizedFilesAreReadToTheirLastByteAndNoFurther) {
+  // A mapped file is followed by an inaccessible page: a read past its end would crash here.
+  // Files of whole pages, the last line a connection line (its head hashed, its tail looked up
+  // at the very end of the mapping), with and without its end.
+  const std::string line =
+      "host-a:10:11 [0] NCCL INFO Channel 00/1 : 0[0] -> 1[1] via P2P/CUMEM/read\n";
+  for (const std::size_t size : {std::size_t{4096}, std::size_t{3} * 4096, std::size_t{65536}}) {
+    std::string s = "NCCL version 2.21.5\n";
+    while (s.size() + line.size() <= size) s += line;
+    s.insert(0, size - s.size(), '#');  // a comment line made longer to fill the pages
+    ASSERT_EQ(s.size(), size);
+    expect_same("pages-" + std::to_string(size) + ".log", s);
+    s.pop_back();
+    s += "d";  // the same size, the last line without its end
+    expect_same("pages-no-end-" + std::to_string(size) + ".log", s);
+  }
+}
+
+TEST(NcclLogScan, AFileThatShrinksWhileMappedIsAnErrorNotACrash) {
+  // logrotate's copytruncate, or a writer starting over, truncates a log that is being read:
+  // the pages of the mapping past the new end are gone (SIGBUS on access). The scan reads them
+  // as zeros and gives up with an error naming the file, at one thread and several.
+  const std::string text = job_log(64, 40, "\n");
+  ASSERT_GT(text.size(), std::size_t{128} << 10);
+  for (const unsigned threads : {1u, 3u}) {
+    const std::string p = write("shrinks.log", text);
+    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    NcclScanSource src = NcclScanSource::file(fd, p, text.size());
+    ASSERT_TRUE(src.in_place()) << "not mapped";
+    ASSERT_EQ(::truncate(p.c_str(), 8192), 0);
+    NcclLogAnalyzer a;
+    a.begin_file(p);
+    std::string error = "no error";
+    try {
+      a.scan(src, threads, 16384);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+    ::close(fd);
+    EXPECT_NE(error.find("shrank while it was read"), std::string::npos) << error;
+    EXPECT_NE(error.find(p), std::string::npos) << error;
+    EXPECT_FALSE(src.shrank() && error == "no error");
+  }
+}
+
+TEST(MappedFile, APageTheFileNoLongerBacksReadsAsZeros) {
+  const std::string p = write("mapped.bin", std::string(std::size_t{64} << 10, 'a'));
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  std::unique_ptr<MappedFile> m = MappedFile::map(fd, std::size_t{64} << 10);
+  ::close(fd);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->data()[100], 'a');
+  EXPECT_FALSE(m->shrank());
+  ASSERT_EQ(::truncate(p.c_str(), 0), 0);
+  std::size_t sum = 0;
+  for (std::size_t i = 0; i < m->size(); ++i) sum += static_cast<unsigned char>(m->data()[i]);
+  EXPECT_EQ(sum, 0u);  // every page gone: zeros, no SIGBUS
+  EXPECT_TRUE(m->shrank());
+}
+
+TEST(MappedFileDeathTest, ASigbusElsewhereStillKillsTheProcess) {
+  // The handler takes only faults inside live mappings; any other SIGBUS gets the action that
+  // was there before (here the default: the process dies of it).
+  const std::string p = write("other.bin", std::string(8192, 'b'));
+  EXPECT_EXIT(
+      {
+        const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+        std::unique_ptr<MappedFile> keep = MappedFile::map(fd, 8192);  // installs the handler
+        void* raw = ::mmap(nullptr, 8192, PROT_READ, MAP_SHARED, fd, 0);
+        if (!keep || raw == MAP_FAILED || ::truncate(p.c_str(), 0) != 0) std::exit(3);
+        volatile char c = static_cast<const char*>(raw)[4096];
+        (void)c;
+        std::exit(0);
+      },
+      ::testing::KilledBySignal(SIGBUS), "");
 }
 
 }  // namespace

@@ -1,0 +1,123 @@
+#include "core/mapped_file.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <mutex>
+
+namespace trainready {
+namespace {
+
+// The live mappings, read by the signal handler: lock-free atomics only. A slot is claimed by
+// a compare-and-swap of `used`; the handler reads it once `begin` is set (0: not live).
+constexpr int kSlots = 16;
+struct Live {
+  std::atomic<bool> used{false};
+  std::atomic<std::uintptr_t> begin{0};
+  std::atomic<std::uintptr_t> end{0};
+  std::atomic<bool> shrank{false};
+};
+Live g_live[kSlots];
+struct sigaction g_previous {};
+
+void on_sigbus(int sig, siginfo_t* info, void* ctx) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(info ? info->si_addr : nullptr);
+  for (Live& l : g_live) {
+    const std::uintptr_t b = l.begin.load(std::memory_order_acquire);
+    if (b == 0 || addr < b || addr >= l.end.load(std::memory_order_acquire)) continue;
+    // A page of a mapping the file no longer backs: a private zero page in its place (mmap is
+    // a plain system call on Linux, safe here), and the mapping marked so its reader gives up.
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    void* at = reinterpret_cast<void*>(addr & ~(page - 1));
+    if (::mmap(at, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+      break;  // cannot recover: as if no handler were here
+    l.shrank.store(true, std::memory_order_release);
+    return;
+  }
+  // Not ours: whatever handled SIGBUS before this one.
+  if ((g_previous.sa_flags & SA_SIGINFO) && g_previous.sa_sigaction) {
+    g_previous.sa_sigaction(sig, info, ctx);
+    return;
+  }
+  if (g_previous.sa_handler != SIG_DFL && g_previous.sa_handler != SIG_IGN &&
+      g_previous.sa_handler) {
+    g_previous.sa_handler(sig);
+    return;
+  }
+  // The default action: the fault happens again on return, without this handler.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  ::sigaction(SIGBUS, &dfl, nullptr);
+}
+
+bool install_handler() {
+  static std::once_flag once;
+  static bool ok = false;
+  std::call_once(once, [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    ok = ::sigaction(SIGBUS, &sa, &g_previous) == 0;
+  });
+  return ok;
+}
+
+}  // namespace
+
+std::unique_ptr<MappedFile> MappedFile::map(int fd, std::uint64_t size) {
+  if (size == 0 || size > (std::uint64_t{1} << 46) || !install_handler()) return nullptr;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t pages = (static_cast<std::size_t>(size) + page - 1) / page * page;
+  // Reserve the file's pages and one more, inaccessible; then map the file over the first part.
+  void* span = ::mmap(nullptr, pages + page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (span == MAP_FAILED) return nullptr;
+  void* file = ::mmap(span, pages, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+  if (file == MAP_FAILED) {
+    ::munmap(span, pages + page);
+    return nullptr;
+  }
+  std::unique_ptr<MappedFile> m(new MappedFile());
+  m->data_ = static_cast<char*>(file);
+  m->size_ = static_cast<std::size_t>(size);
+  m->span_ = pages + page;
+  const auto b = reinterpret_cast<std::uintptr_t>(file);
+  for (int i = 0; i < kSlots; ++i) {
+    bool taken = false;
+    if (!g_live[i].used.compare_exchange_strong(taken, true, std::memory_order_acq_rel)) continue;
+    g_live[i].end.store(b + pages, std::memory_order_release);
+    g_live[i].shrank.store(false, std::memory_order_release);
+    g_live[i].begin.store(b, std::memory_order_release);
+    m->slot_ = i;
+    break;
+  }
+  if (m->slot_ < 0) return nullptr;  // the destructor unmaps it
+  // Read once from start to end: the kernel may read ahead further and drop pages behind.
+  ::madvise(file, pages, MADV_SEQUENTIAL);
+  return m;
+}
+
+MappedFile::~MappedFile() {
+  if (slot_ >= 0) {
+    g_live[slot_].begin.store(0, std::memory_order_release);
+    g_live[slot_].used.store(false, std::memory_order_release);
+  }
+  if (data_) ::munmap(data_, span_);
+}
+
+void MappedFile::release_before(std::size_t offset) {
+  constexpr std::size_t kStep = std::size_t{2} << 20;
+  const std::size_t end = std::min(offset, size_) / kStep * kStep;
+  if (end <= released_) return;
+  ::madvise(data_ + released_, end - released_, MADV_DONTNEED);
+  released_ = end;
+}
+
+bool MappedFile::shrank() const {
+  return slot_ >= 0 && g_live[slot_].shrank.load(std::memory_order_acquire);
+}
+
+}  // namespace trainready
