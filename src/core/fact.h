@@ -4,12 +4,14 @@
 #include <string>
 #include <utility>
 
+#include "core/source_text.h"
+
 namespace trainready {
 
 struct Provenance {
-  std::string source;  // a path as the user knows it ("/sys/...", "snap/sys/...", "ibstat.txt")
-  int line = 0;        // 1-based line in source, 0 when the whole file is the evidence
-  std::string str() const { return line > 0 ? source + ":" + std::to_string(line) : source; }
+  SourceText source;  // a path as the user knows it ("/sys/...", "snap/sys/...", "ibstat.txt")
+  int line = 0;       // 1-based line in source, 0 when the whole file is the evidence
+  std::string str() const { return line > 0 ? source + ":" + std::to_string(line) : source.str(); }
 };
 
 enum class FactStatus { kPresent, kMissing, kUnreadable };

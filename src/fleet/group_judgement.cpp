@@ -13,7 +13,7 @@ constexpr std::string_view kMagic = "TRFJ";
 constexpr std::uint32_t kJudgementFormat = 1;
 
 void put_where(std::string& out, const Provenance& p) {
-  put_str(out, p.source);
+  put_str(out, p.source.str());
   put_u32(out, static_cast<std::uint32_t>(p.line));
 }
 
