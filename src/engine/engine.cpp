@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "engine/failure_order.h"
 #include "queries/deployment_queries.h"
 #include "queries/node_digest.h"
 #include "rules/registry.h"
@@ -220,6 +221,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   sort_findings(ev.findings);
   fold_same_evidence(ev.findings);
   sort_findings(ev.findings);
+  put_first_failure_first(ev.findings);
   return ev;
 }
 

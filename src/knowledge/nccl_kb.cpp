@@ -11,9 +11,9 @@
 namespace trainready {
 namespace {
 
-const std::set<std::string> kEntryKeys = {"id",      "match",    "level", "kind",     "versions",
-                                          "in_file", "fixed_in", "what",  "severity", "rank",
-                                          "causes",  "source",   "doc"};
+const std::set<std::string> kEntryKeys = {"id",      "match",    "level", "kind",       "versions",
+                                          "in_file", "fixed_in", "what",  "severity",   "rank",
+                                          "causes",  "source",   "doc",   "consequence"};
 const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm"};
 const std::set<std::string> kWhenKeys = {"link_layer", "net",        "plugin",  "env",   "nccl",
                                          "driver",     "multi_node", "log_has", "mnnvl", "gdr"};
@@ -142,6 +142,11 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
       e.rank = -1;
     }
     if (e.rank < 0 || e.rank > 100) w.fail("rank must be an integer 0..100");
+  }
+  if (n["consequence"]) {
+    const std::string c = scalar(n, w, "consequence", true);
+    if (c != "true" && c != "false") w.fail("consequence must be true or false");
+    e.consequence = c == "true";
   }
   const YAML::Node causes = n["causes"];
   if (!causes || !causes.IsSequence() || causes.size() == 0)
