@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/fact.h"
+#include "core/line_time.h"
 #include "core/severity.h"
 
 namespace trainready {
@@ -12,6 +13,15 @@ namespace trainready {
 struct Evidence {
   std::string text;  // what was observed, quoted as the source shows it
   Provenance where;
+};
+
+// Where and when the failure a finding reads first showed in a log (issue 30 item 5).
+struct FailureOnset {
+  Provenance where;     // its first line; empty source: not a failure in time (a setting, a
+                        // version, a topology), ordered by severity and rank alone
+  LineTime time;        // that line's timestamp, unknown when the line carries none
+  std::string process;  // the "host:pid" that printed it, "" when the line names none
+  bool empty() const { return where.source.empty(); }
 };
 
 struct Finding {
@@ -35,6 +45,13 @@ struct Finding {
   // Within one severity, how likely this finding is the root cause the others follow from
   // (higher first): a version or plugin mismatch outranks the hang it causes. 0 = no opinion.
   int rank = 0;
+  // Run findings that read a failure in a log: when it first showed. The engine puts an earlier
+  // failure above a consequence that follows it (src/engine/failure_order.h).
+  FailureOnset onset;
+  // What it reads usually follows another failure when one came before it (a sticky CUDA error
+  // after a network failure, a peer that exited, a watchdog timeout, a flushed work request):
+  // it ranks below the first failure in time before it.
+  bool consequence = false;
 };
 
 }  // namespace trainready

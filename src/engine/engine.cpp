@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "engine/failure_order.h"
 #include "engine/folded_runs.h"
 #include "queries/deployment_queries.h"
 #include "queries/node_digest.h"
@@ -261,6 +262,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   sort_findings(ev.findings);
   fold_same_evidence(ev.findings);
   sort_findings(ev.findings);
+  put_first_failure_first(ev.findings);
   ev.folded_runs = std::move(folded);
   return ev;
 }

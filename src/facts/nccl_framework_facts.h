@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/fact.h"
+#include "core/line_time.h"
 
 namespace trainready {
 
@@ -36,6 +37,7 @@ struct FrameworkEvent {
   std::string detail;
   std::string text;  // the line, trimmed
   Provenance where;  // file and line
+  LineTime time;     // the timestamp the line carries, unknown when it has none
   std::uint64_t count = 1;
 };
 

@@ -11,14 +11,19 @@
 #include <vector>
 
 #include "core/fact.h"
+#include "core/line_time.h"
 #include "facts/nccl_framework_facts.h"
 
 namespace trainready {
 
 // One quoted log line: what NCCL (or the framework) printed, and where.
 struct LogLine {
+  LogLine() = default;
+  LogLine(std::string t, Provenance w, LineTime at = {})
+      : text(std::move(t)), where(std::move(w)), time(at) {}
   std::string text;  // the message, trimmed to a readable length
   Provenance where;  // file and line
+  LineTime time;     // the timestamp the line carries, unknown when it has none
 };
 
 // The output of one CUDA device in one process: NCCL prefixes each line with host:pid:tid [dev].

@@ -14,9 +14,9 @@ namespace {
 
 // `info_failure` (why an entry that warns reads a format NCCL prints only at INFO) is review data
 // for tools/nccl_kb_coverage.py; the reader accepts it and does not use it.
-const std::set<std::string> kEntryKeys = {"id",      "match",    "level", "kind",        "versions",
-                                          "in_file", "fixed_in", "what",  "severity",    "rank",
-                                          "causes",  "source",   "doc",   "info_failure"};
+const std::set<std::string> kEntryKeys = {
+    "id",       "match", "level",  "kind",   "versions", "in_file",      "fixed_in",   "what",
+    "severity", "rank",  "causes", "source", "doc",      "info_failure", "consequence"};
 const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm"};
 const std::set<std::string> kWhenKeys = {"link_layer", "net",        "plugin",  "env",   "nccl",
                                          "driver",     "multi_node", "log_has", "mnnvl", "gdr"};
@@ -145,6 +145,11 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
       e.rank = -1;
     }
     if (e.rank < 0 || e.rank > 100) w.fail("rank must be an integer 0..100");
+  }
+  if (n["consequence"]) {
+    const std::string c = scalar(n, w, "consequence", true);
+    if (c != "true" && c != "false") w.fail("consequence must be true or false");
+    e.consequence = c == "true";
   }
   const YAML::Node causes = n["causes"];
   if (!causes || !causes.IsSequence() || causes.size() == 0)

@@ -92,6 +92,10 @@ struct NcclKbEntry {
   std::string what;
   Severity severity = Severity::kError;
   int rank = 50;
+  // The message follows another failure when one came before it (a sticky CUDA error, a job
+  // that failed because an earlier call did): read below the first failure in time before it
+  // (Finding::consequence, src/engine/failure_order.h).
+  bool consequence = false;
   std::vector<NcclKbCause> causes;
   std::string source, doc;
 };

@@ -30,7 +30,8 @@ void NcclFailureInfo::after(std::size_t id, const void* who) {
   for (Window& w : last_) feed(w);
 }
 
-void NcclFailureInfo::info(std::string text, const Provenance& where, const void* who) {
+void NcclFailureInfo::info(std::string text, const Provenance& where, const void* who,
+                           LineTime time) {
   auto it = index_.find(text);
   if (it != index_.end()) {
     const std::size_t id = it->second;
@@ -52,7 +53,7 @@ void NcclFailureInfo::info(std::string text, const Provenance& where, const void
     pool_.emplace_back();
   }
   Entry& e = pool_[id];
-  e.line = {text, where};
+  e.line = {text, where, time};
   e.seq = seq_++;
   e.count = 1;
   e.who = who;

@@ -27,9 +27,10 @@ class NcclFailureInfo {
   static constexpr std::size_t kFirstWarns = 8;
   static constexpr std::size_t kLastWarns = 8;
 
-  // One failure-worded line (its quoted message) that stream `who` printed (nullptr: a line
-  // without a stream). A repeat of a kept line is counted, not kept twice.
-  void info(std::string text, const Provenance& where, const void* who);
+  // One failure-worded line (its quoted message, the time it carries) that stream `who`
+  // printed (nullptr: a line without a stream). A repeat of a kept line is counted, not kept
+  // twice.
+  void info(std::string text, const Provenance& where, const void* who, LineTime time = {});
   // A WARN whose message is new to the log, from `who` (nullptr: unknown, any stream matches).
   void warn(const void* who);
   // The kept lines in the order they were first printed, and how many lines (repeats included)

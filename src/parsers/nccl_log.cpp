@@ -335,9 +335,14 @@ void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut)
     bool saved;
     ~TailViews() { flag = saved; }
   } keep{st.tail_views, st.tail_views};
+  struct RawView {  // `raw` is gone once this returns: nothing reads its time after
+    std::string_view& view;
+    ~RawView() { view = {}; }
+  } raw_view{st.cur_raw};
   if (text.data() != raw.data()) st.tail_views = false;
   ++st.f.lines;
   st.cur_line = number;
+  st.cur_raw = raw;
   if (cut) ++st.f.truncated_lines;
   if (st.held.active && st.join_held(raw, text, cut)) return;  // the held WARN goes on here
   if (st.idle_streams == 0 && !st.f.streams.empty() && st.fast_collective(text)) return;

@@ -440,7 +440,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
   std::string_view m = r.message;
   if (m.empty()) return;
   // Connection lines are most of a log and never a failure; others may be (knowledge base).
-  if (!starts(m, "Channel ") && failure_worded(m)) failures.info(quote(m), at(n), &s);
+  if (!starts(m, "Channel ") && failure_worded(m)) failures.info(quote(m), at(n), &s, time_of(n));
   // NCCL 2.0 - 2.6 named a connection "Ring %02d : a[dev] -> b[dev] via X" (transport/*.cu,
   // p2p.cc at v2.3.7-1 .. v2.6.4-1; "Channel" from 2.7); an excerpt may have lost "Ring 00 : ".
   if ((m[0] == 'R' && starts(m, "Ring ")) || (m[0] >= '0' && m[0] <= '9' && has(m, " -> ")))
@@ -588,7 +588,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       std::string q = quote(m);
       bool dup = false;
       for (const auto& l : f.unrecognised) dup = dup || l.text == q;
-      if (!dup) f.unrecognised.push_back({std::move(q), at(n)});
+      if (!dup) f.unrecognised.push_back({std::move(q), at(n), time_of(n)});
     }
   }
 }

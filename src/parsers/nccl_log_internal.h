@@ -16,6 +16,7 @@
 #include "core/text.h"
 #include "core/utf8.h"
 #include "parsers/nccl_failure_info.h"
+#include "parsers/nccl_line_time.h"
 #include "parsers/nccl_log.h"
 #include "parsers/nccl_log_record.h"
 
@@ -354,6 +355,9 @@ struct NcclLogAnalyzer::State {
   TailLine tail[kTail];
   std::size_t tail_next = 0, tail_count = 0;
   bool last_error_follows = false;
+  // The line being read as captured (prefixes and all, for its timestamp); a held WARN's
+  // prefix while it is read. Valid while the line is.
+  std::string_view cur_raw;
   std::uint64_t cur_line = 0;  // the line being read, for provenance of per-process facts  //
                                // PyTorch prints "Last error:" and the NCCL message below
 
@@ -441,7 +445,13 @@ struct NcclLogAnalyzer::State {
   Provenance at(std::uint64_t n) const {
     return {file, static_cast<int>(std::min<std::uint64_t>(n, 2147483647))};
   }
-  LogLine log_line(std::string_view text, std::uint64_t n) const { return {quote(text), at(n)}; }
+  // The time line n carries, when it is the line being read (its raw text is at hand).
+  LineTime time_of(std::uint64_t n) const {
+    return n == cur_line && !cur_raw.empty() ? nccl_line_time(cur_raw) : LineTime{};
+  }
+  LogLine log_line(std::string_view text, std::uint64_t n) const {
+    return {quote(text), at(n), time_of(n)};
+  }
 
   // The streams by host, pid and device: open addressing over a flat table of (hash, Live*),
   // at most half full, so a lookup is a probe or two and never allocates (issue 35: a log with
@@ -583,6 +593,7 @@ struct NcclLogAnalyzer::State {
   }
 
   void record(NcclRecord& r, std::uint64_t n);
+  void framework_line(std::string_view line, std::uint64_t n);
   void collective(const CollectiveLine& c, std::string_view text);
   // The last algorithm-selection line, to count repeats without a map lookup.
   NcclTuningChoice* last_tuning = nullptr;

@@ -92,9 +92,11 @@ void NcclLogAnalyzer::State::release_held() {
   text.swap(held.text);  // swapped back below: the buffer is reused from WARN to WARN
   const std::uint64_t n = held.n;
   const std::uint64_t line_now = cur_line;
+  const std::string_view raw_now = cur_raw;
   const bool views = tail_views;
   cur_line = n;
-  tail_views = false;  // `text` is gone once this returns: the tail copies
+  cur_raw = held.prefix;  // where the held line's timestamp is
+  tail_views = false;     // `text` is gone once this returns: the tail copies
   const std::size_t k = split_nccl_records(text, recs, 8);
   if (k == 0) {
     if (!f.binary_junk && is_junk(text)) f.binary_junk = true;
@@ -103,6 +105,7 @@ void NcclLogAnalyzer::State::release_held() {
     for (std::size_t i = 0; i < k; ++i) record(recs[i], n);
   }
   cur_line = line_now;
+  cur_raw = raw_now;
   tail_views = views;
   text.clear();
   held.text.swap(text);
@@ -286,6 +289,14 @@ void NcclLogAnalyzer::State::finish_hosts() {
   failures.finish(f.failure_info, f.failure_info_folded);
 }
 
+// A framework's line (nccl_framework.h), an event it adds stamped with the line's time.
+void NcclLogAnalyzer::State::framework_line(std::string_view line, std::uint64_t n) {
+  const std::size_t before = f.framework.events.size();
+  read_framework_line(line, file, n, f.framework);
+  for (std::size_t i = before; i < f.framework.events.size(); ++i)
+    f.framework.events[i].time = time_of(n);
+}
+
 // A line without a NCCL record: framework output (PyTorch), the bare version banner, noise.
 void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   if (last_error_follows) {
@@ -308,11 +319,10 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   if (!line.empty() && line[0] == '#') {
     if (has(line, " Rank ") && has(line, " device ")) nccl_tests_device(line);
     // gdb's backtrace frames ("#0 0x... in ncclShmOpen(...)") are the framework reader's.
-    if (line.size() > 1 && line[1] >= '0' && line[1] <= '9')
-      read_framework_line(line, file, n, f.framework);
+    if (line.size() > 1 && line[1] >= '0' && line[1] <= '9') framework_line(line, n);
     return;
   }
-  read_framework_line(line, file, n, f.framework);  // PyTorch, vLLM, DeepSpeed ...: framework.h
+  framework_line(line, n);  // PyTorch, vLLM, DeepSpeed ...: framework.h
   const bool nccl = has(line, "NCCL") || has(line, "nccl");
   const bool coll = has(line, "collective");
   if (!nccl && !coll) {

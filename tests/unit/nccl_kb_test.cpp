@@ -50,6 +50,22 @@ TEST(NcclKb, ParsesAnEntry) {
   EXPECT_EQ(e.literal, "Call to connect returned ");
 }
 
+TEST(NcclKb, AnEntryMayBeMarkedAConsequence) {
+  EXPECT_FALSE(NcclKnowledgeBase::parse({{"socket.yaml", kGood}}).entries()[0].consequence);
+  std::string marked = kGood;
+  marked.replace(marked.find("  rank: 70\n"), 11, "  rank: 70\n  consequence: true\n");
+  EXPECT_TRUE(NcclKnowledgeBase::parse({{"socket.yaml", marked}}).entries()[0].consequence);
+  marked.replace(marked.find("consequence: true"), 17, "consequence: often");
+  EXPECT_NE(error_of("socket.yaml", marked)
+                .find("socket-refused: consequence must be true or "
+                      "false"),
+            std::string::npos);
+  const NcclKnowledgeBase& kb = NcclKnowledgeBase::builtin();
+  ASSERT_NE(kb.find("cuda-illegal-address"), nullptr);
+  EXPECT_TRUE(kb.find("cuda-illegal-address")->consequence);
+  EXPECT_FALSE(kb.find("cuda-out-of-memory")->consequence);
+}
+
 TEST(NcclKb, BrokenYamlNamesTheFileAndLine) {
   std::string e = error_of("ib-verbs.yaml", "subsystem: x\nentries:\n- id: [unclosed\n");
   EXPECT_NE(e.find("ib-verbs.yaml:"), std::string::npos) << e;

@@ -45,6 +45,9 @@ class FrameworkWatchdogHang : public Rule {
         "to see the last collective each rank entered; rerun with NCCL_DEBUG=INFO to see "
         "which peer NCCL waited for.";
     x.rank = 35;
+    // The watchdog hangs on a call an earlier failure blocked (a peer gone, a GPU fault).
+    x.onset = {events.front()->where, events.front()->time, ""};
+    x.consequence = true;
     RuleOutcome o;
     o.findings.push_back(std::move(x));
     return o;

@@ -30,6 +30,13 @@ class NcclCollectiveTimeout : public Rule {
       what = "The desync report names ranks that did not join a collective";
     }
     Finding x = finding(what);
+    // A collective times out because a rank stopped: after an earlier failure, that failure.
+    if (!f.timeouts.empty()) {
+      std::vector<LogLine> lines;
+      for (const CollectiveTimeout& t : f.timeouts) lines.push_back(t.line);
+      x.onset = first_onset(lines);
+      x.consequence = true;
+    }
     for (std::size_t i = 0; i < f.timeouts.size() && i < 4; ++i)
       x.evidence.push_back(evidence(f.timeouts[i].line));
     std::set<std::string> lag;

@@ -21,6 +21,7 @@ class NcclConnectionFailed : public Rule {
     Finding x = finding("Connection failure(s): " + join_limited(i->details) +
                         (i->peers.empty() ? "" : " (peer " + join_limited(i->peers) + ")"));
     add_issue_evidence(x, *i);
+    x.onset = first_onset(i->examples);
     if (i->details.count("Connection refused")) {
       x.cause =
           "Nothing listened at the peer's address: the peer process had already exited "
@@ -36,6 +37,8 @@ class NcclConnectionFailed : public Rule {
       x.cause =
           "A peer closed the connection or died mid-run; this rank only reports the "
           "consequence.";
+      // What happened to the peer, which failed first: below an earlier failure.
+      x.consequence = true;
     }
     x.fix =
         "Find the first error in time across all ranks (that host is the cause); set "

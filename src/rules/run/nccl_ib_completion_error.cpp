@@ -21,6 +21,7 @@ class NcclIbCompletionError : public Rule {
     Finding x = finding("NET/IB completion error(s) (" + join_limited(i->details) +
                         ") talking to " + (i->peers.empty() ? "a peer" : join_limited(i->peers)));
     add_issue_evidence(x, *i);
+    x.onset = first_onset(i->examples);
     // ibv_wc_status values (rdma-core, ibv_poll_cq(3)); the first status in time matters.
     struct Decode {
       int status;
@@ -80,6 +81,8 @@ class NcclIbCompletionError : public Rule {
       x.cause = std::string(d->name) + ": " + d->cause;
       x.fix = d->fix;
       x.rank = d->rank;
+      // A flushed request reports a queue pair an earlier error already broke (ibv_poll_cq(3)).
+      x.consequence = d->status == 5;
     } else {
       x.cause =
           "The HCA reported a failed work request; the status names the failing step "

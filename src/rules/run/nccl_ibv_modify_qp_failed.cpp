@@ -21,6 +21,7 @@ class NcclIbvModifyQpFailed : public Rule {
     Finding x = finding("ibv_modify_qp failed (" + join_limited(i->details) +
                         "): queue pairs to a peer could not be connected");
     add_issue_evidence(x, *i);
+    x.onset = first_onset(i->examples);
     x.cause =
         "The two HCAs cannot form a connection: on InfiniBand, different partitions "
         "(pkeys) or a port not ACTIVE; on RoCE, a GID index that is not routable "

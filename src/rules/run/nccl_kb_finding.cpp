@@ -32,6 +32,11 @@ void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts
   x.message = e.what + " [" + e.id + "]";
   x.severity = nccl_kb_severity(r);
   x.rank = k.rank;
+  // A failure in time: an error NCCL returned from (a WARN, a "-> code" trail, a framework's
+  // or a pasted line), not an INFO line it went on from (a fallback, a device it skipped).
+  if (x.severity == Severity::kError && (r.line.level != NcclKbLevel::kInfo || r.line.trail))
+    x.onset = onset_of(r.line.line);
+  x.consequence = e.consequence;
   x.evidence.push_back({r.line.line.text, r.line.line.where});
   if (!r.line.file.empty())
     x.evidence.push_back({"failing file " + r.line.file +
