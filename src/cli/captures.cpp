@@ -511,12 +511,6 @@ void apply_kind(NodeFacts& node, CaptureKind kind, std::string_view text, const 
   }
 }
 
-// GCC 12 warns that the Provenance of the section pushed below may be read uninitialized on the
-// exception path (a false positive of -Wmaybe-uninitialized through inlined destructors).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 void apply_capture(NodeFacts& node, const std::string& spec) {
   std::string path = spec;
   CaptureKind kind = CaptureKind::kUnknown;
@@ -543,8 +537,5 @@ void apply_capture(NodeFacts& node, const std::string& spec) {
   }
   read_capture_sections(node, r.data, source);
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 }  // namespace trainready

@@ -79,7 +79,9 @@ int run_lint(const LintArgs& a) {
   facts = DeploymentFacts{};
   // Freed small blocks stay with the allocator (and resident) until trimmed: without this the
   // render ran on top of the facts' ~4 MiB of freed strings (10,000 resources).
+#ifdef __GLIBC__
   malloc_trim(0);
+#endif
   finish_report(r, a.flags.fail_on_severity());
   if (input_errors > 0) {
     // What was read is still reported; the files that were not make the run an input error.

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,18 +22,25 @@ struct Live {
 };
 Live g_live[kSlots];
 struct sigaction g_previous {};
+std::uintptr_t g_page = 4096;  // set before the handler is installed (sysconf is not signal-safe)
 
 void on_sigbus(int sig, siginfo_t* info, void* ctx) {
-  const auto addr = reinterpret_cast<std::uintptr_t>(info ? info->si_addr : nullptr);
+  // Only a fault the kernel raised for an address no file page backs (BUS_ADRERR: the file is
+  // shorter than the mapping) is ours; a SIGBUS sent by kill (si_code <= 0), a hardware memory
+  // error (BUS_MCEERR_*) or an alignment fault goes on to whatever handled SIGBUS before.
+  const bool adrerr = info != nullptr && info->si_code == BUS_ADRERR;
+  const auto addr = reinterpret_cast<std::uintptr_t>(adrerr ? info->si_addr : nullptr);
   for (Live& l : g_live) {
+    if (!adrerr) break;
     const std::uintptr_t b = l.begin.load(std::memory_order_acquire);
     if (b == 0 || addr < b || addr >= l.end.load(std::memory_order_acquire)) continue;
-    // A page of a mapping the file no longer backs: a private zero page in its place (mmap is
-    // a plain system call on Linux, safe here), and the mapping marked so its reader gives up.
-    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    void* at = reinterpret_cast<void*>(addr & ~(page - 1));
-    if (::mmap(at, page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
-      break;  // cannot recover: as if no handler were here
+    if (l.begin.load(std::memory_order_acquire) != b) continue;  // the slot changed hands
+    // A page of a mapping the file no longer backs: a private zero page in its place (the raw
+    // system call, which no sanitizer intercepts), and the mapping marked so its reader gives up.
+    const std::uintptr_t at = addr & ~(g_page - 1);
+    const long r =
+        ::syscall(SYS_mmap, at, g_page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (r == -1) break;  // cannot recover: as if no handler were here
     l.shrank.store(true, std::memory_order_release);
     return;
   }
@@ -46,22 +54,31 @@ void on_sigbus(int sig, siginfo_t* info, void* ctx) {
     g_previous.sa_handler(sig);
     return;
   }
-  // The default action: the fault happens again on return, without this handler.
+  // Ignored before: a SIGBUS sent by kill stays ignored; a fault cannot be (it would recur).
+  if (g_previous.sa_handler == SIG_IGN && !(g_previous.sa_flags & SA_SIGINFO) &&
+      (info == nullptr || info->si_code <= 0))
+    return;
+  // The default action: the process dies of SIGBUS (raised again, as a signal sent by kill
+  // would not come back by itself the way a fault does).
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   ::sigaction(SIGBUS, &dfl, nullptr);
+  ::raise(SIGBUS);
 }
 
 bool install_handler() {
   static std::once_flag once;
   static bool ok = false;
   std::call_once(once, [] {
+    g_page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    // The previous action first, so a SIGBUS in between never finds g_previous empty.
+    if (::sigaction(SIGBUS, nullptr, &g_previous) != 0) return;
     struct sigaction sa {};
     sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sa.sa_flags = SA_SIGINFO | (g_previous.sa_flags & SA_ONSTACK);
     sigemptyset(&sa.sa_mask);
-    ok = ::sigaction(SIGBUS, &sa, &g_previous) == 0;
+    ok = ::sigaction(SIGBUS, &sa, nullptr) == 0;
   });
   return ok;
 }

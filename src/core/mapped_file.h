@@ -37,9 +37,8 @@ class MappedFile {
   MappedFile() = default;
   char* data_ = nullptr;
   std::size_t size_ = 0;
-  std::size_t span_ = 0;
-  std::size_t released_ = 0;  // pages before this offset are released  // the whole reservation:
-                              // the file's pages and the guard page
+  std::size_t span_ = 0;      // the whole reservation: the file's pages and the guard page
+  std::size_t released_ = 0;  // pages before this offset are released
   int slot_ = -1;             // its entry in the handler's table of live mappings
 };
 

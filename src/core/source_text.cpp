@@ -12,16 +12,18 @@ struct LastText {
 
 }  // namespace
 
-SourceText::SourceText(std::string_view s) {
-  if (s.empty()) return;
+SourceText::Rep* SourceText::make(std::string_view s) {
+  if (s.empty()) return nullptr;
   thread_local LastText last;
   if (last.text.rep_ != nullptr && std::string_view(last.text.rep_->text) == s) {
-    rep_ = last.text.rep_;
-    retain(rep_);
-    return;
+    retain(last.text.rep_);
+    return last.text.rep_;
   }
-  rep_ = new Rep{1, std::string(s)};
-  last.text = *this;
+  Rep* r = new Rep{1, std::string(s)};
+  retain(r);  // the one `last` holds
+  release(last.text.rep_);
+  last.text.rep_ = r;
+  return r;
 }
 
 const std::string& SourceText::empty_text() noexcept {

@@ -79,7 +79,9 @@ SuppressionOutcome apply_suppressions(Evaluation* ev, const DeploymentFacts& fac
   }
   ev->findings = std::move(kept);
   // A rule whose every finding was suppressed was accepted on purpose: its evaluation reads as
-  // skipped, with the justification, not as a failure.
+  // skipped, with the justification, not as a failure. Only lint applies suppressions, and
+  // lint never holds a fleet's folded node runs (engine/folded_runs.h), which this does not
+  // update.
   for (RuleRun& run : ev->runs) {
     if (run.outcome != RuleRun::Outcome::kFailed) continue;
     bool left = false;

@@ -240,7 +240,13 @@ class TemplateWalker {
       // Room for one record per resource up front: grown by doubling, the records were moved
       // into a buffer twice their size while the old one was still held (77,000 resources: a
       // transient 30 MiB on top of the walk's peak). Pages never written are never resident.
-      if (own) out_->resources.reserve(out_->resources.size() + resources->size());
+      // Reserved exactly only for the first file: later files of the same deployment grow it by
+      // doubling (an exact reserve per file would move every record read so far each time).
+      if (own) {
+        auto& rs = out_->resources;
+        const std::size_t need = rs.size() + resources->size();
+        if (need > rs.capacity()) rs.reserve(rs.empty() ? need : std::max(need, 2 * rs.capacity()));
+      }
       for (std::size_t i = 0; i < resources->size(); ++i) {
         if (own && lazy_->deferred(i)) {
           const LocatedJson piece = lazy_->resource(i);

@@ -1,5 +1,6 @@
 #include "parsers/nccl_log_scan.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +28,14 @@ NcclScanSource NcclScanSource::file(int fd, std::string name, std::uint64_t map_
   s.name_ = std::move(name);
   if (map_bytes > 0) s.map_ = MappedFile::map(fd, map_bytes);
   return s;
+}
+
+bool NcclScanSource::shrank() const {
+  if (!map_) return false;
+  if (map_->shrank()) return true;
+  struct stat st {};
+  return fd_ >= 0 && ::fstat(fd_, &st) == 0 &&
+         static_cast<std::uint64_t>(st.st_size) < map_->size();
 }
 
 NcclScanSource NcclScanSource::memory(std::string_view text) {
@@ -63,6 +72,12 @@ namespace {
 
 constexpr std::size_t kMaxLine = LineReader::kMaxLine;
 constexpr std::uint64_t kProbeChunk = std::uint64_t{1} << 20;  // LineReader's read size
+
+InputError shrank_error(const NcclScanSource& src, std::uint64_t line) {
+  return InputError(src.name(), static_cast<int>(std::min<std::uint64_t>(line, 2147483647)),
+                    "shrank while it was read (truncated or rewritten by another process); "
+                    "read it again once it is complete");
+}
 
 // One line of a block as the classifier found it. kind 1: a connection line ("Channel ... via
 // ...") with one INFO record; `head_slot` is the low 32 bits of its head's hash (the head table
@@ -254,6 +269,7 @@ class Reader {
         static_cast<std::size_t>(std::min<std::uint64_t>(n, LineReader::kBinaryProbe));
     for (std::size_t i = 0; i < look; ++i)
       binary_ += is_binary_byte(static_cast<unsigned char>(m[i])) ? 1u : 0u;
+    if (src_.shrank()) throw shrank_error(src_, 0);  // its zeros are not binary data
     if (n > LineReader::kMaxInputBytes)
       throw InputError(src_.name(), 0,
                        "more than " + std::to_string(LineReader::kMaxInputBytes >> 30) +
@@ -564,9 +580,7 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
     st.materialize_tail();  // nothing points into the block from here on
     if (b.data != b.buf.data()) src.release_before(b.data + b.size);
     if (src.shrank())  // a page of the mapping read as zeros: these facts are not the file's
-      throw InputError(src.name(), 0,
-                       "shrank while it was read (truncated or rewritten by another process); "
-                       "read it again once it is complete");
+      throw shrank_error(src, number);
     if (b.runaway)
       throw InputError(src.name(), static_cast<int>(std::min<std::uint64_t>(number, 2147483647)),
                        "a line longer than " + std::to_string(LineReader::kMaxRunawayLine >> 20) +

@@ -38,8 +38,10 @@ class NcclScanSource {
   void release_before(const char* p) {
     if (map_) map_->release_before(static_cast<std::size_t>(p - map_->data()));
   }
-  // The mapped file shrank while it was read: what was read of it is not the file.
-  bool shrank() const { return map_ && map_->shrank(); }
+  // The mapped file shrank while it was read (a page of the mapping was found gone, or the
+  // file is now shorter than the mapping: a cut inside the last page or in pages already read
+  // raises no fault): what was read of it is not the file.
+  bool shrank() const;
 
  private:
   int fd_ = -1;

@@ -4,8 +4,9 @@
 The template is bench/lint_ratio.py's (expressions in every resource, VMs in availability sets
 with extensions, scale sets). Its peak resident set less that of `trainready --version` (the
 executable alone) must stay within LIMIT times the file: with a DOM of every value and 2 KB per
-resource record it was 8.2x; it is ~2.4x now (docs/lint.md), and the limit is issue 35's
-target, 3x, which leaves ~3 MiB for allocator noise. The report must show the template was read (a deploy finding).
+resource record it was 8.2x; it is ~2.4x now (docs/lint.md). Issue 35's target is 3x (bench/);
+the limit here is 3.3x, so allocator and kernel differences between machines do not turn it red.
+The report must show the template was read (a deploy finding).
 Usage: lint_memory_check.py TRAINREADY SOURCE_DIR
 """
 import json
@@ -13,7 +14,7 @@ import os
 import sys
 import tempfile
 
-LIMIT = float(os.environ.get("LINT_MEMORY_LIMIT", "3.0"))
+LIMIT = float(os.environ.get("LINT_MEMORY_LIMIT", "3.3"))
 
 binary, source = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(source, "bench"))
