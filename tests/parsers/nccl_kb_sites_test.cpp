@@ -127,6 +127,20 @@ const std::string kInfoFrom229 = "[%d] NCCL INFO %s\n";
 // where NCCL puts __FILE__ (aws-ofi-nccl include/nccl_ofi_log.h): the bare name in its C files, a
 // signature in its C++ ones and headers (rendered "int name()"); read as a 2.25 logger prints it.
 // "" when the tag's head formats are none of the shapes above.
+// The tool's JSON rows (lines starting with '{'), parsed; other lines are its notes.
+std::vector<nlohmann::json> json_rows(const std::string& out) {
+  std::vector<nlohmann::json> rows;
+  std::size_t pos = 0;
+  while (pos < out.size()) {
+    std::size_t nl = out.find('\n', pos);
+    if (nl == std::string::npos) nl = out.size();
+    if (nl > pos && out[pos] == '{')
+      rows.push_back(nlohmann::json::parse(out.substr(pos, nl - pos)));
+    pos = nl + 1;
+  }
+  return rows;
+}
+
 std::string render(const nlohmann::json& c, const Heads& heads) {
   const std::string text = c["text"], dev = "3", host = "gpu-node-1", pid = "4242", tid = "4250";
   const std::string line = std::to_string(c["line"].get<int>());
@@ -193,14 +207,7 @@ TEST(NcclKbSites, EveryCoveredSiteIsReadAsThePythonToolSays) {
   auto fail = [&](const std::string& why) {
     if (++bad <= 25) report += why + "\n";
   };
-  std::size_t pos = 0;
-  while (pos < out.size()) {
-    std::size_t nl = out.find('\n', pos);
-    if (nl == std::string::npos) nl = out.size();
-    const std::string row = out.substr(pos, nl - pos);
-    pos = nl + 1;
-    if (row.empty() || row[0] != '{') continue;
-    const nlohmann::json c = nlohmann::json::parse(row);
+  for (const nlohmann::json& c : json_rows(out)) {
     ++cases;
     const bool plugin = c.contains("plugin");
     // A plugin's tag is not an NCCL release: its lines are read without an NCCL version line.
@@ -289,14 +296,7 @@ TEST(NcclKbSites, InfoOnlySitesWarnOnlyWhereTheKnowledgeBaseRecordsAFailure) {
   SharedFlags flags;
   std::size_t healthy = 0, failures = 0, bad = 0;
   std::string report;
-  std::size_t pos = 0;
-  while (pos < out.size()) {
-    std::size_t nl = out.find('\n', pos);
-    if (nl == std::string::npos) nl = out.size();
-    const std::string row = out.substr(pos, nl - pos);
-    pos = nl + 1;
-    if (row.empty() || row[0] != '{') continue;
-    const nlohmann::json c = nlohmann::json::parse(row);
+  for (const nlohmann::json& c : json_rows(out)) {
     const std::string line = render(c, heads);
     const std::string where = c["tag"].get<std::string>() + " " + c["file"].get<std::string>() +
                               ":" + std::to_string(c["line"].get<int>());
