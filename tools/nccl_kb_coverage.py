@@ -390,7 +390,8 @@ def main():
     a = ap.parse_args()
     a.sites = a.sites or [os.path.join(ROOT, "tests", "data", "nccl-sites", name) for name in
                           ("nccl-sites-v2.4-v2.17.jsonl", "nccl-sites-v2.18-v2.30.jsonl",
-                           "aws-ofi-nccl-sites-v1.14-v1.21.jsonl")]
+                           "aws-ofi-nccl-sites-v1.14-v1.21.jsonl",
+                           "libfabric-efa-sites-v1.18-v2.6.jsonl")]
 
     sites = []
     for path in a.sites:
@@ -409,8 +410,9 @@ def read_sites(path, sites):
                     s = json.loads(line)
                     # A site whose format is not a literal (a variable) renders as "": no entry
                     # can claim it, and it still counts against coverage.
-                    if s.get("prefix") in PLUGIN_OF_PREFIX:
-                        name = PLUGIN_OF_PREFIX[s["prefix"]]
+                    # a plugin's or library's site: "plugin" names it (libfabric's, no prefix)
+                    if s.get("plugin") or s.get("prefix") in PLUGIN_OF_PREFIX:
+                        name = s.get("plugin") or PLUGIN_OF_PREFIX[s["prefix"]]
                         s["tags"] = [f"{name} {t}" for t in s["tags"]]
                         s["where"] = {f"{name} {t}": w for t, w in s["where"].items()}
                     s["_texts"] = renderings(s)
