@@ -441,6 +441,26 @@ def read_sites(path, sites):
     return 0
 
 
+def check_fixed_in_review(kb, entries, errors):
+    """Each fixed_in entry is named in the review of NCCL's release notes (docs/nccl-fixed-in.md
+    beside the knowledge base's repository), so the table says which note it comes from."""
+    fixed = [e for e in entries if e.get("fixed_in")]
+    if not fixed:
+        return
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(kb))), "docs",
+                        "nccl-fixed-in.md")
+    try:
+        with open(path, encoding="utf-8") as f:
+            review = f.read()
+    except OSError as x:
+        errors.append(f"{path}: the review of the release notes is missing ({x.strerror})")
+        return
+    for e in fixed:
+        if f"**entry** `{e['id']}`" not in review:
+            errors.append(f"{e['_file']}: {e['id']}: not named as an entry in the release-note "
+                          f"review ({os.path.relpath(path, ROOT)})")
+
+
 def report(a, sites):
     errors = []
     entries = load_kb(a.kb, errors)
@@ -477,6 +497,7 @@ def report(a, sites):
         for i in ids:
             used[i] += 1
     check_levels(entries, sites, readers, errors)
+    check_fixed_in_review(a.kb, entries, errors)
     for e in entries:
         if e.get("kind") == "passthrough":
             continue  # CUDA/driver/framework text NCCL passes through: justified by its own source
