@@ -301,7 +301,9 @@ bool quotes_more(const NcclKbEntry& message, const NcclKbEntry& passed) {
          message.literal.size() > 2 * passed.literal.size();
 }
 
-int specificity(const NcclKbEntry& e) { return e.in_file ? 2 : !e.fixed_in.empty() ? 1 : 0; }
+// The printing file first, then a bug of the log's release: a fixed bug of one file (include/
+// shm.h) comes before that file's ordinary entry.
+int specificity(const NcclKbEntry& e) { return (e.in_file ? 2 : 0) + (e.fixed_in.empty() ? 0 : 1); }
 }  // namespace
 
 Severity nccl_kb_severity(const NcclMessageReading& r) {
