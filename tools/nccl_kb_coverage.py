@@ -502,12 +502,13 @@ def report(a, sites):
         if e.get("kind") == "passthrough":
             continue  # CUDA/driver/framework text NCCL passes through: justified by its own source
         if e["id"] not in used and e.get("fixed_in") and not any(
-                at_tag(e, s, t) for s in sites if not plugin_site(s) for t in s["tags"]) and any(
-                in_range(t, e.get("versions")) for i, s in enumerate(sites) if e in readers[i]
-                for t in s["tags"]):
+                in_range(t, e.get("versions")) and in_range(t, "<" + str(e["fixed_in"]))
+                for s in sites if not plugin_site(s) for t in s["tags"]) and any(
+                e in r for r in readers):
             # Before 2.18 the site lists keep only the last patch tag of each minor release, so
-            # a bug fixed inside a minor (2.4.2 .. 2.4.5) has no listed tag: the message at a
-            # listed tag of the affected releases justifies it.
+            # a bug fixed inside a minor (2.4.2 .. 2.4.5, 2.7.3 .. 2.7.6) has no listed tag: the
+            # message at a listed tag (the same site, printed before or in those releases)
+            # justifies it, with the affected tags cited in its source.
             pass
         elif e["id"] not in used:
             errors.append(f"{e['_file']}: {e['id']}: matches no message site of any release "

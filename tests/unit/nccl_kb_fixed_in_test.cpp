@@ -23,7 +23,7 @@ struct FixedCase {
 
 // id -> the test line. Formats: src/graph/rings.cc:38 @ v2.19.3-1, src/misc/ipcsocket.cc:57
 // @ v2.20.3-1, src/bootstrap.cc:77 @ v2.19.3-1, src/include/alloc.h:56 (CUCHECK) @ v2.26.2-1,
-// src/include/shm.h:42 (CUDACHECK) @ v2.4.2-1.
+// src/include/shm.h:42 (CUDACHECK) @ v2.4.2-1, src/init.cc:993 @ v2.7.6-1.
 const std::map<std::string, FixedCase>& cases() {
   static const std::map<std::string, FixedCase> k = {
       {"fixed-2-19-4-ring-loop-back-pci-speed",
@@ -40,6 +40,11 @@ const std::map<std::string, FixedCase>& cases() {
         "of 4"}},
       {"fixed-2-26-3-cumem-host-numa-container",
        {"2.26.2", "h:1:2 [0] include/alloc.h:56 NCCL WARN Cuda failure 2 'out of memory'"}},
+      {"fixed-2-7-8-send-recv-mismatch-check",
+       {"2.7.6",
+        "h:1:1 [0] init.cc:993 NCCL WARN Mismatched collective detected, please check your "
+        "collective calls at and around rank 3. You can use NCCL_DEBUG=INFO and "
+        "NCCL_DEBUG_SUBSYS=COLL to see the collective logs"}},
       {"fixed-2-4-6-shm-segment-name-tree",
        {"2.4.2", "h:1:2 [2] include/shm.h:42 NCCL WARN Cuda failure 'invalid argument'"}},
   };
