@@ -23,7 +23,8 @@ struct FixedCase {
 
 // id -> the test line. Formats: src/graph/rings.cc:38 @ v2.19.3-1, src/misc/ipcsocket.cc:57
 // @ v2.20.3-1, src/bootstrap.cc:77 @ v2.19.3-1, src/include/alloc.h:56 (CUCHECK) @ v2.26.2-1,
-// src/include/shm.h:42 (CUDACHECK) @ v2.4.2-1, src/init.cc:993 @ v2.7.6-1.
+// src/include/shm.h:42 (CUDACHECK) @ v2.4.2-1, src/init.cc:993 @ v2.7.6-1,
+// src/transport/net_ib.cc:330 @ v2.25.1-1, src/transport/net_ib.cc:533 @ v2.24.3-1.
 const std::map<std::string, FixedCase>& cases() {
   static const std::map<std::string, FixedCase> k = {
       {"fixed-2-19-4-ring-loop-back-pci-speed",
@@ -38,6 +39,15 @@ const std::map<std::string, FixedCase>& cases() {
        {"2.19.3",
         "h:1:2 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes instead "
         "of 4"}},
+      {"fixed-2-26-2-roce-gid-type-einval",
+       {"2.25.1",
+        "h:1:2 [0] transport/net_ib.cc:330 NCCL WARN NET/IB: read failed in "
+        "ncclIbRoceGetVersionNum: Invalid argument"}},
+      {"fixed-2-26-2-nic-fusion-auto-merge-link-layer",
+       {"2.24.3",
+        "h:1:2 [0] transport/net_ib.cc:533 NCCL WARN NET/IB : Trying to merge multiple devices "
+        "together with different link_layer properties mlx5_0 -> 1, mlx5_1 -> 2. Try only "
+        "selecting NICs with one type of link using NCCL_IB_HCA"}},
       {"fixed-2-26-3-cumem-host-numa-container",
        {"2.26.2", "h:1:2 [0] include/alloc.h:56 NCCL WARN Cuda failure 2 'out of memory'"}},
       {"fixed-2-7-8-send-recv-mismatch-check",
