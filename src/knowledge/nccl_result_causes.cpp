@@ -127,6 +127,23 @@ const std::vector<NcclResultCause> kCauses = {
 
 }  // namespace
 
+std::string_view nccl_result_text(std::string_view result) {
+  // NCCL src/init.cc ncclGetErrorString (the same first words v2.4.2-1 .. v2.30.7-1).
+  static constexpr std::string_view kTexts[][2] = {
+      {"ncclUnhandledCudaError", "unhandled cuda error"},
+      {"ncclSystemError", "unhandled system error"},
+      {"ncclInternalError", "internal error"},
+      {"ncclInvalidArgument", "invalid argument"},
+      {"ncclInvalidUsage", "invalid usage"},
+      {"ncclRemoteError", "remote process exited or there was a network error"},
+      {"ncclInProgress", "NCCL operation in progress"},
+      {"ncclTimeout", "timeout"},
+  };
+  for (const auto& t : kTexts)
+    if (t[0] == result) return t[1];
+  return {};
+}
+
 const std::vector<NcclResultCause>& nccl_result_causes() { return kCauses; }
 
 std::vector<const NcclResultCause*> ranked_nccl_result_causes(std::string_view result,

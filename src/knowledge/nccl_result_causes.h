@@ -25,6 +25,10 @@ struct NcclResultCause {
   std::string_view source;  // NCCL user guide page / NCCL source at a tag that states it
 };
 
+// ncclGetErrorString()'s text for a result name ("ncclSystemError" -> "unhandled system error"),
+// "" for a name it does not know.
+std::string_view nccl_result_text(std::string_view result);
+
 // Every cause of the table, in its order (the order a log with no cue ranks them in).
 const std::vector<NcclResultCause>& nccl_result_causes();
 

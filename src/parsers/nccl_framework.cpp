@@ -26,6 +26,30 @@ std::string_view word_after(std::string_view s, std::string_view key) {
   return s.substr(p, e - p);
 }
 
+// Which byte pairs a line holds, in 1024 bits: one pass over the line lets the readers below skip
+// the needles it cannot hold instead of searching for each (most lines of a framework's output
+// hold none of them). Exact bytes: a needle's other cases are needles of their own.
+class Bigrams {
+ public:
+  explicit Bigrams(std::string_view s) {
+    for (std::size_t i = 1; i < s.size(); ++i) set(bit(s[i - 1], s[i]));
+  }
+  // False when `needle` cannot be in the line; true when it may be (then search for it).
+  bool maybe(std::string_view needle) const {
+    for (std::size_t i = 1; i < needle.size(); ++i)
+      if (!get(bit(needle[i - 1], needle[i]))) return false;
+    return true;
+  }
+
+ private:
+  static unsigned bit(char a, char b) {
+    return ((static_cast<unsigned char>(a) << 3) ^ static_cast<unsigned char>(b)) & 1023u;
+  }
+  void set(unsigned b) { m_[b >> 6] |= std::uint64_t{1} << (b & 63); }
+  bool get(unsigned b) const { return (m_[b >> 6] >> (b & 63)) & 1u; }
+  std::uint64_t m_[16] = {};
+};
+
 void add(FrameworkFacts& out, K kind, std::string_view framework, std::string_view detail,
          std::string_view line, const std::string& source, std::uint64_t n) {
   ++out.lines;
@@ -174,8 +198,9 @@ bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, Fra
 //   exit(EXIT_FAILURE);
 // Its own all-reduce kernel for one node's GPUs, which maps the peers' buffers with
 // cudaIpcOpenMemHandle(..., cudaIpcMemLazyEnablePeerAccess): NCCL is not in the call.
-bool custom_all_reduce(std::string_view t, const std::string& src, std::uint64_t n,
-                       FrameworkFacts& out) {
+bool custom_all_reduce(std::string_view t, const Bigrams& bg, const std::string& src,
+                       std::uint64_t n, FrameworkFacts& out) {
+  if (!bg.maybe("Failed: Cuda error ")) return false;
   const std::size_t p = t.find("Failed: Cuda error ");
   if (p == std::string_view::npos) return false;
   const std::string_view rest = t.substr(p + 19);
@@ -212,10 +237,13 @@ std::string_view first_word(std::string_view s, std::initializer_list<std::strin
 // PCI point-to-point traffic to the CPU root complex, causing a significant performance
 // reduction or even a hang." Read only from a person's explicit words on one line: a hang word,
 // a collective, and GPUs on PCIe without NVLink (nvidia-smi topo -m's PIX / PXB / PHB).
-bool pcie_hang(std::string_view t, const std::string& src, std::uint64_t n, FrameworkFacts& out) {
-  if (!has(t, "ang") && !has(t, "ung") && !has(t, "eadlock") && !has(t, "tuck") && !has(t, "ANG") &&
-      !has(t, "UNG") && !has(t, "EADLOCK") && !has(t, "TUCK"))
-    return false;
+bool pcie_hang(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
+               FrameworkFacts& out) {
+  static constexpr std::string_view kHang[] = {"hang", "hung", "eadlock", "tuck",
+                                               "HANG", "HUNG", "EADLOCK", "TUCK"};
+  bool maybe = false;
+  for (std::string_view h : kHang) maybe = maybe || bg.maybe(h);
+  if (!maybe) return false;
   const std::string l = to_lower(t.substr(0, 512));
   if (first_word(l, {"hang", "hung", "deadlock", "stuck"}, false).empty()) return false;
   if (first_word(l,
@@ -453,7 +481,7 @@ void cue(std::optional<FrameworkCue>& slot, std::string_view what, std::string_v
 
 // Where the job ran, from what the log really shows: knowledge/nccl_result_causes.h ranks a
 // result's causes by these.
-void context_cues(std::string_view t, const std::string& src, std::uint64_t n,
+void context_cues(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
                   FrameworkFacts& out) {
   if (!out.container) {
     // Docker's CLI and `docker run` flags (docs.docker.com, docker run reference: --shm-size,
@@ -467,7 +495,7 @@ void context_cues(std::string_view t, const std::string& src, std::uint64_t n,
         "pod/",       "KUBERNETES_SERV",  "podman run",    "singularity", "apptainer",
         "enroot ",    "--container-image"};
     for (std::string_view c : kContainer) {
-      if (has(t, c)) {
+      if (bg.maybe(c) && has(t, c)) {
         cue(out.container, trim(c), t, src, n);
         break;
       }
@@ -481,14 +509,14 @@ void context_cues(std::string_view t, const std::string& src, std::uint64_t n,
       "--nnodes",    "nnodes=",    "NNODES=",       "--num_nodes",
       "--num-nodes", "num_nodes=", "SLURM_NNODES=", "SLURM_JOB_NUM_NODES="};
   for (std::string_view k : kCount) {
-    if (count_after(t, k) > 1) {
+    if (bg.maybe(k) && count_after(t, k) > 1) {
       cue(out.multi_host, trim(k), t, src, n);
       return;
     }
   }
   static constexpr std::string_view kRunner[] = {"--hostfile", "hostfile=", "pdsh "};
   for (std::string_view k : kRunner) {
-    if (has(t, k)) {
+    if (bg.maybe(k) && has(t, k)) {
       cue(out.multi_host, trim(k), t, src, n);
       return;
     }
@@ -502,14 +530,14 @@ void context_cues(std::string_view t, const std::string& src, std::uint64_t n,
                                                 "\xe5\xa4\x9a\xe6\x9c\xba",
                                                 "\xe5\xa4\x9a\xe8\x8a\x82\xe7\x82\xb9"};
   for (std::string_view w : kWords) {
-    if (has(t, w)) {
+    if (bg.maybe(w) && has(t, w)) {
       cue(out.multi_host, w, t, src, n);
       return;
     }
   }
   for (std::string_view unit :
        {std::string_view(" nodes"), std::string_view(" hosts"), std::string_view(" machines")}) {
-    const std::size_t p = t.find(unit);
+    const std::size_t p = bg.maybe(unit) ? t.find(unit) : std::string_view::npos;
     if (p == std::string_view::npos || p == 0) continue;
     std::size_t b = p;
     while (b > 0 && t[b - 1] != ' ' && t[b - 1] != '(' && p - b < 12) --b;
@@ -565,14 +593,15 @@ bool read_framework_line(std::string_view line, const std::string& source,
                          std::uint64_t line_number, FrameworkFacts& out) {
   const std::string_view t = trim(line);
   if (t.size() < 16) return false;
-  if (!out.container || !out.multi_host) context_cues(t, source, line_number, out);
+  const Bigrams bg(t);
+  if (!out.container || !out.multi_host) context_cues(t, bg, source, line_number, out);
   if ((t[0] == 'N' || t[0] == 'G' || t[0] == '"' || t[0] == '{') &&
       ras_start(t, source, line_number, out))
     return false;
   return nccl_error(t, source, line_number, out) || aborted_or_hung(t, source, line_number, out) ||
          rendezvous(t, source, line_number, out) || backend(t, source, line_number, out) ||
-         crash(t, source, line_number, out) || custom_all_reduce(t, source, line_number, out) ||
-         pcie_hang(t, source, line_number, out);
+         crash(t, source, line_number, out) || custom_all_reduce(t, bg, source, line_number, out) ||
+         pcie_hang(t, bg, source, line_number, out);
 }
 
 }  // namespace trainready

@@ -275,6 +275,9 @@ class FrameworkNcclError : public Rule {
                    " tensors to NCCL: the NCCL it uses is older than the release that added the "
                    "type (bfloat16: NCCL 2.10)"
              : who + (result.empty() ? std::string() : " with " + result) +
+                   (nccl_result_text(result).empty()
+                        ? std::string()
+                        : " (\"" + std::string(nccl_result_text(result)) + "\")") +
                    ", and the log holds no NCCL line that says why");
     for (std::size_t i = 0; i < events.size() && i < 4; ++i)
       x.evidence.push_back(framework_evidence(*events[i]));
