@@ -3,6 +3,7 @@
 // raised for NCCL, its watchdog, its rendezvous, and the backend it says it initialised. Read
 // from the framework's own lines, so a log with no NCCL line still says what failed.
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,13 +27,24 @@ enum class FrameworkEventKind {
   kNcclFrame,          // a backtrace frame in NCCL's code (detail: the function, or "libnccl")
   kCudaError,          // a CUDA call of the program's own failed (nccl-tests CUDACHECK on its
                        // buffers and streams, not inside NCCL; detail: the CUDA error string)
+  kCustomAllReduce,    // vLLM's / SGLang's own all-reduce kernel (custom_all_reduce.cuh, not
+                       // NCCL) failed a CUDA call (detail: the CUDA error string)
+  kPcieHang,           // a person's words: a collective hangs between GPUs on PCIe, no NVLink
+};
+
+// A line that shows where the job ran (nccl_framework.cpp lists each cue with its source).
+struct FrameworkCue {
+  std::string what;  // "docker run", "--nnodes 2", ...
+  std::string text;  // the line, trimmed and clipped
+  Provenance where;
 };
 
 struct FrameworkEvent {
   FrameworkEventKind kind = FrameworkEventKind::kNcclError;
   std::string framework;  // "PyTorch", "vLLM", "DeepSpeed", "Accelerate", "Megatron-LM", ...
   // kNcclError: the ncclResult_t name ("ncclSystemError"); kBackend: "nccl", "gloo", ...;
-  // kWatchdogHang: the seconds it waited; kRendezvousTimeout: "1/2 joined" when printed.
+  // kWatchdogHang: the seconds it waited; kRendezvousTimeout: "1/2 joined" when printed;
+  // kNcclError with framework "": a bare ncclResult_t name (an issue title) no framework signs.
   // "nccl-tests" is the framework of nccl-tests' own failure lines.
   std::string detail;
   std::string text;  // the line, trimmed
@@ -49,6 +61,10 @@ struct FrameworkFacts {
   // banner or its communicator table; the "{" of its JSON form): the RAS reader reads it from
   // there (issue 30).
   std::vector<Provenance> ras_reports;  // first 8
+  // Context for ranking the causes of a result (knowledge/nccl_result_causes.h): the first line
+  // that shows a container, the first that shows several hosts.
+  std::optional<FrameworkCue> container;
+  std::optional<FrameworkCue> multi_host;
 
   const FrameworkEvent* first(FrameworkEventKind k) const {
     for (const auto& e : events)

@@ -26,10 +26,34 @@ std::string_view word_after(std::string_view s, std::string_view key) {
   return s.substr(p, e - p);
 }
 
+// Which byte pairs a line holds, in 1024 bits: one pass over the line lets the readers below skip
+// the needles it cannot hold instead of searching for each (most lines of a framework's output
+// hold none of them). Exact bytes: a needle's other cases are needles of their own.
+class Bigrams {
+ public:
+  explicit Bigrams(std::string_view s) {
+    for (std::size_t i = 1; i < s.size(); ++i) set(bit(s[i - 1], s[i]));
+  }
+  // False when `needle` cannot be in the line; true when it may be (then search for it).
+  bool maybe(std::string_view needle) const {
+    for (std::size_t i = 1; i < needle.size(); ++i)
+      if (!get(bit(needle[i - 1], needle[i]))) return false;
+    return true;
+  }
+
+ private:
+  static unsigned bit(char a, char b) {
+    return ((static_cast<unsigned char>(a) << 3) ^ static_cast<unsigned char>(b)) & 1023u;
+  }
+  void set(unsigned b) { m_[b >> 6] |= std::uint64_t{1} << (b & 63); }
+  bool get(unsigned b) const { return (m_[b >> 6] >> (b & 63)) & 1u; }
+  std::uint64_t m_[16] = {};
+};
+
 void add(FrameworkFacts& out, K kind, std::string_view framework, std::string_view detail,
          std::string_view line, const std::string& source, std::uint64_t n) {
   ++out.lines;
-  out.frameworks.emplace(framework);
+  if (!framework.empty()) out.frameworks.emplace(framework);
   for (auto& e : out.events) {
     if (e.kind == kind && e.framework == framework && e.detail == detail) {
       ++e.count;
@@ -153,7 +177,86 @@ bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, Fra
       }
     }
   }
+  // A bare ncclResult_t name (nccl.h) as a word anywhere else: an issue title or a summary
+  // ("multi-node fine-tuning fails with ncclInternalError"). No framework signs it.
+  for (std::size_t p = t.find("nccl"); p != std::string_view::npos; p = t.find("nccl", p + 4)) {
+    if (p > 0 && (std::isalnum(static_cast<unsigned char>(t[p - 1])) || t[p - 1] == '_')) continue;
+    for (std::string_view name : kResultNames) {
+      const std::size_t e = p + name.size();
+      if (t.compare(p, name.size(), name) != 0) continue;
+      if (e < t.size() && (std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_')) continue;
+      add(out, K::kNcclError, "", name, t, src, n);
+      return true;
+    }
+  }
   return false;
+}
+
+// vLLM csrc/custom_all_reduce.cuh CUDACHECK (v0.3.3 .. v0.11.0; SGLang's sgl-kernel copies it
+// into its own custom_all_reduce.cuh):
+//   printf("Failed: Cuda error %s:%d '%s'\n", __FILE__, __LINE__, cudaGetErrorString(e));
+//   exit(EXIT_FAILURE);
+// Its own all-reduce kernel for one node's GPUs, which maps the peers' buffers with
+// cudaIpcOpenMemHandle(..., cudaIpcMemLazyEnablePeerAccess): NCCL is not in the call.
+bool custom_all_reduce(std::string_view t, const Bigrams& bg, const std::string& src,
+                       std::uint64_t n, FrameworkFacts& out) {
+  if (!bg.maybe("Failed: Cuda error ")) return false;
+  const std::size_t p = t.find("Failed: Cuda error ");
+  if (p == std::string_view::npos) return false;
+  const std::string_view rest = t.substr(p + 19);
+  const std::size_t quote = rest.find(" '");
+  if (quote == std::string_view::npos || !has(rest.substr(0, quote), "custom_all_reduce"))
+    return false;
+  std::string_view err = rest.substr(quote + 2);
+  if (!err.empty() && err.back() == '\'') err.remove_suffix(1);
+  const std::string_view file = rest.substr(0, quote);
+  const std::string_view who = has(file, "sgl") ? "SGLang" : "vLLM";
+  add(out, K::kCustomAllReduce, who, err.substr(0, 96), t, src, n);
+  return true;
+}
+
+bool word_at(std::string_view s, std::size_t p, std::size_t len) {
+  const auto alpha = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+  return (p == 0 || !alpha(s[p - 1])) && (p + len >= s.size() || !alpha(s[p + len]));
+}
+
+// The first of `words` in `s` that starts a word (prefix: "hang" also reads "hangs"), or "".
+std::string_view first_word(std::string_view s, std::initializer_list<std::string_view> words,
+                            bool whole) {
+  for (std::string_view w : words) {
+    for (std::size_t p = s.find(w); p != std::string_view::npos; p = s.find(w, p + 1)) {
+      const bool start = p == 0 || !std::isalpha(static_cast<unsigned char>(s[p - 1]));
+      if (start && (!whole || word_at(s, p, w.size()))) return w;
+    }
+  }
+  return {};
+}
+
+// NCCL user guide, Troubleshooting > GPU Direct > PCI Access Control Services (ACS): "IO
+// virtualization (also known as, VT-d or IOMMU) can interfere with GPU Direct by redirecting all
+// PCI point-to-point traffic to the CPU root complex, causing a significant performance
+// reduction or even a hang." Read only from a person's explicit words on one line: a hang word,
+// a collective, and GPUs on PCIe without NVLink (nvidia-smi topo -m's PIX / PXB / PHB).
+bool pcie_hang(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
+               FrameworkFacts& out) {
+  static constexpr std::string_view kHang[] = {"hang", "hung", "eadlock", "tuck",
+                                               "HANG", "HUNG", "EADLOCK", "TUCK"};
+  bool maybe = false;
+  for (std::string_view h : kHang) maybe = maybe || bg.maybe(h);
+  if (!maybe) return false;
+  const std::string l = to_lower(t.substr(0, 512));
+  if (first_word(l, {"hang", "hung", "deadlock", "stuck"}, false).empty()) return false;
+  if (first_word(l,
+                 {"allreduce", "all_reduce", "all-reduce", "all reduce", "nccl", "collective",
+                  "allgather", "all_gather", "reduce_scatter", "reducescatter", "broadcast"},
+                 false)
+          .empty())
+    return false;
+  std::string_view link = first_word(l, {"no nvlink", "without nvlink", "pcie", "pci-e"}, false);
+  if (link.empty()) link = first_word(l, {"phb", "pxb", "pix"}, true);
+  if (link.empty() || has(l, "with nvlink") || has(l, "over nvlink")) return false;
+  add(out, K::kPcieHang, "", link, t, src, n);
+  return true;
 }
 
 bool aborted_or_hung(std::string_view t, const std::string& src, std::uint64_t n,
@@ -351,6 +454,106 @@ bool crash(std::string_view t, const std::string& src, std::uint64_t n, Framewor
   return false;
 }
 
+// The first integer after `key` in `t` (past blanks, '=', quotes; "1:4" reads its maximum 4),
+// or -1.
+int count_after(std::string_view t, std::string_view key) {
+  const std::size_t p = t.find(key);
+  if (p == std::string_view::npos) return -1;
+  std::size_t i = p + key.size();
+  while (i < t.size() && i - p < key.size() + 4 && std::strchr(" =\"'", t[i]) != nullptr) ++i;
+  int v = -1;
+  for (int round = 0; round < 2; ++round) {
+    if (i >= t.size() || t[i] < '0' || t[i] > '9') break;
+    v = 0;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9' && v < 100000) v = v * 10 + (t[i++] - '0');
+    if (i >= t.size() || t[i] != ':') break;
+    ++i;
+  }
+  return v;
+}
+
+void cue(std::optional<FrameworkCue>& slot, std::string_view what, std::string_view t,
+         const std::string& src, std::uint64_t n) {
+  slot = FrameworkCue{std::string(what),
+                      clip_text(t, kQuoteMax),
+                      {src, static_cast<int>(n > 2147483647u ? 2147483647u : n)}};
+}
+
+// Where the job ran, from what the log really shows: knowledge/nccl_result_causes.h ranks a
+// result's causes by these.
+void context_cues(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
+                  FrameworkFacts& out) {
+  if (!out.container) {
+    // Docker's CLI and `docker run` flags (docs.docker.com, docker run reference: --shm-size,
+    // --ipc); the tmpfs a container's 64 MB default limits; NGC's registry (nvcr.io) and its
+    // containers' working directory (/workspace, the NGC PyTorch image's WORKDIR); Kubernetes'
+    // CLI, its resource names and the KUBERNETES_SERVICE_* variables it sets in every container;
+    // Podman, Singularity / Apptainer, and NVIDIA's enroot / pyxis (srun --container-image).
+    static constexpr std::string_view kContainer[] = {
+        "docker run", "docker exec",      "nvidia-docker", "--shm-size",  "--ipc=host",
+        "--ipc host", "/dev/shm",         "nvcr.io/",      "/workspace/", "kubectl ",
+        "pod/",       "KUBERNETES_SERV",  "podman run",    "singularity", "apptainer",
+        "enroot ",    "--container-image"};
+    for (std::string_view c : kContainer) {
+      if (bg.maybe(c) && has(t, c)) {
+        cue(out.container, trim(c), t, src, n);
+        break;
+      }
+    }
+  }
+  if (out.multi_host) return;
+  // Launchers' node counts: torchrun --nnodes (torch/distributed/run.py), DeepSpeed's
+  // --num_nodes and its hostfile / pdsh runner (deepspeed/launcher/runner.py), Slurm's
+  // SLURM_NNODES / SLURM_JOB_NUM_NODES (sbatch(1)), NNODES in Megatron-LM's example scripts.
+  static constexpr std::string_view kCount[] = {
+      "--nnodes",    "nnodes=",    "NNODES=",       "--num_nodes",
+      "--num-nodes", "num_nodes=", "SLURM_NNODES=", "SLURM_JOB_NUM_NODES="};
+  for (std::string_view k : kCount) {
+    if (bg.maybe(k) && count_after(t, k) > 1) {
+      cue(out.multi_host, trim(k), t, src, n);
+      return;
+    }
+  }
+  static constexpr std::string_view kRunner[] = {"--hostfile", "hostfile=", "pdsh "};
+  for (std::string_view k : kRunner) {
+    if (bg.maybe(k) && has(t, k)) {
+      cue(out.multi_host, trim(k), t, src, n);
+      return;
+    }
+  }
+  // A person's words: "multi-node", "two nodes", "2 hosts", and the Chinese 多机 ("several
+  // machines", as in 多机多卡 "several machines, several GPUs") and 多节点 ("several nodes").
+  static constexpr std::string_view kWords[] = {"ulti-node",
+                                                "ulti node",
+                                                "ultinode",
+                                                "ULTI-NODE",
+                                                "\xe5\xa4\x9a\xe6\x9c\xba",
+                                                "\xe5\xa4\x9a\xe8\x8a\x82\xe7\x82\xb9"};
+  for (std::string_view w : kWords) {
+    if (bg.maybe(w) && has(t, w)) {
+      cue(out.multi_host, w, t, src, n);
+      return;
+    }
+  }
+  for (std::string_view unit :
+       {std::string_view(" nodes"), std::string_view(" hosts"), std::string_view(" machines")}) {
+    const std::size_t p = bg.maybe(unit) ? t.find(unit) : std::string_view::npos;
+    if (p == std::string_view::npos || p == 0) continue;
+    std::size_t b = p;
+    while (b > 0 && t[b - 1] != ' ' && t[b - 1] != '(' && p - b < 12) --b;
+    const std::string before = to_lower(t.substr(b, p - b));
+    int count = 0;
+    if (!before.empty() && before.size() < 6 &&
+        before.find_first_not_of("0123456789") == std::string::npos)
+      count = std::stoi(before);
+    if (count > 1 || before == "two" || before == "three" || before == "four" ||
+        before == "several" || before == "multiple" || before == "many") {
+      cue(out.multi_host, t.substr(b, p + unit.size() - b), t, src, n);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 std::string_view nccl_result_from_reason(std::string_view reason) {
@@ -390,12 +593,15 @@ bool read_framework_line(std::string_view line, const std::string& source,
                          std::uint64_t line_number, FrameworkFacts& out) {
   const std::string_view t = trim(line);
   if (t.size() < 16) return false;
+  const Bigrams bg(t);
+  if (!out.container || !out.multi_host) context_cues(t, bg, source, line_number, out);
   if ((t[0] == 'N' || t[0] == 'G' || t[0] == '"' || t[0] == '{') &&
       ras_start(t, source, line_number, out))
     return false;
   return nccl_error(t, source, line_number, out) || aborted_or_hung(t, source, line_number, out) ||
          rendezvous(t, source, line_number, out) || backend(t, source, line_number, out) ||
-         crash(t, source, line_number, out);
+         crash(t, source, line_number, out) || custom_all_reduce(t, bg, source, line_number, out) ||
+         pcie_hang(t, bg, source, line_number, out);
 }
 
 }  // namespace trainready

@@ -37,7 +37,9 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_fleet_rank_stalled());
     r.push_back(make_fleet_version_mixed());
     r.push_back(make_framework_backend_not_nccl());
+    r.push_back(make_framework_custom_allreduce_failed());
     r.push_back(make_framework_nccl_error());
+    r.push_back(make_framework_pcie_collective_hang());
     r.push_back(make_framework_rendezvous_failed());
     r.push_back(make_framework_watchdog_hang());
     r.push_back(make_gpu_clocks_throttled());

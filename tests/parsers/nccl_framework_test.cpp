@@ -229,5 +229,87 @@ TEST(NcclFramework, NcclTestsCudaFailureIsNcclTestsOwn) {
   EXPECT_EQ(g.framework.first(K::kCudaError), nullptr);
 }
 
+// Where the job ran, from what the log shows (knowledge/nccl_result_causes.h ranks by it).
+TEST(NcclFramework, ContainerAndHostCues) {
+  FrameworkFacts c = read({"nothing here but a long enough line",
+                           "  File \"/workspace/train.py\", "
+                           "line 12, in <module>"});
+  ASSERT_TRUE(c.container.has_value());
+  EXPECT_EQ(c.container->what, "/workspace/");
+  EXPECT_EQ(c.container->where.line, 2);
+  EXPECT_FALSE(c.multi_host.has_value());
+  EXPECT_TRUE(c.events.empty());  // a cue is context, not an event
+  EXPECT_FALSE(c.judgeable());
+  for (std::string_view line :
+       {"torchrun --nnodes=2 --nproc_per_node=8 train.py",
+        "torchrun --nnodes 1:4 --nproc_per_node=8 train.py",
+        "deepspeed --num_nodes 3 --hostfile hosts train.py", "export SLURM_NNODES=16 and then srun",
+        "the job runs on two nodes with 8 GPUs each", "NCCL error on 4 hosts after an hour",
+        "Multi-node training fails at start"}) {
+    FrameworkFacts m = read({line});
+    EXPECT_TRUE(m.multi_host.has_value()) << line;
+  }
+  for (std::string_view line : {"torchrun --nnodes=1 --nproc_per_node=8 train.py",
+                                "torchrun --nnodes=$NNODES --nproc_per_node=8",
+                                "1 nodes were found in the cluster list", "the docker image"}) {
+    FrameworkFacts m = read({line});
+    EXPECT_FALSE(m.multi_host.has_value()) << line;
+    EXPECT_FALSE(m.container.has_value()) << line;
+  }
+}
+
+// A bare ncclResult_t name as a word (an issue title); not inside a longer identifier.
+TEST(NcclFramework, BareResultName) {
+  FrameworkFacts f = read({"fine-tuning on two machines fails with ncclInternalError"});
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].kind, K::kNcclError);
+  EXPECT_EQ(f.events[0].framework, "");
+  EXPECT_EQ(f.events[0].detail, "ncclInternalError");
+  EXPECT_TRUE(f.frameworks.empty());
+  EXPECT_TRUE(read({"see myncclInternalError and ncclSystemErrors in the code"}).events.empty());
+}
+
+// vLLM / SGLang custom all-reduce CUDACHECK; other programs' CUDACHECK lines are not theirs.
+TEST(NcclFramework, CustomAllReduceCudaCheck) {
+  FrameworkFacts f = read(
+      {"Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer "
+       "access is not supported between these two devices'",
+       "Failed: Cuda error /sgl-workspace/sglang/sgl-kernel/csrc/allreduce/custom_all_reduce.cuh:"
+       "88 'invalid argument'",
+       "Failed: Cuda error example.cu:42 'out of memory'"});
+  ASSERT_EQ(f.events.size(), 2u);
+  EXPECT_EQ(f.events[0].kind, K::kCustomAllReduce);
+  EXPECT_EQ(f.events[0].framework, "vLLM");
+  EXPECT_EQ(f.events[0].detail, "peer access is not supported between these two devices");
+  EXPECT_EQ(f.events[1].framework, "SGLang");
+  EXPECT_EQ(f.events[1].detail, "invalid argument");
+}
+
+// A person's words: a hang, a collective and PCIe-only GPUs, all on one line.
+TEST(NcclFramework, PcieHangNeedsAllThreeWords) {
+  FrameworkFacts f =
+      read({"[Bug]: ncclAllReduce deadlocks on 2x RTX 5880 Ada (PCIe PHB topology, no NVLink)"});
+  ASSERT_EQ(f.events.size(), 1u);
+  EXPECT_EQ(f.events[0].kind, K::kPcieHang);
+  EXPECT_EQ(f.events[0].detail, "no nvlink");
+  EXPECT_EQ(read({"all_reduce is stuck between GPU0 and GPU1 (PIX)"}).events.at(0).detail, "pix");
+  EXPECT_TRUE(read({"the allreduce hangs on 8x H100 with NVLink and PCIe NICs"}).events.empty());
+  EXPECT_TRUE(read({"a pixel shader hangs the allreduce"}).events.empty());  // "pix" in a word
+  EXPECT_TRUE(read({"exchange the PCIe cards before the nccl run"}).events.empty());
+}
+
+// Garbage: no cue, no event, nothing kept past the caps.
+TEST(NcclFramework, CueAndHangGarbage) {
+  FrameworkFacts f;
+  std::string junk(4096, '\xff');
+  junk.replace(100, 9, "--nnodes=");
+  junk.replace(2000, 6, " nodes");
+  read_framework_line(junk, "t.log", 1, f);
+  read_framework_line(std::string(70, '9') + " nodes hang nccl pcie", "t.log", 2, f);
+  read_framework_line("--nnodes=99999999999999999999999 hang", "t.log", 3, f);
+  read_framework_line("Failed: Cuda error custom_all_reduce '", "t.log", 4, f);
+  EXPECT_LE(f.events.size(), 3u);
+}
+
 }  // namespace
 }  // namespace trainready

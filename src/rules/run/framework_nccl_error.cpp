@@ -1,6 +1,8 @@
 // framework-nccl-error: the training framework says a NCCL call failed, and no NCCL line in the
 // log reads the failure (the other nccl-* rules read NCCL's own WARN and error lines).
 #include "knowledge/nccl_kb.h"
+#include "knowledge/nccl_kb_read.h"
+#include "knowledge/nccl_result_causes.h"
 #include "rules/rule_factories.h"
 #include "rules/run/framework_evidence.h"
 #include "rules/run/run_evidence.h"
@@ -19,31 +21,17 @@ int from_2_30(const NcclRunFacts& f) {
 }
 
 std::string meaning(const std::string& result, int v2_30) {
+  // The results knowledge/nccl_result_causes.cpp ranks causes for: what the result says, the
+  // causes follow (ranked_reading). NCCL user guide, API Types (ncclResult_t).
   if (result == "ncclSystemError")
-    return "a system call or external library failed inside NCCL (socket, shared memory, "
-           "memory registration): a broken or unreachable network path, a small /dev/shm, a "
-           "low RLIMIT_MEMLOCK";
+    return "a system call or external library call failed inside NCCL (shared memory, sockets, "
+           "memory registration)";
   if (result == "ncclRemoteError")
     return "a peer process exited or the network between the ranks failed: the cause is on "
            "another rank or on the link, not on the one that reported it";
-  // CUDACHECK / CUPFN (src/include/checks.h, cudawrap.cc) return it for any failed CUDA call:
-  // cudaErrorInsufficientDriver ("CUDA driver version is insufficient for CUDA runtime
-  // version") when NCCL or the framework was built for a newer CUDA than the driver, and
-  // cudaErrorMemoryAllocation ("out of memory") for NCCL's buffers (NCCL_BUFFSIZE).
-  if (result == "ncclUnhandledCudaError")
-    return "a CUDA call inside NCCL failed: most often NCCL (or the framework's copy of it) was "
-           "built for another CUDA version than the driver and runtime on the node (\"CUDA "
-           "driver version is insufficient\"), or the GPU has no memory left for NCCL's buffers "
-           "(NCCL_BUFFSIZE per channel and peer), or the GPU itself is in a bad state (an Xid "
-           "fault, a peer access the platform forbids)";
-  // ncclInternalError: "An internal check failed. This is due to either a bug in NCCL or a
-  // memory corruption" (types.html); bootstrap.cc ("Bootstrap : no socket interface found"),
-  // include/socket.h ("connecting to address with family %d is neither AF_INET ...") and
-  // transport/net_socket.cc ("NET/Socket : no interface found") return it too (v2.8.4-1).
+  if (result == "ncclUnhandledCudaError") return "a CUDA call inside NCCL failed";
   if (result == "ncclInternalError")
-    return "a check inside NCCL failed: a bug of that NCCL release (a newer NCCL release may "
-           "fix it) or, on NCCL before 2.12, the bootstrap network: no usable interface, or "
-           "NCCL_SOCKET_IFNAME naming an interface that is missing or differs between hosts";
+    return "a check inside NCCL failed (before NCCL 2.12 also the bootstrap network's checks)";
   // init.cc "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx" returns
   // ncclInvalidUsage (v2.4.2-1 .. v2.29.7-1), as do argcheck.cc's argument checks. 2.30 allows
   // several ranks per GPU (init.cc:1121-1132 @ v2.30.3-1: "Multiple ranks on the same GPU
@@ -71,11 +59,73 @@ std::string meaning(const std::string& result, int v2_30) {
   return "the framework aborted its NCCL communicator after a failure it detected";
 }
 
-// The issues the nccl-* rules only quote back (nccl-warnings): the framework's reading of the
-// result is more than they say.
+// The issues the nccl-* rules only quote back (nccl-warnings) or read as a list of every
+// possible cause (nccl-system-error): the framework's reading, ranked by the log's context, is
+// more than they say.
 bool only_quoted_issues(const NcclRunFacts& f) {
   for (const auto& [problem, issue] : f.issues)
-    if (problem != NcclProblem::kCudaError && problem != NcclProblem::kInternalError) return false;
+    if (problem != NcclProblem::kCudaError && problem != NcclProblem::kInternalError &&
+        problem != NcclProblem::kSystemError)
+      return false;
+  return true;
+}
+
+// An error the knowledge base reads from NCCL's own text (a WARN, a "Last error:" line): that
+// reading names the failing call, so the log does explain the failure.
+bool nccl_text_explains(const NcclRunFacts& f) {
+  for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin()))
+    if (nccl_kb_severity(r) == Severity::kError) return true;
+  return false;
+}
+
+// What the log shows about where the job ran, said in a few words.
+std::string context_words(const NcclRunFacts& f, bool container, bool multi_host) {
+  std::string w;
+  if (container)
+    w = "a container (\"" + f.framework.container->what + "\", line " +
+        std::to_string(f.framework.container->where.line) + ")";
+  if (multi_host) {
+    if (!w.empty()) w += " and ";
+    w += f.framework.multi_host ? "several hosts (\"" + f.framework.multi_host->what + "\", line " +
+                                      std::to_string(f.framework.multi_host->where.line) + ")"
+                                : std::string("several hosts (NCCL's lines)");
+  }
+  return w;
+}
+
+// The result's causes ranked by the log's context: the top one with its confirming experiment,
+// the next ones in order. Empty when the table has none for the result.
+bool ranked_reading(Finding& x, const NcclRunFacts& f, const std::string& result) {
+  const bool container = f.framework.container.has_value();
+  const bool multi_host = f.framework.multi_host.has_value() || f.multi_node();
+  const auto causes = ranked_nccl_result_causes(result, container, multi_host);
+  if (causes.empty()) return false;
+  const std::string ctx = context_words(f, container, multi_host);
+  const NcclResultCause& top = *causes.front();
+  std::string c = ctx.empty() ? "The log shows neither a container nor a second host, so the "
+                                "causes are in their usual order (the node's own resources "
+                                "before the network between hosts)"
+                              : "The log shows " + ctx + ", which puts the causes in this order";
+  c += ". Most likely " + std::string(top.cause) + ". Confirm: " + std::string(top.confirm) + ".";
+  std::string fix = std::string(1, static_cast<char>(std::toupper(top.fix[0]))) +
+                    std::string(top.fix.substr(1)) + ".";
+  for (std::size_t i = 1; i < causes.size(); ++i) {
+    c += (i == 1 ? " If not: " : " Then: ") + std::string(causes[i]->cause) +
+         " (confirm: " + std::string(causes[i]->confirm) + ").";
+    if (i < 3) fix += " If not: " + std::string(causes[i]->fix) + ".";
+  }
+  x.cause += " " + c;
+  x.fix = fix +
+          " To see the failing call itself, rerun with NCCL_DEBUG=INFO "
+          "NCCL_DEBUG_SUBSYS=INIT,NET (NCCL_DEBUG_FILE=/path/nccl.%h.%p.log) and run `trainready "
+          "nccl` on those logs.";
+  if (container)
+    x.evidence.push_back({"the job runs in a container: " + f.framework.container->text,
+                          f.framework.container->where});
+  if (f.framework.multi_host)
+    x.evidence.push_back({"the job spans several hosts: " + f.framework.multi_host->text,
+                          f.framework.multi_host->where});
+  x.rank = 45;
   return true;
 }
 
@@ -197,9 +247,19 @@ class FrameworkNcclError : public Rule {
       return o;
     }
     // NCCL's own lines (or the error text itself) already gave a reading: the nccl-* rules.
-    if (!only_quoted_issues(f) || !f.timeouts.empty()) return {};
-    const auto events = framework_events(
+    if (!only_quoted_issues(f) || !f.timeouts.empty() || nccl_text_explains(f)) return {};
+    auto events = framework_events(
         f.framework, {FrameworkEventKind::kNcclError, FrameworkEventKind::kCommAborted});
+    // NCCL's "unhandled system error" text with no framework line around it that the readers
+    // know (a title, a reworded paste), and no NCCL record: read as the framework's would be.
+    FrameworkEvent bare;
+    const NcclIssue* sys = find_issue(f, NcclProblem::kSystemError);
+    if (events.empty() && sys && f.streams.empty() && !sys->examples.empty()) {
+      bare.detail = "ncclSystemError";
+      bare.text = sys->examples.front().text;
+      bare.where = sys->examples.front().where;
+      events.push_back(&bare);
+    }
     if (events.empty()) return {};
     const FrameworkEvent* named = events.front();
     for (const FrameworkEvent* ev : events)
@@ -207,12 +267,17 @@ class FrameworkNcclError : public Rule {
     const FrameworkEvent& e = *named;
     const std::string result = e.kind == FrameworkEventKind::kNcclError ? e.detail : "";
     const bool type = result.rfind("unsupported data type", 0) == 0;
+    // A bare result name (an issue title) has no framework to name.
+    const std::string who =
+        e.framework.empty() ? "NCCL failed" : e.framework + " reports that NCCL failed";
     Finding x = finding(
         type ? e.framework + " cannot hand " + result.substr(22) +
                    " tensors to NCCL: the NCCL it uses is older than the release that added the "
                    "type (bfloat16: NCCL 2.10)"
-             : e.framework + " reports that NCCL failed" +
-                   (result.empty() ? std::string() : " with " + result) +
+             : who + (result.empty() ? std::string() : " with " + result) +
+                   (nccl_result_text(result).empty()
+                        ? std::string()
+                        : " (\"" + std::string(nccl_result_text(result)) + "\")") +
                    ", and the log holds no NCCL line that says why");
     for (std::size_t i = 0; i < events.size() && i < 4; ++i)
       x.evidence.push_back(framework_evidence(*events[i]));
@@ -233,6 +298,7 @@ class FrameworkNcclError : public Rule {
           "process), then run `trainready nccl` on those logs: NCCL's WARN line names the call "
           "and the peer. Read the earliest error across ranks first; the others follow from it.";
     x.rank = 30;
+    if (!type) ranked_reading(x, f, result);
     RuleOutcome o;
     o.findings.push_back(std::move(x));
     return o;

@@ -34,13 +34,129 @@ TEST(FrameworkNcclError, DataTypeTheNcclInUseLacks) {
 }
 
 TEST(FrameworkNcclError, QuietWhenNcclsOwnLinesGiveTheReading) {
-  // The vLLM docs' example: "unhandled system error" is read by nccl-system-error already.
-  NcclRunFacts f = shapes("vllm-docs-pynccl-unhandled-system-error.log");
-  EXPECT_TRUE(log_rule("framework-nccl-error", f).findings.empty());
-  EXPECT_EQ(log_rule("nccl-system-error", f).findings.size(), 1u);
+  // NCCL's WARN names the failing call (the knowledge base reads it): nothing left to rank.
+  EXPECT_TRUE(log_rule("framework-nccl-error",
+                       log_text("NCCL WARN Error: failed to extend /dev/shm/nccl-03v824 to "
+                                "4194660 bytes\nRuntimeError: NCCL error: unhandled system error "
+                                "(run with NCCL_DEBUG=INFO for details)\n"))
+                  .findings.empty());
   EXPECT_TRUE(log_rule("framework-nccl-error",
                        log_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log"))
                   .findings.empty());
+}
+
+// The vLLM docs' example: "unhandled system error" and no NCCL line. The causes are ranked (the
+// node's /dev/shm first when the log shows no second host), above nccl-system-error's list.
+TEST(FrameworkNcclError, SystemErrorWithoutContextRanksTheNodeFirst) {
+  NcclRunFacts f = shapes("vllm-docs-pynccl-unhandled-system-error.log");
+  RuleOutcome o = log_rule("framework-nccl-error", f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& x = o.findings[0];
+  EXPECT_NE(x.cause.find("neither a container nor a second host"), std::string::npos) << x.cause;
+  EXPECT_NE(x.cause.find("Most likely /dev/shm"), std::string::npos) << x.cause;
+  EXPECT_NE(x.cause.find("df -h /dev/shm"), std::string::npos);
+  RuleOutcome generic = log_rule("nccl-system-error", f);
+  ASSERT_EQ(generic.findings.size(), 1u);
+  EXPECT_GT(x.rank, generic.findings[0].rank);
+}
+
+// NCCL user guide, Troubleshooting > Docker: inside a container /dev/shm is the first suspect.
+TEST(FrameworkNcclError, SystemErrorInAContainerRanksShmFirst) {
+  RuleOutcome o = log_rule(
+      "framework-nccl-error",
+      log_text("$ docker run --gpus all -it nvcr.io/nvidia/pytorch:23.10-py3\n"
+               "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:825, "
+               "unhandled system error, NCCL version 2.7.8\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& x = o.findings[0];
+  EXPECT_NE(x.cause.find("The log shows a container (\"docker run\", line 1)"), std::string::npos)
+      << x.cause;
+  EXPECT_NE(x.cause.find("Most likely /dev/shm"), std::string::npos);
+  EXPECT_EQ(x.fix.rfind("Start the container with --shm-size=1g", 0), 0u) << x.fix;
+  EXPECT_EQ(x.evidence.back().where.line, 1);  // the container line, as evidence
+}
+
+// Across hosts the network interface and the firewall come first.
+TEST(FrameworkNcclError, SystemErrorAcrossHostsRanksTheInterfaceFirst) {
+  RuleOutcome o = log_rule(
+      "framework-nccl-error",
+      log_text("torchrun --nnodes=2 --nproc_per_node=8 --rdzv_endpoint=10.0.0.1:29500 train.py\n"
+               "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for "
+               "details)\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& x = o.findings[0];
+  EXPECT_NE(x.cause.find("several hosts (\"--nnodes\", line 1)"), std::string::npos) << x.cause;
+  EXPECT_NE(x.cause.find("Most likely NCCL's sockets"), std::string::npos) << x.cause;
+  EXPECT_NE(x.cause.find("NCCL_DEBUG_SUBSYS=INIT,NET"), std::string::npos);
+  EXPECT_LT(x.cause.find("firewall"), x.cause.find("/dev/shm"));
+  EXPECT_EQ(x.fix.rfind("Set NCCL_SOCKET_IFNAME", 0), 0u) << x.fix;
+}
+
+// An issue title that names only the result, and says "multi-machine" (多机).
+TEST(FrameworkNcclError, BareInternalErrorAcrossHostsNamesTheInterface) {
+  RuleOutcome o =
+      log_rule("framework-nccl-error", log_text("\xe5\xa4\x9a\xe6\x9c\xba\xe5\xa4\x9a\xe5\x8d\xa1 "
+                                                "fine-tuning fails with ncclInternalError\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].message.rfind("NCCL failed with ncclInternalError", 0), 0u)
+      << o.findings[0].message;
+  EXPECT_NE(o.findings[0].cause.find("Most likely the hosts found no common usable network "
+                                     "interface"),
+            std::string::npos)
+      << o.findings[0].cause;
+  // Without the second host, a bug of the release comes first.
+  RuleOutcome one =
+      log_rule("framework-nccl-error", log_text("fine-tuning fails with ncclInternalError\n"));
+  ASSERT_EQ(one.findings.size(), 1u);
+  EXPECT_NE(one.findings[0].cause.find("Most likely a check inside NCCL failed: a bug"),
+            std::string::npos)
+      << one.findings[0].cause;
+}
+
+// vLLM's custom all-reduce kernel (csrc/custom_all_reduce.cuh CUDACHECK), not NCCL.
+TEST(FrameworkCustomAllReduce, PeerAccessUnsupportedDisablesTheCustomKernel) {
+  const std::string line =
+      "Failed: Cuda error /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:307 'peer "
+      "access is not supported between these two devices'\n";
+  RuleOutcome o = log_rule("framework-custom-allreduce-failed", log_text(line + line));
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& x = o.findings[0];
+  EXPECT_NE(x.message.find("vLLM's custom all-reduce (its own kernel, not NCCL) failed"),
+            std::string::npos)
+      << x.message;
+  EXPECT_NE(x.cause.find("cannot access each other's memory"), std::string::npos);
+  EXPECT_NE(x.fix.find("disable_custom_all_reduce=True"), std::string::npos);
+  EXPECT_NE(x.evidence[0].text.find("2 lines like it"), std::string::npos);
+}
+
+TEST(FrameworkCustomAllReduce, QuietOnAnotherProgramsCudaCheck) {
+  EXPECT_TRUE(log_rule("framework-custom-allreduce-failed",
+                       log_text("Failed: Cuda error example.cu:42 'peer access is not supported "
+                                "between these two devices'\n"))
+                  .findings.empty());
+}
+
+// NCCL troubleshooting, PCI ACS: a hang between PCIe-only GPUs, from a person's explicit words.
+TEST(FrameworkPcieHang, DeadlockOnPcieGpusIsAcsOrIommu) {
+  NcclRunFacts f = log_text(
+      "[Bug]: ncclAllReduce deadlocks on 2x RTX 5880 Ada (PCIe PHB topology, no NVLink)\n");
+  RuleOutcome o = log_rule("framework-pcie-collective-hang", f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("Access Control Services (ACS)"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("NCCL_P2P_DISABLE=1"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("lspci -vvv | grep ACSCtl"), std::string::npos);
+  EXPECT_TRUE(has_nccl_output(f));  // read, not refused
+}
+
+TEST(FrameworkPcieHang, QuietWithoutAllThreeWords) {
+  for (const char* text : {
+           "training hangs at the first allreduce\n",                 // no PCIe
+           "ncclAllReduce on 2x RTX 5880 Ada (PCIe PHB topology)\n",  // no hang
+           "allreduce hangs between two H100 with NVLink over PCIe switches\n",
+           "change the PHB setting of the nccl allreduce\n",  // "hang" inside a word
+       })
+    EXPECT_TRUE(log_rule("framework-pcie-collective-hang", log_text(text)).findings.empty())
+        << text;
 }
 
 // A SIGBUS whose backtrace runs through NCCL (pipedream#76's UCX handler output): /dev/shm.

@@ -1,0 +1,162 @@
+#include "knowledge/nccl_result_causes.h"
+
+namespace trainready {
+namespace {
+
+using C = NcclResultCue;
+
+// Most likely first when the log shows no cue; a cause whose `first_when` cue the log shows moves
+// ahead of the rest. ncclGetErrorString()'s texts and the result meanings: NCCL src/init.cc and
+// the user guide's API Types page (ncclResult_t); PyTorch's getNcclErrorDetailStr()
+// (torch/csrc/distributed/c10d/NCCLUtils.cpp) words them the same way.
+const std::vector<NcclResultCause> kCauses = {
+    // ncclSystemError: "A system or external library call failed" (types.html; PyTorch: "System
+    // call (e.g. socket, malloc) or external library call failed or device error"). NCCL's own
+    // sites that return it: shared memory (src/misc/shmutils.cc ncclShmOpen: open, fallocate /
+    // ftruncate, mmap), sockets (src/misc/socket.cc: bind, connect, poll, send/recv), memory
+    // registration (src/misc/ibvwrap.cc ibv_reg_mr), @ v2.30.7-1.
+    {"ncclSystemError", "shm-too-small", C::kContainer,
+     "/dev/shm is too small or full for NCCL's shared-memory segments: NCCL creates them in "
+     "/dev/shm to talk between the processes of one host, and a container gets only Docker's "
+     "default 64 MB unless it is started with more",
+     "run df -h /dev/shm inside the container (64M is Docker's default); NCCL_DEBUG=INFO prints "
+     "\"failed to extend /dev/shm/nccl-...\" or \"Error while creating shared memory segment\"",
+     "start the container with --shm-size=1g --ulimit memlock=-1 (or --ipc=host); on "
+     "Kubernetes mount an emptyDir with medium: Memory at /dev/shm",
+     "NCCL user guide, Troubleshooting > Runtime and MPI issues > Shared memory, Docker "
+     "(--shm-size=1g --ulimit memlock=-1); src/misc/shmutils.cc ncclShmOpen @ v2.30.7-1"},
+    {"ncclSystemError", "socket-interface", C::kMultiHost,
+     "NCCL's sockets (bootstrap and the socket transport) use an interface the other hosts "
+     "cannot reach: NCCL picks one itself (docker0, a virtual bridge, an interface without a "
+     "route to the peers) unless NCCL_SOCKET_IFNAME names it",
+     "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and compare the \"Bootstrap : "
+     "Using <interface>:<address>\" and \"NET/Socket : Using\" lines of every host; ping the "
+     "peers' addresses from each host",
+     "set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on (the same on every "
+     "host; a prefix such as eth or ^docker0,lo to exclude)",
+     "NCCL user guide, Troubleshooting > Networking issues > IP Network Interfaces; "
+     "src/misc/socket.cc (connect / poll failures) @ v2.30.7-1"},
+    {"ncclSystemError", "firewall", C::kMultiHost,
+     "a firewall between the hosts blocks the TCP ports NCCL opens (bootstrap and socket "
+     "connections use ports the kernel picks from net.ipv4.ip_local_port_range)",
+     "from one host, nc -zv <peer address> <port> on a port in the peer's "
+     "net.ipv4.ip_local_port_range; iptables -L / the cloud security group between the hosts",
+     "allow TCP between the hosts on the ports of net.ipv4.ip_local_port_range (narrow that "
+     "range with sysctl to open fewer ports)",
+     "NCCL user guide, Troubleshooting > Networking issues > IP Ports"},
+    {"ncclSystemError", "memlock", C::kContainer,
+     "the locked-memory limit (RLIMIT_MEMLOCK) is too low to register NCCL's buffers for RDMA: "
+     "ibv_reg_mr fails, and containers and batch jobs often inherit 64 KB",
+     "ulimit -l in the job's environment prints unlimited",
+     "raise the limit: docker --ulimit memlock=-1, /etc/security/limits.conf memlock "
+     "unlimited, or the Slurm / systemd unit that starts the job",
+     "NCCL user guide, Troubleshooting > Runtime and MPI issues > Docker (--ulimit memlock=-1); "
+     "src/misc/ibvwrap.cc wrap_ibv_reg_mr @ v2.30.7-1"},
+
+    // ncclInternalError: "An internal check failed. This is due to either a bug in NCCL or a
+    // memory corruption" (types.html). Before 2.12 the bootstrap and socket code also returned
+    // it when no interface was usable: bootstrap.cc "Bootstrap : no socket interface found",
+    // transport/net_socket.cc "NET/Socket : no interface found", and include/socket.h
+    // "connecting to address with family %d is neither AF_INET(%d) nor AF_INET6(%d)" (an
+    // address from a peer with another NCCL release's bootstrap format) @ v2.8.4-1.
+    {"ncclInternalError", "nccl-bug", C::kAny,
+     "a check inside NCCL failed: a bug of that NCCL release, fixed in a later one",
+     "rerun with NCCL_DEBUG=INFO: the WARN before the error names the check; the same job with "
+     "a newer NCCL passes",
+     "upgrade NCCL (a newer PyTorch wheel or nvidia-nccl-cu12 package, or the NGC container)",
+     "NCCL user guide, API Types (ncclResult_t: ncclInternalError)"},
+    {"ncclInternalError", "socket-interface", C::kMultiHost,
+     "the hosts found no common usable network interface for NCCL's bootstrap: no interface "
+     "found, NCCL_SOCKET_IFNAME naming one that is missing on a host, or set differently on "
+     "each (NCCL before 2.12 returns an internal error for these)",
+     "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET on every host and compare the "
+     "\"Bootstrap : Using\" lines (or \"no socket interface found\")",
+     "set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on "
+     "every host",
+     "NCCL src/bootstrap.cc, src/transport/net_socket.cc (return ncclInternalError) @ v2.8.4-1; "
+     "NCCL user guide, Troubleshooting > Networking issues > IP Network Interfaces"},
+    {"ncclInternalError", "versions-differ", C::kMultiHost,
+     "the hosts run different NCCL releases, whose bootstrap messages do not match (a peer's "
+     "address read with another layout fails the AF_INET check)",
+     "print the NCCL version on every host: NCCL_DEBUG=VERSION, or python -c \"import torch; "
+     "print(torch.cuda.nccl.version())\"",
+     "install the same NCCL (the same framework build or container) on every host",
+     "NCCL src/include/socket.h (\"is neither AF_INET\", ncclInternalError) @ v2.8.4-1"},
+
+    // ncclUnhandledCudaError: "A call to a CUDA function failed" (types.html): CUDACHECK /
+    // CUPFN (src/include/checks.h, src/misc/cudawrap.cc) return it for any failed CUDA call.
+    {"ncclUnhandledCudaError", "cuda-version", C::kAny,
+     "NCCL (or the framework's copy of it) was built for another CUDA version than the driver "
+     "and runtime on the node (\"CUDA driver version is insufficient\")",
+     "compare nvidia-smi's CUDA version with the CUDA the framework was built for: python -c "
+     "\"import torch; print(torch.version.cuda)\"",
+     "install the framework build (or container) for the node's CUDA driver, or upgrade the "
+     "driver",
+     "NCCL src/misc/cudawrap.cc (cudaDriverGetVersion, CUPFN) @ v2.30.7-1"},
+    {"ncclUnhandledCudaError", "gpu-oom", C::kAny,
+     "the GPU has no memory left for NCCL's buffers (NCCL_BUFFSIZE per channel and peer), "
+     "often because another process holds it",
+     "nvidia-smi on the node while the job starts: the memory in use and by whom",
+     "free the GPU (stop the other process) or leave NCCL room (a lower memory fraction, a "
+     "smaller NCCL_BUFFSIZE)",
+     "NCCL src/include/alloc.h (cudaMalloc / cuMemCreate under CUDACHECK) @ v2.30.7-1; NCCL "
+     "user guide, Environment Variables > NCCL_BUFFSIZE"},
+    {"ncclUnhandledCudaError", "gpu-bad-state", C::kAny,
+     "the GPU itself is in a bad state (an Xid fault) or the platform forbids a peer access "
+     "NCCL asked for",
+     "dmesg | grep -i xid on the node; nvidia-smi -q for retired pages and errors",
+     "drain the node and reset or replace the GPU; on a platform without peer access "
+     "NCCL_P2P_DISABLE=1 as a test",
+     "NVIDIA Xid catalog; NCCL user guide, Troubleshooting > GPU Direct"},
+
+    // ncclRemoteError: "A call failed possibly due to a network error or a remote process
+    // exiting prematurely" (types.html, NCCL 2.12+).
+    {"ncclRemoteError", "peer-exited", C::kAny,
+     "another rank exited or failed first: the error is the consequence seen by a rank "
+     "whose peer went away",
+     "read the earliest error in time across all ranks' logs (the first rank that failed)",
+     "fix the first failure; this rank's error follows from it",
+     "NCCL user guide, API Types (ncclResult_t: ncclRemoteError)"},
+    {"ncclRemoteError", "network", C::kMultiHost,
+     "the network between the hosts failed (a link down, a firewall, a lost connection)",
+     "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET; check the links and ports "
+     "between the hosts",
+     "repair the link or open the path between the hosts",
+     "NCCL user guide, API Types (ncclResult_t: ncclRemoteError)"},
+};
+
+}  // namespace
+
+std::string_view nccl_result_text(std::string_view result) {
+  // NCCL src/init.cc ncclGetErrorString (the same first words v2.4.2-1 .. v2.30.7-1).
+  static constexpr std::string_view kTexts[][2] = {
+      {"ncclUnhandledCudaError", "unhandled cuda error"},
+      {"ncclSystemError", "unhandled system error"},
+      {"ncclInternalError", "internal error"},
+      {"ncclInvalidArgument", "invalid argument"},
+      {"ncclInvalidUsage", "invalid usage"},
+      {"ncclRemoteError", "remote process exited or there was a network error"},
+      {"ncclInProgress", "NCCL operation in progress"},
+      {"ncclTimeout", "timeout"},
+  };
+  for (const auto& t : kTexts)
+    if (t[0] == result) return t[1];
+  return {};
+}
+
+const std::vector<NcclResultCause>& nccl_result_causes() { return kCauses; }
+
+std::vector<const NcclResultCause*> ranked_nccl_result_causes(std::string_view result,
+                                                              bool container, bool multi_host) {
+  std::vector<const NcclResultCause*> first, rest;
+  for (const NcclResultCause& c : kCauses) {
+    if (c.result != result) continue;
+    const bool cued = (c.first_when == C::kContainer && container) ||
+                      (c.first_when == C::kMultiHost && multi_host);
+    (cued ? first : rest).push_back(&c);
+  }
+  first.insert(first.end(), rest.begin(), rest.end());
+  return first;
+}
+
+}  // namespace trainready

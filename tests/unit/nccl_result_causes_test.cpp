@@ -1,0 +1,54 @@
+// The ranked causes of each ncclResult_t (knowledge/nccl_result_causes.cpp): every entry
+// complete and sourced, ids unique per result, and the cues reorder them as documented.
+#include "knowledge/nccl_result_causes.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace trainready {
+namespace {
+
+TEST(NcclResultCauses, EveryEntryIsCompleteSourcedAndUnique) {
+  // ncclResult_t names (NCCL src/nccl.h.in) the framework readers produce.
+  const std::set<std::string_view> results = {"ncclUnhandledCudaError", "ncclSystemError",
+                                              "ncclInternalError", "ncclRemoteError"};
+  std::set<std::string> ids;
+  for (const NcclResultCause& c : nccl_result_causes()) {
+    EXPECT_TRUE(results.count(c.result)) << c.result;
+    EXPECT_TRUE(ids.insert(std::string(c.result) + "/" + std::string(c.id)).second) << c.id;
+    EXPECT_FALSE(c.cause.empty() || c.confirm.empty() || c.fix.empty()) << c.id;
+    // A source names a user guide page or a file at a tag.
+    EXPECT_TRUE(c.source.find("NCCL user guide") != std::string_view::npos ||
+                c.source.find(" @ v2.") != std::string_view::npos ||
+                c.source.find("Xid catalog") != std::string_view::npos)
+        << c.id << ": " << c.source;
+  }
+  for (std::string_view r : results)
+    EXPECT_FALSE(ranked_nccl_result_causes(r, false, false).empty()) << r;
+  EXPECT_TRUE(ranked_nccl_result_causes("ncclInvalidUsage", true, true).empty());
+}
+
+std::string order(std::string_view result, bool container, bool multi_host) {
+  std::string s;
+  for (const NcclResultCause* c : ranked_nccl_result_causes(result, container, multi_host))
+    s += std::string(s.empty() ? "" : " ") + std::string(c->id);
+  return s;
+}
+
+TEST(NcclResultCauses, CuesPutTheirCausesFirst) {
+  EXPECT_EQ(order("ncclSystemError", false, false),
+            "shm-too-small socket-interface firewall memlock");
+  EXPECT_EQ(order("ncclSystemError", true, false),
+            "shm-too-small memlock socket-interface firewall");
+  EXPECT_EQ(order("ncclSystemError", false, true),
+            "socket-interface firewall shm-too-small memlock");
+  EXPECT_EQ(order("ncclInternalError", false, false), "nccl-bug socket-interface versions-differ");
+  EXPECT_EQ(order("ncclInternalError", false, true), "socket-interface versions-differ nccl-bug");
+  // A container does not move a cause that no container cue names.
+  EXPECT_EQ(order("ncclInternalError", true, false), order("ncclInternalError", false, false));
+}
+
+}  // namespace
+}  // namespace trainready
