@@ -227,17 +227,20 @@ struct NcclLogAnalyzer::State {
   // 1/16 of the slots are taken: a small input does not pay for a large table.
   static constexpr std::size_t kHeadSlots = 65536;
   std::vector<HeadSlot> heads;  // allocated with the first head
+  // Beside each slot, its head's hash (low 32 bits) with the low bit set, 0 when it holds no
+  // stream: 4 bytes a slot, so a miss (a log with a distinct host:pid on most lines misses on
+  // nearly every line) reads one word from a table that stays in cache, not a slot of 80 bytes.
+  std::vector<std::uint32_t> head_keys;
   std::size_t heads_used = 0;
   static std::size_t head_hash(std::string_view h) { return nccl_head_hash(h); }
+  static std::uint32_t head_key(std::size_t hash) { return static_cast<std::uint32_t>(hash) | 1u; }
   // A head lives in slot i or i ^ 1 (two-way: two heads whose hashes meet do not evict each
   // other on every line). nullptr when it is in neither.
   HeadSlot* find_head(std::string_view head, std::size_t hash) {
     const std::size_t i = hash & (heads.size() - 1);
-    const auto h32 = static_cast<std::uint32_t>(hash);
-    if (heads[i].hash == h32 && heads[i].stream && same_bytes(heads[i].head, head))
-      return &heads[i];
-    if (heads[i ^ 1].hash == h32 && heads[i ^ 1].stream && same_bytes(heads[i ^ 1].head, head))
-      return &heads[i ^ 1];
+    const std::uint32_t key = head_key(hash);
+    if (head_keys[i] == key && same_bytes(heads[i].head, head)) return &heads[i];
+    if (head_keys[i ^ 1] == key && same_bytes(heads[i ^ 1].head, head)) return &heads[i ^ 1];
     return nullptr;
   }
   // Where a head goes: its own slot, else a free one of the two, else slot i.
@@ -289,22 +292,28 @@ struct NcclLogAnalyzer::State {
     const std::string_view head = text.substr(0, tag);
     Live* own = cur_live->s == last_stream ? cur_live : lookup(r.host, r.pid, r.dev);
     if (!own || own->s != last_stream) return;
-    if (heads.empty()) heads.resize(1024);
+    if (heads.empty()) {
+      heads.resize(1024);
+      head_keys.assign(heads.size(), 0);
+    }
     HeadSlot* h = &place_head(head, head_hash(head));
     if (!h->stream) {
       if (++heads_used * 16 > heads.size() && heads.size() < kHeadSlots) {
         std::vector<HeadSlot> old(heads.size() * 2);
         old.swap(heads);
+        head_keys.assign(heads.size(), 0);
         for (HeadSlot& e : old)
           if (e.stream) {
             HeadSlot& to = place_head(e.head, head_hash(e.head));
             to = std::move(e);
+            head_keys[static_cast<std::size_t>(&to - heads.data())] = head_key(to.hash);
           }
         h = &place_head(head, head_hash(head));
       }
     }
     h->head.assign(head.data(), head.size());
     h->hash = static_cast<std::uint32_t>(head_hash(head));
+    head_keys[static_cast<std::size_t>(h - heads.data())] = head_key(h->hash);
     h->host_off = static_cast<std::uint32_t>(r.host.data() - text.data());
     h->host_len = static_cast<std::uint32_t>(r.host.size());
     h->pid = r.pid;

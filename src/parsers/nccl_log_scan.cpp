@@ -457,7 +457,7 @@ std::size_t torchrun_prefix(std::string_view t) {
       return k;
     }
   }
-  return line_prefix_length(t);
+  return t.empty() || !line_prefix_may_start(t[0]) ? 0 : line_prefix_length(t);
 }
 
 void classify(Block& b, std::size_t head_mask) {
@@ -539,22 +539,29 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
     const std::size_t count = b.lines.size();
     for (std::size_t i = 0; i < count; ++i) {
       const LineDesc& d = b.lines[i];
-      // A large job's heads do not stay in cache: fetch the slot pair of a line 16 ahead, and
-      // the head text and Live of the line 8 ahead (its slots fetched 8 lines ago).
+      // A large job's heads do not stay in cache: fetch the keys of a line 16 ahead, the slot
+      // of a line 12 ahead when its key is there, and the head text and Live of the line 8
+      // ahead. A head not met (most lines of a log with a distinct host:pid on each) costs a
+      // look at its key, never a fetch of its slot.
       if (!st.heads.empty()) {
         const std::size_t mask = st.heads.size() - 1;
-        if (i + 16 < count && b.lines[i + 16].kind == 1) {
-          const char* slot =
-              reinterpret_cast<const char*>(&st.heads[b.lines[i + 16].head_slot & mask & ~1u]);
-          __builtin_prefetch(slot);
-          __builtin_prefetch(slot + 64);
-          __builtin_prefetch(slot + 128);
+        if (i + 16 < count && b.lines[i + 16].kind == 1)
+          __builtin_prefetch(&st.head_keys[b.lines[i + 16].head_slot & mask]);
+        auto slot_of = [&](std::uint32_t hash) -> const State::HeadSlot* {
+          const std::size_t at = hash & mask;
+          const std::uint32_t key = State::head_key(hash);
+          if (st.head_keys[at] == key) return &st.heads[at];
+          if (st.head_keys[at ^ 1] == key) return &st.heads[at ^ 1];
+          return nullptr;
+        };
+        if (i + 12 < count && b.lines[i + 12].kind == 1) {
+          if (const State::HeadSlot* h = slot_of(b.lines[i + 12].head_slot)) {
+            __builtin_prefetch(h);
+            __builtin_prefetch(reinterpret_cast<const char*>(h) + sizeof(*h) - 1);
+          }
         }
         if (i + 8 < count && b.lines[i + 8].kind == 1) {
-          const std::uint32_t hash = b.lines[i + 8].head_slot;
-          const State::HeadSlot* h = &st.heads[hash & mask];
-          if (h->hash != hash) h = &st.heads[(hash & mask) ^ 1];
-          if (h->hash == hash && h->stream) {  // a head not met costs no fetch
+          if (const State::HeadSlot* h = slot_of(b.lines[i + 8].head_slot)) {
             __builtin_prefetch(h->head.data());
             __builtin_prefetch(h->own);
           }
