@@ -479,7 +479,20 @@ struct NcclLogAnalyzer::State {
   static std::uint16_t key_tag(std::uint64_t key) {
     return static_cast<std::uint16_t>((key >> 48) | 1);
   }
+  // A bit per hash of (pid, device) of the streams indexed (64 KiB): most lookups of a stream
+  // not kept (a distinct host:pid on every line) end at a clear bit, before the host is hashed.
+  static constexpr unsigned kPidBits = 19;
+  std::vector<std::uint64_t> pid_filter;
+  static std::size_t pid_bit(long pid, int dev) {
+    const std::uint64_t x = (static_cast<std::uint64_t>(pid) ^
+                             (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dev)) << 40)) *
+                            0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(x >> (64 - kPidBits));
+  }
   void index_insert(Live* l) {
+    if (pid_filter.empty()) pid_filter.assign((std::size_t{1} << kPidBits) / 64, 0);
+    const std::size_t bit = pid_bit(l->s->pid, l->s->cuda_dev);
+    pid_filter[bit / 64] |= std::uint64_t{1} << (bit % 64);
     if ((index_used + 1) * 2 > index_tag.size()) {
       std::vector<Live*> old;
       old.swap(index_live);
@@ -504,6 +517,8 @@ struct NcclLogAnalyzer::State {
 
   Live* lookup(std::string_view host, long pid, int dev) const {
     if (index_tag.empty()) return nullptr;
+    const std::size_t bit = pid_bit(pid, dev);
+    if (!(pid_filter[bit / 64] >> (bit % 64) & 1)) return nullptr;
     const std::uint64_t key = stream_key(host, pid, dev);
     const std::uint16_t tag = key_tag(key);
     const std::size_t mask = index_tag.size() - 1;
@@ -654,9 +669,13 @@ struct NcclLogAnalyzer::State {
   std::uint8_t tail_index[64] = {};
   static std::size_t tail_hash(std::string_view t) {  // its length, first and last 8 bytes
     std::uint64_t a = 0, z = 0;
-    const std::size_t n = std::min<std::size_t>(t.size(), 8);
-    std::memcpy(&a, t.data(), n);
-    std::memcpy(&z, t.data() + t.size() - n, n);
+    if (t.size() >= 8) {  // two loads of 8 bytes (a copy of n bytes is a call or a byte loop)
+      std::memcpy(&a, t.data(), 8);
+      std::memcpy(&z, t.data() + t.size() - 8, 8);
+    } else if (!t.empty()) {
+      std::memcpy(&a, t.data(), t.size());
+      std::memcpy(&z, t.data(), t.size());
+    }
     const std::uint64_t x = (a * 0xff51afd7ed558ccdull) ^ z ^ t.size();
     return static_cast<std::size_t>((x * 0x9E3779B97F4A7C15ull) >> 58);
   }
