@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <mutex>
 
 namespace trainready {
@@ -131,6 +132,21 @@ void MappedFile::release_before(std::size_t offset) {
   if (end <= released_) return;
   ::madvise(data_ + released_, end - released_, MADV_DONTNEED);
   released_ = end;
+}
+
+void MappedFile::populate(std::size_t offset, std::size_t len) const {
+#if defined(MADV_POPULATE_READ)
+  constexpr int kPopulateRead = MADV_POPULATE_READ;
+#else
+  constexpr int kPopulateRead = 22;  // <linux/mman.h> since 5.14; EINVAL on older kernels
+#endif
+  static std::atomic<bool> unsupported{false};
+  if (offset >= size_ || len == 0 || unsupported.load(std::memory_order_relaxed)) return;
+  static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t from = offset / page * page;
+  const std::size_t to = std::min(offset + len, size_);
+  if (::madvise(data_ + from, to - from, kPopulateRead) != 0 && errno == EINVAL)
+    unsupported.store(true, std::memory_order_relaxed);
 }
 
 bool MappedFile::shrank() const {

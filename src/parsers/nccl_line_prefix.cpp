@@ -195,7 +195,7 @@ std::string_view strip_colour(std::string_view line, std::string& scratch) {
 }
 
 std::size_t line_prefix_length(std::string_view s) {
-  if (s.empty()) return 0;
+  if (s.empty() || !line_prefix_may_start(s[0])) return 0;
   switch (s[0]) {
     case '[':
       return bracket_prefix(s);

@@ -279,7 +279,9 @@ bool NcclLogAnalyzer::State::fast_conn_folded(std::string_view text, std::uint64
   const std::size_t host_end = i;
   if (i >= tag || p[i] != ':') return false;
   const std::size_t pid_begin = ++i;
-  while (i < tag && is_digit(p[i])) ++i;
+  long pid = 0;  // as parse_head reads it: the digits up to the first value of 12 digits
+  for (; i < tag && is_digit(p[i]); ++i)
+    if (pid < 100000000000L) pid = pid * 10 + (p[i] - '0');
   const std::size_t pid_end = i;
   if (pid_end == pid_begin || i >= tag || p[i] != ':') return false;
   const std::size_t tid_begin = ++i;
@@ -287,13 +289,10 @@ bool NcclLogAnalyzer::State::fast_conn_folded(std::string_view text, std::uint64
   if (i == tid_begin || i + 2 >= tag || p[i] != ' ' || p[i + 1] != '[') return false;
   i += 2;
   const std::size_t dev_begin = i;
-  while (i < tag && is_digit(p[i])) ++i;
+  int dev = 0;  // as parse_head reads it
+  for (; i < tag && is_digit(p[i]); ++i)
+    if (dev < 100000) dev = dev * 10 + (p[i] - '0');
   if (i == dev_begin || i + 1 != tag || p[i] != ']') return false;
-  long pid = 0;  // as parse_head reads them
-  for (std::size_t k = pid_begin; k < pid_end && pid < 100000000000L; ++k)
-    pid = pid * 10 + (p[k] - '0');
-  int dev = 0;
-  for (std::size_t k = dev_begin; k < i && dev < 100000; ++k) dev = dev * 10 + (p[k] - '0');
   const std::string_view host(p, host_end);
   // As stream(): the last stream, else the index; a stream kept takes the general path.
   if (last_stream && last_stream->pid == pid && last_stream->cuda_dev == dev &&

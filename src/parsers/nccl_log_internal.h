@@ -227,17 +227,20 @@ struct NcclLogAnalyzer::State {
   // 1/16 of the slots are taken: a small input does not pay for a large table.
   static constexpr std::size_t kHeadSlots = 65536;
   std::vector<HeadSlot> heads;  // allocated with the first head
+  // Beside each slot, its head's hash (low 32 bits) with the low bit set, 0 when it holds no
+  // stream: 4 bytes a slot, so a miss (a log with a distinct host:pid on most lines misses on
+  // nearly every line) reads one word from a table that stays in cache, not a slot of 80 bytes.
+  std::vector<std::uint32_t> head_keys;
   std::size_t heads_used = 0;
   static std::size_t head_hash(std::string_view h) { return nccl_head_hash(h); }
+  static std::uint32_t head_key(std::size_t hash) { return static_cast<std::uint32_t>(hash) | 1u; }
   // A head lives in slot i or i ^ 1 (two-way: two heads whose hashes meet do not evict each
   // other on every line). nullptr when it is in neither.
   HeadSlot* find_head(std::string_view head, std::size_t hash) {
     const std::size_t i = hash & (heads.size() - 1);
-    const auto h32 = static_cast<std::uint32_t>(hash);
-    if (heads[i].hash == h32 && heads[i].stream && same_bytes(heads[i].head, head))
-      return &heads[i];
-    if (heads[i ^ 1].hash == h32 && heads[i ^ 1].stream && same_bytes(heads[i ^ 1].head, head))
-      return &heads[i ^ 1];
+    const std::uint32_t key = head_key(hash);
+    if (head_keys[i] == key && same_bytes(heads[i].head, head)) return &heads[i];
+    if (head_keys[i ^ 1] == key && same_bytes(heads[i ^ 1].head, head)) return &heads[i ^ 1];
     return nullptr;
   }
   // Where a head goes: its own slot, else a free one of the two, else slot i.
@@ -289,22 +292,28 @@ struct NcclLogAnalyzer::State {
     const std::string_view head = text.substr(0, tag);
     Live* own = cur_live->s == last_stream ? cur_live : lookup(r.host, r.pid, r.dev);
     if (!own || own->s != last_stream) return;
-    if (heads.empty()) heads.resize(1024);
+    if (heads.empty()) {
+      heads.resize(1024);
+      head_keys.assign(heads.size(), 0);
+    }
     HeadSlot* h = &place_head(head, head_hash(head));
     if (!h->stream) {
       if (++heads_used * 16 > heads.size() && heads.size() < kHeadSlots) {
         std::vector<HeadSlot> old(heads.size() * 2);
         old.swap(heads);
+        head_keys.assign(heads.size(), 0);
         for (HeadSlot& e : old)
           if (e.stream) {
             HeadSlot& to = place_head(e.head, head_hash(e.head));
             to = std::move(e);
+            head_keys[static_cast<std::size_t>(&to - heads.data())] = head_key(to.hash);
           }
         h = &place_head(head, head_hash(head));
       }
     }
     h->head.assign(head.data(), head.size());
     h->hash = static_cast<std::uint32_t>(head_hash(head));
+    head_keys[static_cast<std::size_t>(h - heads.data())] = head_key(h->hash);
     h->host_off = static_cast<std::uint32_t>(r.host.data() - text.data());
     h->host_len = static_cast<std::uint32_t>(r.host.size());
     h->pid = r.pid;
@@ -470,7 +479,20 @@ struct NcclLogAnalyzer::State {
   static std::uint16_t key_tag(std::uint64_t key) {
     return static_cast<std::uint16_t>((key >> 48) | 1);
   }
+  // A bit per hash of (pid, device) of the streams indexed (64 KiB): most lookups of a stream
+  // not kept (a distinct host:pid on every line) end at a clear bit, before the host is hashed.
+  static constexpr unsigned kPidBits = 19;
+  std::vector<std::uint64_t> pid_filter;
+  static std::size_t pid_bit(long pid, int dev) {
+    const std::uint64_t x = (static_cast<std::uint64_t>(pid) ^
+                             (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dev)) << 40)) *
+                            0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(x >> (64 - kPidBits));
+  }
   void index_insert(Live* l) {
+    if (pid_filter.empty()) pid_filter.assign((std::size_t{1} << kPidBits) / 64, 0);
+    const std::size_t bit = pid_bit(l->s->pid, l->s->cuda_dev);
+    pid_filter[bit / 64] |= std::uint64_t{1} << (bit % 64);
     if ((index_used + 1) * 2 > index_tag.size()) {
       std::vector<Live*> old;
       old.swap(index_live);
@@ -495,6 +517,8 @@ struct NcclLogAnalyzer::State {
 
   Live* lookup(std::string_view host, long pid, int dev) const {
     if (index_tag.empty()) return nullptr;
+    const std::size_t bit = pid_bit(pid, dev);
+    if (!(pid_filter[bit / 64] >> (bit % 64) & 1)) return nullptr;
     const std::uint64_t key = stream_key(host, pid, dev);
     const std::uint16_t tag = key_tag(key);
     const std::size_t mask = index_tag.size() - 1;
@@ -645,9 +669,13 @@ struct NcclLogAnalyzer::State {
   std::uint8_t tail_index[64] = {};
   static std::size_t tail_hash(std::string_view t) {  // its length, first and last 8 bytes
     std::uint64_t a = 0, z = 0;
-    const std::size_t n = std::min<std::size_t>(t.size(), 8);
-    std::memcpy(&a, t.data(), n);
-    std::memcpy(&z, t.data() + t.size() - n, n);
+    if (t.size() >= 8) {  // two loads of 8 bytes (a copy of n bytes is a call or a byte loop)
+      std::memcpy(&a, t.data(), 8);
+      std::memcpy(&z, t.data() + t.size() - 8, 8);
+    } else if (!t.empty()) {
+      std::memcpy(&a, t.data(), t.size());
+      std::memcpy(&z, t.data(), t.size());
+    }
     const std::uint64_t x = (a * 0xff51afd7ed558ccdull) ^ z ^ t.size();
     return static_cast<std::size_t>((x * 0x9E3779B97F4A7C15ull) >> 58);
   }

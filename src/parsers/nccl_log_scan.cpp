@@ -14,6 +14,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "core/input_error.h"
 #include "core/line_reader.h"
@@ -233,6 +236,7 @@ class Reader {
     const std::size_t avail = n - at;
     // At most kMaxRunawayLine: a line inside a view cannot be a runaway line.
     const std::size_t want = std::min({avail, block_, std::size_t{LineReader::kMaxRunawayLine}});
+    src_.populate(p, want);
     const void* last = want ? ::memrchr(p, '\n', want) : nullptr;
     const void* nl = last;
     if (!last && want < avail) nl = std::memchr(p + want, '\n', avail - want);
@@ -367,8 +371,69 @@ inline void scan_word(const char* p, std::uint64_t& a, std::uint64_t& c, std::ui
 #endif
 }
 
-// Bitmaps of '\n', ESC and the " NCCL " candidates over the block, 64 bytes a step. The block
-// may be a view of the input: nothing is read past its end (the last 64 bytes from a copy).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TRAINREADY_SCAN_AVX2 1
+// scan_word with two 32-byte compares per byte class instead of four 16-byte ones; used where
+// the processor has AVX2 (asked once at run time: the build targets plain x86-64).
+__attribute__((target("avx2"))) inline std::uint64_t mask_avx2(__m256i lo, __m256i hi, char ch) {
+  const __m256i v = _mm256_set1_epi8(ch);
+  const auto l = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, v)));
+  const auto h = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, v)));
+  return static_cast<std::uint64_t>(l) | (static_cast<std::uint64_t>(h) << 32);
+}
+__attribute__((target("avx2"))) inline void scan_word_avx2(const char* p, std::uint64_t& a,
+                                                           std::uint64_t& c, std::uint64_t& e,
+                                                           std::uint64_t& s) {
+  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
+  a = mask_avx2(lo, hi, '\n');
+  c = mask_avx2(lo, hi, 'N');
+  e = mask_avx2(lo, hi, '\x1b');
+  s = mask_avx2(lo, hi, ' ');
+}
+#endif
+
+// The bitmap pass over the block's bytes, 64 bytes a step (SCAN: scan_word or scan_word_avx2;
+// a macro, so the AVX2 one is inlined into a function built for AVX2). The block may be a view
+// of the input: nothing is read past its end (the last 64 bytes from a copy). A view is read
+// from memory, not from a buffer read(2) just filled: a page ahead is fetched.
+#define TRAINREADY_BITMAP_PASS(SCAN)                 \
+  bool any_esc = false;                              \
+  const char* p = b.data;                            \
+  alignas(32) char last[64];                         \
+  for (std::size_t w = 0; w < words; ++w, p += 64) { \
+    const char* at = p;                              \
+    if (w == full) {                                 \
+      std::memset(last, 0, sizeof last);             \
+      std::memcpy(last, p, b.size - full * 64);      \
+      at = last;                                     \
+    } else {                                         \
+      __builtin_prefetch(p + 4096);                  \
+    }                                                \
+    std::uint64_t a, c, e, s;                        \
+    SCAN(at, a, c, e, s);                            \
+    b.nl[w] = a;                                     \
+    b.nn[w] = c;                                     \
+    b.esc[w] = e;                                    \
+    any_esc |= e != 0;                               \
+    b.sp[w] = s;                                     \
+  }                                                  \
+  return any_esc
+
+// Returns whether any ESC was seen.
+bool bitmap_pass(Block& b, std::size_t words, std::size_t full) {
+  TRAINREADY_BITMAP_PASS(scan_word);
+}
+#if defined(TRAINREADY_SCAN_AVX2)
+__attribute__((target("avx2"))) bool bitmap_pass_avx2(Block& b, std::size_t words,
+                                                      std::size_t full) {
+  TRAINREADY_BITMAP_PASS(scan_word_avx2);
+}
+const bool kHaveAvx2 = __builtin_cpu_supports("avx2");
+#endif
+#undef TRAINREADY_BITMAP_PASS
+
+// Bitmaps of '\n', ESC and the " NCCL " candidates over the block.
 void bitmaps(Block& b) {
   const std::size_t words = (b.size + 63) / 64;
   const std::size_t full = b.size / 64;
@@ -376,28 +441,11 @@ void bitmaps(Block& b) {
   b.nn.resize(words + 1);
   b.sp.resize(words + 1);
   b.esc.resize(words);
-  bool any_esc = false;
-  auto put = [&](std::size_t w, const char* p) {
-    std::uint64_t a, c, e, s;
-    scan_word(p, a, c, e, s);
-    b.nl[w] = a;
-    b.nn[w] = c;
-    b.esc[w] = e;
-    any_esc |= e != 0;
-    b.sp[w] = s;
-  };
-  const char* p = b.data;
-  // A view is read from memory, not from a buffer read(2) just filled: fetch a page ahead.
-  for (std::size_t w = 0; w < full; ++w, p += 64) {
-    __builtin_prefetch(p + 4096);
-    put(w, p);
-  }
-  if (full < words) {
-    alignas(16) char last[64] = {};
-    std::memcpy(last, p, b.size - full * 64);
-    put(full, last);
-  }
-  b.any_esc = any_esc;
+#if defined(TRAINREADY_SCAN_AVX2)
+  b.any_esc = kHaveAvx2 ? bitmap_pass_avx2(b, words, full) : bitmap_pass(b, words, full);
+#else
+  b.any_esc = bitmap_pass(b, words, full);
+#endif
   // A candidate tag at byte j: ' ' at j, 'N' at j + 1, ' ' at j + 5 (tag_at checks "CCL").
   b.nn[words] = b.sp[words] = 0;
   for (std::size_t w = 0; w < words; ++w)
@@ -432,13 +480,32 @@ std::size_t tag_at(const Block& b, std::size_t ls, std::size_t len, std::size_t 
 
 // " via " from the end of a connection line's message, as State::channel looks for it.
 std::size_t via_in(std::string_view m) {
-  for (std::size_t len = m.size(); len > 9;) {
+  auto via_at = [&](std::size_t i) {
+    return i >= 1 && i + 3 < m.size() && m[i - 1] == ' ' && m[i + 1] == 'i' && m[i + 2] == 'a' &&
+           m[i + 3] == ' ';
+  };
+  std::size_t len = m.size();
+#if defined(__SSE2__)
+  // The 'v's of the last bytes 16 at a time, last first (a memrchr call costs more than the
+  // ~25 bytes it scans on a connection line), while every 'v' found lies at offset 10 or more;
+  // then the loop below from where this stopped: the same 'v's tried in the same order.
+  for (; len >= 26; len -= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(m.data() + len - 16));
+    auto bits =
+        static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('v'))));
+    while (bits) {
+      const unsigned top = 31u - static_cast<unsigned>(__builtin_clz(bits));
+      const std::size_t i = len - 16 + top;
+      if (via_at(i)) return i - 1;
+      bits &= ~(1u << top);
+    }
+  }
+#endif
+  while (len > 9) {
     const void* hit = ::memrchr(m.data(), 'v', len);
     if (!hit) break;
     const std::size_t i = static_cast<std::size_t>(static_cast<const char*>(hit) - m.data());
-    if (i >= 1 && i + 3 < m.size() && m[i - 1] == ' ' && m[i + 1] == 'i' && m[i + 2] == 'a' &&
-        m[i + 3] == ' ')
-      return i - 1;
+    if (via_at(i)) return i - 1;
     len = i;
   }
   return std::string_view::npos;
@@ -457,7 +524,7 @@ std::size_t torchrun_prefix(std::string_view t) {
       return k;
     }
   }
-  return line_prefix_length(t);
+  return t.empty() || !line_prefix_may_start(t[0]) ? 0 : line_prefix_length(t);
 }
 
 void classify(Block& b, std::size_t head_mask) {
@@ -539,22 +606,29 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
     const std::size_t count = b.lines.size();
     for (std::size_t i = 0; i < count; ++i) {
       const LineDesc& d = b.lines[i];
-      // A large job's heads do not stay in cache: fetch the slot pair of a line 16 ahead, and
-      // the head text and Live of the line 8 ahead (its slots fetched 8 lines ago).
+      // A large job's heads do not stay in cache: fetch the keys of a line 16 ahead, the slot
+      // of a line 12 ahead when its key is there, and the head text and Live of the line 8
+      // ahead. A head not met (most lines of a log with a distinct host:pid on each) costs a
+      // look at its key, never a fetch of its slot.
       if (!st.heads.empty()) {
         const std::size_t mask = st.heads.size() - 1;
-        if (i + 16 < count && b.lines[i + 16].kind == 1) {
-          const char* slot =
-              reinterpret_cast<const char*>(&st.heads[b.lines[i + 16].head_slot & mask & ~1u]);
-          __builtin_prefetch(slot);
-          __builtin_prefetch(slot + 64);
-          __builtin_prefetch(slot + 128);
+        if (i + 16 < count && b.lines[i + 16].kind == 1)
+          __builtin_prefetch(&st.head_keys[b.lines[i + 16].head_slot & mask]);
+        auto slot_of = [&](std::uint32_t hash) -> const State::HeadSlot* {
+          const std::size_t at = hash & mask;
+          const std::uint32_t key = State::head_key(hash);
+          if (st.head_keys[at] == key) return &st.heads[at];
+          if (st.head_keys[at ^ 1] == key) return &st.heads[at ^ 1];
+          return nullptr;
+        };
+        if (i + 12 < count && b.lines[i + 12].kind == 1) {
+          if (const State::HeadSlot* h = slot_of(b.lines[i + 12].head_slot)) {
+            __builtin_prefetch(h);
+            __builtin_prefetch(reinterpret_cast<const char*>(h) + sizeof(*h) - 1);
+          }
         }
         if (i + 8 < count && b.lines[i + 8].kind == 1) {
-          const std::uint32_t hash = b.lines[i + 8].head_slot;
-          const State::HeadSlot* h = &st.heads[hash & mask];
-          if (h->hash != hash) h = &st.heads[(hash & mask) ^ 1];
-          if (h->hash == hash && h->stream) {  // a head not met costs no fetch
+          if (const State::HeadSlot* h = slot_of(b.lines[i + 8].head_slot)) {
             __builtin_prefetch(h->head.data());
             __builtin_prefetch(h->own);
           }

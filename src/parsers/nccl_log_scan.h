@@ -38,6 +38,10 @@ class NcclScanSource {
   void release_before(const char* p) {
     if (map_) map_->release_before(static_cast<std::size_t>(p - map_->data()));
   }
+  // About to read [p, p + n) of view(): a mapping maps its pages at once (MappedFile::populate).
+  void populate(const char* p, std::size_t n) const {
+    if (map_) map_->populate(static_cast<std::size_t>(p - map_->data()), n);
+  }
   // The mapped file shrank while it was read (a page of the mapping was found gone, or the
   // file is now shorter than the mapping: a cut inside the last page or in pages already read
   // raises no fault): what was read of it is not the file.
