@@ -15,6 +15,22 @@ const std::vector<NcclResultCause> kCauses = {
     // sites that return it: shared memory (src/misc/shmutils.cc ncclShmOpen: open, fallocate /
     // ftruncate, mmap), sockets (src/misc/socket.cc: bind, connect, poll, send/recv), memory
     // registration (src/misc/ibvwrap.cc ibv_reg_mr), @ v2.30.7-1.
+    // NCCL_GRAPH_FILE: ncclTopoGetXmlGraphFromFile returns ncclSystemError when it cannot open
+    // the file ("Could not open XML graph file %s : %s"); ncclTopoCompute reads it only when
+    // NCCL_GRAPH_FILE is set. A missing NCCL_TOPO_FILE only warns (ncclTopoGetXmlFromFile
+    // returns ncclSuccess), so it is not such a cause.
+    {"ncclSystemError", "graph-file", C::kGraphFile,
+     "NCCL could not open the graph file NCCL_GRAPH_FILE names (a path that does not exist on "
+     "this host or in this container); NCCL_GRAPH_FILE replaces NCCL's own ring/tree search "
+     "with a file, an experiment setting, and a graph written for another machine or VM size "
+     "forces channels this one does not have",
+     "ls -l \"$NCCL_GRAPH_FILE\" on every host, and grep -H NCCL_GRAPH_FILE /etc/nccl.conf "
+     "~/.nccl.conf; the run passes with it unset",
+     "unset NCCL_GRAPH_FILE (in the job's environment, /etc/nccl.conf, ~/.nccl.conf); if it is "
+     "needed, regenerate it with NCCL_GRAPH_DUMP_FILE on this machine and NCCL version",
+     "src/graph/xml.cc ncclTopoGetXmlGraphFromFile (WARN \"Could not open XML graph file\", "
+     "return ncclSystemError) :777 @ v2.7.8-1, :836 @ v2.12.12-1, :1257 @ v2.30.7-1; "
+     "src/graph/search.cc ncclTopoCompute (getenv NCCL_GRAPH_FILE)"},
     {"ncclSystemError", "shm-too-small", C::kContainer,
      "/dev/shm is too small or full for NCCL's shared-memory segments: NCCL creates them in "
      "/dev/shm to talk between the processes of one host, and a container gets only Docker's "
@@ -147,12 +163,15 @@ std::string_view nccl_result_text(std::string_view result) {
 const std::vector<NcclResultCause>& nccl_result_causes() { return kCauses; }
 
 std::vector<const NcclResultCause*> ranked_nccl_result_causes(std::string_view result,
-                                                              bool container, bool multi_host) {
+                                                              bool container, bool multi_host,
+                                                              bool graph_file) {
   std::vector<const NcclResultCause*> first, rest;
   for (const NcclResultCause& c : kCauses) {
     if (c.result != result) continue;
+    if (c.first_when == C::kGraphFile && !graph_file) continue;
     const bool cued = (c.first_when == C::kContainer && container) ||
-                      (c.first_when == C::kMultiHost && multi_host);
+                      (c.first_when == C::kMultiHost && multi_host) ||
+                      (c.first_when == C::kGraphFile && graph_file);
     (cued ? first : rest).push_back(&c);
   }
   first.insert(first.end(), rest.begin(), rest.end());

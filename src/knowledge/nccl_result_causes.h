@@ -13,6 +13,7 @@ enum class NcclResultCue {
   kAny,        // holds always: the cause's place when no cue moves it
   kContainer,  // the job runs in a container (docker run, --shm-size, /dev/shm, nvcr.io, k8s)
   kMultiHost,  // the job spans several hosts (--nnodes 2, a hostfile, two hosts' NCCL lines)
+  kGraphFile,  // NCCL_GRAPH_FILE set by environment; a cause with this cue is listed only then
 };
 
 struct NcclResultCause {
@@ -35,6 +36,7 @@ const std::vector<NcclResultCause>& nccl_result_causes();
 // The causes of `result`, the ones the log's cues put first ahead of the others (table order
 // within each group); empty when the table has none for it.
 std::vector<const NcclResultCause*> ranked_nccl_result_causes(std::string_view result,
-                                                              bool container, bool multi_host);
+                                                              bool container, bool multi_host,
+                                                              bool graph_file = false);
 
 }  // namespace trainready

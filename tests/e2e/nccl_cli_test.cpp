@@ -30,10 +30,7 @@ TEST(NcclCli, EveryFixtureLogGetsItsVerdict) {
        "problems",
        {"nccl-ib-completion-error"}},
       {"mlengineering-jz-socket-connect-refused-warn.log", "problems", {"nccl-connection-failed"}},
-      // PyTorch's error alone: its causes ranked by what the log shows, above the unranked list.
-      {"mlengineering-jz-unhandled-system-error-nccl2.7.8.log",
-       "problems",
-       {"framework-nccl-error", "nccl-system-error"}},
+      {"mlengineering-jz-unhandled-system-error-nccl2.7.8.log", "problems", {"nccl-system-error"}},
       {"mlengineering-pytorch-watchdog-collective-timeout-desync.log",
        "problems",
        {"nccl-collective-timeout"}},

@@ -5,6 +5,7 @@
 #include "knowledge/nccl_result_causes.h"
 #include "rules/rule_factories.h"
 #include "rules/run/framework_evidence.h"
+#include "rules/run/nccl_result_reading.h"
 #include "rules/run/run_evidence.h"
 
 namespace trainready {
@@ -59,14 +60,12 @@ std::string meaning(const std::string& result, int v2_30) {
   return "the framework aborted its NCCL communicator after a failure it detected";
 }
 
-// The issues the nccl-* rules only quote back (nccl-warnings) or read as a list of every
-// possible cause (nccl-system-error): the framework's reading, ranked by the log's context, is
-// more than they say.
+// The issues the nccl-* rules only quote back (nccl-warnings): the framework's reading, ranked by
+// the log's context, is more than they say. An unhandled system error is nccl-system-error's,
+// which reads it with the same ranked causes (rules/run/nccl_result_reading.h).
 bool only_quoted_issues(const NcclRunFacts& f) {
   for (const auto& [problem, issue] : f.issues)
-    if (problem != NcclProblem::kCudaError && problem != NcclProblem::kInternalError &&
-        problem != NcclProblem::kSystemError)
-      return false;
+    if (problem != NcclProblem::kCudaError && problem != NcclProblem::kInternalError) return false;
   return true;
 }
 
@@ -76,57 +75,6 @@ bool nccl_text_explains(const NcclRunFacts& f) {
   for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin()))
     if (nccl_kb_severity(r) == Severity::kError) return true;
   return false;
-}
-
-// What the log shows about where the job ran, said in a few words.
-std::string context_words(const NcclRunFacts& f, bool container, bool multi_host) {
-  std::string w;
-  if (container)
-    w = "a container (\"" + f.framework.container->what + "\", line " +
-        std::to_string(f.framework.container->where.line) + ")";
-  if (multi_host) {
-    if (!w.empty()) w += " and ";
-    w += f.framework.multi_host ? "several hosts (\"" + f.framework.multi_host->what + "\", line " +
-                                      std::to_string(f.framework.multi_host->where.line) + ")"
-                                : std::string("several hosts (NCCL's lines)");
-  }
-  return w;
-}
-
-// The result's causes ranked by the log's context: the top one with its confirming experiment,
-// the next ones in order. Empty when the table has none for the result.
-bool ranked_reading(Finding& x, const NcclRunFacts& f, const std::string& result) {
-  const bool container = f.framework.container.has_value();
-  const bool multi_host = f.framework.multi_host.has_value() || f.multi_node();
-  const auto causes = ranked_nccl_result_causes(result, container, multi_host);
-  if (causes.empty()) return false;
-  const std::string ctx = context_words(f, container, multi_host);
-  const NcclResultCause& top = *causes.front();
-  std::string c = ctx.empty() ? "The log shows neither a container nor a second host, so the "
-                                "causes are in their usual order (the node's own resources "
-                                "before the network between hosts)"
-                              : "The log shows " + ctx + ", which puts the causes in this order";
-  c += ". Most likely " + std::string(top.cause) + ". Confirm: " + std::string(top.confirm) + ".";
-  std::string fix = std::string(1, static_cast<char>(std::toupper(top.fix[0]))) +
-                    std::string(top.fix.substr(1)) + ".";
-  for (std::size_t i = 1; i < causes.size(); ++i) {
-    c += (i == 1 ? " If not: " : " Then: ") + std::string(causes[i]->cause) +
-         " (confirm: " + std::string(causes[i]->confirm) + ").";
-    if (i < 3) fix += " If not: " + std::string(causes[i]->fix) + ".";
-  }
-  x.cause += " " + c;
-  x.fix = fix +
-          " To see the failing call itself, rerun with NCCL_DEBUG=INFO "
-          "NCCL_DEBUG_SUBSYS=INIT,NET (NCCL_DEBUG_FILE=/path/nccl.%h.%p.log) and run `trainready "
-          "nccl` on those logs.";
-  if (container)
-    x.evidence.push_back({"the job runs in a container: " + f.framework.container->text,
-                          f.framework.container->where});
-  if (f.framework.multi_host)
-    x.evidence.push_back({"the job spans several hosts: " + f.framework.multi_host->text,
-                          f.framework.multi_host->where});
-  x.rank = 45;
-  return true;
 }
 
 // A fatal signal whose backtrace runs through NCCL's code.
@@ -250,16 +198,6 @@ class FrameworkNcclError : public Rule {
     if (!only_quoted_issues(f) || !f.timeouts.empty() || nccl_text_explains(f)) return {};
     auto events = framework_events(
         f.framework, {FrameworkEventKind::kNcclError, FrameworkEventKind::kCommAborted});
-    // NCCL's "unhandled system error" text with no framework line around it that the readers
-    // know (a title, a reworded paste), and no NCCL record: read as the framework's would be.
-    FrameworkEvent bare;
-    const NcclIssue* sys = find_issue(f, NcclProblem::kSystemError);
-    if (events.empty() && sys && f.streams.empty() && !sys->examples.empty()) {
-      bare.detail = "ncclSystemError";
-      bare.text = sys->examples.front().text;
-      bare.where = sys->examples.front().where;
-      events.push_back(&bare);
-    }
     if (events.empty()) return {};
     const FrameworkEvent* named = events.front();
     for (const FrameworkEvent* ev : events)
@@ -298,7 +236,7 @@ class FrameworkNcclError : public Rule {
           "process), then run `trainready nccl` on those logs: NCCL's WARN line names the call "
           "and the peer. Read the earliest error across ranks first; the others follow from it.";
     x.rank = 30;
-    if (!type) ranked_reading(x, f, result);
+    if (!type) nccl_result_ranked_reading(x, f, result);
     RuleOutcome o;
     o.findings.push_back(std::move(x));
     return o;

@@ -1,0 +1,71 @@
+#include "rules/run/nccl_result_reading.h"
+
+#include <cctype>
+
+#include "knowledge/nccl_result_causes.h"
+#include "rules/run/run_evidence.h"
+
+namespace trainready {
+namespace {
+
+// What the log shows about where the job ran, said in a few words.
+std::string context_words(const NcclRunFacts& f, bool container, bool multi_host) {
+  std::string w;
+  if (container)
+    w = "a container (\"" + f.framework.container->what + "\", line " +
+        std::to_string(f.framework.container->where.line) + ")";
+  if (multi_host) {
+    if (!w.empty()) w += " and ";
+    w += f.framework.multi_host ? "several hosts (\"" + f.framework.multi_host->what + "\", line " +
+                                      std::to_string(f.framework.multi_host->where.line) + ")"
+                                : std::string("several hosts (NCCL's lines)");
+  }
+  return w;
+}
+
+}  // namespace
+
+// The result's causes ranked by the log's context: the top one with its confirming experiment,
+// the next ones in order. Empty when the table has none for the result.
+bool nccl_result_ranked_reading(Finding& x, const NcclRunFacts& f, const std::string& result) {
+  const bool container = f.framework.container.has_value();
+  const bool multi_host = f.framework.multi_host.has_value() || f.multi_node();
+  const auto graph = f.env.find("NCCL_GRAPH_FILE");
+  const bool graph_file = graph != f.env.end();
+  const auto causes = ranked_nccl_result_causes(result, container, multi_host, graph_file);
+  if (causes.empty()) return false;
+  const std::string ctx = context_words(f, container, multi_host);
+  const NcclResultCause& top = *causes.front();
+  std::string c =
+      graph_file ? "The log shows NCCL_GRAPH_FILE set by environment (to " + graph->second.value +
+                       ")" + (ctx.empty() ? std::string() : " and " + ctx) +
+                       ", which puts the causes in this order"
+      : ctx.empty() ? "The log shows neither a container nor a second host, so the causes are in "
+                      "their usual order (the node's own resources before the network between "
+                      "hosts)"
+                    : "The log shows " + ctx + ", which puts the causes in this order";
+  c += ". Most likely " + std::string(top.cause) + ". Confirm: " + std::string(top.confirm) + ".";
+  std::string fix = std::string(1, static_cast<char>(std::toupper(top.fix[0]))) +
+                    std::string(top.fix.substr(1)) + ".";
+  for (std::size_t i = 1; i < causes.size(); ++i) {
+    c += (i == 1 ? " If not: " : " Then: ") + std::string(causes[i]->cause) +
+         " (confirm: " + std::string(causes[i]->confirm) + ").";
+    if (i < 3) fix += " If not: " + std::string(causes[i]->fix) + ".";
+  }
+  x.cause += " " + c;
+  x.fix = fix +
+          " To see the failing call itself, rerun with NCCL_DEBUG=INFO "
+          "NCCL_DEBUG_SUBSYS=INIT,NET (NCCL_DEBUG_FILE=/path/nccl.%h.%p.log) and run `trainready "
+          "nccl` on those logs.";
+  if (graph_file) x.evidence.push_back(evidence(graph->second.line));
+  if (container)
+    x.evidence.push_back({"the job runs in a container: " + f.framework.container->text,
+                          f.framework.container->where});
+  if (f.framework.multi_host)
+    x.evidence.push_back({"the job spans several hosts: " + f.framework.multi_host->text,
+                          f.framework.multi_host->where});
+  x.rank = 45;
+  return true;
+}
+
+}  // namespace trainready

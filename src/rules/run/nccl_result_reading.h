@@ -1,0 +1,17 @@
+#pragma once
+// The reading of a ncclResult_t that no NCCL WARN line explains: its causes from the table in
+// knowledge/nccl_result_causes.h, ranked by what the log shows (a container, several hosts,
+// NCCL_GRAPH_FILE set), the top one with its confirming experiment. framework-nccl-error and
+// nccl-system-error both read results this way, so one failure gets one account.
+#include <string>
+
+#include "core/finding.h"
+#include "facts/nccl_run_facts.h"
+
+namespace trainready {
+
+// Adds the ranked causes of `result` to x.cause, their fixes to x.fix and the cue lines to
+// x.evidence, and sets x.rank; false (x unchanged) when the table has no cause for `result`.
+bool nccl_result_ranked_reading(Finding& x, const NcclRunFacts& f, const std::string& result);
+
+}  // namespace trainready
