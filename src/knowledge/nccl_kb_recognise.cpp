@@ -71,13 +71,16 @@ std::vector<std::string> alternatives(std::string_view p) {
   return out;
 }
 
-// The form the literal test compares: ASCII lower case, no space before ':', no trailing '.'
+// The form the literal test compares: ASCII lower case, no space around ':', no trailing '.'
 // (what a human retyping NCCL's "NET/IB : No device found." changes).
 std::string loose(std::string_view s) {
   std::string out;
   out.reserve(s.size());
+  bool after_colon = false;
   for (char c : s) {
-    if (c == ':')
+    if (c == ' ' && after_colon) continue;
+    after_colon = c == ':';
+    if (after_colon)
       while (!out.empty() && out.back() == ' ') out.pop_back();
     out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
   }
@@ -127,8 +130,10 @@ std::vector<std::string> spellings(std::string_view t) {
 
 // The line names the stack a passthrough string comes from (CUDA, NCCL, verbs, a NET plugin).
 bool names_the_stack(std::string_view t) {
-  for (std::string_view w : {"cuda", "nccl", "ibv_", "net/", "rdma", "libfabric"})
+  for (std::string_view w : {"cuda", "nccl", "libfabric"})
     if (icontains(t, w)) return true;
+  for (std::string_view w : {"ibv_", "NET/", "rdma", "RDMA"})
+    if (t.find(w) != std::string_view::npos) return true;
   return false;
 }
 
