@@ -219,11 +219,20 @@ def load_kb(kb_dir, errors):
                 in_range("v2.18.1-1", e.get("versions"))
             except ValueError as x:
                 errors.append(f"{where}: {x}")
+            if doc.get("subsystem") == "fixed-in" and "fixed_in" not in e:
+                errors.append(f"{where}: an entry of fixed-in.yaml needs fixed_in (the release "
+                              "that fixed the bug)")
             if "fixed_in" in e:
                 if not re.fullmatch(r"\d+\.\d+(\.\d+)?", str(e["fixed_in"])):
                     errors.append(f"{where}: fixed_in must be a release such as '2.19.4'")
                 elif not re.search(r"release note|release-notes|git show v", str(e.get("source"))):
                     errors.append(f"{where}: a fixed_in entry's source must name the release note")
+                elif not re.fullmatch(r">=\s*\d+(\.\d+){0,2}", str(e.get("versions", ""))):
+                    errors.append(f"{where}: a fixed_in entry needs versions '>=X' (the first "
+                                  "release with the bug)")
+                elif not in_range("v" + str(e["versions"]).lstrip(">= "),
+                                  "<" + str(e["fixed_in"])):
+                    errors.append(f"{where}: versions must start before fixed_in")
             if "in_file" in e:
                 try:
                     re.compile(str(e["in_file"]))
@@ -390,7 +399,8 @@ def main():
     a = ap.parse_args()
     a.sites = a.sites or [os.path.join(ROOT, "tests", "data", "nccl-sites", name) for name in
                           ("nccl-sites-v2.4-v2.17.jsonl", "nccl-sites-v2.18-v2.30.jsonl",
-                           "aws-ofi-nccl-sites-v1.14-v1.21.jsonl")]
+                           "aws-ofi-nccl-sites-v1.14-v1.21.jsonl",
+                           "libfabric-efa-sites-v1.18-v2.6.jsonl")]
 
     sites = []
     for path in a.sites:
@@ -409,8 +419,9 @@ def read_sites(path, sites):
                     s = json.loads(line)
                     # A site whose format is not a literal (a variable) renders as "": no entry
                     # can claim it, and it still counts against coverage.
-                    if s.get("prefix") in PLUGIN_OF_PREFIX:
-                        name = PLUGIN_OF_PREFIX[s["prefix"]]
+                    # a plugin's or library's site: "plugin" names it (libfabric's, no prefix)
+                    if s.get("plugin") or s.get("prefix") in PLUGIN_OF_PREFIX:
+                        name = s.get("plugin") or PLUGIN_OF_PREFIX[s["prefix"]]
                         s["tags"] = [f"{name} {t}" for t in s["tags"]]
                         s["where"] = {f"{name} {t}": w for t, w in s["where"].items()}
                     s["_texts"] = renderings(s)
@@ -430,6 +441,26 @@ def read_sites(path, sites):
         print(f"{path}: {x}", file=sys.stderr)
         return 2
     return 0
+
+
+def check_fixed_in_review(kb, entries, errors):
+    """Each fixed_in entry is named in the review of NCCL's release notes (docs/nccl-fixed-in.md
+    beside the knowledge base's repository), so the table says which note it comes from."""
+    fixed = [e for e in entries if e.get("fixed_in")]
+    if not fixed:
+        return
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(kb))), "docs",
+                        "nccl-fixed-in.md")
+    try:
+        with open(path, encoding="utf-8") as f:
+            review = f.read()
+    except OSError as x:
+        errors.append(f"{path}: the review of the release notes is missing ({x.strerror})")
+        return
+    for e in fixed:
+        if f"**entry** `{e['id']}`" not in review:
+            errors.append(f"{e['_file']}: {e['id']}: not named as an entry in the release-note "
+                          f"review ({os.path.relpath(path, ROOT)})")
 
 
 def report(a, sites):
@@ -468,10 +499,20 @@ def report(a, sites):
         for i in ids:
             used[i] += 1
     check_levels(entries, sites, readers, errors)
+    check_fixed_in_review(a.kb, entries, errors)
     for e in entries:
         if e.get("kind") == "passthrough":
             continue  # CUDA/driver/framework text NCCL passes through: justified by its own source
-        if e["id"] not in used:
+        if e["id"] not in used and e.get("fixed_in") and not any(
+                in_range(t, e.get("versions")) and in_range(t, "<" + str(e["fixed_in"]))
+                for s in sites if not plugin_site(s) for t in s["tags"]) and any(
+                e in r for r in readers):
+            # Before 2.18 the site lists keep only the last patch tag of each minor release, so
+            # a bug fixed inside a minor (2.4.2 .. 2.4.5, 2.7.3 .. 2.7.6) has no listed tag: the
+            # message at a listed tag (the same site, printed before or in those releases)
+            # justifies it, with the affected tags cited in its source.
+            pass
+        elif e["id"] not in used:
             errors.append(f"{e['_file']}: {e['id']}: matches no message site of any release "
                           "(an entry must be justified by a site in NCCL's source)")
         elif len(subsystems_of[e["id"]]) > 2:

@@ -111,6 +111,7 @@ json to_json(const NcclRunFacts& f) {
   j["tuning"] = tuning;
   j["nccl_tests_table_file"] =
       f.nccl_tests_table_file.empty() ? json(nullptr) : json(f.nccl_tests_table_file);
+  j["nccl_tests_devices"] = f.nccl_tests_devices ? log_line(*f.nccl_tests_devices) : json(nullptr);
   j["hosts"] = f.hosts();
   json streams = json::array();
   for (const auto& [k, s] : f.streams) {

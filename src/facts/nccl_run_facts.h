@@ -218,6 +218,11 @@ struct NcclRunFacts {
   // The first file that holds an nccl-tests result table (nccl-tests run with NCCL_DEBUG=INFO):
   // its header line ("#  size  count  type  redop ... busbw"); empty when there is none.
   std::string nccl_tests_table_file;
+  // nccl-tests' first device line ("#  Rank  0 Pid 15833 on host device 0 [0x02] GeForce ..."):
+  // the harness listed its GPUs, then creates its communicators, then prints its table header
+  // (src/common.cu: "# Using devices", ncclCommInitAll / ncclCommInitRank, header; v2.0.0,
+  // v2.13.8). A log with this line and no header ends inside communicator init.
+  std::optional<LogLine> nccl_tests_devices;
   // The ring search NCCL settled on with the fewest channels (the slowest rank sets the pace).
   const NcclGraphSearch* ring_search() const;
 

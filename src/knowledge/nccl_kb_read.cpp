@@ -147,18 +147,28 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f) {
   return out;
 }
 
+namespace {
+
+// The entry reads the line's text: kind, level, printing file and match (releases aside).
+bool reads_text(const NcclKbEntry& e, const NcclKbLine& line) {
+  if ((e.kind == NcclKbKind::kTrail) != line.trail) return false;
+  // A framework's line (level kAny) may quote a WARN: NCCL keeps the text of its last WARN
+  // for ncclGetLastError() (src/debug.cc:263-270, src/init.cc:3445 @ v2.30.7-1), which
+  // PyTorch prints after "Last error:". INFO text never reaches it.
+  if (e.level != NcclKbLevel::kAny && e.level != line.level &&
+      !(e.level == NcclKbLevel::kWarn && line.level == NcclKbLevel::kAny))
+    return false;
+  if (e.in_file && (line.file.empty() || !search(*e.in_file, line.file))) return false;
+  if (!e.literal.empty() && line.message.find(e.literal) == std::string::npos) return false;
+  return search(e.match, line.message);
+}
+
+}  // namespace
+
 std::vector<const NcclKbEntry*> nccl_kb_matches(const NcclKnowledgeBase& kb, const NcclKbLine& line,
                                                 const NcclRunFacts& f) {
   std::vector<const NcclKbEntry*> out;
   for (const NcclKbEntry& e : kb.entries()) {
-    if ((e.kind == NcclKbKind::kTrail) != line.trail) continue;
-    // A framework's line (level kAny) may quote a WARN: NCCL keeps the text of its last WARN
-    // for ncclGetLastError() (src/debug.cc:263-270, src/init.cc:3445 @ v2.30.7-1), which
-    // PyTorch prints after "Last error:". INFO text never reaches it.
-    if (e.level != NcclKbLevel::kAny && e.level != line.level &&
-        !(e.level == NcclKbLevel::kWarn && line.level == NcclKbLevel::kAny))
-      continue;
-    if (e.in_file && (line.file.empty() || !search(*e.in_file, line.file))) continue;
     if (!e.versions.empty() && !f.versions.empty()) {
       bool any = false;
       for (const auto& [v, l] : f.versions) any = any || nccl_version_in(v, e.versions);
@@ -169,8 +179,19 @@ std::vector<const NcclKbEntry*> nccl_kb_matches(const NcclKnowledgeBase& kb, con
       for (const auto& [v, l] : f.versions) older = older || nccl_version_in(v, "<" + e.fixed_in);
       if (!older) continue;
     }
-    if (!e.literal.empty() && line.message.find(e.literal) == std::string::npos) continue;
-    if (search(e.match, line.message)) out.push_back(&e);
+    if (reads_text(e, line)) out.push_back(&e);
+  }
+  return out;
+}
+
+std::vector<const NcclKbCause*> nccl_kb_fixed_bugs(const NcclKnowledgeBase& kb,
+                                                   const NcclKbLine& line, const NcclRunFacts& f) {
+  std::vector<const NcclKbCause*> out;
+  if (!f.versions.empty()) return out;  // a known release: nccl_kb_matches decided
+  for (const NcclKbEntry& e : kb.entries()) {
+    if (e.fixed_in.empty() || e.causes.empty() || !reads_text(e, line)) continue;
+    // The bug's cause as the entry states it, when the log does not rule its context out.
+    if (nccl_kb_when_holds(e.causes.front().when, f)) out.push_back(&e.causes.front());
   }
   return out;
 }
@@ -280,7 +301,9 @@ bool quotes_more(const NcclKbEntry& message, const NcclKbEntry& passed) {
          message.literal.size() > 2 * passed.literal.size();
 }
 
-int specificity(const NcclKbEntry& e) { return e.in_file ? 2 : !e.fixed_in.empty() ? 1 : 0; }
+// The printing file first, then a bug of the log's release: a fixed bug of one file (include/
+// shm.h) comes before that file's ordinary entry.
+int specificity(const NcclKbEntry& e) { return (e.in_file ? 2 : 0) + (e.fixed_in.empty() ? 0 : 1); }
 }  // namespace
 
 Severity nccl_kb_severity(const NcclMessageReading& r) {
@@ -359,6 +382,12 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       r.cause_seen = best_seen;
       for (const NcclKbCause& x : best->causes)
         if (&x != best_cause) r.others.push_back(&x);
+      // No version in the log: a bug fixed in a later release that prints this message is one
+      // more cause to ask about ("if your NCCL is older than X"), after the message's likeliest
+      // ones and among the three the finding names.
+      if (best->fixed_in.empty())
+        for (const NcclKbCause* c : nccl_kb_fixed_bugs(kb, line, f))
+          r.others.insert(r.others.begin() + std::min<std::size_t>(r.others.size(), 2), c);
       if (!line.file.empty()) r.file_subsystem = kb.subsystem_of_file(file_of(line.file));
       r.line = line;
       out.push_back(std::move(r));

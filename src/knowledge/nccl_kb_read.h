@@ -50,6 +50,12 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f);
 std::vector<const NcclKbEntry*> nccl_kb_matches(const NcclKnowledgeBase& kb, const NcclKbLine& line,
                                                 const NcclRunFacts& f);
 
+// When the log shows no NCCL version: the bugs fixed in a later release (fixed_in entries) whose
+// message `line` is, as their first cause (the bug), where its context holds. Empty when the log
+// shows a version (nccl_kb_matches then admits or rejects the fixed_in entry itself).
+std::vector<const NcclKbCause*> nccl_kb_fixed_bugs(const NcclKnowledgeBase& kb,
+                                                   const NcclKbLine& line, const NcclRunFacts& f);
+
 // Whether a cause's context holds in this run (unknown facts do not hold).
 bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f);
 

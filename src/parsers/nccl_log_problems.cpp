@@ -317,7 +317,10 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
       f.nccl_tests_table_file = file;
   }
   if (!line.empty() && line[0] == '#') {
-    if (has(line, " Rank ") && has(line, " device ")) nccl_tests_device(line);
+    if (has(line, " Rank ") && has(line, " device ")) {
+      nccl_tests_device(line);
+      if (!f.nccl_tests_devices) f.nccl_tests_devices = log_line(trim(line), n);
+    }
     // gdb's backtrace frames ("#0 0x... in ncclShmOpen(...)") are the framework reader's.
     if (line.size() > 1 && line[1] >= '0' && line[1] <= '9') framework_line(line, n);
     return;

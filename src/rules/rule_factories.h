@@ -77,6 +77,7 @@ std::unique_ptr<Rule> make_nccl_tests_busbw_drop();
 std::unique_ptr<Rule> make_nccl_tests_busbw_low();
 std::unique_ptr<Rule> make_nccl_tests_ranks_share_gpu();
 std::unique_ptr<Rule> make_nccl_tests_wrong_results();
+std::unique_ptr<Rule> make_nccl_tests_stopped();
 std::unique_ptr<Rule> make_nccl_topo_file_missing();
 std::unique_ptr<Rule> make_nccl_topo_file_unset();
 std::unique_ptr<Rule> make_nccl_topology_file_few_channels();

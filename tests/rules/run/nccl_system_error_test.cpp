@@ -35,6 +35,28 @@ TEST(NcclSystemError, YieldsToTheWarnThatNamesTheCall) {
   EXPECT_EQ(alone.findings[0].rank, 40);
 }
 
+// NCCL_GRAPH_FILE set: NCCL returns ncclSystemError when it cannot open that file
+// (src/graph/xml.cc, ncclTopoGetXmlGraphFromFile), so the setting comes first; NCCL_TOPO_FILE
+// only warns when missing and is not such a cause.
+TEST(NcclSystemError, NamesTheGraphFileSetByEnvironment) {
+  const std::string head = "h1:7:9 [0] NCCL INFO ";
+  RuleOutcome o = log_rule(kId, log_text(head + "NCCL_GRAPH_FILE set by environment to /x/g.xml\n" +
+                                         "ncclSystemError: System call (e.g. socket, malloc) or "
+                                         "external library call failed or device error.\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].rank, 30);
+  EXPECT_EQ(o.findings[0].cause.rfind("NCCL_GRAPH_FILE is set (to /x/g.xml)", 0), 0u)
+      << o.findings[0].cause;
+  EXPECT_EQ(o.findings[0].fix.rfind("Unset NCCL_GRAPH_FILE", 0), 0u) << o.findings[0].fix;
+  RuleOutcome topo =
+      log_rule(kId, log_text(head + "NCCL_TOPO_FILE set by environment to /x/t.xml\n" +
+                             "ncclSystemError: System call (e.g. socket, malloc) or "
+                             "external library call failed or device error.\n"));
+  ASSERT_EQ(topo.findings.size(), 1u);
+  EXPECT_EQ(topo.findings[0].rank, 40);
+  EXPECT_EQ(topo.findings[0].cause.find("NCCL_GRAPH_FILE"), std::string::npos);
+}
+
 TEST(NcclSystemError, QuietOtherwise) {
   EXPECT_TRUE(log_rule(kId, log_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log"))
                   .findings.empty());

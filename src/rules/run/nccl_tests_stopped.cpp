@@ -1,0 +1,100 @@
+// nccl-tests-stopped: nccl-tests listed its GPUs and then printed no result. The harness prints
+// "# Using devices" and one line per GPU, then creates its communicators (ncclCommInitAll, or
+// ncclCommInitRank per GPU), then prints its table header, then runs the sizes (nccl-tests
+// src/common.cu @ v2.0.0: lines 728, 781-786, then the header; @ v2.13.8: 883, 954-959, 979).
+// So a log with the device lines and no header ends inside NCCL's communicator init, and one
+// with a header, no row and no summary ends inside the first collective.
+#include "rules/rule_factories.h"
+#include "rules/run/run_evidence.h"
+
+namespace trainready {
+namespace {
+
+class NcclTestsStopped : public Rule {
+ public:
+  std::string_view id() const override { return "nccl-tests-stopped"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override {
+    return "nccl-tests listed its GPUs and never printed a result";
+  }
+  RuleScope scope() const override { return RuleScope::kRunLog; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    const NcclRunFacts& f = *ctx.nccl_log;
+    if (!f.nccl_tests_devices)
+      return RuleOutcome::does_not_apply(
+          "the log holds no nccl-tests device list (\"# Using devices\")");
+    // An error NCCL or the framework reported stopped the run: its own finding says why.
+    if (!f.issues.empty() || !f.timeouts.empty() || !f.framework.events.empty()) return {};
+    const bool in_init = f.nccl_tests_table_file.empty();
+    if (in_init) {
+      // Every rank that began init finished it: the header went elsewhere (another file or
+      // stream) or the capture was cut after init; nothing says the run stopped in init.
+      bool init_lines = false, open = false;
+      for (const auto& [k, s] : f.streams) {
+        init_lines = init_lines || s.init_started || s.init_complete;
+        open = open || (s.init_started && !s.init_complete);
+      }
+      if (init_lines && !open) return {};
+    }
+    if (!in_init &&
+        (!ctx.nccl_tests || !ctx.nccl_tests->rows.empty() || !ctx.nccl_tests->truncated))
+      return {};
+    RuleOutcome o;
+    Finding x = finding(
+        in_init ? "nccl-tests listed its GPUs and printed no result: the log ends inside NCCL "
+                  "communicator init (before nccl-tests' table header)"
+                : "nccl-tests printed its table header and no result: the log ends inside its "
+                  "first collective");
+    x.evidence.push_back(evidence(*f.nccl_tests_devices));
+    x.evidence.push_back(
+        {"the harness creates its communicators after listing the GPUs and "
+         "prints the table header once they exist (nccl-tests src/common.cu)",
+         {}});
+    const std::string capture =
+        " If the capture was only cut short, rerun and keep the whole output: a complete run "
+        "ends with '# Out of bounds values' and '# Avg bus bandwidth'.";
+    if (f.multi_node()) {
+      x.cause =
+          "A run that spans hosts and stops here waits on a peer it cannot reach: a firewall "
+          "or security group that blocks NCCL's TCP ports between the hosts, NCCL choosing an "
+          "interface the peers cannot reach (NCCL_SOCKET_IFNAME unset), or a rank that never "
+          "started (NCCL user guide, Troubleshooting > Networking issues). Within each host, "
+          "PCIe peer-to-peer traffic that PCI Access Control Services (ACS) or the IOMMU "
+          "redirect through the root complex can also stall it (Troubleshooting > PCI Access "
+          "Control Services)." +
+          capture;
+      x.fix =
+          "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and compare where each rank "
+          "stops; check that every host reaches the others on the interface NCCL chose (nc -zv "
+          "on the bootstrap port, the firewall / security group rules) and set "
+          "NCCL_SOCKET_IFNAME to it. Run nccl-tests on one host alone: if that passes, the "
+          "network path is at fault.";
+      x.rank = 50;
+    } else {
+      x.cause =
+          "On one host, a run that stops in init or in its first collective is most often PCIe "
+          "peer-to-peer traffic that never arrives: PCI Access Control Services (ACS) on PCIe "
+          "switches or root ports, or the IOMMU (VT-d / AMD-Vi), redirect GPU-to-GPU traffic "
+          "through the root complex, which stalls or crawls (NCCL user guide, Troubleshooting "
+          "> PCI Access Control Services; GPUs without NVLink, on PCIe switches or across CPU "
+          "sockets, are the ones that use this path). A GPU in a bad state (an Xid in the "
+          "kernel log) does the same." +
+          capture;
+      x.fix =
+          "Confirm with NCCL_P2P_DISABLE=1: if the run then completes (slower), the P2P path is "
+          "at fault. Then disable ACS (`sudo lspci -vvv | grep ACSCtl` must show SrcValid- on "
+          "every bridge: BIOS setting or setpci) and set the IOMMU to passthrough "
+          "(iommu=pt / amd_iommu=pt) or off; in a VM enable ATS. Check `dmesg | grep -i xid`.";
+      x.rank = 50;
+    }
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_nccl_tests_stopped() { return std::make_unique<NcclTestsStopped>(); }
+
+}  // namespace trainready

@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+const char* kId = "nccl-tests-stopped";
+
+// nccl-tests' own lines around NCCL_DEBUG=INFO output, in the harness's order (src/common.cu):
+// device list, communicator init (NCCL's lines), table header, rows, summary.
+const std::string kDevices =
+    "# nThread 1 nGpus 2 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 20\n"
+    "#\n"
+    "# Using devices\n"
+    "#   Rank  0 Pid  15833 on gpu-a device  0 [0x02] NVIDIA RTX A6000\n"
+    "#   Rank  1 Pid  15833 on gpu-a device  1 [0x82] NVIDIA RTX A6000\n";
+const std::string kInit =
+    "gpu-a:15833:15833 [0] NCCL INFO Bootstrap : Using eth0:10.2.3.32<0>\n"
+    "gpu-a:15833:15833 [0] NCCL INFO NET/Socket : Using [0]eth0:10.2.3.32<0>\n"
+    "gpu-a:15833:15833 [1] NCCL INFO Setting affinity for GPU 1 to ff00ff\n";
+const std::string kHeader =
+    "#                                                       out-of-place                       "
+    "in-place          \n"
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+    "time   algbw   busbw #wrong\n"
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            "
+    "(us)  (GB/s)  (GB/s)       \n";
+const std::string kRows =
+    "           8             2     float     sum      -1    10.00    0.00    0.00      0    "
+    "10.00    0.00    0.00      0\n"
+    "     1048576        262144     float     sum      -1    80.00   13.11   13.11      0    "
+    "80.00   13.11   13.11      0\n"
+    "# Out of bounds values : 0 OK\n"
+    "# Avg bus bandwidth    : 6.5 \n";
+
+RuleOutcome judge(const std::string& text) {
+  NcclRunFacts f = log_text(text);
+  if (f.nccl_tests_table_file.empty()) return run_run_rule(kId, &f, nullptr);
+  NcclTestsFacts t = parse_nccl_tests(text, "t.log");
+  return run_run_rule(kId, &f, &t);
+}
+
+TEST(NcclTestsStopped, FiresWhenTheLogEndsInCommunicatorInitOnOneHost) {
+  RuleOutcome o = judge(kDevices + kInit);
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& x = o.findings[0];
+  EXPECT_NE(x.message.find("inside NCCL communicator init"), std::string::npos) << x.message;
+  EXPECT_EQ(x.evidence[0].where.line, 4);
+  EXPECT_NE(x.cause.find("Access Control Services (ACS)"), std::string::npos) << x.cause;
+  EXPECT_EQ(x.fix.rfind("Confirm with NCCL_P2P_DISABLE=1", 0), 0u) << x.fix;
+}
+
+TEST(NcclTestsStopped, FiresWhenTheLogEndsInTheFirstCollective) {
+  RuleOutcome o = judge(kDevices + kInit + kHeader);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("inside its first collective"), std::string::npos)
+      << o.findings[0].message;
+}
+
+TEST(NcclTestsStopped, QuietOnACompleteRun) {
+  RuleOutcome o = judge(kDevices + kInit + kHeader + kRows);
+  EXPECT_TRUE(o.findings.empty());
+  EXPECT_FALSE(o.skipped);
+}
+
+// The run stopped on an error another rule reads (nccl-system-error): that is the account.
+TEST(NcclTestsStopped, QuietWhenAnErrorSaysWhy) {
+  RuleOutcome o = judge(kDevices + kInit + "NCCL failure common.cu:874 'unhandled system error'\n");
+  EXPECT_TRUE(o.findings.empty());
+}
+
+// Every rank finished init: the header went to another stream or the capture was cut after it.
+TEST(NcclTestsStopped, QuietWhenInitCompleted) {
+  RuleOutcome o = judge(kDevices + kInit +
+                        "gpu-a:15833:15833 [0] NCCL INFO comm 0x55d0 rank 0 nranks 2 cudaDev 0 "
+                        "busId 2000 - Init START\n"
+                        "gpu-a:15833:15833 [0] NCCL INFO comm 0x55d0 rank 0 nranks 2 cudaDev 0 "
+                        "busId 2000 - Init COMPLETE\n");
+  EXPECT_TRUE(o.findings.empty());
+  RuleOutcome open = judge(kDevices + kInit +
+                           "gpu-a:15833:15833 [0] NCCL INFO comm 0x55d0 rank 0 nranks 2 cudaDev 0 "
+                           "busId 2000 - Init START\n");
+  EXPECT_EQ(open.findings.size(), 1u);
+}
+
+TEST(NcclTestsStopped, DoesNotApplyWithoutTheHarnessDeviceList) {
+  RuleOutcome o = judge(kInit);
+  EXPECT_TRUE(o.findings.empty());
+  EXPECT_FALSE(o.skipped);
+  EXPECT_FALSE(o.not_applicable.empty());
+}
+
+}  // namespace
+}  // namespace trainready::test

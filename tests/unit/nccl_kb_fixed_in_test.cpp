@@ -1,0 +1,154 @@
+// Every bug the knowledge base knows NCCL fixed in a later release (data/nccl-kb/fixed-in.yaml)
+// carries a test line here: the message as the affected release prints it (NCCL's format at that
+// tag), read first as the bug under a version line older than `fixed_in`, never under the fixed
+// release, and, without a version line, named among the ordinary entry's other causes. A new
+// fixed_in entry without a line here fails EveryFixedBugHasATestLine.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "knowledge/nccl_kb.h"
+#include "knowledge/nccl_kb_read.h"
+#include "parsers/nccl_log.h"
+
+namespace trainready::test {
+namespace {
+
+struct FixedCase {
+  std::string old_release;  // a release with the bug (inside `versions`, before `fixed_in`)
+  std::string line;         // the message as that release prints it
+};
+
+// id -> the test line. Formats: src/graph/rings.cc:38 @ v2.19.3-1, src/misc/ipcsocket.cc:57
+// @ v2.20.3-1, src/bootstrap.cc:77 @ v2.19.3-1, src/include/alloc.h:56 (CUCHECK) @ v2.26.2-1,
+// src/include/shm.h:42 (CUDACHECK) @ v2.4.2-1, src/init.cc:993 @ v2.7.6-1,
+// src/transport/net_ib.cc:330 @ v2.25.1-1, src/transport/net_ib.cc:533 @ v2.24.3-1.
+const std::map<std::string, FixedCase>& cases() {
+  static const std::map<std::string, FixedCase> k = {
+      {"fixed-2-19-4-ring-loop-back-pci-speed",
+       {"2.19.3",
+        "h:1:2 [7] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start "
+        "(13 != 15)"}},
+      {"fixed-2-20-5-uds-bind-comm-split",
+       {"2.20.3",
+        "h:1:2 [0] misc/ipcsocket.cc:57 NCCL WARN UDS: Binding to socket "
+        "/tmp/nccl-socket-0-5f3c1e failed : Address already in use"}},
+      {"fixed-2-21-5-bootstrap-barrier-tag",
+       {"2.19.3",
+        "h:1:2 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes instead "
+        "of 4"}},
+      {"fixed-2-26-2-roce-gid-type-einval",
+       {"2.25.1",
+        "h:1:2 [0] transport/net_ib.cc:330 NCCL WARN NET/IB: read failed in "
+        "ncclIbRoceGetVersionNum: Invalid argument"}},
+      {"fixed-2-26-2-nic-fusion-auto-merge-link-layer",
+       {"2.24.3",
+        "h:1:2 [0] transport/net_ib.cc:533 NCCL WARN NET/IB : Trying to merge multiple devices "
+        "together with different link_layer properties mlx5_0 -> 1, mlx5_1 -> 2. Try only "
+        "selecting NICs with one type of link using NCCL_IB_HCA"}},
+      {"fixed-2-26-3-cumem-host-numa-container",
+       {"2.26.2", "h:1:2 [0] include/alloc.h:56 NCCL WARN Cuda failure 2 'out of memory'"}},
+      {"fixed-2-7-8-send-recv-mismatch-check",
+       {"2.7.6",
+        "h:1:1 [0] init.cc:993 NCCL WARN Mismatched collective detected, please check your "
+        "collective calls at and around rank 3. You can use NCCL_DEBUG=INFO and "
+        "NCCL_DEBUG_SUBSYS=COLL to see the collective logs"}},
+      {"fixed-2-4-6-shm-segment-name-tree",
+       {"2.4.2", "h:1:2 [2] include/shm.h:42 NCCL WARN Cuda failure 'invalid argument'"}},
+  };
+  return k;
+}
+
+std::string with_version(const std::string& release, const std::string& line) {
+  return "h:1:1 [0] NCCL INFO NCCL version " + release + "+cuda12.2\n" + line + "\n";
+}
+
+std::vector<NcclMessageReading> read(const std::string& log) {
+  return read_nccl_messages(analyze_nccl_log_text(log, "t.log"), NcclKnowledgeBase::builtin());
+}
+
+const NcclMessageReading* reading_of(const std::vector<NcclMessageReading>& r,
+                                     const std::string& id) {
+  for (const NcclMessageReading& x : r)
+    if (x.entry->id == id) return &x;
+  return nullptr;
+}
+
+std::vector<const NcclKbEntry*> fixed_entries() {
+  std::vector<const NcclKbEntry*> out;
+  for (const NcclKbEntry& e : NcclKnowledgeBase::builtin().entries())
+    if (!e.fixed_in.empty()) out.push_back(&e);
+  return out;
+}
+
+TEST(NcclKbFixedIn, EveryFixedBugHasATestLineAndNamesItsReleaseNote) {
+  const auto fixed = fixed_entries();
+  ASSERT_GE(fixed.size(), cases().size());
+  for (const NcclKbEntry* e : fixed) {
+    EXPECT_EQ(e->file, "fixed-in.yaml") << e->id;
+    EXPECT_TRUE(cases().count(e->id)) << e->id << ": a fixed_in entry needs a test line here";
+    EXPECT_NE(e->source.find("release note"), std::string::npos) << e->id;
+    EXPECT_FALSE(e->versions.empty()) << e->id << ": the first release with the bug";
+  }
+  for (const auto& [id, c] : cases())
+    EXPECT_NE(NcclKnowledgeBase::builtin().find(id), nullptr) << id << ": no such entry";
+}
+
+// Under a release with the bug the entry reads the line, with the bug as its reading; under the
+// release that fixed it the entry never reads it (the ordinary entry does).
+TEST(NcclKbFixedIn, EachBugFiresBeforeItsFixAndStaysQuietFromIt) {
+  for (const NcclKbEntry* e : fixed_entries()) {
+    auto it = cases().find(e->id);
+    if (it == cases().end()) continue;  // reported by the test above
+    const FixedCase& c = it->second;
+    ASSERT_TRUE(nccl_version_in(c.old_release, e->versions)) << e->id;
+    ASSERT_TRUE(nccl_version_in(c.old_release, "<" + e->fixed_in)) << e->id;
+    const auto old = read(with_version(c.old_release, c.line));
+    ASSERT_FALSE(old.empty()) << e->id;
+    EXPECT_EQ(old.front().entry->id, e->id) << e->id;
+    EXPECT_EQ(old.front().cause, &e->causes.front()) << e->id << ": the bug is the reading";
+    EXPECT_TRUE(old.front().cause_seen) << e->id;
+    const auto fixed = read(with_version(e->fixed_in, c.line));
+    EXPECT_EQ(reading_of(fixed, e->id), nullptr) << e->id << " read at " << e->fixed_in;
+    ASSERT_FALSE(fixed.empty()) << e->id << ": the ordinary entry reads the line";
+    const auto later = read(with_version("2.30.7", c.line));
+    EXPECT_EQ(reading_of(later, e->id), nullptr) << e->id;
+  }
+}
+
+// Without a version line the ordinary entry reads the line, and names the bug among the three
+// other causes it lists ("if your NCCL is older than X"), as a maintainer asks for the version.
+TEST(NcclKbFixedIn, WithoutAVersionTheBugIsAnotherCauseOfTheOrdinaryReading) {
+  for (const NcclKbEntry* e : fixed_entries()) {
+    auto it = cases().find(e->id);
+    if (it == cases().end()) continue;
+    const auto r = read(it->second.line + "\n");
+    ASSERT_FALSE(r.empty()) << e->id;
+    EXPECT_EQ(reading_of(r, e->id), nullptr) << e->id;
+    const auto& others = r.front().others;
+    auto pos = std::find(others.begin(), others.end(), &e->causes.front());
+    ASSERT_NE(pos, others.end()) << e->id << " not among " << r.front().entry->id << "'s causes";
+    EXPECT_LT(pos - others.begin(), 3) << e->id << ": among the causes the finding names";
+  }
+}
+
+// The bug's own context decides: a "Message truncated" of another size under an affected release
+// is read by the fixed_in entry with an ordinary cause, and is not offered as the bug when the
+// log has no version.
+TEST(NcclKbFixedIn, TheBugsContextMustHold) {
+  const std::string other =
+      "h:1:2 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 4096 bytes instead of 256";
+  const auto r = read(with_version("2.19.3", other));
+  const NcclKbEntry* e = NcclKnowledgeBase::builtin().find("fixed-2-21-5-bootstrap-barrier-tag");
+  ASSERT_NE(e, nullptr);
+  ASSERT_FALSE(r.empty());
+  EXPECT_NE(r.front().cause, &e->causes.front());
+  const auto bare = read(other + "\n");
+  ASSERT_FALSE(bare.empty());
+  for (const NcclKbCause* c : bare.front().others) EXPECT_NE(c, &e->causes.front());
+}
+
+}  // namespace
+}  // namespace trainready::test
