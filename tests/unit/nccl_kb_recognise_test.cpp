@@ -58,6 +58,11 @@ TEST(NcclKbRecognise, OtherProducersStringsNeedLengthOrTheStackNamed) {
   EXPECT_EQ(ev->entry->id, "ibv-event-qp-error");
   EXPECT_TRUE(recogniser().read("transport retry counter exceeded"));
   EXPECT_TRUE(recogniser().read("an illegal memory access was encountered"));
+  auto p2p = recogniser().read(
+      "Failed: Cuda error x.cuh:307 'peer access is not supported "
+      "between these two devices'");
+  ASSERT_TRUE(p2p);
+  EXPECT_EQ(p2p->entry->id, "cuda-peer-access-unsupported");
   // Short ones only beside CUDA / NCCL / verbs.
   EXPECT_TRUE(recogniser().read("CUDA error: out of memory"));
   EXPECT_FALSE(recogniser().read("java.lang.OutOfMemoryError: out of memory"));
