@@ -139,6 +139,11 @@ bool names_the_stack(std::string_view t) {
 
 }  // namespace
 
+std::size_t NcclTextRecogniser::bigram(std::string_view s, std::size_t i) {
+  return static_cast<std::size_t>(static_cast<unsigned char>(s[i])) << 8 |
+         static_cast<unsigned char>(s[i + 1]);
+}
+
 NcclTextRecogniser::NcclTextRecogniser(const NcclKnowledgeBase& kb) {
   for (const NcclKbEntry& e : kb.entries()) {
     if (e.kind == NcclKbKind::kTrail) continue;
@@ -147,7 +152,8 @@ NcclTextRecogniser::NcclTextRecogniser(const NcclKnowledgeBase& kb) {
       const std::string lit = nccl_kb_required_literal(alt);
       if (lit.size() < kRecogniseMinLiteral) continue;
       const std::string key = loose(lit);
-      if (key.empty()) continue;
+      if (key.size() < 2) continue;
+      by_bigram_[bigram(key, 0)].push_back(static_cast<std::uint32_t>(candidates_.size()));
       candidates_.push_back({&e, key, !passthrough || lit.size() >= kRecogniseAloneLiteral});
     }
   }
@@ -157,12 +163,23 @@ std::optional<NcclTextReading> NcclTextRecogniser::read(std::string_view line) c
   line = trim(line);
   if (line.size() < 8) return std::nullopt;
   const std::string key = loose(line);
+  // The candidates whose literal the line holds, found by the literal's first two characters at
+  // each position (one table look-up a position, not a search of the line per candidate), then
+  // tried in knowledge-base order.
+  std::vector<std::uint32_t> found;
+  for (std::size_t i = 0; i + 1 < key.size(); ++i)
+    for (std::uint32_t k : by_bigram_[bigram(key, i)])
+      if (key.compare(i, candidates_[k].literal.size(), candidates_[k].literal) == 0)
+        found.push_back(k);
+  if (found.empty()) return std::nullopt;
+  std::sort(found.begin(), found.end());
+  found.erase(std::unique(found.begin(), found.end()), found.end());
   std::optional<std::vector<std::string>> tries;  // made when a literal is first found
   std::optional<NcclTextReading> best;
   std::optional<bool> stack;
-  for (const Candidate& c : candidates_) {
+  for (std::uint32_t k : found) {
+    const Candidate& c = candidates_[k];
     if (best && best->entry == c.entry) continue;
-    if (key.find(c.literal) == std::string::npos) continue;
     if (!c.alone) {
       if (!stack) stack = names_the_stack(line);
       if (!*stack) continue;

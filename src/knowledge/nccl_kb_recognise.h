@@ -16,6 +16,7 @@
 // matchers read it the same way, and whether only INFO-level entries know it (an INFO line: read
 // by its INFO or info-failure entry, never as a WARN).
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,7 +51,11 @@ class NcclTextRecogniser {
     std::string literal;  // of one alternative of its match
     bool alone;           // recognises a line without the stack named
   };
+  static std::size_t bigram(std::string_view s, std::size_t i);
   std::vector<Candidate> candidates_;
+  // Candidates by the first two characters of their literal.
+  std::vector<std::vector<std::uint32_t>> by_bigram_ =
+      std::vector<std::vector<std::uint32_t>>(65536);
 };
 
 // Whether `text` is recognised (NcclTextRecogniser over `kb`, built on every call: for tests).
