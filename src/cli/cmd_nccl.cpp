@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -155,6 +156,38 @@ std::shared_ptr<WatchFacts> replay(const std::vector<std::string>& recordings) {
   return facts;
 }
 
+// nccl-tests' output without NCCL's lines (run without NCCL_DEBUG, or only its summary pasted:
+// "# Out of bounds values : 248 FAILED", nccl-tests src/util.cu:777 @ v2.19.6): judged as
+// `trainready nccl-tests` judges it. The first file the nccl-tests reader reads; none when no
+// file holds a result table or its summary.
+std::shared_ptr<NcclTestsFacts> nccl_tests_summary(const std::vector<std::string>& logs) {
+  for (const std::string& p : logs) {
+    std::error_code ec;
+    if (p == "-" || !fs::is_regular_file(p, ec)) continue;
+    const std::string head = head_of(p);
+    if (!looks_like_nccl_tests(head) && head.find("Out of bounds values") == std::string::npos)
+      continue;
+    try {
+      return std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(p));
+    } catch (const InputError&) {
+    }
+  }
+  return nullptr;
+}
+
+// No NCCL output in `logs`: exit 2, saying what the log held and what to capture instead.
+[[noreturn]] void refuse(const std::vector<std::string>& logs) {
+  std::string msg = kNoNcclOutput;
+  if (auto l = first_error_like_line(logs))
+    msg += "; its first error line, " + l->where.str() + ", '" + l->text +
+           "', is not a message of NCCL, CUDA or the verbs library this tool knows";
+  msg +=
+      ". Capture the failing run again with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET for "
+      "init and network failures) and NCCL_DEBUG_FILE=/tmp/nccl.%h.%p.log (one file per rank), "
+      "keep the framework's full traceback, and give those files";
+  throw InputError(logs.front(), 0, msg);
+}
+
 int run_nccl(const NcclArgs& a) {
   a.flags.check();  // bad options fail before the log is read
   Report r = start_report("nccl", a.flags);
@@ -180,12 +213,18 @@ int run_nccl(const NcclArgs& a) {
     auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(in.logs));
     if (log->streams.empty()) {
       // No NCCL record: NCCL's own message text without its head (an excerpt, a title, a bare
-      // line under a framework's error) is read by the knowledge base's matchers before the log
-      // is refused (issue 30); beside a framework's lines, only the lines not read already.
-      const NcclKnowledgeBase& kb = NcclKnowledgeBase::builtin();
+      // line under a framework's error) and the CUDA / verbs error strings under it are read by
+      // the knowledge base's matchers before the log is refused (issue 30); beside a
+      // framework's lines, only the lines not read already.
+      const NcclTextRecogniser recognise(NcclKnowledgeBase::builtin());
       read_unmarked_nccl_lines(
-          in.logs, [&](std::string_view t) { return nccl_kb_recognises(kb, t); }, *log,
-          has_nccl_output(*log));
+          in.logs,
+          [&](std::string_view t) -> std::optional<NcclUnmarkedText> {
+            auto got = recognise.read(t);
+            if (!got) return std::nullopt;
+            return NcclUnmarkedText{std::move(got->text), got->info};
+          },
+          *log, has_nccl_output(*log));
     }
     // An ncclras report pasted inside a log, past its head (issue 30): judged with the rest.
     const std::set<std::string> whole(in.progress->files.begin(), in.progress->files.end());
@@ -201,8 +240,10 @@ int run_nccl(const NcclArgs& a) {
         r.nccl_tests =
             std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(log->nccl_tests_table_file));
       r.nccl_log = std::move(log);
+    } else if (auto t = nccl_tests_summary(in.logs)) {
+      r.nccl_tests = std::move(t);  // nccl-tests' own output, without NCCL_DEBUG lines
     } else if (!telemetry) {
-      throw InputError(in.logs.front(), 0, kNoNcclOutput);
+      refuse(in.logs);
     }
   } else if (!telemetry) {
     throw InputError(a.logs.front(), 0,

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "core/line_reader.h"
 #include "core/text.h"
@@ -17,22 +18,28 @@ struct Stop {};  // thrown by the sink past kUnmarkedLinesRead
 // The line sink both readers share: one line of `source`, offered to the predicate.
 class UnmarkedSink {
  public:
-  UnmarkedSink(const std::function<bool(std::string_view)>& is_nccl_text, NcclRunFacts& f,
-               bool beside_read = false)
-      : is_nccl_text_(is_nccl_text), f_(f) {
+  UnmarkedSink(const NcclUnmarkedReader& read, NcclRunFacts& f, bool beside_read = false)
+      : read_(read), f_(f) {
     for (std::size_t i = 0; i < f.warnings.size(); ++i) index_.emplace(f.warnings[i].message, i);
     if (beside_read)
-      for (const NcclWarning& w : f.warnings) read_.push_back(w.message);
+      for (const NcclWarning& w : f.warnings) kept_.push_back(w.message);
+    for (const LogLine& l : f.failure_info) info_.insert(l.text);
   }
   void operator()(const std::string& source, std::string_view raw, std::uint64_t n) {
     if (n > kUnmarkedLinesRead) throw Stop{};
     std::string_view t = trim(normalize_nccl_line(raw, norm_));
     if (t.size() < 8) return;
-    for (const std::string& m : read_)
+    for (const std::string& m : kept_)
       if (!m.empty() && t.find(m) != std::string_view::npos) return;  // read as a WARN already
-    if (!is_nccl_text_(t)) return;
-    const std::string msg = quote(t);  // as the line reader quotes a WARN
+    const std::optional<NcclUnmarkedText> r = read_(t);
+    if (!r) return;
+    const std::string msg = quote(r->text);  // as the line reader quotes a WARN
     ++f_.nccl_lines;
+    if (r->info) {
+      if (f_.failure_info.size() < kUnmarkedInfoKept && info_.insert(msg).second)
+        f_.failure_info.emplace_back(msg, Provenance{source, static_cast<int>(n)});
+      return;
+    }
     ++f_.warning_lines;
     auto it = index_.find(msg);
     if (it == index_.end()) {
@@ -47,20 +54,66 @@ class UnmarkedSink {
   }
 
  private:
-  const std::function<bool(std::string_view)>& is_nccl_text_;
+  const NcclUnmarkedReader& read_;
   NcclRunFacts& f_;
   std::map<std::string, std::size_t> index_;
-  std::vector<std::string> read_;  // messages the line reader kept (beside_read)
+  std::vector<std::string> kept_;  // messages the line reader kept (beside_read)
+  std::set<std::string> info_;     // INFO lines kept
   std::string norm_;
 };
 
+// The words an error line holds, in any case.
+constexpr std::string_view kErrorWords[] = {
+    "error",  "fail",   "refused",   "abort",  "exception", "timed out",         "timeout",
+    "cannot", "unable", "not found", "denied", "fatal",     "segmentation fault"};
+
+std::string escaped(std::string_view t) {
+  constexpr std::size_t kMax = 160;
+  std::string out;
+  for (unsigned char c : t.substr(0, kMax)) {
+    if (c < 0x20 || c == 0x7f) {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (t.size() > kMax) out += "...";
+  return out;
+}
+
 }  // namespace
 
-void read_unmarked_nccl_lines(const std::vector<std::string>& paths,
-                              const std::function<bool(std::string_view)>& is_nccl_text,
+std::optional<LogLine> first_error_like_line(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (p == "-" || fs::is_directory(p, ec)) continue;
+    std::optional<LogLine> found;
+    try {
+      LineReader::read(p, [&](std::string_view l, std::uint64_t n, bool) {
+        if (n > kUnmarkedLinesRead) throw Stop{};
+        const std::string_view t = trim(l);
+        for (std::string_view w : kErrorWords) {
+          if (!icontains(t, w)) continue;
+          found = LogLine{escaped(t), Provenance{p, static_cast<int>(n)}};
+          throw Stop{};
+        }
+      });
+    } catch (const Stop&) {
+    } catch (const std::exception&) {
+    }
+    if (found) return found;
+  }
+  return std::nullopt;
+}
+
+void read_unmarked_nccl_lines(const std::vector<std::string>& paths, const NcclUnmarkedReader& read,
                               NcclRunFacts& f, bool beside_read) {
   namespace fs = std::filesystem;
-  UnmarkedSink sink(is_nccl_text, f, beside_read);
+  UnmarkedSink sink(read, f, beside_read);
   for (const std::string& p : paths) {
     std::error_code ec;
     if (p == "-" || fs::is_directory(p, ec)) continue;
@@ -72,9 +125,8 @@ void read_unmarked_nccl_lines(const std::vector<std::string>& paths,
 }
 
 void read_unmarked_nccl_text(std::string_view text, const std::string& name,
-                             const std::function<bool(std::string_view)>& is_nccl_text,
-                             NcclRunFacts& f) {
-  UnmarkedSink sink(is_nccl_text, f);
+                             const NcclUnmarkedReader& read, NcclRunFacts& f) {
+  UnmarkedSink sink(read, f);
   try {
     LineReader::read_text(text,
                           [&](std::string_view l, std::uint64_t n, bool) { sink(name, l, n); });

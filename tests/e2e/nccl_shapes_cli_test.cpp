@@ -69,3 +69,73 @@ TEST(NcclShapesCli, NcclMessageWithoutItsHeadIsRead) {
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.err.find("other.log: no NCCL output found"), std::string::npos) << r.err;
 }
+
+namespace {
+
+json excerpt_report(const std::string& name, const std::string& text, int code) {
+  const std::string d = temp_dir("nccl-excerpt");
+  std::ofstream(d + "/" + name) << text;
+  return report_json({"nccl", d + "/" + name}, code);
+}
+
+// NCCL prints "NET/IB : No device found." at INFO (src/transport/net_ib/init.cc:470 @
+// v2.30.7-1); retyped as "NET/IB: ..." in an excerpt it is still NCCL's, and the entry's reading
+// (info: on its own not a failure) is reported, never as an error.
+TEST(NcclShapesCli, RetypedInfoLineGetsItsInfoReading) {
+  json j = excerpt_report("ib.log", "NET/IB: No device found.\n", 0);
+  const json* f = finding(j, "nccl-message");
+  ASSERT_NE(f, nullptr) << j.dump(2);
+  EXPECT_EQ((*f)["severity"], "info");
+  EXPECT_NE(f->dump().find("ib-no-device-found"), std::string::npos) << f->dump();
+  EXPECT_NE(f->dump().find("rdma-core"), std::string::npos) << f->dump();
+  for (const json& x : j["findings"]) EXPECT_NE(x["severity"], "error") << x.dump(2);
+}
+
+// A healthy INFO line (the internal net plugin used, no external one) gives no error finding.
+TEST(NcclShapesCli, HealthyInfoExcerptGivesNoError) {
+  json j = excerpt_report(
+      "plugin.log",
+      "NET/Plugin : No plugin found (libnccl-net.so), using internal implementation\n", 0);
+  for (const json& x : j["findings"]) EXPECT_NE(x["severity"], "error") << x.dump(2);
+}
+
+// CUDA's and rdma-core's own strings, and nccl-tests' summary, are read with their knowledge.
+TEST(NcclShapesCli, OtherProducersStringsAreRead) {
+  json c = excerpt_report("cuda.log", "NCCL test failed of initialization error\n", 1);
+  const json* f = finding(c, "nccl-known-signature");
+  ASSERT_NE(f, nullptr) << c.dump(2);
+  EXPECT_NE(f->dump().find("cuda-initialization-error"), std::string::npos);
+  EXPECT_EQ((*f)["evidence"][0]["line"], 1);
+
+  json v = excerpt_report("verbs.log", "x\nlocal access violation work queue error\n", 1);
+  f = finding(v, "nccl-known-signature");
+  ASSERT_NE(f, nullptr) << v.dump(2);
+  EXPECT_NE(f->dump().find("ibv-event-qp-error"), std::string::npos);
+  EXPECT_EQ((*f)["evidence"][0]["line"], 2);
+
+  json t = excerpt_report("oob.log", "# Out of bounds values : 248 FAILED\n", 1);
+  ASSERT_NE(finding(t, "nccl-tests-wrong-results"), nullptr) << t.dump(2);
+  // "OK" (0 values out of bounds) is nccl-tests' healthy verdict: no finding.
+  json ok = excerpt_report("ok.log", "# Out of bounds values : 0 OK\n", 0);
+  EXPECT_EQ(finding(ok, "nccl-tests-wrong-results"), nullptr) << ok.dump(2);
+}
+
+// Prose with the word "error" is no NCCL output: refused, quoting the line it saw (escaped) and
+// naming what to capture.
+TEST(NcclShapesCli, RefusalSaysWhatItSawAndWhatToCapture) {
+  const std::string d = temp_dir("nccl-refuse");
+  std::ofstream(d + "/prose.log") << "epoch 1\nthere was an initialization error in \x1b[31mmy "
+                                     "script\nerror again\n";
+  CliResult r = run_trainready({"nccl", d + "/prose.log"});
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.err.find("prose.log: no NCCL output found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("prose.log:2, 'there was an initialization error in \\x1b[31mmy script'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("NCCL_DEBUG=INFO"), std::string::npos);
+  EXPECT_NE(r.err.find("NCCL_DEBUG_FILE"), std::string::npos);
+  EXPECT_NE(r.err.find("traceback"), std::string::npos);
+  EXPECT_EQ(r.err.find("error again"), std::string::npos);  // only the first
+}
+
+}  // namespace

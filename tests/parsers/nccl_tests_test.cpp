@@ -186,6 +186,20 @@ TEST(NcclTests, NoTableIsAnInputError) {
       InputError);
 }
 
+// The summary pasted without its table (nccl-tests src/util.cu:777 @ v2.19.6 prints
+// "# %-20s : %d %s", "Out of bounds values", errors, "FAILED" / "OK"): its verdict is read, with
+// no rows; a summary line with no count is not one.
+TEST(NcclTests, OutOfBoundsSummaryAloneIsRead) {
+  NcclTestsFacts t = parse_nccl_tests("# Out of bounds values : 248 FAILED\n", "s.txt");
+  ASSERT_TRUE(t.out_of_bounds);
+  EXPECT_EQ(*t.out_of_bounds, 248);
+  EXPECT_EQ(t.out_of_bounds_where.line, 1);
+  EXPECT_TRUE(t.rows.empty());
+  EXPECT_FALSE(t.truncated);
+  EXPECT_THROW(parse_nccl_tests("# Out of bounds values\n", "s.txt"), InputError);
+  EXPECT_THROW(parse_nccl_tests("# Out of bounds values : \n", "s.txt"), InputError);
+}
+
 TEST(NcclTests, PerIterationAndTimestampColumns) {
   // nccl-tests 2.19 with -P (per-iteration columns) and timestamps.
   const std::string text =

@@ -13,7 +13,10 @@ using namespace trainready::test;
 
 namespace {
 
-bool says_nccl(std::string_view t) { return t.find("NET/IB : No device found") != t.npos; }
+std::optional<NcclUnmarkedText> says_nccl(std::string_view t) {
+  if (t.find("NET/IB : No device found") == t.npos) return std::nullopt;
+  return NcclUnmarkedText{std::string(t), false};
+}
 
 TEST(NcclUnmarked, KeepsAcceptedLinesWithFileAndLine) {
   const std::string d = temp_dir("unmarked");
@@ -75,6 +78,43 @@ TEST(NcclUnmarked, TextInMemoryIsReadAsTheNamedFile) {
   read_unmarked_nccl_text("x\nNET/IB : No device found.\n", "pasted.log", says_nccl, f);
   ASSERT_EQ(f.warnings.size(), 1u);
   EXPECT_EQ(f.warnings[0].first.where.str(), "pasted.log:2");
+}
+
+}  // namespace
+
+namespace {
+
+// A line the reader calls an INFO line is kept as a failure INFO line (the level the knowledge
+// base reads it at), counted as NCCL's, never as a warning; its text is the reader's spelling.
+TEST(NcclUnmarked, InfoLinesAreKeptAsInfoInTheReadersSpelling) {
+  auto reader = [](std::string_view t) -> std::optional<NcclUnmarkedText> {
+    if (t.rfind("NET/Plugin", 0) != 0) return std::nullopt;
+    return NcclUnmarkedText{"NET/Plugin : No plugin found.", true};
+  };
+  NcclRunFacts f;
+  read_unmarked_nccl_text("NET/Plugin: No plugin found\nx\nNET/Plugin:No plugin found\n", "p.log",
+                          reader, f);
+  EXPECT_TRUE(f.warnings.empty());
+  EXPECT_EQ(f.warning_lines, 0u);
+  EXPECT_EQ(f.nccl_lines, 2u);
+  ASSERT_EQ(f.failure_info.size(), 1u);  // distinct
+  EXPECT_EQ(f.failure_info[0].text, "NET/Plugin : No plugin found.");
+  EXPECT_EQ(f.failure_info[0].where.str(), "p.log:1");
+}
+
+TEST(NcclUnmarked, FirstErrorLikeLineIsEscapedAndClipped) {
+  const std::string d = temp_dir("unmarked-err");
+  std::ofstream(d + "/quiet.log") << "epoch 1 loss 2.3\n";
+  std::ofstream(d + "/a.log") << "step 1\nRuntimeError: boom\x01\x1b[0m " << std::string(300, 'x')
+                              << "\nsecond error\n";
+  EXPECT_FALSE(first_error_like_line({d + "/quiet.log", "-", d}));
+  auto l = first_error_like_line({d + "/quiet.log", d + "/a.log", "/nonexistent"});
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->where.str(), d + "/a.log:2");
+  EXPECT_EQ(l->text.rfind("RuntimeError: boom\\x01\\x1b[0m x", 0), 0u) << l->text;
+  EXPECT_LT(l->text.size(), 200u);
+  EXPECT_EQ(l->text.substr(l->text.size() - 3), "...");
+  EXPECT_FALSE(first_error_like_line({"/nonexistent/x.log"}));  // passed over, no throw
 }
 
 }  // namespace
