@@ -174,10 +174,14 @@ std::vector<const NcclKbEntry*> nccl_kb_matches(const NcclKnowledgeBase& kb, con
       for (const auto& [v, l] : f.versions) any = any || nccl_version_in(v, e.versions);
       if (!any) continue;
     }
-    if (!e.fixed_in.empty()) {  // a fixed bug: only a log that shows an older release
-      bool older = false;
-      for (const auto& [v, l] : f.versions) older = older || nccl_version_in(v, "<" + e.fixed_in);
-      if (!older) continue;
+    if (!e.fixed_in.empty()) {
+      // A fixed bug: only a log that shows one release that has it (in `versions` and older than
+      // `fixed_in`); a 2.18 + 2.22 log does not have a bug of 2.19.1 .. 2.21.4.
+      bool has_bug = false;
+      for (const auto& [v, l] : f.versions)
+        has_bug = has_bug || ((e.versions.empty() || nccl_version_in(v, e.versions)) &&
+                              nccl_version_in(v, "<" + e.fixed_in));
+      if (!has_bug) continue;
     }
     if (reads_text(e, line)) out.push_back(&e);
   }

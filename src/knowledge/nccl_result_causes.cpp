@@ -12,7 +12,8 @@ using C = NcclResultCue;
 const std::vector<NcclResultCause> kCauses = {
     // ncclSystemError: "A system or external library call failed" (types.html; PyTorch: "System
     // call (e.g. socket, malloc) or external library call failed or device error"). NCCL's own
-    // sites that return it: shared memory (src/misc/shmutils.cc ncclShmOpen: open, fallocate /
+    // sites that return it: shared memory (src/misc/shmutils.cc ncclShmOpen, at 2.30 in
+    // src/os/linux.cc ncclOsShmOpen: open, fallocate /
     // ftruncate, mmap), sockets (src/misc/socket.cc: bind, connect, poll, send/recv), memory
     // registration (src/misc/ibvwrap.cc ibv_reg_mr), @ v2.30.7-1.
     // NCCL_GRAPH_FILE: ncclTopoGetXmlGraphFromFile returns ncclSystemError when it cannot open
@@ -40,7 +41,16 @@ const std::vector<NcclResultCause> kCauses = {
      "start the container with --shm-size=1g --ulimit memlock=-1 (or --ipc=host); on "
      "Kubernetes mount an emptyDir with medium: Memory at /dev/shm",
      "NCCL user guide, Troubleshooting > Runtime and MPI issues > Shared memory, Docker "
-     "(--shm-size=1g --ulimit memlock=-1); src/misc/shmutils.cc ncclShmOpen @ v2.30.7-1"},
+     "(--shm-size=1g --ulimit memlock=-1); src/misc/shmutils.cc ncclShmOpen -> src/os/linux.cc "
+     "ncclOsShmOpen:754 (fallocate WARN :795) @ v2.30.7-1"},
+    {"ncclSystemError", "memlock", C::kContainer,
+     "the locked-memory limit (RLIMIT_MEMLOCK) is too low to register NCCL's buffers for RDMA: "
+     "ibv_reg_mr fails, and containers and batch jobs often inherit 64 KB",
+     "ulimit -l in the job's environment prints unlimited",
+     "raise the limit: docker --ulimit memlock=-1, /etc/security/limits.conf memlock "
+     "unlimited, or the Slurm / systemd unit that starts the job",
+     "NCCL user guide, Troubleshooting > Runtime and MPI issues > Docker (--ulimit memlock=-1); "
+     "src/misc/ibvwrap.cc wrap_ibv_reg_mr @ v2.30.7-1"},
     {"ncclSystemError", "socket-interface", C::kMultiHost,
      "NCCL's sockets (bootstrap and the socket transport) use an interface the other hosts "
      "cannot reach: NCCL picks one itself (docker0, a virtual bridge, an interface without a "
@@ -60,18 +70,10 @@ const std::vector<NcclResultCause> kCauses = {
      "allow TCP between the hosts on the ports of net.ipv4.ip_local_port_range (narrow that "
      "range with sysctl to open fewer ports)",
      "NCCL user guide, Troubleshooting > Networking issues > IP Ports"},
-    {"ncclSystemError", "memlock", C::kContainer,
-     "the locked-memory limit (RLIMIT_MEMLOCK) is too low to register NCCL's buffers for RDMA: "
-     "ibv_reg_mr fails, and containers and batch jobs often inherit 64 KB",
-     "ulimit -l in the job's environment prints unlimited",
-     "raise the limit: docker --ulimit memlock=-1, /etc/security/limits.conf memlock "
-     "unlimited, or the Slurm / systemd unit that starts the job",
-     "NCCL user guide, Troubleshooting > Runtime and MPI issues > Docker (--ulimit memlock=-1); "
-     "src/misc/ibvwrap.cc wrap_ibv_reg_mr @ v2.30.7-1"},
-
     // ncclInternalError: "An internal check failed. This is due to either a bug in NCCL or a
-    // memory corruption" (types.html). Before 2.12 the bootstrap and socket code also returned
-    // it when no interface was usable: bootstrap.cc "Bootstrap : no socket interface found",
+    // memory corruption" (types.html). Before 2.24 the bootstrap and socket code also returned
+    // it when no interface was usable: bootstrap.cc "Bootstrap : no socket interface found"
+    // (return ncclInternalError @ v2.8.4-1 .. v2.23.4-1, ncclInvalidUsage @ v2.24.3-1),
     // transport/net_socket.cc "NET/Socket : no interface found", and include/socket.h
     // "connecting to address with family %d is neither AF_INET(%d) nor AF_INET6(%d)" (an
     // address from a peer with another NCCL release's bootstrap format) @ v2.8.4-1.
@@ -84,7 +86,7 @@ const std::vector<NcclResultCause> kCauses = {
     {"ncclInternalError", "socket-interface", C::kMultiHost,
      "the hosts found no common usable network interface for NCCL's bootstrap: no interface "
      "found, NCCL_SOCKET_IFNAME naming one that is missing on a host, or set differently on "
-     "each (NCCL before 2.12 returns an internal error for these)",
+     "each (NCCL before 2.24 returns an internal error for these)",
      "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET on every host and compare the "
      "\"Bootstrap : Using\" lines (or \"no socket interface found\")",
      "set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on "

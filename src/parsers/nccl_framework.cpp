@@ -246,14 +246,23 @@ bool pcie_hang(std::string_view t, const Bigrams& bg, const std::string& src, st
   if (!maybe) return false;
   const std::string l = to_lower(t.substr(0, 512));
   if (first_word(l, {"hang", "hung", "deadlock", "stuck"}, false).empty()) return false;
-  if (first_word(l,
-                 {"allreduce", "all_reduce", "all-reduce", "all reduce", "nccl", "collective",
-                  "allgather", "all_gather", "reduce_scatter", "reducescatter", "broadcast"},
-                 false)
+  if (first_word(
+          l,
+          {"allreduce", "all_reduce", "all-reduce", "all reduce", "collective", "ncclallreduce",
+           "ncclallgather", "ncclreducescatter", "ncclbroadcast", "ncclreduce", "allgather",
+           "all_gather", "reduce_scatter", "reducescatter", "broadcast"},
+          false)
           .empty())
     return false;
   std::string_view link = first_word(l, {"no nvlink", "without nvlink", "pcie", "pci-e"}, false);
-  if (link.empty()) link = first_word(l, {"phb", "pxb", "pix"}, true);
+  if (link.empty()) {
+    // nvidia-smi topo -m's words, not a setting's value (NCCL_P2P_LEVEL=PHB).
+    for (std::string_view w : {"phb", "pxb", "pix"})
+      for (std::size_t p = l.find(w); p != std::string::npos && link.empty(); p = l.find(w, p + 1))
+        if ((p == 0 || (l[p - 1] != '=' && !std::isalnum(static_cast<unsigned char>(l[p - 1])))) &&
+            word_at(l, p, w.size()))
+          link = w;
+  }
   if (link.empty() || has(l, "with nvlink") || has(l, "over nvlink")) return false;
   add(out, K::kPcieHang, "", link, t, src, n);
   return true;
@@ -484,16 +493,16 @@ void cue(std::optional<FrameworkCue>& slot, std::string_view what, std::string_v
 void context_cues(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
                   FrameworkFacts& out) {
   if (!out.container) {
-    // Docker's CLI and `docker run` flags (docs.docker.com, docker run reference: --shm-size,
-    // --ipc); the tmpfs a container's 64 MB default limits; NGC's registry (nvcr.io) and its
-    // containers' working directory (/workspace, the NGC PyTorch image's WORKDIR); Kubernetes'
-    // CLI, its resource names and the KUBERNETES_SERVICE_* variables it sets in every container;
-    // Podman, Singularity / Apptainer, and NVIDIA's enroot / pyxis (srun --container-image).
+    // Docker's CLI (docs.docker.com; --shm-size / --ipc=host are not cues: they show /dev/shm
+    // was already raised, and the line holds `docker run` anyway); the tmpfs a container's 64 MB
+    // default limits; NGC's registry (nvcr.io) and its containers' working directory (/workspace,
+    // the NGC PyTorch image's WORKDIR); Kubernetes' CLI, its resource names and the
+    // KUBERNETES_SERVICE_* variables it sets in every container; Podman, Singularity / Apptainer,
+    // and NVIDIA's enroot / pyxis (srun --container-image).
     static constexpr std::string_view kContainer[] = {
-        "docker run", "docker exec",      "nvidia-docker", "--shm-size",  "--ipc=host",
-        "--ipc host", "/dev/shm",         "nvcr.io/",      "/workspace/", "kubectl ",
-        "pod/",       "KUBERNETES_SERV",  "podman run",    "singularity", "apptainer",
-        "enroot ",    "--container-image"};
+        "docker run",  "docker exec", "nvidia-docker", "/dev/shm",         "nvcr.io/",
+        "/workspace/", "kubectl ",    "pod/",          "KUBERNETES_SERV",  "podman run",
+        "singularity", "apptainer",   "enroot ",       "--container-image"};
     for (std::string_view c : kContainer) {
       if (bg.maybe(c) && has(t, c)) {
         cue(out.container, trim(c), t, src, n);
@@ -542,6 +551,11 @@ void context_cues(std::string_view t, const Bigrams& bg, const std::string& src,
     std::size_t b = p;
     while (b > 0 && t[b - 1] != ' ' && t[b - 1] != '(' && p - b < 12) --b;
     const std::string before = to_lower(t.substr(b, p - b));
+    // Only "on / across / between / over N nodes": "a graph of 12 nodes" is not hosts.
+    std::size_t w = b > 0 ? b - 1 : 0;
+    while (w > 0 && t[w - 1] != ' ') --w;
+    const std::string prev = b > 1 ? to_lower(t.substr(w, b - 1 - w)) : std::string();
+    if (prev != "on" && prev != "across" && prev != "between" && prev != "over") continue;
     int count = 0;
     if (!before.empty() && before.size() < 6 &&
         before.find_first_not_of("0123456789") == std::string::npos)

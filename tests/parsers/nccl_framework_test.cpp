@@ -249,9 +249,11 @@ TEST(NcclFramework, ContainerAndHostCues) {
     FrameworkFacts m = read({line});
     EXPECT_TRUE(m.multi_host.has_value()) << line;
   }
-  for (std::string_view line : {"torchrun --nnodes=1 --nproc_per_node=8 train.py",
-                                "torchrun --nnodes=$NNODES --nproc_per_node=8",
-                                "1 nodes were found in the cluster list", "the docker image"}) {
+  for (std::string_view line :
+       {"torchrun --nnodes=1 --nproc_per_node=8 train.py",
+        "torchrun --nnodes=$NNODES --nproc_per_node=8", "1 nodes were found in the cluster list",
+        "the docker image", "Compiled graph with 12 nodes in 0.41 s",
+        "docker-compose up --shm-size=16g"}) {
     FrameworkFacts m = read({line});
     EXPECT_FALSE(m.multi_host.has_value()) << line;
     EXPECT_FALSE(m.container.has_value()) << line;
@@ -296,6 +298,10 @@ TEST(NcclFramework, PcieHangNeedsAllThreeWords) {
   EXPECT_TRUE(read({"the allreduce hangs on 8x H100 with NVLink and PCIe NICs"}).events.empty());
   EXPECT_TRUE(read({"a pixel shader hangs the allreduce"}).events.empty());  // "pix" in a word
   EXPECT_TRUE(read({"exchange the PCIe cards before the nccl run"}).events.empty());
+  // A setting's value is not the topology, and "NCCL" alone is not a collective.
+  EXPECT_TRUE(
+      read({"[rank3]: Training got stuck at step 100; NCCL_P2P_LEVEL=PHB is set in the job script"})
+          .events.empty());
 }
 
 // Garbage: no cue, no event, nothing kept past the caps.

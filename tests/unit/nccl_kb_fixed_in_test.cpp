@@ -118,6 +118,22 @@ TEST(NcclKbFixedIn, EachBugFiresBeforeItsFixAndStaysQuietFromIt) {
   }
 }
 
+// A log of two releases, one before the bug and one after the fix, has no release with the bug.
+TEST(NcclKbFixedIn, MixedReleasesNeedOneReleaseWithTheBug) {
+  const std::string line =
+      "h:1:2 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes instead of 4";
+  const std::string mixed =
+      "h:1:1 [0] NCCL INFO NCCL version 2.18.6+cuda12.2\n"
+      "g:1:1 [0] NCCL INFO NCCL version 2.22.3+cuda12.2\n" +
+      line + "\n";
+  EXPECT_EQ(reading_of(read(mixed), "fixed-2-21-5-bootstrap-barrier-tag"), nullptr);
+  const std::string with_bug =
+      "h:1:1 [0] NCCL INFO NCCL version 2.18.6+cuda12.2\n"
+      "g:1:1 [0] NCCL INFO NCCL version 2.20.5+cuda12.2\n" +
+      line + "\n";
+  EXPECT_NE(reading_of(read(with_bug), "fixed-2-21-5-bootstrap-barrier-tag"), nullptr);
+}
+
 // Without a version line the ordinary entry reads the line, and names the bug among the three
 // other causes it lists ("if your NCCL is older than X"), as a maintainer asks for the version.
 TEST(NcclKbFixedIn, WithoutAVersionTheBugIsAnotherCauseOfTheOrdinaryReading) {

@@ -30,22 +30,25 @@ TEST(NcclResultCauses, EveryEntryIsCompleteSourcedAndUnique) {
   EXPECT_TRUE(ranked_nccl_result_causes("ncclInvalidUsage", true, true).empty());
 }
 
-std::string order(std::string_view result, bool container, bool multi_host) {
+std::string order(std::string_view result, bool container, bool multi_host, bool graph = false) {
   std::string s;
-  for (const NcclResultCause* c : ranked_nccl_result_causes(result, container, multi_host))
+  for (const NcclResultCause* c : ranked_nccl_result_causes(result, container, multi_host, graph))
     s += std::string(s.empty() ? "" : " ") + std::string(c->id);
   return s;
 }
 
 TEST(NcclResultCauses, CuesPutTheirCausesFirst) {
   EXPECT_EQ(order("ncclSystemError", false, false),
-            "shm-too-small socket-interface firewall memlock");
+            "shm-too-small memlock socket-interface firewall");
   EXPECT_EQ(order("ncclSystemError", true, false),
             "shm-too-small memlock socket-interface firewall");
   EXPECT_EQ(order("ncclSystemError", false, true),
             "socket-interface firewall shm-too-small memlock");
   EXPECT_EQ(order("ncclInternalError", false, false), "nccl-bug socket-interface versions-differ");
   EXPECT_EQ(order("ncclInternalError", false, true), "socket-interface versions-differ nccl-bug");
+  // The graph file is listed only when NCCL_GRAPH_FILE is set, and then first.
+  EXPECT_EQ(order("ncclSystemError", true, true, true),
+            "graph-file shm-too-small memlock socket-interface firewall");
   // A container does not move a cause that no container cue names.
   EXPECT_EQ(order("ncclInternalError", true, false), order("ncclInternalError", false, false));
 }

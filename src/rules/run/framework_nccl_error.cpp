@@ -32,7 +32,7 @@ std::string meaning(const std::string& result, int v2_30) {
            "another rank or on the link, not on the one that reported it";
   if (result == "ncclUnhandledCudaError") return "a CUDA call inside NCCL failed";
   if (result == "ncclInternalError")
-    return "a check inside NCCL failed (before NCCL 2.12 also the bootstrap network's checks)";
+    return "a check inside NCCL failed (before NCCL 2.24 also the bootstrap network's checks)";
   // init.cc "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx" returns
   // ncclInvalidUsage (v2.4.2-1 .. v2.29.7-1), as do argcheck.cc's argument checks. 2.30 allows
   // several ranks per GPU (init.cc:1121-1132 @ v2.30.3-1: "Multiple ranks on the same GPU

@@ -10,7 +10,7 @@ namespace {
 class FrameworkPcieHang : public Rule {
  public:
   std::string_view id() const override { return "framework-pcie-collective-hang"; }
-  Severity severity() const override { return Severity::kError; }
+  Severity severity() const override { return Severity::kWarning; }
   std::string_view title() const override {
     return "A collective hangs between PCIe-only GPUs: PCI ACS or the IOMMU";
   }

@@ -41,8 +41,7 @@ bool nccl_result_ranked_reading(Finding& x, const NcclRunFacts& f, const std::st
                        ")" + (ctx.empty() ? std::string() : " and " + ctx) +
                        ", which puts the causes in this order"
       : ctx.empty() ? "The log shows neither a container nor a second host, so the causes are in "
-                      "their usual order (the node's own resources before the network between "
-                      "hosts)"
+                      "their default order"
                     : "The log shows " + ctx + ", which puts the causes in this order";
   c += ". Most likely " + std::string(top.cause) + ". Confirm: " + std::string(top.confirm) + ".";
   std::string fix = std::string(1, static_cast<char>(std::toupper(top.fix[0]))) +

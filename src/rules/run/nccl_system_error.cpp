@@ -33,19 +33,28 @@ class NcclSystemError : public Rule {
         "Rerun with NCCL_DEBUG=INFO to see the WARN line that names the call, then run "
         "`trainready nccl` on that log.";
     x.rank = 40;
-    nccl_result_ranked_reading(x, f, "ncclSystemError");
-    if (find_issue(f, NcclProblem::kConnectionFailed))
-      x.cause += " This log also shows failed connections (see nccl-connection-failed).";
     // The call that failed is named by the WARN NCCL printed before returning the error: when
     // the knowledge base reads an error WARN, that reading is the cause and this is its
-    // consequence, listed after it.
-    for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin())) {
-      if (r.line.level != NcclKbLevel::kWarn || nccl_kb_severity(r) != Severity::kError) continue;
-      x.cause = "The WARN \"" + r.line.message + "\" names the failing call (" + r.entry->id +
-                ", its own finding). " + x.cause;
+    // consequence, listed after it; the ranked list of possible causes would only contradict it.
+    const NcclMessageReading* named = nullptr;
+    const auto readings = read_nccl_messages(f, NcclKnowledgeBase::builtin());
+    for (const NcclMessageReading& r : readings)
+      if (r.line.level == NcclKbLevel::kWarn && nccl_kb_severity(r) == Severity::kError) {
+        named = &r;
+        break;
+      }
+    if (named) {
+      x.cause = "The WARN \"" + named->line.message + "\" names the failing call (" +
+                named->entry->id +
+                ", its own finding): NCCL returned ncclSystemError after it, so that reading is "
+                "the cause and this error its consequence.";
+      x.fix = "Act on the reading of that WARN (" + named->entry->id + ").";
       x.rank = 4;
-      break;
+    } else {
+      nccl_result_ranked_reading(x, f, "ncclSystemError");
     }
+    if (find_issue(f, NcclProblem::kConnectionFailed))
+      x.cause += " This log also shows failed connections (see nccl-connection-failed).";
     o.findings.push_back(std::move(x));
     return o;
   }

@@ -60,6 +60,20 @@ TEST(NcclSystemError, NamesTheGraphFileSetByEnvironment) {
   EXPECT_NE(topo.findings[0].cause.find("Most likely /dev/shm"), std::string::npos);
 }
 
+// A WARN that names the call is the account: no ranked list of other causes beside it, even
+// when the log shows a container (review: a socket WARN read as /dev/shm).
+TEST(NcclSystemError, NoRankedCausesWhenAWarnNamesTheCall) {
+  RuleOutcome o = log_rule(
+      kId, log_text("$ docker run --gpus all --shm-size=16g nvcr.io/nvidia/pytorch:24.01-py3\n"
+                    "e66aa18dc444:3171:3171 [0] include/socket.h:311 WARN Socket creation "
+                    "failed : Address family not supported by protocol\n"
+                    "NCCL failure common.cu:874 'unhandled system error'\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].rank, 4);
+  EXPECT_EQ(o.findings[0].cause.find("/dev/shm"), std::string::npos) << o.findings[0].cause;
+  EXPECT_EQ(o.findings[0].fix.find("--shm-size"), std::string::npos) << o.findings[0].fix;
+}
+
 TEST(NcclSystemError, QuietOtherwise) {
   EXPECT_TRUE(log_rule(kId, log_fixture("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log"))
                   .findings.empty());
