@@ -269,7 +269,7 @@ class LocatingBuilder {
       top.value->push_back(std::move(v));
       slot = &top.value->back();
     } else {
-      path_ += json_pointer_token(key_);
+      append_json_pointer_token(&path_, key_);
       line = key_line_;
       auto [it, inserted] = top.value->get_ref<json::object_t&>().emplace(key_, std::move(v));
       if (!inserted) {
@@ -323,17 +323,25 @@ class LocatingBuilder {
 
 std::string json_pointer_token(std::string_view key) {
   std::string s;
-  s.reserve(key.size());
+  append_json_pointer_token(&s, key);
+  return s;
+}
+
+void append_json_pointer_token(std::string* pointer, std::string_view key) {
+  if (key.find_first_of("~/") == std::string_view::npos) {
+    pointer->append(key);
+    return;
+  }
+  pointer->reserve(pointer->size() + key.size() + 2);
   for (char c : key) {
     if (c == '~') {
-      s += "~0";
+      *pointer += "~0";
     } else if (c == '/') {
-      s += "~1";
+      *pointer += "~1";
     } else {
-      s += c;
+      *pointer += c;
     }
   }
-  return s;
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include "core/base64.h"
 #include "core/located_json.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -165,11 +166,8 @@ class Parser {
   std::size_t i_ = 0;
 };
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
-}
+// std::tolower of each byte in the "C" locale, which the program keeps (core/text.h).
+std::string lower(std::string_view s) { return to_lower(s); }
 
 std::string to_arm_string(const json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -191,7 +189,7 @@ class Evaluator {
         if (!o.known) return o;
         if (o.value.is_object()) {
           for (auto it = o.value.begin(); it != o.value.end(); ++it) {
-            if (lower(it.key()) == lower(n.name)) return ArmValue::of(it.value());
+            if (iequals(it.key(), n.name)) return ArmValue::of(it.value());
           }
         }
         return ArmValue::unknown("no property '" + n.name + "'");
@@ -208,9 +206,9 @@ class Evaluator {
           return ArmValue::unknown("index " + std::to_string(idx) + " out of range");
         }
         if (o.value.is_object() && k.value.is_string()) {
-          std::string key = lower(k.value.get<std::string>());
+          const auto& key = k.value.get_ref<const std::string&>();
           for (auto it = o.value.begin(); it != o.value.end(); ++it) {
-            if (lower(it.key()) == key) return ArmValue::of(it.value());
+            if (iequals(it.key(), key)) return ArmValue::of(it.value());
           }
           return ArmValue::unknown("no key '" + k.value.get<std::string>() + "'");
         }
@@ -263,7 +261,7 @@ class Evaluator {
   static std::optional<bool> as_bool(const json& v) {
     if (v.is_boolean()) return v.get<bool>();
     if (v.is_string()) {
-      std::string s = lower(v.get<std::string>());
+      std::string s = lower(v.get_ref<const std::string&>());
       if (s == "true") return true;
       if (s == "false") return false;
     }
@@ -476,9 +474,9 @@ class Evaluator {
         return ArmValue::of(false);
       }
       if (a[0].is_object() && a[1].is_string()) {
-        std::string key = lower(a[1].get<std::string>());
+        const auto& key = a[1].get_ref<const std::string&>();
         for (auto it = a[0].begin(); it != a[0].end(); ++it) {
-          if (lower(it.key()) == key) return ArmValue::of(true);
+          if (iequals(it.key(), key)) return ArmValue::of(true);
         }
         return ArmValue::of(false);
       }
@@ -486,8 +484,8 @@ class Evaluator {
     }
     if ((f == "startswith" || f == "endswith") && arity(2, 2) && a[0].is_string() &&
         a[1].is_string()) {
-      std::string s = lower(a[0].get<std::string>());
-      std::string t = lower(a[1].get<std::string>());
+      std::string s = lower(a[0].get_ref<const std::string&>());
+      std::string t = lower(a[1].get_ref<const std::string&>());
       if (t.size() > s.size()) return ArmValue::of(false);
       return ArmValue::of(f == "startswith" ? s.compare(0, t.size(), t) == 0
                                             : s.compare(s.size() - t.size(), t.size(), t) == 0);
@@ -664,8 +662,8 @@ class Evaluator {
     }
     if ((f == "indexof" || f == "lastindexof") && arity(2, 2) && a[0].is_string() &&
         a[1].is_string()) {
-      std::string s = lower(a[0].get<std::string>());
-      std::string t = lower(a[1].get<std::string>());
+      std::string s = lower(a[0].get_ref<const std::string&>());
+      std::string t = lower(a[1].get_ref<const std::string&>());
       auto p = f == "indexof" ? s.find(t) : s.rfind(t);
       return ArmValue::of(p == std::string::npos ? -1LL : static_cast<long long>(p));
     }
