@@ -281,7 +281,10 @@ class Evaluator {
       if (!all_args(n, &a, &bad)) return bad;
       return scope_.user_function(n.name, a);
     }
-    const std::string f = lower(n.name);
+    // Compared with a few dozen names: a view compares lengths first, where a string compared
+    // with a literal measures the literal and calls memcmp each time.
+    const std::string lowered = lower(n.name);
+    const std::string_view f = lowered;
     // Lazy and short-circuiting functions first.
     if (f == "if") {
       if (auto c = need(n, 3, 3); !c.known) return c;
@@ -301,7 +304,7 @@ class Evaluator {
           continue;
         }
         auto b = as_bool(v.value);
-        if (!b) return ArmValue::unknown(f + "() argument is not a bool");
+        if (!b) return ArmValue::unknown(lowered + "() argument is not a bool");
         if (*b != is_and) return ArmValue::of(!is_and);
       }
       if (pending) return *pending;
@@ -319,7 +322,7 @@ class Evaluator {
       if (auto c = need(n, 1, 1); !c.known) return c;
       ArmValue name = arg(n, 0);
       if (!name.known) return name;
-      if (!name.value.is_string()) return ArmValue::unknown(f + "() needs a name");
+      if (!name.value.is_string()) return ArmValue::unknown(lowered + "() needs a name");
       const auto& s = name.value.get_ref<const std::string&>();
       return f == "parameters" ? scope_.parameter(s) : scope_.variable(s);
     }
@@ -348,7 +351,7 @@ class Evaluator {
     return pure(f, n.name, a);
   }
 
-  ArmValue pure(const std::string& f, const std::string& name, std::vector<json>& a) {
+  ArmValue pure(std::string_view f, const std::string& name, std::vector<json>& a) {
     auto arity = [&](std::size_t lo, std::size_t hi) { return a.size() >= lo && a.size() <= hi; };
     auto bad_args = [&] { return ArmValue::unknown(name + "(): unexpected arguments"); };
 
