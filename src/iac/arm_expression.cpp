@@ -115,7 +115,7 @@ class Parser {
         }
         v += s_[i_++];
       }
-      n->literal = v;
+      n->literal = std::move(v);
       return n;
     }
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '-') {
@@ -152,7 +152,7 @@ class Parser {
     }
     if (!eat('(')) fail("'(' after " + name);
     n->kind = Node::Kind::kCall;
-    n->name = name;
+    n->name = std::move(name);
     if (!eat(')')) {
       do {
         n->args.push_back(expression(depth + 1));
