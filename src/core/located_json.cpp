@@ -269,7 +269,7 @@ class LocatingBuilder {
       top.value->push_back(std::move(v));
       slot = &top.value->back();
     } else {
-      path_ += json_pointer_token(key_);
+      append_json_pointer_token(&path_, key_);
       line = key_line_;
       auto [it, inserted] = top.value->get_ref<json::object_t&>().emplace(key_, std::move(v));
       if (!inserted) {
@@ -323,17 +323,26 @@ class LocatingBuilder {
 
 std::string json_pointer_token(std::string_view key) {
   std::string s;
-  s.reserve(key.size());
+  append_json_pointer_token(&s, key);
+  return s;
+}
+
+void append_json_pointer_token(std::string* pointer, std::string_view key) {
+  // One pass over the key (find_first_of with two characters calls memchr per character).
+  if (std::none_of(key.begin(), key.end(), [](char c) { return c == '~' || c == '/'; })) {
+    pointer->append(key);
+    return;
+  }
+  pointer->reserve(pointer->size() + key.size() + 2);
   for (char c : key) {
     if (c == '~') {
-      s += "~0";
+      *pointer += "~0";
     } else if (c == '/') {
-      s += "~1";
+      *pointer += "~1";
     } else {
-      s += c;
+      *pointer += c;
     }
   }
-  return s;
 }
 
 namespace {

@@ -52,5 +52,7 @@ std::optional<nlohmann::json> parse_embedded_json(std::string_view text);
 
 // Escapes one reference token for a JSON pointer ("~" → "~0", "/" → "~1").
 std::string json_pointer_token(std::string_view key);
+// The same, appended to `pointer` (no string per key: the readers build every key's path).
+void append_json_pointer_token(std::string* pointer, std::string_view key);
 
 }  // namespace trainready

@@ -18,6 +18,8 @@ namespace trainready {
 namespace {
 
 constexpr std::size_t kMaxDirEntries = 100000;
+// Spare capacity after a file's text (read_file): simdjson's SIMDJSON_PADDING.
+constexpr std::size_t kReadSpare = 64;
 
 std::string errno_text(int e) { return std::strerror(e); }
 
@@ -145,8 +147,17 @@ FileRead FsRoot::read_file(const std::string& path, std::size_t limit) const {
     r.error = too_large(limit);
     return r;
   }
+  // A regular file is read into a buffer of its size (one byte more, to see it has not grown),
+  // not grown by doubling from 64 KiB: doubling copies the text at each step and leaves up to
+  // half the buffer zero-filled and resident (a 51 MB template held 64 MiB). kReadSpare more
+  // bytes of capacity: parsers that read in SIMD blocks need that much past the text
+  // (simdjson's padding, src/iac/template_json.cpp) and would otherwise copy the whole file.
   std::string buf;
-  buf.resize(std::min<std::size_t>(limit + 1, std::size_t{64} * 1024));
+  const std::size_t first = st.st_size > 0
+                                ? std::min(limit, static_cast<std::size_t>(st.st_size)) + 1
+                                : std::min<std::size_t>(limit + 1, std::size_t{64} * 1024);
+  buf.reserve(first + kReadSpare);
+  buf.resize(first);
   std::size_t used = 0;
   for (;;) {
     if (used == buf.size()) {

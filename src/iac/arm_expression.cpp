@@ -2,6 +2,7 @@
 
 #include "core/base64.h"
 #include "core/located_json.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -114,7 +115,7 @@ class Parser {
         }
         v += s_[i_++];
       }
-      n->literal = v;
+      n->literal = std::move(v);
       return n;
     }
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '-') {
@@ -151,7 +152,7 @@ class Parser {
     }
     if (!eat('(')) fail("'(' after " + name);
     n->kind = Node::Kind::kCall;
-    n->name = name;
+    n->name = std::move(name);
     if (!eat(')')) {
       do {
         n->args.push_back(expression(depth + 1));
@@ -165,11 +166,8 @@ class Parser {
   std::size_t i_ = 0;
 };
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
-}
+// std::tolower of each byte in the "C" locale, which the program keeps (core/text.h).
+std::string lower(std::string_view s) { return to_lower(s); }
 
 std::string to_arm_string(const json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -191,7 +189,7 @@ class Evaluator {
         if (!o.known) return o;
         if (o.value.is_object()) {
           for (auto it = o.value.begin(); it != o.value.end(); ++it) {
-            if (lower(it.key()) == lower(n.name)) return ArmValue::of(it.value());
+            if (iequals(it.key(), n.name)) return ArmValue::of(it.value());
           }
         }
         return ArmValue::unknown("no property '" + n.name + "'");
@@ -208,9 +206,9 @@ class Evaluator {
           return ArmValue::unknown("index " + std::to_string(idx) + " out of range");
         }
         if (o.value.is_object() && k.value.is_string()) {
-          std::string key = lower(k.value.get<std::string>());
+          const auto& key = k.value.get_ref<const std::string&>();
           for (auto it = o.value.begin(); it != o.value.end(); ++it) {
-            if (lower(it.key()) == key) return ArmValue::of(it.value());
+            if (iequals(it.key(), key)) return ArmValue::of(it.value());
           }
           return ArmValue::unknown("no key '" + k.value.get<std::string>() + "'");
         }
@@ -263,7 +261,7 @@ class Evaluator {
   static std::optional<bool> as_bool(const json& v) {
     if (v.is_boolean()) return v.get<bool>();
     if (v.is_string()) {
-      std::string s = lower(v.get<std::string>());
+      std::string s = lower(v.get_ref<const std::string&>());
       if (s == "true") return true;
       if (s == "false") return false;
     }
@@ -283,7 +281,10 @@ class Evaluator {
       if (!all_args(n, &a, &bad)) return bad;
       return scope_.user_function(n.name, a);
     }
-    const std::string f = lower(n.name);
+    // Compared with a few dozen names: a view compares lengths first, where a string compared
+    // with a literal measures the literal and calls memcmp each time.
+    const std::string lowered = lower(n.name);
+    const std::string_view f = lowered;
     // Lazy and short-circuiting functions first.
     if (f == "if") {
       if (auto c = need(n, 3, 3); !c.known) return c;
@@ -303,7 +304,7 @@ class Evaluator {
           continue;
         }
         auto b = as_bool(v.value);
-        if (!b) return ArmValue::unknown(f + "() argument is not a bool");
+        if (!b) return ArmValue::unknown(lowered + "() argument is not a bool");
         if (*b != is_and) return ArmValue::of(!is_and);
       }
       if (pending) return *pending;
@@ -321,7 +322,7 @@ class Evaluator {
       if (auto c = need(n, 1, 1); !c.known) return c;
       ArmValue name = arg(n, 0);
       if (!name.known) return name;
-      if (!name.value.is_string()) return ArmValue::unknown(f + "() needs a name");
+      if (!name.value.is_string()) return ArmValue::unknown(lowered + "() needs a name");
       const auto& s = name.value.get_ref<const std::string&>();
       return f == "parameters" ? scope_.parameter(s) : scope_.variable(s);
     }
@@ -350,7 +351,7 @@ class Evaluator {
     return pure(f, n.name, a);
   }
 
-  ArmValue pure(const std::string& f, const std::string& name, std::vector<json>& a) {
+  ArmValue pure(std::string_view f, const std::string& name, std::vector<json>& a) {
     auto arity = [&](std::size_t lo, std::size_t hi) { return a.size() >= lo && a.size() <= hi; };
     auto bad_args = [&] { return ArmValue::unknown(name + "(): unexpected arguments"); };
 
@@ -476,9 +477,9 @@ class Evaluator {
         return ArmValue::of(false);
       }
       if (a[0].is_object() && a[1].is_string()) {
-        std::string key = lower(a[1].get<std::string>());
+        const auto& key = a[1].get_ref<const std::string&>();
         for (auto it = a[0].begin(); it != a[0].end(); ++it) {
-          if (lower(it.key()) == key) return ArmValue::of(true);
+          if (iequals(it.key(), key)) return ArmValue::of(true);
         }
         return ArmValue::of(false);
       }
@@ -486,8 +487,8 @@ class Evaluator {
     }
     if ((f == "startswith" || f == "endswith") && arity(2, 2) && a[0].is_string() &&
         a[1].is_string()) {
-      std::string s = lower(a[0].get<std::string>());
-      std::string t = lower(a[1].get<std::string>());
+      std::string s = lower(a[0].get_ref<const std::string&>());
+      std::string t = lower(a[1].get_ref<const std::string&>());
       if (t.size() > s.size()) return ArmValue::of(false);
       return ArmValue::of(f == "startswith" ? s.compare(0, t.size(), t) == 0
                                             : s.compare(s.size() - t.size(), t.size(), t) == 0);
@@ -664,8 +665,8 @@ class Evaluator {
     }
     if ((f == "indexof" || f == "lastindexof") && arity(2, 2) && a[0].is_string() &&
         a[1].is_string()) {
-      std::string s = lower(a[0].get<std::string>());
-      std::string t = lower(a[1].get<std::string>());
+      std::string s = lower(a[0].get_ref<const std::string&>());
+      std::string t = lower(a[1].get_ref<const std::string&>());
       auto p = f == "indexof" ? s.find(t) : s.rfind(t);
       return ArmValue::of(p == std::string::npos ? -1LL : static_cast<long long>(p));
     }

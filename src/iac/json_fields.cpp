@@ -65,9 +65,10 @@ const json* JsonFields::locate(const std::string& ptr, bool whole) const {
     }
     std::size_t end = ptr.find('/', i + 1);
     if (end == std::string::npos) end = ptr.size();
-    std::string token = ptr.substr(i + 1, end - i - 1);
-    if (token.find('~') != std::string::npos) {
-      std::string t;
+    // A view into ptr; a copy only for a token with an escape.
+    std::string_view token(ptr.data() + i + 1, end - i - 1);
+    std::string t;
+    if (token.find('~') != std::string_view::npos) {
       for (std::size_t k = 0; k < token.size(); ++k) {
         if (token[k] == '~' && k + 1 < token.size()) {
           t += token[k + 1] == '1' ? '/' : '~';
@@ -93,6 +94,9 @@ const json* JsonFields::locate(const std::string& ptr, bool whole) const {
     }
     i = end;
   }
+  // A string that does not start with '[' is its own value (evaluate_arm_json returns it as
+  // written): no copy in the cache for each literal field read.
+  if (as_written && v->is_string() && !v->get_ref<const std::string&>().starts_with('[')) return v;
   if (as_written && (v->is_string() || (whole && (v->is_object() || v->is_array()))))
     v = evaluated(ptr, *v);
   return v;

@@ -140,7 +140,7 @@ class Pass {
           const int line = lines_.at(raw - 1);
           path_.resize(len);
           path_ += '/';
-          path_ += json_pointer_token(key);
+          append_json_pointer_token(&path_, key);
           record(line);
           // A duplicate key: the located DOM names both lines.
           auto [it, inserted] = members.emplace(std::string(key), nullptr);

@@ -4,7 +4,7 @@
 The template is bench/lint_ratio.py's (expressions in every resource, VMs in availability sets
 with extensions, scale sets). Its peak resident set less that of `trainready --version` (the
 executable alone) must stay within LIMIT times the file: with a DOM of every value and 2 KB per
-resource record it was 8.2x; it is ~2.4x now (docs/lint.md). Issue 35's target is 3x (bench/);
+resource record it was 8.2x; it is ~2.3x now (docs/lint.md). Issue 35's target is 3x (bench/);
 the limit here is 3.3x, so allocator and kernel differences between machines do not turn it red.
 The report must show the template was read (a deploy finding).
 Usage: lint_memory_check.py TRAINREADY SOURCE_DIR
