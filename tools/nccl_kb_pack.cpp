@@ -7,6 +7,7 @@
 //
 // A bad file fails the build with "FILE:LINE: error: what" and writes nothing.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -24,8 +25,8 @@ using trainready::NcclKbCause;
 using trainready::NcclKbEntry;
 using trainready::NcclKbRegex;
 
-// A C++ string literal with its length kept ("..."sv): bytes outside printable ASCII as
-// three-digit octal escapes, which no following character can extend.
+// A C++ string literal: bytes outside printable ASCII as three-digit octal escapes, which no
+// following character can extend.
 std::string lit(std::string_view s) {
   std::string r = "\"";
   for (unsigned char c : s) {
@@ -40,13 +41,43 @@ std::string lit(std::string_view s) {
       r += buf;
     }
   }
-  return r + "\"sv";
+  return r + "\"";
 }
 
-std::string regex(const std::optional<NcclKbRegex>& r) {
-  if (!r) return "{}";
-  return "{true, " + lit(r->text) + ", " + lit(r->where()) + "}";
+// An id for a comment of the generated file: letters, digits and ".-_" kept (no newline, and no
+// backslash to join the next line to the comment).
+std::string note(std::string_view id) {
+  std::string r(id);
+  for (char& c : r)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '?';
+  return r;
 }
+
+// The knowledge base's text: every distinct string once, in one array (kText), each row of the
+// tables an offset and a length into it (nccl_kb_packed.h says why).
+class Text {
+ public:
+  std::string str(const std::string& s) {
+    if (s.empty()) return "{}";
+    auto [it, added] = at_.emplace(s, size_);
+    if (added) {
+      pieces_ << "    " << lit(s) << "  // " << size_ << "\n";
+      size_ += s.size();
+    }
+    return "{" + std::to_string(it->second) + ", " + std::to_string(s.size()) + "}";
+  }
+  std::string regex(const std::optional<NcclKbRegex>& r) {
+    if (!r) return "{}";
+    return "{true, " + str(r->text) + ", " + str(r->where()) + "}";
+  }
+  std::string pieces() const { return pieces_.str(); }
+  std::size_t size() const { return size_; }
+
+ private:
+  std::map<std::string, std::size_t> at_;
+  std::ostringstream pieces_;
+  std::size_t size_ = 0;
+};
 
 std::string boolean(const std::optional<bool>& b) { return b ? (*b ? "1" : "0") : "-1"; }
 
@@ -87,6 +118,7 @@ std::string severity(trainready::Severity s) {
 }
 
 std::string pack(const trainready::NcclKnowledgeBase& kb) {
+  Text t;
   std::ostringstream entries, causes, envs, files;
   std::size_t n_causes = 0, n_envs = 0;
   for (const NcclKbEntry& e : kb.entries()) {
@@ -94,46 +126,48 @@ std::string pack(const trainready::NcclKnowledgeBase& kb) {
     for (const NcclKbCause& c : e.causes) {
       const std::size_t env_begin = n_envs;
       for (const auto& x : c.when.env) {
-        envs << "    {" << lit(x.name) << ", " << regex(x.value) << "},\n";
+        envs << "    {" << t.str(x.name) << ", " << t.regex(x.value) << "},  // " << note(e.id)
+             << "\n";
         ++n_envs;
       }
       const auto& w = c.when;
-      causes << "    {.cause = " << lit(c.cause) << ",\n     .fix = " << lit(c.fix)
-             << ",\n     .confirm = " << lit(c.confirm)
-             << ",\n     .link_layer = " << lit(w.link_layer) << ",\n     .net = " << regex(w.net)
-             << ",\n     .plugin = " << regex(w.plugin) << ",\n     .log_has = " << regex(w.log_has)
-             << ",\n     .env_begin = " << env_begin << ", .env_count = " << n_envs - env_begin
-             << ",\n     .nccl = " << lit(w.nccl) << ", .driver = " << lit(w.driver)
-             << ",\n     .multi_node = " << boolean(w.multi_node)
-             << ", .mnnvl = " << boolean(w.mnnvl) << ", .gdr = " << boolean(w.gdr) << "},\n";
+      causes << "    {.cause = " << t.str(c.cause) << ", .fix = " << t.str(c.fix)
+             << ", .confirm = " << t.str(c.confirm) << ", .link_layer = " << t.str(w.link_layer)
+             << ",\n     .net = " << t.regex(w.net) << ", .plugin = " << t.regex(w.plugin)
+             << ", .log_has = " << t.regex(w.log_has) << ", .env_begin = " << env_begin
+             << ", .env_count = " << n_envs - env_begin << ",\n     .nccl = " << t.str(w.nccl)
+             << ", .driver = " << t.str(w.driver) << ", .multi_node = " << boolean(w.multi_node)
+             << ", .mnnvl = " << boolean(w.mnnvl) << ", .gdr = " << boolean(w.gdr) << "},  // "
+             << note(e.id) << "\n";
       ++n_causes;
     }
-    entries << "    {.id = " << lit(e.id) << ", .file = " << lit(e.file)
-            << ", .subsystem = " << lit(e.subsystem) << ",\n     .match = {true, "
-            << lit(e.match.text) << ", " << lit(e.match.where())
-            << "},\n     .literal = " << lit(e.literal) << ",\n     .level = " << level(e.level)
-            << ", .kind = " << kind(e.kind) << ", .versions = " << lit(e.versions)
-            << ",\n     .in_file = " << regex(e.in_file)
-            << ",\n     .fixed_in = " << lit(e.fixed_in) << ",\n     .what = " << lit(e.what)
-            << ",\n     .severity = " << severity(e.severity) << ", .rank = " << e.rank
+    entries << "    // " << note(e.id) << "\n    {.id = " << t.str(e.id)
+            << ", .file = " << t.str(e.file) << ", .subsystem = " << t.str(e.subsystem)
+            << ", .match = {true, " << t.str(e.match.text) << ", " << t.str(e.match.where())
+            << "},\n     .literal = " << t.str(e.literal) << ", .level = " << level(e.level)
+            << ", .kind = " << kind(e.kind) << ", .versions = " << t.str(e.versions)
+            << ",\n     .in_file = " << t.regex(e.in_file) << ", .fixed_in = " << t.str(e.fixed_in)
+            << ", .what = " << t.str(e.what) << ", .severity = " << severity(e.severity)
+            << ",\n     .rank = " << e.rank
             << ", .consequence = " << (e.consequence ? "true" : "false")
-            << ",\n     .cause_begin = " << cause_begin
-            << ", .cause_count = " << n_causes - cause_begin
-            << ",\n     .source = " << lit(e.source) << ",\n     .doc = " << lit(e.doc) << "},\n";
+            << ", .cause_begin = " << cause_begin << ", .cause_count = " << n_causes - cause_begin
+            << ", .source = " << t.str(e.source) << ", .doc = " << t.str(e.doc) << "},\n";
   }
   for (const auto& f : kb.files())
-    files << "    {" << lit(f.prefix) << ", " << lit(f.subsystem) << "},\n";
+    files << "    {" << t.str(f.prefix) << ", " << t.str(f.subsystem) << "},\n";
   // An empty array is not valid C++: each table has a last, unused row.
   std::ostringstream out;
   out << "// Generated by tools/nccl_kb_pack.cpp from data/nccl-kb/*.yaml. Do not edit.\n"
       << "#include \"knowledge/nccl_kb_packed.h\"\n\n"
-      << "namespace trainready::nccl_kb_packed {\nnamespace {\nusing namespace "
-         "std::string_view_literals;\n\n"
-      << "constexpr Entry kEntries[] = {\n"
+      << "namespace trainready::nccl_kb_packed {\nnamespace {\n\n"
+      << "// Every distinct string once; the tables below hold {offset, length} into it.\n"
+      << "constexpr char kText[] =\n"
+      << t.pieces() << "    \"\";\n\nconstexpr Entry kEntries[] = {\n"
       << entries.str() << "    {}};\n\nconstexpr Cause kCauses[] = {\n"
       << causes.str() << "    {}};\n\nconstexpr Env kEnvs[] = {\n"
       << envs.str() << "    {}};\n\nconstexpr File kFiles[] = {\n"
       << files.str() << "    {}};\n\n}  // namespace\n\n"
+      << "std::string_view text(Str s) { return {kText + s.off, s.len}; }\n"
       << "std::span<const Entry> entries() { return {kEntries, " << kb.entries().size()
       << "}; }\nstd::span<const Cause> causes() { return {kCauses, " << n_causes
       << "}; }\nstd::span<const Env> envs() { return {kEnvs, " << n_envs

@@ -11,7 +11,7 @@ namespace {
 
 namespace packed = nccl_kb_packed;
 
-std::string str(std::string_view s) { return std::string(s); }
+std::string str(packed::Str s) { return std::string(packed::text(s)); }
 
 std::optional<NcclKbRegex> regex(const packed::Regex& r) {
   if (!r.present) return std::nullopt;

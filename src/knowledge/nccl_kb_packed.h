@@ -1,9 +1,11 @@
 #pragma once
-// The NCCL knowledge base as the build packs it: static tables of string views that the compiler
-// lays out (no code runs to make them), written by tools/nccl_kb_pack.cpp from what
-// NcclKnowledgeBase::parse read in data/nccl-kb/*.yaml (the file is generated/nccl_kb_packed.cpp
-// in the build dir). NcclKnowledgeBase::builtin() copies them into NcclKbEntry and its kin
-// (nccl_kb_builtin.cpp); a test compares the result with the YAML parsed at test time.
+// The NCCL knowledge base as the build packs it: constant tables the compiler lays out (no code
+// runs to make them), written by tools/nccl_kb_pack.cpp from what NcclKnowledgeBase::parse read
+// in data/nccl-kb/*.yaml (the file is generated/nccl_kb_packed.cpp in the build dir).
+// NcclKnowledgeBase::builtin() copies them into NcclKbEntry and its kin (nccl_kb_builtin.cpp); a
+// test compares the result with the YAML parsed at test time. Text is an offset and a length
+// into one array, not a pointer: the tables need no relocation when the binary is loaded, so
+// a command that never reads them pays nothing for them.
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -12,47 +14,53 @@
 
 namespace trainready::nccl_kb_packed {
 
+// Text: text(s) is the knowledge base's characters [off, off + len).
+struct Str {
+  std::uint32_t off = 0, len = 0;
+};
+std::string_view text(Str s);
+
 // A regex (NcclKbRegex): its text and what names it in an error; none when `present` is false.
 struct Regex {
   bool present = false;
-  std::string_view text, where;
+  Str text, where;
 };
 
 struct Env {
-  std::string_view name;
+  Str name;
   Regex value;
 };
 
 // A cause with its context (NcclKbCause, NcclKbWhen); its env conditions are
 // envs()[env_begin, env_begin + env_count).
 struct Cause {
-  std::string_view cause, fix, confirm;
-  std::string_view link_layer;
+  Str cause, fix, confirm;
+  Str link_layer;
   Regex net, plugin, log_has;
   std::uint32_t env_begin = 0, env_count = 0;
-  std::string_view nccl, driver;
+  Str nccl, driver;
   std::int8_t multi_node = -1, mnnvl = -1, gdr = -1;  // -1 not given, 0 false, 1 true
 };
 
 // NcclKbEntry; its causes are causes()[cause_begin, cause_begin + cause_count).
 struct Entry {
-  std::string_view id, file, subsystem;
+  Str id, file, subsystem;
   Regex match;
-  std::string_view literal;
+  Str literal;
   NcclKbLevel level = NcclKbLevel::kAny;
   NcclKbKind kind = NcclKbKind::kMessage;
-  std::string_view versions;
+  Str versions;
   Regex in_file;
-  std::string_view fixed_in, what;
+  Str fixed_in, what;
   Severity severity = Severity::kError;
   int rank = 50;
   bool consequence = false;
   std::uint32_t cause_begin = 0, cause_count = 0;
-  std::string_view source, doc;
+  Str source, doc;
 };
 
 struct File {
-  std::string_view prefix, subsystem;
+  Str prefix, subsystem;
 };
 
 std::span<const Entry> entries();

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The build step that checks and packs the NCCL knowledge base (tools/nccl_kb_pack.cpp) over
-knowledge-base files written here: a good one is packed (text outside printable ASCII kept as
-escapes, the entries in file order); a bad one fails with "FILE:LINE: error: what" naming the key's
-line, and leaves no output behind, so a broken data/nccl-kb/*.yaml stops the build.
+knowledge-base files written here: a good one is packed (its text read back from the generated
+array as the compiler decodes it, bytes outside printable ASCII included); a bad one fails with
+"FILE:LINE: error: what" naming the key's line and leaves no output behind, so a broken
+data/nccl-kb/*.yaml stops the build.
 
     python3 tests/tools/nccl_kb_pack_check.py build/nccl_kb_pack
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,18 +53,51 @@ def pack(test, files):
     return p.returncode, p.stderr, text, d
 
 
+def text_of(out):
+    """kText as the compiler reads it: the pieces' escapes (\\ \" \ooo) decoded, joined."""
+    body = out.split("constexpr char kText[] =\n", 1)[1].split('    "";\n', 1)[0]
+    data = bytearray()
+    for line in body.splitlines():
+        lit = line.strip().rsplit("  // ", 1)[0]
+        assert lit.startswith('"') and lit.endswith('"'), line
+        i, s = 0, lit[1:-1]
+        while i < len(s):
+            if s[i] != "\\":
+                data += s[i].encode()
+                i += 1
+            elif s[i + 1] in "\\\"":
+                data += s[i + 1].encode()
+                i += 2
+            else:
+                data.append(int(s[i + 1:i + 4], 8))
+                i += 4
+    return bytes(data)
+
+
+def field(out, name):
+    """The {offset, length} of the first `.name = {o, n}` in the tables."""
+    m = re.search(r"\." + name + r" = \{(\d+), (\d+)\}", out)
+    return int(m.group(1)), int(m.group(2))
+
+
 class Pack(unittest.TestCase):
     def test_packs_a_good_file(self):
         rc, err, out, _ = pack(self, {"socket.yaml": GOOD})
         self.assertEqual(rc, 0, err)
-        self.assertIn('.id = "socket-refused"sv', out)
-        # é as UTF-8 octal escapes, the quotes and the backslash escaped, the tab as octal
-        self.assertIn(r'\303\251 \"quoted\" back\\slash\011tab"sv', out)
-        self.assertIn('{"NCCL_SOCKET_IFNAME"sv, {}}', out)
-        self.assertIn('{"NCCL_IB_HCA"sv, {true, "mlx5"sv,', out)
-        self.assertIn(".gdr = 0}", out)
-        self.assertIn('{"misc/socket"sv, "socket"sv}', out)
+        text = text_of(out)
+        for name, want in (("id", "socket-refused"), ("file", "socket.yaml"),
+                           ("what", 'connect was refused \u00e9 "quoted" back\\slash\ttab'),
+                           ("link_layer", "Ethernet"),
+                           ("source", "src/misc/socket.cc:500 @ v2.30.7-1")):
+            off, n = field(out, name)
+            self.assertEqual(text[off:off + n].decode("utf-8"), want, name)
+        # each distinct string is stored once
+        self.assertEqual(text.count(b"socket.yaml: socket-refused: 'match'"), 1)
+        self.assertIn(".level = NcclKbLevel::kInfo", out)
+        self.assertIn(".env_begin = 0, .env_count = 2", out)
+        self.assertIn(".multi_node = -1, .mnnvl = -1, .gdr = 0}", out)
         self.assertIn("std::span<const Entry> entries() { return {kEntries, 1}; }", out)
+        self.assertIn("std::span<const File> files() { return {kFiles, 1}; }", out)
 
     def test_a_bad_value_names_the_file_and_the_line_of_its_key(self):
         bad = GOOD.replace("severity: error", "severity: fatal")
@@ -98,5 +133,5 @@ class Pack(unittest.TestCase):
 if __name__ == "__main__":
     if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
         sys.exit("usage: nccl_kb_pack_check.py PATH/TO/nccl_kb_pack")
-    PACK = sys.argv.pop(1)
+    PACK = os.path.abspath(sys.argv.pop(1))
     unittest.main()
