@@ -6,12 +6,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cli/commands.h"
@@ -23,7 +21,6 @@
 #include "parsers/flight_recorder.h"
 #include "parsers/nccl_inspector.h"
 #include "parsers/nccl_log.h"
-#include "parsers/nccl_log_scan.h"
 #include "parsers/nccl_ras.h"
 #include "parsers/nccl_ras_pasted.h"
 #include "parsers/nccl_tests.h"
@@ -193,22 +190,6 @@ int run_nccl(const NcclArgs& a) {
   Report r = start_report("nccl", a.flags);
   Inputs in = classify(a.logs.empty() ? std::vector<std::string>{"-"} : a.logs);
   bool telemetry = !in.progress->empty();
-  // The rules read the NCCL knowledge base (its YAML parsed, its regexes compiled: tens of
-  // milliseconds whatever the log) after the log is read: where the scan may use a second
-  // thread, the knowledge base loads on one meanwhile. A failure is left to the rules' own load.
-  struct Preload {
-    std::thread t;
-    ~Preload() {
-      if (t.joinable()) t.join();
-    }
-  } kb_preload;
-  if (!in.logs.empty() && nccl_scan_threads(std::numeric_limits<std::uint64_t>::max()) > 1)
-    kb_preload.t = std::thread([] {
-      try {
-        (void)NcclKnowledgeBase::builtin();
-      } catch (...) {
-      }
-    });
   if (!in.logs.empty()) {
     auto log = std::make_shared<NcclRunFacts>(analyze_nccl_logs(in.logs));
     if (log->streams.empty()) {

@@ -1,178 +1,10 @@
 #include "knowledge/nccl_kb.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cctype>
 #include <mutex>
-#include <set>
-
-#include "core/embedded.h"
 
 namespace trainready {
-namespace {
-
-// `info_failure` (why an entry that warns reads a format NCCL prints only at INFO) is review data
-// for tools/nccl_kb_coverage.py; the reader accepts it and does not use it.
-const std::set<std::string> kEntryKeys = {
-    "id",       "match", "level",  "kind",   "versions", "in_file",      "fixed_in",   "what",
-    "severity", "rank",  "causes", "source", "doc",      "info_failure", "consequence"};
-const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm"};
-const std::set<std::string> kWhenKeys = {"link_layer", "net",        "plugin",  "env",   "nccl",
-                                         "driver",     "multi_node", "log_has", "mnnvl", "gdr"};
-
-struct Where {
-  std::string text;
-  bool compile = true;  // compile each regex now (else when first searched)
-  [[noreturn]] void fail(const std::string& what) const { throw NcclKbError(text + ": " + what); }
-};
-
-std::string scalar(const YAML::Node& n, const Where& w, const std::string& key, bool required) {
-  const YAML::Node v = n[key];
-  if (!v) {
-    if (required) w.fail("missing '" + key + "'");
-    return "";
-  }
-  if (!v.IsScalar()) w.fail("'" + key + "' must be text");
-  return v.as<std::string>();
-}
-
-NcclKbRegex regex(const std::string& text, const Where& w, const std::string& key) {
-  NcclKbRegex r(text, w.text + ": '" + key + "'");
-  if (w.compile) (void)r.re();  // throws NcclKbError naming the file, the entry and the key
-  return r;
-}
-
-std::optional<bool> boolean(const YAML::Node& n, const Where& w, const std::string& key) {
-  const YAML::Node v = n[key];
-  if (!v) return std::nullopt;
-  const std::string s = v.IsScalar() ? v.as<std::string>() : "";
-  if (s == "true") return true;
-  if (s == "false") return false;
-  w.fail("when-key '" + key + "' must be true or false");
-}
-
-void check_versions(const std::string& spec, const Where& w, const std::string& key) {
-  try {
-    nccl_version_in("2.18.1", spec);
-  } catch (const std::invalid_argument& e) {
-    w.fail("'" + key + "': " + e.what());
-  }
-}
-
-NcclKbWhen parse_when(const YAML::Node& n, const Where& w) {
-  NcclKbWhen r;
-  if (!n) return r;
-  if (!n.IsMap()) w.fail("'when' must be a map");
-  for (const auto& kv : n) {
-    const std::string k = kv.first.as<std::string>();
-    if (!kWhenKeys.count(k)) w.fail("unknown when-key '" + k + "'");
-  }
-  r.link_layer = scalar(n, w, "link_layer", false);
-  if (!r.link_layer.empty() && r.link_layer != "InfiniBand" && r.link_layer != "Ethernet")
-    w.fail("when-key 'link_layer' must be InfiniBand or Ethernet");
-  for (const char* k : {"net", "plugin", "log_has"}) {
-    std::string s = scalar(n, w, k, false);
-    if (n[k]) (k[0] == 'n' ? r.net : k[0] == 'p' ? r.plugin : r.log_has) = regex(s, w, k);
-  }
-  r.nccl = scalar(n, w, "nccl", false);
-  r.driver = scalar(n, w, "driver", false);
-  check_versions(r.nccl, w, "nccl");
-  check_versions(r.driver, w, "driver");
-  r.multi_node = boolean(n, w, "multi_node");
-  r.mnnvl = boolean(n, w, "mnnvl");
-  r.gdr = boolean(n, w, "gdr");
-  if (const YAML::Node e = n["env"]) {
-    if (!e.IsMap()) w.fail("when-key 'env' must be a map NCCL_X: regex (or unset)");
-    for (const auto& kv : e) {
-      NcclKbEnv x;
-      x.name = kv.first.as<std::string>();
-      if (!kv.second.IsScalar()) w.fail("env " + x.name + ": expected a regex or 'unset'");
-      const std::string v = kv.second.as<std::string>();
-      if (v != "unset") x.value = regex(v, w, "env " + x.name);
-      r.env.push_back(std::move(x));
-    }
-  }
-  return r;
-}
-
-NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std::string& subsystem,
-                        std::size_t index, bool compile) {
-  Where w{file + ": entry " + std::to_string(index + 1), compile};
-  if (!n.IsMap()) w.fail("expected a map");
-  if (n["id"] && n["id"].IsScalar()) w.text = file + ": " + n["id"].as<std::string>();
-  for (const auto& kv : n) {
-    const std::string k = kv.first.as<std::string>();
-    if (!kEntryKeys.count(k)) w.fail("unknown key '" + k + "'");
-  }
-  NcclKbEntry e;
-  e.file = file;
-  e.subsystem = subsystem;
-  e.id = scalar(n, w, "id", true);
-  e.match = regex(scalar(n, w, "match", true), w, "match");
-  e.literal = nccl_kb_required_literal(e.match.text);
-  e.what = scalar(n, w, "what", true);
-  e.source = scalar(n, w, "source", true);
-  e.doc = scalar(n, w, "doc", false);
-  (void)scalar(n, w, "info_failure", false);  // text, when given
-  e.versions = scalar(n, w, "versions", false);
-  check_versions(e.versions, w, "versions");
-  if (n["in_file"]) e.in_file = regex(scalar(n, w, "in_file", true), w, "in_file");
-  e.fixed_in = scalar(n, w, "fixed_in", false);
-  if (!e.fixed_in.empty()) check_versions("<" + e.fixed_in, w, "fixed_in");
-  const std::string level = scalar(n, w, "level", false);
-  if (level == "WARN")
-    e.level = NcclKbLevel::kWarn;
-  else if (level == "INFO")
-    e.level = NcclKbLevel::kInfo;
-  else if (!level.empty())
-    w.fail("level must be WARN or INFO");
-  const std::string kind = scalar(n, w, "kind", false);
-  if (kind == "trail")
-    e.kind = NcclKbKind::kTrail;
-  else if (kind == "passthrough")
-    e.kind = NcclKbKind::kPassthrough;
-  else if (!kind.empty())
-    w.fail("kind must be 'trail' or 'passthrough'");
-  const std::string sev = scalar(n, w, "severity", true);
-  auto s = parse_severity(sev);
-  if (!s) w.fail("severity must be error, warning or info");
-  e.severity = *s;
-  if (n["rank"]) {
-    try {
-      e.rank = n["rank"].as<int>();
-    } catch (const YAML::Exception&) {
-      e.rank = -1;
-    }
-    if (e.rank < 0 || e.rank > 100) w.fail("rank must be an integer 0..100");
-  }
-  if (n["consequence"]) {
-    const std::string c = scalar(n, w, "consequence", true);
-    if (c != "true" && c != "false") w.fail("consequence must be true or false");
-    e.consequence = c == "true";
-  }
-  const YAML::Node causes = n["causes"];
-  if (!causes || !causes.IsSequence() || causes.size() == 0)
-    w.fail("causes must be a non-empty list");
-  for (std::size_t j = 0; j < causes.size(); ++j) {
-    Where cw{w.text + ": cause " + std::to_string(j + 1), w.compile};
-    const YAML::Node c = causes[j];
-    if (!c.IsMap()) cw.fail("expected a map");
-    for (const auto& kv : c) {
-      const std::string k = kv.first.as<std::string>();
-      if (!kCauseKeys.count(k)) cw.fail("unknown key '" + k + "'");
-    }
-    NcclKbCause x;
-    x.cause = scalar(c, cw, "cause", true);
-    x.fix = scalar(c, cw, "fix", true);
-    x.confirm = scalar(c, cw, "confirm", true);
-    x.when = parse_when(c["when"], cw);
-    e.causes.push_back(std::move(x));
-  }
-  return e;
-}
-
-}  // namespace
 
 struct NcclKbRegex::Compiled {
   std::once_flag once;
@@ -198,54 +30,14 @@ const std::regex& NcclKbRegex::re() const {
   return c_->re;
 }
 
-NcclKnowledgeBase NcclKnowledgeBase::parse(
-    const std::vector<std::pair<std::string, std::string>>& files, bool compile_regexes) {
-  NcclKnowledgeBase kb;
-  std::set<std::string> ids;
-  for (const auto& [name, text] : files) {
-    YAML::Node doc;
-    try {
-      doc = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-      throw NcclKbError(name + ":" + std::to_string(e.mark.line + 1) +
-                        ": not valid YAML: " + e.msg);
-    }
-    if (!doc.IsMap() || !doc["subsystem"] || !doc["subsystem"].IsScalar() || !doc["entries"] ||
-        !doc["entries"].IsSequence())
-      throw NcclKbError(name + ": expected a map with 'subsystem' (text) and 'entries' (list)");
-    const std::string subsystem = doc["subsystem"].as<std::string>();
-    try {
-      const YAML::Node entries = doc["entries"];
-      for (std::size_t i = 0; i < entries.size(); ++i) {
-        NcclKbEntry e = parse_entry(entries[i], name, subsystem, i, compile_regexes);
-        if (!ids.insert(e.id).second) throw NcclKbError(name + ": " + e.id + ": duplicate id");
-        kb.entries_.push_back(std::move(e));
-      }
-      if (const YAML::Node f = doc["files"]) {
-        if (!f.IsMap()) throw NcclKbError(name + ": 'files' must be a map prefix: subsystem");
-        for (const auto& kv : f)
-          kb.files_.push_back({kv.first.as<std::string>(), kv.second.as<std::string>()});
-      }
-    } catch (const YAML::Exception& e) {
-      throw NcclKbError(name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-    }
-  }
-  std::stable_sort(
-      kb.files_.begin(), kb.files_.end(),
-      [](const NcclKbFile& a, const NcclKbFile& b) { return a.prefix.size() > b.prefix.size(); });
-  return kb;
-}
+const std::string& NcclKbRegex::where() const { return c_->where; }
 
-std::vector<std::pair<std::string, std::string>> NcclKnowledgeBase::builtin_files() {
-  std::vector<std::pair<std::string, std::string>> files;
-  for (const auto& [name, text] : embedded_nccl_kb())
-    files.emplace_back(std::string(name), std::string(text));
-  return files;
-}
-
-const NcclKnowledgeBase& NcclKnowledgeBase::builtin() {
-  static const NcclKnowledgeBase kb = parse(builtin_files(), false);
-  return kb;
+NcclKnowledgeBase::NcclKnowledgeBase(std::vector<NcclKbEntry> entries,
+                                     std::vector<NcclKbFile> files)
+    : entries_(std::move(entries)), files_(std::move(files)) {
+  std::stable_sort(files_.begin(), files_.end(), [](const NcclKbFile& a, const NcclKbFile& b) {
+    return a.prefix.size() > b.prefix.size();
+  });
 }
 
 const NcclKbEntry* NcclKnowledgeBase::find(std::string_view id) const {

@@ -1,9 +1,10 @@
 #pragma once
 // The NCCL message knowledge base (data/nccl-kb/*.yaml, format in data/nccl-kb/README.md): what
 // each message NCCL can print means, its causes with the context that selects each, the fix and
-// the experiment that confirms it, and the source line that justifies the entry. Compiled into
-// the binary (cmake/embed.cmake) and parsed once; the rules nccl-message and nccl-known-signature
-// read it (src/knowledge/nccl_kb_read.h).
+// the experiment that confirms it, and the source line that justifies the entry. The build checks
+// the YAML with NcclKnowledgeBase::parse (tools/nccl_kb_pack.cpp) and compiles it into the binary
+// as static tables (nccl_kb_packed.h), which builtin() copies into these structs without parsing;
+// the rules nccl-message and nccl-known-signature read it (src/knowledge/nccl_kb_read.h).
 #include <memory>
 #include <optional>
 #include <regex>
@@ -17,10 +18,18 @@
 
 namespace trainready {
 
-// A malformed knowledge-base file: the message names the file and the entry.
+// A malformed knowledge-base file: the message names the file and the entry; file() and line()
+// (1-based, 0 when not known) say where, for the build's "file:line: error:" (nccl_kb_pack).
 class NcclKbError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit NcclKbError(const std::string& what, std::string file = "", int line = 0)
+      : std::runtime_error(what), file_(std::move(file)), line_(line) {}
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+
+ private:
+  std::string file_;
+  int line_;
 };
 
 // A regex as written in the file (shown in output), compiled (ECMAScript) once, when a line
@@ -34,9 +43,11 @@ class NcclKbRegex {
   std::string text;
   // The compiled regex (thread-safe, compiled on the first call). Throws NcclKbError naming the
   // file and entry when the pattern is not a valid regex; NcclKnowledgeBase::parse compiles
-  // every regex of the files it is given unless told not to (the built-in knowledge base, whose
-  // every regex a test compiles).
+  // every regex of the files it is given unless told not to (the build compiles every regex of
+  // the built-in knowledge base when it packs it, and a test does again).
   const std::regex& re() const;
+  // What names it in that error ("socket.yaml: socket-refused: 'match'").
+  const std::string& where() const;
 
  private:
   struct Compiled;
@@ -108,17 +119,26 @@ struct NcclKbFile {
 
 class NcclKnowledgeBase {
  public:
-  // Parses (file name, YAML text) pairs; throws NcclKbError naming the file and the entry.
-  // `compile_regexes` false leaves each regex to be compiled when first searched.
+  NcclKnowledgeBase() = default;
+  // `files` in any order (kept longest prefix first).
+  NcclKnowledgeBase(std::vector<NcclKbEntry> entries, std::vector<NcclKbFile> files);
+
+  // Parses (file name, YAML text) pairs with yaml-cpp (nccl_kb_yaml.cpp); throws NcclKbError
+  // naming the file and the entry. `compile_regexes` false leaves each regex to be compiled when
+  // first searched. The binary does not call it (its object file is not linked in): the build
+  // does (tools/nccl_kb_pack.cpp), and the tests.
   static NcclKnowledgeBase parse(const std::vector<std::pair<std::string, std::string>>& files,
                                  bool compile_regexes = true);
-  // The YAML files compiled into the binary (cmake/embed.cmake).
+  // The YAML files data/nccl-kb/*.yaml as text (cmake/embed.cmake), for the tests; the binary
+  // does not carry them.
   static std::vector<std::pair<std::string, std::string>> builtin_files();
-  // The knowledge base compiled into the binary, parsed on first use; its regexes compiled
-  // when first searched.
+  // The knowledge base compiled into the binary: the tables the build packed from the YAML
+  // (nccl_kb_packed.h), copied into these structs on first use without parsing; its regexes
+  // compiled when first searched.
   static const NcclKnowledgeBase& builtin();
 
   const std::vector<NcclKbEntry>& entries() const { return entries_; }
+  const std::vector<NcclKbFile>& files() const { return files_; }
   const NcclKbEntry* find(std::string_view id) const;
   // The subsystem of a NCCL source file ("transport/net_ib/connect.cc"), "" when none is known.
   std::string subsystem_of_file(std::string_view file) const;
