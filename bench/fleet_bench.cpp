@@ -39,6 +39,7 @@
 #include "cli/judge.h"
 #include "codec/node_facts_json.h"
 #include "core/root.h"
+#include "engine/shared_findings.h"
 #include "facts/pair_bandwidth_facts.h"
 #include "fleet/fleet_gatherer.h"
 #include "fleet/fleet_groups.h"
@@ -269,9 +270,9 @@ bool two_level_bench(const char* fleet, const std::vector<std::string>& msgs,
     judgement_bytes += judgements.back().size();
     distinct = std::max(distinct, j.outcomes.size());
   }
-  auto flat = [&] { return !flat_report(msgs, flags).evaluation.findings.empty(); };
+  auto flat = [&] { return finding_count(flat_report(msgs, flags).evaluation) > 0; };
   auto judged = [&] {
-    return !judged_report(msgs, judgements, group, flags, setup).evaluation.findings.empty();
+    return finding_count(judged_report(msgs, judgements, group, flags, setup).evaluation) > 0;
   };
   const auto one = in_child(flat);
   const auto two = in_child(judged);
@@ -545,7 +546,7 @@ int main(int argc, char** argv) {
                 c2 - c1, judged, c3 - c2, (c3 - c2) / judged, secs, wire / 1024,
                 wire / static_cast<std::size_t>(n), static_cast<double>(rss1 - rss0) / n,
                 json.size() / 1024);
-    if (r.evaluation.findings.empty()) {
+    if (finding_count(r.evaluation) == 0) {
       std::fprintf(stderr, "FAIL: the odd nodes were not found\n");
       return 1;
     }

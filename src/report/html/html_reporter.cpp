@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/shared_findings.h"
 #include "report/html/fleet_table.h"
 #include "report/html/html_charts.h"
 #include "report/html/html_format.h"
@@ -65,7 +66,7 @@ std::string header(const Report& r) {
        "\" role=\"status\"><span class=\"status\">" + esc(status) + "</span>" + esc(rest) +
        "</div>";
   std::size_t n[3] = {0, 0, 0};
-  for (const Finding& f : r.evaluation.findings) ++n[static_cast<int>(f.severity)];
+  for_each_finding(r.evaluation, [&](const Finding& f) { ++n[static_cast<int>(f.severity)]; });
   const auto count = [](std::size_t v, const char* what) {
     return "<li><b>" + std::to_string(v) + "</b>" + what + "</li>";
   };
@@ -111,17 +112,17 @@ std::string finding_html(const Finding& f) {
 
 std::string findings_section(const Report& r) {
   std::string s = "<section id=\"findings\"><h2>Findings</h2>";
-  if (r.evaluation.findings.empty()) s += "<p class=\"empty\">No findings.</p>";
+  if (finding_count(r.evaluation) == 0) s += "<p class=\"empty\">No findings.</p>";
   const std::pair<Severity, const char*> groups[] = {
       {Severity::kError, "Errors"}, {Severity::kWarning, "Warnings"}, {Severity::kInfo, "Info"}};
   for (const auto& [sev, name] : groups) {
     std::string items;
     std::size_t n = 0;
-    for (const Finding& f : r.evaluation.findings) {
-      if (f.severity != sev) continue;
+    for_each_finding(r.evaluation, [&](const Finding& f) {
+      if (f.severity != sev) return;
       items += finding_html(f);
       ++n;
-    }
+    });
     if (n) s += "<h3>" + std::string(name) + " (" + std::to_string(n) + ")</h3>" + items;
   }
   return s + "</section>\n";

@@ -1,4 +1,5 @@
 #include "report/json/json_reporter.h"
+#include "engine/shared_findings.h"
 #include "report/json/fleet_section.h"
 #include "report/json/stage_section.h"
 #include "report/json/watch_section.h"
@@ -24,7 +25,7 @@ json line_or_null(int line) { return line > 0 ? json(line) : json(nullptr); }
 
 json counts_json(const Report& r) {
   std::size_t counts[3] = {0, 0, 0};
-  for (const auto& f : r.evaluation.findings) ++counts[static_cast<int>(f.severity)];
+  for_each_finding(r.evaluation, [&](const Finding& f) { ++counts[static_cast<int>(f.severity)]; });
   json c{{"error", counts[2]},
          {"warning", counts[1]},
          {"info", counts[0]},
@@ -136,7 +137,7 @@ json report_head_json(const Report& r) {
   j["fail_on"] = std::string(to_string(r.fail_on));
   j["exit_code"] = r.exit_code;
   json findings = json::array();
-  for (const auto& f : r.evaluation.findings) findings.push_back(finding_json(f));
+  for_each_finding(r.evaluation, [&](const Finding& f) { findings.push_back(finding_json(f)); });
   j["findings"] = findings;
   json skipped = json::array();
   for (const auto& s : r.evaluation.skipped)

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/text.h"
+#include "engine/shared_findings.h"
 #include "report/node_count.h"
 #include "report/text/collective_table.h"
 #include "report/text/fleet_section.h"
@@ -128,10 +129,10 @@ std::string render_text(const Report& r, const RenderStyle& style) {
   if (r.stage) out += render_stage_text(*r.stage) + "\n";
   if (r.plan) out += render_plan_text(*r.plan, style.explain, p) + "\n";
   if (r.acceptance) out += render_plan_check_text(*r.acceptance, style.explain, p) + "\n";
-  if (r.evaluation.findings.empty() && !r.fleet_summary) out += "No findings.\n\n";
+  if (finding_count(r.evaluation) == 0 && !r.fleet_summary) out += "No findings.\n\n";
   if (!r.fleet_summary)
-    for (const Finding& f : r.evaluation.findings)
-      out += render_finding(f, p, finding_suffix(r, f));
+    for_each_finding(r.evaluation,
+                     [&](const Finding& f) { out += render_finding(f, p, finding_suffix(r, f)); });
   if (r.lint) lint_sections(out, p, *r.lint);
   not_checked(out, p, r);
   out += (r.catalog_origin.empty() ? "" : "catalog " + r.catalog_origin + " · ") + "trainready " +
