@@ -121,8 +121,9 @@ namespace {
 
 bool has_nodes_section(const Report& r) { return r.command == "doctor" || !r.nodes.empty(); }
 
-// Everything but the nodes' facts.
-json report_head_json(const Report& r) {
+// Everything but the nodes' facts; `findings`: with the findings (render_json writes them as it
+// goes).
+json report_head_json(const Report& r, bool findings_too = true) {
   json j;
   j["schema_version"] = kReportSchemaVersion;
   j["tool"] = {{"name", "trainready"}, {"version", r.tool_version}};
@@ -137,7 +138,8 @@ json report_head_json(const Report& r) {
   j["fail_on"] = std::string(to_string(r.fail_on));
   j["exit_code"] = r.exit_code;
   json findings = json::array();
-  for_each_finding(r.evaluation, [&](const Finding& f) { findings.push_back(finding_json(f)); });
+  if (findings_too)
+    for_each_finding(r.evaluation, [&](const Finding& f) { findings.push_back(finding_json(f)); });
   j["findings"] = findings;
   json skipped = json::array();
   for (const auto& s : r.evaluation.skipped)
@@ -218,10 +220,11 @@ json report_json(const Report& r) {
 std::string render_json(const Report& r) {
   // Input text need not be UTF-8 (a log, a host name): replace what is not rather than throw.
   // The same text as report_json(r).dump(2), with the parts that grow with the fleet (every
-  // node's facts, about 50 KiB of JSON per node, and a run per rule and node) written as they
-  // go: one tree of them all cost most of the time of writing a fleet's report (allocating,
-  // walking and freeing millions of map nodes at once).
-  json j = report_head_json(r);
+  // node's facts, about 50 KiB of JSON per node, a run per rule and node, the findings, which a
+  // fleet holds once per distinct finding) written as they go: one tree of them all cost most of
+  // the time of writing a fleet's report (allocating, walking and freeing millions of map nodes
+  // at once).
+  json j = report_head_json(r, false);
   const bool nodes = has_nodes_section(r);
   j["runs"] = nullptr;  // their places among the sorted keys
   if (nodes) j["nodes"] = nullptr;
@@ -232,6 +235,13 @@ std::string render_json(const Report& r) {
     w.key(it.key());
     if (it.key() == "runs") {
       write_runs(w, r);
+    } else if (it.key() == "findings") {  // one finding's tree at a time
+      w.open('[');
+      for_each_finding(r.evaluation, [&w](const Finding& f) {
+        w.element();
+        w.any(finding_json(f));
+      });
+      w.close(']');
     } else if (nodes && it.key() == "nodes") {
       w.open('[');
       for (std::size_t i = 0; i < r.nodes.size(); ++i) {
