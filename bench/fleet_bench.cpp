@@ -10,8 +10,9 @@
 // time is printed as a second reference.
 // Then rank 0 of the two-level gather, group leaders judging, against one level on the same
 // messages, each in a child process: CPU s and peak memory from the first message to the report
-// model, on a fleet whose nodes share a few findings and one where every node has its own; exits
-// 1 when the 512-node reports (text, and JSON with the facts forwarded) differ.
+// model, on a fleet whose nodes share a few findings, one where every node has its own and one
+// where every node has the same three; exits 1 when the 512-node reports (text, and JSON with the
+// facts forwarded) differ.
 // Then `fleet --bandwidth`'s judgement: a 512 x 512 pair matrix with one slow node (its whole
 // row) and one slow link (one cell) classified by the pair-bandwidth rules, also under 1 s; exits
 // 1 unless exactly that node and that link are named.
