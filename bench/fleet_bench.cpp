@@ -20,7 +20,7 @@
 // ranks, against the old every-peer-per-interval judgement at 512 and 4,096 (same windows, same
 // run); exits 1 unless both name exactly the idle ranks.
 // Usage: fleet_bench [MAX_NODES]   (run it pinned to one core: taskset -c 0)
-//        fleet_bench --judgements few|shared|many N FILE [--forward]   (what rank 0 receives)
+//        fleet_bench --judgements few|shared|many|bare N FILE [--forward]  (what rank 0 receives)
 //        fleet_bench --rank0 FILE text|json|junit|sarif|html|prom OUT  (rank 0 alone on it)
 #include <malloc.h>
 #include <sys/resource.h>
@@ -132,8 +132,17 @@ std::vector<std::string> shared_findings_messages(const NodeFacts& base, int n) 
   return out;
 }
 
+// As synthetic_messages, without instance metadata: the rules that need the VM size skip on every
+// node (a skip per node and rule, each naming its node).
+std::vector<std::string> bare_messages(const NodeFacts& base, int n) {
+  NodeFacts bare = base;
+  bare.imds = Fact<ImdsInfo>::missing("imds.json not found");
+  return synthetic_messages(bare, n);
+}
+
 std::vector<std::string> fleet_messages(const std::string& fleet, const NodeFacts& base, int n) {
   if (fleet == "shared") return shared_findings_messages(base, n);
+  if (fleet == "bare") return bare_messages(base, n);
   if (fleet == "many") return many_findings_messages(base, n);
   return synthetic_messages(base, n);
 }

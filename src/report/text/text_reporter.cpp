@@ -1,6 +1,7 @@
 #include "report/text/text_reporter.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "core/text.h"
 #include "engine/shared_findings.h"
@@ -68,20 +69,21 @@ void not_checked(std::string& out, const Palette& p, const Report& r) {
   if (inputs) {
     for (const auto& n : r.lint->input_notes) out += "  " + wrap_text(n, 2, 6) + "\n";
   }
-  // Rules skipped for the same reason on the same node read as one line.
-  std::vector<std::pair<std::string, std::string>> grouped;  // (reason key, ids)
+  // Rules skipped for the same reason on the same node read as one line (found by key: a fleet
+  // has a line per node).
+  std::vector<std::pair<const std::string*, std::string>> grouped;  // (reason key, ids)
+  std::unordered_map<std::string, std::size_t> line_of;             // reason key -> grouped entry
+  const bool many = judged_node_count(r) >= 2;
   for (const RuleSkip& s : ev.skipped) {
-    std::string key =
-        (s.node.empty() || judged_node_count(r) < 2 ? "" : "[" + s.node + "] ") + s.reason;
-    auto it =
-        std::find_if(grouped.begin(), grouped.end(), [&](const auto& g) { return g.first == key; });
-    if (it == grouped.end())
-      grouped.emplace_back(key, s.rule_id);
+    auto [it, fresh] = line_of.emplace(
+        (s.node.empty() || !many ? "" : "[" + s.node + "] ") + s.reason, grouped.size());
+    if (fresh)
+      grouped.emplace_back(&it->first, s.rule_id);
     else
-      it->second += ", " + s.rule_id;
+      grouped[it->second].second += ", " + s.rule_id;
   }
   for (const auto& [key, ids] : grouped)
-    out += "  " + wrap_text(ids + ": skipped, " + key, 2, 6) + "\n";
+    out += "  " + wrap_text(ids + ": skipped, " + *key, 2, 6) + "\n";
   for (const RuleSkip& s : ev.notes) {
     std::string head = "  " + s.rule_id +
                        (s.node.empty() || judged_node_count(r) < 2 ? "" : " [" + s.node + "]") +
