@@ -123,17 +123,6 @@ void record_outcome(Evaluation& ev, const std::string& id, const std::string& no
   for (std::string& note : o.notes) ev.notes.push_back({id, node, std::move(note)});
 }
 
-// The same for an outcome shared by many nodes, but for its findings (SharedFindings holds them):
-// its skip reason or notes.
-void record_shared_outcome(Evaluation& ev, const std::string& id, const std::string& node,
-                           const RuleOutcome& o) {
-  ++ev.evaluations;
-  if (o.skipped)
-    ev.skipped.push_back({id, node, o.skip_reason});
-  else
-    for (const std::string& note : o.notes) ev.notes.push_back({id, node, note});
-}
-
 // The runs of the node rules judged elsewhere, one per distinct outcome; the rules are added as
 // evaluate() meets them.
 std::shared_ptr<FoldedNodeRuns> fold_runs(const JudgeInputs& in, const ClusterNodes& cluster) {
@@ -203,7 +192,6 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         if (in.judged) {
           auto at = judged_at.find(id);
           if (at == judged_at.end()) break;
-          const JudgedNodes& j = *in.judged;
           if (!folded) {
             folded = fold_runs(in, cluster);
             shared = std::make_shared<SharedFindings>();
@@ -212,10 +200,9 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
             shared->nodes = folded->nodes;
           }
           folded->rules.push_back({id, at->second, ev.runs.size()});
-          share_rule_findings(*shared, static_cast<std::uint32_t>(at->second), ev.findings.size());
-          for (std::size_t i = 0; i < folded->nodes; ++i)
-            record_shared_outcome(ev, id, cluster.labels[i],
-                                  j.outcomes[j.patterns[j.pattern_of[i]][at->second]]);
+          // Its findings, skips and notes stay with the outcomes (SharedFindings), counted here.
+          share_rule_findings(*shared, static_cast<std::uint32_t>(at->second), ev);
+          ev.evaluations += static_cast<int>(folded->nodes);
           break;
         }
         for (const NodeFacts& n : nodes) {
@@ -279,9 +266,11 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
       return false;
     };
     sort_shared_findings(*shared);
-    if (moves()) {
+    if (moves()) {  // the findings as before; the skips and notes stay shared
       expand_shared_findings(*shared, ev.findings);
-      shared.reset();
+      shared->entries.clear();
+      shared->sets.clear();
+      shared->count = 0;
     }
   }
   fold_subsumed(ev.findings);
@@ -290,7 +279,8 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
   sort_findings(ev.findings);
   put_first_failure_first(ev.findings);
   ev.folded_runs = std::move(folded);
-  if (shared && shared->count > 0) ev.shared_findings = std::move(shared);
+  if (shared && shared->count + shared->skip_count + shared->note_count > 0)
+    ev.shared_findings = std::move(shared);
   return ev;
 }
 

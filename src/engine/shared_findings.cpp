@@ -23,9 +23,10 @@ bool same_bucket(const Finding& a, const Finding& b) {
 
 }  // namespace
 
-void share_rule_findings(SharedFindings& s, std::uint32_t column, std::size_t before) {
+void share_rule_findings(SharedFindings& s, std::uint32_t column, const Evaluation& so_far) {
   const JudgedNodes& j = *s.judged;
-  s.rules.push_back({column, before});
+  s.rules.push_back({column, so_far.findings.size(), so_far.skipped.size(), so_far.notes.size()});
+  SharedFindings::Rule& rule = s.rules.back();
   if (s.by_label.size() != s.nodes) {
     s.by_label.resize(s.nodes);
     for (std::size_t i = 0; i < s.nodes; ++i) s.by_label[i] = static_cast<std::uint32_t>(i);
@@ -37,7 +38,16 @@ void share_rule_findings(SharedFindings& s, std::uint32_t column, std::size_t be
   for (std::size_t p = 0; p < s.by_label.size(); ++p) {
     const std::uint32_t k = j.patterns[j.pattern_of[s.by_label[p]]][column];
     const RuleOutcome& o = j.outcomes[k];
-    if (o.skipped || o.findings.empty()) continue;
+    if (o.skipped) {
+      rule.skips = true;
+      ++s.skip_count;
+      continue;
+    }
+    if (!o.notes.empty()) {
+      rule.notes = true;
+      s.note_count += o.notes.size();
+    }
+    if (o.findings.empty()) continue;
     if (set_of[k] < 0) {
       set_of[k] = static_cast<std::int64_t>(s.sets.size());
       s.sets.emplace_back();
@@ -90,6 +100,59 @@ void expand_shared_findings(const SharedFindings& s, std::vector<Finding>& findi
   }
   rules_before(findings.size());
   findings = std::move(out);
+}
+
+namespace {
+
+// The skips (or notes) of the node rules judged elsewhere, interleaved with `own` where evaluate()
+// recorded them.
+void for_each_judged(const Evaluation& ev, bool skips, const std::vector<RuleSkip>& own,
+                     const std::function<void(const RuleSkip&)>& fn) {
+  const SharedFindings* s = ev.shared_findings.get();
+  if (s == nullptr) {
+    for (const RuleSkip& x : own) fn(x);
+    return;
+  }
+  const JudgedNodes& j = *s->judged;
+  RuleSkip one;
+  std::size_t next = 0;  // the next rule
+  auto rules_before = [&](std::size_t k) {
+    for (; next < s->rules.size() &&
+           (skips ? s->rules[next].skip_before : s->rules[next].note_before) <= k;
+         ++next) {
+      const SharedFindings::Rule& rule = s->rules[next];
+      if (!(skips ? rule.skips : rule.notes)) continue;
+      one.rule_id = j.rule_ids[rule.column];
+      for (std::size_t i = 0; i < s->nodes; ++i) {
+        const RuleOutcome& o = j.outcomes[j.patterns[j.pattern_of[i]][rule.column]];
+        if (o.skipped != skips) continue;
+        one.node = s->cluster->labels[i];
+        if (skips) {
+          one.reason = o.skip_reason;
+          fn(static_cast<const RuleSkip&>(one));
+        }
+        for (std::size_t n = 0; !skips && n < o.notes.size(); ++n) {
+          one.reason = o.notes[n];
+          fn(static_cast<const RuleSkip&>(one));
+        }
+      }
+    }
+  };
+  for (std::size_t k = 0; k < own.size(); ++k) {
+    rules_before(k);
+    fn(own[k]);
+  }
+  rules_before(own.size());
+}
+
+}  // namespace
+
+void for_each_skip(const Evaluation& ev, const std::function<void(const RuleSkip&)>& fn) {
+  for_each_judged(ev, true, ev.skipped, fn);
+}
+
+void for_each_note(const Evaluation& ev, const std::function<void(const RuleSkip&)>& fn) {
+  for_each_judged(ev, false, ev.notes, fn);
 }
 
 void for_each_finding(const Evaluation& ev, const std::function<void(const Finding&)>& fn) {

@@ -61,13 +61,13 @@ std::string counts_of(const Evaluation& ev) {
   for_each_finding(ev, [&](const Finding& f) { ++n[static_cast<int>(f.severity)]; });
   const std::size_t partly = partly_evaluated(ev);
   return plural(n[2], "error") + ", " + plural(n[1], "warning") + ", " + plural(n[0], "note") +
-         ", " + plural(ev.skipped.size(), "check") + " skipped" +
+         ", " + plural(skip_count(ev), "check") + " skipped" +
          (partly ? ", " + plural(partly, "check") + " skipped in part" : "");
 }
 
 // Checks that could not run, whole or in part: a rule that judged three ports of eight did not
 // pass the other five.
-std::size_t not_run(const Evaluation& ev) { return ev.skipped.size() + partly_evaluated(ev); }
+std::size_t not_run(const Evaluation& ev) { return skip_count(ev) + partly_evaluated(ev); }
 
 VerdictStatus status_of(const Evaluation& ev) {
   bool errors = false;
@@ -135,7 +135,7 @@ std::string run_line(VerdictStatus s, const Report& r, const std::string& counts
 
 std::size_t partly_evaluated(const Evaluation& ev) {
   std::set<std::pair<std::string, std::string>> runs;
-  for (const RuleSkip& n : ev.notes) runs.emplace(n.rule_id, n.node);
+  for_each_note(ev, [&](const RuleSkip& n) { runs.emplace(n.rule_id, n.node); });
   return runs.size();
 }
 

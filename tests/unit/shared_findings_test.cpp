@@ -170,6 +170,13 @@ TEST(SharedFindings, EveryFormatWritesTheBytesOfOneLevel) {
     // JSON and Prometheus print every node's facts: with them forwarded, the same bytes.
     EXPECT_EQ(render_json(c), render_json(a));
     EXPECT_EQ(render_prom(c), render_prom(a));
+    // The node rules' skips and notes are read from the outcomes node by node, none kept per
+    // node (the cluster rules' own are kept: no node).
+    for (const RuleSkip& x : b.evaluation.skipped) EXPECT_EQ(x.node, "") << x.rule_id;
+    for (const RuleSkip& x : b.evaluation.notes) EXPECT_EQ(x.node, "") << x.rule_id;
+    EXPECT_EQ(skip_count(b.evaluation), a.evaluation.skipped.size());
+    EXPECT_EQ(note_count(b.evaluation), a.evaluation.notes.size());
+    EXPECT_EQ(skip_count(b.evaluation) > 13, bare);
     EXPECT_EQ(b.exit_code, a.exit_code);
     EXPECT_EQ(b.verdict.line, a.verdict.line);
   }

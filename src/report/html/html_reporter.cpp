@@ -73,7 +73,7 @@ std::string header(const Report& r) {
   h += "<ul class=\"counts\">" + count(n[2], n[2] == 1 ? "error" : "errors") +
        count(n[1], n[1] == 1 ? "warning" : "warnings") + count(n[0], "info") +
        count(static_cast<std::size_t>(r.evaluation.evaluations), "rule evaluations") +
-       count(r.evaluation.skipped.size(), "checks skipped");
+       count(skip_count(r.evaluation), "checks skipped");
   if (const std::size_t partly = partly_evaluated(r.evaluation))
     h += count(partly, "checks skipped in part");
   if (r.lint) h += count(r.lint->suppressed.size(), "suppressed");
@@ -132,21 +132,26 @@ std::string not_checked_section(const Report& r) {
   const Evaluation& ev = r.evaluation;
   const bool lint_notes =
       r.lint && (!r.lint->input_notes.empty() || !r.lint->suppression_warnings.empty());
-  if (ev.skipped.empty() && ev.notes.empty() && !lint_notes) return "";
+  if (skip_count(ev) == 0 && note_count(ev) == 0 && !lint_notes) return "";
   std::string s =
       "<section id=\"not-checked\"><h2>Not checked</h2>"
       "<p>A missing fact is not a pass: these checks could not run, or ran only "
       "in part.</p>";
-  const auto table = [](const std::vector<RuleSkip>& rows, const char* what) {
+  const auto table = [&ev](bool skips, const char* what) {
     std::string t = "<table><thead><tr><th>rule</th><th>node</th><th>" + std::string(what) +
                     "</th></tr></thead><tbody>";
-    for (const RuleSkip& k : rows)
+    const auto row = [&t](const RuleSkip& k) {
       t += "<tr><td>" + rule_link(k.rule_id) + "</td><td>" + esc(k.node) + "</td><td>" +
            esc(k.reason) + "</td></tr>";
+    };
+    if (skips)
+      for_each_skip(ev, row);
+    else
+      for_each_note(ev, row);
     return t + "</tbody></table>";
   };
-  if (!ev.skipped.empty()) s += "<h3>Skipped</h3>" + table(ev.skipped, "why");
-  if (!ev.notes.empty()) s += "<h3>Evaluated in part</h3>" + table(ev.notes, "what was left out");
+  if (skip_count(ev) > 0) s += "<h3>Skipped</h3>" + table(true, "why");
+  if (note_count(ev) > 0) s += "<h3>Evaluated in part</h3>" + table(false, "what was left out");
   if (lint_notes) {
     s += "<h3>Inputs</h3><ul>";
     for (const std::string& n : r.lint->input_notes) s += "<li>" + esc(n) + "</li>";

@@ -30,7 +30,7 @@ json counts_json(const Report& r) {
          {"warning", counts[1]},
          {"info", counts[0]},
          {"rule_evaluations", r.evaluation.evaluations},
-         {"skipped", r.evaluation.skipped.size()},
+         {"skipped", skip_count(r.evaluation)},
          {"skipped_in_part", partly_evaluated(r.evaluation)}};
   if (r.lint) c["suppressed"] = r.lint->suppressed.size();
   return c;
@@ -142,12 +142,14 @@ json report_head_json(const Report& r, bool findings_too = true) {
     for_each_finding(r.evaluation, [&](const Finding& f) { findings.push_back(finding_json(f)); });
   j["findings"] = findings;
   json skipped = json::array();
-  for (const auto& s : r.evaluation.skipped)
+  for_each_skip(r.evaluation, [&](const RuleSkip& s) {
     skipped.push_back({{"rule", s.rule_id}, {"node", s.node}, {"reason", s.reason}});
+  });
   j["skipped"] = skipped;
   json notes = json::array();
-  for (const auto& s : r.evaluation.notes)
+  for_each_note(r.evaluation, [&](const RuleSkip& s) {
     notes.push_back({{"rule", s.rule_id}, {"node", s.node}, {"note", s.reason}});
+  });
   j["notes"] = notes;
   if (r.nccl_log) j["nccl_log"] = to_json(*r.nccl_log);
   if (r.progress) j["nccl_telemetry"] = to_json(*r.progress);

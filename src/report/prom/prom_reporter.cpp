@@ -27,7 +27,7 @@ void verdict_metrics(const Report& r, PromWriter& w) {
   w.sample("trainready_rule_evaluations", cmd, r.evaluation.evaluations);
   w.family("trainready_checks_skipped", "gauge",
            "Rule evaluations skipped because their facts were missing.");
-  w.sample("trainready_checks_skipped", cmd, static_cast<double>(r.evaluation.skipped.size()));
+  w.sample("trainready_checks_skipped", cmd, static_cast<double>(skip_count(r.evaluation)));
   w.family("trainready_checks_skipped_in_part", "gauge",
            "Rule evaluations that judged only part of their facts (the rest was missing).");
   w.sample("trainready_checks_skipped_in_part", cmd,

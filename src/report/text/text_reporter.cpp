@@ -64,7 +64,7 @@ void lint_sections(std::string& out, const Palette& p, const LintInputs& l) {
 void not_checked(std::string& out, const Palette& p, const Report& r) {
   const Evaluation& ev = r.evaluation;
   const bool inputs = r.lint && !r.lint->input_notes.empty();
-  if (ev.skipped.empty() && ev.notes.empty() && !inputs) return;
+  if (skip_count(ev) == 0 && note_count(ev) == 0 && !inputs) return;
   out += p.wrap(r.lint ? "Not resolved" : "Not checked", "1") + "\n";
   if (inputs) {
     for (const auto& n : r.lint->input_notes) out += "  " + wrap_text(n, 2, 6) + "\n";
@@ -74,22 +74,22 @@ void not_checked(std::string& out, const Palette& p, const Report& r) {
   std::vector<std::pair<const std::string*, std::string>> grouped;  // (reason key, ids)
   std::unordered_map<std::string, std::size_t> line_of;             // reason key -> grouped entry
   const bool many = judged_node_count(r) >= 2;
-  for (const RuleSkip& s : ev.skipped) {
+  for_each_skip(ev, [&](const RuleSkip& s) {
     auto [it, fresh] = line_of.emplace(
         (s.node.empty() || !many ? "" : "[" + s.node + "] ") + s.reason, grouped.size());
     if (fresh)
       grouped.emplace_back(&it->first, s.rule_id);
     else
       grouped[it->second].second += ", " + s.rule_id;
-  }
+  });
   for (const auto& [key, ids] : grouped)
     out += "  " + wrap_text(ids + ": skipped, " + *key, 2, 6) + "\n";
-  for (const RuleSkip& s : ev.notes) {
+  for_each_note(ev, [&](const RuleSkip& s) {
     std::string head = "  " + s.rule_id +
                        (s.node.empty() || judged_node_count(r) < 2 ? "" : " [" + s.node + "]") +
                        ": ";
     out += head + wrap_text("partly, " + s.reason, head.size(), 6) + "\n";
-  }
+  });
   out += "\n";
 }
 
