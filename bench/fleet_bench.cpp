@@ -10,8 +10,9 @@
 // time is printed as a second reference.
 // Then rank 0 of the two-level gather, group leaders judging, against one level on the same
 // messages, each in a child process: CPU s and peak memory from the first message to the report
-// model, on a fleet whose nodes share a few findings and one where every node has its own; exits
-// 1 when the 512-node reports (text, and JSON with the facts forwarded) differ.
+// model, on a fleet whose nodes share a few findings, one where every node has its own and one
+// where every node has the same three; exits 1 when the 512-node reports (text, and JSON with the
+// facts forwarded) differ.
 // Then `fleet --bandwidth`'s judgement: a 512 x 512 pair matrix with one slow node (its whole
 // row) and one slow link (one cell) classified by the pair-bandwidth rules, also under 1 s; exits
 // 1 unless exactly that node and that link are named.
@@ -19,6 +20,8 @@
 // ranks, against the old every-peer-per-interval judgement at 512 and 4,096 (same windows, same
 // run); exits 1 unless both name exactly the idle ranks.
 // Usage: fleet_bench [MAX_NODES]   (run it pinned to one core: taskset -c 0)
+//        fleet_bench --judgements few|shared|many|bare N FILE [--forward]  (what rank 0 receives)
+//        fleet_bench --rank0 FILE text|json|junit|sarif|html|prom OUT  (rank 0 alone on it)
 #include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -37,6 +40,7 @@
 #include "cli/judge.h"
 #include "codec/node_facts_json.h"
 #include "core/root.h"
+#include "engine/shared_findings.h"
 #include "facts/pair_bandwidth_facts.h"
 #include "fleet/fleet_gatherer.h"
 #include "fleet/fleet_groups.h"
@@ -45,7 +49,11 @@
 #include "fleet/group_judgement.h"
 #include "fleet/judged_gatherer.h"
 #include "probes/probes.h"
+#include "report/html/html_reporter.h"
 #include "report/json/json_reporter.h"
+#include "report/junit/junit_reporter.h"
+#include "report/prom/prom_reporter.h"
+#include "report/sarif/sarif_reporter.h"
 #include "report/text/text_reporter.h"
 #include "watch/peer_exchange.h"
 #include "watch/timeline.h"
@@ -103,6 +111,40 @@ std::vector<std::string> many_findings_messages(const NodeFacts& base, int n) {
     out[static_cast<std::size_t>(i)] = encode_rank_message(m);
   }
   return out;
+}
+
+// A fleet where every node shares the same findings: as synthetic_messages, and on every node
+// three InfiniBand ports down (the same three, the same evidence), NCCL_IB_DISABLE=1,
+// NCCL_IB_RELAXED_ORDERING=0 and no NCCL_TOPO_FILE, so each of those findings is shared by all N
+// nodes.
+std::vector<std::string> shared_findings_messages(const NodeFacts& base, int n) {
+  std::vector<std::string> out = synthetic_messages(base, n);
+  for (int i = 0; i < n; ++i) {
+    RankMessage m = decode_rank_message(out[static_cast<std::size_t>(i)]);
+    for (std::size_t d = 2; d < 5 && d < m.facts->ib.value.devices.size(); ++d)
+      m.facts->ib.value.devices[d].ports[0].state.value = "DOWN";
+    NcclSettings& nccl = m.facts->nccl.value;
+    nccl.env["NCCL_IB_DISABLE"] = "1";
+    nccl.env["NCCL_IB_RELAXED_ORDERING"] = "0";
+    nccl.topo_file.clear();
+    out[static_cast<std::size_t>(i)] = encode_rank_message(m);
+  }
+  return out;
+}
+
+// As synthetic_messages, without instance metadata: the rules that need the VM size skip on every
+// node (a skip per node and rule, each naming its node).
+std::vector<std::string> bare_messages(const NodeFacts& base, int n) {
+  NodeFacts bare = base;
+  bare.imds = Fact<ImdsInfo>::missing("imds.json not found");
+  return synthetic_messages(bare, n);
+}
+
+std::vector<std::string> fleet_messages(const std::string& fleet, const NodeFacts& base, int n) {
+  if (fleet == "shared") return shared_findings_messages(base, n);
+  if (fleet == "bare") return bare_messages(base, n);
+  if (fleet == "many") return many_findings_messages(base, n);
+  return synthetic_messages(base, n);
 }
 
 // Rank 0's report before it is rendered: one level, from every node's facts.
@@ -238,15 +280,15 @@ bool two_level_bench(const char* fleet, const std::vector<std::string>& msgs,
     judgement_bytes += judgements.back().size();
     distinct = std::max(distinct, j.outcomes.size());
   }
-  auto flat = [&] { return !flat_report(msgs, flags).evaluation.findings.empty(); };
+  auto flat = [&] { return finding_count(flat_report(msgs, flags).evaluation) > 0; };
   auto judged = [&] {
-    return !judged_report(msgs, judgements, group, flags, setup).evaluation.findings.empty();
+    return finding_count(judged_report(msgs, judgements, group, flags, setup).evaluation) > 0;
   };
   const auto one = in_child(flat);
   const auto two = in_child(judged);
   const auto one_again = in_child(flat);
   const auto two_again = in_child(judged);
-  std::printf("%-5s %7d %10.3f %10.3f %10.1f %10.1f %9.3f %10.1f %9zu\n", fleet, n,
+  std::printf("%-6s %7d %10.3f %10.3f %10.1f %10.1f %9.3f %10.1f %9zu\n", fleet, n,
               (one.first + one_again.first) / 2, (two.first + two_again.first) / 2,
               static_cast<double>(std::max(one.second, one_again.second)) / 1024,
               static_cast<double>(std::max(two.second, two_again.second)) / 1024, leader_s,
@@ -409,13 +451,83 @@ bool watch_judge_bench(int max_ranks) {
   return true;
 }
 
+// What rank 0 of a two-level gather receives, in a file: group 0's facts messages (rank 0 judges
+// its own group) and every other leader's judgement, each length-prefixed.
+void put_blob(std::string& out, const std::string& b) {
+  const std::uint64_t n = b.size();
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out += b;
+}
+
+std::string get_blob(std::ifstream& in) {
+  std::uint64_t n = 0;
+  in.read(reinterpret_cast<char*>(&n), sizeof n);
+  std::string b(n, '\0');
+  in.read(b.data(), static_cast<std::streamsize>(n));
+  return b;
+}
+
+// fleet_bench --judgements FLEET N FILE [--forward]: the leaders' side, written once.
+int write_judgements(const std::string& fleet, int n, const std::string& file, bool forward,
+                     const NodeFacts& base, const SharedFlags& flags) {
+  const std::vector<std::string> msgs = fleet_messages(fleet, base, n);
+  const int group = kDefaultGatherGroup;
+  const JudgeSetup setup = judge_setup(flags, forward);
+  std::string out;
+  put_blob(out, std::to_string(n) + " " + std::to_string(group) + (forward ? " 1" : " 0"));
+  for (int r = 0; r < std::min(n, group); ++r) put_blob(out, msgs[static_cast<std::size_t>(r)]);
+  for (int first = group; first < n; first += group)
+    put_blob(out, encode_group_judgement(judge_members(msgs, first, group, setup)));
+  std::ofstream(file, std::ios::binary) << out;
+  return 0;
+}
+
+// fleet_bench --rank0 FILE FORMAT OUT: rank 0 alone, from the first message to the report written
+// in FORMAT (text, json, junit, sarif, html, prom), in one process, so that the whole process's
+// time and peak memory are rank 0's.
+int rank0_only(const std::string& file, const std::string& format, const std::string& out_path,
+               const SharedFlags& flags) {
+  std::ifstream in(file, std::ios::binary);
+  int n = 0, group = 0, forward = 0;
+  if (std::sscanf(get_blob(in).c_str(), "%d %d %d", &n, &group, &forward) != 3) return 2;
+  std::vector<std::string> msgs;
+  for (int r = 0; r < std::min(n, group); ++r) msgs.push_back(get_blob(in));
+  std::vector<std::string> judgements(1);
+  for (int first = group; first < n; first += group) judgements.push_back(get_blob(in));
+  const JudgeSetup setup = judge_setup(flags, forward != 0);
+  msgs.resize(static_cast<std::size_t>(n));  // judged_report reads only group 0's
+  const Report r = judged_report(msgs, judgements, group, flags, setup);
+  std::string text;
+  if (format == "text")
+    text = render_text(r, {});
+  else if (format == "json")
+    text = render_json(r);
+  else if (format == "junit")
+    text = render_junit(r);
+  else if (format == "sarif")
+    text = render_sarif(r);
+  else if (format == "html")
+    text = render_html(r);
+  else if (format == "prom")
+    text = render_prom(r);
+  else
+    return 2;
+  std::ofstream(out_path, std::ios::binary) << text;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  SharedFlags flags;
+  if (mode == "--rank0" && argc == 5) return rank0_only(argv[2], argv[3], argv[4], flags);
   const int max_nodes = argc > 1 ? std::atoi(argv[1]) : 4096;
   FsRoot root(std::string(TR_EXAMPLES) + "/nd-h100-healthy");
   const NodeFacts base = probe_node(root, ProbeOptions{});
-  SharedFlags flags;
+  if (mode == "--judgements" && argc >= 5)
+    return write_judgements(argv[2], std::atoi(argv[3]), argv[4],
+                            argc > 5 && std::string(argv[5]) == "--forward", base, flags);
   std::printf("%7s %9s %9s %9s %9s %11s %12s %9s %9s %13s %11s\n", "nodes", "decode_s", "judge_s",
               "gather+", "report_s", "report/ref", "wall_total_s", "wire_KiB", "B/node",
               "rss_KiB/node", "report_KiB");
@@ -444,7 +556,7 @@ int main(int argc, char** argv) {
                 c2 - c1, judged, c3 - c2, (c3 - c2) / judged, secs, wire / 1024,
                 wire / static_cast<std::size_t>(n), static_cast<double>(rss1 - rss0) / n,
                 json.size() / 1024);
-    if (r.evaluation.findings.empty()) {
+    if (finding_count(r.evaluation) == 0) {
       std::fprintf(stderr, "FAIL: the odd nodes were not found\n");
       return 1;
     }
@@ -483,13 +595,14 @@ int main(int argc, char** argv) {
       "first message to the report model (mean of 2 runs; peak: the larger), one leader's CPU s, "
       "judgement bytes per node, distinct outcomes in the largest judgement\n",
       kDefaultGatherGroup);
-  std::printf("%-5s %7s %10s %10s %10s %10s %9s %10s %9s\n", "fleet", "nodes", "one_cpu_s",
+  std::printf("%-6s %7s %10s %10s %10s %10s %9s %10s %9s\n", "fleet", "nodes", "one_cpu_s",
               "two_cpu_s", "one_MiB", "two_MiB", "leader_s", "B/node", "distinct");
   bool two_level = true;
   for (int n : {512, 4096, 16384}) {
     if (n > max_nodes) break;
     two_level = two_level_bench("few", synthetic_messages(base, n), flags) && two_level;
     two_level = two_level_bench("many", many_findings_messages(base, n), flags) && two_level;
+    two_level = two_level_bench("shared", shared_findings_messages(base, n), flags) && two_level;
   }
   const bool pairs = pair_matrix_bench(512, flags);
   const bool watch = watch_judge_bench(max_nodes);

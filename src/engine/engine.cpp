@@ -6,6 +6,7 @@
 
 #include "engine/failure_order.h"
 #include "engine/folded_runs.h"
+#include "engine/shared_findings.h"
 #include "queries/deployment_queries.h"
 #include "queries/node_digest.h"
 #include "rules/registry.h"
@@ -76,14 +77,15 @@ void fold_same_evidence(std::vector<Finding>& findings) {
 }
 
 void sort_findings(std::vector<Finding>& findings) {
-  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    if (a.severity != b.severity) return a.severity > b.severity;
-    if (a.rank != b.rank) return a.rank > b.rank;
-    if (a.node != b.node) return a.node < b.node;
-    if (a.location.source != b.location.source) return a.location.source < b.location.source;
-    if (a.location.line != b.location.line) return a.location.line < b.location.line;
-    return a.rule_id < b.rule_id;
-  });
+  std::stable_sort(findings.begin(), findings.end(), finding_before);
+}
+
+// A finding the passes after the rules move, merge or reorder across the list (it subsumes
+// others, is read in time, or is a supporting reading): with one, the shared findings are
+// expanded and those passes see every finding, as before.
+bool moves_others(const Finding& f) {
+  return !f.subsumes.empty() || f.consequence || !f.onset.empty() ||
+         is_supporting_reading_rule(f.rule_id);
 }
 
 // An evaluation's run: its outcome and detail (the findings' messages, or the skip reason).
@@ -121,15 +123,6 @@ void record_outcome(Evaluation& ev, const std::string& id, const std::string& no
   for (std::string& note : o.notes) ev.notes.push_back({id, node, std::move(note)});
 }
 
-// The same for an outcome shared by many nodes: nothing copied unless it has something to record.
-void record_shared_outcome(Evaluation& ev, const std::string& id, const std::string& node,
-                           const RuleOutcome& o) {
-  if (o.skipped || !o.findings.empty() || !o.notes.empty())
-    record_outcome(ev, id, node, o);
-  else
-    ++ev.evaluations;
-}
-
 // The runs of the node rules judged elsewhere, one per distinct outcome; the rules are added as
 // evaluate() meets them.
 std::shared_ptr<FoldedNodeRuns> fold_runs(const JudgeInputs& in, const ClusterNodes& cluster) {
@@ -165,6 +158,7 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
     for (std::size_t i = 0; i < in.judged->rule_ids.size(); ++i)
       judged_at[in.judged->rule_ids[i]] = i;
   std::shared_ptr<FoldedNodeRuns> folded;  // with in.judged: the node rules' runs
+  std::shared_ptr<SharedFindings> shared;  // and their findings
   RuleContext base;
   base.nodes = &nodes;
   base.cluster = &cluster;
@@ -198,12 +192,17 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         if (in.judged) {
           auto at = judged_at.find(id);
           if (at == judged_at.end()) break;
-          const JudgedNodes& j = *in.judged;
-          if (!folded) folded = fold_runs(in, cluster);
+          if (!folded) {
+            folded = fold_runs(in, cluster);
+            shared = std::make_shared<SharedFindings>();
+            shared->judged = folded->judged;
+            shared->cluster = folded->cluster;
+            shared->nodes = folded->nodes;
+          }
           folded->rules.push_back({id, at->second, ev.runs.size()});
-          for (std::size_t i = 0; i < folded->nodes; ++i)
-            record_shared_outcome(ev, id, cluster.labels[i],
-                                  j.outcomes[j.patterns[j.pattern_of[i]][at->second]]);
+          // Its findings, skips and notes stay with the outcomes (SharedFindings), counted here.
+          share_rule_findings(*shared, static_cast<std::uint32_t>(at->second), ev);
+          ev.evaluations += static_cast<int>(folded->nodes);
           break;
         }
         for (const NodeFacts& n : nodes) {
@@ -258,12 +257,30 @@ Evaluation evaluate(const JudgeInputs& in, const Catalog& catalog, const RuleSel
         break;
     }
   }
+  if (shared) {
+    auto moves = [&] {
+      for (const Finding& f : ev.findings)
+        if (moves_others(f)) return true;
+      for (const SharedFindings::Entry& e : shared->entries)
+        if (moves_others(*e.finding)) return true;
+      return false;
+    };
+    sort_shared_findings(*shared);
+    if (moves()) {  // the findings as before; the skips and notes stay shared
+      expand_shared_findings(*shared, ev.findings);
+      shared->entries.clear();
+      shared->sets.clear();
+      shared->count = 0;
+    }
+  }
   fold_subsumed(ev.findings);
   sort_findings(ev.findings);
   fold_same_evidence(ev.findings);
   sort_findings(ev.findings);
   put_first_failure_first(ev.findings);
   ev.folded_runs = std::move(folded);
+  if (shared && shared->count + shared->skip_count + shared->note_count > 0)
+    ev.shared_findings = std::move(shared);
   return ev;
 }
 

@@ -41,9 +41,13 @@ struct RuleRun {
 };
 
 struct FoldedNodeRuns;  // engine/folded_runs.h
+struct SharedFindings;  // engine/shared_findings.h
 
 struct Evaluation {
-  std::vector<Finding> findings;  // most severe first
+  // Most severe first. Except the node rules' findings on nodes judged elsewhere
+  // (JudgeInputs::judged): those are shared_findings, each held once with its nodes. Read both
+  // with for_each_finding() and finding_count() (engine/shared_findings.h).
+  std::vector<Finding> findings;
   std::vector<RuleSkip> skipped;
   std::vector<RuleSkip> notes;  // parts of rules that could not be evaluated
   int evaluations = 0;          // (rule, node) pairs evaluated
@@ -52,6 +56,7 @@ struct Evaluation {
   // (engine/folded_runs.h).
   std::vector<RuleRun> runs;
   std::shared_ptr<const FoldedNodeRuns> folded_runs;
+  std::shared_ptr<const SharedFindings> shared_findings;
 };
 
 struct RuleSelection {

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_set>
 
+#include "engine/shared_findings.h"
 #include "rules/registry.h"
 
 namespace trainready {
@@ -24,11 +26,11 @@ FleetSummary summarize_fleet(const Report& r) {
     row_of[row.node] = s.rows.size();
     s.rows.push_back(std::move(row));
   }
-  std::map<std::string, std::size_t> group_of;  // rule id -> group
+  std::map<std::string, std::size_t> group_of;         // rule id -> group
+  std::vector<std::unordered_set<std::string>> named;  // per group: its nodes, to add each once
   std::vector<std::set<std::string>> rules_of(s.rows.size());
-  const std::vector<Finding>& fs = r.evaluation.findings;
-  for (std::size_t i = 0; i < fs.size(); ++i) {
-    const Finding& f = fs[i];
+  std::size_t at = 0;  // the finding's index in report order
+  for_each_finding(r.evaluation, [&](const Finding& f) {
     auto [it, fresh] = group_of.emplace(f.rule_id, s.groups.size());
     if (fresh) {
       FleetCauseGroup g;
@@ -37,15 +39,16 @@ FleetSummary summarize_fleet(const Report& r) {
       const Rule* rule = find_rule(f.rule_id);
       g.title = rule ? std::string(rule->title()) : f.rule_id;
       s.groups.push_back(std::move(g));
+      named.emplace_back();
     }
     FleetCauseGroup& g = s.groups[it->second];
     g.severity = std::max(g.severity, f.severity);
-    g.findings.push_back(i);
+    g.findings.push_back(at++);
     // A node finding concerns its node; a cluster finding the nodes it blames, if any.
     std::vector<std::string> who = f.nodes;
     if (!f.node.empty()) who.push_back(f.node);
     for (const std::string& n : who) {
-      if (std::find(g.nodes.begin(), g.nodes.end(), n) == g.nodes.end()) g.nodes.push_back(n);
+      if (named[it->second].insert(n).second) g.nodes.push_back(n);
       auto row = row_of.find(n);
       if (row == row_of.end()) continue;
       FleetNodeRow& x = s.rows[row->second];
@@ -54,7 +57,7 @@ FleetSummary summarize_fleet(const Report& r) {
                                           : x.notes)++;
       rules_of[row->second].insert(f.rule_id);
     }
-  }
+  });
   for (std::size_t i = 0; i < s.rows.size(); ++i) {
     FleetNodeRow& x = s.rows[i];
     x.rules.assign(rules_of[i].begin(), rules_of[i].end());

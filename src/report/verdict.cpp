@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "engine/shared_findings.h"
 #include "facts/node_digest.h"
 #include "report/node_count.h"
 #include "report/report.h"
@@ -57,24 +58,24 @@ Wording wording_of(const Report& r) {
 
 std::string counts_of(const Evaluation& ev) {
   std::size_t n[3] = {0, 0, 0};
-  for (const Finding& f : ev.findings) ++n[static_cast<int>(f.severity)];
+  for_each_finding(ev, [&](const Finding& f) { ++n[static_cast<int>(f.severity)]; });
   const std::size_t partly = partly_evaluated(ev);
   return plural(n[2], "error") + ", " + plural(n[1], "warning") + ", " + plural(n[0], "note") +
-         ", " + plural(ev.skipped.size(), "check") + " skipped" +
+         ", " + plural(skip_count(ev), "check") + " skipped" +
          (partly ? ", " + plural(partly, "check") + " skipped in part" : "");
 }
 
 // Checks that could not run, whole or in part: a rule that judged three ports of eight did not
 // pass the other five.
-std::size_t not_run(const Evaluation& ev) { return ev.skipped.size() + partly_evaluated(ev); }
+std::size_t not_run(const Evaluation& ev) { return skip_count(ev) + partly_evaluated(ev); }
 
 VerdictStatus status_of(const Evaluation& ev) {
   bool errors = false;
   bool warnings = false;
-  for (const Finding& f : ev.findings) {
+  for_each_finding(ev, [&](const Finding& f) {
     errors = errors || f.severity == Severity::kError;
     warnings = warnings || f.severity == Severity::kWarning;
-  }
+  });
   if (errors) return VerdictStatus::kNotReady;
   if (not_run(ev) > 0) return VerdictStatus::kIncomplete;
   if (warnings) return VerdictStatus::kReadyWithWarnings;
@@ -134,7 +135,7 @@ std::string run_line(VerdictStatus s, const Report& r, const std::string& counts
 
 std::size_t partly_evaluated(const Evaluation& ev) {
   std::set<std::pair<std::string, std::string>> runs;
-  for (const RuleSkip& n : ev.notes) runs.emplace(n.rule_id, n.node);
+  for_each_note(ev, [&](const RuleSkip& n) { runs.emplace(n.rule_id, n.node); });
   return runs.size();
 }
 
@@ -154,10 +155,9 @@ std::string verdict_status_name(VerdictStatus s, const std::string& command) {
 }
 
 int exit_code_for(const Evaluation& ev, Severity fail_on) {
-  for (const Finding& f : ev.findings) {
-    if (f.severity >= fail_on) return 1;
-  }
-  return 0;
+  int code = 0;
+  for_each_finding(ev, [&](const Finding& f) { code = f.severity >= fail_on ? 1 : code; });
+  return code;
 }
 
 void finish_report(Report& r, Severity fail_on) {

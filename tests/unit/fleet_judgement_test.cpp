@@ -10,6 +10,7 @@
 #include "codec/node_facts_wire.h"
 #include "core/root.h"
 #include "engine/folded_runs.h"
+#include "engine/shared_findings.h"
 #include "fleet/fleet_gatherer.h"
 #include "fleet/fleet_groups.h"
 #include "fleet/fleet_message.h"
@@ -265,9 +266,10 @@ TEST(FleetJudgement, ARuleTheLeaderDidNotRunIsSkippedOnItsNodesSayingSo) {
   g.accept_judgement(3, encode_group_judgement(older), 0.2);
   const Report r = two_levels(g);
   bool said = false;
-  for (const RuleSkip& s : r.evaluation.skipped)
+  for_each_skip(r.evaluation, [&](const RuleSkip& s) {
     if (s.rule_id == dropped && s.node == "node-3")
       said = s.reason.find("its group leader, rank 3") != std::string::npos;
+  });
   EXPECT_TRUE(said);
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "engine/shared_findings.h"
 #include "report/html/fleet_table.h"
 #include "report/html/html_charts.h"
 #include "report/html/html_format.h"
@@ -65,14 +66,14 @@ std::string header(const Report& r) {
        "\" role=\"status\"><span class=\"status\">" + esc(status) + "</span>" + esc(rest) +
        "</div>";
   std::size_t n[3] = {0, 0, 0};
-  for (const Finding& f : r.evaluation.findings) ++n[static_cast<int>(f.severity)];
+  for_each_finding(r.evaluation, [&](const Finding& f) { ++n[static_cast<int>(f.severity)]; });
   const auto count = [](std::size_t v, const char* what) {
     return "<li><b>" + std::to_string(v) + "</b>" + what + "</li>";
   };
   h += "<ul class=\"counts\">" + count(n[2], n[2] == 1 ? "error" : "errors") +
        count(n[1], n[1] == 1 ? "warning" : "warnings") + count(n[0], "info") +
        count(static_cast<std::size_t>(r.evaluation.evaluations), "rule evaluations") +
-       count(r.evaluation.skipped.size(), "checks skipped");
+       count(skip_count(r.evaluation), "checks skipped");
   if (const std::size_t partly = partly_evaluated(r.evaluation))
     h += count(partly, "checks skipped in part");
   if (r.lint) h += count(r.lint->suppressed.size(), "suppressed");
@@ -111,17 +112,17 @@ std::string finding_html(const Finding& f) {
 
 std::string findings_section(const Report& r) {
   std::string s = "<section id=\"findings\"><h2>Findings</h2>";
-  if (r.evaluation.findings.empty()) s += "<p class=\"empty\">No findings.</p>";
+  if (finding_count(r.evaluation) == 0) s += "<p class=\"empty\">No findings.</p>";
   const std::pair<Severity, const char*> groups[] = {
       {Severity::kError, "Errors"}, {Severity::kWarning, "Warnings"}, {Severity::kInfo, "Info"}};
   for (const auto& [sev, name] : groups) {
     std::string items;
     std::size_t n = 0;
-    for (const Finding& f : r.evaluation.findings) {
-      if (f.severity != sev) continue;
+    for_each_finding(r.evaluation, [&](const Finding& f) {
+      if (f.severity != sev) return;
       items += finding_html(f);
       ++n;
-    }
+    });
     if (n) s += "<h3>" + std::string(name) + " (" + std::to_string(n) + ")</h3>" + items;
   }
   return s + "</section>\n";
@@ -131,21 +132,26 @@ std::string not_checked_section(const Report& r) {
   const Evaluation& ev = r.evaluation;
   const bool lint_notes =
       r.lint && (!r.lint->input_notes.empty() || !r.lint->suppression_warnings.empty());
-  if (ev.skipped.empty() && ev.notes.empty() && !lint_notes) return "";
+  if (skip_count(ev) == 0 && note_count(ev) == 0 && !lint_notes) return "";
   std::string s =
       "<section id=\"not-checked\"><h2>Not checked</h2>"
       "<p>A missing fact is not a pass: these checks could not run, or ran only "
       "in part.</p>";
-  const auto table = [](const std::vector<RuleSkip>& rows, const char* what) {
+  const auto table = [&ev](bool skips, const char* what) {
     std::string t = "<table><thead><tr><th>rule</th><th>node</th><th>" + std::string(what) +
                     "</th></tr></thead><tbody>";
-    for (const RuleSkip& k : rows)
+    const auto row = [&t](const RuleSkip& k) {
       t += "<tr><td>" + rule_link(k.rule_id) + "</td><td>" + esc(k.node) + "</td><td>" +
            esc(k.reason) + "</td></tr>";
+    };
+    if (skips)
+      for_each_skip(ev, row);
+    else
+      for_each_note(ev, row);
     return t + "</tbody></table>";
   };
-  if (!ev.skipped.empty()) s += "<h3>Skipped</h3>" + table(ev.skipped, "why");
-  if (!ev.notes.empty()) s += "<h3>Evaluated in part</h3>" + table(ev.notes, "what was left out");
+  if (skip_count(ev) > 0) s += "<h3>Skipped</h3>" + table(true, "why");
+  if (note_count(ev) > 0) s += "<h3>Evaluated in part</h3>" + table(false, "what was left out");
   if (lint_notes) {
     s += "<h3>Inputs</h3><ul>";
     for (const std::string& n : r.lint->input_notes) s += "<li>" + esc(n) + "</li>";

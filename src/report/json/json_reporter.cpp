@@ -1,4 +1,5 @@
 #include "report/json/json_reporter.h"
+#include "engine/shared_findings.h"
 #include "report/json/fleet_section.h"
 #include "report/json/stage_section.h"
 #include "report/json/watch_section.h"
@@ -24,12 +25,12 @@ json line_or_null(int line) { return line > 0 ? json(line) : json(nullptr); }
 
 json counts_json(const Report& r) {
   std::size_t counts[3] = {0, 0, 0};
-  for (const auto& f : r.evaluation.findings) ++counts[static_cast<int>(f.severity)];
+  for_each_finding(r.evaluation, [&](const Finding& f) { ++counts[static_cast<int>(f.severity)]; });
   json c{{"error", counts[2]},
          {"warning", counts[1]},
          {"info", counts[0]},
          {"rule_evaluations", r.evaluation.evaluations},
-         {"skipped", r.evaluation.skipped.size()},
+         {"skipped", skip_count(r.evaluation)},
          {"skipped_in_part", partly_evaluated(r.evaluation)}};
   if (r.lint) c["suppressed"] = r.lint->suppressed.size();
   return c;
@@ -120,8 +121,9 @@ namespace {
 
 bool has_nodes_section(const Report& r) { return r.command == "doctor" || !r.nodes.empty(); }
 
-// Everything but the nodes' facts.
-json report_head_json(const Report& r) {
+// Everything but the nodes' facts; `findings`: with the findings (render_json writes them as it
+// goes).
+json report_head_json(const Report& r, bool findings_too = true) {
   json j;
   j["schema_version"] = kReportSchemaVersion;
   j["tool"] = {{"name", "trainready"}, {"version", r.tool_version}};
@@ -136,15 +138,18 @@ json report_head_json(const Report& r) {
   j["fail_on"] = std::string(to_string(r.fail_on));
   j["exit_code"] = r.exit_code;
   json findings = json::array();
-  for (const auto& f : r.evaluation.findings) findings.push_back(finding_json(f));
+  if (findings_too)
+    for_each_finding(r.evaluation, [&](const Finding& f) { findings.push_back(finding_json(f)); });
   j["findings"] = findings;
   json skipped = json::array();
-  for (const auto& s : r.evaluation.skipped)
+  for_each_skip(r.evaluation, [&](const RuleSkip& s) {
     skipped.push_back({{"rule", s.rule_id}, {"node", s.node}, {"reason", s.reason}});
+  });
   j["skipped"] = skipped;
   json notes = json::array();
-  for (const auto& s : r.evaluation.notes)
+  for_each_note(r.evaluation, [&](const RuleSkip& s) {
     notes.push_back({{"rule", s.rule_id}, {"node", s.node}, {"note", s.reason}});
+  });
   j["notes"] = notes;
   if (r.nccl_log) j["nccl_log"] = to_json(*r.nccl_log);
   if (r.progress) j["nccl_telemetry"] = to_json(*r.progress);
@@ -217,10 +222,11 @@ json report_json(const Report& r) {
 std::string render_json(const Report& r) {
   // Input text need not be UTF-8 (a log, a host name): replace what is not rather than throw.
   // The same text as report_json(r).dump(2), with the parts that grow with the fleet (every
-  // node's facts, about 50 KiB of JSON per node, and a run per rule and node) written as they
-  // go: one tree of them all cost most of the time of writing a fleet's report (allocating,
-  // walking and freeing millions of map nodes at once).
-  json j = report_head_json(r);
+  // node's facts, about 50 KiB of JSON per node, a run per rule and node, the findings, which a
+  // fleet holds once per distinct finding) written as they go: one tree of them all cost most of
+  // the time of writing a fleet's report (allocating, walking and freeing millions of map nodes
+  // at once).
+  json j = report_head_json(r, false);
   const bool nodes = has_nodes_section(r);
   j["runs"] = nullptr;  // their places among the sorted keys
   if (nodes) j["nodes"] = nullptr;
@@ -231,6 +237,13 @@ std::string render_json(const Report& r) {
     w.key(it.key());
     if (it.key() == "runs") {
       write_runs(w, r);
+    } else if (it.key() == "findings") {  // one finding's tree at a time
+      w.open('[');
+      for_each_finding(r.evaluation, [&w](const Finding& f) {
+        w.element();
+        w.any(finding_json(f));
+      });
+      w.close(']');
     } else if (nodes && it.key() == "nodes") {
       w.open('[');
       for (std::size_t i = 0; i < r.nodes.size(); ++i) {

@@ -1,9 +1,11 @@
 #include "report/junit/junit_reporter.h"
 
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/folded_runs.h"
+#include "engine/shared_findings.h"
 #include "report/markup_escape.h"
 #include "report/rule_doc.h"
 #include "rules/registry.h"
@@ -34,11 +36,40 @@ bool same_run(const Finding& f, const RuleRun& run) {
   return f.rule_id == run.rule_id && f.node == run.node;
 }
 
+// The findings of one run (rule and node), as finding_text() writes them, and the first of the
+// most severe: gathered in one pass over the findings, so that a run does not look through all of
+// them.
+struct RunFindings {
+  std::string body;
+  Severity worst = Severity::kInfo;
+  std::string worst_message;
+  bool any = false;
+};
+
+std::string run_key(const std::string& rule_id, const std::string& node) {
+  return rule_id + '\n' + node;
+}
+
+std::unordered_map<std::string, RunFindings> findings_by_run(const Evaluation& ev) {
+  std::unordered_map<std::string, RunFindings> out;
+  for_each_finding(ev, [&](const Finding& f) {
+    RunFindings& x = out[run_key(f.rule_id, f.node)];
+    x.body += finding_text(f);
+    if (!x.any || f.severity > x.worst) {
+      x.worst = f.severity;
+      x.worst_message = f.message;
+    }
+    x.any = true;
+  });
+  return out;
+}
+
 // A run's outcome in CI terms. A failure is what fails the command (a finding at or above
 // --fail-on), so a red test case and exit code 1 say the same thing; findings below the threshold
 // pass with their text as system-out. A finding the engine folded into another one (subsumes)
 // has no text of its own left: the run's detail stands for it.
-CaseOutcome outcome_of(const RuleRun& run, const Report& r) {
+CaseOutcome outcome_of(const RuleRun& run, const Report& r,
+                       const std::unordered_map<std::string, RunFindings>& by_run) {
   CaseOutcome o;
   if (run.outcome == RuleRun::Outcome::kSkipped) {
     o.kind = CaseOutcome::Kind::kSkipped;
@@ -50,12 +81,9 @@ CaseOutcome outcome_of(const RuleRun& run, const Report& r) {
     return o;
   }
   if (run.outcome == RuleRun::Outcome::kPassed) return o;
-  const Finding* worst = nullptr;
-  for (const Finding& f : r.evaluation.findings) {
-    if (!same_run(f, run)) continue;
-    o.body += finding_text(f);
-    if (!worst || f.severity > worst->severity) worst = &f;
-  }
+  const auto found = by_run.find(run_key(run.rule_id, run.node));
+  const RunFindings* worst = found == by_run.end() ? nullptr : &found->second;
+  if (worst) o.body += worst->body;
   if (!worst && r.lint) {
     // Every finding of this run was suppressed: accepted on purpose, not a failure.
     for (const SuppressedFinding& s : r.lint->suppressed) {
@@ -73,10 +101,10 @@ CaseOutcome outcome_of(const RuleRun& run, const Report& r) {
     o.body = run.detail + "\n(reported as part of another rule's finding)\n";
     return o;
   }
-  if (worst->severity < r.fail_on) return o;  // body goes to system-out
+  if (worst->worst < r.fail_on) return o;  // body goes to system-out
   o.kind = CaseOutcome::Kind::kFailed;
-  o.type = std::string(to_string(worst->severity));
-  o.message = worst->message;
+  o.type = std::string(to_string(worst->worst));
+  o.message = worst->worst_message;
   return o;
 }
 
@@ -95,8 +123,9 @@ std::string render_junit(const Report& r) {
   outcomes.reserve(run_count(r.evaluation));
   std::size_t failures = 0;
   std::size_t skipped = 0;
+  const std::unordered_map<std::string, RunFindings> by_run = findings_by_run(r.evaluation);
   for_each_run(r.evaluation, [&](const RuleRun& run) {
-    outcomes.push_back(outcome_of(run, r));
+    outcomes.push_back(outcome_of(run, r, by_run));
     failures += outcomes.back().kind == CaseOutcome::Kind::kFailed;
     skipped += outcomes.back().kind == CaseOutcome::Kind::kSkipped;
   });

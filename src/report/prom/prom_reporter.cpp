@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "engine/shared_findings.h"
 #include "report/prom/prom_writer.h"
 
 namespace trainready {
@@ -18,7 +19,7 @@ void verdict_metrics(const Report& r, PromWriter& w) {
   w.family("trainready_findings", "gauge", "Findings of the last run, by severity.");
   std::map<Severity, int> counts{
       {Severity::kError, 0}, {Severity::kWarning, 0}, {Severity::kInfo, 0}};
-  for (const Finding& f : r.evaluation.findings) ++counts[f.severity];
+  for_each_finding(r.evaluation, [&](const Finding& f) { ++counts[f.severity]; });
   for (const auto& [s, n] : counts)
     w.sample("trainready_findings",
              {{"command", r.command}, {"severity", std::string(to_string(s))}}, n);
@@ -26,7 +27,7 @@ void verdict_metrics(const Report& r, PromWriter& w) {
   w.sample("trainready_rule_evaluations", cmd, r.evaluation.evaluations);
   w.family("trainready_checks_skipped", "gauge",
            "Rule evaluations skipped because their facts were missing.");
-  w.sample("trainready_checks_skipped", cmd, static_cast<double>(r.evaluation.skipped.size()));
+  w.sample("trainready_checks_skipped", cmd, static_cast<double>(skip_count(r.evaluation)));
   w.family("trainready_checks_skipped_in_part", "gauge",
            "Rule evaluations that judged only part of their facts (the rest was missing).");
   w.sample("trainready_checks_skipped_in_part", cmd,

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "engine/folded_runs.h"
+#include "engine/shared_findings.h"
 #include "report/rule_doc.h"
 #include "rules/registry.h"
 
@@ -61,6 +62,9 @@ nlohmann::json report_sarif(const Report& r) {
   if (r.evaluation.folded_runs && r.evaluation.folded_runs->nodes > 0)
     for (const FoldedNodeRuns::Rule& rule : r.evaluation.folded_runs->rules) ran.insert(rule.id);
   for (const Finding& f : r.evaluation.findings) ran.insert(f.rule_id);
+  if (r.evaluation.shared_findings)
+    for (const SharedFindings::Entry& e : r.evaluation.shared_findings->entries)
+      ran.insert(e.finding->rule_id);
   json rules = json::array();
   std::map<std::string, int> index;
   for (const auto& rule : all_rules()) {
@@ -74,7 +78,7 @@ nlohmann::json report_sarif(const Report& r) {
                      {"defaultConfiguration", {{"level", sarif_level(rule->severity())}}}});
   }
   json results = json::array();
-  for (const auto& f : r.evaluation.findings) {
+  for_each_finding(r.evaluation, [&](const Finding& f) {
     std::string full = f.message;
     if (!f.cause.empty()) full += " " + f.cause;
     if (!f.fix.empty()) full += " Fix: " + f.fix;
@@ -97,7 +101,7 @@ nlohmann::json report_sarif(const Report& r) {
     // Two nodes with the same rule firing are two results, not one.
     if (!f.node.empty()) res["partialFingerprints"] = {{"trainreadyNode/v1", f.node}};
     results.push_back(std::move(res));
-  }
+  });
   json invocations = json::array();
   if (r.lint) {
     // SARIF 2.1.0 §3.20: an invocation that could not read an input is not successful, and

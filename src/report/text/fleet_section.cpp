@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
+
+#include "engine/shared_findings.h"
 
 namespace trainready {
 namespace {
@@ -57,8 +60,24 @@ std::string render_fleet_text(const Report& r, const Palette& p) {
   if (s.groups.empty()) return out + "No findings.\n\n";
   out += p.wrap("Findings by cause", "1") + "\n\n";
   const std::size_t total = static_cast<std::size_t>(fl.size);
-  for (const FleetCauseGroup& g : s.groups) {
-    const Finding& first = r.evaluation.findings[g.findings.front()];
+  // Each group's first finding and every member's line ("[node] message"), in one pass over the
+  // findings in report order.
+  std::vector<std::size_t> group_at(finding_count(r.evaluation), s.groups.size());
+  for (std::size_t k = 0; k < s.groups.size(); ++k)
+    for (std::size_t i : s.groups[k].findings) group_at[i] = k;
+  std::vector<Finding> firsts(s.groups.size());
+  std::vector<std::vector<Evidence>> lines(s.groups.size());
+  std::size_t at = 0;
+  for_each_finding(r.evaluation, [&](const Finding& f) {
+    const std::size_t k = group_at[at++];
+    if (k >= s.groups.size()) return;
+    if (s.groups[k].findings.front() == at - 1) firsts[k] = f;
+    if (s.groups[k].findings.size() > 1)
+      lines[k].push_back({(f.node.empty() ? "" : "[" + f.node + "] ") + f.message, {}});
+  });
+  for (std::size_t k = 0; k < s.groups.size(); ++k) {
+    const FleetCauseGroup& g = s.groups[k];
+    const Finding& first = firsts[k];
     std::string where = g.nodes.empty()
                             ? "the cluster"
                             : std::to_string(g.nodes.size()) + " of " + std::to_string(total) +
@@ -68,11 +87,7 @@ std::string render_fleet_text(const Report& r, const Palette& p) {
     shown.severity = g.severity;
     if (g.findings.size() > 1) {
       shown.message = g.title + " (" + where + ")";
-      shown.evidence.clear();
-      for (std::size_t i : g.findings) {
-        const Finding& f = r.evaluation.findings[i];
-        shown.evidence.push_back({(f.node.empty() ? "" : "[" + f.node + "] ") + f.message, {}});
-      }
+      shown.evidence = std::move(lines[k]);
     }
     out += render_finding(shown, p, g.findings.size() > 1 ? "" : "  [" + where + "]");
   }

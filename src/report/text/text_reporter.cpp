@@ -1,8 +1,10 @@
 #include "report/text/text_reporter.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "core/text.h"
+#include "engine/shared_findings.h"
 #include "report/node_count.h"
 #include "report/text/collective_table.h"
 #include "report/text/fleet_section.h"
@@ -62,31 +64,32 @@ void lint_sections(std::string& out, const Palette& p, const LintInputs& l) {
 void not_checked(std::string& out, const Palette& p, const Report& r) {
   const Evaluation& ev = r.evaluation;
   const bool inputs = r.lint && !r.lint->input_notes.empty();
-  if (ev.skipped.empty() && ev.notes.empty() && !inputs) return;
+  if (skip_count(ev) == 0 && note_count(ev) == 0 && !inputs) return;
   out += p.wrap(r.lint ? "Not resolved" : "Not checked", "1") + "\n";
   if (inputs) {
     for (const auto& n : r.lint->input_notes) out += "  " + wrap_text(n, 2, 6) + "\n";
   }
-  // Rules skipped for the same reason on the same node read as one line.
-  std::vector<std::pair<std::string, std::string>> grouped;  // (reason key, ids)
-  for (const RuleSkip& s : ev.skipped) {
-    std::string key =
-        (s.node.empty() || judged_node_count(r) < 2 ? "" : "[" + s.node + "] ") + s.reason;
-    auto it =
-        std::find_if(grouped.begin(), grouped.end(), [&](const auto& g) { return g.first == key; });
-    if (it == grouped.end())
-      grouped.emplace_back(key, s.rule_id);
+  // Rules skipped for the same reason on the same node read as one line (found by key: a fleet
+  // has a line per node).
+  std::vector<std::pair<const std::string*, std::string>> grouped;  // (reason key, ids)
+  std::unordered_map<std::string, std::size_t> line_of;             // reason key -> grouped entry
+  const bool many = judged_node_count(r) >= 2;
+  for_each_skip(ev, [&](const RuleSkip& s) {
+    auto [it, fresh] = line_of.emplace(
+        (s.node.empty() || !many ? "" : "[" + s.node + "] ") + s.reason, grouped.size());
+    if (fresh)
+      grouped.emplace_back(&it->first, s.rule_id);
     else
-      it->second += ", " + s.rule_id;
-  }
+      grouped[it->second].second += ", " + s.rule_id;
+  });
   for (const auto& [key, ids] : grouped)
-    out += "  " + wrap_text(ids + ": skipped, " + key, 2, 6) + "\n";
-  for (const RuleSkip& s : ev.notes) {
+    out += "  " + wrap_text(ids + ": skipped, " + *key, 2, 6) + "\n";
+  for_each_note(ev, [&](const RuleSkip& s) {
     std::string head = "  " + s.rule_id +
                        (s.node.empty() || judged_node_count(r) < 2 ? "" : " [" + s.node + "]") +
                        ": ";
     out += head + wrap_text("partly, " + s.reason, head.size(), 6) + "\n";
-  }
+  });
   out += "\n";
 }
 
@@ -128,10 +131,10 @@ std::string render_text(const Report& r, const RenderStyle& style) {
   if (r.stage) out += render_stage_text(*r.stage) + "\n";
   if (r.plan) out += render_plan_text(*r.plan, style.explain, p) + "\n";
   if (r.acceptance) out += render_plan_check_text(*r.acceptance, style.explain, p) + "\n";
-  if (r.evaluation.findings.empty() && !r.fleet_summary) out += "No findings.\n\n";
+  if (finding_count(r.evaluation) == 0 && !r.fleet_summary) out += "No findings.\n\n";
   if (!r.fleet_summary)
-    for (const Finding& f : r.evaluation.findings)
-      out += render_finding(f, p, finding_suffix(r, f));
+    for_each_finding(r.evaluation,
+                     [&](const Finding& f) { out += render_finding(f, p, finding_suffix(r, f)); });
   if (r.lint) lint_sections(out, p, *r.lint);
   not_checked(out, p, r);
   out += (r.catalog_origin.empty() ? "" : "catalog " + r.catalog_origin + " · ") + "trainready " +
