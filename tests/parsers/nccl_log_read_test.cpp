@@ -232,6 +232,15 @@ TEST(NcclWarnJoin, DecisionTable) {
   EXPECT_EQ(warn_continuation("x", 80, std::string_view("\0abc", 4)), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("open (", 80, "   deeply indented"), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("failed :", 80, "python: error"), WarnJoin::kNo);
+  // Broken by hand at a blank, the rest indented (a WARN quoted in a PR description): the
+  // sentence goes on; not without the indent, nor after a sentence's end, nor into a capital.
+  EXPECT_EQ(warn_continuation("Failed to bind NVLink SHARP (NVLS) Multicast memory", 84,
+                              "  of size 2097152 : CUDA error 401 'the operation cannot be "
+                              "performed in the present state'."),
+            WarnJoin::kSpace);
+  EXPECT_EQ(warn_continuation("Couldn't find the device", 80, " and gave up"), WarnJoin::kSpace);
+  EXPECT_EQ(warn_continuation("Couldn't find the device.", 80, " and gave up"), WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("Couldn't find the device", 80, " Step 3 done"), WarnJoin::kNo);
 }
 
 // PyTorch's "Last error:" is followed by NCCL's message, wrapped like any other.
