@@ -355,3 +355,27 @@ TEST(NcclLogShapes, Pre27RingLinesAreConnections) {
 
 }  // namespace
 }  // namespace trainready
+
+namespace trainready {
+namespace {
+
+// A net transport's message without its "NCCL WARN" head, as an issue title quotes it (a plugin
+// named IBP printing NCCL's IB completion-error text, NVIDIA/nccl#1664): classified as NCCL's
+// WARN is. Text that only resembles the tag is not.
+TEST(NcclLogRead, HeadlessNetTransportLineIsClassified) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 "
+      "vendor err 129 (Send)\n",
+      "t.log");
+  auto it = f.issues.find(NcclProblem::kIbCompletionError);
+  ASSERT_NE(it, f.issues.end());
+  EXPECT_EQ(it->second.details, (std::set<std::string>{"error 12", "vendor err 129"}));
+  EXPECT_EQ(it->second.peers, (std::set<std::string>{"7.6.13.83<36315>"}));
+  for (const char* other :
+       {"NETWORK/IB Got completion from peer 1.2.3.4<5> with error 12\n",
+        "the NET/IB Got completion from peer 1.2.3.4<5> with error 12\n", "NET/\n"})
+    EXPECT_TRUE(analyze_nccl_log_text(other, "t.log").issues.empty()) << other;
+}
+
+}  // namespace
+}  // namespace trainready
