@@ -6,12 +6,14 @@ the cause a maintainer stated or the reporter confirmed after the fix; see its h
 categories.tsv), runs the binary on each log and scores it the way the original corpus is scored
 (bench/nccl-diagnosis-agreement, tests/e2e/nccl_corpus_test.cpp): the FIRST finding agrees when
   - its rule is the expected rule (or, where the table says "*", any rule but the generic ones:
-    nccl-warnings, nccl-log-partial), and
+    nccl-warnings, nccl-log-partial, nccl-log-unplaced), and
   - one of the expected key phrases appears (case-insensitive) in its message, cause or fix.
 The expected rule and phrases were fixed from the stated cause alone, before the tool was run.
 
 A disagreement is put in one kind (the first that applies):
   refused          exit 2 or no NCCL output recognised ("no NCCL output found")
+  unplaced         first finding is nccl-log-unplaced: the input names NCCL but holds nothing
+                   the tool reads (a title, a command line); it says what to capture
   no-finding       ran, but no finding at all
   generic-warn     first finding is nccl-warnings: the WARN quoted back, no cause named
   generic-cuda     first finding says a CUDA call failed without naming the transport/cause
@@ -39,7 +41,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-GENERIC_RULES = {"nccl-warnings", "nccl-log-partial"}
+GENERIC_RULES = {"nccl-warnings", "nccl-log-partial", "nccl-log-unplaced"}
 # Rules whose cause/fix text lists several possible causes at once. An agreement through one of
 # them is counted, but also reported as "weak": the phrase may only have matched the list.
 CATCH_ALL_RULES = {"nccl-system-error", "nccl-connection-failed"}
@@ -107,6 +109,8 @@ def judge(row, code, stdout, stderr):
     if rule_ok and phrase_ok:
         return True, "agree", top
     msg = text
+    if rule == "nccl-log-unplaced":
+        return False, "unplaced", top
     if "no nccl output" in msg or "no nccl lines" in msg:
         return False, "refused", top
     if rule == "nccl-warnings":

@@ -224,7 +224,12 @@ int run_nccl(const NcclArgs& a) {
     } else if (auto t = nccl_tests_summary(in.logs)) {
       r.nccl_tests = std::move(t);  // nccl-tests' own output, without NCCL_DEBUG lines
     } else if (!telemetry) {
-      refuse(in.logs);
+      // Nothing this tool reads, but lines that name NCCL or nccl-tests (a title, a command, a
+      // health check's verdict): the nccl-log-unplaced finding says what they are and what to
+      // capture (issue 30: never refused while it holds NCCL's name). Else exit 2.
+      read_nccl_mentions(in.logs, *log);
+      if (log->mentions.empty()) refuse(in.logs);
+      r.nccl_log = std::move(log);
     }
   } else if (!telemetry) {
     throw InputError(a.logs.front(), 0,

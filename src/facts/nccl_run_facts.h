@@ -248,6 +248,12 @@ struct NcclRunFacts {
   std::optional<LogLine> mnnvl_line;          // the first "MNNVL ..." line (multi-node NVLink)
   std::string cuda_driver;                    // "12.2", from "cudaDriverVersion 12020"
   std::vector<LogLine> last_lines;  // the last NCCL lines before the log ends, oldest first
+  // In a log with nothing else this tool reads (no NCCL record, no message text of NCCL, CUDA or
+  // the verbs library, no framework error, no nccl-tests result): the lines that name NCCL or
+  // nccl-tests all the same (a title, a command line, a health check's verdict, a question),
+  // the first few, and how many there were (src/parsers/nccl_unmarked.h).
+  std::vector<LogLine> mentions;
+  std::uint64_t mention_lines = 0;
   // The first error return NCCL traced ("misc/socket.cc:567 -> 2"): where a failure started,
   // with its ncclResult_t code (2 system, 3 internal, 5 invalid usage, 6 remote).
   std::optional<LogLine> first_error_return;

@@ -1,5 +1,7 @@
 #include "knowledge/nccl_kb_read.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <map>
 
@@ -163,6 +165,52 @@ bool reads_text(const NcclKbEntry& e, const NcclKbLine& line) {
   return search(e.match, line.message);
 }
 
+// The text every match of `pattern` starts with: its literal characters up to the first
+// wildcard, class, group, alternation or anchor (one made optional by a quantifier is dropped).
+std::string leading_literal(std::string_view p) {
+  std::string out;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    char lit = p[i];
+    std::size_t next = i + 1;
+    if (lit == '\\') {
+      if (i + 1 >= p.size() || std::isalnum(static_cast<unsigned char>(p[i + 1]))) break;
+      lit = p[i + 1];
+      next = i + 2;
+    } else if (std::string_view(".[]()*+?{}|^$").find(lit) != std::string_view::npos) {
+      break;
+    }
+    if (next < p.size() && (p[next] == '?' || p[next] == '*' || p[next] == '{')) break;
+    out += lit;
+    i = next - 1;
+  }
+  return out;
+}
+
+// The shortest message a cut line may be: shorter, too many formats begin with it.
+constexpr std::size_t kCutMinChars = 24;
+
+// A WARN whose copy was cut short mid-message (a thread's stored text, a terminal's last column:
+// "NET/OFI Couldn't set FI_OPT_E"): the entry whose leading literal text begins with the whole
+// message, when exactly one does (kind, level and printing file as reads_text asks).
+const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& line) {
+  if (line.trail || line.level == NcclKbLevel::kInfo) return nullptr;
+  std::string_view m = line.message;
+  while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
+  if (m.size() < kCutMinChars) return nullptr;
+  const NcclKbEntry* found = nullptr;
+  for (const NcclKbEntry& e : kb.entries()) {
+    // A fixed bug's entry repeats its message's text; the message's own entry reads the line.
+    if (e.kind == NcclKbKind::kTrail || e.level == NcclKbLevel::kInfo || !e.fixed_in.empty())
+      continue;
+    if (e.in_file && (line.file.empty() || !search(*e.in_file, line.file))) continue;
+    const std::string lit = leading_literal(e.match.text);
+    if (lit.size() <= m.size() || lit.compare(0, m.size(), m) != 0) continue;
+    if (found && found != &e) return nullptr;  // several formats begin so: none is the reading
+    found = &e;
+  }
+  return found;
+}
+
 }  // namespace
 
 std::vector<const NcclKbEntry*> nccl_kb_matches(const NcclKnowledgeBase& kb, const NcclKbLine& line,
@@ -185,6 +233,8 @@ std::vector<const NcclKbEntry*> nccl_kb_matches(const NcclKnowledgeBase& kb, con
     }
     if (reads_text(e, line)) out.push_back(&e);
   }
+  if (out.empty())
+    if (const NcclKbEntry* e = cut_reading(kb, line)) out.push_back(e);
   return out;
 }
 

@@ -326,7 +326,10 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     return;
   }
   framework_line(line, n);  // PyTorch, vLLM, DeepSpeed ...: framework.h
-  const bool nccl = has(line, "NCCL") || has(line, "nccl");
+  // A line that starts with a net transport's tag ("NET/IB : ", "NET/Socket : ", a plugin's
+  // "NET/OFI ", "NET/IBP:") is NCCL's message (or its plugin's, through NCCL's logger) without
+  // its "NCCL WARN" head: classified like one below.
+  const bool nccl = has(line, "NCCL") || has(line, "nccl") || starts(trim(line), "NET/");
   const bool coll = has(line, "collective");
   if (!nccl && !coll) {
     if (trim(line) == "Last error:") last_error_follows = true;

@@ -1,6 +1,7 @@
 #include "parsers/nccl_log_record.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 namespace trainready {
@@ -243,7 +244,40 @@ std::size_t find_level(std::string_view line, std::string_view level) {
   return std::string_view::npos;
 }
 
+// "rank[busid]" as NCCL's connection lines name a peer: digits, '[', hex digits, ']'. Returns
+// the offset past it, or npos.
+std::size_t peer_at(std::string_view s, std::size_t i) {
+  const std::size_t d = i;
+  while (i < s.size() && digit(s[i]) && i - d < 7) ++i;
+  if (i == d || i >= s.size() || s[i] != '[') return std::string_view::npos;
+  const std::size_t h = ++i;
+  while (i < s.size() && std::isxdigit(static_cast<unsigned char>(s[i])) && i - h < 16) ++i;
+  if (i == h || i >= s.size() || s[i] != ']') return std::string_view::npos;
+  return i + 1;
+}
+
+// A connection line's body with its "NCCL INFO Channel 00/0 : " head cut off, as an excerpt
+// quotes it: "9[1a000] -> 2[6b000] [send] via NET/IB/0/GDRDMA" (transport.cc "%d[%lx] -> %d[%lx]
+// [%s] via %s%s%s", v2.7.8-1 .. v2.30.7-1; "Ring 00 : a[dev] -> b[dev] via X" before 2.7). Only
+// that exact shape: two peers, an arrow, then " via " and a transport name.
+bool connection_body(std::string_view line) {
+  std::size_t i = peer_at(line, 0);
+  if (i == std::string_view::npos || line.compare(i, 4, " -> ") != 0) return false;
+  i = peer_at(line, i + 4);
+  if (i == std::string_view::npos) return false;
+  std::string_view rest = line.substr(i);
+  for (std::string_view dir : {" [send]", " [receive]"})
+    if (rest.compare(0, dir.size(), dir) == 0) rest.remove_prefix(dir.size());
+  return rest.size() > 5 && rest.compare(0, 5, " via ") == 0 && rest[5] != ' ';
+}
+
 std::size_t other_shapes(std::string_view line, NcclRecord& r) {
+  if (!line.empty() && digit(line[0]) && connection_body(line)) {
+    r.level = NcclLevel::kInfo;
+    r.message = line;
+    r.text = line;
+    return 1;
+  }
   if (line.size() >= 9 && line.compare(0, 5, "NCCL ") == 0) {
     NcclLevel lv;
     std::size_t len = 0;

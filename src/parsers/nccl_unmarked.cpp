@@ -110,6 +110,43 @@ std::optional<LogLine> first_error_like_line(const std::vector<std::string>& pat
   return std::nullopt;
 }
 
+namespace {
+
+// nccl-tests' binaries (nccl-tests src/Makefile BIN_FILES_LIST, v2.0.0 .. v2.17.6).
+constexpr std::string_view kNcclTestsBinaries[] = {
+    "all_reduce_perf", "all_gather_perf", "broadcast_perf", "reduce_scatter_perf",
+    "reduce_perf",     "alltoall_perf",   "scatter_perf",   "gather_perf",
+    "sendrecv_perf",   "hypercube_perf"};
+
+bool names_nccl(std::string_view t) {
+  if (icontains(t, "nccl") || icontains(t, "vendor err")) return true;
+  for (std::string_view b : kNcclTestsBinaries)
+    if (t.find(b) != std::string_view::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+void read_nccl_mentions(const std::vector<std::string>& paths, NcclRunFacts& f) {
+  namespace fs = std::filesystem;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (p == "-" || fs::is_directory(p, ec)) continue;
+    try {
+      LineReader::read(p, [&](std::string_view l, std::uint64_t n, bool) {
+        if (n > kUnmarkedLinesRead) throw Stop{};
+        const std::string_view t = trim(l);
+        if (t.empty() || !names_nccl(t)) return;
+        ++f.mention_lines;
+        if (f.mentions.size() < kMentionsKept)
+          f.mentions.push_back(LogLine{escaped(t), Provenance{p, static_cast<int>(n)}});
+      });
+    } catch (const Stop&) {
+    } catch (const std::exception&) {
+    }
+  }
+}
+
 void read_unmarked_nccl_lines(const std::vector<std::string>& paths, const NcclUnmarkedReader& read,
                               NcclRunFacts& f, bool beside_read) {
   namespace fs = std::filesystem;

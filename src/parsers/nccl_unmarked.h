@@ -52,4 +52,16 @@ void read_unmarked_nccl_text(std::string_view text, const std::string& name,
 // nullopt when none is; a file that cannot be read is passed over.
 std::optional<LogLine> first_error_like_line(const std::vector<std::string>& paths);
 
+// At most this many of the lines read_nccl_mentions finds are kept (all are counted).
+inline constexpr std::size_t kMentionsKept = 4;
+
+// The lines of `paths` (their first kUnmarkedLinesRead lines each; stdin and directories
+// skipped) that name NCCL or nccl-tests without being a line this tool reads: "nccl" in any
+// case (NCCL-ERROR, ncclShmOpen, NCCL_P2P_DISABLE, nccl==2.21.5, check_nccl_allreduce), a
+// nccl-tests binary (src/Makefile's all_reduce_perf ... hypercube_perf), or the words NCCL's
+// completion error prints ("vendor err", net_ib.cc). Added to f.mentions (control bytes escaped,
+// clipped) and counted in f.mention_lines: what a log that cannot be placed is said to hold.
+// Judges nothing. A file that cannot be read is passed over.
+void read_nccl_mentions(const std::vector<std::string>& paths, NcclRunFacts& f);
+
 }  // namespace trainready

@@ -128,6 +128,9 @@ WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string
     const bool tight = one_of("(<['/", last) || one_of(")>]'", b[0]);
     return tight ? WarnJoin::kTight : WarnJoin::kSpace;
   }
+  // A line broken by hand at a blank, the rest indented under it ("...Multicast memory" /
+  // "  of size 2097152 : CUDA error 401 ..."): a sentence that goes on, lower case.
+  if (lead > 0 && (lower(last) || digit(last)) && lower(b[0])) return WarnJoin::kSpace;
   // A long line cut inside a word: the word goes on, lower case, on the next line.
   // The rest of a wrapped line is never wider than the line it was cut from.
   if (width >= 70 && lower(last) && lower(b[0]) && b.size() <= width) return WarnJoin::kTight;

@@ -72,6 +72,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_inter_node_not_ib());
     r.push_back(make_nccl_known_signature());
     r.push_back(make_nccl_log_partial());
+    r.push_back(make_nccl_log_unplaced());
     r.push_back(make_nccl_message());
     r.push_back(make_nccl_p2p_disabled());
     r.push_back(make_nccl_rank_slow());

@@ -63,6 +63,7 @@ std::unique_ptr<Rule> make_nccl_inter_node_not_ib();
 std::unique_ptr<Rule> make_nccl_known_signature();
 std::unique_ptr<Rule> make_nccl_message();
 std::unique_ptr<Rule> make_nccl_log_partial();
+std::unique_ptr<Rule> make_nccl_log_unplaced();
 std::unique_ptr<Rule> make_nccl_p2p_disabled();
 std::unique_ptr<Rule> make_nccl_rank_slow();
 std::unique_ptr<Rule> make_nccl_ranks_behind();

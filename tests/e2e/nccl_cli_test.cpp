@@ -100,7 +100,8 @@ TEST(NcclCli, BadInputExitsTwoNamingTheFile) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("/nonexistent/run.log"), std::string::npos);
   const std::string d = temp_dir("nccl-bad");
-  std::ofstream(d + "/plain.txt") << "nothing from NCCL here\n";
+  // (A line that names NCCL is not "nothing": nccl-log-unplaced reads it; shapes test.)
+  std::ofstream(d + "/plain.txt") << "nothing from the library here\n";
   CliResult p = run_trainready({"nccl", d + "/plain.txt"});
   EXPECT_EQ(p.code, 2);
   EXPECT_NE(p.err.find("plain.txt"), std::string::npos);

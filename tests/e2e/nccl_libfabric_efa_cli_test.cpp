@@ -113,6 +113,12 @@ TEST(NcclLibfabricEfa, CodeTextInsideThePluginsWarnSelectsTheCause) {
        "peer process"},
       {"ofi-disable-shm-failed", "NET/OFI Disabling shared memory failed: Protocol not available",
        "v1.13.0"},
+      // src/platform-aws.c:213 @ aws-ofi-nccl v1.7.1-aws; whole, and cut where a copy ended.
+      {"efa-sendrecv-inorder-option-failed",
+       "NET/OFI Couldn't set FI_OPT_EFA_SENDRECV_IN_ORDER_ALIGNED_128_BYTES. RC: -92, ERROR: "
+       "Protocol not available",
+       "libfabric 1.18"},
+      {"efa-sendrecv-inorder-option-failed", "NET/OFI Couldn't set FI_OPT_E", "libfabric 1.18"},
   };
   int n = 0;
   for (const Case& c : in_warn) {

@@ -70,6 +70,22 @@ TEST(NcclShapesCli, NcclMessageWithoutItsHeadIsRead) {
   EXPECT_NE(r.err.find("other.log: no NCCL output found"), std::string::npos) << r.err;
 }
 
+// Issue 30: an input that names NCCL and nccl-tests but holds nothing readable (nccl-tests#112's
+// title and mpirun command) is not refused: nccl-log-unplaced says what it holds and what to
+// capture; an info finding, so the default --fail-on exits 0. Connection lines quoted without
+// their head (nccl#897) are read as connections (a warning: exit 0 too).
+TEST(NcclShapesCli, InputThatOnlyNamesNcclIsPlacedNotRefused) {
+  json j = report_json(
+      {"nccl", std::string(TR_TEST_DATA) + "/nccl-shapes/nccltests112-title-and-command.log"}, 0);
+  ASSERT_EQ(j["findings"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["findings"][0]["rule"], "nccl-log-unplaced");
+  EXPECT_EQ(j["findings"][0]["evidence"].size(), 2u) << j.dump(2);
+  json c = report_json(
+      {"nccl", std::string(TR_TEST_DATA) + "/nccl-shapes/nccl897-connection-fragments.log"}, 0);
+  ASSERT_FALSE(c["findings"].empty()) << c.dump(2);
+  EXPECT_EQ(c["findings"][0]["rule"], "nccl-gdrdma-off") << c.dump(2);
+}
+
 namespace {
 
 json excerpt_report(const std::string& name, const std::string& text, int code) {

@@ -232,6 +232,15 @@ TEST(NcclWarnJoin, DecisionTable) {
   EXPECT_EQ(warn_continuation("x", 80, std::string_view("\0abc", 4)), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("open (", 80, "   deeply indented"), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("failed :", 80, "python: error"), WarnJoin::kNo);
+  // Broken by hand at a blank, the rest indented (a WARN quoted in a PR description): the
+  // sentence goes on; not without the indent, nor after a sentence's end, nor into a capital.
+  EXPECT_EQ(warn_continuation("Failed to bind NVLink SHARP (NVLS) Multicast memory", 84,
+                              "  of size 2097152 : CUDA error 401 'the operation cannot be "
+                              "performed in the present state'."),
+            WarnJoin::kSpace);
+  EXPECT_EQ(warn_continuation("Couldn't find the device", 80, " and gave up"), WarnJoin::kSpace);
+  EXPECT_EQ(warn_continuation("Couldn't find the device.", 80, " and gave up"), WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("Couldn't find the device", 80, " Step 3 done"), WarnJoin::kNo);
 }
 
 // PyTorch's "Last error:" is followed by NCCL's message, wrapped like any other.
@@ -342,6 +351,30 @@ TEST(NcclLogShapes, Pre27RingLinesAreConnections) {
   ASSERT_EQ(f.transports.count("NET/IB/GDRDMA"), 1u);
   ASSERT_EQ(f.transports.count("SHM"), 1u);
   EXPECT_EQ(f.transports.at("SHM").kind, TransportKind::kShm);
+}
+
+}  // namespace
+}  // namespace trainready
+
+namespace trainready {
+namespace {
+
+// A net transport's message without its "NCCL WARN" head, as an issue title quotes it (a plugin
+// named IBP printing NCCL's IB completion-error text, NVIDIA/nccl#1664): classified as NCCL's
+// WARN is. Text that only resembles the tag is not.
+TEST(NcclLogRead, HeadlessNetTransportLineIsClassified) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "NET/IBP:Got completion from peer 7.6.13.83<36315> with status=12 opcode=32698 len=32696 "
+      "vendor err 129 (Send)\n",
+      "t.log");
+  auto it = f.issues.find(NcclProblem::kIbCompletionError);
+  ASSERT_NE(it, f.issues.end());
+  EXPECT_EQ(it->second.details, (std::set<std::string>{"error 12", "vendor err 129"}));
+  EXPECT_EQ(it->second.peers, (std::set<std::string>{"7.6.13.83<36315>"}));
+  for (const char* other :
+       {"NETWORK/IB Got completion from peer 1.2.3.4<5> with error 12\n",
+        "the NET/IB Got completion from peer 1.2.3.4<5> with error 12\n", "NET/\n"})
+    EXPECT_TRUE(analyze_nccl_log_text(other, "t.log").issues.empty()) << other;
 }
 
 }  // namespace

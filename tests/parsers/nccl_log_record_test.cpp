@@ -94,5 +94,21 @@ TEST(NcclLogRecord, UntaggedLevelWithinTheFirst512Bytes) {
   EXPECT_EQ(r[0].message, "ready");
 }
 
+// A connection line quoted without its "NCCL INFO Channel 00/0 : " head (NVIDIA/nccl#897) is an
+// INFO record with no head; text that only looks a little like one is not.
+TEST(NcclLogRecord, ConnectionLineBodyWithoutItsHead) {
+  NcclRecord r = one("9[1a000] -> 2[6b000] [send] via NET/IB/0/GDRDMA");
+  EXPECT_EQ(r.level, NcclLevel::kInfo);
+  EXPECT_EQ(r.host, "");
+  EXPECT_EQ(r.message, "9[1a000] -> 2[6b000] [send] via NET/IB/0/GDRDMA");
+  EXPECT_EQ(one("0[0] -> 1[1] via P2P/IPC").message, "0[0] -> 1[1] via P2P/IPC");
+  NcclRecord x[2];
+  for (const char* garbage :
+       {"9[1a000] -> 2[6b000] [send] via ", "9[1a000] -> 2[6b000]", "9[xyz] -> 2[6b000] via NET/IB",
+        "9[1a000] => 2[6b000] via NET/IB", "9 -> 2 via NET/IB", "[1a000] -> 2[6b000] via NET/IB",
+        "9[1a000] -> 2[6b000] [sent] via NET/IB", "9[] -> 2[6b000] via NET/IB"})
+    EXPECT_EQ(split_nccl_records(garbage, x, 2), 0u) << garbage;
+}
+
 }  // namespace
 }  // namespace trainready

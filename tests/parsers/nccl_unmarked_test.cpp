@@ -117,4 +117,37 @@ TEST(NcclUnmarked, FirstErrorLikeLineIsEscapedAndClipped) {
   EXPECT_FALSE(first_error_like_line({"/nonexistent/x.log"}));  // passed over, no throw
 }
 
+// An input with nothing readable but lines that name NCCL (nccl-tests#112's title and command):
+// those lines, first few kept, all counted; other text is not a mention.
+TEST(NcclUnmarked, MentionsOfNcclAreKeptWithFileAndLine) {
+  NcclRunFacts f;
+  read_nccl_mentions(
+      {std::string(TR_TEST_DATA) + "/nccl-shapes/nccltests112-title-and-command.log"}, f);
+  ASSERT_EQ(f.mentions.size(), 2u);
+  EXPECT_EQ(f.mention_lines, 2u);
+  EXPECT_EQ(f.mentions[0].where.line, 1);
+  // The mpirun line names all_reduce_perf past 160 characters: kept clipped.
+  EXPECT_EQ(f.mentions[1].text.rfind("mpirun -np 16 -H host1:8,host2:8", 0), 0u);
+  EXPECT_EQ(f.mentions[1].text.substr(f.mentions[1].text.size() - 3), "...");
+  const std::string d = temp_dir("unmarked-mentions");
+  {
+    std::ofstream out(d + "/a.log");
+    out << "epoch 1 loss 2.3\nusb 1-1: No device found\n\x01\x02\n\n\n"
+        << "status 12 and vendor err 129\n";
+    for (int i = 0; i < 6; ++i) out << "NCCL hangs\x1b[0m\n";
+  }
+  NcclRunFacts g;
+  read_nccl_mentions({d + "/a.log", "-", d, "/nonexistent/x.log"}, g);
+  EXPECT_EQ(g.mention_lines, 7u);
+  ASSERT_EQ(g.mentions.size(), kMentionsKept);
+  EXPECT_EQ(g.mentions[0].text, "status 12 and vendor err 129");
+  EXPECT_EQ(g.mentions[0].where.line, 6);
+  EXPECT_EQ(g.mentions[1].text, "NCCL hangs\\x1b[0m");  // control bytes escaped
+  std::ofstream(d + "/b.log") << "Crash with --tensor-parallel-size in the docker container\n";
+  NcclRunFacts none;
+  read_nccl_mentions({d + "/b.log"}, none);
+  EXPECT_TRUE(none.mentions.empty());
+  EXPECT_EQ(none.mention_lines, 0u);
+}
+
 }  // namespace

@@ -109,6 +109,16 @@ class ScoreTest(unittest.TestCase):
         self.assertFalse(ok)
         self.assertEqual(kind, "generic-warn")
 
+    def test_unplaced_is_generic(self):
+        # The finding that says the input names NCCL but holds nothing readable names no cause:
+        # it never agrees through "*", whatever phrase its capture advice holds.
+        top = {"rule": "nccl-log-unplaced", "message": "No NCCL output here",
+               "cause": "a title", "fix": "capture with NCCL_DEBUG=INFO"}
+        r = dict(zip(score.COLUMNS, row("x", "t.log", "IB", "*", "NCCL_DEBUG").split("\t")))
+        ok, kind, _ = score.judge(r, 0, json.dumps({"findings": [top]}), "")
+        self.assertFalse(ok)
+        self.assertEqual(kind, "unplaced")
+
     def test_split_and_target(self):
         p = self.run_tool("--index", self.index, "--split", "fit", "--target", "50")
         self.assertEqual(p.returncode, 1)  # 2/6 is below 50 %

@@ -119,6 +119,48 @@ TEST(NcclKbReading, AMessageThatQuotesTheCudaTextSaysMore) {
             V{"generic-invalid-argument"});
 }
 
+// A WARN cut short where the log's copy ends is read by the one entry whose text begins with
+// all of it; not when it is short, when several entries begin so, or when it is not a prefix.
+TEST(NcclKbReading, ACutWarnIsReadByTheOneEntryItBegins) {
+  EXPECT_EQ(ids("h:1:2 [0] NCCL WARN Failed to bind NVLink SHARP (NV\n"), V{"bind-failed"});
+  EXPECT_EQ(ids("h:1:2 [0] NCCL WARN Could not find real path o\n"), V{"sysfs-path"});
+  EXPECT_EQ(ids("h:1:2 [0] NCCL WARN Failed to bind NVLink\n"), V{});  // under 24 characters
+  EXPECT_EQ(ids("h:1:2 [0] NCCL WARN Failed to bind NVLink SHARP (NVX\n"), V{});
+  EXPECT_EQ(ids("h:1:2 [0] NCCL INFO Failed to bind NVLink SHARP (NV\n"), V{});  // INFO
+  static const NcclKnowledgeBase two = NcclKnowledgeBase::parse({{"two.yaml", R"(subsystem: test
+entries:
+- id: opt-a
+  match: 'Couldn''t set FI_OPT_EFA_SENDRECV_A'
+  level: WARN
+  what: a
+  severity: error
+  causes:
+  - cause: a
+    fix: a
+    confirm: a
+  source: a.c:1 @ v1
+- id: opt-b
+  match: 'Couldn''t set FI_OPT_EFA_WRITE_B'
+  level: WARN
+  what: b
+  severity: error
+  causes:
+  - cause: b
+    fix: b
+    confirm: b
+  source: b.c:1 @ v1
+)"}});
+  auto read = [](const std::string& log) {
+    std::vector<std::string> out;
+    for (const NcclMessageReading& r : read_nccl_messages(analyze_nccl_log_text(log, "t.log"), two))
+      out.push_back(r.entry->id);
+    return out;
+  };
+  EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_\n"), V{});  // both begin so
+  EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_S\n"), V{"opt-a"});
+  EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_W\n"), V{"opt-b"});
+}
+
 // A fixed bug reads the line only when the log shows an older release.
 TEST(NcclKbReading, AFixedBugNeedsAnOlderRelease) {
   const std::string warn =
