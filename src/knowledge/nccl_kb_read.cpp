@@ -53,6 +53,29 @@ std::size_t warn_tag(std::string_view text) {
 }
 
 // The "file.cc:123" NCCL prints before its WARN tag (2.30.7+: "file.cc:123 (func)").
+// A net plugin's "function:line" where NCCL prints "file:line": aws-ofi-nccl's NCCL_OFI_WARN
+// passes __PRETTY_FUNCTION__ and __LINE__ to NCCL's logger (include/nccl_ofi_log.h:15-17 @
+// v1.7.2-aws): "configure_sendrecv_inorder:213", "int rdma_process_completions():1312" (the
+// last word of it). An identifier, its empty or closed argument list, a colon and digits.
+bool plugin_function(std::string_view f) {
+  std::size_t i = 0;
+  auto ident = [](char c, bool first) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (!first && c >= '0' && c <= '9');
+  };
+  while (i < f.size() && ident(f[i], i == 0)) ++i;
+  if (i == 0) return false;
+  if (i < f.size() && f[i] == '(') {
+    const std::size_t close = f.find(')', i);
+    if (close == std::string_view::npos) return false;
+    i = close + 1;
+  }
+  if (i + 1 >= f.size() || f[i] != ':') return false;
+  for (++i; i < f.size(); ++i)
+    if (f[i] < '0' || f[i] > '9') return false;
+  return true;
+}
+
 std::string warn_file(std::string_view text) {
   std::size_t p = warn_tag(text);
   if (p == std::string_view::npos || p == 0) return "";
@@ -63,9 +86,9 @@ std::string warn_file(std::string_view text) {
   }
   std::size_t sp = head.rfind(' ');
   std::string_view file = sp == std::string_view::npos ? head : head.substr(sp + 1);
-  return file.find(':') != std::string_view::npos && file.find('.') != std::string_view::npos
-             ? std::string(file)
-             : "";
+  if (file.find(':') == std::string_view::npos) return "";
+  if (file.find('.') != std::string_view::npos || plugin_function(file)) return std::string(file);
+  return "";
 }
 
 // NCCL's "host:pid:tid" prefix of a line, "" when it has none.
@@ -151,6 +174,25 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f) {
 
 namespace {
 
+// The entry applies to the releases the log shows (all, when it shows none).
+bool in_releases(const NcclKbEntry& e, const NcclRunFacts& f) {
+  if (!e.versions.empty() && !f.versions.empty()) {
+    bool any = false;
+    for (const auto& [v, l] : f.versions) any = any || nccl_version_in(v, e.versions);
+    if (!any) return false;
+  }
+  if (!e.fixed_in.empty()) {
+    // A fixed bug: only a log that shows one release that has it (in `versions` and older than
+    // `fixed_in`); a 2.18 + 2.22 log does not have a bug of 2.19.1 .. 2.21.4.
+    bool has_bug = false;
+    for (const auto& [v, l] : f.versions)
+      has_bug = has_bug || ((e.versions.empty() || nccl_version_in(v, e.versions)) &&
+                            nccl_version_in(v, "<" + e.fixed_in));
+    if (!has_bug) return false;
+  }
+  return true;
+}
+
 // The entry reads the line's text: kind, level, printing file and match (releases aside).
 bool reads_text(const NcclKbEntry& e, const NcclKbLine& line) {
   if ((e.kind == NcclKbKind::kTrail) != line.trail) return false;
@@ -191,8 +233,9 @@ constexpr std::size_t kCutMinChars = 24;
 
 // A WARN whose copy was cut short mid-message (a thread's stored text, a terminal's last column:
 // "NET/OFI Couldn't set FI_OPT_E"): the entry whose leading literal text begins with the whole
-// message, when exactly one does (kind, level and printing file as reads_text asks).
-const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& line) {
+// message, when exactly one does (kind, level, printing file and releases as for a whole line).
+const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& line,
+                               const NcclRunFacts& f) {
   if (line.trail || line.level == NcclKbLevel::kInfo) return nullptr;
   std::string_view m = line.message;
   while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
@@ -203,6 +246,7 @@ const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& li
     if (e.kind == NcclKbKind::kTrail || e.level == NcclKbLevel::kInfo || !e.fixed_in.empty())
       continue;
     if (e.in_file && (line.file.empty() || !search(*e.in_file, line.file))) continue;
+    if (!in_releases(e, f)) continue;
     const std::string lit = leading_literal(e.match.text);
     if (lit.size() <= m.size() || lit.compare(0, m.size(), m) != 0) continue;
     if (found && found != &e) return nullptr;  // several formats begin so: none is the reading
@@ -216,25 +260,10 @@ const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& li
 std::vector<const NcclKbEntry*> nccl_kb_matches(const NcclKnowledgeBase& kb, const NcclKbLine& line,
                                                 const NcclRunFacts& f) {
   std::vector<const NcclKbEntry*> out;
-  for (const NcclKbEntry& e : kb.entries()) {
-    if (!e.versions.empty() && !f.versions.empty()) {
-      bool any = false;
-      for (const auto& [v, l] : f.versions) any = any || nccl_version_in(v, e.versions);
-      if (!any) continue;
-    }
-    if (!e.fixed_in.empty()) {
-      // A fixed bug: only a log that shows one release that has it (in `versions` and older than
-      // `fixed_in`); a 2.18 + 2.22 log does not have a bug of 2.19.1 .. 2.21.4.
-      bool has_bug = false;
-      for (const auto& [v, l] : f.versions)
-        has_bug = has_bug || ((e.versions.empty() || nccl_version_in(v, e.versions)) &&
-                              nccl_version_in(v, "<" + e.fixed_in));
-      if (!has_bug) continue;
-    }
-    if (reads_text(e, line)) out.push_back(&e);
-  }
+  for (const NcclKbEntry& e : kb.entries())
+    if (in_releases(e, f) && reads_text(e, line)) out.push_back(&e);
   if (out.empty())
-    if (const NcclKbEntry* e = cut_reading(kb, line)) out.push_back(e);
+    if (const NcclKbEntry* e = cut_reading(kb, line, f)) out.push_back(e);
   return out;
 }
 

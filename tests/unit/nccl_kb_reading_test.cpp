@@ -161,6 +161,35 @@ entries:
   EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_W\n"), V{"opt-b"});
 }
 
+// A cut WARN is read only by an entry of the releases the log shows, as a whole line is.
+TEST(NcclKbReading, ACutWarnKeepsToTheLogsReleases) {
+  static const NcclKnowledgeBase old = NcclKnowledgeBase::parse({{"old.yaml", R"(subsystem: test
+entries:
+- id: mixing-streams-old
+  match: 'Error : mixing different streams within a group call is not supported'
+  level: WARN
+  versions: '<2.13'
+  what: a
+  severity: error
+  causes:
+  - cause: a
+    fix: a
+    confirm: a
+  source: a.c:1 @ v1
+)"}});
+  auto read = [](const std::string& log) {
+    std::vector<std::string> out;
+    for (const NcclMessageReading& r : read_nccl_messages(analyze_nccl_log_text(log, "t.log"), old))
+      out.push_back(r.entry->id);
+    return out;
+  };
+  const std::string cut = "h:1:2 [0] NCCL WARN Error : mixing different streams within a group\n";
+  EXPECT_EQ(read("h:1:1 [0] NCCL INFO NCCL version 2.12.12+cuda11.7\n" + cut),
+            V{"mixing-streams-old"});
+  EXPECT_EQ(read("h:1:1 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n" + cut), V{});
+  EXPECT_EQ(read(cut), V{"mixing-streams-old"});  // no version line: every release
+}
+
 // A fixed bug reads the line only when the log shows an older release.
 TEST(NcclKbReading, AFixedBugNeedsAnOlderRelease) {
   const std::string warn =
