@@ -68,7 +68,11 @@ class Text {
   }
   std::string regex(const std::optional<NcclKbRegex>& r) {
     if (!r) return "{}";
-    return "{true, " + str(r->text) + ", " + str(r->where()) + "}";
+    // One after the other: the order of a + b's operands is unspecified, and the array's
+    // layout (so the generated file's bytes) must not depend on the compiler.
+    const std::string text = str(r->text);
+    const std::string where = str(r->where());
+    return "{true, " + text + ", " + where + "}";
   }
   std::string pieces() const { return pieces_.str(); }
   std::size_t size() const { return size_; }

@@ -118,8 +118,11 @@ constexpr std::string_view kNcclTestsBinaries[] = {
     "reduce_perf",     "alltoall_perf",   "scatter_perf",   "gather_perf",
     "sendrecv_perf",   "hypercube_perf"};
 
+// A line that names NCCL, an nccl-tests binary, or starts with a net transport's tag as NCCL and
+// its plugins print it ("NET/IB : ", "NET/Socket : ", "NET/OFI ", "NET/IBP:"; the analyser reads
+// these as NCCL's text too). "vendor err" alone is not NCCL's: Open MPI and UCX print it as well.
 bool names_nccl(std::string_view t) {
-  if (icontains(t, "nccl") || icontains(t, "vendor err")) return true;
+  if (icontains(t, "nccl") || t.substr(0, 4) == "NET/") return true;
   for (std::string_view b : kNcclTestsBinaries)
     if (t.find(b) != std::string_view::npos) return true;
   return false;

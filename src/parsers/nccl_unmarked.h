@@ -58,8 +58,8 @@ inline constexpr std::size_t kMentionsKept = 4;
 // The lines of `paths` (their first kUnmarkedLinesRead lines each; stdin and directories
 // skipped) that name NCCL or nccl-tests without being a line this tool reads: "nccl" in any
 // case (NCCL-ERROR, ncclShmOpen, NCCL_P2P_DISABLE, nccl==2.21.5, check_nccl_allreduce), a
-// nccl-tests binary (src/Makefile's all_reduce_perf ... hypercube_perf), or the words NCCL's
-// completion error prints ("vendor err", net_ib.cc). Added to f.mentions (control bytes escaped,
+// nccl-tests binary (src/Makefile's all_reduce_perf ... hypercube_perf), or a line that starts
+// with a net transport's tag ("NET/IB : ", "NET/OFI "). Added to f.mentions (control bytes escaped,
 // clipped) and counted in f.mention_lines: what a log that cannot be placed is said to hold.
 // Judges nothing. A file that cannot be read is passed over.
 void read_nccl_mentions(const std::vector<std::string>& paths, NcclRunFacts& f);

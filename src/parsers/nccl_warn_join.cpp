@@ -106,6 +106,18 @@ bool unbalanced(std::string_view w) {
   return paren > 0 || square > 0 || angle > 0 || quotes % 2 == 1;
 }
 
+// A continuation of prose: no call ("warn("), assignment, brace, statement end or dotted name
+// ("warnings.warn"); NCCL's sentences have none.
+bool plain_words(std::string_view b) {
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const char c = b[i];
+    if (c == '=' || c == '{' || c == ';') return false;
+    if (c == '(' && i > 0 && (lower(b[i - 1]) || digit(b[i - 1]) || b[i - 1] == '_')) return false;
+    if (c == '.' && i + 1 < b.size() && lower(b[i + 1])) return false;  // warnings.warn
+  }
+  return true;
+}
+
 }  // namespace
 
 WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string_view next) {
@@ -130,7 +142,9 @@ WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string
   }
   // A line broken by hand at a blank, the rest indented under it ("...Multicast memory" /
   // "  of size 2097152 : CUDA error 401 ..."): a sentence that goes on, lower case.
-  if (lead > 0 && (lower(last) || digit(last)) && lower(b[0])) return WarnJoin::kSpace;
+  // Words only: code under a warning ("  warnings.warn(", "  x = f()") is not the sentence.
+  if (lead > 0 && (lower(last) || digit(last)) && lower(b[0]) && plain_words(b))
+    return WarnJoin::kSpace;
   // A long line cut inside a word: the word goes on, lower case, on the next line.
   // The rest of a wrapped line is never wider than the line it was cut from.
   if (width >= 70 && lower(last) && lower(b[0]) && b.size() <= width) return WarnJoin::kTight;

@@ -241,6 +241,12 @@ TEST(NcclWarnJoin, DecisionTable) {
   EXPECT_EQ(warn_continuation("Couldn't find the device", 80, " and gave up"), WarnJoin::kSpace);
   EXPECT_EQ(warn_continuation("Couldn't find the device.", 80, " and gave up"), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("Couldn't find the device", 80, " Step 3 done"), WarnJoin::kNo);
+  // Code under a warning is not its sentence going on (a call, a dotted name, an assignment).
+  EXPECT_EQ(warn_continuation("opcode 1, len 0, vendor err 129", 80, "  warnings.warn("),
+            WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("vendor err 129", 80, "  retry(handle)"), WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("vendor err 129", 80, "  x = 3"), WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("memory of", 80, "  size 2097152 (rank 0) failed"), WarnJoin::kSpace);
 }
 
 // PyTorch's "Last error:" is followed by NCCL's message, wrapped like any other.

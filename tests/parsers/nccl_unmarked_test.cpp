@@ -133,15 +133,16 @@ TEST(NcclUnmarked, MentionsOfNcclAreKeptWithFileAndLine) {
   {
     std::ofstream out(d + "/a.log");
     out << "epoch 1 loss 2.3\nusb 1-1: No device found\n\x01\x02\n\n\n"
-        << "status 12 and vendor err 129\n";
+        << "btl_openib: completion with error status 12 vendor err 129\n"  // Open MPI's
+        << "NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n";
     for (int i = 0; i < 6; ++i) out << "NCCL hangs\x1b[0m\n";
   }
   NcclRunFacts g;
   read_nccl_mentions({d + "/a.log", "-", d, "/nonexistent/x.log"}, g);
   EXPECT_EQ(g.mention_lines, 7u);
   ASSERT_EQ(g.mentions.size(), kMentionsKept);
-  EXPECT_EQ(g.mentions[0].text, "status 12 and vendor err 129");
-  EXPECT_EQ(g.mentions[0].where.line, 6);
+  EXPECT_EQ(g.mentions[0].text, "NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>");
+  EXPECT_EQ(g.mentions[0].where.line, 7);
   EXPECT_EQ(g.mentions[1].text, "NCCL hangs\\x1b[0m");  // control bytes escaped
   std::ofstream(d + "/b.log") << "Crash with --tensor-parallel-size in the docker container\n";
   NcclRunFacts none;
