@@ -241,6 +241,9 @@ void NcclLogAnalyzer::State::finish_hosts() {
     st.host_name = st.host;
     auto pit = procs.find(st.host + ":" + std::to_string(st.pid));
     if (pit != procs.end()) st.host = label(st.host_name, pit->second.address);
+    // Lines without NCCL's host:pid:tid head (a pasted ring's connection lines): labelled as
+    // their version lines are, not an empty name.
+    if (st.host.empty()) st.host = "(unprefixed)";
   }
   // Communicator membership by host label; a rank two hosts both claim marks separate jobs.
   std::map<NcclCommunicator*, std::map<int, std::set<std::string>>> claims;
