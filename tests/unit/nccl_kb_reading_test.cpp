@@ -89,9 +89,10 @@ const NcclKnowledgeBase& kb() {
   return k;
 }
 
-std::vector<std::string> ids(const std::string& log) {
+// The ids of the entries that read `log`, with the test knowledge base or another.
+std::vector<std::string> ids(const std::string& log, const NcclKnowledgeBase& with = kb()) {
   std::vector<std::string> out;
-  for (const NcclMessageReading& r : read_nccl_messages(analyze_nccl_log_text(log, "t.log"), kb()))
+  for (const NcclMessageReading& r : read_nccl_messages(analyze_nccl_log_text(log, "t.log"), with))
     out.push_back(r.entry->id);
   return out;
 }
@@ -150,12 +151,7 @@ entries:
     confirm: b
   source: b.c:1 @ v1
 )"}});
-  auto read = [](const std::string& log) {
-    std::vector<std::string> out;
-    for (const NcclMessageReading& r : read_nccl_messages(analyze_nccl_log_text(log, "t.log"), two))
-      out.push_back(r.entry->id);
-    return out;
-  };
+  auto read = [](const std::string& log) { return ids(log, two); };
   EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_\n"), V{});  // both begin so
   EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_S\n"), V{"opt-a"});
   EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_W\n"), V{"opt-b"});
@@ -177,12 +173,7 @@ entries:
     confirm: a
   source: a.c:1 @ v1
 )"}});
-  auto read = [](const std::string& log) {
-    std::vector<std::string> out;
-    for (const NcclMessageReading& r : read_nccl_messages(analyze_nccl_log_text(log, "t.log"), old))
-      out.push_back(r.entry->id);
-    return out;
-  };
+  auto read = [](const std::string& log) { return ids(log, old); };
   const std::string cut = "h:1:2 [0] NCCL WARN Error : mixing different streams within a group\n";
   EXPECT_EQ(read("h:1:1 [0] NCCL INFO NCCL version 2.12.12+cuda11.7\n" + cut),
             V{"mixing-streams-old"});
