@@ -10,4 +10,6 @@ std::string_view embedded_catalog();
 const std::vector<std::pair<std::string_view, std::string_view>>& embedded_rule_docs();
 // (file name, YAML text) of data/nccl-kb/*.yaml, sorted by name: the NCCL message knowledge base.
 const std::vector<std::pair<std::string_view, std::string_view>>& embedded_nccl_kb();
+// data/nccl-kb/shared-prefixes.txt: the texts two different NCCL WARN messages begin with.
+std::string_view embedded_nccl_shared_prefixes();
 }  // namespace trainready

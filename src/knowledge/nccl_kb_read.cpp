@@ -1,4 +1,5 @@
 #include "knowledge/nccl_kb_read.h"
+#include "knowledge/nccl_shared_prefixes.h"
 
 #include <cctype>
 
@@ -233,13 +234,17 @@ constexpr std::size_t kCutMinChars = 24;
 
 // A WARN whose copy was cut short mid-message (a thread's stored text, a terminal's last column:
 // "NET/OFI Couldn't set FI_OPT_E"): the entry whose leading literal text begins with the whole
-// message, when exactly one does (kind, level, printing file and releases as for a whole line).
+// message, when exactly one does (kind, level, printing file and releases as for a whole line)
+// and no two of the messages NCCL's and the plugins' sources print begin with it.
 const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& line,
                                const NcclRunFacts& f) {
   if (line.trail || line.level == NcclKbLevel::kInfo) return nullptr;
   std::string_view m = line.message;
   while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
   if (m.size() < kCutMinChars) return nullptr;
+  // Two of the messages NCCL and its plugins print begin so (the knowledge base may hold one of
+  // them only): the cut could be either.
+  if (nccl_messages_share_beginning(m)) return nullptr;
   const NcclKbEntry* found = nullptr;
   for (const NcclKbEntry& e : kb.entries()) {
     // A fixed bug's entry repeats its message's text; the message's own entry reads the line.

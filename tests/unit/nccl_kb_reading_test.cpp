@@ -6,6 +6,7 @@
 #include "engine/engine.h"
 #include "knowledge/nccl_kb.h"
 #include "knowledge/nccl_kb_read.h"
+#include "knowledge/nccl_shared_prefixes.h"
 #include "parsers/nccl_log.h"
 
 namespace trainready::test {
@@ -155,6 +156,31 @@ entries:
   EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_\n"), V{});  // both begin so
   EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_S\n"), V{"opt-a"});
   EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_W\n"), V{"opt-b"});
+}
+
+// A cut that two of the messages NCCL and its plugins print begin with is read as neither, though
+// the knowledge base holds one of them: net_ib.cc's two completion-error formats (2.19+ with the
+// peer, older without) share "NET/IB : Got completion " (tests/data/nccl-sites).
+TEST(NcclKbReading, ACutTwoMessagesBeginWithIsNotRead) {
+  EXPECT_TRUE(nccl_messages_share_beginning("NET/IB : Got completion "));
+  EXPECT_TRUE(nccl_messages_share_beginning("NET/IB : Got complet"));  // within a shared text
+  EXPECT_FALSE(nccl_messages_share_beginning("NET/IB : Got completion from peer"));
+  EXPECT_FALSE(nccl_messages_share_beginning("Failed to bind NVLink SHARP (NV"));
+  static const NcclKnowledgeBase one = NcclKnowledgeBase::parse({{"one.yaml", R"(subsystem: test
+entries:
+- id: completion-new
+  match: 'NET/IB : Got completion from peer'
+  level: WARN
+  what: a
+  severity: error
+  causes:
+  - cause: a
+    fix: a
+    confirm: a
+  source: a.c:1 @ v1
+)"}});
+  EXPECT_EQ(ids("h:1:2 [0] NCCL WARN NET/IB : Got completion \n", one), V{});
+  EXPECT_EQ(ids("h:1:2 [0] NCCL WARN NET/IB : Got completion from pe\n", one), V{"completion-new"});
 }
 
 // A cut WARN is read only by an entry of the releases the log shows, as a whole line is.
