@@ -115,7 +115,9 @@ std::string findings_section(const Report& r) {
   if (finding_count(r.evaluation) == 0) s += "<p class=\"empty\">No findings.</p>";
   const std::pair<Severity, const char*> groups[] = {
       {Severity::kError, "Errors"}, {Severity::kWarning, "Warnings"}, {Severity::kInfo, "Info"}};
-  for (const auto& [sev, name] : groups) {
+  for (const auto& group : groups) {
+    const Severity sev = group.first;  // a structured binding is not captured by clang < 16
+    const char* name = group.second;
     std::string items;
     std::size_t n = 0;
     for_each_finding(r.evaluation, [&](const Finding& f) {
