@@ -100,6 +100,22 @@ std::vector<std::string> ids(const std::string& log, const NcclKnowledgeBase& wi
 
 using V = std::vector<std::string>;
 
+// One WARN entry of a knowledge base made for a test: an id, its match (YAML single-quoted) and
+// the releases it is for; the rest placeholders.
+std::string warn_entry(const std::string& id, const std::string& match,
+                       const std::string& versions = "") {
+  return "- id: " + id + "\n  match: '" + match + "'\n  level: WARN\n" +
+         (versions.empty() ? "" : "  versions: '" + versions + "'\n") +
+         "  what: w\n  severity: error\n  causes:\n  - cause: c\n    fix: f\n    confirm: k\n"
+         "  source: a.c:1 @ v1\n";
+}
+
+NcclKnowledgeBase test_kb(const std::vector<std::string>& entries) {
+  std::string yaml = "subsystem: test\nentries:\n";
+  for (const std::string& e : entries) yaml += e;
+  return NcclKnowledgeBase::parse({{"test.yaml", yaml}});
+}
+
 // The transport named in the failing file: CUCHECK's "Cuda failure" from transport/nvls.cc is
 // the NVLS reading, ahead of the generic CUDA text; from another file it is not.
 TEST(NcclKbReading, TheFailingFileSelectsTheEntry) {
@@ -129,29 +145,9 @@ TEST(NcclKbReading, ACutWarnIsReadByTheOneEntryItBegins) {
   EXPECT_EQ(ids("h:1:2 [0] NCCL WARN Failed to bind NVLink\n"), V{});  // under 24 characters
   EXPECT_EQ(ids("h:1:2 [0] NCCL WARN Failed to bind NVLink SHARP (NVX\n"), V{});
   EXPECT_EQ(ids("h:1:2 [0] NCCL INFO Failed to bind NVLink SHARP (NV\n"), V{});  // INFO
-  static const NcclKnowledgeBase two = NcclKnowledgeBase::parse({{"two.yaml", R"(subsystem: test
-entries:
-- id: opt-a
-  match: 'Couldn''t set FI_OPT_EFA_SENDRECV_A'
-  level: WARN
-  what: a
-  severity: error
-  causes:
-  - cause: a
-    fix: a
-    confirm: a
-  source: a.c:1 @ v1
-- id: opt-b
-  match: 'Couldn''t set FI_OPT_EFA_WRITE_B'
-  level: WARN
-  what: b
-  severity: error
-  causes:
-  - cause: b
-    fix: b
-    confirm: b
-  source: b.c:1 @ v1
-)"}});
+  static const NcclKnowledgeBase two =
+      test_kb({warn_entry("opt-a", "Couldn''t set FI_OPT_EFA_SENDRECV_A"),
+               warn_entry("opt-b", "Couldn''t set FI_OPT_EFA_WRITE_B")});
   auto read = [](const std::string& log) { return ids(log, two); };
   EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_\n"), V{});  // both begin so
   EXPECT_EQ(read("h:1:2 [0] NCCL WARN Couldn't set FI_OPT_EFA_S\n"), V{"opt-a"});
@@ -166,39 +162,17 @@ TEST(NcclKbReading, ACutTwoMessagesBeginWithIsNotRead) {
   EXPECT_TRUE(nccl_messages_share_beginning("NET/IB : Got complet"));  // within a shared text
   EXPECT_FALSE(nccl_messages_share_beginning("NET/IB : Got completion from peer"));
   EXPECT_FALSE(nccl_messages_share_beginning("Failed to bind NVLink SHARP (NV"));
-  static const NcclKnowledgeBase one = NcclKnowledgeBase::parse({{"one.yaml", R"(subsystem: test
-entries:
-- id: completion-new
-  match: 'NET/IB : Got completion from peer'
-  level: WARN
-  what: a
-  severity: error
-  causes:
-  - cause: a
-    fix: a
-    confirm: a
-  source: a.c:1 @ v1
-)"}});
+  static const NcclKnowledgeBase one =
+      test_kb({warn_entry("completion-new", "NET/IB : Got completion from peer")});
   EXPECT_EQ(ids("h:1:2 [0] NCCL WARN NET/IB : Got completion \n", one), V{});
   EXPECT_EQ(ids("h:1:2 [0] NCCL WARN NET/IB : Got completion from pe\n", one), V{"completion-new"});
 }
 
 // A cut WARN is read only by an entry of the releases the log shows, as a whole line is.
 TEST(NcclKbReading, ACutWarnKeepsToTheLogsReleases) {
-  static const NcclKnowledgeBase old = NcclKnowledgeBase::parse({{"old.yaml", R"(subsystem: test
-entries:
-- id: mixing-streams-old
-  match: 'Error : mixing different streams within a group call is not supported'
-  level: WARN
-  versions: '<2.13'
-  what: a
-  severity: error
-  causes:
-  - cause: a
-    fix: a
-    confirm: a
-  source: a.c:1 @ v1
-)"}});
+  static const NcclKnowledgeBase old = test_kb({warn_entry(
+      "mixing-streams-old", "Error : mixing different streams within a group call is not supported",
+      "<2.13")});
   auto read = [](const std::string& log) { return ids(log, old); };
   const std::string cut = "h:1:2 [0] NCCL WARN Error : mixing different streams within a group\n";
   EXPECT_EQ(read("h:1:1 [0] NCCL INFO NCCL version 2.12.12+cuda11.7\n" + cut),
