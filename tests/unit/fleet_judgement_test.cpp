@@ -24,6 +24,7 @@
 #include "report/junit/junit_reporter.h"
 #include "report/sarif/sarif_reporter.h"
 #include "report/text/text_reporter.h"
+#include "support/fleet_judging.h"
 #include "support/paths.h"
 
 using namespace trainready;
@@ -82,26 +83,11 @@ std::vector<Arrival> arrivals(bool bare = false) {
   return a;
 }
 
-SharedFlags& flags() {
-  static SharedFlags f;
-  return f;
-}
+SharedFlags& flags() { return test::fleet_flags(); }
 
-JudgeSetup setup(bool forward) {
-  JudgeSetup s;
-  s.catalog = &flags().catalog();
-  s.selection = flags().selection();
-  s.options = flags().run_options();
-  s.forward_facts = forward;
-  return s;
-}
+JudgeSetup setup(bool forward) { return test::fleet_judge_setup(forward); }
 
-Report finished(Report r) {
-  r.evaluation = run_rules(r, flags());
-  r.fleet_summary = std::make_shared<FleetSummary>(summarize_fleet(r));
-  finish_report(r, Severity::kError);
-  return r;
-}
+Report finished(Report r) { return test::finished_fleet_report(std::move(r)); }
 
 Report one_level(const std::vector<Arrival>& all, int size) {
   FleetGatherer g(size, "0.1.0");

@@ -23,6 +23,7 @@
 #include "report/prom/prom_reporter.h"
 #include "report/sarif/sarif_reporter.h"
 #include "report/text/text_reporter.h"
+#include "support/fleet_judging.h"
 #include "support/paths.h"
 
 using namespace trainready;
@@ -71,17 +72,9 @@ std::map<int, std::string> arrivals(bool bare) {
   return a;
 }
 
-SharedFlags& flags() {
-  static SharedFlags f;
-  return f;
-}
+SharedFlags& flags() { return test::fleet_flags(); }
 
-Report finished(Report r) {
-  r.evaluation = run_rules(r, flags());
-  r.fleet_summary = std::make_shared<FleetSummary>(summarize_fleet(r));
-  finish_report(r, Severity::kError);
-  return r;
-}
+Report finished(Report r) { return test::finished_fleet_report(std::move(r)); }
 
 Report one_level(const std::map<int, std::string>& all) {
   FleetGatherer g(kRanks, "0.1.0");
@@ -101,12 +94,8 @@ GroupJudgement judge(const std::map<int, std::string>& all, int first, bool forw
   std::vector<std::string> kept;
   for (const FleetRank& x : done.fleet.ranks)
     if (x.node >= 0) kept.push_back(all.at(x.rank));
-  JudgeSetup s;
-  s.catalog = &flags().catalog();
-  s.selection = flags().selection();
-  s.options = flags().run_options();
-  s.forward_facts = forward;
-  return judge_group(first, std::move(done), std::move(kept), s, "0.1.0");
+  return judge_group(first, std::move(done), std::move(kept), test::fleet_judge_setup(forward),
+                     "0.1.0");
 }
 
 Report two_levels(const std::map<int, std::string>& all, bool forward) {
