@@ -223,5 +223,32 @@ TEST(NcclKb, WhenKeysReadTheRunsFacts) {
   EXPECT_FALSE(holds(w));
 }
 
+// net-no-network-available (data/nccl-kb/net-plugin.yaml): ncclNetInit tries only the network a
+// netName names, and the Socket transport fails only with its own WARN, so a log without that
+// WARN reads as NCCL_NET naming a network that did not initialize, whether or not the log shows
+// where NCCL_NET came from.
+TEST(NcclKb, NoNetworkReadsTheNetworkNcclNetNamed) {
+  const NcclKnowledgeBase& kb = NcclKnowledgeBase::builtin();
+  const std::string warn =
+      "h1:1:1 [0] plugin/net.cc:349 NCCL WARN Failed to initialize any NET plugin\n";
+  auto cause_of = [&](const std::string& text) {
+    auto r = read_nccl_messages(analyze_nccl_log_text(text, "n.log"), kb);
+    for (const auto& m : r)
+      if (m.entry->id == "net-no-network-available" && m.cause) return m.cause->cause;
+    return std::string("(not read)");
+  };
+  const std::string bare = cause_of(warn);
+  EXPECT_NE(bare.find("netName"), std::string::npos) << bare;
+  EXPECT_NE(bare.find("/dev/infiniband"), std::string::npos) << bare;
+  EXPECT_NE(cause_of("h1:1:1 [0] NCCL INFO NCCL_NET set by environment to IB\n" + warn)
+                .find("NCCL does not fall back when NCCL_NET is set"),
+            std::string::npos);
+  EXPECT_NE(cause_of("h1:1:1 [0] transport/net_socket.cc:61 NCCL WARN NET/Socket : no interface "
+                     "found\n" +
+                     warn)
+                .find("The Socket transport found no interface"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
