@@ -8,7 +8,12 @@ namespace trainready {
 namespace {
 
 // Why an interface "name:address" is a poor choice between hosts; empty when it is fine.
-std::string suspicious(const std::string& entry) {
+// `unreachable` is set when no other host can reach it at all (link-local, bridge, loopback), as
+// opposed to a VPN or Wi-Fi, which is routed but the wrong path.
+std::string suspicious(const std::string& entry, bool* unreachable = nullptr) {
+  bool dummy = false;
+  bool& out = unreachable ? *unreachable : dummy;
+  out = true;
   const std::size_t colon = entry.find(':');
   const std::string name = entry.substr(0, colon);
   const std::string addr = colon == std::string::npos ? "" : entry.substr(colon + 1);
@@ -16,13 +21,19 @@ std::string suspicious(const std::string& entry) {
   if (addr.rfind("fe80:", 0) == 0) return "a link-local IPv6 address (fe80::), not routed";
   if (addr.rfind("169.254.", 0) == 0) return "a link-local IPv4 address (169.254/16)";
   if (pre("tailscale") || pre("wg") || pre("CloudflareWARP") || pre("warp") || pre("zt") ||
-      pre("tun") || pre("utun") || pre("ppp"))
+      pre("tun") || pre("utun") || pre("ppp")) {
+    out = false;
     return "a VPN / tunnel interface";
-  if (pre("docker") || pre("veth") || pre("br-") || pre("virbr") || pre("cni") || pre("flannel") ||
-      pre("cilium") || pre("lxc"))
+  }
+  if (pre("docker") || pre("veth") || pre("br-") || pre("virbr") || pre("lxc"))
     return "a container bridge, reachable only from this host";
-  if (pre("wl")) return "a Wi-Fi interface";
+  if (pre("cni") || pre("flannel") || pre("cilium")) {
+    out = false;
+    return "a container network's bridge or overlay, not the hosts' own network";
+  }
   if (pre("lo") && name.size() <= 3) return "the loopback interface";
+  out = false;
+  if (pre("wl")) return "a Wi-Fi interface";
   return "";
 }
 
@@ -43,15 +54,22 @@ class NcclSocketInterface : public Rule {
     RuleOutcome o;
     std::set<std::string> bad, good, hosts;
     std::vector<Evidence> ev;
+    // An interface no other host can reach among NET/Socket's devices (not only the bootstrap's):
+    // the socket transport makes every interface it lists a device and may put channels on any.
+    bool unreachable_device = false;
     for (const auto& [h, p] : f.host_profiles) {
       std::vector<std::string> cands = p.socket_ifaces;
+      const std::size_t n_devices = cands.size();
       for (const auto& b : p.bootstrap_ifaces) {
         std::string entry = b;
         if (!p.addresses.empty()) entry += ":" + *p.addresses.begin();
         cands.push_back(entry);
       }
-      for (const std::string& c : cands) {
-        std::string why = suspicious(c);
+      for (std::size_t i = 0; i < cands.size(); ++i) {
+        const std::string& c = cands[i];
+        bool unreachable = false;
+        std::string why = suspicious(c, &unreachable);
+        if (!why.empty() && unreachable && i < n_devices) unreachable_device = true;
         const std::string name = c.substr(0, c.find(':'));
         if (why.empty()) {
           good.insert(name);
@@ -72,12 +90,20 @@ class NcclSocketInterface : public Rule {
     for (const auto& l : f.socket_interfaces)
       if (x.evidence.size() < 8) x.evidence.push_back(evidence(l));
     const bool failed = !f.issues.empty() || !f.timeouts.empty();
-    if (failed) x.severity = Severity::kError;
+    if (failed || unreachable_device) x.severity = Severity::kError;
     x.rank = 86;
     x.cause =
         "Without NCCL_SOCKET_IFNAME NCCL takes interfaces in its own order (ib* first, then "
         "anything but lo and docker*), so a VPN, a bridge or a link-local address can carry the "
         "bootstrap or socket traffic; peers on other hosts then time out or are refused.";
+    if (unreachable_device)
+      x.cause +=
+          " Here NET/Socket lists such an interface as one of its devices: the socket transport "
+          "makes every interface it lists a network device, may place channels on any of them, "
+          "and a peer connects to the address this host listens on for that device "
+          "(ncclNetSocketInit, ncclNetSocketListen in src/transport/net_socket.cc @ v2.30.7-1), "
+          "an address no other host can reach, so those connections hang or are refused even "
+          "when the log shows no error yet.";
     x.fix = good.empty() ? std::string(
                                "Set NCCL_SOCKET_IFNAME to the interface that carries the "
                                "hosts' routable addresses (see `ip -4 addr`), on every "
