@@ -61,6 +61,11 @@ std::size_t bracket_prefix(std::string_view s) {
   if (s.size() < 4 || s[0] != '[') return 0;
   if (std::size_t m = mpirun_prefix(s); m > 0) return m;
   if (std::size_t t = nccl_timestamp_prefix(s); t > 0) return t;
+  if (digit(s[1])) {  // a colour code whose ESC was lost on the way ("[0m ", "[1;31m")
+    std::size_t k = 1;
+    while (k < s.size() && k < 12 && (digit(s[k]) || s[k] == ';')) ++k;
+    return k < s.size() && s[k] == 'm' ? skip_blanks(s, k + 1) : 0;
+  }
   if (at(s, 1, "pod/")) {
     const std::size_t close = s.find("] ", 5);
     if (close == std::string_view::npos || close > 300) return 0;

@@ -15,8 +15,9 @@
 //   NCCL 2.26+ itself        "[2025-09-09 23:51:24] " on WARN lines (src/debug.cc,
 //                            NCCL_DEBUG_TIMESTAMP_FORMAT "[%F %T] ", "%Nf" for subseconds)
 // Colour: ANSI SGR sequences ("\x1b[32m", "\x1b[1;31m", "\x1b[0m") that loggers add; other
-// control sequences are kept (the reporters escape them). CRLF: the CR a
-// Windows editor or a serial console leaves at the end.
+// control sequences are kept (the reporters escape them). A colour code at the start of a line
+// whose ESC byte was lost (copied from a rendered page or a web console: "[0m host:1:2 ...")
+// is a prefix too. CRLF: the CR a Windows editor or a serial console leaves at the end.
 #include <string>
 #include <string_view>
 

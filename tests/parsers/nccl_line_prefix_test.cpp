@@ -31,6 +31,7 @@ TEST(NcclLinePrefix, LaunchersAndCollectorsAreRemoved) {
            "2024-05-01T12:34:56.123+00:00 gpu-3 python[4123]: ",  // rsyslog, ISO time
            "(RayWorkerWrapper pid=50232, ip=10.1.0.67) ",         // Ray
            "[pod/t-0/c] 2024-05-01T12:34:56Z [1,0]<stdout>:",     // several at once
+           "[0m ", "[1;31m", "[0m [rank1]:",  // colour whose ESC was lost when pasted
        }) {
     EXPECT_EQ(norm(prefix + std::string(kNccl)), kNccl) << prefix;
   }
@@ -56,7 +57,7 @@ TEST(NcclLinePrefix, PlainLinesStayAsTheyAre) {
         std::string_view("RuntimeError: NCCL error in: x.cpp:1, unhandled system error"),
         std::string_view("Mar12:1:2 [0] NCCL INFO x"),
         std::string_view("[E ProcessGroupNCCL.cpp:1]"), std::string_view(""),
-        std::string_view("[")}) {
+        std::string_view("[0] NCCL INFO x"), std::string_view("[12]: x"), std::string_view("[")}) {
     std::string scratch;
     EXPECT_EQ(normalize_nccl_line(line, scratch), line) << line;
   }
@@ -67,11 +68,13 @@ TEST(NcclLinePrefix, PlainLinesStayAsTheyAre) {
 TEST(NcclLinePrefix, LogReaderUsesTheNormalisedLine) {
   NcclRunFacts f = analyze_nccl_log_text(
       "\x1b[32mgpu-3:4123:4188 [2] NCCL INFO Using network IB\x1b[0m\r\n"
-      "2024-05-01T12:34:56Z NCCL version 2.18.6+cuda12.2\r\n",
+      "2024-05-01T12:34:56Z NCCL version 2.18.6+cuda12.2\r\n"
+      "[0m NCCL version 2.7.8+cuda11.1\n",
       "t.log");
   ASSERT_EQ(f.streams.size(), 1u);
   EXPECT_EQ(f.streams.begin()->second.host, "gpu-3");
   EXPECT_EQ(f.versions.count("2.18.6"), 1u);
+  EXPECT_EQ(f.versions.count("2.7.8"), 1u);  // pasted without the colour code's ESC
   EXPECT_EQ(f.net_plugin, "IB");
 }
 
