@@ -12,4 +12,6 @@ const std::vector<std::pair<std::string_view, std::string_view>>& embedded_rule_
 const std::vector<std::pair<std::string_view, std::string_view>>& embedded_nccl_kb();
 // data/nccl-kb/shared-prefixes.txt: the texts two different NCCL WARN messages begin with.
 std::string_view embedded_nccl_shared_prefixes();
+// data/nccl-kb/site-releases.txt: the releases each place NCCL's WARNs print from belongs to.
+std::string_view embedded_nccl_site_releases();
 }  // namespace trainready

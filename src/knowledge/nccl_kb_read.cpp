@@ -1,5 +1,6 @@
 #include "knowledge/nccl_kb_read.h"
 #include "knowledge/nccl_shared_prefixes.h"
+#include "knowledge/nccl_site_releases.h"
 
 #include <cctype>
 
@@ -175,20 +176,50 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f) {
 
 namespace {
 
-// The entry applies to the releases the log shows (all, when it shows none).
-bool in_releases(const NcclKbEntry& e, const NcclRunFacts& f) {
-  if (!e.versions.empty() && !f.versions.empty()) {
-    bool any = false;
-    for (const auto& [v, l] : f.versions) any = any || nccl_version_in(v, e.versions);
-    if (!any) return false;
+// The releases the log comes from: the versions it prints; when it prints none, the ones the
+// places its WARNs printed from tell (nccl_site_releases.h); else unknown.
+struct LogReleases {
+  std::vector<std::string> printed;
+  NcclSiteReleases sites;
+};
+
+LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& lines) {
+  LogReleases r;
+  for (const auto& [v, l] : f.versions) r.printed.push_back(v);
+  if (!r.printed.empty()) return r;
+  std::vector<NcclPrintedWarn> warns;
+  for (const NcclKbLine& l : lines)
+    if (l.level == NcclKbLevel::kWarn && !l.file.empty()) warns.push_back({l.file, l.message});
+  r.sites = nccl_releases_from_sites(warns);
+  return r;
+}
+
+// The spec of the releases that have a fixed bug: the entry's `versions` and before `fixed_in`.
+std::string bug_releases(const NcclKbEntry& e) {
+  return (e.versions.empty() ? "" : e.versions + ",") + "<" + e.fixed_in;
+}
+
+// The entry applies to the releases the log shows (all, when it shows none). A release told by
+// the WARNs' places must be in `versions` for some release of its range, and for a fixed bug
+// every release of the range must have the bug.
+bool in_releases(const NcclKbEntry& e, const LogReleases& r) {
+  if (!e.versions.empty()) {
+    if (!r.printed.empty()) {
+      bool any = false;
+      for (const std::string& v : r.printed) any = any || nccl_version_in(v, e.versions);
+      if (!any) return false;
+    } else if (r.sites.known() && !r.sites.some_in(e.versions)) {
+      return false;
+    }
   }
   if (!e.fixed_in.empty()) {
     // A fixed bug: only a log that shows one release that has it (in `versions` and older than
     // `fixed_in`); a 2.18 + 2.22 log does not have a bug of 2.19.1 .. 2.21.4.
     bool has_bug = false;
-    for (const auto& [v, l] : f.versions)
+    for (const std::string& v : r.printed)
       has_bug = has_bug || ((e.versions.empty() || nccl_version_in(v, e.versions)) &&
                             nccl_version_in(v, "<" + e.fixed_in));
+    if (r.printed.empty() && r.sites.known()) has_bug = r.sites.all_in(bug_releases(e));
     if (!has_bug) return false;
   }
   return true;
@@ -237,7 +268,7 @@ constexpr std::size_t kCutMinChars = 24;
 // message, when exactly one does (kind, level, printing file and releases as for a whole line)
 // and no two of the messages NCCL's and the plugins' sources print begin with it.
 const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& line,
-                               const NcclRunFacts& f) {
+                               const LogReleases& r) {
   if (line.trail || line.level == NcclKbLevel::kInfo) return nullptr;
   std::string_view m = line.message;
   while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
@@ -251,7 +282,7 @@ const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& li
     if (e.kind == NcclKbKind::kTrail || e.level == NcclKbLevel::kInfo || !e.fixed_in.empty())
       continue;
     if (e.in_file && (line.file.empty() || !search(*e.in_file, line.file))) continue;
-    if (!in_releases(e, f)) continue;
+    if (!in_releases(e, r)) continue;
     const std::string lit = leading_literal(e.match.text);
     if (lit.size() <= m.size() || lit.compare(0, m.size(), m) != 0) continue;
     if (found && found != &e) return nullptr;  // several formats begin so: none is the reading
@@ -260,28 +291,45 @@ const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& li
   return found;
 }
 
+std::vector<const NcclKbEntry*> matches(const NcclKnowledgeBase& kb, const NcclKbLine& line,
+                                        const LogReleases& r) {
+  std::vector<const NcclKbEntry*> out;
+  for (const NcclKbEntry& e : kb.entries())
+    if (in_releases(e, r) && reads_text(e, line)) out.push_back(&e);
+  if (out.empty())
+    if (const NcclKbEntry* e = cut_reading(kb, line, r)) out.push_back(e);
+  return out;
+}
+
+bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r);
+
+// The bugs fixed in a later release that print `line`, when the log's release is not known, or
+// its WARNs' places tell a range of releases only some of which have the bug.
+std::vector<const NcclKbCause*> fixed_bugs(const NcclKnowledgeBase& kb, const NcclKbLine& line,
+                                           const NcclRunFacts& f, const LogReleases& r) {
+  std::vector<const NcclKbCause*> out;
+  if (!r.printed.empty()) return out;  // a known release: matches() decided
+  for (const NcclKbEntry& e : kb.entries()) {
+    if (e.fixed_in.empty() || e.causes.empty() || !reads_text(e, line)) continue;
+    // A range every release of which has the bug (matches() read it) or none does.
+    if (r.sites.known() && (r.sites.all_in(bug_releases(e)) || !r.sites.some_in(bug_releases(e))))
+      continue;
+    // The bug's cause as the entry states it, when the log does not rule its context out.
+    if (when_holds(e.causes.front().when, f, r)) out.push_back(&e.causes.front());
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<const NcclKbEntry*> nccl_kb_matches(const NcclKnowledgeBase& kb, const NcclKbLine& line,
                                                 const NcclRunFacts& f) {
-  std::vector<const NcclKbEntry*> out;
-  for (const NcclKbEntry& e : kb.entries())
-    if (in_releases(e, f) && reads_text(e, line)) out.push_back(&e);
-  if (out.empty())
-    if (const NcclKbEntry* e = cut_reading(kb, line, f)) out.push_back(e);
-  return out;
+  return matches(kb, line, log_releases(f, nccl_kb_lines(f)));
 }
 
 std::vector<const NcclKbCause*> nccl_kb_fixed_bugs(const NcclKnowledgeBase& kb,
                                                    const NcclKbLine& line, const NcclRunFacts& f) {
-  std::vector<const NcclKbCause*> out;
-  if (!f.versions.empty()) return out;  // a known release: nccl_kb_matches decided
-  for (const NcclKbEntry& e : kb.entries()) {
-    if (e.fixed_in.empty() || e.causes.empty() || !reads_text(e, line)) continue;
-    // The bug's cause as the entry states it, when the log does not rule its context out.
-    if (nccl_kb_when_holds(e.causes.front().when, f)) out.push_back(&e.causes.front());
-  }
-  return out;
+  return fixed_bugs(kb, line, f, log_releases(f, nccl_kb_lines(f)));
 }
 
 namespace {
@@ -331,6 +379,14 @@ std::optional<bool> gdr_in_use(const NcclRunFacts& f) {
 }  // namespace
 
 bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f) {
+  return when_holds(w, f, log_releases(f, nccl_kb_lines(f)));
+}
+
+namespace {
+
+// A release told by the WARNs' places holds a version condition when every release of its range
+// does.
+bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r) {
   if (!w.link_layer.empty()) {
     bool ok = false;
     for (const NcclNetDevice& d : f.net_devices) {
@@ -362,7 +418,8 @@ bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f) {
   }
   if (!w.nccl.empty()) {
     bool ok = false;
-    for (const auto& [v, l] : f.versions) ok = ok || nccl_version_in(v, w.nccl);
+    for (const std::string& v : r.printed) ok = ok || nccl_version_in(v, w.nccl);
+    if (r.printed.empty()) ok = r.sites.all_in(w.nccl);
     if (!ok) return false;
   }
   if (!w.driver.empty() && (f.cuda_driver.empty() || !nccl_version_in(f.cuda_driver, w.driver)))
@@ -377,7 +434,6 @@ bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f) {
   return true;
 }
 
-namespace {
 // A CUDA / libc string NCCL passes through (a passthrough entry) yields to the NCCL message
 // that quotes it when that message's own text says much more: nvls.cc's "Failed to bind NVLink
 // SHARP (NVLS) Multicast memory of size N : CUDA error 2 'out of memory'" is the multicast
@@ -408,6 +464,7 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
   std::vector<NcclMessageReading> out;
   std::map<const NcclKbEntry*, std::size_t> index;
   std::vector<NcclKbLine> lines = nccl_kb_lines(f);
+  const LogReleases releases = log_releases(f, lines);
   // The WARN where the failure started: the last one before the first error trail, in the same
   // file and printed by the same thread (checks.h: the failing call WARNs, then its caller
   // traces "-> code" at once); without a host:pid:tid prefix, on the line just before it.
@@ -429,12 +486,12 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
     const NcclKbEntry* best = nullptr;
     const NcclKbCause* best_cause = nullptr;
     bool best_seen = false;
-    for (const NcclKbEntry* e : nccl_kb_matches(kb, line, f)) {
+    for (const NcclKbEntry* e : matches(kb, line, releases)) {
       // The first cause whose `when` holds; when none does (the log does not show the context
       // that decides), the entry still reads the line, with its first cause as the likeliest.
       const NcclKbCause* c = nullptr;
       for (const NcclKbCause& x : e->causes)
-        if (nccl_kb_when_holds(x.when, f)) {
+        if (when_holds(x.when, f, releases)) {
           c = &x;
           break;
         }
@@ -473,9 +530,16 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       // No version in the log: a bug fixed in a later release that prints this message is one
       // more cause to ask about ("if your NCCL is older than X"), after the message's likeliest
       // ones and among the three the finding names.
+      bool asks_bug = false;
       if (best->fixed_in.empty())
-        for (const NcclKbCause* c : nccl_kb_fixed_bugs(kb, line, f))
+        for (const NcclKbCause* c : fixed_bugs(kb, line, f, releases)) {
           r.others.insert(r.others.begin() + std::min<std::size_t>(r.others.size(), 2), c);
+          asks_bug = true;
+        }
+      // The releases the WARNs' places tell, where the reading depends on the release.
+      if (releases.sites.known() &&
+          (!best->fixed_in.empty() || !best_cause->when.nccl.empty() || asks_bug))
+        r.releases = releases.sites;
       if (!line.file.empty()) r.file_subsystem = kb.subsystem_of_file(file_of(line.file));
       r.line = line;
       out.push_back(std::move(r));

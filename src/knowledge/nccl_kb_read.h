@@ -12,6 +12,7 @@
 
 #include "facts/nccl_run_facts.h"
 #include "knowledge/nccl_kb.h"
+#include "knowledge/nccl_site_releases.h"
 
 namespace trainready {
 
@@ -40,6 +41,9 @@ struct NcclMessageReading {
   // "file:line -> code" error trail in the same file (src/include/checks.h: a failing call
   // WARNs, then every caller INFOs "-> code"). A warning-level entry read there is an error.
   bool starts_failure = false;
+  // The log prints no NCCL version and the reading depends on the release (a fixed bug, a cause
+  // for some releases): the releases the places its WARNs printed from tell (else unknown).
+  NcclSiteReleases releases;
 };
 
 // The kept lines of a run, in the order the analyser met them.

@@ -11,6 +11,7 @@
 
 #include "knowledge/nccl_kb.h"
 #include "knowledge/nccl_kb_read.h"
+#include "knowledge/nccl_site_releases.h"
 #include "parsers/nccl_log.h"
 
 namespace trainready::test {
@@ -134,13 +135,26 @@ TEST(NcclKbFixedIn, MixedReleasesNeedOneReleaseWithTheBug) {
   EXPECT_NE(reading_of(read(with_bug), "fixed-2-21-5-bootstrap-barrier-tag"), nullptr);
 }
 
-// Without a version line the ordinary entry reads the line, and names the bug among the three
-// other causes it lists ("if your NCCL is older than X"), as a maintainer asks for the version.
+// The line without the file:line NCCL printed it from ("h:1:2 [0] NCCL WARN ..."), as an excerpt
+// pasted without it, when that place tells the release; then only a version line tells it. A
+// place the site lists do not hold (a CUDACHECK's caller) stays: an in_file entry needs it.
+std::string without_place(const std::string& line) {
+  const std::size_t warn = line.find(" NCCL WARN ");
+  const std::size_t bracket = line.find("] ");
+  const std::string place = line.substr(bracket + 2, warn - bracket - 2);
+  const std::string message = line.substr(warn + 11);
+  if (!nccl_releases_from_sites({{place, message}}).known()) return line;
+  return line.substr(0, bracket + 1) + line.substr(warn);
+}
+
+// Without a version line (or a place that tells the release) the ordinary entry reads the line,
+// and names the bug among the three other causes it lists ("if your NCCL is older than X"), as a
+// maintainer asks for the version.
 TEST(NcclKbFixedIn, WithoutAVersionTheBugIsAnotherCauseOfTheOrdinaryReading) {
   for (const NcclKbEntry* e : fixed_entries()) {
     auto it = cases().find(e->id);
     if (it == cases().end()) continue;
-    const auto r = read(it->second.line + "\n");
+    const auto r = read(without_place(it->second.line) + "\n");
     ASSERT_FALSE(r.empty()) << e->id;
     EXPECT_EQ(reading_of(r, e->id), nullptr) << e->id;
     const auto& others = r.front().others;
@@ -148,6 +162,43 @@ TEST(NcclKbFixedIn, WithoutAVersionTheBugIsAnotherCauseOfTheOrdinaryReading) {
     ASSERT_NE(pos, others.end()) << e->id << " not among " << r.front().entry->id << "'s causes";
     EXPECT_LT(pos - others.begin(), 3) << e->id << ": among the causes the finding names";
   }
+}
+
+// Without a version line, the file:line a WARN printed from tells the releases (data/nccl-kb/
+// site-releases.txt): net_ib.cc:330 is where 2.24.3 and 2.25.1 print the RoCE GID-type WARN, both
+// before its fix (2.26.2), so the bug is the reading; graph/rings.cc:44 is where 2.23.4 .. 2.28.3
+// print the ring WARN, all after its fix (2.19.4), so the bug is not offered; rings.cc:38 spans
+// 2.5.7 .. 2.22.3, both sides of the fix, so the bug is one more cause to ask about.
+TEST(NcclKbFixedIn, WhereTheWarnPrintedTellsTheRelease) {
+  const auto roce = read(cases().at("fixed-2-26-2-roce-gid-type-einval").line + "\n");
+  const NcclMessageReading* bug = reading_of(roce, "fixed-2-26-2-roce-gid-type-einval");
+  ASSERT_NE(bug, nullptr);
+  EXPECT_EQ(bug->releases.describe(), "2.24.3 .. 2.25.1");
+  ASSERT_EQ(bug->releases.sites.size(), 1u);
+  EXPECT_EQ(bug->releases.sites[0], "transport/net_ib.cc:330");
+
+  const NcclKbEntry* ring =
+      NcclKnowledgeBase::builtin().find("fixed-2-19-4-ring-loop-back-pci-speed");
+  ASSERT_NE(ring, nullptr);
+  auto offered = [&](const std::vector<NcclMessageReading>& r) {
+    for (const NcclMessageReading& x : r)
+      if (std::find(x.others.begin(), x.others.end(), &ring->causes.front()) != x.others.end())
+        return true;
+    return false;
+  };
+  const std::string after =
+      "h:1:2 [0] graph/rings.cc:44 NCCL WARN Error : ring 0 does not loop back to start (3 != 0)\n";
+  const auto later = read(after);
+  ASSERT_FALSE(later.empty());
+  EXPECT_EQ(reading_of(later, ring->id), nullptr);
+  EXPECT_FALSE(offered(later));
+  const std::string span =
+      "h:1:2 [0] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start (3 != 0)\n";
+  const auto both = read(span);
+  ASSERT_FALSE(both.empty());
+  EXPECT_EQ(reading_of(both, ring->id), nullptr);
+  EXPECT_TRUE(offered(both));
+  EXPECT_EQ(both.front().releases.describe(), "2.5.7 .. 2.22.3");
 }
 
 // The bug's own context decides: a "Message truncated" of another size under an affected release

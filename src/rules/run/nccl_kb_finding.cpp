@@ -57,6 +57,13 @@ void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts
          {}});
   if (f.versions.size() == 1)
     x.evidence.push_back({"NCCL version " + f.versions.begin()->first, {}});
+  if (r.releases.known()) {
+    std::string sites;
+    for (const std::string& s : r.releases.sites) sites += (sites.empty() ? "" : ", ") + s;
+    x.evidence.push_back({"NCCL " + r.releases.describe() + ", by where its WARNs were printed (" +
+                              sites + "): the log prints no version",
+                          {}});
+  }
   x.cause = r.cause_seen ? r.cause->cause
                          : "The log does not show what decides between this message's causes; "
                            "the likeliest: " +

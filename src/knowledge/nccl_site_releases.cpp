@@ -1,0 +1,203 @@
+#include "knowledge/nccl_site_releases.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "core/embedded.h"
+
+namespace trainready {
+namespace {
+
+constexpr std::size_t kSiteTextChars = 16;  // TEXT_CHARS in tools/nccl_site_releases.py
+
+struct Row {
+  std::string text;  // the message's fixed beginning ("" matches any)
+  std::uint64_t mask = 0;
+};
+
+struct Table {
+  std::vector<std::string> tags;     // "v2.4.8-1", ... oldest first: bit i is tags[i]
+  std::vector<NcclVersion> version;  // the same, as numbers
+  std::map<std::string, std::vector<Row>, std::less<>> places;
+};
+
+NcclVersion parse_version(std::string_view v) {
+  NcclVersion out{0, 0, 0};
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < v.size() && k < 3;) {
+    if (v[i] < '0' || v[i] > '9') break;
+    int x = 0;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9') x = x * 10 + (v[i++] - '0');
+    out[k++] = x;
+    if (i < v.size() && v[i] == '.')
+      ++i;
+    else
+      break;
+  }
+  return out;
+}
+
+std::string_view next_field(std::string_view& line) {
+  const std::size_t tab = line.find('\t');
+  const std::string_view f = line.substr(0, tab);
+  line = tab == std::string_view::npos ? std::string_view{} : line.substr(tab + 1);
+  return f;
+}
+
+// The embedded table, read when a log without a version line first asks.
+const Table& table() {
+  static const Table t = [] {
+    Table out;
+    std::string_view text = embedded_nccl_site_releases();
+    while (!text.empty()) {
+      const std::size_t nl = text.find('\n');
+      std::string_view line = text.substr(0, nl);
+      text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+      constexpr std::string_view kTags = "# tags: ";
+      if (line.substr(0, kTags.size()) == kTags) {
+        line.remove_prefix(kTags.size());
+        while (!line.empty()) {
+          const std::size_t sp = line.find(' ');
+          const std::string_view tag = line.substr(0, sp);
+          line = sp == std::string_view::npos ? std::string_view{} : line.substr(sp + 1);
+          out.tags.emplace_back(tag);
+          out.version.push_back(parse_version(tag.substr(1)));  // "v2.4.8-1"
+        }
+        continue;
+      }
+      if (line.empty() || line.front() == '#') continue;
+      const std::string_view place = next_field(line);
+      Row r;
+      r.text = std::string(next_field(line));
+      std::from_chars(line.data(), line.data() + line.size(), r.mask, 16);
+      out.places[std::string(place)].push_back(std::move(r));
+    }
+    return out;
+  }();
+  return t;
+}
+
+std::string short_tag(const std::string& tag) {  // "v2.26.2-1" -> "2.26.2"
+  std::string s = tag.substr(1);
+  return s.substr(0, s.find('-'));
+}
+
+// A knowledge-base version spec as the half-open interval of releases it admits, [lo, hi): each
+// part compares as many components as its bound gives (nccl_version_in), so ">2.12" admits 2.13.0
+// on and "<=2.12" everything before 2.13.0.
+struct Interval {
+  NcclVersion lo{0, 0, 0};
+  NcclVersion hi{std::numeric_limits<int>::max(), 0, 0};
+};
+
+NcclVersion padded(std::string_view ref, std::size_t* parts) {
+  NcclVersion v = parse_version(ref);
+  std::size_t n = 1;
+  for (char c : ref) n += c == '.';
+  *parts = std::min<std::size_t>(n, 3);
+  return v;
+}
+
+NcclVersion after_patch(NcclVersion v) {  // the first release after v
+  v[2] += 1;
+  return v;
+}
+
+NcclVersion after_prefix(NcclVersion v, std::size_t parts) {  // the first release past v's prefix
+  v[parts - 1] += 1;
+  for (std::size_t i = parts; i < 3; ++i) v[i] = 0;
+  return v;
+}
+
+Interval interval_of(std::string_view spec) {
+  Interval in;
+  while (!spec.empty()) {
+    const std::size_t comma = spec.find(',');
+    std::string_view part = spec.substr(0, comma);
+    spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
+    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
+    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
+    if (part.empty()) continue;
+    std::string_view op;
+    for (std::string_view o : {">=", "<=", "==", ">", "<"})
+      if (part.substr(0, o.size()) == o) {
+        op = o;
+        break;
+      }
+    std::string_view ref = part.substr(op.size());
+    while (!ref.empty() && ref.front() == ' ') ref.remove_prefix(1);
+    std::size_t parts = 0;
+    const NcclVersion r = padded(ref, &parts);
+    const NcclVersion past = after_prefix(r, parts);
+    if (op == ">=" || op == "==") in.lo = std::max(in.lo, r);
+    if (op == ">") in.lo = std::max(in.lo, past);
+    if (op == "<") in.hi = std::min(in.hi, r);
+    if (op == "<=" || op == "==") in.hi = std::min(in.hi, past);
+  }
+  return in;
+}
+
+}  // namespace
+
+std::string NcclSiteReleases::describe() const {
+  if (tags.empty()) return "";
+  if (tags.size() == 1) return tags.front();
+  return tags.front() + " .. " + tags.back();
+}
+
+bool NcclSiteReleases::all_in(std::string_view spec) const {
+  if (tags.empty()) return false;
+  const Interval in = interval_of(spec);
+  return lo >= in.lo && hi && *hi <= in.hi;
+}
+
+bool NcclSiteReleases::some_in(std::string_view spec) const {
+  if (tags.empty()) return true;
+  const Interval in = interval_of(spec);
+  const NcclVersion from = std::max(lo, in.lo);
+  return hi ? from < std::min(*hi, in.hi) : from < in.hi;
+}
+
+NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& warns) {
+  NcclSiteReleases out;
+  if (warns.empty()) return out;
+  const Table& t = table();
+  std::uint64_t agreed = ~std::uint64_t{0};
+  for (const NcclPrintedWarn& w : warns) {
+    auto it = t.places.find(w.place);
+    if (it == t.places.end()) continue;
+    std::uint64_t mask = 0;
+    for (const Row& r : it->second)
+      if (w.message.substr(0, std::min(r.text.size(), kSiteTextChars)) == r.text) mask |= r.mask;
+    if (mask == 0) continue;
+    agreed &= mask;
+    if (std::find(out.sites.begin(), out.sites.end(), w.place) == out.sites.end())
+      out.sites.emplace_back(w.place);
+  }
+  if (out.sites.empty() || agreed == 0) return NcclSiteReleases{};
+  const std::size_t n = t.tags.size();
+  std::size_t first = n, last = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (agreed >> i & 1) {
+      out.tags.push_back(short_tag(t.tags[i]));
+      first = std::min(first, i);
+      last = i;
+    }
+  // Every release NCCL tagged from 2.18.1 on is listed: a range from there starts at its first
+  // tag. Before it, or past the newest tag, untagged releases may sit around the listed ones.
+  const auto dense = std::find(t.tags.begin(), t.tags.end(), "v2.18.1-1") - t.tags.begin();
+  if (first >= static_cast<std::size_t>(dense) || first == 0)
+    out.lo = first == 0 ? NcclVersion{0, 0, 0} : t.version[first];
+  else
+    out.lo = after_patch(t.version[first - 1]);
+  if (last + 1 < n)
+    out.hi = static_cast<std::ptrdiff_t>(last) >= dense ? after_patch(t.version[last])
+                                                        : t.version[last + 1];
+  return out;
+}
+
+}  // namespace trainready
