@@ -250,5 +250,80 @@ TEST(NcclKb, NoNetworkReadsTheNetworkNcclNetNamed) {
             std::string::npos);
 }
 
+// Defaults read from what NCCL's source does at each site (docs/nccl-corpus.md, 2026-12-03): the
+// cause a bare WARN gets, and the one its own text or context selects.
+TEST(NcclKb, DefaultsFollowTheSource) {
+  const NcclKnowledgeBase& kb = NcclKnowledgeBase::builtin();
+  struct Case {
+    const char* id;
+    std::string log;
+    const char* cause;  // a phrase of the cause the reading names
+  };
+  const std::string h = "h1:1:1 [0] ";
+  const std::vector<Case> cases = {
+      // ncclFindInterfaces falls back to docker, lo, virbr: with nothing set, never "only lo" (the
+      // signature reads the bootstrap WARN, the entry NET/Socket's).
+      {"no-socket-interface",
+       h + "bootstrap.cc:126 NCCL WARN Bootstrap : no socket "
+           "interface found\n",
+       "where a log may not show it"},
+      {"socket-net-no-interface",
+       h + "transport/net_socket.cc:61 NCCL WARN NET/Socket : no interface found\n",
+       "is set where this log does not show it"},
+      // A refusal is a peer that is not listening; a timeout never reached a host.
+      {"socket-connect-retries-exhausted",
+       h + "misc/socket.cc:477 NCCL WARN socketStartConnect: exceeded timeouts (3)\n",
+       "timed out or found no route"},
+      {"socket-connect-retries-exhausted",
+       h + "misc/socket.cc:468 NCCL WARN socketStartConnect: exceeded retries (20000)\n",
+       "The peer rank is not running"},
+      // Refused and timed-out connects are retried, never printed here.
+      {"socket-connect-failed",
+       h + "misc/socket.cc:485 NCCL WARN Net : Connect to 10.0.0.5<4242> failed : Network is "
+           "unreachable\n",
+       "does not route to the peer"},
+      {"socket-connect-failed",
+       h +
+           "misc/socket.cc:485 NCCL WARN Net : Connect to 10.0.0.5<4242> failed : Network is "
+           "unreachable\n" +
+           h + "NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n",
+       "selects an interface whose address the other nodes cannot reach"},
+      // mkstemp needs no space: create fails for a missing or read-only /dev/shm.
+      {"shm-create-or-extend-failed",
+       h + "misc/shmutils.cc:74 NCCL WARN Error: failed to create shared memory file "
+           "/dev/shm/nccl-XXXXXX, error Read-only file system (30)\n",
+       "cannot even create its"},
+      {"shm-exhausted",
+       h + "misc/shmutils.cc:88 NCCL WARN Error: failed to extend /dev/shm/nccl-abc to 9637892 "
+           "bytes, error: No space left on device (28)\n",
+       "64 MB"},
+      {"shm-exhausted",
+       h +
+           "misc/shmutils.cc:74 NCCL WARN Error: failed to create shared memory file "
+           "/dev/shm/nccl-XXXXXX, error Read-only file system (30)\n" +
+           h +
+           "misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment "
+           "/dev/shm/nccl-XXXXXX (size 9637892), error: Read-only file system (30)\n",
+       "missing, read-only or not writable"},
+      // accept's errno decides; only network errnos are retried.
+      {"socket-accept-failed",
+       h + "misc/socket.cc:453 NCCL WARN socketTryAccept: exceeded error retry count after 34 "
+           "attempts, Network is down\n",
+       "kept reporting a network error"},
+      {"socket-accept-failed",
+       h + "misc/socket.cc:458 NCCL WARN socketTryAccept: Accept failed: Too many open files\n",
+       "file-descriptor limit"},
+      // rdma-core's ibv_fork_init never returns the -1 NCCL's wrapper tests.
+      {"ib-verbs-call-failed", h + "misc/ibvwrap.cc:99 NCCL WARN Call to ibv_fork_init failed\n",
+       "does not come from NCCL's own wrapper"},
+  };
+  for (const Case& c : cases) {
+    std::string got = "(not read)";
+    for (const auto& m : read_nccl_messages(analyze_nccl_log_text(c.log, "d.log"), kb))
+      if (m.entry->id == c.id && m.cause) got = m.cause->cause;
+    EXPECT_NE(got.find(c.cause), std::string::npos) << c.id << ": " << c.log << got;
+  }
+}
+
 }  // namespace
 }  // namespace trainready::test
