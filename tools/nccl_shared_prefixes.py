@@ -16,32 +16,17 @@ One text per line, as a JSON string (trailing blanks kept); lines starting with 
   python3 tools/nccl_shared_prefixes.py           # rewrite the file
   python3 tools/nccl_shared_prefixes.py --check   # exit 1 when the file is not what the sites give
 """
-import argparse
 import glob
 import json
 import os
 import sys
 
+from site_list_output import fixed_text, write_or_check
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SITES = os.path.join(ROOT, "tests", "data", "nccl-sites")
 OUT = os.path.join(ROOT, "data", "nccl-kb", "shared-prefixes.txt")
 MIN_CHARS = 24  # kCutMinChars in src/knowledge/nccl_kb_read.cpp
-
-
-def fixed_text(site):
-    """The text every rendering of a site begins with: prefix + format up to the first %x."""
-    t = (site.get("prefix") or "") + (site.get("format") or "")
-    out, i = [], 0
-    while i < len(t):
-        if t[i] == "%":
-            if t[i + 1:i + 2] == "%":
-                out.append("%")
-                i += 2
-                continue
-            break
-        out.append(t[i])
-        i += 1
-    return "".join(out)
 
 
 def shared_prefixes():
@@ -51,7 +36,7 @@ def shared_prefixes():
             for line in f:
                 site = json.loads(line)
                 if site.get("level") == "WARN":
-                    texts.add(fixed_text(site))
+                    texts.add(fixed_text((site.get("prefix") or "") + (site.get("format") or "")))
     ordered = sorted(texts)
     out = set()
     # The longest text a string shares with any other is the one it shares with a sorted
@@ -77,28 +62,7 @@ def render():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="compare, do not write")
-    a = ap.parse_args()
-    text = render()
-    if a.check:
-        try:
-            with open(OUT, encoding="utf-8") as f:
-                current = f.read()
-        except OSError as e:
-            print(f"{OUT}: {e}", file=sys.stderr)
-            return 1
-        if current != text:
-            print(f"{OUT} is not what tests/data/nccl-sites gives: run "
-                  "python3 tools/nccl_shared_prefixes.py", file=sys.stderr)
-            return 1
-        print(f"{OUT}: up to date")
-        return 0
-    with open(OUT + ".tmp", "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(OUT + ".tmp", OUT)
-    print(f"wrote {OUT}")
-    return 0
+    return write_or_check(__doc__.splitlines()[0], OUT, render, "tools/nccl_shared_prefixes.py")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ it can come from: the ones where each of its WARNs sits at that file and line
 (tests/data/nccl-sites/nccl-sites-*.jsonl: NCCL v2.4..v2.30, tools/nccl_message_sites.py) give,
 for every WARN site and tag, its file:line.
 
+A WARN inside a macro (CUDACHECK, NVMLCHECK, the IBV_* checks) prints the place the macro is
+used, which the site lists do not record, so those sites are left out.
+
 One line per printed place and message start, sorted: "FILE:LINE<TAB>TEXT<TAB>MASK", where FILE
 is the path NCCL prints (the source path without "src/"), TEXT the message's fixed beginning (the
 format up to its first conversion, at most 16 characters, as it is; empty when the format starts
@@ -18,32 +21,18 @@ line (bit 0 = its first tag). Lines starting with # are comments.
   python3 tools/nccl_site_releases.py           # rewrite the file
   python3 tools/nccl_site_releases.py --check   # exit 1 when the file is not what the sites give
 """
-import argparse
 import collections
 import glob
 import json
 import os
 import sys
 
+from site_list_output import fixed_text, write_or_check
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SITES = os.path.join(ROOT, "tests", "data", "nccl-sites")
 OUT = os.path.join(ROOT, "data", "nccl-kb", "site-releases.txt")
 TEXT_CHARS = 16  # kSiteTextChars in src/knowledge/nccl_site_releases.cpp
-
-
-def fixed_text(fmt):
-    """The format up to its first conversion (%% is a literal %)."""
-    out, i = [], 0
-    while i < len(fmt):
-        if fmt[i] == "%":
-            if fmt[i + 1:i + 2] == "%":
-                out.append("%")
-                i += 2
-                continue
-            break
-        out.append(fmt[i])
-        i += 1
-    return "".join(out)
 
 
 def tag_key(tag):
@@ -57,7 +46,9 @@ def site_releases():
         with open(path, encoding="utf-8") as f:
             for line in f:
                 site = json.loads(line)
-                if site.get("level") != "WARN":
+                # A WARN inside a macro (CUDACHECK, NVMLCHECK, IBV_*CHECK: no enclosing function)
+                # prints the line the macro is used on, not its own: its place tells nothing.
+                if site.get("level") != "WARN" or site.get("function") is None:
                     continue
                 text = fixed_text(site.get("format") or "")[:TEXT_CHARS]
                 if any(ord(c) < 32 for c in text):
@@ -94,27 +85,7 @@ def render():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="fail when the file is out of date")
-    args = ap.parse_args()
-    text = render()
-    if args.check:
-        try:
-            with open(OUT, encoding="utf-8") as f:
-                current = f.read()
-        except OSError as e:
-            print(f"{OUT}: {e.strerror}", file=sys.stderr)
-            return 1
-        if current != text:
-            print(f"{OUT} is not what tests/data/nccl-sites gives: run {sys.argv[0]}",
-                  file=sys.stderr)
-            return 1
-        return 0
-    with open(OUT + ".tmp", "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(OUT + ".tmp", OUT)
-    print(f"{OUT}: {text.count(chr(10)) - 4} places")
-    return 0
+    return write_or_check(__doc__.splitlines()[0], OUT, render, "tools/nccl_site_releases.py")
 
 
 if __name__ == "__main__":

@@ -119,9 +119,8 @@ std::vector<int> components(std::string_view v) {
 }
 }  // namespace
 
-bool nccl_version_in(std::string_view version, std::string_view spec) {
-  const std::vector<int> v = components(version);
-  bool ok = true;
+std::vector<NcclVersionBound> nccl_version_bounds(std::string_view spec) {
+  std::vector<NcclVersionBound> out;
   while (!spec.empty()) {
     std::size_t comma = spec.find(',');
     std::string_view part = spec.substr(0, comma);
@@ -137,19 +136,28 @@ bool nccl_version_in(std::string_view version, std::string_view spec) {
       }
     std::string_view ref_text = part.substr(op.size());
     while (!ref_text.empty() && ref_text.front() == ' ') ref_text.remove_prefix(1);
-    const std::vector<int> ref = components(ref_text);
+    std::vector<int> ref = components(ref_text);
     std::size_t digits = 0;
     for (char c : ref_text) digits += (c >= '0' && c <= '9') || c == '.';
     if (op.empty() || ref.empty() || ref.size() > 3 || digits != ref_text.size())
       throw std::invalid_argument("versions '" + std::string(part) +
                                   "': expected e.g. '>=2.19,<2.21'");
-    std::vector<int> cmp(v.begin(), v.begin() + std::min(v.size(), ref.size()));
-    while (cmp.size() < ref.size()) cmp.push_back(0);
-    const bool r = op == ">="   ? cmp >= ref
-                   : op == "<=" ? cmp <= ref
-                   : op == "==" ? cmp == ref
-                   : op == ">"  ? cmp > ref
-                                : cmp < ref;
+    out.push_back({op, std::move(ref)});
+  }
+  return out;
+}
+
+bool nccl_version_in(std::string_view version, std::string_view spec) {
+  const std::vector<int> v = components(version);
+  bool ok = true;
+  for (const NcclVersionBound& b : nccl_version_bounds(spec)) {
+    std::vector<int> cmp(v.begin(), v.begin() + std::min(v.size(), b.ref.size()));
+    while (cmp.size() < b.ref.size()) cmp.push_back(0);
+    const bool r = b.op == ">="   ? cmp >= b.ref
+                   : b.op == "<=" ? cmp <= b.ref
+                   : b.op == "==" ? cmp == b.ref
+                   : b.op == ">"  ? cmp > b.ref
+                                  : cmp < b.ref;
     ok = ok && r;
   }
   return ok;

@@ -530,16 +530,12 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       // No version in the log: a bug fixed in a later release that prints this message is one
       // more cause to ask about ("if your NCCL is older than X"), after the message's likeliest
       // ones and among the three the finding names.
-      bool asks_bug = false;
       if (best->fixed_in.empty())
-        for (const NcclKbCause* c : fixed_bugs(kb, line, f, releases)) {
+        for (const NcclKbCause* c : fixed_bugs(kb, line, f, releases))
           r.others.insert(r.others.begin() + std::min<std::size_t>(r.others.size(), 2), c);
-          asks_bug = true;
-        }
-      // The releases the WARNs' places tell, where the reading depends on the release.
-      if (releases.sites.known() &&
-          (!best->fixed_in.empty() || !best_cause->when.nccl.empty() || asks_bug))
-        r.releases = releases.sites;
+      // The releases the WARNs' places tell: what every entry, fixed bug and version condition
+      // above was read against, also where it removed one.
+      r.releases = releases.sites;
       if (!line.file.empty()) r.file_subsystem = kb.subsystem_of_file(file_of(line.file));
       r.line = line;
       out.push_back(std::move(r));

@@ -41,8 +41,8 @@ struct NcclMessageReading {
   // "file:line -> code" error trail in the same file (src/include/checks.h: a failing call
   // WARNs, then every caller INFOs "-> code"). A warning-level entry read there is an error.
   bool starts_failure = false;
-  // The log prints no NCCL version and the reading depends on the release (a fixed bug, a cause
-  // for some releases): the releases the places its WARNs printed from tell (else unknown).
+  // The log prints no NCCL version: the releases the places its WARNs printed from tell, which
+  // the entries, fixed bugs and version conditions were read against (else unknown).
   NcclSiteReleases releases;
 };
 

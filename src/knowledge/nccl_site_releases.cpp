@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/embedded.h"
+#include "knowledge/nccl_kb.h"
 
 namespace trainready {
 namespace {
@@ -94,49 +95,22 @@ struct Interval {
   NcclVersion hi{std::numeric_limits<int>::max(), 0, 0};
 };
 
-NcclVersion padded(std::string_view ref, std::size_t* parts) {
-  NcclVersion v = parse_version(ref);
-  std::size_t n = 1;
-  for (char c : ref) n += c == '.';
-  *parts = std::min<std::size_t>(n, 3);
-  return v;
-}
-
 NcclVersion after_patch(NcclVersion v) {  // the first release after v
   v[2] += 1;
   return v;
 }
 
-NcclVersion after_prefix(NcclVersion v, std::size_t parts) {  // the first release past v's prefix
-  v[parts - 1] += 1;
-  for (std::size_t i = parts; i < 3; ++i) v[i] = 0;
-  return v;
-}
-
 Interval interval_of(std::string_view spec) {
   Interval in;
-  while (!spec.empty()) {
-    const std::size_t comma = spec.find(',');
-    std::string_view part = spec.substr(0, comma);
-    spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
-    while (!part.empty() && part.front() == ' ') part.remove_prefix(1);
-    while (!part.empty() && part.back() == ' ') part.remove_suffix(1);
-    if (part.empty()) continue;
-    std::string_view op;
-    for (std::string_view o : {">=", "<=", "==", ">", "<"})
-      if (part.substr(0, o.size()) == o) {
-        op = o;
-        break;
-      }
-    std::string_view ref = part.substr(op.size());
-    while (!ref.empty() && ref.front() == ' ') ref.remove_prefix(1);
-    std::size_t parts = 0;
-    const NcclVersion r = padded(ref, &parts);
-    const NcclVersion past = after_prefix(r, parts);
-    if (op == ">=" || op == "==") in.lo = std::max(in.lo, r);
-    if (op == ">") in.lo = std::max(in.lo, past);
-    if (op == "<") in.hi = std::min(in.hi, r);
-    if (op == "<=" || op == "==") in.hi = std::min(in.hi, past);
+  for (const NcclVersionBound& b : nccl_version_bounds(spec)) {
+    NcclVersion r{0, 0, 0};
+    for (std::size_t i = 0; i < b.ref.size(); ++i) r[i] = b.ref[i];
+    NcclVersion past = r;  // the first release past the bound's prefix
+    past[b.ref.size() - 1] += 1;
+    if (b.op == ">=" || b.op == "==") in.lo = std::max(in.lo, r);
+    if (b.op == ">") in.lo = std::max(in.lo, past);
+    if (b.op == "<") in.hi = std::min(in.hi, r);
+    if (b.op == "<=" || b.op == "==") in.hi = std::min(in.hi, past);
   }
   return in;
 }
@@ -145,14 +119,25 @@ Interval interval_of(std::string_view spec) {
 
 std::string NcclSiteReleases::describe() const {
   if (tags.empty()) return "";
-  if (tags.size() == 1) return tags.front();
-  return tags.front() + " .. " + tags.back();
+  auto text = [](const NcclVersion& v) {
+    return std::to_string(v[0]) + "." + std::to_string(v[1]) + "." + std::to_string(v[2]);
+  };
+  const std::string low = lo == NcclVersion{0, 0, 0} ? "" : text(lo);
+  if (!hi) return low + " or later";
+  NcclVersion last = *hi;  // the newest release of the range: the one before `hi`
+  if (last[2] == 0) return (low.empty() ? "" : low + " .. ") + "before " + text(*hi);
+  last[2] -= 1;
+  const std::string high = text(last);
+  if (low.empty()) return "up to " + high;
+  return low == high ? low : low + " .. " + high;
 }
 
 bool NcclSiteReleases::all_in(std::string_view spec) const {
   if (tags.empty()) return false;
   const Interval in = interval_of(spec);
-  return lo >= in.lo && hi && *hi <= in.hi;
+  // An open range reaches past every bound but an open one.
+  const NcclVersion top = hi ? *hi : Interval{}.hi;
+  return lo >= in.lo && top <= in.hi;
 }
 
 bool NcclSiteReleases::some_in(std::string_view spec) const {
@@ -171,8 +156,11 @@ NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& wa
     auto it = t.places.find(w.place);
     if (it == t.places.end()) continue;
     std::uint64_t mask = 0;
+    // A row without text (a format that starts with a conversion) would date any message printed
+    // there, a fork's (RCCL prints NCCL's file names) included: only a message's own start does.
     for (const Row& r : it->second)
-      if (w.message.substr(0, std::min(r.text.size(), kSiteTextChars)) == r.text) mask |= r.mask;
+      if (!r.text.empty() && w.message.substr(0, std::min(r.text.size(), kSiteTextChars)) == r.text)
+        mask |= r.mask;
     if (mask == 0) continue;
     agreed &= mask;
     if (std::find(out.sites.begin(), out.sites.end(), w.place) == out.sites.end())
@@ -197,6 +185,8 @@ NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& wa
   if (last + 1 < n)
     out.hi = static_cast<std::ptrdiff_t>(last) >= dense ? after_patch(t.version[last])
                                                         : t.version[last + 1];
+  // Every listed release and any other: the places tell nothing.
+  if (out.lo == NcclVersion{0, 0, 0} && !out.hi) return NcclSiteReleases{};
   return out;
 }
 

@@ -168,7 +168,8 @@ TEST(NcclKbFixedIn, WithoutAVersionTheBugIsAnotherCauseOfTheOrdinaryReading) {
 // site-releases.txt): net_ib.cc:330 is where 2.24.3 and 2.25.1 print the RoCE GID-type WARN, both
 // before its fix (2.26.2), so the bug is the reading; graph/rings.cc:44 is where 2.23.4 .. 2.28.3
 // print the ring WARN, all after its fix (2.19.4), so the bug is not offered; rings.cc:38 spans
-// 2.5.7 .. 2.22.3, both sides of the fix, so the bug is one more cause to ask about.
+// 2.5.7 .. 2.22.3 (and untagged releases after 2.4.8), both sides of the fix, so the bug is one
+// more cause to ask about.
 TEST(NcclKbFixedIn, WhereTheWarnPrintedTellsTheRelease) {
   const auto roce = read(cases().at("fixed-2-26-2-roce-gid-type-einval").line + "\n");
   const NcclMessageReading* bug = reading_of(roce, "fixed-2-26-2-roce-gid-type-einval");
@@ -198,7 +199,7 @@ TEST(NcclKbFixedIn, WhereTheWarnPrintedTellsTheRelease) {
   ASSERT_FALSE(both.empty());
   EXPECT_EQ(reading_of(both, ring->id), nullptr);
   EXPECT_TRUE(offered(both));
-  EXPECT_EQ(both.front().releases.describe(), "2.5.7 .. 2.22.3");
+  EXPECT_EQ(both.front().releases.describe(), "2.4.9 .. 2.22.3");  // untagged 2.5.x included
 }
 
 // The bug's own context decides: a "Message truncated" of another size under an affected release

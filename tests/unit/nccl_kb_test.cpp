@@ -288,6 +288,15 @@ TEST(NcclKb, DefaultsFollowTheSource) {
            "unreachable\n" +
            h + "NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0\n",
        "selects an interface whose address the other nodes cannot reach"},
+      // Before 2.16 the same line followed the exhausted retries of a refused connect.
+      {"socket-connect-failed",
+       h + "include/socket.h:403 NCCL WARN Connect to 10.0.0.5<4242> failed : Connection refused\n",
+       "nothing listened on the port"},
+      // 2.12 - 2.26 name the network NCCL_NET gave; an empty name means it was not set.
+      {"net-no-network-available", h + "net.cc:937 NCCL WARN Error: network  not found.\n",
+       "NCCL_NET was not set"},
+      {"net-no-network-available", h + "net.cc:937 NCCL WARN Error: network IB not found.\n",
+       "is set to one network"},
       // mkstemp needs no space: create fails for a missing or read-only /dev/shm.
       {"shm-create-or-extend-failed",
        h + "misc/shmutils.cc:74 NCCL WARN Error: failed to create shared memory file "

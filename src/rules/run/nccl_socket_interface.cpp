@@ -90,20 +90,21 @@ class NcclSocketInterface : public Rule {
     for (const auto& l : f.socket_interfaces)
       if (x.evidence.size() < 8) x.evidence.push_back(evidence(l));
     const bool failed = !f.issues.empty() || !f.timeouts.empty();
-    if (failed || unreachable_device) x.severity = Severity::kError;
+    if (failed) x.severity = Severity::kError;
     x.rank = 86;
     x.cause =
         "Without NCCL_SOCKET_IFNAME NCCL takes interfaces in its own order (ib* first, then "
         "anything but lo and docker*), so a VPN, a bridge or a link-local address can carry the "
         "bootstrap or socket traffic; peers on other hosts then time out or are refused.";
+    // Which device each channel used the log's connection lines say only in part, so an
+    // unreachable device is named as a risk, and an error only once the run failed.
     if (unreachable_device)
       x.cause +=
           " Here NET/Socket lists such an interface as one of its devices: the socket transport "
-          "makes every interface it lists a network device, may place channels on any of them, "
-          "and a peer connects to the address this host listens on for that device "
+          "makes every interface it lists a network device and may place channels on any of "
+          "them, and a peer connects to the address this host listens on for that device "
           "(ncclNetSocketInit, ncclNetSocketListen in src/transport/net_socket.cc @ v2.30.7-1), "
-          "an address no other host can reach, so those connections hang or are refused even "
-          "when the log shows no error yet.";
+          "an address no other host can reach, so a channel placed there cannot connect.";
     x.fix = good.empty() ? std::string(
                                "Set NCCL_SOCKET_IFNAME to the interface that carries the "
                                "hosts' routable addresses (see `ip -4 addr`), on every "

@@ -47,22 +47,29 @@ TEST(NcclSocketInterface, QuietWhenSetOnPurpose) {
   EXPECT_TRUE(log_rule(kId, log_text(t)).findings.empty());
 }
 
-// A veth with only a link-local address among NET/Socket's devices on a multi-node run: an error
-// before anything failed (peers would connect to fe80:: on channels placed on it); a VPN there
-// stays a warning (routed, only the wrong path).
-TEST(NcclSocketInterface, AnUnreachableSocketDeviceIsAnError) {
-  RuleOutcome o = log_rule(
-      kId,
-      log_text("a:1:1 [0] NCCL INFO NET/Socket : Using [0]ens5:172.31.0.137<0> "
-               "[1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>\n"
-               "a:1:1 [0] NCCL INFO Using network Socket\n"
-               "a:1:2 [0] NCCL INFO Channel 00 : 1[1e0] -> 0[1e0] [receive] via NET/Socket/0\n"));
+// A veth with only a link-local address among NET/Socket's devices on a multi-node run: the cause
+// says a channel placed on it cannot connect; a warning while every connection shown used the
+// routable device, an error once the run failed.
+TEST(NcclSocketInterface, AnUnreachableSocketDeviceIsNamedAndAnErrorOnceTheRunFailed) {
+  const std::string log =
+      "a:1:1 [0] NCCL INFO NET/Socket : Using [0]ens5:172.31.0.137<0> "
+      "[1]veth75fa783:fe80::14ad:64ff:fe64:b31e%veth75fa783<0>\n"
+      "a:1:1 [0] NCCL INFO Using network Socket\n"
+      "a:1:2 [0] NCCL INFO Channel 00 : 1[1e0] -> 0[1e0] [receive] via NET/Socket/0\n";
+  RuleOutcome o = log_rule(kId, log_text(log));
   ASSERT_EQ(o.findings.size(), 1u);
-  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].cause.find("cannot connect"), std::string::npos);
   EXPECT_NE(o.findings[0].fix.find("NCCL_SOCKET_IFNAME=ens5"), std::string::npos);
+  RuleOutcome failed = log_rule(
+      kId, log_text(log + "a:1:2 [0] NCCL INFO misc/socket.cc:540 -> 6\n"
+                          "a:1:2 [0] misc/socket.cc:540 NCCL WARN Net : Connection closed by "
+                          "remote peer 172.31.0.138<43215>\n"));
+  ASSERT_EQ(failed.findings.size(), 1u);
+  EXPECT_EQ(failed.findings[0].severity, Severity::kError);
   RuleOutcome vpn = log_rule(kId, log_text(kWarp));
   ASSERT_EQ(vpn.findings.size(), 1u);
-  EXPECT_EQ(vpn.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(vpn.findings[0].cause.find("cannot connect"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,90 @@
+// The releases a log without a version line comes from, told by where its WARNs were printed
+// (src/knowledge/nccl_site_releases.h, data/nccl-kb/site-releases.txt): the interval logic on
+// hand-made ranges, and the table on places of known releases.
+#include "knowledge/nccl_site_releases.h"
+
+#include <gtest/gtest.h>
+
+namespace trainready::test {
+namespace {
+
+NcclSiteReleases range(NcclVersion lo, std::optional<NcclVersion> hi) {
+  NcclSiteReleases r;
+  r.tags = {"x"};  // known
+  r.lo = lo;
+  r.hi = hi;
+  return r;
+}
+
+TEST(NcclSiteReleases, EveryBoundOfASpecReadsAsNcclVersionInDoes) {
+  // [2.19.1, 2.21.6): 2.19.1 .. 2.21.5.
+  const NcclSiteReleases r = range({2, 19, 1}, NcclVersion{2, 21, 6});
+  EXPECT_TRUE(r.all_in(">=2.19"));
+  EXPECT_TRUE(r.all_in(">=2.19.1,<2.22"));
+  EXPECT_FALSE(r.all_in("<2.21.5"));  // 2.21.5 is in the range
+  EXPECT_TRUE(r.all_in("<=2.21"));    // "<=2.21" admits 2.21.x
+  EXPECT_FALSE(r.all_in(">2.19"));    // ">2.19" starts at 2.20.0
+  EXPECT_TRUE(r.some_in(">2.19"));
+  EXPECT_TRUE(r.some_in("==2.20"));
+  EXPECT_FALSE(r.all_in("==2.20"));
+  EXPECT_FALSE(r.some_in("<2.19"));
+  EXPECT_FALSE(r.some_in(">=2.22"));
+  EXPECT_TRUE(r.some_in(""));
+  EXPECT_TRUE(r.all_in(""));
+}
+
+TEST(NcclSiteReleases, AnOpenRangeIsInEveryOpenSpec) {
+  const NcclSiteReleases r = range({2, 30, 7}, std::nullopt);  // the newest tag, or later
+  EXPECT_TRUE(r.all_in(">=2.30"));
+  EXPECT_TRUE(r.all_in(">=2.26.3"));
+  EXPECT_FALSE(r.all_in("<2.31"));
+  EXPECT_TRUE(r.some_in("<2.31"));
+  EXPECT_FALSE(r.some_in("<2.30.7"));
+  EXPECT_EQ(r.describe(), "2.30.7 or later");
+}
+
+TEST(NcclSiteReleases, UnknownHoldsNothingAndRulesOutNothing) {
+  const NcclSiteReleases none;
+  EXPECT_FALSE(none.known());
+  EXPECT_FALSE(none.all_in(">=2.0"));
+  EXPECT_TRUE(none.some_in("<2.0"));
+}
+
+TEST(NcclSiteReleases, TheTableDatesAPlaceAndSaysTheRangeItUses) {
+  // transport/net_ib.cc:330 prints the RoCE GID-type WARN at 2.24.3 and 2.25.1 (dense tags).
+  NcclSiteReleases r = nccl_releases_from_sites(
+      {{"transport/net_ib.cc:330", "NET/IB: read failed in ncclIbRoceGetVersionNum: x"}});
+  ASSERT_TRUE(r.known());
+  EXPECT_EQ(r.describe(), "2.24.3 .. 2.25.1");
+  EXPECT_TRUE(r.all_in(">=2.23.4,<2.26.2"));
+  // bootstrap.cc:119 "Bootstrap Root : ..." only at v2.12.12, the one 2.12 tag listed: any
+  // release after 2.11.4 and before 2.13.4.
+  r = nccl_releases_from_sites({{"bootstrap.cc:119", "Bootstrap Root : x"}});
+  ASSERT_TRUE(r.known());
+  EXPECT_EQ(r.describe(), "2.11.5 .. 2.13.3");
+  EXPECT_FALSE(r.all_in("==2.12"));
+  EXPECT_TRUE(r.some_in("==2.12"));
+  // allocator.cc:228 only at the newest tag: open above.
+  r = nccl_releases_from_sites({{"allocator.cc:228", "Allocation failed x"}});
+  EXPECT_EQ(r.describe(), "2.30.7 or later");
+  // bootstrap.cc:141 only at the oldest tag (2.4.8): anything up to it.
+  r = nccl_releases_from_sites({{"bootstrap.cc:141", "Message truncated : x"}});
+  EXPECT_EQ(r.describe(), "up to 2.5.6");
+}
+
+TEST(NcclSiteReleases, OnlyAMessagesOwnStartAtItsPlaceDatesIt) {
+  // Another message at a listed place, an unlisted place, and places that disagree: unknown.
+  EXPECT_FALSE(nccl_releases_from_sites({{"transport/net_ib.cc:330", "Something else"}}).known());
+  EXPECT_FALSE(nccl_releases_from_sites({{"nowhere.cc:1", "NET/IB: read failed"}}).known());
+  EXPECT_FALSE(nccl_releases_from_sites({{"transport/net_ib.cc:330", "NET/IB: read failed in x"},
+                                         {"allocator.cc:228", "Allocation failed x"}})
+                   .known());
+  // A WARN inside a macro prints its caller's line: NVMLCHECK at misc/nvmlwrap.cc:183 of 2.18.1
+  // is not the #define that sits at that line in 2.23.4 .. 2.27.7, and dates nothing.
+  EXPECT_FALSE(nccl_releases_from_sites(
+                   {{"misc/nvmlwrap.cc:183", "nvmlDeviceGetHandleByPciBusId() failed: Not Found"}})
+                   .known());
+}
+
+}  // namespace
+}  // namespace trainready::test
