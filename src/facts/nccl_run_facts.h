@@ -103,6 +103,8 @@ struct TransportUse {
   std::string label;  // "P2P/IPC", "SHM/direct/direct", "NET/IB", "NET/Socket", "NET/AWS Libfabric"
   bool gdrdma = false;
   std::uint64_t connections = 0;
+  // The network devices its connection lines named ("NET/Socket/1" sets bit 1; 0..63).
+  std::uint64_t devices = 0;
   std::set<std::string> hosts;   // hosts that logged it: a sample, the first 64 by name
   std::uint64_t host_total = 0;  // exact number of hosts that logged it
   LogLine example;

@@ -154,6 +154,15 @@ std::size_t NcclLogAnalyzer::State::transport_slot(std::string_view t, std::stri
     }
     slots.push_back({std::string(label), gdr, &it->second});
   }
+  // A network transport's device ("NET/Socket/1", "NET/IB/3/GDRDMA"): once per distinct tail.
+  if (starts(label, "NET/") && slash2 != std::string_view::npos) {
+    std::size_t i = slash2 + 1;
+    unsigned dev = 0;
+    while (i < t.size() && tp[i] >= '0' && tp[i] <= '9' && dev < 64)
+      dev = dev * 10 + (tp[i++] - '0');
+    if (i > slash2 + 1 && dev < 64 && (i == t.size() || tp[i] == '/'))
+      slots[k].use->devices |= std::uint64_t{1} << dev;
+  }
   if (tail_slots.size() < kTailSlots) {
     tail_index[tail_hash(t)] = static_cast<std::uint8_t>(tail_slots.size() + 1);
     tail_slots.push_back({std::string(t), k});

@@ -57,6 +57,12 @@ class NcclSocketInterface : public Rule {
     // An interface no other host can reach among NET/Socket's devices (not only the bootstrap's):
     // the socket transport makes every interface it lists a device and may put channels on any.
     bool unreachable_device = false;
+    // The NET/Socket devices the connection lines named ("via NET/Socket/1"), and an unreachable
+    // one among them: a channel there dials an address no other host can reach.
+    std::uint64_t used = 0;
+    for (const auto& [k, t] : f.transports)
+      if (t.kind == TransportKind::kNetSocket) used |= t.devices;
+    std::string used_unreachable;
     for (const auto& [h, p] : f.host_profiles) {
       std::vector<std::string> cands = p.socket_ifaces;
       const std::size_t n_devices = cands.size();
@@ -69,7 +75,11 @@ class NcclSocketInterface : public Rule {
         const std::string& c = cands[i];
         bool unreachable = false;
         std::string why = suspicious(c, &unreachable);
-        if (!why.empty() && unreachable && i < n_devices) unreachable_device = true;
+        if (!why.empty() && unreachable && i < n_devices) {
+          unreachable_device = true;
+          if (i < 64 && (used >> i & 1) && used_unreachable.empty())
+            used_unreachable = "NET/Socket/" + std::to_string(i) + " (" + c + ")";
+        }
         const std::string name = c.substr(0, c.find(':'));
         if (why.empty()) {
           good.insert(name);
@@ -90,14 +100,16 @@ class NcclSocketInterface : public Rule {
     for (const auto& l : f.socket_interfaces)
       if (x.evidence.size() < 8) x.evidence.push_back(evidence(l));
     const bool failed = !f.issues.empty() || !f.timeouts.empty();
-    if (failed) x.severity = Severity::kError;
+    if (failed || !used_unreachable.empty()) x.severity = Severity::kError;
+    if (!used_unreachable.empty())
+      x.evidence.push_back({"connection lines use " + used_unreachable, {}});
     x.rank = 86;
     x.cause =
         "Without NCCL_SOCKET_IFNAME NCCL takes interfaces in its own order (ib* first, then "
         "anything but lo and docker*), so a VPN, a bridge or a link-local address can carry the "
         "bootstrap or socket traffic; peers on other hosts then time out or are refused.";
-    // Which device each channel used the log's connection lines say only in part, so an
-    // unreachable device is named as a risk, and an error only once the run failed.
+    // An unreachable device is an error once a connection line names it or the run failed; the
+    // lines a log holds show only some channels, so otherwise it is named as a risk.
     if (unreachable_device)
       x.cause +=
           " Here NET/Socket lists such an interface as one of its devices: the socket transport "
@@ -105,6 +117,7 @@ class NcclSocketInterface : public Rule {
           "them, and a peer connects to the address this host listens on for that device "
           "(ncclNetSocketInit, ncclNetSocketListen in src/transport/net_socket.cc @ v2.30.7-1), "
           "an address no other host can reach, so a channel placed there cannot connect.";
+    if (!used_unreachable.empty()) x.cause += " The connection lines show channels on it.";
     x.fix = good.empty() ? std::string(
                                "Set NCCL_SOCKET_IFNAME to the interface that carries the "
                                "hosts' routable addresses (see `ip -4 addr`), on every "

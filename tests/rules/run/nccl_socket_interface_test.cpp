@@ -49,7 +49,7 @@ TEST(NcclSocketInterface, QuietWhenSetOnPurpose) {
 
 // A veth with only a link-local address among NET/Socket's devices on a multi-node run: the cause
 // says a channel placed on it cannot connect; a warning while every connection shown used the
-// routable device, an error once the run failed.
+// routable device, an error once a connection line names it or the run failed.
 TEST(NcclSocketInterface, AnUnreachableSocketDeviceIsNamedAndAnErrorOnceTheRunFailed) {
   const std::string log =
       "a:1:1 [0] NCCL INFO NET/Socket : Using [0]ens5:172.31.0.137<0> "
@@ -67,6 +67,13 @@ TEST(NcclSocketInterface, AnUnreachableSocketDeviceIsNamedAndAnErrorOnceTheRunFa
                           "remote peer 172.31.0.138<43215>\n"));
   ASSERT_EQ(failed.findings.size(), 1u);
   EXPECT_EQ(failed.findings[0].severity, Severity::kError);
+  // A connection line on the veth device (NET/Socket/1): an error before anything failed.
+  RuleOutcome on_it = log_rule(
+      kId, log_text(log + "a:1:2 [0] NCCL INFO Channel 01 : 1[1e0] -> 0[1e0] [receive] via "
+                          "NET/Socket/1\n"));
+  ASSERT_EQ(on_it.findings.size(), 1u);
+  EXPECT_EQ(on_it.findings[0].severity, Severity::kError);
+  EXPECT_NE(on_it.findings[0].cause.find("show channels on it"), std::string::npos);
   RuleOutcome vpn = log_rule(kId, log_text(kWarp));
   ASSERT_EQ(vpn.findings.size(), 1u);
   EXPECT_EQ(vpn.findings[0].cause.find("cannot connect"), std::string::npos);
