@@ -224,14 +224,18 @@ fi
 
 echo "== interrupted =="
 # collect from the live root with an ibstat that takes its time: the snapshot's temporary
-# directory exists while it runs. Job control on, so background jobs take SIGINT.
+# directory exists while it runs. Job control on, so background jobs take SIGINT; and the
+# children start with SIGINT and SIGTERM at their defaults (`env --default-signal`, coreutils
+# 8.31+), since a shell started in the background, or by a runner that ignores SIGINT, passes the
+# ignoring on and no shell can undo it (POSIX: signals ignored on entry stay ignored).
 mkdir -p "$W/fakebin"
 printf '#!/bin/sh\nsleep 30\n' >"$W/fakebin/ibstat" && chmod +x "$W/fakebin/ibstat"
 set -m
 for sig in INT TERM; do
   CASES=$((CASES + 1))
   d="$W/int-collect-$sig"; mkdir -p "$d"
-  PATH="$W/fakebin:$PATH" "$BIN" collect "$d/snap" --no-imds >/dev/null 2>&1 &
+  PATH="$W/fakebin:$PATH" env --default-signal=INT,TERM "$BIN" collect "$d/snap" --no-imds \
+    >/dev/null 2>&1 &
   pid=$!
   for _ in $(seq 50); do ls "$d" | grep -q tmp && break; sleep 0.1; done
   kill -s "$sig" "$pid"; wait "$pid" 2>/dev/null; code=$?
@@ -242,7 +246,8 @@ for sig in INT TERM; do
   CASES=$((CASES + 1))
   d="$W/int-bench-$sig"; mkdir -p "$d"
   cp "$IN/run.log" "$d/data-000003.bin"  # someone's file with our name: refused, kept
-  "$BIN" bench storage "$d" --create 3 --file-size 512M --direct 0 >/dev/null 2>&1 &
+  env --default-signal=INT,TERM "$BIN" bench storage "$d" --create 3 --file-size 512M --direct 0 \
+    >/dev/null 2>&1 &
   pid=$!
   for _ in $(seq 50); do ls -a "$d" | grep -q '^\.tmp-' && break; sleep 0.05; done
   kill -s "$sig" "$pid"; wait "$pid" 2>/dev/null; code=$?
