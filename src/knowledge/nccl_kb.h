@@ -156,7 +156,7 @@ bool nccl_version_in(std::string_view version, std::string_view spec);
 // The bounds of a spec, in order: ">=2.19,<2.21" -> {">=", {2, 19}}, {"<", {2, 21}} (`op` views
 // into `spec`). Throws std::invalid_argument on a malformed part.
 struct NcclVersionBound {
-  std::string_view op;  // ">=", "<=", "==", ">" or "<"
+  std::string_view op;   // ">=", "<=", "==", ">" or "<"
   std::vector<int> ref;  // 1 to 3 components
 };
 std::vector<NcclVersionBound> nccl_version_bounds(std::string_view spec);
