@@ -41,8 +41,21 @@ class NcclWarnings : public Rule {
     };
     // What the knowledge base explains (nccl-message, nccl-known-signature) is not quoted back.
     std::set<std::string> explained;
-    for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin()))
+    // The failures the knowledge base reads (error severity): where each was first printed.
+    std::vector<Provenance> failures;
+    for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin())) {
       explained.insert(r.messages.begin(), r.messages.end());
+      if (nccl_kb_severity(r) == Severity::kError) failures.push_back(r.line.line.where);
+    }
+    // A result code printed after a failure the knowledge base reads, in the same file, is
+    // that failure's result: NCCL WARNs where a call fails and every caller returns its code
+    // (src/include/checks.h), which the framework then prints ("internal error", "unhandled
+    // cuda error"). Quoting it again as an unexplained error would hide the reading.
+    auto follows_a_failure = [&](const LogLine& l) {
+      for (const Provenance& p : failures)
+        if (p.source == l.where.source && p.line > 0 && l.where.line >= p.line) return true;
+      return false;
+    };
     auto is_explained = [&](const std::string& text) {
       for (const std::string& m : explained)
         if (!m.empty() && text.find(m) != std::string::npos) return true;
@@ -53,7 +66,8 @@ class NcclWarnings : public Rule {
       if (!i) continue;
       // A CUDA or internal error the knowledge base reads (every example line) is its finding.
       bool all = !i->examples.empty();
-      for (const LogLine& l : i->examples) all = all && is_explained(l.text);
+      for (const LogLine& l : i->examples)
+        all = all && (is_explained(l.text) || follows_a_failure(l));
       if (all) continue;
       Finding x = finding(std::string(k.what) + ": " + std::to_string(i->count) + " line(s)");
       x.severity = k.sev;

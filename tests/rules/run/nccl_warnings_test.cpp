@@ -54,5 +54,21 @@ TEST(NcclWarnings, AnUnplacedWarnSaysWhatToCaptureNext) {
   EXPECT_NE(o.findings[0].fix.find("'Last error:' lines"), std::string::npos) << o.findings[0].fix;
 }
 
+// The framework's result code after a failure the knowledge base reads is that failure's result
+// (NCCL WARNs where the call failed, every caller returns the code): not quoted again as an
+// unexplained internal error. The same result line before any such failure still is.
+TEST(NcclWarnings, AResultAfterAReadFailureIsThatFailure) {
+  const std::string warn =
+      "host1:1234:1234 [0] bootstrap.cc:45 NCCL WARN Bootstrap : no socket interface found\n";
+  const std::string result =
+      "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, internal error, NCCL version "
+      "2.14.3\n";
+  EXPECT_TRUE(log_rule(kId, log_text(warn + result)).findings.empty());
+  RuleOutcome o = log_rule(kId, log_text(result + warn));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("internal error"), std::string::npos)
+      << o.findings[0].message;
+}
+
 }  // namespace
 }  // namespace trainready::test
