@@ -1,4 +1,5 @@
 // The analyser's readers of INFO records: communicators, graphs, HCAs, collectives, settings.
+#include "facts/nccl_init_phase.h"
 #include "parsers/nccl_log_internal.h"
 
 #if defined(__SSE2__)
@@ -457,6 +458,13 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       if (starts(m, "NCCL version ")) {
         version(m.substr(13), s.host, r.text, n, &s);
         if (!s.version.empty()) proc_of(s).p.versions.insert(s.version);
+        return;
+      }
+      // transport/nvls.cc (2.17 .. 2.30): the NVLS (NVLink SHARP) group and buffer setup of
+      // init (initTransportsRank -> ncclNvlsSetup, ncclNvlsBufferSetup). From 2.23 the buffers
+      // may be set up at the first collective instead (group.cc), after Init COMPLETE.
+      if (nccl_nvls_setup_message(m)) {
+        if (!s.init_complete) s.init_started = true;
         return;
       }
       if (starts(m, "NET/IB") || starts(m, "NET/IBext")) {

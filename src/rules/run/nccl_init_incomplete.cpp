@@ -1,6 +1,7 @@
 // nccl-init-incomplete: ranks began communicator init and never finished it (a hang).
 #include <map>
 
+#include "facts/nccl_init_phase.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
@@ -23,15 +24,18 @@ class NcclInitIncomplete : public Rule {
       init_lines = init_lines || !c.ranks_complete.empty() || !c.ranks_started.empty();
     std::vector<const NcclStream*> stuck;
     std::set<std::string> hosts;
+    std::size_t in_nvls = 0;
     for (const auto& [k, s] : f.streams) {
       if (s.init_started && !s.init_complete) {
         stuck.push_back(&s);
         hosts.insert(s.host);
+        if (nccl_nvls_setup_message(s.last_message)) ++in_nvls;
       }
     }
     // Without any "Init START/COMPLETE" line the log does not cover init (an excerpt): no
-    // judgement either way.
-    if (!init_lines)
+    // judgement either way, unless a rank's last line is itself a step of init that blocks on
+    // the others (NVLS setup: the multicast bind waits for every GPU of the group).
+    if (!init_lines && in_nvls == 0)
       return RuleOutcome::skip("the log holds no communicator init lines (NCCL_DEBUG=INFO)");
     if (stuck.empty()) return {};
     RuleOutcome o;
@@ -84,7 +88,24 @@ class NcclInitIncomplete : public Rule {
     const bool failed = !f.issues.empty() || !f.timeouts.empty() || !f.lagging.empty();
     for (const LogLine& l : f.last_lines)
       if (x.evidence.size() < 12) x.evidence.push_back({"last lines: " + l.text, l.where});
-    if (after_p2p * 2 > stuck.size()) {
+    if (in_nvls * 2 > stuck.size()) {
+      x.message += "; they went silent inside NVLS (NVLink SHARP) setup";
+      x.cause =
+          "The ranks stopped while NCCL set up NVLS, the NVSwitch multicast of NVLink SHARP: "
+          "binding a buffer to the multicast group blocks until every GPU of the group has "
+          "joined it (transport/nvls.cc: 'It will block until all ranks have been added to "
+          "the Group'), so one GPU that never joins, or an NVSwitch fabric that Fabric Manager "
+          "has not set up, holds every rank there (NVIDIA/nccl#1197: a hang with NVLS on that "
+          "NCCL_NVLS_ENABLE=0 removes); hosts named: " +
+          join_limited(hosts) + ".";
+      x.fix =
+          "Confirm with NCCL_NVLS_ENABLE=0 (the hang should go away; NVLS off costs some "
+          "all-reduce bandwidth). Then check the NVSwitch fabric on the host (`nvidia-smi -q | "
+          "grep -A3 Fabric`: State Completed, Status Success; `systemctl status "
+          "nvidia-fabricmanager`), that every rank of the communicator was started, and update "
+          "NCCL and the driver; keep NCCL_NVLS_ENABLE=0 until the fabric is repaired.";
+      x.rank = 85;
+    } else if (after_p2p * 2 > stuck.size()) {
       x.message += "; they went silent right after connecting P2P channels";
       x.cause =
           "Silence right after P2P connections is the signature of PCIe peer-to-peer traffic "

@@ -53,6 +53,36 @@ TEST(NcclInitIncomplete, SilenceAfterP2pConnectionsPointsAtAcs) {
   EXPECT_EQ(o.findings[0].severity, Severity::kError);
 }
 
+TEST(NcclInitIncomplete, SilenceInsideNvlsSetupPointsAtNvls) {
+  // 2.19's transport/nvls.cc: the bind blocks until every GPU has joined the multicast group.
+  // Even an excerpt of that last line alone is read: the line is itself a step of init.
+  const char* bind =
+      "c2:1023:1032 [0] NCCL INFO NVLS Bind mem 0xac0000000 UC handle 0x7f3310ccb240 MC handle "
+      "0x7f3310ccaa20 size 1073741824\n";
+  RuleOutcome o = log_rule(kId, log_text(bind));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("NVLS"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("NCCL_NVLS_ENABLE=0"), std::string::npos);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  // The same setup followed by Init COMPLETE is a finished init; 2.23+'s lazy buffer setup at
+  // the first collective comes after Init COMPLETE and is no init step.
+  const std::string start =
+      "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 41000 commId 0x9 - "
+      "Init START\n";
+  const std::string done =
+      "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 41000 commId 0x9 - "
+      "Init COMPLETE\n";
+  const std::string alloc =
+      "h:1:1 [0] NCCL INFO NVLS rank 0 (dev 0) alloc done, ucptr 0x1 ucgran 2097152 mcptr 0x2 "
+      "mcgran 2097152 size 1610612736 (1610612736)\n";
+  EXPECT_TRUE(log_rule(kId, log_text(start + alloc + done)).findings.empty());
+  EXPECT_TRUE(log_rule(kId, log_text(start + done + alloc)).findings.empty());
+  // Teardown lines are no setup step.
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:1 [0] NCCL INFO NVLS Unbind MC handle 7f size 2097152 "
+                                     "dev 0\n"))
+                  .skipped);
+}
+
 TEST(NcclInitIncomplete, ALogThatEndsMidInitMayBeACutCapture) {
   const char* t =
       "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 41000 commId 0x9 - "
