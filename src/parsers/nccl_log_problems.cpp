@@ -300,6 +300,33 @@ void NcclLogAnalyzer::State::framework_line(std::string_view line, std::uint64_t
     f.framework.events[i].time = time_of(n);
 }
 
+namespace {
+// "WARN: Function: ofi_init Line: 686: " (the length of the head, and whether it is a WARN), or
+// {0, false}: the logger of aws-ofi-nccl's functional tests (tests/functional/test-common.h,
+// printf("WARN: Function: %s Line: %d: ", filefunc, line); INFO and TRACE alike).
+std::pair<std::size_t, bool> ofi_test_logger_head(std::string_view t) {
+  bool warn_level = false;
+  std::size_t i = 0;
+  if (t.starts_with("WARN: Function: ")) {
+    warn_level = true;
+    i = 16;
+  } else if (t.starts_with("INFO: Function: ")) {
+    i = 16;
+  } else if (t.starts_with("TRACE: Function: ")) {
+    i = 17;
+  } else {
+    return {0, false};
+  }
+  const std::size_t line = t.find(" Line: ", i);
+  if (line == std::string_view::npos || line == i || line - i > 200) return {0, false};
+  std::size_t d = line + 7;
+  const std::size_t first = d;
+  while (d < t.size() && t[d] >= '0' && t[d] <= '9') ++d;
+  if (d == first || d + 1 >= t.size() || t[d] != ':' || t[d + 1] != ' ') return {0, false};
+  return {d + 2, warn_level};
+}
+}  // namespace
+
 // A line without a NCCL record: framework output (PyTorch), the bare version banner, noise.
 void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   if (last_error_follows) {
@@ -329,6 +356,23 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     return;
   }
   framework_line(line, n);  // PyTorch, vLLM, DeepSpeed ...: framework.h
+  // aws-ofi-nccl's functional tests (nccl_message_transfer, ring, ...) hand the plugin a logger
+  // of their own, "WARN: Function: %s Line: %d: " or "INFO: ..." before the plugin's text
+  // (tests/functional/test-common.h; functional_test.cpp from v1.14): read as NCCL's logger
+  // prints the plugin's lines, a WARN as a WARN without its host prefix.
+  if (auto [head, warn_level] = ofi_test_logger_head(trim(line)); head > 0) {
+    const std::string_view m = trim(trim(line).substr(head));
+    if (warn_level && !m.empty()) {
+      const std::string_view t = trim(line);
+      ++f.nccl_lines;
+      warning_seen(m, "", t, n, nullptr);
+      remember_tail(t, n);
+      classify_problem(m, "", t, n, true);
+      return;
+    }
+    ++f.nccl_lines;  // the plugin's INFO or TRACE, read below as a headless "NET/OFI " line
+    line = m;
+  }
   // A line that starts with a net transport's tag ("NET/IB : ", "NET/Socket : ", a plugin's
   // "NET/OFI ", "NET/IBP:") is NCCL's message (or its plugin's, through NCCL's logger) without
   // its "NCCL WARN" head: classified like one below.

@@ -81,3 +81,25 @@ TEST(NcclPluginInfo, TopologyAttributeNcclIgnoresIsNoWarning) {
                                                              "path") != std::string::npos);
   EXPECT_TRUE(warned) << r.out;
 }
+
+// aws-ofi-nccl's functional tests (nccl_message_transfer, ring) print the plugin's lines through
+// a logger of their own, "WARN: Function: %s Line: %d: " / "INFO: ..." (tests/functional/
+// test-common.h): a WARN there is the plugin's WARN and gets its reading; INFO lines alone are
+// traces (no warning, and the log is not refused).
+TEST(NcclPluginInfo, TheFunctionalTestsLoggerIsReadAsThePlugins) {
+  const std::string d = temp_dir("nccl-ofi-test-logger");
+  const std::string log = d + "/transfer.log";
+  std::ofstream(log) << "INFO: Function: ofi_init Line: 686: NET/OFI Selected Provider is efa\n"
+                     << "INFO: Function: main Line: 53: NET/OFI Received 1 network devices\n";
+  nlohmann::json j = report_json({"nccl", log}, 0);
+  for (const auto& f : j["findings"]) EXPECT_EQ(f["severity"], "info") << f.dump();
+  std::ofstream(log, std::ios::app)
+      << "WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, "
+         "ERROR: Invalid argument\n";
+  j = report_json({"nccl", log}, 1);
+  ASSERT_FALSE(j["findings"].empty());
+  EXPECT_EQ(j["findings"][0]["severity"], "error") << j["findings"][0].dump();
+  EXPECT_NE(j["findings"][0]["message"].get<std::string>().find("address vector"),
+            std::string::npos)
+      << j["findings"][0].dump();
+}
