@@ -155,3 +155,26 @@ TEST(NcclShapesCli, RefusalSaysWhatItSawAndWhatToCapture) {
 }
 
 }  // namespace
+
+// rdma-core's libibverbs prints this for a device no provider drives (a container without
+// libmlx5): the device is missing from ibv_get_device_list, so NCCL finds no IB device. Pasted
+// beside nccl-tests' failure line (NVIDIA/nccl-tests#41's shape), it is the reading; its other
+// warnings (a config directory it could not open) are not.
+TEST(NcclShapesCli, AVerbsDeviceWithoutItsProviderIsTheReading) {
+  const std::string d = temp_dir("nccl-ibv-provider");
+  const std::string log = d + "/run.log";
+  const std::string tail = "ip-0AB85F07: Test NCCL failure common.cu:775 'internal error'\n";
+  std::ofstream(log) << "libibverbs: Warning: no userspace device-specific driver found for "
+                        "/sys/class/infiniband_verbs/uverbs0\n"
+                     << tail;
+  json j = report_json({"nccl", log}, 1);
+  ASSERT_FALSE(j["findings"].empty());
+  EXPECT_NE(j["findings"][0]["message"].get<std::string>().find("ibv-no-userspace-driver"),
+            std::string::npos)
+      << j["findings"][0].dump();
+  std::ofstream(log) << "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.\n"
+                     << tail;
+  j = report_json({"nccl", log}, 1);
+  for (const auto& f : j["findings"])
+    EXPECT_EQ(f["message"].get<std::string>().find("ibv-no-userspace-driver"), std::string::npos);
+}
