@@ -111,6 +111,13 @@ OUT_OF_SCOPE = [
 ]
 
 
+# What a plugin's WARN macro hands NCCL's logger where NCCL's own prints __FILE__: aws-ofi-nccl
+# its __PRETTY_FUNCTION__ (include/nccl_ofi_log.h), the HPC-X plugin __FILE__ as NCCL does
+# (nccl-rdma-sharp-plugins include/debug.h: pluginLogFunction(NCCL_LOG_WARN, NCCL_ALL, __FILE__,
+# __LINE__, ...)).
+PLUGIN_WARN_PRINTS = {"nccl-rdma-sharp-plugins": "file"}
+
+
 # The plugin a site list is from, by the text its macros print first: its tags are labelled with
 # it ("aws-ofi-nccl v1.21.1") so they never read as NCCL releases.
 PLUGIN_OF_PREFIX = {"NET/OFI ": "aws-ofi-nccl"}
@@ -275,6 +282,12 @@ def reads(e, site):
     if plugin_site(site):
         # A plugin's own text: entries justified by the plugin's source (passthrough ones too,
         # which is what NCCL passes through from it) cover it; `versions` are NCCL's releases.
+        # A plugin that copies NCCL's NCCLCHECK prints NCCL's own "%s:%d -> %d" trail
+        # (nccl-rdma-sharp-plugins include/core.h): NCCL's trail entries read it.
+        if e.get("fixed_in"):
+            return False  # a bug of NCCL's releases, fixed in one: not the plugin's copy of it
+        if site["kind"] == "trail" and RESULT_TRAIL.match(site["format"] or ""):
+            return e.get("kind") == "trail" and any(e["_re"].search(t) for t in site["_texts"])
         return e.get("kind") != "trail" and any(e["_re"].search(t) for t in site["_texts"])
     if e.get("kind") == "passthrough":
         return False
@@ -400,7 +413,8 @@ def main():
     a.sites = a.sites or [os.path.join(ROOT, "tests", "data", "nccl-sites", name) for name in
                           ("nccl-sites-v2.4-v2.17.jsonl", "nccl-sites-v2.18-v2.30.jsonl",
                            "aws-ofi-nccl-sites-v1.14-v1.21.jsonl",
-                           "libfabric-efa-sites-v1.18-v2.6.jsonl")]
+                           "libfabric-efa-sites-v1.18-v2.6.jsonl",
+                           "nccl-rdma-sharp-plugins-sites-v2.1-v2.7.jsonl")]
 
     sites = []
     for path in a.sites:
@@ -542,6 +556,8 @@ def report(a, sites):
                             "text": text, "ids": [e["id"] for e in hit]}
                     if plugin_site(s):  # printed through NCCL's logger by the plugin
                         case["plugin"] = tag.split()[0] if " " in tag else "plugin"
+                        # what the plugin's WARN hands NCCL's logger where NCCL puts __FILE__
+                        case["printed"] = PLUGIN_WARN_PRINTS.get(case["plugin"], "function")
                     if a.info_cases:
                         # a failure the knowledge base records as one, or NCCL's failure chain
                         case["failure"] = result_trail(s) or any(

@@ -125,7 +125,8 @@ const std::string kInfoFrom229 = "[%d] NCCL INFO %s\n";
 // known.
 // A plugin's line goes through the logger NCCL hands it, with the plugin's __PRETTY_FUNCTION__
 // where NCCL puts __FILE__ (aws-ofi-nccl include/nccl_ofi_log.h): the bare name in its C files, a
-// signature in its C++ ones and headers (rendered "int name()"); read as a 2.25 logger prints it.
+// signature in its C++ ones and headers (rendered "int name()"); or __FILE__ as NCCL's own
+// (the HPC-X nccl-rdma-sharp-plugins, "printed": "file"); read as a 2.25 logger prints it.
 // "" when the tag's head formats are none of the shapes above.
 // The tool's JSON rows (lines starting with '{'), parsed; other lines are its notes.
 std::vector<nlohmann::json> json_rows(const std::string& out) {
@@ -149,6 +150,9 @@ std::string render(const nlohmann::json& c, const Heads& heads) {
     // The name the site list could not tell (a lambda, a class body) is rendered "unnamed": the
     // reader takes the text after "NCCL WARN ", whatever stands before it.
     const std::string file = c["file"];
+    // The HPC-X plugin hands NCCL's logger __FILE__, as NCCL does (include/debug.h).
+    if (c.value("printed", "function") == "file")
+      return fill(kWarnTo225, {host, pid, tid, dev, file, line}) + text + "\n";
     const std::string func = c["func"].get<std::string>().empty() ? "unnamed" : c["func"];
     const bool cxx = !(file.size() > 2 && file.compare(file.size() - 2, 2, ".c") == 0);
     return fill(kWarnTo225, {host, pid, tid, dev, cxx ? "int " + func + "()" : func, line}) + text +
