@@ -356,6 +356,13 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     return;
   }
   framework_line(line, n);  // PyTorch, vLLM, DeepSpeed ...: framework.h
+  // rdma-core's libibverbs writes its warnings to the same stderr as NCCL's lines (PFX
+  // "libibverbs: ", libibverbs/init.c): kept as a failure-worded INFO line is, for the knowledge
+  // base's passthrough entries to read (a device no provider drives: NCCL finds no IB device).
+  if (const std::string_view t = trim(line); starts(t, "libibverbs: ")) {
+    failures.info(quote(t), at(n), nullptr, time_of(n));
+    return;
+  }
   // aws-ofi-nccl's functional tests (nccl_message_transfer, ring, ...) hand the plugin a logger
   // of their own, "WARN: Function: %s Line: %d: " or "INFO: ..." before the plugin's text
   // (tests/functional/test-common.h; functional_test.cpp from v1.14): read as NCCL's logger
