@@ -15,9 +15,9 @@ namespace trainready {
 inline bool nccl_nvls_setup_message(std::string_view m) {
   if (!m.starts_with("NVLS ")) return false;
   m.remove_prefix(5);
-  for (std::string_view p : {"Creating Multicast group", "Created Multicast group", "group ",
-                             "importing shareableHandle", "Mapped UC", "Bind mem", "Mapped MC",
-                             "comm "})
+  for (std::string_view p :
+       {"Creating Multicast group", "Created Multicast group", "group ",
+        "importing shareableHandle", "Mapped UC", "Bind mem", "Mapped MC", "comm "})
     if (m.starts_with(p)) return true;
   return m.starts_with("rank ") && m.find(" alloc done") != std::string_view::npos;
 }

@@ -185,9 +185,9 @@ TEST(NcclShapesCli, AVerbsDeviceWithoutItsProviderIsRead) {
   j = report_json({"nccl", log}, 1);
   read = false;
   for (const auto& f : j["findings"])
-    read = read || (f["message"].get<std::string>().find("ibv-no-userspace-driver") !=
-                        std::string::npos &&
-                    f["cause"].get<std::string>().find("Multi-node") != std::string::npos);
+    read = read ||
+           (f["message"].get<std::string>().find("ibv-no-userspace-driver") != std::string::npos &&
+            f["cause"].get<std::string>().find("Multi-node") != std::string::npos);
   EXPECT_TRUE(read) << j.dump();
   std::ofstream(log) << "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'.\n"
                      << tail;
