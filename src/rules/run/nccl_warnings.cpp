@@ -41,20 +41,36 @@ class NcclWarnings : public Rule {
     };
     // What the knowledge base explains (nccl-message, nccl-known-signature) is not quoted back.
     std::set<std::string> explained;
-    // The failures the knowledge base reads (error severity): where each was first printed.
-    std::vector<Provenance> failures;
+    // The failures the knowledge base reads (error severity): where each was first printed, and
+    // whether it is on NCCL's error chain (a "file:line -> code" trail followed it, or it is one).
+    struct Failure {
+      Provenance where;
+      bool chain = false;
+    };
+    std::vector<Failure> failures;
     for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin())) {
       explained.insert(r.messages.begin(), r.messages.end());
-      if (nccl_kb_severity(r) == Severity::kError) failures.push_back(r.line.line.where);
+      if (nccl_kb_severity(r) == Severity::kError)
+        failures.push_back({r.line.line.where, r.starts_failure || r.line.trail});
     }
-    // A result code printed after a failure the knowledge base reads, in the same file, is
-    // that failure's result: NCCL WARNs where a call fails and every caller returns its code
-    // (src/include/checks.h), which the framework then prints ("internal error", "unhandled
-    // cuda error"). Quoting it again as an unexplained error would hide the reading.
-    auto follows_a_failure = [&](const LogLine& l) {
-      for (const Provenance& p : failures)
-        if (p.source == l.where.source && p.line > 0 && l.where.line >= p.line) return true;
-      return false;
+    // A result code is that failure's result when, in the same file, the knowledge base read a
+    // line of the same kind before it (NCCL's "Cuda failure '...'" WARN, then the framework's
+    // "unhandled cuda error"), or the nearest failure it reads before it began NCCL's error
+    // chain (its WARN, then the "-> code" trail every caller prints, src/include/checks.h, up to
+    // the API the framework called) or was pasted right above it (an excerpt without the INFO
+    // trail). Quoting it again as an unexplained error would hide the reading; an earlier,
+    // unrelated failure (an async event, a WARN long before) does not cover it.
+    constexpr int kPastedAbove = 8;  // lines between a WARN and the result pasted under it
+    auto follows_a_failure = [&](const LogLine& l, const std::vector<const LogLine*>& read_kind) {
+      auto before_l = [&](const Provenance& p) {
+        return p.source == l.where.source && p.line > 0 && p.line <= l.where.line;
+      };
+      for (const LogLine* k : read_kind)
+        if (before_l(k->where)) return true;
+      const Failure* nearest = nullptr;
+      for (const Failure& x : failures)
+        if (before_l(x.where) && (!nearest || x.where.line > nearest->where.line)) nearest = &x;
+      return nearest && (nearest->chain || l.where.line - nearest->where.line <= kPastedAbove);
     };
     auto is_explained = [&](const std::string& text) {
       for (const std::string& m : explained)
@@ -65,9 +81,13 @@ class NcclWarnings : public Rule {
       const NcclIssue* i = find_issue(f, k.p);
       if (!i) continue;
       // A CUDA or internal error the knowledge base reads (every example line) is its finding.
-      bool all = !i->examples.empty();
+      // Every line must be seen to be judged: past the examples kept, some are not.
+      bool all = !i->examples.empty() && i->count <= i->examples.size();
+      std::vector<const LogLine*> read_kind;  // this kind's lines the knowledge base reads
       for (const LogLine& l : i->examples)
-        all = all && (is_explained(l.text) || follows_a_failure(l));
+        if (is_explained(l.text)) read_kind.push_back(&l);
+      for (const LogLine& l : i->examples)
+        all = all && (is_explained(l.text) || follows_a_failure(l, read_kind));
       if (all) continue;
       Finding x = finding(std::string(k.what) + ": " + std::to_string(i->count) + " line(s)");
       x.severity = k.sev;

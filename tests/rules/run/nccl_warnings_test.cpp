@@ -68,6 +68,17 @@ TEST(NcclWarnings, AResultAfterAReadFailureIsThatFailure) {
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("internal error"), std::string::npos)
       << o.findings[0].message;
+  // Far below the WARN with no "-> code" trail between them (a long run in between): not shown
+  // to be its result. With NCCL's trail after the WARN (the chain began there) it is.
+  std::string run;
+  for (int i = 0; i < 20; ++i) run += "step " + std::to_string(i) + " loss 0.5\n";
+  EXPECT_EQ(log_rule(kId, log_text(warn + run + result)).findings.size(), 1u);
+  const std::string trail = "host1:1234:1234 [0] NCCL INFO bootstrap.cc:46 -> 3\n";
+  EXPECT_TRUE(log_rule(kId, log_text(warn + trail + run + result)).findings.empty());
+  // More result lines than the examples kept: those not seen are not judged covered.
+  std::string many;
+  for (int i = 0; i < 8; ++i) many += result;
+  EXPECT_EQ(log_rule(kId, log_text(warn + trail + many)).findings.size(), 1u);
 }
 
 }  // namespace
