@@ -7,11 +7,13 @@
 namespace trainready {
 
 // The NVLS (NVLink SHARP) group and buffer setup of init, transport/nvls.cc 2.17 .. 2.30:
-// "NVLS Creating Multicast group", "NVLS Created Multicast group", "NVLS group %llx adding dev",
-// "NVLS importing shareableHandle", "NVLS Mapped UC", "NVLS Bind mem" (2.17 .. 2.22; the bind
-// "will block until all ranks have been added to the Group", nvls.cc:166 @ v2.19.3-1),
-// "NVLS Mapped MC buffer", "NVLS rank %d (dev %d) alloc done" (2.23+), "NVLS comm %p headRank".
-// Not the teardown ("NVLS Unbind", "NVLS Unmap") or the buffer registration of collectives.
+// "NVLS Creating Multicast group", "NVLS Created Multicast group", "NVLS group %llx adding dev"
+// and "NVLS Mapped UC" / "NVLS Mapped MC buffer" (2.17 .. 2.21), "NVLS importing
+// shareableHandle", "NVLS Bind mem" (2.17 .. 2.21: the bind "will block until all ranks have been
+// added to the Group", nvls.cc:166 @ v2.19.3-1), "NVLS comm %p headRank". Not "NVLS rank %d (dev
+// %d) alloc done" (2.22.3+: printed after the bind, and from 2.22.3 the buffers may be set up at
+// the first collective, group.cc), the teardown ("NVLS Unbind", "NVLS Unmap") or the buffer
+// registration of collectives.
 inline bool nccl_nvls_setup_message(std::string_view m) {
   if (!m.starts_with("NVLS ")) return false;
   m.remove_prefix(5);
@@ -19,7 +21,22 @@ inline bool nccl_nvls_setup_message(std::string_view m) {
        {"Creating Multicast group", "Created Multicast group", "group ",
         "importing shareableHandle", "Mapped UC", "Bind mem", "Mapped MC", "comm "})
     if (m.starts_with(p)) return true;
-  return m.starts_with("rank ") && m.find(" alloc done") != std::string_view::npos;
+  return false;
+}
+
+// The NVLS setup lines after which a rank waits for the other GPUs of the multicast group: the
+// root's "NVLS Creating/Created Multicast group" (then the handle is shared), "NVLS importing
+// shareableHandle" and "NVLS group %llx adding dev" (then cuMulticastAddDevice), "NVLS Mapped UC"
+// and "NVLS Bind mem" (then cuMulticastBindMem, which "will block until all ranks have been added
+// to the Group"). A rank silent after one of these is waiting there; "NVLS comm ... headRank"
+// (before the buffers) and "NVLS Mapped MC buffer" (after the bind) are setup, not a wait.
+inline bool nccl_nvls_waiting_step(std::string_view m) {
+  if (!m.starts_with("NVLS ")) return false;
+  m.remove_prefix(5);
+  for (std::string_view p : {"Creating Multicast group", "Created Multicast group",
+                             "importing shareableHandle", "Mapped UC", "Bind mem"})
+    if (m.starts_with(p)) return true;
+  return m.starts_with("group ") && m.find(" adding dev") != std::string_view::npos;
 }
 
 }  // namespace trainready

@@ -461,7 +461,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
         return;
       }
       // transport/nvls.cc (2.17 .. 2.30): the NVLS (NVLink SHARP) group and buffer setup of
-      // init (initTransportsRank -> ncclNvlsSetup, ncclNvlsBufferSetup). From 2.23 the buffers
+      // init (initTransportsRank -> ncclNvlsSetup, ncclNvlsBufferSetup). From 2.22.3 the buffers
       // may be set up at the first collective instead (group.cc), after Init COMPLETE.
       if (nccl_nvls_setup_message(m)) {
         if (!s.init_complete) s.init_started = true;

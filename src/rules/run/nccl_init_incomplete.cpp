@@ -22,19 +22,21 @@ class NcclInitIncomplete : public Rule {
     bool init_lines = false;
     for (const auto& [id, c] : f.comms)
       init_lines = init_lines || !c.ranks_complete.empty() || !c.ranks_started.empty();
+    // Without any "Init START/COMPLETE" line the log does not cover init (an excerpt): no
+    // judgement either way, except on the ranks whose last line is itself a step of init that
+    // blocks on the others (NVLS setup: the multicast bind waits for every GPU of the group).
     std::vector<const NcclStream*> stuck;
     std::set<std::string> hosts;
     std::size_t in_nvls = 0;
     for (const auto& [k, s] : f.streams) {
       if (s.init_started && !s.init_complete) {
+        const bool nvls = nccl_nvls_waiting_step(s.last_message);
+        if (!init_lines && !nvls) continue;
         stuck.push_back(&s);
         hosts.insert(s.host);
-        if (nccl_nvls_setup_message(s.last_message)) ++in_nvls;
+        if (nvls) ++in_nvls;
       }
     }
-    // Without any "Init START/COMPLETE" line the log does not cover init (an excerpt): no
-    // judgement either way, unless a rank's last line is itself a step of init that blocks on
-    // the others (NVLS setup: the multicast bind waits for every GPU of the group).
     if (!init_lines && in_nvls == 0)
       return RuleOutcome::skip("the log holds no communicator init lines (NCCL_DEBUG=INFO)");
     if (stuck.empty()) return {};
@@ -102,9 +104,12 @@ class NcclInitIncomplete : public Rule {
           "Confirm with NCCL_NVLS_ENABLE=0 (the hang should go away; NVLS off costs some "
           "all-reduce bandwidth). Then check the NVSwitch fabric on the host (`nvidia-smi -q | "
           "grep -A3 Fabric`: State Completed, Status Success; `systemctl status "
-          "nvidia-fabricmanager`), that every rank of the communicator was started, and update "
-          "NCCL and the driver; keep NCCL_NVLS_ENABLE=0 until the fabric is repaired.";
-      x.rank = 85;
+          "nvidia-fabricmanager`; IMEX across nodes), that every rank of the communicator was "
+          "started, and update NCCL and the driver; keep NCCL_NVLS_ENABLE=0 until the fabric is "
+          "repaired.";
+      // Only a failure, a timeout or an abort says the job hung: an excerpt that ends here, or a
+      // capture of the NVLS subsystem alone (no Init COMPLETE printed), may simply stop here.
+      x.rank = failed ? 85 : 40;
     } else if (after_p2p * 2 > stuck.size()) {
       x.message += "; they went silent right after connecting P2P channels";
       x.cause =
