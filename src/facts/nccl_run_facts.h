@@ -246,6 +246,10 @@ struct NcclRunFacts {
   // (repeats included) that went unkept, 0 when every one was kept.
   std::vector<LogLine> failure_info;
   std::uint64_t failure_info_folded = 0;
+  // Distinct warnings of rdma-core's libibverbs ("libibverbs: Warning: ...", libibverbs/init.c),
+  // which NCCL's process writes to the same stderr: the first line of each of the first 16
+  // kinds, apart from NCCL's lines.
+  std::vector<LogLine> verbs_lines;
   std::optional<LogLine> init_complete_line;  // the first "Init COMPLETE"
   std::optional<LogLine> mnnvl_line;          // the first "MNNVL ..." line (multi-node NVLink)
   std::string cuda_driver;                    // "12.2", from "cudaDriverVersion 12020"

@@ -318,7 +318,7 @@ std::pair<std::size_t, bool> ofi_test_logger_head(std::string_view t) {
     return {0, false};
   }
   const std::size_t line = t.find(" Line: ", i);
-  if (line == std::string_view::npos || line == i || line - i > 200) return {0, false};
+  if (line == std::string_view::npos || line == i || line - i > 1024) return {0, false};
   std::size_t d = line + 7;
   const std::size_t first = d;
   while (d < t.size() && t[d] >= '0' && t[d] <= '9') ++d;
@@ -357,19 +357,29 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   }
   framework_line(line, n);  // PyTorch, vLLM, DeepSpeed ...: framework.h
   // rdma-core's libibverbs writes its warnings to the same stderr as NCCL's lines (PFX
-  // "libibverbs: ", libibverbs/init.c): kept as a failure-worded INFO line is, for the knowledge
-  // base's passthrough entries to read (a device no provider drives: NCCL finds no IB device).
+  // "libibverbs: ", libibverbs/init.c): kept apart (a provider per line can precede the one
+  // that matters), for the knowledge base's passthrough entries to read (a device no provider
+  // drives: NCCL finds no IB device).
   if (const std::string_view t = trim(line); starts(t, "libibverbs: ")) {
-    failures.info(quote(t), at(n), nullptr, time_of(n));
+    // One line of each kind (the text before its first name, path or number: "couldn't load
+    // driver '...'" once whatever the provider), so a run of one kind leaves room for the rest.
+    constexpr std::size_t kVerbsKinds = 16;
+    auto kind = [](std::string_view x) { return x.substr(0, x.find_first_of("'/0123456789", 12)); };
+    bool seen = false;
+    for (const LogLine& l : f.verbs_lines) seen = seen || kind(l.text) == kind(t);
+    if (!seen && f.verbs_lines.size() < kVerbsKinds) f.verbs_lines.push_back({quote(t), at(n)});
     return;
   }
   // aws-ofi-nccl's functional tests (nccl_message_transfer, ring, ...) hand the plugin a logger
   // of their own, "WARN: Function: %s Line: %d: " or "INFO: ..." before the plugin's text
   // (tests/functional/test-common.h; functional_test.cpp from v1.14): read as NCCL's logger
   // prints the plugin's lines, a WARN as a WARN without its host prefix.
-  if (auto [head, warn_level] = ofi_test_logger_head(trim(line)); head > 0) {
+  // The plugin's NCCL_OFI_WARN / NCCL_OFI_INFO put "NET/OFI " before every text: another
+  // program's line in that shape is not the plugin's.
+  if (auto [head, warn_level] = ofi_test_logger_head(trim(line));
+      head > 0 && starts(trim(trim(line).substr(head)), "NET/OFI ")) {
     const std::string_view m = trim(trim(line).substr(head));
-    if (warn_level && !m.empty()) {
+    if (warn_level) {
       const std::string_view t = trim(line);
       ++f.nccl_lines;
       warning_seen(m, "", t, n, nullptr);

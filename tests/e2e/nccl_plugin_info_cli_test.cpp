@@ -99,6 +99,11 @@ TEST(NcclPluginInfo, TheFunctionalTestsLoggerIsReadAsThePlugins) {
   j = report_json({"nccl", log}, 1);
   ASSERT_FALSE(j["findings"].empty());
   EXPECT_EQ(j["findings"][0]["severity"], "error") << j["findings"][0].dump();
+  // Another program's line in the same shape is not the plugin's: a file of those is refused.
+  const std::string other = d + "/other.log";
+  std::ofstream(other) << "INFO: Function: main Line: 12: starting\n"
+                       << "WARN: Function: write_block Line: 88: disk full\n";
+  EXPECT_EQ(run_trainready({"nccl", other}).code, 2);
   EXPECT_NE(j["findings"][0]["message"].get<std::string>().find("address vector"),
             std::string::npos)
       << j["findings"][0].dump();
