@@ -1,12 +1,12 @@
 // Every message site that a knowledge-base entry covers, as tools/nccl_kb_coverage.py says - of
 // NCCL's release tags (the last patch of each minor v2.4 .. v2.17, every tag v2.18.1 .. v2.30.7)
-// and of aws-ofi-nccl's (v1.14.2 .. v1.21.1) - rendered in that release's log format (src/debug.cc,
-// src/misc/utils.cc in 2.4, at the tag) and read by the real log analyser and the knowledge base:
-// the reader keeps the line, the entries whose regexes admit it are the ones Python's admit (so
-// the ECMAScript and Python dialects agree), and the reading names one of them. And every site NCCL
-// prints only at INFO, rendered the same way and judged by all of `trainready nccl`'s rules: the
-// healthy ones (a trace of a choice or a fallback) yield no warning or error, the ones the
-// knowledge base records as failures (info_failure, a failure chain) do.
+// and of aws-ofi-nccl's (v1.14.2 .. v1.21.1) and the HPC-X plugin's - rendered in that release's
+// log format (src/debug.cc, src/misc/utils.cc in 2.4, at the tag) and read by the real log analyser
+// and the knowledge base: the reader keeps the line, the entries whose regexes admit it are the
+// ones Python's admit (so the ECMAScript and Python dialects agree), and the reading names one of
+// them. And every site NCCL prints only at INFO, rendered the same way and judged by all of
+// `trainready nccl`'s rules: the healthy ones (a trace of a choice or a fallback) yield no warning
+// or error, the ones the knowledge base records as failures (info_failure, a failure chain) do.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
