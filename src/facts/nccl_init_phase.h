@@ -28,13 +28,26 @@ inline bool nccl_nvls_setup_message(std::string_view m) {
 // root's "NVLS Creating/Created Multicast group" (then the handle is shared), "NVLS importing
 // shareableHandle" and "NVLS group %llx adding dev" (then cuMulticastAddDevice), "NVLS Mapped UC"
 // and "NVLS Bind mem" (then cuMulticastBindMem, which "will block until all ranks have been added
-// to the Group"). A rank silent after one of these is waiting there; "NVLS comm ... headRank"
-// (before the buffers) and "NVLS Mapped MC buffer" (after the bind) are setup, not a wait.
+// to the Group"), "NVLS Mapped MC buffer" (then cuMemSetAccess, which "will block until all
+// ranks have bound", nvls.cc:207 @ v2.19.3-1). "NVLS comm ... headRank" (before the buffers) is
+// setup, not a wait.
 inline bool nccl_nvls_waiting_step(std::string_view m) {
   if (!m.starts_with("NVLS ")) return false;
   m.remove_prefix(5);
   for (std::string_view p : {"Creating Multicast group", "Created Multicast group",
-                             "importing shareableHandle", "Mapped UC", "Bind mem"})
+                             "importing shareableHandle", "Mapped UC", "Bind mem", "Mapped MC"})
+    if (m.starts_with(p)) return true;
+  return m.starts_with("group ") && m.find(" adding dev") != std::string_view::npos;
+}
+
+// Of those, the ones only init prints (ncclNvlsSetup, 2.17 .. 2.21): a user buffer's
+// registration at a collective also creates, shares and imports a multicast group
+// (tryRegisterBuffer, nvls.cc @ v2.19.3-1 .. v2.30.7-1), but adds the device and binds with no
+// line of its own.
+inline bool nccl_nvls_init_only_step(std::string_view m) {
+  if (!m.starts_with("NVLS ")) return false;
+  m.remove_prefix(5);
+  for (std::string_view p : {"Mapped UC", "Bind mem", "Mapped MC"})
     if (m.starts_with(p)) return true;
   return m.starts_with("group ") && m.find(" adding dev") != std::string_view::npos;
 }

@@ -364,7 +364,13 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     // One line of each kind (the text before its first name, path or number: "couldn't load
     // driver '...'" once whatever the provider), so a run of one kind leaves room for the rest.
     constexpr std::size_t kVerbsKinds = 16;
-    auto kind = [](std::string_view x) { return x.substr(0, x.find_first_of("'/0123456789", 12)); };
+    auto kind = [](std::string_view x) {
+      std::size_t e = 12;
+      while (e < x.size() && x[e] != '/' && !(x[e] >= '0' && x[e] <= '9') &&
+             !(x[e] == '\'' && x[e - 1] == ' '))
+        ++e;
+      return x.substr(0, e);
+    };
     bool seen = false;
     for (const LogLine& l : f.verbs_lines) seen = seen || kind(l.text) == kind(t);
     if (!seen && f.verbs_lines.size() < kVerbsKinds) f.verbs_lines.push_back({quote(t), at(n)});

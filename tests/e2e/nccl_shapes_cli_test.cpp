@@ -173,6 +173,22 @@ TEST(NcclShapesCli, AVerbsDeviceWithoutItsProviderIsRead) {
     read = read ||
            f["message"].get<std::string>().find("ibv-no-userspace-driver") != std::string::npos;
   EXPECT_TRUE(read) << j.dump();
+  // Behind a run of another kind (a "couldn't load driver" line per provider the image lists).
+  {
+    std::ofstream out(log);
+    for (int i = 0; i < 20; ++i)
+      out << "libibverbs: Warning: couldn't load driver 'libprov" << i << "-rdmav34.so': cannot "
+          << "open shared object file\n";
+    out << "libibverbs: Warning: no userspace device-specific driver found for "
+           "/sys/class/infiniband_verbs/uverbs0\n"
+        << tail;
+  }
+  j = report_json({"nccl", log}, 1);
+  read = false;
+  for (const auto& f : j["findings"])
+    read = read ||
+           f["message"].get<std::string>().find("ibv-no-userspace-driver") != std::string::npos;
+  EXPECT_TRUE(read) << j.dump();
   // Inside a NCCL log of a multi-node run: NCCL found no IB device and used sockets.
   const std::string p = "node1:100:100 [0] NCCL INFO ";
   std::ofstream(log) << p << "NCCL version 2.18.1+cuda12.1\n"

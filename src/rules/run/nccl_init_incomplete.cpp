@@ -23,14 +23,15 @@ class NcclInitIncomplete : public Rule {
     for (const auto& [id, c] : f.comms)
       init_lines = init_lines || !c.ranks_complete.empty() || !c.ranks_started.empty();
     // Without any "Init START/COMPLETE" line the log does not cover init (an excerpt): no
-    // judgement either way, except on the ranks whose last line is itself a step of init that
-    // blocks on the others (NVLS setup: the multicast bind waits for every GPU of the group).
+    // judgement either way, except on the ranks whose last line is a step only init prints and
+    // that blocks on the others (NVLS: the multicast bind waits for every GPU of the group).
     std::vector<const NcclStream*> stuck;
     std::set<std::string> hosts;
     std::size_t in_nvls = 0;
     for (const auto& [k, s] : f.streams) {
       if (s.init_started && !s.init_complete) {
-        const bool nvls = nccl_nvls_waiting_step(s.last_message);
+        const bool nvls = init_lines ? nccl_nvls_waiting_step(s.last_message)
+                                     : nccl_nvls_init_only_step(s.last_message);
         if (!init_lines && !nvls) continue;
         stuck.push_back(&s);
         hosts.insert(s.host);
@@ -88,6 +89,10 @@ class NcclInitIncomplete : public Rule {
         ++after_bootstrap;
     }
     const bool failed = !f.issues.empty() || !f.timeouts.empty() || !f.lagging.empty();
+    // A failure, not only a WARN no rule places: what says an NVLS stop is a hang.
+    bool hard_failure = !f.timeouts.empty() || !f.lagging.empty();
+    for (const auto& [k, i] : f.issues)
+      hard_failure = hard_failure || k != NcclProblem::kOtherWarning;
     for (const LogLine& l : f.last_lines)
       if (x.evidence.size() < 12) x.evidence.push_back({"last lines: " + l.text, l.where});
     if (in_nvls * 2 > stuck.size()) {
@@ -109,7 +114,7 @@ class NcclInitIncomplete : public Rule {
           "repaired.";
       // Only a failure, a timeout or an abort says the job hung: an excerpt that ends here, or a
       // capture of the NVLS subsystem alone (no Init COMPLETE printed), may simply stop here.
-      x.rank = failed ? 85 : 40;
+      x.rank = hard_failure ? 85 : 40;
     } else if (after_p2p * 2 > stuck.size()) {
       x.message += "; they went silent right after connecting P2P channels";
       x.cause =
@@ -138,7 +143,8 @@ class NcclInitIncomplete : public Rule {
           "check that every rank was launched.";
       x.rank = 45;
     }
-    if (!failed && x.rank < 45) {
+    const bool nvls_stop = in_nvls * 2 > stuck.size();
+    if ((!failed || (nvls_stop && !hard_failure)) && x.rank < 45) {
       // Nothing in the log says the job hung: a log that ends mid-init may be an excerpt or
       // a copy taken while the job still ran.
       x.severity = Severity::kWarning;

@@ -19,20 +19,27 @@ class NcclWarnings : public Rule {
     RuleOutcome o;
     struct Kind {
       NcclProblem p;
+      int codes[2];  // the ncclResult_t values of this kind (src/nccl.h.in)
       const char* what;
       Severity sev;
       const char* cause;
       const char* fix;
     };
     static const Kind kinds[] = {
-        {NcclProblem::kCudaError, "CUDA error(s) inside NCCL", Severity::kError,
+        {NcclProblem::kCudaError,
+         {1, 1},
+         "CUDA error(s) inside NCCL",
+         Severity::kError,
          "A CUDA call failed inside NCCL: out of memory, an Xid / GPU fault, or a driver and "
          "CUDA runtime that do not match.",
          "Check `dmesg` for Xid errors and `nvidia-smi` on the host; run `trainready doctor`. "
          "The log shows NCCL's result, not the WARN that names the call: capture every rank's "
          "log with NCCL_DEBUG=INFO (NCCL_DEBUG_FILE=/tmp/nccl.%h.%p) and the framework's whole "
          "error (its 'Last error:' lines), and run `trainready nccl` on them."},
-        {NcclProblem::kInternalError, "NCCL internal error / invalid usage", Severity::kError,
+        {NcclProblem::kInternalError,
+         {3, 5},
+         "NCCL internal error / invalid usage",
+         Severity::kError,
          "NCCL rejected a call: mismatched collectives or arguments between ranks, or a bug.",
          "Check that every rank issues the same collectives with the same sizes; update NCCL. "
          "The log shows NCCL's result, not the WARN that names the check that failed: capture "
@@ -42,35 +49,42 @@ class NcclWarnings : public Rule {
     // What the knowledge base explains (nccl-message, nccl-known-signature) is not quoted back.
     std::set<std::string> explained;
     // The failures the knowledge base reads (error severity): where each was first printed, and
-    // whether it is on NCCL's error chain (a "file:line -> code" trail followed it, or it is one).
+    // for NCCL's error trail ("file:line -> 3") the ncclResult_t it returned.
     struct Failure {
       Provenance where;
-      bool chain = false;
+      int code = 0;
     };
     std::vector<Failure> failures;
     for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin())) {
       explained.insert(r.messages.begin(), r.messages.end());
-      if (nccl_kb_severity(r) == Severity::kError)
-        failures.push_back({r.line.line.where, r.starts_failure || r.line.trail});
+      if (nccl_kb_severity(r) != Severity::kError) continue;
+      int code = 0;
+      if (const std::size_t a = r.line.message.find("-> ");
+          r.line.trail && a != std::string::npos && a + 3 < r.line.message.size())
+        code = r.line.message[a + 3] - '0';
+      failures.push_back({r.line.line.where, code});
     }
-    // A result code is that failure's result when, in the same file, the knowledge base read a
-    // line of the same kind before it (NCCL's "Cuda failure '...'" WARN, then the framework's
-    // "unhandled cuda error"), or the nearest failure it reads before it began NCCL's error
-    // chain (its WARN, then the "-> code" trail every caller prints, src/include/checks.h, up to
-    // the API the framework called) or was pasted right above it (an excerpt without the INFO
-    // trail). Quoting it again as an unexplained error would hide the reading; an earlier,
-    // unrelated failure (an async event, a WARN long before) does not cover it.
+    // A result code is that failure's result when, in the same file before it, the knowledge
+    // base read a line of the same kind (NCCL's "Cuda failure '...'" WARN, then the framework's
+    // "unhandled cuda error"), or NCCL's error trail returned that code (the WARN where the call
+    // failed, then "-> 3" from every caller up to the API the framework called,
+    // src/include/checks.h), or a failure it reads was pasted right above it (an excerpt without
+    // the trail). Quoting it again as an unexplained error would hide the reading; an earlier
+    // failure of another kind far above it (an async event, a bootstrap WARN before a CUDA
+    // error) does not cover it.
     constexpr int kPastedAbove = 8;  // lines between a WARN and the result pasted under it
-    auto follows_a_failure = [&](const LogLine& l, const std::vector<const LogLine*>& read_kind) {
+    auto follows_a_failure = [&](const LogLine& l, const Kind& k,
+                                 const std::vector<const LogLine*>& read_kind) {
       auto before_l = [&](const Provenance& p) {
         return p.source == l.where.source && p.line > 0 && p.line <= l.where.line;
       };
-      for (const LogLine* k : read_kind)
-        if (before_l(k->where)) return true;
-      const Failure* nearest = nullptr;
+      for (const LogLine* x : read_kind)
+        if (before_l(x->where)) return true;
       for (const Failure& x : failures)
-        if (before_l(x.where) && (!nearest || x.where.line > nearest->where.line)) nearest = &x;
-      return nearest && (nearest->chain || l.where.line - nearest->where.line <= kPastedAbove);
+        if (before_l(x.where) && ((x.code != 0 && (x.code == k.codes[0] || x.code == k.codes[1])) ||
+                                  l.where.line - x.where.line <= kPastedAbove))
+          return true;
+      return false;
     };
     auto is_explained = [&](const std::string& text) {
       for (const std::string& m : explained)
@@ -80,14 +94,14 @@ class NcclWarnings : public Rule {
     for (const Kind& k : kinds) {
       const NcclIssue* i = find_issue(f, k.p);
       if (!i) continue;
-      // A CUDA or internal error the knowledge base reads (every example line) is its finding.
-      // Every line must be seen to be judged: past the examples kept, some are not.
-      bool all = !i->examples.empty() && i->count <= i->examples.size();
+      // A CUDA or internal error the knowledge base reads (every example line kept: the first
+      // few, NCCL's WARNs among them) is its finding.
+      bool all = !i->examples.empty();
       std::vector<const LogLine*> read_kind;  // this kind's lines the knowledge base reads
       for (const LogLine& l : i->examples)
         if (is_explained(l.text)) read_kind.push_back(&l);
       for (const LogLine& l : i->examples)
-        all = all && (is_explained(l.text) || follows_a_failure(l, read_kind));
+        all = all && (is_explained(l.text) || follows_a_failure(l, k, read_kind));
       if (all) continue;
       Finding x = finding(std::string(k.what) + ": " + std::to_string(i->count) + " line(s)");
       x.severity = k.sev;
@@ -114,6 +128,9 @@ class NcclWarnings : public Rule {
                                                   "invalid usage",
                                                   "ncclInternalError",
                                                   "ncclInvalidUsage",
+                                                  "ncclInvalidArgument",
+                                                  "ncclUnhandledCudaError",
+                                                  "ncclRemoteError",
                                                   "remote process",
                                                   "Remote process"};
     std::vector<const NcclWarning*> other;

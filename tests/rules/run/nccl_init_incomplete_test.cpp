@@ -74,6 +74,17 @@ TEST(NcclInitIncomplete, SilenceInsideNvlsSetupPointsAtNvls) {
                              "milliseconds before timing out.\n"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  // A WARN no rule places is no failure: the stop stays a warning.
+  o = log_rule(kId, log_text("h:1:1 [0] misc/utils.cc:1 NCCL WARN something unrelated\n" +
+                             std::string(bind)));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  // A user buffer's registration at a collective (2.19+) also creates and imports a multicast
+  // group: an excerpt ending there (NCCL_DEBUG_SUBSYS=NVLS, no init lines) is not a stop.
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:1 [0] NCCL INFO NVLS Creating Multicast group nranks 8 "
+                                     "size 2097152 on rank 0\nh:1:1 [0] NCCL INFO NVLS Created "
+                                     "Multicast group 7f nranks 8 size 2097152 on rank 0\n"))
+                  .skipped);
   // Setup lines that are no wait (the comm's NVLS plan, printed before the buffers), pasted
   // alone, are not read as a stop: an excerpt about NVLS memory, not a hang.
   EXPECT_TRUE(log_rule(kId, log_text("h:1:1 [0] NCCL INFO NVLS multicast support is available on "

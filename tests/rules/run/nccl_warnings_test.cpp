@@ -75,10 +75,28 @@ TEST(NcclWarnings, AResultAfterAReadFailureIsThatFailure) {
   EXPECT_EQ(log_rule(kId, log_text(warn + run + result)).findings.size(), 1u);
   const std::string trail = "host1:1234:1234 [0] NCCL INFO bootstrap.cc:46 -> 3\n";
   EXPECT_TRUE(log_rule(kId, log_text(warn + trail + run + result)).findings.empty());
-  // More result lines than the examples kept: those not seen are not judged covered.
-  std::string many;
-  for (int i = 0; i < 8; ++i) many += result;
-  EXPECT_EQ(log_rule(kId, log_text(warn + trail + many)).findings.size(), 1u);
+  // The trail returned an internal error: a CUDA error far below it is another failure.
+  EXPECT_EQ(log_rule(kId, log_text(warn + trail + run +
+                                   "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, "
+                                   "unhandled cuda error, NCCL version 2.14.3\n"))
+                .findings.size(),
+            1u);
+}
+
+// Three ranks each print the CUDA failure NCCL WARNed, its trail and the framework's result
+// (more lines than the few kept as examples): one failure, the knowledge base's reading.
+TEST(NcclWarnings, ARankByRankPasteOfOneCudaFailureIsThatFailure) {
+  std::string log;
+  for (int r = 0; r < 3; ++r) {
+    const std::string h = "gpu" + std::to_string(r) + ":10" + std::to_string(r) + ":11 [0] ";
+    log += h + "enqueue.cc:215 NCCL WARN Cuda failure 'out of memory'\n" + h +
+           "NCCL INFO enqueue.cc:216 -> 1\n";
+    for (int i = 0; i < 25; ++i) log += "  File \"train.py\", line " + std::to_string(i) + "\n";
+    log +=
+        "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled cuda error, NCCL "
+        "version 2.18.1\nncclUnhandledCudaError: Call to CUDA function failed.\n";
+  }
+  EXPECT_TRUE(log_rule(kId, log_text(log)).findings.empty());
 }
 
 }  // namespace
