@@ -148,15 +148,16 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f) {
   };
   if (f.first_error_return)
     info(*f.first_error_return, after_level(f.first_error_return->text, "NCCL INFO "));
-  for (const LogLine& l : f.failure_info) info(l, l.text);
-  for (const LogLine& l : f.verbs_lines) {  // libibverbs' own text, not NCCL's: any level
-    if (!seen.insert(l.text).second) continue;
+  auto any_level = [&](const LogLine& l) {  // text not NCCL's own: read at any level
     NcclKbLine x;
     x.level = NcclKbLevel::kAny;
     x.message = l.text;
     x.line = l;
     out.push_back(std::move(x));
-  }
+  };
+  for (const LogLine& l : f.failure_info) info(l, l.text);
+  for (const LogLine& l : f.verbs_lines)  // libibverbs' own warnings
+    if (seen.insert(l.text).second) any_level(l);
   for (const LogLine& l : f.unrecognised) info(l, l.text);
   // The lines the analyser kept as a CUDA, internal or system error: a framework's or
   // nccl-tests' report of NCCL's result ("NCCL error in: ..., unhandled cuda error"), often the
@@ -172,11 +173,7 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f) {
       if (warned.count(l.text) || warn_tag(l.text) != std::string::npos ||
           !seen.insert(l.text).second)
         continue;
-      NcclKbLine x;
-      x.level = NcclKbLevel::kAny;
-      x.message = l.text;
-      x.line = l;
-      out.push_back(std::move(x));
+      any_level(l);
     }
   }
   return out;

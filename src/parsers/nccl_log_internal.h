@@ -691,6 +691,8 @@ struct NcclLogAnalyzer::State {
   void comm_line(std::string_view m, NcclStream& s, std::uint64_t n);
   void net_ib_line(std::string_view m, std::string_view text, std::uint64_t n);
   void plain(std::string_view line, std::uint64_t n);
+  // A WARN read without its host:pid:tid prefix: message `m` of the line `t`.
+  void headless_warn(std::string_view m, std::string_view t, std::uint64_t n);
   void profile_bootstrap(std::string_view m, const NcclStream& s);
   void profile_net_ib(std::string_view m, const NcclStream& s);
   void profile_socket(std::string_view m, const NcclStream& s);

@@ -327,6 +327,14 @@ std::pair<std::size_t, bool> ofi_test_logger_head(std::string_view t) {
 }
 }  // namespace
 
+void NcclLogAnalyzer::State::headless_warn(std::string_view m, std::string_view t,
+                                           std::uint64_t n) {
+  ++f.nccl_lines;
+  warning_seen(m, "", t, n, nullptr);
+  remember_tail(t, n);
+  classify_problem(m, "", t, n, true);
+}
+
 // A line without a NCCL record: framework output (PyTorch), the bare version banner, noise.
 void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   if (last_error_follows) {
@@ -382,19 +390,15 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   // prints the plugin's lines, a WARN as a WARN without its host prefix.
   // The plugin's NCCL_OFI_WARN / NCCL_OFI_INFO put "NET/OFI " before every text: another
   // program's line in that shape is not the plugin's.
-  if (auto [head, warn_level] = ofi_test_logger_head(trim(line));
-      head > 0 && starts(trim(trim(line).substr(head)), "NET/OFI ")) {
-    const std::string_view m = trim(trim(line).substr(head));
-    if (warn_level) {
-      const std::string_view t = trim(line);
-      ++f.nccl_lines;
-      warning_seen(m, "", t, n, nullptr);
-      remember_tail(t, n);
-      classify_problem(m, "", t, n, true);
-      return;
+  {
+    const std::string_view t = trim(line);
+    const auto [head, warn_level] = ofi_test_logger_head(t);
+    const std::string_view m = head > 0 ? trim(t.substr(head)) : std::string_view();
+    if (starts(m, "NET/OFI ")) {
+      if (warn_level) return headless_warn(m, t, n);
+      ++f.nccl_lines;  // the plugin's INFO or TRACE, read below as a headless "NET/OFI " line
+      line = m;
     }
-    ++f.nccl_lines;  // the plugin's INFO or TRACE, read below as a headless "NET/OFI " line
-    line = m;
   }
   // A line that starts with a net transport's tag ("NET/IB : ", "NET/Socket : ", a plugin's
   // "NET/OFI ", "NET/IBP:") is NCCL's message (or its plugin's, through NCCL's logger) without
@@ -408,12 +412,7 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   std::string_view t = trim(line);
   if (std::size_t w = find(t, "NCCL WARN "); w != std::string_view::npos) {
     // A WARN line without the host:pid:tid prefix (a capture that dropped it).
-    ++f.nccl_lines;
-    std::string_view m = trim(t.substr(w + 10));
-    warning_seen(m, "", t, n, nullptr);
-    remember_tail(t, n);
-    classify_problem(m, "", t, n, true);
-    return;
+    return headless_warn(trim(t.substr(w + 10)), t, n);
   }
   if (std::size_t lw = find(t, "Last NCCL warning"); lw != std::string_view::npos) {
     // JAX / XLA: "... Last NCCL warning(error): 'Bootstrap : no socket interface found'"
