@@ -1,7 +1,6 @@
 // framework-nccl-error: the training framework says a NCCL call failed, and no NCCL line in the
 // log reads the failure (the other nccl-* rules read NCCL's own WARN and error lines).
 #include "knowledge/nccl_kb.h"
-#include "knowledge/nccl_kb_read.h"
 #include "knowledge/nccl_result_causes.h"
 #include "rules/rule_factories.h"
 #include "rules/run/framework_evidence.h"
@@ -58,23 +57,6 @@ std::string meaning(const std::string& result, int v2_30) {
            "built with NCCL 2.10 or later (ncclBfloat16 first appears in NCCL 2.10's nccl.h), "
            "so an older NCCL in the build or the container rejects it";
   return "the framework aborted its NCCL communicator after a failure it detected";
-}
-
-// The issues the nccl-* rules only quote back (nccl-warnings): the framework's reading, ranked by
-// the log's context, is more than they say. An unhandled system error is nccl-system-error's,
-// which reads it with the same ranked causes (rules/run/nccl_result_reading.h).
-bool only_quoted_issues(const NcclRunFacts& f) {
-  for (const auto& [problem, issue] : f.issues)
-    if (problem != NcclProblem::kCudaError && problem != NcclProblem::kInternalError) return false;
-  return true;
-}
-
-// An error the knowledge base reads from NCCL's own text (a WARN, a "Last error:" line): that
-// reading names the failing call, so the log does explain the failure.
-bool nccl_text_explains(const NcclRunFacts& f) {
-  for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin()))
-    if (nccl_kb_severity(r) == Severity::kError) return true;
-  return false;
 }
 
 // A fatal signal whose backtrace runs through NCCL's code.
@@ -195,9 +177,7 @@ class FrameworkNcclError : public Rule {
       return o;
     }
     // NCCL's own lines (or the error text itself) already gave a reading: the nccl-* rules.
-    if (!only_quoted_issues(f) || !f.timeouts.empty() || nccl_text_explains(f)) return {};
-    auto events = framework_events(
-        f.framework, {FrameworkEventKind::kNcclError, FrameworkEventKind::kCommAborted});
+    const auto events = framework_result_events(f);
     if (events.empty()) return {};
     const FrameworkEvent* named = events.front();
     for (const FrameworkEvent* ev : events)

@@ -2,7 +2,10 @@
 
 #include <cctype>
 
+#include "knowledge/nccl_kb.h"
+#include "knowledge/nccl_kb_read.h"
 #include "knowledge/nccl_result_causes.h"
+#include "rules/run/framework_evidence.h"
 #include "rules/run/run_evidence.h"
 
 namespace trainready {
@@ -23,7 +26,30 @@ std::string context_words(const NcclRunFacts& f, bool container, bool multi_host
   return w;
 }
 
+// The issues the nccl-* rules only quote back (nccl-warnings): the framework's reading, ranked by
+// the log's context, is more than they say. An unhandled system error is nccl-system-error's,
+// which reads it with the same ranked causes (rules/run/nccl_result_reading.h).
+bool only_quoted_issues(const NcclRunFacts& f) {
+  for (const auto& [problem, issue] : f.issues)
+    if (problem != NcclProblem::kCudaError && problem != NcclProblem::kInternalError) return false;
+  return true;
+}
+
+// An error the knowledge base reads from NCCL's own text (a WARN, a "Last error:" line): that
+// reading names the failing call, so the log does explain the failure.
+bool nccl_text_explains(const NcclRunFacts& f) {
+  for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin()))
+    if (nccl_kb_severity(r) == Severity::kError) return true;
+  return false;
+}
+
 }  // namespace
+
+std::vector<const FrameworkEvent*> framework_result_events(const NcclRunFacts& f) {
+  if (!only_quoted_issues(f) || !f.timeouts.empty() || nccl_text_explains(f)) return {};
+  return framework_events(f.framework,
+                          {FrameworkEventKind::kNcclError, FrameworkEventKind::kCommAborted});
+}
 
 // The result's causes ranked by the log's context: the top one with its confirming experiment,
 // the next ones in order. Empty when the table has none for the result.

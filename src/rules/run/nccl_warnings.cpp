@@ -2,6 +2,7 @@
 #include "knowledge/nccl_kb.h"
 #include "knowledge/nccl_kb_read.h"
 #include "rules/rule_factories.h"
+#include "rules/run/nccl_result_reading.h"
 #include "rules/run/run_evidence.h"
 
 namespace trainready {
@@ -86,6 +87,15 @@ class NcclWarnings : public Rule {
           return true;
       return false;
     };
+    // The framework's failure line that framework-nccl-error reads with its ranked causes.
+    const auto framework_read = framework_result_events(f);
+    auto framework_reads = [&](const LogLine& l) {
+      for (const FrameworkEvent* e : framework_read)
+        if (e->where.source == l.where.source &&
+            (e->where.line == l.where.line || e->text == l.text))
+          return true;
+      return false;
+    };
     auto is_explained = [&](const std::string& text) {
       for (const std::string& m : explained)
         if (!m.empty() && text.find(m) != std::string::npos) return true;
@@ -101,7 +111,8 @@ class NcclWarnings : public Rule {
       for (const LogLine& l : i->examples)
         if (is_explained(l.text)) read_kind.push_back(&l);
       for (const LogLine& l : i->examples)
-        all = all && (is_explained(l.text) || follows_a_failure(l, k, read_kind));
+        all = all && (is_explained(l.text) || framework_reads(l) ||
+                      follows_a_failure(l, k, read_kind));
       if (all) continue;
       Finding x = finding(std::string(k.what) + ": " + std::to_string(i->count) + " line(s)");
       x.severity = k.sev;

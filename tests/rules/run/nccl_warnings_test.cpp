@@ -47,11 +47,15 @@ TEST(NcclWarnings, AnUnplacedWarnSaysWhatToCaptureNext) {
   RuleOutcome o = log_rule(kId, log_text("h:1:2 [0] init.cc:1 NCCL WARN Something unexpected\n"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].fix.find("NCCL_DEBUG_SUBSYS"), std::string::npos);
-  // A bare result code (nccl-tests, a title-only paste) says to capture the WARN behind it.
-  o = log_rule(kId, log_text("Test NCCL failure common.cu:1012 'internal error - please report "
-                             "this issue to the NCCL developers / '\n"));
+  // A bare result code (nccl-tests, a title-only paste) is framework-nccl-error's reading,
+  // which says to capture the WARN behind it.
+  const NcclRunFacts bare = log_text(
+      "Test NCCL failure common.cu:1012 'internal error - please report this issue to the NCCL "
+      "developers / '\n");
+  EXPECT_TRUE(log_rule(kId, bare).findings.empty());
+  o = log_rule("framework-nccl-error", bare);
   ASSERT_EQ(o.findings.size(), 1u);
-  EXPECT_NE(o.findings[0].fix.find("'Last error:' lines"), std::string::npos) << o.findings[0].fix;
+  EXPECT_NE(o.findings[0].fix.find("NCCL_DEBUG=INFO"), std::string::npos) << o.findings[0].fix;
 }
 
 // The framework's result code after a failure the knowledge base reads is that failure's result
@@ -97,6 +101,17 @@ TEST(NcclWarnings, ARankByRankPasteOfOneCudaFailureIsThatFailure) {
         "version 2.18.1\nncclUnhandledCudaError: Call to CUDA function failed.\n";
   }
   EXPECT_TRUE(log_rule(kId, log_text(log)).findings.empty());
+}
+
+// nccl-tests' own failure line and no NCCL line that says why (NVIDIA/nccl-tests#41's shape):
+// framework-nccl-error reads the result with its ranked causes; quoting the same line again here
+// as "internal error" would be a second account of one failure.
+TEST(NcclWarnings, LeavesAResultFrameworkNcclErrorReads) {
+  const NcclRunFacts f =
+      log_text("# nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor)\n"
+               "ip-0AB85F07: Test NCCL failure common.cu:775 'internal error'\n");
+  EXPECT_EQ(log_rule("framework-nccl-error", f).findings.size(), 1u);
+  EXPECT_TRUE(log_rule(kId, f).findings.empty());
 }
 
 }  // namespace
