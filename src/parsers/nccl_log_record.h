@@ -28,9 +28,12 @@ std::size_t find_nccl_tag(std::string_view line, std::size_t pos);
 
 // A record glued to the end of other text ("...  0mew0:64904:...", "cudaDev 0ljm:...") takes that
 // text's trailing digits into its host name. Returns how many leading characters of `host` are
-// such a tail, judged by the hosts seen so far (0 when none is).
+// such a tail, judged by the hosts seen so far (0 when none is): the longest known host that ends
+// it. `any_tail`: the record is known to be glued (it cut another record short, NcclRecord::glued),
+// so the tail may hold any characters ("0x55cd375g183", "lg183"), not only digits, '-' and '.'.
 std::size_t glued_host_prefix(std::string_view host,
-                              const std::set<std::string, std::less<>>& known_hosts);
+                              const std::set<std::string, std::less<>>& known_hosts,
+                              bool any_tail = false);
 
 // Fills at most `max` records; returns how many were found (0: not a NCCL line). Also reads the
 // heads of NCCL 2.0-2.3 (no "NCCL" tag) and records whose "host:pid:tid" was cut off (no host).

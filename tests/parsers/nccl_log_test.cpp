@@ -139,6 +139,20 @@ TEST(NcclLog, NcclTests350RoceAndIbWithGdrdma) {
   EXPECT_TRUE(f.multi_node());
 }
 
+// ms-swift#3934's shape: ranks of one host writing into one file cut each other's records, so a
+// record's head follows a pointer ("parent 0x55cd375") or a cut word ("closed by l"): one host.
+TEST(NcclLog, ConcurrentWritersDoNotMakeHosts) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "g183:161264:166015 [7] NCCL INFO Channel 08/0 : 7[7] -> 15[7] [send] via NET/IB/8/GDRDMA\n"
+      "g183:161258:166018 [1] NCCL INFO ncclCommSplit comm 0x7fe5126331e0 rank 1 nranks 16 "
+      "parent 0x55cd375g183:161262:166017 [5] NCCL INFO ncclCommSplit comm 0x7f831a628b80 rank 5\n"
+      "g183:161260:166045 [3] NCCL INFO [Service thread] Connection closed by lg183:161262:166047 "
+      "[5] NCCL INFO [Service thread] Connection closed by localRank 1\n",
+      "t.log");
+  EXPECT_EQ(f.hosts(), (std::set<std::string>{"g183"}));
+  EXPECT_EQ(f.streams.count("g183:161262:5"), 1u);
+}
+
 TEST(NcclLog, RaddetSocketShmWithGarbledLines) {
   NcclRunFacts f = analyze("nccl-debug/raddet-1node-2gpu-noib-socket-bond0-shm.log");
   EXPECT_EQ(f.hosts(), (std::set<std::string>{"ljm"}));  // glued digits are not a new host
