@@ -250,6 +250,18 @@ struct NcclRunFacts {
   // which NCCL's process writes to the same stderr: the first line of each of the first 16
   // kinds, apart from NCCL's lines.
   std::vector<LogLine> verbs_lines;
+  // Distinct warnings of libfabric itself ("libfabric:PID:TIME::efa:core:func():123<warn> ...",
+  // src/log.c; printed when FI_LOG_LEVEL is set), which an OFI net plugin's process writes to
+  // the same stderr: the first line of each of the first 16 places in libfabric's source that
+  // printed one; `fabric_warn_lines` counts them all.
+  struct FabricWarning {
+    LogLine line;          // the whole line, as printed
+    std::string provider;  // "efa", "efa;ofi_rxd", "tcp;ofi_rxm", ...
+    std::string site;      // "rxr_info_to_rxr():506": the function and line that printed it
+    std::string message;   // after "<warn> "
+  };
+  std::vector<FabricWarning> fabric_warnings;
+  std::uint64_t fabric_warn_lines = 0;
   std::optional<LogLine> init_complete_line;  // the first "Init COMPLETE"
   std::optional<LogLine> mnnvl_line;          // the first "MNNVL ..." line (multi-node NVLink)
   std::string cuda_driver;                    // "12.2", from "cudaDriverVersion 12020"

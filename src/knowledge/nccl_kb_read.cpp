@@ -158,6 +158,14 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f) {
   for (const LogLine& l : f.failure_info) info(l, l.text);
   for (const LogLine& l : f.verbs_lines)  // libibverbs' own warnings
     if (seen.insert(l.text).second) any_level(l);
+  for (const auto& w : f.fabric_warnings)  // libfabric's own warnings, read by their text
+    if (seen.insert(w.message).second) {
+      NcclKbLine x;
+      x.level = NcclKbLevel::kAny;
+      x.message = w.message;
+      x.line = w.line;
+      out.push_back(std::move(x));
+    }
   for (const LogLine& l : f.unrecognised) info(l, l.text);
   // The lines the analyser kept as a CUDA, internal or system error: a framework's or
   // nccl-tests' report of NCCL's result ("NCCL error in: ..., unhandled cuda error"), often the

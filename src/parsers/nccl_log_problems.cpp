@@ -1,5 +1,6 @@
 // The analyser's readers of problems (WARN lines, framework errors, plain lines) and the end of a
 // read (hosts told apart, graphs flushed, the last lines).
+#include "parsers/libfabric_log_line.h"
 #include "parsers/nccl_framework.h"
 #include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_internal.h"
@@ -383,6 +384,24 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     for (const LogLine& l : f.verbs_lines) seen = seen || kind(l.text) == kind(t);
     if (!seen && f.verbs_lines.size() < kVerbsKinds) f.verbs_lines.push_back({quote(t), at(n)});
     return;
+  }
+  // libfabric's own log lines (src/log.c, parsers/libfabric_log_line.h): its warnings kept apart,
+  // one per place in its source, for the knowledge base's libfabric entries to read.
+  if (const std::string_view t = trim(line); starts(t, "libfabric:")) {
+    if (const auto l = read_libfabric_log_line(t)) {
+      if (l->level != "warn") return;
+      ++f.fabric_warn_lines;
+      constexpr std::size_t kFabricSites = 16;
+      bool seen = false;
+      for (const auto& w : f.fabric_warnings)
+        seen = seen || (w.provider == l->provider && w.site == l->site);
+      if (!seen && f.fabric_warnings.size() < kFabricSites)
+        f.fabric_warnings.push_back({{quote(t), at(n)},
+                                     std::string(l->provider),
+                                     std::string(l->site),
+                                     std::string(trim(l->message))});
+      return;
+    }
   }
   // aws-ofi-nccl's functional tests (nccl_message_transfer, ring, ...) hand the plugin a logger
   // of their own, "WARN: Function: %s Line: %d: " or "INFO: ..." before the plugin's text

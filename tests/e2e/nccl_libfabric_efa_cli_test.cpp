@@ -195,3 +195,60 @@ TEST(NcclLibfabricEfa, HealthyLibfabricTextStaysQuiet) {
   json j = report_json({"nccl", log}, 0);
   for (const auto& f : j["findings"]) EXPECT_EQ(f["severity"], "info") << f.dump();
 }
+
+// libfabric's own warning lines (FI_LOG_LEVEL=warn, src/log.c's head) when the EFA provider
+// declines FI_HMEM: each text of v1.14 .. v2.6 (efa_user_info.c, rxr_init.c) is read by its
+// entry, a warning (a run without GPUDirect RDMA, not a failure), with the cause it names.
+TEST(NcclLibfabricEfa, LibfabricsOwnHmemWarningsAreRead) {
+  const std::string d = temp_dir("nccl-libfabric-hmem");
+  const char* v2 =
+      "libfabric:9:1700000000::efa:core:efa_user_info_should_support_hmem():257<warn> ";
+  const char* v1 = "libfabric:9:1673041636:efa:core:rxr_info_to_rxr():506<warn> ";
+  const struct {
+    const char* head;
+    const char* text;
+    const char* id;
+    const char* phrase;
+  } cases[] = {
+      {v1, "FI_HMEM capability requires RDMA, which this device does not support.",
+       "lf-efa-hmem-no-rdma-read", "API older than 1.18"},
+      {v2,
+       "For CUDA and libfabric API version <1.18 EFA cannot support FI_HMEM because the EFA "
+       "device does not have RDMA support.",
+       "lf-efa-hmem-no-rdma-read", "aws-ofi-nccl before 1.7.0"},
+      {v1,
+       "FI_HMEM capability requires RDMA, which is turned off. You can turn it on by set "
+       "environment variable FI_EFA_USE_DEVICE_RDMA to 1.",
+       "lf-efa-hmem-rdma-turned-off", "FI_EFA_USE_DEVICE_RDMA=0"},
+      {v2,
+       "EFA cannot support FI_HMEM because the environment variable FI_EFA_USE_DEVICE_RDMA is 0.",
+       "lf-efa-hmem-rdma-turned-off", "FI_EFA_USE_DEVICE_RDMA=0"},
+      {v1, "FI_HMEM capability currently requires peer to peer support, which is disabled.",
+       "lf-efa-hmem-p2p-disabled", "FI_HMEM_DISABLE_P2P=1"},
+      {v2,
+       "FI_HMEM capability requires peer to peer support, which is disabled because "
+       "FI_HMEM_P2P_DISABLED was set to 1/on/true.",
+       "lf-efa-hmem-p2p-disabled", "FI_HMEM_DISABLE_P2P=1"},
+      {v2, "FI_HMEM cannot be supported because no compatible libraries were found.",
+       "lf-efa-hmem-no-cuda", "libcuda"},
+      {v2,
+       "EFA cannot support FI_HMEM because it was not compiled with any supporting FI_HMEM "
+       "capabilities",
+       "lf-efa-hmem-no-cuda", "built without CUDA"},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    const std::string log = d + "/hmem" + std::to_string(n++) + ".log";
+    std::ofstream(log)
+        << "ip-10-1-2-3:4711:4711 [0] NCCL INFO NET/OFI Using aws-ofi-nccl 1.3.0aws\n"
+        << c.head << c.text << "\n";
+    json j = report_json({"nccl", log}, 0);
+    const json* f = finding_of(j, c.id);
+    ASSERT_NE(f, nullptr) << c.text << "\n" << j.dump(2);
+    EXPECT_EQ((*f)["severity"], "warning");
+    EXPECT_NE(((*f)["cause"].get<std::string>() + (*f)["fix"].get<std::string>()).find(c.phrase),
+              std::string::npos)
+        << c.text << "\n"
+        << (*f)["cause"];
+  }
+}

@@ -111,8 +111,8 @@ class NcclWarnings : public Rule {
       for (const LogLine& l : i->examples)
         if (is_explained(l.text)) read_kind.push_back(&l);
       for (const LogLine& l : i->examples)
-        all = all && (is_explained(l.text) || framework_reads(l) ||
-                      follows_a_failure(l, k, read_kind));
+        all = all &&
+              (is_explained(l.text) || framework_reads(l) || follows_a_failure(l, k, read_kind));
       if (all) continue;
       Finding x = finding(std::string(k.what) + ": " + std::to_string(i->count) + " line(s)");
       x.severity = k.sev;
@@ -176,6 +176,33 @@ class NcclWarnings : public Rule {
           "/tmp/nccl.%h.%p writes one file per process), with the framework's own error, and "
           "run `trainready nccl` on all of them.";
       x.rank = 5;
+      o.findings.push_back(std::move(x));
+    }
+    // libfabric's own warnings (FI_LOG_LEVEL set) that no entry of the knowledge base reads.
+    std::vector<const NcclRunFacts::FabricWarning*> fabric;
+    for (const auto& w : f.fabric_warnings)
+      if (!explained.count(w.message)) fabric.push_back(&w);
+    if (!fabric.empty()) {
+      std::set<std::string> providers;
+      for (const auto* w : fabric) providers.insert(w->provider);
+      Finding x = finding(
+          "libfabric warning(s) no other finding explains: " + std::to_string(fabric.size()) +
+          " place(s) in its source, provider " + join_limited(providers) + " (" +
+          std::to_string(f.fabric_warn_lines) + " warning line(s) of libfabric in all)");
+      for (const auto* w : fabric)
+        if (x.evidence.size() < 8) x.evidence.push_back({w->line.text, w->line.where});
+      x.cause =
+          "libfabric, the fabric library an OFI net plugin (aws-ofi-nccl) runs NCCL's traffic "
+          "on, printed warnings (FI_LOG_LEVEL is set) that neither the knowledge base nor "
+          "another rule explains. A warning while the plugin probes providers (fi_getinfo at "
+          "init) can be harmless when it then selects one; one during the run is not.";
+      x.fix =
+          "Read the quoted lines with the plugin's own lines around them (NCCL_DEBUG=INFO "
+          "NCCL_DEBUG_SUBSYS=INIT,NET prints the provider the plugin selected, \"NET/OFI "
+          "Selected provider is efa ...\", and the plugin's WARNs); check the provider on the host "
+          "with `fi_info -p <provider>`, and "
+          "run `trainready nccl` on every rank's log with FI_LOG_LEVEL=warn kept.";
+      x.rank = 4;
       o.findings.push_back(std::move(x));
     }
     return o;

@@ -107,11 +107,31 @@ TEST(NcclWarnings, ARankByRankPasteOfOneCudaFailureIsThatFailure) {
 // framework-nccl-error reads the result with its ranked causes; quoting the same line again here
 // as "internal error" would be a second account of one failure.
 TEST(NcclWarnings, LeavesAResultFrameworkNcclErrorReads) {
-  const NcclRunFacts f =
-      log_text("# nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor)\n"
-               "ip-0AB85F07: Test NCCL failure common.cu:775 'internal error'\n");
+  const NcclRunFacts f = log_text(
+      "# nThread 1 nGpus 4 minBytes 8 maxBytes 134217728 step: 2(factor)\n"
+      "ip-0AB85F07: Test NCCL failure common.cu:775 'internal error'\n");
   EXPECT_EQ(log_rule("framework-nccl-error", f).findings.size(), 1u);
   EXPECT_TRUE(log_rule(kId, f).findings.empty());
+}
+
+// libfabric's own warnings (FI_LOG_LEVEL=warn): one the knowledge base reads is its finding
+// (lf-efa-hmem-no-rdma-read, libfabric efa_user_info.c @ v1.16.0); one it does not is quoted here,
+// so a log holding a warning never reads "No findings".
+TEST(NcclWarnings, QuotesLibfabricWarningsNoEntryReads) {
+  const std::string known =
+      "libfabric:462:1673041636:efa:core:rxr_info_to_rxr():506<warn> FI_HMEM capability "
+      "requires RDMA, which this device does not support.\n";
+  EXPECT_TRUE(log_rule(kId, log_text(known)).findings.empty());
+  const std::string unknown =
+      "libfabric:7:1700000000::efa:ep_ctrl:efa_rdm_ep_open():99<warn> Something new happened\n";
+  RuleOutcome o = log_rule(kId, log_text(known + unknown + unknown));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("libfabric warning(s)"), std::string::npos)
+      << o.findings[0].message;
+  EXPECT_NE(o.findings[0].message.find("3 warning line(s)"), std::string::npos)
+      << o.findings[0].message;
+  ASSERT_EQ(o.findings[0].evidence.size(), 1u);
+  EXPECT_EQ(o.findings[0].evidence[0].where.line, 2);
 }
 
 }  // namespace

@@ -1,0 +1,40 @@
+#include "parsers/libfabric_log_line.h"
+
+namespace trainready {
+
+std::optional<LibfabricLogLine> read_libfabric_log_line(std::string_view t) {
+  constexpr std::string_view kPackage = "libfabric:";
+  if (t.substr(0, kPackage.size()) != kPackage) return std::nullopt;
+  // "():LINE<" ends the head: the function name is the field before it.
+  const std::size_t call = t.find("():", kPackage.size());
+  if (call == std::string_view::npos || call > 512) return std::nullopt;
+  std::size_t i = call + 3;
+  const std::size_t digits = i;
+  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+  if (i == digits || i >= t.size() || t[i] != '<') return std::nullopt;
+  const std::size_t close = t.find('>', i);
+  if (close == std::string_view::npos || close - i > 8) return std::nullopt;
+  LibfabricLogLine l;
+  l.level = t.substr(i + 1, close - i - 1);
+  if (l.level != "warn" && l.level != "trace" && l.level != "info" && l.level != "debug")
+    return std::nullopt;
+  // The fields between the package and the function: [PID[:TIME[:PREFIX]]:]PROV:SUBSYS:FUNC.
+  const std::string_view head = t.substr(kPackage.size(), call - kPackage.size());
+  if (head.find(' ') != std::string_view::npos) return std::nullopt;
+  const std::size_t f = head.rfind(':');
+  if (f == std::string_view::npos || f == 0) return std::nullopt;
+  const std::size_t s = head.rfind(':', f - 1);
+  if (s == std::string_view::npos || s == 0) return std::nullopt;
+  const std::size_t p = head.rfind(':', s - 1);
+  const std::size_t p0 = p == std::string_view::npos ? 0 : p + 1;
+  l.provider = head.substr(p0, s - p0);
+  l.subsystem = head.substr(s + 1, f - s - 1);
+  if (l.provider.empty() || l.subsystem.empty() || f + 1 >= head.size()) return std::nullopt;
+  l.site = t.substr(kPackage.size() + f + 1, i - (kPackage.size() + f + 1));
+  std::size_t m = close + 1;
+  if (m < t.size() && t[m] == ' ') ++m;
+  l.message = t.substr(m);
+  return l;
+}
+
+}  // namespace trainready

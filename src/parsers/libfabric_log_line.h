@@ -1,0 +1,29 @@
+#pragma once
+// One line of libfabric's own log (github.com/ofiwg/libfabric src/log.c), which the process of an
+// OFI net plugin (aws-ofi-nccl) writes to the same stderr as NCCL's lines when FI_LOG_LEVEL is set
+// (libfabric logs nothing by default: fi_log_init leaves the mask empty without it):
+//   v1.5 .. v1.7    "libfabric:PROV:SUBSYS:FUNC():LINE<LEVEL> MSG"
+//   v1.8 .. v1.13   "libfabric:PID:PROV:SUBSYS:FUNC():LINE<LEVEL> MSG"
+//   v1.14 .. v1.16  "libfabric:PID:TIME:PROV:SUBSYS:FUNC():LINE<LEVEL> MSG"
+//   v1.17 ..        "libfabric:PID:TIME:PREFIX:PROV:SUBSYS:FUNC():LINE<LEVEL> MSG" (PREFIX is
+//                   FI_LOG_PREFIX, empty by default: "...:1673041636::efa:core:...")
+// LEVEL is one of warn, trace, info, debug (log_levels[]). Reading only: the judging is the
+// knowledge base's.
+#include <optional>
+#include <string_view>
+
+namespace trainready {
+
+struct LibfabricLogLine {
+  std::string_view provider;   // "efa", "efa;ofi_rxd", "verbs;ofi_rxm", "tcp", "shm", "core"
+  std::string_view subsystem;  // "core", "fabric", "domain", "ep_ctrl", "ep_data", "av", "cq", ...
+  std::string_view site;       // "FUNC():LINE", where libfabric's source printed it
+  std::string_view level;      // "warn", "trace", "info", "debug"
+  std::string_view message;    // after "<LEVEL> ", as printed
+};
+
+// `text` starts with "libfabric:" (a launcher prefix already stripped). nullopt when it is not a
+// libfabric log line of one of the shapes above.
+std::optional<LibfabricLogLine> read_libfabric_log_line(std::string_view text);
+
+}  // namespace trainready

@@ -1,0 +1,71 @@
+// libfabric's own log line (parsers/libfabric_log_line.h) in the shapes its src/log.c printed from
+// v1.5 to v2.6, and lines that only look like it; then what the NCCL log reader keeps of them.
+#include "parsers/libfabric_log_line.h"
+
+#include <gtest/gtest.h>
+
+#include "parsers/nccl_log.h"
+#include "support/paths.h"
+
+namespace trainready {
+namespace {
+
+TEST(LibfabricLogLine, EveryReleasesHead) {
+  // v1.17+ (log_prefix empty), v1.14 (pid, time), v1.8 (pid), v1.5 (none): src/log.c's format.
+  for (const char* t :
+       {"libfabric:462:1673041636::efa:core:efa_user_info_should_support_hmem():257<warn> x y",
+        "libfabric:462:1673041636:efa:core:rxr_info_to_rxr():506<warn> x y",
+        "libfabric:462:efa:core:rxr_info_to_rxr():506<warn> x y",
+        "libfabric:efa:core:rxr_info_to_rxr():506<warn> x y"}) {
+    const auto l = read_libfabric_log_line(t);
+    ASSERT_TRUE(l.has_value()) << t;
+    EXPECT_EQ(l->provider, "efa") << t;
+    EXPECT_EQ(l->subsystem, "core") << t;
+    EXPECT_EQ(l->level, "warn") << t;
+    EXPECT_EQ(l->message, "x y") << t;
+  }
+  const auto p = read_libfabric_log_line(
+      "libfabric:7:1700000000:job1:efa;ofi_rxd:ep_ctrl:rxd_ep_ctrl():12<info> z");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->provider, "efa;ofi_rxd");
+  EXPECT_EQ(p->subsystem, "ep_ctrl");
+  EXPECT_EQ(p->site, "rxd_ep_ctrl():12");
+  EXPECT_EQ(p->level, "info");
+}
+
+TEST(LibfabricLogLine, NotItsLines) {
+  for (const char* t :
+       {"libfabric", "libfabric:", "libfabric: 1.18 installed",
+        "libfabric:462:efa:core:f():<warn> no line number",
+        "libfabric:462:efa:core:f():5<loud> not a level", "libfabric:core:f():5<warn> no provider",
+        "libfabric:1:a b:core:f():5<warn> a blank in the head", "libfabric::f():5<warn> empty",
+        "libfabric:x:y:f():5<warn", "efa:core:f():5<warn> without the package"})
+    EXPECT_FALSE(read_libfabric_log_line(t).has_value()) << t;
+}
+
+// aws/aws-ofi-nccl#161: libfabric's warning between the plugin's and NCCL's lines.
+TEST(LibfabricLogLine, TheReaderKeepsOneWarningPerSite) {
+  NcclRunFacts f = analyze_nccl_logs(
+      {std::string(TR_TEST_DATA) + "/nccl-shapes/awsofi161-libfabric-hmem-warn.log"});
+  ASSERT_EQ(f.fabric_warnings.size(), 1u);
+  EXPECT_EQ(f.fabric_warnings[0].provider, "efa");
+  EXPECT_EQ(f.fabric_warnings[0].site, "rxr_info_to_rxr():506");
+  EXPECT_EQ(f.fabric_warnings[0].message,
+            "FI_HMEM capability requires RDMA, which this device does not support.");
+  EXPECT_EQ(f.fabric_warnings[0].line.where.line, 5);
+  EXPECT_EQ(f.fabric_warn_lines, 1u);
+
+  std::string log;
+  for (int i = 0; i < 40; ++i)
+    log += "libfabric:7:1700000000::efa:cq:f" + std::to_string(i % 20) + "():1<warn> m\n" +
+           "libfabric:7:1700000000::efa:cq:f():1<info> not a warning\n";
+  const NcclRunFacts g = analyze_nccl_log_text(log, "t.log");
+  EXPECT_EQ(g.fabric_warnings.size(), 16u);  // the first 16 places
+  EXPECT_EQ(g.fabric_warn_lines, 40u);
+  EXPECT_TRUE(has_nccl_output(g));
+  EXPECT_FALSE(has_nccl_output(
+      analyze_nccl_log_text("libfabric:7:1700000000::efa:cq:f():1<info> only info\n", "t.log")));
+}
+
+}  // namespace
+}  // namespace trainready
