@@ -30,6 +30,14 @@ std::optional<LibfabricLogLine> read_libfabric_log_line(std::string_view t) {
   l.provider = head.substr(p0, s - p0);
   l.subsystem = head.substr(s + 1, f - s - 1);
   if (l.provider.empty() || l.subsystem.empty() || f + 1 >= head.size()) return std::nullopt;
+  // Provider names ("efa", "ofi_rxm", "efa;ofi_rxd") and subsystems are lower-case words.
+  auto word = [](std::string_view w) {
+    for (const char c : w)
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == ';' || c == '-'))
+        return false;
+    return w.size() <= 64;
+  };
+  if (!word(l.provider) || !word(l.subsystem)) return std::nullopt;
   l.site = t.substr(kPackage.size() + f + 1, i - (kPackage.size() + f + 1));
   std::size_t m = close + 1;
   if (m < t.size() && t[m] == ' ') ++m;

@@ -4,11 +4,12 @@
 // (libfabric logs nothing by default: fi_log_init leaves the mask empty without it):
 //   v1.5 .. v1.7    "libfabric:PROV:SUBSYS:FUNC():LINE<LEVEL> MSG"
 //   v1.8 .. v1.13   "libfabric:PID:PROV:SUBSYS:FUNC():LINE<LEVEL> MSG"
-//   v1.14 .. v1.16  "libfabric:PID:TIME:PROV:SUBSYS:FUNC():LINE<LEVEL> MSG"
-//   v1.17 ..        "libfabric:PID:TIME:PREFIX:PROV:SUBSYS:FUNC():LINE<LEVEL> MSG" (PREFIX is
-//                   FI_LOG_PREFIX, empty by default: "...:1673041636::efa:core:...")
-// LEVEL is one of warn, trace, info, debug (log_levels[]). Reading only: the judging is the
-// knowledge base's.
+//   v1.14           "libfabric:PID:TIME:PROV:SUBSYS:FUNC():LINE<LEVEL> MSG"
+//   v1.15 ..        "libfabric:PID:TIME:PREFIX:PROV:SUBSYS:FUNC():LINE<LEVEL> MSG" (PREFIX is
+//                   log_prefix, the utility provider's name while it queries a core provider,
+//                   prov/util/src/util_attr.c: "...::efa:core:..." or "...:ofi_rxm:verbs:...")
+// LINE is where the logging macro was called. LEVEL is one of warn, trace, info, debug
+// (log_levels[]). Reading only: the judging is the knowledge base's.
 #include <optional>
 #include <string_view>
 

@@ -536,8 +536,8 @@ struct NcclLogAnalyzer::State {
     if (!s || s->pid != r.pid || s->cuda_dev != r.dev || s->host != r.host) {
       Live* l = lookup(r.host, r.pid, r.dev);
       if (!l && !r.host.empty() &&
-          (r.glued || !std::isalpha(static_cast<unsigned char>(r.host[0])))) {
-        if (std::size_t cut = glued_host_prefix(r.host, host_names, r.glued); cut > 0) {
+          (r.after_record || !std::isalpha(static_cast<unsigned char>(r.host[0])))) {
+        if (std::size_t cut = glued_host_prefix(r.host, host_names, r.after_record); cut > 0) {
           r.host.remove_prefix(cut);
           l = lookup(r.host, r.pid, r.dev);
         }

@@ -386,20 +386,35 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     return;
   }
   // libfabric's own log lines (src/log.c, parsers/libfabric_log_line.h): its warnings kept apart,
-  // one per place in its source, for the knowledge base's libfabric entries to read.
-  if (const std::string_view t = trim(line); starts(t, "libfabric:")) {
-    if (const auto l = read_libfabric_log_line(t)) {
-      if (l->level != "warn") return;
-      ++f.fabric_warn_lines;
-      constexpr std::size_t kFabricSites = 16;
-      bool seen = false;
-      for (const auto& w : f.fabric_warnings)
-        seen = seen || (w.provider == l->provider && w.site == l->site);
-      if (!seen && f.fabric_warnings.size() < kFabricSites)
-        f.fabric_warnings.push_back({{quote(t), at(n)},
-                                     std::string(l->provider),
-                                     std::string(l->site),
-                                     std::string(trim(l->message))});
+  // one per place in its source, for the knowledge base's libfabric entries to read. Two texts
+  // of 1.18.0 - 1.18.3 end without a newline, so the next line of libfabric's is glued on: each
+  // is read.
+  if (std::string_view t = trim(line); starts(t, "libfabric:")) {
+    std::optional<LibfabricLogLine> l = read_libfabric_log_line(t);
+    if (l) {
+      while (l) {
+        std::string_view message = l->message;
+        std::optional<LibfabricLogLine> next;
+        auto end_of = [&](std::string_view m) {
+          return static_cast<std::size_t>(m.data() + m.size() - t.data());
+        };
+        for (std::size_t p = message.find("libfabric:"); p != std::string_view::npos && !next;
+             p = message.find("libfabric:", p + 1))
+          if ((next = read_libfabric_log_line(message.substr(p)))) message = message.substr(0, p);
+        if (l->level == "warn") {
+          ++f.fabric_warn_lines;
+          constexpr std::size_t kFabricSites = 16;
+          bool seen = false;
+          for (const auto& w : f.fabric_warnings)
+            seen = seen || (w.provider == l->provider && w.site == l->site);
+          if (!seen && f.fabric_warnings.size() < kFabricSites)
+            f.fabric_warnings.push_back({log_line(t.substr(0, end_of(message)), n),
+                                         std::string(l->provider), std::string(l->site),
+                                         quote(trim(message))});
+        }
+        if (next) t = t.substr(end_of(message));
+        l = next;
+      }
       return;
     }
   }

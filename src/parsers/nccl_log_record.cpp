@@ -142,7 +142,8 @@ std::size_t find_nccl_tag(std::string_view line, std::size_t pos) {
 std::size_t glued_host_prefix(std::string_view host,
                               const std::set<std::string, std::less<>>& known_hosts,
                               bool any_tail) {
-  for (std::size_t j = 1; j < host.size(); ++j) {
+  // A host name has at most 255 characters (DNS): no longer suffix can be a known host.
+  for (std::size_t j = host.size() > 256 ? host.size() - 256 : 1; j < host.size(); ++j) {
     const char c = host[j - 1];
     if (!any_tail && !((c >= '0' && c <= '9') || c == '-' || c == '.')) break;
     if (known_hosts.count(host.substr(j)) > 0) return j;
@@ -338,8 +339,8 @@ std::size_t split_tagged_records(std::string_view line, NcclRecord* out, std::si
       }
       prev.cut = true;
       // It cut the one before short, so its host may begin with that record's last characters
-      // ("... parent 0x55cd375g183:161262:..."): it is glued to that text.
-      r.glued = true;
+      // ("... parent 0x55cd375g183:161262:...").
+      r.after_record = true;
     }
     r.message = line.substr(msg);
     r.text = line.substr(start);

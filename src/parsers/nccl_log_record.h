@@ -21,6 +21,9 @@ struct NcclRecord {
   std::string_view text;     // from the host to the end of the record, as NCCL printed it
   bool cut = false;          // another record starts before this one ended
   bool glued = false;        // written right after other text: the host may carry its tail
+  // Another record on this line ends where this one's host begins (concurrent writers cut it
+  // short): the host may begin with any tail of that record's text ("parent 0x55cd375g183").
+  bool after_record = false;
 };
 
 // Offset of the next " NCCL " at or after `pos` (the space before it), or npos.
@@ -29,8 +32,8 @@ std::size_t find_nccl_tag(std::string_view line, std::size_t pos);
 // A record glued to the end of other text ("...  0mew0:64904:...", "cudaDev 0ljm:...") takes that
 // text's trailing digits into its host name. Returns how many leading characters of `host` are
 // such a tail, judged by the hosts seen so far (0 when none is): the longest known host that ends
-// it. `any_tail`: the record is known to be glued (it cut another record short, NcclRecord::glued),
-// so the tail may hold any characters ("0x55cd375g183", "lg183"), not only digits, '-' and '.'.
+// it. `any_tail`: the record cut another record short (NcclRecord::after_record), so the tail may
+// hold any characters ("0x55cd375g183", "lg183"), not only digits, '-' and '.'.
 std::size_t glued_host_prefix(std::string_view host,
                               const std::set<std::string, std::less<>>& known_hosts,
                               bool any_tail = false);

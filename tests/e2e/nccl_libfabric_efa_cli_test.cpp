@@ -202,7 +202,7 @@ TEST(NcclLibfabricEfa, HealthyLibfabricTextStaysQuiet) {
 TEST(NcclLibfabricEfa, LibfabricsOwnHmemWarningsAreRead) {
   const std::string d = temp_dir("nccl-libfabric-hmem");
   const char* v2 =
-      "libfabric:9:1700000000::efa:core:efa_user_info_should_support_hmem():257<warn> ";
+      "libfabric:9:1700000000::efa:core:efa_user_info_should_support_hmem():256<warn> ";
   const char* v1 = "libfabric:9:1673041636:efa:core:rxr_info_to_rxr():506<warn> ";
   const struct {
     const char* head;
@@ -211,18 +211,18 @@ TEST(NcclLibfabricEfa, LibfabricsOwnHmemWarningsAreRead) {
     const char* phrase;
   } cases[] = {
       {v1, "FI_HMEM capability requires RDMA, which this device does not support.",
-       "lf-efa-hmem-no-rdma-read", "API older than 1.18"},
+       "lf-efa-hmem-no-rdma-read", "instance type"},
       {v2,
        "For CUDA and libfabric API version <1.18 EFA cannot support FI_HMEM because the EFA "
        "device does not have RDMA support.",
-       "lf-efa-hmem-no-rdma-read", "aws-ofi-nccl before 1.7.0"},
+       "lf-efa-hmem-no-rdma-read", "disabling GDR"},
       {v1,
        "FI_HMEM capability requires RDMA, which is turned off. You can turn it on by set "
        "environment variable FI_EFA_USE_DEVICE_RDMA to 1.",
-       "lf-efa-hmem-rdma-turned-off", "FI_EFA_USE_DEVICE_RDMA=0"},
+       "lf-efa-hmem-rdma-turned-off", "off by default"},
       {v2,
        "EFA cannot support FI_HMEM because the environment variable FI_EFA_USE_DEVICE_RDMA is 0.",
-       "lf-efa-hmem-rdma-turned-off", "FI_EFA_USE_DEVICE_RDMA=0"},
+       "lf-efa-hmem-rdma-turned-off", "FI_EFA_USE_DEVICE_RDMA=1"},
       {v1, "FI_HMEM capability currently requires peer to peer support, which is disabled.",
        "lf-efa-hmem-p2p-disabled", "FI_HMEM_DISABLE_P2P=1"},
       {v2,

@@ -11,7 +11,7 @@ namespace trainready {
 namespace {
 
 TEST(LibfabricLogLine, EveryReleasesHead) {
-  // v1.17+ (log_prefix empty), v1.14 (pid, time), v1.8 (pid), v1.5 (none): src/log.c's format.
+  // v1.15+ (log_prefix empty), v1.14 (pid, time), v1.8 (pid), v1.5 (none): src/log.c's format.
   for (const char* t :
        {"libfabric:462:1673041636::efa:core:efa_user_info_should_support_hmem():257<warn> x y",
         "libfabric:462:1673041636:efa:core:rxr_info_to_rxr():506<warn> x y",
@@ -25,7 +25,7 @@ TEST(LibfabricLogLine, EveryReleasesHead) {
     EXPECT_EQ(l->message, "x y") << t;
   }
   const auto p = read_libfabric_log_line(
-      "libfabric:7:1700000000:job1:efa;ofi_rxd:ep_ctrl:rxd_ep_ctrl():12<info> z");
+      "libfabric:7:1700000000:ofi_rxd:efa;ofi_rxd:ep_ctrl:rxd_ep_ctrl():12<info> z");
   ASSERT_TRUE(p.has_value());
   EXPECT_EQ(p->provider, "efa;ofi_rxd");
   EXPECT_EQ(p->subsystem, "ep_ctrl");

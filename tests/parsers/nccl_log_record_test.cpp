@@ -68,7 +68,7 @@ TEST(NcclLogRecord, GluedHostPrefix) {
   EXPECT_EQ(glued_host_prefix("mew0", known), 0u);
   EXPECT_EQ(glued_host_prefix("x0mew0", known), 0u);  // not a digit tail: a different host
   EXPECT_EQ(glued_host_prefix("12345", known), 0u);
-  // A record that cut another short (NcclRecord::glued): any tail, the longest known host.
+  // A record that cut another short (NcclRecord::after_record): any tail, the longest known host.
   EXPECT_EQ(glued_host_prefix("0x55cd375ljm", known, true), 9u);
   EXPECT_EQ(glued_host_prefix("lnode-2", known, true), 1u);
   EXPECT_EQ(glued_host_prefix("x0mew0", known, true), 2u);
@@ -76,15 +76,15 @@ TEST(NcclLogRecord, GluedHostPrefix) {
   EXPECT_EQ(glued_host_prefix("other", known, true), 0u);
 }
 
-// NCCL records glued by concurrent writers: the one that cut another short is glued to its text.
-TEST(NcclLogRecord, ARecordAfterAnotherIsGlued) {
+// NCCL records glued by concurrent writers: the one that cut another short is marked.
+TEST(NcclLogRecord, ARecordAfterAnotherIsMarked) {
   NcclRecord r[4];
   ASSERT_EQ(split_nccl_records("g183:1:2 [1] NCCL INFO ncclCommSplit comm 0x7f rank 1 parent "
                                "0x55cd375g183:3:4 [5] NCCL INFO threadThresholds 8",
                                r, 4),
             2u);
-  EXPECT_FALSE(r[0].glued);
-  EXPECT_TRUE(r[1].glued);
+  EXPECT_FALSE(r[0].after_record);
+  EXPECT_TRUE(r[1].after_record);
   EXPECT_EQ(r[1].host, "0x55cd375g183");  // the splitter keeps it; the reader undoes the tail
 }
 

@@ -46,6 +46,12 @@ bool nccl_text_explains(const NcclRunFacts& f) {
 }  // namespace
 
 std::vector<const FrameworkEvent*> framework_result_events(const NcclRunFacts& f) {
+  // framework-nccl-error reads a crash inside NCCL, or a CUDA failure of nccl-tests' own, instead:
+  // a result line beside them is not its reading.
+  if (f.framework.first(FrameworkEventKind::kFatalSignal) &&
+      !framework_events(f.framework, {FrameworkEventKind::kNcclFrame}).empty())
+    return {};
+  if (f.framework.first(FrameworkEventKind::kCudaError)) return {};
   if (!only_quoted_issues(f) || !f.timeouts.empty() || nccl_text_explains(f)) return {};
   return framework_events(f.framework,
                           {FrameworkEventKind::kNcclError, FrameworkEventKind::kCommAborted});

@@ -18,7 +18,8 @@ bool nccl_result_ranked_reading(Finding& x, const NcclRunFacts& f, const std::st
 // The framework's failure lines (a ncclResult_t it reports, an aborted communicator) that
 // framework-nccl-error reads, in the order first seen; empty when NCCL's own lines already give a
 // reading (a WARN the knowledge base reads, a timeout, an issue other than a quoted CUDA or
-// internal error) and so that rule stays quiet. nccl-warnings leaves these lines to it: one
+// internal error), or when that rule reads a crash inside NCCL or a CUDA failure of nccl-tests'
+// own instead. nccl-warnings leaves these lines to it: one
 // failure, one account.
 std::vector<const FrameworkEvent*> framework_result_events(const NcclRunFacts& f);
 

@@ -112,6 +112,16 @@ TEST(NcclWarnings, LeavesAResultFrameworkNcclErrorReads) {
       "ip-0AB85F07: Test NCCL failure common.cu:775 'internal error'\n");
   EXPECT_EQ(log_rule("framework-nccl-error", f).findings.size(), 1u);
   EXPECT_TRUE(log_rule(kId, f).findings.empty());
+  // Beside a crash inside NCCL framework-nccl-error reads the crash, not the result: the result
+  // is still quoted here.
+  const NcclRunFacts g = log_text(
+      "Caught signal 11 (Segmentation fault: address not mapped)\n"
+      "#3 0x00007f in ncclProxyService(void*) () from libnccl.so.2\n"
+      "ip-0AB85F07: Test NCCL failure common.cu:775 'internal error'\n");
+  RuleOutcome crash = log_rule("framework-nccl-error", g);
+  ASSERT_EQ(crash.findings.size(), 1u);
+  EXPECT_NE(crash.findings[0].message.find("inside NCCL"), std::string::npos);
+  EXPECT_EQ(log_rule(kId, g).findings.size(), 1u);
 }
 
 // libfabric's own warnings (FI_LOG_LEVEL=warn): one the knowledge base reads is its finding
