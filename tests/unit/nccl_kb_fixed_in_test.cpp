@@ -25,7 +25,8 @@ struct FixedCase {
 // id -> the test line. Formats: src/graph/rings.cc:38 @ v2.19.3-1, src/misc/ipcsocket.cc:57
 // @ v2.20.3-1, src/bootstrap.cc:77 @ v2.19.3-1, src/include/alloc.h:56 (CUCHECK) @ v2.26.2-1,
 // src/include/shm.h:42 (CUDACHECK) @ v2.4.2-1, src/init.cc:993 @ v2.7.6-1,
-// src/transport/net_ib.cc:330 @ v2.25.1-1, src/transport/net_ib.cc:533 @ v2.24.3-1.
+// src/transport/net_ib.cc:330 @ v2.25.1-1, src/transport/net_ib.cc:533 @ v2.24.3-1,
+// src/graph/search.cc:1127 @ v2.26.6-1.
 const std::map<std::string, FixedCase>& cases() {
   static const std::map<std::string, FixedCase> k = {
       {"fixed-2-19-4-ring-loop-back-pci-speed",
@@ -56,6 +57,10 @@ const std::map<std::string, FixedCase>& cases() {
         "h:1:1 [0] init.cc:993 NCCL WARN Mismatched collective detected, please check your "
         "collective calls at and around rank 3. You can use NCCL_DEBUG=INFO and "
         "NCCL_DEBUG_SUBSYS=COLL to see the collective logs"}},
+      {"fixed-2-29-2-ampere-balanced-tree-search",
+       {"2.26.6",
+        "h:1:2 [3] graph/search.cc:1127 NCCL WARN Could not find a path for pattern 1, falling "
+        "back to simple order"}},
       {"fixed-2-4-6-shm-segment-name-tree",
        {"2.4.2", "h:1:2 [2] include/shm.h:42 NCCL WARN Cuda failure 'invalid argument'"}},
   };
