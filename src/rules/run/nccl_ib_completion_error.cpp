@@ -46,11 +46,18 @@ class NcclIbCompletionError : public Rule {
          "The HCA retried and the peer never acknowledged: the two ports cannot reach each "
          "other. On InfiniBand: different partitions (on Azure, VMs not in one scale set / "
          "availability set), a port down or flapping, routing; on RoCE: a wrong GID index "
-         "(NCCL_IB_GID_INDEX), VLAN or PFC/ECN setup.",
+         "(NCCL_IB_GID_INDEX), VLAN or PFC/ECN setup, or an MTU larger than a switch on the "
+         "path forwards (NCCL sets the queue pair's path MTU to the smaller active_mtu of the "
+         "two ports, src/transport/net_ib.cc:1325 (ncclIbAccept) @ v2.21.5-1; on RoCE that "
+         "follows the interface's MTU, so hosts set to jumbo frames behind a switch port that is "
+         "not "
+         "lose every full-size packet while small messages pass).",
          "Put every VM of the job in one scale set (singlePlacementGroup=true) or one "
          "availability set, check `cat /sys/class/infiniband/*/ports/1/pkeys/0` is the same on "
          "both nodes and the ports are ACTIVE (`trainready doctor` on each); on RoCE set "
-         "NCCL_IB_GID_INDEX to the RoCE v2 GID (`show_gids`).",
+         "NCCL_IB_GID_INDEX to the RoCE v2 GID (`show_gids`), and compare the active_mtu "
+         "(`ibv_devinfo`) and the interface MTU (`ip link`) with the switch ports' MTU "
+         "(`ping -M do -s <MTU - 28>` between the hosts' RoCE addresses must pass).",
          83},
         {13, "IBV_WC_RNR_RETRY_EXC_ERR (receiver not ready)",
          "The receiver had no buffer posted; the peer process is stuck or gone.",

@@ -12,6 +12,10 @@ TEST(NcclIbCompletionError, FiresOnErrorTwelveAndPointsAtPartitions) {
       log_rule(kId, log_fixture("nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].cause.find("IBV_WC_RETRY_EXC_ERR"), std::string::npos);
+  // RoCE's path MTU follows the interface: a switch hop with a smaller MTU drops full packets.
+  EXPECT_NE(o.findings[0].cause.find("an MTU larger than a switch on the path forwards"),
+            std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("ping -M do"), std::string::npos);
   EXPECT_NE(o.findings[0].fix.find("one scale set"), std::string::npos);
   EXPECT_EQ(o.findings[0].evidence[0].where.line, 1);
 }
