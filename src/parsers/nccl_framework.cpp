@@ -236,7 +236,8 @@ std::string_view first_word(std::string_view s, std::initializer_list<std::strin
 // virtualization (also known as, VT-d or IOMMU) can interfere with GPU Direct by redirecting all
 // PCI point-to-point traffic to the CPU root complex, causing a significant performance
 // reduction or even a hang." Read only from a person's explicit words on one line: a hang word,
-// a collective, and GPUs on PCIe without NVLink (nvidia-smi topo -m's PIX / PXB / PHB).
+// a collective (or NCCL as what hangs), and GPUs on PCIe without NVLink (nvidia-smi topo -m's
+// PIX / PXB / PHB).
 bool pcie_hang(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
                FrameworkFacts& out) {
   static constexpr std::string_view kHang[] = {"hang", "hung", "eadlock", "tuck",
@@ -246,12 +247,15 @@ bool pcie_hang(std::string_view t, const Bigrams& bg, const std::string& src, st
   if (!maybe) return false;
   const std::string l = to_lower(t.substr(0, 512));
   if (first_word(l, {"hang", "hung", "deadlock", "stuck"}, false).empty()) return false;
-  if (first_word(
-          l,
-          {"allreduce", "all_reduce", "all-reduce", "all reduce", "collective", "ncclallreduce",
-           "ncclallgather", "ncclreducescatter", "ncclbroadcast", "ncclreduce", "allgather",
-           "all_gather", "reduce_scatter", "reducescatter", "broadcast"},
-          false)
+  // A collective, or NCCL itself the subject of the hang ("NCCL hangs", "nccl is stuck"): NCCL
+  // alone elsewhere on the line ("NCCL_P2P_LEVEL=PHB ... got stuck") is not.
+  if (first_word(l, {"allreduce",       "all_reduce",    "all-reduce",    "all reduce",
+                     "collective",      "ncclallreduce", "ncclallgather", "ncclreducescatter",
+                     "ncclbroadcast",   "ncclreduce",    "allgather",     "all_gather",
+                     "reduce_scatter",  "reducescatter", "broadcast",     "nccl hang",
+                     "nccl is hang",    "nccl is stuck", "nccl stuck",    "nccl deadlock",
+                     "nccl gets stuck", "nccl got stuck"},
+                 false)
           .empty())
     return false;
   std::string_view link = first_word(l, {"no nvlink", "without nvlink", "pcie", "pci-e"}, false);

@@ -295,6 +295,10 @@ TEST(NcclFramework, PcieHangNeedsAllThreeWords) {
   EXPECT_EQ(f.events[0].kind, K::kPcieHang);
   EXPECT_EQ(f.events[0].detail, "no nvlink");
   EXPECT_EQ(read({"all_reduce is stuck between GPU0 and GPU1 (PIX)"}).events.at(0).detail, "pix");
+  // NCCL as what hangs (NVIDIA/nccl#667's title).
+  EXPECT_EQ(read({"NCCL hangs in the case GPUs are linked through PXB or PIX"}).events.at(0).detail,
+            "pxb");
+  EXPECT_TRUE(read({"NCCL is fine, the data loader hangs on PIX GPUs"}).events.empty());
   EXPECT_TRUE(read({"the allreduce hangs on 8x H100 with NVLink and PCIe NICs"}).events.empty());
   EXPECT_TRUE(read({"a pixel shader hangs the allreduce"}).events.empty());  // "pix" in a word
   EXPECT_TRUE(read({"exchange the PCIe cards before the nccl run"}).events.empty());
