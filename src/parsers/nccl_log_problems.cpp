@@ -87,6 +87,17 @@ bool NcclLogAnalyzer::State::join_held(std::string_view raw, std::string_view te
   return true;
 }
 
+namespace {
+
+// A message without the blanks and the column bar a collector puts after it ("... list | ").
+std::string_view trim_column_bar(std::string_view m) {
+  m = trim(m);
+  if (!m.empty() && m.back() == '|') m = trim(m.substr(0, m.size() - 1));
+  return m;
+}
+
+}  // namespace
+
 void NcclLogAnalyzer::State::release_held() {
   held.active = false;
   std::string text;
@@ -388,8 +399,10 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   // libfabric's own log lines (src/log.c, parsers/libfabric_log_line.h): its warnings kept apart,
   // one per place in its source, for the knowledge base's libfabric entries to read. Two texts
   // of 1.18.0 - 1.18.3 end without a newline, so the next line of libfabric's is glued on: each
-  // is read.
-  if (std::string_view t = trim(line); starts(t, "libfabric:")) {
+  // is read. A collector's columns may come first ("  | 2025-05-16T16:39:51.208-07:00libfabric:
+  // 85:...", CloudWatch as pasted in aws/aws-ofi-nccl#889).
+  if (const std::size_t lf = line.find("libfabric:"); lf != std::string_view::npos && lf < 256) {
+    std::string_view t = trim(line.substr(lf));
     std::optional<LibfabricLogLine> l = read_libfabric_log_line(t);
     if (l) {
       while (l) {
@@ -408,9 +421,9 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
           for (const auto& w : f.fabric_warnings)
             seen = seen || (w.provider == l->provider && w.site == l->site);
           if (!seen && f.fabric_warnings.size() < kFabricSites)
-            f.fabric_warnings.push_back({log_line(t.substr(0, end_of(message)), n),
+            f.fabric_warnings.push_back({log_line(trim_column_bar(t.substr(0, end_of(message))), n),
                                          std::string(l->provider), std::string(l->site),
-                                         quote(trim(message))});
+                                         quote(trim_column_bar(message))});
         }
         if (next) t = t.substr(end_of(message));
         l = next;

@@ -67,5 +67,40 @@ TEST(LibfabricLogLine, TheReaderKeepsOneWarningPerSite) {
       analyze_nccl_log_text("libfabric:7:1700000000::efa:cq:f():1<info> only info\n", "t.log")));
 }
 
+// libfabric 1.18.0 - 1.18.3 print two warnings without a newline (efa_user_info.c:329, :337
+// @ v1.18.0), so the next line of libfabric's is glued on: both are read.
+TEST(LibfabricLogLine, AWarningWithoutItsNewlineIsTwoWarnings) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "libfabric:7:1700000000::efa:core:efa_user_info_should_support_hmem():328<warn> FI_HMEM "
+      "cannot be supported because no compatible libraries were found."
+      "libfabric:7:1700000000::efa:core:efa_user_info_should_support_hmem():346<warn> EFA "
+      "cannot support FI_HMEM because the EFA device does not have RDMA support.\n",
+      "t.log");
+  ASSERT_EQ(f.fabric_warnings.size(), 2u);
+  EXPECT_EQ(f.fabric_warnings[0].message,
+            "FI_HMEM cannot be supported because no compatible libraries were found.");
+  EXPECT_EQ(f.fabric_warnings[1].site, "efa_user_info_should_support_hmem():346");
+  EXPECT_EQ(f.fabric_warnings[1].message,
+            "EFA cannot support FI_HMEM because the EFA device does not have RDMA support.");
+  EXPECT_EQ(f.fabric_warnings[1].line.where.line, 1);
+  EXPECT_EQ(f.fabric_warn_lines, 2u);
+}
+
+// aws/aws-ofi-nccl#889 as pasted: CloudWatch's columns before the line and its copy after a bar.
+TEST(LibfabricLogLine, ReadBehindACollectorsColumns) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "  | "
+      "2025-05-16T16:39:51.208-07:00libfabric:85:1747438790::core:core:fi_getinfo_():1392<warn> "
+      "fi_getinfo: provider efa output empty list | libfabric:85:1747438790::core:core:"
+      "fi_getinfo_():1392<warn> fi_getinfo: provider efa output empty list\n",
+      "t.log");
+  ASSERT_EQ(f.fabric_warnings.size(), 1u);
+  EXPECT_EQ(f.fabric_warnings[0].provider, "core");
+  EXPECT_EQ(f.fabric_warnings[0].message, "fi_getinfo: provider efa output empty list");
+  EXPECT_EQ(f.fabric_warn_lines, 2u);
+  EXPECT_TRUE(analyze_nccl_log_text("loading libfabric: 1.18 from /opt/amazon/efa\n", "t.log")
+                  .fabric_warnings.empty());
+}
+
 }  // namespace
 }  // namespace trainready
