@@ -250,18 +250,22 @@ struct NcclRunFacts {
   // which NCCL's process writes to the same stderr: the first line of each of the first 16
   // kinds, apart from NCCL's lines.
   std::vector<LogLine> verbs_lines;
-  // Distinct warnings of libfabric itself ("libfabric:PID:TIME::efa:core:func():123<warn> ...",
-  // src/log.c; printed when FI_LOG_LEVEL is set), which an OFI net plugin's process writes to
-  // the same stderr: the first line of each of the first 16 places in libfabric's source that
-  // printed one; `fabric_warn_lines` counts them all.
-  struct FabricWarning {
+  // Distinct warnings of the network libraries under NCCL, in the same output: libfabric's
+  // ("libfabric:PID:TIME::efa:core:func():123<warn> ...", src/log.c; printed when FI_LOG_LEVEL
+  // is set), the library of an OFI net plugin, and UCX's ("[SEC.USEC] [host:pid:thread]
+  // file.c:123 UCX  WARN ...", src/ucs/debug/log.c; WARN and ERROR by default), MPI's transport
+  // or the HPC-X plugin's. The first line of each of the first 16 places in each library's
+  // source that printed one; `library_warn_lines` counts them all, by library.
+  struct LibraryWarning {
+    std::string library;   // "libfabric", "UCX"
     LogLine line;          // the whole line, as printed
-    std::string provider;  // "efa", "efa;ofi_rxd", "tcp;ofi_rxm", ...
-    std::string site;      // "rxr_info_to_rxr():506": the function and line that printed it
-    std::string message;   // after "<warn> "
+    std::string provider;  // libfabric's provider ("efa", "tcp;ofi_rxm"); UCX's component
+    std::string site;      // where its source printed it: "rxr_info_to_rxr():506", "ucp_ep.c:12"
+    std::string level;     // "warn" (libfabric); "WARN", "ERROR", "FATAL" (UCX)
+    std::string message;   // after the level
   };
-  std::vector<FabricWarning> fabric_warnings;
-  std::uint64_t fabric_warn_lines = 0;
+  std::vector<LibraryWarning> library_warnings;
+  std::map<std::string, std::uint64_t> library_warn_lines;
   std::optional<LogLine> init_complete_line;  // the first "Init COMPLETE"
   std::optional<LogLine> mnnvl_line;          // the first "MNNVL ..." line (multi-node NVLink)
   std::string cuda_driver;                    // "12.2", from "cudaDriverVersion 12020"

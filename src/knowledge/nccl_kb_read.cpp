@@ -158,13 +158,13 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f) {
   for (const LogLine& l : f.failure_info) info(l, l.text);
   for (const LogLine& l : f.verbs_lines)  // libibverbs' own warnings
     if (seen.insert(l.text).second) any_level(l);
-  for (const auto& w : f.fabric_warnings)  // libfabric's own warnings, read by their text
+  for (const auto& w : f.library_warnings)  // libfabric's and UCX's own, read by their text
     if (seen.insert(w.message).second) {
       NcclKbLine x;
       x.level = NcclKbLevel::kAny;
       x.message = w.message;
       x.line = w.line;
-      x.libfabric = true;
+      x.library = w.library;
       out.push_back(std::move(x));
     }
   for (const LogLine& l : f.unrecognised) info(l, l.text);
@@ -242,7 +242,8 @@ bool in_releases(const NcclKbEntry& e, const LogReleases& r) {
 // The entry reads the line's text: kind, level, printing file and match (releases aside).
 bool reads_text(const NcclKbEntry& e, const NcclKbLine& line) {
   if ((e.kind == NcclKbKind::kTrail) != line.trail) return false;
-  if (line.libfabric && e.kind != NcclKbKind::kPassthrough && e.file != "libfabric-efa.yaml")
+  if (!line.library.empty() && e.kind != NcclKbKind::kPassthrough &&
+      !(line.library == "libfabric" && e.file == "libfabric-efa.yaml"))
     return false;
   // A framework's line (level kAny) may quote a WARN: NCCL keeps the text of its last WARN
   // for ncclGetLastError() (src/debug.cc:263-270, src/init.cc:3445 @ v2.30.7-1), which
@@ -285,7 +286,7 @@ constexpr std::size_t kCutMinChars = 24;
 // and no two of the messages NCCL's and the plugins' sources print begin with it.
 const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& line,
                                const LogReleases& r) {
-  if (line.trail || line.level == NcclKbLevel::kInfo || line.libfabric) return nullptr;
+  if (line.trail || line.level == NcclKbLevel::kInfo || !line.library.empty()) return nullptr;
   std::string_view m = line.message;
   while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
   if (m.size() < kCutMinChars) return nullptr;

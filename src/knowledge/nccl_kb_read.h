@@ -22,10 +22,11 @@ struct NcclKbLine {
   NcclKbLevel level = NcclKbLevel::kAny;  // kAny: a framework's line, not NCCL's own
   bool trail = false;                     // a "file:line -> code" trail
   std::string file;                       // "transport/net_ib.cc:123" where NCCL printed it
-  // libfabric's own log line: read only by the entries written from libfabric's text
-  // (libfabric-efa.yaml) and by passthrough entries (text any library passes on: an
-  // ibv_wc_status string), never as one of NCCL's own messages.
-  bool libfabric = false;
+  // A network library's own log line ("libfabric", "UCX"; empty: NCCL's or a framework's): read
+  // only by passthrough entries (text any library passes on: an ibv_wc_status string) and, for
+  // libfabric, by the entries written from its source (libfabric-efa.yaml), never as one of
+  // NCCL's own messages.
+  std::string library;
   LogLine line;
   std::uint64_t count = 1;
   std::set<std::string> hosts;

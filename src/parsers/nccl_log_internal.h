@@ -653,6 +653,11 @@ struct NcclLogAnalyzer::State {
   void warn(const NcclRecord& r, NcclStream& s, std::uint64_t n);
   void warning_seen(std::string_view m, const std::string& host, std::string_view text,
                     std::uint64_t n, const void* who);
+  // A warning of libfabric's or UCX's own (NcclRunFacts::library_warnings): counted, and kept
+  // once per place in that library's source.
+  void library_warning(std::string_view library, std::string_view provider, std::string_view site,
+                       std::string_view level, std::string_view message, std::string_view text,
+                       std::uint64_t n);
   void classify_problem(std::string_view msg, const std::string& host, std::string_view text,
                         std::uint64_t n, bool is_warn);
   void channel(std::string_view m, const NcclStream& s, std::string_view text, std::uint64_t n);

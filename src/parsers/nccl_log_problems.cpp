@@ -5,6 +5,7 @@
 #include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_internal.h"
 #include "parsers/nccl_warn_join.h"
+#include "parsers/ucx_log_line.h"
 
 namespace trainready {
 namespace {
@@ -121,6 +122,23 @@ void NcclLogAnalyzer::State::release_held() {
   tail_views = views;
   text.clear();
   held.text.swap(text);
+}
+
+void NcclLogAnalyzer::State::library_warning(std::string_view library, std::string_view provider,
+                                             std::string_view site, std::string_view level,
+                                             std::string_view message, std::string_view text,
+                                             std::uint64_t n) {
+  ++f.library_warn_lines[std::string(library)];
+  constexpr std::size_t kSitesPerLibrary = 16;
+  std::size_t kept = 0;
+  for (const auto& w : f.library_warnings) {
+    if (w.library != library) continue;
+    if (w.provider == provider && w.site == site) return;
+    ++kept;
+  }
+  if (kept >= kSitesPerLibrary) return;
+  f.library_warnings.push_back({std::string(library), log_line(text, n), std::string(provider),
+                                std::string(site), std::string(level), quote(message)});
 }
 
 void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::string& host,
@@ -414,20 +432,21 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
         for (std::size_t p = message.find("libfabric:"); p != std::string_view::npos && !next;
              p = message.find("libfabric:", p + 1))
           if ((next = read_libfabric_log_line(message.substr(p)))) message = message.substr(0, p);
-        if (l->level == "warn") {
-          ++f.fabric_warn_lines;
-          constexpr std::size_t kFabricSites = 16;
-          bool seen = false;
-          for (const auto& w : f.fabric_warnings)
-            seen = seen || (w.provider == l->provider && w.site == l->site);
-          if (!seen && f.fabric_warnings.size() < kFabricSites)
-            f.fabric_warnings.push_back({log_line(trim_column_bar(t.substr(0, end_of(message))), n),
-                                         std::string(l->provider), std::string(l->site),
-                                         quote(trim_column_bar(message))});
-        }
+        if (l->level == "warn")
+          library_warning("libfabric", l->provider, l->site, l->level, trim_column_bar(message),
+                          trim_column_bar(t.substr(0, end_of(message))), n);
         if (next) t = t.substr(end_of(message));
         l = next;
       }
+      return;
+    }
+  }
+  // UCX's own log lines (src/ucs/debug/log.c, parsers/ucx_log_line.h): its warnings and errors
+  // kept apart the same way.
+  if (const std::string_view t = trim(line); !t.empty() && t[0] == '[') {
+    if (const auto u = read_ucx_log_line(t)) {
+      if (u->level == "WARN" || u->level == "ERROR" || u->level == "FATAL")
+        library_warning("UCX", u->component, u->site, u->level, trim(u->message), t, n);
       return;
     }
   }

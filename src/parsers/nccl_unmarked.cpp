@@ -9,6 +9,7 @@
 #include "parsers/libfabric_log_line.h"
 #include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_internal.h"
+#include "parsers/ucx_log_line.h"
 
 namespace trainready {
 
@@ -32,9 +33,9 @@ class UnmarkedSink {
     if (t.size() < 8) return;
     for (const std::string& m : kept_)
       if (!m.empty() && t.find(m) != std::string_view::npos) return;  // read as a WARN already
-    // libibverbs' and libfabric's own lines: the line reader kept them apart already
-    // (NcclRunFacts::verbs_lines, fabric_warnings), where the knowledge base reads them.
-    if (starts(t, "libibverbs: ") || read_libfabric_log_line(t)) return;
+    // libibverbs', libfabric's and UCX's own lines: the line reader kept them apart already
+    // (NcclRunFacts::verbs_lines, library_warnings), where the knowledge base reads them.
+    if (starts(t, "libibverbs: ") || read_libfabric_log_line(t) || read_ucx_log_line(t)) return;
     const std::optional<NcclUnmarkedText> r = read_(t);
     if (!r) return;
     const std::string msg = quote(r->text);  // as the line reader quotes a WARN

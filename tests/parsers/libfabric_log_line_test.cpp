@@ -47,21 +47,21 @@ TEST(LibfabricLogLine, NotItsLines) {
 TEST(LibfabricLogLine, TheReaderKeepsOneWarningPerSite) {
   NcclRunFacts f = analyze_nccl_logs(
       {std::string(TR_TEST_DATA) + "/nccl-shapes/awsofi161-libfabric-hmem-warn.log"});
-  ASSERT_EQ(f.fabric_warnings.size(), 1u);
-  EXPECT_EQ(f.fabric_warnings[0].provider, "efa");
-  EXPECT_EQ(f.fabric_warnings[0].site, "rxr_info_to_rxr():506");
-  EXPECT_EQ(f.fabric_warnings[0].message,
+  ASSERT_EQ(f.library_warnings.size(), 1u);
+  EXPECT_EQ(f.library_warnings[0].provider, "efa");
+  EXPECT_EQ(f.library_warnings[0].site, "rxr_info_to_rxr():506");
+  EXPECT_EQ(f.library_warnings[0].message,
             "FI_HMEM capability requires RDMA, which this device does not support.");
-  EXPECT_EQ(f.fabric_warnings[0].line.where.line, 5);
-  EXPECT_EQ(f.fabric_warn_lines, 1u);
+  EXPECT_EQ(f.library_warnings[0].line.where.line, 5);
+  EXPECT_EQ(f.library_warn_lines.at("libfabric"), 1u);
 
   std::string log;
   for (int i = 0; i < 40; ++i)
     log += "libfabric:7:1700000000::efa:cq:f" + std::to_string(i % 20) + "():1<warn> m\n" +
            "libfabric:7:1700000000::efa:cq:f():1<info> not a warning\n";
   const NcclRunFacts g = analyze_nccl_log_text(log, "t.log");
-  EXPECT_EQ(g.fabric_warnings.size(), 16u);  // the first 16 places
-  EXPECT_EQ(g.fabric_warn_lines, 40u);
+  EXPECT_EQ(g.library_warnings.size(), 16u);  // the first 16 places
+  EXPECT_EQ(g.library_warn_lines.at("libfabric"), 40u);
   EXPECT_TRUE(has_nccl_output(g));
   EXPECT_FALSE(has_nccl_output(
       analyze_nccl_log_text("libfabric:7:1700000000::efa:cq:f():1<info> only info\n", "t.log")));
@@ -76,14 +76,14 @@ TEST(LibfabricLogLine, AWarningWithoutItsNewlineIsTwoWarnings) {
       "libfabric:7:1700000000::efa:core:efa_user_info_should_support_hmem():346<warn> EFA "
       "cannot support FI_HMEM because the EFA device does not have RDMA support.\n",
       "t.log");
-  ASSERT_EQ(f.fabric_warnings.size(), 2u);
-  EXPECT_EQ(f.fabric_warnings[0].message,
+  ASSERT_EQ(f.library_warnings.size(), 2u);
+  EXPECT_EQ(f.library_warnings[0].message,
             "FI_HMEM cannot be supported because no compatible libraries were found.");
-  EXPECT_EQ(f.fabric_warnings[1].site, "efa_user_info_should_support_hmem():346");
-  EXPECT_EQ(f.fabric_warnings[1].message,
+  EXPECT_EQ(f.library_warnings[1].site, "efa_user_info_should_support_hmem():346");
+  EXPECT_EQ(f.library_warnings[1].message,
             "EFA cannot support FI_HMEM because the EFA device does not have RDMA support.");
-  EXPECT_EQ(f.fabric_warnings[1].line.where.line, 1);
-  EXPECT_EQ(f.fabric_warn_lines, 2u);
+  EXPECT_EQ(f.library_warnings[1].line.where.line, 1);
+  EXPECT_EQ(f.library_warn_lines.at("libfabric"), 2u);
 }
 
 // aws/aws-ofi-nccl#889 as pasted: CloudWatch's columns before the line and its copy after a bar.
@@ -94,12 +94,12 @@ TEST(LibfabricLogLine, ReadBehindACollectorsColumns) {
       "fi_getinfo: provider efa output empty list | libfabric:85:1747438790::core:core:"
       "fi_getinfo_():1392<warn> fi_getinfo: provider efa output empty list\n",
       "t.log");
-  ASSERT_EQ(f.fabric_warnings.size(), 1u);
-  EXPECT_EQ(f.fabric_warnings[0].provider, "core");
-  EXPECT_EQ(f.fabric_warnings[0].message, "fi_getinfo: provider efa output empty list");
-  EXPECT_EQ(f.fabric_warn_lines, 2u);
+  ASSERT_EQ(f.library_warnings.size(), 1u);
+  EXPECT_EQ(f.library_warnings[0].provider, "core");
+  EXPECT_EQ(f.library_warnings[0].message, "fi_getinfo: provider efa output empty list");
+  EXPECT_EQ(f.library_warn_lines.at("libfabric"), 2u);
   EXPECT_TRUE(analyze_nccl_log_text("loading libfabric: 1.18 from /opt/amazon/efa\n", "t.log")
-                  .fabric_warnings.empty());
+                  .library_warnings.empty());
 }
 
 }  // namespace

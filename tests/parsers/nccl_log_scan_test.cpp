@@ -41,7 +41,7 @@ constexpr Way kWays[] = {{1, 4096},  {1, std::size_t{1} << 20}, {2, 4096},      
 std::string facts_json(const NcclRunFacts& f) {
   nlohmann::json j = to_json(f);
   // And what the reporters' JSON leaves out: the failure INFO lines the knowledge base reads,
-  // where pasted RAS reports start, libibverbs' and libfabric's lines.
+  // where pasted RAS reports start, the network libraries' own lines.
   nlohmann::json fi = nlohmann::json::array();
   for (const LogLine& l : f.failure_info) fi.push_back({l.where.source, l.where.line, l.text});
   j["test_failure_info"] = fi;
@@ -49,14 +49,14 @@ std::string facts_json(const NcclRunFacts& f) {
   nlohmann::json ras = nlohmann::json::array();
   for (const Provenance& p : f.framework.ras_reports) ras.push_back({p.source, p.line});
   j["test_ras_reports"] = ras;
-  // libibverbs' and libfabric's own lines, kept apart for the knowledge base.
+  // libibverbs', libfabric's and UCX's own lines, kept apart for the knowledge base.
   nlohmann::json other = nlohmann::json::array();
   for (const LogLine& l : f.verbs_lines) other.push_back({l.where.source, l.where.line, l.text});
-  for (const auto& w : f.fabric_warnings)
-    other.push_back(
-        {w.line.where.source, w.line.where.line, w.line.text, w.provider, w.site, w.message});
+  for (const auto& w : f.library_warnings)
+    other.push_back({w.library, w.line.where.source, w.line.where.line, w.line.text, w.provider,
+                     w.site, w.level, w.message});
   j["test_verbs_fabric"] = other;
-  j["test_fabric_warn_lines"] = f.fabric_warn_lines;
+  j["test_library_warn_lines"] = f.library_warn_lines;
   const std::vector<std::uint8_t> b = nlohmann::json::to_cbor(j);
   return std::string(b.begin(), b.end());
 }

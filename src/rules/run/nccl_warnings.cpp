@@ -178,30 +178,53 @@ class NcclWarnings : public Rule {
       x.rank = 5;
       o.findings.push_back(std::move(x));
     }
-    // libfabric's own warnings (FI_LOG_LEVEL set) that no entry of the knowledge base reads.
-    std::vector<const NcclRunFacts::FabricWarning*> fabric;
-    for (const auto& w : f.fabric_warnings)
-      if (!explained.count(w.message)) fabric.push_back(&w);
-    if (!fabric.empty()) {
+    // The network libraries' own warnings (libfabric's with FI_LOG_LEVEL set, UCX's by default)
+    // that no entry of the knowledge base reads: one finding per library.
+    for (const auto& [library, count] : f.library_warn_lines) {
+      std::vector<const NcclRunFacts::LibraryWarning*> unread;
       std::set<std::string> providers;
-      for (const auto* w : fabric) providers.insert(w->provider);
-      Finding x = finding(
-          "libfabric warning(s) no other finding explains: " + std::to_string(fabric.size()) +
-          " place(s) in its source, provider " + join_limited(providers) + " (" +
-          std::to_string(f.fabric_warn_lines) + " warning line(s) of libfabric in all)");
-      for (const auto* w : fabric)
+      bool errors = false;
+      for (const auto& w : f.library_warnings)
+        if (w.library == library && !explained.count(w.message)) {
+          unread.push_back(&w);
+          providers.insert(w.provider);
+          errors = errors || w.level == "ERROR" || w.level == "FATAL";
+        }
+      if (unread.empty()) continue;
+      const bool ucx = library == "UCX";
+      Finding x = finding(library + (errors ? " error(s)" : " warning(s)") +
+                          " no other finding explains: " + std::to_string(unread.size()) +
+                          " place(s) in its source, " + (ucx ? "component " : "provider ") +
+                          join_limited(providers) + " (" + std::to_string(count) + " line(s) of " +
+                          library + "'s in all)");
+      for (const auto* w : unread)
         if (x.evidence.size() < 8) x.evidence.push_back({w->line.text, w->line.where});
-      x.cause =
-          "libfabric, the fabric library an OFI net plugin (aws-ofi-nccl) runs NCCL's traffic "
-          "on, printed warnings (FI_LOG_LEVEL is set) that neither the knowledge base nor "
-          "another rule explains. A warning while the plugin probes providers (fi_getinfo at "
-          "init) can be harmless when it then selects one; one during the run is not.";
-      x.fix =
-          "Read the quoted lines with the plugin's own lines around them (NCCL_DEBUG=INFO "
-          "NCCL_DEBUG_SUBSYS=INIT,NET prints the provider the plugin selected, \"NET/OFI "
-          "Selected provider is efa ...\", and the plugin's WARNs); check the provider on the host "
-          "with `fi_info -p <provider>`, and "
-          "run `trainready nccl` on every rank's log with FI_LOG_LEVEL=warn kept.";
+      if (ucx) {
+        x.cause =
+            "UCX printed warnings or errors (it prints WARN and above by default) that neither "
+            "the knowledge base nor another rule explains. UCX carries MPI's own traffic when the "
+            "launcher's MPI uses it (Open MPI's or HPC-X's ucx pml) and NCCL's only through the "
+            "HPC-X net plugin's UCX transport: a device or transport UCX cannot use slows or stops "
+            "MPI, and NCCL too where the plugin runs on it.";
+        x.fix =
+            "Read the quoted lines: a device or transport it names as unavailable is worth "
+            "checking with `ucx_info -d` on the host (and UCX_NET_DEVICES / UCX_TLS in the job); "
+            "NCCL's own lines (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET) say whether NCCL "
+            "uses UCX at all: the HPC-X plugin's UCX transport is \"NET/UCX\" in its connection "
+            "lines (src/ucx_plugin.c .name = \"UCX\", nccl-rdma-sharp-plugins).";
+      } else {
+        x.cause =
+            "libfabric, the fabric library an OFI net plugin (aws-ofi-nccl) runs NCCL's traffic "
+            "on, printed warnings (FI_LOG_LEVEL is set) that neither the knowledge base nor "
+            "another rule explains. A warning while the plugin probes providers (fi_getinfo at "
+            "init) can be harmless when it then selects one; one during the run is not.";
+        x.fix =
+            "Read the quoted lines with the plugin's own lines around them (NCCL_DEBUG=INFO "
+            "NCCL_DEBUG_SUBSYS=INIT,NET prints the provider the plugin selected, \"NET/OFI "
+            "Selected provider is efa ...\", and the plugin's WARNs); check the provider on the "
+            "host with `fi_info -p <provider>`, and run `trainready nccl` on every rank's log "
+            "with FI_LOG_LEVEL=warn kept.";
+      }
       x.rank = 4;
       o.findings.push_back(std::move(x));
     }

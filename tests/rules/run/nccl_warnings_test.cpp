@@ -138,7 +138,7 @@ TEST(NcclWarnings, QuotesLibfabricWarningsNoEntryReads) {
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("libfabric warning(s)"), std::string::npos)
       << o.findings[0].message;
-  EXPECT_NE(o.findings[0].message.find("3 warning line(s)"), std::string::npos)
+  EXPECT_NE(o.findings[0].message.find("3 line(s) of libfabric's in all"), std::string::npos)
       << o.findings[0].message;
   ASSERT_EQ(o.findings[0].evidence.size(), 1u);
   EXPECT_EQ(o.findings[0].evidence[0].where.line, 2);
@@ -150,6 +150,27 @@ TEST(NcclWarnings, QuotesLibfabricWarningsNoEntryReads) {
   EXPECT_TRUE(log_rule("nccl-known-signature", g).findings.empty());
   EXPECT_TRUE(log_rule("nccl-message", g).findings.empty());
   EXPECT_EQ(log_rule(kId, g).findings.size(), 1u);
+}
+
+// UCX's own warnings and errors (WARN by default): quoted, one finding for the library, an error
+// named so; a NCCL log without them stays quiet.
+TEST(NcclWarnings, QuotesUcxWarningsAndErrors) {
+  RuleOutcome o =
+      log_rule(kId, analyze_nccl_logs({std::string(TR_TEST_DATA) +
+                                       "/nccl-shapes/ucx4966-mpirun-ucx-error-invalid-gid.log"}));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("UCX error(s)"), std::string::npos) << o.findings[0].message;
+  EXPECT_NE(o.findings[0].message.find("4 line(s) of UCX's in all"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("ucx_info -d"), std::string::npos);
+  EXPECT_NE(o.findings[0].evidence[0].text.find("Invalid gid[0]"), std::string::npos);
+  const std::string warn =
+      "[1700000000.123456] [gpu1:12345:0]    ucp_context.c:1123 UCX  WARN  transport 'ud' is not "
+      "available\n";
+  o = log_rule(kId, log_text("gpu1:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n" + warn));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("UCX warning(s)"), std::string::npos);
+  EXPECT_TRUE(log_rule(kId, log_text("gpu1:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"))
+                  .findings.empty());
 }
 
 }  // namespace

@@ -1,0 +1,27 @@
+#pragma once
+// One line of UCX's own log (github.com/openucx/ucx src/ucs/debug/log.c, ucs_log_default_handler),
+// which a process using UCX writes to the same output as NCCL's lines: MPI's UCX transport (an
+// mpirun of Open MPI or HPC-X with the ucx pml) or the HPC-X net plugin's UCX p2p transport. UCX
+// prints WARN and above by default (UCX_LOG_LEVEL, global_opts.c: log_component WARN):
+//   v1.5 ..  "[SEC.USEC] [HOST:PID:THREAD] FILE:LINE UCX  LEVEL MSG"   (the file right-aligned)
+//   v1.5 ..  "[SEC.USEC] FILE:LINE UCX  LEVEL MSG"                     (before the log is set up)
+//   v1.16 .. "[SEC.USEC] [HOST] FILE:LINE COMPONENT LEVEL MSG"         (the short form)
+// LEVEL is one of ucs_log_level_names (FATAL, ERROR, WARN, DIAG, INFO, DEBUG, TRACE...).
+// Reading only: the judging is the rules'.
+#include <optional>
+#include <string_view>
+
+namespace trainready {
+
+struct UcxLogLine {
+  std::string_view component;  // "UCX", or a module's log component
+  std::string_view site;       // "ucp_context.c:1123", where UCX's source printed it
+  std::string_view level;      // "WARN", "ERROR", ...
+  std::string_view message;    // after the level, as printed
+};
+
+// `text` starts with "[" (a launcher prefix already stripped). nullopt when it is not a UCX log
+// line of one of the shapes above.
+std::optional<UcxLogLine> read_ucx_log_line(std::string_view text);
+
+}  // namespace trainready

@@ -1,0 +1,74 @@
+// UCX's own log line (parsers/ucx_log_line.h) in the shapes src/ucs/debug/log.c printed from v1.5
+// to v1.22, lines that only look like it, and what the NCCL log reader keeps of them.
+#include "parsers/ucx_log_line.h"
+
+#include <gtest/gtest.h>
+
+#include "parsers/nccl_log.h"
+#include "support/paths.h"
+
+namespace trainready {
+namespace {
+
+TEST(UcxLogLine, EveryShape) {
+  // v1.5's long form (openucx/ucx#4966 as posted), v1.16's long form with a thread name, the
+  // short form before the log is set up (v1.5: no host; v1.16: the host alone).
+  struct Case {
+    const char* text;
+    const char* site;
+    const char* level;
+    const char* message;
+  } cases[] = {
+      {"[1585882859.110274] [149a368e-ef8d-493a-b46f-2e23bde3f0a1:63427:0]      ib_device.c:918  "
+       "UCX  ERROR Invalid gid[0] on mlx5_6:1",
+       "ib_device.c:918", "ERROR", "Invalid gid[0] on mlx5_6:1"},
+      {"[1716918990.407988] [gpu1:2588768:0]     ucp_context.c:2137 UCX  INFO  Version 1.16.0",
+       "ucp_context.c:2137", "INFO", "Version 1.16.0"},
+      {"[1700000000.123456]      ucp_context.c:1100 UCX  WARN  transport 'ud' is not available",
+       "ucp_context.c:1100", "WARN", "transport 'ud' is not available"},
+      {"[1700000000.123456] [gpu1]     ucp_context.c:1321 UCX  WARN  network device "
+       "'mlx5_bond_0:1' is not available",
+       "ucp_context.c:1321", "WARN", "network device 'mlx5_bond_0:1' is not available"},
+  };
+  for (const Case& c : cases) {
+    const auto u = read_ucx_log_line(c.text);
+    ASSERT_TRUE(u.has_value()) << c.text;
+    EXPECT_EQ(u->component, "UCX") << c.text;
+    EXPECT_EQ(u->site, c.site) << c.text;
+    EXPECT_EQ(u->level, c.level) << c.text;
+    EXPECT_EQ(u->message, c.message) << c.text;
+  }
+}
+
+TEST(UcxLogLine, NotItsLines) {
+  for (const char* t : {"[", "[1.2]", "[1585882859.110274]", "[1585882859.11027] f.c:1 UCX WARN x",
+                        "[1585882859.110274] [host:1:0] nofile:12 UCX WARN no file name",
+                        "[1585882859.110274] [host:1:0] f.c:12x UCX WARN bad line",
+                        "[1585882859.110274] [host:1:0] f.c:12 UCX LOUD not a level",
+                        "[1585882859.110274] [host:1:0 f.c:12 UCX WARN unclosed",
+                        "[2025-10-23 10:26:31] lrdn2146:1:2 [3] graph/search.cc:1127 NCCL WARN x",
+                        "[rank3]: [1585882859.110274] not UCX"})
+    EXPECT_FALSE(read_ucx_log_line(t).has_value()) << t;
+}
+
+// openucx/ucx#4966: an nccl-tests run under mpirun's UCX pml, UCX's errors on each host.
+TEST(UcxLogLine, TheReaderKeepsWarningsAndErrorsOncePerSite) {
+  const NcclRunFacts f = analyze_nccl_logs(
+      {std::string(TR_TEST_DATA) + "/nccl-shapes/ucx4966-mpirun-ucx-error-invalid-gid.log"});
+  ASSERT_EQ(f.library_warnings.size(), 1u);
+  EXPECT_EQ(f.library_warnings[0].library, "UCX");
+  EXPECT_EQ(f.library_warnings[0].site, "ib_device.c:918");
+  EXPECT_EQ(f.library_warnings[0].level, "ERROR");
+  EXPECT_EQ(f.library_warnings[0].message, "Invalid gid[0] on mlx5_6:1");
+  EXPECT_EQ(f.library_warnings[0].line.where.line, 3);
+  EXPECT_EQ(f.library_warn_lines.at("UCX"), 4u);
+  EXPECT_TRUE(has_nccl_output(f));
+  // Below WARN: not kept.
+  EXPECT_TRUE(analyze_nccl_log_text("[1716918990.407988] [gpu1:2588768:0]     ucp_context.c:2137 "
+                                    "UCX  INFO  Version 1.16.0\n",
+                                    "t.log")
+                  .library_warnings.empty());
+}
+
+}  // namespace
+}  // namespace trainready
