@@ -419,7 +419,7 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   // of 1.18.0 - 1.18.3 end without a newline, so the next line of libfabric's is glued on: each
   // is read. A collector's columns may come first ("  | 2025-05-16T16:39:51.208-07:00libfabric:
   // 85:...", CloudWatch as pasted in aws/aws-ofi-nccl#889).
-  if (const std::size_t lf = line.find("libfabric:"); lf != std::string_view::npos && lf < 256) {
+  if (const std::size_t lf = line.substr(0, 266).find("libfabric:"); lf != std::string_view::npos) {
     std::string_view t = trim(line.substr(lf));
     std::optional<LibfabricLogLine> l = read_libfabric_log_line(t);
     if (l) {
