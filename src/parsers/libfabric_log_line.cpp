@@ -45,4 +45,13 @@ std::optional<LibfabricLogLine> read_libfabric_log_line(std::string_view t) {
   return l;
 }
 
+std::size_t find_libfabric_head(std::string_view line) {
+  constexpr std::string_view kPackage = "libfabric:";
+  const std::string_view window = line.substr(0, 256 + kPackage.size());
+  for (std::size_t p = window.find(kPackage); p != std::string_view::npos;
+       p = window.find(kPackage, p + 1))
+    if (read_libfabric_log_line(line.substr(p))) return p;
+  return std::string_view::npos;
+}
+
 }  // namespace trainready

@@ -27,4 +27,9 @@ struct LibfabricLogLine {
 // libfabric log line of one of the shapes above.
 std::optional<LibfabricLogLine> read_libfabric_log_line(std::string_view text);
 
+// Where a libfabric log line's head starts in `line`: at its start, or behind a collector's
+// columns ("  | 2025-05-16T16:39:51.208-07:00libfabric:85:...", CloudWatch as pasted in
+// aws/aws-ofi-nccl#889), within the first 256 characters; npos when there is none.
+std::size_t find_libfabric_head(std::string_view line);
+
 }  // namespace trainready

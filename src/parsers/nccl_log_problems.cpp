@@ -419,10 +419,11 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   // of 1.18.0 - 1.18.3 end without a newline, so the next line of libfabric's is glued on: each
   // is read. A collector's columns may come first ("  | 2025-05-16T16:39:51.208-07:00libfabric:
   // 85:...", CloudWatch as pasted in aws/aws-ofi-nccl#889).
-  if (const std::size_t lf = line.substr(0, 266).find("libfabric:"); lf != std::string_view::npos) {
+  if (const std::size_t lf = find_libfabric_head(line); lf != std::string_view::npos) {
     std::string_view t = trim(line.substr(lf));
     std::optional<LibfabricLogLine> l = read_libfabric_log_line(t);
     if (l) {
+      std::string_view prev_site, prev_message;
       while (l) {
         std::string_view message = l->message;
         std::optional<LibfabricLogLine> next;
@@ -432,9 +433,13 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
         for (std::size_t p = message.find("libfabric:"); p != std::string_view::npos && !next;
              p = message.find("libfabric:", p + 1))
           if ((next = read_libfabric_log_line(message.substr(p)))) message = message.substr(0, p);
-        if (l->level == "warn")
+        // A collector's copy of the same line after a bar ("... | libfabric:...") is one line.
+        const bool copy = prev_site == l->site && prev_message == trim_column_bar(message);
+        if (l->level == "warn" && !copy)
           library_warning("libfabric", l->provider, l->site, l->level, trim_column_bar(message),
                           trim_column_bar(t.substr(0, end_of(message))), n);
+        prev_site = l->site;
+        prev_message = trim_column_bar(message);
         if (next) t = t.substr(end_of(message));
         l = next;
       }
@@ -445,7 +450,7 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   // kept apart the same way.
   if (const std::string_view t = trim(line); !t.empty() && t[0] == '[') {
     if (const auto u = read_ucx_log_line(t)) {
-      if (u->level == "WARN" || u->level == "ERROR" || u->level == "FATAL")
+      if (u->level == "WARN" || u->level == "ERROR")
         library_warning("UCX", u->component, u->site, u->level, trim(u->message), t, n);
       return;
     }

@@ -35,7 +35,9 @@ class UnmarkedSink {
       if (!m.empty() && t.find(m) != std::string_view::npos) return;  // read as a WARN already
     // libibverbs', libfabric's and UCX's own lines: the line reader kept them apart already
     // (NcclRunFacts::verbs_lines, library_warnings), where the knowledge base reads them.
-    if (starts(t, "libibverbs: ") || read_libfabric_log_line(t) || read_ucx_log_line(t)) return;
+    if (starts(t, "libibverbs: ") || find_libfabric_head(t) != std::string_view::npos ||
+        read_ucx_log_line(t))
+      return;
     const std::optional<NcclUnmarkedText> r = read_(t);
     if (!r) return;
     const std::string msg = quote(r->text);  // as the line reader quotes a WARN

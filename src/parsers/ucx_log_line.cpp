@@ -67,6 +67,7 @@ std::optional<UcxLogLine> read_ucx_log_line(std::string_view t) {
   u.site = site;
   u.level = level;
   u.message = t.substr(skip_blanks(t, i + level.size()));
+  if (u.message.empty()) return std::nullopt;  // every level prints a message
   return u;
 }
 

@@ -5,8 +5,9 @@
 // prints WARN and above by default (UCX_LOG_LEVEL, global_opts.c: log_component WARN):
 //   v1.5 ..  "[SEC.USEC] [HOST:PID:THREAD] FILE:LINE UCX  LEVEL MSG"   (the file right-aligned)
 //   v1.5 ..  "[SEC.USEC] FILE:LINE UCX  LEVEL MSG"                     (before the log is set up)
-//   v1.16 .. "[SEC.USEC] [HOST] FILE:LINE COMPONENT LEVEL MSG"         (the short form)
-// LEVEL is one of ucs_log_level_names (FATAL, ERROR, WARN, DIAG, INFO, DEBUG, TRACE...).
+//   v1.11 .. "[SEC.USEC] [THREAD] FILE:LINE COMPONENT LEVEL MSG"       (the short form)
+// LEVEL is one of ucs_log_level_names (ERROR, WARN, DIAG, INFO, DEBUG, TRACE...); a FATAL error
+// goes through ucs_log_fatal_error in another shape, not read here.
 // Reading only: the judging is the rules'.
 #include <optional>
 #include <string_view>

@@ -97,7 +97,11 @@ TEST(LibfabricLogLine, ReadBehindACollectorsColumns) {
   ASSERT_EQ(f.library_warnings.size(), 1u);
   EXPECT_EQ(f.library_warnings[0].provider, "core");
   EXPECT_EQ(f.library_warnings[0].message, "fi_getinfo: provider efa output empty list");
-  EXPECT_EQ(f.library_warn_lines.at("libfabric"), 2u);
+  EXPECT_EQ(f.library_warn_lines.at("libfabric"), 1u);  // the copy after the bar is the same line
+  EXPECT_EQ(find_libfabric_head("  | 2025-05-16T16:39:51.208-07:00libfabric:85:1747438790::core:"
+                                "core:fi_getinfo_():1392<warn> x"),
+            33u);
+  EXPECT_EQ(find_libfabric_head("libfabric: 1.18 loaded; libfabric:bad"), std::string_view::npos);
   EXPECT_TRUE(analyze_nccl_log_text("loading libfabric: 1.18 from /opt/amazon/efa\n", "t.log")
                   .library_warnings.empty());
 }

@@ -12,7 +12,7 @@ namespace {
 
 TEST(UcxLogLine, EveryShape) {
   // v1.5's long form (openucx/ucx#4966 as posted), v1.16's long form with a thread name, the
-  // short form before the log is set up (v1.5: no host; v1.16: the host alone).
+  // short form before the log is set up (v1.5: nothing in brackets; v1.11 on: the thread name).
   struct Case {
     const char* text;
     const char* site;
@@ -26,7 +26,7 @@ TEST(UcxLogLine, EveryShape) {
        "ucp_context.c:2137", "INFO", "Version 1.16.0"},
       {"[1700000000.123456]      ucp_context.c:1100 UCX  WARN  transport 'ud' is not available",
        "ucp_context.c:1100", "WARN", "transport 'ud' is not available"},
-      {"[1700000000.123456] [gpu1]     ucp_context.c:1321 UCX  WARN  network device "
+      {"[1700000000.123456] [main]     ucp_context.c:1321 UCX  WARN  network device "
        "'mlx5_bond_0:1' is not available",
        "ucp_context.c:1321", "WARN", "network device 'mlx5_bond_0:1' is not available"},
   };
@@ -41,13 +41,14 @@ TEST(UcxLogLine, EveryShape) {
 }
 
 TEST(UcxLogLine, NotItsLines) {
-  for (const char* t : {"[", "[1.2]", "[1585882859.110274]", "[1585882859.11027] f.c:1 UCX WARN x",
-                        "[1585882859.110274] [host:1:0] nofile:12 UCX WARN no file name",
-                        "[1585882859.110274] [host:1:0] f.c:12x UCX WARN bad line",
-                        "[1585882859.110274] [host:1:0] f.c:12 UCX LOUD not a level",
-                        "[1585882859.110274] [host:1:0 f.c:12 UCX WARN unclosed",
-                        "[2025-10-23 10:26:31] lrdn2146:1:2 [3] graph/search.cc:1127 NCCL WARN x",
-                        "[rank3]: [1585882859.110274] not UCX"})
+  for (const char* t :
+       {"[", "[1.2]", "[1585882859.110274]", "[1585882859.11027] f.c:1 UCX WARN x",
+        "[1585882859.110274] [host:1:0] nofile:12 UCX WARN no file name",
+        "[1585882859.110274] [host:1:0] f.c:12x UCX WARN bad line",
+        "[1585882859.110274] [host:1:0] f.c:12 UCX LOUD not a level",
+        "[1585882859.110274] [host:1:0 f.c:12 UCX WARN unclosed",
+        "[2025-10-23 10:26:31] lrdn2146:1:2 [3] graph/search.cc:1127 NCCL WARN x",
+        "[rank3]: [1585882859.110274] not UCX", "[1585882859.110274] [host:1:0] f.c:12 UCX WARN"})
     EXPECT_FALSE(read_ucx_log_line(t).has_value()) << t;
 }
 

@@ -47,11 +47,11 @@ class NcclIbCompletionError : public Rule {
          "other. On InfiniBand: different partitions (on Azure, VMs not in one scale set / "
          "availability set), a port down or flapping, routing; on RoCE: a wrong GID index "
          "(NCCL_IB_GID_INDEX), VLAN or PFC/ECN setup, or an MTU larger than a switch on the "
-         "path forwards (NCCL sets the queue pair's path MTU to the smaller active_mtu of the "
-         "two ports, src/transport/net_ib.cc:1325 (ncclIbAccept) @ v2.21.5-1; on RoCE that "
-         "follows the interface's MTU, so hosts set to jumbo frames behind a switch port that is "
-         "not "
-         "lose every full-size packet while small messages pass).",
+         "path forwards (the connecting side's queue pairs, which send the data, take the "
+         "smaller active_mtu of the two ports, src/transport/net_ib.cc:1325 and :1144 @ "
+         "v2.21.5-1; on RoCE active_mtu follows the interface's MTU, so hosts set to jumbo "
+         "frames behind a switch hop that does not forward them lose every full-size packet "
+         "while small messages pass).",
          "Put every VM of the job in one scale set (singlePlacementGroup=true) or one "
          "availability set, check `cat /sys/class/infiniband/*/ports/1/pkeys/0` is the same on "
          "both nodes and the ports are ACTIVE (`trainready doctor` on each); on RoCE set "

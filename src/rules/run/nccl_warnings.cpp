@@ -188,7 +188,7 @@ class NcclWarnings : public Rule {
         if (w.library == library && !explained.count(w.message)) {
           unread.push_back(&w);
           providers.insert(w.provider);
-          errors = errors || w.level == "ERROR" || w.level == "FATAL";
+          errors = errors || w.level == "ERROR";
         }
       if (unread.empty()) continue;
       const bool ucx = library == "UCX";
@@ -200,12 +200,17 @@ class NcclWarnings : public Rule {
       for (const auto* w : unread)
         if (x.evidence.size() < 8) x.evidence.push_back({w->line.text, w->line.where});
       if (ucx) {
+        // UCX prints WARN by default, and many of its warnings are routine (src/ucs/config/
+        // parser.c "unused environment variable", src/ucs/datastruct/mpool.c "was not returned
+        // to mpool", at exit): a note unless UCX reports an error.
+        if (!errors) x.severity = Severity::kInfo;
         x.cause =
-            "UCX printed warnings or errors (it prints WARN and above by default) that neither "
-            "the knowledge base nor another rule explains. UCX carries MPI's own traffic when the "
-            "launcher's MPI uses it (Open MPI's or HPC-X's ucx pml) and NCCL's only through the "
-            "HPC-X net plugin's UCX transport: a device or transport UCX cannot use slows or stops "
-            "MPI, and NCCL too where the plugin runs on it.";
+            "UCX printed these (it prints WARN and above by default, and many of its warnings are "
+            "routine: an unused UCX_* variable, objects not returned to a memory pool at exit). "
+            "Neither the knowledge base nor another rule explains them. UCX carries MPI's own "
+            "traffic when the launcher's MPI uses it (Open MPI's or HPC-X's ucx pml) and NCCL's "
+            "only through the HPC-X net plugin's UCX transport; an error, or a device or "
+            "transport it names as unavailable, matters to those.";
         x.fix =
             "Read the quoted lines: a device or transport it names as unavailable is worth "
             "checking with `ucx_info -d` on the host (and UCX_NET_DEVICES / UCX_TLS in the job); "

@@ -169,6 +169,7 @@ TEST(NcclWarnings, QuotesUcxWarningsAndErrors) {
   o = log_rule(kId, log_text("gpu1:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n" + warn));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("UCX warning(s)"), std::string::npos);
+  EXPECT_EQ(o.findings[0].severity, Severity::kInfo);  // routine ones are common
   EXPECT_TRUE(log_rule(kId, log_text("gpu1:1:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"))
                   .findings.empty());
 }
