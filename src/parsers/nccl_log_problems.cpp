@@ -448,7 +448,9 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   }
   // UCX's own log lines (src/ucs/debug/log.c, parsers/ucx_log_line.h): its warnings and errors
   // kept apart the same way.
-  if (const std::string_view t = trim(line); !t.empty() && t[0] == '[') {
+  {
+    std::string_view t = trim(line);
+    while (!t.empty() && t[0] == '>') t = trim(t.substr(1));  // quoted in a thread's markdown
     if (const auto u = read_ucx_log_line(t)) {
       if (u->level == "WARN" || u->level == "ERROR")
         library_warning("UCX", u->component, u->site, u->level, trim(u->message), t, n);

@@ -17,26 +17,35 @@ std::string_view word_at(std::string_view t, std::size_t i) {
   return t.substr(i, e - i);
 }
 
-}  // namespace
-
-std::optional<UcxLogLine> read_ucx_log_line(std::string_view t) {
-  // "[SEC.USEC]"
+// Past "[SEC.USEC]" and the bracketed "[HOST:PID:THREAD]" / "[THREAD]" after it; npos when `t`
+// does not start so.
+std::size_t past_head(std::string_view t) {
   std::size_t i = 0;
-  if (t.empty() || t[0] != '[') return std::nullopt;
+  if (t.empty() || t[0] != '[') return std::string_view::npos;
   ++i;
   const std::size_t sec = i;
   while (i < t.size() && digit(t[i])) ++i;
-  if (i == sec || i >= t.size() || t[i] != '.') return std::nullopt;
+  if (i == sec || i >= t.size() || t[i] != '.') return std::string_view::npos;
   const std::size_t usec = ++i;
   while (i < t.size() && digit(t[i])) ++i;
-  if (i - usec != 6 || i >= t.size() || t[i] != ']') return std::nullopt;
+  if (i - usec != 6 || i >= t.size() || t[i] != ']') return std::string_view::npos;
   i = skip_blanks(t, i + 1);
-  // "[HOST:PID:THREAD]" or "[HOST]", when the log is set up.
   if (i < t.size() && t[i] == '[') {
     const std::size_t close = t.find(']', i);
-    if (close == std::string_view::npos || close - i > 300) return std::nullopt;
+    if (close == std::string_view::npos || close - i > 300) return std::string_view::npos;
     i = skip_blanks(t, close + 1);
   }
+  return i;
+}
+
+}  // namespace
+
+std::optional<UcxLogLine> read_ucx_log_line(std::string_view t) {
+  // An excerpt may start at the file ("ucp_context.c:1321 UCX  WARN  ..."): then only UCX's own
+  // component name is taken.
+  const bool headless = t.empty() || t[0] != '[';
+  std::size_t i = headless ? 0 : past_head(t);
+  if (i == std::string_view::npos) return std::nullopt;
   // "FILE:LINE"
   const std::string_view site = word_at(t, i);
   const std::size_t colon = site.rfind(':');
@@ -50,7 +59,8 @@ std::optional<UcxLogLine> read_ucx_log_line(std::string_view t) {
   i = skip_blanks(t, i + site.size());
   // "UCX" (the component), then the level.
   const std::string_view component = word_at(t, i);
-  if (component.empty() || component.size() > 32) return std::nullopt;
+  if (component.empty() || component.size() > 32 || (headless && component != "UCX"))
+    return std::nullopt;
   for (const char c : component)
     if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || digit(c) || c == '_'))
       return std::nullopt;

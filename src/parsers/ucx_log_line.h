@@ -6,6 +6,7 @@
 //   v1.5 ..  "[SEC.USEC] [HOST:PID:THREAD] FILE:LINE UCX  LEVEL MSG"   (the file right-aligned)
 //   v1.5 ..  "[SEC.USEC] FILE:LINE UCX  LEVEL MSG"                     (before the log is set up)
 //   v1.11 .. "[SEC.USEC] [THREAD] FILE:LINE COMPONENT LEVEL MSG"       (the short form)
+//   an excerpt "FILE:LINE UCX  LEVEL MSG" (the head cut off as pasted: ai-dynamo/dynamo#1209)
 // LEVEL is one of ucs_log_level_names (ERROR, WARN, DIAG, INFO, DEBUG, TRACE...); a FATAL error
 // goes through ucs_log_fatal_error in another shape, not read here.
 // Reading only: the judging is the rules'.
@@ -21,8 +22,8 @@ struct UcxLogLine {
   std::string_view message;    // after the level, as printed
 };
 
-// `text` starts with "[" (a launcher prefix already stripped). nullopt when it is not a UCX log
-// line of one of the shapes above.
+// `text` is a trimmed line (a launcher prefix already stripped). nullopt when it is not a UCX
+// log line of one of the shapes above; without the head, only with UCX's own component name.
 std::optional<UcxLogLine> read_ucx_log_line(std::string_view text);
 
 }  // namespace trainready

@@ -26,6 +26,11 @@ TEST(UcxLogLine, EveryShape) {
        "ucp_context.c:2137", "INFO", "Version 1.16.0"},
       {"[1700000000.123456]      ucp_context.c:1100 UCX  WARN  transport 'ud' is not available",
        "ucp_context.c:1100", "WARN", "transport 'ud' is not available"},
+      {"ucp_context.c:1321 UCX  WARN  network device 'mlx5_bond_0:1' is not available, please "
+       "use one or more of: 'bond0'(tcp), 'eth0'(tcp), 'lo'(tcp)",
+       "ucp_context.c:1321", "WARN",
+       "network device 'mlx5_bond_0:1' is not available, please use one or more of: "
+       "'bond0'(tcp), 'eth0'(tcp), 'lo'(tcp)"},  // ai-dynamo/dynamo#1209 as pasted, headless
       {"[1700000000.123456] [main]     ucp_context.c:1321 UCX  WARN  network device "
        "'mlx5_bond_0:1' is not available",
        "ucp_context.c:1321", "WARN", "network device 'mlx5_bond_0:1' is not available"},
@@ -48,7 +53,9 @@ TEST(UcxLogLine, NotItsLines) {
         "[1585882859.110274] [host:1:0] f.c:12 UCX LOUD not a level",
         "[1585882859.110274] [host:1:0 f.c:12 UCX WARN unclosed",
         "[2025-10-23 10:26:31] lrdn2146:1:2 [3] graph/search.cc:1127 NCCL WARN x",
-        "[rank3]: [1585882859.110274] not UCX", "[1585882859.110274] [host:1:0] f.c:12 UCX WARN"})
+        "[rank3]: [1585882859.110274] not UCX", "[1585882859.110274] [host:1:0] f.c:12 UCX WARN",
+        "main.c:12 MYAPP WARN another program's headless line",
+        "see main.c:12 UCX WARN in the middle of prose"})
     EXPECT_FALSE(read_ucx_log_line(t).has_value()) << t;
 }
 
@@ -64,6 +71,14 @@ TEST(UcxLogLine, TheReaderKeepsWarningsAndErrorsOncePerSite) {
   EXPECT_EQ(f.library_warnings[0].line.where.line, 3);
   EXPECT_EQ(f.library_warn_lines.at("UCX"), 4u);
   EXPECT_TRUE(has_nccl_output(f));
+  // ai-dynamo/dynamo#1209 as pasted: quoted in markdown, the head cut off.
+  const NcclRunFacts q = analyze_nccl_log_text(
+      "got error: \n> ucp_context.c:1321 UCX  WARN  network device 'mlx5_bond_0:1' is not "
+      "available, please use one or more of: 'bond0'(tcp), 'eth0'(tcp), 'lo'(tcp)\n",
+      "t.log");
+  ASSERT_EQ(q.library_warnings.size(), 1u);
+  EXPECT_EQ(q.library_warnings[0].line.where.line, 2);
+  EXPECT_TRUE(has_nccl_output(q));
   // Below WARN: not kept.
   EXPECT_TRUE(analyze_nccl_log_text("[1716918990.407988] [gpu1:2588768:0]     ucp_context.c:2137 "
                                     "UCX  INFO  Version 1.16.0\n",
