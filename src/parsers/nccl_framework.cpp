@@ -50,6 +50,20 @@ class Bigrams {
   std::uint64_t m_[16] = {};
 };
 
+// Searches of the whole line behind its byte pairs: a needle the line cannot hold costs a few bit
+// tests, not a scan of the line (most lines of a training job's output, its iteration lines,
+// hold none of the needles below).
+std::size_t find(const Bigrams& bg, std::string_view t, std::string_view needle,
+                 std::size_t pos = 0) {
+  return bg.maybe(needle) ? t.find(needle, pos) : std::string_view::npos;
+}
+bool has(const Bigrams& bg, std::string_view t, std::string_view needle) {
+  return find(bg, t, needle) != std::string_view::npos;
+}
+std::string_view word_after(const Bigrams& bg, std::string_view t, std::string_view key) {
+  return bg.maybe(key) ? word_after(t, key) : std::string_view();
+}
+
 void add(FrameworkFacts& out, K kind, std::string_view framework, std::string_view detail,
          std::string_view line, const std::string& source, std::uint64_t n) {
   ++out.lines;
@@ -95,11 +109,12 @@ constexpr std::string_view kResultNames[] = {
     "ncclInvalidUsage",       "ncclRemoteError", "ncclInProgress",
 };
 
-bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, FrameworkFacts& out) {
+bool nccl_error(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
+                FrameworkFacts& out) {
   // PyTorch C10D_NCCL_CHECK (torch/csrc/distributed/c10d/NCCLUtils.hpp, v1.5.0 .. v2.9.0):
   //   "NCCL error in: " __FILE__ ":" __LINE__ ", " ncclGetErrorWithVersion(result) ...
   //   ncclGetErrorWithVersion = ncclGetErrorString(error) + ", NCCL version " + version
-  if (std::size_t p = t.find("NCCL error in: "); p != std::string_view::npos) {
+  if (std::size_t p = find(bg, t, "NCCL error in: "); p != std::string_view::npos) {
     std::string_view rest = t.substr(p + 15);
     const std::size_t comma = rest.find(", ");
     const std::string_view reason = comma == std::string_view::npos ? "" : rest.substr(comma + 2);
@@ -109,7 +124,7 @@ bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, Fra
   // vLLM pynccl_wrapper.py NCCLLibrary.NCCL_CHECK (v0.4.1 .. v0.11.0; SGLang copies it):
   //   raise RuntimeError(f"NCCL error: {error_str}")
   // (The raise line itself is quoted in the traceback above: only a known reason counts.)
-  if (std::size_t p = t.find("NCCL error: "); p != std::string_view::npos) {
+  if (std::size_t p = find(bg, t, "NCCL error: "); p != std::string_view::npos) {
     const std::string_view result = nccl_result_from_reason(t.substr(p + 12));
     if (result.empty()) return false;
     add(out, K::kNcclError, "vLLM", result, t, src, n);
@@ -117,8 +132,8 @@ bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, Fra
   }
   // PyTorch torch/csrc/cuda/nccl.cpp NCCL_CHECK (v1.0 .. v2.9.0):
   //   "NCCL Error " + std::to_string(result) + ": " + ncclGetErrorString(result)
-  if (std::size_t p = t.find("NCCL Error "); p != std::string_view::npos) {
-    const std::size_t colon = t.find(": ", p);
+  if (std::size_t p = find(bg, t, "NCCL Error "); p != std::string_view::npos) {
+    const std::size_t colon = find(bg, t, ": ", p);
     if (colon != std::string_view::npos && colon < p + 16) {
       add(out, K::kNcclError, "PyTorch", nccl_result_from_reason(t.substr(colon + 2)), t, src, n);
       return true;
@@ -127,7 +142,7 @@ bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, Fra
   // nccl-tests src/common.h NCCLCHECK: "%s: Test NCCL failure %s:%d '%s'" (hostname, file, line,
   // ncclGetErrorString) since cbe7f65 (2019-03), "'%s / %s'" with ncclGetLastError since 51af557
   // (2022-08, v2.13 resync); "NCCL failure %s:%d '%s'" before 2019-03. The file is a .cu/.h.
-  if (std::size_t p = t.find("NCCL failure "); p != std::string_view::npos) {
+  if (std::size_t p = find(bg, t, "NCCL failure "); p != std::string_view::npos) {
     const std::string_view rest = t.substr(p + 13);
     const std::size_t quote = rest.find(" '");
     const std::size_t colon = rest.find(':');
@@ -145,7 +160,7 @@ bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, Fra
   // src/common.cu), not NCCL's: NCCL's own "Cuda failure 'x'" has no file:line.
   for (std::string_view head :
        {std::string_view("Test CUDA failure "), std::string_view("Cuda failure ")}) {
-    const std::size_t p = t.find(head);
+    const std::size_t p = find(bg, t, head);
     if (p == std::string_view::npos) continue;
     const std::string_view rest = t.substr(p + head.size());
     const std::size_t quote = rest.find(" '");
@@ -162,7 +177,7 @@ bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, Fra
   //   "Input tensor data type is not supported for NCCL process group: " type
   // The type map has kBFloat16 only when HAS_NCCL_BF16_DATATYPE (NCCL 2.10+, where nccl.h
   // first defines ncclBfloat16).
-  if (std::size_t p = t.find("data type is not supported for NCCL process group: ");
+  if (std::size_t p = find(bg, t, "data type is not supported for NCCL process group: ");
       p != std::string_view::npos) {
     add(out, K::kNcclError, "PyTorch", "unsupported data type " + std::string(t.substr(p + 51)), t,
         src, n);
@@ -179,7 +194,8 @@ bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, Fra
   }
   // A bare ncclResult_t name (nccl.h) as a word anywhere else: an issue title or a summary
   // ("multi-node fine-tuning fails with ncclInternalError"). No framework signs it.
-  for (std::size_t p = t.find("nccl"); p != std::string_view::npos; p = t.find("nccl", p + 4)) {
+  for (std::size_t p = find(bg, t, "nccl"); p != std::string_view::npos;
+       p = find(bg, t, "nccl", p + 4)) {
     if (p > 0 && (std::isalnum(static_cast<unsigned char>(t[p - 1])) || t[p - 1] == '_')) continue;
     for (std::string_view name : kResultNames) {
       const std::size_t e = p + name.size();
@@ -201,7 +217,7 @@ bool nccl_error(std::string_view t, const std::string& src, std::uint64_t n, Fra
 bool custom_all_reduce(std::string_view t, const Bigrams& bg, const std::string& src,
                        std::uint64_t n, FrameworkFacts& out) {
   if (!bg.maybe("Failed: Cuda error ")) return false;
-  const std::size_t p = t.find("Failed: Cuda error ");
+  const std::size_t p = find(bg, t, "Failed: Cuda error ");
   if (p == std::string_view::npos) return false;
   const std::string_view rest = t.substr(p + 19);
   const std::size_t quote = rest.find(" '");
@@ -272,18 +288,18 @@ bool pcie_hang(std::string_view t, const Bigrams& bg, const std::string& src, st
   return true;
 }
 
-bool aborted_or_hung(std::string_view t, const std::string& src, std::uint64_t n,
+bool aborted_or_hung(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
                      FrameworkFacts& out) {
   // PyTorch ProcessGroupNCCL.cpp heartbeatMonitor (v2.2.0 .. v2.9.0):
   //   "Heartbeat monitor timed out! Process will be terminated after dumping debug info."
   //   "ProcessGroupNCCL's watchdog got stuck for " heartbeatTimeoutInSec_ " seconds without
   //    making progress in monitoring enqueued collectives. This typically indicates a NCCL/CUDA
   //    API (e.g., CudaEvent.query/synchronize) hang blocking the watchdog, ..."
-  if (has(t, "watchdog got stuck for ")) {
-    add(out, K::kWatchdogHang, "PyTorch", word_after(t, "watchdog got stuck for "), t, src, n);
+  if (has(bg, t, "watchdog got stuck for ")) {
+    add(out, K::kWatchdogHang, "PyTorch", word_after(bg, t, "watchdog got stuck for "), t, src, n);
     return true;
   }
-  if (has(t, "Heartbeat monitor timed out")) {
+  if (has(bg, t, "Heartbeat monitor timed out")) {
     add(out, K::kWatchdogHang, "PyTorch", "", t, src, n);
     return true;
   }
@@ -291,29 +307,30 @@ bool aborted_or_hung(std::string_view t, const std::string& src, std::uint64_t n
   //   "NCCL communicator was aborted on rank " rank_ "."
   //   "Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA
   //    kernels, subsequent GPU operations might run on corrupted/incomplete data."
-  if (has(t, "NCCL communicator was aborted") ||
-      has(t, "Some NCCL operations have failed or timed out")) {
+  if (has(bg, t, "NCCL communicator was aborted") ||
+      has(bg, t, "Some NCCL operations have failed or timed out")) {
     add(out, K::kCommAborted, "PyTorch", "", t, src, n);
     return true;
   }
   return false;
 }
 
-bool rendezvous(std::string_view t, const std::string& src, std::uint64_t n, FrameworkFacts& out) {
+bool rendezvous(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
+                FrameworkFacts& out) {
   // torch/distributed/distributed_c10d.py _store_based_barrier (v1.9.0 .. v2.0.1):
   //   "Timed out initializing process group in store based barrier on rank: {rank}, for key:
   //    {store_key} (world_size={world_size}, worker_count={worker_count}, timeout={timeout})"
   // ("Waiting in store based barrier ..." lines before it are progress, not failure.)
-  if (has(t, "Timed out initializing process group in store based barrier")) {
+  if (has(bg, t, "Timed out initializing process group in store based barrier")) {
     std::string d;
-    if (std::string_view w = word_after(t, "worker_count="); !w.empty())
-      d = std::string(w) + "/" + std::string(word_after(t, "world_size=")) + " joined";
+    if (std::string_view w = word_after(bg, t, "worker_count="); !w.empty())
+      d = std::string(w) + "/" + std::string(word_after(bg, t, "world_size=")) + " joined";
     add(out, K::kRendezvousTimeout, "PyTorch", d, t, src, n);
     return true;
   }
   // torch/csrc/distributed/c10d/TCPStore.cpp waitForWorkers (v2.0.0 .. v2.9.0):
   //   "Timed out after " timeout " seconds waiting for clients. " joined "/" n " clients joined."
-  if (std::size_t p = t.find("seconds waiting for clients. "); p != std::string_view::npos) {
+  if (std::size_t p = find(bg, t, "seconds waiting for clients. "); p != std::string_view::npos) {
     std::string_view joined = word_after(t.substr(p), "clients. ");
     add(out, K::kRendezvousTimeout, "PyTorch",
         joined.empty() ? std::string() : std::string(joined) + " joined", t, src, n);
@@ -321,12 +338,12 @@ bool rendezvous(std::string_view t, const std::string& src, std::uint64_t n, Fra
   }
   // TCPStore.cpp / TCPStoreLibUvBackend.cpp doWait (v2.0.0 .. v2.9.0):
   //   "wait timeout after " timeout "ms, keys: " keys   (the keys a rank never published)
-  if (has(t, "wait timeout after ") && has(t, "keys:")) {
+  if (has(bg, t, "wait timeout after ") && has(bg, t, "keys:")) {
     add(out, K::kRendezvousTimeout, "PyTorch", "", t, src, n);
     return true;
   }
   // torch/distributed/elastic/rendezvous/api.py: class RendezvousTimeoutError(RendezvousError)
-  if (has(t, "RendezvousTimeoutError")) {
+  if (has(bg, t, "RendezvousTimeoutError")) {
     add(out, K::kRendezvousTimeout, "PyTorch", "", t, src, n);
     return true;
   }
@@ -342,7 +359,7 @@ bool rendezvous(std::string_view t, const std::string& src, std::uint64_t n, Fra
       {"The server socket has failed to bind", "server bind failed"},
   };
   for (const ResultText& m : kSocket) {
-    if (has(t, m.text)) {
+    if (has(bg, t, m.text)) {
       add(out, K::kStoreUnreachable, "PyTorch", m.name, t, src, n);
       return true;
     }
@@ -350,22 +367,23 @@ bool rendezvous(std::string_view t, const std::string& src, std::uint64_t n, Fra
   return false;
 }
 
-bool backend(std::string_view t, const std::string& src, std::uint64_t n, FrameworkFacts& out) {
+bool backend(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
+             FrameworkFacts& out) {
   // torch/distributed/distributed_c10d.py (v1.0.0 .. v2.9.0), is_nccl_available() false:
   //   raise RuntimeError("Distributed package doesn't have NCCL built in")
-  if (has(t, "doesn't have NCCL built in")) {
+  if (has(bg, t, "doesn't have NCCL built in")) {
     add(out, K::kNcclUnavailable, "PyTorch", "", t, src, n);
     return true;
   }
   // DeepSpeed deepspeed/comm/torch.py TorchBackend.init_process_group (v0.8.0 .. v0.17):
   //   logger.info(f"Initializing TorchBackend in DeepSpeed with backend {backend}")
-  if (std::string_view b = word_after(t, "in DeepSpeed with backend "); !b.empty()) {
+  if (std::string_view b = word_after(bg, t, "in DeepSpeed with backend "); !b.empty()) {
     add(out, K::kBackend, "DeepSpeed", b, t, src, n);
     return true;
   }
   // Accelerate accelerate/state.py PartialState.__repr__ (v0.12 .. v1.10):
   //   f"Distributed environment: {self.distributed_type}{('  Backend: ' + self.backend) ...}"
-  if (std::size_t p = t.find("Distributed environment: "); p != std::string_view::npos) {
+  if (std::size_t p = find(bg, t, "Distributed environment: "); p != std::string_view::npos) {
     const std::string_view rest = t.substr(p);
     if (std::string_view b = word_after(rest, "Backend: "); !b.empty())
       add(out, K::kBackend, "Accelerate", b, t, src, n);
@@ -374,13 +392,13 @@ bool backend(std::string_view t, const std::string& src, std::uint64_t n, Framew
   }
   // Lightning lightning/fabric/utilities/distributed.py _init_dist_connection (v1.6 .. v2.5):
   //   rank_zero_info(f"{'-' * 100}\ndistributed_backend={torch_distributed_backend}\n...")
-  if (std::string_view b = word_after(t, "distributed_backend="); !b.empty()) {
+  if (std::string_view b = word_after(bg, t, "distributed_backend="); !b.empty()) {
     add(out, K::kBackend, "Lightning", b, t, src, n);
     return true;
   }
   // Megatron-LM megatron/training/arguments.py print_args (core_r0.5.0 .. core_r0.14.0):
   //   '  {} {} {}'.format(arg, '.' * (48 - len(arg)), getattr(args, arg))
-  if (std::size_t p = t.find("distributed_backend ."); p != std::string_view::npos) {
+  if (std::size_t p = find(bg, t, "distributed_backend ."); p != std::string_view::npos) {
     std::size_t e = p + 20;
     while (e < t.size() && (t[e] == '.' || t[e] == ' ')) ++e;
     std::size_t w = e;
@@ -390,7 +408,7 @@ bool backend(std::string_view t, const std::string& src, std::uint64_t n, Framew
     return !b.empty();
   }
   // The call itself, quoted in a traceback: dist.init_process_group(backend="gloo", ...)
-  if (std::size_t p = t.find("init_process_group("); p != std::string_view::npos) {
+  if (std::size_t p = find(bg, t, "init_process_group("); p != std::string_view::npos) {
     std::string_view rest = t.substr(p);
     for (std::string_view key : {"backend=\"", "backend='"}) {
       if (std::string_view b = word_after(rest, key); !b.empty()) {
@@ -401,13 +419,13 @@ bool backend(std::string_view t, const std::string& src, std::uint64_t n, Framew
   }
   // Lightning lightning/pytorch/trainer/setup.py _log_device_info:
   //   f"GPU available: {gpu_available}{gpu_type}, used: {num_gpus > 0}"
-  if (has(t, "GPU available: True") && has(t, "used: True")) {
+  if (has(bg, t, "GPU available: True") && has(bg, t, "used: True")) {
     add(out, K::kGpuInUse, "Lightning", "", t, src, n);
     return true;
   }
   // DeepSpeed deepspeed/accelerator/real_accelerator.py get_accelerator():
   //   f"Setting ds_accelerator to {ds_accelerator._name} ({accel_logger_msg})"
-  if (has(t, "Setting ds_accelerator to cuda")) {
+  if (has(bg, t, "Setting ds_accelerator to cuda")) {
     add(out, K::kGpuInUse, "DeepSpeed", "", t, src, n);
     return true;
   }
@@ -416,7 +434,8 @@ bool backend(std::string_view t, const std::string& src, std::uint64_t n, Framew
 
 // A fatal signal as a crash handler or debugger prints it, and the backtrace frames in NCCL's
 // code under it: each line is one event; the rule reads them together.
-bool crash(std::string_view t, const std::string& src, std::uint64_t n, FrameworkFacts& out) {
+bool crash(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
+           FrameworkFacts& out) {
   // UCX ucs/debug/debug.c ucs_debug_handle_error_signal: "Caught signal %d (%s)" with
   // strsignal()'s text, e.g. "Caught signal 7 (Bus error: nonexistent physical address)";
   // gdb: "Thread N \"name\" received signal SIGBUS, Bus error."; CPython faulthandler:
@@ -433,9 +452,9 @@ bool crash(std::string_view t, const std::string& src, std::uint64_t n, Framewor
       {"(SIGSEGV) received by PID", "SIGSEGV"},
   };
   // Every form holds "ignal" or "Fatal Python error": one search before eight on a plain line.
-  const bool maybe_signal = has(t, "ignal") || has(t, "Fatal Python error");
+  const bool maybe_signal = has(bg, t, "ignal") || has(bg, t, "Fatal Python error");
   for (const ResultText& s : kSignals) {
-    if (maybe_signal && has(t, s.text)) {
+    if (maybe_signal && has(bg, t, s.text)) {
       add(out, K::kFatalSignal, "crash handler", s.name, t, src, n);
       return true;
     }
@@ -446,7 +465,8 @@ bool crash(std::string_view t, const std::string& src, std::uint64_t n, Framewor
                      (t[0] >= '0' && t[0] <= '9' && has(t.substr(0, 8), " 0x")) ||
                      t.compare(0, 2, "0x") == 0;
   if (!frame) return false;
-  for (std::size_t p = t.find("nccl"); p != std::string_view::npos; p = t.find("nccl", p + 4)) {
+  for (std::size_t p = find(bg, t, "nccl"); p != std::string_view::npos;
+       p = find(bg, t, "nccl", p + 4)) {
     // After "::" the name is a C++ scope's member (c10d::ProcessGroupNCCL::ncclCommWatchdog,
     // PyTorch's own watchdog thread), not one of NCCL's C functions.
     const bool word_start = p == 0 || std::strchr(" \t*&<", t[p - 1]) != nullptr;
@@ -460,7 +480,7 @@ bool crash(std::string_view t, const std::string& src, std::uint64_t n, Framewor
       return true;
     }
   }
-  if (has(t, "/libnccl.so") || has(t, " libnccl.so")) {
+  if (has(bg, t, "/libnccl.so") || has(bg, t, " libnccl.so")) {
     add(out, K::kNcclFrame, "crash handler", "libnccl", t, src, n);
     return true;
   }
@@ -616,9 +636,11 @@ bool read_framework_line(std::string_view line, const std::string& source,
   if ((t[0] == 'N' || t[0] == 'G' || t[0] == '"' || t[0] == '{') &&
       ras_start(t, source, line_number, out))
     return false;
-  return nccl_error(t, source, line_number, out) || aborted_or_hung(t, source, line_number, out) ||
-         rendezvous(t, source, line_number, out) || backend(t, source, line_number, out) ||
-         crash(t, source, line_number, out) || custom_all_reduce(t, bg, source, line_number, out) ||
+  return nccl_error(t, bg, source, line_number, out) ||
+         aborted_or_hung(t, bg, source, line_number, out) ||
+         rendezvous(t, bg, source, line_number, out) || backend(t, bg, source, line_number, out) ||
+         crash(t, bg, source, line_number, out) ||
+         custom_all_reduce(t, bg, source, line_number, out) ||
          pcie_hang(t, bg, source, line_number, out);
 }
 
