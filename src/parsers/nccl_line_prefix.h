@@ -3,6 +3,8 @@
 // A line is read as it was captured: behind a launcher's or a collector's prefix, coloured,
 // with a CR left over. What each prefix looks like, and where it comes from:
 //   mpirun --tag-output      "[1,0]<stdout>:"          Open MPI orte/iof (iof_base_output.c)
+//   mpirun --timestamp-output "Wed Jan 24 16:28:44 2018[1,0]<stdout>:" (ctime(3) before the tag,
+//                            or before "<stdout>:" alone; the same file)
 //   srun --label             "0: ", "  12: "           Slurm srun(1) --label
 //   torchrun --tee/redirects "[rank0]:", "[default0]:" torch/distributed/elastic/multiprocessing
 //                                                      (tail_log.py: "[{name}{rank}]:")
@@ -28,11 +30,12 @@ namespace trainready {
 // `scratch`, valid until the next call with the same scratch. Never longer than `line`.
 std::string_view normalize_nccl_line(std::string_view line, std::string& scratch);
 
-// Whether a prefix above can start with `c` ('[', '(', ' ', a digit, 'A'-'S'): a line that
+// Whether a prefix above can start with `c` ('[', '(', ' ', a digit, 'A'-'T', 'W'): a line that
 // starts otherwise (a host name, "NCCL") has none, told without a call (line_prefix_length
 // itself asks this first).
 inline bool line_prefix_may_start(char c) {
-  return c == '[' || c == '(' || c == ' ' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'S');
+  return c == '[' || c == '(' || c == ' ' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'T') ||
+         c == 'W';
 }
 
 // How many leading bytes of `line` are one launcher / collector / timestamp prefix (0: none).

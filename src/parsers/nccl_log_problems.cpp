@@ -452,7 +452,7 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     std::string_view t = trim(line);
     while (!t.empty() && t[0] == '>') t = trim(t.substr(1));  // quoted in a thread's markdown
     if (const auto u = read_ucx_log_line(t)) {
-      if (u->level == "WARN" || u->level == "ERROR")
+      if (u->level == "WARN" || u->level == "ERROR" || u->level == "FATAL")
         library_warning("UCX", u->component, u->site, u->level, trim(u->message), t, n);
       return;
     }

@@ -38,24 +38,67 @@ std::size_t past_head(std::string_view t) {
   return i;
 }
 
+// ucs_log_fatal_error's head "[HOST:PID  :THREAD:TID] " (three colons inside the brackets, the
+// PID and TID numbers): the position after it, or npos.
+std::size_t past_fatal_head(std::string_view t) {
+  if (t.size() < 10 || t[0] != '[') return std::string_view::npos;
+  const std::size_t close = t.find(']');
+  if (close == std::string_view::npos || close > 300) return std::string_view::npos;
+  const std::string_view in = t.substr(1, close - 1);
+  const std::size_t c3 = in.rfind(':');
+  if (c3 == std::string_view::npos || c3 + 1 >= in.size()) return std::string_view::npos;
+  for (const char c : in.substr(c3 + 1))
+    if (!digit(c)) return std::string_view::npos;  // TID
+  const std::size_t c2 = c3 == 0 ? std::string_view::npos : in.rfind(':', c3 - 1);
+  const std::size_t c1 =
+      c2 == 0 || c2 == std::string_view::npos ? std::string_view::npos : in.rfind(':', c2 - 1);
+  if (c1 == std::string_view::npos || c1 == 0 || c2 == c1 + 1) return std::string_view::npos;
+  std::size_t d = c1 + 1;
+  while (d < c2 && digit(in[d])) ++d;
+  if (d == c1 + 1) return std::string_view::npos;  // PID
+  while (d < c2 && in[d] == ' ') ++d;
+  if (d != c2 || c3 == c2 + 1) return std::string_view::npos;
+  return skip_blanks(t, close + 1);
+}
+
+// "FILE:LINE" at `i` (a file name with a dot, a decimal line): the word, or empty.
+std::string_view site_at(std::string_view t, std::size_t i) {
+  const std::string_view site = word_at(t, i);
+  const std::size_t colon = site.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 >= site.size() ||
+      site.size() > 128)
+    return {};
+  for (const char c : site.substr(colon + 1))
+    if (!digit(c)) return {};
+  if (site.substr(0, colon).find('.') == std::string_view::npos) return {};  // "ucp_context.c"
+  return site;
+}
+
+// The fatal shape (see the header), or nullopt.
+std::optional<UcxLogLine> read_fatal(std::string_view t) {
+  std::size_t i = past_fatal_head(t);
+  if (i == std::string_view::npos) return std::nullopt;
+  const std::string_view site = site_at(t, i);
+  if (site.empty()) return std::nullopt;
+  i = skip_blanks(t, i + site.size());
+  if (word_at(t, i) == "UCX") i = skip_blanks(t, i + 3);
+  const std::string_view m = t.substr(i);
+  if (m.empty()) return std::nullopt;
+  return UcxLogLine{"UCX", site, "FATAL", m};
+}
+
 }  // namespace
 
 std::optional<UcxLogLine> read_ucx_log_line(std::string_view t) {
+  if (auto f = read_fatal(t)) return f;
   // An excerpt may start at the file ("ucp_context.c:1321 UCX  WARN  ..."): then only UCX's own
   // component name is taken.
   const bool headless = t.empty() || t[0] != '[';
   std::size_t i = headless ? 0 : past_head(t);
   if (i == std::string_view::npos) return std::nullopt;
   // "FILE:LINE"
-  const std::string_view site = word_at(t, i);
-  const std::size_t colon = site.rfind(':');
-  if (colon == std::string_view::npos || colon == 0 || colon + 1 >= site.size() ||
-      site.size() > 128)
-    return std::nullopt;
-  for (const char c : site.substr(colon + 1))
-    if (!digit(c)) return std::nullopt;
-  const std::string_view file = site.substr(0, colon);
-  if (file.find('.') == std::string_view::npos) return std::nullopt;  // "ucp_context.c"
+  const std::string_view site = site_at(t, i);
+  if (site.empty()) return std::nullopt;
   i = skip_blanks(t, i + site.size());
   // "UCX" (the component), then the level.
   const std::string_view component = word_at(t, i);

@@ -20,18 +20,27 @@ constexpr std::string_view kNccl = "gpu-3:4123:4188 [2] NCCL INFO Using network 
 
 TEST(NcclLinePrefix, LaunchersAndCollectorsAreRemoved) {
   for (std::string prefix : {
-           "[1,0]<stdout>:",                            // mpirun --tag-output
-           "[1,12]<stderr>:",                           //
-           "0: ", "  12: ",                             // srun --label
-           "[rank3]:", "[default0]:", "[trainer0|0]:",  // torchrun / PyTorch
-           "[pod/trainer-0/pytorch] ",                  // kubectl logs --prefix
-           "2024-05-01T12:34:56.123456789Z ",           // kubectl logs --timestamps
-           "2024-05-01T12:34:56+02:00 ", "2024-05-01 12:34:56,123 ",
+           "[1,0]<stdout>:",   // mpirun --tag-output
+           "[1,12]<stderr>:",  //
+           "0: ",
+           "  12: ",  // srun --label
+           "[rank3]:",
+           "[default0]:",
+           "[trainer0|0]:",                    // torchrun / PyTorch
+           "[pod/trainer-0/pytorch] ",         // kubectl logs --prefix
+           "2024-05-01T12:34:56.123456789Z ",  // kubectl logs --timestamps
+           "2024-05-01T12:34:56+02:00 ",
+           "2024-05-01 12:34:56,123 ",
            "Dec  2 04:00:00 gpu-3 python[4123]: ",                // syslog
            "2024-05-01T12:34:56.123+00:00 gpu-3 python[4123]: ",  // rsyslog, ISO time
            "(RayWorkerWrapper pid=50232, ip=10.1.0.67) ",         // Ray
            "[pod/t-0/c] 2024-05-01T12:34:56Z [1,0]<stdout>:",     // several at once
-           "[0m ", "[1;31m", "[0m [rank1]:",  // colour whose ESC was lost when pasted
+           "[0m ",
+           "[1;31m",
+           "[0m [rank1]:",  // colour whose ESC was lost when pasted
+           // mpirun --timestamp-output (ctime, then the tag or the stream): openucx/ucx#2215
+           "Wed Jan 24 16:28:44 2018[1,99]<stderr>:",
+           "Thu Mar  7 09:05:01 2024<stdout>:",
        }) {
     EXPECT_EQ(norm(prefix + std::string(kNccl)), kNccl) << prefix;
   }
@@ -57,7 +66,12 @@ TEST(NcclLinePrefix, PlainLinesStayAsTheyAre) {
         std::string_view("RuntimeError: NCCL error in: x.cpp:1, unhandled system error"),
         std::string_view("Mar12:1:2 [0] NCCL INFO x"),
         std::string_view("[E ProcessGroupNCCL.cpp:1]"), std::string_view(""),
-        std::string_view("[0] NCCL INFO x"), std::string_view("[12]: x"), std::string_view("[")}) {
+        std::string_view("[0] NCCL INFO x"), std::string_view("[12]: x"), std::string_view("["),
+        // A ctime at the start of a line without mpirun's tag or stream after it is text.
+        std::string_view("Wed Jan 24 16:28:44 2018 started"),
+        std::string_view("Wed Jan 24 16:28:44 2018"),
+        std::string_view("Wed Jan 2x 16:28:44 2018[1,0]<stdout>:x"),
+        std::string_view("Tue host:1:2 [0] NCCL INFO x"), std::string_view("WORKER:1:2 [0] x")}) {
     std::string scratch;
     EXPECT_EQ(normalize_nccl_line(line, scratch), line) << line;
   }

@@ -59,6 +59,50 @@ TEST(UcxLogLine, NotItsLines) {
     EXPECT_FALSE(read_ucx_log_line(t).has_value()) << t;
 }
 
+// ucs_log_fatal_error's shape (src/ucs/debug/assert.c, log.c): a fatal error, a failed assertion
+// or a log call at UCX_LOG_LEVEL_TRIGGER, each before abort(). Lines as posted in openucx/ucx
+// #3730, #5045, #2490 (an older UCX's "FATAL:" text) and v1.5's "UCX" before the message.
+TEST(UcxLogLine, FatalErrorsAreReadAsFatal) {
+  struct Case {
+    std::string_view line, site, message;
+  };
+  for (const Case& c : {
+           Case{"[jazz09:67285:0:67285]    ucp_ep.inl:26   Assertion "
+                "`ucp_ep_config(ep)->key.am_lane != ((ucp_lane_index_t)-1)' failed",
+                "ucp_ep.inl:26",
+                "Assertion `ucp_ep_config(ep)->key.am_lane != ((ucp_lane_index_t)-1)' failed"},
+           Case{"[server:219528:0:219528]    ud_iface.c:378  Assertion `local_gid_u16[5] == "
+                "0xffff' failed",
+                "ud_iface.c:378", "Assertion `local_gid_u16[5] == 0xffff' failed"},
+           Case{"[hpc-arm-hp01:87219:0:87219] ib_mlx5_log.c:113  FATAL: Error on QP 0x24125 "
+                "wqe[1338]: Transport retry count exceeded (synd 0x15 vend 0x81) opcode SEND",
+                "ib_mlx5_log.c:113",
+                "FATAL: Error on QP 0x24125 wqe[1338]: Transport retry count exceeded (synd 0x15 "
+                "vend 0x81) opcode SEND"},
+           Case{"[gpu-1:4123 :async:4130]   ucp_worker.c:1720 UCX Fatal: failed to set active "
+                "message handler id 1",
+                "ucp_worker.c:1720", "Fatal: failed to set active message handler id 1"},
+       }) {
+    const auto u = read_ucx_log_line(c.line);
+    ASSERT_TRUE(u) << c.line;
+    EXPECT_EQ(u->level, "FATAL");
+    EXPECT_EQ(u->component, "UCX");
+    EXPECT_EQ(u->site, c.site);
+    EXPECT_EQ(u->message, c.message);
+  }
+  for (std::string_view no : {
+           // The signal handler's line has no FILE:LINE (the crash reader's, not this one's).
+           "[clx-orion-045:19577:0:19577] Caught signal 11 (Segmentation fault: Sent by the "
+           "kernel at address (nil))",
+           "[host:123:0] ucp_ep.c:12 Fatal: x",      // two colons: not the fatal head
+           "[host:12a:0:123] ucp_ep.c:12 Fatal: x",  // the pid is a number
+           "[host:123:0:12x] ucp_ep.c:12 Fatal: x",  // so is the thread id
+           "[host:123:0:123] ucp_ep.c:12 ",          // no message
+           "[host:123:0:123] ucp_ep:12 Fatal: x",    // a file name has a dot
+       })
+    EXPECT_FALSE(read_ucx_log_line(no)) << no;
+}
+
 // openucx/ucx#4966: an nccl-tests run under mpirun's UCX pml, UCX's errors on each host.
 TEST(UcxLogLine, TheReaderKeepsWarningsAndErrorsOncePerSite) {
   const NcclRunFacts f = analyze_nccl_logs(

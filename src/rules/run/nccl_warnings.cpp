@@ -183,16 +183,20 @@ class NcclWarnings : public Rule {
     for (const auto& [library, count] : f.library_warn_lines) {
       std::vector<const NcclRunFacts::LibraryWarning*> unread;
       std::set<std::string> providers;
-      bool errors = false;
+      bool errors = false, fatal = false;
       for (const auto& w : f.library_warnings)
         if (w.library == library && !explained.count(w.message)) {
           unread.push_back(&w);
           providers.insert(w.provider);
           errors = errors || w.level == "ERROR";
+          fatal = fatal || w.level == "FATAL";
         }
       if (unread.empty()) continue;
       const bool ucx = library == "UCX";
-      Finding x = finding(library + (errors ? " error(s)" : " warning(s)") +
+      Finding x = finding(library +
+                          (fatal    ? " fatal error(s)"
+                           : errors ? " error(s)"
+                                    : " warning(s)") +
                           " no other finding explains: " + std::to_string(unread.size()) +
                           " place(s) in its source, " + (ucx ? "component " : "provider ") +
                           join_limited(providers) + " (" + std::to_string(count) + " line(s) of " +
@@ -203,10 +207,19 @@ class NcclWarnings : public Rule {
         // UCX prints WARN by default, and many of its warnings are routine (src/ucs/config/
         // parser.c "unused environment variable", src/ucs/datastruct/mpool.c "was not returned
         // to mpool", at exit): a note unless UCX reports an error.
-        if (!errors) x.severity = Severity::kInfo;
+        if (!errors && !fatal) x.severity = Severity::kInfo;
+        // A fatal error aborts the process that printed it (src/ucs/debug/assert.c
+        // ucs_fatal_error_message: abort()), so the run stops there.
+        if (fatal) x.severity = Severity::kError;
         x.cause =
-            "UCX printed these (it prints WARN and above by default, and many of its warnings are "
-            "routine: an unused UCX_* variable, objects not returned to a memory pool at exit). "
+            std::string(fatal ? "UCX aborted the process that printed the fatal line: ucs_fatal, "
+                                "a failed assertion, or an error at or above "
+                                "UCX_LOG_LEVEL_TRIGGER (fatal by default) ends in abort() "
+                                "(src/ucs/debug/assert.c), and the ranks waiting on that process "
+                                "fail or hang after it. "
+                              : "UCX printed these (it prints WARN and above by default, and many "
+                                "of its warnings are routine: an unused UCX_* variable, objects "
+                                "not returned to a memory pool at exit). ") +
             "Neither the knowledge base nor another rule explains them. UCX carries MPI's own "
             "traffic when the launcher's MPI uses it (Open MPI's or HPC-X's ucx pml) and NCCL's "
             "only through the HPC-X net plugin's UCX transport; an error, or a device or "

@@ -174,5 +174,19 @@ TEST(NcclWarnings, QuotesUcxWarningsAndErrors) {
                   .findings.empty());
 }
 
+// A UCX fatal error (abort() follows it): an error, named so, behind mpirun's --timestamp-output
+// and --tag-output prefix as openucx/ucx#2215 posted it.
+TEST(NcclWarnings, AUcxFatalErrorIsAnError) {
+  const RuleOutcome o = log_rule(
+      kId, log_text("Wed Jan 24 16:28:44 2018[1,99]<stderr>:[clx-orion-045:19578:0:19578]    "
+                    "rc_iface.h:476  Assertion `found > 0' failed\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("UCX fatal error(s)"), std::string::npos)
+      << o.findings[0].message;
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  EXPECT_NE(o.findings[0].cause.find("abort()"), std::string::npos);
+  EXPECT_NE(o.findings[0].evidence[0].text.find("Assertion `found > 0' failed"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
