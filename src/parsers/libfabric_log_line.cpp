@@ -54,4 +54,18 @@ std::size_t find_libfabric_head(std::string_view line) {
   return std::string_view::npos;
 }
 
+std::size_t libfabric_unterminated_end(std::string_view line) {
+  static constexpr std::string_view kEnds[] = {
+      "FI_HMEM cannot be supported because no compatible libraries were found.",
+      "FI_HMEM_P2P_DISABLED was set to 1/on/true.",
+  };
+  const std::size_t head = find_libfabric_head(line);
+  if (head == std::string_view::npos) return std::string_view::npos;
+  for (std::string_view e : kEnds) {
+    const std::size_t p = line.find(e, head);
+    if (p != std::string_view::npos && p + e.size() < line.size()) return p + e.size();
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace trainready

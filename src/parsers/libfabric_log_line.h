@@ -32,4 +32,13 @@ std::optional<LibfabricLogLine> read_libfabric_log_line(std::string_view text);
 // aws/aws-ofi-nccl#889), within the first 256 characters; npos when there is none.
 std::size_t find_libfabric_head(std::string_view line);
 
+// libfabric v1.18.0 .. v1.18.3 print two EFA warnings without a newline
+// (prov/efa/src/efa_user_info.c:329 and :337 @ v1.18.0, efa_user_info_should_support_hmem:
+// "FI_HMEM cannot be supported because no compatible libraries were found." and "...FI_HMEM
+// capability requires peer to peer support, which is disabled because FI_HMEM_P2P_DISABLED was
+// set to 1/on/true."), so whatever the process writes next (the plugin's NCCL line, another
+// libfabric line) is glued on. Where that text ends in a libfabric line with more after it, the
+// position after it; else npos.
+std::size_t libfabric_unterminated_end(std::string_view line);
+
 }  // namespace trainready

@@ -8,6 +8,7 @@
 
 #include "core/input_error.h"
 #include "core/line_reader.h"
+#include "parsers/libfabric_log_line.h"
 #include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_internal.h"
 #include "parsers/nccl_log_scan.h"
@@ -352,19 +353,34 @@ void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut)
   st.cur_line = number;
   st.cur_raw = raw;
   if (cut) ++st.f.truncated_lines;
-  if (st.held.active && st.join_held(raw, text, cut)) return;  // the held WARN goes on here
-  if (st.idle_streams == 0 && !st.f.streams.empty() && st.fast_collective(text)) return;
-  if (st.fast_record(text, number)) return;
-  std::size_t k = split_nccl_records(text, st.recs, 8);
-  if (!cut && st.hold_warn(raw, text, number, k)) return;  // read once the next line is seen
-  if (k == 0) {
-    if (!st.f.binary_junk && is_junk(text)) st.f.binary_junk = true;
-    st.plain(text, number);
+  auto read = [&](std::string_view r, std::string_view t) {
+    if (st.held.active && st.join_held(r, t, cut)) return;  // the held WARN goes on here
+    if (st.idle_streams == 0 && !st.f.streams.empty() && st.fast_collective(t)) return;
+    if (st.fast_record(t, number)) return;
+    std::size_t k = split_nccl_records(t, st.recs, 8);
+    if (!cut && st.hold_warn(r, t, number, k)) return;  // read once the next line is seen
+    if (k == 0) {
+      if (!st.f.binary_junk && is_junk(t)) st.f.binary_junk = true;
+      st.plain(t, number);
+      return;
+    }
+    const NcclRecord first = st.recs[0];  // record() points the host at the stream's copy
+    for (std::size_t i = 0; i < k; ++i) st.record(st.recs[i], number);
+    if (k == 1) st.remember_head(t, first);
+  };
+  // Two lines in one: a libfabric 1.18.0-1.18.3 warning that ends without its newline, and what
+  // the process wrote next (libfabric_log_line.h): each read on its own, both at this number.
+  // (Only where libfabric's head can start: "libfabric:" or a collector's blank or bar column.)
+  const bool may_be_libfabric =
+      !text.empty() && (text[0] == 'l' || text[0] == ' ' || text[0] == '|' || text[0] == '\t');
+  if (const std::size_t glued =
+          may_be_libfabric ? libfabric_unterminated_end(text) : std::string_view::npos;
+      glued != std::string_view::npos) {
+    read(text.substr(0, glued), text.substr(0, glued));
+    read(text.substr(glued), text.substr(glued));
     return;
   }
-  const NcclRecord first = st.recs[0];  // record() points the host at the stream's copy
-  for (std::size_t i = 0; i < k; ++i) st.record(st.recs[i], number);
-  if (k == 1) st.remember_head(text, first);
+  read(raw, text);
 }
 
 NcclRunFacts NcclLogAnalyzer::finish() {

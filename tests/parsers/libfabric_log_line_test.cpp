@@ -86,6 +86,39 @@ TEST(LibfabricLogLine, AWarningWithoutItsNewlineIsTwoWarnings) {
   EXPECT_EQ(f.library_warn_lines.at("libfabric"), 2u);
 }
 
+// The same two texts with the plugin's next NCCL line glued on: the NCCL line is read as its
+// own (one host, not "true.algo-1" beside "algo-1"), by the scanner and the line reader alike.
+TEST(LibfabricLogLine, ANcclLineGluedAfterAnUnterminatedWarningIsItsOwnLine) {
+  const std::string text =
+      "algo-1:462:462 [0] NCCL INFO NET/OFI Using aws-ofi-nccl 1.7.1aws\n"
+      "libfabric:462:1673041636::efa:core:efa_user_info_should_support_hmem():337<warn> FI_HMEM "
+      "capability requires peer to peer support, which is disabled because FI_HMEM_P2P_DISABLED "
+      "was set to 1/on/true.algo-1:462:462 [0] NCCL INFO NET/OFI Selected Provider is efa "
+      "(found 4 nics)\n"
+      "algo-1:462:462 [0] NCCL INFO Using network AWS Libfabric\n";
+  for (const bool line_reader : {false, true}) {
+    NcclReadOptions opt;
+    opt.line_reader = line_reader;
+    const NcclRunFacts f = analyze_nccl_log_text(text, "t.log", opt);
+    EXPECT_EQ(f.lines, 3u);
+    ASSERT_EQ(f.library_warnings.size(), 1u) << line_reader;
+    EXPECT_EQ(f.library_warnings[0].message,
+              "FI_HMEM capability requires peer to peer support, which is disabled because "
+              "FI_HMEM_P2P_DISABLED was set to 1/on/true.");
+    EXPECT_EQ(f.library_warnings[0].line.where.line, 2);
+    ASSERT_EQ(f.streams.size(), 1u) << line_reader;
+    EXPECT_EQ(f.streams.begin()->second.host, "algo-1");
+  }
+  const std::string_view end = "FI_HMEM_P2P_DISABLED was set to 1/on/true.";
+  const std::string warn =
+      "libfabric:462:1673041636::efa:core:efa_user_info_should_support_hmem():337<warn> x " +
+      std::string(end);
+  EXPECT_EQ(libfabric_unterminated_end(warn + "next"), warn.size());
+  EXPECT_EQ(libfabric_unterminated_end(warn), std::string_view::npos);  // it ends the line
+  EXPECT_EQ(libfabric_unterminated_end("h:1:2 [0] NCCL WARN x " + std::string(end) + "next"),
+            std::string_view::npos);  // not libfabric's line
+}
+
 // aws/aws-ofi-nccl#889 as pasted: CloudWatch's columns before the line and its copy after a bar.
 TEST(LibfabricLogLine, ReadBehindACollectorsColumns) {
   const NcclRunFacts f = analyze_nccl_log_text(
