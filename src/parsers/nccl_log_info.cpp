@@ -504,9 +504,15 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
         return;
       }
       break;
-    case 'U':
-      if (starts(m, "Using network ")) {
-        std::string net(trim(m.substr(14)));
+    case 'U': {
+      // 2.6+: "Using network %s" (init.cc); 2.3.x: "Using internal Network %s" or, with a net
+      // plugin, "Using external Network %s" (init.cu:74, :77 @ v2.3.5-5); 2.4-2.5 print neither.
+      const std::size_t net_at =
+          starts(m, "Using network ")                                                    ? 14
+          : starts(m, "Using internal Network ") || starts(m, "Using external Network ") ? 23
+                                                                                         : 0;
+      if (net_at > 0) {
+        std::string net(trim(m.substr(net_at)));
         proc_of(s).p.networks.insert(net);
         if (f.net_plugin.empty()) f.net_plugin = net;
         cap_insert(f.networks, net);
@@ -514,6 +520,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
         return;
       }
       break;
+    }
     case 'G':
       if (starts(m, "GPU Direct RDMA Disabled for GPU")) {
         if (!f.gdr_disabled_by_distance) f.gdr_disabled_by_distance = log_line(r.text, n);

@@ -112,6 +112,14 @@ TEST(NcclLogRecordShapes, Nccl20To22HeadsWithoutTheTag) {
   EXPECT_EQ(masked.host, "");
   EXPECT_EQ(masked.dev, 0);
   EXPECT_EQ(masked.message, "Call to connect failed");
+  // 2.3.x named the network "internal" or, with a plugin, "external" (init.cu:74, :77 @
+  // v2.3.5-5); as pytorch/pytorch#14870 posted it, without the tag.
+  EXPECT_EQ(analyze_nccl_log_text("docker-1:19123:19123 [2] INFO Using internal Network IB\n", "t")
+                .net_plugin,
+            "IB");
+  EXPECT_EQ(analyze_nccl_log_text("h:1:1 [0] NCCL INFO Using external Network AWS Libfabric\n", "t")
+                .net_plugin,
+            "AWS Libfabric");
 }
 
 TEST(NcclLogRecordShapes, HeadsCutOffOrMasked) {
