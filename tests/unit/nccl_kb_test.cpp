@@ -165,6 +165,33 @@ TEST(NcclKb, TheContextSelectsTheCause) {
   EXPECT_EQ(r[0].cause->cause, "a firewall");
 }
 
+// The bytes a foreign client sent instead of NCCL's magic, as NCCL prints them (one uint64 in the
+// host's little-endian order): an HTTP request, a TLS record, anything else. NVIDIA/nccl#1808's
+// line read "GET /met" (a metrics scraper); both the WARN before 2.27 and 2.30.7's INFO.
+TEST(NcclKb, TheForeignBytesSelectTheBadMagicCause) {
+  const NcclKnowledgeBase& kb = NcclKnowledgeBase::builtin();
+  auto cause_of = [&](const std::string& line) -> std::string {
+    const auto r = read_nccl_messages(analyze_nccl_log_text(line, "m.log"), kb);
+    if (r.empty() || !r[0].cause) return "";
+    return r[0].entry->id + ": " + r[0].cause->cause.substr(0, 20);
+  };
+  const std::string warn = "h:166:1226 [0] misc/socket.cc:484 NCCL WARN socketFinalizeAccept: ";
+  EXPECT_EQ(cause_of(warn + "wrong magic 74656d2f20544547 != 7970663b906d70b9\n"),
+            "socket-bad-magic: An HTTP client conne");
+  EXPECT_EQ(cause_of(warn + "wrong magic 312e312f54534f50 != 7970663b906d70b9\n"),  // "POST /1."
+            "socket-bad-magic: An HTTP client conne");
+  EXPECT_EQ(cause_of(warn + "wrong magic 3a00000100010316 != 7970663b906d70b9\n"),  // TLS 1.0 hello
+            "socket-bad-magic: A TLS client connect");
+  EXPECT_EQ(cause_of(warn + "wrong magic 0 != 7970663b906d70b9\n"),
+            "socket-bad-magic: A non-NCCL client (p");
+  EXPECT_EQ(cause_of(warn + "wrong magic 7970663b906d70b9 != 20544547\n"),  // the expected one
+            "socket-bad-magic: A non-NCCL client (p");
+  EXPECT_EQ(cause_of("h:1:2 [0] NCCL INFO socketFinalizeAccept from 10.0.0.9<41234>: socket magic "
+                     "mismatch (peer 0x74656d2f20544547 != expected 0x7970663b906d70b9), "
+                     "discarding peer connection\n"),
+            "socket-foreign-connection-discarded: An HTTP client conne");
+}
+
 // Each `when` key reads the run's facts; a fact the log does not show does not hold.
 TEST(NcclKb, WhenKeysReadTheRunsFacts) {
   const NcclRunFacts f = analyze_nccl_log_text(
