@@ -493,8 +493,10 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     add_warning(t.substr(lw), "", t, n);
     return;
   }
-  if (starts(t, "nccl") && t.find(':') < 40 && !has(t, "NCCL INFO")) {
-    // "ncclSocketInit: connecting to address with family 0 ..." / "ncclInvalidUsage: ..."
+  if (starts(t, "nccl") && t.size() > 4 && t[4] >= 'A' && t[4] <= 'Z' && t.find(':') < 40 &&
+      !has(t, "NCCL INFO")) {
+    // "ncclSocketInit: connecting to address with family 0 ..." / "ncclInvalidUsage: ...": one of
+    // NCCL's names (nccl + a capital), not a person's "nccl version: 2.12.12" or "nccl-tests ...:".
     add_warning(t, "", t, n);
   }
   std::size_t v = find(t, "NCCL version ");

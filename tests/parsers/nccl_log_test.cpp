@@ -395,6 +395,19 @@ TEST(NcclLogWarnings, PyTorchLastErrorLineIsKept) {
   EXPECT_TRUE(found);
 }
 
+// A line that starts with one of NCCL's names and a colon is NCCL's text; a person's words that
+// start with "nccl" are not (NVIDIA/nccl#879's "nccl version: 2.12.12" under the log, a title).
+TEST(NcclLogWarnings, NcclsNamesStartAWarningAPersonsWordsDoNot) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "ncclSocketInit: connecting to address with family 0 is neither AF_INET(2) nor "
+      "AF_INET6(10)\n"
+      "nccl version: 2.12.12\n"
+      "nccl-tests get stuck and free(): invalid next size (fast) error with 2.19.3\n",
+      "p.log");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_EQ(f.warnings[0].message.rfind("ncclSocketInit: ", 0), 0u);
+}
+
 TEST(NcclLogUnrecognised, InfoLinesNoPatternKnowsAreKept) {
   NcclRunFacts f = analyze_nccl_log_text(
       "G:4766:4780 [0] NCCL INFO ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856\n",
