@@ -1,8 +1,10 @@
 // The analyser's readers of problems (WARN lines, framework errors, plain lines) and the end of a
 // read (hosts told apart, graphs flushed, the last lines).
+#include <cstdio>
 #include "parsers/libfabric_log_line.h"
 #include "parsers/nccl_framework.h"
 #include "parsers/nccl_line_prefix.h"
+
 #include "parsers/nccl_log_internal.h"
 #include "parsers/nccl_warn_join.h"
 #include "parsers/ucx_log_line.h"
@@ -331,6 +333,33 @@ void NcclLogAnalyzer::State::framework_line(std::string_view line, std::uint64_t
 }
 
 namespace {
+// The NCCL version a framework appends to its error ("..., NCCL version 2.18.3"): PyTorch's
+// getNcclVersion (torch/csrc/distributed/c10d/NCCLUtils.cpp, until it learnt "NCCL changed version
+// coding starting 2.9") and PaddlePaddle's copy decode ncclGetVersion's code as major = code /
+// 1000, minor = code % 1000 / 100. That is right for the codes before 2.9 (X*1000 + Y*100 + Z) and
+// wrong after (X*10000 + Y*100 + Z, nccl.h NCCL_VERSION): 2.11.4 (21104) is printed "21.1.4". A
+// major of 20 to 29 is that decoding (NCCL has no such major): undone here; else as printed.
+std::string framework_nccl_version(std::string_view v) {
+  std::size_t e = 0;
+  while (e < v.size() && (std::isdigit(static_cast<unsigned char>(v[e])) || v[e] == '.')) ++e;
+  std::string_view text = v.substr(0, e);
+  while (!text.empty() && text.back() == '.') text.remove_suffix(1);
+  unsigned part[3] = {};
+  std::size_t i = 0;
+  for (unsigned& p : part) {
+    const std::size_t start = i;
+    while (i < text.size() && i - start < 3 && text[i] >= '0' && text[i] <= '9')
+      p = p * 10 + static_cast<unsigned>(text[i++] - '0');
+    if (i == start || (&p != &part[2] && (i >= text.size() || text[i++] != '.')))
+      return std::string(text);
+  }
+  if (i != text.size() || part[0] < 20 || part[0] > 29 || part[1] > 9 || part[2] > 99)
+    return std::string(text);
+  const unsigned code = part[0] * 1000 + part[1] * 100 + part[2];
+  return std::to_string(code / 10000) + "." + std::to_string(code % 10000 / 100) + "." +
+         std::to_string(code % 100);
+}
+
 // "WARN: Function: ofi_init Line: 686: " (the length of the head, and whether it is a WARN), or
 // {0, false}: the logger of aws-ofi-nccl's functional tests (tests/functional/test-common.h,
 // printf("WARN: Function: %s Line: %d: ", filefunc, line); INFO and TRACE alike).
@@ -507,8 +536,12 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     const bool banner = before.empty() || before.back() == ':';
     // The bare banner belongs to the host whose lines surround it (same process, rank 0).
     const std::string host = last_stream ? last_stream->host : std::string();
-    if (banner || has(t, "NCCL error")) version(t.substr(v + 13), host, t, n, nullptr);
-    if (banner) return;
+    if (banner) {
+      version(t.substr(v + 13), host, t, n, nullptr);
+      return;
+    }
+    if (has(t, "NCCL error"))
+      version(framework_nccl_version(t.substr(v + 13)), host, t, n, nullptr);
   }
   if (has(t, "Watchdog caught collective operation timeout")) {
     CollectiveTimeout c;

@@ -333,6 +333,27 @@ TEST(NcclLog, UnknownVersionsAreRecorded) {
   EXPECT_EQ(f.unknown_lines, 1u);
 }
 
+// PyTorch's old getNcclVersion decoded NCCL 2.9+'s version code with the pre-2.9 base (code /
+// 1000): "21.1.4" is 2.11.4 (21104), as NVIDIA/nccl#577's traceback printed it. Undone for a
+// framework's error; NCCL's own banner and a right decoding stay as printed.
+TEST(NcclLog, AFrameworksMisdecodedVersionIsUndone) {
+  auto versions = [](const std::string& line) {
+    std::string out;
+    for (const auto& [v, l] : analyze_nccl_log_text(line + "\n", "v.log").versions) out += v + " ";
+    return out;
+  };
+  const std::string err =
+      "52: RuntimeError: NCCL error in: /opt/pytorch/pytorch/torch/csrc/distributed/c10d/"
+      "ProcessGroupNCCL.cpp:975, internal error, NCCL version ";
+  EXPECT_EQ(versions(err + "21.1.4"), "2.11.4 ");
+  EXPECT_EQ(versions(err + "21.8.3"), "2.18.3 ");
+  EXPECT_EQ(versions(err + "22.1.5"), "2.21.5 ");
+  EXPECT_EQ(versions(err + "2.7.8"), "2.7.8 ");    // before 2.9 the decoding was right
+  EXPECT_EQ(versions(err + "2.21.5"), "2.21.5 ");  // a PyTorch that decodes 2.9+ right
+  EXPECT_EQ(versions(err + "21.1"), "21.1 ");      // not the three parts: as printed
+  EXPECT_EQ(versions("NCCL version 21.1.4+cuda11.4"), "21.1.4 ");  // NCCL's own banner
+}
+
 TEST(NcclLog, CollectiveFastPathStillSeesEverythingElse) {
   // Once both ranks have shown traffic, collective lines skip the per-rank work; warnings,
   // glued records and new ranks must still be seen.
