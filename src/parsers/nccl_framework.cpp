@@ -432,6 +432,46 @@ bool backend(std::string_view t, const Bigrams& bg, const std::string& src, std:
   return false;
 }
 
+// Whether `t` is one frame of a backtrace, as the handlers that print one write it:
+//   gdb                   "#0 0x... in ncclShmOpen(char*, ...) () from .../libnccl.so.2"
+//   UCX with BFD          " 2 0x000000000007587d ncclGroupEnd()  ???:0"
+//                         (src/ucs/debug/debug.c UCS_DEBUG_BACKTRACE_LINE_FMT "%2d 0x%016lx %s()
+//                         %s:%u")
+//   UCX without BFD       " 3  /opt/nccl/lib/libnccl.so(+0x120057) [0x7ff1c18c1057]"
+//                         ("%2d  %s", the string glibc's backtrace_symbols gives)
+//   Open MPI              "[host:186363] [ 5] /usr/lib/libnccl.so.2(+0x6b4d2)[0x7f...]"
+//                         (its signal handler: the "[host:pid] " prefix, then the execinfo
+//                         component's opal_backtrace_print "[%2d] " and backtrace_symbols_fd)
+//   PyTorch (c10)         "frame #4: <unknown function> + 0x6b4d2 (0x7f... in .../libnccl.so.2)"
+//   a bare address        "0x7f... ..."
+bool backtrace_frame(std::string_view t) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (t.empty()) return false;
+  if (t[0] == '#') return t.size() > 1 && digit(t[1]);
+  if (t.compare(0, 2, "0x") == 0) return true;
+  if (t.compare(0, 7, "frame #") == 0) return t.size() > 7 && digit(t[7]);
+  std::size_t i = 0;
+  if (t[0] == '[') {
+    // Open MPI's "[host:pid] " (optional) then "[ N] ".
+    const std::size_t close = t.find(']');
+    if (close != std::string_view::npos && close < 128 && t.compare(close, 3, "] [") == 0 &&
+        t.find(':') < close)
+      i = close + 2;
+    if (i < t.size() && t[i] == '[') {
+      std::size_t k = i + 1;
+      while (k < t.size() && t[k] == ' ') ++k;
+      const std::size_t d = k;
+      while (k < t.size() && digit(t[k])) ++k;
+      return k > d && k - d < 4 && k + 1 < t.size() && t[k] == ']' && t[k + 1] == ' ';
+    }
+    return false;
+  }
+  // UCX: the frame number, then " 0x..." (with BFD) or two blanks and a path (without).
+  while (i < t.size() && i < 3 && digit(t[i])) ++i;
+  if (i == 0 || i >= t.size() || t[i] != ' ') return false;
+  return t.compare(i, 3, " 0x") == 0 || t.compare(i, 3, "  /") == 0;
+}
+
 // A fatal signal as a crash handler or debugger prints it, and the backtrace frames in NCCL's
 // code under it: each line is one event; the rule reads them together.
 bool crash(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
@@ -459,12 +499,7 @@ bool crash(std::string_view t, const Bigrams& bg, const std::string& src, std::u
       return true;
     }
   }
-  // A frame: "#0 0x... in ncclShmOpen(char*, ...) () from .../libnccl.so.2" (gdb),
-  // " 2 0x000000000007587d ncclGroupEnd()  ???:0" (UCX), " 5 0x... ???()  .../libnccl.so.2:0".
-  const bool frame = (t[0] == '#' && t.size() > 1 && t[1] >= '0' && t[1] <= '9') ||
-                     (t[0] >= '0' && t[0] <= '9' && has(t.substr(0, 8), " 0x")) ||
-                     t.compare(0, 2, "0x") == 0;
-  if (!frame) return false;
+  if (!backtrace_frame(t)) return false;
   for (std::size_t p = find(bg, t, "nccl"); p != std::string_view::npos;
        p = find(bg, t, "nccl", p + 4)) {
     // After "::" the name is a C++ scope's member (c10d::ProcessGroupNCCL::ncclCommWatchdog,

@@ -176,6 +176,28 @@ TEST(NcclFramework, FatalSignalAndNcclFrames) {
   EXPECT_TRUE(f.judgeable());
 }
 
+// The other handlers' frames: UCX without BFD ("%2d  %s", glibc's backtrace_symbols: NVIDIA/nccl
+// #1996 as posted), Open MPI's signal handler ("[host:pid] [%2d] ..."), PyTorch's c10 backtrace.
+// A numbered line that is not a frame stays out.
+TEST(NcclFramework, EveryHandlersBacktraceFrames) {
+  FrameworkFacts f = read({
+      "[n125-011-039:288505:0:296459] Caught signal 11 (Segmentation fault: address not mapped "
+      "to object at address 0x48)",
+      " 3  /opt/tiger/nccl/lib/libnccl.so(+0x120057) [0x7ff1c18c1057]",
+      "[rack1-93-slot7:186363] [ 5] /usr/lib/x86_64-linux-gnu/libnccl.so.2(+0x6b4d2)[0x7f1c]",
+      "[ 6] /usr/lib/x86_64-linux-gnu/libnccl.so.2(ncclCommInitRank+0x1a)[0x7f1c]",
+      "frame #4: <unknown function> + 0x6b4d2 (0x7f1c in /usr/lib/libnccl.so.2)",
+      "3  reasons why /usr/lib/libnccl.so.2 is loaded",  // not a frame: no path after two blanks
+      "[rank0]: see /usr/lib/libnccl.so.2",              // not a frame
+  });
+  ASSERT_EQ(f.events.size(), 2u);  // one event per kind and detail, with its count
+  EXPECT_EQ(f.events[0].detail, "SIGSEGV");
+  EXPECT_EQ(f.events[1].kind, K::kNcclFrame);
+  EXPECT_EQ(f.events[1].detail, "libnccl");  // "(ncclCommInitRank+" is not a call "ncclX("
+  EXPECT_EQ(f.events[1].count, 4u);
+  EXPECT_TRUE(f.judgeable());
+}
+
 // PyTorch's own watchdog thread (c10d::ProcessGroupNCCL::ncclCommWatchdog) is a C++ member
 // after "::", not a function of NCCL: a crash there is PyTorch's, not a crash inside NCCL.
 TEST(NcclFramework, PyTorchWatchdogFrameIsNotAnNcclFrame) {
