@@ -192,6 +192,28 @@ TEST(NcclKb, TheForeignBytesSelectTheBadMagicCause) {
             "socket-foreign-connection-discarded: An HTTP client conne");
 }
 
+// Two INFO forms of "GPU Direct RDMA Disabled for": the peer-memory module missing (2.4-2.12's IB
+// transport and the HPC-X plugin's copy; NVIDIA/nccl#1939 posted it cut after the HCA's name) and
+// the GPU-NIC distance over NCCL_NET_GDR_LEVEL.
+TEST(NcclKb, GdrDisabledForTheModuleIsNotTheDistance) {
+  const NcclKnowledgeBase& kb = NcclKnowledgeBase::builtin();
+  auto id_of = [&](const std::string& line) -> std::string {
+    const auto r = read_nccl_messages(analyze_nccl_log_text(line + "\n", "g.log"), kb);
+    return r.empty() ? "" : r[0].entry->id;
+  };
+  EXPECT_EQ(id_of("h:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' "
+                  "(no module)"),
+            "ib-gdr-no-peer-memory-module");
+  EXPECT_EQ(id_of("h:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'"),
+            "ib-gdr-no-peer-memory-module");
+  EXPECT_EQ(id_of("h:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 0[0] / HCA 1 "
+                  "'mlx5_1' (no module or not supported by GPU)"),
+            "ib-gdr-no-peer-memory-module");
+  EXPECT_EQ(id_of("h:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 1b000 / HCA 0 (distance 4 "
+                  "> 3)"),
+            "topo-gdr-disabled");
+}
+
 // Each `when` key reads the run's facts; a fact the log does not show does not hold.
 TEST(NcclKb, WhenKeysReadTheRunsFacts) {
   const NcclRunFacts f = analyze_nccl_log_text(
