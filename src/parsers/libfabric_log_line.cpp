@@ -1,5 +1,7 @@
 #include "parsers/libfabric_log_line.h"
 
+#include <cstring>
+
 namespace trainready {
 
 std::optional<LibfabricLogLine> read_libfabric_log_line(std::string_view t) {
@@ -59,13 +61,31 @@ std::size_t libfabric_unterminated_end(std::string_view line) {
       "FI_HMEM cannot be supported because no compatible libraries were found.",
       "FI_HMEM_P2P_DISABLED was set to 1/on/true.",
   };
+  // Both are warnings: a line without "<warn>" has nothing to split (one memchr pass, where the
+  // head's search would compare at every 'l'; this runs on every line the fast path does not take).
+  bool warn = false;
+  const char* const end_of_line = line.data() + line.size();
+  for (const char* c = line.data(); !warn && c < end_of_line; ++c) {
+    c = static_cast<const char*>(std::memchr(c, '<', static_cast<std::size_t>(end_of_line - c)));
+    if (!c) break;
+    warn = end_of_line - c >= 6 && std::memcmp(c, "<warn>", 6) == 0;
+  }
+  if (!warn) return std::string_view::npos;
   const std::size_t head = find_libfabric_head(line);
   if (head == std::string_view::npos) return std::string_view::npos;
+  // The last such end with another writer's text after it: one per EFA device comes before the
+  // next line when a host has several (efa_user_info_get_rdm asks each device), and libfabric's
+  // own next warning or a collector's copy after a bar is libfabric's line (read whole, as one).
+  std::size_t cut = std::string_view::npos;
   for (std::string_view e : kEnds) {
-    const std::size_t p = line.find(e, head);
-    if (p != std::string_view::npos && p + e.size() < line.size()) return p + e.size();
+    for (std::size_t p = line.find(e, head); p != std::string_view::npos; p = line.find(e, p + 1)) {
+      const std::size_t end = p + e.size();
+      if (end >= line.size() || (cut != std::string_view::npos && end <= cut)) continue;
+      if (find_libfabric_head(line.substr(end)) != std::string_view::npos) continue;
+      cut = end;
+    }
   }
-  return std::string_view::npos;
+  return cut;
 }
 
 }  // namespace trainready

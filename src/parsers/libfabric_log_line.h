@@ -37,8 +37,9 @@ std::size_t find_libfabric_head(std::string_view line);
 // "FI_HMEM cannot be supported because no compatible libraries were found." and "...FI_HMEM
 // capability requires peer to peer support, which is disabled because FI_HMEM_P2P_DISABLED was
 // set to 1/on/true."), so whatever the process writes next (the plugin's NCCL line, another
-// libfabric line) is glued on. Where that text ends in a libfabric line with more after it, the
-// position after it; else npos.
+// libfabric line) is glued on. In a libfabric line, the position after the last such text that
+// another writer's text follows (not libfabric's own next line or a collector's copy of it after
+// a bar, which the libfabric reader splits itself); else npos.
 std::size_t libfabric_unterminated_end(std::string_view line);
 
 }  // namespace trainready

@@ -370,12 +370,7 @@ void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut)
   };
   // Two lines in one: a libfabric 1.18.0-1.18.3 warning that ends without its newline, and what
   // the process wrote next (libfabric_log_line.h): each read on its own, both at this number.
-  // (Only where libfabric's head can start: "libfabric:" or a collector's blank or bar column.)
-  const bool may_be_libfabric =
-      !text.empty() && (text[0] == 'l' || text[0] == ' ' || text[0] == '|' || text[0] == '\t');
-  if (const std::size_t glued =
-          may_be_libfabric ? libfabric_unterminated_end(text) : std::string_view::npos;
-      glued != std::string_view::npos) {
+  if (const std::size_t glued = libfabric_unterminated_end(text); glued != std::string_view::npos) {
     read(text.substr(0, glued), text.substr(0, glued));
     read(text.substr(glued), text.substr(glued));
     return;

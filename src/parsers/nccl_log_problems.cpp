@@ -1,10 +1,10 @@
 // The analyser's readers of problems (WARN lines, framework errors, plain lines) and the end of a
 // read (hosts told apart, graphs flushed, the last lines).
-#include <cstdio>
+#include <cctype>
+
 #include "parsers/libfabric_log_line.h"
 #include "parsers/nccl_framework.h"
 #include "parsers/nccl_line_prefix.h"
-
 #include "parsers/nccl_log_internal.h"
 #include "parsers/nccl_warn_join.h"
 #include "parsers/ucx_log_line.h"

@@ -109,6 +109,24 @@ TEST(LibfabricLogLine, ANcclLineGluedAfterAnUnterminatedWarningIsItsOwnLine) {
     ASSERT_EQ(f.streams.size(), 1u) << line_reader;
     EXPECT_EQ(f.streams.begin()->second.host, "algo-1");
   }
+  // One warning per EFA device before the NCCL line (a host with several); a collector's copy of
+  // the warning after a bar (one line, counted once); the glued line behind a collector's time.
+  const std::string w =
+      "libfabric:462:1673041636::efa:core:efa_user_info_should_support_hmem():337<warn> FI_HMEM "
+      "capability requires peer to peer support, which is disabled because FI_HMEM_P2P_DISABLED "
+      "was set to 1/on/true.";
+  const std::string nccl = "algo-1:462:462 [0] NCCL INFO NET/OFI Selected Provider is efa\n";
+  const std::string first = "algo-1:462:462 [0] NCCL INFO NET/OFI Using aws-ofi-nccl 1.7.1aws\n";
+  for (const std::string& glued :
+       {w + w + w + nccl, "2025-05-16T16:39:51.208-07:00" + w + nccl, "node1: " + w + nccl}) {
+    const NcclRunFacts f = analyze_nccl_log_text(first + glued, "t.log");
+    ASSERT_EQ(f.streams.size(), 1u) << glued;
+    EXPECT_EQ(f.streams.begin()->second.host, "algo-1") << glued;
+    EXPECT_EQ(f.library_warnings.size(), 1u) << glued;
+  }
+  const NcclRunFacts copy = analyze_nccl_log_text(
+      first + "  | 2025-05-16T16:39:51.208-07:00" + w + " | " + w + "\n", "t");
+  EXPECT_EQ(copy.library_warn_lines.at("libfabric"), 1u);
   const std::string_view end = "FI_HMEM_P2P_DISABLED was set to 1/on/true.";
   const std::string warn =
       "libfabric:462:1673041636::efa:core:efa_user_info_should_support_hmem():337<warn> x " +

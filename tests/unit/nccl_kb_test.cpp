@@ -363,6 +363,12 @@ TEST(NcclKb, DefaultsFollowTheSource) {
            "misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment "
            "/dev/shm/nccl-XXXXXX (size 9637892), error: Read-only file system (30)\n",
        "missing, read-only or not writable"},
+      // Attaching to a peer's segment is not /dev/shm without room: the segment entry reads it,
+      // with 2.26.3+'s cuMem-or-/dev/shm disagreement where the size is 0 (NVIDIA/nccl#2190).
+      {"shm-segment-error",
+       "h:1:2 [7] misc/shmutils.cc:132 NCCL WARN Error while attaching to shared memory segment "
+       "/dev/shm/nccl- (size 0), error: No such file or directory (2)\n",
+       "ranks disagree on how SHM buffers are backed"},
       // accept's errno decides; only network errnos are retried.
       {"socket-accept-failed",
        h + "misc/socket.cc:453 NCCL WARN socketTryAccept: exceeded error retry count after 34 "
