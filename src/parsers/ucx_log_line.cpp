@@ -57,8 +57,21 @@ std::size_t past_fatal_head(std::string_view t) {
   while (d < c2 && digit(in[d])) ++d;
   if (d == c1 + 1) return std::string_view::npos;  // PID
   while (d < c2 && in[d] == ' ') ++d;
-  if (d != c2 || c3 == c2 + 1) return std::string_view::npos;
+  if (d != c2 || c3 == c2 + 1 || c3 - c2 - 1 > 16) return std::string_view::npos;
+  // THREAD: a number (ucs_log_get_thread_num before 1.11, ucs_log_get_thread_name's counter
+  // after) or the name UCX gives its own threads ("a" async, "s" stats, "f" vfs in 1.12).
+  for (const char c : in.substr(c2 + 1, c3 - c2 - 1))
+    if (!(digit(c) || (c >= 'a' && c <= 'z'))) return std::string_view::npos;
   return skip_blanks(t, close + 1);
+}
+
+// UCX's sources are C ("ucp_context.c", "ib_mlx5.h") with inline headers ("ucp_ep.inl") and a
+// few C++ files: a fatal line names one of them.
+bool ucx_source_file(std::string_view site) {
+  const std::string_view file = site.substr(0, site.rfind(':'));
+  for (std::string_view ext : {".c", ".h", ".inl", ".cc", ".cpp"})
+    if (file.size() > ext.size() && file.substr(file.size() - ext.size()) == ext) return true;
+  return false;
 }
 
 // "FILE:LINE" at `i` (a file name with a dot, a decimal line): the word, or empty.
@@ -79,7 +92,7 @@ std::optional<UcxLogLine> read_fatal(std::string_view t) {
   std::size_t i = past_fatal_head(t);
   if (i == std::string_view::npos) return std::nullopt;
   const std::string_view site = site_at(t, i);
-  if (site.empty()) return std::nullopt;
+  if (site.empty() || !ucx_source_file(site)) return std::nullopt;
   i = skip_blanks(t, i + site.size());
   if (word_at(t, i) == "UCX") i = skip_blanks(t, i + 3);
   const std::string_view m = t.substr(i);

@@ -10,12 +10,14 @@
 // LEVEL is one of ucs_log_level_names (ERROR, WARN, DIAG, INFO, DEBUG, TRACE...). A fatal error
 // (ucs_fatal, a failed ucs_assert_always: src/ucs/debug/assert.{h,c}) goes through
 // ucs_log_fatal_error in another shape, read here as LEVEL "FATAL", component "UCX":
-//   v1.3 ..  "[HOST:PID  :THREAD:TID] FILE:LINE MSG"        (PID "%-5d"; THREAD a number < 1.11)
-//   v1.5 ..  "[HOST:PID  :THREAD:TID] FILE:LINE UCX MSG"    (v1.5 .. v1.7 only)
-// with MSG "Fatal: ..." (ucs_fatal), "Assertion `EXPR' failed..." or the text of a log call at or
-// below UCX_LOG_LEVEL_TRIGGER (FATAL by default; log.c ucs_log_default_handler), e.g. mlx5's
-// "Transport retry count exceeded on mlx5_0:1/IB ..." (uct/ib/mlx5/ib_mlx5_log.c), one line per
-// line of the message.
+//   v1.3 ..  "[HOST:PID  :THREAD:TID] FILE:LINE MSG"        (PID "%-5d"; THREAD a number, or from
+//                                                            1.11 a thread's name: "a" async)
+//   v1.5.x   "[HOST:PID  :THREAD:TID] FILE:LINE UCX MSG"    (assert.c "%13s:%-4u UCX %s")
+// with MSG "Fatal: ..." (ucs_fatal), "Assertion `EXPR' failed..." or the text of a log call as
+// severe as UCX_LOG_LEVEL_TRIGGER (fatal by default; log.c ucs_log_default_handler; v1.3 - v1.5
+// print its level first, "FATAL: ..."), e.g. mlx5's "Transport retry count exceeded on
+// mlx5_0:1/IB ..." (uct/ib/mlx5/ib_mlx5_log.c), one line per line of the message. FILE is one of
+// UCX's C or C++ sources.
 // Reading only: the judging is the rules'.
 #include <optional>
 #include <string_view>

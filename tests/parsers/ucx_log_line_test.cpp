@@ -79,9 +79,15 @@ TEST(UcxLogLine, FatalErrorsAreReadAsFatal) {
                 "ib_mlx5_log.c:113",
                 "FATAL: Error on QP 0x24125 wqe[1338]: Transport retry count exceeded (synd 0x15 "
                 "vend 0x81) opcode SEND"},
-           Case{"[gpu-1:4123 :async:4130]   ucp_worker.c:1720 UCX Fatal: failed to set active "
+           // v1.5.x put "UCX" before the message (assert.c "%13s:%-4u UCX %s").
+           Case{"[gpu-1:4123 :0:4130]   ucp_worker.c:1720 UCX Fatal: failed to set active "
                 "message handler id 1",
                 "ucp_worker.c:1720", "Fatal: failed to set active message handler id 1"},
+           // v1.12 and later name UCX's own threads ("a": its async thread).
+           Case{"[gpu-1:4123 :a:4130]    ib_mlx5_log.c:179  Transport retry count exceeded on "
+                "mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)",
+                "ib_mlx5_log.c:179",
+                "Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)"},
        }) {
     const auto u = read_ucx_log_line(c.line);
     ASSERT_TRUE(u) << c.line;
@@ -94,11 +100,13 @@ TEST(UcxLogLine, FatalErrorsAreReadAsFatal) {
            // The signal handler's line has no FILE:LINE (the crash reader's, not this one's).
            "[clx-orion-045:19577:0:19577] Caught signal 11 (Segmentation fault: Sent by the "
            "kernel at address (nil))",
-           "[host:123:0] ucp_ep.c:12 Fatal: x",      // two colons: not the fatal head
-           "[host:12a:0:123] ucp_ep.c:12 Fatal: x",  // the pid is a number
-           "[host:123:0:12x] ucp_ep.c:12 Fatal: x",  // so is the thread id
-           "[host:123:0:123] ucp_ep.c:12 ",          // no message
-           "[host:123:0:123] ucp_ep:12 Fatal: x",    // a file name has a dot
+           "[host:123:0] ucp_ep.c:12 Fatal: x",           // two colons: not the fatal head
+           "[host:12a:0:123] ucp_ep.c:12 Fatal: x",       // the pid is a number
+           "[host:123:0:12x] ucp_ep.c:12 Fatal: x",       // so is the thread id
+           "[host:123:0:123] ucp_ep.c:12 ",               // no message
+           "[host:123:0:123] ucp_ep:12 Fatal: x",         // a file name has a dot
+           "[12:34:56:789] train.py:45 loss=1.0 step 1",  // a program's own line: not UCX's source
+           "[host:123:Worker-1:123] ucp_ep.c:12 Fatal: x",  // not a thread UCX names
        })
     EXPECT_FALSE(read_ucx_log_line(no)) << no;
 }

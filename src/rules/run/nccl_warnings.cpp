@@ -212,11 +212,11 @@ class NcclWarnings : public Rule {
         // ucs_fatal_error_message: abort()), so the run stops there.
         if (fatal) x.severity = Severity::kError;
         x.cause =
-            std::string(fatal ? "UCX aborted the process that printed the fatal line: ucs_fatal, "
-                                "a failed assertion, or an error at or above "
-                                "UCX_LOG_LEVEL_TRIGGER (fatal by default) ends in abort() "
-                                "(src/ucs/debug/assert.c), and the ranks waiting on that process "
-                                "fail or hang after it. "
+            std::string(fatal ? "UCX stopped the process that printed the fatal line: ucs_fatal "
+                                "and a failed assertion end in abort() (src/ucs/debug/assert.c), "
+                                "and from UCX 1.6 so does an error as severe as "
+                                "UCX_LOG_LEVEL_TRIGGER (fatal by default); the ranks waiting on "
+                                "that process fail or hang after it. "
                               : "UCX printed these (it prints WARN and above by default, and many "
                                 "of its warnings are routine: an unused UCX_* variable, objects "
                                 "not returned to a memory pool at exit). ") +
