@@ -167,25 +167,28 @@ std::size_t syslog_prefix(std::string_view s) {
 
 // Open MPI --timestamp-output: ctime(3)'s "Www Mmm dd hh:mm:ss yyyy" (the day padded with a
 // blank) glued to the --tag-output tag, "%s[%s,%s]<%s>:", or alone before the stream, "%s<%s>:"
-// (orte/mca/iof/base/iof_base_output.c, v1.3 .. v4.1; PMIx's pmix_iof_write_output the same
-// for v5): the time only when a tag follows (mpirun_prefix reads it next), or time and stream.
+// (orte/mca/iof/base/iof_base_output.c, v1.3 .. v4.1); Open MPI 5's PMIx (openpmix v4.2 ..
+// v5.0, src/common/pmix_iof.c) puts the time in brackets: "[%s]" then "[%s,%s]<%s>: " or
+// "<%s>: ". The time only when a tag follows (mpirun_prefix reads it next), or time and stream.
 std::size_t ctime_prefix(std::string_view s) {
   static constexpr std::string_view kDays[] = {"Sun ", "Mon ", "Tue ", "Wed ",
                                                "Thu ", "Fri ", "Sat "};
   static constexpr std::string_view kMonths[] = {"Jan ", "Feb ", "Mar ", "Apr ", "May ", "Jun ",
                                                  "Jul ", "Aug ", "Sep ", "Oct ", "Nov ", "Dec "};
-  static constexpr std::size_t kLen = 24;  // "Wed Jan 24 16:28:44 2018"
+  const std::size_t open = !s.empty() && s[0] == '[' ? 1 : 0;  // PMIx's brackets
+  const std::size_t kLen = open + 24 + open;                   // "Wed Jan 24 16:28:44 2018", "]"
   if (s.size() <= kLen) return 0;
   bool day = false, month = false;
-  for (std::string_view d : kDays) day = day || at(s, 0, d);
-  for (std::string_view m : kMonths) month = month || at(s, 4, m);
+  for (std::string_view d : kDays) day = day || at(s, open, d);
+  for (std::string_view m : kMonths) month = month || at(s, open + 4, m);
   if (!day || !month) return 0;
   static constexpr char kRest[] = "_d dd:dd:dd dddd";  // '_': a digit or the blank padding one
   for (std::size_t k = 0; k + 1 < sizeof kRest; ++k) {
-    const char c = s[8 + k];
+    const char c = s[open + 8 + k];
     if (kRest[k] == 'd' ? !digit(c) : kRest[k] == '_' ? !(digit(c) || c == ' ') : c != kRest[k])
       return 0;
   }
+  if (open && s[kLen - 1] != ']') return 0;
   if (s[kLen] == '[') return kLen;
   for (std::string_view stream : {"<stdout>:", "<stderr>:", "<stddiag>:"})
     if (at(s, kLen, stream)) return skip_blanks(s, kLen + stream.size());
@@ -230,6 +233,7 @@ std::size_t line_prefix_length(std::string_view s) {
   if (s.empty() || !line_prefix_may_start(s[0])) return 0;
   switch (s[0]) {
     case '[':
+      if (std::size_t t = ctime_prefix(s); t > 0) return t;  // PMIx's "[Www Mmm dd ...]"
       return bracket_prefix(s);
     case '(':
       return ray_prefix(s);

@@ -4,7 +4,8 @@
 // with a CR left over. What each prefix looks like, and where it comes from:
 //   mpirun --tag-output      "[1,0]<stdout>:"          Open MPI orte/iof (iof_base_output.c)
 //   mpirun --timestamp-output "Wed Jan 24 16:28:44 2018[1,0]<stdout>:" (ctime(3) before the tag,
-//                            or before "<stdout>:" alone; the same file)
+//                            or before "<stdout>:" alone; the same file); Open MPI 5's PMIx
+//                            "[Wed Jan 24 16:28:44 2018][1,0]<stdout>: " (src/common/pmix_iof.c)
 //   srun --label             "0: ", "  12: "           Slurm srun(1) --label
 //   torchrun --tee/redirects "[rank0]:", "[default0]:" torch/distributed/elastic/multiprocessing
 //                                                      (tail_log.py: "[{name}{rank}]:")

@@ -40,6 +40,9 @@ TEST(NcclLinePrefix, LaunchersAndCollectorsAreRemoved) {
            "[0m [rank1]:",  // colour whose ESC was lost when pasted
            // mpirun --timestamp-output (ctime, then the tag or the stream): openucx/ucx#2215
            "Wed Jan 24 16:28:44 2018[1,99]<stderr>:",
+           // Open MPI 5 (PMIx): the time in brackets
+           "[Wed Jan 24 16:28:44 2018][1,98]<stderr>:",
+           "[Thu Mar  7 09:05:01 2024]<stdout>: ",
            "Thu Mar  7 09:05:01 2024<stdout>:",
        }) {
     EXPECT_EQ(norm(prefix + std::string(kNccl)), kNccl) << prefix;
