@@ -256,8 +256,9 @@ std::string_view first_word(std::string_view s, std::initializer_list<std::strin
 // PIX / PXB / PHB).
 bool pcie_hang(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
                FrameworkFacts& out) {
-  static constexpr std::string_view kHang[] = {"hang", "hung", "eadlock", "tuck",
-                                               "HANG", "HUNG", "EADLOCK", "TUCK"};
+  // A byte-pair gate for the words below in any case: "Hang" holds no "ha", so it is its own.
+  static constexpr std::string_view kHang[] = {"hang", "hung", "Hang", "Hung",    "eadlock",
+                                               "tuck", "HANG", "HUNG", "EADLOCK", "TUCK"};
   bool maybe = false;
   for (std::string_view h : kHang) maybe = maybe || bg.maybe(h);
   if (!maybe) return false;

@@ -320,6 +320,9 @@ TEST(NcclFramework, PcieHangNeedsAllThreeWords) {
   // NCCL as what hangs (NVIDIA/nccl#667's title).
   EXPECT_EQ(read({"NCCL hangs in the case GPUs are linked through PXB or PIX"}).events.at(0).detail,
             "pxb");
+  // Capitalised as a title starts (the byte-pair gate holds "Ha", not "ha").
+  EXPECT_EQ(read({"Hang in allreduce between GPUs on PCIe without NVLink"}).events.at(0).detail,
+            "without nvlink");
   EXPECT_TRUE(read({"NCCL is fine, the data loader hangs on PIX GPUs"}).events.empty());
   EXPECT_TRUE(read({"the allreduce hangs on 8x H100 with NVLink and PCIe NICs"}).events.empty());
   EXPECT_TRUE(read({"a pixel shader hangs the allreduce"}).events.empty());  // "pix" in a word
