@@ -193,6 +193,9 @@ json to_json(const NcclRunFacts& f) {
   for (const auto& l : f.last_lines) tail.push_back(log_line(l));
   j["last_lines"] = tail;
   j["first_error_return"] = f.first_error_return ? log_line(*f.first_error_return) : json(nullptr);
+  json trail = json::array();
+  for (const auto& l : f.first_error_trail) trail.push_back(log_line(l));
+  j["first_error_trail"] = trail;
   json hosts = json::array();  // an array of objects, so keys stay snake_case
   for (const auto& [h, p] : f.host_profiles) {
     json host_env = json::array();

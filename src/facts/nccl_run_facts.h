@@ -279,6 +279,10 @@ struct NcclRunFacts {
   // The first error return NCCL traced ("misc/socket.cc:567 -> 2"): where a failure started,
   // with its ncclResult_t code (2 system, 3 internal, 5 invalid usage, 6 remote).
   std::optional<LogLine> first_error_return;
+  // The lines of that trail after it, from the same thread (its callers, up to 32): the call path
+  // of the first failure, whose file:lines tell which call failed at a release (log_has reads
+  // them).
+  std::vector<LogLine> first_error_trail;
   std::map<std::string, NcclHostProfile> host_profiles;  // key = host label (see NcclStream)
   std::uint64_t host_count = 0;  // exact, where sets above keep a sample of 64
 

@@ -360,8 +360,8 @@ bool log_has(const NcclKbRegex& r, const NcclRunFacts& f) {
   for (const auto* o : {&f.first_error_return, &f.init_complete_line, &f.mnnvl_line,
                         &f.ib_no_device, &f.ibverbs_missing, &f.gdr_disabled_by_distance})
     if (*o && hit(**o)) return true;
-  if (any(f.failure_info) || any(f.unrecognised) || any(f.last_lines) || any(f.plugin_messages) ||
-      any(f.socket_interfaces) || any(f.topology_files))
+  if (any(f.first_error_trail) || any(f.failure_info) || any(f.unrecognised) || any(f.last_lines) ||
+      any(f.plugin_messages) || any(f.socket_interfaces) || any(f.topology_files))
     return true;
   for (const auto& [v, l] : f.versions)
     if (hit(l)) return true;

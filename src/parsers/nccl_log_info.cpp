@@ -597,7 +597,16 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     classify_problem(m, s.host, r.text, n, false);
     return;
   }
-  if (!f.first_error_return && error_return(m)) f.first_error_return = log_line(r.text, n);
+  if (error_return(m)) {
+    // The first trail and its callers: the same thread's next "file:line -> code" lines.
+    const std::string_view head = r.text.substr(0, std::min(r.text.find(" NCCL "), r.text.size()));
+    if (!f.first_error_return) {
+      f.first_error_return = log_line(r.text, n);
+      first_trail_head = std::string(head);
+    } else if (f.first_error_trail.size() < 32 && head == first_trail_head) {
+      f.first_error_trail.push_back(log_line(r.text, n));
+    }
+  }
   if (f.cuda_driver.empty() && starts(m, "cudaDriverVersion ")) {
     if (auto v = int_after(m, "cudaDriverVersion "); v && *v > 0 && *v < 1000000)
       f.cuda_driver = std::to_string(*v / 1000) + "." + std::to_string(*v % 1000 / 10);

@@ -192,6 +192,37 @@ TEST(NcclKb, TheForeignBytesSelectTheBadMagicCause) {
             "socket-foreign-connection-discarded: An HTTP client conne");
 }
 
+// The first error's trail (its callers' "file:line -> code", the same thread) tells which call
+// failed: socketFinalizeAccept's receive of the magic (misc/socket.cc:474 at 2.24-2.25) is a
+// connection that closed before the magic, fatal before 2.27.3 (NVIDIA/nccl#1612). At 2.30.7 the
+// same line number is another call.
+TEST(NcclKb, TheTrailSaysAConnectionClosedBeforeTheMagic) {
+  const NcclKnowledgeBase& kb = NcclKnowledgeBase::builtin();
+  auto cause_of = [&](const std::string& log) -> std::string {
+    for (const auto& r : read_nccl_messages(analyze_nccl_log_text(log, "t.log"), kb))
+      if (r.entry->id == "bootstrap-socket-failure" && r.cause) return r.cause->cause.substr(0, 30);
+    return "";
+  };
+  const std::string h = "h1:7:9 [0] ";
+  const std::string trail =
+      h + "misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by " +
+      "remote peer 10.10.1.3<36138>\n" + h + "NCCL INFO misc/socket.cc:80 -> 6\n" +
+      "h2:5:5 [1] NCCL INFO misc/socket.cc:620 -> 6\n";  // another thread
+  const std::string callers =
+      h + "NCCL INFO misc/socket.cc:628 -> 6\n" + h + "NCCL INFO bootstrap.cc:701 -> 6\n";
+  EXPECT_EQ(cause_of(trail + callers), "The failure started in bootstr");
+  EXPECT_EQ(cause_of(trail + h + "NCCL INFO misc/socket.cc:474 -> 6\n" + callers),
+            "A connection to one of NCCL's ");
+  EXPECT_EQ(cause_of(h + "NCCL INFO NCCL version 2.30.7+cuda12.9\n" + trail + h +
+                     "NCCL INFO misc/socket.cc:428 -> 6\n" + callers),
+            "The failure started in bootstr");
+  const NcclRunFacts f =
+      analyze_nccl_log_text(trail + h + "NCCL INFO misc/socket.cc:474 -> 6\n" + callers, "t.log");
+  ASSERT_EQ(f.first_error_trail.size(), 3u);  // the other thread's line is not its trail
+  EXPECT_NE(f.first_error_trail[0].text.find("socket.cc:474"), std::string::npos);
+  EXPECT_EQ(f.first_error_trail[0].where.line, 4);
+}
+
 // Two INFO forms of "GPU Direct RDMA Disabled for": the peer-memory module missing (2.4-2.12's IB
 // transport and the HPC-X plugin's copy; NVIDIA/nccl#1939 posted it cut after the HCA's name) and
 // the GPU-NIC distance over NCCL_NET_GDR_LEVEL.
