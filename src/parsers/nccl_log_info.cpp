@@ -447,6 +447,24 @@ bool collective_line(std::string_view m, CollectiveLine& c) {
 void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
   std::string_view m = r.message;
   if (m.empty()) return;
+  // The first trail and its callers: the same thread's next "file:line -> code" lines, until that
+  // thread prints anything else (a later failure's trail is not this one's call path).
+  if (!f.first_error_return || first_trail_open) {
+    const bool trail = error_return(m);
+    const std::string_view head = r.text.substr(0, std::min(r.text.find(" NCCL "), r.text.size()));
+    if (!f.first_error_return) {
+      if (trail) {
+        f.first_error_return = log_line(r.text, n);
+        first_trail_head = std::string(head);
+        first_trail_open = true;
+      }
+    } else if (head == first_trail_head) {
+      if (trail && f.first_error_trail.size() < 32)
+        f.first_error_trail.push_back(log_line(r.text, n));
+      else
+        first_trail_open = false;
+    }
+  }
   // Connection lines are most of a log and never a failure; others may be (knowledge base).
   if (!starts(m, "Channel ") && failure_worded(m)) failures.info(quote(m), at(n), &s, time_of(n));
   // NCCL 2.0 - 2.6 named a connection "Ring %02d : a[dev] -> b[dev] via X" (transport/*.cu,
@@ -596,16 +614,6 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
   if (has(m, "Mismatched NCCL version") || has(m, "Got completion")) {
     classify_problem(m, s.host, r.text, n, false);
     return;
-  }
-  if (error_return(m)) {
-    // The first trail and its callers: the same thread's next "file:line -> code" lines.
-    const std::string_view head = r.text.substr(0, std::min(r.text.find(" NCCL "), r.text.size()));
-    if (!f.first_error_return) {
-      f.first_error_return = log_line(r.text, n);
-      first_trail_head = std::string(head);
-    } else if (f.first_error_trail.size() < 32 && head == first_trail_head) {
-      f.first_error_trail.push_back(log_line(r.text, n));
-    }
   }
   if (f.cuda_driver.empty() && starts(m, "cudaDriverVersion ")) {
     if (auto v = int_after(m, "cudaDriverVersion "); v && *v > 0 && *v < 1000000)

@@ -367,9 +367,10 @@ struct NcclLogAnalyzer::State {
   // The line being read as captured (prefixes and all, for its timestamp); a held WARN's
   // prefix while it is read. Valid while the line is.
   std::string_view cur_raw;
-  std::string first_trail_head;  // "host:pid:tid [dev]" of the first error return's thread
-  std::uint64_t cur_line = 0;    // the line being read, for provenance of per-process facts  //
-                                 // PyTorch prints "Last error:" and the NCCL message below
+  std::string first_trail_head;   // "host:pid:tid [dev]" of the first error return's thread
+  bool first_trail_open = false;  // its trail goes on (that thread printed nothing else since)
+  std::uint64_t cur_line = 0;     // the line being read, for provenance of per-process facts  //
+                                  // PyTorch prints "Last error:" and the NCCL message below
 
   Proc& proc(std::string_view host, long pid) {
     char num[24];

@@ -221,6 +221,19 @@ TEST(NcclKb, TheTrailSaysAConnectionClosedBeforeTheMagic) {
   ASSERT_EQ(f.first_error_trail.size(), 3u);  // the other thread's line is not its trail
   EXPECT_NE(f.first_error_trail[0].text.find("socket.cc:474"), std::string::npos);
   EXPECT_EQ(f.first_error_trail[0].where.line, 4);
+  // The trail ends where its thread prints anything else: a later failure is not its call path.
+  const NcclRunFacts g =
+      analyze_nccl_log_text(trail + h + "NCCL INFO comm 0x1 rank 0 nranks 2 - Abort COMPLETE\n" +
+                                h + "NCCL INFO misc/socket.cc:474 -> 6\n",
+                            "t.log");
+  EXPECT_TRUE(g.first_error_trail.empty());
+  // Only IB's line: sockets and other plugins print "GPU Direct RDMA Disabled" for every NIC.
+  const auto r = read_nccl_messages(
+      analyze_nccl_log_text("h:1:1 [0] NCCL INFO NET/Socket : GPU Direct RDMA Disabled for HCA 0 "
+                            "'eth0'\n",
+                            "s.log"),
+      kb);
+  for (const auto& x : r) EXPECT_NE(x.entry->id, "ib-gdr-no-peer-memory-module");
 }
 
 // Two INFO forms of "GPU Direct RDMA Disabled for": the peer-memory module missing (2.4-2.12's IB
