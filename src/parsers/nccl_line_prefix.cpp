@@ -143,14 +143,25 @@ std::size_t syslog_host_tag(std::string_view s, std::size_t i) {
   return t + 2;
 }
 
-// RFC 3164: "Dec  2 04:00:00 host tag[123]: ".
-std::size_t syslog_prefix(std::string_view s) {
+// A month or weekday abbreviation and its blank at `i` (syslog's and ctime(3)'s "%b ", "%a ").
+bool month_at(std::string_view s, std::size_t i) {
   static constexpr std::string_view kMonths[] = {"Jan ", "Feb ", "Mar ", "Apr ", "May ", "Jun ",
                                                  "Jul ", "Aug ", "Sep ", "Oct ", "Nov ", "Dec "};
-  if (s.size() < 20) return 0;
-  bool month = false;
-  for (std::string_view m : kMonths) month = month || at(s, 0, m);
-  if (!month) return 0;
+  for (std::string_view m : kMonths)
+    if (at(s, i, m)) return true;
+  return false;
+}
+bool weekday_at(std::string_view s, std::size_t i) {
+  static constexpr std::string_view kDays[] = {"Sun ", "Mon ", "Tue ", "Wed ",
+                                               "Thu ", "Fri ", "Sat "};
+  for (std::string_view d : kDays)
+    if (at(s, i, d)) return true;
+  return false;
+}
+
+// RFC 3164: "Dec  2 04:00:00 host tag[123]: ".
+std::size_t syslog_prefix(std::string_view s) {
+  if (s.size() < 20 || !month_at(s, 0)) return 0;
   std::size_t i = 4;
   if (s[i] == ' ') ++i;
   const std::size_t d = digits(s, i, 2);
@@ -171,17 +182,10 @@ std::size_t syslog_prefix(std::string_view s) {
 // v5.0, src/common/pmix_iof.c) puts the time in brackets: "[%s]" then "[%s,%s]<%s>: " or
 // "<%s>: ". The time only when a tag follows (mpirun_prefix reads it next), or time and stream.
 std::size_t ctime_prefix(std::string_view s) {
-  static constexpr std::string_view kDays[] = {"Sun ", "Mon ", "Tue ", "Wed ",
-                                               "Thu ", "Fri ", "Sat "};
-  static constexpr std::string_view kMonths[] = {"Jan ", "Feb ", "Mar ", "Apr ", "May ", "Jun ",
-                                                 "Jul ", "Aug ", "Sep ", "Oct ", "Nov ", "Dec "};
   const std::size_t open = !s.empty() && s[0] == '[' ? 1 : 0;  // PMIx's brackets
   const std::size_t kLen = open + 24 + open;                   // "Wed Jan 24 16:28:44 2018", "]"
   if (s.size() <= kLen) return 0;
-  bool day = false, month = false;
-  for (std::string_view d : kDays) day = day || at(s, open, d);
-  for (std::string_view m : kMonths) month = month || at(s, open + 4, m);
-  if (!day || !month) return 0;
+  if (!weekday_at(s, open) || !month_at(s, open + 4)) return 0;
   static constexpr char kRest[] = "_d dd:dd:dd dddd";  // '_': a digit or the blank padding one
   for (std::size_t k = 0; k + 1 < sizeof kRest; ++k) {
     const char c = s[open + 8 + k];
