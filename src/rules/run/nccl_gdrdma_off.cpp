@@ -113,8 +113,10 @@ class NcclGdrdmaOff : public Rule {
     if (reasons.find("no module") != std::string::npos) {
       x.cause = "The nvidia-peermem kernel module is not loaded (NCCL says '(no module)').";
       x.fix =
-          "Load it (`modprobe nvidia-peermem`; Azure HPC images load it at boot) or use "
-          "DMA-BUF (NCCL >= 2.19 with open kernel modules), then rerun.";
+          "Load it (`modprobe nvidia-peermem`; Azure HPC images load it at boot), or upgrade "
+          "to NCCL 2.13 or later, which registers GPU memory through DMA-BUF where the driver "
+          "(open kernel modules) and Linux 5.12+ support it (ncclIbDmaBufSupport, net_ib.cc "
+          "v2.13.4-1; the '(no module)' wording is 2.4-2.12's), then rerun.";
     } else if (f.gdr_disabled_by_distance) {
       x.cause =
           "The GPU and the HCA are too far apart in the PCI topology for NCCL's default "
