@@ -148,6 +148,8 @@ json to_json(const NcclRunFacts& f) {
                   {"kind", transport_kind_name(t.kind)},
                   {"gpudirect_rdma", t.gdrdma},
                   {"connections", t.connections},
+                  {"sends", t.sends},
+                  {"receives", t.receives},
                   {"hosts", t.hosts},
                   {"host_count", std::max<std::uint64_t>(t.host_total, t.hosts.size())},
                   {"evidence", log_line(t.example)}});

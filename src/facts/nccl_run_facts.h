@@ -103,6 +103,10 @@ struct TransportUse {
   std::string label;  // "P2P/IPC", "SHM/direct/direct", "NET/IB", "NET/Socket", "NET/AWS Libfabric"
   bool gdrdma = false;
   std::uint64_t connections = 0;
+  // Of those, the lines NCCL tagged "[send]" and "[receive]" (a network connection's side,
+  // transport/net.cc; P2P and SHM lines carry no tag in most releases).
+  std::uint64_t sends = 0;
+  std::uint64_t receives = 0;
   // The network devices its connection lines named ("NET/Socket/1" sets bit 1; 0..63).
   std::uint64_t devices = 0;
   std::set<std::string> hosts;   // hosts that logged it: a sample, the first 64 by name

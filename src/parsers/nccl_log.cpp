@@ -86,6 +86,13 @@ void NcclLogAnalyzer::State::channel_via(std::string_view m, std::size_t v, cons
   if (k == slots.size()) return;  // a transport past the cap
   TransportUse& use = *slots[k].use;
   ++use.connections;
+  // "... [send] via ...", "... [receive] via ..." (transport/net.cc): which side of the
+  // connection this rank set up, the side that decides GPUDirect RDMA reads (sends) apart.
+  const std::string_view before(m.data(), v);
+  if (before.ends_with("[send]"))
+    ++use.sends;
+  else if (before.ends_with("[receive]"))
+    ++use.receives;
   const std::uint64_t bit = std::uint64_t{1} << k;
   if (cur_live && !(cur_live->transports & bit)) {
     cur_live->transports |= bit;

@@ -16,6 +16,43 @@ class NcclGdrdmaOff : public Rule {
   }
   RuleScope scope() const override { return RuleScope::kRunLog; }
 
+  // Every connection line of `t` (no GPUDirect RDMA) is a send, and the same transport's receives
+  // used GPUDirect RDMA: the NIC can reach the GPU's memory, and NCCL chose not to read it for
+  // sends (its GDR-read policy), which is not a fault.
+  static bool gdr_read_policy(const NcclRunFacts& f, const TransportUse& t) {
+    if (t.gdrdma || t.sends == 0 || t.sends != t.connections) return false;
+    auto it = f.transports.find(t.label + "/GDRDMA");
+    return it != f.transports.end() && it->second.receives > 0;
+  }
+
+  RuleOutcome gdr_read_note(const NcclRunFacts& f, const TransportUse& t) const {
+    RuleOutcome o;
+    Finding x = finding(std::to_string(t.sends) + " inter-node send connection(s) via " + t.label +
+                        " read GPU memory through host memory while the receives use GPUDirect "
+                        "RDMA: NCCL's default for sends, not a fault");
+    x.severity = Severity::kInfo;
+    x.evidence.push_back(evidence(t.example));
+    if (auto it = f.transports.find(t.label + "/GDRDMA"); it != f.transports.end())
+      x.evidence.push_back(evidence(it->second.example));
+    auto env = f.env.find("NCCL_NET_GDR_READ");
+    if (env != f.env.end()) x.evidence.push_back(evidence(env->second.line));
+    x.rank = 20;
+    x.cause =
+        "For a send, NCCL lets the NIC read GPU memory directly (GPUDirect RDMA read) only where "
+        "NCCL_NET_GDR_READ allows it: by default for a GPU with an NVLink to another GPU (or "
+        "the only GPU) from NCCL 2.4.2, and from 2.19.1 also for every GPU of compute "
+        "capability 8.0 or later; NCCL_NET_GDR_READ=0 turns it off (ncclTopoCheckGdr, "
+        "graph/paths.cc v2.19.1-1; netGetGdrSupport, transport/net.cc v2.4.8-1). The receives "
+        "of the same transport use GPUDirect RDMA, so the peer-memory path works.";
+    if (env != f.env.end()) x.cause += " This run sets NCCL_NET_GDR_READ.";
+    x.fix =
+        "Nothing to repair. To see whether direct reads help on this PCIe topology, rerun "
+        "nccl-tests with NCCL_NET_GDR_READ=1 and compare the bus bandwidth.";
+    x.subsumes = {"gpudirect-rdma-disabled"};
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+
   // Which peer-memory check the run's NCCL makes decides what "Disabled for HCA" means.
   RuleOutcome hca_disabled(const NcclRunFacts& f,
                            const std::vector<const NcclNetDevice*>& off) const {
@@ -71,13 +108,17 @@ class NcclGdrdmaOff : public Rule {
     const NcclRunFacts& f = *ctx.nccl_log;
     const TransportUse* plain = nullptr;
     const TransportUse* gdr = nullptr;
+    const TransportUse* sends_only = nullptr;
     for (const auto& [k, t] : f.transports) {
       if (t.kind != TransportKind::kNetIb && t.kind != TransportKind::kNetOther) continue;
       if (t.gdrdma)
         gdr = &t;
+      else if (gdr_read_policy(f, t))
+        sends_only = sends_only ? sends_only : &t;
       else if (!plain)
         plain = &t;
     }
+    if (!plain && sends_only) return gdr_read_note(f, *sends_only);
     if (!plain) {
       if (!gdr) {
         // "GPU Direct RDMA Disabled for HCA" is a finding on its own, before any connection.

@@ -53,5 +53,36 @@ TEST(NcclGdrdmaOff, DisabledForHcaOnASingleNodeRunIsNoInterNodeAdvice) {
           .findings.empty());
 }
 
+// NCCL reads GPU memory for sends only where NCCL_NET_GDR_READ allows it (by default a GPU
+// with NVLink, or from 2.19.1 compute capability 8.0+): a V100 without NVLink receives with
+// GPUDirect RDMA and sends through host memory, a note, not a warning.
+TEST(NcclGdrdmaOff, SendsWithoutGdrBesideGdrReceivesAreTheReadPolicyNote) {
+  NcclRunFacts f =
+      log_fixture("nccl-debug/nccltests36-azure-nc24rsv3-2node-gdr-read-off-sends-nccl2.5.log");
+  ASSERT_EQ(f.transports.count("NET/IB"), 1u);
+  EXPECT_EQ(f.transports.at("NET/IB").sends, 1u);
+  EXPECT_EQ(f.transports.at("NET/IB/GDRDMA").receives, 2u);
+  RuleOutcome o = log_rule(kId, f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
+  EXPECT_NE(o.findings[0].cause.find("NCCL_NET_GDR_READ"), std::string::npos);
+  EXPECT_EQ(o.findings[0].message.find("disagree"), std::string::npos);
+}
+
+// A receive without GPUDirect RDMA is no read policy: the warning stays.
+TEST(NcclGdrdmaOff, AReceiveWithoutGdrStaysAWarning) {
+  const std::string head =
+      "a:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/0/GDRDMA\n"
+      "b:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0\n";
+  RuleOutcome policy = log_rule(kId, log_text(head));
+  ASSERT_EQ(policy.findings.size(), 1u);
+  EXPECT_EQ(policy.findings[0].severity, Severity::kInfo);
+  RuleOutcome o = log_rule(
+      kId,
+      log_text(head + "b:1:2 [0] NCCL INFO Channel 01/0 : 1[0] -> 0[0] [receive] via NET/IB/0\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+}
+
 }  // namespace
 }  // namespace trainready::test
