@@ -39,7 +39,8 @@ LEVELS = {"WARN", "INFO"}
 WHEN_KEYS = {"link_layer", "net", "plugin", "env", "nccl", "driver", "multi_node", "log_has",
              "mnnvl", "gdr"}
 ENTRY_KEYS = {"id", "match", "level", "kind", "versions", "in_file", "fixed_in", "what",
-              "severity", "rank", "causes", "source", "doc", "info_failure", "consequence"}
+              "severity", "rank", "causes", "source", "doc", "info_failure", "consequence",
+              "not_via"}
 CAUSE_KEYS = {"cause", "when", "fix", "confirm"}
 # Regex features outside the common subset of Python re and ECMAScript.
 UNPORTABLE = [(r"\(\?<[=!]", "lookbehind"), (r"\(\?P?<\w", "named group"),
@@ -245,6 +246,13 @@ def load_kb(kb_dir, errors):
                     re.compile(str(e["in_file"]))
                 except re.error as x:
                     errors.append(f"{where}: in_file does not compile: {x}")
+            if "not_via" in e:
+                if e.get("kind") != "trail":
+                    errors.append(f"{where}: not_via is for trail entries (kind: trail) only")
+                try:
+                    re.compile(str(e["not_via"]))
+                except re.error as x:
+                    errors.append(f"{where}: not_via does not compile: {x}")
             causes = e.get("causes")
             if not isinstance(causes, list) or not causes:
                 errors.append(f"{where}: causes must be a non-empty list")

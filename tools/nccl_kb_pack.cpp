@@ -150,9 +150,9 @@ std::string pack(const trainready::NcclKnowledgeBase& kb) {
             << ", .match = {true, " << t.str(e.match.text) << ", " << t.str(e.match.where())
             << "},\n     .literal = " << t.str(e.literal) << ", .level = " << level(e.level)
             << ", .kind = " << kind(e.kind) << ", .versions = " << t.str(e.versions)
-            << ",\n     .in_file = " << t.regex(e.in_file) << ", .fixed_in = " << t.str(e.fixed_in)
-            << ", .what = " << t.str(e.what) << ", .severity = " << severity(e.severity)
-            << ",\n     .rank = " << e.rank
+            << ",\n     .in_file = " << t.regex(e.in_file) << ", .not_via = " << t.regex(e.not_via)
+            << ", .fixed_in = " << t.str(e.fixed_in) << ", .what = " << t.str(e.what)
+            << ", .severity = " << severity(e.severity) << ",\n     .rank = " << e.rank
             << ", .consequence = " << (e.consequence ? "true" : "false")
             << ", .cause_begin = " << cause_begin << ", .cause_count = " << n_causes - cause_begin
             << ", .source = " << t.str(e.source) << ", .doc = " << t.str(e.doc) << "},\n";

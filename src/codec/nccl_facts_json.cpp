@@ -68,6 +68,7 @@ json to_json(const NcclRunFacts& f) {
   j["socket_interfaces"] = socks;
   j["ib_no_device"] = f.ib_no_device ? log_line(*f.ib_no_device) : json(nullptr);
   j["ibverbs_missing"] = f.ibverbs_missing ? log_line(*f.ibverbs_missing) : json(nullptr);
+  j["net_type_mismatch"] = f.net_type_mismatch ? log_line(*f.net_type_mismatch) : json(nullptr);
   j["gdr_disabled_by_distance"] =
       f.gdr_disabled_by_distance ? log_line(*f.gdr_disabled_by_distance) : json(nullptr);
   json env = json::array();  // an array, so that every object key stays snake_case

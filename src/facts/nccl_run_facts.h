@@ -212,6 +212,10 @@ struct NcclRunFacts {
   std::vector<LogLine> socket_interfaces;  // "NET/Socket : Using [0]eth0:10.0.0.4<0>"
   std::optional<LogLine> ib_no_device;     // "NET/IB : No device found."
   std::optional<LogLine> ibverbs_missing;  // "Failed to open libibverbs.so[.1]"
+  // "socketFinalizeAccept: wrong type 4 != 3" (or 3 != 4; misc/socket.cc, 2.16-2.29): a peer
+  // connected with NET/IB's socket type (4) to this rank's NET/Socket listener (3), or the
+  // reverse: ranks of one communicator chose different networks.
+  std::optional<LogLine> net_type_mismatch;
   std::optional<LogLine>
       gdr_disabled_by_distance;           // "GPU Direct RDMA Disabled for GPU ... (distance"
   std::map<std::string, EnvSetting> env;  // "NCCL_IB_DISABLE set by environment to 1."

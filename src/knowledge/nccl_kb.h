@@ -97,6 +97,10 @@ struct NcclKbEntry {
   // The NCCL source file that printed the line (its "file.cc:123" prefix) must match: a message
   // printed by a shared macro (CUCHECK's "Cuda failure") read by the transport that called it.
   std::optional<NcclKbRegex> in_file;
+  // A trail entry: it does not read the first error trail when a caller's line of that trail
+  // (NcclRunFacts::first_error_trail) matches this. misc/socket.cc fails for bootstrap, for a
+  // network transport and for the proxy alike; the callers say whose socket it was.
+  std::optional<NcclKbRegex> not_via;
   // A bug NCCL fixed in this release ("2.19.3"): the entry reads a line only when the log shows
   // an NCCL version older than it (and inside `versions`, the releases affected).
   std::string fixed_in;

@@ -54,6 +54,7 @@ NcclKbEntry entry(const packed::Entry& p) {
   e.kind = p.kind;
   e.versions = str(p.versions);
   e.in_file = regex(p.in_file);
+  e.not_via = regex(p.not_via);
   e.fixed_in = str(p.fixed_in);
   e.what = str(p.what);
   e.severity = p.severity;

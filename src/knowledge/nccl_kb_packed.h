@@ -51,6 +51,7 @@ struct Entry {
   NcclKbKind kind = NcclKbKind::kMessage;
   Str versions;
   Regex in_file;
+  Regex not_via;
   Str fixed_in, what;
   Severity severity = Severity::kError;
   int rank = 50;

@@ -357,8 +357,9 @@ bool log_has(const NcclKbRegex& r, const NcclRunFacts& f) {
   auto any = [&](const std::vector<LogLine>& v) { return std::any_of(v.begin(), v.end(), hit); };
   for (const NcclWarning& w : f.warnings)
     if (hit(w.first)) return true;
-  for (const auto* o : {&f.first_error_return, &f.init_complete_line, &f.mnnvl_line,
-                        &f.ib_no_device, &f.ibverbs_missing, &f.gdr_disabled_by_distance})
+  for (const auto* o :
+       {&f.first_error_return, &f.init_complete_line, &f.mnnvl_line, &f.ib_no_device,
+        &f.ibverbs_missing, &f.net_type_mismatch, &f.gdr_disabled_by_distance})
     if (*o && hit(**o)) return true;
   if (any(f.first_error_trail) || any(f.failure_info) || any(f.unrecognised) || any(f.last_lines) ||
       any(f.plugin_messages) || any(f.socket_interfaces) || any(f.topology_files))
@@ -476,6 +477,23 @@ bool nccl_kb_is_signature(const NcclKbEntry& e) {
   return e.file == "signatures.yaml" || e.kind == NcclKbKind::kPassthrough;
 }
 
+namespace {
+
+// `line` is a line of the first error trail, and a later caller's line of that trail matches `r`.
+bool trail_via(const NcclKbRegex& r, const NcclKbLine& line, const NcclRunFacts& f) {
+  const auto same = [&](const LogLine& l) {
+    return l.where.source == line.line.where.source && l.where.line == line.line.where.line;
+  };
+  bool in_trail = f.first_error_return && same(*f.first_error_return);
+  for (const LogLine& l : f.first_error_trail) {
+    if (in_trail && search(r, l.text)) return true;
+    in_trail = in_trail || same(l);
+  }
+  return false;
+}
+
+}  // namespace
+
 std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
                                                    const NcclKnowledgeBase& kb) {
   std::vector<NcclMessageReading> out;
@@ -504,6 +522,7 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
     const NcclKbCause* best_cause = nullptr;
     bool best_seen = false;
     for (const NcclKbEntry* e : matches(kb, line, releases)) {
+      if (e->not_via && trail_via(*e->not_via, line, f)) continue;
       // The first cause whose `when` holds; when none does (the log does not show the context
       // that decides), the entry still reads the line, with its first cause as the likeliest.
       const NcclKbCause* c = nullptr;

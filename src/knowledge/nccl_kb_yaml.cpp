@@ -14,8 +14,8 @@ namespace {
 // `info_failure` (why an entry that warns reads a format NCCL prints only at INFO) is review data
 // for tools/nccl_kb_coverage.py; the reader accepts it and does not use it.
 const std::set<std::string> kEntryKeys = {
-    "id",       "match", "level",  "kind",   "versions", "in_file",      "fixed_in",   "what",
-    "severity", "rank",  "causes", "source", "doc",      "info_failure", "consequence"};
+    "id",       "match", "level",  "kind",   "versions", "in_file",      "fixed_in",    "what",
+    "severity", "rank",  "causes", "source", "doc",      "info_failure", "consequence", "not_via"};
 const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm"};
 const std::set<std::string> kWhenKeys = {"link_layer", "net",        "plugin",  "env",   "nccl",
                                          "driver",     "multi_node", "log_has", "mnnvl", "gdr"};
@@ -135,6 +135,7 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
   e.versions = scalar(n, w, "versions", false);
   check_versions(e.versions, w.at(n["versions"]), "versions");
   if (n["in_file"]) e.in_file = regex(scalar(n, w, "in_file", true), w.at(n["in_file"]), "in_file");
+  if (n["not_via"]) e.not_via = regex(scalar(n, w, "not_via", true), w.at(n["not_via"]), "not_via");
   e.fixed_in = scalar(n, w, "fixed_in", false);
   if (!e.fixed_in.empty()) check_versions("<" + e.fixed_in, w.at(n["fixed_in"]), "fixed_in");
   const std::string level = scalar(n, w, "level", false);
@@ -151,6 +152,8 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
     e.kind = NcclKbKind::kPassthrough;
   else if (!kind.empty())
     w.at(n["kind"]).fail("kind must be 'trail' or 'passthrough'");
+  if (e.not_via && e.kind != NcclKbKind::kTrail)
+    w.at(n["not_via"]).fail("not_via is for trail entries (kind: trail) only");
   const std::string sev = scalar(n, w, "severity", true);
   auto s = parse_severity(sev);
   if (!s) w.at(n["severity"]).fail("severity must be error, warning or info");

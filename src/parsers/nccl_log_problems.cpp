@@ -222,6 +222,10 @@ void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint6
     if (!f.ib_no_device) f.ib_no_device = log_line(r.text, n);
     return;
   }
+  // The socket types of include/socket.h (v2.16.2-1 ..): 3 NET/Socket, 4 NET/IB.
+  if (!f.net_type_mismatch && has(m, "socketFinalizeAccept") &&
+      (has(m, "wrong type 4 != 3") || has(m, "wrong type 3 != 4")))
+    f.net_type_mismatch = log_line(r.text, n);
   classify_problem(m, s.host, r.text, n, true);
 }
 

@@ -14,7 +14,7 @@ namespace {
 // Every field of NcclKbEntry and what it holds is written below; a field added to it must be
 // added here and to tools/nccl_kb_pack.cpp (the size check says when one was).
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-static_assert(sizeof(NcclKbEntry) == 440 && sizeof(NcclKbWhen) == 296 &&
+static_assert(sizeof(NcclKbEntry) == 496 && sizeof(NcclKbWhen) == 296 &&
                   sizeof(NcclKbCause) == 392 && sizeof(NcclKbEnv) == 88,
               "a knowledge-base field was added or changed: dump it here and pack it in "
               "tools/nccl_kb_pack.cpp");
@@ -45,6 +45,7 @@ std::string dump(const NcclKbEntry& e) {
     << " consequence=" << e.consequence << "\n";
   put(o, "versions", e.versions);
   put(o, "in_file", e.in_file);
+  put(o, "not_via", e.not_via);
   put(o, "fixed_in", e.fixed_in);
   put(o, "what", e.what);
   for (const NcclKbCause& c : e.causes) {
@@ -91,9 +92,11 @@ TEST(NcclKbPacked, EqualsTheYamlParsedNow) {
 // The dump sees every kind of field: a cause's context, env conditions, optional booleans,
 // in_file and fixed_in are all present somewhere in the packed knowledge base.
 TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
-  bool env = false, env_value = false, in_file = false, fixed_in = false, gdr = false, net = false;
+  bool env = false, env_value = false, in_file = false, fixed_in = false, gdr = false, net = false,
+       not_via = false;
   for (const NcclKbEntry& e : NcclKnowledgeBase::builtin().entries()) {
     in_file = in_file || e.in_file;
+    not_via = not_via || e.not_via;
     fixed_in = fixed_in || !e.fixed_in.empty();
     for (const NcclKbCause& c : e.causes) {
       for (const NcclKbEnv& x : c.when.env) {
@@ -104,7 +107,7 @@ TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
       net = net || c.when.net;
     }
   }
-  EXPECT_TRUE(env && env_value && in_file && fixed_in && gdr && net);
+  EXPECT_TRUE(env && env_value && in_file && fixed_in && gdr && net && not_via);
 }
 
 // A regex of the packed knowledge base still names its file, entry and key when it fails to

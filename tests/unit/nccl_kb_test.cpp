@@ -50,6 +50,14 @@ TEST(NcclKb, ParsesAnEntry) {
   EXPECT_EQ(e.literal, "Call to connect returned ");
 }
 
+// not_via reads the callers of a trail: an entry that is no trail has none.
+TEST(NcclKb, NotViaIsForTrailEntriesOnly) {
+  std::string bad = kGood;
+  bad.replace(bad.find("  rank: 70\n"), 11, "  rank: 70\n  not_via: 'transport/'\n");
+  EXPECT_NE(error_of("socket.yaml", bad).find("not_via is for trail entries"), std::string::npos)
+      << error_of("socket.yaml", bad);
+}
+
 TEST(NcclKb, AnEntryMayBeMarkedAConsequence) {
   EXPECT_FALSE(NcclKnowledgeBase::parse({{"socket.yaml", kGood}}).entries()[0].consequence);
   std::string marked = kGood;

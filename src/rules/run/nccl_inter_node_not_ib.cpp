@@ -49,7 +49,21 @@ class NcclInterNodeNotIb : public Rule {
       auto it = f.env.find(k);
       return it == f.env.end() ? nullptr : &it->second;
     };
-    if (const EnvSetting* e = env("NCCL_IB_DISABLE"); e && e->value != "0") {
+    if (f.net_type_mismatch) {
+      // Said by the failure itself, whatever else the ranks printed.
+      x.evidence.push_back(evidence(*f.net_type_mismatch));
+      cause =
+          "The ranks chose different networks: a peer connected with NET/IB's socket type (4) "
+          "to a NET/Socket listener (3), or the reverse (socketFinalizeAccept, misc/socket.cc; "
+          "the types of include/socket.h). InfiniBand works on some hosts and not on others, or "
+          "NCCL_IB_DISABLE / NCCL_NET / NCCL_IB_HCA differ between hosts, and NCCL fails the "
+          "connection.";
+      fix =
+          "Make every host choose the same network: compare each host's 'Using network' line "
+          "and NCCL_IB_* / NCCL_NET settings; run `trainready doctor` on the hosts that fell "
+          "back to sockets (ports, driver, /dev/infiniband in the container), or set "
+          "NCCL_IB_DISABLE=1 on every host to run on sockets everywhere.";
+    } else if (const EnvSetting* e = env("NCCL_IB_DISABLE"); e && e->value != "0") {
       x.evidence.push_back(evidence(e->line));
       cause = "NCCL_IB_DISABLE=" + e->value + " in the job's environment turned InfiniBand off.";
       fix =

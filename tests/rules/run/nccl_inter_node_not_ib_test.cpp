@@ -48,5 +48,26 @@ TEST(NcclInterNodeNotIb, SkipsWhenTheLogSaysNothingOfTheNetwork) {
           .skipped);
 }
 
+// "wrong type 4 != 3": a peer came with NET/IB's socket type to this rank's NET/Socket listener
+// (misc/socket.cc, include/socket.h): the ranks chose different networks, which is the cause,
+// not "sockets without saying why". Another WARN leaves the generic reading.
+TEST(NcclInterNodeNotIb, WrongSocketTypeSaysTheRanksChoseDifferentNetworks) {
+  const std::string conn =
+      "user:16899:16949 [0] NCCL INFO Channel 01/0 : 9[1] -> 0[0] [receive] via NET/Socket/0\n";
+  RuleOutcome o = log_rule(
+      "nccl-inter-node-not-ib",
+      log_text(conn +
+               "user:16899:16961 [0] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong "
+               "type 4 != 3\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("different networks"), std::string::npos);
+  o = log_rule(
+      "nccl-inter-node-not-ib",
+      log_text(conn + "user:16899:16961 [0] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: "
+                      "wrong type 1 != 2\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].cause.find("different networks"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test

@@ -109,5 +109,22 @@ TEST(NcclKnownSignature, AddressFamilyZeroIsMixedVersionsOthersAreNot) {
   EXPECT_NE(one.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos);
 }
 
+// misc/socket.cc fails for bootstrap, a network transport and the proxy alike: a trail whose
+// callers are the NET/Socket transport's is not a bootstrap failure (bootstrap-socket-failure's
+// not_via), one through bootstrap.cc is.
+TEST(NcclKnownSignature, SocketTrailThroughATransportIsNotBootstrap) {
+  const std::string warn =
+      "user:16899:16961 [0] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 4 != 3\n"
+      "user:16899:16961 [0] NCCL INFO misc/socket.cc:561 -> 3\n"
+      "user:16899:16961 [0] NCCL INFO misc/socket.cc:586 -> 3\n";
+  RuleOutcome o = log_rule(
+      kId, log_text(warn + "user:16899:16961 [0] NCCL INFO transport/net_socket.cc:378 -> 3\n"));
+  for (const Finding& x : o.findings)
+    EXPECT_EQ(x.message.find("bootstrap-socket-failure"), std::string::npos) << x.message;
+  o = log_rule(kId, log_text(warn + "user:16899:16961 [0] NCCL INFO bootstrap.cc:320 -> 3\n"));
+  ASSERT_FALSE(o.findings.empty());
+  EXPECT_NE(o.findings[0].message.find("bootstrap-socket-failure"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
