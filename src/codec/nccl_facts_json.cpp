@@ -69,6 +69,10 @@ json to_json(const NcclRunFacts& f) {
   j["ib_no_device"] = f.ib_no_device ? log_line(*f.ib_no_device) : json(nullptr);
   j["ibverbs_missing"] = f.ibverbs_missing ? log_line(*f.ibverbs_missing) : json(nullptr);
   j["net_type_mismatch"] = f.net_type_mismatch ? log_line(*f.net_type_mismatch) : json(nullptr);
+  j["roce_gids"] = {{"link_local", f.roce_gid_link_local},
+                    {"other", f.roce_gid_other},
+                    {"first_link_local",
+                     f.roce_link_local_gid ? log_line(*f.roce_link_local_gid) : json(nullptr)}};
   j["gdr_disabled_by_distance"] =
       f.gdr_disabled_by_distance ? log_line(*f.gdr_disabled_by_distance) : json(nullptr);
   json env = json::array();  // an array, so that every object key stays snake_case

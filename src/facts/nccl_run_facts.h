@@ -216,6 +216,14 @@ struct NcclRunFacts {
   // connected with NET/IB's socket type (4) to this rank's NET/Socket listener (3), or the
   // reverse: ranks of one communicator chose different networks.
   std::optional<LogLine> net_type_mismatch;
+  // The GIDs of NCCL's RoCE queue pairs, "NET/IB: ... qpn 1047 mtu 5 ... GID 0
+  // (80FE/1A8A41FEFF21A75E)" (transport/net_ib.cc v2.7.8-1 .. net_ib/connect.cc v2.30.7-1,
+  // printed for RoCE ports only; the subnet prefix and interface id as little-endian 64-bit
+  // numbers): lines whose GID is link-local (fe80::/64, printed "80FE"), lines with another GID,
+  // and the first link-local line.
+  std::uint64_t roce_gid_link_local = 0;
+  std::uint64_t roce_gid_other = 0;
+  std::optional<LogLine> roce_link_local_gid;
   std::optional<LogLine>
       gdr_disabled_by_distance;           // "GPU Direct RDMA Disabled for GPU ... (distance"
   std::map<std::string, EnvSetting> env;  // "NCCL_IB_DISABLE set by environment to 1."

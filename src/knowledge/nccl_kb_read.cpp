@@ -357,9 +357,9 @@ bool log_has(const NcclKbRegex& r, const NcclRunFacts& f) {
   auto any = [&](const std::vector<LogLine>& v) { return std::any_of(v.begin(), v.end(), hit); };
   for (const NcclWarning& w : f.warnings)
     if (hit(w.first)) return true;
-  for (const auto* o :
-       {&f.first_error_return, &f.init_complete_line, &f.mnnvl_line, &f.ib_no_device,
-        &f.ibverbs_missing, &f.net_type_mismatch, &f.gdr_disabled_by_distance})
+  for (const auto* o : {&f.first_error_return, &f.init_complete_line, &f.mnnvl_line,
+                        &f.ib_no_device, &f.ibverbs_missing, &f.net_type_mismatch,
+                        &f.roce_link_local_gid, &f.gdr_disabled_by_distance})
     if (*o && hit(**o)) return true;
   if (any(f.first_error_trail) || any(f.failure_info) || any(f.unrecognised) || any(f.last_lines) ||
       any(f.plugin_messages) || any(f.socket_interfaces) || any(f.topology_files))

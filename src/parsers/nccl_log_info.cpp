@@ -338,6 +338,22 @@ void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view te
     }
     return;
   }
+  // A RoCE queue pair's GID: "... GID %ld (%lX/%lX)" after "qpn %d" ("qp_num %d" from 2.30),
+  // the subnet prefix first; fe80::/64 is the 64-bit number 0x80FE read little-endian.
+  if (const std::size_t gid = find(m, " GID ");
+      gid != std::string_view::npos && (has(m, " qpn ") || has(m, " qp_num "))) {
+    const std::size_t open = m.find(" (", gid + 5);
+    const std::size_t slash = open == std::string_view::npos ? open : m.find('/', open);
+    if (slash != std::string_view::npos && slash - open < 20) {
+      if (m.substr(open + 2, slash - open - 2) == "80FE") {
+        ++f.roce_gid_link_local;
+        if (!f.roce_link_local_gid) f.roce_link_local_gid = log_line(text, n);
+      } else {
+        ++f.roce_gid_other;
+      }
+    }
+    return;
+  }
   // "NET/IB: [0] mlx5_0:uverbs0:1/RoCE provider=Mlx5 speed=100000 ..." and
   // "NET/IB : Made virtual device [2] name=mlx5_0+mlx5_1 speed=200000 ndevs=2"
   auto speed = int_after(m, "speed=");

@@ -58,6 +58,7 @@ std::unique_ptr<Rule> make_nccl_ib_completion_error();
 std::unique_ptr<Rule> make_nccl_ib_disabled();
 std::unique_ptr<Rule> make_nccl_ib_relaxed_ordering_off();
 std::unique_ptr<Rule> make_nccl_ibv_modify_qp_failed();
+std::unique_ptr<Rule> make_nccl_roce_link_local_gid();
 std::unique_ptr<Rule> make_nccl_init_incomplete();
 std::unique_ptr<Rule> make_nccl_inter_node_not_ib();
 std::unique_ptr<Rule> make_nccl_known_signature();
