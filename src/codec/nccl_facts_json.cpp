@@ -215,6 +215,8 @@ json to_json(const NcclRunFacts& f) {
                      {"versions", p.versions},
                      {"gpus", p.gpus},
                      {"ib_devices", opt(p.ib_devices)},
+                     {"net_plugin", p.plugin},
+                     {"plugin_loader_releases", p.loader_releases},
                      {"env", host_env}});
   }
   j["host_profiles"] = hosts;

@@ -186,7 +186,13 @@ struct NcclHostProfile {
   std::set<std::string> versions;
   std::set<std::string> gpus;      // nccl-tests "# Rank ... device 0 [0x21] NVIDIA H100"
   std::optional<bool> ib_devices;  // NET/IB listed devices (true) or found none (false)
-  std::set<std::string> plugin;    // NET/Plugin outcome, shortened
+  // NET/Plugin outcome: "internal" (no external net plugin, whatever the release's wording),
+  // "loaded X" for "Loaded net plugin X (vN)", else the line shortened.
+  std::set<std::string> plugin;
+  // The NCCL releases whose plugin loader prints the wording this host printed ("2.17.1-2.18.6"):
+  // only where the wording belongs to one span of releases (src/init.cc, src/net.cc,
+  // src/plugin/net.cc, every tag from v2.4.2-1 to v2.30.7-1).
+  std::set<std::string> loader_releases;
   LogLine first;
 };
 

@@ -47,6 +47,9 @@ class NcclHostMismatch : public Rule {
         seen["InfiniBand"][*p.ib_devices ? "IB devices found" : "no IB device"].insert(h);
       if (!p.gpus.empty()) seen["GPU"][join_limited(p.gpus)].insert(h);
       if (!p.plugin.empty()) seen["network plugin"][join_limited(p.plugin, 3)].insert(h);
+      if (!p.loader_releases.empty())
+        seen["NCCL release (by its plugin loader's wording)"][join_limited(p.loader_releases)]
+            .insert(h);
     }
     if (with_setup < 2) return {};
     RuleOutcome o;
@@ -75,6 +78,15 @@ class NcclHostMismatch : public Rule {
         "no IB device) cannot connect to peers that chose IB, a setting exported on one node "
         "only (mpirun without -x, a per-node env file) changes protocol or transport on that "
         "node, and mixed plugins or GPUs change what each side expects.";
+    if (seen.count("NCCL release (by its plugin loader's wording)") &&
+        seen["NCCL release (by its plugin loader's wording)"].size() > 1)
+      x.cause +=
+          " The hosts' plugin loaders print the wording of different NCCL releases, so they "
+          "load different libnccl builds (a container or a Python wheel with its own NCCL on "
+          "some hosts, LD_LIBRARY_PATH differing); different releases may use different "
+          "protocols between ranks and hang or fail to connect. Check the NCCL each host "
+          "loads: `python -c \"import torch; print(torch.cuda.nccl.version())\"` or "
+          "LD_DEBUG=libs.";
     x.fix =
         "Pass the same NCCL_* environment to every rank (`mpirun -x VAR`, `srun --export`, the "
         "launcher's env file), install the same network plugin and drivers on every host, and "

@@ -51,5 +51,33 @@ TEST(NcclHostMismatch, QuietWithOneHost) {
   EXPECT_TRUE(o.findings.empty());
 }
 
+// The plugin loader's wording tells the release (NVIDIA/nccl-tests#185: one host
+// printed 2.17-2.18's "Plugin load (libnccl-net.so) returned 2", the other 2.19-2.20's "dlerror=...
+// No plugin found
+// (...)"): the hosts load different NCCL builds. Both use the internal plugin, which is no
+// difference.
+TEST(NcclHostMismatch, PluginLoaderWordingOfDifferentReleases) {
+  const std::string a =
+      "a:1:1 [0] NCCL INFO NET/Plugin : Plugin load (libnccl-net.so) returned 2 : libnccl-net.so: "
+      "cannot open shared object file: No such file or directory\n"
+      "a:1:1 [0] NCCL INFO NET/Plugin : No plugin found, using internal implementation\n"
+      "a:1:2 [0] NCCL INFO Using network IB\n";
+  const std::string b_old =
+      "b:1:1 [0] NCCL INFO NET/Plugin : No plugin found, using internal implementation\n"
+      "b:1:2 [0] NCCL INFO Using network IB\n";
+  EXPECT_TRUE(log_rule("nccl-host-mismatch", log_text(a + b_old)).findings.empty());
+  const std::string b_new =
+      "b:1:1 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: "
+      "No such file or directory No plugin found (libnccl-net.so), using internal "
+      "implementation\n"
+      "b:1:2 [0] NCCL INFO Using network IB\n";
+  RuleOutcome o = log_rule("nccl-host-mismatch", log_text(a + b_new));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("NCCL release"), std::string::npos);
+  EXPECT_EQ(o.findings[0].message.find("network plugin"), std::string::npos);
+  EXPECT_NE(o.findings[0].evidence[0].text.find("2.17.1-2.18.6"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("different libnccl builds"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
