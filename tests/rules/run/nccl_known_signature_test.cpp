@@ -126,5 +126,24 @@ TEST(NcclKnownSignature, SocketTrailThroughATransportIsNotBootstrap) {
   EXPECT_NE(o.findings[0].message.find("bootstrap-socket-failure"), std::string::npos);
 }
 
+// EBADF from accept(2): the listening descriptor was closed under the waiting thread (an abort, a
+// failure on another thread of a multi-GPU process, a double close), not the network.
+TEST(NcclKnownSignature, AcceptOnAClosedDescriptorIsNotTheInterface) {
+  const std::string log =
+      "u:275204:275658 [4] misc/socket.cc:415 NCCL WARN socketTryAccept: Accept failed: Bad file "
+      "descriptor\n"
+      "u:275204:275658 [4] NCCL INFO misc/socket.cc:559 -> 2\n"
+      "u:275204:275658 [4] NCCL INFO misc/socket.cc:666 -> 2\n"
+      "u:275204:275658 [4] NCCL INFO bootstrap.cc:280 -> 2\n";
+  RuleOutcome o = log_rule(kId, log_text(log));
+  ASSERT_FALSE(o.findings.empty());
+  EXPECT_NE(o.findings[0].message.find("bootstrap-socket-failure"), std::string::npos);
+  EXPECT_EQ(o.findings[0].cause.rfind("The listening socket was closed", 0), 0u)
+      << o.findings[0].cause;
+  RuleOutcome m = log_rule("nccl-message", log_text(log));
+  ASSERT_FALSE(m.findings.empty());
+  EXPECT_NE(m.findings[0].cause.find("EBADF"), std::string::npos) << m.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test
