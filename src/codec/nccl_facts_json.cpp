@@ -69,6 +69,7 @@ json to_json(const NcclRunFacts& f) {
   j["ib_no_device"] = f.ib_no_device ? log_line(*f.ib_no_device) : json(nullptr);
   j["ibverbs_missing"] = f.ibverbs_missing ? log_line(*f.ibverbs_missing) : json(nullptr);
   j["net_type_mismatch"] = f.net_type_mismatch ? log_line(*f.net_type_mismatch) : json(nullptr);
+  j["ofi_plugin_warning"] = f.ofi_plugin_warning ? log_line(*f.ofi_plugin_warning) : json(nullptr);
   j["roce_gids"] = {{"link_local", f.roce_gid_link_local},
                     {"other", f.roce_gid_other},
                     {"first_link_local",

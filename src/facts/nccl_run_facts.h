@@ -222,6 +222,9 @@ struct NcclRunFacts {
   // connected with NET/IB's socket type (4) to this rank's NET/Socket listener (3), or the
   // reverse: ranks of one communicator chose different networks.
   std::optional<LogLine> net_type_mismatch;
+  // The first WARN of the AWS OFI plugin (aws-ofi-nccl's "NET/OFI ..." text): the plugin loaded
+  // and reported a failure, which, at init, makes NCCL fall back to its internal transports.
+  std::optional<LogLine> ofi_plugin_warning;
   // The GIDs of NCCL's RoCE queue pairs, "NET/IB: ... qpn 1047 mtu 5 ... GID 0
   // (80FE/1A8A41FEFF21A75E)" (transport/net_ib.cc v2.7.8-1 .. net_ib/connect.cc v2.30.7-1,
   // printed for RoCE ports only; the subnet prefix and interface id as little-endian 64-bit

@@ -222,6 +222,7 @@ void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint6
     if (!f.ib_no_device) f.ib_no_device = log_line(r.text, n);
     return;
   }
+  if (!f.ofi_plugin_warning && starts(m, "NET/OFI ")) f.ofi_plugin_warning = log_line(r.text, n);
   // The socket types of include/socket.h (v2.16.2-1 ..): 3 NET/Socket, 4 NET/IB.
   if (!f.net_type_mismatch && has(m, "socketFinalizeAccept") &&
       (has(m, "wrong type 4 != 3") || has(m, "wrong type 3 != 4")))

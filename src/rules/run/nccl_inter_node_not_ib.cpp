@@ -63,6 +63,19 @@ class NcclInterNodeNotIb : public Rule {
           "and NCCL_IB_* / NCCL_NET settings; run `trainready doctor` on the hosts that fell "
           "back to sockets (ports, driver, /dev/infiniband in the container), or set "
           "NCCL_IB_DISABLE=1 on every host to run on sockets everywhere.";
+    } else if (f.ofi_plugin_warning && !other_net && !ib) {
+      // aws-ofi-nccl loaded and failed: NCCL went on with its own IB (no libibverbs on an EFA
+      // host: expected) and then sockets (net.cc's fallback over the plugin list).
+      x.evidence.push_back(evidence(*f.ofi_plugin_warning));
+      cause =
+          "The AWS OFI network plugin (aws-ofi-nccl) loaded and failed, so NCCL fell back to its "
+          "internal transports; InfiniBand is not there either (on EFA instances libibverbs' "
+          "absence is expected), which left TCP sockets. The plugin's own failure is the cause: "
+          "its finding (nccl-known-signature / nccl-message) says why.";
+      fix =
+          "Fix the plugin's failure, then check that NCCL uses it: its log says 'NET/OFI "
+          "Selected Provider is efa' and 'Using network AWS Libfabric' (or 'Libfabric'). Do not "
+          "install libibverbs to silence the IB line: EFA is reached through the plugin.";
     } else if (const EnvSetting* e = env("NCCL_IB_DISABLE"); e && e->value != "0") {
       x.evidence.push_back(evidence(e->line));
       cause = "NCCL_IB_DISABLE=" + e->value + " in the job's environment turned InfiniBand off.";

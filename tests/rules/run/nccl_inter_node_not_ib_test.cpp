@@ -69,5 +69,33 @@ TEST(NcclInterNodeNotIb, WrongSocketTypeSaysTheRanksChoseDifferentNetworks) {
   EXPECT_EQ(o.findings[0].cause.find("different networks"), std::string::npos);
 }
 
+// aws-ofi-nccl loaded and failed (NVIDIA/nccl#229: "NET/OFI Could not find any optimal
+// provider"): NCCL tried its own IB (no libibverbs on an EFA host) and then sockets. The plugin's
+// failure is the cause, and libibverbs' absence is no advice to install it.
+TEST(NcclInterNodeNotIb, AFailedOfiPluginIsTheCauseNotLibibverbs) {
+  const std::string log =
+      "# Using devices\n"
+      "#   Rank  0 Pid  26565 on ip-172-31-9-96 device  0 [0x00] Tesla V100-SXM2-32GB\n"
+      "#   Rank  1 Pid  25883 on ip-172-31-14-244 device  0 [0x00] Tesla V100-SXM2-32GB\n"
+      "ip-172-31-9-96:26565:26565 [0] NCCL INFO NET/Socket : Using [0]eth0:172.31.9.96<0>\n"
+      "ip-172-31-9-96:26565:26565 [0] get_ofi_provider:312 NCCL WARN NET/OFI Could not find any "
+      "optimal provider\n"
+      "ip-172-31-9-96:26565:26565 [0] misc/ibvwrap.cc:63 NCCL WARN Failed to open "
+      "libibverbs.so[.1]\n";
+  NcclRunFacts f = log_text(log);
+  RuleOutcome o = log_rule("nccl-inter-node-not-ib", f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("aws-ofi-nccl"), std::string::npos);
+  EXPECT_EQ(o.findings[0].fix.find("Install rdma-core"), std::string::npos);
+  RuleOutcome m = log_rule("nccl-message", f);
+  bool ibverbs = false;
+  for (const Finding& x : m.findings) {
+    if (x.message.find("ib-libibverbs-not-found") == std::string::npos) continue;
+    ibverbs = true;
+    EXPECT_EQ(x.cause.rfind("The AWS OFI plugin", 0), 0u) << x.cause;
+  }
+  EXPECT_TRUE(ibverbs);
+}
+
 }  // namespace
 }  // namespace trainready::test
