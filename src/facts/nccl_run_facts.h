@@ -187,7 +187,7 @@ struct NcclHostProfile {
   std::set<std::string> gpus;      // nccl-tests "# Rank ... device 0 [0x21] NVIDIA H100"
   std::optional<bool> ib_devices;  // NET/IB listed devices (true) or found none (false)
   // NET/Plugin outcome: "internal" (no external net plugin, whatever the release's wording),
-  // "loaded X" for "Loaded net plugin X (vN)", else the line shortened.
+  // "X (vN)" for "Loaded net plugin X (vN)", else the line shortened.
   std::set<std::string> plugin;
   // The NCCL releases whose plugin loader prints the wording this host printed ("2.17.1-2.18.6"):
   // only where the wording belongs to one span of releases (src/init.cc, src/net.cc,
@@ -218,7 +218,8 @@ struct NcclRunFacts {
   std::vector<LogLine> socket_interfaces;  // "NET/Socket : Using [0]eth0:10.0.0.4<0>"
   std::optional<LogLine> ib_no_device;     // "NET/IB : No device found."
   std::optional<LogLine> ibverbs_missing;  // "Failed to open libibverbs.so[.1]"
-  // "socketFinalizeAccept: wrong type 4 != 3" (or 3 != 4; misc/socket.cc, 2.16-2.29): a peer
+  // "socketFinalizeAccept: wrong type 4 != 3" (or 3 != 4; a WARN of misc/socket.cc from
+  // v2.16.2-1 to v2.30.4-1; v2.30.7-1 discards such a connection at INFO): a peer
   // connected with NET/IB's socket type (4) to this rank's NET/Socket listener (3), or the
   // reverse: ranks of one communicator chose different networks.
   std::optional<LogLine> net_type_mismatch;
@@ -226,10 +227,10 @@ struct NcclRunFacts {
   // and reported a failure, which, at init, makes NCCL fall back to its internal transports.
   std::optional<LogLine> ofi_plugin_warning;
   // The GIDs of NCCL's RoCE queue pairs, "NET/IB: ... qpn 1047 mtu 5 ... GID 0
-  // (80FE/1A8A41FEFF21A75E)" (transport/net_ib.cc v2.7.8-1 .. net_ib/connect.cc v2.30.7-1,
-  // printed for RoCE ports only; the subnet prefix and interface id as little-endian 64-bit
-  // numbers): lines whose GID is link-local (fe80::/64, printed "80FE"), lines with another GID,
-  // and the first link-local line.
+  // (80FE/1A8A41FEFF21A75E)" (transport/net_ib.cu v2.3.7-1, net_ib.cc, net_ib/connect.cc from
+  // v2.29.2-1; printed for RoCE ports only; the subnet prefix and interface id as little-endian
+  // 64-bit numbers): lines whose GID is link-local (fe80::/64, printed "80FE"), lines with another
+  // GID, and the first link-local line.
   std::uint64_t roce_gid_link_local = 0;
   std::uint64_t roce_gid_other = 0;
   std::optional<LogLine> roce_link_local_gid;

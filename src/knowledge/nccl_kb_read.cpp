@@ -479,14 +479,19 @@ bool nccl_kb_is_signature(const NcclKbEntry& e) {
 
 namespace {
 
-// `line` is a line of the first error trail, and a later caller's line of that trail matches `r`.
+// `line` is a line of the first error trail, and its nearest caller in another source file (the
+// trail's next line not printed from `line`'s own file) matches `r`. Only the nearest: whose
+// socket failed is told by who called misc/socket.cc, not by the callers further up (bootstrap
+// is itself called from transport/generic.cc, nvls.cc, coll_net.cc from 2.24).
 bool trail_via(const NcclKbRegex& r, const NcclKbLine& line, const NcclRunFacts& f) {
   const auto same = [&](const LogLine& l) {
     return l.where.source == line.line.where.source && l.where.line == line.line.where.line;
   };
+  const std::string own = line.file.substr(0, line.file.rfind(':')) + ":";  // "misc/socket.cc:"
   bool in_trail = f.first_error_return && same(*f.first_error_return);
   for (const LogLine& l : f.first_error_trail) {
-    if (in_trail && search(r, l.text)) return true;
+    if (in_trail && (own.size() < 2 || l.text.find(own) == std::string::npos))
+      return search(r, l.text);
     in_trail = in_trail || same(l);
   }
   return false;

@@ -338,7 +338,7 @@ void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view te
     }
     return;
   }
-  // A RoCE queue pair's GID: "... GID %ld (%lX/%lX)" after "qpn %d" ("qp_num %d" from 2.30),
+  // A RoCE queue pair's GID: "... GID %ld (%lX/%lX)" after "qpn %d" ("qp_num %d" from 2.29.7),
   // the subnet prefix first; fe80::/64 is the 64-bit number 0x80FE read little-endian.
   if (const std::size_t gid = find(m, " GID ");
       gid != std::string_view::npos && (has(m, " qpn ") || has(m, " qp_num "))) {
@@ -382,17 +382,16 @@ void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view te
 namespace {
 // What a "NET/Plugin..." line says NCCL ended up with, in words every release shares: "internal"
 // for no external plugin ("No plugin found ... using internal implementation" 2.5-2.20,
-// "Using internal network plugin." 2.21-2.25, "Could not find: ..." from 2.23), "loaded X" for
+// "Using internal network plugin." 2.21-2.25, "Could not find: ..." from 2.23), "X (vN)" for
 // "Loaded net plugin X (vN)"; "" for a step on the way ("Plugin load ... returned", a missing
 // symbol), else the text.
 std::string_view plugin_outcome(std::string_view m) {
   if (has(m, "internal") || has(m, "No plugin found") || has(m, "Could not find"))
     return "internal";
   if (has(m, "Plugin load") || has(m, "Failed to find")) return "";
-  if (const std::size_t l = find(m, "Loaded net plugin "); l != std::string_view::npos) {
-    const std::string_view name = m.substr(l + 18);
-    return utf8_prefix(name.substr(0, name.find(" (")), 60);
-  }
+  // The name and the API version ("AWS Libfabric (v6)"): hosts on different versions differ.
+  if (const std::size_t l = find(m, "Loaded net plugin "); l != std::string_view::npos)
+    return trim(utf8_prefix(m.substr(l + 18), 60));
   return trim(utf8_prefix(m.substr(std::min<std::size_t>(m.size(), 10)), 80));
 }
 

@@ -29,7 +29,8 @@ class NcclGdrdmaOff : public Rule {
     RuleOutcome o;
     Finding x = finding(std::to_string(t.sends) + " inter-node send connection(s) via " + t.label +
                         " read GPU memory through host memory while the receives use GPUDirect "
-                        "RDMA: NCCL's default for sends, not a fault");
+                        "RDMA: NCCL's GDR-read choice for sends (NCCL_NET_GDR_READ), not a "
+                        "peer-memory fault");
     x.severity = Severity::kInfo;
     x.evidence.push_back(evidence(t.example));
     if (auto it = f.transports.find(t.label + "/GDRDMA"); it != f.transports.end())
@@ -39,9 +40,10 @@ class NcclGdrdmaOff : public Rule {
     x.rank = 20;
     x.cause =
         "For a send, NCCL lets the NIC read GPU memory directly (GPUDirect RDMA read) only where "
-        "NCCL_NET_GDR_READ allows it: by default for a GPU with an NVLink to another GPU (or "
-        "the only GPU) from NCCL 2.4.2, and from 2.19.1 also for every GPU of compute "
-        "capability 8.0 or later; NCCL_NET_GDR_READ=0 turns it off (ncclTopoCheckGdr, "
+        "NCCL_NET_GDR_READ allows it: by default for a GPU with an NVLink to another GPU from "
+        "NCCL 2.4.2 (and for the only GPU of a node from 2.6.4), and from 2.19.1 also for every "
+        "GPU of compute capability 8.0 or later; NCCL_NET_GDR_READ=0 turns it off "
+        "(ncclTopoCheckGdr, "
         "graph/paths.cc v2.19.1-1; netGetGdrSupport, transport/net.cc v2.4.8-1). The receives "
         "of the same transport use GPUDirect RDMA, so the peer-memory path works.";
     if (env != f.env.end()) x.cause += " This run sets NCCL_NET_GDR_READ.";

@@ -63,7 +63,11 @@ class NcclInterNodeNotIb : public Rule {
           "and NCCL_IB_* / NCCL_NET settings; run `trainready doctor` on the hosts that fell "
           "back to sockets (ports, driver, /dev/infiniband in the container), or set "
           "NCCL_IB_DISABLE=1 on every host to run on sockets everywhere.";
-    } else if (f.ofi_plugin_warning && !other_net && !ib) {
+    } else if (const EnvSetting* net_env = env("NCCL_NET");
+               f.ofi_plugin_warning && !other_net && !ib &&
+               !(net_env && net_env->value == "Socket")) {
+      // (NCCL_NET=Socket: NCCL still initialises the plugin, netGetState before the name check
+      // in ncclNetInit, src/net.cc v2.19.3-1, but the setting, not the plugin, chose sockets.)
       // aws-ofi-nccl loaded and failed: NCCL went on with its own IB (no libibverbs on an EFA
       // host: expected) and then sockets (net.cc's fallback over the plugin list).
       x.evidence.push_back(evidence(*f.ofi_plugin_warning));

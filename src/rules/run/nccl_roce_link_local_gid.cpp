@@ -16,6 +16,8 @@ class NcclRoceLinkLocalGid : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
+    // One host: queue pairs that stay on it need no route.
+    if (!f.multi_node()) return {};
     // No RoCE queue pair printed (InfiniBand, another network, or NCCL_DEBUG_SUBSYS without
     // NET): nothing to judge, and nothing a RoCE-less run should be told it missed.
     if (!f.roce_link_local_gid) return {};
@@ -29,21 +31,25 @@ class NcclRoceLinkLocalGid : public Rule {
     const auto env = f.env.find("NCCL_IB_GID_INDEX");
     if (env != f.env.end()) x.evidence.push_back(evidence(env->second.line));
     const NcclIssue* failed = nullptr;
-    for (NcclProblem p : {NcclProblem::kModifyQpFailed, NcclProblem::kIbCompletionError,
-                          NcclProblem::kConnectionFailed})
+    for (NcclProblem p : {NcclProblem::kModifyQpFailed, NcclProblem::kIbCompletionError})
       if (!failed) failed = find_issue(f, p);
-    if (failed || f.roce_gid_other > 0) x.severity = Severity::kError;
+    // It works within one layer-2 segment: the run's own IB failures (or ranks on different
+    // GIDs) make it the error; without them it is a warning while the run's fate is unknown,
+    // and a note once a rank completed init.
+    if (failed || f.roce_gid_other > 0)
+      x.severity = Severity::kError;
+    else if (f.init_complete_line)
+      x.severity = Severity::kInfo;
     if (failed && !failed->examples.empty())
       x.evidence.push_back(evidence(failed->examples.front()));
     x.rank = 72;
     const std::string why =
         "A link-local GID (fe80::/64, from the port's MAC address) is not routed: it reaches "
-        "only hosts on the same Ethernet segment, and on ConnectX (mlx5) GID index 0 is usually "
-        "the "
-        "RoCE v1 one, which needs a lossless layer-2 network end to end. NCCL 2.21 and later "
-        "choose a RoCE v2 "
-        "GID with an IPv4 address by default (NCCL_IB_ADDR_FAMILY=AF_INET, "
-        "NCCL_IB_ROCE_VERSION_NUM=2; ncclIbGetGidIndex, net_ib.cc v2.21.5-1); before 2.21 "
+        "only hosts on the same Ethernet segment (where it works at full speed), and on "
+        "ConnectX (mlx5) GID index 0 is usually the RoCE v1 one, which is layer 2 only and "
+        "cannot be routed at all. NCCL 2.21 and later choose a RoCE v2 GID with an IPv4 address "
+        "by default (NCCL_IB_ADDR_FAMILY=AF_INET, NCCL_IB_ROCE_VERSION_NUM=2; ncclIbGetGidIndex, "
+        "net_ib.cc v2.21.5-1); before 2.21 "
         "NCCL_IB_GID_INDEX defaulted to 0 (net_ib.cc v2.20.5-1).";
     if (env != f.env.end()) {
       x.cause =

@@ -79,5 +79,17 @@ TEST(NcclHostMismatch, PluginLoaderWordingOfDifferentReleases) {
   EXPECT_NE(o.findings[0].cause.find("different libnccl builds"), std::string::npos);
 }
 
+// The same plugin at two API versions is a difference (the outcome keeps "(vN)").
+TEST(NcclHostMismatch, APluginLoadedAtTwoApiVersions) {
+  const std::string log =
+      "a:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin AWS Libfabric (v6)\n"
+      "a:1:2 [0] NCCL INFO Using network AWS Libfabric\n"
+      "b:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin AWS Libfabric (v8)\n"
+      "b:1:2 [0] NCCL INFO Using network AWS Libfabric\n";
+  RuleOutcome o = log_rule("nccl-host-mismatch", log_text(log));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("network plugin"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test

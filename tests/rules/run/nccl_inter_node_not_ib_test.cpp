@@ -97,5 +97,17 @@ TEST(NcclInterNodeNotIb, AFailedOfiPluginIsTheCauseNotLibibverbs) {
   EXPECT_TRUE(ibverbs);
 }
 
+// NCCL_NET=Socket chose sockets even though the plugin also failed (NCCL initialises it before
+// the name check): the setting is the cause.
+TEST(NcclInterNodeNotIb, NcclNetSocketBeforeAFailedPlugin) {
+  const std::string log =
+      "a:1:1 [0] NCCL INFO NCCL_NET set by environment to Socket\n"
+      "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n"
+      "a:1:1 [0] get_ofi_provider:312 NCCL WARN NET/OFI Could not find any optimal provider\n";
+  RuleOutcome o = log_rule("nccl-inter-node-not-ib", log_text(log));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("NCCL_NET=Socket"), std::string::npos) << o.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test

@@ -124,6 +124,16 @@ TEST(NcclKnownSignature, SocketTrailThroughATransportIsNotBootstrap) {
   o = log_rule(kId, log_text(warn + "user:16899:16961 [0] NCCL INFO bootstrap.cc:320 -> 3\n"));
   ASSERT_FALSE(o.findings.empty());
   EXPECT_NE(o.findings[0].message.find("bootstrap-socket-failure"), std::string::npos);
+  // 2.24+: bootstrap is itself called from transport/generic.cc (ring and tree connect): the
+  // nearest caller of misc/socket.cc decides, not the ones above it.
+  o = log_rule(kId, log_text("h:1:2 [0] NCCL INFO misc/socket.cc:582 -> 6\n"
+                             "h:1:2 [0] NCCL INFO misc/socket.cc:809 -> 6\n"
+                             "h:1:2 [0] NCCL INFO bootstrap.cc:707 -> 6\n"
+                             "h:1:2 [0] NCCL INFO transport.cc:152 -> 6\n"
+                             "h:1:2 [0] NCCL INFO transport/generic.cc:19 -> 6\n"
+                             "h:1:2 [0] NCCL INFO init.cc:1500 -> 6\n"));
+  ASSERT_FALSE(o.findings.empty());
+  EXPECT_NE(o.findings[0].message.find("bootstrap-socket-failure"), std::string::npos);
 }
 
 // EBADF from accept(2): the listening descriptor was closed under the waiting thread (an abort, a

@@ -21,15 +21,18 @@ TEST(NcclRoceLinkLocalGid, FiresOnTheForcedLinkLocalGid) {
 
 // A RoCE v2 GID with an IPv4 address (::ffff:192.168.1.75: prefix 0) is what NCCL 2.21+ picks.
 TEST(NcclRoceLinkLocalGid, QuietOnARoutableGid) {
-  const std::string line =
+  const std::string text =
       "h1:88:159 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5 GID 3 "
-      "(0/4B01A8C0FFFF0000) fifoRkey=0x15e6c5 fifoLkey=0x15e6c5\n";
-  NcclRunFacts f = log_text(line);
-  EXPECT_EQ(f.roce_gid_other, 1u);
+      "(0/4B01A8C0FFFF0000) fifoRkey=0x15e6c5 fifoLkey=0x15e6c5\n"
+      "h2:77:150 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 2047 mtu 5 GID 3 "
+      "(0/4C01A8C0FFFF0000) fifoRkey=0x15e6c6 fifoLkey=0x15e6c6\n";
+  NcclRunFacts f = log_text(text);
+  EXPECT_EQ(f.roce_gid_other, 2u);
+  EXPECT_TRUE(f.multi_node());
   EXPECT_TRUE(log_rule(kId, f).findings.empty());
 }
 
-// Ranks on different GIDs, or a failed connection, make it the error of the run; the 2.7-2.20
+// Ranks on different GIDs, or a failed IB connection, make it the error of the run; the 2.3-2.18
 // format ("Dev %d Port %d qpn %d mtu %d GID %ld (%lX/%lX)") is read the same.
 TEST(NcclRoceLinkLocalGid, AnErrorWhenRanksDisagree) {
   const std::string text =
@@ -39,6 +42,24 @@ TEST(NcclRoceLinkLocalGid, AnErrorWhenRanksDisagree) {
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].severity, Severity::kError);
   EXPECT_NE(o.findings[0].message.find("chose differently"), std::string::npos);
+}
+
+// Within one layer-2 segment a link-local GID works: once a rank completed init, without an IB
+// failure, it is a note.
+TEST(NcclRoceLinkLocalGid, ANoteOnceInitCompletedWithoutIbFailures) {
+  const std::string text =
+      "h1:88:159 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 1047 mtu 5 GID 0 (80FE/1A8A41FEFF21A75E)\n"
+      "h2:77:150 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 2047 mtu 5 GID 0 (80FE/1B8A41FEFF21A75E)\n"
+      "h1:88:88 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1c000 commId "
+      "0x2 - Init COMPLETE\n";
+  RuleOutcome o = log_rule(kId, log_text(text));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
+  o = log_rule(kId,
+               log_text(text + "h1:88:160 [0] NCCL WARN NET/IB : Got completion from peer "
+                               "10.0.0.2<1234> with error 12, opcode 0, len 0, vendor err 129\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
 }
 
 }  // namespace
