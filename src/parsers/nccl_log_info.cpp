@@ -1,6 +1,7 @@
 // The analyser's readers of INFO records: communicators, graphs, HCAs, collectives, settings.
 #include "facts/nccl_init_phase.h"
 #include "parsers/nccl_log_internal.h"
+#include "parsers/nccl_plugin_line.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -380,38 +381,6 @@ void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view te
 }
 
 namespace {
-// What a "NET/Plugin..." line says NCCL ended up with, in words every release shares: "internal"
-// for no external plugin ("No plugin found ... using internal implementation" 2.5-2.20,
-// "Using internal network plugin." 2.21-2.25, "Could not find: ..." from 2.23), "X (vN)" for
-// "Loaded net plugin X (vN)"; "" for a step on the way ("Plugin load ... returned", a missing
-// symbol), else the text.
-std::string_view plugin_outcome(std::string_view m) {
-  if (has(m, "internal") || has(m, "No plugin found") || has(m, "Could not find"))
-    return "internal";
-  if (has(m, "Plugin load") || has(m, "Failed to find")) return "";
-  // The name and the API version ("AWS Libfabric (v6)"): hosts on different versions differ.
-  if (const std::size_t l = find(m, "Loaded net plugin "); l != std::string_view::npos)
-    return trim(utf8_prefix(m.substr(l + 18), 60));
-  return trim(utf8_prefix(m.substr(std::min<std::size_t>(m.size(), 10)), 80));
-}
-
-// The releases that print this plugin-loader wording, where it belongs to one span (checked at
-// every tag): "No plugin found (libnccl-net.so)." v2.4.2-1 .. v2.4.8-1; "No plugin found (%s),
-// using internal implementation" v2.5.6-1 .. v2.16.5-1; "Plugin load (%s) returned" and "No
-// plugin found, using internal implementation" v2.17.1-1 .. v2.18.6-1; "dlerror=%s No plugin
-// found (%s), ..." v2.19.1-1 .. v2.20.5-1; "Using internal network plugin." v2.21.5-1 ..
-// v2.25.1-1. nullptr for any other line.
-const char* plugin_loader_releases(std::string_view m) {
-  if (has(m, "dlerror=") && has(m, "No plugin found (")) return "2.19.1-2.20.5";
-  if (has(m, "Plugin load (") || has(m, "No plugin found, using internal implementation"))
-    return "2.17.1-2.18.6";
-  if (has(m, "No plugin found (") && has(m, "), using internal implementation"))
-    return "2.5.6-2.16.5";
-  if (has(m, "No plugin found (libnccl-net.so).")) return "2.4.2-2.4.8";
-  if (has(m, "Using internal network plugin.")) return "2.21.5-2.25.1";
-  return nullptr;
-}
-
 // 2.21-2.23 print the algorithm and protocol as numbers (nccl_common.h v2.23.4-1: NCCL_ALGO_TREE 0
 // .. NCCL_ALGO_PAT 6; NCCL_PROTO_LL 0, LL128 1, SIMPLE 2); 2.24+ print ncclAlgoToString names.
 std::string_view algo_name(std::string_view a) {
@@ -556,10 +525,11 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       if (starts(m, "NET/Plugin")) {
         Proc& pr = proc_of(s);
         if (pr.p.plugin.size() < 8) {
-          const std::string_view outcome = plugin_outcome(m);
+          const std::string_view outcome = nccl_plugin_outcome(m);
           if (!outcome.empty()) pr.p.plugin.insert(std::string(outcome));
         }
-        if (const char* span = plugin_loader_releases(m); span && pr.p.loader_releases.size() < 4)
+        if (const char* span = nccl_plugin_loader_releases(m);
+            span && pr.p.loader_releases.size() < 4)
           pr.p.loader_releases.insert(span);
         if (f.plugin_messages.size() < 6) {
           std::string q = quote(m);
