@@ -324,6 +324,13 @@ void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view te
   }
   // "NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)"
   std::size_t g = find(m, "GPU Direct RDMA ");
+  // 2.4-2.5 print the distance reading behind the transport's name ("NET/%s : GPU Direct RDMA
+  // Disabled for GPU %lx / HCA %d (distance %d >= %d)", transport/net.cc v2.5.6-2); 2.6+ without
+  // it (read in `info`).
+  if (g != std::string_view::npos && starts(m.substr(g), "GPU Direct RDMA Disabled for GPU")) {
+    if (!f.gdr_disabled_by_distance) f.gdr_disabled_by_distance = log_line(text, n);
+    return;
+  }
   if (g != std::string_view::npos) {
     bool enabled = starts(m.substr(g + 16), "Enabled");
     std::size_t q1 = m.find('\'', g);

@@ -84,5 +84,20 @@ TEST(NcclGdrdmaOff, AReceiveWithoutGdrStaysAWarning) {
   EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
 }
 
+// 2.4-2.5 print the distance reading behind "NET/IB : " (Mellanox/nv_peer_memory#56): it is the
+// cause, not a missing module.
+TEST(NcclGdrdmaOff, TheDistanceReadingOf24And25IsTheCause) {
+  const std::string log =
+      "m:1:2 [2] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 2[2] / HCA 0 (distance 3 >= "
+      "2)\n"
+      "m:1:2 [2] NCCL INFO Ring 00 : 6 -> 2 [receive] via NET/IB/0\n"
+      "s:1:2 [2] NCCL INFO Ring 00 : 6 -> 2 [send] via NET/IB/0\n";
+  NcclRunFacts f = log_text(log);
+  ASSERT_TRUE(f.gdr_disabled_by_distance.has_value());
+  RuleOutcome o = log_rule(kId, f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("too far apart"), std::string::npos) << o.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test
