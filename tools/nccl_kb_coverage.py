@@ -4,8 +4,9 @@
 Reads the knowledge base (data/nccl-kb/*.yaml, format in data/nccl-kb/README.md) and the site
 lists made by tools/nccl_message_sites.py --distinct (tests/data/nccl-sites/nccl-sites-v2.4-v2.17
 .jsonl: the last patch tag of each minor release v2.4 .. v2.17; nccl-sites-v2.18-v2.30.jsonl: every
-release tag v2.18.1-1 .. v2.30.7-1; one line per distinct message site across the tags, with the
-tags that print it). Each site's
+release tag v2.18.1-1 .. v2.30.7-1; nccl-sites-v2.31.0a16.jsonl: NVIDIA's dev branch at 2.31.0a16,
+the newest source in a mirror here, as v2.31.0a16-1; one line per distinct message site across the
+tags, with the tags that print it). Each site's
 format is rendered as NCCL would print it (printf conversions replaced by sample values); a site
 is covered when an entry's `match` finds it (and the entry's `level` and `versions`, when given,
 allow it). Prints coverage per release tag, and, on request, the sites no entry covers.
@@ -400,8 +401,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kb", default=os.path.join(ROOT, "data", "nccl-kb"))
     ap.add_argument("--sites", action="append", help="a site list (repeatable; default: "
-                    "tests/data/nccl-sites/nccl-sites-v2.4-v2.17.jsonl and "
-                    "nccl-sites-v2.18-v2.30.jsonl)")
+                    "tests/data/nccl-sites/nccl-sites-v2.4-v2.17.jsonl, "
+                    "nccl-sites-v2.18-v2.30.jsonl, nccl-sites-v2.31.0a16.jsonl and the plugins')")
     ap.add_argument("--missing", metavar="SUBSYSTEM", help="list uncovered sites ('all' for all)")
     ap.add_argument("--tag", help="with --missing: only sites this tag prints (default newest)")
     ap.add_argument("--min", type=float,
@@ -420,6 +421,7 @@ def main():
     a = ap.parse_args()
     a.sites = a.sites or [os.path.join(ROOT, "tests", "data", "nccl-sites", name) for name in
                           ("nccl-sites-v2.4-v2.17.jsonl", "nccl-sites-v2.18-v2.30.jsonl",
+                           "nccl-sites-v2.31.0a16.jsonl",
                            "aws-ofi-nccl-sites-v1.14-v1.21.jsonl",
                            "libfabric-efa-sites-v1.18-v2.6.jsonl",
                            "nccl-rdma-sharp-plugins-sites-v2.1-v2.7.jsonl")]

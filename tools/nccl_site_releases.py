@@ -25,6 +25,7 @@ import collections
 import glob
 import json
 import os
+import re
 import sys
 
 from site_list_output import fixed_text, write_or_check
@@ -54,6 +55,10 @@ def site_releases():
                 if any(ord(c) < 32 for c in text):
                     text = ""
                 for tag, wheres in site["where"].items():
+                    # A pre-release's source (v2.31.0a16-1, NVIDIA's dev branch) is no release a
+                    # log could name: its sites count for coverage, not for telling the release.
+                    if not re.fullmatch(r"v[\d.]+-\d+", tag):
+                        continue
                     tags.add(tag)
                     for w in wheres:
                         printed = w[4:] if w.startswith("src/") else w
