@@ -24,10 +24,53 @@ json opt(const std::optional<T>& v) {
   return v ? json(*v) : json(nullptr);
 }
 
+json diagnostics(const NcclDiagFacts& g) {
+  json edges = json::array();
+  for (const NcclDiagEdge& e : g.edges)
+    edges.push_back({{"failure", e.failure},
+                     {"reason", e.reason},
+                     {"src_rank", e.src_rank},
+                     {"src_cuda_dev", e.src_dev},
+                     {"dst_rank", e.dst_rank},
+                     {"dst_cuda_dev", e.dst_dev},
+                     {"path", e.path},
+                     {"handle", e.handle},
+                     {"advice", e.advice},
+                     {"process", e.host},
+                     {"evidence", log_line(e.line)}});
+  json results = json::array();
+  for (const NcclDiagResult& x : g.results)
+    results.push_back({{"check", diag_check_key(x.check)},
+                       {"check_name", x.check_name},
+                       {"verdict", diag_verdict_key(x.verdict)},
+                       {"what", x.what},
+                       {"ranks", x.ranks},
+                       {"process", x.host},
+                       {"evidence", log_line(x.line)}});
+  json p2p = nullptr;
+  if (g.p2p_summary)
+    p2p = {{"tested", g.p2p_tested},
+           {"passed", g.p2p_passed},
+           {"skipped_indirect", g.p2p_skipped_indirect},
+           {"evidence", log_line(*g.p2p_summary)}};
+  return {{"lines", g.lines},
+          {"active_reports", g.active_reports},
+          {"ras_reports", g.ras_reports},
+          {"p2p", p2p},
+          {"failed_edges", edges},
+          {"failed_edge_lines", g.edge_lines},
+          {"results", results},
+          {"result_lines", g.result_lines},
+          {"active_done", g.active_done ? log_line(*g.active_done) : json(nullptr)},
+          {"ras_done", g.ras_done ? log_line(*g.ras_done) : json(nullptr)},
+          {"client_refusal", g.client_refusal ? log_line(*g.client_refusal) : json(nullptr)}};
+}
+
 }  // namespace
 
 json to_json(const NcclRunFacts& f) {
   json j;
+  j["diagnostics"] = diagnostics(f.diagnostics);
   j["files"] = f.files;
   j["lines"] = {{"total", f.lines},
                 {"nccl", f.nccl_lines},

@@ -12,19 +12,11 @@
 
 #include "core/fact.h"
 #include "core/line_time.h"
+#include "facts/nccl_diag_facts.h"
 #include "facts/nccl_framework_facts.h"
+#include "facts/nccl_log_line.h"
 
 namespace trainready {
-
-// One quoted log line: what NCCL (or the framework) printed, and where.
-struct LogLine {
-  LogLine() = default;
-  LogLine(std::string t, Provenance w, LineTime at = {})
-      : text(std::move(t)), where(std::move(w)), time(at) {}
-  std::string text;  // the message, trimmed to a readable length
-  Provenance where;  // file and line
-  LineTime time;     // the timestamp the line carries, unknown when it has none
-};
 
 // The output of one CUDA device in one process: NCCL prefixes each line with host:pid:tid [dev].
 struct NcclStream {
@@ -260,7 +252,8 @@ struct NcclRunFacts {
   std::map<NcclProblem, NcclIssue> issues;
   std::vector<CollectiveTimeout> timeouts;
   std::vector<LaggingRank> lagging;
-  FrameworkFacts framework;  // what PyTorch, vLLM, DeepSpeed ... printed (nccl_framework.h)
+  FrameworkFacts framework;   // what PyTorch, vLLM, DeepSpeed ... printed (nccl_framework.h)
+  NcclDiagFacts diagnostics;  // NCCL's own diagnostics, 2.31+ (nccl_diag_facts.h)
 
   std::vector<NcclWarning> warnings;  // distinct, in order of first appearance (first 64)
   std::uint64_t warning_lines = 0;    // every WARN line, distinct or not

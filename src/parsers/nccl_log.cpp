@@ -465,7 +465,7 @@ NcclRunFacts analyze_nccl_logs(const std::vector<std::string>& paths, const Nccl
 bool has_nccl_output(const NcclRunFacts& f) {
   return f.nccl_lines > 0 || !f.versions.empty() || !f.timeouts.empty() || !f.lagging.empty() ||
          !f.issues.empty() || f.warning_lines > 0 || !f.verbs_lines.empty() ||
-         !f.library_warnings.empty() || f.framework.judgeable();
+         !f.library_warnings.empty() || f.framework.judgeable() || !f.diagnostics.empty();
 }
 
 bool looks_like_nccl_log(std::string_view text) {

@@ -701,6 +701,9 @@ struct NcclLogAnalyzer::State {
   void plain(std::string_view line, std::uint64_t n);
   // A WARN read without its host:pid:tid prefix: message `m` of the line `t`.
   void headless_warn(std::string_view m, std::string_view t, std::uint64_t n);
+  // NCCL's own diagnostics (2.31+, "host:pid NCCL DIAG ..."; nccl_log_diag.cpp): true when the
+  // line was one of theirs, or the RAS client's refusal to run them.
+  bool diag_line(std::string_view line, std::uint64_t n);
   void profile_bootstrap(std::string_view m, const NcclStream& s);
   void profile_net_ib(std::string_view m, const NcclStream& s);
   void profile_socket(std::string_view m, const NcclStream& s);

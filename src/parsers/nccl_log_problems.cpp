@@ -412,6 +412,7 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
       return;
     }
   }
+  if (diag_line(line, n)) return;
   if (f.nccl_tests_table_file.empty()) {
     // nccl-tests' table header, perhaps behind a launcher prefix ("[1,0]<stdout>:#  size ..."):
     // the file holds a result the nccl-tests reader can judge beside the log.

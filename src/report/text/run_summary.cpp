@@ -124,6 +124,14 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
     s += " (" + std::to_string(sizes) + " size(s) logged)";
     out.emplace_back("tuning", s);
   }
+  const NcclDiagFacts& g = f.diagnostics;
+  if (g.p2p_summary)
+    out.emplace_back("diag p2p", std::to_string(g.p2p_passed) + "/" + std::to_string(g.p2p_tested) +
+                                     " directed GPU pairs passed NCCL's own check");
+  if (!g.results.empty() || g.ras_reports > 0)
+    out.emplace_back("diag", std::to_string(g.results.size()) +
+                                 " result line(s) of NCCL's own diagnostics, " +
+                                 std::to_string(g.flagged()) + " flagged");
   const std::string why = f.multi_node_evidence();
   out.emplace_back("inter-node",
                    why.empty() ? "no (one node, as far as the log shows)" : "yes: " + why);

@@ -1,0 +1,276 @@
+// NCCL's diagnostics lines (nccl_diag_line.h). Every wording below is a DIAG_PRINT or
+// rasDiagnosticsReport format of NVIDIA/nccl; file:line at v2.31.2-1 unless said otherwise
+// (the dev branch's 2.31.0a16 words two lines differently, noted; 2.32.3-1's from its docs).
+#include "parsers/nccl_diag_line.h"
+
+#include <string>
+
+#include "core/text.h"
+
+namespace trainready {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool contains(std::string_view s, std::string_view p) {
+  return s.find(p) != std::string_view::npos;
+}
+
+// The unsigned number right after `key`, if there is one.
+std::optional<std::uint64_t> number_after(std::string_view s, std::string_view key) {
+  const std::size_t p = s.find(key);
+  if (p == std::string_view::npos) return std::nullopt;
+  std::size_t i = p + key.size(), d = 0;
+  std::uint64_t v = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9' && d < 18) v = v * 10 + (s[i++] - '0'), ++d;
+  if (d == 0) return std::nullopt;
+  return v;
+}
+
+int int_field(std::string_view s, std::string_view key) {
+  const auto v = number_after(s, key);
+  return v ? static_cast<int>(*v) : -1;
+}
+
+// The token after `key`, up to a space or ';'.
+std::string word_field(std::string_view s, std::string_view key) {
+  const std::size_t p = s.find(key);
+  if (p == std::string_view::npos) return "";
+  std::size_t e = p + key.size();
+  while (e < s.size() && s[e] != ' ' && s[e] != ';') ++e;
+  return std::string(s.substr(p + key.size(), e - p - key.size()));
+}
+
+// A rank set as rasDiagnosticsFormatRankSet prints it (diagnostics_checks_common.cc:155-164):
+// "{a,b,c}", past 8 ranks "{a,...,h,...} (N=12)".
+std::string rank_set(std::string_view s) {
+  std::size_t b = s.find("rank(s) {");
+  if (b == std::string_view::npos) return "";
+  b += 8;
+  const std::size_t e = s.find('}', b);
+  if (e == std::string_view::npos) return "";
+  std::string out(s.substr(b, e - b + 1));
+  if (starts_with(s.substr(e + 1), " (N=")) {
+    const std::size_t close = s.find(')', e + 1);
+    if (close != std::string_view::npos) out += std::string(s.substr(e + 1, close - e));
+  }
+  return out;
+}
+
+NcclDiagCheck check_of(std::string_view name) {
+  if (name == "p2p" || name == "transport detect") return NcclDiagCheck::kP2p;
+  if (name == "net bw") return NcclDiagCheck::kNetBw;
+  if (name == "GPU inventory") return NcclDiagCheck::kGpuInventory;
+  if (name == "CUDA driver version") return NcclDiagCheck::kCudaDriver;
+  if (name == "ECC") return NcclDiagCheck::kEcc;
+  if (name == "NVLink") return NcclDiagCheck::kNvlink;
+  if (name == "NCCL environment") return NcclDiagCheck::kEnvironment;
+  return NcclDiagCheck::kOther;
+}
+
+using V = NcclDiagVerdict;
+
+// diagnostics/p2p.cc: the summary (:374-381; 2.32's words from its diagnostics.rst), a failing
+// edge (:289 fields, :300-341 texts), and the check's own troubles.
+void read_p2p(std::string_view r, bool ok, NcclDiagReading& out) {
+  if (contains(r, "srcRank=")) {
+    out.kind = NcclDiagReading::Kind::kEdge;
+    NcclDiagEdge& e = out.edge;
+    e.failure = std::string(trim(r.substr(0, r.find(" srcRank="))));
+    const std::string_view fields = r.substr(r.find("srcRank="));
+    e.src_rank = int_field(fields, "srcRank=");
+    e.src_dev = int_field(fields, "srcCudaDev=");
+    e.dst_rank = int_field(fields, "dstRank=");
+    e.dst_dev = int_field(fields, "dstCudaDev=");
+    e.path = word_field(fields, " path=");
+    e.handle = word_field(fields, " handle=");
+    e.reason = word_field(fields, " reason=");
+    if (e.reason.empty() && e.failure == "write mismatch") e.reason = "writeMismatch";
+    if (e.reason.empty() && e.failure == "read mismatch") e.reason = "readMismatch";
+    const std::size_t semi = fields.find("; ");
+    if (semi != std::string_view::npos) e.advice = std::string(trim(fields.substr(semi + 2)));
+    return;
+  }
+  const bool v231 = contains(r, " directed GPU P2P edges verified");
+  if (v231 || starts_with(r, "verified P2P access in both directions") ||
+      (starts_with(r, "only ") && contains(r, " GPU-to-GPU peer accesses passed"))) {
+    out.kind = NcclDiagReading::Kind::kP2pSummary;
+    if (starts_with(r, "all ")) {
+      out.tested = out.passed = number_after(r, "all ").value_or(0);
+    } else if (starts_with(r, "verified P2P access")) {
+      out.tested = out.passed = number_after(r, "pair (").value_or(0);
+    } else {
+      const std::string_view counts = starts_with(r, "only ") ? r.substr(5) : r;
+      out.passed = number_after(counts, "").value_or(0);
+      out.tested = number_after(counts, "/").value_or(0);
+    }
+    out.skipped_indirect = number_after(r, "(skipped indirect=").value_or(0);
+    return;
+  }
+  NcclDiagResult& x = out.result;
+  out.kind = NcclDiagReading::Kind::kResult;
+  if (starts_with(r, "setup failed on rank")) {
+    x.verdict = V::kIncomplete, x.what = "setup failed";
+    x.ranks = "{" + std::to_string(int_field(r, "on rank ")) + "}";
+  } else if (starts_with(r, "temporarily enabled context-wide CUDA peer access")) {
+    x.verdict = V::kNote, x.what = "peer access enabled";
+  } else if (starts_with(r, "resource cleanup failed")) {
+    x.verdict = V::kNote, x.what = "cleanup failed";
+  } else if (starts_with(r, "active check returned") || starts_with(r, "check returned") ||
+             starts_with(r, "transport detect returned")) {
+    x.verdict = V::kIncomplete, x.what = "check failed";
+  } else {
+    x.verdict = ok ? V::kOk : V::kFlagged;
+  }
+}
+
+// 2.32's network check (src/diagnostics/ib_write_bw.cc after v2.31.2-1; its docs' example).
+void read_net_bw(std::string_view r, bool ok, NcclDiagResult& x) {
+  if (contains(r, "Gbit/s min/median/max")) {
+    // INFO: outliers, or an incomplete run; the lines after it say which.
+    x.verdict = ok ? V::kOk : V::kFlagged, x.what = "statistics";
+  } else if (contains(r, "off median")) {
+    x.verdict = V::kFlagged, x.what = "outlier";
+    if (const auto rk = number_after(r, " rank ")) x.ranks = "{" + std::to_string(*rk) + "}";
+  } else if (starts_with(r, "mode=")) {
+    x.verdict = V::kFlagged, x.what = "pair failed";
+  } else if (starts_with(r, "skipped")) {
+    x.verdict = V::kNote, x.what = "skipped";
+  } else if (contains(r, "multiple net devices per rank") ||
+             contains(r, "net devices are shared across ranks")) {
+    x.verdict = V::kNote, x.what = "partial";
+  } else if (contains(r, "required external tool missing")) {
+    x.verdict = V::kIncomplete, x.what = "tool missing";
+  } else {
+    x.verdict = ok ? V::kOk : V::kIncomplete, x.what = ok ? "" : "setup failed";
+  }
+}
+
+// src/ras/diagnostics_gpu.cc and diagnostics_env.cc (formats at :133-627 and :137-167).
+void read_ras(std::string_view r, bool ok, NcclDiagResult& x) {
+  x.verdict = ok ? V::kOk : V::kFlagged;
+  if (ok) return;
+  x.ranks = rank_set(r);
+  switch (x.check) {
+    case NcclDiagCheck::kGpuInventory:
+      if (starts_with(r, "count mismatch"))
+        x.what = "count mismatch";
+      else if (starts_with(r, "model mismatch"))
+        x.what = "model mismatch";
+      else if (contains(r, "unavailable"))
+        x.verdict = V::kUnavailable;
+      break;
+    case NcclDiagCheck::kCudaDriver:
+      if (starts_with(r, "mismatch"))
+        x.what = "mismatch";
+      else if (contains(r, "unavailable"))
+        x.verdict = V::kUnavailable;
+      break;
+    case NcclDiagCheck::kEcc:
+      if (starts_with(r, "uncorrected volatile errors"))
+        x.what = "uncorrected";
+      else if (starts_with(r, "corrected volatile errors"))
+        x.what = "corrected";
+      else if (contains(r, "unavailable"))
+        x.verdict = V::kUnavailable;
+      break;
+    case NcclDiagCheck::kNvlink:
+      if (starts_with(r, "link-count mismatch"))
+        x.what = "link-count mismatch";
+      else if (starts_with(r, "inactive link"))
+        x.what = "inactive";
+      break;
+    case NcclDiagCheck::kEnvironment:
+      if (starts_with(r, "mismatch across"))
+        x.what = "mismatch";
+      else if (contains(r, " on rank(s) "))
+        x.what = "values";
+      else if (contains(r, "env var(s) differ"))
+        x.what = "differ";
+      else if (contains(r, "comparison may be partial"))
+        x.verdict = V::kIncomplete;
+      break;
+    default:
+      // A check of a later release this reader does not know by name: an [INFO] is a flag,
+      // unless it says it had nothing to read.
+      if (contains(r, "unavailable")) x.verdict = V::kUnavailable;
+      break;
+  }
+}
+
+}  // namespace
+
+std::optional<NcclDiagLine> find_nccl_diag(std::string_view line) {
+  const std::size_t p = line.find("NCCL DIAG ");
+  if (p == std::string_view::npos) return std::nullopt;
+  NcclDiagLine out;
+  out.body = trim(line.substr(p + 10));
+  const std::string_view before = trim(line.substr(0, p));
+  if (before.empty()) return out;
+  // "host:pid" right before it: the host as gethostname() gave it (no space), the pid digits.
+  if (p == 0 || line[p - 1] != ' ') return std::nullopt;
+  const std::size_t sp = before.find_last_of(" \t");
+  const std::string_view token = sp == std::string_view::npos ? before : before.substr(sp + 1);
+  const std::size_t colon = token.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == token.size())
+    return std::nullopt;
+  for (char c : token.substr(colon + 1))
+    if (c < '0' || c > '9') return std::nullopt;
+  out.host = token;
+  return out;
+}
+
+NcclDiagReading read_nccl_diag_body(std::string_view body) {
+  NcclDiagReading out;
+  body = trim(body);
+  using K = NcclDiagReading::Kind;
+  if (body == "=== NCCL Diagnostics ===") return out.kind = K::kActiveHeader, out;
+  if (body == "=== RAS Diagnostics ===") return out.kind = K::kRasHeader, out;
+  if (starts_with(body, "NCCL diagnostics completed in ")) return out.kind = K::kActiveDone, out;
+  if (starts_with(body, "RAS diagnostics completed in ")) return out.kind = K::kRasDone, out;
+  NcclDiagResult& x = out.result;
+  if (starts_with(body, "ERROR: ")) {  // client_support.cc:310 "diagnostics summary failed (%d)"
+    out.kind = K::kResult;
+    x.check_name = "RAS diagnostics", x.verdict = V::kIncomplete, x.what = "check failed";
+    return out;
+  }
+  bool ok;
+  if (starts_with(body, "[OK]")) {
+    ok = true, body = trim(body.substr(4));
+  } else if (starts_with(body, "[INFO]")) {
+    ok = false, body = trim(body.substr(6));
+  } else {
+    return out;
+  }
+  // "transport detect returned %d" (diagnostics.cc:114) is the one result with no "name: ".
+  std::size_t colon = body.find(": ");
+  if (starts_with(body, "transport detect returned")) colon = 16;
+  if (colon == std::string_view::npos || colon == 0 || colon > 48) return out;
+  x.check_name = std::string(body.substr(0, colon));
+  x.check = check_of(x.check_name);
+  const std::string_view rest = trim(body.substr(colon + 1));
+  if (x.check == NcclDiagCheck::kP2p) {
+    read_p2p(x.check_name == "p2p" ? rest : body, ok, out);
+    return out;
+  }
+  out.kind = K::kResult;
+  // Any check's incomplete gather (diagnostics_checks_common.cc:185-190).
+  if (starts_with(rest, "diagnostics incomplete")) {
+    x.verdict = V::kIncomplete, x.what = "incomplete";
+    return out;
+  }
+  if (x.check == NcclDiagCheck::kNetBw) {
+    read_net_bw(rest, ok, x);
+    return out;
+  }
+  read_ras(rest, ok, x);
+  return out;
+}
+
+bool is_ras_diag_refusal(std::string_view line) {
+  line = trim(line);
+  return line == "BUSY: diagnostics already in progress" ||
+         line == "ERROR: diagnostics only supports text output" ||
+         starts_with(line, "ERROR: diagnostics failed to start (");
+}
+
+}  // namespace trainready

@@ -1,0 +1,156 @@
+// nccl-diag-ras: NCCL's RAS diagnostics (NCCL_RUN_RAS_DIAGNOSTICS=1 or `ncclras -D`, 2.31+)
+// flagged a difference or a fault across the ranks of a communicator: GPU inventory, CUDA
+// driver, ECC, NVLink, NCCL_* settings (src/ras/diagnostics_gpu.cc, diagnostics_env.cc), or a
+// check of a later release this tool does not know by name.
+#include <map>
+
+#include "rules/rule_factories.h"
+#include "rules/run/run_evidence.h"
+
+namespace trainready {
+namespace {
+
+struct Reading {
+  Severity severity;
+  int rank;
+  std::string cause;
+  std::string fix;
+};
+
+Reading reading(const NcclDiagResult& x) {
+  using C = NcclDiagCheck;
+  switch (x.check) {
+    case C::kEcc:
+      if (x.what == "uncorrected")
+        return {Severity::kError, 88,
+                "Uncorrected volatile ECC errors since the driver loaded: the GPU's memory "
+                "returned data it could not correct, which corrupts results or kills the process "
+                "that read it (Xid 48/63/64).",
+                "Drain the node that holds those ranks, read `nvidia-smi -q -d ECC,ROW_REMAPPER` "
+                "there, reset the GPU (a pending row remap takes effect only then), and report "
+                "the node if errors return."};
+      return {Severity::kWarning, 60,
+              "Corrected volatile ECC errors at or above NCCL_DIAGNOSTICS_ECC_THRESHOLD: the "
+              "memory is degrading, though no data was lost yet.",
+              "Watch the GPU's counters (`nvidia-smi -q -d ECC,ROW_REMAPPER`) and plan its "
+              "reset or replacement if they keep climbing."};
+    case C::kNvlink:
+      if (x.what == "inactive")
+        return {Severity::kError, 82,
+                "NVLink links that NVML reports inactive: traffic between those GPUs takes a "
+                "slower path, or NCCL's NVLink transports fail.",
+                "On the node holding those ranks run `nvidia-smi nvlink --status` (and on an "
+                "NVSwitch system check that nvidia-fabricmanager is running); reset the GPUs or "
+                "drain the node."};
+      return {Severity::kWarning, 62,
+              "The ranks' GPUs expose different numbers of NVLinks: mixed GPU models, or links "
+              "missing on some GPUs.",
+              "Compare `nvidia-smi nvlink --status` on the nodes of the ranks named; schedule the "
+              "job on one GPU model."};
+    case C::kGpuInventory:
+      return {Severity::kWarning, 55,
+              "The nodes of this communicator differ in GPU " +
+                  std::string(x.what == "model mismatch" ? "model" : "count") +
+                  ": NCCL builds its rings and trees for uneven nodes, and the slowest sets the "
+                  "pace.",
+              "Check the nodes of the ranks named (`nvidia-smi -L`): a GPU that fell off the bus "
+              "(Xid 79) shows as a smaller count. Schedule the job on identical nodes."};
+    case C::kCudaDriver:
+      return {Severity::kWarning, 58,
+              "The ranks run different CUDA driver versions: the nodes come from different "
+              "images or were not all updated.",
+              "Install one driver version on every node of the job (one image), then rerun."};
+    case C::kEnvironment:
+      return {Severity::kWarning, 60,
+              "The ranks were started with different NCCL_* settings, so they can choose "
+              "different transports or protocols and fail to connect or hang.",
+              "Set every NCCL_* variable identically on all ranks (mpirun -x, srun --export, "
+              "the job's environment), then rerun."};
+    default:
+      return {Severity::kWarning, 50,
+              "NCCL's RAS diagnostics flagged this check (a check this tool does not read by "
+              "name; the line says what it saw).",
+              "Read the line's ranks and check the nodes that hold them."};
+  }
+}
+
+std::string label(const NcclDiagResult& x) {
+  std::string what = x.what;
+  if (what == "uncorrected") what = "uncorrected volatile errors";
+  if (what == "corrected") what = "corrected volatile errors at or above the threshold";
+  if (what == "inactive") what = "inactive links";
+  return x.check_name + (what.empty() ? std::string() : ": " + what);
+}
+
+class NcclDiagRas : public Rule {
+ public:
+  std::string_view id() const override { return "nccl-diag-ras"; }
+  Severity severity() const override { return Severity::kWarning; }
+  std::string_view title() const override {
+    return "NCCL's RAS diagnostics flagged a fault or a difference across the ranks";
+  }
+  RuleScope scope() const override { return RuleScope::kRunLog; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    const NcclDiagFacts& g = ctx.nccl_log->diagnostics;
+    RuleOutcome o;
+    // One finding per check and what it found; the environment's lines (which variable, its
+    // values on which ranks) together.
+    std::map<std::string, std::vector<const NcclDiagResult*>> by;
+    std::vector<const NcclDiagResult*> partial;
+    for (const NcclDiagResult& x : g.results) {
+      if (x.check == NcclDiagCheck::kP2p || x.check == NcclDiagCheck::kNetBw) continue;
+      if (x.verdict == NcclDiagVerdict::kFlagged)
+        by[x.check == NcclDiagCheck::kEnvironment ? x.check_name : label(x)].push_back(&x);
+      else if (x.verdict == NcclDiagVerdict::kIncomplete ||
+               x.verdict == NcclDiagVerdict::kUnavailable)
+        partial.push_back(&x);
+    }
+    for (const auto& [name, xs] : by) {
+      const Reading r = reading(*xs.front());
+      std::string what = name;
+      if (xs.front()->check == NcclDiagCheck::kEnvironment) {
+        std::string vals;
+        for (const NcclDiagResult* x : xs)
+          if (x->what == "values") {
+            const std::string& t = x->line.text;
+            const std::size_t p = t.find("NCCL environment: ");
+            vals += (vals.empty() ? "" : "; ") + (p == std::string::npos ? t : t.substr(p + 18));
+          }
+        what = "NCCL_* settings differ across ranks" + (vals.empty() ? "" : ": " + vals);
+      } else if (!xs.front()->ranks.empty()) {
+        what += " on rank(s) " + xs.front()->ranks;
+      }
+      Finding f = finding("NCCL's RAS diagnostics: " + what);
+      f.severity = r.severity;
+      f.rank = r.rank;
+      for (std::size_t i = 0; i < xs.size() && i < 6; ++i)
+        f.evidence.push_back(evidence(xs[i]->line));
+      f.cause = r.cause;
+      f.fix = r.fix;
+      o.findings.push_back(std::move(f));
+    }
+    if (!partial.empty()) {
+      Finding f = finding("NCCL's RAS diagnostics could not check everything (" +
+                          std::to_string(partial.size()) + " check(s) incomplete or unavailable)");
+      f.severity = Severity::kInfo;
+      f.rank = 20;
+      for (std::size_t i = 0; i < partial.size() && i < 4; ++i)
+        f.evidence.push_back(evidence(partial[i]->line));
+      f.cause =
+          "A check gathered fewer ranks than the communicator has (the RAS overlay was not "
+          "ready on all of them), or NVML could not read what it asks for on these GPUs.";
+      f.fix =
+          "Rerun `ncclras -D` once every rank is up (the RAS service starts with each "
+          "process), and check that NCCL_RAS_ENABLE is not 0 on any rank.";
+      o.findings.push_back(std::move(f));
+    }
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_nccl_diag_ras() { return std::make_unique<NcclDiagRas>(); }
+
+}  // namespace trainready

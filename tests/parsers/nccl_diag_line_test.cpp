@@ -1,0 +1,158 @@
+// NCCL's diagnostics lines (parsers/nccl_diag_line.h): every format of NVIDIA/nccl v2.31.2-1's
+// DIAG_PRINT and rasDiagnosticsReport, the dev branch's 2.31.0a16 wording and 2.32.3's docs.
+#include "parsers/nccl_diag_line.h"
+
+#include <gtest/gtest.h>
+
+namespace trainready {
+namespace {
+
+using K = NcclDiagReading::Kind;
+
+NcclDiagReading body_of(std::string_view line) {
+  const auto d = find_nccl_diag(line);
+  EXPECT_TRUE(d.has_value()) << line;
+  return d ? read_nccl_diag_body(d->body) : NcclDiagReading{};
+}
+
+TEST(NcclDiagLine, HeadWithAndWithoutTheProcess) {
+  auto d = find_nccl_diag("node042:12345 NCCL DIAG === RAS Diagnostics ===");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->host, "node042:12345");
+  EXPECT_EQ(d->body, "=== RAS Diagnostics ===");
+  d = find_nccl_diag("  NCCL DIAG === NCCL Diagnostics ===");  // the docs' form
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->host, "");
+  // A person's sentence that names the tag is not a line of NCCL's.
+  EXPECT_FALSE(find_nccl_diag("grep for NCCL DIAG lines in stdout"));
+  EXPECT_FALSE(find_nccl_diag("node0:24563:24563 [0] NCCL INFO Init COMPLETE"));
+  EXPECT_FALSE(
+      find_nccl_diag("host:12ab NCCL DIAG [OK]   p2p: all 2 directed GPU P2P edges verified"));
+}
+
+TEST(NcclDiagLine, ReportFrames) {
+  EXPECT_EQ(body_of("h:1 NCCL DIAG === NCCL Diagnostics ===").kind, K::kActiveHeader);
+  EXPECT_EQ(body_of("h:1 NCCL DIAG === RAS Diagnostics ===").kind, K::kRasHeader);
+  EXPECT_EQ(body_of("h:1 NCCL DIAG NCCL diagnostics completed in 245.3 ms across 8 ranks").kind,
+            K::kActiveDone);
+  EXPECT_EQ(body_of("h:1 NCCL DIAG RAS diagnostics completed in 12.3 ms across 8 RAS peers").kind,
+            K::kRasDone);
+}
+
+// p2p.cc:374-381 (2.31) and 2.32.3's diagnostics.rst.
+TEST(NcclDiagLine, P2pSummaries) {
+  NcclDiagReading r = body_of("h:1 NCCL DIAG [OK]   p2p: all 56 directed GPU P2P edges verified");
+  EXPECT_EQ(r.kind, K::kP2pSummary);
+  EXPECT_EQ(r.tested, 56u);
+  EXPECT_EQ(r.passed, 56u);
+  r = body_of(
+      "h:1 NCCL DIAG [INFO] p2p: 52/56 directed GPU P2P edges verified (skipped indirect=4)");
+  EXPECT_EQ(r.passed, 52u);
+  EXPECT_EQ(r.tested, 56u);
+  EXPECT_EQ(r.skipped_indirect, 4u);
+  r = body_of(
+      "NCCL DIAG [OK]   p2p: verified P2P access in both directions between every GPU "
+      "pair (56 peer accesses)");
+  EXPECT_EQ(r.kind, K::kP2pSummary);
+  EXPECT_EQ(r.passed, 56u);
+  r = body_of("NCCL DIAG [INFO] p2p: only 52/56 GPU-to-GPU peer accesses passed verification");
+  EXPECT_EQ(r.passed, 52u);
+  EXPECT_EQ(r.tested, 56u);
+}
+
+// p2p.cc:289 and :300-341 at v2.31.2-1; the dev branch's "IPC handle export/import failed".
+TEST(NcclDiagLine, FailingEdges) {
+  NcclDiagReading r = body_of(
+      "h:1 NCCL DIAG [INFO] p2p: write mismatch srcRank=0 srcCudaDev=0 srcNvmlDev=0 dstRank=1 "
+      "dstCudaDev=1 dstNvmlDev=1 path=PXB handle=LEGACY_CUDA_IPC expected=0x4000000000000001 "
+      "got=0x0000000000000000 verify=0x0000000000000000; check the affected pair with 'nvidia-smi "
+      "topo -p2p p', then check Linux bare-metal IOMMU mode and PCIe ACS settings");
+  ASSERT_EQ(r.kind, K::kEdge);
+  EXPECT_EQ(r.edge.failure, "write mismatch");
+  EXPECT_EQ(r.edge.reason, "writeMismatch");
+  EXPECT_EQ(r.edge.src_rank, 0);
+  EXPECT_EQ(r.edge.dst_rank, 1);
+  EXPECT_EQ(r.edge.dst_dev, 1);
+  EXPECT_EQ(r.edge.path, "PXB");
+  EXPECT_EQ(r.edge.handle, "LEGACY_CUDA_IPC");
+  EXPECT_NE(r.edge.advice.find("PCIe ACS"), std::string::npos);
+  r = body_of(
+      "h:1 NCCL DIAG [INFO] p2p: IPC handle export/import failed srcRank=2 srcCudaDev=2 "
+      "srcNvmlDev=2 dstRank=6 dstCudaDev=6 dstNvmlDev=6 path=NVL handle=CUMEM_POSIX_FD "
+      "reason=import");
+  ASSERT_EQ(r.kind, K::kEdge);
+  EXPECT_EQ(r.edge.reason, "import");
+  EXPECT_EQ(r.edge.advice, "");
+  EXPECT_EQ(r.edge.src_dev, 2);
+}
+
+TEST(NcclDiagLine, TheCheckItself) {
+  NcclDiagReading r = body_of("h:1 NCCL DIAG [INFO] p2p: setup failed on rank 3 result=2");
+  ASSERT_EQ(r.kind, K::kResult);
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kIncomplete);
+  EXPECT_EQ(r.result.ranks, "{3}");
+  r = body_of("h:1 NCCL DIAG [INFO] transport detect returned 3");
+  EXPECT_EQ(r.result.check, NcclDiagCheck::kP2p);
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kIncomplete);
+  r = body_of(
+      "h:1 NCCL DIAG [INFO] p2p: temporarily enabled context-wide CUDA peer access rank=0 "
+      "cudaDev=0; avoid concurrent CUDA use on this context until diagnostics completes");
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kNote);
+}
+
+// diagnostics_gpu.cc / diagnostics_env.cc / diagnostics_checks_common.cc at v2.31.2-1.
+TEST(NcclDiagLine, RasResults) {
+  NcclDiagReading r = body_of(
+      "h:1 NCCL DIAG [INFO] ECC: uncorrected volatile errors on rank(s) {0,1,2,3,4,5,6,7,...} "
+      "(N=12) (worst=5) across 16 ranks in comm 0xabc");
+  ASSERT_EQ(r.kind, K::kResult);
+  EXPECT_EQ(r.result.check, NcclDiagCheck::kEcc);
+  EXPECT_EQ(r.result.what, "uncorrected");
+  EXPECT_EQ(r.result.ranks, "{0,1,2,3,4,5,6,7,...} (N=12)");
+  r = body_of(
+      "h:1 NCCL DIAG [INFO] GPU inventory: model mismatch across 16 ranks in comm 0xabc, rank(s) "
+      "{8} differ from rank 0 (NVIDIA H100 80GB HBM3)");
+  EXPECT_EQ(r.result.what, "model mismatch");
+  EXPECT_EQ(r.result.ranks, "{8}");
+  r = body_of("h:1 NCCL DIAG [INFO] CUDA driver version: unavailable across 8 ranks in comm 0x1");
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kUnavailable);
+  r = body_of(
+      "h:1 NCCL DIAG [INFO] NVLink: diagnostics incomplete, gathered 6/8 ranks in comm "
+      "0x1/0x2/0x3 (RAS overlay may not be ready)");
+  EXPECT_EQ(r.result.check, NcclDiagCheck::kNvlink);
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kIncomplete);
+  r = body_of(
+      "h:1 NCCL DIAG [OK]   NVLink: 18 links per GPU, all active at consistent speed "
+      "across 8 ranks in comm 0x1234");
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kOk);
+  // A check of 2.32 read by name only.
+  r = body_of("h:1 NCCL DIAG [INFO] Xid/SXid: Xid 79 on 1 host requires attention");
+  EXPECT_EQ(r.result.check, NcclDiagCheck::kOther);
+  EXPECT_EQ(r.result.check_name, "Xid/SXid");
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kFlagged);
+  EXPECT_EQ(body_of("h:1 NCCL DIAG ERROR: diagnostics summary failed (3)").result.verdict,
+            NcclDiagVerdict::kIncomplete);
+  EXPECT_EQ(body_of("h:1 NCCL DIAG something new").kind, K::kUnknown);
+}
+
+TEST(NcclDiagLine, NetBw) {
+  NcclDiagReading r = body_of(
+      "node0:24563 NCCL DIAG [INFO] net bw: cross-nic rank 3 (node0): 265.1 Gbit/s, >30% off "
+      "median 391.5 Gbit/s in comm 0x7a3f9b2c41d05e88");
+  EXPECT_EQ(r.result.check, NcclDiagCheck::kNetBw);
+  EXPECT_EQ(r.result.what, "outlier");
+  EXPECT_EQ(r.result.ranks, "{3}");
+  r = body_of("h:1 NCCL DIAG [INFO] net bw: required external tool missing in comm 0x1");
+  EXPECT_EQ(r.result.what, "tool missing");
+  r = body_of("h:1 NCCL DIAG [OK] net bw: skipped (single host or no network transport)");
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kNote);
+}
+
+TEST(NcclDiagLine, ClientRefusals) {
+  EXPECT_TRUE(is_ras_diag_refusal("BUSY: diagnostics already in progress"));
+  EXPECT_TRUE(is_ras_diag_refusal("ERROR: diagnostics failed to start (3)"));
+  EXPECT_FALSE(is_ras_diag_refusal("ERROR: something else"));
+}
+
+}  // namespace
+}  // namespace trainready

@@ -1,0 +1,130 @@
+// nccl-diag-p2p, nccl-diag-ras, nccl-diag-net-bw: NCCL's own diagnostics (2.31+) judged. The
+// fixtures are NVIDIA's documented examples; the failing edges are 2.31.2's formats rendered.
+#include <gtest/gtest.h>
+
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+// Everything passed: NCCL's docs' example reports.
+TEST(NcclDiagRules, QuietWhenEveryCheckPassed) {
+  NcclRunFacts f = log_fixture("nccl-debug/nccl-diag-docs-2.31.2-active-and-ras-ok.log");
+  EXPECT_EQ(f.diagnostics.active_reports, 1u);
+  EXPECT_EQ(f.diagnostics.ras_reports, 1u);
+  EXPECT_EQ(f.diagnostics.p2p_tested, 56u);
+  EXPECT_EQ(f.diagnostics.results.size(), 5u);
+  EXPECT_EQ(f.diagnostics.flagged(), 0u);
+  ASSERT_TRUE(f.diagnostics.ras_done);
+  for (const char* id : {"nccl-diag-p2p", "nccl-diag-ras", "nccl-diag-net-bw"})
+    EXPECT_TRUE(log_rule(id, f).findings.empty()) << id;
+}
+
+TEST(NcclDiagRules, RasEnvironmentMismatchNamesTheValues) {
+  NcclRunFacts f = log_fixture("nccl-debug/nccl-diag-docs-2.31.2-ras-env-mismatch.log");
+  RuleOutcome o = log_rule("nccl-diag-ras", f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].message.find("NCCL_DEBUG=INFO on rank(s) {0,1,2,3}"), std::string::npos);
+  EXPECT_NE(o.findings[0].message.find("NCCL_DEBUG=WARN on rank(s) {4,5,6,7}"), std::string::npos);
+  EXPECT_TRUE(log_rule("nccl-diag-p2p", f).findings.empty());
+}
+
+TEST(NcclDiagRules, RasEccAndNvlinkAreErrors) {
+  const std::string text =
+      "node042:12345 NCCL DIAG === RAS Diagnostics ===\n"
+      "node042:12345 NCCL DIAG [INFO] ECC: uncorrected volatile errors on rank(s) {3} (worst=2) "
+      "across 8 ranks in comm 0x1234\n"
+      "node042:12345 NCCL DIAG [INFO] NVLink: inactive link(s) on rank(s) {5,6} across 8 ranks in "
+      "comm 0x1234\n"
+      "node042:12345 NCCL DIAG [INFO] CUDA driver version: diagnostics incomplete, gathered 6/8 "
+      "ranks in comm 0x1234/0x0/0x0 (RAS overlay may not be ready)\n";
+  RuleOutcome o = log_rule("nccl-diag-ras", log_text(text));
+  ASSERT_EQ(o.findings.size(), 3u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  EXPECT_NE(o.findings[0].message.find("ECC: uncorrected volatile errors on rank(s) {3}"),
+            std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("ROW_REMAPPER"), std::string::npos);
+  EXPECT_EQ(o.findings[1].severity, Severity::kError);
+  EXPECT_NE(o.findings[1].message.find("NVLink: inactive links on rank(s) {5,6}"),
+            std::string::npos);
+  EXPECT_EQ(o.findings[2].severity, Severity::kInfo);
+}
+
+// 2.31.2's failing-edge line, as p2p.cc:314-315 prints it for a cuMem POSIX-FD import.
+TEST(NcclDiagRules, P2pFailingEdgesNameThePairAndNcclsAdvice) {
+  const std::string text =
+      "node0:24563:24563 [0] NCCL INFO NCCL version 2.31.2+cuda13.0\n"
+      "node0:24563 NCCL DIAG === NCCL Diagnostics ===\n"
+      "node0:24563 NCCL DIAG [INFO] p2p: 54/56 directed GPU P2P edges verified\n"
+      "node0:24563 NCCL DIAG [INFO] p2p: peer-memory import failed srcRank=3 srcCudaDev=3 "
+      "srcNvmlDev=3 dstRank=5 dstCudaDev=5 dstNvmlDev=5 path=NVL handle=CUMEM_POSIX_FD "
+      "reason=import; check cuMem POSIX-FD sharing support and process or container permissions\n"
+      "node0:24563 NCCL DIAG [INFO] p2p: peer-memory import failed srcRank=5 srcCudaDev=5 "
+      "srcNvmlDev=5 dstRank=3 dstCudaDev=3 dstNvmlDev=3 path=NVL handle=CUMEM_POSIX_FD "
+      "reason=import; check cuMem POSIX-FD sharing support and process or container permissions\n"
+      "node0:24563 NCCL DIAG NCCL diagnostics completed in 245.3 ms across 8 ranks\n";
+  NcclRunFacts f = log_text(text);
+  EXPECT_EQ(f.diagnostics.edges.size(), 2u);
+  RuleOutcome o = log_rule("nccl-diag-p2p", f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& x = o.findings[0];
+  EXPECT_EQ(x.severity, Severity::kError);
+  EXPECT_NE(x.message.find("2 of 56"), std::string::npos);
+  EXPECT_NE(x.cause.find("rank 3 (GPU 3) -> rank 5 (GPU 5) over NVL, CUMEM_POSIX_FD, on node0"),
+            std::string::npos);
+  EXPECT_NE(x.cause.find("file descriptor"), std::string::npos);
+  EXPECT_NE(x.fix.find("NCCL's advice: check cuMem POSIX-FD sharing"), std::string::npos);
+  EXPECT_EQ(x.evidence.size(), 2u);  // the summary and the first edge of the kind
+}
+
+// The dev branch's wording prints no advice: the tool gives NCCL 2.31.2's for the path.
+TEST(NcclDiagRules, P2pMismatchWithoutAdviceGetsTheReleasesAdvice) {
+  const std::string text =
+      "h:7 NCCL DIAG [INFO] p2p: 1/2 directed GPU P2P edges verified\n"
+      "h:7 NCCL DIAG [INFO] p2p: write mismatch srcRank=0 srcCudaDev=0 srcNvmlDev=0 dstRank=1 "
+      "dstCudaDev=1 dstNvmlDev=1 path=PXB handle=LEGACY_CUDA_IPC expected=0x4000000000000001 "
+      "got=0x0000000000000000 verify=0x0000000000000000\n";
+  RuleOutcome o = log_rule("nccl-diag-p2p", log_text(text));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("ACS"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("'nvidia-smi topo -p2p p'"), std::string::npos);
+}
+
+TEST(NcclDiagRules, P2pSummaryWithoutTheEdgesAsksForThem) {
+  NcclRunFacts f = log_fixture("nccl-debug/nccl-diag-docs-2.32.3-p2p-partial-and-net-bw.log");
+  EXPECT_EQ(f.diagnostics.p2p_passed, 52u);
+  RuleOutcome o = log_rule("nccl-diag-p2p", f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("4 of 56"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("first rank"), std::string::npos);
+}
+
+TEST(NcclDiagRules, NetBwOutlierFires) {
+  NcclRunFacts f = log_fixture("nccl-debug/nccl-diag-docs-2.32.3-p2p-partial-and-net-bw.log");
+  RuleOutcome o = log_rule("nccl-diag-net-bw", f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].message.find("1 rank(s)"), std::string::npos);
+  // Quiet on a same-nic figure within range, and a note when the tool is missing.
+  const std::string ok =
+      "node0:1 NCCL DIAG [OK] net bw: 376.1/391.5/398.2 Gbit/s min/median/max same-nic bw "
+      "(across 8 ranks) in comm 0x7a\n";
+  EXPECT_TRUE(log_rule("nccl-diag-net-bw", log_text(ok)).findings.empty());
+  o = log_rule("nccl-diag-net-bw",
+               log_text(ok + "node0:1 NCCL DIAG [INFO] net bw: required external tool missing in "
+                             "comm 0x7a\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
+  EXPECT_NE(o.findings[0].fix.find("perftest"), std::string::npos);
+}
+
+// The DIAG lines make a log NCCL output on their own (`ncclras -D` saved to a file).
+TEST(NcclDiagRules, DiagLinesAloneAreNcclOutput) {
+  NcclRunFacts f = log_fixture("nccl-debug/nccl-diag-docs-2.31.2-ras-env-mismatch.log");
+  EXPECT_TRUE(has_nccl_output(f));
+  EXPECT_EQ(f.nccl_lines, 10u);
+}
+
+}  // namespace
+}  // namespace trainready::test
