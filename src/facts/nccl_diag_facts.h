@@ -48,8 +48,11 @@ struct NcclDiagResult {
   // "setup failed", "cleanup failed", "values" (an environment line "NCCL_X=v on rank(s) {..}").
   std::string what;
   std::string ranks;  // the rank set as printed: "{4,5,6,7}", "{0,...,7,...} (N=12)"
-  std::string host;   // "host:pid" of the process that printed it
-  LogLine line;       // the body after "NCCL DIAG ", and where
+  // More of what the line says: the variable of an environment line ("NCCL_DEBUG"), the
+  // failure of a network pair ("tool missing"), the count of "N more ranks" off the median.
+  std::string detail;
+  std::string host;  // "host:pid" of the process that printed it
+  LogLine line;      // the body after "NCCL DIAG ", and where
 };
 
 // One GPU-to-GPU peer access the active check found failing (diagnostics/p2p.cc's per-edge
@@ -74,10 +77,13 @@ struct NcclDiagFacts {
   // pairs skipped because they route through another GPU.
   std::optional<LogLine> p2p_summary;
   std::uint64_t p2p_tested = 0, p2p_passed = 0, p2p_skipped_indirect = 0;
-  std::vector<NcclDiagEdge> edges;      // the first 32 failing edges
-  std::uint64_t edge_lines = 0;         // every failing edge line
-  std::vector<NcclDiagResult> results;  // every other result line, distinct, the first 128
+  std::vector<NcclDiagEdge> edges;  // the first 32 failing edges
+  std::uint64_t edge_lines = 0;     // every failing edge line
+  // Every other result line, distinct (its communicator aside), the first 128; of the [OK] lines
+  // only the first of each check (a job with many communicators prints five per communicator).
+  std::vector<NcclDiagResult> results;
   std::uint64_t result_lines = 0;
+  std::uint64_t ok_lines = 0;
   std::optional<LogLine> active_done;  // "NCCL diagnostics completed in X ms across N ranks"
   std::optional<LogLine> ras_done;     // "RAS diagnostics completed in X ms across N ..."
   // The RAS client's own refusals ("BUSY: diagnostics already in progress", "ERROR:
@@ -85,9 +91,11 @@ struct NcclDiagFacts {
   std::optional<LogLine> client_refusal;
 
   bool empty() const { return lines == 0 && !client_refusal; }
+  // Flagged result lines, an environment mismatch's value lines aside.
   std::size_t flagged() const {
     std::size_t n = 0;
-    for (const NcclDiagResult& x : results) n += x.verdict == NcclDiagVerdict::kFlagged ? 1 : 0;
+    for (const NcclDiagResult& x : results)
+      n += x.verdict == NcclDiagVerdict::kFlagged && x.what != "values" ? 1 : 0;
     return n;
   }
 };

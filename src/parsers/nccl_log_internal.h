@@ -364,6 +364,9 @@ struct NcclLogAnalyzer::State {
   TailLine tail[kTail];
   std::size_t tail_next = 0, tail_count = 0;
   bool last_error_follows = false;
+  // The diagnostics lines kept or counted so far (nccl_log_diag.cpp): each result's body with its
+  // communicator taken out, each failing edge's process, devices and failure.
+  std::set<std::string, std::less<>> diag_seen;
   // The line being read as captured (prefixes and all, for its timestamp); a held WARN's
   // prefix while it is read. Valid while the line is.
   std::string_view cur_raw;

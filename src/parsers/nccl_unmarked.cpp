@@ -7,6 +7,7 @@
 #include "core/line_reader.h"
 #include "core/text.h"
 #include "parsers/libfabric_log_line.h"
+#include "parsers/nccl_diag_line.h"
 #include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_internal.h"
 #include "parsers/ucx_log_line.h"
@@ -38,6 +39,9 @@ class UnmarkedSink {
     if (starts(t, "libibverbs: ") || find_libfabric_head(t) != std::string_view::npos ||
         read_ucx_log_line(t))
       return;
+    // NCCL's own diagnostics lines (2.31+) and the RAS client's refusals: read as such already
+    // (NcclRunFacts::diagnostics); their advice words are no WARN of NCCL's.
+    if (find_nccl_diag(t) || is_ras_diag_refusal(t)) return;
     const std::optional<NcclUnmarkedText> r = read_(t);
     if (!r) return;
     const std::string msg = quote(r->text);  // as the line reader quotes a WARN

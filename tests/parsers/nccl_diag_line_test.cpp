@@ -26,6 +26,8 @@ TEST(NcclDiagLine, HeadWithAndWithoutTheProcess) {
   // A person's sentence that names the tag is not a line of NCCL's.
   EXPECT_FALSE(find_nccl_diag("grep for NCCL DIAG lines in stdout"));
   EXPECT_FALSE(find_nccl_diag("node0:24563:24563 [0] NCCL INFO Init COMPLETE"));
+  // A clock before the tag is no process ("12:34:56 NCCL DIAG ...": host "12:34").
+  EXPECT_FALSE(find_nccl_diag("[2026-12-04 12:34:56 NCCL DIAG [OK]   p2p: all 2 directed GPU"));
   EXPECT_FALSE(
       find_nccl_diag("host:12ab NCCL DIAG [OK]   p2p: all 2 directed GPU P2P edges verified"));
 }

@@ -1,6 +1,10 @@
 // nccl-diag-net-bw: NCCL's network check (NCCL_RUN_DIAGNOSTICS=1, 2.32+: ib_write_bw from
 // perftest between the ranks' NICs, src/diagnostics/ib_write_bw.cc) found ranks more than 30 %
 // off the median, or pairs it could not measure.
+#include <cstdint>
+#include <set>
+#include <string>
+
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
@@ -19,12 +23,16 @@ class NcclDiagNetBw : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclDiagFacts& g = ctx.nccl_log->diagnostics;
     std::vector<const NcclDiagResult*> slow, failed, partial;
+    std::set<std::string> pairs;  // a pair's server and client both print its failure
+    std::uint64_t more_slow = 0;  // "N more ranks >30% off median", past the first 8 of a mode
     const NcclDiagResult* stats = nullptr;
     for (const NcclDiagResult& x : g.results) {
       if (x.check != NcclDiagCheck::kNetBw) continue;
-      if (x.what == "outlier")
+      if (x.what == "outlier" && x.ranks.empty() && !x.detail.empty())
+        more_slow += static_cast<std::uint64_t>(std::stoull("0" + x.detail));
+      else if (x.what == "outlier")
         slow.push_back(&x);
-      else if (x.what == "pair failed")
+      else if (x.what == "pair failed" && pairs.insert(x.ranks).second)
         failed.push_back(&x);
       else if (x.verdict == NcclDiagVerdict::kIncomplete)
         partial.push_back(&x);
@@ -32,11 +40,12 @@ class NcclDiagNetBw : public Rule {
         stats = &x;
     }
     RuleOutcome o;
-    if (!slow.empty() || (stats && failed.empty() && partial.empty())) {
-      Finding f =
-          finding(slow.empty() ? std::string("NCCL's network check flagged its bandwidth figures")
-                               : std::to_string(slow.size()) +
-                                     " rank(s) measured more than 30 % off the median bandwidth");
+    if (!slow.empty() || more_slow > 0 || (stats && failed.empty() && partial.empty())) {
+      const std::uint64_t n = slow.size() + more_slow;
+      Finding f = finding(n == 0 ? std::string("NCCL's network check flagged its bandwidth figures")
+                                 : std::to_string(n) +
+                                       " rank(s) measured more than 30 % off the median "
+                                       "bandwidth");
       if (stats) f.evidence.push_back(evidence(stats->line));
       for (std::size_t i = 0; i < slow.size() && i < 6; ++i)
         f.evidence.push_back(evidence(slow[i]->line));
@@ -56,7 +65,7 @@ class NcclDiagNetBw : public Rule {
         for (const auto* x : partial)
           if (x->what == "tool missing") return true;
         for (const auto* x : failed)
-          if (x->line.text.find("tool missing") != std::string::npos) return true;
+          if (x->detail == "tool missing") return true;
         return false;
       }();
       Finding f = finding(failed.empty() ? "NCCL's network check could not run"

@@ -14,6 +14,18 @@ namespace {
 // What NCCL 2.31.2 prints after "; " for an edge (ncclDiagP2pEdgeAdvice, p2p.cc:198-217), for a
 // log of the dev branch's wording, which prints none.
 std::string edge_advice(const NcclDiagEdge& e) {
+  // An import that failed: the handle's advice (ncclDiagP2pImportAdvice, p2p.cc:222-232), a
+  // fabric handle's being the edge's.
+  if (e.reason == "import" && e.handle != "CUMEM_FABRIC" && e.path != "NET") {
+    if (e.handle == "DIRECT")
+      return "inspect preceding CUDA peer-access or virtual-memory mapping errors on the source "
+             "rank";
+    if (e.handle == "LEGACY_CUDA_IPC")
+      return "check CUDA IPC support, GPU visibility, and process or container isolation";
+    if (e.handle == "CUMEM_POSIX_FD")
+      return "check cuMem POSIX-FD sharing support and process or container permissions";
+    return "check CUDA virtual-memory handle support and permissions between the processes";
+  }
   if (e.handle == "CUMEM_FABRIC" || e.path == "NET")
     return "check the IMEX domain with 'nvidia-imex-ctl -H -N' (nodes READY, connectivity C) and "
            "verify access to /dev/nvidia-caps-imex-channels/channel*";
@@ -56,7 +68,10 @@ std::string edge_cause(const NcclDiagEdge& e) {
   if (r == "localCuda")
     return "The source rank's own CUDA setup for the check (device, stream, allocation) failed.";
   if (r == "topo") return "NCCL's topology check for this pair failed.";
-  return "The check's kernel could not be launched or did not finish on the source rank.";
+  if (r == "writeLaunch" || r == "readLaunch" || r.empty())
+    return "The check's kernel could not be launched or did not finish on the source rank.";
+  // A reason of a later release (the line says what it saw).
+  return "NCCL's check recorded reason=" + r + " for this pair.";
 }
 
 std::string edge_name(const NcclDiagEdge& e) {
@@ -129,6 +144,7 @@ class NcclDiagP2p : public Rule {
         it->second.push_back(&e);
       }
     std::string cause, fix;
+    bool path_fault = false;  // data or mapping failed on the path itself, not an earlier error
     for (const auto& [failure, edges] : by) {
       const NcclDiagEdge& e = *edges.front();
       f.evidence.push_back(evidence(e.line));
@@ -137,6 +153,8 @@ class NcclDiagP2p : public Rule {
         pairs += (i ? "; " : "") + edge_name(*edges[i]);
       if (edges.size() > 4) pairs += " and " + std::to_string(edges.size() - 4) + " more";
       cause += (cause.empty() ? "" : " ") + failure + " (" + pairs + "): " + edge_cause(e);
+      path_fault = path_fault || e.reason == "writeMismatch" || e.reason == "readMismatch" ||
+                   e.reason == "import" || e.reason == "topo";
       const std::string advice = e.advice.empty() ? edge_advice(e) : e.advice;
       if (fix.find(advice) == std::string::npos) fix += (fix.empty() ? "" : "; ") + advice;
     }
@@ -151,10 +169,12 @@ class NcclDiagP2p : public Rule {
     }
     if (g.edge_lines > g.edges.size())
       cause += " (" + std::to_string(g.edge_lines) + " failing pair lines in all.)";
-    f.cause = cause;
-    f.fix = "NCCL's advice: " + fix +
-            ". Until the pair is fixed, NCCL_P2P_DISABLE=1 keeps jobs off the GPU peer path "
-            "(through host memory, much slower); drain a node whose NVLink pairs fail.";
+    f.cause = cause + " (Ranks are those of the communicator whose init ran the check.)";
+    f.fix = "NCCL's advice: " + fix + ".";
+    if (path_fault)
+      f.fix +=
+          " Until the pair is fixed, NCCL_P2P_DISABLE=1 keeps jobs off the GPU peer path "
+          "(through host memory, much slower); drain a node whose NVLink pairs fail.";
     return f;
   }
 };

@@ -2,7 +2,10 @@
 // flagged a difference or a fault across the ranks of a communicator: GPU inventory, CUDA
 // driver, ECC, NVLink, NCCL_* settings (src/ras/diagnostics_gpu.cc, diagnostics_env.cc), or a
 // check of a later release this tool does not know by name.
+#include <algorithm>
 #include <map>
+#include <string_view>
+#include <vector>
 
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
@@ -67,11 +70,22 @@ Reading reading(const NcclDiagResult& x) {
               "Set every NCCL_* variable identically on all ranks (mpirun -x, srun --export, "
               "the job's environment), then rerun."};
     default:
-      return {Severity::kWarning, 50,
-              "NCCL's RAS diagnostics flagged this check (a check this tool does not read by "
-              "name; the line says what it saw).",
+      return {Severity::kInfo, 30,
+              "NCCL's RAS diagnostics marked this check [INFO] (a check of a later release this "
+              "tool does not read by name; NCCL also marks benign results so): the line says "
+              "what it saw.",
               "Read the line's ranks and check the nodes that hold them."};
   }
+}
+
+// NCCL_* variables that set only what NCCL logs, where, and its own diagnostics: ranks that
+// differ in them connect and run alike (a per-rank NCCL_DEBUG_FILE is the usual practice).
+bool logging_only(std::string_view var) {
+  for (std::string_view p :
+       {"NCCL_DEBUG", "NCCL_RAS_", "NCCL_RUN_DIAGNOSTICS", "NCCL_RUN_RAS_DIAGNOSTICS",
+        "NCCL_DIAGNOSTICS_", "NCCL_INSPECTOR_", "NCCL_PROFILER_", "NCCL_PROFILE_"})
+    if (var.substr(0, p.size()) == p) return true;
+  return false;
 }
 
 std::string label(const NcclDiagResult& x) {
@@ -103,21 +117,52 @@ class NcclDiagRas : public Rule {
       if (x.verdict == NcclDiagVerdict::kFlagged)
         by[x.check == NcclDiagCheck::kEnvironment ? x.check_name : label(x)].push_back(&x);
       else if (x.verdict == NcclDiagVerdict::kIncomplete ||
-               x.verdict == NcclDiagVerdict::kUnavailable)
+               x.verdict == NcclDiagVerdict::kUnavailable || x.what == "unread")
         partial.push_back(&x);
     }
+    if (g.client_refusal) {
+      Finding f = finding("ncclras refused the diagnostics request");
+      f.severity = Severity::kInfo;
+      f.rank = 20;
+      f.evidence.push_back(evidence(*g.client_refusal));
+      f.cause =
+          "The RAS service answers one diagnostics request at a time and only in text "
+          "(src/ras/client_support.cc): another request was in flight, or the client asked "
+          "for JSON.";
+      f.fix = "Run `ncclras -D` again once the other request finished, without `-f json`.";
+      o.findings.push_back(std::move(f));
+    }
     for (const auto& [name, xs] : by) {
-      const Reading r = reading(*xs.front());
+      Reading r = reading(*xs.front());
       std::string what = name;
       if (xs.front()->check == NcclDiagCheck::kEnvironment) {
-        std::string vals;
+        // The variables that differ, those that change what NCCL does first; up to 4 values.
+        std::vector<std::string> vars;
+        bool behaviour = false;
         for (const NcclDiagResult* x : xs)
-          if (x->what == "values") {
+          if (!x->detail.empty() && std::find(vars.begin(), vars.end(), x->detail) == vars.end()) {
+            vars.push_back(x->detail);
+            behaviour = behaviour || !logging_only(x->detail);
+          }
+        std::string vals;
+        std::size_t shown = 0;
+        for (const NcclDiagResult* x : xs)
+          if (x->what == "values" && shown++ < 4) {
             const std::string& t = x->line.text;
             const std::size_t p = t.find("NCCL environment: ");
             vals += (vals.empty() ? "" : "; ") + (p == std::string::npos ? t : t.substr(p + 18));
           }
-        what = "NCCL_* settings differ across ranks" + (vals.empty() ? "" : ": " + vals);
+        std::string names;
+        for (const std::string& v : vars) names += (names.empty() ? "" : ", ") + v;
+        what = "NCCL_* settings differ across ranks" + (names.empty() ? "" : " (" + names + ")") +
+               (vals.empty() ? "" : ": " + vals);
+        if (!vars.empty() && !behaviour) {
+          r.severity = Severity::kInfo;
+          r.rank = 25;
+          r.cause = "Only settings of NCCL's logging and diagnostics differ (" + names +
+                    "): they change what NCCL writes and where, not how the ranks connect.";
+          r.fix = "Nothing to fix for the run; set them alike if the logs should be comparable.";
+        }
       } else if (!xs.front()->ranks.empty()) {
         what += " on rank(s) " + xs.front()->ranks;
       }
@@ -132,14 +177,17 @@ class NcclDiagRas : public Rule {
     }
     if (!partial.empty()) {
       Finding f = finding("NCCL's RAS diagnostics could not check everything (" +
-                          std::to_string(partial.size()) + " check(s) incomplete or unavailable)");
+                          std::to_string(partial.size()) +
+                          " line(s) incomplete, unavailable or in a wording this tool does not "
+                          "read)");
       f.severity = Severity::kInfo;
       f.rank = 20;
       for (std::size_t i = 0; i < partial.size() && i < 4; ++i)
         f.evidence.push_back(evidence(partial[i]->line));
       f.cause =
           "A check gathered fewer ranks than the communicator has (the RAS overlay was not "
-          "ready on all of them), or NVML could not read what it asks for on these GPUs.";
+          "ready on all of them), NVML could not read what it asks for on these GPUs, or a "
+          "later release worded a result differently (quoted).";
       f.fix =
           "Rerun `ncclras -D` once every rank is up (the RAS service starts with each "
           "process), and check that NCCL_RAS_ENABLE is not 0 on any rank.";

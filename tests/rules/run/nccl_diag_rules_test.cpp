@@ -20,14 +20,40 @@ TEST(NcclDiagRules, QuietWhenEveryCheckPassed) {
     EXPECT_TRUE(log_rule(id, f).findings.empty()) << id;
 }
 
+// NVIDIA's example differs in NCCL_DEBUG only: what NCCL logs, not how it connects (a note).
 TEST(NcclDiagRules, RasEnvironmentMismatchNamesTheValues) {
   NcclRunFacts f = log_fixture("nccl-debug/nccl-diag-docs-2.31.2-ras-env-mismatch.log");
   RuleOutcome o = log_rule("nccl-diag-ras", f);
   ASSERT_EQ(o.findings.size(), 1u);
-  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
+  EXPECT_NE(o.findings[0].message.find("(NCCL_DEBUG)"), std::string::npos);
   EXPECT_NE(o.findings[0].message.find("NCCL_DEBUG=INFO on rank(s) {0,1,2,3}"), std::string::npos);
   EXPECT_NE(o.findings[0].message.find("NCCL_DEBUG=WARN on rank(s) {4,5,6,7}"), std::string::npos);
   EXPECT_TRUE(log_rule("nccl-diag-p2p", f).findings.empty());
+}
+
+// A variable that changes what NCCL does is a warning, named first.
+TEST(NcclDiagRules, RasEnvironmentMismatchOfATransportSettingWarns) {
+  const std::string text =
+      "h:1 NCCL DIAG [INFO] NCCL environment: mismatch across 4 ranks in comm 0x1 for "
+      "NCCL_DEBUG_FILE\n"
+      "h:1 NCCL DIAG [INFO] NCCL environment: mismatch across 4 ranks in comm 0x1 for NCCL_IB_HCA\n"
+      "h:1 NCCL DIAG [INFO] NCCL environment: NCCL_IB_HCA=mlx5_0 on rank(s) {0,1}\n"
+      "h:1 NCCL DIAG [INFO] NCCL environment: NCCL_IB_HCA=(unset) on rank(s) {2,3}\n";
+  RuleOutcome o = log_rule("nccl-diag-ras", log_text(text));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].message.find("NCCL_IB_HCA=(unset) on rank(s) {2,3}"), std::string::npos);
+}
+
+// 2.32's wordings of a known check, and its new checks, are quoted as notes, not 2.31 findings.
+TEST(NcclDiagRules, LaterWordingsAreNotes) {
+  const std::string text =
+      "h:1 NCCL DIAG [INFO] NVLink: link speed mismatch across 8 ranks in comm 0x1\n"
+      "h:1 NCCL DIAG [INFO] Xid/SXid: 1 event on 1 host across 8 ranks in comm 0x1\n";
+  RuleOutcome o = log_rule("nccl-diag-ras", log_text(text));
+  ASSERT_EQ(o.findings.size(), 2u);
+  for (const Finding& x : o.findings) EXPECT_EQ(x.severity, Severity::kInfo);
 }
 
 TEST(NcclDiagRules, RasEccAndNvlinkAreErrors) {
@@ -75,7 +101,23 @@ TEST(NcclDiagRules, P2pFailingEdgesNameThePairAndNcclsAdvice) {
             std::string::npos);
   EXPECT_NE(x.cause.find("file descriptor"), std::string::npos);
   EXPECT_NE(x.fix.find("NCCL's advice: check cuMem POSIX-FD sharing"), std::string::npos);
+  EXPECT_NE(x.fix.find("NCCL_P2P_DISABLE=1"), std::string::npos);
   EXPECT_EQ(x.evidence.size(), 2u);  // the summary and the first edge of the kind
+  // A second communicator's init checks the same pairs again: still two edges.
+  NcclRunFacts again = log_text(text + text.substr(text.find('\n') + 1));
+  EXPECT_EQ(again.diagnostics.edges.size(), 2u);
+  EXPECT_EQ(again.diagnostics.edge_lines, 2u);
+}
+
+// The dev branch's import line prints no advice: 2.31.2's advice for its handle.
+TEST(NcclDiagRules, P2pImportWithoutAdviceGetsTheHandlesAdvice) {
+  const std::string text =
+      "h:7 NCCL DIAG [INFO] p2p: IPC handle export/import failed srcRank=2 srcCudaDev=2 "
+      "srcNvmlDev=2 dstRank=6 dstCudaDev=6 dstNvmlDev=6 path=NVL handle=LEGACY_CUDA_IPC "
+      "reason=import\n";
+  RuleOutcome o = log_rule("nccl-diag-p2p", log_text(text));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].fix.find("check CUDA IPC support, GPU visibility"), std::string::npos);
 }
 
 // The dev branch's wording prints no advice: the tool gives NCCL 2.31.2's for the path.
@@ -117,6 +159,22 @@ TEST(NcclDiagRules, NetBwOutlierFires) {
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
   EXPECT_NE(o.findings[0].fix.find("perftest"), std::string::npos);
+  // A pair's failure from both ends, past 240 characters with long host names: one pair, and
+  // the detail read from the whole line; "N more ranks" counts N.
+  const std::string host(120, 'h');
+  const std::string pair = "mode=same-nic server_rank=0 server_host=" + host +
+                           " server_device=mlx5_0 client_rank=8 client_host=" + host +
+                           " client_device=mlx5_0";
+  o = log_rule("nccl-diag-net-bw",
+               log_text("n:1 NCCL DIAG [INFO] net bw: " + pair + " tool missing in comm 0x7a\n" +
+                        "n:1 NCCL DIAG [INFO] net bw: " + pair +
+                        " memory=cuda+dmabuf tool missing in comm 0x7a\n" +
+                        "n:1 NCCL DIAG [INFO] net bw: cross-nic: 3 more ranks >30% off median in "
+                        "comm 0x7a\n"));
+  ASSERT_EQ(o.findings.size(), 2u);
+  EXPECT_NE(o.findings[0].message.find("3 rank(s)"), std::string::npos);
+  EXPECT_NE(o.findings[1].message.find("1 NIC pair(s)"), std::string::npos);
+  EXPECT_NE(o.findings[1].fix.find("perftest"), std::string::npos);
 }
 
 // The DIAG lines make a log NCCL output on their own (`ncclras -D` saved to a file).
