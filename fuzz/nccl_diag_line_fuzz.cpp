@@ -15,9 +15,10 @@ TRAINREADY_FUZZ_TARGET(nccl_diag_line, text) {
     if (d->body.data() < line.data() || d->body.data() + d->body.size() > line.data() + line.size())
       __builtin_trap();
     const trainready::NcclDiagReading r = trainready::read_nccl_diag_body(d->body);
-    // What an edge or a result keeps is text of the line, never more.
+    // What an edge keeps is text of the line, never more; a rank set is one, braced.
     if (r.edge.failure.size() + r.edge.path.size() + r.edge.handle.size() > d->body.size() ||
-        r.result.ranks.size() > d->body.size() || r.result.check_name.size() > d->body.size())
+        r.result.ranks.size() > d->body.size() + 24 ||
+        (!r.result.ranks.empty() && r.result.ranks[0] != '{'))
       __builtin_trap();
   }
 }

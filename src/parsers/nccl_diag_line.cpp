@@ -75,8 +75,9 @@ void read_p2p(std::string_view r, bool ok, NcclDiagReading& out) {
   if (contains(r, "srcRank=")) {
     out.kind = NcclDiagReading::Kind::kEdge;
     NcclDiagEdge& e = out.edge;
-    e.failure = std::string(trim(r.substr(0, r.find(" srcRank="))));
-    const std::string_view fields = r.substr(r.find("srcRank="));
+    const std::size_t at = r.find("srcRank=");
+    e.failure = std::string(trim(r.substr(0, at)));
+    const std::string_view fields = r.substr(at);
     e.src_rank = int_field(fields, "srcRank=");
     e.src_dev = int_field(fields, "srcCudaDev=");
     e.dst_rank = int_field(fields, "dstRank=");

@@ -86,6 +86,11 @@ TEST(NcclDiagLine, FailingEdges) {
   EXPECT_EQ(r.edge.reason, "import");
   EXPECT_EQ(r.edge.advice, "");
   EXPECT_EQ(r.edge.src_dev, 2);
+  // Fields right after "p2p: " (found by fuzz_nccl_diag_line): no failure text, the fields read.
+  r = body_of("h:1 NCCL DIAG [INFO] p2p: srcRank=1 srcCudaDev=1 dstRank=0 dstCudaDev=0 path=NVL");
+  ASSERT_EQ(r.kind, K::kEdge);
+  EXPECT_EQ(r.edge.failure, "");
+  EXPECT_EQ(r.edge.path, "NVL");
 }
 
 TEST(NcclDiagLine, TheCheckItself) {
