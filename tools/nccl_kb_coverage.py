@@ -258,10 +258,18 @@ def load_kb(kb_dir, errors):
             if not isinstance(causes, list) or not causes:
                 errors.append(f"{where}: causes must be a non-empty list")
                 causes = []
+            unconditional = None  # the first cause without `when`: it always holds
             for j, c in enumerate(causes):
                 if not isinstance(c, dict):
                     errors.append(f"{where}: cause {j + 1} must be a map")
                     continue
+                # The reader takes the first cause whose `when` holds: a `when` after a cause
+                # without one can never decide (put the conditional cause first).
+                if c.get("when") and unconditional is not None:
+                    errors.append(f"{where}: cause {j + 1} has `when` after cause "
+                                  f"{unconditional + 1}, which has none: it is never chosen")
+                if not c.get("when") and unconditional is None:
+                    unconditional = j
                 for k in set(c) - CAUSE_KEYS:
                     errors.append(f"{where}: cause {j + 1}: unknown key {k!r}")
                 for k in ("cause", "fix", "confirm"):

@@ -108,6 +108,25 @@ class LevelCheck(unittest.TestCase):
         self.assertIn("os-shm-failed: info_failure, but its match reads no INFO-only site",
                       r.stderr)
 
+    def test_a_when_after_an_unconditional_cause_is_refused(self):
+        # The reader takes the first cause whose `when` holds: one after a cause without `when`
+        # is never chosen.
+        shm = SHM.replace("  - {cause: /dev/shm is full., fix: Raise --shm-size., confirm: df -h "
+                          "/dev/shm.}\n",
+                          "  - {cause: /dev/shm is full., fix: Raise --shm-size., confirm: df -h "
+                          "/dev/shm.}\n  - {cause: In a pod., when: {env: {NCCL_X: unset}}, "
+                          "fix: Mount one., confirm: mount.}\n")
+        shm = shm.replace("  what:", "  level: WARN\n  what:")
+        ras = RAS.replace("  what:", "  level: WARN\n  what:")
+        r = self.run_tool(shm + ras + TRAIL)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("os-shm-failed: cause 2 has `when` after cause 1, which has none", r.stderr)
+        lines = shm.split("\n")
+        i = next(k for k, x in enumerate(lines) if "/dev/shm is full" in x)
+        lines[i], lines[i + 1] = lines[i + 1], lines[i]  # the conditional cause first
+        r = self.run_tool("\n".join(lines) + ras + TRAIL)
+        self.assertNotIn("has `when` after", r.stderr)
+
     def test_info_cases_tell_healthy_lines_from_recorded_failures(self):
         ras = RAS.replace("  what:", "  info_failure: src/ras/rasnet.cc:1106 @ v2.30.7-1 returns "
                           "ncclInternalError.\n  what:")
