@@ -295,6 +295,7 @@ NcclDiagReading read_nccl_diag_body(std::string_view body) {
 
 bool is_ras_diag_refusal(std::string_view line) {
   line = trim(line);
+  if (line.size() < 36 || (line[0] != 'B' && line[0] != 'E')) return false;
   return line == "BUSY: diagnostics already in progress" ||
          line == "ERROR: diagnostics only supports text output" ||
          starts_with(line, "ERROR: diagnostics failed to start (");

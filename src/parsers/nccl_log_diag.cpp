@@ -27,9 +27,9 @@ std::string without_comm(std::string_view body) {
 }
 }  // namespace
 
-bool NcclLogAnalyzer::State::diag_line(std::string_view line, std::uint64_t n) {
+bool NcclLogAnalyzer::State::diag_line(std::string_view line, std::uint64_t n, bool named) {
   NcclDiagFacts& g = f.diagnostics;
-  const std::optional<NcclDiagLine> d = find_nccl_diag(line);
+  const std::optional<NcclDiagLine> d = named ? find_nccl_diag(line) : std::nullopt;
   if (!d) {
     if (!is_ras_diag_refusal(line)) return false;
     if (!g.client_refusal) g.client_refusal = log_line(line, n);

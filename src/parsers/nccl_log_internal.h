@@ -705,8 +705,9 @@ struct NcclLogAnalyzer::State {
   // A WARN read without its host:pid:tid prefix: message `m` of the line `t`.
   void headless_warn(std::string_view m, std::string_view t, std::uint64_t n);
   // NCCL's own diagnostics (2.31+, "host:pid NCCL DIAG ..."; nccl_log_diag.cpp): true when the
-  // line was one of theirs, or the RAS client's refusal to run them.
-  bool diag_line(std::string_view line, std::uint64_t n);
+  // line was one of theirs, or the RAS client's refusal to run them. `named`: the line holds
+  // "NCCL" (without it, only a refusal is looked for).
+  bool diag_line(std::string_view line, std::uint64_t n, bool named);
   void profile_bootstrap(std::string_view m, const NcclStream& s);
   void profile_net_ib(std::string_view m, const NcclStream& s);
   void profile_socket(std::string_view m, const NcclStream& s);

@@ -412,7 +412,11 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
       return;
     }
   }
-  if (diag_line(line, n)) return;
+  // One search for NCCL's name serves its diagnostics lines here and the reading below (this
+  // runs for every line of a training job's own output).
+  const std::string_view unchanged = line;
+  const bool named = has(line, "NCCL");
+  if (diag_line(line, n, named)) return;
   if (f.nccl_tests_table_file.empty()) {
     // nccl-tests' table header, perhaps behind a launcher prefix ("[1,0]<stdout>:#  size ..."):
     // the file holds a result the nccl-tests reader can judge beside the log.
@@ -512,7 +516,8 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   // A line that starts with a net transport's tag ("NET/IB : ", "NET/Socket : ", a plugin's
   // "NET/OFI ", "NET/IBP:") is NCCL's message (or its plugin's, through NCCL's logger) without
   // its "NCCL WARN" head: classified like one below.
-  const bool nccl = has(line, "NCCL") || has(line, "nccl") || starts(trim(line), "NET/");
+  const bool nccl = (line.data() == unchanged.data() ? named : has(line, "NCCL")) ||
+                    has(line, "nccl") || starts(trim(line), "NET/");
   const bool coll = has(line, "collective");
   if (!nccl && !coll) {
     if (trim(line) == "Last error:") last_error_follows = true;
