@@ -45,6 +45,7 @@ json diagnostics(const NcclDiagFacts& g) {
                        {"verdict", diag_verdict_key(x.verdict)},
                        {"what", x.what},
                        {"ranks", x.ranks},
+                       {"detail", x.detail},
                        {"process", x.host},
                        {"evidence", log_line(x.line)}});
   json p2p = nullptr;
@@ -61,6 +62,7 @@ json diagnostics(const NcclDiagFacts& g) {
           {"failed_edge_lines", g.edge_lines},
           {"results", results},
           {"result_lines", g.result_lines},
+          {"ok_lines", g.ok_lines},
           {"active_done", g.active_done ? log_line(*g.active_done) : json(nullptr)},
           {"ras_done", g.ras_done ? log_line(*g.ras_done) : json(nullptr)},
           {"client_refusal", g.client_refusal ? log_line(*g.client_refusal) : json(nullptr)}};
