@@ -9,6 +9,7 @@
 //   diagnostics*.cc): GPU inventory, CUDA driver, ECC, NVLink and NCCL_* settings compared
 //   across the ranks of a communicator.
 // Both are informational: NCCL goes on with init whatever they find.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -91,6 +92,8 @@ struct NcclDiagFacts {
   std::optional<LogLine> client_refusal;
 
   bool empty() const { return lines == 0 && !client_refusal; }
+  // Directed GPU pairs the worst P2P summary says failed.
+  std::uint64_t p2p_failed() const { return p2p_tested - std::min(p2p_passed, p2p_tested); }
   // Flagged result lines, an environment mismatch's value lines aside.
   std::size_t flagged() const {
     std::size_t n = 0;

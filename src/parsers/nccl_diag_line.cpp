@@ -10,7 +10,6 @@
 namespace trainready {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool contains(std::string_view s, std::string_view p) {
   return s.find(p) != std::string_view::npos;
 }
@@ -49,7 +48,7 @@ std::string rank_set(std::string_view s) {
   const std::size_t e = s.find('}', b);
   if (e == std::string_view::npos) return "";
   std::string out(s.substr(b, e - b + 1));
-  if (starts_with(s.substr(e + 1), " (N=")) {
+  if (s.substr(e + 1).starts_with(" (N=")) {
     const std::size_t close = s.find(')', e + 1);
     if (close != std::string_view::npos) out += std::string(s.substr(e + 1, close - e));
   }
@@ -92,15 +91,15 @@ void read_p2p(std::string_view r, bool ok, NcclDiagReading& out) {
     return;
   }
   const bool v231 = contains(r, " directed GPU P2P edges verified");
-  if (v231 || starts_with(r, "verified P2P access in both directions") ||
-      (starts_with(r, "only ") && contains(r, " GPU-to-GPU peer accesses passed"))) {
+  if (v231 || r.starts_with("verified P2P access in both directions") ||
+      (r.starts_with("only ") && contains(r, " GPU-to-GPU peer accesses passed"))) {
     out.kind = NcclDiagReading::Kind::kP2pSummary;
-    if (starts_with(r, "all ")) {
+    if (r.starts_with("all ")) {
       out.tested = out.passed = number_after(r, "all ").value_or(0);
-    } else if (starts_with(r, "verified P2P access")) {
+    } else if (r.starts_with("verified P2P access")) {
       out.tested = out.passed = number_after(r, "pair (").value_or(0);
     } else {
-      const std::string_view counts = starts_with(r, "only ") ? r.substr(5) : r;
+      const std::string_view counts = r.starts_with("only ") ? r.substr(5) : r;
       out.passed = number_after(counts, "").value_or(0);
       out.tested = number_after(counts, "/").value_or(0);
     }
@@ -109,15 +108,15 @@ void read_p2p(std::string_view r, bool ok, NcclDiagReading& out) {
   }
   NcclDiagResult& x = out.result;
   out.kind = NcclDiagReading::Kind::kResult;
-  if (starts_with(r, "setup failed on rank")) {
+  if (r.starts_with("setup failed on rank")) {
     x.verdict = V::kIncomplete, x.what = "setup failed";
     x.ranks = "{" + std::to_string(int_field(r, "on rank ")) + "}";
-  } else if (starts_with(r, "temporarily enabled context-wide CUDA peer access")) {
+  } else if (r.starts_with("temporarily enabled context-wide CUDA peer access")) {
     x.verdict = V::kNote, x.what = "peer access enabled";
-  } else if (starts_with(r, "resource cleanup failed")) {
+  } else if (r.starts_with("resource cleanup failed")) {
     x.verdict = V::kNote, x.what = "cleanup failed";
-  } else if (starts_with(r, "active check returned") || starts_with(r, "check returned") ||
-             starts_with(r, "transport detect returned")) {
+  } else if (r.starts_with("active check returned") || r.starts_with("check returned") ||
+             r.starts_with("transport detect returned")) {
     x.verdict = V::kIncomplete, x.what = "check failed";
   } else {
     x.verdict = ok ? V::kOk : V::kFlagged;
@@ -138,7 +137,7 @@ void read_net_bw(std::string_view r, bool ok, NcclDiagResult& x) {
   } else if (contains(r, "off median")) {
     x.verdict = V::kFlagged, x.what = "outlier";
     if (const auto rk = number_after(r, " rank ")) x.ranks = "{" + std::to_string(*rk) + "}";
-  } else if (starts_with(r, "mode=")) {
+  } else if (r.starts_with("mode=")) {
     // "mode=%s server_rank=%d ... client_device=%s [memory=%s ]%s in comm 0x%lx": the pair, and
     // what failed ("tool missing", "tool run timed out", "no bandwidth data", ...).
     x.verdict = V::kFlagged, x.what = "pair failed";
@@ -152,7 +151,7 @@ void read_net_bw(std::string_view r, bool ok, NcclDiagResult& x) {
       const std::size_t sp = d.find(' ');
       if (sp != std::string_view::npos) x.detail = std::string(trim(d.substr(sp + 1)));
     }
-  } else if (starts_with(r, "skipped")) {
+  } else if (r.starts_with("skipped")) {
     x.verdict = V::kNote, x.what = "skipped";
   } else if (contains(r, "multiple net devices per rank") ||
              contains(r, "net devices are shared across ranks")) {
@@ -171,35 +170,35 @@ void read_ras(std::string_view r, bool ok, NcclDiagResult& x) {
   x.ranks = rank_set(r);
   switch (x.check) {
     case NcclDiagCheck::kGpuInventory:
-      if (starts_with(r, "count mismatch"))
+      if (r.starts_with("count mismatch"))
         x.what = "count mismatch";
-      else if (starts_with(r, "model mismatch"))
+      else if (r.starts_with("model mismatch"))
         x.what = "model mismatch";
       else if (contains(r, "unavailable"))
         x.verdict = V::kUnavailable;
       break;
     case NcclDiagCheck::kCudaDriver:
-      if (starts_with(r, "mismatch"))
+      if (r.starts_with("mismatch"))
         x.what = "mismatch";
       else if (contains(r, "unavailable"))
         x.verdict = V::kUnavailable;
       break;
     case NcclDiagCheck::kEcc:
-      if (starts_with(r, "uncorrected volatile errors"))
+      if (r.starts_with("uncorrected volatile errors"))
         x.what = "uncorrected";
-      else if (starts_with(r, "corrected volatile errors"))
+      else if (r.starts_with("corrected volatile errors"))
         x.what = "corrected";
       else if (contains(r, "unavailable"))
         x.verdict = V::kUnavailable;
       break;
     case NcclDiagCheck::kNvlink:
-      if (starts_with(r, "link-count mismatch"))
+      if (r.starts_with("link-count mismatch"))
         x.what = "link-count mismatch";
-      else if (starts_with(r, "inactive link"))
+      else if (r.starts_with("inactive link"))
         x.what = "inactive";
       break;
     case NcclDiagCheck::kEnvironment:
-      if (starts_with(r, "mismatch across")) {
+      if (r.starts_with("mismatch across")) {
         x.what = "mismatch";
         const std::size_t f = r.rfind(" for ");
         if (f != std::string_view::npos) x.detail = std::string(trim(r.substr(f + 5)));
@@ -252,25 +251,25 @@ NcclDiagReading read_nccl_diag_body(std::string_view body) {
   using K = NcclDiagReading::Kind;
   if (body == "=== NCCL Diagnostics ===") return out.kind = K::kActiveHeader, out;
   if (body == "=== RAS Diagnostics ===") return out.kind = K::kRasHeader, out;
-  if (starts_with(body, "NCCL diagnostics completed in ")) return out.kind = K::kActiveDone, out;
-  if (starts_with(body, "RAS diagnostics completed in ")) return out.kind = K::kRasDone, out;
+  if (body.starts_with("NCCL diagnostics completed in ")) return out.kind = K::kActiveDone, out;
+  if (body.starts_with("RAS diagnostics completed in ")) return out.kind = K::kRasDone, out;
   NcclDiagResult& x = out.result;
-  if (starts_with(body, "ERROR: ")) {  // client_support.cc:310 "diagnostics summary failed (%d)"
+  if (body.starts_with("ERROR: ")) {  // client_support.cc:310 "diagnostics summary failed (%d)"
     out.kind = K::kResult;
     x.check_name = "RAS diagnostics", x.verdict = V::kIncomplete, x.what = "check failed";
     return out;
   }
   bool ok;
-  if (starts_with(body, "[OK]")) {
+  if (body.starts_with("[OK]")) {
     ok = true, body = trim(body.substr(4));
-  } else if (starts_with(body, "[INFO]")) {
+  } else if (body.starts_with("[INFO]")) {
     ok = false, body = trim(body.substr(6));
   } else {
     return out;
   }
   // "transport detect returned %d" (diagnostics.cc:114) is the one result with no "name: ".
   std::size_t colon = body.find(": ");
-  if (starts_with(body, "transport detect returned")) colon = 16;
+  if (body.starts_with("transport detect returned")) colon = 16;
   if (colon == std::string_view::npos || colon == 0 || colon > 48) return out;
   x.check_name = std::string(body.substr(0, colon));
   x.check = check_of(x.check_name);
@@ -281,7 +280,7 @@ NcclDiagReading read_nccl_diag_body(std::string_view body) {
   }
   out.kind = K::kResult;
   // Any check's incomplete gather (diagnostics_checks_common.cc:185-190).
-  if (starts_with(rest, "diagnostics incomplete")) {
+  if (rest.starts_with("diagnostics incomplete")) {
     x.verdict = V::kIncomplete, x.what = "incomplete";
     return out;
   }
@@ -298,7 +297,7 @@ bool is_ras_diag_refusal(std::string_view line) {
   if (line.size() < 36 || (line[0] != 'B' && line[0] != 'E')) return false;
   return line == "BUSY: diagnostics already in progress" ||
          line == "ERROR: diagnostics only supports text output" ||
-         starts_with(line, "ERROR: diagnostics failed to start (");
+         line.starts_with("ERROR: diagnostics failed to start (");
 }
 
 }  // namespace trainready

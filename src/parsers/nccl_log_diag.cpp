@@ -57,9 +57,7 @@ bool NcclLogAnalyzer::State::diag_line(std::string_view line, std::uint64_t n, b
       break;
     case K::kP2pSummary: {
       // Each communicator's init runs the check again: the worst summary is the one to show.
-      const std::uint64_t failed = r.tested - std::min(r.passed, r.tested);
-      const std::uint64_t was = g.p2p_tested - std::min(g.p2p_passed, g.p2p_tested);
-      if (!g.p2p_summary || failed > was) {
+      if (!g.p2p_summary || r.tested - std::min(r.passed, r.tested) > g.p2p_failed()) {
         g.p2p_summary = log_line(text, n);
         g.p2p_tested = r.tested, g.p2p_passed = r.passed;
         g.p2p_skipped_indirect = r.skipped_indirect;

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "core/text.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
@@ -29,7 +30,7 @@ class NcclDiagNetBw : public Rule {
     for (const NcclDiagResult& x : g.results) {
       if (x.check != NcclDiagCheck::kNetBw) continue;
       if (x.what == "outlier" && x.ranks.empty() && !x.detail.empty())
-        more_slow += static_cast<std::uint64_t>(std::stoull("0" + x.detail));
+        more_slow += static_cast<std::uint64_t>(parse_int(x.detail).value_or(0));
       else if (x.what == "outlier")
         slow.push_back(&x);
       else if (x.what == "pair failed" && pairs.insert(x.ranks).second)

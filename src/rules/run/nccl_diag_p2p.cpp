@@ -99,7 +99,7 @@ class NcclDiagP2p : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclDiagFacts& g = ctx.nccl_log->diagnostics;
     RuleOutcome o;
-    const std::uint64_t failed = g.p2p_tested - std::min(g.p2p_passed, g.p2p_tested);
+    const std::uint64_t failed = g.p2p_failed();
     if (failed > 0 || !g.edges.empty()) o.findings.push_back(failing(g, failed));
     // The check could not run to its end: nothing was verified by it.
     for (const NcclDiagResult& x : g.results) {

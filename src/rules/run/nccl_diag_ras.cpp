@@ -84,7 +84,7 @@ bool logging_only(std::string_view var) {
   for (std::string_view p :
        {"NCCL_DEBUG", "NCCL_RAS_", "NCCL_RUN_DIAGNOSTICS", "NCCL_RUN_RAS_DIAGNOSTICS",
         "NCCL_DIAGNOSTICS_", "NCCL_INSPECTOR_", "NCCL_PROFILER_", "NCCL_PROFILE_"})
-    if (var.substr(0, p.size()) == p) return true;
+    if (var.starts_with(p)) return true;
   return false;
 }
 
