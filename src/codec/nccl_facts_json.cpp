@@ -39,15 +39,22 @@ json diagnostics(const NcclDiagFacts& g) {
                      {"process", e.host},
                      {"evidence", log_line(e.line)}});
   json results = json::array();
-  for (const NcclDiagResult& x : g.results)
-    results.push_back({{"check", diag_check_key(x.check)},
-                       {"check_name", x.check_name},
-                       {"verdict", diag_verdict_key(x.verdict)},
-                       {"what", x.what},
-                       {"ranks", x.ranks},
-                       {"detail", x.detail},
-                       {"process", x.host},
-                       {"evidence", log_line(x.line)}});
+  for (const NcclDiagResult& x : g.results) {
+    json r = {{"check", diag_check_key(x.check)},
+              {"check_name", x.check_name},
+              {"verdict", diag_verdict_key(x.verdict)},
+              {"what", x.what},
+              {"ranks", x.ranks},
+              {"detail", x.detail},
+              {"process", x.host},
+              {"evidence", log_line(x.line)}};
+    if (x.check == NcclDiagCheck::kXid) {
+      r["code"] = x.code >= 0 ? json(x.code) : json(nullptr);
+      r["node"] = x.node;
+      r["count"] = x.count;
+    }
+    results.push_back(std::move(r));
+  }
   json p2p = nullptr;
   if (g.p2p_summary)
     p2p = {{"tested", g.p2p_tested},

@@ -28,7 +28,8 @@ enum class NcclDiagCheck {
   kEcc,           // RAS: volatile ECC counters
   kNvlink,        // RAS: NVLink count and state per GPU
   kEnvironment,   // RAS: NCCL_* variables
-  kOther,         // a check this reader does not know by name (2.32's Xid/SXid, IOMMU, ...)
+  kXid,           // RAS, 2.32+: Xid / SXid events in the kernel log since communicator init
+  kOther,         // a check this reader does not know by name (2.32's IOMMU, ...)
 };
 
 enum class NcclDiagVerdict {
@@ -46,7 +47,10 @@ struct NcclDiagResult {
   NcclDiagVerdict verdict = NcclDiagVerdict::kOk;
   // What was found, where the wording says: "count mismatch", "model mismatch", "mismatch",
   // "uncorrected", "corrected", "inactive", "link-count mismatch", "outlier", "pair failed",
-  // "setup failed", "cleanup failed", "values" (an environment line "NCCL_X=v on rank(s) {..}").
+  // "setup failed", "cleanup failed", "values" (an environment line "NCCL_X=v on rank(s) {..}");
+  // for an Xid, NCCL's guidance: "reset GPU", "restart application", "see catalog", "pre-Ampere",
+  // "no action"; for an SXid, the driver's class: "fatal", "non-fatal", "unclassified" (or
+  // "no action").
   std::string what;
   std::string ranks;  // the rank set as printed: "{4,5,6,7}", "{0,...,7,...} (N=12)"
   // More of what the line says: the variable of an environment line ("NCCL_DEBUG"), the
@@ -54,6 +58,11 @@ struct NcclDiagResult {
   std::string detail;
   std::string host;  // "host:pid" of the process that printed it
   LogLine line;      // the body after "NCCL DIAG ", and where
+  // kXid: the event's code (-1: none), the host the line names (not the process that printed
+  // the report), and how many times ("2", "at least 65535").
+  long long code = -1;
+  std::string node;
+  std::string count;
 };
 
 // One GPU-to-GPU peer access the active check found failing (diagnostics/p2p.cc's per-edge
@@ -104,7 +113,7 @@ struct NcclDiagFacts {
 };
 
 // Names for reports and JSON: "p2p", "net_bw", "gpu_inventory", "cuda_driver", "ecc",
-// "nvlink", "environment", "other"; "ok", "flagged", "incomplete", "unavailable", "note".
+// "nvlink", "environment", "xid", "other"; "ok", "flagged", "incomplete", "unavailable", "note".
 inline const char* diag_check_key(NcclDiagCheck c) {
   switch (c) {
     case NcclDiagCheck::kP2p:
@@ -121,6 +130,8 @@ inline const char* diag_check_key(NcclDiagCheck c) {
       return "nvlink";
     case NcclDiagCheck::kEnvironment:
       return "environment";
+    case NcclDiagCheck::kXid:
+      return "xid";
     case NcclDiagCheck::kOther:
       break;
   }

@@ -63,6 +63,7 @@ NcclDiagCheck check_of(std::string_view name) {
   if (name == "ECC") return NcclDiagCheck::kEcc;
   if (name == "NVLink") return NcclDiagCheck::kNvlink;
   if (name == "NCCL environment") return NcclDiagCheck::kEnvironment;
+  if (name == "Xid/SXid") return NcclDiagCheck::kXid;
   return NcclDiagCheck::kOther;
 }
 
@@ -163,6 +164,67 @@ void read_net_bw(std::string_view r, bool ok, NcclDiagResult& x) {
   }
 }
 
+// "on host %s." as the Xid/SXid check prints it: gethostname()'s name, which may hold dots, ends
+// at ". " or at the line's end.
+std::string host_named(std::string_view r) {
+  const std::size_t p = r.find(" on host ");
+  if (p == std::string_view::npos) return "";
+  std::string_view h = r.substr(p + 9);
+  const std::size_t e = h.find(". ");
+  if (e != std::string_view::npos) h = h.substr(0, e);
+  while (!h.empty() && (h.back() == '.' || h.back() == ' ')) h.remove_suffix(1);
+  return std::string(h);
+}
+
+// 2.32's Xid/SXid check (src/ras/diagnostics_xid.cc @ NVIDIA/nccl 12df1a1,
+// rasDiagnosticsXidReportFinding): the driver's Xid (GPU) and SXid (NVSwitch) events in the
+// kernel log since the communicator's init, one line per host and code, starting with the event:
+//   "Xid %u detected %s%lu %s on host %s. <guidance>"
+//   "SXid %u detected %s%lu %s (NVSwitch driver reported %s, link(s) %s) on host %s. <guidance>"
+// %s%lu %s: "at least " when the count saturated, the count, "time" or "times". The guidance is
+// NCCL's reading of NVIDIA's Xid catalog (rasDiagnosticsXidClassify): [OK] "No user action ..."
+// for Xid 63, 106, 107 and the non-fatal SXids it lists, else [INFO] with "Restart the affected
+// application", "recommends resetting the affected GPU", the pre-Ampere archive, or the catalog.
+bool read_xid(std::string_view r, bool ok, NcclDiagResult& x) {
+  const bool sxid = r.starts_with("SXid ");
+  const std::string_view after = r.substr(sxid ? 5 : 4);
+  if (after.empty() || after[0] < '0' || after[0] > '9') return false;
+  const auto code = number_after(after, "");
+  const std::size_t det = after.find(" detected ");
+  if (!code || det == std::string_view::npos) return false;
+  x.check = NcclDiagCheck::kXid;
+  x.check_name = "Xid/SXid";
+  x.code = static_cast<long long>(*code);
+  std::string_view c = after.substr(det + 10);
+  const bool at_least = c.starts_with("at least ");
+  if (at_least) c.remove_prefix(9);
+  if (const auto n = number_after(c, ""))
+    x.count = (at_least ? "at least " : "") + std::to_string(*n);
+  x.node = host_named(r);
+  if (sxid) {
+    // "(NVSwitch driver reported Fatal, link(s) {0,3})": the class and the links.
+    const std::size_t rep = r.find("driver reported ");
+    const std::string_view cls = rep == std::string_view::npos ? "" : r.substr(rep + 16);
+    x.what = cls.starts_with("Fatal")       ? "fatal"
+             : cls.starts_with("Non-fatal") ? "non-fatal"
+                                            : "unclassified";
+    const std::size_t l = r.find("link(s) {");
+    const std::size_t e = l == std::string_view::npos ? l : r.find('}', l);
+    if (e != std::string_view::npos) x.detail = "links " + std::string(r.substr(l + 8, e - l - 7));
+  } else if (contains(r, "recommends resetting the affected GPU")) {
+    x.what = "reset GPU";
+  } else if (contains(r, "Restart the affected application")) {
+    x.what = "restart application";
+  } else if (contains(r, "pre-Ampere GPU")) {
+    x.what = "pre-Ampere";
+  } else {
+    x.what = "see catalog";
+  }
+  if (contains(r, "No user action")) x.what = "no action";
+  x.verdict = ok ? V::kOk : V::kFlagged;
+  return true;
+}
+
 // src/ras/diagnostics_gpu.cc and diagnostics_env.cc (formats at :133-627 and :137-167).
 void read_ras(std::string_view r, bool ok, NcclDiagResult& x) {
   x.verdict = ok ? V::kOk : V::kFlagged;
@@ -197,6 +259,17 @@ void read_ras(std::string_view r, bool ok, NcclDiagResult& x) {
       else if (r.starts_with("inactive link"))
         x.what = "inactive";
       break;
+    case NcclDiagCheck::kXid:
+      // "Xid/SXid: no kernel-log source was available on host %s" (no /dev/kmsg, dmesg or
+      // syslog file it could read) and "... recent-event scan was truncated on host %s".
+      x.node = host_named(r);
+      if (contains(r, "no kernel-log source"))
+        x.verdict = V::kUnavailable;
+      else if (contains(r, "scan was truncated"))
+        x.verdict = V::kIncomplete, x.what = "truncated";
+      else
+        x.verdict = V::kNote, x.what = "unread";  // a wording of a later release, quoted
+      return;
     case NcclDiagCheck::kEnvironment:
       if (r.starts_with("mismatch across")) {
         x.what = "mismatch";
@@ -265,6 +338,11 @@ NcclDiagReading read_nccl_diag_body(std::string_view body) {
   } else if (body.starts_with("[INFO]")) {
     ok = false, body = trim(body.substr(6));
   } else {
+    return out;
+  }
+  // An Xid/SXid event line starts with the event, not with its check's name.
+  if ((body.starts_with("Xid ") || body.starts_with("SXid ")) && read_xid(body, ok, x)) {
+    out.kind = K::kResult;
     return out;
   }
   // "transport detect returned %d" (diagnostics.cc:114) is the one result with no "name: ".

@@ -65,6 +65,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_diag_net_bw());
     r.push_back(make_nccl_diag_p2p());
     r.push_back(make_nccl_diag_ras());
+    r.push_back(make_nccl_diag_xid());
     r.push_back(make_nccl_gdrdma_off());
     r.push_back(make_nccl_host_mismatch());
     r.push_back(make_nccl_ib_completion_error());

@@ -55,6 +55,7 @@ std::unique_ptr<Rule> make_nccl_connection_failed();
 std::unique_ptr<Rule> make_nccl_diag_net_bw();
 std::unique_ptr<Rule> make_nccl_diag_p2p();
 std::unique_ptr<Rule> make_nccl_diag_ras();
+std::unique_ptr<Rule> make_nccl_diag_xid();
 std::unique_ptr<Rule> make_nccl_gdrdma_off();
 std::unique_ptr<Rule> make_nccl_host_mismatch();
 std::unique_ptr<Rule> make_nccl_ib_completion_error();

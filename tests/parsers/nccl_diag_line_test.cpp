@@ -132,14 +132,85 @@ TEST(NcclDiagLine, RasResults) {
       "h:1 NCCL DIAG [OK]   NVLink: 18 links per GPU, all active at consistent speed "
       "across 8 ranks in comm 0x1234");
   EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kOk);
-  // A check of 2.32 read by name only.
-  r = body_of("h:1 NCCL DIAG [INFO] Xid/SXid: Xid 79 on 1 host requires attention");
+  // A check of 2.32 this reader does not know by name.
+  r = body_of("h:1 NCCL DIAG [INFO] IOMMU: enabled on rank(s) {0,1} across 8 ranks in comm 0x1");
   EXPECT_EQ(r.result.check, NcclDiagCheck::kOther);
-  EXPECT_EQ(r.result.check_name, "Xid/SXid");
+  EXPECT_EQ(r.result.check_name, "IOMMU");
   EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kFlagged);
   EXPECT_EQ(body_of("h:1 NCCL DIAG ERROR: diagnostics summary failed (3)").result.verdict,
             NcclDiagVerdict::kIncomplete);
   EXPECT_EQ(body_of("h:1 NCCL DIAG something new").kind, K::kUnknown);
+}
+
+// 2.32's Xid/SXid scan (src/ras/diagnostics_xid.cc @ v2.32.3-1): every format of
+// rasDiagnosticsXidReportFinding and rasDiagnosticsXidSummarize, rendered.
+TEST(NcclDiagLine, XidAndSxidEvents) {
+  NcclDiagReading r = body_of(
+      "gpu-a01:4711 NCCL DIAG [INFO] Xid 79 detected 2 times on host gpu-a01.cluster.local. For "
+      "the recommended response, see the NVIDIA Xid documentation: "
+      "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html");
+  ASSERT_EQ(r.kind, K::kResult);
+  EXPECT_EQ(r.result.check, NcclDiagCheck::kXid);
+  EXPECT_EQ(r.result.check_name, "Xid/SXid");
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kFlagged);
+  EXPECT_EQ(r.result.code, 79);
+  EXPECT_EQ(r.result.count, "2");
+  EXPECT_EQ(r.result.node, "gpu-a01.cluster.local");  // the host's dots kept, the period not
+  EXPECT_EQ(r.result.what, "see catalog");
+  r = body_of(
+      "h:1 NCCL DIAG [INFO] Xid 95 detected at least 65535 times on host b. The NVIDIA Xid "
+      "catalog recommends resetting the affected GPU. Follow the documented GPU-reset "
+      "capabilities and limitations: https://docs.nvidia.com/deploy/xid-errors/x.html");
+  EXPECT_EQ(r.result.what, "reset GPU");
+  EXPECT_EQ(r.result.count, "at least 65535");
+  EXPECT_EQ(r.result.node, "b");
+  r = body_of(
+      "h:1 NCCL DIAG [INFO] Xid 13 detected 1 time on host b. Restart the affected application. "
+      "For guidance, see the NVIDIA Xid documentation: https://x");
+  EXPECT_EQ(r.result.what, "restart application");
+  EXPECT_EQ(r.result.count, "1");
+  r = body_of(
+      "h:1 NCCL DIAG [INFO] Xid 31 detected 3 times on host v. A pre-Ampere GPU was detected on "
+      "this host. For guidance, see the archived NVIDIA Xid documentation: https://x");
+  EXPECT_EQ(r.result.what, "pre-Ampere");
+  r = body_of(
+      "h:1 NCCL DIAG [OK]   Xid 63 detected 1 time on host a. No user action or further "
+      "investigation is required for this Xid.");
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kOk);
+  EXPECT_EQ(r.result.what, "no action");
+  r = body_of(
+      "h:1 NCCL DIAG [INFO] SXid 24007 detected 1 time (NVSwitch driver reported Fatal, link(s) "
+      "{3,5}) on host a. See the NVIDIA Fabric Manager documentation for the recommended "
+      "response: https://docs.nvidia.com/hgx-platforms/fabric-manager-user-guide/index.html");
+  EXPECT_EQ(r.result.check, NcclDiagCheck::kXid);
+  EXPECT_EQ(r.result.code, 24007);
+  EXPECT_EQ(r.result.what, "fatal");
+  EXPECT_EQ(r.result.detail, "links {3,5}");
+  EXPECT_EQ(r.result.node, "a");
+  r = body_of(
+      "h:1 NCCL DIAG [INFO] SXid 12028 detected 4 times (NVSwitch driver reported Non-fatal, "
+      "link(s) {0}) on host a. See the NVIDIA Fabric Manager documentation for the recommended "
+      "response: https://x");
+  EXPECT_EQ(r.result.what, "non-fatal");
+  r = body_of(
+      "h:1 NCCL DIAG [OK]   SXid 11012 detected 1 time (NVSwitch driver reported Non-fatal, "
+      "link(s) {7}) on host a. No user action or further investigation is required for this "
+      "SXid.");
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kOk);
+  r = body_of("h:1 NCCL DIAG [INFO] Xid/SXid: no kernel-log source was available on host c");
+  EXPECT_EQ(r.result.check, NcclDiagCheck::kXid);
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kUnavailable);
+  EXPECT_EQ(r.result.node, "c");
+  r = body_of("h:1 NCCL DIAG [INFO] Xid/SXid: recent-event scan was truncated on host c");
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kIncomplete);
+  r = body_of(
+      "h:1 NCCL DIAG [OK]   Xid/SXid: no events requiring immediate attention across 2 hosts");
+  EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kOk);
+  // Not an event: no code, or no "detected".
+  r = body_of("h:1 NCCL DIAG [INFO] Xid x detected 1 time on host a.");
+  EXPECT_NE(r.result.check, NcclDiagCheck::kXid);
+  r = body_of("h:1 NCCL DIAG [INFO] Xid/SXid: 1 event on 1 host in comm 0x1");
+  EXPECT_EQ(r.result.what, "unread");
 }
 
 TEST(NcclDiagLine, NetBw) {

@@ -246,6 +246,7 @@ class GpuXidErrors final : public Rule {
 }  // namespace
 
 Severity xid_severity(int code) { return severity_of(code, xid_info(code)); }
+std::string xid_action(int code) { return action_of(xid_info(code)); }
 
 std::unique_ptr<Rule> make_gpu_xid_errors() { return std::make_unique<GpuXidErrors>(); }
 

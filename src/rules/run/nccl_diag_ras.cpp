@@ -1,7 +1,7 @@
 // nccl-diag-ras: NCCL's RAS diagnostics (NCCL_RUN_RAS_DIAGNOSTICS=1 or `ncclras -D`, 2.31+)
 // flagged a difference or a fault across the ranks of a communicator: GPU inventory, CUDA
 // driver, ECC, NVLink, NCCL_* settings (src/ras/diagnostics_gpu.cc, diagnostics_env.cc), or a
-// check of a later release this tool does not know by name.
+// check of a later release this tool does not know by name (2.32's Xid/SXid scan: nccl-diag-xid).
 #include <algorithm>
 #include <map>
 #include <string_view>
@@ -113,7 +113,9 @@ class NcclDiagRas : public Rule {
     std::map<std::string, std::vector<const NcclDiagResult*>> by;
     std::vector<const NcclDiagResult*> partial;
     for (const NcclDiagResult& x : g.results) {
-      if (x.check == NcclDiagCheck::kP2p || x.check == NcclDiagCheck::kNetBw) continue;
+      if (x.check == NcclDiagCheck::kP2p || x.check == NcclDiagCheck::kNetBw ||
+          x.check == NcclDiagCheck::kXid)
+        continue;  // their own rules: nccl-diag-p2p, nccl-diag-net-bw, nccl-diag-xid
       if (x.verdict == NcclDiagVerdict::kFlagged)
         by[x.check == NcclDiagCheck::kEnvironment ? x.check_name : label(x)].push_back(&x);
       else if (x.verdict == NcclDiagVerdict::kIncomplete ||

@@ -46,14 +46,71 @@ TEST(NcclDiagRules, RasEnvironmentMismatchOfATransportSettingWarns) {
   EXPECT_NE(o.findings[0].message.find("NCCL_IB_HCA=(unset) on rank(s) {2,3}"), std::string::npos);
 }
 
-// 2.32's wordings of a known check, and its new checks, are quoted as notes, not 2.31 findings.
+// 2.32's wordings of a known check, and checks this tool does not know by name, are quoted as
+// notes, not 2.31 findings; so is an Xid/SXid line in no format of 2.32.3's source.
 TEST(NcclDiagRules, LaterWordingsAreNotes) {
   const std::string text =
       "h:1 NCCL DIAG [INFO] NVLink: link speed mismatch across 8 ranks in comm 0x1\n"
+      "h:1 NCCL DIAG [INFO] IOMMU: enabled on rank(s) {0} across 8 ranks in comm 0x1\n"
       "h:1 NCCL DIAG [INFO] Xid/SXid: 1 event on 1 host across 8 ranks in comm 0x1\n";
-  RuleOutcome o = log_rule("nccl-diag-ras", log_text(text));
+  const NcclRunFacts f = log_text(text);
+  RuleOutcome o = log_rule("nccl-diag-ras", f);
   ASSERT_EQ(o.findings.size(), 2u);
   for (const Finding& x : o.findings) EXPECT_EQ(x.severity, Severity::kInfo);
+  o = log_rule("nccl-diag-xid", f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
+  EXPECT_NE(o.findings[0].message.find("wording"), std::string::npos);
+}
+
+// 2.32's Xid/SXid scan: events during the job, judged per code, hosts named; an [OK] event and
+// the other checks' rules stay quiet about them.
+TEST(NcclDiagRules, XidAndSxidEventsDuringTheJob) {
+  NcclRunFacts f = log_synthetic("nccl-diag-2.32-xid-sxid.log");
+  RuleOutcome o = log_rule("nccl-diag-xid", f);
+  ASSERT_EQ(o.findings.size(), 5u);
+  auto find = [&](std::string_view s) -> const Finding* {
+    for (const Finding& x : o.findings)
+      if (x.message.find(s) != std::string::npos) return &x;
+    return nullptr;
+  };
+  const Finding* sxid = find("fatal NVSwitch SXid 24007");
+  ASSERT_NE(sxid, nullptr);
+  EXPECT_EQ(sxid->severity, Severity::kError);
+  EXPECT_NE(sxid->message.find("links {3,5}"), std::string::npos);
+  EXPECT_NE(sxid->fix.find("Fabric Manager"), std::string::npos);
+  // Xid 79: NCCL points at the catalog; AzNHC and the catalog (RESTART_BM) make it an error.
+  const Finding* x79 = find("Xid 79 (GPU has fallen off the bus) on host(s) gpu-a01.cluster.local");
+  ASSERT_NE(x79, nullptr);
+  EXPECT_EQ(x79->severity, Severity::kError);
+  EXPECT_NE(x79->cause.find("2 on gpu-a01.cluster.local"), std::string::npos);
+  EXPECT_NE(x79->cause.find("not one left from before a repair"), std::string::npos);
+  EXPECT_NE(x79->fix.find("reboot"), std::string::npos);
+  // Xid 95: NCCL's own "reset the GPU".
+  const Finding* x95 = find("Xid 95");
+  ASSERT_NE(x95, nullptr);
+  EXPECT_EQ(x95->severity, Severity::kError);
+  EXPECT_NE(x95->cause.find("at least 65535 on gpu-a02"), std::string::npos);
+  // Xid 13: restart the application, a warning.
+  const Finding* x13 = find("Xid 13");
+  ASSERT_NE(x13, nullptr);
+  EXPECT_EQ(x13->severity, Severity::kWarning);
+  // Xid 63 was [OK]: no finding names it.
+  EXPECT_EQ(find("Xid 63"), nullptr);
+  const Finding* scan = find("could not scan the kernel log");
+  ASSERT_NE(scan, nullptr);
+  EXPECT_EQ(scan->severity, Severity::kInfo);
+  EXPECT_NE(scan->message.find("gpu-a03"), std::string::npos);
+  EXPECT_TRUE(log_rule("nccl-diag-ras", f).findings.empty());
+}
+
+TEST(NcclDiagRules, XidQuietWhenNcclFoundNothing) {
+  const std::string text =
+      "h:1 NCCL DIAG [OK]   Xid/SXid: no events requiring immediate attention across 2 hosts\n"
+      "h:1 NCCL DIAG [OK]   Xid 106 detected 1 time on host a. No user action or further "
+      "investigation is required for this Xid.\n";
+  EXPECT_TRUE(log_rule("nccl-diag-xid", log_text(text)).findings.empty());
+  EXPECT_TRUE(log_rule("nccl-diag-ras", log_text(text)).findings.empty());
 }
 
 TEST(NcclDiagRules, RasEccAndNvlinkAreErrors) {
