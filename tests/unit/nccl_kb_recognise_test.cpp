@@ -23,6 +23,12 @@ TEST(NcclKbRecognise, NcclsMessagesAreRecognised) {
   EXPECT_TRUE(nccl_kb_recognises(kb, "NET/IB : No device found."));
   // An alternative of an entry whose match has several.
   EXPECT_TRUE(nccl_kb_recognises(kb, "Could not find NET with id 0"));
+  // A socket WARN's body as pasted alone (NVIDIA/nccl#1515): its function name says whose it is.
+  EXPECT_TRUE(nccl_kb_recognises(
+      kb,
+      "socketStartConnect: Connect to 10.45.234.83<47527> failed : Software caused connection "
+      "abort"));
+  EXPECT_TRUE(nccl_kb_recognises(kb, "Net : Connect to 10.0.0.2<41234> failed : No route to host"));
 }
 
 TEST(NcclKbRecognise, RetypedSpellingIsReadInNcclsOwn) {
@@ -79,6 +85,7 @@ TEST(NcclKbRecognise, OtherTextIsNot) {
   EXPECT_FALSE(nccl_kb_recognises(kb, "epoch 1 loss 2.3"));
   EXPECT_FALSE(nccl_kb_recognises(kb, "init.cc:1234 -> 2"));  // a trail line
   EXPECT_FALSE(nccl_kb_recognises(kb, "connect: Connection refused"));
+  EXPECT_FALSE(nccl_kb_recognises(kb, "ssh: connect to host 10.0.0.2 failed : refused"));
   EXPECT_FALSE(nccl_kb_recognises(kb, "error: something failed, see above"));
   EXPECT_FALSE(nccl_kb_recognises(kb, ""));
   EXPECT_FALSE(nccl_kb_recognises(kb, "."));
