@@ -25,11 +25,16 @@ enum class NcclDiagCheck {
   kNetBw,         // active, 2.32+: ib_write_bw between the ranks' NICs ("net bw: ...")
   kGpuInventory,  // RAS: GPU count and model per node
   kCudaDriver,    // RAS: cudaDriverGetVersion
+  kGpuDriver,     // RAS, 2.32+: the NVIDIA graphics driver's version (NVML)
   kEcc,           // RAS: volatile ECC counters
   kNvlink,        // RAS: NVLink count and state per GPU
   kEnvironment,   // RAS: NCCL_* variables
   kXid,           // RAS, 2.32+: Xid / SXid events in the kernel log since communicator init
-  kOther,         // a check this reader does not know by name (2.32's IOMMU, ...)
+  kRdmaTopo,      // RAS, 2.32+: `rdma_topo check` (rdma-core) on each rank's GPU/NIC topology
+  kIommu,         // RAS, 2.32+: IOMMU mode and groups of the GPUs and NICs NCCL uses
+  kAts,           // RAS, 2.32+: ATS (ATSCtl in `lspci -vvv`) on the NICs NCCL uses
+  kPaths,  // RAS, 2.32+: the kinds of path (NVL, PIX, SYS, NET, ...) the ranks reach peers by
+  kOther,  // a check this reader does not know by name (a later release's "Net device")
 };
 
 enum class NcclDiagVerdict {
@@ -113,7 +118,8 @@ struct NcclDiagFacts {
 };
 
 // Names for reports and JSON: "p2p", "net_bw", "gpu_inventory", "cuda_driver", "ecc",
-// "nvlink", "environment", "xid", "other"; "ok", "flagged", "incomplete", "unavailable", "note".
+// "nvlink", "environment", "gpu_driver", "xid", "rdma_topo", "iommu", "ats", "paths", "other";
+// "ok", "flagged", "incomplete", "unavailable", "note".
 inline const char* diag_check_key(NcclDiagCheck c) {
   switch (c) {
     case NcclDiagCheck::kP2p:
@@ -130,8 +136,18 @@ inline const char* diag_check_key(NcclDiagCheck c) {
       return "nvlink";
     case NcclDiagCheck::kEnvironment:
       return "environment";
+    case NcclDiagCheck::kGpuDriver:
+      return "gpu_driver";
     case NcclDiagCheck::kXid:
       return "xid";
+    case NcclDiagCheck::kRdmaTopo:
+      return "rdma_topo";
+    case NcclDiagCheck::kIommu:
+      return "iommu";
+    case NcclDiagCheck::kAts:
+      return "ats";
+    case NcclDiagCheck::kPaths:
+      return "paths";
     case NcclDiagCheck::kOther:
       break;
   }

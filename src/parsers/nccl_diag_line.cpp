@@ -64,6 +64,13 @@ NcclDiagCheck check_of(std::string_view name) {
   if (name == "NVLink") return NcclDiagCheck::kNvlink;
   if (name == "NCCL environment") return NcclDiagCheck::kEnvironment;
   if (name == "Xid/SXid") return NcclDiagCheck::kXid;
+  // 2.32.3's other new checks (src/ras/diagnostics_gpu.cc, diagnostics_pci.cc,
+  // diagnostics_paths.cc @ v2.32.3-1).
+  if (name == "NVIDIA graphics driver version") return NcclDiagCheck::kGpuDriver;
+  if (name == "rdma_topo check") return NcclDiagCheck::kRdmaTopo;
+  if (name == "IOMMU mode" || name == "IOMMU groups") return NcclDiagCheck::kIommu;
+  if (name == "ATS state") return NcclDiagCheck::kAts;
+  if (name == "Paths") return NcclDiagCheck::kPaths;
   return NcclDiagCheck::kOther;
 }
 
@@ -240,9 +247,12 @@ void read_ras(std::string_view r, bool ok, NcclDiagResult& x) {
         x.verdict = V::kUnavailable;
       break;
     case NcclDiagCheck::kCudaDriver:
+    case NcclDiagCheck::kGpuDriver:
+      // 2.32.3's rasDiagnosticsVersionSummarize: "%s: %s across %d ranks" for a value that is no
+      // version ("unavailable", "no driver installed", "unavailable via NVML").
       if (r.starts_with("mismatch"))
         x.what = "mismatch";
-      else if (contains(r, "unavailable"))
+      else if (contains(r, "unavailable") || r.starts_with("no driver installed"))
         x.verdict = V::kUnavailable;
       break;
     case NcclDiagCheck::kEcc:
@@ -258,6 +268,60 @@ void read_ras(std::string_view r, bool ok, NcclDiagResult& x) {
         x.what = "link-count mismatch";
       else if (r.starts_with("inactive link"))
         x.what = "inactive";
+      else if (r.starts_with("inconsistent link speeds"))  // 2.32.3
+        x.what = "inconsistent speeds";
+      break;
+    case NcclDiagCheck::kRdmaTopo:
+      // diagnostics_pci.cc:762-889 @ v2.32.3-1: "passed on %d/%d ranks" ([INFO] when not every
+      // rank ran it), "failed on rank(s) %s ...; first rank %d exit %d: %s", "not usable on %d/%d
+      // ranks ... (needs root|not applicable|inconclusive|unavailable)", "mixed results ...".
+      if (r.starts_with("failed on rank(s)"))
+        x.what = "failed";
+      else if (contains(r, "(not applicable)"))  // no ConnectX DMA Direct function: the usual
+        x.verdict = V::kNote, x.what = "not applicable";
+      else if (r.starts_with("not usable"))
+        x.verdict = V::kUnavailable;
+      else
+        x.verdict = V::kNote, x.what = "partial";
+      break;
+    case NcclDiagCheck::kIommu:
+      // diagnostics_pci.cc:1167-1313 @ v2.32.3-1. "IOMMU mode: %s for %d relevant device(s)"
+      // (one mode everywhere), "IOMMU mode: mismatch|incomplete|unavailable across ...", then
+      // "IOMMU mode: %s on %d device(s); first rank ..." per mode; "IOMMU groups: ...".
+      if (contains(r, "enabled (DMA remapping)"))
+        x.what = "DMA remapping";
+      else if (r.starts_with("mismatch across"))
+        x.what = "mismatch";
+      else if (r.starts_with("GPU and NIC groups differ"))
+        x.what = "groups differ";
+      else if (r.starts_with("disabled on") || r.starts_with("passthrough on"))
+        x.verdict = V::kNote, x.what = "values";  // the modes of a mismatch, one line each
+      else if (contains(r, "unavailable") || contains(r, "unable to identify"))
+        x.verdict = V::kUnavailable;
+      else
+        x.verdict = V::kIncomplete;  // "incomplete ...", groups matched on part of the ranks
+      break;
+    case NcclDiagCheck::kAts:
+      // diagnostics_pci.cc:1581-1687 @ v2.32.3-1.
+      if (r.starts_with("disabled on") || r.starts_with("ATSCtl disabled on"))
+        x.what = "disabled";
+      else if (contains(r, "root access") || contains(r, "inaccessible") ||
+               contains(r, "unavailable") || contains(r, "unable to identify"))
+        x.verdict = V::kUnavailable;
+      else
+        x.verdict = V::kIncomplete;  // lspci truncated, device selection incomplete, partial
+      break;
+    case NcclDiagCheck::kPaths:
+      // diagnostics_paths.cc:241-257: "Paths: %s across %d ranks" lists each path type ("NVL";
+      // "SYS(2/8)" where only some ranks have it; "DIS" for a peer with no path), [INFO] when a
+      // type is not on every rank; "could not locate the rank's own GPU in the topology ...".
+      if (r.starts_with("could not locate"))
+        x.verdict = V::kIncomplete;
+      else {
+        x.what = "uneven";
+        const std::size_t a = r.find(" across ");
+        x.detail = std::string(r.substr(0, a));
+      }
       break;
     case NcclDiagCheck::kXid:
       // "Xid/SXid: no kernel-log source was available on host %s" (no /dev/kmsg, dmesg or

@@ -133,9 +133,9 @@ TEST(NcclDiagLine, RasResults) {
       "across 8 ranks in comm 0x1234");
   EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kOk);
   // A check of 2.32 this reader does not know by name.
-  r = body_of("h:1 NCCL DIAG [INFO] IOMMU: enabled on rank(s) {0,1} across 8 ranks in comm 0x1");
+  r = body_of("h:1 NCCL DIAG [INFO] Peer fabric: degraded on rank(s) {0,1} in comm 0x1");
   EXPECT_EQ(r.result.check, NcclDiagCheck::kOther);
-  EXPECT_EQ(r.result.check_name, "IOMMU");
+  EXPECT_EQ(r.result.check_name, "Peer fabric");
   EXPECT_EQ(r.result.verdict, NcclDiagVerdict::kFlagged);
   EXPECT_EQ(body_of("h:1 NCCL DIAG ERROR: diagnostics summary failed (3)").result.verdict,
             NcclDiagVerdict::kIncomplete);
@@ -211,6 +211,96 @@ TEST(NcclDiagLine, XidAndSxidEvents) {
   EXPECT_NE(r.result.check, NcclDiagCheck::kXid);
   r = body_of("h:1 NCCL DIAG [INFO] Xid/SXid: 1 event on 1 host in comm 0x1");
   EXPECT_EQ(r.result.what, "unread");
+}
+
+// 2.32.3's other new RAS checks (src/ras/diagnostics_gpu.cc, diagnostics_pci.cc,
+// diagnostics_paths.cc @ v2.32.3-1), rendered.
+TEST(NcclDiagLine, RasChecksOf232) {
+  auto result = [](std::string_view line) { return body_of(line).result; };
+  NcclDiagResult x = result(
+      "h:1 NCCL DIAG [INFO] NVLink: inconsistent link speeds on rank(s) {9} across 16 "
+      "ranks in comm 0x5a1c");
+  EXPECT_EQ(x.check, NcclDiagCheck::kNvlink);
+  EXPECT_EQ(x.what, "inconsistent speeds");
+  EXPECT_EQ(x.ranks, "{9}");
+  EXPECT_EQ(result("h:1 NCCL DIAG [OK]   NVLink: 18 links per GPU, all active at consistent "
+                   "speed across 8 ranks in comm 0x1234")
+                .verdict,
+            NcclDiagVerdict::kOk);
+  x = result(
+      "h:1 NCCL DIAG [INFO] NVIDIA graphics driver version: mismatch across 16 ranks in comm "
+      "0x5a1c, rank(s) {8,9} differ from rank 0 (610.47.03)");
+  EXPECT_EQ(x.check, NcclDiagCheck::kGpuDriver);
+  EXPECT_EQ(x.what, "mismatch");
+  EXPECT_EQ(x.ranks, "{8,9}");
+  EXPECT_EQ(result("h:1 NCCL DIAG [INFO] NVIDIA graphics driver version: unavailable via NVML "
+                   "across 8 ranks in comm 0x1")
+                .verdict,
+            NcclDiagVerdict::kUnavailable);
+  EXPECT_EQ(
+      result("h:1 NCCL DIAG [INFO] CUDA driver version: no driver installed across 8 ranks in "
+             "comm 0x1")
+          .verdict,
+      NcclDiagVerdict::kUnavailable);
+  x = result(
+      "h:1 NCCL DIAG [INFO] rdma_topo check: failed on rank(s) {0,1} across 8/8 ranks in comm "
+      "0x1; first rank 0 exit 1: FAIL\tACS is enabled on 0000:17:00.0");
+  EXPECT_EQ(x.check, NcclDiagCheck::kRdmaTopo);
+  EXPECT_EQ(x.what, "failed");
+  EXPECT_EQ(x.ranks, "{0,1}");
+  EXPECT_EQ(result("h:1 NCCL DIAG [INFO] rdma_topo check: not usable on 8/8 ranks in comm 0x1 "
+                   "(needs root)")
+                .verdict,
+            NcclDiagVerdict::kUnavailable);
+  EXPECT_EQ(result("h:1 NCCL DIAG [INFO] rdma_topo check: not usable on 8/8 ranks in comm 0x1 "
+                   "(not applicable)")
+                .what,
+            "not applicable");
+  x = result(
+      "h:1 NCCL DIAG [INFO] IOMMU mode: enabled (DMA remapping) for 16 relevant device(s) across "
+      "8/8 ranks in comm 0x1");
+  EXPECT_EQ(x.check, NcclDiagCheck::kIommu);
+  EXPECT_EQ(x.what, "DMA remapping");
+  EXPECT_EQ(result("h:1 NCCL DIAG [INFO] IOMMU mode: mismatch across 32 relevant device(s) on "
+                   "16/16 ranks in comm 0x1")
+                .what,
+            "mismatch");
+  EXPECT_EQ(result("h:1 NCCL DIAG [INFO] IOMMU mode: passthrough on 16 device(s); first rank 0 "
+                   "device 0000:1b:00.0 in comm 0x1")
+                .verdict,
+            NcclDiagVerdict::kNote);
+  EXPECT_EQ(result("h:1 NCCL DIAG [INFO] IOMMU groups: GPU and NIC groups differ on 2 pair(s) "
+                   "in comm 0x1; first rank 3 GPU group 40 NIC 0000:1a:00.0 group 41")
+                .what,
+            "groups differ");
+  EXPECT_EQ(result("h:1 NCCL DIAG [INFO] IOMMU mode: unable to identify relevant GPU/NIC pairs "
+                   "on 8/8 ranks in comm 0x1")
+                .verdict,
+            NcclDiagVerdict::kUnavailable);
+  x = result(
+      "h:1 NCCL DIAG [INFO] ATS state: disabled on 8 rank/NIC pair(s) across 8/16 ranks in comm "
+      "0x1");
+  EXPECT_EQ(x.check, NcclDiagCheck::kAts);
+  EXPECT_EQ(x.what, "disabled");
+  EXPECT_EQ(result("h:1 NCCL DIAG [INFO] ATS state: PCIe capabilities require root access on 8 "
+                   "rank/NIC pair(s) across 8/8 ranks in comm 0x1")
+                .verdict,
+            NcclDiagVerdict::kUnavailable);
+  EXPECT_EQ(result("h:1 NCCL DIAG [INFO] ATS state: lspci output truncated on rank(s) {3} in "
+                   "comm 0x1")
+                .verdict,
+            NcclDiagVerdict::kIncomplete);
+  x = result("h:1 NCCL DIAG [INFO] Paths: self+NVL+SYS(1/16)+NET across 16 ranks in comm 0x1");
+  EXPECT_EQ(x.check, NcclDiagCheck::kPaths);
+  EXPECT_EQ(x.what, "uneven");
+  EXPECT_EQ(x.detail, "self+NVL+SYS(1/16)+NET");
+  EXPECT_EQ(result("h:1 NCCL DIAG [OK]   Paths: self+NVL+NET across 16 ranks in comm 0x1").verdict,
+            NcclDiagVerdict::kOk);
+  // A later development line's check (diagnostics_net.cc, not in 2.32.3): read by name only.
+  x = result(
+      "h:1 NCCL DIAG [INFO] Net device mlx5_0:1: reported on only 1 of 2 nodes in comm 0x1 "
+      "(device may be missing on some nodes)");
+  EXPECT_EQ(x.check, NcclDiagCheck::kOther);
 }
 
 TEST(NcclDiagLine, NetBw) {

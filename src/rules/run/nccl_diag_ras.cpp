@@ -38,6 +38,15 @@ Reading reading(const NcclDiagResult& x) {
               "Watch the GPU's counters (`nvidia-smi -q -d ECC,ROW_REMAPPER`) and plan its "
               "reset or replacement if they keep climbing."};
     case C::kNvlink:
+      if (x.what == "inconsistent speeds")
+        return {Severity::kWarning, 62,
+                "The active NVLinks of those ranks' GPUs run at different speeds, or their "
+                "fastest links differ from the other ranks' (NCCL 2.32 reads each link's speed "
+                "from NVML): a link that trained at a lower rate, or GPUs of different "
+                "generations; traffic over NVLink runs at the slowest link's pace.",
+                "On the node holding those ranks, `nvidia-smi nvlink --status` lists each link's "
+                "speed; reset the GPUs (a retrained link can come back at full rate) or drain and "
+                "report the node; run the job on one GPU model."};
       if (x.what == "inactive")
         return {Severity::kError, 82,
                 "NVLink links that NVML reports inactive: traffic between those GPUs takes a "
@@ -63,6 +72,57 @@ Reading reading(const NcclDiagResult& x) {
               "The ranks run different CUDA driver versions: the nodes come from different "
               "images or were not all updated.",
               "Install one driver version on every node of the job (one image), then rerun."};
+    case C::kGpuDriver:
+      return {Severity::kWarning, 58,
+              "The ranks run different NVIDIA driver versions (the kernel driver NVML reports): "
+              "the nodes come from different images or were not all updated.",
+              "Install one driver version on every node of the job (one image), then rerun."};
+    case C::kRdmaTopo:
+      return {Severity::kWarning, 64,
+              "NVIDIA's `rdma_topo check` (rdma-core), which NCCL 2.32 runs on each rank, judged "
+              "the PCI topology between the GPUs and NICs wrong for GPUDirect RDMA on those ranks; "
+              "the line quotes the first failing rank's exit code and its first line naming a "
+              "failure.",
+              "Run `rdma_topo check` as root on a node of those ranks and correct what it names "
+              "(PCIe ACS settings, the NIC's DMA functions), then rerun the job."};
+    case C::kIommu:
+      if (x.what == "DMA remapping")
+        return {Severity::kWarning, 60,
+                "The IOMMU translates DMA (DMA remapping, not passthrough) for the GPUs and NICs "
+                "NCCL uses: GPUDirect RDMA and PCIe peer-to-peer traffic goes through the "
+                "IOMMU's translation, which slows it and, with PCIe ACS redirecting peer traffic "
+                "to the root complex, can break it.",
+                "On bare metal, boot with the IOMMU in passthrough (`iommu=pt`) or off; in a VM "
+                "it is the hypervisor's setting. Confirm: `cat /sys/bus/pci/devices/<gpu "
+                "bdf>/iommu_group/type` prints `identity` (NCCL reads the same file)."};
+      if (x.what == "mismatch")
+        return {Severity::kWarning, 55,
+                "The GPUs and NICs of this communicator are not all in one IOMMU mode "
+                "(disabled, passthrough, DMA remapping): nodes booted with different kernel "
+                "options, so GPUDirect RDMA behaves differently across them.",
+                "Boot every node with the same IOMMU options (`iommu=pt` on bare metal) and "
+                "compare /proc/cmdline across the nodes."};
+      return {Severity::kInfo, 35,
+              "A GPU and the NIC NCCL pairs with it sit in different IOMMU groups; with the "
+              "IOMMU in passthrough or off that does not matter, with DMA remapping their "
+              "traffic is translated.",
+              "Nothing to fix unless the IOMMU remaps DMA (see the IOMMU mode line)."};
+    case C::kAts:
+      return {Severity::kInfo, 35,
+              "ATS (Address Translation Services) is off on those NICs: where the IOMMU remaps "
+              "DMA, each of their DMA requests is translated by the IOMMU, which slows GPUDirect "
+              "RDMA; with the IOMMU off or in passthrough it changes nothing.",
+              "Where the IOMMU remaps DMA, enable ATS on the NIC (`mlxconfig -d <dev> set "
+              "ATS_ENABLED=true`, then a reboot); `lspci -vvv -s <nic bdf>` then shows `ATSCtl: "
+              "Enable+`."};
+    case C::kPaths:
+      return {Severity::kWarning, 50,
+              "The ranks do not all reach their peers over the same kinds of path (" + x.detail +
+                  "; NAME(k/n) is a path kind only k of the n ranks have, DIS a peer with no "
+                  "path): GPUs with a link others lack or miss, so the slowest path sets the "
+                  "pace.",
+              "Compare `nvidia-smi topo -m` on the nodes of the job; a GPU that reaches peers "
+              "over SYS or PHB where others use NVL has lost NVLink (see the NVLink check)."};
     case C::kEnvironment:
       return {Severity::kWarning, 60,
               "The ranks were started with different NCCL_* settings, so they can choose "
@@ -93,6 +153,8 @@ std::string label(const NcclDiagResult& x) {
   if (what == "uncorrected") what = "uncorrected volatile errors";
   if (what == "corrected") what = "corrected volatile errors at or above the threshold";
   if (what == "inactive") what = "inactive links";
+  if (what == "inconsistent speeds") what = "inconsistent link speeds";
+  if (what == "uneven") what = x.detail;
   return x.check_name + (what.empty() ? std::string() : ": " + what);
 }
 
@@ -186,6 +248,10 @@ class NcclDiagRas : public Rule {
       f.rank = 20;
       for (std::size_t i = 0; i < partial.size() && i < 4; ++i)
         f.evidence.push_back(evidence(partial[i]->line));
+      bool pci = false;
+      for (const NcclDiagResult* x : partial)
+        pci = pci || x->check == NcclDiagCheck::kRdmaTopo || x->check == NcclDiagCheck::kIommu ||
+              x->check == NcclDiagCheck::kAts;
       f.cause =
           "A check gathered fewer ranks than the communicator has (the RAS overlay was not "
           "ready on all of them), NVML could not read what it asks for on these GPUs, or a "
@@ -193,6 +259,15 @@ class NcclDiagRas : public Rule {
       f.fix =
           "Rerun `ncclras -D` once every rank is up (the RAS service starts with each "
           "process), and check that NCCL_RAS_ENABLE is not 0 on any rank.";
+      if (pci) {
+        f.cause +=
+            " 2.32's PCI checks run `rdma_topo check` and `lspci -vvv` from each rank: without "
+            "the tools, or without root to read the PCI configuration, they report \"needs "
+            "root\", \"unavailable\" or \"not usable\".";
+        f.fix +=
+            " For the PCI checks, run `rdma_topo check` and `lspci -vvv` as root on a node of "
+            "the job.";
+      }
       o.findings.push_back(std::move(f));
     }
     return o;

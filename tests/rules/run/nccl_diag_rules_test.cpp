@@ -51,7 +51,7 @@ TEST(NcclDiagRules, RasEnvironmentMismatchOfATransportSettingWarns) {
 TEST(NcclDiagRules, LaterWordingsAreNotes) {
   const std::string text =
       "h:1 NCCL DIAG [INFO] NVLink: link speed mismatch across 8 ranks in comm 0x1\n"
-      "h:1 NCCL DIAG [INFO] IOMMU: enabled on rank(s) {0} across 8 ranks in comm 0x1\n"
+      "h:1 NCCL DIAG [INFO] Net device mlx5_0:1: reported on only 1 of 2 nodes in comm 0x1\n"
       "h:1 NCCL DIAG [INFO] Xid/SXid: 1 event on 1 host across 8 ranks in comm 0x1\n";
   const NcclRunFacts f = log_text(text);
   RuleOutcome o = log_rule("nccl-diag-ras", f);
@@ -102,6 +102,55 @@ TEST(NcclDiagRules, XidAndSxidEventsDuringTheJob) {
   EXPECT_EQ(scan->severity, Severity::kInfo);
   EXPECT_NE(scan->message.find("gpu-a03"), std::string::npos);
   EXPECT_TRUE(log_rule("nccl-diag-ras", f).findings.empty());
+}
+
+// 2.32.3's RAS checks: NVLink speeds, the graphics driver, IOMMU, ATS, paths; rdma_topo that
+// needed root is a note that says so.
+TEST(NcclDiagRules, RasChecksOf232) {
+  const NcclRunFacts f = log_synthetic("nccl-diag-2.32-ras-pci-paths.log");
+  RuleOutcome o = log_rule("nccl-diag-ras", f);
+  auto find = [&](std::string_view s) -> const Finding* {
+    for (const Finding& x : o.findings)
+      if (x.message.find(s) != std::string::npos) return &x;
+    return nullptr;
+  };
+  ASSERT_EQ(o.findings.size(), 7u);
+  for (const char* s :
+       {"NVLink: inconsistent link speeds on rank(s) {9}",
+        "NVIDIA graphics driver version: mismatch on rank(s) {8,", "IOMMU mode: DMA remapping",
+        "IOMMU mode: mismatch", "Paths: self+NVL+SYS(1/16)+NET"}) {
+    const Finding* x = find(s);
+    ASSERT_NE(x, nullptr) << s;
+    EXPECT_EQ(x->severity, Severity::kWarning) << s;
+  }
+  EXPECT_NE(find("IOMMU mode: DMA remapping")->fix.find("iommu=pt"), std::string::npos);
+  EXPECT_NE(find("IOMMU mode: DMA remapping")->evidence[0].text.find("first rank 8"),
+            std::string::npos);
+  const Finding* ats = find("ATS state: disabled");
+  ASSERT_NE(ats, nullptr);
+  EXPECT_EQ(ats->severity, Severity::kInfo);
+  EXPECT_EQ(ats->evidence.size(), 2u);  // the summary and its detail line
+  const Finding* partial = find("could not check everything");
+  ASSERT_NE(partial, nullptr);
+  EXPECT_NE(partial->cause.find("needs root"), std::string::npos);
+  EXPECT_NE(partial->fix.find("rdma_topo check"), std::string::npos);
+  EXPECT_TRUE(log_rule("nccl-diag-xid", f).findings.empty());
+}
+
+// rdma_topo without a ConnectX DMA Direct function is the usual case, not a gap; a failed check
+// is a warning.
+TEST(NcclDiagRules, RdmaTopoNotApplicableIsQuietAndFailedWarns) {
+  RuleOutcome o =
+      log_rule("nccl-diag-ras", log_text("h:1 NCCL DIAG [INFO] rdma_topo check: not usable on 8/8 "
+                                         "ranks in comm 0x1 (not applicable)\n"));
+  EXPECT_TRUE(o.findings.empty());
+  o = log_rule("nccl-diag-ras",
+               log_text("h:1 NCCL DIAG [INFO] rdma_topo check: failed on rank(s) {0,1} across "
+                        "8/8 ranks in comm 0x1; first rank 0 exit 1: FAIL\tbad\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].message.find("rdma_topo check: failed on rank(s) {0,1}"),
+            std::string::npos);
 }
 
 TEST(NcclDiagRules, XidQuietWhenNcclFoundNothing) {
