@@ -68,6 +68,26 @@ TEST(NcclKnownSignature, ReadsCudaTextNcclPassesThrough) {
   EXPECT_NE(o.findings[0].cause.find("cudaErrorSystemNotReady"), std::string::npos);
 }
 
+// RCCL (ROCm) checks the host at init and warns in NCCL's format (data/nccl-kb/rccl.yaml, its
+// src/init.cc); a warning cut where a pasted excerpt ends is still read (ROCm/vllm#390).
+TEST(NcclKnownSignature, ReadsRcclsOwnHostChecks) {
+  RuleOutcome o = log_rule(
+      kId, log_text("supllm:402:402 [0] /opt/rccl/src/init.cc:179 NCCL WARN Missing \"iommu=pt\" "
+                    "from\nsupllm:402:402 [0] NCCL INFO RCCL version : 2.22.3-HEAD:271856d\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].message.find("rccl-iommu-pt-missing"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("GRUB_CMDLINE_LINUX_DEFAULT"), std::string::npos);
+  o = log_rule(kId, log_text("h:1:1 [0] init.cc:115 NCCL WARN NUMA auto balancing enabled which "
+                             "can lead to variability in the RCCL performance! Disable by "
+                             "\"sudo sysctl kernel.numa_balancing=0\"\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
+  // NCCL's own IOMMU words are not RCCL's warning.
+  o = log_rule(kId, log_text("h:1:1 [0] NCCL INFO Kernel version: 6.8.0 iommu=pt\n"));
+  EXPECT_TRUE(o.findings.empty());
+}
+
 // A bug NCCL fixed in a later release (data/nccl-kb/fixed-in.yaml: the 2.19.1-2.21.4 bootstrap
 // barrier, "instead of 4") takes its line from the signatures only under a release that has it;
 // from the fixed release on, the signature that reads "Message truncated" keeps it.
