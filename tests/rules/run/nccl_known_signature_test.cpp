@@ -78,11 +78,24 @@ TEST(NcclKnownSignature, ReadsRcclsOwnHostChecks) {
   EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
   EXPECT_NE(o.findings[0].message.find("rccl-iommu-pt-missing"), std::string::npos);
   EXPECT_NE(o.findings[0].fix.find("GRUB_CMDLINE_LINUX_DEFAULT"), std::string::npos);
+  EXPECT_EQ(o.findings[0].cause.rfind("The host was booted without iommu=pt", 0), 0u);
   o = log_rule(kId, log_text("h:1:1 [0] init.cc:115 NCCL WARN NUMA auto balancing enabled which "
                              "can lead to variability in the RCCL performance! Disable by "
                              "\"sudo sysctl kernel.numa_balancing=0\"\n"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
+  // RCCL 2.16.5-2.17.1 read 254 bytes of /proc/cmdline and also asked for amd_iommu=on: there the
+  // iommu=pt warning may be false, and the amd_iommu=on one is a note.
+  o = log_rule(kId, log_text("g:1:1 [0] init.cpp:120 NCCL WARN Missing \"amd_iommu=on\" from "
+                             "kernel command line which can lead to system instablity or hang!\n"
+                             "g:1:1 [0] init.cpp:122 NCCL WARN Missing \"iommu=pt\" from kernel "
+                             "command line which can lead to system instablity or hang!\n"
+                             "RCCL version 2.16.5+hip5.6 HEAD:3dcebc7+\n"));
+  ASSERT_EQ(o.findings.size(), 2u);
+  EXPECT_NE(o.findings[0].message.find("rccl-iommu-pt-missing"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("254 bytes"), std::string::npos);
+  EXPECT_NE(o.findings[1].message.find("rccl-amd-iommu-on-missing"), std::string::npos);
+  EXPECT_EQ(o.findings[1].severity, Severity::kInfo);
   // NCCL's own IOMMU words are not RCCL's warning.
   o = log_rule(kId, log_text("h:1:1 [0] NCCL INFO Kernel version: 6.8.0 iommu=pt\n"));
   EXPECT_TRUE(o.findings.empty());
