@@ -9,6 +9,7 @@
 // harmless; NCCL's own "resetting the affected GPU" makes it an error. NCCL's [OK] events (Xid
 // 63, 106, 107 and the non-fatal SXids it lists) are no finding.
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -33,19 +34,11 @@ std::string xid_label(long long code) {
   return s;
 }
 
+// The hosts the lines name, as run rules list names ("a, b and 3 more").
 std::string host_list(const std::vector<const NcclDiagResult*>& xs) {
-  std::string s;
-  std::vector<std::string> seen;
-  for (const NcclDiagResult* x : xs) {
-    const std::string h = x->node.empty() ? "?" : x->node;
-    bool dup = false;
-    for (const std::string& e : seen) dup = dup || e == h;
-    if (dup) continue;
-    seen.push_back(h);
-    if (seen.size() <= 4) s += (s.empty() ? "" : ", ") + h;
-  }
-  if (seen.size() > 4) s += " and " + std::to_string(seen.size() - 4) + " more";
-  return s;
+  std::set<std::string> hosts;
+  for (const NcclDiagResult* x : xs) hosts.insert(x->node.empty() ? "?" : x->node);
+  return join_limited(hosts, 4);
 }
 
 class NcclDiagXid : public Rule {
