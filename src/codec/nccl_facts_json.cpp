@@ -99,6 +99,16 @@ json to_json(const NcclRunFacts& f) {
     versions.push_back(x);
   }
   j["versions"] = versions;
+  if (!f.rccl_versions.empty()) {
+    json rccl = json::array();
+    for (const auto& [v, l] : f.rccl_versions) {
+      json x = log_line(l);
+      x["version"] = v;
+      rccl.push_back(x);
+    }
+    j["rccl_versions"] = rccl;
+  }
+  if (!f.rocm_versions.empty()) j["rocm_versions"] = f.rocm_versions;
   j["network"] = f.net_plugin;
   j["networks"] = f.networks;
   json plugin = json::array();

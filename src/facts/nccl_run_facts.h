@@ -203,6 +203,12 @@ struct NcclRunFacts {
 
   std::map<std::string, LogLine> versions;  // "2.7.8" -> first line that said so
   std::map<std::string, std::set<std::string>> version_hosts;
+  // RCCL, AMD's fork of NCCL for ROCm GPUs, prints its own version line instead of NCCL's
+  // ("RCCL version : 2.22.3-HEAD:271856d", or "RCCL version 2.16.5+hip5.6 <hash>" before ROCm
+  // 6.2; src/init.cc showVersion of ROCm/rccl). Kept apart from `versions`: RCCL numbers its
+  // releases after the NCCL it merged, but NCCL's release notes and fixes are not RCCL's.
+  std::map<std::string, LogLine> rccl_versions;  // "2.22.3" -> first line that said so
+  std::set<std::string> rocm_versions;           // "6.4.0.0-47-73dae9c", from "ROCm version : "
   std::string net_plugin;                // "IB", "Socket", "AWS Libfabric", from "Using network X"
   std::set<std::string> networks;        // every "Using network X"
   std::vector<LogLine> plugin_messages;  // NET/Plugin lines, distinct, first few

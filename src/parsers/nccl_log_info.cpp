@@ -587,6 +587,9 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     case 'B':
       if (starts(m, "Bootstrap")) return profile_bootstrap(m, s);
       break;
+    case 'R':
+      if (starts(m, "RCCL version ")) return rccl_version(m.substr(13), r.text, n);
+      break;
     case 'P':
       if (starts(m, "Pattern ")) return search_line(m, s, r.text, n);
       break;

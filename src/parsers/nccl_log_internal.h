@@ -622,6 +622,31 @@ struct NcclLogAnalyzer::State {
     if (s) s->version = ver;
   }
 
+  // RCCL's version line, `v` after "RCCL version ": ": 2.22.3-HEAD:271856d" (ROCm 6.2+) or
+  // "2.16.5+hip5.6 <hash>" (ROCm 5.x); ROCm/rccl src/init.cc showVersion.
+  void rccl_version(std::string_view v, std::string_view text, std::uint64_t n) {
+    if (v.size() >= 2 && v[0] == ':' && v[1] == ' ') v.remove_prefix(2);
+    std::size_t e = 0;
+    while (e < v.size() && (std::isdigit(static_cast<unsigned char>(v[e])) || v[e] == '.')) ++e;
+    v = v.substr(0, e);
+    while (!v.empty() && v.back() == '.') v.remove_suffix(1);
+    if (v.empty() || v.size() > 16) return;
+    std::string ver(v);
+    if (!f.rccl_versions.count(ver) && f.rccl_versions.size() < kSetCap)
+      f.rccl_versions[ver] = log_line(text, n);
+  }
+
+  // The line RCCL prints after its version (the same INFO message, so without a record head):
+  // "ROCm version : 6.4.0.0-47-73dae9c". True when `t` was that line.
+  bool rocm_version(std::string_view t) {
+    if (t.compare(0, 15, "ROCm version : ") != 0) return false;
+    std::string_view v = t.substr(15);
+    std::size_t e = 0;
+    while (e < v.size() && e < 40 && !std::isspace(static_cast<unsigned char>(v[e]))) ++e;
+    if (e > 0) cap_insert(f.rocm_versions, std::string(v.substr(0, e)));
+    return true;
+  }
+
   void record(NcclRecord& r, std::uint64_t n);
   void framework_line(std::string_view line, std::uint64_t n);
   void collective(const CollectiveLine& c, std::string_view text);

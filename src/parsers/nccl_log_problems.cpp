@@ -513,6 +513,14 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
       line = m;
     }
   }
+  // RCCL's version block, printed to stdout bare and into NCCL_DEBUG_FILE as one INFO message
+  // whose later lines carry no record head ("HIP version  : ...", "ROCm version : ...").
+  // Read as NCCL's bare banner is (not counted as a NCCL line).
+  if (const std::string_view t = trim(line); starts(t, "RCCL version ")) {
+    return rccl_version(t.substr(13), t, n);
+  } else if (rocm_version(t)) {
+    return;
+  }
   // A line that starts with a net transport's tag ("NET/IB : ", "NET/Socket : ", a plugin's
   // "NET/OFI ", "NET/IBP:") is NCCL's message (or its plugin's, through NCCL's logger) without
   // its "NCCL WARN" head: classified like one below.

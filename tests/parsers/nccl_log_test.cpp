@@ -72,6 +72,34 @@ TEST(NcclLog, AzureErrorTwelveWrappedLine) {
   EXPECT_TRUE(f.versions.empty());
 }
 
+TEST(NcclLog, RcclVersionBlockIsReadAsRcclNotNccl) {
+  // ROCm/vllm#390: RCCL prints "RCCL version : ..." and, in the same INFO message, lines without
+  // a record head ("HIP version  : ...", "ROCm version : ...").
+  NcclRunFacts f = analyze("nccl-debug/rocmvllm390-rccl2.22.3-missing-iommu-pt.log");
+  EXPECT_TRUE(f.versions.empty());  // NCCL's own release knowledge must not apply to RCCL
+  ASSERT_EQ(f.rccl_versions.size(), 1u);
+  EXPECT_EQ(f.rccl_versions.begin()->first, "2.22.3");
+  EXPECT_EQ(f.rccl_versions.begin()->second.where.line, 2);
+  EXPECT_EQ(f.rocm_versions, std::set<std::string>{"6.4.0.0-47-73dae9c"});
+  EXPECT_EQ(f.unknown_lines, 0u);
+}
+
+TEST(NcclLog, RcclVersionLinesOfRocm5AndBare) {
+  // ROCm 5.x's format (src/init.cc:637 @ ROCm/rccl rocm-5.7.0: "RCCL version %d.%d.%d%s+hip%d.%d
+  // <git hash>"), as an INFO record and bare on stdout; a NCCL banner beside it stays NCCL's.
+  NcclRunFacts f = analyze_nccl_log_text(
+      "h1:10:10 [0] NCCL INFO RCCL version 2.17.1+hip5.7 4fa9f9b\n"
+      "RCCL version 2.16.5+hip5.6 a0b1c2d\n"
+      "RCCL version : \n"
+      "ROCm version : \n",
+      "rccl.log");
+  EXPECT_EQ(f.rccl_versions.size(), 2u);
+  EXPECT_TRUE(f.rccl_versions.count("2.17.1"));
+  EXPECT_TRUE(f.rccl_versions.count("2.16.5"));
+  EXPECT_TRUE(f.rocm_versions.empty());
+  EXPECT_TRUE(f.versions.empty());
+}
+
 TEST(NcclLog, ConnectionRefused) {
   NcclRunFacts f = analyze("nccl-debug/mlengineering-jz-socket-connect-refused-warn.log");
   auto it = f.issues.find(NcclProblem::kConnectionFailed);

@@ -51,7 +51,18 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
   out.emplace_back("log", std::to_string(f.files.size()) + " file(s), " + lines);
   std::set<std::string> vs;
   for (const auto& [v, l] : f.versions) vs.insert(v);
-  out.emplace_back("NCCL", vs.empty() ? "version not printed" : join(vs));
+  if (!f.rccl_versions.empty()) {
+    // RCCL prints its own version instead of NCCL's (the facts keep the two apart).
+    std::set<std::string> rs;
+    for (const auto& [v, l] : f.rccl_versions) rs.insert(v);
+    std::string r = join(rs) + " (AMD's fork of NCCL";
+    if (!f.rocm_versions.empty()) r += "; ROCm " + join(f.rocm_versions, 3);
+    r += "); NCCL's fixed bugs are not matched against it";
+    out.emplace_back("RCCL", r);
+    if (!vs.empty()) out.emplace_back("NCCL", join(vs));
+  } else {
+    out.emplace_back("NCCL", vs.empty() ? "version not printed" : join(vs));
+  }
   std::string net = f.networks.empty() ? "not printed" : join(f.networks);
   if (!f.plugin_messages.empty()) net += "; " + f.plugin_messages.front().text;
   out.emplace_back("network", net);

@@ -15,15 +15,24 @@ class NcclVersionMismatch : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
     const NcclIssue* i = find_issue(f, NcclProblem::kVersionMismatch);
-    if (f.versions.size() < 2 && !i) {
-      if (f.versions.empty()) return RuleOutcome::skip("the log does not print the NCCL version");
+    // RCCL (AMD's fork) prints its own version line; ranks on different RCCL releases, or some
+    // on NCCL and some on RCCL, are the same mistake.
+    const std::size_t printed = f.versions.size() + f.rccl_versions.size();
+    if (printed < 2 && !i) {
+      if (printed == 0) return RuleOutcome::skip("the log does not print the NCCL version");
       return {};
     }
     RuleOutcome o;
     std::set<std::string> vs;
-    for (const auto& [v, l] : f.versions) vs.insert(v);
-    Finding x = finding(vs.size() > 1 ? "The log shows NCCL versions " + join_limited(vs) +
-                                            ": every rank must load the same NCCL"
+    const bool rccl = !f.rccl_versions.empty();
+    const std::string nccl_label = rccl ? "NCCL " : "";
+    for (const auto& [v, l] : f.versions) vs.insert(nccl_label + v);
+    for (const auto& [v, l] : f.rccl_versions) vs.insert("RCCL " + v);
+    const std::string lib = f.versions.empty() ? "RCCL" : "NCCL";
+    Finding x = finding(vs.size() > 1 ? (rccl ? "The log shows " + join_limited(vs) +
+                                                    ": every rank must load the same " + lib
+                                              : "The log shows NCCL versions " + join_limited(vs) +
+                                                    ": every rank must load the same NCCL")
                                       : "NCCL reports mismatched versions between ranks");
     for (const auto& [v, l] : f.versions) {
       auto h = f.version_hosts.find(v);
@@ -31,6 +40,7 @@ class NcclVersionMismatch : public Rule {
       if (h != f.version_hosts.end()) e.text += "  [hosts: " + join_limited(h->second) + "]";
       x.evidence.push_back(e);
     }
+    for (const auto& [v, l] : f.rccl_versions) x.evidence.push_back(evidence(l));
     if (i) add_issue_evidence(x, *i);
     x.cause =
         "Nodes with different images or containers, or a framework wheel that bundles its "
