@@ -62,5 +62,32 @@ TEST(NcclMessage, ReadsAPre24SocketWarn) {
       << o.findings[0].cause;
 }
 
+// NCCL 2.13-2.21 ignore a failed dlopen of libcuda.so at init ((void)ncclCudaLibraryInit()):
+// a warning, not an error. Before 2.18 NCCL_CUDA_PATH is joined to "libcuda.so" without a
+// slash, so a path set without one is the reading (NVIDIA/nccl-tests#115's line); 2.18+ add the
+// slash, and the same setting there is not the first cause.
+TEST(NcclMessage, CudaLibraryNotFoundIsAWarningAndReadsTheMissingSlash) {
+  const RuleOutcome o = log_rule(
+      kId, log_text("h:1:1 [0] NCCL INFO NCCL version 2.14.3+cuda11.7\n"
+                    "h:1:1 [0] misc/cudawrap.cc:90 NCCL WARN Failed to find CUDA library in "
+                    "/usr/local/cuda-11.7 (NCCL_CUDA_PATH=/usr/local/cuda-11.7)\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].message.find("[legacy-cuda-library-not-found]"), std::string::npos);
+  EXPECT_EQ(o.findings[0].cause.rfind("NCCL_CUDA_PATH is set without a trailing slash", 0), 0u)
+      << o.findings[0].cause;
+
+  const RuleOutcome later = log_rule(
+      kId, log_text("h:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+                    "h:1:1 [0] misc/cudawrap.cc:185 NCCL WARN Failed to find CUDA library "
+                    "/opt/lib/libcuda.so (NCCL_CUDA_PATH='/opt/lib') : /opt/lib/libcuda.so: cannot "
+                    "open shared object file: No such file or directory\n"));
+  ASSERT_EQ(later.findings.size(), 1u);
+  EXPECT_EQ(later.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(later.findings[0].message.find("[legacy-cuda-library-not-found]"), std::string::npos);
+  EXPECT_EQ(later.findings[0].cause.rfind("Only libcuda.so.1 is present", 0), 0u)
+      << later.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test
