@@ -376,6 +376,14 @@ bool backend(std::string_view t, const Bigrams& bg, const std::string& src, std:
     add(out, K::kNcclUnavailable, "PyTorch", "", t, src, n);
     return true;
   }
+  // XLA (JAX, TensorFlow) calls NCCL through a stub that loads libnccl at run time
+  // (openxla/xla xla/tsl/cuda/nccl_stub.cc): when the library cannot be loaded every NCCL call
+  // returns ncclSystemError and ncclGetErrorString returns this text, which XLA quotes
+  // ("NCCL operation ncclGetUniqueId(&id) failed: Unable to load NCCL library. ...").
+  if (has(bg, t, "Unable to load NCCL library. Multi-GPU collectives will not work")) {
+    add(out, K::kNcclUnavailable, "XLA", "not loadable", t, src, n);
+    return true;
+  }
   // DeepSpeed deepspeed/comm/torch.py TorchBackend.init_process_group (v0.8.0 .. v0.17):
   //   logger.info(f"Initializing TorchBackend in DeepSpeed with backend {backend}")
   if (std::string_view b = word_after(bg, t, "in DeepSpeed with backend "); !b.empty()) {

@@ -319,6 +319,22 @@ TEST(FrameworkBackendNotNccl, FiresOnABuildWithoutNccl) {
   ASSERT_EQ(o.findings.size(), 1u);
 }
 
+// jax-ml/jax#18391: XLA's NCCL stub could not load libnccl (xla/tsl/cuda/nccl_stub.cc).
+TEST(FrameworkBackendNotNccl, FiresWhenXlaCannotLoadNccl) {
+  RuleOutcome o = log_rule("framework-backend-not-nccl",
+                           shapes("jax18391-xla-unable-to-load-nccl-library.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  EXPECT_NE(o.findings[0].message.find("XLA (JAX or TensorFlow) could not load the NCCL library"),
+            std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("nvidia-nccl-cu12"), std::string::npos);
+  // NCCL's own error text for a failed call is not this stub's.
+  EXPECT_TRUE(log_rule("framework-backend-not-nccl",
+                       log_text("NCCL operation ncclCommInitRank failed: unhandled system "
+                                "error\n"))
+                  .findings.empty());
+}
+
 TEST(FrameworkBackendNotNccl, QuietForACpuJobOrNccl) {
   EXPECT_TRUE(
       log_rule("framework-backend-not-nccl", shapes("accelerate-multi-cpu-backend-gloo.log"))
