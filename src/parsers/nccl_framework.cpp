@@ -5,6 +5,7 @@
 
 #include "core/text.h"
 #include "core/utf8.h"
+#include "facts/nccl_code_area.h"
 
 namespace trainready {
 namespace {
@@ -481,6 +482,32 @@ bool backtrace_frame(std::string_view t) {
   return t.compare(i, 3, " 0x") == 0 || t.compare(i, 3, "  /") == 0;
 }
 
+// The function of NCCL's a backtrace frame names (facts/nccl_code_area.h: the API and the
+// internal names of its modules), or "". A name starts a word (after "::" it is a C++ member,
+// c10d::ProcessGroupNCCL::ncclCommWatchdog, not NCCL's) or follows UCX's "0x%016lx" address
+// glued to it by a paste that lost the space; "(" or a CJK input method's full-width "（" ends it.
+std::string_view nccl_frame_function(std::string_view t) {
+  constexpr std::string_view kWideParen = "\xEF\xBC\x88";
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (!std::isalpha(static_cast<unsigned char>(t[i]))) continue;
+    bool start = i == 0 || std::strchr(" \t*&<", t[i - 1]) != nullptr;
+    if (!start && i >= 18 && t[i - 18] == '0' && t[i - 17] == 'x') {
+      start = true;
+      for (std::size_t k = i - 16; k < i && start; ++k)
+        start = std::isxdigit(static_cast<unsigned char>(t[k])) != 0;
+    }
+    if (!start) continue;
+    std::size_t e = i;
+    while (e < t.size() && e - i < 64 && ident(t[e])) ++e;
+    const std::string_view name = t.substr(i, e - i);
+    const bool call = e < t.size() && (t[e] == '(' || t.compare(e, 3, kWideParen) == 0);
+    if (call && nccl_code_area(name) != NcclCodeArea::kUnknown) return name;
+    i = e;
+  }
+  return {};
+}
+
 // A fatal signal as a crash handler or debugger prints it, and the backtrace frames in NCCL's
 // code under it: each line is one event; the rule reads them together.
 bool crash(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
@@ -509,20 +536,9 @@ bool crash(std::string_view t, const Bigrams& bg, const std::string& src, std::u
     }
   }
   if (!backtrace_frame(t)) return false;
-  for (std::size_t p = find(bg, t, "nccl"); p != std::string_view::npos;
-       p = find(bg, t, "nccl", p + 4)) {
-    // After "::" the name is a C++ scope's member (c10d::ProcessGroupNCCL::ncclCommWatchdog,
-    // PyTorch's own watchdog thread), not one of NCCL's C functions.
-    const bool word_start = p == 0 || std::strchr(" \t*&<", t[p - 1]) != nullptr;
-    if (!word_start || p + 4 >= t.size() || t[p + 4] < 'A' || t[p + 4] > 'Z') continue;
-    std::size_t e = p + 4;
-    while (e < t.size() && e - p < 64 &&
-           (std::isalnum(static_cast<unsigned char>(t[e])) || t[e] == '_'))
-      ++e;
-    if (e < t.size() && t[e] == '(') {
-      add(out, K::kNcclFrame, "crash handler", t.substr(p, e - p), t, src, n);
-      return true;
-    }
+  if (const std::string_view name = nccl_frame_function(t); !name.empty()) {
+    add(out, K::kNcclFrame, "crash handler", name, t, src, n);
+    return true;
   }
   if (has(bg, t, "/libnccl.so") || has(bg, t, " libnccl.so")) {
     add(out, K::kNcclFrame, "crash handler", "libnccl", t, src, n);

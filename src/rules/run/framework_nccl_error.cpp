@@ -1,5 +1,8 @@
 // framework-nccl-error: the training framework says a NCCL call failed, and no NCCL line in the
 // log reads the failure (the other nccl-* rules read NCCL's own WARN and error lines).
+#include <algorithm>
+
+#include "knowledge/nccl_code_areas.h"
 #include "knowledge/nccl_kb.h"
 #include "knowledge/nccl_result_causes.h"
 #include "rules/rule_factories.h"
@@ -141,6 +144,51 @@ Finding nccl_tests_cuda_finding(Finding x, const FrameworkEvent& e) {
   return x;
 }
 
+// The most telling frame of a crash inside NCCL: an internal function whose name tells NCCL's
+// module (facts/nccl_code_area.h), then any named one, then the bare library. A stripped
+// libnccl names its frames after the nearest exported API function (it exports only nccl.h's),
+// so API names alone, on several frames or beside unnamed ones, do not say where it crashed.
+Finding crash_in_nccl(Finding x, const FrameworkEvent& sig,
+                      const std::vector<const FrameworkEvent*>& frames) {
+  const FrameworkEvent* frame = frames.front();
+  const NcclCodeAreaReading* area = nullptr;
+  std::size_t api = 0, named = 0;
+  std::vector<std::string> api_names;
+  for (const FrameworkEvent* e : frames) {
+    if (e->detail == "libnccl") continue;
+    ++named;
+    const NcclCodeArea a = nccl_code_area(e->detail);
+    if (a == NcclCodeArea::kApi) {
+      ++api;
+      if (api_names.size() < 3 &&
+          std::find(api_names.begin(), api_names.end(), e->detail) == api_names.end())
+        api_names.push_back(e->detail);
+    }
+    if (!area && (area = nccl_code_area_reading(a))) frame = e;
+    if (frame->detail == "libnccl") frame = e;
+  }
+  const bool stripped = !area && named > 0 && api == named && (named > 1 || frames.size() > named);
+  if (sig.detail != "SIGBUS" && area) {
+    x.message = "The process died of " + sig.detail + " inside " + std::string(area->name) + " (" +
+                frame->detail + " in the backtrace)";
+    x = crash_finding(std::move(x), sig, frames);
+    x.cause = std::string(area->cause);
+    x.fix = std::string(area->confirm);
+    x.rank = 45;
+    return x;
+  }
+  std::string where = frame->detail + " in the backtrace";
+  if (stripped) {
+    std::string names;
+    for (const std::string& n : api_names) names += (names.empty() ? "" : ", ") + n;
+    where = "libnccl without its symbol table: " + names +
+            " name the nearest exported function before each address, which need not be the one "
+            "that crashed";
+  }
+  x.message = "The process died of " + sig.detail + " inside NCCL (" + where + ")";
+  return crash_finding(std::move(x), sig, frames);
+}
+
 class FrameworkNcclError : public Rule {
  public:
   std::string_view id() const override { return "framework-nccl-error"; }
@@ -155,15 +203,8 @@ class FrameworkNcclError : public Rule {
     const FrameworkEvent* sig = f.framework.first(FrameworkEventKind::kFatalSignal);
     const auto frames = framework_events(f.framework, {FrameworkEventKind::kNcclFrame});
     if (sig && !frames.empty()) {
-      // The most telling frame: a named NCCL function rather than the bare library.
-      const FrameworkEvent* frame = frames.front();
-      for (const FrameworkEvent* e : frames)
-        if (frame->detail == "libnccl" && e->detail != "libnccl") frame = e;
       RuleOutcome o;
-      o.findings.push_back(
-          crash_finding(finding("The process died of " + sig->detail + " inside NCCL (" +
-                                frame->detail + " in the backtrace)"),
-                        *sig, frames));
+      o.findings.push_back(crash_in_nccl(finding(""), *sig, frames));
       return o;
     }
     if (const FrameworkEvent* c = f.framework.first(FrameworkEventKind::kCudaError)) {

@@ -168,7 +168,10 @@ TEST(FrameworkNcclError, SigbusInsideNcclIsSharedMemory) {
                " 2 0x000000000007587d ncclGroupEnd()  ???:0\n"
                " 5 0x00000000000489b1 \?\?\?()  /usr/lib/x86_64-linux-gnu/libnccl.so.2:0\n"));
   ASSERT_EQ(o.findings.size(), 1u);
-  EXPECT_NE(o.findings[0].message.find("SIGBUS inside NCCL (ncclGroupEnd"), std::string::npos)
+  // ncclGroupEnd beside an unnamed libnccl frame: the nearest exported name, said so.
+  EXPECT_NE(o.findings[0].message.find("SIGBUS inside NCCL (libnccl without its symbol table: "
+                                       "ncclGroupEnd name"),
+            std::string::npos)
       << o.findings[0].message;
   EXPECT_NE(o.findings[0].cause.find("/dev/shm"), std::string::npos);
   EXPECT_NE(o.findings[0].fix.find("--shm-size"), std::string::npos);
@@ -183,6 +186,39 @@ TEST(FrameworkNcclError, OtherSignalsAskForTheBacktrace) {
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].cause.find("/dev/shm"), std::string::npos);
   EXPECT_NE(o.findings[0].fix.find("NCCL_DEBUG=INFO"), std::string::npos);
+}
+
+// NVIDIA/nccl#1996: a frame of NCCL's RAS code (its address glued to the name, full-width
+// parentheses) names the module and the switch that takes it out of the run.
+TEST(FrameworkNcclError, ACrashInTheRasThreadNamesNcclRasEnable) {
+  RuleOutcome o =
+      log_rule("framework-nccl-error", shapes("nccl1996-ras-segfault-ucx-backtrace.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find(
+                "SIGSEGV inside NCCL's RAS service (rasMsgHandlePeersUpdate in the backtrace)"),
+            std::string::npos)
+      << o.findings[0].message;
+  EXPECT_NE(o.findings[0].fix.find("NCCL_RAS_ENABLE=0"), std::string::npos);
+}
+
+// NVIDIA/nccl#1538: only exported names (pncclRedOpDestroy at three offsets, ncclRecv) and
+// "???:0": a libnccl without its symbol table, whose names do not say where it crashed.
+TEST(FrameworkNcclError, ExportedNamesAloneAreNotTheCrashingFunction) {
+  RuleOutcome o =
+      log_rule("framework-nccl-error", shapes("nccl1538-segfault-stripped-libnccl-backtrace.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("libnccl without its symbol table: pncclRedOpDestroy, "
+                                       "ncclRecv name the nearest exported function"),
+            std::string::npos)
+      << o.findings[0].message;
+  EXPECT_NE(o.findings[0].fix.find("with symbols"), std::string::npos);
+  // One exported name alone, with nothing else of NCCL's: no caveat to make.
+  RuleOutcome one = log_rule("framework-nccl-error",
+                             log_text("Caught signal 11 (Segmentation fault: address not mapped)\n"
+                                      " 3 0x00000000000512a1 ncclCommInitRank()  ???:0\n"));
+  ASSERT_EQ(one.findings.size(), 1u);
+  EXPECT_NE(one.findings[0].message.find("(ncclCommInitRank in the backtrace)"), std::string::npos)
+      << one.findings[0].message;
 }
 
 TEST(FrameworkNcclError, QuietOnASignalOutsideNccl) {
