@@ -89,5 +89,22 @@ TEST(NcclMessage, CudaLibraryNotFoundIsAWarningAndReadsTheMissingSlash) {
       << later.findings[0].cause;
 }
 
+// ArgsCheck prints the communicator's nRanks as the range's end: "0..0" is a communicator with
+// no ranks yet (NVIDIA/nccl#276: a collective in the same group as its init), not a bad root.
+TEST(NcclMessage, InvalidRootOfAnUninitialisedCommunicator) {
+  const RuleOutcome o = log_rule(
+      kId, log_text("YYY:2396:2428 [0] misc/argcheck.cc:40 NCCL WARN Reduce : invalid root 0 (root "
+                    "should be in the 0..0 range)\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("[enq-invalid-args]"), std::string::npos);
+  EXPECT_EQ(o.findings[0].cause.rfind("The communicator has no ranks yet", 0), 0u)
+      << o.findings[0].cause;
+  const RuleOutcome bad = log_rule(
+      kId, log_text("h:1:1 [0] misc/argcheck.cc:204 NCCL WARN Broadcast : invalid root 8 (root "
+                    "should be in the 0..8 range)\n"));
+  ASSERT_EQ(bad.findings.size(), 1u);
+  EXPECT_NE(bad.findings[0].cause.rfind("The communicator has no ranks yet", 0), 0u);
+}
+
 }  // namespace
 }  // namespace trainready::test
