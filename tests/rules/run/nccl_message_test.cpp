@@ -106,5 +106,23 @@ TEST(NcclMessage, InvalidRootOfAnUninitialisedCommunicator) {
   EXPECT_NE(bad.findings[0].cause.rfind("The communicator has no ranks yet", 0), 0u);
 }
 
+// NCCL 2.4's ring fallback: a transport the job turned off is the reading when the log shows it;
+// otherwise the 2.4 ring search's known limits, fixed by 2.5's topology search (NVIDIA/nccl#262).
+TEST(NcclMessage, RingFallbackOf24ReadsTheSettingsItShows) {
+  const std::string warn =
+      "h:1:1 [0] misc/rings.cu:319 NCCL WARN Could not create rings, falling back on simple "
+      "ring.\n";
+  const RuleOutcome bare = log_rule(kId, log_text(warn));
+  ASSERT_EQ(bare.findings.size(), 1u);
+  EXPECT_EQ(bare.findings[0].cause.rfind("A topology 2.4's ring heuristics", 0), 0u)
+      << bare.findings[0].cause;
+  EXPECT_NE(bare.findings[0].fix.find("2.5 or later"), std::string::npos);
+  const RuleOutcome off = log_rule(
+      kId, log_text("h:1:1 [0] NCCL INFO NCCL_SHM_DISABLE set by environment to 1.\n" + warn));
+  ASSERT_FALSE(off.findings.empty());
+  EXPECT_EQ(off.findings[0].cause.rfind("The job turned a transport off", 0), 0u)
+      << off.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test
