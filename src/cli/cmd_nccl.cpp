@@ -220,6 +220,9 @@ int run_nccl(const NcclArgs& a) {
       if (!log->nccl_tests_table_file.empty() && log->nccl_tests_table_file != "-")
         r.nccl_tests =
             std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(log->nccl_tests_table_file));
+      // Only a version line (vLLM's "is using nccl==X", a bare banner): nothing to judge, so
+      // nccl-log-unplaced says what the input holds and what to capture.
+      if (has_only_nccl_versions(*log) && !telemetry) read_nccl_mentions(in.logs, *log);
       r.nccl_log = std::move(log);
     } else if (auto t = nccl_tests_summary(in.logs)) {
       r.nccl_tests = std::move(t);  // nccl-tests' own output, without NCCL_DEBUG lines

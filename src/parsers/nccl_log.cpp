@@ -462,10 +462,20 @@ NcclRunFacts analyze_nccl_logs(const std::vector<std::string>& paths, const Nccl
   return a.finish();
 }
 
+namespace {
+bool has_output_beyond_versions(const NcclRunFacts& f) {
+  return f.nccl_lines > 0 || !f.timeouts.empty() || !f.lagging.empty() || !f.issues.empty() ||
+         f.warning_lines > 0 || !f.verbs_lines.empty() || !f.library_warnings.empty() ||
+         f.framework.judgeable() || !f.diagnostics.empty();
+}
+}  // namespace
+
 bool has_nccl_output(const NcclRunFacts& f) {
-  return f.nccl_lines > 0 || !f.versions.empty() || !f.timeouts.empty() || !f.lagging.empty() ||
-         !f.issues.empty() || f.warning_lines > 0 || !f.verbs_lines.empty() ||
-         !f.library_warnings.empty() || f.framework.judgeable() || !f.diagnostics.empty();
+  return !f.versions.empty() || has_output_beyond_versions(f);
+}
+
+bool has_only_nccl_versions(const NcclRunFacts& f) {
+  return !(f.versions.empty() && f.rccl_versions.empty()) && !has_output_beyond_versions(f);
 }
 
 bool looks_like_nccl_log(std::string_view text) {

@@ -58,6 +58,9 @@ NcclRunFacts analyze_nccl_log_text(std::string_view text, const std::string& nam
 // False when the logs held nothing NCCL (or a framework reporting on NCCL) wrote: the user
 // passed the wrong file, or ran without NCCL_DEBUG=INFO.
 bool has_nccl_output(const NcclRunFacts& f);
+// True when all the logs hold of NCCL is a version line (a bare banner, a framework's "is using
+// nccl==X"): read, but nothing to judge.
+bool has_only_nccl_versions(const NcclRunFacts& f);
 
 // True when the text looks like NCCL debug output (for capture detection).
 bool looks_like_nccl_log(std::string_view text);

@@ -563,6 +563,14 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     if (has(t, "NCCL error"))
       version(framework_nccl_version(t.substr(v + 13)), host, t, n, nullptr);
   }
+  // vLLM's and SGLang's own NCCL communicator (pynccl) logs the library it loaded:
+  // logger.info("vLLM is using nccl==%s", ncclGetVersion()) in
+  // vllm/distributed/device_communicators/pynccl.py (also "... (via nccl4py)"), "sglang is using
+  // nccl==%s" in SGLang's copy; ncclGetVersion() there formats NCCL's own version code.
+  if (std::size_t u = find(t, " is using nccl=="); u != std::string_view::npos) {
+    version(t.substr(u + 16), last_stream ? last_stream->host : std::string(), t, n, nullptr);
+    return;
+  }
   if (has(t, "Watchdog caught collective operation timeout")) {
     CollectiveTimeout c;
     c.rank = static_cast<int>(int_after(t, "[Rank ").value_or(-1));

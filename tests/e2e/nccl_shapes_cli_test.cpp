@@ -86,6 +86,23 @@ TEST(NcclShapesCli, InputThatOnlyNamesNcclIsPlacedNotRefused) {
   EXPECT_EQ(c["findings"][0]["rule"], "nccl-gdrdma-off") << c.dump(2);
 }
 
+// vLLM's pynccl version line (vllm-project/vllm#6732's shape: Ray worker prefixes) is read as the
+// NCCL version; with nothing else of NCCL's, nccl-log-unplaced still says what to capture.
+TEST(NcclShapesCli, OnlyAVersionLineIsReadAndPlaced) {
+  const std::string d = temp_dir("nccl-version-only");
+  std::ofstream(d + "/vllm.log")
+      << "INFO 07-20 17:27:20 pynccl.py:63] vLLM is using nccl==2.21.5\n"
+         "(RayWorkerWrapper pid=593, ip=10.5.6.103) INFO 07-20 17:27:20 utils.py:737] Found nccl "
+         "from library libnccl.so.2\n";
+  json j = report_json({"nccl", d + "/vllm.log"}, 0);
+  ASSERT_EQ(j["findings"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["findings"][0]["rule"], "nccl-log-unplaced");
+  EXPECT_NE(j["findings"][0]["message"].get<std::string>().find("but its version (2.21.5)"),
+            std::string::npos)
+      << j.dump(2);
+  EXPECT_EQ(j["nccl_log"]["versions"][0]["version"], "2.21.5") << j.dump(2);
+}
+
 namespace {
 
 json excerpt_report(const std::string& name, const std::string& text, int code) {

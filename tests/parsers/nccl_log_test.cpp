@@ -100,6 +100,21 @@ TEST(NcclLog, RcclVersionLinesOfRocm5AndBare) {
   EXPECT_TRUE(f.versions.empty());
 }
 
+TEST(NcclLog, VllmsPyncclVersionLine) {
+  // vLLM's pynccl line as a Ray worker prints it (vllm-project/vllm#6732-style prefixes kept):
+  // the version of the NCCL its own communicator loaded.
+  NcclRunFacts f = analyze_nccl_log_text(
+      "INFO 07-20 17:27:20 pynccl.py:63] vLLM is using nccl==2.21.5\n"
+      "(RayWorkerWrapper pid=593, ip=10.5.6.103) INFO 07-20 17:27:20 pynccl.py:63] vLLM is "
+      "using nccl==2.21.5\n"
+      "INFO 08-14 12:08:39 [pynccl.py:70] sglang is using nccl==2.26.2 (via nccl4py)\n",
+      "vllm.log");
+  ASSERT_EQ(f.versions.size(), 2u);
+  EXPECT_TRUE(f.versions.count("2.21.5"));
+  EXPECT_TRUE(f.versions.count("2.26.2"));
+  EXPECT_EQ(f.versions.at("2.21.5").where.line, 1);
+}
+
 TEST(NcclLog, ConnectionRefused) {
   NcclRunFacts f = analyze("nccl-debug/mlengineering-jz-socket-connect-refused-warn.log");
   auto it = f.issues.find(NcclProblem::kConnectionFailed);

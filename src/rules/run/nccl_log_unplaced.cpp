@@ -20,11 +20,19 @@ class NcclLogUnplaced : public Rule {
     // reads passes (a skip would be listed under "Not checked" on every log).
     if (f.mentions.empty()) return {};
     RuleOutcome o;
+    std::string only;
+    for (const auto& [v, l] : f.versions) only += (only.empty() ? "" : ", ") + v;
+    for (const auto& [v, l] : f.rccl_versions) only += (only.empty() ? "RCCL " : ", RCCL ") + v;
     Finding x = finding(
-        "No NCCL output here: " + std::to_string(f.mention_lines) +
-        " line(s) name NCCL or nccl-tests, but none is a line NCCL, CUDA, the verbs library, "
-        "nccl-tests or a training framework prints in a form this tool reads, so no cause can "
-        "be named from it");
+        only.empty()
+            ? "No NCCL output here: " + std::to_string(f.mention_lines) +
+                  " line(s) name NCCL or nccl-tests, but none is a line NCCL, CUDA, the verbs "
+                  "library, nccl-tests or a training framework prints in a form this tool reads, "
+                  "so no cause can be named from it"
+            : "Nothing of NCCL's here but its version (" + only + "): of the " +
+                  std::to_string(f.mention_lines) +
+                  " line(s) that name NCCL or nccl-tests, none is an error, a warning or another "
+                  "line NCCL prints, so no cause can be named from them");
     for (const LogLine& l : f.mentions) x.evidence.push_back(evidence(l));
     x.cause =
         "The input is a description, a title, a command line, another tool's verdict or a "
