@@ -452,6 +452,20 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
   return true;
 }
 
+// A cause whose NCCL versions the log's release rules out (printed, or told by the WARNs'
+// places) is not one of the line's other causes: a maintainer does not offer a cause of
+// releases the job does not run. Other conditions the log does not show stay open (a log is
+// often an excerpt).
+bool release_excludes(const NcclKbWhen& w, const LogReleases& r) {
+  if (w.nccl.empty()) return false;
+  if (!r.printed.empty()) {
+    for (const std::string& v : r.printed)
+      if (nccl_version_in(v, w.nccl)) return false;
+    return true;
+  }
+  return r.sites.known() && !r.sites.some_in(w.nccl);
+}
+
 // A CUDA / libc string NCCL passes through (a passthrough entry) yields to the NCCL message
 // that quotes it when that message's own text says much more: nvls.cc's "Failed to bind NVLink
 // SHARP (NVLS) Multicast memory of size N : CUDA error 2 'out of memory'" is the multicast
@@ -567,7 +581,7 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       r.cause = best_cause;
       r.cause_seen = best_seen;
       for (const NcclKbCause& x : best->causes)
-        if (&x != best_cause) r.others.push_back(&x);
+        if (&x != best_cause && !release_excludes(x.when, releases)) r.others.push_back(&x);
       // No version in the log: a bug fixed in a later release that prints this message is one
       // more cause to ask about ("if your NCCL is older than X"), after the message's likeliest
       // ones and among the three the finding names.

@@ -65,7 +65,7 @@ TEST(NcclMessage, ReadsAPre24SocketWarn) {
 // NCCL 2.13-2.21 ignore a failed dlopen of libcuda.so at init ((void)ncclCudaLibraryInit()):
 // a warning, not an error. Before 2.18 NCCL_CUDA_PATH is joined to "libcuda.so" without a
 // slash, so a path set without one is the reading (NVIDIA/nccl-tests#115's line); 2.18+ add the
-// slash, and the same setting there is not the first cause.
+// slash, and the same setting there is a directory without the library.
 TEST(NcclMessage, CudaLibraryNotFoundIsAWarningAndReadsTheMissingSlash) {
   const RuleOutcome o = log_rule(
       kId, log_text("h:1:1 [0] NCCL INFO NCCL version 2.14.3+cuda11.7\n"
@@ -85,8 +85,17 @@ TEST(NcclMessage, CudaLibraryNotFoundIsAWarningAndReadsTheMissingSlash) {
   ASSERT_EQ(later.findings.size(), 1u);
   EXPECT_EQ(later.findings[0].severity, Severity::kWarning);
   EXPECT_NE(later.findings[0].message.find("[legacy-cuda-library-not-found]"), std::string::npos);
-  EXPECT_EQ(later.findings[0].cause.rfind("Only libcuda.so.1 is present", 0), 0u)
+  EXPECT_EQ(later.findings[0].cause.rfind("NCCL_CUDA_PATH points to a directory without", 0), 0u)
       << later.findings[0].cause;
+  // A cause of releases before 2.18 is not offered for a 2.21 log.
+  EXPECT_EQ(later.findings[0].cause.find("trailing slash - these"), std::string::npos);
+  // Unset, the library's own name was not found: the missing development symlink.
+  const RuleOutcome unset = log_rule(
+      kId, log_text("h:1:1 [0] misc/cudawrap.cc:90 NCCL WARN Failed to find CUDA library in (null) "
+                    "(NCCL_CUDA_PATH=(null))\n"));
+  ASSERT_EQ(unset.findings.size(), 1u);
+  EXPECT_EQ(unset.findings[0].cause.rfind("Only libcuda.so.1 is present", 0), 0u)
+      << unset.findings[0].cause;
 }
 
 // ArgsCheck prints the communicator's nRanks as the range's end: "0..0" is a communicator with
