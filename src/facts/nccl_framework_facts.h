@@ -53,6 +53,17 @@ struct FrameworkEvent {
   std::uint64_t count = 1;
 };
 
+// A progress bar the job printed (tqdm's format_meter, tqdm/std.py: "desc: 37%|###7 | 25/67
+// [24:03<30:15, 43.23s/it]"): work a rank did between its collectives.
+struct ProgressBar {
+  std::string desc;         // "Preparing test set..." ("" when the bar has none)
+  double elapsed_s = 0;     // time since the bar started
+  double remaining_s = -1;  // tqdm's estimate of the time left (-1: "?", unknown)
+  std::string text;         // the line, trimmed and clipped
+  Provenance where;
+  double projected_s() const { return elapsed_s + (remaining_s > 0 ? remaining_s : 0); }
+};
+
 struct FrameworkFacts {
   std::vector<FrameworkEvent> events;  // distinct (kind, framework, detail), first 64
   std::set<std::string> frameworks;    // every framework whose lines were recognised
@@ -65,6 +76,8 @@ struct FrameworkFacts {
   // that shows a container, the first that shows several hosts.
   std::optional<FrameworkCue> container;
   std::optional<FrameworkCue> multi_host;
+  // The progress bar with the longest projected run (elapsed + remaining), if any.
+  std::optional<ProgressBar> longest_progress;
 
   const FrameworkEvent* first(FrameworkEventKind k) const {
     for (const auto& e : events)

@@ -687,11 +687,64 @@ bool ras_start(std::string_view t, const std::string& source, std::uint64_t n,
   return true;
 }
 
+// "[MM:SS" or "[H:MM:SS" (tqdm's format_interval) as seconds; -1 when it is not one.
+double interval_seconds(std::string_view s) {
+  double total = 0;
+  int fields = 0;
+  std::size_t i = 0;
+  while (i < s.size() && fields < 3) {
+    std::size_t d = i;
+    double v = 0;
+    while (d < s.size() && s[d] >= '0' && s[d] <= '9' && d - i < 6) v = v * 10 + (s[d++] - '0');
+    if (d == i) return -1;
+    total = total * 60 + v;
+    ++fields;
+    if (d == s.size() || s[d] != ':') {
+      i = d;
+      break;
+    }
+    i = d + 1;
+  }
+  return fields >= 2 && i == s.size() ? total : -1;
+}
+
+// tqdm's bar (tqdm/std.py format_meter): "{desc}: {pct}%|{bar}| {n}/{total} [{elapsed}<{remaining},
+// {rate}]". A terminal's updates are separated by "\r": the last one on the line is read.
+bool progress_bar(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
+                  FrameworkFacts& out) {
+  if (!has(bg, t, "%|")) return false;
+  const std::size_t cr = t.rfind('\r');
+  if (cr != std::string_view::npos) t = trim(t.substr(cr + 1));
+  const std::size_t bar = t.find("%|");
+  if (bar == std::string_view::npos) return false;
+  const std::size_t close = t.find("| ", bar + 2);
+  const std::size_t open = close == std::string_view::npos ? close : t.find(" [", close);
+  const std::size_t lt = open == std::string_view::npos ? open : t.find('<', open);
+  if (lt == std::string_view::npos || lt - open > 12) return false;
+  const std::size_t end = t.find_first_of(",]", lt);
+  if (end == std::string_view::npos) return false;
+  ProgressBar p;
+  p.elapsed_s = interval_seconds(t.substr(open + 2, lt - open - 2));
+  if (p.elapsed_s < 0) return false;
+  p.remaining_s = interval_seconds(t.substr(lt + 1, end - lt - 1));  // "?" reads as -1
+  std::size_t d = bar;
+  while (d > 0 && (t[d - 1] == ' ' || (t[d - 1] >= '0' && t[d - 1] <= '9'))) --d;
+  std::string_view desc = trim(t.substr(0, d));
+  if (!desc.empty() && desc.back() == ':') desc.remove_suffix(1);
+  p.desc = clip_text(desc, 120);
+  p.text = clip_text(t, kQuoteMax);
+  p.where = Provenance{src, static_cast<int>(n)};
+  if (!out.longest_progress || p.projected_s() > out.longest_progress->projected_s())
+    out.longest_progress = std::move(p);
+  return true;
+}
+
 bool read_framework_line(std::string_view line, const std::string& source,
                          std::uint64_t line_number, FrameworkFacts& out) {
   const std::string_view t = trim(line);
   if (t.size() < 16) return false;
   const Bigrams bg(t);
+  if (progress_bar(t, bg, source, line_number, out)) return false;
   if (!out.container || !out.multi_host) context_cues(t, bg, source, line_number, out);
   if ((t[0] == 'N' || t[0] == 'G' || t[0] == '"' || t[0] == '{') &&
       ras_start(t, source, line_number, out))

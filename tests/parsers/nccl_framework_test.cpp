@@ -110,6 +110,30 @@ TEST(NcclFramework, HeartbeatAndAbort) {
   EXPECT_EQ(f.events[2].kind, K::kCommAborted);
 }
 
+// tqdm's format_meter: the bar with the longest projected run (elapsed + remaining) is kept; a
+// terminal's "\r"-separated updates on one line are read by their last one.
+TEST(NcclFramework, ProgressBars) {
+  FrameworkFacts f = read({
+      "Preparing test set...:  36%|###5      | 24/67 [23:16<30:00, 41.87s/it]",
+      "Downloading: 10%|#         | 1/10 [1:02:03<?, ?it/s]",
+      "Epoch 0:   1%|1         | 1/100 [00:01<02:00,  1.0s/it]\rEpoch 0:   2%|2         | "
+      "2/100 [00:02<01:58,  1.0s/it]",
+      "50%|#####     | 5/10 [oops<00:01]",
+  });
+  ASSERT_TRUE(f.longest_progress.has_value());
+  EXPECT_EQ(f.longest_progress->desc, "Downloading");
+  EXPECT_DOUBLE_EQ(f.longest_progress->elapsed_s, 3723);
+  EXPECT_DOUBLE_EQ(f.longest_progress->remaining_s, -1);
+  EXPECT_EQ(f.longest_progress->where.line, 2);
+  FrameworkFacts g =
+      read({"Epoch 0:   1%|1         | 1/100 [00:01<02:00,  1.0s/it]\rEpoch 0: "
+            "  2%|2         | 2/100 [00:02<01:58,  1.0s/it]"});
+  ASSERT_TRUE(g.longest_progress.has_value());
+  EXPECT_EQ(g.longest_progress->desc, "Epoch 0");
+  EXPECT_DOUBLE_EQ(g.longest_progress->elapsed_s, 2);
+  EXPECT_DOUBLE_EQ(g.longest_progress->remaining_s, 118);
+}
+
 TEST(NcclFramework, GarbageIsNotAFrameworkLine) {
   FrameworkFacts f =
       read({"", "NCCL error", "NCCL error in: ", "distributed_backend=", "distributed_backend .",

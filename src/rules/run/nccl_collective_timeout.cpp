@@ -5,6 +5,12 @@
 namespace trainready {
 namespace {
 
+// "55 min", "30 min", "45 s": a duration as a person reads it.
+std::string duration(double s) {
+  if (s >= 120) return std::to_string(static_cast<long>(s / 60 + 0.5)) + " min";
+  return std::to_string(static_cast<long>(s + 0.5)) + " s";
+}
+
 class NcclCollectiveTimeout : public Rule {
  public:
   std::string_view id() const override { return "nccl-collective-timeout"; }
@@ -53,6 +59,32 @@ class NcclCollectiveTimeout : public Rule {
       }
     }
     x.cause = "Every rank waits in the collective until all ranks join. ";
+    // A step the job showed a progress bar for, projected to run longer than the timeout: a
+    // rank was still doing it (preprocessing, downloading, tokenising on one rank) while the
+    // others waited in the collective (PyTorch's init_process_group `timeout` bounds that wait).
+    const std::optional<ProgressBar>& bar = f.framework.longest_progress;
+    const CollectiveTimeout* t = f.timeouts.empty() ? nullptr : &f.timeouts.front();
+    if (bar && t && t->timeout_ms > 0 && bar->projected_s() * 1000 >= t->timeout_ms) {
+      x.evidence.push_back(evidence(LogLine{bar->text, bar->where}));
+      x.cause +=
+          "A rank was still busy outside the collectives: the progress bar " +
+          (bar->desc.empty() ? std::string() : "'" + bar->desc + "' ") + "shows a step of " +
+          duration(bar->elapsed_s) + " so far" +
+          (bar->remaining_s > 0 ? " with " + duration(bar->remaining_s) + " to go" : "") +
+          ", longer than the " + duration(t->timeout_ms / 1000.0) +
+          " the other ranks may wait in a collective, so they timed out waiting for it. Work "
+          "done on one rank (preparing or downloading data, tokenising, compiling) while the "
+          "others already sit in a collective is the usual way there.";
+      x.fix =
+          "Do that work before init_process_group, or on every rank at once; or raise the "
+          "wait for that phase "
+          "(init_process_group(..., timeout=datetime.timedelta(hours=2)), or a new group with "
+          "a longer timeout for it). Confirm: the timeouts' rank list leaves out the rank that "
+          "printed the bar, and the step's duration exceeds Timeout(ms).";
+      x.rank = 60;
+      o.findings.push_back(std::move(x));
+      return o;
+    }
     if (!lag.empty()) {
       x.cause += "Rank(s) " + join_limited(lag) + " never joined" +
                  (hosts.empty() ? "" : " (on " + join_limited(hosts) + ")") +

@@ -27,6 +27,30 @@ TEST(NcclCollectiveTimeout, MapsLaggingRanksToHosts) {
   EXPECT_NE(o.findings[0].cause.find("(on ndv5-b)"), std::string::npos);
 }
 
+// IGNF/myria3d#123: a tqdm bar shows data preparation projected past the 30-min timeout the
+// other ranks waited in ALLREDUCE #3.
+TEST(NcclCollectiveTimeout, AStepLongerThanTheTimeoutIsTheReading) {
+  RuleOutcome o = log_rule(kId, analyze_nccl_logs({std::string(TR_TEST_DATA) +
+                                                   "/nccl-shapes/myria3d123-dataprep-progress-"
+                                                   "then-watchdog-timeout.log"}));
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& x = o.findings[0];
+  EXPECT_NE(x.cause.find("the progress bar 'Preparing test set...' shows a step of 25 min so far "
+                         "with 31 min to go, longer than the 30 min"),
+            std::string::npos)
+      << x.cause;
+  EXPECT_NE(x.fix.find("timeout=datetime.timedelta"), std::string::npos);
+  EXPECT_EQ(x.evidence.back().where.line, 3);
+  // A bar that ends well within the timeout is not the reading.
+  RuleOutcome short_bar = log_rule(
+      kId, log_text("Tokenizing: 100%|##########| 10/10 [00:05<00:00,  2.00it/s]\n"
+                    "[E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught collective operation "
+                    "timeout: WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+                    "Timeout(ms)=1800000) ran for 1800008 milliseconds before timing out.\n"));
+  ASSERT_EQ(short_bar.findings.size(), 1u);
+  EXPECT_EQ(short_bar.findings[0].cause.find("progress bar"), std::string::npos);
+}
+
 TEST(NcclCollectiveTimeout, QuietWithoutTimeouts) {
   EXPECT_TRUE(log_rule(kId, log_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log"))
                   .findings.empty());
