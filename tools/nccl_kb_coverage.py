@@ -42,7 +42,7 @@ WHEN_KEYS = {"link_layer", "net", "plugin", "env", "nccl", "driver", "multi_node
 ENTRY_KEYS = {"id", "match", "level", "kind", "versions", "in_file", "fixed_in", "what",
               "severity", "rank", "causes", "source", "doc", "info_failure", "consequence",
               "not_via"}
-CAUSE_KEYS = {"cause", "when", "fix", "confirm"}
+CAUSE_KEYS = {"cause", "when", "fix", "confirm", "severity"}
 # Regex features outside the common subset of Python re and ECMAScript.
 UNPORTABLE = [(r"\(\?<[=!]", "lookbehind"), (r"\(\?P?<\w", "named group"),
               (r"\(\?[aiLmsux]", "inline flag"), (r"\\[AZz]", "\\A/\\Z/\\z anchor"),
@@ -275,6 +275,10 @@ def load_kb(kb_dir, errors):
                 for k in ("cause", "fix", "confirm"):
                     if not str(c.get(k, "")).strip():
                         errors.append(f"{where}: cause {j + 1}: missing {k!r}")
+                if "severity" in c and (c["severity"] not in ("error", "warning", "info")
+                                        or not c.get("when")):
+                    errors.append(f"{where}: cause {j + 1}: severity must be error, warning or "
+                                  f"info, on a cause with a `when`")
                 w = c.get("when", {})
                 if not isinstance(w, dict):
                     errors.append(f"{where}: cause {j + 1}: when must be a map")

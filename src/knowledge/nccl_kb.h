@@ -80,6 +80,9 @@ struct NcclKbWhen {
 struct NcclKbCause {
   std::string cause, fix, confirm;
   NcclKbWhen when;
+  // When the log shows this cause (its `when` holds), the reading's severity instead of the
+  // entry's: a message whose gravity depends on its context (a failure NCCL falls back from).
+  std::optional<Severity> severity;
 };
 
 enum class NcclKbLevel { kAny, kWarn, kInfo };

@@ -28,6 +28,7 @@ NcclKbCause cause(const packed::Cause& p) {
   c.cause = str(p.cause);
   c.fix = str(p.fix);
   c.confirm = str(p.confirm);
+  if (p.severity >= 0) c.severity = static_cast<Severity>(p.severity);
   NcclKbWhen& w = c.when;
   w.link_layer = str(p.link_layer);
   w.net = regex(p.net);

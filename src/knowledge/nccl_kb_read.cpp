@@ -483,8 +483,10 @@ int specificity(const NcclKbEntry& e) { return (e.in_file ? 2 : 0) + (e.fixed_in
 }  // namespace
 
 Severity nccl_kb_severity(const NcclMessageReading& r) {
-  return r.starts_failure && r.entry->severity == Severity::kWarning ? Severity::kError
-                                                                     : r.entry->severity;
+  // A cause the log shows may carry its own severity (a failure NCCL falls back from).
+  const Severity base =
+      r.cause_seen && r.cause->severity ? *r.cause->severity : r.entry->severity;
+  return r.starts_failure && base == Severity::kWarning ? Severity::kError : base;
 }
 
 bool nccl_kb_is_signature(const NcclKbEntry& e) {

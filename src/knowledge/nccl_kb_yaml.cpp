@@ -16,7 +16,7 @@ namespace {
 const std::set<std::string> kEntryKeys = {
     "id",       "match", "level",  "kind",   "versions", "in_file",      "fixed_in",    "what",
     "severity", "rank",  "causes", "source", "doc",      "info_failure", "consequence", "not_via"};
-const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm"};
+const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm", "severity"};
 const std::set<std::string> kWhenKeys = {"link_layer", "net",        "plugin",  "env",   "nccl",
                                          "driver",     "multi_node", "log_has", "mnnvl", "gdr"};
 
@@ -188,6 +188,11 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
     x.fix = scalar(c, cw, "fix", true);
     x.confirm = scalar(c, cw, "confirm", true);
     x.when = parse_when(c["when"], cw);
+    if (c["severity"]) {
+      if (x.when.empty()) cw.at(c["severity"]).fail("a cause's severity needs a when");
+      x.severity = parse_severity(scalar(c, cw, "severity", true));
+      if (!x.severity) cw.at(c["severity"]).fail("severity must be error, warning or info");
+    }
     e.causes.push_back(std::move(x));
   }
   return e;

@@ -15,7 +15,7 @@ namespace {
 // added here and to tools/nccl_kb_pack.cpp (the size check says when one was).
 #if defined(__GLIBCXX__) && defined(__x86_64__)
 static_assert(sizeof(NcclKbEntry) == 496 && sizeof(NcclKbWhen) == 296 &&
-                  sizeof(NcclKbCause) == 392 && sizeof(NcclKbEnv) == 88,
+                  sizeof(NcclKbCause) == 400 && sizeof(NcclKbEnv) == 88,
               "a knowledge-base field was added or changed: dump it here and pack it in "
               "tools/nccl_kb_pack.cpp");
 #endif
@@ -66,7 +66,8 @@ std::string dump(const NcclKbEntry& e) {
     put(o, "multi_node", w.multi_node);
     put(o, "mnnvl", w.mnnvl);
     put(o, "gdr", w.gdr);
-    o << "empty=" << w.empty() << "\n";
+    o << "empty=" << w.empty() << " severity="
+      << (c.severity ? static_cast<int>(*c.severity) : -1) << "\n";
   }
   put(o, "source", e.source);
   put(o, "doc", e.doc);

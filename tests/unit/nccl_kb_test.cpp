@@ -96,6 +96,17 @@ TEST(NcclKb, BadEntryNamesTheFileAndTheEntry) {
   EXPECT_NE(e.find("socket.yaml: socket-refused: cause 1: unknown when-key 'link'"),
             std::string::npos)
       << e;
+  // A cause's own severity holds only where its context is shown: it needs a `when`.
+  bad = kGood;
+  bad.replace(bad.find("    fix: fix b"), 0, "    severity: info\n");
+  e = error_of("socket.yaml", bad);
+  EXPECT_NE(e.find("socket.yaml: socket-refused: cause 2: a cause's severity needs a when"),
+            std::string::npos)
+      << e;
+  bad = kGood;
+  bad.replace(bad.find("    fix: fix a"), 0, "    severity: harmless\n");
+  e = error_of("socket.yaml", bad);
+  EXPECT_NE(e.find("cause 1: severity must be error, warning or info"), std::string::npos) << e;
   e = error_of("x.yaml", "entries: []\n");
   EXPECT_NE(e.find("x.yaml: expected a map with 'subsystem'"), std::string::npos) << e;
   e = error_of("x.yaml",

@@ -32,7 +32,8 @@ class NcclMessage : public Rule {
       // NCCL lines were told by their text alone ("NET/IB : No device found." pasted without
       // its head) holds only what the user brought because the run failed, so each reading is
       // reported, an info one as info.
-      if (e.severity == Severity::kInfo && k.reading->line.level != NcclKbLevel::kWarn &&
+      if (nccl_kb_severity(*k.reading) == Severity::kInfo &&
+          k.reading->line.level != NcclKbLevel::kWarn &&
           !f.streams.empty())
         continue;
       // A generic "-> code" trail follows the WARN NCCL printed where the failure started: the

@@ -133,5 +133,26 @@ TEST(NcclMessage, RingFallbackOf24ReadsTheSettingsItShows) {
       << off.findings[0].cause;
 }
 
+// NCCL 2.30.7 replaces a failed PCIe link query with 16 GT/s x16 (src/graph/xml.cc): a note;
+// another NVML call's failure still fails init.
+TEST(NcclMessage, PcieLinkQueryFailureIsANoteOtherNvmlFailuresAreErrors) {
+  const RuleOutcome link = log_rule(
+      kId, log_text("h:1:1 [0] NCCL INFO NCCL version 2.30.7+cuda13.0\n"
+                    "h:1:1 [0] misc/nvmlwrap.cc:355 NCCL WARN nvmlDeviceGetCurrPcieLinkWidth() "
+                    "failed: Not Supported\n"));
+  ASSERT_EQ(link.findings.size(), 1u);
+  EXPECT_EQ(link.findings[0].severity, Severity::kInfo);
+  EXPECT_NE(link.findings[0].message.find("[nvml-call-failed]"), std::string::npos)
+      << link.findings[0].message;
+  EXPECT_EQ(link.findings[0].cause.rfind("NVML could not report a GPU's current PCIe link", 0), 0u);
+  const RuleOutcome other = log_rule(
+      kId, log_text("h:1:1 [0] NCCL INFO NCCL version 2.30.7+cuda13.0\n"
+                    "h:1:1 [0] misc/nvmlwrap.cc:166 NCCL WARN nvmlDeviceGetHandleByIndex(0) "
+                    "failed: Unknown Error\n"));
+  ASSERT_EQ(other.findings.size(), 1u);
+  EXPECT_EQ(other.findings[0].severity, Severity::kError);
+  EXPECT_NE(other.findings[0].message.find("[nvml-call-failed]"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
