@@ -72,8 +72,9 @@ bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f);
 std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
                                                    const NcclKnowledgeBase& kb);
 
-// The severity of a reading's finding: the entry's, raised from warning to error when the line
-// started the failure (NcclMessageReading::starts_failure).
+// The severity of a reading's finding: the entry's, or its cause's when the log shows that cause
+// and the cause carries one; raised from warning to error when the line started the failure
+// (NcclMessageReading::starts_failure).
 Severity nccl_kb_severity(const NcclMessageReading& r);
 
 // Whether a reading belongs to nccl-known-signature (the migrated table and the CUDA / libc

@@ -116,6 +116,24 @@ NcclKnowledgeBase test_kb(const std::vector<std::string>& entries) {
   return NcclKnowledgeBase::parse({{"test.yaml", yaml}});
 }
 
+// A cause that carries its own severity sets the reading's when the log shows it (a failure NCCL
+// falls back from); otherwise the entry's holds. The built-in knowledge base: NCCL skips an HCA
+// it cannot open and goes on (src/transport/net_ib/init.cc:333-335 @ v2.30.7-1).
+TEST(NcclKbReading, ACauseTheLogShowsSetsTheSeverity) {
+  auto severity_of = [](const std::string& log) {
+    const NcclRunFacts f = analyze_nccl_log_text(log, "t.log");
+    const auto r = read_nccl_messages(f, NcclKnowledgeBase::builtin());
+    return r.empty() ? std::string("none") : std::string(to_string(nccl_kb_severity(r.front())));
+  };
+  EXPECT_EQ(severity_of("h:1:1 [0] misc/ibvwrap.cc:131 NCCL WARN Call to ibv_open_device failed\n"),
+            "warning");
+  EXPECT_EQ(severity_of("h:1:1 [0] misc/ibvwrap.cc:200 NCCL WARN Call to ibv_alloc_pd failed\n"),
+            "error");
+  EXPECT_EQ(severity_of("h:1:1 [0] graph/topo.cc:1757 NCCL WARN NCCL_NET_MERGE_POLICY: unknown "
+                        "value 'RAILS', defaulting to ALL\n"),
+            "warning");
+}
+
 // The transport named in the failing file: CUCHECK's "Cuda failure" from transport/nvls.cc is
 // the NVLS reading, ahead of the generic CUDA text; from another file it is not.
 TEST(NcclKbReading, TheFailingFileSelectsTheEntry) {
