@@ -608,13 +608,19 @@ struct NcclLogAnalyzer::State {
     return i;
   }
 
-  void version(std::string_view v, const std::string& host, std::string_view text, std::uint64_t n,
-               NcclStream* s) {
+  // The "2.27.7" a version line starts with ("2.27.7+cuda12.9", "2.22.3-HEAD:..."), or "".
+  static std::string_view version_number(std::string_view v) {
     std::size_t e = 0;
     while (e < v.size() && (std::isdigit(static_cast<unsigned char>(v[e])) || v[e] == '.')) ++e;
     v = v.substr(0, e);
     while (!v.empty() && v.back() == '.') v.remove_suffix(1);
-    if (v.empty() || v.size() > 16) return;
+    return v.size() > 16 ? std::string_view() : v;
+  }
+
+  void version(std::string_view v, const std::string& host, std::string_view text, std::uint64_t n,
+               NcclStream* s) {
+    v = version_number(v);
+    if (v.empty()) return;
     std::string ver(v);
     if (!f.versions.count(ver) && f.versions.size() < kSetCap) f.versions[ver] = log_line(text, n);
     if (f.versions.count(ver))
@@ -626,11 +632,8 @@ struct NcclLogAnalyzer::State {
   // "2.16.5+hip5.6 <hash>" (ROCm 5.x); ROCm/rccl src/init.cc showVersion.
   void rccl_version(std::string_view v, std::string_view text, std::uint64_t n) {
     if (v.size() >= 2 && v[0] == ':' && v[1] == ' ') v.remove_prefix(2);
-    std::size_t e = 0;
-    while (e < v.size() && (std::isdigit(static_cast<unsigned char>(v[e])) || v[e] == '.')) ++e;
-    v = v.substr(0, e);
-    while (!v.empty() && v.back() == '.') v.remove_suffix(1);
-    if (v.empty() || v.size() > 16) return;
+    v = version_number(v);
+    if (v.empty()) return;
     std::string ver(v);
     if (!f.rccl_versions.count(ver) && f.rccl_versions.size() < kSetCap)
       f.rccl_versions[ver] = log_line(text, n);

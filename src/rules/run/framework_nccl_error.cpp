@@ -153,6 +153,7 @@ Finding crash_in_nccl(Finding x, const FrameworkEvent& sig,
   const FrameworkEvent* frame = frames.front();
   const NcclCodeAreaReading* area = nullptr;
   std::size_t api = 0, named = 0;
+  bool repeated = false;  // one exported name at several addresses
   std::vector<std::string> api_names;
   for (const FrameworkEvent* e : frames) {
     if (e->detail == "libnccl") continue;
@@ -160,6 +161,7 @@ Finding crash_in_nccl(Finding x, const FrameworkEvent& sig,
     const NcclCodeArea a = nccl_code_area(e->detail);
     if (a == NcclCodeArea::kApi) {
       ++api;
+      repeated = repeated || e->count > 1;
       if (api_names.size() < 3 &&
           std::find(api_names.begin(), api_names.end(), e->detail) == api_names.end())
         api_names.push_back(e->detail);
@@ -167,7 +169,8 @@ Finding crash_in_nccl(Finding x, const FrameworkEvent& sig,
     if (!area && (area = nccl_code_area_reading(a))) frame = e;
     if (frame->detail == "libnccl") frame = e;
   }
-  const bool stripped = !area && named > 0 && api == named && (named > 1 || frames.size() > named);
+  const bool stripped =
+      !area && named > 0 && api == named && (named > 1 || repeated || frames.size() > named);
   if (sig.detail != "SIGBUS" && area) {
     x.message = "The process died of " + sig.detail + " inside " + std::string(area->name) + " (" +
                 frame->detail + " in the backtrace)";

@@ -212,6 +212,15 @@ TEST(FrameworkNcclError, ExportedNamesAloneAreNotTheCrashingFunction) {
             std::string::npos)
       << o.findings[0].message;
   EXPECT_NE(o.findings[0].fix.find("with symbols"), std::string::npos);
+  // One exported name at two addresses: the nearest-symbol caveat too.
+  RuleOutcome twice = log_rule(
+      "framework-nccl-error", log_text("Caught signal 11 (Segmentation fault: address not mapped)\n"
+                                       " 1 0x0000000000050dc2 pncclRedOpDestroy()  ???:0\n"
+                                       " 2 0x0000000000051527 pncclRedOpDestroy()  ???:0\n"));
+  ASSERT_EQ(twice.findings.size(), 1u);
+  EXPECT_NE(twice.findings[0].message.find("without its symbol table: pncclRedOpDestroy name"),
+            std::string::npos)
+      << twice.findings[0].message;
   // One exported name alone, with nothing else of NCCL's: no caveat to make.
   RuleOutcome one = log_rule("framework-nccl-error",
                              log_text("Caught signal 11 (Segmentation fault: address not mapped)\n"
