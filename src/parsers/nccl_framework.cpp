@@ -501,7 +501,10 @@ std::string_view nccl_frame_function(std::string_view t) {
     std::size_t e = i;
     while (e < t.size() && e - i < 64 && ident(t[e])) ++e;
     const std::string_view name = t.substr(i, e - i);
-    const bool call = e < t.size() && (t[e] == '(' || t.compare(e, 3, kWideParen) == 0);
+    // gdb writes "#0  0x... in ncclIbDeregMr (comm=0x0, ...) at transport/net_ib.cc:906".
+    const bool gdb = i >= 4 && t.compare(i - 4, 4, " in ") == 0 && e + 1 < t.size() &&
+                     t[e] == ' ' && t[e + 1] == '(';
+    const bool call = e < t.size() && (t[e] == '(' || t.compare(e, 3, kWideParen) == 0 || gdb);
     if (call && nccl_code_area(name) != NcclCodeArea::kUnknown) return name;
     i = e;
   }
@@ -516,16 +519,19 @@ bool crash(std::string_view t, const Bigrams& bg, const std::string& src, std::u
   // strsignal()'s text, e.g. "Caught signal 7 (Bus error: nonexistent physical address)";
   // gdb: "Thread N \"name\" received signal SIGBUS, Bus error."; CPython faulthandler:
   // "Fatal Python error: Bus error"; torch.distributed.elastic (api.py _terminate_process_handler):
-  // "Signal 7 (SIGBUS) received by PID %d".
+  // "Signal 7 (SIGBUS) received by PID %d"; Open MPI's handler (opal/util/stacktrace.c
+  // show_stackframe): "[host:pid] Signal: %s (%d)" with strsignal().
   static constexpr ResultText kSignals[] = {
       {"Caught signal 7 (Bus error", "SIGBUS"},
       {"received signal SIGBUS", "SIGBUS"},
       {"Fatal Python error: Bus error", "SIGBUS"},
       {"(SIGBUS) received by PID", "SIGBUS"},
+      {"Signal: Bus error (7)", "SIGBUS"},
       {"Caught signal 11 (Segmentation fault", "SIGSEGV"},
       {"received signal SIGSEGV", "SIGSEGV"},
       {"Fatal Python error: Segmentation fault", "SIGSEGV"},
       {"(SIGSEGV) received by PID", "SIGSEGV"},
+      {"Signal: Segmentation fault (11)", "SIGSEGV"},
   };
   // Every form holds "ignal" or "Fatal Python error": one search before eight on a plain line.
   const bool maybe_signal = has(bg, t, "ignal") || has(bg, t, "Fatal Python error");

@@ -230,6 +230,30 @@ TEST(FrameworkNcclError, ExportedNamesAloneAreNotTheCrashingFunction) {
       << one.findings[0].message;
 }
 
+// NVIDIA/nccl#1363: Open MPI's handler ("Signal: Segmentation fault (11)") under a UCX backtrace
+// of a NCCL built with symbols; NVIDIA/nccl#782: gdb's frames ("in ncclIbDeregMr (comm=...").
+TEST(FrameworkNcclError, OpenMpisSignalLineAndGdbFrames) {
+  RuleOutcome o = log_rule(
+      "framework-nccl-error",
+      log_text("24 0x0000000000081f9a ncclTopoCompute()  /home/administrator/nccl/src/graph/"
+               "search.cc:992\n"
+               "[mbay-csp2:627483] *** Process received signal ***\n"
+               "[mbay-csp2:627483] Signal: Segmentation fault (11)\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("SIGSEGV inside NCCL's topology detection (ncclTopoCompute"),
+            std::string::npos)
+      << o.findings[0].message;
+  RuleOutcome g =
+      log_rule("framework-nccl-error",
+               log_text("Thread 5 \"python\" received signal SIGSEGV, Segmentation fault.\n"
+                        "#0  0x00001554ff97c269 in ncclIbDeregMr (comm=0x0, mhandle=0x0) at "
+                        "transport/net_ib.cc:906\n"));
+  ASSERT_EQ(g.findings.size(), 1u);
+  EXPECT_NE(g.findings[0].message.find("InfiniBand / RoCE transport (ncclIbDeregMr"),
+            std::string::npos)
+      << g.findings[0].message;
+}
+
 TEST(FrameworkNcclError, QuietOnASignalOutsideNccl) {
   EXPECT_TRUE(log_rule("framework-nccl-error",
                        log_text("Caught signal 7 (Bus error: nonexistent physical address)\n"
