@@ -62,12 +62,20 @@ class NcclCollectiveTimeout : public Rule {
     // A step the job showed a progress bar for, projected to run longer than the timeout: a
     // rank was still doing it (preprocessing, downloading, tokenising on one rank) while the
     // others waited in the collective (PyTorch's init_process_group `timeout` bounds that wait).
+    // Only among the process group's first collectives (PyTorch's SeqNum counts them from 1): a
+    // training loop's own bar, with collectives in every step, is not work outside them.
+    constexpr long kFirstCollectives = 16;
     const std::optional<ProgressBar>& bar = f.framework.longest_progress;
     const CollectiveTimeout* t = f.timeouts.empty() ? nullptr : &f.timeouts.front();
-    if (bar && t && t->timeout_ms > 0 && bar->projected_s() * 1000 >= t->timeout_ms) {
+    bool early = t != nullptr;
+    for (const CollectiveTimeout& c : f.timeouts)
+      early = early && c.seq >= 0 && c.seq <= kFirstCollectives;
+    if (bar && early && t->timeout_ms > 0 && bar->projected_s() * 1000 >= t->timeout_ms) {
       x.evidence.push_back(evidence(LogLine{bar->text, bar->where}));
       x.cause +=
-          "A rank was still busy outside the collectives: the progress bar " +
+          "A rank was still busy outside the collectives when the others reached the job's "
+          "first ones (SeqNum " +
+          std::to_string(t->seq) + "): the progress bar " +
           (bar->desc.empty() ? std::string() : "'" + bar->desc + "' ") + "shows a step of " +
           duration(bar->elapsed_s) + " so far" +
           (bar->remaining_s > 0 ? " with " + duration(bar->remaining_s) + " to go" : "") +
