@@ -132,6 +132,13 @@ TEST(NcclKbReading, ACauseTheLogShowsSetsTheSeverity) {
   EXPECT_EQ(severity_of("h:1:1 [0] graph/topo.cc:1757 NCCL WARN NCCL_NET_MERGE_POLICY: unknown "
                         "value 'RAILS', defaulting to ALL\n"),
             "warning");
+  // rdma-core's "port active" after a fabric change: NCCL logs it and goes on; "port error" is not.
+  EXPECT_EQ(severity_of("h:1:1 [0] transport/net_ib/common.cc:179 NCCL WARN NET/IB : mlx5_0:1 Got "
+                        "non-fatal async event: port active(9)\n"),
+            "info");
+  EXPECT_EQ(severity_of("h:1:1 [0] transport/net_ib/common.cc:179 NCCL WARN NET/IB : mlx5_0:1 Got "
+                        "non-fatal async event: port error(10)\n"),
+            "error");
 }
 
 // The transport named in the failing file: CUCHECK's "Cuda failure" from transport/nvls.cc is
