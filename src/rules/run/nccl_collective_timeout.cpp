@@ -1,15 +1,10 @@
 // nccl-collective-timeout: a collective never finished (the framework watchdog fired).
+#include "core/units.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
 namespace trainready {
 namespace {
-
-// "55 min", "30 min", "45 s": a duration as a person reads it.
-std::string duration(double s) {
-  if (s >= 120) return std::to_string(static_cast<long>(s / 60 + 0.5)) + " min";
-  return std::to_string(static_cast<long>(s + 0.5)) + " s";
-}
 
 class NcclCollectiveTimeout : public Rule {
  public:
@@ -77,9 +72,9 @@ class NcclCollectiveTimeout : public Rule {
           "first ones (SeqNum " +
           std::to_string(t->seq) + "): the progress bar " +
           (bar->desc.empty() ? std::string() : "'" + bar->desc + "' ") + "shows a step of " +
-          duration(bar->elapsed_s) + " so far" +
-          (bar->remaining_s > 0 ? " with " + duration(bar->remaining_s) + " to go" : "") +
-          ", longer than the " + duration(t->timeout_ms / 1000.0) +
+          format_duration(bar->elapsed_s) + " so far" +
+          (bar->remaining_s > 0 ? " with " + format_duration(bar->remaining_s) + " to go" : "") +
+          ", longer than the " + format_duration(t->timeout_ms / 1000.0) +
           " the other ranks may wait in a collective, so they timed out waiting for it. Work "
           "done on one rank (preparing or downloading data, tokenising, compiling) while the "
           "others already sit in a collective is the usual way there.";

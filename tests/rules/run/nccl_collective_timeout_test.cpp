@@ -36,7 +36,7 @@ TEST(NcclCollectiveTimeout, AStepLongerThanTheTimeoutIsTheReading) {
   ASSERT_EQ(o.findings.size(), 1u);
   const Finding& x = o.findings[0];
   EXPECT_NE(x.cause.find("first ones (SeqNum 3): the progress bar 'Preparing test set...' shows "
-                         "a step of 25 min so far with 31 min to go, longer than the 30 min"),
+                         "a step of 24.9 min so far with 30.5 min to go, longer than the 30.0 min"),
             std::string::npos)
       << x.cause;
   EXPECT_NE(x.fix.find("timeout=datetime.timedelta"), std::string::npos);
