@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEVERITIES = {"error", "warning", "info"}
 LEVELS = {"WARN", "INFO"}
-WHEN_KEYS = {"link_layer", "net", "plugin", "env", "nccl", "driver", "multi_node", "log_has",
+WHEN_KEYS = {"link_layer", "net", "plugin", "env", "nccl", "driver", "multi_node", "log_has", "line_has",
              "mnnvl", "gdr"}
 ENTRY_KEYS = {"id", "match", "level", "kind", "versions", "in_file", "fixed_in", "what",
               "severity", "rank", "causes", "source", "doc", "info_failure", "consequence",

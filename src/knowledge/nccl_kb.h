@@ -68,12 +68,16 @@ struct NcclKbEnv {
 struct NcclKbWhen {
   std::string link_layer;  // "InfiniBand" | "Ethernet" | "" (any)
   std::optional<NcclKbRegex> net, plugin, log_has;
+  // Searched in the line the entry reads (not the whole log): a cause the message's own text
+  // decides (an errno, a size, a peer). A line it fails on rules the cause out, so the reading
+  // does not offer it among the message's other causes either.
+  std::optional<NcclKbRegex> line_has;
   std::vector<NcclKbEnv> env;
   std::string nccl, driver;  // version ranges (">=2.19,<2.21"), "" = any
   std::optional<bool> multi_node, mnnvl, gdr;
   bool empty() const {
-    return link_layer.empty() && !net && !plugin && !log_has && env.empty() && nccl.empty() &&
-           driver.empty() && !multi_node && !mnnvl && !gdr;
+    return link_layer.empty() && !net && !plugin && !log_has && !line_has && env.empty() &&
+           nccl.empty() && driver.empty() && !multi_node && !mnnvl && !gdr;
   }
 };
 

@@ -34,6 +34,7 @@ NcclKbCause cause(const packed::Cause& p) {
   w.net = regex(p.net);
   w.plugin = regex(p.plugin);
   w.log_has = regex(p.log_has);
+  w.line_has = regex(p.line_has);
   for (const packed::Env& e : packed::envs().subspan(p.env_begin, p.env_count))
     w.env.push_back({str(e.name), regex(e.value)});
   w.nccl = str(p.nccl);

@@ -318,7 +318,8 @@ std::vector<const NcclKbEntry*> matches(const NcclKnowledgeBase& kb, const NcclK
   return out;
 }
 
-bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r);
+bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r,
+                const NcclKbLine* line);
 
 // The bugs fixed in a later release that print `line`, when the log's release is not known, or
 // its WARNs' places tell a range of releases only some of which have the bug.
@@ -332,7 +333,7 @@ std::vector<const NcclKbCause*> fixed_bugs(const NcclKnowledgeBase& kb, const Nc
     if (r.sites.known() && (r.sites.all_in(bug_releases(e)) || !r.sites.some_in(bug_releases(e))))
       continue;
     // The bug's cause as the entry states it, when the log does not rule its context out.
-    if (when_holds(e.causes.front().when, f, r)) out.push_back(&e.causes.front());
+    if (when_holds(e.causes.front().when, f, r, &line)) out.push_back(&e.causes.front());
   }
   return out;
 }
@@ -396,15 +397,17 @@ std::optional<bool> gdr_in_use(const NcclRunFacts& f) {
 
 }  // namespace
 
-bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f) {
-  return when_holds(w, f, log_releases(f, nccl_kb_lines(f)));
+bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const NcclKbLine* line) {
+  return when_holds(w, f, log_releases(f, nccl_kb_lines(f)), line);
 }
 
 namespace {
 
 // A release told by the WARNs' places holds a version condition when every release of its range
-// does.
-bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r) {
+// does. `line_has` reads the line the entry reads (none: it does not hold).
+bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r,
+                const NcclKbLine* line) {
+  if (w.line_has && !(line && search(*w.line_has, line->line.text))) return false;
   if (!w.link_layer.empty()) {
     bool ok = false;
     for (const NcclNetDevice& d : f.net_devices) {
@@ -452,11 +455,13 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
   return true;
 }
 
-// A cause whose NCCL versions the log's release rules out (printed, or told by the WARNs'
-// places) is not one of the line's other causes: a maintainer does not offer a cause of
-// releases the job does not run. Other conditions the log does not show stay open (a log is
-// often an excerpt).
-bool release_excludes(const NcclKbWhen& w, const LogReleases& r) {
+// A cause the log rules out is not one of the line's other causes: one whose NCCL versions the
+// log's release excludes (printed, or told by the WARNs' places: a maintainer does not offer a
+// cause of releases the job does not run), or one the message's own text excludes (`line_has`:
+// "failed with 110" is not the ENODEV cause). Other conditions the log does not show stay open
+// (a log is often an excerpt).
+bool ruled_out(const NcclKbWhen& w, const LogReleases& r, const NcclKbLine& line) {
+  if (w.line_has && !search(*w.line_has, line.line.text)) return true;
   if (w.nccl.empty()) return false;
   if (!r.printed.empty()) {
     for (const std::string& v : r.printed)
@@ -484,8 +489,7 @@ int specificity(const NcclKbEntry& e) { return (e.in_file ? 2 : 0) + (e.fixed_in
 
 Severity nccl_kb_severity(const NcclMessageReading& r) {
   // A cause the log shows may carry its own severity (a failure NCCL falls back from).
-  const Severity base =
-      r.cause_seen && r.cause->severity ? *r.cause->severity : r.entry->severity;
+  const Severity base = r.cause_seen && r.cause->severity ? *r.cause->severity : r.entry->severity;
   return r.starts_failure && base == Severity::kWarning ? Severity::kError : base;
 }
 
@@ -548,7 +552,7 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       // that decides), the entry still reads the line, with its first cause as the likeliest.
       const NcclKbCause* c = nullptr;
       for (const NcclKbCause& x : e->causes)
-        if (when_holds(x.when, f, releases)) {
+        if (when_holds(x.when, f, releases, &line)) {
           c = &x;
           break;
         }
@@ -583,7 +587,7 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       r.cause = best_cause;
       r.cause_seen = best_seen;
       for (const NcclKbCause& x : best->causes)
-        if (&x != best_cause && !release_excludes(x.when, releases)) r.others.push_back(&x);
+        if (&x != best_cause && !ruled_out(x.when, releases, line)) r.others.push_back(&x);
       // No version in the log: a bug fixed in a later release that prints this message is one
       // more cause to ask about ("if your NCCL is older than X"), after the message's likeliest
       // ones and among the three the finding names.
@@ -604,6 +608,12 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       r.file_subsystem = line.file.empty() ? "" : kb.subsystem_of_file(file_of(line.file));
       r.line = line;
     }
+    // A later line of the same message may show a cause the first one ruled out (another errno).
+    if (!inserted)
+      for (const NcclKbCause& x : r.entry->causes)
+        if (&x != r.cause && std::find(r.others.begin(), r.others.end(), &x) == r.others.end() &&
+            x.when.line_has && !ruled_out(x.when, releases, line))
+          r.others.push_back(&x);
     r.count += line.count;
     r.messages.insert(line.message);
     for (const std::string& h : line.hosts)

@@ -65,8 +65,10 @@ std::vector<const NcclKbEntry*> nccl_kb_matches(const NcclKnowledgeBase& kb, con
 std::vector<const NcclKbCause*> nccl_kb_fixed_bugs(const NcclKnowledgeBase& kb,
                                                    const NcclKbLine& line, const NcclRunFacts& f);
 
-// Whether a cause's context holds in this run (unknown facts do not hold).
-bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f);
+// Whether a cause's context holds in this run (unknown facts do not hold); `line_has` reads
+// `line`, the line the entry reads (none: it does not hold).
+bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f,
+                        const NcclKbLine* line = nullptr);
 
 // The readings of a run, best first; one per entry, every line read by at most one entry.
 std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,

@@ -17,8 +17,9 @@ const std::set<std::string> kEntryKeys = {
     "id",       "match", "level",  "kind",   "versions", "in_file",      "fixed_in",    "what",
     "severity", "rank",  "causes", "source", "doc",      "info_failure", "consequence", "not_via"};
 const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm", "severity"};
-const std::set<std::string> kWhenKeys = {"link_layer", "net",        "plugin",  "env",   "nccl",
-                                         "driver",     "multi_node", "log_has", "mnnvl", "gdr"};
+const std::set<std::string> kWhenKeys = {"link_layer", "net",    "plugin",     "env",
+                                         "nccl",       "driver", "multi_node", "log_has",
+                                         "line_has",   "mnnvl",  "gdr"};
 
 // 1-based line of a node (0 when it has none).
 int line_of(const YAML::Node& n) { return n.IsDefined() ? std::max(0, n.Mark().line + 1) : 0; }
@@ -87,10 +88,9 @@ NcclKbWhen parse_when(const YAML::Node& n, const Where& w) {
   r.link_layer = scalar(n, w, "link_layer", false);
   if (!r.link_layer.empty() && r.link_layer != "InfiniBand" && r.link_layer != "Ethernet")
     w.at(n["link_layer"]).fail("when-key 'link_layer' must be InfiniBand or Ethernet");
-  for (const char* k : {"net", "plugin", "log_has"}) {
-    std::string s = scalar(n, w, k, false);
-    if (n[k]) (k[0] == 'n' ? r.net : k[0] == 'p' ? r.plugin : r.log_has) = regex(s, w.at(n[k]), k);
-  }
+  for (auto [k, field] : {std::pair{"net", &r.net}, std::pair{"plugin", &r.plugin},
+                          std::pair{"log_has", &r.log_has}, std::pair{"line_has", &r.line_has}})
+    if (n[k]) *field = regex(scalar(n, w, k, false), w.at(n[k]), k);
   r.nccl = scalar(n, w, "nccl", false);
   r.driver = scalar(n, w, "driver", false);
   check_versions(r.nccl, w.at(n["nccl"]), "nccl");

@@ -1,5 +1,7 @@
 #include "parsers/nccl_line_prefix.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstring>
 
 namespace trainready {
@@ -46,7 +48,7 @@ std::size_t nccl_timestamp_prefix(std::string_view s) {
   for (std::size_t i = 0; i + 1 < sizeof kShape; ++i)
     if (kShape[i] == 'd' ? !digit(s[i]) : s[i] != kShape[i]) return 0;
   std::size_t i = sizeof kShape - 1;
-  if (at(s, i, ".")) {
+  if (at(s, i, ".") || at(s, i, ",")) {  // ',': Python logging's asctime ("%H:%M:%S,123")
     const std::size_t j = digits(s, i + 1, 9);
     if (j == i + 1) return 0;
     i = j;
@@ -123,7 +125,14 @@ std::size_t timestamp_prefix(std::string_view s) {
     i = k;
   }
   if (i >= s.size() || (s[i] != ' ' && s[i] != '\t' && s[i] != '|')) return 0;
-  return skip_blanks(s, s[i] == '|' ? i + 1 : i);
+  const std::size_t text = skip_blanks(s, s[i] == '|' ? i + 1 : i);
+  // A CRI container log (containerd, CRI-O: /var/log/pods/.../N.log) writes the stream and a
+  // tag after the time, "<time> stdout F <text>" (kubernetes/cri-api pkg/apis/runtime/v1/
+  // constants.go: stream stdout/stderr, tag F a full line, P part of a longer one).
+  for (std::string_view stream : {"stdout ", "stderr "})
+    if (at(s, text, stream) && (at(s, text + 7, "F ") || at(s, text + 7, "P ")))
+      return text + 9;
+  return text;
 }
 
 // After a syslog time: "host tag[123]: " or "host tag: " (RFC 3164 HOSTNAME and TAG).
@@ -199,6 +208,12 @@ std::size_t ctime_prefix(std::string_view s) {
   return 0;
 }
 
+// A Markdown or e-mail quote, "> " (a log quoted in an issue or a reply); "> > " is two.
+std::size_t quote_prefix(std::string_view s) {
+  if (s.size() < 2 || s[0] != '>') return 0;
+  return s[1] == ' ' ? 2 : 0;
+}
+
 // Ray: "(RayWorkerWrapper pid=50232, ip=10.1.0.67) ", "(pid=983) ".
 std::size_t ray_prefix(std::string_view s) {
   const std::size_t pid = s.find("pid=");
@@ -243,6 +258,8 @@ std::size_t line_prefix_length(std::string_view s) {
       return ray_prefix(s);
     case ' ':
       return srun_prefix(s);
+    case '>':
+      return quote_prefix(s);
     default:
       break;
   }
@@ -260,7 +277,25 @@ std::size_t line_prefix_length(std::string_view s) {
   return 0;
 }
 
+// Docker's json-file log driver writes each line as {"log":"<the line, JSON-escaped, with its
+// \n>","stream":"stderr","time":"..."}, "log" first (moby daemon/logger/jsonfilelog/jsonlog/
+// jsonlogbytes.go, MarshalJSONBuf). The line is the "log" string decoded, without its newline;
+// anything else that starts the same way is left as it is.
+namespace {
+std::string_view docker_json_log(std::string_view line, std::string& scratch) {
+  const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return line;
+  const auto it = j.find("log");
+  if (it == j.end() || !it->is_string()) return line;
+  scratch = it->get<std::string>();
+  while (!scratch.empty() && (scratch.back() == '\n' || scratch.back() == '\r')) scratch.pop_back();
+  return scratch;
+}
+}  // namespace
+
 std::string_view normalize_nccl_line(std::string_view line, std::string& scratch) {
+  if (line.size() > 9 && line[0] == '{' && line.substr(0, 8) == R"({"log":")")
+    line = docker_json_log(line, scratch);
   while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   // Most lines carry neither colour nor a prefix: two byte tests and one memchr.
   if (!line.empty() && std::memchr(line.data(), '\x1b', line.size()) != nullptr)

@@ -13,6 +13,12 @@
 //   kubectl logs --timestamps, docker logs -t, journald --output=short-iso, rsyslog:
 //                            "2024-05-01T12:34:56.123456789Z " (RFC 3339, with or without
 //                            fraction and zone; a space instead of the T)
+//   CRI container log file   "2024-05-01T12:34:56.123456789Z stderr F " (containerd, CRI-O:
+//                            /var/log/pods; kubernetes/cri-api runtime/v1/constants.go)
+//   Docker json-file log     {"log":"text\n","stream":"stderr","time":"..."} (one JSON object
+//                            a line, /var/lib/docker/containers; moby daemon/logger/
+//                            jsonfilelog): the "log" string, decoded
+//   Markdown / e-mail quote  "> " (a log quoted in an issue or a reply)
 //   syslog / journalctl      "Dec  2 04:00:00 host tag[123]: " (RFC 3164 header)
 //   Ray workers              "(RayWorkerWrapper pid=50232, ip=10.1.0.67) " (ray log_monitor.py)
 //   NCCL 2.26+ itself        "[2025-09-09 23:51:24] " on WARN lines (src/debug.cc,
@@ -31,12 +37,13 @@ namespace trainready {
 // `scratch`, valid until the next call with the same scratch. Never longer than `line`.
 std::string_view normalize_nccl_line(std::string_view line, std::string& scratch);
 
-// Whether a prefix above can start with `c` ('[', '(', ' ', a digit, 'A'-'T', 'W'): a line that
-// starts otherwise (a host name, "NCCL") has none, told without a call (line_prefix_length
-// itself asks this first).
+// Whether a prefix above can start with `c` ('[', '(', ' ', '>', a digit, 'A'-'T', 'W'): a
+// line that starts otherwise (a host name, "NCCL") has none, told without a call
+// (line_prefix_length itself asks this first). A Docker json-file line ('{') is decoded by
+// normalize_nccl_line, not cut.
 inline bool line_prefix_may_start(char c) {
-  return c == '[' || c == '(' || c == ' ' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'T') ||
-         c == 'W';
+  return c == '[' || c == '(' || c == ' ' || c == '>' || (c >= '0' && c <= '9') ||
+         (c >= 'A' && c <= 'T') || c == 'W';
 }
 
 // How many leading bytes of `line` are one launcher / collector / timestamp prefix (0: none).

@@ -141,6 +141,50 @@ TEST(NcclKbReading, ACauseTheLogShowsSetsTheSeverity) {
             "error");
 }
 
+// A cause the message's own text decides (`line_has`: an errno) is read from the line the entry
+// reads, and one that line rules out is not offered among the other causes: ETIMEDOUT from
+// ibv_modify_qp is not the ENODEV or EINVAL cause. A second line of the same message with
+// another errno brings its cause back.
+TEST(NcclKbReading, TheLineItselfRulesCausesOut) {
+  auto read = [](const std::string& log) {
+    const auto r =
+        read_nccl_messages(analyze_nccl_log_text(log, "q.log"), NcclKnowledgeBase::builtin());
+    return r;
+  };
+  auto has = [](const NcclMessageReading& r, const std::string& text) {
+    for (const NcclKbCause* c : r.others)
+      if (c->cause.find(text) != std::string::npos) return true;
+    return false;
+  };
+  const std::string warn = "h:1:2 [5] transport/net_ib.cc:1130 NCCL WARN NET/IB : ";
+  auto r = read("h:1:1 [5] NCCL INFO NCCL version 2.27.3+cuda12.9\n" + warn +
+                "mlx5_1:1 Call to ibv_modify_qp failed with 110 Connection timed out\n");
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0].entry->id, "ib-modify-qp-failed");
+  EXPECT_TRUE(r[0].cause_seen);
+  EXPECT_EQ(r[0].cause->cause.rfind("110 (ETIMEDOUT)", 0), 0u) << r[0].cause->cause;
+  EXPECT_FALSE(has(r[0], "ENODEV")) << "the line says 110";
+  EXPECT_FALSE(has(r[0], "(EINVAL)"));
+  r = read("h:1:1 [5] NCCL INFO NCCL version 2.27.3+cuda12.9\n" + warn +
+           "mlx5_1:1 Call to ibv_modify_qp failed with 110 Connection timed out\n" + warn +
+           "mlx5_3:1 Call to ibv_modify_qp failed with 19 No such device\n");
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0].count, 2u);
+  EXPECT_TRUE(has(r[0], "ENODEV")) << "the second line says 19";
+  EXPECT_FALSE(has(r[0], "(EINVAL)"));
+  // `line_has` reads the line it is given, and holds for no line without one.
+  NcclKbWhen w;
+  w.line_has = NcclKbRegex("failed with 110 ");
+  const NcclRunFacts f =
+      analyze_nccl_log_text(warn + "x Call to ibv_modify_qp failed with 110 e\n", "w.log");
+  EXPECT_FALSE(nccl_kb_when_holds(w, f)) << "no line: line_has does not hold";
+  const auto lines = nccl_kb_lines(f);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_TRUE(nccl_kb_when_holds(w, f, &lines.back()));
+  w.line_has = NcclKbRegex("failed with 19 ");
+  EXPECT_FALSE(nccl_kb_when_holds(w, f, &lines.back()));
+}
+
 // The transport named in the failing file: CUCHECK's "Cuda failure" from transport/nvls.cc is
 // the NVLS reading, ahead of the generic CUDA text; from another file it is not.
 TEST(NcclKbReading, TheFailingFileSelectsTheEntry) {

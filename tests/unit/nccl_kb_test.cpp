@@ -50,6 +50,23 @@ TEST(NcclKb, ParsesAnEntry) {
   EXPECT_EQ(e.literal, "Call to connect returned ");
 }
 
+// `line_has` is a when-key of its own (a regex, compiled with the rest), not a `log_has`.
+TEST(NcclKb, ParsesLineHas) {
+  std::string text = kGood;
+  const std::string ethernet = "when: {link_layer: Ethernet}";
+  text.replace(text.find(ethernet), ethernet.size(), "when: {line_has: 'refused'}");
+  NcclKnowledgeBase kb = NcclKnowledgeBase::parse({{"socket.yaml", text}});
+  const NcclKbWhen& w = kb.entries()[0].causes[0].when;
+  ASSERT_TRUE(w.line_has);
+  EXPECT_EQ(w.line_has->text, "refused");
+  EXPECT_FALSE(w.log_has);
+  EXPECT_FALSE(w.empty());
+  text.replace(text.find("'refused'"), 9, "'(refused'");
+  EXPECT_NE(error_of("socket.yaml", text).find("'line_has' is not a valid regex"),
+            std::string::npos)
+      << error_of("socket.yaml", text);
+}
+
 // not_via reads the callers of a trail: an entry that is no trail has none.
 TEST(NcclKb, NotViaIsForTrailEntriesOnly) {
   std::string bad = kGood;
