@@ -130,8 +130,7 @@ std::size_t timestamp_prefix(std::string_view s) {
   // tag after the time, "<time> stdout F <text>" (kubernetes/cri-api pkg/apis/runtime/v1/
   // constants.go: stream stdout/stderr, tag F a full line, P part of a longer one).
   for (std::string_view stream : {"stdout ", "stderr "})
-    if (at(s, text, stream) && (at(s, text + 7, "F ") || at(s, text + 7, "P ")))
-      return text + 9;
+    if (at(s, text, stream) && (at(s, text + 7, "F ") || at(s, text + 7, "P "))) return text + 9;
   return text;
 }
 
@@ -280,9 +279,10 @@ std::size_t line_prefix_length(std::string_view s) {
 // Docker's json-file log driver writes each line as {"log":"<the line, JSON-escaped, with its
 // \n>","stream":"stderr","time":"..."}, "log" first (moby daemon/logger/jsonfilelog/jsonlog/
 // jsonlogbytes.go, MarshalJSONBuf). The line is the "log" string decoded, without its newline;
-// anything else that starts the same way is left as it is.
-namespace {
+// anything else that starts the same way is left as it is (a blank after the colon too, as a
+// re-serialised copy has it).
 std::string_view docker_json_log(std::string_view line, std::string& scratch) {
+  if (line.size() <= 9 || line[0] != '{' || line.substr(0, 7) != R"({"log":)") return line;
   const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return line;
   const auto it = j.find("log");
@@ -291,11 +291,9 @@ std::string_view docker_json_log(std::string_view line, std::string& scratch) {
   while (!scratch.empty() && (scratch.back() == '\n' || scratch.back() == '\r')) scratch.pop_back();
   return scratch;
 }
-}  // namespace
 
 std::string_view normalize_nccl_line(std::string_view line, std::string& scratch) {
-  if (line.size() > 9 && line[0] == '{' && line.substr(0, 8) == R"({"log":")")
-    line = docker_json_log(line, scratch);
+  if (!line.empty() && line[0] == '{') line = docker_json_log(line, scratch);
   while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   // Most lines carry neither colour nor a prefix: two byte tests and one memchr.
   if (!line.empty() && std::memchr(line.data(), '\x1b', line.size()) != nullptr)

@@ -15,6 +15,8 @@ namespace {
 // What a launcher or collector put before the line: `raw` less its normalised `text` (nullopt
 // when normalising changed more than the front, e.g. took colour out of the middle).
 std::optional<std::string_view> prefix_of(std::string_view raw, std::string_view text) {
+  thread_local std::string decoded;  // a Docker json-file line: the line it holds
+  raw = docker_json_log(raw, decoded);
   while (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
   thread_local std::string plain;  // a coloured line: its prefix is what is left without colour
   if (std::memchr(raw.data(), '\x1b', raw.size()) != nullptr) raw = strip_colour(raw, plain);
@@ -27,6 +29,12 @@ std::optional<std::string_view> prefix_of(std::string_view raw, std::string_view
 // wrap in the paste; NCCL's own "[%F %T] " WARN timestamp is not repeated on the lines a WARN
 // goes on over).
 bool same_prefix(std::string_view a, std::string_view b) {
+  // The blanks after a prefix are the line's own indent (normalising takes them with it).
+  auto untrail = [](std::string_view& x) {
+    while (!x.empty() && (x.back() == ' ' || x.back() == '\t')) x.remove_suffix(1);
+  };
+  untrail(a);
+  untrail(b);
   if (a.empty() || a == b) return true;
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   if (a.size() != b.size() || a.size() < 10 || !digit(a[0]) || !digit(b[0])) return false;
@@ -70,8 +78,22 @@ bool NcclLogAnalyzer::State::join_held(std::string_view raw, std::string_view te
   const auto prefix = prefix_of(raw, text);
   // A line that is only a prefix ("2024-05-01T12:34:56Z " and nothing) is an empty line.
   if (!cut && prefix && same_prefix(*prefix, held.prefix) && held.joins < 4 &&
-      held.text.size() < 2048 && line_prefix_length(text) == 0 && !is_junk(text))
-    j = warn_continuation(std::string_view(held.text).substr(held.message), held.width, text);
+      held.text.size() < 2048 && line_prefix_length(text) == 0 && !is_junk(text)) {
+    // The indent normalising took with the prefix (past the one blank a writer puts after its
+    // prefix) is the line's own: "[rank3]:  of size ..." goes on a WARN as "  of size ..." does.
+    std::size_t eaten = 0;
+    while (eaten < prefix->size() && ((*prefix)[prefix->size() - 1 - eaten] == ' ' ||
+                                      (*prefix)[prefix->size() - 1 - eaten] == '\t'))
+      ++eaten;
+    std::string indented;
+    std::string_view next = text;
+    if (eaten > 1 && !prefix->empty() && eaten < prefix->size()) {
+      indented.assign(eaten - 1, ' ');
+      indented.append(text.data(), text.size());
+      next = indented;
+    }
+    j = warn_continuation(std::string_view(held.text).substr(held.message), held.width, next);
+  }
   if (j == WarnJoin::kNo) {
     release_held();
     return false;

@@ -10,6 +10,7 @@
 #include "core/json_util.h"
 #include "core/line_reader.h"
 #include "core/text.h"
+#include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_record.h"
 
 namespace trainready {
@@ -41,23 +42,6 @@ namespace {
 
 bool starts(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.compare(0, p.size(), p) == 0;
-}
-
-// Removes a launcher prefix: "[1,0]<stdout>:", "[rank3]:", srun -l "12: ".
-std::string_view strip_launcher(std::string_view l) {
-  if (!l.empty() && l[0] == '[') {
-    auto after = [&](std::string_view mark) {
-      const std::size_t p = l.find(mark);
-      if (p == std::string_view::npos) return std::string_view::npos;
-      return p + mark.size();
-    };
-    const std::size_t e = std::min(after("]:"), after(">:"));
-    if (e < 48) return l.substr(e);  // npos when there is no mark
-  }
-  std::size_t i = 0;
-  while (i < l.size() && i < 8 && l[i] >= '0' && l[i] <= '9') ++i;
-  if (i > 0 && i + 1 < l.size() && l[i] == ':' && l[i + 1] == ' ') return l.substr(i + 2);
-  return l;
 }
 
 // "22907" -> "2.29.7"; older codes (< 2900) were major*1000 + minor*100 + patch.
@@ -128,7 +112,10 @@ class TableReader {
   explicit TableReader(std::string source) { f_.source = std::move(source); }
 
   void line(std::string_view raw, std::uint64_t n) {
-    std::string_view l = strip_launcher(raw);
+    // The line as nccl-tests wrote it: a launcher's, collector's or container runtime's prefix,
+    // colour and CR off as from a NCCL log line (mpirun's "[1,0]<stdout>:", torchrun's
+    // "[rank3]:", srun -l "12: ", kubectl and CRI timestamps, Docker's json-file lines).
+    std::string_view l = normalize_nccl_line(raw, scratch_);
     // Keep only what comes before an interleaved NCCL record.
     NcclRecord recs[1];
     bool cut_by_nccl = false;
@@ -285,6 +272,7 @@ class TableReader {
   NcclTestsFacts f_;
   std::optional<Columns> cols_;
   std::vector<std::string> pending_;
+  std::string scratch_;  // the line without its prefix (normalize_nccl_line)
   Provenance pending_where_;
   std::set<std::string, std::less<>> hosts_;  // NCCL hosts seen, to undo glued row fragments
 };
@@ -372,7 +360,7 @@ NcclTestsFacts parse_json(std::string_view text, const std::string& source) {
 
 NcclTestsFacts parse_nccl_tests(std::string_view text, const std::string& source) {
   std::string_view t = trim(text);
-  if (!t.empty() && t[0] == '{') return parse_json(text, source);
+  if (!t.empty() && t[0] == '{' && t.substr(0, 7) != R"({"log":)") return parse_json(text, source);
   TableReader reader(source);
   LineReader::read_text(text,
                         [&](std::string_view l, std::uint64_t n, bool) { reader.line(l, n); });
@@ -392,7 +380,8 @@ NcclTestsFacts parse_nccl_tests_file(const std::string& path) {
       std::string_view t = trim(l);
       if (!t.empty()) {
         decided = true;
-        json = t[0] == '{';
+        // A Docker json-file line ({"log":...}) is a line of the table, not nccl-tests' JSON.
+        json = t[0] == '{' && t.substr(0, 7) != R"({"log":)";
       }
     }
     if (json) {
@@ -421,8 +410,9 @@ NcclTestsFacts parse_nccl_tests_file(const std::string& path) {
 }
 
 bool looks_like_nccl_tests(std::string_view text) {
+  std::string scratch;
   for (std::string_view l : split_lines(text.substr(0, std::size_t{256} * 1024))) {
-    if (header_columns(trim(strip_launcher(l)))) return true;
+    if (header_columns(trim(normalize_nccl_line(l, scratch)))) return true;
   }
   std::string_view t = trim(text);
   return !t.empty() && t[0] == '{' && t.find("\"results\"") != std::string_view::npos &&

@@ -24,29 +24,45 @@ TEST(NcclLinePrefix, LaunchersAndCollectorsAreRemoved) {
            "[1,12]<stderr>:",  //
            "0: ",
            "  12: ",  // srun --label
-           "[rank3]:",
-           "[default0]:",
+           "[rank3]:", "[default0]:",
            "[trainer0|0]:",                    // torchrun / PyTorch
            "[pod/trainer-0/pytorch] ",         // kubectl logs --prefix
            "2024-05-01T12:34:56.123456789Z ",  // kubectl logs --timestamps
-           "2024-05-01T12:34:56+02:00 ",
-           "2024-05-01 12:34:56,123 ",
+           "2024-05-01T12:34:56+02:00 ", "2024-05-01 12:34:56,123 ",
            "Dec  2 04:00:00 gpu-3 python[4123]: ",                // syslog
            "2024-05-01T12:34:56.123+00:00 gpu-3 python[4123]: ",  // rsyslog, ISO time
            "(RayWorkerWrapper pid=50232, ip=10.1.0.67) ",         // Ray
            "[pod/t-0/c] 2024-05-01T12:34:56Z [1,0]<stdout>:",     // several at once
-           "[0m ",
-           "[1;31m",
+           "[0m ", "[1;31m",
            "[0m [rank1]:",  // colour whose ESC was lost when pasted
            // mpirun --timestamp-output (ctime, then the tag or the stream): openucx/ucx#2215
            "Wed Jan 24 16:28:44 2018[1,99]<stderr>:",
            // Open MPI 5 (PMIx): the time in brackets
-           "[Wed Jan 24 16:28:44 2018][1,98]<stderr>:",
-           "[Thu Mar  7 09:05:01 2024]<stdout>: ",
+           "[Wed Jan 24 16:28:44 2018][1,98]<stderr>:", "[Thu Mar  7 09:05:01 2024]<stdout>: ",
            "Thu Mar  7 09:05:01 2024<stdout>:",
+           // containerd / CRI-O's container log file: time, stream, tag (F full, P partial)
+           "2024-05-01T12:34:56.123456789Z stderr F ", "2024-05-01T12:34:56.123456789Z stdout P ",
+           "2024-05-01T12:34:56.123456789Z stderr F [rank3]:",
+           "[2024-05-01 12:00:00,123] ",  // NCCL's "[%F %T] " shape with Python's ",123"
+           "> ",
+           "> > ",  // a quote of a quote
        }) {
     EXPECT_EQ(norm(prefix + std::string(kNccl)), kNccl) << prefix;
   }
+}
+
+// Docker's json-file log driver: the "log" string decoded (escapes, \u001b colour, its newline
+// off); a line that is not such an object is left as it is.
+TEST(NcclLinePrefix, DockerJsonFileLinesAreDecoded) {
+  EXPECT_EQ(norm(R"({"log":"gpu-3:4123:4188 [2] NCCL INFO Using network IB\n","stream":"stderr",)"
+                 R"("time":"2024-05-01T12:34:56.123456789Z"})"),
+            kNccl);
+  EXPECT_EQ(norm(R"({"log":"\u001b[32m[rank0]:gpu-3:4123:4188 [2] NCCL INFO Using network IB)"
+                 R"(\u001b[0m\r\n","stream":"stdout","time":"2024-05-01T12:34:56Z"})"),
+            kNccl);
+  EXPECT_EQ(norm(R"({"log": "say \"hi\"\n", "stream": "stderr"})"), "say \"hi\"");
+  for (std::string other : {R"({"log":)", R"({"log":"cut)", R"({"log":12})", R"({"msg":"x"})"})
+    EXPECT_EQ(norm(other), other);
 }
 
 TEST(NcclLinePrefix, ColourAndCarriageReturnAreRemoved) {

@@ -181,6 +181,30 @@ TEST(NcclWarnJoin, TheSameLauncherPrefixOrATimestampStillJoins) {
   EXPECT_EQ(f.warnings[0].message, "Net : Connect to 10.0.0.5<1> failed : Connection refused");
 }
 
+// A line NCCL broke by hand and indented ("...Multicast memory" / "  of size ..."), behind a
+// prefix that takes the indent with it (torchrun's "[rank3]:", a CRI log, Docker's json-file
+// lines): the indent is the line's own, so it goes on the WARN as it does without the prefix.
+TEST(NcclWarnJoin, AnIndentBehindAPrefixStillJoins) {
+  const std::string head = std::string(kHead) +
+                           "transport/nvls.cc:287 NCCL WARN Failed to bind NVLink SHARP (NVLS) "
+                           "Multicast memory";
+  const std::string rest =
+      "  of size 2097152 : CUDA error 401 'the operation cannot be performed "
+      "in the present state'.";
+  const std::string joined =
+      "Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the "
+      "operation cannot be performed in the present state'.";
+  for (std::string p : {"", "[rank3]:", "2024-05-01T12:00:00.1Z stderr F ", "3: "}) {
+    const NcclRunFacts f = both_ways(p + head + "\n" + p + rest + "\n");
+    ASSERT_EQ(f.warnings.size(), 1u) << p;
+    EXPECT_EQ(f.warnings[0].message, joined) << p;
+  }
+  const NcclRunFacts f = both_ways(R"({"log":")" + head + R"(\n","stream":"stderr"})" + "\n" +
+                                   R"({"log":")" + rest + R"(\n","stream":"stderr"})" + "\n");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_EQ(f.warnings[0].message, joined);
+}
+
 TEST(NcclWarnJoin, LinesOfTheirOwnAreNotJoined) {
   const std::string warn =
       std::string(kHead) + "misc/socket.cc:484 NCCL WARN Net : Connect to 10.0.0.5<1> failed :\n";
