@@ -549,7 +549,8 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
     for (const NcclKbEntry* e : matches(kb, line, releases)) {
       if (e->not_via && trail_via(*e->not_via, line, f)) continue;
       // The first cause whose `when` holds; when none does (the log does not show the context
-      // that decides), the entry still reads the line, with its first cause as the likeliest.
+      // that decides), the entry still reads the line, with its first cause the log does not
+      // rule out as the likeliest.
       const NcclKbCause* c = nullptr;
       for (const NcclKbCause& x : e->causes)
         if (when_holds(x.when, f, releases, &line)) {
@@ -557,6 +558,9 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
           break;
         }
       const bool seen = c != nullptr;
+      // The likeliest is the first the log does not rule out (not one keyed on another errno).
+      for (const NcclKbCause& x : e->causes)
+        if (!c && !ruled_out(x.when, releases, line)) c = &x;
       if (!c && !e->causes.empty()) c = &e->causes.front();
       if (!c) continue;
       // The entry the line's own context selects comes first: one tied to the source file that

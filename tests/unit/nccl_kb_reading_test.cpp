@@ -139,6 +139,27 @@ TEST(NcclKbReading, ACauseTheLogShowsSetsTheSeverity) {
   EXPECT_EQ(severity_of("h:1:1 [0] transport/net_ib/common.cc:179 NCCL WARN NET/IB : mlx5_0:1 Got "
                         "non-fatal async event: port error(10)\n"),
             "error");
+  // aws-ofi-nccl v1.21.1, read from its source (data/nccl-kb/net-plugin-efa.yaml): an exception
+  // in one protocol's init is caught and the other protocol tried; one in connect fails it.
+  const std::string ofi = "h:1:1 [0] NCCL WARN NET/OFI ";
+  EXPECT_EQ(severity_of(ofi + "Caught exception in rdma_init: fi_domain failed\n"), "warning");
+  EXPECT_EQ(severity_of(ofi + "Caught exception in plugin connect: fi_av_insert failed\n"),
+            "error");
+  // A failed tuner setup fails the AWS platform's init; an unset NCCL variable does not.
+  EXPECT_EQ(severity_of(ofi + "Unable to configure tuner: Invalid argument\n"), "error");
+  EXPECT_EQ(severity_of(ofi + "Unable to set NCCL_NVLS_ENABLE\n"), "warning");
+  // An argument NCCL passed the plugin fails the call; a bad setting is ignored.
+  EXPECT_EQ(severity_of(ofi + "Invalid number of receives: 9 (max: 8)\n"), "error");
+  EXPECT_EQ(severity_of(ofi + "Invalid value abc provided for OFI_NCCL_PROTOCOL environment "
+                              "variable\n"),
+            "warning");
+  EXPECT_EQ(severity_of(ofi + "fi_open_ops for EFA features failed. RC: -61, ERROR: No data "
+                              "available\n"),
+            "info");
+  // libfabric queues and resends a send the receiver was not ready for (FI_RM_ENABLED).
+  EXPECT_EQ(severity_of("libfabric:123:1700000000::efa:cq:efa_rdm_cq_proc():120<warn> "
+                        "Destination resource not ready\n"),
+            "warning");
 }
 
 // A cause the message's own text decides (`line_has`: an errno) is read from the line the entry
@@ -172,6 +193,13 @@ TEST(NcclKbReading, TheLineItselfRulesCausesOut) {
   EXPECT_EQ(r[0].count, 2u);
   EXPECT_TRUE(has(r[0], "ENODEV")) << "the second line says 19";
   EXPECT_FALSE(has(r[0], "(EINVAL)"));
+  // An errno no cause is keyed on: the likeliest is the first cause the line does not rule
+  // out, not the ETIMEDOUT one.
+  r = read("h:1:1 [5] NCCL INFO NCCL version 2.27.3+cuda12.9\n" + warn +
+           "mlx5_1:1 Call to ibv_modify_qp failed with 95 Operation not supported\n");
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0].cause->cause.find("ETIMEDOUT"), std::string::npos) << r[0].cause->cause;
+  EXPECT_EQ(r[0].cause->cause.find("ENODEV"), std::string::npos) << r[0].cause->cause;
   // `line_has` reads the line it is given, and holds for no line without one.
   NcclKbWhen w;
   w.line_has = NcclKbRegex("failed with 110 ");
