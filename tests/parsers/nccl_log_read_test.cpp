@@ -271,6 +271,13 @@ TEST(NcclWarnJoin, DecisionTable) {
   EXPECT_EQ(warn_continuation("vendor err 129", 80, "  retry(handle)"), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("vendor err 129", 80, "  x = 3"), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("memory of", 80, "  size 2097152 (rank 0) failed"), WarnJoin::kSpace);
+  // A terminal's hard wrap inside a number (pytorch/ci-infra#490's "to 9637892 bytes" at 120
+  // columns); not on a short line, nor into a line wider than the one cut.
+  EXPECT_EQ(warn_continuation("failed to extend /dev/shm/nccl-WU88OE to 963789", 120,
+                              "2 bytes, error: No space left on device (28)"),
+            WarnJoin::kTight);
+  EXPECT_EQ(warn_continuation("to 963789", 40, "2 bytes"), WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("to 963789", 80, std::string(90, '2')), WarnJoin::kNo);
 }
 
 // PyTorch's "Last error:" is followed by NCCL's message, wrapped like any other.
