@@ -145,13 +145,17 @@ WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string
   // Words only: code under a warning ("  warnings.warn(", "  x = f()") is not the sentence.
   if (lead > 0 && (lower(last) || digit(last)) && lower(b[0]) && plain_words(b))
     return WarnJoin::kSpace;
-  // A long line cut inside a word: the word goes on, lower case, on the next line; or inside a
-  // number at a terminal's hard wrap, which does not indent ("... to 963789" / "2 bytes, ...").
+  // A long line cut inside a word: the word goes on, lower case, on the next line.
   // The rest of a wrapped line is never wider than the line it was cut from.
   if (width >= 70 && lower(last) && lower(b[0]) && b.size() <= width) return WarnJoin::kTight;
-  if (width >= 70 && lead == 0 && (lower(last) || digit(last)) && (lower(b[0]) || digit(b[0])) &&
-      b.size() <= width)
-    return WarnJoin::kTight;
+  // A terminal's hard wrap (no indent) between a word and a number or inside a number. NCCL's
+  // formats put a blank between a word and its number ("len %d", "error %d"), so "... opcode 0,
+  // len" / "0, vendor err 129 (Recv)" is "len 0"; digits on both sides are one number cut
+  // ("... to 963789" / "2 bytes").
+  if (width >= 70 && lead == 0 && digit(b[0]) && b.size() <= width) {
+    if (digit(last)) return WarnJoin::kTight;
+    if (lower(last)) return WarnJoin::kSpace;
+  }
   return WarnJoin::kNo;
 }
 

@@ -276,6 +276,14 @@ TEST(NcclWarnJoin, DecisionTable) {
   EXPECT_EQ(warn_continuation("failed to extend /dev/shm/nccl-WU88OE to 963789", 120,
                               "2 bytes, error: No space left on device (28)"),
             WarnJoin::kTight);
+  // Between a word and its number NCCL's format has a blank (net_ib.cc's "len %d, vendor err
+  // %d"; stas00/ml-engineering's Azure paste broke it there).
+  EXPECT_EQ(
+      warn_continuation("Got completion from peer 10.2.0.5<33092> with error 12, opcode 0, len",
+                        130, "0, vendor err 129 (Recv)"),
+      WarnJoin::kSpace);
+  EXPECT_EQ(warn_continuation("with error 12, opcode 0, len", 130, "  0, vendor err 129"),
+            WarnJoin::kNo);  // indented: not a hard wrap
   EXPECT_EQ(warn_continuation("to 963789", 40, "2 bytes"), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("to 963789", 80, std::string(90, '2')), WarnJoin::kNo);
 }
