@@ -559,8 +559,12 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
         }
       const bool seen = c != nullptr;
       // The likeliest is the first the log does not rule out (not one keyed on another errno).
-      for (const NcclKbCause& x : e->causes)
-        if (!c && !ruled_out(x.when, releases, line)) c = &x;
+      if (!c) {
+        const auto open = std::find_if(e->causes.begin(), e->causes.end(), [&](const auto& x) {
+          return !ruled_out(x.when, releases, line);
+        });
+        if (open != e->causes.end()) c = &*open;
+      }
       if (!c && !e->causes.empty()) c = &e->causes.front();
       if (!c) continue;
       // The entry the line's own context selects comes first: one tied to the source file that

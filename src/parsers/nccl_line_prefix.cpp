@@ -282,7 +282,7 @@ std::size_t line_prefix_length(std::string_view s) {
 // anything else that starts the same way is left as it is (a blank after the colon too, as a
 // re-serialised copy has it).
 std::string_view docker_json_log(std::string_view line, std::string& scratch) {
-  if (line.size() <= 9 || line[0] != '{' || line.substr(0, 7) != R"({"log":)") return line;
+  if (!is_docker_json_log(line)) return line;
   const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return line;
   const auto it = j.find("log");

@@ -49,6 +49,11 @@ inline bool line_prefix_may_start(char c) {
 // How many leading bytes of `line` are one launcher / collector / timestamp prefix (0: none).
 std::size_t line_prefix_length(std::string_view line);
 
+// Whether `line` is shaped as a Docker json-file log line: a JSON object whose first key is "log".
+inline bool is_docker_json_log(std::string_view line) {
+  return line.size() > 9 && line.substr(0, 7) == R"({"log":)";
+}
+
 // A Docker json-file log line ({"log":"...","stream":...}) as the line the program wrote: the
 // "log" string decoded, without its newline, as a view into `scratch`; any other line as it is.
 std::string_view docker_json_log(std::string_view line, std::string& scratch);

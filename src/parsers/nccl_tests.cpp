@@ -360,7 +360,7 @@ NcclTestsFacts parse_json(std::string_view text, const std::string& source) {
 
 NcclTestsFacts parse_nccl_tests(std::string_view text, const std::string& source) {
   std::string_view t = trim(text);
-  if (!t.empty() && t[0] == '{' && t.substr(0, 7) != R"({"log":)") return parse_json(text, source);
+  if (!t.empty() && t[0] == '{' && !is_docker_json_log(t)) return parse_json(text, source);
   TableReader reader(source);
   LineReader::read_text(text,
                         [&](std::string_view l, std::uint64_t n, bool) { reader.line(l, n); });
@@ -381,7 +381,7 @@ NcclTestsFacts parse_nccl_tests_file(const std::string& path) {
       if (!t.empty()) {
         decided = true;
         // A Docker json-file line ({"log":...}) is a line of the table, not nccl-tests' JSON.
-        json = t[0] == '{' && t.substr(0, 7) != R"({"log":)";
+        json = t[0] == '{' && !is_docker_json_log(t);
       }
     }
     if (json) {
