@@ -21,11 +21,10 @@ bool at(std::string_view s, std::size_t i, std::string_view word) {
          std::memcmp(s.data() + i, word.data(), word.size()) == 0;
 }
 
-// The blanks a prefix leaves before the text (at most a few): where the text starts.
+// The blank a writer puts after its prefix: where the text starts. One only: more are the
+// line's own indent ("[rank3]:  of size ..." goes on a WARN as "  of size ..." does).
 std::size_t skip_blanks(std::string_view s, std::size_t i) {
-  std::size_t k = i;
-  while (k < s.size() && k - i < 4 && (s[k] == ' ' || s[k] == '\t')) ++k;
-  return k;
+  return i < s.size() && (s[i] == ' ' || s[i] == '\t') ? i + 1 : i;
 }
 
 // Open MPI --tag-output: "[1,0]<stdout>:", "[1,12]<stderr>:" (also <stddiag>).

@@ -78,22 +78,8 @@ bool NcclLogAnalyzer::State::join_held(std::string_view raw, std::string_view te
   const auto prefix = prefix_of(raw, text);
   // A line that is only a prefix ("2024-05-01T12:34:56Z " and nothing) is an empty line.
   if (!cut && prefix && same_prefix(*prefix, held.prefix) && held.joins < 4 &&
-      held.text.size() < 2048 && line_prefix_length(text) == 0 && !is_junk(text)) {
-    // The indent normalising took with the prefix (past the one blank a writer puts after its
-    // prefix) is the line's own: "[rank3]:  of size ..." goes on a WARN as "  of size ..." does.
-    std::size_t eaten = 0;
-    while (eaten < prefix->size() && ((*prefix)[prefix->size() - 1 - eaten] == ' ' ||
-                                      (*prefix)[prefix->size() - 1 - eaten] == '\t'))
-      ++eaten;
-    std::string indented;
-    std::string_view next = text;
-    if (eaten > 1 && !prefix->empty() && eaten < prefix->size()) {
-      indented.assign(eaten - 1, ' ');
-      indented.append(text.data(), text.size());
-      next = indented;
-    }
-    j = warn_continuation(std::string_view(held.text).substr(held.message), held.width, next);
-  }
+      held.text.size() < 2048 && line_prefix_length(text) == 0 && !is_junk(text))
+    j = warn_continuation(std::string_view(held.text).substr(held.message), held.width, text);
   if (j == WarnJoin::kNo) {
     release_held();
     return false;

@@ -512,16 +512,15 @@ std::size_t via_in(std::string_view m) {
 }
 
 // line_prefix_length, with torchrun's "[rank12]: " (most prefixed lines of a large job) read
-// inline: "[rank", at most 12 digits, "]:", at most 4 blanks, as bracket_prefix reads it; any
+// inline: "[rank", at most 12 digits, "]:", at most one blank, as bracket_prefix reads it; any
 // other shape is line_prefix_length's.
 std::size_t torchrun_prefix(std::string_view t) {
   if (t.size() > 7 && std::memcmp(t.data(), "[rank", 5) == 0) {
     std::size_t j = 5;
     while (j < t.size() && j - 5 < 12 && t[j] >= '0' && t[j] <= '9') ++j;
     if (j > 5 && j + 1 < t.size() && t[j] == ']' && t[j + 1] == ':') {
-      std::size_t k = j + 2;
-      while (k < t.size() && k - (j + 2) < 4 && (t[k] == ' ' || t[k] == '\t')) ++k;
-      return k;
+      const std::size_t k = j + 2;
+      return k < t.size() && (t[k] == ' ' || t[k] == '\t') ? k + 1 : k;
     }
   }
   return t.empty() || !line_prefix_may_start(t[0]) ? 0 : line_prefix_length(t);
