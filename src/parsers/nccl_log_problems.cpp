@@ -2,6 +2,7 @@
 // read (hosts told apart, graphs flushed, the last lines).
 #include <cctype>
 
+#include "knowledge/nccl_problem_words.h"
 #include "parsers/libfabric_log_line.h"
 #include "parsers/nccl_framework.h"
 #include "parsers/nccl_line_prefix.h"
@@ -154,7 +155,7 @@ void NcclLogAnalyzer::State::library_warning(std::string_view library, std::stri
 void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::string& host,
                                               std::string_view text, std::uint64_t n,
                                               bool is_warn) {
-  if (has(m, "Got completion from peer") || has(m, "Got completion with error")) {
+  if (has(m, kNcclIbCompletionWords[0]) || has(m, kNcclIbCompletionWords[1])) {
     NcclIssue& i = issue(NcclProblem::kIbCompletionError, host, text, n);
     std::string_view peer = word_after(m, "from peer ");
     if (!peer.empty()) cap_insert(i.peers, std::string(peer));
@@ -180,12 +181,7 @@ void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::str
     issue(NcclProblem::kVersionMismatch, host, text, n);
     return;
   }
-  static constexpr std::string_view kConn[] = {
-      "Connection refused",     "Connection timed out",  "Connection reset",
-      "Connection closed",      "remote process exited", "ncclRemoteError",
-      "Remote process",         "peer shutdown",         "No route to host",
-      "Network is unreachable", "Broken pipe",           "connection closed by remote"};
-  for (std::string_view c : kConn) {
+  for (std::string_view c : kNcclConnectionFailureWords) {
     if (has(m, c)) {
       NcclIssue& i = issue(NcclProblem::kConnectionFailed, host, text, n);
       cap_insert(i.details, std::string(c));

@@ -1,6 +1,7 @@
 // nccl-warnings: NCCL WARN lines and CUDA / internal errors no other rule explains.
 #include "knowledge/nccl_kb.h"
 #include "knowledge/nccl_kb_read.h"
+#include "knowledge/nccl_problem_words.h"
 #include "rules/rule_factories.h"
 #include "rules/run/nccl_result_reading.h"
 #include "rules/run/run_evidence.h"
@@ -123,33 +124,26 @@ class NcclWarnings : public Rule {
       o.findings.push_back(std::move(x));
     }
     // Every other distinct WARN line surfaces: none is dropped because no pattern knows it.
-    // Those the signature table or another rule explains are left to that finding.
-    static constexpr std::string_view kOwned[] = {"Got completion",
-                                                  "ibv_modify_qp",
-                                                  "Connect to",
-                                                  "Connection",
-                                                  "Mismatched NCCL version",
-                                                  "libibverbs",
-                                                  "No device found",
-                                                  "unhandled system error",
-                                                  "ncclSystemError",
-                                                  "Cuda failure",
-                                                  "CUDA error",
-                                                  "internal error",
-                                                  "invalid usage",
-                                                  "ncclInternalError",
-                                                  "ncclInvalidUsage",
-                                                  "ncclInvalidArgument",
-                                                  "ncclUnhandledCudaError",
-                                                  "ncclRemoteError",
-                                                  "remote process",
-                                                  "Remote process"};
+    // Those the signature table or another rule explains are left to that finding: in the
+    // words the log reader files them by (knowledge/nccl_problem_words.h and
+    // src/parsers/nccl_log_problems.cpp), so a WARN those words miss ("Got completionfrom peer"
+    // from a bad paste, "Connect to ... failed : Software caused connection abort") is quoted.
+    static constexpr std::string_view kOwned[] = {
+        "ibv_modify_qp failed", "Mismatched NCCL version", "version mismatch", "libibverbs",
+        "unhandled system error", "ncclSystemError", "Cuda failure", "unhandled cuda error",
+        "CUDA error", "internal error", "invalid usage", "ncclInternalError",
+        // NCCL's result names, read by the result
+        // reading (nccl_result_reading.h)
+        "ncclInvalidUsage", "ncclInvalidArgument", "ncclUnhandledCudaError"};
     std::vector<const NcclWarning*> other;
     std::uint64_t lines = 0;
     for (const NcclWarning& w : f.warnings) {
       if (explained.count(w.message)) continue;
-      bool owned = false;
-      for (std::string_view k : kOwned) owned = owned || w.message.find(k) != std::string::npos;
+      auto has = [&](std::string_view k) { return w.message.find(k) != std::string::npos; };
+      bool owned = has("NET/IB") && has("No device found");  // nccl-inter-node-not-ib
+      for (std::string_view k : kOwned) owned = owned || has(k);
+      for (std::string_view k : kNcclConnectionFailureWords) owned = owned || has(k);
+      for (std::string_view k : kNcclIbCompletionWords) owned = owned || has(k);
       if (owned) continue;
       other.push_back(&w);
       lines += w.count;

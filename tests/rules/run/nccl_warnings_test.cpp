@@ -33,6 +33,24 @@ TEST(NcclWarnings, QuietWhenOtherRulesExplainEveryWarn) {
   EXPECT_TRUE(log_rule(kId, log_synthetic("libibverbs-missing.log")).findings.empty());
 }
 
+// A WARN is left to another finding only when the log reader filed it under that finding's
+// problem: a completion error whose words a bad paste ran together ("completionfrom") files
+// under none, and neither does a connect WARN whose errno no connection rule reads. Before,
+// "Got completion" and "Connect to" anywhere in a WARN dropped it, and such a log got
+// "No findings".
+TEST(NcclWarnings, QuotesAWarnNoOtherFindingReadsWhateverItsWords) {
+  RuleOutcome o = log_rule(
+      kId, log_text("h:1:2 [0] transport/net_ib.cc:1296 NCCL WARN NET/IB : Got completionfrom "
+                    "peer 10.2.0.5<33092> with error 12, opcode 0, len\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].evidence.front().text.find("completionfrom"), std::string::npos);
+  // As NCCL prints it, the completion error is nccl-ib-completion-error's.
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:2 [0] transport/net_ib.cc:1296 NCCL WARN NET/IB : Got "
+                                     "completion from peer 10.2.0.5<33092> with error 12, "
+                                     "opcode 0, len 0, vendor err 129 (Recv)\n"))
+                  .findings.empty());
+}
+
 // A WARN the knowledge base explains is its finding, not quoted back here (the old signature
 // table knew only "family 0"; the entry matches the site as NCCL prints it).
 TEST(NcclWarnings, LeavesWarnsTheKnowledgeBaseExplains) {
