@@ -132,6 +132,15 @@ WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string
   while (!warn.empty() && (warn.back() == ' ' || warn.back() == '\t')) warn.remove_suffix(1);
   if (warn.empty() || own_line(b)) return WarnJoin::kNo;
   const char last = warn.back();
+  // A long line cut inside an address as NCCL prints one ("%s<%s>", ncclSocketToString in
+  // misc/socket.cc: "10.148.3.247<56821>"): "...Connect to 10.148.3.247" / "<56821> failed",
+  // "...peer 10" / ".10.23.6<58683> ...", "...peer 10.10." / "23.6<58683> ...".
+  if (width >= 70 && lead == 0 && b.size() > 1 && b.size() <= width) {
+    const bool dot_digits = warn.size() > 1 && last == '.' && digit(warn[warn.size() - 2]);
+    if ((digit(last) && (b[0] == '<' || (b[0] == '.' && digit(b[1])))) ||
+        (dot_digits && digit(b[0])))
+      return WarnJoin::kTight;
+  }
   if (last == '.') return WarnJoin::kNo;  // a sentence that ended
   for (std::string_view e : kErrno)
     if (starts(b, e) && b.size() <= e.size() + 40) return WarnJoin::kSpace;

@@ -253,6 +253,16 @@ TEST(NcclWarnJoin, DecisionTable) {
             WarnJoin::kSpace);
   EXPECT_EQ(warn_continuation("peer 10.0.0.1<", 40, "4567> closed"), WarnJoin::kTight);
   EXPECT_EQ(warn_continuation("Couldn't find the device", 40, "and gave up"), WarnJoin::kNo);
+  // A long line cut inside an address ("%s<%s>"): joined as is; a short one, or a sentence's
+  // end before a number, is not.
+  EXPECT_EQ(warn_continuation("Connect to 10.148.3.247", 80, "<56821> failed : Connection refused"),
+            WarnJoin::kTight);
+  EXPECT_EQ(warn_continuation("req 0/1 tag 0 peer 10", 120, ".10.23.6<58683> collective mismatch"),
+            WarnJoin::kTight);
+  EXPECT_EQ(warn_continuation("tag 0 peer 10.10.", 120, "23.6<58683> collective mismatch"),
+            WarnJoin::kTight);
+  EXPECT_EQ(warn_continuation("Connect to 10.148.3.247", 40, "<56821> failed"), WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("Gave up after three tries.", 80, "4 ranks left"), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("x", 80, std::string_view("\0abc", 4)), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("open (", 80, "   deeply indented"), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("failed :", 80, "python: error"), WarnJoin::kNo);
