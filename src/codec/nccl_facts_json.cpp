@@ -90,6 +90,8 @@ json to_json(const NcclRunFacts& f) {
   if (f.folded_records)
     j["lines"]["folded"] = {{"records", f.folded_records}, {"stream_cap", f.stream_cap}};
   if (f.failure_info_folded) j["lines"]["failure_info_folded"] = f.failure_info_folded;
+  if (f.wrap_joined)
+    j["lines"]["hard_wrap"] = {{"columns", f.wrap_columns}, {"pieces_joined", f.wrap_joined}};
   json versions = json::array();
   for (const auto& [v, l] : f.versions) {
     json x = log_line(l);

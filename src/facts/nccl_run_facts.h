@@ -195,6 +195,10 @@ struct NcclRunFacts {
   std::uint64_t unknown_lines = 0;    // NCCL lines no pattern here knows; counted, not fatal
   std::uint64_t garbled_lines = 0;    // several writers' output merged into one line
   std::uint64_t truncated_lines = 0;  // longer than the analyser keeps
+  // A terminal's hard wrap undone (log_hard_wrap.h): the width a file was cut at (the widest,
+  // when files differ; 0: none) and the pieces joined back to the line before them.
+  std::uint64_t wrap_columns = 0;
+  std::uint64_t wrap_joined = 0;
   // Past `stream_cap` distinct host:pid:dev streams (memory stays bounded), the records of new
   // streams are counted under one unnamed stream: how many records that was (0: none folded).
   std::uint64_t folded_records = 0;

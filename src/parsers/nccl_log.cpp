@@ -333,7 +333,24 @@ bool NcclLogAnalyzer::State::fast_conn_folded(std::string_view text, std::uint64
 NcclLogAnalyzer::NcclLogAnalyzer() : s_(std::make_unique<State>()) {}
 NcclLogAnalyzer::~NcclLogAnalyzer() = default;
 
+void NcclLogAnalyzer::end_file_lines() {
+  State& st = *s_;
+  HardWrapJoiner& w = st.wrap;
+  w.end([&](std::string_view l, std::uint64_t n, bool cut) {
+    const bool views = st.tail_views;
+    st.tail_views = false;  // the joiner's buffer, not the scanner's block
+    read_line(l, n, cut);
+    st.tail_views = views;
+  });
+  if (w.joined() > 0) {
+    st.f.wrap_columns = std::max<std::uint64_t>(st.f.wrap_columns, w.width());
+    st.f.wrap_joined += w.joined();
+  }
+  w = HardWrapJoiner();
+}
+
 void NcclLogAnalyzer::begin_file(const std::string& name) {
+  end_file_lines();
   if (s_->held.active) s_->release_held();  // a WARN never continues into the next file
   s_->file = name;
   ++s_->file_index;
@@ -341,6 +358,19 @@ void NcclLogAnalyzer::begin_file(const std::string& name) {
 }
 
 void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut) {
+  State& st = *s_;
+  if (st.wrap.passes()) return read_line(raw, number, cut);
+  // A line the joiner held (or joined) lives in its buffer, not in the scanner's block: the tail
+  // must copy it.
+  st.wrap.line(raw, number, cut, [&](std::string_view l, std::uint64_t n, bool c) {
+    const bool views = st.tail_views;
+    if (l.data() != raw.data()) st.tail_views = false;
+    read_line(l, n, c);
+    st.tail_views = views;
+  });
+}
+
+void NcclLogAnalyzer::read_line(std::string_view raw, std::uint64_t number, bool cut) {
   State& st = *s_;
   thread_local std::string norm;  // prefixes, colour and CR off (issue 30): nccl_line_prefix.h
   const std::string_view text = normalize_nccl_line(raw, norm);
@@ -386,6 +416,7 @@ void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut)
 }
 
 NcclRunFacts NcclLogAnalyzer::finish() {
+  end_file_lines();
   if (s_->held.active) s_->release_held();
   s_->merge_last_seen();
   s_->finish_hosts();

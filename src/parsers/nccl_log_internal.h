@@ -15,6 +15,7 @@
 
 #include "core/text.h"
 #include "core/utf8.h"
+#include "parsers/log_hard_wrap.h"
 #include "parsers/nccl_failure_info.h"
 #include "parsers/nccl_line_time.h"
 #include "parsers/nccl_log.h"
@@ -452,6 +453,9 @@ struct NcclLogAnalyzer::State {
     bool active = false;
   };
   HeldWarn held;
+  // A terminal's hard wrap, told from the first lines of each file and undone before a line is
+  // read (log_hard_wrap.h).
+  HardWrapJoiner wrap;
   bool hold_warn(std::string_view raw, std::string_view text, std::uint64_t n, std::size_t k);
   bool join_held(std::string_view raw, std::string_view text, bool cut);
   void release_held();

@@ -63,7 +63,9 @@ bool NcclLogAnalyzer::State::hold_warn(std::string_view raw, std::string_view te
   held.text.assign(text.data(), text.size());
   held.prefix.assign(prefix->data(), prefix->size());
   held.message = message;
-  held.width = text.size();
+  // A terminal cuts the line as it shows it, launcher prefix and NCCL's timestamp included
+  // (a Docker json-file line's framing is not shown: prefix_of decodes it first).
+  held.width = terminal_columns(*prefix) + terminal_columns(text);
   held.n = n;
   held.joins = 0;
   held.active = true;
@@ -94,7 +96,7 @@ bool NcclLogAnalyzer::State::join_held(std::string_view raw, std::string_view te
   if (j == WarnJoin::kSpace || blank) held.text += ' ';
   const std::string_view t = trim(text);
   held.text.append(t.data(), t.size());
-  held.width = text.size();
+  held.width = terminal_columns(*prefix) + terminal_columns(text);
   ++held.joins;
   return true;
 }

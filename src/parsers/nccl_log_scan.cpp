@@ -640,7 +640,7 @@ void NcclLogAnalyzer::scan(NcclScanSource& src, unsigned threads, std::size_t bl
                              " lines: larger than any log this reads; gave up");
       const std::string_view text(base + d.start, d.len);
       ++number;
-      if (d.kind == 1) {
+      if (d.kind == 1 && st.wrap.passes()) {  // (a line held for the hard-wrap test waits)
         const std::string_view norm(base + d.start + d.pre, d.nlen);
         if (st.fast_conn(norm, number, d.cut != 0, d.head_slot, d.tag, d.via) ||
             st.fast_conn_folded(norm, number, d.cut != 0, d.tag, d.via)) {

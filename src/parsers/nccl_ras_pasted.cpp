@@ -2,6 +2,7 @@
 
 #include "core/input_error.h"
 #include "core/line_reader.h"
+#include "parsers/log_hard_wrap.h"
 #include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_ras.h"
 
@@ -59,7 +60,7 @@ std::vector<RasReport> read_pasted_ras(const std::vector<Provenance>& starts,
     bool json = false;
     bool closed = false;  // the JSON object's last line is in the block
     int depth = 0;
-    LineReader::read(at.source, [&](std::string_view l, std::uint64_t n, bool) {
+    read_log_lines(at.source, [&](std::string_view l, std::uint64_t n, bool) {
       if (n < first || closed) return;
       if (n == first) {
         const std::string_view t = normalize_nccl_line(l, scratch);

@@ -10,6 +10,7 @@
 #include "core/json_util.h"
 #include "core/line_reader.h"
 #include "core/text.h"
+#include "parsers/log_hard_wrap.h"
 #include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_record.h"
 
@@ -362,8 +363,8 @@ NcclTestsFacts parse_nccl_tests(std::string_view text, const std::string& source
   std::string_view t = trim(text);
   if (!t.empty() && t[0] == '{' && !is_docker_json_log(t)) return parse_json(text, source);
   TableReader reader(source);
-  LineReader::read_text(text,
-                        [&](std::string_view l, std::uint64_t n, bool) { reader.line(l, n); });
+  // A table copied out of a narrow terminal is joined back (log_hard_wrap.h).
+  read_log_text(text, [&](std::string_view l, std::uint64_t n, bool) { reader.line(l, n); });
   return reader.finish();
 }
 
@@ -375,7 +376,8 @@ NcclTestsFacts parse_nccl_tests_file(const std::string& path) {
   std::string whole;
   TableReader reader(path);
   constexpr std::size_t kMaxJson = 256u << 20;
-  LineReader::read(path, [&](std::string_view l, std::uint64_t n, bool) {
+  // A table copied out of a narrow terminal is joined back (log_hard_wrap.h); JSON is never cut.
+  read_log_lines(path, [&](std::string_view l, std::uint64_t n, bool) {
     if (!decided) {
       std::string_view t = trim(l);
       if (!t.empty()) {

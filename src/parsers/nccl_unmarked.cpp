@@ -7,6 +7,7 @@
 #include "core/line_reader.h"
 #include "core/text.h"
 #include "parsers/libfabric_log_line.h"
+#include "parsers/log_hard_wrap.h"
 #include "parsers/nccl_diag_line.h"
 #include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_internal.h"
@@ -104,7 +105,7 @@ std::optional<LogLine> first_error_like_line(const std::vector<std::string>& pat
     if (p == "-" || fs::is_directory(p, ec)) continue;
     std::optional<LogLine> found;
     try {
-      LineReader::read(p, [&](std::string_view l, std::uint64_t n, bool) {
+      read_log_lines(p, [&](std::string_view l, std::uint64_t n, bool) {
         if (n > kUnmarkedLinesRead) throw Stop{};
         const std::string_view t = trim(l);
         for (std::string_view w : kErrorWords) {
@@ -147,7 +148,7 @@ void read_nccl_mentions(const std::vector<std::string>& paths, NcclRunFacts& f) 
     std::error_code ec;
     if (p == "-" || fs::is_directory(p, ec)) continue;
     try {
-      LineReader::read(p, [&](std::string_view l, std::uint64_t n, bool) {
+      read_log_lines(p, [&](std::string_view l, std::uint64_t n, bool) {
         if (n > kUnmarkedLinesRead) throw Stop{};
         const std::string_view t = trim(l);
         if (t.empty() || !names_nccl(t)) return;
@@ -169,7 +170,7 @@ void read_unmarked_nccl_lines(const std::vector<std::string>& paths, const NcclU
     std::error_code ec;
     if (p == "-" || fs::is_directory(p, ec)) continue;
     try {
-      LineReader::read(p, [&](std::string_view l, std::uint64_t n, bool) { sink(p, l, n); });
+      read_log_lines(p, [&](std::string_view l, std::uint64_t n, bool) { sink(p, l, n); });
     } catch (const Stop&) {
     }
   }
@@ -179,8 +180,7 @@ void read_unmarked_nccl_text(std::string_view text, const std::string& name,
                              const NcclUnmarkedReader& read, NcclRunFacts& f) {
   UnmarkedSink sink(read, f);
   try {
-    LineReader::read_text(text,
-                          [&](std::string_view l, std::uint64_t n, bool) { sink(name, l, n); });
+    read_log_text(text, [&](std::string_view l, std::uint64_t n, bool) { sink(name, l, n); });
   } catch (const Stop&) {
   }
 }

@@ -73,7 +73,7 @@ constexpr std::string_view kOwnLines[] = {
     "***",
 };
 
-bool own_line(std::string_view b) {
+bool own_start(std::string_view b) {
   for (std::string_view p : kOwnLines)
     if (starts(b, p)) return true;
   if (one_of("[({}#$>*=+|\\", b[0])) return true;
@@ -84,7 +84,11 @@ bool own_line(std::string_view b) {
   // "python: ...", "srun: error: ...", "RuntimeError: ...": a word, then a colon.
   const std::size_t sp = b.find(' ');
   const std::string_view word = b.substr(0, sp);
-  if (word.size() > 1 && word.back() == ':') return true;
+  return word.size() > 1 && word.back() == ':';
+}
+
+bool own_line(std::string_view b) {
+  if (own_start(b)) return true;
   // A record of NCCL's, or another logger's level word.
   for (std::string_view tag : {" NCCL ", " WARN ", " INFO ", " ERROR ", " TRACE "})
     if (b.find(tag) != std::string_view::npos) return true;
@@ -119,6 +123,8 @@ bool plain_words(std::string_view b) {
 }
 
 }  // namespace
+
+bool starts_like_own_output(std::string_view line) { return !line.empty() && own_start(line); }
 
 WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string_view next) {
   while (!next.empty() && (next.back() == ' ' || next.back() == '\t')) next.remove_suffix(1);

@@ -24,6 +24,11 @@ enum class WarnJoin {
 // cut (an open bracket or quote, a trailing ":" "," "=" ...); the rest of a word that a long
 // line was cut inside. Never a line that reads as output of its own (a traceback, another
 // logger's line, a "word:" start, NCCL's own lines).
+// Whether `line` (no leading blank) starts as output of its own does: a traceback, another
+// logger's line, a shell's, a headless NCCL line, a "word:" start, a bracket or a sign a
+// program starts a line with. (warn_continuation also refuses a line with a logger's tag in it.)
+bool starts_like_own_output(std::string_view line);
+
 WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string_view next);
 
 }  // namespace trainready
