@@ -2,7 +2,6 @@
 // the pieces joined back, and a log that was never cut left as it is.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,13 +55,6 @@ Joined join(const std::vector<std::string>& in) {
 
 std::vector<std::string> with_newlines(const std::string& s) { return lines_of(s); }
 
-std::string read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream b;
-  b << f.rdbuf();
-  return b.str();
-}
-
 const std::vector<std::string> kLog = with_newlines(
     "node1:1234:1240 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.4<0>\n"
     "node1:1234:1240 [0] NCCL INFO NET/IB : Using [0]mlx5_ib0:1/IB [1]mlx5_ib1:1/IB "
@@ -74,8 +66,7 @@ const std::vector<std::string> kLog = with_newlines(
     "::ffff:10.0.0.4 remoteGid ::ffff:10.0.0.5\n"
     "node1:1234:1240 [0] NCCL INFO transport/net.cc:1296 -> 6\n");
 
-const std::string kTable =
-    test::fixture("nccl-tests/deepops-slurm-4x-dgx-a100-ib-all_reduce_perf.txt");
+const std::string kTable = "nccl-tests/deepops-slurm-4x-dgx-a100-ib-all_reduce_perf.txt";
 
 TEST(LogHardWrap, TerminalColumnsCountWhatATerminalShows) {
   EXPECT_EQ(terminal_columns("abc"), 3u);
@@ -163,7 +154,7 @@ TEST(LogHardWrap, OneWideLineIsNoEvidenceOfAWidth) {
 }
 
 TEST(LogHardWrap, AFixedWidthTableIsNotReadAsCut) {
-  const std::string table = read(kTable);
+  const std::string table = test::read_fixture(kTable);
   const std::vector<std::string> in = lines_of(table);
   const Joined j = join(in);
   EXPECT_EQ(j.width, 0u);
@@ -171,11 +162,10 @@ TEST(LogHardWrap, AFixedWidthTableIsNotReadAsCut) {
 }
 
 TEST(LogHardWrap, AFixedWidthTableCutNarrowerIsJoinedBack) {
-  const std::string path = kTable;
-  const std::vector<std::string> in = lines_of(read(path));
+  const std::vector<std::string> in = lines_of(test::read_fixture(kTable));
   std::string cut;
   for (const std::string& l : fold(in, 80)) cut += l + "\n";
-  const NcclTestsFacts whole = parse_nccl_tests(read(path), "whole");
+  const NcclTestsFacts whole = parse_nccl_tests(test::read_fixture(kTable), "whole");
   const NcclTestsFacts folded = parse_nccl_tests(cut, "folded");
   ASSERT_FALSE(whole.rows.empty());
   ASSERT_EQ(folded.rows.size(), whole.rows.size());
