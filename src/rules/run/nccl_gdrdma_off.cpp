@@ -153,7 +153,37 @@ class NcclGdrdmaOff : public Rule {
     if (gdr)
       x.message += "; other connections did use GDRDMA (" + std::to_string(gdr->connections) +
                    "), so ranks disagree";
-    if (reasons.find("no module") != std::string::npos) {
+    // aws-ofi-nccl names its network "AWS Libfabric" (older builds) or "Libfabric"; "OFI" in
+    // builds of the plugin outside AWS (src/nccl_ofi_interface_nvidia.cpp @ v1.21.1).
+    const bool ofi = plain->label.find("Libfabric") != std::string::npos ||
+                     plain->label.find("OFI") != std::string::npos;
+    if (ofi) {
+      // The plugin's own line when it turned GPUDirect RDMA off (nccl_ofi_ofiutils.cpp:362).
+      for (const auto* lines : {&f.failure_info, &f.unrecognised})
+        for (const LogLine& l : *lines)
+          if (l.text.find("disabling GDR") != std::string::npos && x.evidence.size() < 3)
+            x.evidence.push_back(evidence(l));
+      x.cause =
+          "The network is the aws-ofi-nccl plugin over libfabric (EFA). It offers NCCL GPU memory "
+          "only where the EFA device can register it for RDMA read; otherwise it reports host "
+          "memory only and NCCL stages through it. That is the hardware on p3dn.24xlarge: its "
+          "EFA has no GPUDirect RDMA (the plugin's platform table marks p3dn gdr_required=false, "
+          "and its doc/efa-env-var.md names p4 and p5 as the instances with both). On p4d and "
+          "later the plugin refuses to "
+          "run without it ('GDR disabled on GDR-supported instance type'), so host-staged "
+          "connections there mean an old plugin or libfabric, or an EFA provider that declined "
+          "CUDA memory. nvidia-peermem is not the missing piece: the EFA kernel driver pins GPU "
+          "memory itself (nvidia_p2p_get_pages). (sources: aws-ofi-nccl v1.21.1 "
+          "src/platform-aws.cpp:110-120, :819, src/nccl_ofi_ofiutils.cpp:345-373, "
+          "src/nccl_ofi_net.cpp:488-492, doc/efa-env-var.md:91-92; libfabric v1.18.0 "
+          "prov/efa/src/efa_hmem.c; amzn-drivers efa_nvmem_impl.h)";
+      x.fix =
+          "On p3dn.24xlarge nothing is broken: expect host staging, or move to p4d or later for "
+          "GPUDirect RDMA. On p4d and later, install the EFA installer's libfabric and a "
+          "current aws-ofi-nccl in the image, and rerun with FI_LOG_LEVEL=warn to see why the "
+          "EFA provider declined CUDA memory ('Failed to register CUDA buffer with the EFA "
+          "device').";
+    } else if (reasons.find("no module") != std::string::npos) {
       x.cause = "The nvidia-peermem kernel module is not loaded (NCCL says '(no module)').";
       x.fix =
           "Load it (`modprobe nvidia-peermem`; Azure HPC images load it at boot), or upgrade "

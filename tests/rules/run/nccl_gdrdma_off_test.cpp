@@ -21,6 +21,26 @@ TEST(NcclGdrdmaOff, FiresOnOmniPathWithoutGdr) {
   EXPECT_NE(o.findings[0].message.find("368"), std::string::npos);
 }
 
+// EFA through aws-ofi-nccl without GPUDirect RDMA: the hardware on p3dn.24xlarge, never a
+// missing nvidia-peermem (the EFA driver pins GPU memory itself).
+TEST(NcclGdrdmaOff, EfaWithoutGdrIsThePlatformNotPeermem) {
+  RuleOutcome o = log_rule(kId, log_synthetic("p3dn-efa-no-gdr-2node.log"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& x = o.findings[0];
+  EXPECT_NE(x.cause.find("p3dn.24xlarge"), std::string::npos);
+  EXPECT_NE(x.cause.find("nvidia-peermem is not the missing piece"), std::string::npos);
+  EXPECT_EQ(x.fix.find("modprobe"), std::string::npos);
+  EXPECT_EQ(x.fix.find("lsmod"), std::string::npos);
+  bool plugin_line = false;
+  for (const auto& e : x.evidence)
+    plugin_line = plugin_line || e.text.find("disabling GDR") != std::string::npos;
+  EXPECT_TRUE(plugin_line);
+  // EFA with GPUDirect RDMA (p4de, NVIDIA/nccl#1176) stays quiet.
+  EXPECT_TRUE(
+      log_rule(kId, log_fixture("nccl-debug/nccl1176-aws-p4de-bootstrap-truncated-nccl2.19.3.log"))
+          .findings.empty());
+}
+
 TEST(NcclGdrdmaOff, QuietWhenEveryConnectionUsesGdrdma) {
   EXPECT_TRUE(log_rule(kId, log_synthetic("azure-ndv5-gdrdma-2node.log")).findings.empty());
   EXPECT_TRUE(
