@@ -353,7 +353,11 @@ LocatedJson DeploymentJson::resource(std::size_t i) const {
     out.value = pass.root();
     out.lines.emplace_back(hash_pointer(path), s.line);
   } catch (const NotTaken&) {
-    // Checked by the first pass; not expected.
+    // The first pass skips a deferred element by its brackets only, so a syntax error inside
+    // one ('"properties":" {x": [...]') is met here. While the text is whole, the located DOM
+    // reads it and says what it says for the file (line, column, what it expected), as for any
+    // other error; once pages are given back, the element's line is what is left to say.
+    if (!pages_released_) (void)parse_located_json(text, file, JsonDialect::kArm);
     throw InputError(file, s.line, "expected valid JSON (resource " + std::to_string(i) + ")");
   }
   sort_lines(&out);
@@ -367,7 +371,10 @@ LocatedJson DeploymentJson::resource(std::size_t i) const {
   const auto head = reinterpret_cast<std::uintptr_t>(text.data());
   const std::uintptr_t first = std::max(from / page * page, (head + page - 1) / page * page);
   const std::uintptr_t last = to / page * page;
-  if (last > first) (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  if (last > first) {
+    (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    pages_released_ = true;
+  }
   released_ = s.end;
   return out;
 }

@@ -45,7 +45,8 @@ struct DeploymentJson {
   LocatedJson resource(std::size_t i) const;
 
  private:
-  mutable std::size_t released_ = 0;  // text before this offset is gone
+  mutable std::size_t released_ = 0;     // text before this offset is gone
+  mutable bool pages_released_ = false;  // some pages of `text` were given back (read as zeros)
 };
 
 // Parses a deployment file in the ARM dialect; throws InputError as parse_located_json does.
