@@ -336,12 +336,7 @@ NcclLogAnalyzer::~NcclLogAnalyzer() = default;
 void NcclLogAnalyzer::end_file_lines() {
   State& st = *s_;
   HardWrapJoiner& w = st.wrap;
-  w.end([&](std::string_view l, std::uint64_t n, bool cut) {
-    const bool views = st.tail_views;
-    st.tail_views = false;  // the joiner's buffer, not the scanner's block
-    read_line(l, n, cut);
-    st.tail_views = views;
-  });
+  w.end([&](std::string_view l, std::uint64_t n, bool cut) { read_copied_line(l, n, cut); });
   if (w.joined() > 0) {
     st.f.wrap_columns = std::max<std::uint64_t>(st.f.wrap_columns, w.width());
     st.f.wrap_joined += w.joined();
@@ -360,14 +355,20 @@ void NcclLogAnalyzer::begin_file(const std::string& name) {
 void NcclLogAnalyzer::line(std::string_view raw, std::uint64_t number, bool cut) {
   State& st = *s_;
   if (st.wrap.passes()) return read_line(raw, number, cut);
+  st.wrap.line(raw, number, cut, [&](std::string_view l, std::uint64_t n, bool c) {
+    if (l.data() == raw.data()) return read_line(l, n, c);  // the scanner's own line
+    read_copied_line(l, n, c);
+  });
+}
+
+void NcclLogAnalyzer::read_copied_line(std::string_view raw, std::uint64_t number, bool cut) {
   // A line the joiner held (or joined) lives in its buffer, not in the scanner's block: the tail
   // must copy it.
-  st.wrap.line(raw, number, cut, [&](std::string_view l, std::uint64_t n, bool c) {
-    const bool views = st.tail_views;
-    if (l.data() != raw.data()) st.tail_views = false;
-    read_line(l, n, c);
-    st.tail_views = views;
-  });
+  State& st = *s_;
+  const bool views = st.tail_views;
+  st.tail_views = false;
+  read_line(raw, number, cut);
+  st.tail_views = views;
 }
 
 void NcclLogAnalyzer::read_line(std::string_view raw, std::uint64_t number, bool cut) {

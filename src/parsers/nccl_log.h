@@ -46,6 +46,8 @@ class NcclLogAnalyzer {
   struct State;
   // One whole line as the log holds it, once a terminal's hard wrap is undone (log_hard_wrap.h).
   void read_line(std::string_view text, std::uint64_t number, bool cut);
+  // read_line for a line in the hard-wrap joiner's buffer: the tail copies it, keeps no view.
+  void read_copied_line(std::string_view text, std::uint64_t number, bool cut);
   // What the hard-wrap joiner still holds of this file goes on to read_line.
   void end_file_lines();
   std::unique_ptr<State> s_;
