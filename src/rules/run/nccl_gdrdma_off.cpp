@@ -158,10 +158,14 @@ class NcclGdrdmaOff : public Rule {
     const bool ofi = plain->label.find("Libfabric") != std::string::npos ||
                      plain->label.find("OFI") != std::string::npos;
     if (ofi) {
-      // The plugin's own line when it turned GPUDirect RDMA off (nccl_ofi_ofiutils.cpp:362).
+      // The plugin's own lines when it turned GPUDirect RDMA off (nccl_ofi_ofiutils.cpp:362)
+      // and when it set NCCL_PROTO=simple for want of it (nccl_ofi_net.cpp:405-409, :965;
+      // "(reason: GDR not supported)" in 1.15), at INFO.
       for (const auto* lines : {&f.failure_info, &f.unrecognised})
         for (const LogLine& l : *lines)
-          if (l.text.find("disabling GDR") != std::string::npos && x.evidence.size() < 3)
+          if ((l.text.find("disabling GDR") != std::string::npos ||
+               l.text.find("GDR not supported") != std::string::npos) &&
+              x.evidence.size() < 4)
             x.evidence.push_back(evidence(l));
       x.cause =
           "The network is the aws-ofi-nccl plugin over libfabric (EFA). It offers NCCL GPU memory "

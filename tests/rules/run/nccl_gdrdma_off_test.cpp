@@ -41,6 +41,36 @@ TEST(NcclGdrdmaOff, EfaWithoutGdrIsThePlatformNotPeermem) {
           .findings.empty());
 }
 
+// aws-ofi-nccl 1.16 and later say at INFO that they set NCCL_PROTO=simple for want of GPUDirect
+// RDMA (nccl_ofi_net.cpp:405-409, :965 @ v1.21.1): quoted as the plugin's own evidence, and read
+// by the knowledge base so nccl-warnings does not quote it back as unexplained.
+TEST(NcclGdrdmaOff, EfaQuotesThePluginsForcedSimpleProtocolLine) {
+  const std::string log =
+      "ip-10-0-1-11:5101:5140 [0] NCCL INFO NET/OFI Need to force simple protocol: GDR not "
+      "supported\n"
+      "ip-10-0-1-11:5101:5140 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/AWS "
+      "Libfabric/0\n"
+      "ip-10-0-1-12:6101:6140 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/AWS "
+      "Libfabric/0\n";
+  const NcclRunFacts f = log_text(log);
+  RuleOutcome o = log_rule(kId, f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  bool plugin_line = false;
+  for (const auto& e : o.findings[0].evidence)
+    plugin_line = plugin_line || e.text.find("GDR not supported") != std::string::npos;
+  EXPECT_TRUE(plugin_line);
+  EXPECT_TRUE(log_rule("nccl-warnings", f).findings.empty());
+  // The other reason the plugin gives (platform-aws.cpp:926) is not about GPUDirect RDMA.
+  const NcclRunFacts g = log_text(
+      "ip-10-0-1-11:5101:5140 [0] NCCL INFO NET/OFI Need to force simple protocol: byte "
+      "delivery ordering not supported\n"
+      "ip-10-0-1-11:5101:5140 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/AWS "
+      "Libfabric/0/GDRDMA\n"
+      "ip-10-0-1-12:6101:6140 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/AWS "
+      "Libfabric/0/GDRDMA\n");
+  EXPECT_TRUE(log_rule(kId, g).findings.empty());
+}
+
 TEST(NcclGdrdmaOff, QuietWhenEveryConnectionUsesGdrdma) {
   EXPECT_TRUE(log_rule(kId, log_synthetic("azure-ndv5-gdrdma-2node.log")).findings.empty());
   EXPECT_TRUE(
