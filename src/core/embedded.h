@@ -14,4 +14,6 @@ const std::vector<std::pair<std::string_view, std::string_view>>& embedded_nccl_
 std::string_view embedded_nccl_shared_prefixes();
 // data/nccl-kb/site-releases.txt: the releases each place NCCL's WARNs print from belongs to.
 std::string_view embedded_nccl_site_releases();
+// data/nccl-kb/printed-words.txt: the words NCCL, its network plugins and libc print.
+std::string_view embedded_nccl_printed_words();
 }  // namespace trainready

@@ -1,6 +1,9 @@
 #include "parsers/nccl_warn_join.h"
 
 #include <cstring>
+#include <string>
+
+#include "knowledge/nccl_printed_words.h"
 
 namespace trainready {
 namespace {
@@ -73,26 +76,55 @@ constexpr std::string_view kOwnLines[] = {
     "***",
 };
 
-bool own_start(std::string_view b) {
+// A start that marks a line of its own: a program's or logger's prefix, a bracket or sign.
+bool own_mark(std::string_view b) {
   for (std::string_view p : kOwnLines)
     if (starts(b, p)) return true;
   if (one_of("[({}#$>*=+|\\", b[0])) return true;
   // glog / absl: "E1202 04:00:00.123 ..." (a level letter, then the month and day).
-  if (b.size() > 5 && one_of("IWEF", b[0]) && digit(b[1]) && digit(b[2]) && digit(b[3]) &&
-      digit(b[4]))
-    return true;
+  return b.size() > 5 && one_of("IWEF", b[0]) && digit(b[1]) && digit(b[2]) && digit(b[3]) &&
+         digit(b[4]);
+}
+
+bool own_start(std::string_view b) {
+  if (own_mark(b)) return true;
   // "python: ...", "srun: error: ...", "RuntimeError: ...": a word, then a colon.
   const std::size_t sp = b.find(' ');
   const std::string_view word = b.substr(0, sp);
   return word.size() > 1 && word.back() == ':';
 }
 
-bool own_line(std::string_view b) {
-  if (own_start(b)) return true;
-  // A record of NCCL's, or another logger's level word.
+// A record of NCCL's, or another logger's level word, inside the line.
+bool tagged(std::string_view b) {
   for (std::string_view tag : {" NCCL ", " WARN ", " INFO ", " ERROR ", " TRACE "})
     if (b.find(tag) != std::string_view::npos) return true;
   return false;
+}
+
+bool own_line(std::string_view b) { return own_start(b) || tagged(b); }
+
+bool letter(char c) { return lower(c) || (c >= 'A' && c <= 'Z'); }
+
+// Where a cut between letters fell, told by the words NCCL's, the plugins' and libc's texts are
+// made of (knowledge/nccl_printed_words.h): inside a word when the letters on both sides make
+// one and the piece after it is none ("not suppo" / "rted", "call f" / "ailed:"); between two
+// when each side is a word and together they are none ("Got completion" / "from peer", the
+// blank dropped as trailing space). Unknown otherwise ("in" / "to").
+enum class CutAt { kUnknown, kInWord, kBetweenWords };
+
+CutAt cut_at(std::string_view warn, std::string_view b) {
+  std::size_t i = warn.size();
+  while (i > 0 && letter(warn[i - 1])) --i;
+  std::size_t j = 0;
+  while (j < b.size() && letter(b[j])) ++j;
+  const std::string_view l = warn.substr(i), r = b.substr(0, j);
+  if (l.empty() || r.empty() || l.size() + r.size() > 64) return CutAt::kUnknown;
+  std::string both(l);
+  both.append(r.data(), r.size());
+  const bool whole = nccl_printed_word(both), whole_r = nccl_printed_word(r);
+  if (whole && !whole_r) return CutAt::kInWord;
+  if (!whole && whole_r && nccl_printed_word(l)) return CutAt::kBetweenWords;
+  return CutAt::kUnknown;
 }
 
 // An open bracket or quote the message has not closed.
@@ -126,6 +158,10 @@ bool plain_words(std::string_view b) {
 
 bool starts_like_own_output(std::string_view line) { return !line.empty() && own_start(line); }
 
+bool cut_inside_word(std::string_view before, std::string_view after) {
+  return cut_at(before, after) == CutAt::kInWord;
+}
+
 WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string_view next) {
   while (!next.empty() && (next.back() == ' ' || next.back() == '\t')) next.remove_suffix(1);
   std::size_t lead = 0;
@@ -136,7 +172,14 @@ WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string
   for (std::string_view c : kNcclContinuations)
     if (starts(b, c)) return WarnJoin::kSpace;
   while (!warn.empty() && (warn.back() == ' ' || warn.back() == '\t')) warn.remove_suffix(1);
-  if (warn.empty() || own_line(b)) return WarnJoin::kNo;
+  if (warn.empty()) return WarnJoin::kNo;
+  // A long line cut between letters, told by NCCL's own words (cut_at); a word cut inside may
+  // leave a piece that reads as a "word:" start ("... call f" / "ailed: No data available").
+  const bool long_cut = width >= 70 && lead == 0 && b.size() <= width;
+  const CutAt at =
+      long_cut && letter(warn.back()) && lower(b[0]) ? cut_at(warn, b) : CutAt::kUnknown;
+  if (at == CutAt::kInWord && !own_mark(b) && !tagged(b)) return WarnJoin::kTight;
+  if (own_line(b)) return WarnJoin::kNo;
   const char last = warn.back();
   // A long line cut inside an address as NCCL prints one ("%s<%s>", ncclSocketToString in
   // misc/socket.cc: "10.148.3.247<56821>"): "...Connect to 10.148.3.247" / "<56821> failed",
@@ -153,8 +196,13 @@ WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string
   // (A quote at the end closes one as often as it opens one: unbalanced() tells which.)
   if (unbalanced(warn) || one_of(":,=(<[/-&", last)) {
     const bool tight = one_of("(<['/", last) || one_of(")>]'", b[0]);
+    if (at == CutAt::kBetweenWords) return WarnJoin::kSpace;
     return tight ? WarnJoin::kTight : WarnJoin::kSpace;
   }
+  // A long line cut just before a quoted text NCCL prints after a blank ("Cuda failure" /
+  // "'CUDA driver version is insufficient ...'": cudawrap.cc's "Cuda failure '%s'").
+  if (long_cut && b[0] == '\'' && letter(last) && b.size() > 2 && !unbalanced(b))
+    return WarnJoin::kSpace;
   // A line broken by hand at a blank, the rest indented under it ("...Multicast memory" /
   // "  of size 2097152 : CUDA error 401 ..."): a sentence that goes on, lower case.
   // Words only: code under a warning ("  warnings.warn(", "  x = f()") is not the sentence.
@@ -162,7 +210,9 @@ WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string
     return WarnJoin::kSpace;
   // A long line cut inside a word: the word goes on, lower case, on the next line.
   // The rest of a wrapped line is never wider than the line it was cut from.
-  if (width >= 70 && lower(last) && lower(b[0]) && b.size() <= width) return WarnJoin::kTight;
+  // Unless NCCL's words say the cut fell between two words whose blank the copy dropped.
+  if (width >= 70 && lower(last) && lower(b[0]) && b.size() <= width)
+    return at == CutAt::kBetweenWords ? WarnJoin::kSpace : WarnJoin::kTight;
   // A terminal's hard wrap (no indent) between a word and a number or inside a number. NCCL's
   // formats put a blank between a word and its number ("len %d", "error %d"), so "... opcode 0,
   // len" / "0, vendor err 129 (Recv)" is "len 0"; digits on both sides are one number cut

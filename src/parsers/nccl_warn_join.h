@@ -31,4 +31,10 @@ bool starts_like_own_output(std::string_view line);
 
 WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string_view next);
 
+// Whether a line that ends in `before` and goes on in `after` was cut inside a word: the letters
+// on both sides make a word of the texts NCCL, its network plugins and libc print
+// (knowledge/nccl_printed_words.h) and the letters after the cut are none ("not suppo" / "rted",
+// "call f" / "ailed: ...").
+bool cut_inside_word(std::string_view before, std::string_view after);
+
 }  // namespace trainready

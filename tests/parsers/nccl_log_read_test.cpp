@@ -298,6 +298,40 @@ TEST(NcclWarnJoin, DecisionTable) {
   EXPECT_EQ(warn_continuation("to 963789", 80, std::string(90, '2')), WarnJoin::kNo);
 }
 
+// A long line cut between letters: NCCL's own words (data/nccl-kb/printed-words.txt) tell a word
+// cut inside ("not suppo" / "rted") from two whose blank the copy dropped ("Got completion" /
+// "from peer"); a cut inside a quote or before a "word:"-looking piece is read the same way.
+TEST(NcclWarnJoin, NcclsWordsTellWhereALongLineWasCut) {
+  EXPECT_TRUE(cut_inside_word("is not suppo", "rted between these two devices'"));
+  EXPECT_FALSE(cut_inside_word("Got completion", "from peer"));
+  EXPECT_FALSE(cut_inside_word("the peer", "exited"));  // "peerexited" is no word
+  EXPECT_EQ(warn_continuation("NET/IB : Got completion", 79,
+                              "from peer 10.2.0.5<33092> with error 12, opcode 0, len"),
+            WarnJoin::kSpace);
+  EXPECT_EQ(warn_continuation("Call to ibv_reg_mr_iova2 failed with error Cannot", 79,
+                              "allocate memory"),
+            WarnJoin::kSpace);
+  EXPECT_EQ(warn_continuation("Cuda failure 217 'peer access is not suppo", 120,
+                              "rted between these two devices'"),
+            WarnJoin::kTight);
+  EXPECT_EQ(warn_continuation("Cuda failure 217 'peer access is not", 120,
+                              "supported between these two devices'"),
+            WarnJoin::kSpace);
+  EXPECT_EQ(warn_continuation("NET/OFI OFI fi_getinfo() call f", 120, "ailed: No data available"),
+            WarnJoin::kTight);
+  // A short line's next "word:" line is a line of its own, and a word NCCL never prints is no
+  // evidence of a cut.
+  EXPECT_EQ(warn_continuation("NET/OFI OFI fi_getinfo() call f", 40, "ailed: No data available"),
+            WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("fi_getinfo() call f", 120, "ooz: bar"), WarnJoin::kNo);
+  // Cut just before the quoted text NCCL prints after a blank (cudawrap.cc "Cuda failure '%s'").
+  EXPECT_EQ(warn_continuation("misc/cudawrap.cc:182 NCCL WARN Cuda failure", 79,
+                              "'CUDA driver version is insufficient for CUDA runtime version'"),
+            WarnJoin::kSpace);
+  EXPECT_EQ(warn_continuation("Cuda failure", 40, "'CUDA driver version is insufficient'"),
+            WarnJoin::kNo);
+}
+
 // PyTorch's "Last error:" is followed by NCCL's message, wrapped like any other.
 TEST(NcclWarnJoin, LastErrorsMessageJoinsToo) {
   const NcclRunFacts f = both_ways(
