@@ -196,7 +196,8 @@ struct NcclRunFacts {
   std::uint64_t garbled_lines = 0;    // several writers' output merged into one line
   std::uint64_t truncated_lines = 0;  // longer than the analyser keeps
   // A terminal's hard wrap undone (log_hard_wrap.h): the width a file was cut at (the widest,
-  // when files differ; 0: none) and the pieces joined back to the line before them.
+  // when files differ; 0: none told) and the pieces joined back to the line before them (with
+  // no width, the single cuts the text itself shows: inside NCCL's head or inside a word).
   std::uint64_t wrap_columns = 0;
   std::uint64_t wrap_joined = 0;
   // Past `stream_cap` distinct host:pid:dev streams (memory stays bounded), the records of new

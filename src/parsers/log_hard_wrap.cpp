@@ -1,6 +1,7 @@
 #include "parsers/log_hard_wrap.h"
 
 #include <algorithm>
+#include <string>
 
 #include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_record.h"
@@ -63,6 +64,57 @@ bool starts_own_line(std::string_view line) {
   // An indented line may be a piece of a table's row or of an indented message; unindented, a
   // line another program starts ("Traceback", "RuntimeError: ...", "E1202 ...").
   return lead == 0 && starts_like_own_output(line);
+}
+
+namespace {
+
+bool ascii_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool ascii_letter(char c) { return ascii_lower(c) || (c >= 'A' && c <= 'Z'); }
+
+// A cut inside " NCCL <LEVEL> ", the tag of NCCL's record head: joined (as cut, or with the
+// blank at the cut that the copy dropped put back), the two lines hold a tag across the cut that
+// neither holds alone, and the joined line starts a record. How they join, or kNo.
+SingleCut head_cut(std::string_view line, std::string_view next) {
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+  if (line.empty() || next.empty()) return SingleCut::kNo;
+  // The piece before the cut holds a record head's device bracket ("[0]") and no tag with a
+  // message after it: most pairs of a sample are ruled out here, without a copy.
+  if (line.find(']') == std::string_view::npos) return SingleCut::kNo;
+  if (const std::size_t tag = find_nccl_tag(line, 0);
+      tag != std::string_view::npos && line.size() - tag > 12)
+    return SingleCut::kNo;
+  for (SingleCut how : {SingleCut::kTight, SingleCut::kBlank}) {
+    std::string joined(line);
+    if (how == SingleCut::kBlank) joined += ' ';
+    const std::size_t seam = joined.size();  // where `next` starts
+    joined.append(next.data(), next.size());
+    // The first tag must cross the seam: start in `line` (or at its end) and end in `next`
+    // (for a blank put back, the blank may be the tag's last byte: "... NCCL WARN" / "NET/...").
+    const std::size_t at = find_nccl_tag(joined, 0);
+    if (at == std::string_view::npos || at > line.size()) continue;
+    bool level = false;
+    for (std::string_view lv : {"WARN ", "INFO ", "TRACE ", "ABORT "}) {
+      const std::size_t end = at + 6 + lv.size();  // " NCCL " and the level with its blank
+      if (std::string_view(joined).substr(at + 6, lv.size()) == lv &&
+          (end > seam || (how == SingleCut::kBlank && end == seam)))
+        level = true;
+    }
+    if (level && starts_record(joined)) return how;
+  }
+  return SingleCut::kNo;
+}
+
+}  // namespace
+
+SingleCut single_cut(std::string_view line, std::size_t cols, std::string_view next) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (!next.empty() && next.back() == '\r') next.remove_suffix(1);
+  if (cols < 40 || cols > 1000 || next.empty()) return SingleCut::kNo;
+  if (const SingleCut h = head_cut(line, next); h != SingleCut::kNo) return h;
+  if (cols >= 70 && ascii_letter(line.back()) && ascii_lower(next[0]) &&
+      terminal_columns(next) <= cols && cut_inside_word(line, next) && !starts_own_line(next))
+    return SingleCut::kTight;
+  return SingleCut::kNo;
 }
 
 std::size_t hard_wrap_width(const std::vector<std::string>& lines,

@@ -45,6 +45,14 @@ bool starts_own_line(std::string_view line);
 std::size_t hard_wrap_width(const std::vector<std::string>& lines,
                             const std::vector<std::size_t>& columns);
 
+// Where a log with no width told (one long line cut once gives none) still says where a line was
+// cut, by its text alone: inside NCCL's record head ("... rdma_init:7978 N" / "CCL WARN NET/OFI
+// ...": the two make a record, neither starts one), or inside a word of NCCL's texts on a line 70
+// columns or wider, the piece after the cut starting nothing of its own (cut_inside_word,
+// nccl_warn_join.h: "... remote proc" / "ess exited ..."). `cols` is terminal_columns(line).
+enum class SingleCut { kNo, kTight, kBlank };
+SingleCut single_cut(std::string_view line, std::size_t cols, std::string_view next);
+
 // Lines in, lines out: holds the first lines of a file until the width is told (kSampleLines
 // lines, kSampleBytes bytes or the end of the file), then gives every line on, the pieces of a
 // cut line joined. With no width found, lines go straight on (passes()).
@@ -96,7 +104,33 @@ class HardWrapJoiner {
     decided_ = true;
     std::vector<std::string> held;
     held.swap(sample_);
-    for (std::size_t i = 0; i < held.size(); ++i) line(held[i], sample_n_[i], sample_cut_[i], sink);
+    if (width_ == 0) {
+      // No width: the lines go on as they are, but for single cuts the text itself shows.
+      for (std::size_t i = 0; i < held.size(); ++i) {
+        std::string joined;
+        std::size_t j = i;
+        while (j + 1 < held.size() && !sample_cut_[j] && !sample_cut_[j + 1]) {
+          const std::string_view cur = j == i ? std::string_view(held[j]) : joined;
+          const SingleCut c =
+              single_cut(cur, j == i ? cols[j] : terminal_columns(cur), held[j + 1]);
+          if (c == SingleCut::kNo || cur.size() + held[j + 1].size() >= kMaxJoined) break;
+          if (j == i) joined = held[i];
+          while (!joined.empty() &&
+                 (joined.back() == ' ' || joined.back() == '\t' || joined.back() == '\r'))
+            joined.pop_back();
+          if (c == SingleCut::kBlank) joined += ' ';
+          joined += held[j + 1];
+          ++joined_;
+          ++j;
+        }
+        sink(j == i ? std::string_view(held[i]) : std::string_view(joined), sample_n_[i],
+             sample_cut_[i]);
+        i = j;
+      }
+    } else {
+      for (std::size_t i = 0; i < held.size(); ++i)
+        line(held[i], sample_n_[i], sample_cut_[i], sink);
+    }
     sample_n_.clear();
     sample_cut_.clear();
   }

@@ -153,6 +153,46 @@ TEST(LogHardWrap, OneWideLineIsNoEvidenceOfAWidth) {
   EXPECT_EQ(j.lines, in);
 }
 
+// One long line cut once tells no width, but the text may still show the cut: inside NCCL's
+// record head (aws/aws-ofi-nccl#1020's line at 80 columns), or inside a word of NCCL's texts.
+TEST(LogHardWrap, ASingleCutTheTextShowsIsJoined) {
+  const std::string head =
+      "[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 ";
+  const std::string warn = "NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available";
+  for (std::size_t k = 0; k <= 10; ++k) {
+    // Cut k bytes into "NCCL WARN ", the blank at the cut dropped or kept.
+    for (bool drop : {false, true}) {
+      std::string a = head + warn.substr(0, k), b = warn.substr(k);
+      if (drop) {
+        while (!a.empty() && a.back() == ' ') a.pop_back();
+      }
+      const Joined j = join({a, b, "after"});
+      ASSERT_EQ(j.lines.size(), 2u) << k << " " << drop;
+      EXPECT_EQ(j.lines[0], head + warn) << k << " " << drop;
+      EXPECT_EQ(j.numbers[1], 3u);
+    }
+  }
+  EXPECT_EQ(single_cut(head + "N", 82, "CCL WARN NET/OFI x"), SingleCut::kTight);
+  EXPECT_EQ(single_cut(head + "N", 82, "CCL said so"), SingleCut::kNo);
+  // A line that already holds its tag, or a prose line before a headless WARN, is no cut.
+  EXPECT_EQ(single_cut("host:1:2 [0] NCCL INFO comm 0x1 rank 0 N", 41, "CCL WARN x"),
+            SingleCut::kNo);
+  EXPECT_EQ(single_cut("The log shows this, as printed by rank zero of the job:", 56,
+                       "NCCL WARN Cuda failure 'out of memory'"),
+            SingleCut::kNo);
+  // Inside a word of NCCL's texts, on a line 70 columns or wider.
+  const std::string framework =
+      "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, "
+      "remote proc";
+  EXPECT_EQ(single_cut(framework, framework.size(), "ess exited or there was a network error"),
+            SingleCut::kTight);
+  EXPECT_EQ(single_cut(framework, framework.size(), "exited or there was a network error"),
+            SingleCut::kNo);
+  EXPECT_EQ(single_cut("remote proc", 11, "ess exited"), SingleCut::kNo);
+  EXPECT_EQ(single_cut(framework, framework.size(), "Traceback (most recent call last):"),
+            SingleCut::kNo);
+}
+
 TEST(LogHardWrap, AFixedWidthTableIsNotReadAsCut) {
   const std::string table = test::read_fixture(kTable);
   const std::vector<std::string> in = lines_of(table);

@@ -39,9 +39,12 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
     lines +=
         ", " + std::to_string(f.garbled_lines) + " NCCL record(s) cut short by concurrent writers";
   if (f.truncated_lines) lines += ", " + std::to_string(f.truncated_lines) + " cut (too long)";
-  if (f.wrap_joined)
+  if (f.wrap_joined && f.wrap_columns)
     lines += ", " + std::to_string(f.wrap_joined) + " piece(s) of lines a terminal cut at " +
              std::to_string(f.wrap_columns) + " columns joined back";
+  else if (f.wrap_joined)
+    lines += ", " + std::to_string(f.wrap_joined) +
+             " piece(s) of a line cut inside a word or NCCL's head joined back";
   if (f.binary_junk) lines += ", binary bytes seen";
   if (f.folded_records)
     lines += ", " + std::to_string(f.folded_records) +
