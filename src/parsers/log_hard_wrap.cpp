@@ -111,8 +111,10 @@ SingleCut single_cut(std::string_view line, std::size_t cols, std::string_view n
   if (!next.empty() && next.back() == '\r') next.remove_suffix(1);
   if (cols < 40 || cols > 1000 || next.empty()) return SingleCut::kNo;
   if (const SingleCut h = head_cut(line, next); h != SingleCut::kNo) return h;
+  // (A word cut inside may leave a piece that starts like "word:": "ncclIn" / "validUsage: ...".)
   if (cols >= 70 && ascii_letter(line.back()) && ascii_lower(next[0]) &&
-      terminal_columns(next) <= cols && cut_inside_word(line, next) && !starts_own_line(next))
+      terminal_columns(next) <= cols && cut_inside_word(line, next) && !starts_record(next) &&
+      !starts_with_output_mark(next))
     return SingleCut::kTight;
   return SingleCut::kNo;
 }

@@ -76,10 +76,16 @@ constexpr std::string_view kOwnLines[] = {
     "***",
 };
 
-// A start that marks a line of its own: a program's or logger's prefix, a bracket or sign.
-bool own_mark(std::string_view b) {
+// A start a program or logger gives a line of its own ("Traceback", "RuntimeError", "E1202").
+bool starts_with_own_prefix(std::string_view b) {
   for (std::string_view p : kOwnLines)
     if (starts(b, p)) return true;
+  return false;
+}
+
+// A start that marks a line of its own: a program's or logger's prefix, a bracket or sign.
+bool own_mark(std::string_view b) {
+  if (starts_with_own_prefix(b)) return true;
   if (one_of("[({}#$>*=+|\\", b[0])) return true;
   // glog / absl: "E1202 04:00:00.123 ..." (a level letter, then the month and day).
   return b.size() > 5 && one_of("IWEF", b[0]) && digit(b[1]) && digit(b[2]) && digit(b[3]) &&
@@ -158,6 +164,8 @@ bool plain_words(std::string_view b) {
 
 bool starts_like_own_output(std::string_view line) { return !line.empty() && own_start(line); }
 
+bool starts_with_output_mark(std::string_view line) { return !line.empty() && own_mark(line); }
+
 bool cut_inside_word(std::string_view before, std::string_view after) {
   return cut_at(before, after) == CutAt::kInWord;
 }
@@ -171,6 +179,8 @@ WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string
   const std::string_view b = next.substr(lead);
   for (std::string_view c : kNcclContinuations)
     if (starts(b, c)) return WarnJoin::kSpace;
+  // The piece before kept the blank the cut fell on (a terminal's copy as cut).
+  const bool cut_at_blank = !warn.empty() && warn.back() == ' ';
   while (!warn.empty() && (warn.back() == ' ' || warn.back() == '\t')) warn.remove_suffix(1);
   if (warn.empty()) return WarnJoin::kNo;
   // A long line cut between letters, told by NCCL's own words (cut_at); a word cut inside may
@@ -179,6 +189,12 @@ WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string
   const CutAt at =
       long_cut && letter(warn.back()) && lower(b[0]) ? cut_at(warn, b) : CutAt::kUnknown;
   if (at == CutAt::kInWord && !own_mark(b) && !tagged(b)) return WarnJoin::kTight;
+  // A long line cut just before a blank: the next piece starts with that one blank, then what
+  // NCCL printed after it, a bracket too ("... register memory" / " (type = 1) for device 0.").
+  const bool cut_before_blank =
+      width >= 70 && lead == 1 && next.size() <= width && warn.back() != '.';
+  if (cut_before_blank && one_of("([<", b[0]) && !tagged(b) && !starts_with_own_prefix(b))
+    return WarnJoin::kSpace;
   if (own_line(b)) return WarnJoin::kNo;
   const char last = warn.back();
   // A long line cut inside an address as NCCL prints one ("%s<%s>", ncclSocketToString in
@@ -191,6 +207,12 @@ WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string
       return WarnJoin::kTight;
   }
   if (last == '.') return WarnJoin::kNo;  // a sentence that ended
+  // A long line cut at a blank the piece kept ("... (type = 1) " / "for device 0. RC: 12, ..."):
+  // the text goes on after it, lower case or a number.
+  if (long_cut && cut_at_blank && (lower(b[0]) || digit(b[0]))) return WarnJoin::kSpace;
+  // Or cut just before a blank ("... NET/OFI OFI" / " fi_getinfo() call failed: ..."): a piece
+  // with one blank in front is not code under the warning (that is indented deeper).
+  if (cut_before_blank && (lower(b[0]) || digit(b[0]))) return WarnJoin::kSpace;
   for (std::string_view e : kErrno)
     if (starts(b, e) && b.size() <= e.size() + 40) return WarnJoin::kSpace;
   // (A quote at the end closes one as often as it opens one: unbalanced() tells which.)

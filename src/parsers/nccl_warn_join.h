@@ -28,6 +28,9 @@ enum class WarnJoin {
 // logger's line, a shell's, a headless NCCL line, a "word:" start, a bracket or a sign a
 // program starts a line with. (warn_continuation also refuses a line with a logger's tag in it.)
 bool starts_like_own_output(std::string_view line);
+// starts_like_own_output without its "word:" start: a piece a word was cut in may begin like
+// one ("... call f" / "ailed: No data available").
+bool starts_with_output_mark(std::string_view line);
 
 WarnJoin warn_continuation(std::string_view warn, std::size_t width, std::string_view next);
 

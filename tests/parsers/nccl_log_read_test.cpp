@@ -330,6 +330,22 @@ TEST(NcclWarnJoin, NcclsWordsTellWhereALongLineWasCut) {
             WarnJoin::kSpace);
   EXPECT_EQ(warn_continuation("Cuda failure", 40, "'CUDA driver version is insufficient'"),
             WarnJoin::kNo);
+  // Cut just before a blank (the next piece starts with it) or at one the piece kept, at 120 and
+  // 132 columns: NVIDIA/nccl#563's aws-ofi-nccl WARN.
+  EXPECT_EQ(warn_continuation("NET/OFI Unable to register memory", 120,
+                              " (type = 1) for device 0. RC: 12, Error: Cannot allocate memory"),
+            WarnJoin::kSpace);
+  EXPECT_EQ(warn_continuation("NET/OFI Unable to register memory (type = 1) ", 132,
+                              "for device 0. RC: 12, Error: Cannot allocate memory"),
+            WarnJoin::kSpace);
+  // Not on a short line, nor a bracket at an indent of its own, nor without the kept blank.
+  EXPECT_EQ(warn_continuation("NET/OFI Unable to register memory", 40, " (type = 1) for device"),
+            WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("NET/OFI Unable to register memory", 120, "  (type = 1)"),
+            WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("NET/OFI Unable to register memory (type = 1)", 132,
+                              "for device 0. RC: 12"),
+            WarnJoin::kNo);
 }
 
 // PyTorch's "Last error:" is followed by NCCL's message, wrapped like any other.

@@ -20,10 +20,11 @@ on the original. Each shape is how a real tool hands over a log:
 
 A terminal's hard wrap is a shape too (log_hard_wrap.h): every line longer than the terminal
 cut into pieces of its width, as tmux or screen copy it, `fold -w` writes it, or a narrow console
-shows it, once as cut ("fold80", "fold120") and once with the blanks at the end of each piece
-dropped, as a terminal's copy drops them ("trim80", "trim120"). Some cuts cannot be told from the
-log alone (one long line cut once gives no width; a piece that starts like a launcher's prefix
-starts a record): those are listed, each with why, in DATA_DIR/nccl-shapes-wrap-known.tsv. A
+shows it, at 80, 100, 120 and 132 columns, once as cut ("fold80" ...) and once with the blanks
+at the end of each piece dropped, as a terminal's copy drops them ("trim80" ...). Some cuts cannot
+be told from the log alone (one long line cut once gives no width, and its text may not show the
+cut; a piece that starts like a launcher's prefix starts a record): those are listed, each with
+why, in DATA_DIR/nccl-shapes-wrap-known.tsv. A
 difference not listed fails, and so does a listed one that reads the same now (the list stays
 true).
 
@@ -64,8 +65,8 @@ def fold(width, trim):
     return shape
 
 
-WRAPS = {"fold80": fold(80, False), "fold120": fold(120, False),
-         "trim80": fold(80, True), "trim120": fold(120, True)}
+WRAPS = {f"{kind}{w}": fold(w, kind == "trim") for w in (80, 100, 120, 132)
+         for kind in ("fold", "trim")}
 
 
 def rules(binary, path):
