@@ -49,7 +49,8 @@ std::size_t hard_wrap_width(const std::vector<std::string>& lines,
 // cut, by its text alone: inside NCCL's record head ("... rdma_init:7978 N" / "CCL WARN NET/OFI
 // ...": the two make a record, neither starts one), or inside a word of NCCL's texts on a line 70
 // columns or wider, the piece after the cut starting nothing of its own (cut_inside_word,
-// nccl_warn_join.h: "... remote proc" / "ess exited ..."). `cols` is terminal_columns(line).
+// nccl_warn_join.h: "... remote proc" / "ess exited ..."). `cols` is the terminal columns of
+// the last piece of `line` (the width the terminal cut it at).
 enum class SingleCut { kNo, kTight, kBlank };
 SingleCut single_cut(std::string_view line, std::size_t cols, std::string_view next);
 
@@ -110,9 +111,9 @@ class HardWrapJoiner {
         std::string joined;
         std::size_t j = i;
         while (j + 1 < held.size() && !sample_cut_[j] && !sample_cut_[j + 1]) {
+          // The line so far, and the columns of its last piece: the width the terminal cut at.
           const std::string_view cur = j == i ? std::string_view(held[j]) : joined;
-          const SingleCut c =
-              single_cut(cur, j == i ? cols[j] : terminal_columns(cur), held[j + 1]);
+          const SingleCut c = single_cut(cur, cols[j], held[j + 1]);
           if (c == SingleCut::kNo || cur.size() + held[j + 1].size() >= kMaxJoined) break;
           if (j == i) joined = held[i];
           while (!joined.empty() &&
