@@ -30,6 +30,8 @@ enum class FrameworkEventKind {
   kCustomAllReduce,    // vLLM's / SGLang's own all-reduce kernel (custom_all_reduce.cuh, not
                        // NCCL) failed a CUDA call (detail: the CUDA error string)
   kPcieHang,           // a person's words: a collective hangs between GPUs on PCIe, no NVLink
+  kWatchdogTimeout,    // PyTorch built a collective's timeout error (its backtrace names
+                       // WorkNCCL::checkTimeout), the line that names the collective not seen
 };
 
 // A line that shows where the job ran (nccl_framework.cpp lists each cue with its source).
@@ -44,6 +46,7 @@ struct FrameworkEvent {
   std::string framework;  // "PyTorch", "vLLM", "DeepSpeed", "Accelerate", "Megatron-LM", ...
   // kNcclError: the ncclResult_t name ("ncclSystemError"); kBackend: "nccl", "gloo", ...;
   // kWatchdogHang: the seconds it waited; kRendezvousTimeout: "1/2 joined" when printed;
+  // kCommAborted: "watchdog" when PyTorch's watchdog thread ended the process with the error;
   // kNcclError with framework "": a bare ncclResult_t name (an issue title) no framework signs.
   // "nccl-tests" is the framework of nccl-tests' own failure lines.
   std::string detail;

@@ -314,6 +314,25 @@ bool aborted_or_hung(std::string_view t, const Bigrams& bg, const std::string& s
     add(out, K::kCommAborted, "PyTorch", "", t, src, n);
     return true;
   }
+  // A c10::Error keeps the place it was built: "Exception raised from <function> at <file>:<line>
+  // (most recent call first):", then its frames (c10/util/Exception.cpp). ProcessGroupNCCL.cpp
+  // builds one in WorkNCCL::checkTimeout only when a collective ran past its timeout, after
+  // logging "Watchdog caught collective operation timeout: WorkNCCL(...)"; and one in
+  // ncclCommWatchdog when the watchdog thread ends on an exception it caught ("... watchdog thread
+  // terminated with exception: <what>"), which it rethrows: std::terminate, SIGABRT (PyTorch
+  // v2.1.0 .. v2.9.0; pytorch/pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp at
+  // 0007e752, WorkNCCL::checkTimeout and ProcessGroupNCCL::ncclCommWatchdog). An excerpt of the
+  // frames alone still says which.
+  if (has(bg, t, "Exception raised from checkTimeout at ") ||
+      has(bg, t, "ProcessGroupNCCL::WorkNCCL::checkTimeout(")) {
+    add(out, K::kWatchdogTimeout, "PyTorch", "", t, src, n);
+    return true;
+  }
+  if (has(bg, t, "Exception raised from ncclCommWatchdog at ") ||
+      has(bg, t, "watchdog thread terminated with exception")) {
+    add(out, K::kCommAborted, "PyTorch", "watchdog", t, src, n);
+    return true;
+  }
   return false;
 }
 

@@ -110,6 +110,24 @@ TEST(NcclFramework, HeartbeatAndAbort) {
   EXPECT_EQ(f.events[2].kind, K::kCommAborted);
 }
 
+// A c10::Error's "Exception raised from <function>" and a frame of the function that built it.
+TEST(NcclFramework, WatchdogErrorsBacktraces) {
+  FrameworkFacts f = read({
+      "Exception raised from checkTimeout at /pytorch/torch/csrc/distributed/c10d/"
+      "ProcessGroupNCCL.cpp:632 (most recent call first):",
+      "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::"
+      "duration<long, std::ratio<1l, 1000l> > >) + 0x1d2 (0x7b99 in libtorch_cuda.so)",
+      "Exception raised from ncclCommWatchdog at ../torch/csrc/distributed/c10d/"
+      "ProcessGroupNCCL.cpp:1186 (most recent call first):",
+      "frame #3: c10d::ProcessGroupNCCL::ncclCommWatchdog() + 0x14d (0x7f6a in libtorch_cuda.so)",
+  });
+  ASSERT_EQ(f.events.size(), 2u);
+  EXPECT_EQ(f.events[0].kind, K::kWatchdogTimeout);
+  EXPECT_EQ(f.events[0].count, 2u);
+  EXPECT_EQ(f.events[1].kind, K::kCommAborted);
+  EXPECT_EQ(f.events[1].detail, "watchdog");
+}
+
 // tqdm's format_meter: the bar with the longest projected run (elapsed + remaining) is kept; a
 // terminal's "\r"-separated updates on one line are read by their last one.
 TEST(NcclFramework, ProgressBars) {

@@ -230,8 +230,14 @@ class FrameworkNcclError : public Rule {
     const std::string result = e.kind == FrameworkEventKind::kNcclError ? e.detail : "";
     const bool type = result.rfind("unsupported data type", 0) == 0;
     // A bare result name (an issue title) has no framework to name.
+    // PyTorch's watchdog thread rethrew what it caught, which ends the process
+    // (nccl_framework.cpp).
+    const bool watchdog = e.kind == FrameworkEventKind::kCommAborted && e.detail == "watchdog";
     const std::string who =
-        e.framework.empty() ? "NCCL failed" : e.framework + " reports that NCCL failed";
+        watchdog ? "PyTorch's NCCL watchdog ended the process on a collective that failed "
+                   "or timed out"
+        : e.framework.empty() ? "NCCL failed"
+                              : e.framework + " reports that NCCL failed";
     Finding x = finding(
         type ? e.framework + " cannot hand " + result.substr(22) +
                    " tensors to NCCL: the NCCL it uses is older than the release that added the "
@@ -243,7 +249,13 @@ class FrameworkNcclError : public Rule {
                    ", and the log holds no NCCL line that says why");
     for (std::size_t i = 0; i < events.size() && i < 4; ++i)
       x.evidence.push_back(framework_evidence(*events[i]));
-    x.cause = "This means " + meaning(result, from_2_30(f)) + "." +
+    x.cause = "This means " +
+              (watchdog ? "the watchdog thread caught a collective's error or timeout and "
+                          "rethrew it, which aborts the process (SIGABRT, exit code -6); the "
+                          "message logged just before \"Exception raised from ncclCommWatchdog\" "
+                          "says which"
+                        : meaning(result, from_2_30(f))) +
+              "." +
               (type                ? ""
                : f.nccl_lines == 0 ? " NCCL's own debug output is not in the log, so the failing "
                                      "call and the rank that failed first are not named."

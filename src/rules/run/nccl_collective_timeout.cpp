@@ -1,6 +1,7 @@
 // nccl-collective-timeout: a collective never finished (the framework watchdog fired).
 #include "core/units.h"
 #include "rules/rule_factories.h"
+#include "rules/run/framework_evidence.h"
 #include "rules/run/run_evidence.h"
 
 namespace trainready {
@@ -17,7 +18,7 @@ class NcclCollectiveTimeout : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
-    if (f.timeouts.empty() && f.lagging.empty()) return {};
+    if (f.timeouts.empty() && f.lagging.empty()) return frames_only(f);
     RuleOutcome o;
     std::string what;
     if (!f.timeouts.empty()) {
@@ -104,6 +105,40 @@ class NcclCollectiveTimeout : public Rule {
         "NCCL_DEBUG=INFO. If every rank joined, the code issues collectives in different "
         "orders on different ranks.";
     x.rank = 20;
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+
+ private:
+  // Only the timeout error's backtrace is in the excerpt ("Exception raised from checkTimeout",
+  // a frame in WorkNCCL::checkTimeout): PyTorch builds that error only when a collective ran past
+  // its timeout (nccl_framework.cpp), but the line naming the collective, its sequence number,
+  // the timeout and the rank is not here.
+  RuleOutcome frames_only(const NcclRunFacts& f) const {
+    const auto events = framework_events(f.framework, {FrameworkEventKind::kWatchdogTimeout});
+    if (events.empty()) return {};
+    Finding x = finding(
+        "A collective timed out: PyTorch's watchdog built its timeout error (the backtrace "
+        "names WorkNCCL::checkTimeout), but the line that names the collective is not in the "
+        "log");
+    for (std::size_t i = 0; i < events.size() && i < 2; ++i)
+      x.evidence.push_back(framework_evidence(*events[i]));
+    x.cause =
+        "ProcessGroupNCCL's watchdog builds that error only when a collective ran past the "
+        "process group's timeout, and then takes the process down. Every rank waits in a "
+        "collective until all ranks join: one rank stopped making progress (a crashed or stuck "
+        "process, a rank still busy outside the collectives, a network path that stalls), or "
+        "the ranks issued different collectives.";
+    x.fix =
+        "Find the line before the backtrace, \"[Rank N] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=..., OpType=..., Timeout(ms)=...) ran for ... milliseconds\", "
+        "on every rank, and run `trainready nccl` on the whole logs: the ranks whose sequence "
+        "number is lowest, or that never timed out, are the ones the others waited for. Rerun "
+        "with NCCL_DEBUG=INFO and TORCH_NCCL_DUMP_ON_TIMEOUT=1 to see where each rank stopped.";
+    x.onset = {events.front()->where, events.front()->time, ""};
+    x.consequence = true;
+    x.rank = 20;
+    RuleOutcome o;
     o.findings.push_back(std::move(x));
     return o;
   }

@@ -53,6 +53,8 @@ std::vector<const FrameworkEvent*> framework_result_events(const NcclRunFacts& f
     return {};
   if (f.framework.first(FrameworkEventKind::kCudaError)) return {};
   if (!only_quoted_issues(f) || !f.timeouts.empty() || nccl_text_explains(f)) return {};
+  // A collective's timeout, known from its error's backtrace: nccl-collective-timeout's reading.
+  if (f.framework.first(FrameworkEventKind::kWatchdogTimeout)) return {};
   return framework_events(f.framework,
                           {FrameworkEventKind::kNcclError, FrameworkEventKind::kCommAborted});
 }

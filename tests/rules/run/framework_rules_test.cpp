@@ -306,6 +306,22 @@ TEST(FrameworkNcclError, QuietOnASignalInPyTorchsWatchdog) {
           .findings.empty());
 }
 
+// The c10::Error ProcessGroupNCCL's watchdog thread builds when it ends on what it caught
+// ("Exception raised from ncclCommWatchdog at ..."): the process is taken down on a collective
+// that failed or timed out; the line before says which.
+TEST(FrameworkNcclError, TheWatchdogsOwnExceptionEndsTheProcess) {
+  RuleOutcome o = log_rule(
+      "framework-nccl-error",
+      log_text("Exception raised from ncclCommWatchdog at "
+               "../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1186 (most recent call "
+               "first):\n"
+               "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x57 "
+               "(0x7fab1c8d7d87 in /usr/local/lib/python3.8/dist-packages/torch/lib/libc10.so)\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("watchdog ended the process"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("SIGABRT"), std::string::npos);
+}
+
 TEST(FrameworkNcclError, InvalidUsageNamesRanksOnTheSameGpu) {
   RuleOutcome o = log_rule(
       "framework-nccl-error",

@@ -61,6 +61,33 @@ TEST(NcclCollectiveTimeout, AStepLongerThanTheTimeoutIsTheReading) {
   EXPECT_EQ(loop.findings[0].cause.find("progress bar"), std::string::npos);
 }
 
+// Only the timeout error's backtrace (a log cut before PyTorch's "Watchdog caught collective
+// operation timeout" line): WorkNCCL::checkTimeout builds that error only on a timeout.
+TEST(NcclCollectiveTimeout, TheTimeoutErrorsBacktraceAlone) {
+  const NcclRunFacts f = log_text(
+      "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f6aa9ca0446 in "
+      "/usr/lib/python3.10/site-packages/torch/lib/libc10.so)\n"
+      "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::"
+      "duration<long, std::ratio<1l, 1000l> > >) + 0x282 (0x7f6aaafa5672 in "
+      "/usr/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so)\n");
+  RuleOutcome o = log_rule(kId, f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("checkTimeout"), std::string::npos);
+  EXPECT_TRUE(log_rule("framework-nccl-error", f).findings.empty());
+  // "Exception raised from checkTimeout" reads the same; with the timeout's own line, that line.
+  const NcclRunFacts g = log_text(
+      "[rank0]:[E ProcessGroupNCCL.cpp:1182] [Rank 0] NCCL watchdog thread terminated with "
+      "exception: [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=16349, "
+      "OpType=ALLGATHER, NumelIn=1, NumelOut=2, Timeout(ms)=600000) ran for 600341 milliseconds "
+      "before timing out.\n"
+      "Exception raised from checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:"
+      "525 (most recent call first):\n");
+  RuleOutcome p = log_rule(kId, g);
+  ASSERT_EQ(p.findings.size(), 1u);
+  EXPECT_NE(p.findings[0].message.find("ALLGATHER #16349"), std::string::npos);
+  EXPECT_TRUE(log_rule("framework-nccl-error", g).findings.empty());
+}
+
 TEST(NcclCollectiveTimeout, QuietWithoutTimeouts) {
   EXPECT_TRUE(log_rule(kId, log_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log"))
                   .findings.empty());
