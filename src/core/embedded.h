@@ -5,6 +5,18 @@
 #include <vector>
 
 namespace trainready {
+// The lines of an embedded data file that hold data: not empty, not a "#" comment.
+inline std::vector<std::string_view> embedded_data_lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    const std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    if (!line.empty() && line.front() != '#') out.push_back(line);
+  }
+  return out;
+}
+
 std::string_view embedded_catalog();
 // (rule id, markdown page), sorted by id.
 const std::vector<std::pair<std::string_view, std::string_view>>& embedded_rule_docs();

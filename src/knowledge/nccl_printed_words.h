@@ -18,13 +18,8 @@ namespace trainready {
 inline bool nccl_printed_word(std::string_view letters) {
   static const std::vector<std::string> words = [] {
     std::vector<std::string> out;
-    std::string_view text = embedded_nccl_printed_words();
-    while (!text.empty()) {
-      const std::size_t nl = text.find('\n');
-      const std::string_view line = text.substr(0, nl);
-      text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-      if (!line.empty() && line.front() != '#') out.emplace_back(line);
-    }
+    for (std::string_view line : embedded_data_lines(embedded_nccl_printed_words()))
+      out.emplace_back(line);
     std::sort(out.begin(), out.end());
     return out;
   }();

@@ -16,14 +16,8 @@ namespace {
 const std::vector<std::string>& shared() {
   static const std::vector<std::string> list = [] {
     std::vector<std::string> out;
-    std::string_view text = embedded_nccl_shared_prefixes();
-    while (!text.empty()) {
-      const std::size_t nl = text.find('\n');
-      const std::string_view line = text.substr(0, nl);
-      text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-      if (line.empty() || line.front() == '#') continue;
+    for (std::string_view line : embedded_data_lines(embedded_nccl_shared_prefixes()))
       out.push_back(nlohmann::json::parse(line).get<std::string>());
-    }
     std::sort(out.begin(), out.end());
     return out;
   }();
