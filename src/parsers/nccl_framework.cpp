@@ -319,9 +319,10 @@ bool aborted_or_hung(std::string_view t, const Bigrams& bg, const std::string& s
   // builds one in WorkNCCL::checkTimeout only when a collective ran past its timeout, after
   // logging "Watchdog caught collective operation timeout: WorkNCCL(...)"; and one in
   // ncclCommWatchdog when the watchdog thread ends on an exception it caught ("... watchdog thread
-  // terminated with exception: <what>"), which it rethrows: std::terminate, SIGABRT (PyTorch
-  // v2.1.0 .. v2.9.0; pytorch/pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp at
-  // 0007e752, WorkNCCL::checkTimeout and ProcessGroupNCCL::ncclCommWatchdog). An excerpt of the
+  // terminated with exception: <what>"), which it rethrows: std::terminate, SIGABRT
+  // (pytorch/pytorch torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp at 0007e752,
+  // WorkNCCL::checkTimeout and ProcessGroupNCCL::ncclCommWatchdog; public logs show the same two
+  // lines at ProcessGroupNCCL.cpp:525 .. :760, i.e. across many releases). An excerpt of the
   // frames alone still says which.
   if (has(bg, t, "Exception raised from checkTimeout at ") ||
       has(bg, t, "ProcessGroupNCCL::WorkNCCL::checkTimeout(")) {

@@ -125,7 +125,8 @@ class NcclCollectiveTimeout : public Rule {
       x.evidence.push_back(framework_evidence(*events[i]));
     x.cause =
         "ProcessGroupNCCL's watchdog builds that error only when a collective ran past the "
-        "process group's timeout, and then takes the process down. Every rank waits in a "
+        "process group's timeout, and (with PyTorch's default TORCH_NCCL_ASYNC_ERROR_HANDLING) "
+        "then takes the process down. Every rank waits in a "
         "collective until all ranks join: one rank stopped making progress (a crashed or stuck "
         "process, a rank still busy outside the collectives, a network path that stalls), or "
         "the ranks issued different collectives.";
