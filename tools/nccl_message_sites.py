@@ -19,6 +19,8 @@ a plain directory (`--tree`). It never fetches anything.
     tools/nccl_message_sites.py --git-dir /path/nccl.git --tag v2.30.7-1 --jsonl out.jsonl
     tools/nccl_message_sites.py --git-dir /path/nccl.git --all-tags --summary     # v2.4 .. newest
     tools/nccl_message_sites.py --tree /path/aws-ofi-nccl --plugin ofi --summary
+    tools/nccl_message_sites.py --git-dir /path/nccl-plugin-gpudirecttcpx.git --tag 4b8ea7f \
+        --define PRODUCT_NAME=GPUDirectTCPX --distinct sites.jsonl   # src/macro.h's text
     tools/nccl_message_sites.py --git-dir /path/nccl.git --tag v2.4.8-1 --tag v2.5.7-1 \
         --distinct sites.jsonl       # one line per distinct message, with its tags and file:line
     tools/nccl_message_sites.py --git-dir /path/nccl.git --all-tags --prefixes prefixes.tsv
@@ -189,6 +191,10 @@ def split_args(text, start):
 C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0", "a": "\a",
              "b": "\b", "f": "\f", "v": "\v", "?": "?"}
 
+# String macros given with --define NAME=TEXT (a plugin's `#define PRODUCT_NAME "..."`): their
+# text replaces <NAME> in the formats, as the compiler pastes it.
+DEFINES = {}
+
 TOKEN_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"|([A-Za-z_][A-Za-z0-9_]*)|(\S)', re.S)
 
 
@@ -203,7 +209,8 @@ def join_format(arg):
             s = m.group(1)
             parts.append(re.sub(r"\\(.)", lambda e: C_ESCAPES.get(e.group(1), e.group(1)), s))
         elif m.group(2) is not None:
-            parts.append("<" + m.group(2) + ">")
+            # a string macro whose text the source defines (--define): printed as that text
+            parts.append(DEFINES.get(m.group(2), "<" + m.group(2) + ">"))
         else:
             return None  # an expression, not a format
     if not literal:
@@ -508,6 +515,8 @@ def main(argv=None):
     ap.add_argument("--since", default="2.4", help="oldest release for --all-tags (default 2.4)")
     ap.add_argument("--plugin", choices=sorted(MACROS), default="nccl",
                     help="macro flavour: nccl (WARN/INFO) or ofi (aws-ofi-nccl NCCL_OFI_WARN)")
+    ap.add_argument("--define", action="append", default=[], metavar="NAME=TEXT",
+                    help="a string macro's text, as the source #defines it (repeatable)")
     ap.add_argument("--jsonl", help="write every site as JSONL to this file")
     ap.add_argument("--distinct", metavar="FILE",
                     help="write one JSONL line per distinct message with its tags and file:line")
@@ -516,6 +525,12 @@ def main(argv=None):
     ap.add_argument("--summary", action="store_true",
                     help="print site counts per tag and per subsystem")
     a = ap.parse_args(argv)
+    for d in a.define:
+        name, eq, text = d.partition("=")
+        if not eq or not re.fullmatch(r"[A-Za-z_]\w*", name):
+            print(f"nccl_message_sites: --define {d!r}: expected NAME=TEXT", file=sys.stderr)
+            return 2
+        DEFINES[name] = text
     try:
         if a.tree:
             if not os.path.isdir(a.tree):

@@ -224,6 +224,28 @@ class Sites(unittest.TestCase):
             self.assertEqual(site["prefix"], "NET/OFI ")
             self.assertEqual(site["format"], "Couldn't open CQ. RC: %d")
 
+    def test_define_string_macro(self):
+        # GPUDirect-TCPX pastes PRODUCT_NAME (src/macro.h) into its formats: --define gives its
+        # text, which the format and its regex then hold; without it the macro stays <NAME>
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "src"))
+            with open(os.path.join(d, "src", "connect.cc"), "w") as f:
+                f.write('int f() {\n  WARN("NET/" PRODUCT_NAME " failed to connect socket");\n'
+                        '  return 3;\n}\n')
+            out = os.path.join(d, "tcpx.jsonl")
+            p = self.run_tool("--tree", d, "--define", "PRODUCT_NAME=GPUDirectTCPX", "--jsonl", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            (site,) = self.load(out)
+            self.assertEqual(site["format"], "NET/GPUDirectTCPX failed to connect socket")
+            self.assertRegex("NET/GPUDirectTCPX failed to connect socket", site["regex"])
+            p = self.run_tool("--tree", d, "--jsonl", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            (site,) = self.load(out)
+            self.assertEqual(site["format"], "NET/<PRODUCT_NAME> failed to connect socket")
+            p = self.run_tool("--tree", d, "--define", "PRODUCT NAME", "--jsonl", out)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("expected NAME=TEXT", p.stderr)
+
     def test_bad_input_exit_2(self):
         p = self.run_tool("--tree", "/nonexistent/nccl")
         self.assertEqual(p.returncode, 2)
