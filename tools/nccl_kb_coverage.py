@@ -107,6 +107,11 @@ OUT_OF_SCOPE = [
     (re.compile(r"^NET/OFI (Could not load libgdrapi\.so|Failed to open gdr handle)$"),
      "INFO: GDRCopy is optional; without it the plugin goes on without GDRCopy "
      "(nccl_ofi_gdrcopy.cpp)"),
+    (re.compile(r"^Open of .* failed : .*\n?$"),
+     "INFO: GPUDirect-TCPX could not read the NIC's PCI vendor to pick its thread and socket "
+     "counts and uses 1 and 1 (src/connect.cc:180-188: 'handled silently')"),
+    (re.compile(r"^\S+ slowness: detection is disabled, hence turning report off$"),
+     "INFO: GPUDirect-TCPX's slowness report is off because its detection is (src/flags.cc:139-145)"),
     (re.compile(r"^NET/OFI SKIP_NICS_WITHOUT_ACCEL_AT_SAME_PCI_LEVEL is set but .*filter disabled"),
      "INFO: the NIC filter found no NIC to keep and is switched off; all NICs are used "
      "(nccl_ofi_topo.cpp)"),
@@ -436,7 +441,8 @@ def main():
                            "nccl-sites-v2.31.0a16.jsonl",
                            "aws-ofi-nccl-sites-v1.14-v1.21.jsonl",
                            "libfabric-efa-sites-v1.18-v2.6.jsonl",
-                           "nccl-rdma-sharp-plugins-sites-v2.1-v2.7.jsonl")]
+                           "nccl-rdma-sharp-plugins-sites-v2.1-v2.7.jsonl",
+                           "nccl-plugin-gpudirecttcpx-sites-v3.1.9.jsonl")]
 
     sites = []
     for path in a.sites:
