@@ -5,7 +5,9 @@ Every WARN(...) call, every INFO(...) that prints a failure trail (the `"%s:%d -
 NCCLCHECK and friends, `"-> %d [Async thread]"`) or a failure in words (failed / error / cannot /
 mismatch / timed out ...), and, for each, the ncclResult_t the surrounding code returns
 (ncclSystemError, ncclInternalError, ncclInvalidUsage, ncclRemoteError, ...). For aws-ofi-nccl the
-macros are NCCL_OFI_WARN / NCCL_OFI_INFO. Output is JSONL, one site a line:
+macros are NCCL_OFI_WARN / NCCL_OFI_INFO; for a plugin that logs with absl (`--plugin absl`,
+Google's GPUDirect-TCPXO) every LOG / PLOG / LOG_IF / CHECK stream, WARNING and up as WARN.
+Output is JSONL, one site a line:
 
     {"tag", "file", "line", "macro", "level" (WARN | INFO), "kind" (warn | trail | failure),
      "subsystem", "format" (string literals joined across lines, C escapes decoded, macros kept
@@ -21,6 +23,9 @@ a plain directory (`--tree`). It never fetches anything.
     tools/nccl_message_sites.py --tree /path/aws-ofi-nccl --plugin ofi --summary
     tools/nccl_message_sites.py --git-dir /path/nccl-plugin-gpudirecttcpx.git --tag 4b8ea7f \
         --define PRODUCT_NAME=GPUDirectTCPX --distinct sites.jsonl   # src/macro.h's text
+    tools/nccl_message_sites.py --git-dir /path/nccl-plugin-gpudirect-tcpxo.git --tag 04815d1 \
+        --plugin absl --only tcpdirect_plugin/ --sink-format 'NET/FasTrak %s: ' --summary
+                                     # absl's LOG(...) << streams, as its sink hands them to NCCL
     tools/nccl_message_sites.py --git-dir /path/nccl.git --tag v2.4.8-1 --tag v2.5.7-1 \
         --distinct sites.jsonl       # one line per distinct message, with its tags and file:line
     tools/nccl_message_sites.py --git-dir /path/nccl.git --all-tags --prefixes prefixes.tsv
@@ -40,6 +45,7 @@ SOURCE_EXT = (".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hh", ".hpp", ".inc")
 
 # Macros that print, per flavour: name -> (level, index of the format argument).
 MACROS = {
+    "absl": {},  # LOG(...) << streams, read by absl_sites_in_file
     "nccl": {
         "WARN": ("WARN", 0),
         "INFO": ("INFO", 1),
@@ -456,8 +462,135 @@ def release_tags(git_dir, since=(2, 4)):
 def sites_for(files, tag, flavour):
     out = []
     for path, text in files:
-        out.extend(sites_in_file(path, text, tag, flavour))
+        if ONLY and not any(path.startswith(o) for o in ONLY):
+            continue
+        reader = absl_sites_in_file if flavour == "absl" else sites_in_file
+        out.extend(reader(path, text, tag, flavour))
     return out
+
+
+# Paths given with --only: the library's sources (RCCL's src/, not its tools/).
+ONLY = []
+
+# ---------------------------------------------------------------------- absl's LOG streams
+# A plugin that logs with absl (Google's GPUDirect-TCPXO: LOG(WARNING) << ...) hands NCCL's logger
+# each line through an absl::LogSink as "NET/FasTrak <time>: <text>" (tcpdirect_plugin/
+# fastrak_offload/init.cc AbslLogSink): INFO at NCCL INFO, WARNING / ERROR / FATAL at NCCL WARN;
+# FATAL then aborts. The sink's own format is kept before the message ("--sink-format").
+ABSL_LOG_RE = re.compile(r"\b(P?LOG|LOG_EVERY_N|LOG_FIRST_N|LOG_EVERY_N_SEC|LOG_IF|P?LOG_IF)"
+                         r"\s*\(\s*(INFO|WARNING|ERROR|FATAL|QFATAL|DFATAL)\b")
+ABSL_CHECK_RE = re.compile(r"\b(CHECK|QCHECK|CHECK_OK|QCHECK_OK|CHECK_(?:EQ|NE|LT|LE|GT|GE))\s*\(")
+SINK_FORMAT = {"absl": ""}
+
+
+def stream_parts(expr):
+    """The operands of a `<<` chain at depth 0, as text."""
+    parts, cur, depth, i, n = [], [], 0, 0, len(expr)
+    while i < n:
+        c = expr[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and expr[j] != c:
+                j += 2 if expr[j] == "\\" else 1
+            cur.append(expr[i:j + 1])
+            i = j + 1
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        if depth == 0 and expr.startswith("<<", i):
+            parts.append("".join(cur).strip())
+            cur = []
+            i += 2
+            continue
+        cur.append(c)
+        i += 1
+    parts.append("".join(cur).strip())
+    return [x for x in parts if x]
+
+
+def stream_format(parts):
+    """A `<<` chain as a printf format: string literals as text (an absl::StrFormat's format as
+    its own), anything else as %s. None when nothing in it is literal."""
+    out, literal = [], False
+    for x in parts:
+        m = re.match(r"(?:absl::)?StrFormat\s*\(", x)
+        if m:
+            args, _ = split_args(x, m.end() - 1)
+            fmt = join_format(args[0]) if args else None
+            if fmt is not None:
+                out.append(fmt)
+                literal = True
+                continue
+        m = re.match(r"(?:absl::)?StrCat\s*\(", x)
+        if m:
+            args, _ = split_args(x, m.end() - 1)
+            sub = stream_format(args or [])
+            if sub is not None:
+                out.append(sub)
+                literal = True
+                continue
+        fmt = join_format(x)
+        if fmt is not None and re.fullmatch(r'\s*("(?:[^"\\\n]|\\.)*"\s*)+', x):
+            out.append(fmt.replace("%", "%%"))
+            literal = True
+        else:
+            out.append("%s")
+    return "".join(out) if literal else None
+
+
+def absl_sites_in_file(path, text, tag, flavour):
+    code, mask = blank_comments(text)
+    sub = subsystem_of(path)
+    sink = SINK_FORMAT.get("absl", "")
+    for rx, check in ((ABSL_LOG_RE, False), (ABSL_CHECK_RE, True)):
+        for m in rx.finditer(code):
+            if not mask[m.start()]:
+                continue
+            head = code[code.rfind("\n", 0, m.start()) + 1:m.start()]
+            if re.search(r"#\s*define\s+$", head):
+                continue  # a definition of the macro itself; a use inside a #define is a site
+            open_at = code.index("(", m.start())
+            args, end = split_args(code, open_at)
+            if args is None:
+                continue
+            stop = code.find(";", end)
+            if stop < 0:
+                continue
+            rest = code[end:stop].strip()
+            parts = stream_parts(rest[2:]) if rest.startswith("<<") else []
+            if check:
+                # absl prints "Check failed: <condition> <message>" at FATAL and aborts
+                body = stream_format(parts) if parts else ""
+                fmt = "Check failed: %s" + ((" " + body) if body else "")
+                level, sev = "WARN", "FATAL"
+            else:
+                sev = m.group(2)
+                fmt = stream_format(parts)
+                if fmt is None:
+                    continue
+                if m.group(1).startswith("PLOG"):
+                    fmt += ": %s [%d]"  # absl's PLOG appends strerror(errno) and errno
+                level = "INFO" if sev == "INFO" else "WARN"
+            fmt = sink + fmt
+            if level == "INFO":
+                if TRAIL_RE.search(fmt):
+                    kind = "trail"
+                elif FAILURE_WORDS.search(fmt):
+                    kind = "failure"
+                else:
+                    continue
+            else:
+                kind = "warn"
+            line = code.count("\n", 0, m.start()) + 1
+            yield {
+                "tag": tag, "file": path, "line": line, "macro": m.group(1), "level": level,
+                "kind": kind, "subsystem": sub, "format": fmt, "regex": format_regex(fmt),
+                "returns": returns_after(code, stop, enclosing_define(code, m.start())),
+                "in_macro": enclosing_define(code, m.start()),
+                "function": enclosing_function(code, m.start()), "severity": sev,
+            }
 
 
 LITERAL_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -514,9 +647,15 @@ def main(argv=None):
                     help="every release tag vX.Y.Z-N from --since to the newest")
     ap.add_argument("--since", default="2.4", help="oldest release for --all-tags (default 2.4)")
     ap.add_argument("--plugin", choices=sorted(MACROS), default="nccl",
-                    help="macro flavour: nccl (WARN/INFO) or ofi (aws-ofi-nccl NCCL_OFI_WARN)")
+                    help="macro flavour: nccl (WARN/INFO), ofi (aws-ofi-nccl NCCL_OFI_WARN) or absl "
+                    "(LOG(...) << streams, GPUDirect-TCPXO)")
     ap.add_argument("--define", action="append", default=[], metavar="NAME=TEXT",
                     help="a string macro's text, as the source #defines it (repeatable)")
+    ap.add_argument("--only", action="append", default=[], metavar="PATH",
+                    help="read only the files under this path of the tree (repeatable)")
+    ap.add_argument("--sink-format", metavar="TEXT",
+                    help="absl flavour: the text the plugin's log sink puts before each message, "
+                    "as a printf format (GPUDirect-TCPXO: 'NET/FasTrak %%s: ')")
     ap.add_argument("--jsonl", help="write every site as JSONL to this file")
     ap.add_argument("--distinct", metavar="FILE",
                     help="write one JSONL line per distinct message with its tags and file:line")
@@ -525,6 +664,8 @@ def main(argv=None):
     ap.add_argument("--summary", action="store_true",
                     help="print site counts per tag and per subsystem")
     a = ap.parse_args(argv)
+    ONLY[:] = a.only
+    SINK_FORMAT["absl"] = a.sink_format or ""
     for d in a.define:
         name, eq, text = d.partition("=")
         if not eq or not re.fullmatch(r"[A-Za-z_]\w*", name):

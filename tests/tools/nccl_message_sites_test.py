@@ -246,6 +246,41 @@ class Sites(unittest.TestCase):
             self.assertEqual(p.returncode, 2)
             self.assertIn("expected NAME=TEXT", p.stderr)
 
+    def test_absl_log_streams(self):
+        # GPUDirect-TCPXO logs with absl (LOG(SEV) << ...); its sink puts "NET/FasTrak <time>: "
+        # before each line (--sink-format); --only keeps the library's files
+        src = ('#include "absl/log/log.h"\n'
+               'int f(int n, const char* d) {\n'
+               '  LOG(WARNING) << absl::StrFormat("No interfaces found for ctrl dev name %s", d);\n'
+               '  LOG(ERROR) << "Failed to load library" << dlerror();\n'
+               '  PLOG(WARNING) << "Failed to set TCP_NODELAY socket option";\n'
+               '  LOG(INFO) << "Using " << d;\n'
+               '  LOG(INFO) << absl::StrFormat("RxDM not ready after %d s (timeout %d s)", n, n);\n'
+               '  LOG_IF(WARNING, n > 1) << "Closing Send comm";\n'
+               '  CHECK(n == 2) << "ValidateRequestData called";\n'
+               '  return 0;\n}\n')
+        with tempfile.TemporaryDirectory() as d:
+            for sub in ("tcpdirect_plugin", "tools"):
+                os.makedirs(os.path.join(d, sub))
+                with open(os.path.join(d, sub, "a.cc"), "w") as f:
+                    f.write(src)
+            out = os.path.join(d, "x.jsonl")
+            p = self.run_tool("--tree", d, "--plugin", "absl", "--only", "tcpdirect_plugin/",
+                              "--sink-format", "NET/FasTrak %s: ", "--jsonl", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            got = self.load(out)
+            self.assertEqual({s["file"] for s in got}, {"tcpdirect_plugin/a.cc"})
+            fmts = [(s["level"], s["format"]) for s in sorted(got, key=lambda s: s["line"])]
+            self.assertEqual(fmts, [
+                ("WARN", "NET/FasTrak %s: No interfaces found for ctrl dev name %s"),
+                ("WARN", "NET/FasTrak %s: Failed to load library%s"),
+                ("WARN", "NET/FasTrak %s: Failed to set TCP_NODELAY socket option: %s [%d]"),
+                ("INFO", "NET/FasTrak %s: RxDM not ready after %d s (timeout %d s)"),
+                ("WARN", "NET/FasTrak %s: Closing Send comm"),
+                ("WARN", "NET/FasTrak %s: Check failed: %s ValidateRequestData called")])
+            self.assertRegex("NET/FasTrak 2026-01-02T10:11:12.5-08:00: No interfaces found for "
+                             "ctrl dev name eth0", got[0]["regex"])
+
     def test_bad_input_exit_2(self):
         p = self.run_tool("--tree", "/nonexistent/nccl")
         self.assertEqual(p.returncode, 2)
