@@ -94,7 +94,8 @@ TRAIL_FILE = "misc/socket.cc"
 
 
 # A plugin's formats that are a trace of a choice, not a failure: left out of its coverage, counted
-# apart, each with the reason (the INFO lines the site list keeps for a failure word).
+# apart, each with the reason (the INFO lines the site list keeps for a failure word); a third
+# field limits the entry to one library's sites (its `plugin`).
 OUT_OF_SCOPE = [
     (re.compile(r"^NET/OFI Setting \S+ not supported\.$"),
      "INFO at init: an optional endpoint option (fi_setopt) the provider lacks; the plugin goes on "
@@ -112,6 +113,40 @@ OUT_OF_SCOPE = [
      "counts and uses 1 and 1 (src/connect.cc:180-188: 'handled silently')"),
     (re.compile(r"^\S+ slowness: detection is disabled, hence turning report off$"),
      "INFO: GPUDirect-TCPX's slowness report is off because its detection is (src/flags.cc:139-145)"),
+    (re.compile(r"^Clique kernels disabled$"),
+     "INFO: RCCL's clique kernels are off, the default (src/clique/CliqueManager.cc:134)",
+     "rccl"),
+    (re.compile(r"^\S+:\d+ ROCr failure '.*'$"),
+     "INFO: a ROCr call RCCL checks with CUCHECKIGNORE, 'report failure but clear error and "
+     "continue' (src/include/rocmwrap.h:43-50)",
+     "rccl"),
+    (re.compile(r"^RCCL force disabled same node P2P over network$"),
+     "INFO: the trace of RCCL_P2P_NET_DISABLE (src/init.cc:1460-1466)",
+     "rccl"),
+    (re.compile(r"^MSCCL: Failed to find mscclScheduler symbol, using internal implementation$"),
+     "INFO: an MSCCL_SCHEDULER library without the symbol; RCCL uses its internal scheduler "
+     "(src/misc/msccl/msccl_lifecycle.cc:222-229)",
+     "rccl"),
+    (re.compile(r"^Unable to register signal handler for .*\n?$"),
+     "INFO: RCCL's optional handler that prints a backtrace on a fatal signal; RCCL goes on "
+     "without it (src/misc/signals.cc:75-84)",
+     "rccl"),
+    (re.compile(r"^Call to \S+ failed with error .* errno \d+$"),
+     "INFO in RCCL: an optional verbs call the device does not support (ENOTSUP / EOPNOTSUPP); "
+     "the caller goes on without it (src/misc/ibvwrap.cc:45-58, "
+     "IBV_INT_CHECK_RET_ERRNO_OPTIONAL); its other failures are a WARN",
+     "rccl"),
+    (re.compile(r"^$"),
+     "a format the site list cannot render: RCCL's NVMLCHECK pastes the call's name with the "
+     "preprocessor (#name \"() failed: %s\", src/misc/nvmlwrap.cc:164-171)",
+     "rccl"),
+    (re.compile(r"^NET/FasTrak .*: DeregMr CUDA memory for comm \S+ with invalid handle "),
+     "INFO: GPUDirect-TCPXO's deregistration of a buffer it never registered returns OK "
+     "(tcpdirect_plugin/fastrak_offload/nccl_shim.cc:941-947)", "nccl-plugin-gpudirect-tcpxo"),
+    (re.compile(r"^NET/FasTrak .*: GPUViz is disabled$"),
+     "INFO: GPUDirect-TCPXO's telemetry is off, the default "
+     "(tcpdirect_plugin/fastrak_offload/profiler_factory_gpuviz.cc:128)",
+     "nccl-plugin-gpudirect-tcpxo"),
     (re.compile(r"^NET/OFI SKIP_NICS_WITHOUT_ACCEL_AT_SAME_PCI_LEVEL is set but .*filter disabled"),
      "INFO: the NIC filter found no NIC to keep and is switched off; all NICs are used "
      "(nccl_ofi_topo.cpp)"),
@@ -121,8 +156,10 @@ OUT_OF_SCOPE = [
 # What a plugin's WARN macro hands NCCL's logger where NCCL's own prints __FILE__: aws-ofi-nccl
 # its __PRETTY_FUNCTION__ (include/nccl_ofi_log.h), the HPC-X plugin __FILE__ as NCCL does
 # (nccl-rdma-sharp-plugins include/debug.h: pluginLogFunction(NCCL_LOG_WARN, NCCL_ALL, __FILE__,
-# __LINE__, ...)).
-PLUGIN_WARN_PRINTS = {"nccl-rdma-sharp-plugins": "file"}
+# __LINE__, ...)); RCCL, a fork of NCCL, prints NCCL's own head; GPUDirect-TCPXO's absl sink hands
+# it the source file absl records (tcpdirect_plugin/fastrak_offload/init.cc AbslLogSink).
+PLUGIN_WARN_PRINTS = {"nccl-rdma-sharp-plugins": "file", "rccl": "file",
+                      "nccl-plugin-gpudirect-tcpxo": "file"}
 
 
 # The plugin a site list is from, by the text its macros print first: its tags are labelled with
@@ -145,7 +182,9 @@ def out_of_scope(site):
             if site.get("function") == function and rx.search(site["_text"]):
                 return why
         return None
-    for rx, why in OUT_OF_SCOPE:
+    for rx, why, *only in OUT_OF_SCOPE:
+        if only and site.get("plugin") != only[0]:
+            continue  # a trace of that library's code, not of another's same text
         if rx.search(site["_text"]):
             return why
     return None
@@ -323,9 +362,11 @@ def reads(e, site):
 
 
 def at_tag(e, site, tag):
-    """The entry's release conditions admit the tag (NCCL sites only)."""
+    """The entry's release conditions admit the tag (NCCL sites, and a fork's by the NCCL release
+    its tag is based on: RCCL's `nccl`)."""
     if plugin_site(site):
-        return True
+        base = site.get("nccl", {}).get(tag)
+        return not base or in_range(base, e.get("versions"))
     if not in_range(tag, e.get("versions")):
         return False
     # A fixed bug is printed by the releases before the fix. `in_file` (the caller's file of a
@@ -442,7 +483,9 @@ def main():
                            "aws-ofi-nccl-sites-v1.14-v1.21.jsonl",
                            "libfabric-efa-sites-v1.18-v2.6.jsonl",
                            "nccl-rdma-sharp-plugins-sites-v2.1-v2.7.jsonl",
-                           "nccl-plugin-gpudirecttcpx-sites-v3.1.9.jsonl")]
+                           "nccl-plugin-gpudirecttcpx-sites-v3.1.9.jsonl",
+                           "nccl-plugin-gpudirect-tcpxo-sites-v1.0.12-v1.0.17.jsonl",
+                           "rccl-sites-rocm-5.7-6.2-develop.jsonl")]
 
     sites = []
     for path in a.sites:
@@ -466,6 +509,8 @@ def read_sites(path, sites):
                         name = s.get("plugin") or PLUGIN_OF_PREFIX[s["prefix"]]
                         s["tags"] = [f"{name} {t}" for t in s["tags"]]
                         s["where"] = {f"{name} {t}": w for t, w in s["where"].items()}
+                        if "nccl" in s:  # a fork's tags: the NCCL release each is based on
+                            s["nccl"] = {f"{name} {t}": v for t, v in s["nccl"].items()}
                     s["_texts"] = renderings(s)
                     s["_text"] = s["_texts"][0]
                     # The site list calls every INFO with "->" a trail; connection and topology
@@ -586,6 +631,8 @@ def report(a, sites):
                         case["plugin"] = tag.split()[0] if " " in tag else "plugin"
                         # what the plugin's WARN hands NCCL's logger where NCCL puts __FILE__
                         case["printed"] = PLUGIN_WARN_PRINTS.get(case["plugin"], "function")
+                        if s.get("nccl", {}).get(tag):  # a fork: the release it prints
+                            case["nccl"] = s["nccl"][tag]
                     if a.info_cases:
                         # a failure the knowledge base records as one, or NCCL's failure chain
                         case["failure"] = result_trail(s) or any(

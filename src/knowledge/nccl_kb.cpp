@@ -47,10 +47,13 @@ const NcclKbEntry* NcclKnowledgeBase::find(std::string_view id) const {
 }
 
 std::string NcclKnowledgeBase::subsystem_of_file(std::string_view file) const {
-  // NCCL prints paths relative to src/ ("transport/net_ib.cc"); some builds print more.
+  // NCCL prints paths relative to src/ ("transport/net_ib.cc"); some builds print the whole path
+  // of their src/ (RCCL's ".../hipify/src/init.cc"). A path under another tree is a plugin's
+  // own file (GPUDirect-TCPXO's "tcpdirect_plugin/fastrak_offload/init.cc"), not NCCL's.
   for (const NcclKbFile& f : files_) {
     std::size_t p = file.find(f.prefix);
-    if (p != std::string_view::npos && (p == 0 || file[p - 1] == '/')) return f.subsystem;
+    if (p != std::string_view::npos && (p == 0 || (p >= 4 && file.substr(p - 4, 4) == "src/")))
+      return f.subsystem;
   }
   return "";
 }

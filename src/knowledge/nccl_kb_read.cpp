@@ -195,12 +195,19 @@ namespace {
 struct LogReleases {
   std::vector<std::string> printed;
   NcclSiteReleases sites;
+  // RCCL's log: its version is the NCCL release it forks (ROCm/rccl makefiles/version.mk sets
+  // NCCL_MAJOR/MINOR/PATCH, which RCCL prints), so `versions` apply; its WARNs' places are
+  // RCCL's lines, not NCCL's, and a bug NCCL fixed may or may not be in it.
+  bool fork = false;
 };
 
 LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& lines) {
   LogReleases r;
   for (const auto& [v, l] : f.versions) r.printed.push_back(v);
-  if (!r.printed.empty()) return r;
+  if (r.printed.empty())
+    for (const auto& [v, l] : f.rccl_versions) r.printed.push_back(v);
+  r.fork = !f.rccl_versions.empty();
+  if (!r.printed.empty() || r.fork) return r;
   std::vector<NcclPrintedWarn> warns;
   for (const NcclKbLine& l : lines)
     if (l.level == NcclKbLevel::kWarn && !l.file.empty()) warns.push_back({l.file, l.message});
@@ -227,6 +234,9 @@ bool in_releases(const NcclKbEntry& e, const LogReleases& r) {
     }
   }
   if (!e.fixed_in.empty()) {
+    // A bug NCCL fixed in a release is not read into RCCL's log: whether RCCL carries it, and in
+    // which ROCm release it was fixed, NCCL's release notes do not say.
+    if (r.fork) return false;
     // A fixed bug: only a log that shows one release that has it (in `versions` and older than
     // `fixed_in`); a 2.18 + 2.22 log does not have a bug of 2.19.1 .. 2.21.4.
     bool has_bug = false;

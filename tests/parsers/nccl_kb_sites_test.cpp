@@ -201,6 +201,19 @@ TEST(NcclKbSites, EveryTagsLineHeadIsAShapeTheRenderingKnows) {
   }
 }
 
+// The head a site's line is read under: its release's version line. A plugin's tag is not an NCCL
+// release: its lines are read without one; RCCL, a fork, prints its own, with the NCCL release
+// it is based on ("nccl", ROCm/rccl src/init.cc showVersion of ROCm 6.2+).
+std::string version_head(const nlohmann::json& c) {
+  if (c.contains("nccl"))
+    return "gpu-node-1:4242:4242 [3] NCCL INFO RCCL version : " + c["nccl"].get<std::string>() +
+           "-HEAD:0cbce2a\n";
+  if (c.contains("plugin")) return "";
+  const std::vector<int> v = version_of(c["tag"]);
+  return "gpu-node-1:4242:4242 [3] NCCL INFO NCCL version " + std::to_string(v[0]) + "." +
+         std::to_string(v[1]) + "." + std::to_string(v[2]) + "+cuda12.4\n";
+}
+
 TEST(NcclKbSites, EveryCoveredSiteIsReadAsThePythonToolSays) {
   const std::string out = run_tool();
   ASSERT_EQ(out.rfind("tool failed", 0), std::string::npos) << out;
@@ -214,13 +227,7 @@ TEST(NcclKbSites, EveryCoveredSiteIsReadAsThePythonToolSays) {
   for (const nlohmann::json& c : json_rows(out)) {
     ++cases;
     const bool plugin = c.contains("plugin");
-    // A plugin's tag is not an NCCL release: its lines are read without an NCCL version line.
-    std::string head;
-    if (!plugin) {
-      const std::vector<int> v = version_of(c["tag"]);
-      head = "gpu-node-1:4242:4242 [3] NCCL INFO NCCL version " + std::to_string(v[0]) + "." +
-             std::to_string(v[1]) + "." + std::to_string(v[2]) + "+cuda12.4\n";
-    }
+    const std::string head = version_head(c);
     const std::string line = render(c, heads);
     if (line.empty()) {
       fail("no head format known for " + c["tag"].get<std::string>());
@@ -263,14 +270,6 @@ TEST(NcclKbSites, EveryCoveredSiteIsReadAsThePythonToolSays) {
   }
   EXPECT_GT(cases, 0u) << "the coverage tool listed no covered site";
   EXPECT_EQ(bad, 0u) << bad << " of " << cases << " site renderings differ; first:\n" << report;
-}
-
-// The head a site's line is read under: its release's version line (a plugin's tag is not one).
-std::string version_head(const nlohmann::json& c) {
-  if (c.contains("plugin")) return "";
-  const std::vector<int> v = version_of(c["tag"]);
-  return "gpu-node-1:4242:4242 [3] NCCL INFO NCCL version " + std::to_string(v[0]) + "." +
-         std::to_string(v[1]) + "." + std::to_string(v[2]) + "+cuda12.4\n";
 }
 
 // The lines of a run that worked around the site's line: one rank that connected to another of its

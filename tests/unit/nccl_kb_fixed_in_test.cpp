@@ -223,5 +223,38 @@ TEST(NcclKbFixedIn, TheBugsContextMustHold) {
   for (const NcclKbCause* c : bare.front().others) EXPECT_NE(c, &e->causes.front());
 }
 
+// RCCL, AMD's fork, prints its own version line ("RCCL version : 2.19.3-HEAD:..."), the NCCL
+// release it is based on: entries' `versions` apply by it, but a bug NCCL fixed is not read into
+// RCCL's log (whether RCCL carries it the release notes do not say), and its WARNs' places are
+// RCCL's lines, not evidence of an NCCL release.
+TEST(NcclKbFixedIn, AnRcclLogIsReadByItsBaseReleaseWithoutNcclsFixedBugs) {
+  const FixedCase& c = cases().at("fixed-2-21-5-bootstrap-barrier-tag");
+  const std::string rccl =
+      "h:1:1 [0] NCCL INFO RCCL version : " + c.old_release + "-HEAD:0cbce2a\n" + c.line + "\n";
+  const auto r = read(rccl);
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(reading_of(r, "fixed-2-21-5-bootstrap-barrier-tag"), nullptr);
+  for (const NcclKbCause* x : r.front().others)
+    EXPECT_NE(
+        x,
+        &NcclKnowledgeBase::builtin().find("fixed-2-21-5-bootstrap-barrier-tag")->causes.front());
+  EXPECT_FALSE(r.front().releases.known()) << "RCCL's line numbers tell no NCCL release";
+  // `versions` by the base release: the split-share WARN is read by its >= 2.22 entry only under
+  // RCCL 2.22 or later.
+  const std::string split =
+      "h:1:2 [0] init.cc:988 NCCL WARN Child comms (nRanks 4) fails to share parent comms "
+      "(nRanks 8) sharp resources\n";
+  auto reads_split = [&](const std::string& version) {
+    const NcclRunFacts f = analyze_nccl_log_text(
+        "h:1:1 [0] NCCL INFO RCCL version : " + version + "\n" + split, "t.log");
+    for (const NcclKbLine& l : nccl_kb_lines(f))
+      for (const NcclKbEntry* e : nccl_kb_matches(NcclKnowledgeBase::builtin(), l, f))
+        if (e->id == "collnet-split-share-failed") return true;
+    return false;
+  };
+  EXPECT_FALSE(reads_split("2.21.5-HEAD:0cbce2a"));
+  EXPECT_TRUE(reads_split("2.22.3-HEAD:271856d"));
+}
+
 }  // namespace
 }  // namespace trainready::test

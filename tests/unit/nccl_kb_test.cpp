@@ -157,6 +157,10 @@ TEST(NcclKb, TheBuiltInKnowledgeBaseLoadsAndMapsFiles) {
   EXPECT_EQ(kb.subsystem_of_file("transport/net_ib.cc"), "ib-verbs");
   EXPECT_EQ(kb.subsystem_of_file("misc/socket.cc"), "socket");
   EXPECT_EQ(kb.subsystem_of_file("transport/net_socket.cc"), "socket-net");
+  // A build that prints its whole src/ path (RCCL's hipify tree) is still NCCL's file; a
+  // plugin's own tree is not (GPUDirect-TCPXO's absl sink prints its source path).
+  EXPECT_EQ(kb.subsystem_of_file("/build/rccl/hipify/src/transport/net_ib.cc"), "ib-verbs");
+  EXPECT_EQ(kb.subsystem_of_file("tcpdirect_plugin/fastrak_offload/init.cc"), "");
 }
 
 TEST(NcclKb, EveryBuiltInRegexCompiles) {
