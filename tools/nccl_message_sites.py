@@ -162,6 +162,14 @@ def blank_comments(text):
     return "".join(out), code
 
 
+def literal_end(text, i):
+    """The offset just after the string or char literal that starts at text[i]."""
+    j, n = i + 1, len(text)
+    while j < n and text[j] != text[i]:
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
 def split_args(text, start):
     """Arguments of the call whose '(' is at text[start]; returns (args, end offset after ')')."""
     depth, i, n = 0, start, len(text)
@@ -169,11 +177,9 @@ def split_args(text, start):
     while i < n:
         c = text[i]
         if c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            cur.append(text[i:j + 1])
-            i = j + 1
+            j = literal_end(text, i)
+            cur.append(text[i:j])
+            i = j
             continue
         if c in "([{":
             depth += 1
@@ -489,11 +495,9 @@ def stream_parts(expr):
     while i < n:
         c = expr[i]
         if c in "\"'":
-            j = i + 1
-            while j < n and expr[j] != c:
-                j += 2 if expr[j] == "\\" else 1
-            cur.append(expr[i:j + 1])
-            i = j + 1
+            j = literal_end(expr, i)
+            cur.append(expr[i:j])
+            i = j
             continue
         if c in "([{":
             depth += 1
