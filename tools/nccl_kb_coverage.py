@@ -95,7 +95,7 @@ TRAIL_FILE = "misc/socket.cc"
 
 # A plugin's formats that are a trace of a choice, not a failure: left out of its coverage, counted
 # apart, each with the reason (the INFO lines the site list keeps for a failure word); a third
-# field limits the entry to one library's sites (its `plugin`).
+# field limits the entry to those libraries' sites (their `plugin`s, blank-separated).
 OUT_OF_SCOPE = [
     (re.compile(r"^NET/OFI Setting \S+ not supported\.$"),
      "INFO at init: an optional endpoint option (fi_setopt) the provider lacks; the plugin goes on "
@@ -126,7 +126,7 @@ OUT_OF_SCOPE = [
     (re.compile(r"^MSCCL: Failed to find mscclScheduler symbol, using internal implementation$"),
      "INFO: an MSCCL_SCHEDULER library without the symbol; RCCL uses its internal scheduler "
      "(src/misc/msccl/msccl_lifecycle.cc:222-229)",
-     "rccl"),
+     "rccl msccl-executor-nccl"),
     (re.compile(r"^Unable to register signal handler for .*\n?$"),
      "INFO: RCCL's optional handler that prints a backtrace on a fatal signal; RCCL goes on "
      "without it (src/misc/signals.cc:75-84)",
@@ -135,11 +135,11 @@ OUT_OF_SCOPE = [
      "INFO in RCCL: an optional verbs call the device does not support (ENOTSUP / EOPNOTSUPP); "
      "the caller goes on without it (src/misc/ibvwrap.cc:45-58, "
      "IBV_INT_CHECK_RET_ERRNO_OPTIONAL); its other failures are a WARN",
-     "rccl"),
+     "rccl msccl-executor-nccl"),
     (re.compile(r"^$"),
      "a format the site list cannot render: RCCL's NVMLCHECK pastes the call's name with the "
      "preprocessor (#name \"() failed: %s\", src/misc/nvmlwrap.cc:164-171)",
-     "rccl"),
+     "rccl msccl-executor-nccl"),
     (re.compile(r"^NET/FasTrak .*: DeregMr CUDA memory for comm \S+ with invalid handle "),
      "INFO: GPUDirect-TCPXO's deregistration of a buffer it never registered returns OK "
      "(tcpdirect_plugin/fastrak_offload/nccl_shim.cc:941-947)", "nccl-plugin-gpudirect-tcpxo"),
@@ -156,10 +156,10 @@ OUT_OF_SCOPE = [
 # What a plugin's WARN macro hands NCCL's logger where NCCL's own prints __FILE__: aws-ofi-nccl
 # its __PRETTY_FUNCTION__ (include/nccl_ofi_log.h), the HPC-X plugin __FILE__ as NCCL does
 # (nccl-rdma-sharp-plugins include/debug.h: pluginLogFunction(NCCL_LOG_WARN, NCCL_ALL, __FILE__,
-# __LINE__, ...)); RCCL, a fork of NCCL, prints NCCL's own head; GPUDirect-TCPXO's absl sink hands
+# __LINE__, ...)); RCCL and msccl-executor-nccl, forks of NCCL, print NCCL's own head; GPUDirect-TCPXO's absl sink hands
 # it the source file absl records (tcpdirect_plugin/fastrak_offload/init.cc AbslLogSink).
 PLUGIN_WARN_PRINTS = {"nccl-rdma-sharp-plugins": "file", "rccl": "file",
-                      "nccl-plugin-gpudirect-tcpxo": "file"}
+                      "msccl-executor-nccl": "file", "nccl-plugin-gpudirect-tcpxo": "file"}
 
 
 # The plugin a site list is from, by the text its macros print first: its tags are labelled with
@@ -183,7 +183,7 @@ def out_of_scope(site):
                 return why
         return None
     for rx, why, *only in OUT_OF_SCOPE:
-        if only and site.get("plugin") != only[0]:
+        if only and site.get("plugin") not in only[0].split():
             continue  # a trace of that library's code, not of another's same text
         if rx.search(site["_text"]):
             return why
@@ -349,8 +349,12 @@ def reads(e, site):
         # which is what NCCL passes through from it) cover it; `versions` are NCCL's releases.
         # A plugin that copies NCCL's NCCLCHECK prints NCCL's own "%s:%d -> %d" trail
         # (nccl-rdma-sharp-plugins include/core.h): NCCL's trail entries read it.
-        if e.get("fixed_in"):
-            return False  # a bug of NCCL's releases, fixed in one: not the plugin's copy of it
+        if e.get("fixed_in") and site.get("fork") != "nccl":
+            # a bug of NCCL's releases, fixed in one: not a plugin's copy of it, nor RCCL's
+            # (RCCL prints its own version, and NCCL's release notes do not say whether it has
+            # the bug); a fork that prints NCCL's version line (msccl-executor-nccl) is NCCL at
+            # the release it is based on
+            return False
         if site["kind"] == "trail" and RESULT_TRAIL.match(site["format"] or ""):
             return e.get("kind") == "trail" and any(e["_re"].search(t) for t in site["_texts"])
         return e.get("kind") != "trail" and any(e["_re"].search(t) for t in site["_texts"])
@@ -363,10 +367,11 @@ def reads(e, site):
 
 def at_tag(e, site, tag):
     """The entry's release conditions admit the tag (NCCL sites, and a fork's by the NCCL release
-    its tag is based on: RCCL's `nccl`)."""
+    its tag is based on: its `nccl`)."""
     if plugin_site(site):
         base = site.get("nccl", {}).get(tag)
-        return not base or in_range(base, e.get("versions"))
+        return not base or (in_range(base, e.get("versions")) and not (
+            e.get("fixed_in") and not in_range(base, "<" + str(e["fixed_in"]))))
     if not in_range(tag, e.get("versions")):
         return False
     # A fixed bug is printed by the releases before the fix. `in_file` (the caller's file of a
@@ -413,6 +418,8 @@ def check_levels(entries, sites, readers, errors):
                     not plugin_site(s):
                 continue
             if plugin_site(s):  # the plugin's own entries, passthrough ones included
+                if s.get("nccl") and e.get("kind") != "passthrough":
+                    continue  # a fork's copy of NCCL's line: NCCL's own site list checks it
                 if not e.get("level"):
                     errors.append(f"{e['_file']}: {e['id']}: no level, and its match reads the "
                                   f"INFO-only site {s['where'][s['tags'][-1]][0]} "
@@ -485,7 +492,8 @@ def main():
                            "nccl-rdma-sharp-plugins-sites-v2.1-v2.7.jsonl",
                            "nccl-plugin-gpudirecttcpx-sites-v3.1.9.jsonl",
                            "nccl-plugin-gpudirect-tcpxo-sites-v1.0.12-v1.0.17.jsonl",
-                           "rccl-sites-rocm-5.7-6.2-develop.jsonl")]
+                           "rccl-sites-rocm-5.7-6.2-develop.jsonl",
+                           "msccl-executor-nccl-sites-v2.17-c6f6b36.jsonl")]
 
     sites = []
     for path in a.sites:
@@ -633,6 +641,7 @@ def report(a, sites):
                         case["printed"] = PLUGIN_WARN_PRINTS.get(case["plugin"], "function")
                         if s.get("nccl", {}).get(tag):  # a fork: the release it prints
                             case["nccl"] = s["nccl"][tag]
+                            case["fork"] = s.get("fork", "rccl")
                     if a.info_cases:
                         # a failure the knowledge base records as one, or NCCL's failure chain
                         case["failure"] = result_trail(s) or any(

@@ -10,7 +10,8 @@ message sites extracted from the sources (tests/data/nccl-sites/*.jsonl: NCCL v2
 aws-ofi-nccl v1.14..v1.21, libfabric's EFA provider v1.18..v2.6, the HPC-X nccl-rdma-sharp-plugins
 v2.1..v2.7, Google's GPUDirect-TCPX nccl-plugin-gpudirecttcpx v3.1.9 and GPUDirect-TCPXO v1.0.12..v1.0.17, AMD's
 fork RCCL at
-rocm-5.7.0 .. rocm-6.2.2 and develop 0cbce2a7; tools/nccl_message_sites.py): every run of two or more letters of a format's fixed
+rocm-5.7.0 .. rocm-6.2.2 and develop 0cbce2a7, Microsoft's fork msccl-executor-nccl v2.17 .. c6f6b36;
+tools/nccl_message_sites.py): every run of two or more letters of a format's fixed
 text, lower case; from glibc's strerror texts, which NCCL prints through "%s"
 (ERRNO_TEXTS, glibc stdio-common/errlist.h at 2.36); and from NCCL's result codes, their names and
 ncclGetErrorString's texts, which frameworks print (RESULT_TEXTS).

@@ -203,11 +203,15 @@ TEST(NcclKbSites, EveryTagsLineHeadIsAShapeTheRenderingKnows) {
 
 // The head a site's line is read under: its release's version line. A plugin's tag is not an NCCL
 // release: its lines are read without one; RCCL, a fork, prints its own, with the NCCL release
-// it is based on ("nccl", ROCm/rccl src/init.cc showVersion of ROCm 6.2+).
+// it is based on ("nccl", ROCm/rccl src/init.cc showVersion of ROCm 6.2+); msccl-executor-nccl
+// prints NCCL's.
 std::string version_head(const nlohmann::json& c) {
-  if (c.contains("nccl"))
+  if (c.contains("nccl") && c.value("fork", "") == "rccl")
     return "gpu-node-1:4242:4242 [3] NCCL INFO RCCL version : " + c["nccl"].get<std::string>() +
            "-HEAD:0cbce2a\n";
+  if (c.contains("nccl"))  // a fork that prints NCCL's own version line (msccl-executor-nccl)
+    return "gpu-node-1:4242:4242 [3] NCCL INFO NCCL version " + c["nccl"].get<std::string>() +
+           "+cuda12.4\n";
   if (c.contains("plugin")) return "";
   const std::vector<int> v = version_of(c["tag"]);
   return "gpu-node-1:4242:4242 [3] NCCL INFO NCCL version " + std::to_string(v[0]) + "." +
