@@ -55,6 +55,25 @@ class NcclGdrdmaOff : public Rule {
     return o;
   }
 
+  // RCCL (AMD GPUs) has its own peer-memory check: nvidia-peermem plays no part.
+  static void amd_gpu_cause(Finding& x) {
+    x.cause =
+        "This is RCCL, on AMD GPUs: it enables GPUDirect RDMA only when it finds the AMD GPU's "
+        "peer-memory interface - /sys/kernel/mm/memory_peers/amdkfd/version (or under "
+        "/sys/kernel/memory_peers, /sys/memory_peers), or ib_register_peer_memory_client in "
+        "/proc/kallsyms - which the amdgpu DKMS driver and the NIC vendor's RDMA stack "
+        "(MLNX_OFED / DOCA-OFED) provide and the upstream drivers do not; or DMA-BUF "
+        "(NCCL_DMABUF_ENABLE=1, ROCm 6.2 or later, a kernel with CONFIG_DMABUF_MOVE_NOTIFY and "
+        "CONFIG_PCI_P2PDMA). On a Hyper-V VM (Azure) it also turns GPUDirect RDMA off when NUMA "
+        "balancing is on and NCCL_IB_PCI_RELAXED_ORDERING=0. nvidia-peermem plays no part. "
+        "(sources: ROCm/rccl src/transport/net_ib.cc:568-640 (ncclIbGdrSupport), "
+        "src/misc/rocmwrap.cc:102-152 @ develop 0cbce2a7; ROCm/amdgpu#102)";
+    x.fix =
+        "On every host install the amdgpu DKMS driver of the ROCm release and the NIC's DKMS "
+        "RDMA stack (then ls /sys/kernel/mm/memory_peers/amdkfd/version), or use DMA-BUF with "
+        "NCCL_DMABUF_ENABLE=1 on ROCm 6.2 or later; then rerun.";
+  }
+
   // Which peer-memory check the run's NCCL makes decides what "Disabled for HCA" means.
   RuleOutcome hca_disabled(const NcclRunFacts& f,
                            const std::vector<const NcclNetDevice*>& off) const {
@@ -66,6 +85,12 @@ class NcclGdrdmaOff : public Rule {
     for (const auto* d : off)
       if (x.evidence.size() < 4) x.evidence.push_back(evidence(d->example));
     x.rank = 80;
+    if (!f.rccl_versions.empty()) {
+      amd_gpu_cause(x);
+      x.subsumes = {"gpudirect-rdma-disabled"};
+      o.findings.push_back(std::move(x));
+      return o;
+    }
     const std::string v = f.versions.size() == 1 ? f.versions.begin()->first : "";
     int a = 0, b = 0, c = 0;
     const bool known = !v.empty() && std::sscanf(v.c_str(), "%d.%d.%d", &a, &b, &c) >= 2;
@@ -187,6 +212,8 @@ class NcclGdrdmaOff : public Rule {
           "current aws-ofi-nccl in the image, and rerun with FI_LOG_LEVEL=warn to see why the "
           "EFA provider declined CUDA memory ('Failed to register CUDA buffer with the EFA "
           "device').";
+    } else if (!f.rccl_versions.empty()) {
+      amd_gpu_cause(x);
     } else if (reasons.find("no module") != std::string::npos) {
       x.cause = "The nvidia-peermem kernel module is not loaded (NCCL says '(no module)').";
       x.fix =

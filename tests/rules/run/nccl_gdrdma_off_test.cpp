@@ -95,6 +95,29 @@ TEST(NcclGdrdmaOff, DisabledForHcaIsAFindingOnItsOwnWithTheVersionsCause) {
   EXPECT_NE(o.findings[0].cause.find("2.23.4"), std::string::npos);
 }
 
+// RCCL checks AMD's peer-memory interface (memory_peers/amdkfd, ib_register_peer_memory_client)
+// or DMA-BUF; advice about nvidia-peermem would send an AMD user the wrong way.
+TEST(NcclGdrdmaOff, AnRcclRunWithoutGdrGetsAmdsPeerMemoryPath) {
+  const std::string rccl = "mi300-0:1:1 [0] NCCL INFO RCCL version : 2.20.5-HEAD:d380693\n";
+  const std::string hca =
+      "mi300-0:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 "
+      "'mlx5_0' (no module)\n";
+  const std::string conn =
+      "mi300-0:1:2 [0] NCCL INFO Channel 00/0 : 8[0] -> 0[0] [receive] via NET/IB/0\n"
+      "mi300-1:2:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [receive] via NET/IB/0\n";
+  for (const std::string& log : {rccl + hca, rccl + hca + conn}) {
+    RuleOutcome o = log_rule(kId, log_text(log));
+    ASSERT_EQ(o.findings.size(), 1u) << log;
+    const Finding& x = o.findings[0];
+    EXPECT_NE(x.cause.find("memory_peers/amdkfd"), std::string::npos) << x.cause;
+    EXPECT_EQ(x.fix.find("nvidia-peermem"), std::string::npos) << x.fix;
+  }
+  // The same lines from NCCL keep NVIDIA's reading.
+  RuleOutcome n = log_rule(kId, log_text(hca + conn));
+  ASSERT_EQ(n.findings.size(), 1u);
+  EXPECT_NE(n.findings[0].cause.find("nvidia-peermem"), std::string::npos);
+}
+
 TEST(NcclGdrdmaOff, DisabledForHcaOnASingleNodeRunIsNoInterNodeAdvice) {
   EXPECT_TRUE(
       log_rule(
