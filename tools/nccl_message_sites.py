@@ -485,8 +485,14 @@ ONLY = []
 # FATAL then aborts. The sink's own format is kept before the message ("--sink-format").
 ABSL_LOG_RE = re.compile(r"\b(P?LOG|LOG_EVERY_N|LOG_FIRST_N|LOG_EVERY_N_SEC|LOG_IF|P?LOG_IF)"
                          r"\s*\(\s*(INFO|WARNING|ERROR|FATAL|QFATAL|DFATAL)\b")
+# A system call's failure the plugin returns as absl::ErrnoToStatus(errno, message): its API layer
+# logs a returned status at WARNING through its status macros (GPUDirect-TCPXO's fastrak_plugin.cc
+# `_.LogWarning()`, dxs/client/oss/status_macros.h: LOG(...) << status), which prints
+# "<CODE>: <message>: <strerror>".
+ABSL_ERRNO_RE = re.compile(r"\b(?:absl::)?(ErrnoToStatus)\s*\(")
 ABSL_CHECK_RE = re.compile(r"\b(CHECK|QCHECK|CHECK_OK|QCHECK_OK|CHECK_(?:EQ|NE|LT|LE|GT|GE))\s*\(")
 SINK_FORMAT = {"absl": ""}
+ABSL_ERRNO_STATUSES = False  # --errno-statuses
 
 
 def stream_parts(expr):
@@ -548,6 +554,22 @@ def absl_sites_in_file(path, text, tag, flavour):
     code, mask = blank_comments(text)
     sub = subsystem_of(path)
     sink = SINK_FORMAT.get("absl", "")
+    for m in ABSL_ERRNO_RE.finditer(code) if ABSL_ERRNO_STATUSES else ():
+        if not mask[m.start()]:
+            continue
+        args, end = split_args(code, m.end() - 1)
+        if not args or len(args) < 2:
+            continue
+        msg = stream_format([args[1]])
+        if msg is None:
+            continue  # a message the caller passes in: nothing literal here
+        fmt = sink + "%s: " + msg + ": %s"
+        yield {
+            "tag": tag, "file": path, "line": code.count("\n", 0, m.start()) + 1,
+            "macro": m.group(1), "level": "WARN", "kind": "warn", "subsystem": sub,
+            "format": fmt, "regex": format_regex(fmt), "returns": [], "in_macro": None,
+            "function": enclosing_function(code, m.start()), "severity": "WARNING",
+        }
     for rx, check in ((ABSL_LOG_RE, False), (ABSL_CHECK_RE, True)):
         for m in rx.finditer(code):
             if not mask[m.start()]:
@@ -660,6 +682,9 @@ def main(argv=None):
     ap.add_argument("--sink-format", metavar="TEXT",
                     help="absl flavour: the text the plugin's log sink puts before each message, "
                     "as a printf format (GPUDirect-TCPXO: 'NET/FasTrak %%s: ')")
+    ap.add_argument("--errno-statuses", action="store_true",
+                    help="absl flavour: also list absl::ErrnoToStatus(errno, message) failures, "
+                    "which the plugin logs at WARNING where its API returns them")
     ap.add_argument("--jsonl", help="write every site as JSONL to this file")
     ap.add_argument("--distinct", metavar="FILE",
                     help="write one JSONL line per distinct message with its tags and file:line")
@@ -670,6 +695,8 @@ def main(argv=None):
     a = ap.parse_args(argv)
     ONLY[:] = a.only
     SINK_FORMAT["absl"] = a.sink_format or ""
+    global ABSL_ERRNO_STATUSES
+    ABSL_ERRNO_STATUSES = a.errno_statuses
     for d in a.define:
         name, eq, text = d.partition("=")
         if not eq or not re.fullmatch(r"[A-Za-z_]\w*", name):

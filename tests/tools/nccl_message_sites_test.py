@@ -258,7 +258,8 @@ class Sites(unittest.TestCase):
                '  LOG(INFO) << absl::StrFormat("RxDM not ready after %d s (timeout %d s)", n, n);\n'
                '  LOG_IF(WARNING, n > 1) << "Closing Send comm";\n'
                '  CHECK(n == 2) << "ValidateRequestData called";\n'
-               '  return 0;\n}\n')
+               '  return absl::ErrnoToStatus(errno, absl::StrFormat("connect() error: %d", n));\n'
+               '}\n')
         with tempfile.TemporaryDirectory() as d:
             for sub in ("tcpdirect_plugin", "tools"):
                 os.makedirs(os.path.join(d, sub))
@@ -280,6 +281,17 @@ class Sites(unittest.TestCase):
                 ("WARN", "NET/FasTrak %s: Check failed: %s ValidateRequestData called")])
             self.assertRegex("NET/FasTrak 2026-01-02T10:11:12.5-08:00: No interfaces found for "
                              "ctrl dev name eth0", got[0]["regex"])
+            # --errno-statuses: a failure returned as absl::ErrnoToStatus, which the plugin's API
+            # logs at WARNING as "<CODE>: <message>: <strerror>"
+            p = self.run_tool("--tree", d, "--plugin", "absl", "--only", "tcpdirect_plugin/",
+                              "--sink-format", "NET/FasTrak %s: ", "--errno-statuses",
+                              "--jsonl", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            errno_sites = [s for s in self.load(out) if s["macro"] == "ErrnoToStatus"]
+            self.assertEqual([s["format"] for s in errno_sites],
+                             ["NET/FasTrak %s: %s: connect() error: %d: %s"])
+            self.assertRegex("NET/FasTrak 2026-01-02T10:11:12: NOT_FOUND: connect() error: 2: No "
+                             "such file or directory", errno_sites[0]["regex"])
 
     def test_bad_input_exit_2(self):
         p = self.run_tool("--tree", "/nonexistent/nccl")
