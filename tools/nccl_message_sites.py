@@ -170,10 +170,13 @@ def literal_end(text, i):
     return j + 1
 
 
-def split_args(text, start):
-    """Arguments of the call whose '(' is at text[start]; returns (args, end offset after ')')."""
+def split_top(text, start, sep, base):
+    """The pieces of text from `start` that `sep` separates at bracket depth `base`, string and
+    char literals skipped. base 1: a call's arguments, text[start] its '(' - stops after the ')'
+    that closes it (None when none does); base 0: to the end (a `<<` chain). Returns
+    (pieces, end offset)."""
     depth, i, n = 0, start, len(text)
-    args, cur = [], []
+    parts, cur = [], []
     while i < n:
         c = text[i]
         if c in "\"'":
@@ -183,21 +186,30 @@ def split_args(text, start):
             continue
         if c in "([{":
             depth += 1
-            if depth > 1:
-                cur.append(c)
+            if depth == base:
+                i += 1  # the call's own '('
+                continue
         elif c in ")]}":
             depth -= 1
-            if depth == 0:
-                args.append("".join(cur).strip())
-                return args, i + 1
-            cur.append(c)
-        elif c == "," and depth == 1:
-            args.append("".join(cur).strip())
+            if base and depth == 0:
+                parts.append("".join(cur).strip())
+                return parts, i + 1
+        elif depth == base and text.startswith(sep, i):
+            parts.append("".join(cur).strip())
             cur = []
-        else:
-            cur.append(c)
+            i += len(sep)
+            continue
+        cur.append(c)
         i += 1
-    return None, n
+    if base:
+        return None, n
+    parts.append("".join(cur).strip())
+    return parts, n
+
+
+def split_args(text, start):
+    """Arguments of the call whose '(' is at text[start]; returns (args, end offset after ')')."""
+    return split_top(text, start, ",", 1)
 
 
 C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0", "a": "\a",
@@ -497,27 +509,7 @@ ABSL_ERRNO_STATUSES = False  # --errno-statuses
 
 def stream_parts(expr):
     """The operands of a `<<` chain at depth 0, as text."""
-    parts, cur, depth, i, n = [], [], 0, 0, len(expr)
-    while i < n:
-        c = expr[i]
-        if c in "\"'":
-            j = literal_end(expr, i)
-            cur.append(expr[i:j])
-            i = j
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        if depth == 0 and expr.startswith("<<", i):
-            parts.append("".join(cur).strip())
-            cur = []
-            i += 2
-            continue
-        cur.append(c)
-        i += 1
-    parts.append("".join(cur).strip())
-    return [x for x in parts if x]
+    return [x for x in split_top(expr, 0, "<<", 0)[0] if x]
 
 
 def stream_format(parts):
