@@ -350,6 +350,18 @@ def returns_after(code, end, in_macro):
     return seen
 
 
+def site_kind(level, fmt):
+    """warn for a WARN; for an INFO, trail ("-> %d") or failure (a failure word), else None: an
+    INFO that reports no failure is not a site."""
+    if level != "INFO":
+        return "warn"
+    if TRAIL_RE.search(fmt):
+        return "trail"
+    if FAILURE_WORDS.search(fmt):
+        return "failure"
+    return None
+
+
 def sites_in_file(path, text, tag, flavour):
     macros = MACROS[flavour]
     code, mask = blank_comments(text)
@@ -378,17 +390,11 @@ def sites_in_file(path, text, tag, flavour):
             # INFO's first argument is a subsystem mask; anything else is another INFO
             pass
         fmt = join_format(args[fidx])
-        if level == "INFO":
-            if fmt is None:
-                continue
-            if TRAIL_RE.search(fmt):
-                kind = "trail"
-            elif FAILURE_WORDS.search(fmt):
-                kind = "failure"
-            else:
-                continue
-        else:
-            kind = "warn"
+        if level == "INFO" and fmt is None:
+            continue
+        kind = site_kind(level, fmt)
+        if kind is None:
+            continue
         in_macro = enclosing_define(code, m.start())
         line = code.count("\n", 0, m.start()) + 1
         site = {
@@ -592,15 +598,9 @@ def absl_sites_in_file(path, text, tag, flavour):
                     fmt += ": %s [%d]"  # absl's PLOG appends strerror(errno) and errno
                 level = "INFO" if sev == "INFO" else "WARN"
             fmt = sink + fmt
-            if level == "INFO":
-                if TRAIL_RE.search(fmt):
-                    kind = "trail"
-                elif FAILURE_WORDS.search(fmt):
-                    kind = "failure"
-                else:
-                    continue
-            else:
-                kind = "warn"
+            kind = site_kind(level, fmt)
+            if kind is None:
+                continue
             line = code.count("\n", 0, m.start()) + 1
             yield {
                 "tag": tag, "file": path, "line": line, "macro": m.group(1), "level": level,
