@@ -26,6 +26,9 @@ a plain directory (`--tree`). It never fetches anything.
     tools/nccl_message_sites.py --git-dir /path/nccl-plugin-gpudirect-tcpxo.git --tag 04815d1 \
         --plugin absl --only tcpdirect_plugin/ --sink-format 'NET/FasTrak %s: ' --summary
                                      # absl's LOG(...) << streams, as its sink hands them to NCCL
+    tools/nccl_message_sites.py --git-dir /path/rccl.git --tag rocm-6.2.2 --only src/ \
+        --hipify /path/HIPIFY/bin/hipify-perl --distinct sites.jsonl
+                                     # RCCL's texts as its build's hipify-perl renames them
     tools/nccl_message_sites.py --git-dir /path/nccl.git --tag v2.4.8-1 --tag v2.5.7-1 \
         --distinct sites.jsonl       # one line per distinct message, with its tags and file:line
     tools/nccl_message_sites.py --git-dir /path/nccl.git --all-tags --prefixes prefixes.tsv
@@ -488,9 +491,81 @@ def sites_for(files, tag, flavour):
     for path, text in files:
         if ONLY and not any(path.startswith(o) for o in ONLY):
             continue
+        if HIPIFY:
+            source = list(sites_in_file(path, text, tag, flavour)) if flavour != "absl" else []
+            text = hipify(text)
         reader = absl_sites_in_file if flavour == "absl" else sites_in_file
-        out.extend(reader(path, text, tag, flavour))
+        sites = list(reader(path, text, tag, flavour))
+        if HIPIFY:
+            # The source's own text of each site (the un-hipified file has the same sites at the
+            # same lines: hipify-perl renames words, it adds or removes no line).
+            by_line = {(s["line"], s["macro"]): s["format"] for s in source}
+            for s in sites:
+                f = by_line.get((s["line"], s["macro"]))
+                if f is not None and f != s["format"]:
+                    s["source_format"] = f
+        out.extend(sites)
     return out
+
+
+# ----------------------------------------------------------------------- hipify-perl's renaming
+# RCCL compiles hipify-perl'd copies of its sources (ROCm/rccl CMakeLists.txt:558-590 @ 0cbce2a7:
+# `hipify-perl -quiet-warnings SRC -o HIPIFY_DIR/SRC`), and hipify-perl renames CUDA names in the
+# whole text, string literals included (its `subst` is `s/\bNAME\b/HIP/g` over the file): RCCL
+# prints "hipIpcGetMemHandle failed" where its source says "cudaIpcGetMemHandle failed". With
+# --hipify FILE the tool reads FILE's table (the `subst(...)` calls of `sub simpleSubstitutions`,
+# the ones run without --roc / --experimental) and renames each file the same way before reading
+# its sites, so each format is the text RCCL prints; `source_format` keeps the source's.
+HIPIFY = []  # (pattern, replacement, type) in hipify-perl's order
+HIPIFY_WORDS = {}  # identifier -> what hipify-perl's substitutions in order make of it
+
+
+def read_hipify(path):
+    try:
+        text = open(path, encoding="utf-8", errors="replace").read()
+    except OSError as e:
+        raise SystemExit2(f"{path}: {e.strerror}")
+    start = text.find("\nsub simpleSubstitutions {")
+    end = text.find("\n}\n", start + 1)
+    if start < 0 or end < 0:
+        raise SystemExit2(f"{path}: no 'sub simpleSubstitutions {{' block: expected hipify-perl")
+    body = text[start:end]
+    rows = re.findall(r'^\s*subst\("((?:[^"\\]|\\.)+)",\s*"((?:[^"\\]|\\.)*)",\s*"(\w+)"\);',
+                      body, re.M)
+    if not rows:
+        raise SystemExit2(f"{path}: no subst(\"CUDA\", \"HIP\", \"type\") lines in "
+                          "simpleSubstitutions")
+    HIPIFY[:] = [(a.replace("\\/", "/"), b.replace("\\/", "/"), t) for a, b, t in rows]
+    # A word renamed in order: a later substitution renames what an earlier one wrote.
+    firsts = collections.defaultdict(list)
+    for i, (a, b, t) in enumerate(HIPIFY):
+        if re.fullmatch(r"\w+", a):
+            firsts[a].append(i)
+    HIPIFY_WORDS.clear()
+    for a in firsts:
+        cur, i = a, -1
+        while True:
+            nxt = [j for j in firsts.get(cur, ()) if j > i]
+            if not nxt:
+                break
+            i = nxt[0]
+            cur = HIPIFY[i][1]
+        if cur != a:
+            HIPIFY_WORDS[a] = cur
+
+
+def hipify(text):
+    """The text hipify-perl writes for `text`: every renamed word (one pass over the words, the
+    same as its substitutions one after another), then the patterns that are not one word
+    (header names: `cuda_runtime_api.h`)."""
+    text = re.sub(r"\b\w+\b", lambda m: HIPIFY_WORDS.get(m.group(0), m.group(0)), text)
+    for a, b, t in HIPIFY:
+        if re.fullmatch(r"\w+", a):
+            continue
+        guard = (r"(?<![!~`@#\$%\^&\*\-+=\[\]\(\)\{\}\.,\?'>])"
+                 if t in ("include", "include_cuda_main_header") else "")
+        text = re.sub(guard + r"\b" + a + r"\b", lambda m, b=b: b, text)
+    return text
 
 
 # Paths given with --only: the library's sources (RCCL's src/, not its tools/).
@@ -645,7 +720,8 @@ def distinct(per_tag):
             d = out.get(key)
             if d is None:
                 d = out[key] = {k: s[k] for k in ("format", "function", "kind", "level", "macro",
-                                                   "regex", "returns", "subsystem", "prefix")
+                                                   "regex", "returns", "subsystem", "prefix",
+                                                   "source_format")
                                 if k in s}
                 d["tags"], d["where"] = [], {}
             if tag not in d["where"]:
@@ -677,6 +753,9 @@ def main(argv=None):
     ap.add_argument("--errno-statuses", action="store_true",
                     help="absl flavour: also list absl::ErrnoToStatus(errno, message) failures, "
                     "which the plugin logs at WARNING where its API returns them")
+    ap.add_argument("--hipify", metavar="HIPIFY_PERL",
+                    help="rename CUDA names as this hipify-perl script does before reading (RCCL "
+                    "builds hipified copies of its sources, string literals included)")
     ap.add_argument("--jsonl", help="write every site as JSONL to this file")
     ap.add_argument("--distinct", metavar="FILE",
                     help="write one JSONL line per distinct message with its tags and file:line")
@@ -696,6 +775,8 @@ def main(argv=None):
             return 2
         DEFINES[name] = text
     try:
+        if a.hipify:
+            read_hipify(a.hipify)
         if a.tree:
             if not os.path.isdir(a.tree):
                 raise SystemExit2(f"{a.tree}: not a directory")

@@ -246,6 +246,48 @@ class Sites(unittest.TestCase):
             self.assertEqual(p.returncode, 2)
             self.assertIn("expected NAME=TEXT", p.stderr)
 
+    def test_hipify(self):
+        # RCCL compiles hipify-perl'd copies of its sources: --hipify reads the script's
+        # simpleSubstitutions table and renames the sources' words (string literals too) before
+        # the sites are read; source_format keeps the source's text. A word a later substitution
+        # renames again ends as the last one writes it; a longer word is not renamed.
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "src"))
+            with open(os.path.join(d, "src", "p2p.cc"), "w") as f:
+                f.write('int f() {\n  cudaError_t res = cudaIpcGetMemHandle(&h, p);\n'
+                        '  WARN("cudaIpcGetMemHandle failed : %s", cudaGetErrorString(res));\n'
+                        '  WARN("cuOldName and cudaIpcGetMemHandleX stay apart");\n'
+                        '  WARN("Cuda failure %s", "x");\n  return 1;\n}\n')
+            perl = os.path.join(d, "hipify-perl")
+            with open(perl, "w") as f:
+                f.write('#!/usr/bin/perl\nsub experimentalSubstitutions {\n'
+                        '    subst("cudaIpcGetMemHandle", "hipExperimental", "memory");\n}\n'
+                        'sub simpleSubstitutions {\n'
+                        '    subst("cudaIpcGetMemHandle", "hipIpcGetMemHandle", "memory");\n'
+                        '    subst("cuOldName", "hipMidName", "memory");\n'
+                        '    subst("hipMidName", "hipNewName", "memory");\n'
+                        '    subst("cuda_runtime.h", "hip\\/hip_runtime.h", "include");\n}\n')
+            out = os.path.join(d, "rccl.jsonl")
+            p = self.run_tool("--tree", d, "--hipify", perl, "--jsonl", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            got = {s["line"]: s for s in self.load(out)}
+            self.assertEqual(got[3]["format"], "hipIpcGetMemHandle failed : %s")
+            self.assertEqual(got[3]["source_format"], "cudaIpcGetMemHandle failed : %s")
+            self.assertRegex("hipIpcGetMemHandle failed : invalid argument", got[3]["regex"])
+            self.assertEqual(got[4]["format"], "hipNewName and cudaIpcGetMemHandleX stay apart")
+            self.assertEqual(got[5]["format"], "Cuda failure %s")
+            self.assertNotIn("source_format", got[5])
+            sites.read_hipify(perl)
+            self.addCleanup(sites.HIPIFY_WORDS.clear)
+            self.addCleanup(sites.HIPIFY.clear)
+            self.assertEqual(sites.hipify('#include "cuda_runtime.h"'),
+                             '#include "hip/hip_runtime.h"')
+            with open(perl, "w") as f:
+                f.write("#!/usr/bin/perl\nprint 1;\n")
+            p = self.run_tool("--tree", d, "--hipify", perl, "--jsonl", out)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("expected hipify-perl", p.stderr)
+
     def test_absl_log_streams(self):
         # GPUDirect-TCPXO logs with absl (LOG(SEV) << ...); its sink puts "NET/FasTrak <time>: "
         # before each line (--sink-format); --only keeps the library's files
