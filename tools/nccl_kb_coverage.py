@@ -205,6 +205,42 @@ def renderings(site):
     return [render(fmt)]
 
 
+# The HIP names RCCL prints where NCCL's source has CUDA's (data/nccl-kb/hip-names.txt, written by
+# tools/nccl_hip_names.py): an entry reads RCCL's line in NCCL's spelling, as the C++ reader does
+# (src/knowledge/nccl_hip_names.h).
+HIP_NAMES = {}
+
+
+def read_hip_names(kb_dir):
+    """0, or 2 on a file that cannot be read (named); a knowledge base without the file (a test's
+    own) has no HIP names."""
+    path = os.path.join(kb_dir, "hip-names.txt")
+    if not os.path.exists(path):
+        return 0
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip() and not line.startswith("#"):
+                    hip, cuda = line.rstrip("\n").split("\t")[:2]
+                    HIP_NAMES[hip] = cuda
+    except (OSError, ValueError) as x:
+        print(f"{path}: {x}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def spellings(texts):
+    """Each text as printed and, where it holds HIP names, in NCCL's spelling: an entry written
+    for either reads it."""
+    out = list(texts)
+    for t in texts:
+        if "hip" in t:
+            spelled = re.sub(r"\w+", lambda m: HIP_NAMES.get(m.group(0), m.group(0)), t)
+            if spelled != t:
+                out.append(spelled)
+    return out
+
+
 def literal_chars(rx):
     """Characters an entry's regex requires literally (rough: text outside classes/escapes)."""
     s = re.sub(r"\\[dDsSwWbB]|\[[^\]]*\]|[.*+?()|{}^$]|\{\d+(,\d*)?\}", "", rx)
@@ -356,13 +392,13 @@ def reads(e, site):
             # the release it is based on
             return False
         if site["kind"] == "trail" and RESULT_TRAIL.match(site["format"] or ""):
-            return e.get("kind") == "trail" and any(e["_re"].search(t) for t in site["_texts"])
-        return e.get("kind") != "trail" and any(e["_re"].search(t) for t in site["_texts"])
+            return e.get("kind") == "trail" and any(e["_re"].search(t) for t in site["_spelled"])
+        return e.get("kind") != "trail" and any(e["_re"].search(t) for t in site["_spelled"])
     if e.get("kind") == "passthrough":
         return False
     if (e.get("kind") == "trail") != (site["kind"] == "trail"):
         return False
-    return any(e["_re"].search(t) for t in site["_texts"])
+    return any(e["_re"].search(t) for t in site["_spelled"])
 
 
 def at_tag(e, site, tag):
@@ -496,6 +532,8 @@ def main():
                            "msccl-executor-nccl-sites-v2.17-c6f6b36.jsonl")]
 
     sites = []
+    if read_hip_names(a.kb):
+        return 2
     for path in a.sites:
         rc = read_sites(path, sites)
         if rc:
@@ -520,6 +558,7 @@ def read_sites(path, sites):
                         if "nccl" in s:  # a fork's tags: the NCCL release each is based on
                             s["nccl"] = {f"{name} {t}": v for t, v in s["nccl"].items()}
                     s["_texts"] = renderings(s)
+                    s["_spelled"] = spellings(s["_texts"])
                     s["_text"] = s["_texts"][0]
                     # The site list calls every INFO with "->" a trail; connection and topology
                     # lines ("Channel 00/0 : 0[0] -> 1[1] via P2P/IPC", "Tree ...", "Ring ...")
@@ -629,7 +668,8 @@ def report(a, sites):
                         # first, the rest are lines of their own (the EFA security-group banner)
                         text = text.split("\n")[0]
                     # Here the file NCCL prints is known: an in_file entry reads only its own.
-                    hit = [e for e in readers[i] if covers(e, dict(s, _texts=[text]), tag)
+                    one = dict(s, _texts=[text], _spelled=spellings([text]))
+                    hit = [e for e in readers[i] if covers(e, one, tag)
                            and (not e.get("in_file") or re.search(e["in_file"], printed))]
                     case = {"tag": tag, "level": s["level"], "kind": s["kind"],
                             "file": file[4:] if file.startswith("src/") else file,

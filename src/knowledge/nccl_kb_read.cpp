@@ -1,4 +1,5 @@
 #include "knowledge/nccl_kb_read.h"
+#include "knowledge/nccl_hip_names.h"
 #include "knowledge/nccl_shared_prefixes.h"
 #include "knowledge/nccl_site_releases.h"
 
@@ -185,6 +186,7 @@ std::vector<NcclKbLine> nccl_kb_lines(const NcclRunFacts& f) {
       any_level(l);
     }
   }
+  for (NcclKbLine& l : out) l.spelled = nccl_cuda_spelling(l.message);
   return out;
 }
 
@@ -262,8 +264,13 @@ bool reads_text(const NcclKbEntry& e, const NcclKbLine& line) {
       !(e.level == NcclKbLevel::kWarn && line.level == NcclKbLevel::kAny))
     return false;
   if (e.in_file && (line.file.empty() || !search(*e.in_file, line.file))) return false;
-  if (!e.literal.empty() && line.message.find(e.literal) == std::string::npos) return false;
-  return search(e.match, line.message);
+  // As printed, or in NCCL's spelling when RCCL printed HIP names (an entry is written for one).
+  for (const std::string* t : {&line.message, &line.spelled}) {
+    if (t->empty() && t == &line.spelled) break;
+    if ((e.literal.empty() || t->find(e.literal) != std::string::npos) && search(e.match, *t))
+      return true;
+  }
+  return false;
 }
 
 // The text every match of `pattern` starts with: its literal characters up to the first
@@ -297,7 +304,7 @@ constexpr std::size_t kCutMinChars = 24;
 const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& line,
                                const LogReleases& r) {
   if (line.trail || line.level == NcclKbLevel::kInfo || !line.library.empty()) return nullptr;
-  std::string_view m = line.message;
+  std::string_view m = line.text();
   while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
   if (m.size() < kCutMinChars) return nullptr;
   // Two of the messages NCCL and its plugins print begin so (the knowledge base may hold one of

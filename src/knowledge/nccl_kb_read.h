@@ -19,6 +19,10 @@ namespace trainready {
 // One kept line as the knowledge base reads it.
 struct NcclKbLine {
   std::string message;  // after "NCCL WARN " / "NCCL INFO " (and the WARN's file:line)
+  // The message as NCCL's source spells it, when it holds HIP names RCCL printed for CUDA's
+  // (knowledge/nccl_hip_names.h): an entry's pattern reads either. Empty: none.
+  std::string spelled;
+  const std::string& text() const { return spelled.empty() ? message : spelled; }
   NcclKbLevel level = NcclKbLevel::kAny;  // kAny: a framework's line, not NCCL's own
   bool trail = false;                     // a "file:line -> code" trail
   std::string file;                       // "transport/net_ib.cc:123" where NCCL printed it
