@@ -5,6 +5,7 @@
 
 #include "engine/engine.h"
 #include "knowledge/nccl_kb.h"
+#include "knowledge/nccl_hip_names.h"
 #include "knowledge/nccl_kb_read.h"
 #include "knowledge/nccl_shared_prefixes.h"
 #include "parsers/nccl_log.h"
@@ -232,6 +233,46 @@ TEST(NcclKbReading, AMessageThatQuotesTheCudaTextSaysMore) {
             V{"bind-failed"});
   EXPECT_EQ(ids("h:1:2 [2] misc/strongstream.cc:9 NCCL WARN Cuda failure 1 'invalid argument'\n"),
             V{"generic-invalid-argument"});
+}
+
+// RCCL prints NCCL's messages with HIP names where NCCL's source has CUDA's (hipify-perl renames
+// its string literals too): an entry reads the line as printed or in NCCL's spelling
+// (data/nccl-kb/hip-names.txt), a word the table does not hold stays as it is.
+TEST(NcclKbReading, RcclsHipNamesAreReadInNcclsSpelling) {
+  EXPECT_EQ(nccl_cuda_spelling("hipIpcGetMemHandle failed : invalid argument"),
+            "cudaIpcGetMemHandle failed : invalid argument");
+  EXPECT_EQ(nccl_cuda_spelling("Failed to load CUDA missing symbol hipInit"),
+            "Failed to load CUDA missing symbol cuInit");
+  EXPECT_EQ(nccl_cuda_spelling("hipInitX and xhipInit: no HIP name"), "");
+  EXPECT_EQ(nccl_cuda_spelling("Cuda failure 'invalid argument'"), "");
+  const NcclKnowledgeBase k =
+      test_kb({warn_entry("driver-version", "cuDriverGetVersion failed with \\d+"),
+               warn_entry("hip-ipc", "hipIpcGetMemHandle failed : ")});
+  EXPECT_EQ(ids("h:1:2 [0] misc/cudawrap.cc:211 NCCL WARN hipDriverGetVersion failed with 3\n", k),
+            V{"driver-version"});
+  EXPECT_EQ(ids("h:1:2 [0] misc/cudawrap.cc:211 NCCL WARN cuDriverGetVersion failed with 3\n", k),
+            V{"driver-version"});
+  EXPECT_EQ(ids("h:1:2 [0] misc/cudawrap.cc:211 NCCL WARN hipDriverGetVersionX failed with 3\n",
+                k),
+            V{});
+  EXPECT_EQ(ids("h:1:2 [0] transport/p2p.cc:256 NCCL WARN hipIpcGetMemHandle failed : invalid "
+                "argument\n",
+                k),
+            V{"hip-ipc"});
+  // The built-in knowledge base: RCCL's own entry, with AMD's causes, reads RCCL's line before
+  // the CUDACHECK that repeats its error (ROCm/rccl-tests#162's excerpt, shortened paths).
+  const auto r = read_nccl_messages(
+      analyze_nccl_log_text(
+          "h:5:6 [2] /b/rccl/hipify/src/transport/p2p.cc:256 NCCL WARN hipIpcGetMemHandle failed : "
+          "invalid argument\n"
+          "h:5:7 [3] /b/rccl/hipify/src/transport/p2p.cc:258 NCCL WARN Cuda failure 'invalid "
+          "argument'\n"
+          "h:5:7 [3] NCCL INFO /b/rccl/hipify/src/transport/p2p.cc:709 -> 1\n",
+          "t.log"),
+      NcclKnowledgeBase::builtin());
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r.front().entry->id, "rccl-hip-ipc-get-handle-failed");
+  EXPECT_NE(r.front().cause->cause.find("amdgpu-dkms"), std::string::npos);
 }
 
 // A WARN cut short where the log's copy ends is read by the one entry whose text begins with
