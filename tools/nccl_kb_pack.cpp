@@ -142,7 +142,7 @@ std::string pack(const trainready::NcclKnowledgeBase& kb) {
              << ", .env_begin = " << env_begin << ", .env_count = " << n_envs - env_begin
              << ",\n     .nccl = " << t.str(w.nccl) << ", .driver = " << t.str(w.driver)
              << ", .multi_node = " << boolean(w.multi_node) << ", .mnnvl = " << boolean(w.mnnvl)
-             << ", .gdr = " << boolean(w.gdr)
+             << ", .gdr = " << boolean(w.gdr) << ", .rccl = " << boolean(w.rccl)
              << ", .severity = " << (c.severity ? static_cast<int>(*c.severity) : -1) << "},  // "
              << note(e.id) << "\n";
       ++n_causes;

@@ -42,6 +42,7 @@ NcclKbCause cause(const packed::Cause& p) {
   w.multi_node = boolean(p.multi_node);
   w.mnnvl = boolean(p.mnnvl);
   w.gdr = boolean(p.gdr);
+  w.rccl = boolean(p.rccl);
   return c;
 }
 

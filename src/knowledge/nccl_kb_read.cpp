@@ -201,6 +201,11 @@ struct LogReleases {
   // NCCL_MAJOR/MINOR/PATCH, which RCCL prints), so `versions` apply; its WARNs' places are
   // RCCL's lines, not NCCL's, and a bug NCCL fixed may or may not be in it.
   bool fork = false;
+  // The log is RCCL's: its version line, or (an excerpt) a WARN printed from RCCL's hipify/
+  // build directory or a HIP name RCCL prints where NCCL prints CUDA's. `when: {rccl: ...}`.
+  bool rccl = false;
+  // The log tells which library printed it: a version line of NCCL or RCCL.
+  bool producer_known = false;
 };
 
 LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& lines) {
@@ -209,6 +214,10 @@ LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& l
   if (r.printed.empty())
     for (const auto& [v, l] : f.rccl_versions) r.printed.push_back(v);
   r.fork = !f.rccl_versions.empty();
+  r.producer_known = !r.printed.empty();
+  r.rccl = r.fork || std::any_of(lines.begin(), lines.end(), [](const NcclKbLine& l) {
+             return !l.spelled.empty() || l.file.find("hipify/") != std::string::npos;
+           });
   if (!r.printed.empty() || r.fork) return r;
   std::vector<NcclPrintedWarn> warns;
   for (const NcclKbLine& l : lines)
@@ -468,6 +477,7 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
     auto g = gdr_in_use(f);
     if (!g || *g != *w.gdr) return false;
   }
+  if (w.rccl && *w.rccl != r.rccl) return false;
   if (w.log_has && !log_has(*w.log_has, f)) return false;
   return true;
 }
@@ -479,6 +489,9 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
 // (a log is often an excerpt).
 bool ruled_out(const NcclKbWhen& w, const LogReleases& r, const NcclKbLine& line) {
   if (w.line_has && !search(*w.line_has, line.line.text)) return true;
+  // A version line says whose log it is: an AMD cause is not one of an NVIDIA log's, nor the
+  // reverse.
+  if (w.rccl && r.producer_known && *w.rccl != r.rccl) return true;
   if (w.nccl.empty()) return false;
   if (!r.printed.empty()) {
     for (const std::string& v : r.printed)

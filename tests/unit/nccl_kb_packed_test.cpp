@@ -67,6 +67,7 @@ std::string dump(const NcclKbEntry& e) {
     put(o, "multi_node", w.multi_node);
     put(o, "mnnvl", w.mnnvl);
     put(o, "gdr", w.gdr);
+    put(o, "rccl", w.rccl);
     o << "empty=" << w.empty() << " severity=" << (c.severity ? static_cast<int>(*c.severity) : -1)
       << "\n";
   }
@@ -95,7 +96,7 @@ TEST(NcclKbPacked, EqualsTheYamlParsedNow) {
 // in_file and fixed_in are all present somewhere in the packed knowledge base.
 TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
   bool env = false, env_value = false, in_file = false, fixed_in = false, gdr = false, net = false,
-       not_via = false;
+       not_via = false, rccl = false;
   for (const NcclKbEntry& e : NcclKnowledgeBase::builtin().entries()) {
     in_file = in_file || e.in_file;
     not_via = not_via || e.not_via;
@@ -106,10 +107,11 @@ TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
         env_value = env_value || x.value;
       }
       gdr = gdr || c.when.gdr;
+      rccl = rccl || c.when.rccl;
       net = net || c.when.net;
     }
   }
-  EXPECT_TRUE(env && env_value && in_file && fixed_in && gdr && net && not_via);
+  EXPECT_TRUE(env && env_value && in_file && fixed_in && gdr && net && not_via && rccl);
 }
 
 // A regex of the packed knowledge base still names its file, entry and key when it fails to

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "knowledge/nccl_kb.h"
+#include "knowledge/nccl_kb_recognise.h"
 #include "rules/run/run_rule_support.h"
 
 namespace trainready::test {
@@ -99,6 +101,50 @@ TEST(NcclKnownSignature, ReadsRcclsOwnHostChecks) {
   // NCCL's own IOMMU words are not RCCL's warning.
   o = log_rule(kId, log_text("h:1:1 [0] NCCL INFO Kernel version: 6.8.0 iommu=pt\n"));
   EXPECT_TRUE(o.findings.empty());
+}
+
+// The HIP runtime's own texts (data/nccl-kb/hip-runtime.yaml, ROCm/clr's source), and a CUDA text
+// HIP shares read with the AMD cause where the log is RCCL's (`when: {rccl: true}`): its version
+// line, or a WARN printed from RCCL's hipify/ build directory; NVIDIA's log keeps NVIDIA's cause
+// and is not offered the AMD one.
+TEST(NcclKnownSignature, ReadsTheHipRuntimesTextsAndRcclsCauses) {
+  RuleOutcome o = log_rule(kId, log_text("h:1:2 [0] misc/rocmwrap.cc:120 NCCL WARN Cuda failure "
+                                         "'no ROCm-capable device is detected'\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("hip-no-device"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("--device=/dev/kfd"), std::string::npos);
+  // The runtime's own line (AMD_LOG_LEVEL=1) has no NCCL head: the CLI reads it through the
+  // knowledge base's recogniser, as any producer's text without one.
+  const auto runtime = NcclTextRecogniser(NcclKnowledgeBase::builtin())
+                           .read(":1:hip_code_object.cpp      :571 : 2143 us: [pid:77 tid: 0x7f01] "
+                                 "hipErrorNoBinaryForGpu: Unable to find code object for all "
+                                 "current devices!");
+  ASSERT_TRUE(runtime.has_value());
+  EXPECT_EQ(runtime->entry->id, "hip-no-code-object-for-gpu");
+  const std::string no_image =
+      "NCCL WARN Cuda failure 'no kernel image is available for execution on the device'\n";
+  for (const std::string& head :
+       {std::string("h:1:1 [0] NCCL INFO RCCL version : 2.20.5-HEAD:abc\nh:1:2 [0] enqueue.cc:9 "),
+        std::string("h:1:2 [0] /b/rccl/hipify/src/enqueue.cc:9 ")}) {
+    o = log_rule(kId, log_text(head + no_image));
+    ASSERT_EQ(o.findings.size(), 1u) << head;
+    EXPECT_NE(o.findings[0].message.find("no-kernel-image"), std::string::npos);
+    EXPECT_EQ(o.findings[0].cause.rfind("The log is RCCL's", 0), 0u) << head;
+  }
+  o = log_rule(kId, log_text("h:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\nh:1:2 [0] "
+                             "enqueue.cc:9 " +
+                             no_image));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].cause.find("RCCL"), std::string::npos) << o.findings[0].cause;
+  EXPECT_NE(o.findings[0].cause.find("NCCL library was built"), std::string::npos);
+  // No version, no RCCL place: NVIDIA's cause leads, AMD's stays among the others.
+  o = log_rule(kId, log_text("h:1:2 [0] enqueue.cc:9 " + no_image));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].cause.rfind("The NCCL library was built", 0), 0u);
+  // NCCL's own texts are not HIP's.
+  o = log_rule(kId, log_text("h:1:2 [0] NCCL WARN Cuda failure 'no CUDA-capable device is "
+                             "detected'\n"));
+  for (const Finding& x : o.findings) EXPECT_EQ(x.message.find("hip-"), std::string::npos);
 }
 
 // A bug NCCL fixed in a later release (data/nccl-kb/fixed-in.yaml: the 2.19.1-2.21.4 bootstrap
