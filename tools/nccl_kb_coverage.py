@@ -150,6 +150,13 @@ OUT_OF_SCOPE = [
     (re.compile(r"^NET/OFI SKIP_NICS_WITHOUT_ACCEL_AT_SAME_PCI_LEVEL is set but .*filter disabled"),
      "INFO: the NIC filter found no NIC to keep and is switched off; all NICs are used "
      "(nccl_ofi_topo.cpp)"),
+    (re.compile(r"^Open of \S+ failed : .*\n$"),
+     "INFO: NCCL Fast Socket could not read the NIC's PCI vendor to pick its thread and socket "
+     "counts and uses 1 and 1 (net_fastsocket.cc:608-612: \"handled silently\")",
+     "nccl-fastsocket"),
+    (re.compile(r"^No free space for recv task$"),
+     "unreachable: NCCL Fast Socket's WARN follows a `break;` (net_fastsocket.cc:1418-1421 @ "
+     "b3ff1c6)", "nccl-fastsocket"),
 ]
 
 
@@ -528,6 +535,7 @@ def main():
                            "nccl-rdma-sharp-plugins-sites-v2.1-v2.7.jsonl",
                            "nccl-plugin-gpudirecttcpx-sites-v3.1.9.jsonl",
                            "nccl-plugin-gpudirect-tcpxo-sites-v1.0.12-v1.0.17.jsonl",
+                           "nccl-fastsocket-sites-534c115-b3ff1c6.jsonl",
                            "rccl-sites-rocm-5.7-6.2-develop.jsonl",
                            "msccl-executor-nccl-sites-v2.17-c6f6b36.jsonl")]
 

@@ -8,7 +8,8 @@ texts are made of can (src/parsers/nccl_warn_join.cpp): a word made whole by a t
 cut inside it; two words each whole, whose tight join is none, were two. The words come from the
 message sites extracted from the sources (tests/data/nccl-sites/*.jsonl: NCCL v2.4..v2.31,
 aws-ofi-nccl v1.14..v1.21, libfabric's EFA provider v1.18..v2.6, the HPC-X nccl-rdma-sharp-plugins
-v2.1..v2.7, Google's GPUDirect-TCPX nccl-plugin-gpudirecttcpx v3.1.9 and GPUDirect-TCPXO v1.0.12..v1.0.17, AMD's
+v2.1..v2.7, Google's GPUDirect-TCPX nccl-plugin-gpudirecttcpx v3.1.9, GPUDirect-TCPXO v1.0.12..v1.0.17 and NCCL
+Fast Socket nccl-fastsocket 534c115..b3ff1c6, AMD's
 fork RCCL at
 rocm-5.7.0 .. rocm-6.2.2 and develop 0cbce2a7, Microsoft's fork msccl-executor-nccl v2.17 .. c6f6b36;
 tools/nccl_message_sites.py): every run of two or more letters of a format's fixed

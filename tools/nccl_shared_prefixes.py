@@ -7,7 +7,7 @@ cut_reading). "One entry" is not enough: NCCL or its plugin may print another me
 the same way and that the knowledge base does not hold. The message sites extracted from the
 sources (tests/data/nccl-sites/*.jsonl: NCCL v2.4..v2.30, aws-ofi-nccl v1.14..v1.21, libfabric's
 EFA provider v1.18..v2.6, the HPC-X nccl-rdma-sharp-plugins v2.1..v2.7, Google's GPUDirect-TCPX
-nccl-plugin-gpudirecttcpx v3.1.9 and GPUDirect-TCPXO v1.0.12..v1.0.17, AMD's fork RCCL at rocm-5.7.0 .. rocm-6.2.2 and develop 0cbce2a7, Microsoft's fork msccl-executor-nccl
+nccl-plugin-gpudirecttcpx v3.1.9 and GPUDirect-TCPXO v1.0.12..v1.0.17, NCCL Fast Socket 534c115..b3ff1c6, AMD's fork RCCL at rocm-5.7.0 .. rocm-6.2.2 and develop 0cbce2a7, Microsoft's fork msccl-executor-nccl
 v2.17 .. c6f6b36;
 tools/nccl_message_sites.py) say which: for every two WARN sites whose
 fixed text (the prefix and the format up to its first conversion) differs, the text both begin with,
@@ -60,8 +60,8 @@ def render():
         f"# {len(prefixes)} texts that two different WARN messages ({n_sites} distinct fixed texts of",
         "# NCCL v2.4..v2.30, aws-ofi-nccl v1.14..v1.21, libfabric EFA v1.18..v2.6, nccl-rdma-sharp-plugins\n"
         "# v2.1..v2.7, nccl-plugin-gpudirecttcpx v3.1.9, nccl-plugin-gpudirect-tcpxo v1.0.12..v1.0.17,\n"
-        "# RCCL rocm-5.7.0..6.2.2 and develop 0cbce2a7, msccl-executor-nccl v2.17..c6f6b36) both begin\n"
-        "# with,",
+        "# nccl-fastsocket 534c115..b3ff1c6, RCCL rocm-5.7.0..6.2.2 and develop 0cbce2a7,\n"
+        "# msccl-executor-nccl v2.17..c6f6b36) both begin with,",
         f"# {MIN_CHARS} characters or more: a WARN cut within one of them is not read as either.",
     ]
     return "\n".join(head + [json.dumps(p, ensure_ascii=False) for p in prefixes]) + "\n"

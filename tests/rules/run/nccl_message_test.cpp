@@ -154,5 +154,32 @@ TEST(NcclMessage, PcieLinkQueryFailureIsANoteOtherNvmlFailuresAreErrors) {
   EXPECT_NE(other.findings[0].message.find("[nvml-call-failed]"), std::string::npos);
 }
 
+// Google's NCCL Fast Socket plugin (data/nccl-kb/net-plugin-gcp-fastsocket.yaml): its flow
+// placement giving up is a warning with the plugin's own switch as the fix (the lines of
+// google/nccl-fastsocket#4, which prints __FILE__); a data socket's zero-copy send refused with
+// ENOBUFS reads the optmem cause. GPUDirect-TCPX's own NAPI text stays its entry's.
+TEST(NcclMessage, ReadsNcclFastSocketsFlowPlacementAndDataSockets) {
+  RuleOutcome o = log_rule(
+      kId, log_text("a-1:4024:4048 [0] net_fastsocket.cc:765 NCCL WARN Cannot get incoming CPU.\n"
+                    "a-0:4300:4325 [0] net_fastsocket.cc:785 NCCL WARN Maximum retry reached for "
+                    "accept 3.\n"
+                    "a-0:4300:4325 [0] NCCL INFO NET/FastSocket : Connected after 1000 retries.\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].message.find("[fastsocket-flow-placement]"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("NCCL_FLOW_PLACEMENT_ENABLE=0"), std::string::npos);
+  o = log_rule(kId, log_text("b:1:2 [0] int taskProgress(int, ncclSocketTask*):1022 NCCL WARN Call "
+                             "to socket op 0 flags 4000040 failed : No buffer space available\n"
+                             "b:1:2 [0] int taskProgress(int, ncclSocketTask*):1025 NCCL WARN "
+                             "Turning off TX zero copy\n"));
+  ASSERT_FALSE(o.findings.empty());
+  EXPECT_NE(o.findings[0].message.find("[fastsocket-data-socket-failed]"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("optmem_max"), std::string::npos);
+  o = log_rule(kId, log_text("c:1:2 [0] int getSoIncomingNapiId(int):319 NCCL WARN Cannot get "
+                             "incoming NAPI_ID.\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("[tcpx-socket-setup-failed]"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
