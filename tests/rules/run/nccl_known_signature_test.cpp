@@ -121,6 +121,12 @@ TEST(NcclKnownSignature, ReadsTheHipRuntimesTextsAndRcclsCauses) {
                                  "current devices!");
   ASSERT_TRUE(runtime.has_value());
   EXPECT_EQ(runtime->entry->id, "hip-no-code-object-for-gpu");
+  const auto isa = NcclTextRecogniser(NcclKnowledgeBase::builtin())
+                       .read(":1:rocdevice.cpp            :707 : 1234 us: [pid:9 tid: 0x7f] "
+                             "Unsupported HSA device gfx1151 (PCI ID 1586) for ISA "
+                             "amdgcn-amd-amdhsa--gfx1151");
+  ASSERT_TRUE(isa.has_value());
+  EXPECT_EQ(isa->entry->id, "hip-unsupported-isa");
   const std::string no_image =
       "NCCL WARN Cuda failure 'no kernel image is available for execution on the device'\n";
   for (const std::string& head :
