@@ -41,7 +41,7 @@ WHEN_KEYS = {"link_layer", "net", "plugin", "env", "nccl", "driver", "multi_node
              "mnnvl", "gdr", "rccl"}
 ENTRY_KEYS = {"id", "match", "level", "kind", "versions", "in_file", "fixed_in", "what",
               "severity", "rank", "causes", "source", "doc", "info_failure", "consequence",
-              "not_via"}
+              "not_via", "local_socket"}
 CAUSE_KEYS = {"cause", "when", "fix", "confirm", "severity"}
 # Regex features outside the common subset of Python re and ECMAScript.
 UNPORTABLE = [(r"\(\?<[=!]", "lookbehind"), (r"\(\?P?<\w", "named group"),
@@ -296,8 +296,9 @@ def load_kb(kb_dir, errors):
                 errors.append(f"{where}: info_failure must be text (why the INFO is a failure)")
             if "rank" in e and not (isinstance(e["rank"], int) and 0 <= e["rank"] <= 100):
                 errors.append(f"{where}: rank must be an integer 0..100")
-            if "consequence" in e and not isinstance(e["consequence"], bool):
-                errors.append(f"{where}: consequence must be true or false")
+            for flag in ("consequence", "local_socket"):
+                if flag in e and not isinstance(e[flag], bool):
+                    errors.append(f"{where}: {flag} must be true or false")
             rx = str(e.get("match", ""))
             for pat, name in UNPORTABLE:
                 if re.search(pat, rx):

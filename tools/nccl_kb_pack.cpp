@@ -156,6 +156,7 @@ std::string pack(const trainready::NcclKnowledgeBase& kb) {
             << ", .fixed_in = " << t.str(e.fixed_in) << ", .what = " << t.str(e.what)
             << ", .severity = " << severity(e.severity) << ",\n     .rank = " << e.rank
             << ", .consequence = " << (e.consequence ? "true" : "false")
+            << ", .local_socket = " << (e.local_socket ? "true" : "false")
             << ", .cause_begin = " << cause_begin << ", .cause_count = " << n_causes - cause_begin
             << ", .source = " << t.str(e.source) << ", .doc = " << t.str(e.doc) << "},\n";
   }

@@ -121,6 +121,10 @@ struct NcclKbEntry {
   // that failed because an earlier call did): read below the first failure in time before it
   // (Finding::consequence, src/engine/failure_order.h).
   bool consequence = false;
+  // The socket the message reports is a local daemon's (a plugin's UNIX socket to its receive
+  // datapath manager), not a connection to another rank: a "Broken pipe" there is no peer that
+  // went away (nccl-connection-failed leaves the line to this entry).
+  bool local_socket = false;
   std::vector<NcclKbCause> causes;
   std::string source, doc;
 };

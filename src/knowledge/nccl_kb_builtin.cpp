@@ -63,6 +63,7 @@ NcclKbEntry entry(const packed::Entry& p) {
   e.severity = p.severity;
   e.rank = p.rank;
   e.consequence = p.consequence;
+  e.local_socket = p.local_socket;
   e.causes.reserve(p.cause_count);
   for (const packed::Cause& c : packed::causes().subspan(p.cause_begin, p.cause_count))
     e.causes.push_back(cause(c));

@@ -57,6 +57,7 @@ struct Entry {
   Severity severity = Severity::kError;
   int rank = 50;
   bool consequence = false;
+  bool local_socket = false;
   std::uint32_t cause_begin = 0, cause_count = 0;
   Str source, doc;
 };

@@ -523,6 +523,21 @@ Severity nccl_kb_severity(const NcclMessageReading& r) {
   return r.starts_failure && base == Severity::kWarning ? Severity::kError : base;
 }
 
+bool nccl_kb_local_socket_line(const NcclKnowledgeBase& kb, const NcclRunFacts& f,
+                               const LogLine& l) {
+  for (const NcclKbLine& k : nccl_kb_lines(f)) {
+    const std::string_view t = l.text;
+    const bool same = k.line.text == l.text ||
+                      (k.level == NcclKbLevel::kWarn && !k.message.empty() &&
+                       t.size() >= k.message.size() &&
+                       t.substr(t.size() - k.message.size()) == k.message);
+    if (!same) continue;
+    for (const NcclKbEntry* e : nccl_kb_matches(kb, k, f))
+      if (e->local_socket) return true;
+  }
+  return false;
+}
+
 bool nccl_kb_is_signature(const NcclKbEntry& e) {
   return e.file == "signatures.yaml" || e.kind == NcclKbKind::kPassthrough;
 }

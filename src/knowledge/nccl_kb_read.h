@@ -83,6 +83,12 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
 // (NcclMessageReading::starts_failure).
 Severity nccl_kb_severity(const NcclMessageReading& r);
 
+// Whether `l` (an example line of a problem the analyser kept) is read by an entry whose socket is
+// a local daemon's, not another rank's (NcclKbEntry::local_socket): the kept line itself, or the
+// kept WARN whose message it ends with.
+bool nccl_kb_local_socket_line(const NcclKnowledgeBase& kb, const NcclRunFacts& f,
+                               const LogLine& l);
+
 // Whether a reading belongs to nccl-known-signature (the migrated table and the CUDA / libc
 // text NCCL passes through) rather than nccl-message.
 bool nccl_kb_is_signature(const NcclKbEntry& e);

@@ -15,7 +15,8 @@ namespace {
 // for tools/nccl_kb_coverage.py; the reader accepts it and does not use it.
 const std::set<std::string> kEntryKeys = {
     "id",       "match", "level",  "kind",   "versions", "in_file",      "fixed_in",    "what",
-    "severity", "rank",  "causes", "source", "doc",      "info_failure", "consequence", "not_via"};
+    "severity", "rank",  "causes", "source", "doc",      "info_failure", "consequence", "not_via",
+    "local_socket"};
 const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm", "severity"};
 const std::set<std::string> kWhenKeys = {"link_layer", "net",    "plugin",     "env",
                                          "nccl",       "driver", "multi_node", "log_has",
@@ -173,6 +174,12 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
     if (c != "true" && c != "false")
       w.at(n["consequence"]).fail("consequence must be true or false");
     e.consequence = c == "true";
+  }
+  if (n["local_socket"]) {
+    const std::string c = scalar(n, w, "local_socket", true);
+    if (c != "true" && c != "false")
+      w.at(n["local_socket"]).fail("local_socket must be true or false");
+    e.local_socket = c == "true";
   }
   const YAML::Node causes = n["causes"];
   if (!causes || !causes.IsSequence() || causes.size() == 0)

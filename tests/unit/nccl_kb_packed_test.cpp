@@ -42,7 +42,7 @@ std::string dump(const NcclKbEntry& e) {
   put(o, "literal", e.literal);
   o << "level=" << static_cast<int>(e.level) << " kind=" << static_cast<int>(e.kind)
     << " severity=" << static_cast<int>(e.severity) << " rank=" << e.rank
-    << " consequence=" << e.consequence << "\n";
+    << " consequence=" << e.consequence << " local_socket=" << e.local_socket << "\n";
   put(o, "versions", e.versions);
   put(o, "in_file", e.in_file);
   put(o, "not_via", e.not_via);
@@ -96,10 +96,11 @@ TEST(NcclKbPacked, EqualsTheYamlParsedNow) {
 // in_file and fixed_in are all present somewhere in the packed knowledge base.
 TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
   bool env = false, env_value = false, in_file = false, fixed_in = false, gdr = false, net = false,
-       not_via = false, rccl = false;
+       not_via = false, rccl = false, local_socket = false;
   for (const NcclKbEntry& e : NcclKnowledgeBase::builtin().entries()) {
     in_file = in_file || e.in_file;
     not_via = not_via || e.not_via;
+    local_socket = local_socket || e.local_socket;
     fixed_in = fixed_in || !e.fixed_in.empty();
     for (const NcclKbCause& c : e.causes) {
       for (const NcclKbEnv& x : c.when.env) {
@@ -111,7 +112,8 @@ TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
       net = net || c.when.net;
     }
   }
-  EXPECT_TRUE(env && env_value && in_file && fixed_in && gdr && net && not_via && rccl);
+  EXPECT_TRUE(env && env_value && in_file && fixed_in && gdr && net && not_via && rccl &&
+              local_socket);
 }
 
 // A regex of the packed knowledge base still names its file, entry and key when it fails to

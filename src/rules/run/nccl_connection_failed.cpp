@@ -1,4 +1,8 @@
 // nccl-connection-failed: a socket connection between ranks failed or a peer went away.
+#include <algorithm>
+
+#include "knowledge/nccl_kb.h"
+#include "knowledge/nccl_kb_read.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
@@ -17,6 +21,14 @@ class NcclConnectionFailed : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclIssue* i = find_issue(*ctx.nccl_log, NcclProblem::kConnectionFailed);
     if (!i) return {};
+    // A socket the knowledge base knows as a local daemon's (GPUDirect-TCPXO's UNIX socket to its
+    // RxDM: "receive() error: 32: Broken pipe") is no connection between ranks: when every line
+    // is one and none names a peer, the reading of that line (nccl-message) is the finding.
+    if (i->peers.empty() && !i->examples.empty() &&
+        std::all_of(i->examples.begin(), i->examples.end(), [&](const LogLine& l) {
+          return nccl_kb_local_socket_line(NcclKnowledgeBase::builtin(), *ctx.nccl_log, l);
+        }))
+      return {};
     RuleOutcome o;
     Finding x = finding("Connection failure(s): " + join_limited(i->details) +
                         (i->peers.empty() ? "" : " (peer " + join_limited(i->peers) + ")"));

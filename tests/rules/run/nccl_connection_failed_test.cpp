@@ -22,6 +22,27 @@ TEST(NcclConnectionFailed, FiresOnRemoteExit) {
   EXPECT_NE(o.findings[0].cause.find("died"), std::string::npos);
 }
 
+// GPUDirect-TCPXO's UNIX socket to its RxDM is a local daemon's (data/nccl-kb/
+// net-plugin-gcp-tcpxo.yaml, local_socket): its "Broken pipe" is no peer that went away, and its
+// reading is the finding (NVIDIA/Megatron-LM#4660's line). NCCL's own socket failing the same
+// way, or a peer named beside it, still is.
+TEST(NcclConnectionFailed, QuietOnALocalDaemonsSocket) {
+  const std::string rxdm =
+      "a:4821:5120 [2] tcpdirect_plugin/fastrak_offload/fastrak_plugin.cc:180 NCCL WARN "
+      "NET/FasTrak 2026-05-06T10:11:12.223456+00:00: FAILED_PRECONDITION: receive() error: 32: "
+      "Broken pipe\n";
+  EXPECT_TRUE(log_rule(kId, log_text(rxdm)).findings.empty());
+  EXPECT_EQ(log_rule(kId, log_text(rxdm + "b:7:8 [0] misc/socket.cc:64 NCCL WARN socketProgress: "
+                                          "Connection closed by remote peer "
+                                          "10.0.0.2<43210>\n"))
+                .findings.size(),
+            1u);
+  EXPECT_EQ(log_rule(kId, log_text("b:7:8 [0] misc/socket.cc:64 NCCL WARN Net : Call to send "
+                                   "failed : Broken pipe\n"))
+                .findings.size(),
+            1u);
+}
+
 TEST(NcclConnectionFailed, QuietOtherwise) {
   EXPECT_TRUE(
       log_rule(kId, log_fixture("nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log"))
