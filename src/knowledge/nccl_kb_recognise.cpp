@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/text.h"
+#include "knowledge/nccl_hip_names.h"
 #include "knowledge/nccl_kb.h"
 
 namespace trainready {
@@ -160,6 +161,17 @@ NcclTextRecogniser::NcclTextRecogniser(const NcclKnowledgeBase& kb) {
 }
 
 std::optional<NcclTextReading> NcclTextRecogniser::read(std::string_view line) const {
+  if (auto got = read_spelled(line)) return got;
+  // RCCL's line with a HIP name where NCCL's text has CUDA's ("hipDriverGetVersion failed with
+  // 3"): recognised in NCCL's spelling, kept as printed (the entries read either spelling).
+  const std::string cuda = nccl_cuda_spelling(trim(line));
+  if (cuda.empty()) return std::nullopt;
+  auto got = read_spelled(cuda);
+  if (got) got->text = std::string(trim(line));
+  return got;
+}
+
+std::optional<NcclTextReading> NcclTextRecogniser::read_spelled(std::string_view line) const {
   line = trim(line);
   if (line.size() < 8) return std::nullopt;
   const std::string key = loose(line);

@@ -46,6 +46,7 @@ class NcclTextRecogniser {
   std::optional<NcclTextReading> read(std::string_view line) const;
 
  private:
+  std::optional<NcclTextReading> read_spelled(std::string_view line) const;
   struct Candidate {
     const NcclKbEntry* entry;
     std::string literal;  // of one alternative of its match

@@ -48,6 +48,16 @@ TEST(NcclKbRecognise, RetypedSpellingIsReadInNcclsOwn) {
   EXPECT_FALSE(recogniser().read("NET/IBX No device found"));
 }
 
+// RCCL prints NCCL's texts with HIP names (data/nccl-kb/hip-names.txt): recognised in NCCL's
+// spelling and kept as printed; a HIP-like word the table does not hold is not spelled.
+TEST(NcclKbRecognise, RcclsHipNamedTextIsRecognisedAsPrinted) {
+  const auto got = recogniser().read("hipDriverGetVersion failed with 3");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->text, "hipDriverGetVersion failed with 3");
+  EXPECT_NE(got->entry->match.text.find("cuDriverGetVersion"), std::string::npos);
+  EXPECT_FALSE(recogniser().read("hipDriverGetVersionX failed with 3").has_value());
+}
+
 TEST(NcclKbRecognise, InfoOnlyMessagesAreInfoLines) {
   auto r = recogniser().read(
       "NET/Plugin : No plugin found (libnccl-net.so), using internal "
