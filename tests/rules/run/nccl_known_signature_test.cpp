@@ -147,6 +147,17 @@ TEST(NcclKnownSignature, ReadsTheHipRuntimesTextsAndRcclsCauses) {
   o = log_rule(kId, log_text("h:1:2 [0] enqueue.cc:9 " + no_image));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].cause.rfind("The NCCL library was built", 0), 0u);
+  // RCCL's P2P setup failing with a HIP error CUDA shares ("invalid argument", ROCm/rccl#1454's
+  // line): AMD's driver cause; NCCL's p2p.cc keeps NVIDIA's.
+  o = log_rule(kId, log_text("U:1:2 [0] /usr/src/debug/rccl/build/hipify/src/transport/p2p.cc:237 "
+                             "NCCL WARN Cuda failure 'invalid argument'\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("amdgpu-dkms"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("NCCL_P2P_DISABLE=1"), std::string::npos);
+  o = log_rule(kId, log_text("h:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\nh:1:2 [0] "
+                             "transport/p2p.cc:237 NCCL WARN Cuda failure 'invalid argument'\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].cause.find("amdgpu"), std::string::npos);
   // NCCL's own texts are not HIP's.
   o = log_rule(kId, log_text("h:1:2 [0] NCCL WARN Cuda failure 'no CUDA-capable device is "
                              "detected'\n"));
