@@ -165,8 +165,11 @@ OUT_OF_SCOPE = [
 # (nccl-rdma-sharp-plugins include/debug.h: pluginLogFunction(NCCL_LOG_WARN, NCCL_ALL, __FILE__,
 # __LINE__, ...)); RCCL and msccl-executor-nccl, forks of NCCL, print NCCL's own head; GPUDirect-TCPXO's absl sink hands
 # it the source file absl records (tcpdirect_plugin/fastrak_offload/init.cc AbslLogSink).
+# NCCL Fast Socket's first public commit logged through NCCL's own debug.h (__FILE__); later ones
+# through its utilities.h (__PRETTY_FUNCTION__): a key may name one tag ("plugin tag").
 PLUGIN_WARN_PRINTS = {"nccl-rdma-sharp-plugins": "file", "rccl": "file",
-                      "msccl-executor-nccl": "file", "nccl-plugin-gpudirect-tcpxo": "file"}
+                      "msccl-executor-nccl": "file", "nccl-plugin-gpudirect-tcpxo": "file",
+                      "nccl-fastsocket 534c115": "file"}
 
 
 # The plugin a site list is from, by the text its macros print first: its tags are labelled with
@@ -687,7 +690,8 @@ def report(a, sites):
                     if plugin_site(s):  # printed through NCCL's logger by the plugin
                         case["plugin"] = tag.split()[0] if " " in tag else "plugin"
                         # what the plugin's WARN hands NCCL's logger where NCCL puts __FILE__
-                        case["printed"] = PLUGIN_WARN_PRINTS.get(case["plugin"], "function")
+                        case["printed"] = PLUGIN_WARN_PRINTS.get(
+                            tag, PLUGIN_WARN_PRINTS.get(case["plugin"], "function"))
                         if s.get("nccl", {}).get(tag):  # a fork: the release it prints
                             case["nccl"] = s["nccl"][tag]
                             case["fork"] = s.get("fork", "rccl")
