@@ -152,7 +152,7 @@ OUT_OF_SCOPE = [
      "(nccl_ofi_topo.cpp)"),
     (re.compile(r"^Open of \S+ failed : .*\n$"),
      "INFO: NCCL Fast Socket could not read the NIC's PCI vendor to pick its thread and socket "
-     "counts and uses 1 and 1 (net_fastsocket.cc:608-612: \"handled silently\")",
+     "counts and uses 1 and 1 (net_fastsocket.cc:591-595 @ b3ff1c6: \"handled silently\")",
      "nccl-fastsocket"),
     (re.compile(r"^No free space for recv task$"),
      "unreachable: NCCL Fast Socket's WARN follows a `break;` (net_fastsocket.cc:1418-1421 @ "

@@ -179,6 +179,22 @@ TEST(NcclMessage, ReadsNcclFastSocketsFlowPlacementAndDataSockets) {
                              "incoming NAPI_ID.\n"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].message.find("[tcpx-socket-setup-failed]"), std::string::npos);
+  // The texts GPUDirect-TCPX keeps from Fast Socket read with TCPX's own cause: the incoming CPU
+  // is only logged there (a note), and its GPU sends need SO_ZEROCOPY (an error).
+  o = log_rule(kId, log_text("c:1:2 [0] int getSoIncomingCpu(int):331 NCCL WARN Cannot get "
+                             "incoming CPU.\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
+  EXPECT_EQ(o.findings[0].fix.find("NCCL_FLOW_PLACEMENT_ENABLE"), std::string::npos);
+  o = log_rule(kId, log_text("c:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin GPUDirectTCPX "
+                             "(v7)\nc:1:2 [0] void setSockZcopy(int):995 NCCL WARN Cannot set "
+                             "socket to SO_ZEROCOPY\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  o = log_rule(kId, log_text("c:1:2 [0] void setSockZcopy(int):444 NCCL WARN Cannot set socket "
+                             "to SO_ZEROCOPY\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
 }
 
 }  // namespace
