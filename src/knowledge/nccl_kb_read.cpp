@@ -197,12 +197,11 @@ namespace {
 struct LogReleases {
   std::vector<std::string> printed;
   NcclSiteReleases sites;
-  // RCCL's log: its version is the NCCL release it forks (ROCm/rccl makefiles/version.mk sets
+  // The log is RCCL's: its version line, or (an excerpt) a WARN printed from RCCL's hipify/
+  // build directory or a HIP name RCCL prints where NCCL prints CUDA's (`when: {rccl: ...}`).
+  // Its version is the NCCL release it forks (ROCm/rccl makefiles/version.mk sets
   // NCCL_MAJOR/MINOR/PATCH, which RCCL prints), so `versions` apply; its WARNs' places are
   // RCCL's lines, not NCCL's, and a bug NCCL fixed may or may not be in it.
-  bool fork = false;
-  // The log is RCCL's: its version line, or (an excerpt) a WARN printed from RCCL's hipify/
-  // build directory or a HIP name RCCL prints where NCCL prints CUDA's. `when: {rccl: ...}`.
   bool rccl = false;
   // The log tells which library printed it: a version line of NCCL or RCCL.
   bool producer_known = false;
@@ -213,12 +212,12 @@ LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& l
   for (const auto& [v, l] : f.versions) r.printed.push_back(v);
   if (r.printed.empty())
     for (const auto& [v, l] : f.rccl_versions) r.printed.push_back(v);
-  r.fork = !f.rccl_versions.empty();
   r.producer_known = !r.printed.empty();
-  r.rccl = r.fork || std::any_of(lines.begin(), lines.end(), [](const NcclKbLine& l) {
+  r.rccl = !f.rccl_versions.empty() ||
+           std::any_of(lines.begin(), lines.end(), [](const NcclKbLine& l) {
              return !l.spelled.empty() || l.file.find("hipify/") != std::string::npos;
            });
-  if (!r.printed.empty() || r.fork) return r;
+  if (!r.printed.empty() || r.rccl) return r;
   std::vector<NcclPrintedWarn> warns;
   for (const NcclKbLine& l : lines)
     if (l.level == NcclKbLevel::kWarn && !l.file.empty()) warns.push_back({l.file, l.message});
@@ -247,7 +246,7 @@ bool in_releases(const NcclKbEntry& e, const LogReleases& r) {
   if (!e.fixed_in.empty()) {
     // A bug NCCL fixed in a release is not read into RCCL's log: whether RCCL carries it, and in
     // which ROCm release it was fixed, NCCL's release notes do not say.
-    if (r.fork) return false;
+    if (r.rccl) return false;
     // A fixed bug: only a log that shows one release that has it (in `versions` and older than
     // `fixed_in`); a 2.18 + 2.22 log does not have a bug of 2.19.1 .. 2.21.4.
     bool has_bug = false;
@@ -306,6 +305,9 @@ std::string leading_literal(std::string_view p) {
 // The shortest message a cut line may be: shorter, too many formats begin with it.
 constexpr std::size_t kCutMinChars = 24;
 
+const NcclKbEntry* cut_reading_of(const NcclKnowledgeBase& kb, const NcclKbLine& line,
+                                  const LogReleases& r, std::string_view m);
+
 // A WARN whose copy was cut short mid-message (a thread's stored text, a terminal's last column:
 // "NET/OFI Couldn't set FI_OPT_E"): the entry whose leading literal text begins with the whole
 // message, when exactly one does (kind, level, printing file and releases as for a whole line)
@@ -313,7 +315,16 @@ constexpr std::size_t kCutMinChars = 24;
 const NcclKbEntry* cut_reading(const NcclKnowledgeBase& kb, const NcclKbLine& line,
                                const LogReleases& r) {
   if (line.trail || line.level == NcclKbLevel::kInfo || !line.library.empty()) return nullptr;
-  std::string_view m = line.text();
+  // As printed, else in NCCL's spelling (RCCL's HIP names).
+  for (const std::string* t : {&line.message, &line.spelled}) {
+    if (t->empty()) continue;
+    if (const NcclKbEntry* e = cut_reading_of(kb, line, r, *t)) return e;
+  }
+  return nullptr;
+}
+
+const NcclKbEntry* cut_reading_of(const NcclKnowledgeBase& kb, const NcclKbLine& line,
+                                  const LogReleases& r, std::string_view m) {
   while (!m.empty() && (m.back() == ' ' || m.back() == '\t')) m.remove_suffix(1);
   if (m.size() < kCutMinChars) return nullptr;
   // Two of the messages NCCL and its plugins print begin so (the knowledge base may hold one of
@@ -521,21 +532,6 @@ Severity nccl_kb_severity(const NcclMessageReading& r) {
   // A cause the log shows may carry its own severity (a failure NCCL falls back from).
   const Severity base = r.cause_seen && r.cause->severity ? *r.cause->severity : r.entry->severity;
   return r.starts_failure && base == Severity::kWarning ? Severity::kError : base;
-}
-
-bool nccl_kb_local_socket_line(const NcclKnowledgeBase& kb, const NcclRunFacts& f,
-                               const LogLine& l) {
-  for (const NcclKbLine& k : nccl_kb_lines(f)) {
-    const std::string_view t = l.text;
-    const bool same = k.line.text == l.text ||
-                      (k.level == NcclKbLevel::kWarn && !k.message.empty() &&
-                       t.size() >= k.message.size() &&
-                       t.substr(t.size() - k.message.size()) == k.message);
-    if (!same) continue;
-    for (const NcclKbEntry* e : nccl_kb_matches(kb, k, f))
-      if (e->local_socket) return true;
-  }
-  return false;
 }
 
 bool nccl_kb_is_signature(const NcclKbEntry& e) {

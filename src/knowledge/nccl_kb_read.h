@@ -22,7 +22,6 @@ struct NcclKbLine {
   // The message as NCCL's source spells it, when it holds HIP names RCCL printed for CUDA's
   // (knowledge/nccl_hip_names.h): an entry's pattern reads either. Empty: none.
   std::string spelled;
-  const std::string& text() const { return spelled.empty() ? message : spelled; }
   NcclKbLevel level = NcclKbLevel::kAny;  // kAny: a framework's line, not NCCL's own
   bool trail = false;                     // a "file:line -> code" trail
   std::string file;                       // "transport/net_ib.cc:123" where NCCL printed it
@@ -82,12 +81,6 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
 // and the cause carries one; raised from warning to error when the line started the failure
 // (NcclMessageReading::starts_failure).
 Severity nccl_kb_severity(const NcclMessageReading& r);
-
-// Whether `l` (an example line of a problem the analyser kept) is read by an entry whose socket is
-// a local daemon's, not another rank's (NcclKbEntry::local_socket): the kept line itself, or the
-// kept WARN whose message it ends with.
-bool nccl_kb_local_socket_line(const NcclKnowledgeBase& kb, const NcclRunFacts& f,
-                               const LogLine& l);
 
 // Whether a reading belongs to nccl-known-signature (the migrated table and the CUDA / libc
 // text NCCL passes through) rather than nccl-message.

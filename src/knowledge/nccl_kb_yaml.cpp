@@ -169,17 +169,12 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
     }
     if (e.rank < 0 || e.rank > 100) w.at(n["rank"]).fail("rank must be an integer 0..100");
   }
-  if (n["consequence"]) {
-    const std::string c = scalar(n, w, "consequence", true);
-    if (c != "true" && c != "false")
-      w.at(n["consequence"]).fail("consequence must be true or false");
-    e.consequence = c == "true";
-  }
-  if (n["local_socket"]) {
-    const std::string c = scalar(n, w, "local_socket", true);
-    if (c != "true" && c != "false")
-      w.at(n["local_socket"]).fail("local_socket must be true or false");
-    e.local_socket = c == "true";
+  for (auto [k, flag] : {std::pair{"consequence", &e.consequence},
+                          std::pair{"local_socket", &e.local_socket}}) {
+    if (!n[k]) continue;
+    const std::string c = scalar(n, w, k, true);
+    if (c != "true" && c != "false") w.at(n[k]).fail(std::string(k) + " must be true or false");
+    *flag = c == "true";
   }
   const YAML::Node causes = n["causes"];
   if (!causes || !causes.IsSequence() || causes.size() == 0)

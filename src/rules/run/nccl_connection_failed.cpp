@@ -9,6 +9,26 @@
 namespace trainready {
 namespace {
 
+// Whether the knowledge base reads every line of `i` as a local daemon's socket
+// (NcclKbEntry::local_socket): each example ends with a message such a reading explains, and
+// those readings explain at least as many lines as `i` counts (the examples are the first few).
+bool local_daemon_lines(const NcclRunFacts& f, const NcclIssue& i) {
+  std::uint64_t lines = 0;
+  std::vector<const std::string*> messages;
+  const auto readings = read_nccl_messages(f, NcclKnowledgeBase::builtin());
+  for (const NcclMessageReading& r : readings) {
+    if (!r.entry->local_socket) continue;
+    lines += r.count;
+    for (const std::string& m : r.messages) messages.push_back(&m);
+  }
+  if (lines < i.count) return false;
+  return std::all_of(i.examples.begin(), i.examples.end(), [&](const LogLine& l) {
+    const std::string_view t = l.text;
+    return std::any_of(messages.begin(), messages.end(),
+                       [&](const std::string* m) { return !m->empty() && t.ends_with(*m); });
+  });
+}
+
 class NcclConnectionFailed : public Rule {
  public:
   std::string_view id() const override { return "nccl-connection-failed"; }
@@ -23,11 +43,9 @@ class NcclConnectionFailed : public Rule {
     if (!i) return {};
     // A socket the knowledge base knows as a local daemon's (GPUDirect-TCPXO's UNIX socket to its
     // RxDM: "receive() error: 32: Broken pipe") is no connection between ranks: when every line
-    // is one and none names a peer, the reading of that line (nccl-message) is the finding.
-    if (i->peers.empty() && !i->examples.empty() &&
-        std::all_of(i->examples.begin(), i->examples.end(), [&](const LogLine& l) {
-          return nccl_kb_local_socket_line(NcclKnowledgeBase::builtin(), *ctx.nccl_log, l);
-        }))
+    // is one - the examples kept are, no peer is named, and those readings hold at least as many
+    // lines as the problem counts - the reading of those lines (nccl-message) is the finding.
+    if (i->peers.empty() && !i->examples.empty() && local_daemon_lines(*ctx.nccl_log, *i))
       return {};
     RuleOutcome o;
     Finding x = finding("Connection failure(s): " + join_limited(i->details) +

@@ -41,6 +41,18 @@ TEST(NcclConnectionFailed, QuietOnALocalDaemonsSocket) {
                                    "failed : Broken pipe\n"))
                 .findings.size(),
             1u);
+  // More RxDM lines than the examples kept, then NCCL's own socket failing: still a finding.
+  std::string many;
+  for (int k = 0; k < 7; ++k)
+    many += "a:4821:" + std::to_string(5120 + k) +
+            " [2] tcpdirect_plugin/fastrak_offload/fastrak_plugin.cc:180 NCCL WARN NET/FasTrak "
+            "2026-05-06T10:11:12.223456+00:00: FAILED_PRECONDITION: receive() error: 32: Broken "
+            "pipe\n";
+  EXPECT_EQ(log_rule(kId, log_text(many + "b:7:8 [0] misc/socket.cc:64 NCCL WARN Net : Call to "
+                                          "send failed : Broken pipe\n"))
+                .findings.size(),
+            1u);
+  EXPECT_TRUE(log_rule(kId, log_text(many)).findings.empty());
 }
 
 TEST(NcclConnectionFailed, QuietOtherwise) {
