@@ -158,6 +158,11 @@ TEST(NcclKnownSignature, ReadsTheHipRuntimesTextsAndRcclsCauses) {
                              "transport/p2p.cc:237 NCCL WARN Cuda failure 'invalid argument'\n"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].cause.find("amdgpu"), std::string::npos);
+  // An excerpt with no version from another file: AMD's p2p cause is not among the others.
+  o = log_rule(kId, log_text("h:1:2 [0] enqueue.cc:70 NCCL WARN Cuda failure 'invalid "
+                             "argument'\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].cause.find("amdgpu"), std::string::npos) << o.findings[0].cause;
   // NCCL's own texts are not HIP's.
   o = log_rule(kId, log_text("h:1:2 [0] NCCL WARN Cuda failure 'no CUDA-capable device is "
                              "detected'\n"));
