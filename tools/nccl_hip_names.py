@@ -8,8 +8,10 @@ sites of RCCL (tests/data/nccl-sites/rccl-*.jsonl, listed with tools/nccl_messag
 --hipify) keep both texts: `format` as RCCL prints it and `source_format` as its source says.
 This tool pairs their words: each HIP name with the CUDA name it stands for, so the reader
 (src/knowledge/nccl_hip_names.h) matches RCCL's line against the entries written for NCCL's
-text. A HIP name two CUDA names were renamed to cannot be spelled back: the tool says so and
-fails.
+text. A HIP name that two CUDA names of RCCL's messages were renamed to cannot be spelled back:
+the tool says so and fails. (hipify-perl renames more than one CUDA name to some HIP names -
+cuDriverGetVersion and cudaDriverGetVersion both to hipDriverGetVersion - but only the names
+RCCL's messages print are paired, each with the one its source has.)
 
 One pair a line, tab-separated: HIP name, CUDA name, where the source prints it; lines starting
 with # are comments.

@@ -498,10 +498,13 @@ def sites_for(files, tag, flavour):
         sites = list(reader(path, text, tag, flavour))
         if HIPIFY:
             # The source's own text of each site (the un-hipified file has the same sites at the
-            # same lines: hipify-perl renames words, it adds or removes no line).
-            by_line = {(s["line"], s["macro"]): s["format"] for s in source}
+            # same lines, in the same order: hipify-perl renames words, it adds or removes no line).
+            by_line = collections.defaultdict(list)
+            for s in source:
+                by_line[(s["line"], s["macro"])].append(s["format"])
             for s in sites:
-                f = by_line.get((s["line"], s["macro"]))
+                same = by_line.get((s["line"], s["macro"]))
+                f = same.pop(0) if same else None
                 if f is not None and f != s["format"]:
                     s["source_format"] = f
         out.extend(sites)
