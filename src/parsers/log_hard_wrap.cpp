@@ -1,7 +1,9 @@
 #include "parsers/log_hard_wrap.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
+#include <string_view>
 
 #include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_record.h"
@@ -125,28 +127,31 @@ std::size_t hard_wrap_width(const std::vector<std::string>& lines,
   const std::size_t widest = *std::max_element(columns.begin(), columns.end());
   // Narrower than any terminal people read logs in, or wider than any screen.
   if (widest < 60 || widest > 1000) return 0;
-  std::size_t pieces = 0, records = 0;
+  // A piece is counted once per distinct text: the same line printed again (one WARN a rank
+  // repeats, with its timestamp) at the widest length is one observation, not two cuts.
+  std::set<std::string_view> pieces;
+  std::size_t records = 0;
   for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
     // One column short, the next not indented: a cut at a blank the copy dropped.
     if (columns[i] + 1 == widest && columns[i + 1] < widest && lines[i + 1][0] != ' ' &&
         lines[i + 1][0] != '\t' && !starts_own_line(lines[i + 1])) {
-      ++pieces;
+      pieces.insert(lines[i]);
       continue;
     }
     if (columns[i] != widest) continue;
     // As wide again: the next row of a fixed-width table (rows alike), or the middle piece of a
     // long line (a record's head, then a piece with none).
     if (columns[i + 1] >= widest) {
-      if (starts_own_line(lines[i]) && !starts_own_line(lines[i + 1])) ++pieces;
+      if (starts_own_line(lines[i]) && !starts_own_line(lines[i + 1])) pieces.insert(lines[i]);
       continue;
     }
     if (starts_own_line(lines[i + 1])) {
       if (terminal_columns(lines[i + 1]) > 0) ++records;
     } else {
-      ++pieces;
+      pieces.insert(lines[i]);
     }
   }
-  return pieces >= 2 && pieces >= records ? widest : 0;
+  return pieces.size() >= 2 && pieces.size() >= records ? widest : 0;
 }
 
 void read_log_lines(const std::string& path, const LineReader::Sink& sink) {

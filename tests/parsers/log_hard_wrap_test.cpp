@@ -153,6 +153,23 @@ TEST(LogHardWrap, OneWideLineIsNoEvidenceOfAWidth) {
   EXPECT_EQ(j.lines, in);
 }
 
+// The same wide line printed twice (RCCL's iommu=pt WARN of ROCm/rccl#2188, its timestamp and a
+// redacted "node [0]" head alike), each followed by a line that is no record NCCL's shape tells:
+// one observation, not two cuts, so the RCCL version line after it is not joined into it.
+TEST(LogHardWrap, TheSameWideLineTwiceIsNoEvidenceOfAWidth) {
+  const std::string warn =
+      "[2026-08-23 09:56:58] node [0] /app/rccl/build/release/hipify/src/init.cc:213 NCCL WARN "
+      "Missing \"iommu=pt\" from kernel command line which can lead to system instablity or hang!";
+  const std::vector<std::string> in = {warn, "node [0] NCCL INFO ROCr version 1.18", warn,
+                                       "node [0] NCCL INFO RCCL version : 2.27.7-HEAD:29e1567"};
+  const Joined j = join(in);
+  EXPECT_EQ(j.width, 0u);
+  EXPECT_EQ(j.lines, in);
+  // Two different lines of that width, each followed by a piece: a width.
+  const std::vector<std::string> cut = {warn, "piece one", warn.substr(1) + "y", "piece two"};
+  EXPECT_EQ(join(cut).width, terminal_columns(warn));
+}
+
 // One long line cut once tells no width, but the text may still show the cut: inside NCCL's
 // record head (aws/aws-ofi-nccl#1020's line at 80 columns), or inside a word of NCCL's texts.
 TEST(LogHardWrap, ASingleCutTheTextShowsIsJoined) {
