@@ -28,6 +28,7 @@ std::string_view embedded_nccl_shared_prefixes();
 std::string_view embedded_nccl_site_releases();
 // data/nccl-kb/printed-words.txt: the words NCCL, its network plugins and libc print.
 std::string_view embedded_nccl_printed_words();
-// data/nccl-kb/hip-names.txt: the HIP names RCCL prints where NCCL prints CUDA's, and those.
+// data/nccl-kb/hip-names.txt: the HIP names RCCL prints where NCCL prints CUDA's, each with the
+// CUDA name it stands for.
 std::string_view embedded_nccl_hip_names();
 }  // namespace trainready
