@@ -213,10 +213,10 @@ LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& l
   if (r.printed.empty())
     for (const auto& [v, l] : f.rccl_versions) r.printed.push_back(v);
   r.producer_known = !r.printed.empty();
-  r.rccl = !f.rccl_versions.empty() ||
-           std::any_of(lines.begin(), lines.end(), [](const NcclKbLine& l) {
-             return !l.spelled.empty() || l.file.find("hipify/") != std::string::npos;
-           });
+  r.rccl =
+      !f.rccl_versions.empty() || std::any_of(lines.begin(), lines.end(), [](const NcclKbLine& l) {
+        return !l.spelled.empty() || l.file.find("hipify/") != std::string::npos;
+      });
   if (!r.printed.empty() || r.rccl) return r;
   std::vector<NcclPrintedWarn> warns;
   for (const NcclKbLine& l : lines)

@@ -14,14 +14,13 @@ namespace {
 // `info_failure` (why an entry that warns reads a format NCCL prints only at INFO) is review data
 // for tools/nccl_kb_coverage.py; the reader accepts it and does not use it.
 const std::set<std::string> kEntryKeys = {
-    "id",       "match", "level",  "kind",   "versions", "in_file",      "fixed_in",    "what",
-    "severity", "rank",  "causes", "source", "doc",      "info_failure", "consequence", "not_via",
-    "local_socket"};
+    "id",       "match",        "level",       "kind",    "versions",    "in_file",
+    "fixed_in", "what",         "severity",    "rank",    "causes",      "source",
+    "doc",      "info_failure", "consequence", "not_via", "local_socket"};
 const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm", "severity"};
 const std::set<std::string> kWhenKeys = {"link_layer", "net",    "plugin",     "env",
                                          "nccl",       "driver", "multi_node", "log_has",
-                                         "line_has",   "mnnvl",  "gdr",
-                                         "rccl"};
+                                         "line_has",   "mnnvl",  "gdr",        "rccl"};
 
 // 1-based line of a node (0 when it has none).
 int line_of(const YAML::Node& n) { return n.IsDefined() ? std::max(0, n.Mark().line + 1) : 0; }
@@ -169,8 +168,8 @@ NcclKbEntry parse_entry(const YAML::Node& n, const std::string& file, const std:
     }
     if (e.rank < 0 || e.rank > 100) w.at(n["rank"]).fail("rank must be an integer 0..100");
   }
-  for (auto [k, flag] : {std::pair{"consequence", &e.consequence},
-                          std::pair{"local_socket", &e.local_socket}}) {
+  for (auto [k, flag] :
+       {std::pair{"consequence", &e.consequence}, std::pair{"local_socket", &e.local_socket}}) {
     if (!n[k]) continue;
     const std::string c = scalar(n, w, k, true);
     if (c != "true" && c != "false") w.at(n[k]).fail(std::string(k) + " must be true or false");

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"
-#include "knowledge/nccl_kb.h"
 #include "knowledge/nccl_hip_names.h"
+#include "knowledge/nccl_kb.h"
 #include "knowledge/nccl_kb_read.h"
 #include "knowledge/nccl_shared_prefixes.h"
 #include "parsers/nccl_log.h"
@@ -252,8 +252,7 @@ TEST(NcclKbReading, RcclsHipNamesAreReadInNcclsSpelling) {
             V{"driver-version"});
   EXPECT_EQ(ids("h:1:2 [0] misc/cudawrap.cc:211 NCCL WARN cuDriverGetVersion failed with 3\n", k),
             V{"driver-version"});
-  EXPECT_EQ(ids("h:1:2 [0] misc/cudawrap.cc:211 NCCL WARN hipDriverGetVersionX failed with 3\n",
-                k),
+  EXPECT_EQ(ids("h:1:2 [0] misc/cudawrap.cc:211 NCCL WARN hipDriverGetVersionX failed with 3\n", k),
             V{});
   EXPECT_EQ(ids("h:1:2 [0] transport/p2p.cc:256 NCCL WARN hipIpcGetMemHandle failed : invalid "
                 "argument\n",

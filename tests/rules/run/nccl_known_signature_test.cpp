@@ -116,15 +116,17 @@ TEST(NcclKnownSignature, ReadsTheHipRuntimesTextsAndRcclsCauses) {
   // The runtime's own line (AMD_LOG_LEVEL=1) has no NCCL head: the CLI reads it through the
   // knowledge base's recogniser, as any producer's text without one.
   const auto runtime = NcclTextRecogniser(NcclKnowledgeBase::builtin())
-                           .read(":1:hip_code_object.cpp      :571 : 2143 us: [pid:77 tid: 0x7f01] "
-                                 "hipErrorNoBinaryForGpu: Unable to find code object for all "
-                                 "current devices!");
+                           .read(
+                               ":1:hip_code_object.cpp      :571 : 2143 us: [pid:77 tid: 0x7f01] "
+                               "hipErrorNoBinaryForGpu: Unable to find code object for all "
+                               "current devices!");
   ASSERT_TRUE(runtime.has_value());
   EXPECT_EQ(runtime->entry->id, "hip-no-code-object-for-gpu");
   const auto isa = NcclTextRecogniser(NcclKnowledgeBase::builtin())
-                       .read(":1:rocdevice.cpp            :707 : 1234 us: [pid:9 tid: 0x7f] "
-                             "Unsupported HSA device gfx1151 (PCI ID 1586) for ISA "
-                             "amdgcn-amd-amdhsa--gfx1151");
+                       .read(
+                           ":1:rocdevice.cpp            :707 : 1234 us: [pid:9 tid: 0x7f] "
+                           "Unsupported HSA device gfx1151 (PCI ID 1586) for ISA "
+                           "amdgcn-amd-amdhsa--gfx1151");
   ASSERT_TRUE(isa.has_value());
   EXPECT_EQ(isa->entry->id, "hip-unsupported-isa");
   const std::string no_image =

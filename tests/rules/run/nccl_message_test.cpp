@@ -160,10 +160,11 @@ TEST(NcclMessage, PcieLinkQueryFailureIsANoteOtherNvmlFailuresAreErrors) {
 // ENOBUFS reads the optmem cause. GPUDirect-TCPX's own NAPI text stays its entry's.
 TEST(NcclMessage, ReadsNcclFastSocketsFlowPlacementAndDataSockets) {
   RuleOutcome o = log_rule(
-      kId, log_text("a-1:4024:4048 [0] net_fastsocket.cc:765 NCCL WARN Cannot get incoming CPU.\n"
-                    "a-0:4300:4325 [0] net_fastsocket.cc:785 NCCL WARN Maximum retry reached for "
-                    "accept 3.\n"
-                    "a-0:4300:4325 [0] NCCL INFO NET/FastSocket : Connected after 1000 retries.\n"));
+      kId,
+      log_text("a-1:4024:4048 [0] net_fastsocket.cc:765 NCCL WARN Cannot get incoming CPU.\n"
+               "a-0:4300:4325 [0] net_fastsocket.cc:785 NCCL WARN Maximum retry reached for "
+               "accept 3.\n"
+               "a-0:4300:4325 [0] NCCL INFO NET/FastSocket : Connected after 1000 retries.\n"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
   EXPECT_NE(o.findings[0].message.find("[fastsocket-flow-placement]"), std::string::npos);
