@@ -165,6 +165,12 @@ TEST(NcclKnownSignature, ReadsTheHipRuntimesTextsAndRcclsCauses) {
                              "argument'\n"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].cause.find("amdgpu"), std::string::npos) << o.findings[0].cause;
+  // HIP's own text for a GPU the RCCL build has no code for (ROCm/rccl#876's line).
+  o = log_rule(kId, log_text("c:7:9 [0] /b/rccl/build/hipify/src/enqueue.cc:66 NCCL WARN Cuda "
+                             "failure 'invalid kernel file'\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("hip-invalid-kernel-file"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("GPU_TARGETS"), std::string::npos);
   // NCCL's own texts are not HIP's.
   o = log_rule(kId, log_text("h:1:2 [0] NCCL WARN Cuda failure 'no CUDA-capable device is "
                              "detected'\n"));
