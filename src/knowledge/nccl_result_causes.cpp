@@ -127,6 +127,77 @@ const std::vector<NcclResultCause> kCauses = {
      "NCCL_P2P_DISABLE=1 as a test",
      "NVIDIA Xid catalog; NCCL user guide, Troubleshooting > GPU Direct"},
 
+    // ncclInvalidUsage: "The call to NCCL is incorrect. This is usually reflecting a programming
+    // error" (types.html). The sites that return it, @ v2.7.8-1: init.cc "Duplicate GPU
+    // detected" (the only one at init; :573), enqueue.cc "mixing different streams within a
+    // group call", "Too many aggregated operations", group.cc "ncclGroupEnd: not in a group
+    // call", graph/xml.cc "XML Topology has wrong version" / "XML Graph has wrong version";
+    // bootstrap.cc "Bootstrap : no socket interface found" from v2.24.3-1 (:112-114).
+    {"ncclInvalidUsage", "same-gpu", C::kAny,
+     "two ranks of one communicator are on the same GPU (NCCL's init check \"Duplicate GPU "
+     "detected\", before NCCL 2.30): each process chose its device by an index that names the "
+     "same physical GPU - every rank on device 0, more ranks per host than GPUs, or a launcher "
+     "or worker pool that sets CUDA_VISIBLE_DEVICES per process (one GPU each, or a rotated "
+     "list) while the program still picks cuda:<local rank>, which then no longer maps to a "
+     "GPU of its own",
+     "NCCL_DEBUG=WARN prints \"Duplicate GPU detected : rank X and rank Y both on CUDA device "
+     "<bus id>\"; print CUDA_VISIBLE_DEVICES and the device each rank sets (python -c \"import "
+     "torch; print(torch.cuda.current_device())\" in the rank) beside nvidia-smi -L",
+     "give every rank a GPU of its own: where CUDA_VISIBLE_DEVICES is set per process, pick the "
+     "device within what it leaves (cuda:0 when it lists one GPU); otherwise set the device "
+     "from the local rank, with no more ranks per host than GPUs",
+     "NCCL src/init.cc (WARN \"Duplicate GPU detected : rank %d and rank %d both on CUDA device "
+     "%x\", return ncclInvalidUsage) :573 @ v2.7.8-1, :974 @ v2.29.7-1; CUDA C Programming "
+     "Guide, CUDA Environment Variables (CUDA_VISIBLE_DEVICES renumbers the devices a process "
+     "sees from 0)"},
+    {"ncclInvalidUsage", "api-order", C::kAny,
+     "the program called NCCL in an order the API forbids: CUDA streams mixed within one "
+     "ncclGroupStart/ncclGroupEnd, ncclGroupEnd without ncclGroupStart, too many operations "
+     "aggregated in one group, or a communicator used after ncclCommAbort",
+     "NCCL_DEBUG=WARN prints the check that failed (\"mixing different streams within a group "
+     "call is not supported\", \"ncclGroupEnd: not in a group call\", \"Too many aggregated "
+     "operations\")",
+     "call NCCL in the order the WARN names; in a framework that is its bug: upgrade it",
+     "NCCL src/enqueue.cc, src/group.cc (WARN, return ncclInvalidUsage) @ v2.7.8-1; NCCL user "
+     "guide, Group Calls"},
+    {"ncclInvalidUsage", "socket-interface", C::kAny,
+     "NCCL 2.24 or later found no network interface for its bootstrap: NCCL_SOCKET_IFNAME names "
+     "one that does not exist on this host or in this container, or only the loopback and "
+     "excluded ones are up",
+     "rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: \"Bootstrap : no socket interface "
+     "found\"; ip -br addr on that host",
+     "set NCCL_SOCKET_IFNAME to an interface every host has (a prefix such as eth, or "
+     "^docker0,lo to exclude)",
+     "NCCL src/bootstrap.cc (WARN \"Bootstrap : no socket interface found\", return "
+     "ncclInvalidUsage) :112-114 @ v2.24.3-1"},
+    {"ncclInvalidUsage", "topo-file-version", C::kAny,
+     "a topology or graph file (NCCL_TOPO_FILE, NCCL_GRAPH_FILE, or one an image's nccl.conf "
+     "names) was written for another NCCL release's XML version",
+     "NCCL_DEBUG=WARN prints \"XML Topology has wrong version\" or \"XML Graph has wrong "
+     "version\"; grep -H -E \"NCCL_TOPO_FILE|NCCL_GRAPH_FILE\" /etc/nccl.conf ~/.nccl.conf",
+     "use the file that comes with this NCCL release (or the VM image's current one), or unset "
+     "the variable",
+     "NCCL src/graph/xml.cc (WARN \"XML Topology has wrong version %d, %d needed\", return "
+     "ncclInvalidUsage) :290, :761 @ v2.7.8-1"},
+
+    // ncclGetErrorString's default case ("unknown result code", src/init.cc @ v2.4.2-1 ..
+    // v2.30.7-1): the value handed to it is none of the ncclResult_t codes (0-7, nccl.h) of the
+    // libnccl that prints the text. NCCL's own functions return only those codes.
+    {"an unknown result code", "versions-differ", C::kAny,
+     "the program and the NCCL library it runs with are out of step: the program (or a "
+     "plugin of it) was built against one NCCL release's nccl.h and another libnccl.so.2 was "
+     "loaded first (a framework wheel such as PyTorch's brings its own), or the program's "
+     "wrapper handed ncclGetErrorString something that is not NCCL's result",
+     "compare the NCCL the program was built with and the one the process loads: "
+     "NCCL_DEBUG=VERSION prints the loaded one; ldd on the program or plugin and grep nccl "
+     "/proc/<pid>/maps; python -c \"import torch; print(torch.cuda.nccl.version())\" for "
+     "PyTorch's",
+     "run every part of the job with one NCCL release: rebuild the program against the NCCL "
+     "that is loaded, or load the one it was built with first (LD_LIBRARY_PATH), upgrading the "
+     "older one",
+     "NCCL src/init.cc ncclGetErrorString (default: \"unknown result code\") @ v2.4.2-1 .. "
+     "v2.30.7-1; nccl.h ncclResult_t; NCCL user guide, API Types"},
+
     // ncclRemoteError: "A call failed possibly due to a network error or a remote process
     // exiting prematurely" (types.html, NCCL 2.12+).
     {"ncclRemoteError", "peer-exited", C::kAny,

@@ -100,6 +100,9 @@ constexpr ResultText kResults[] = {
     {"remote process exited or there was a network error", "ncclRemoteError"},
     {"NCCL operation in progress", "ncclInProgress"},
     {"timeout", "ncclTimeout"},
+    // ncclGetErrorString's default case: a value that is none of the library's ncclResult_t
+    // codes (the same text v2.4.2-1 .. v2.30.7-1).
+    {"unknown result code", "an unknown result code"},
 };
 
 // The ncclResult_t names PyTorch's getNcclErrorDetailStr() starts its detail line with
@@ -139,6 +142,41 @@ bool nccl_error(std::string_view t, const Bigrams& bg, const std::string& src, s
       add(out, K::kNcclError, "PyTorch", nccl_result_from_reason(t.substr(colon + 2)), t, src, n);
       return true;
     }
+  }
+  // The NCCLCHECK of the NCCL user guide's examples (Examples > "Example 1: Single Process,
+  // Single Thread, Multiple Devices" and the others), copied by programs that call NCCL
+  // themselves (TensorRT-LLM's plugins among them: "Failed, NCCL error .../tensorrt_llm/plugins/
+  // ncclPlugin/allreducePlugin.cpp:183 'unknown result code'", NVIDIA/TensorRT-LLM#1131):
+  //   printf("Failed, NCCL error %s:%d '%s'\n", __FILE__, __LINE__, ncclGetErrorString(r));
+  if (std::size_t p = find(bg, t, "Failed, NCCL error "); p != std::string_view::npos) {
+    const std::string_view rest = t.substr(p + 19);
+    const std::size_t quote = rest.find(" '");
+    if (quote != std::string_view::npos && quote < 512) {
+      const std::string_view result = nccl_result_from_reason(rest.substr(quote + 2));
+      if (!result.empty()) {
+        const std::string_view file = rest.substr(0, quote);
+        add(out, K::kNcclError, has(file, "tensorrt_llm") ? "TensorRT-LLM" : "", result, t, src,
+            n);
+        return true;
+      }
+    }
+  }
+  // "<NCCL call> failed: " + ncclGetErrorString(result): Horovod's NCCLContext::ErrorCheck
+  // (horovod/common/ops/nccl_operations.cc, v0.16 .. v0.28: "ncclCommInitRank failed: unhandled
+  // cuda error"), and the same words in other programs' checks. Only an NCCL API name before
+  // " failed: " and a known reason after it count.
+  for (std::size_t p = find(bg, t, " failed: "); p != std::string_view::npos;
+       p = find(bg, t, " failed: ", p + 9)) {
+    std::size_t b = p;
+    while (b > 0 && (std::isalnum(static_cast<unsigned char>(t[b - 1])) != 0)) --b;
+    const std::string_view call = t.substr(b, p - b);
+    if (call.size() < 6 || call.compare(0, 4, "nccl") != 0 ||
+        std::isupper(static_cast<unsigned char>(call[4])) == 0)
+      continue;
+    const std::string_view result = nccl_result_from_reason(t.substr(p + 9));
+    if (result.empty()) continue;
+    add(out, K::kNcclError, "", result, t, src, n);
+    return true;
   }
   // nccl-tests src/common.h NCCLCHECK: "%s: Test NCCL failure %s:%d '%s'" (hostname, file, line,
   // ncclGetErrorString) since cbe7f65 (2019-03), "'%s / %s'" with ncclGetLastError since 51af557

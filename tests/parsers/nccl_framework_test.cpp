@@ -33,6 +33,8 @@ TEST(NcclFramework, ResultFromReasonFollowsNcclGetErrorString) {
   EXPECT_EQ(nccl_result_from_reason(" internal error - please report this issue"),
             "ncclInternalError");
   EXPECT_EQ(nccl_result_from_reason("{error_str}\")"), "");
+  // The default case of ncclGetErrorString: a value none of the library's codes.
+  EXPECT_EQ(nccl_result_from_reason("unknown result code"), "an unknown result code");
 }
 
 TEST(NcclFramework, PyTorchAndVllmNcclErrors) {
@@ -197,6 +199,30 @@ TEST(NcclFramework, NcclTestsFailureLines) {
   EXPECT_EQ(f.events[0].detail, "ncclSystemError");
   EXPECT_EQ(f.events[1].detail, "ncclInternalError");
   EXPECT_EQ(f.events[2].detail, "ncclUnhandledCudaError");
+}
+
+// The NCCL user guide examples' NCCLCHECK (copied by TensorRT-LLM's plugins and many programs)
+// and "<NCCL call> failed: <ncclGetErrorString>" (Horovod's NCCLContext::ErrorCheck).
+TEST(NcclFramework, ExampleMacroAndCallFailedLines) {
+  FrameworkFacts f = read({
+      "Failed, NCCL error /src/TensorRT-LLM/cpp/tensorrt_llm/plugins/ncclPlugin/"
+      "allreducePlugin.cpp:183 'unknown result code'",
+      "Failed, NCCL error main.cu:52 'invalid usage (run with NCCL_DEBUG=WARN for details)'",
+      "RuntimeError: ncclCommInitRank failed: unhandled cuda error",
+      "Failed, NCCL error main.cu:60 'the doc says so'",          // not ncclGetErrorString's text
+      "cudaMalloc failed: out of memory",                          // not an NCCL call
+      "nccl failed: internal error",                               // no call name
+      "ncclx failed: internal error",                              // nor this
+      "NcclBackend: allreduce failed: remote process exited or there", // not "nccl<Name>"
+  });
+  ASSERT_EQ(f.events.size(), 3u);
+  EXPECT_EQ(f.events[0].framework, "TensorRT-LLM");
+  EXPECT_EQ(f.events[0].detail, "an unknown result code");
+  EXPECT_EQ(f.events[1].framework, "");
+  EXPECT_EQ(f.events[1].detail, "ncclInvalidUsage");
+  EXPECT_EQ(f.events[2].framework, "");
+  EXPECT_EQ(f.events[2].detail, "ncclUnhandledCudaError");
+  EXPECT_EQ(f.events[2].where.line, 3);
 }
 
 // A fatal signal and the backtrace frames in NCCL's code (UCX, gdb), read line by line.

@@ -13,7 +13,8 @@ namespace {
 TEST(NcclResultCauses, EveryEntryIsCompleteSourcedAndUnique) {
   // ncclResult_t names (NCCL src/nccl.h.in) the framework readers produce.
   const std::set<std::string_view> results = {"ncclUnhandledCudaError", "ncclSystemError",
-                                              "ncclInternalError", "ncclRemoteError"};
+                                              "ncclInternalError", "ncclRemoteError",
+                                              "ncclInvalidUsage", "an unknown result code"};
   std::set<std::string> ids;
   for (const NcclResultCause& c : nccl_result_causes()) {
     EXPECT_TRUE(results.count(c.result)) << c.result;
@@ -27,7 +28,7 @@ TEST(NcclResultCauses, EveryEntryIsCompleteSourcedAndUnique) {
   }
   for (std::string_view r : results)
     EXPECT_FALSE(ranked_nccl_result_causes(r, false, false).empty()) << r;
-  EXPECT_TRUE(ranked_nccl_result_causes("ncclInvalidUsage", true, true).empty());
+  EXPECT_TRUE(ranked_nccl_result_causes("ncclInvalidArgument", true, true).empty());
 }
 
 std::string order(std::string_view result, bool container, bool multi_host, bool graph = false) {
@@ -49,6 +50,9 @@ TEST(NcclResultCauses, CuesPutTheirCausesFirst) {
   // The graph file is listed only when NCCL_GRAPH_FILE is set, and then first.
   EXPECT_EQ(order("ncclSystemError", true, true, true),
             "graph-file shm-too-small memlock socket-interface firewall");
+  // ncclInvalidUsage at init is the duplicate-GPU check before anything else NCCL returns it for.
+  EXPECT_EQ(order("ncclInvalidUsage", true, true),
+            "same-gpu api-order socket-interface topo-file-version");
   // A container does not move a cause that no container cue names.
   EXPECT_EQ(order("ncclInternalError", true, false), order("ncclInternalError", false, false));
 }

@@ -55,6 +55,9 @@ std::string meaning(const std::string& result, int v2_30) {
            " (before NCCL 2.30; 2.30 allows it unless NCCL_NVLS_ENABLE=1), or " + rest;
   }
   if (result == "ncclTimeout") return "a NCCL operation timed out";
+  if (result == "an unknown result code")
+    return "the value the NCCL call returned is none of the ncclResult_t codes the loaded NCCL "
+           "knows (ncclGetErrorString's default text): NCCL's own functions return only those";
   if (result.rfind("unsupported data type", 0) == 0)
     return "the framework's NCCL has no such data type: PyTorch maps bfloat16 to NCCL only when "
            "built with NCCL 2.10 or later (ncclBfloat16 first appears in NCCL 2.10's nccl.h), "
