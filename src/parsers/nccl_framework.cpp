@@ -155,8 +155,7 @@ bool nccl_error(std::string_view t, const Bigrams& bg, const std::string& src, s
       const std::string_view result = nccl_result_from_reason(rest.substr(quote + 2));
       if (!result.empty()) {
         const std::string_view file = rest.substr(0, quote);
-        add(out, K::kNcclError, has(file, "tensorrt_llm") ? "TensorRT-LLM" : "", result, t, src,
-            n);
+        add(out, K::kNcclError, has(file, "tensorrt_llm") ? "TensorRT-LLM" : "", result, t, src, n);
         return true;
       }
     }

@@ -291,6 +291,53 @@ std::string_view docker_json_log(std::string_view line, std::string& scratch) {
   return scratch;
 }
 
+// A Markdown autolink a log picked up on its way into an issue or a chat: GitHub links a word
+// that ends in a top-level domain, and NCCL's source files end in ".cc" (the Cocos Islands), as
+// do addresses: "transport/[net_ib.cc:101](http://net_ib.cc:101/)", "peer
+// [10.1.3.201](http://10.1.3.201/)<33057>" (NVIDIA/nccl#1710). A link is unwrapped only when its
+// URL is "http://" or "https://" followed by its own text (and at most a "/"): the text the log
+// had. Connection lines ("INFO Channel ... via ...") are left as they are: the scanner reads
+// them from fixed offsets (nccl_log_scan.cpp), and no autolink falls inside one.
+namespace {
+
+std::string_view unwrap_autolinks(std::string_view line, std::string& scratch) {
+  std::size_t p = line.find("](http");
+  if (p == std::string_view::npos || line.find("INFO Channel ") != std::string_view::npos)
+    return line;
+  std::string out;
+  std::size_t from = 0;  // the bytes of `line` not yet copied
+  for (; p != std::string_view::npos; p = line.find("](http", p + 1)) {
+    const std::size_t open = line.rfind('[', p);
+    if (open == std::string_view::npos || open < from) continue;
+    const std::string_view text = line.substr(open + 1, p - open - 1);
+    if (text.empty() || text.find_first_of("[] ") != std::string_view::npos) continue;
+    std::string_view url = line.substr(p + 2);
+    const std::size_t close = url.find(')');
+    if (close == std::string_view::npos) continue;
+    url = url.substr(0, close);
+    std::string_view host = url;
+    if (host.substr(0, 7) == "http://")
+      host.remove_prefix(7);
+    else if (host.substr(0, 8) == "https://")
+      host.remove_prefix(8);
+    else
+      continue;
+    if (!host.empty() && host.back() == '/' && host.size() == text.size() + 1)
+      host.remove_suffix(1);
+    if (host != text) continue;
+    out.append(line.substr(from, open - from));
+    out.append(text);
+    from = p + 2 + close + 1;
+    p = from - 1;
+  }
+  if (from == 0) return line;
+  out.append(line.substr(from));
+  scratch = std::move(out);
+  return scratch;
+}
+
+}  // namespace
+
 std::string_view normalize_nccl_line(std::string_view line, std::string& scratch) {
   if (!line.empty() && line[0] == '{') line = docker_json_log(line, scratch);
   while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -302,6 +349,8 @@ std::string_view normalize_nccl_line(std::string_view line, std::string& scratch
     if (n == 0 || n >= line.size()) break;
     line.remove_prefix(n);
   }
+  if (line.size() > 12 && std::memchr(line.data(), '(', line.size()) != nullptr)
+    line = unwrap_autolinks(line, scratch);
   return line;
 }
 

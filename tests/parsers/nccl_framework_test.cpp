@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "core/input_error.h"
@@ -182,6 +183,12 @@ TEST(NcclFramework, PastedShapesAreRead) {
   EXPECT_EQ(old.warning_lines, 1u);
   ASSERT_FALSE(old.warnings.empty());
   EXPECT_EQ(old.warnings[0].message, "Call to connect failed : Connection refused");
+  // Quoted and autolinked by GitHub: both hosts' WARNs read, the peer's address without its link.
+  NcclRunFacts linked = file("nccl1710-github-autolinks-quoted.log");
+  EXPECT_EQ(linked.warning_lines, 4u);
+  std::set<std::string> hosts;
+  for (const auto& [head, s] : linked.streams) hosts.insert(s.host);
+  EXPECT_EQ(hosts, (std::set<std::string>{"node023", "node201"}));
 }
 
 // nccl-tests' own failure lines (src/common.h NCCLCHECK, three forms over its history).
@@ -209,11 +216,11 @@ TEST(NcclFramework, ExampleMacroAndCallFailedLines) {
       "allreducePlugin.cpp:183 'unknown result code'",
       "Failed, NCCL error main.cu:52 'invalid usage (run with NCCL_DEBUG=WARN for details)'",
       "RuntimeError: ncclCommInitRank failed: unhandled cuda error",
-      "Failed, NCCL error main.cu:60 'the doc says so'",          // not ncclGetErrorString's text
-      "cudaMalloc failed: out of memory",                          // not an NCCL call
-      "nccl failed: internal error",                               // no call name
-      "ncclx failed: internal error",                              // nor this
-      "NcclBackend: allreduce failed: remote process exited or there", // not "nccl<Name>"
+      "Failed, NCCL error main.cu:60 'the doc says so'",  // not ncclGetErrorString's text
+      "cudaMalloc failed: out of memory",                 // not an NCCL call
+      "nccl failed: internal error",                      // no call name
+      "ncclx failed: internal error",                     // nor this
+      "NcclBackend: allreduce failed: remote process exited or there",  // not "nccl<Name>"
   });
   ASSERT_EQ(f.events.size(), 3u);
   EXPECT_EQ(f.events[0].framework, "TensorRT-LLM");

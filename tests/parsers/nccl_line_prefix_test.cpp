@@ -96,6 +96,34 @@ TEST(NcclLinePrefix, PlainLinesStayAsTheyAre) {
   }
 }
 
+// GitHub's autolinks, as a log pasted into an issue carries them (NVIDIA/nccl#1710): unwrapped
+// only where the URL is the link's own text; a link to elsewhere, a connection line and text
+// that only looks like a link stay.
+TEST(NcclLinePrefix, MarkdownAutolinksAreUnwrapped) {
+  EXPECT_EQ(norm("> node201:127799:127863 [0] transport/[net_ib.cc:101](http://net_ib.cc:101/) "
+                 "NCCL WARN NET/IB : mlx5_0:1 Got async event : local access violation"),
+            "node201:127799:127863 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_0:1 Got "
+            "async event : local access violation");
+  EXPECT_EQ(norm("h:1:2 [0] NCCL WARN NET/IB : Got completion from peer "
+                 "[10.1.3.201](https://10.1.3.201)<33057> with status=9"),
+            "h:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.1.3.201<33057> with "
+            "status=9");
+  EXPECT_EQ(norm("h:1:2 [0] NCCL INFO [proxy.cc:698](http://proxy.cc:698/) -> 6 "
+                 "[net.cc:1137](http://net.cc:1137/)"),
+            "h:1:2 [0] NCCL INFO proxy.cc:698 -> 6 net.cc:1137");
+  for (std::string_view kept : {
+           std::string_view("see [the doc](http://example.com/doc) for net_ib.cc"),
+           std::string_view("[a b](http://a b)"),
+           std::string_view("x [](http://) y"),
+           std::string_view("[net.cc](http://net.cc:1"),  // not closed
+           std::string_view("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via "
+                            "[P2P.cc](http://P2P.cc)"),
+       }) {
+    std::string scratch;
+    EXPECT_EQ(normalize_nccl_line(kept, scratch), kept) << kept;
+  }
+}
+
 // Before the prefix was removed, colour made "32mgpu-3" the host and a timestamp made every line
 // a new head.
 TEST(NcclLinePrefix, LogReaderUsesTheNormalisedLine) {

@@ -13,8 +13,8 @@ namespace {
 TEST(NcclResultCauses, EveryEntryIsCompleteSourcedAndUnique) {
   // ncclResult_t names (NCCL src/nccl.h.in) the framework readers produce.
   const std::set<std::string_view> results = {"ncclUnhandledCudaError", "ncclSystemError",
-                                              "ncclInternalError", "ncclRemoteError",
-                                              "ncclInvalidUsage", "an unknown result code"};
+                                              "ncclInternalError",      "ncclRemoteError",
+                                              "ncclInvalidUsage",       "an unknown result code"};
   std::set<std::string> ids;
   for (const NcclResultCause& c : nccl_result_causes()) {
     EXPECT_TRUE(results.count(c.result)) << c.result;
