@@ -50,6 +50,8 @@ const std::map<std::string, FixedCase>& cases() {
         "h:1:2 [0] transport/net_ib.cc:533 NCCL WARN NET/IB : Trying to merge multiple devices "
         "together with different link_layer properties mlx5_0 -> 1, mlx5_1 -> 2. Try only "
         "selecting NICs with one type of link using NCCL_IB_HCA"}},
+      {"fixed-2-26-2-sm120-kernel-shared-memory",
+       {"2.25.1", "h:1:2 [1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'"}},
       {"fixed-2-26-3-cumem-host-numa-container",
        {"2.26.2", "h:1:2 [0] include/alloc.h:56 NCCL WARN Cuda failure 2 'out of memory'"}},
       {"fixed-2-7-8-send-recv-mismatch-check",
