@@ -107,7 +107,8 @@ const std::vector<NcclResultCause> kCauses = {
      "NCCL (or the framework's copy of it) was built for another CUDA version than the driver "
      "and runtime on the node (\"CUDA driver version is insufficient\")",
      "compare nvidia-smi's CUDA version with the CUDA the framework was built for: python -c "
-     "\"import torch; print(torch.version.cuda)\"",
+     "\"import torch; print(torch.version.cuda)\" (JAX: python -c \"import jax; "
+     "jax.print_environment_info()\")",
      "install the framework build (or container) for the node's CUDA driver, or upgrade the "
      "driver",
      "NCCL src/misc/cudawrap.cc (cudaDriverGetVersion, CUPFN) @ v2.30.7-1"},

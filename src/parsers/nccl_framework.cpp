@@ -160,6 +160,20 @@ bool nccl_error(std::string_view t, const Bigrams& bg, const std::string& src, s
       }
     }
   }
+  // XLA (JAX, TensorFlow) XLA_NCCL_STATUS / ToStatus (xla/service/gpu/nccl_utils.cc, later
+  // nccl_api.cc): "%s:%d: NCCL operation %s failed: %s" (file, line, the call's expression,
+  // ncclGetErrorString), since 2023 followed by ". Last NCCL warning(error) log entry (may be
+  // unrelated) '%s'." (ncclGetLastError), which the knowledge base reads as NCCL's WARN text.
+  if (std::size_t p = find(bg, t, "NCCL operation "); p != std::string_view::npos) {
+    const std::size_t f = find(bg, t, " failed: ", p + 15);
+    if (f != std::string_view::npos && f - p < 512) {
+      const std::string_view result = nccl_result_from_reason(t.substr(f + 9));
+      if (!result.empty()) {
+        add(out, K::kNcclError, "XLA", result, t, src, n);
+        return true;
+      }
+    }
+  }
   // "<NCCL call> failed: " + ncclGetErrorString(result): Horovod's NCCLContext::ErrorCheck
   // (horovod/common/ops/nccl_operations.cc, v0.16 .. v0.28: "ncclCommInitRank failed: unhandled
   // cuda error"), and the same words in other programs' checks. Only an NCCL API name before

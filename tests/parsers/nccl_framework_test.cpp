@@ -221,8 +221,18 @@ TEST(NcclFramework, ExampleMacroAndCallFailedLines) {
       "nccl failed: internal error",                      // no call name
       "ncclx failed: internal error",                     // nor this
       "NcclBackend: allreduce failed: remote process exited or there",  // not "nccl<Name>"
+      // XLA's ToStatus (jax-ml/jax#17399), and its later form with NCCL's last warning
+      "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:275: NCCL operation "
+      "ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error",
+      "XlaRuntimeError: INTERNAL: nccl_api.cc:1: NCCL operation ncclGroupEnd() failed: internal "
+      "error - please report this issue to the NCCL developers. Last NCCL warning(error) log "
+      "entry (may be unrelated) 'x'.",
+      "NCCL operation and its sequel failed: to start",  // not ncclGetErrorString's text
   });
-  ASSERT_EQ(f.events.size(), 3u);
+  ASSERT_EQ(f.events.size(), 5u);
+  EXPECT_EQ(f.events[3].framework, "XLA");
+  EXPECT_EQ(f.events[3].detail, "ncclUnhandledCudaError");
+  EXPECT_EQ(f.events[4].detail, "ncclInternalError");
   EXPECT_EQ(f.events[0].framework, "TensorRT-LLM");
   EXPECT_EQ(f.events[0].detail, "an unknown result code");
   EXPECT_EQ(f.events[1].framework, "");

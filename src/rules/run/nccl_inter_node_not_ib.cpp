@@ -123,7 +123,9 @@ class NcclInterNodeNotIb : public Rule {
                   "ib-driver-not-loaded",  "nccl-ib-disabled",
                   "vm-size-no-infiniband", "vm-not-in-scale-set",
                   "cluster-pkey-mismatch", "cluster-placement-mismatch"};
-    x.rank = 75;
+    // A run that failed is read for its failure first (the failing call's WARN, an error trail):
+    // sockets make a run slow, not fail, unless the failure's own reading says so.
+    x.rank = f.first_error_return || !f.issues.empty() ? 40 : 75;
     o.findings.push_back(std::move(x));
     return o;
   }
