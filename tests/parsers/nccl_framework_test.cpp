@@ -189,6 +189,9 @@ TEST(NcclFramework, PastedShapesAreRead) {
   std::set<std::string> hosts;
   for (const auto& [head, s] : linked.streams) hosts.insert(s.host);
   EXPECT_EQ(hosts, (std::set<std::string>{"node023", "node201"}));
+  // aws-ofi-nccl's functional test behind pdsh's prefix: the plugin's WARNs are read.
+  NcclRunFacts ofi = file("awsofi67-functional-test-logger-pdsh.log");
+  EXPECT_EQ(ofi.warning_lines, 2u);
 }
 
 // nccl-tests' own failure lines (src/common.h NCCLCHECK, three forms over its history).
