@@ -38,8 +38,12 @@ class NcclSystemError : public Rule {
     // consequence, listed after it; the ranked list of possible causes would only contradict it.
     const NcclMessageReading* named = nullptr;
     const auto readings = read_nccl_messages(f, NcclKnowledgeBase::builtin());
+    // A framework's "Last error:" line quotes NCCL's last WARN (ncclGetLastError): a WARN entry's
+    // reading of it names the call as well.
     for (const NcclMessageReading& r : readings)
-      if (r.line.level == NcclKbLevel::kWarn && nccl_kb_severity(r) == Severity::kError) {
+      if ((r.line.level == NcclKbLevel::kWarn ||
+           (r.line.level == NcclKbLevel::kAny && r.entry->level == NcclKbLevel::kWarn)) &&
+          nccl_kb_severity(r) == Severity::kError) {
         named = &r;
         break;
       }

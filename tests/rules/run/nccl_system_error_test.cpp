@@ -35,6 +35,23 @@ TEST(NcclSystemError, YieldsToTheWarnThatNamesTheCall) {
   EXPECT_EQ(alone.findings[0].rank, 45);
 }
 
+// PyTorch's "Last error:" quotes NCCL's last WARN (ncclGetLastError): that WARN's reading names
+// the call as well (NVIDIA/Megatron-LM#792: a proxy Connect that failed, NCCL 2.19.3).
+TEST(NcclSystemError, YieldsToTheWarnPyTorchQuotesAsLastError) {
+  RuleOutcome o = log_rule(
+      kId,
+      log_text("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/"
+               "c10d/ProcessGroupNCCL.cpp:1691, unhandled system error (run with "
+               "NCCL_DEBUG=INFO for details), NCCL version 2.19.3\n"
+               "ncclSystemError: System call (e.g. socket, malloc) or external library call "
+               "failed or device error. \nLast error:\n"
+               "[Proxy Service 3] Failed to execute operation Connect from rank 3, retcode 3\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].rank, 4);
+  EXPECT_NE(o.findings[0].cause.find("(proxy-execute-operation-failed"), std::string::npos)
+      << o.findings[0].cause;
+}
+
 // NCCL_GRAPH_FILE set: NCCL returns ncclSystemError when it cannot open that file
 // (src/graph/xml.cc, ncclTopoGetXmlGraphFromFile), so the setting comes first; NCCL_TOPO_FILE
 // only warns when missing and is not such a cause.
