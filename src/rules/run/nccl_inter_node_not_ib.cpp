@@ -1,4 +1,6 @@
 // nccl-inter-node-not-ib: traffic between nodes went over sockets, not InfiniBand.
+#include <algorithm>
+
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
@@ -35,12 +37,22 @@ class NcclInterNodeNotIb : public Rule {
     }
     RuleOutcome o;
     const bool multi = f.multi_node();
+    // One host in the log, but a communicator larger than one node's GPUs (8 on an HGX / DGX
+    // board and on Azure's ND sizes): a pasted excerpt of one host of a larger job.
+    int nranks = 0;
+    for (const auto& [id, c] : f.comms) nranks = std::max(nranks, c.nranks);
+    const bool larger = !multi && nranks > 8;
     Finding x = finding(
-        multi ? "Inter-node traffic went over TCP sockets (NET/Socket), not InfiniBand: expect "
-                "about 1-3 GB/s instead of hundreds"
-              : "NCCL found no InfiniBand and chose sockets; this single-node run did not need "
-                "the network, but a multi-node run of this setup would use TCP");
-    if (!multi) x.severity = Severity::kInfo;
+        multi    ? "Inter-node traffic went over TCP sockets (NET/Socket), not InfiniBand: expect "
+                   "about 1-3 GB/s instead of hundreds"
+        : larger ? "NCCL found no InfiniBand and chose sockets; the log shows one host, but a "
+                   "communicator of " +
+                       std::to_string(nranks) +
+                       " ranks is more than one 8-GPU node holds: if its ranks span hosts, their "
+                       "traffic goes over TCP (about 1-3 GB/s instead of hundreds)"
+                 : "NCCL found no InfiniBand and chose sockets; this single-node run did not need "
+                   "the network, but a multi-node run of this setup would use TCP");
+    if (!multi) x.severity = larger ? Severity::kWarning : Severity::kInfo;
     if (socket) x.evidence.push_back(evidence(socket->example));
     for (const auto& l : f.socket_interfaces) x.evidence.push_back(evidence(l));
     std::string cause;

@@ -35,6 +35,26 @@ TEST(NcclInterNodeNotIb, SingleNodeWithoutIbIsANote) {
   EXPECT_NE(o.findings[0].cause.find("no usable InfiniBand device"), std::string::npos);
 }
 
+// One host pasted from a job whose communicator is larger than one 8-GPU node (sgl-project/
+// sglang#3398: 16 ranks on H20 nodes): not called a single-node run.
+TEST(NcclInterNodeNotIb, OneHostOfALargerCommunicatorIsAWarning) {
+  const std::string head = "pod-a:75205:75205 [1] NCCL INFO ";
+  RuleOutcome o = log_rule(
+      kId, log_text(head + "NET/IB : No device found.\n" + head + "Using network Socket\n" + head +
+                    "ncclCommInitRank comm 0xb9c26e0 rank 1 nranks 16 cudaDev 1 nvmlDev 1 busId "
+                    "7e000 commId 0x898b6d578585998c - Init START\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].message.find("a communicator of 16 ranks"), std::string::npos)
+      << o.findings[0].message;
+  RuleOutcome eight = log_rule(
+      kId, log_text(head + "NET/IB : No device found.\n" + head + "Using network Socket\n" + head +
+                    "ncclCommInitRank comm 0xb9c26e0 rank 1 nranks 8 cudaDev 1 nvmlDev 1 busId "
+                    "7e000 commId 0x898b6d578585998c - Init START\n"));
+  ASSERT_EQ(eight.findings.size(), 1u);
+  EXPECT_EQ(eight.findings[0].severity, Severity::kInfo);
+}
+
 TEST(NcclInterNodeNotIb, QuietOnInfiniBand) {
   EXPECT_TRUE(
       log_rule(kId, log_fixture("nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log"))
