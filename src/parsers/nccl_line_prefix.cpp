@@ -124,7 +124,11 @@ std::size_t timestamp_prefix(std::string_view s) {
     i = k;
   }
   if (i >= s.size() || (s[i] != ' ' && s[i] != '\t' && s[i] != '|')) return 0;
-  const std::size_t text = skip_blanks(s, s[i] == '|' ? i + 1 : i);
+  std::size_t text = skip_blanks(s, s[i] == '|' ? i + 1 : i);
+  // "time | text": a column edge after the blank (the CloudWatch console's rows).
+  if (s[i] != '|' && text + 1 < s.size() && s[text] == '|' &&
+      (s[text + 1] == ' ' || s[text + 1] == '\t'))
+    text = skip_blanks(s, text + 1);
   // A CRI container log (containerd, CRI-O: /var/log/pods/.../N.log) writes the stream and a
   // tag after the time, "<time> stdout F <text>" (kubernetes/cri-api pkg/apis/runtime/v1/
   // constants.go: stream stdout/stderr, tag F a full line, P part of a longer one).
@@ -206,6 +210,16 @@ std::size_t ctime_prefix(std::string_view s) {
   return 0;
 }
 
+// A table column: the AWS CloudWatch Logs console copies its rows as "  | <time> | <message>"
+// (aws/aws-ofi-nccl#889); "| " at the start of a line, after at most six blanks, is one column
+// edge.
+std::size_t column_prefix(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && i < 6 && s[i] == ' ') ++i;
+  if (i + 2 >= s.size() || s[i] != '|' || (s[i + 1] != ' ' && s[i + 1] != '\t')) return 0;
+  return skip_blanks(s, i + 1);
+}
+
 // A Markdown or e-mail quote, "> " (a log quoted in an issue or a reply); "> > " is two.
 std::size_t quote_prefix(std::string_view s) {
   if (s.size() < 2 || s[0] != '>') return 0;
@@ -255,7 +269,10 @@ std::size_t line_prefix_length(std::string_view s) {
     case '(':
       return ray_prefix(s);
     case ' ':
-      return srun_prefix(s);
+      if (std::size_t t = srun_prefix(s); t > 0) return t;
+      return column_prefix(s);
+    case '|':
+      return column_prefix(s);
     case '>':
       return quote_prefix(s);
     default:

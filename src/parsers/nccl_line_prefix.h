@@ -19,6 +19,8 @@
 //                            a line, /var/lib/docker/containers; moby daemon/logger/
 //                            jsonfilelog): the "log" string, decoded
 //   Markdown / e-mail quote  "> " (a log quoted in an issue or a reply)
+//   CloudWatch Logs console  "  | 2025-05-16T16:39:51.208-07:00 | " (a row copied from the
+//                            console's table: a column edge, the time, another edge)
 //   syslog / journalctl      "Dec  2 04:00:00 host tag[123]: " (RFC 3164 header)
 //   Ray workers              "(RayWorkerWrapper pid=50232, ip=10.1.0.67) " (ray log_monitor.py)
 //   NCCL 2.26+ itself        "[2025-09-09 23:51:24] " on WARN lines (src/debug.cc,
@@ -37,12 +39,12 @@ namespace trainready {
 // `scratch`, valid until the next call with the same scratch. Never longer than `line`.
 std::string_view normalize_nccl_line(std::string_view line, std::string& scratch);
 
-// Whether a prefix above can start with `c` ('[', '(', ' ', '>', a digit, 'A'-'T', 'W'): a
+// Whether a prefix above can start with `c` ('[', '(', ' ', '>', '|', a digit, 'A'-'T', 'W'): a
 // line that starts otherwise (a host name, "NCCL") has none, told without a call
 // (line_prefix_length itself asks this first). A Docker json-file line ('{') is decoded by
 // normalize_nccl_line, not cut.
 inline bool line_prefix_may_start(char c) {
-  return c == '[' || c == '(' || c == ' ' || c == '>' || (c >= '0' && c <= '9') ||
+  return c == '[' || c == '(' || c == ' ' || c == '>' || c == '|' || (c >= '0' && c <= '9') ||
          (c >= 'A' && c <= 'T') || c == 'W';
 }
 

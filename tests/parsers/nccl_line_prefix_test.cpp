@@ -24,28 +24,36 @@ TEST(NcclLinePrefix, LaunchersAndCollectorsAreRemoved) {
            "[1,12]<stderr>:",  //
            "0: ",
            "  12: ",  // srun --label
-           "[rank3]:", "[default0]:",
+           "[rank3]:",
+           "[default0]:",
            "[trainer0|0]:",                    // torchrun / PyTorch
            "[pod/trainer-0/pytorch] ",         // kubectl logs --prefix
            "2024-05-01T12:34:56.123456789Z ",  // kubectl logs --timestamps
-           "2024-05-01T12:34:56+02:00 ", "2024-05-01 12:34:56,123 ",
+           "2024-05-01T12:34:56+02:00 ",
+           "2024-05-01 12:34:56,123 ",
            "Dec  2 04:00:00 gpu-3 python[4123]: ",                // syslog
            "2024-05-01T12:34:56.123+00:00 gpu-3 python[4123]: ",  // rsyslog, ISO time
            "(RayWorkerWrapper pid=50232, ip=10.1.0.67) ",         // Ray
            "[pod/t-0/c] 2024-05-01T12:34:56Z [1,0]<stdout>:",     // several at once
-           "[0m ", "[1;31m",
+           "[0m ",
+           "[1;31m",
            "[0m [rank1]:",  // colour whose ESC was lost when pasted
            // mpirun --timestamp-output (ctime, then the tag or the stream): openucx/ucx#2215
            "Wed Jan 24 16:28:44 2018[1,99]<stderr>:",
            // Open MPI 5 (PMIx): the time in brackets
-           "[Wed Jan 24 16:28:44 2018][1,98]<stderr>:", "[Thu Mar  7 09:05:01 2024]<stdout>: ",
+           "[Wed Jan 24 16:28:44 2018][1,98]<stderr>:",
+           "[Thu Mar  7 09:05:01 2024]<stdout>: ",
            "Thu Mar  7 09:05:01 2024<stdout>:",
            // containerd / CRI-O's container log file: time, stream, tag (F full, P partial)
-           "2024-05-01T12:34:56.123456789Z stderr F ", "2024-05-01T12:34:56.123456789Z stdout P ",
+           "2024-05-01T12:34:56.123456789Z stderr F ",
+           "2024-05-01T12:34:56.123456789Z stdout P ",
            "2024-05-01T12:34:56.123456789Z stderr F [rank3]:",
            "[2024-05-01 12:00:00,123] ",  // NCCL's "[%F %T] " shape with Python's ",123"
            "> ",
            "> > ",  // a quote of a quote
+           // the CloudWatch Logs console's rows, copied (aws/aws-ofi-nccl#889)
+           "  | 2025-05-16T16:39:51.208-07:00 | ",
+           "| 2025-05-16T16:39:51Z | ",
        }) {
     EXPECT_EQ(norm(prefix + std::string(kNccl)), kNccl) << prefix;
   }
@@ -90,7 +98,9 @@ TEST(NcclLinePrefix, PlainLinesStayAsTheyAre) {
         std::string_view("Wed Jan 24 16:28:44 2018 started"),
         std::string_view("Wed Jan 24 16:28:44 2018"),
         std::string_view("Wed Jan 2x 16:28:44 2018[1,0]<stdout>:x"),
-        std::string_view("Tue host:1:2 [0] NCCL INFO x"), std::string_view("WORKER:1:2 [0] x")}) {
+        std::string_view("Tue host:1:2 [0] NCCL INFO x"), std::string_view("WORKER:1:2 [0] x"),
+        std::string_view("|x| NCCL INFO y"), std::string_view("| "),
+        std::string_view("       | x")}) {
     std::string scratch;
     EXPECT_EQ(normalize_nccl_line(line, scratch), line) << line;
   }

@@ -329,6 +329,23 @@ TEST(NcclKbReading, AFixedBugNeedsAnOlderRelease) {
   EXPECT_EQ(ids(warn), V{"ring-loop"});  // no version line: the ordinary reading
 }
 
+// A net plugin without CollNet symbols stays loaded (src/net.cc:466-474 @ v2.21.5-1): the last
+// CollNet probe line is the probe's note, not "the plugin is unsupported" (aws/aws-ofi-nccl#889:
+// aws-ofi-nccl has no CollNet); the net symbols missing is.
+TEST(NcclKbReading, MissingCollNetSymbolsLeaveTheNetPluginLoaded) {
+  auto first = [](const std::string& log) {
+    const auto r =
+        read_nccl_messages(analyze_nccl_log_text(log, "p.log"), NcclKnowledgeBase::builtin());
+    return r.empty() ? std::string() : r.front().entry->id;
+  };
+  EXPECT_EQ(first("h:79:79 [0] NCCL INFO NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= "
+                  "v5). ncclCollNetPlugin symbols v4 and lower are not supported.\n"),
+            "net-plugin-symbol-version-probe");
+  EXPECT_EQ(first("h:79:79 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin symbol (>= "
+                  "v5). ncclNetPlugin symbols v4 and lower are not supported.\n"),
+            "net-plugin-unsupported");
+}
+
 // NCCL keeps its last WARN for ncclGetLastError(), which PyTorch prints after "Last error:";
 // excerpts without the prefix and releases before 2.4 (no NCCL tag) are WARNs too.
 TEST(NcclKbReading, WarnEntriesReadEveryShapeOfAWarn) {
