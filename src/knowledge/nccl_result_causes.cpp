@@ -198,6 +198,18 @@ const std::vector<NcclResultCause> kCauses = {
      "older one",
      "NCCL src/init.cc ncclGetErrorString (default: \"unknown result code\") @ v2.4.2-1 .. "
      "v2.30.7-1; nccl.h ncclResult_t; NCCL user guide, API Types"},
+    {"an unknown result code", "async-error-value", C::kAny,
+     "NCCL itself returned an error recorded on the communicator earlier whose value is none of "
+     "the codes: ncclCommEnsureReady hands back the communicator's asynchronous error as it is "
+     "(NCCL_DEBUG=WARN shows \"Attempt to use communicator before the previous operation "
+     "returned ncclSuccess\" and a trail \"-> 512\", NVIDIA/TensorRT-LLM#1039 on NCCL 2.19), so "
+     "the cause is the failure that set it, earlier in the run",
+     "rerun with NCCL_DEBUG=WARN (INFO for the trails) and read the first WARN in time across all "
+     "ranks",
+     "act on that first failure; if NCCL's own trail shows a value above 7, report it to "
+     "NVIDIA/nccl with the log and upgrade NCCL",
+     "NCCL src/init.cc ncclCommEnsureReady (\"if ret is not ncclInProgress, we just keep it\") "
+     ":293-305 @ v2.19.3-1"},
 
     // ncclRemoteError: "A call failed possibly due to a network error or a remote process
     // exiting prematurely" (types.html, NCCL 2.12+).

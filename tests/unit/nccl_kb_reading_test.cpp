@@ -346,6 +346,31 @@ TEST(NcclKbReading, MissingCollNetSymbolsLeaveTheNetPluginLoaded) {
             "net-plugin-unsupported");
 }
 
+// "Attempt to use communicator before the previous operation returned ncclSuccess" reports any
+// error already recorded on the communicator (ncclCommEnsureReady keeps it unless it is
+// ncclInProgress): an earlier failure, unless the log shows a non-blocking communicator.
+TEST(NcclKbReading, ACommunicatorsRecordedErrorIsAnEarlierFailure) {
+  auto cause = [](const std::string& log) {
+    const auto r =
+        read_nccl_messages(analyze_nccl_log_text(log, "c.log"), NcclKnowledgeBase::builtin());
+    return r.empty() || !r.front().cause ? std::string() : r.front().cause->cause;
+  };
+  const std::string warn =
+      "h:9:9 [2] init.cc:303 NCCL WARN Attempt to use communicator before the previous "
+      "operation returned ncclSuccess\nh:9:9 [2] NCCL INFO enqueue.cc:1605 -> 512\n";
+  EXPECT_EQ(cause(warn).rfind("An earlier failure of this communicator", 0), 0u) << cause(warn);
+  const std::string nonblocking =
+      "h:9:9 [2] NCCL INFO NCCL_COMM_BLOCKING set by environment to 0.\n";
+  EXPECT_EQ(cause(nonblocking + warn).rfind("The communicator is non-blocking", 0), 0u);
+  // The fixture as posted (NVIDIA/TensorRT-LLM#1039).
+  const NcclRunFacts f =
+      analyze_nccl_logs({std::string(TR_TEST_DATA) +
+                         "/nccl-shapes/trtllm1039-async-error-512-unknown-result-code.log"});
+  const auto r = read_nccl_messages(f, NcclKnowledgeBase::builtin());
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r.front().entry->id, "init-comm-not-ready");
+}
+
 // NCCL keeps its last WARN for ncclGetLastError(), which PyTorch prints after "Last error:";
 // excerpts without the prefix and releases before 2.4 (no NCCL tag) are WARNs too.
 TEST(NcclKbReading, WarnEntriesReadEveryShapeOfAWarn) {
