@@ -375,7 +375,7 @@ std::string framework_nccl_version(std::string_view v) {
 // "WARN: Function: ofi_init Line: 686: " (the length of the head, and whether it is a WARN), or
 // {0, false}: the logger of aws-ofi-nccl's functional tests (tests/functional/test-common.h,
 // printf("WARN: Function: %s Line: %d: ", filefunc, line); INFO and TRACE alike).
-std::pair<std::size_t, bool> ofi_test_logger_head(std::string_view t) {
+std::pair<std::size_t, bool> ofi_test_logger_head_at(std::string_view t) {
   bool warn_level = false;
   std::size_t i = 0;
   if (t.starts_with("WARN: Function: ")) {
@@ -395,6 +395,19 @@ std::pair<std::size_t, bool> ofi_test_logger_head(std::string_view t) {
   while (d < t.size() && t[d] >= '0' && t[d] <= '9') ++d;
   if (d == first || d + 1 >= t.size() || t[d] != ':' || t[d + 1] != ' ') return {0, false};
   return {d + 2, warn_level};
+}
+
+// The same behind a launcher's "<host>: " (pdsh, mpirun's host tag): one word, then ": "
+// (aws/aws-ofi-nccl#67: "10.3.35.83: WARN: Function: find_ofi_provider Line: 543: ...").
+std::pair<std::size_t, bool> ofi_test_logger_head(std::string_view t) {
+  if (const auto h = ofi_test_logger_head_at(t); h.first > 0) return h;
+  const std::size_t c = t.find(": ");
+  if (c == std::string_view::npos || c == 0 || c >= 256 ||
+      t.substr(0, c).find(' ') != std::string_view::npos)
+    return {0, false};
+  const auto [head, warn] = ofi_test_logger_head_at(t.substr(c + 2));
+  return head > 0 ? std::pair<std::size_t, bool>{c + 2 + head, warn}
+                  : std::pair<std::size_t, bool>{0, false};
 }
 }  // namespace
 

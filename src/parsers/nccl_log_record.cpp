@@ -273,41 +273,6 @@ bool connection_body(std::string_view line) {
   return rest.size() > 5 && rest.compare(0, 5, " via ") == 0 && rest[5] != ' ';
 }
 
-// aws-ofi-nccl's functional tests (nccl_message_transfer, ring, inflight_close: the plugin's own
-// programs, run without NCCL) print the plugin's messages through their own logger,
-// tests/functional/test-common.h: printf("WARN: Function: %s Line: %d: ", filefunc, line), then
-// the message ("WARN: Function: find_ofi_provider Line: 543: NET/OFI Couldn't find any optimal
-// provider", aws/aws-ofi-nccl#67). A launcher's "host: " may come before it.
-std::size_t ofi_test_record(std::string_view line, NcclRecord& r) {
-  static constexpr std::string_view kFunction = ": Function: ";
-  const std::size_t f = line.find(kFunction);
-  if (f == std::string_view::npos) return 0;
-  struct Level {
-    std::string_view word;
-    NcclLevel level;
-  };
-  for (const Level& l : {Level{"WARN", NcclLevel::kWarn}, Level{"INFO", NcclLevel::kInfo},
-                         Level{"TRACE", NcclLevel::kTrace}}) {
-    if (f < l.word.size() || line.compare(f - l.word.size(), l.word.size(), l.word) != 0) continue;
-    const std::size_t start = f - l.word.size();
-    if (start > 0 && line[start - 1] != ' ') return 0;
-    const std::size_t fn = f + kFunction.size();
-    const std::size_t sp = line.find(" Line: ", fn);
-    if (sp == std::string_view::npos || sp == fn ||
-        line.substr(fn, sp - fn).find(' ') != std::string_view::npos)
-      return 0;
-    std::size_t d = sp + 7;
-    const std::size_t digits = d;
-    while (d < line.size() && digit(line[d])) ++d;
-    if (d == digits || line.compare(d, 2, ": ") != 0) return 0;
-    r.level = l.level;
-    r.message = line.substr(d + 2);
-    r.text = line.substr(start);
-    return 1;
-  }
-  return 0;
-}
-
 std::size_t other_shapes(std::string_view line, NcclRecord& r) {
   if (!line.empty() && digit(line[0]) && connection_body(line)) {
     r.level = NcclLevel::kInfo;
@@ -325,8 +290,6 @@ std::size_t other_shapes(std::string_view line, NcclRecord& r) {
     r.text = line;
     return 1;
   }
-  // Before the tag: the plugin's text may hold " NCCL " ("NET/OFI OFI NCCL failure: 2").
-  if (ofi_test_record(line, r) > 0) return 1;
   if (const std::size_t tag = find_nccl_tag(line, 0); tag != std::string_view::npos && tag > 0)
     return record_at(line, tag, tag + 6, true, r);
   for (std::string_view level : {" INFO ", " WARN "}) {

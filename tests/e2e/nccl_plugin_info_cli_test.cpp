@@ -104,6 +104,16 @@ TEST(NcclPluginInfo, TheFunctionalTestsLoggerIsReadAsThePlugins) {
   std::ofstream(other) << "INFO: Function: main Line: 12: starting\n"
                        << "WARN: Function: write_block Line: 88: disk full\n";
   EXPECT_EQ(run_trainready({"nccl", other}).code, 2);
+  // Behind a launcher's "<host>: " (pdsh; aws/aws-ofi-nccl#67) the plugin's WARN is read too.
+  const std::string pdsh = d + "/pdsh.log";
+  std::ofstream(pdsh) << "10.3.35.83: WARN: Function: find_ofi_provider Line: 543: NET/OFI "
+                         "Couldn't find any optimal provider\n";
+  const nlohmann::json p = report_json({"nccl", pdsh}, 1);
+  ASSERT_FALSE(p["findings"].empty());
+  EXPECT_NE(p["findings"][0]["message"].get<std::string>().find("fi_getinfo"), std::string::npos)
+      << p["findings"][0].dump();
+  std::ofstream(other) << "host-1: WARN: Function: write_block Line: 88: disk full\n";
+  EXPECT_EQ(run_trainready({"nccl", other}).code, 2);
   EXPECT_NE(j["findings"][0]["message"].get<std::string>().find("address vector"),
             std::string::npos)
       << j["findings"][0].dump();

@@ -196,24 +196,6 @@ TEST(NcclLogRecordShapes, HeadsCutOffOrMasked) {
   EXPECT_EQ(bare.message, "Channel 00/02 : 0 1");
 }
 
-// aws-ofi-nccl's functional tests print the plugin's messages through their own logger
-// (tests/functional/test-common.h): "WARN: Function: <func> Line: <n>: <message>".
-TEST(NcclLogRecordShapes, AwsOfiNcclTestLogger) {
-  NcclRecord w =
-      one("10.3.35.83: WARN: Function: find_ofi_provider Line: 543: NET/OFI Couldn't "
-          "find any optimal provider");
-  EXPECT_EQ(w.level, NcclLevel::kWarn);
-  EXPECT_EQ(w.host, "");
-  EXPECT_EQ(w.message, "NET/OFI Couldn't find any optimal provider");
-  EXPECT_EQ(one("INFO: Function: ofi_init Line: 1102: NET/OFI Setting RDMAV_FORK_SAFE").level,
-            NcclLevel::kInfo);
-  NcclRecord r[2];
-  for (std::string_view line : {"WARN: Function: a b Line: 1: x", "WARN: Function: f Line: x: y",
-                                "xWARN: Function: f Line: 1: y", "NOTE: Function: f Line: 1: y",
-                                "WARN: Function: f Line: 12 y", "WARN: Function:  Line: 1: y"})
-    EXPECT_EQ(split_nccl_records(line, r, 2), 0u) << line;
-}
-
 TEST(NcclLogRecordShapes, OtherProgramsInfoLinesAreNotRecords) {
   NcclRecord r[2];
   for (std::string_view line :
