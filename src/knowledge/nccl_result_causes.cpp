@@ -129,35 +129,51 @@ const std::vector<NcclResultCause> kCauses = {
      "NVIDIA Xid catalog; NCCL user guide, Troubleshooting > GPU Direct"},
 
     // ncclInvalidUsage: "The call to NCCL is incorrect. This is usually reflecting a programming
-    // error" (types.html). The sites that return it, @ v2.7.8-1: init.cc "Duplicate GPU
-    // detected" (the only one at init; :573), enqueue.cc "mixing different streams within a
-    // group call", "Too many aggregated operations", group.cc "ncclGroupEnd: not in a group
-    // call", graph/xml.cc "XML Topology has wrong version" / "XML Graph has wrong version";
-    // bootstrap.cc "Bootstrap : no socket interface found" from v2.24.3-1 (:112-114).
+    // error" (types.html). The sites that return it at init: init.cc "Duplicate GPU detected"
+    // (:573 @ v2.7.8-1, :974 @ v2.29.7-1) and, from 2.30, "Multiple ranks detected using the same
+    // GPU on this node" unless NCCL_MULTI_RANK_GPU_ENABLE=1 (src/graph/topo.cc:1976-1980 @
+    // v2.30.3-1); init.cc "Mismatched NCCL version detected" (:775-777 @ v2.23.4-1); bootstrap.cc
+    // "Bootstrap : no socket interface found" (:112-114 @ v2.24.3-1); group.cc "Too many async
+    // operations" (ncclAsyncInit, v2.7.8-1). Later, @ v2.7.8-1: enqueue.cc "mixing different
+    // streams within a group call", "Too many aggregated operations", group.cc "ncclGroupEnd: not
+    // in a group call"; graph/xml.cc "XML Topology has wrong version" / "XML Graph has wrong
+    // version".
     {"ncclInvalidUsage", "same-gpu", C::kAny,
-     "two ranks of one communicator are on the same GPU (NCCL's init check \"Duplicate GPU "
-     "detected\", before NCCL 2.30): each process chose its device by an index that names the "
-     "same physical GPU - every rank on device 0, more ranks per host than GPUs, or a launcher "
-     "or worker pool that sets CUDA_VISIBLE_DEVICES per process (one GPU each, or a rotated "
-     "list) while the program still picks cuda:<local rank>, which then no longer maps to a "
-     "GPU of its own",
+     "two ranks of one communicator are on the same GPU, which NCCL refuses (\"Duplicate GPU "
+     "detected\" before NCCL 2.30; from 2.30 \"Multiple ranks detected using the same GPU on this "
+     "node\" unless NCCL_MULTI_RANK_GPU_ENABLE=1): each process chose its device by an index that "
+     "names the same physical GPU - every rank on device 0, more ranks per host than GPUs, or a "
+     "launcher or worker pool that sets CUDA_VISIBLE_DEVICES per process (one GPU each, or a "
+     "rotated list) while the program still picks cuda:<local rank>, which then no longer maps "
+     "to a GPU of its own",
      "NCCL_DEBUG=WARN prints \"Duplicate GPU detected : rank X and rank Y both on CUDA device "
-     "<bus id>\"; print CUDA_VISIBLE_DEVICES and the device each rank sets (python -c \"import "
-     "torch; print(torch.cuda.current_device())\" in the rank) beside nvidia-smi -L",
+     "<bus id>\" (2.30+: \"Multiple ranks detected using the same GPU\"); print "
+     "CUDA_VISIBLE_DEVICES and the device each rank sets (python -c \"import torch; "
+     "print(torch.cuda.current_device())\" in the rank) beside nvidia-smi -L",
      "give every rank a GPU of its own: where CUDA_VISIBLE_DEVICES is set per process, pick the "
      "device within what it leaves (cuda:0 when it lists one GPU); otherwise set the device "
      "from the local rank, with no more ranks per host than GPUs",
      "NCCL src/init.cc (WARN \"Duplicate GPU detected : rank %d and rank %d both on CUDA device "
-     "%x\", return ncclInvalidUsage) :573 @ v2.7.8-1, :974 @ v2.29.7-1; CUDA C Programming "
-     "Guide, CUDA Environment Variables (CUDA_VISIBLE_DEVICES renumbers the devices a process "
-     "sees from 0)"},
+     "%x\", return ncclInvalidUsage) :573 @ v2.7.8-1, :974 @ v2.29.7-1; "
+     "src/graph/topo.cc:1976-1980 "
+     "@ v2.30.3-1; CUDA C Programming Guide, CUDA Environment Variables (CUDA_VISIBLE_DEVICES "
+     "renumbers the devices a process sees from 0)"},
+    {"ncclInvalidUsage", "versions-differ", C::kMultiHost,
+     "the ranks run different NCCL releases (a framework wheel's NCCL on one host, the system's "
+     "or another wheel's on another): NCCL 2.23 and later compare them at init and refuse",
+     "NCCL_DEBUG=WARN prints \"Mismatched NCCL version detected : rank X version N rank Y "
+     "version M\"; print the NCCL version on every host (NCCL_DEBUG=VERSION, or python -c "
+     "\"import torch; print(torch.cuda.nccl.version())\")",
+     "install the same NCCL (the same framework build or container) on every host",
+     "NCCL src/init.cc (WARN \"Mismatched NCCL version detected\", ret = ncclInvalidUsage) "
+     ":775-777 @ v2.23.4-1"},
     {"ncclInvalidUsage", "api-order", C::kAny,
      "the program called NCCL in an order the API forbids: CUDA streams mixed within one "
      "ncclGroupStart/ncclGroupEnd, ncclGroupEnd without ncclGroupStart, too many operations "
-     "aggregated in one group, or a communicator used after ncclCommAbort",
+     "aggregated in one group or too many asynchronous calls",
      "NCCL_DEBUG=WARN prints the check that failed (\"mixing different streams within a group "
      "call is not supported\", \"ncclGroupEnd: not in a group call\", \"Too many aggregated "
-     "operations\")",
+     "operations\", \"Too many async operations\")",
      "call NCCL in the order the WARN names; in a framework that is its bug: upgrade it",
      "NCCL src/enqueue.cc, src/group.cc (WARN, return ncclInvalidUsage) @ v2.7.8-1; NCCL user "
      "guide, Group Calls"},
@@ -181,9 +197,9 @@ const std::vector<NcclResultCause> kCauses = {
      "NCCL src/graph/xml.cc (WARN \"XML Topology has wrong version %d, %d needed\", return "
      "ncclInvalidUsage) :290, :761 @ v2.7.8-1"},
 
-    // ncclGetErrorString's default case ("unknown result code", src/init.cc @ v2.4.2-1 ..
-    // v2.30.7-1): the value handed to it is none of the ncclResult_t codes (0-7, nccl.h) of the
-    // libnccl that prints the text. NCCL's own functions return only those codes.
+    // ncclGetErrorString's default case ("unknown result code", src/init.cu @ v2.4.2-1, src/init.cc
+    // from 2.5 to v2.30.7-1): the value handed to it is none of the ncclResult_t codes of the
+    // libnccl that prints the text (0-7; 8, ncclTimeout, from 2.29: nccl.h.in).
     {"an unknown result code", "versions-differ", C::kAny,
      "the program and the NCCL library it runs with are out of step: the program (or a "
      "plugin of it) was built against one NCCL release's nccl.h and another libnccl.so.2 was "
@@ -196,8 +212,8 @@ const std::vector<NcclResultCause> kCauses = {
      "run every part of the job with one NCCL release: rebuild the program against the NCCL "
      "that is loaded, or load the one it was built with first (LD_LIBRARY_PATH), upgrading the "
      "older one",
-     "NCCL src/init.cc ncclGetErrorString (default: \"unknown result code\") @ v2.4.2-1 .. "
-     "v2.30.7-1; nccl.h ncclResult_t; NCCL user guide, API Types"},
+     "NCCL src/init.cu ncclGetErrorString (default: \"unknown result code\") @ v2.4.2-1, "
+     "src/init.cc @ v2.30.7-1; nccl.h ncclResult_t; NCCL user guide, API Types"},
     {"an unknown result code", "async-error-value", C::kAny,
      "NCCL itself returned an error recorded on the communicator earlier whose value is none of "
      "the codes: ncclCommEnsureReady hands back the communicator's asynchronous error as it is "
@@ -206,8 +222,8 @@ const std::vector<NcclResultCause> kCauses = {
      "the cause is the failure that set it, earlier in the run",
      "rerun with NCCL_DEBUG=WARN (INFO for the trails) and read the first WARN in time across all "
      "ranks",
-     "act on that first failure; if NCCL's own trail shows a value above 7, report it to "
-     "NVIDIA/nccl with the log and upgrade NCCL",
+     "act on that first failure; if NCCL's own trail shows a value that is none of the result "
+     "codes, report it to NVIDIA/nccl with the log and upgrade NCCL",
      "NCCL src/init.cc ncclCommEnsureReady (\"if ret is not ncclInProgress, we just keep it\") "
      ":293-305 @ v2.19.3-1"},
 

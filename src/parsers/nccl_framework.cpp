@@ -113,6 +113,20 @@ constexpr std::string_view kResultNames[] = {
     "ncclInvalidUsage",       "ncclRemoteError", "ncclInProgress",
 };
 
+// Whether `reason` is one of ncclGetErrorString's texts as a whole: it ends there, or goes on
+// as NCCL's longer texts and the programs that quote them do (" (run with NCCL_DEBUG=INFO for
+// details)", " - please report ...", ", NCCL version", ". Last NCCL warning", "'").
+bool whole_reason(std::string_view reason) {
+  for (const ResultText& r : kResults) {
+    if (reason.substr(0, r.text.size()) != r.text) continue;
+    const std::string_view rest = reason.substr(r.text.size());
+    return rest.empty() || rest[0] == '.' || rest[0] == ',' || rest[0] == ';' || rest[0] == '\'' ||
+           rest[0] == '"' || rest.substr(0, 2) == " (" || rest.substr(0, 3) == " - " ||
+           trim(rest).empty();
+  }
+  return false;
+}
+
 bool nccl_error(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
                 FrameworkFacts& out) {
   // PyTorch C10D_NCCL_CHECK (torch/csrc/distributed/c10d/NCCLUtils.hpp, v1.5.0 .. v2.9.0):
@@ -164,7 +178,7 @@ bool nccl_error(std::string_view t, const Bigrams& bg, const std::string& src, s
   // nccl_api.cc): "%s:%d: NCCL operation %s failed: %s" (file, line, the call's expression,
   // ncclGetErrorString), since 2023 followed by ". Last NCCL warning(error) log entry (may be
   // unrelated) '%s'." (ncclGetLastError), which the knowledge base reads as NCCL's WARN text.
-  if (std::size_t p = find(bg, t, "NCCL operation "); p != std::string_view::npos) {
+  if (std::size_t p = find(bg, t, "NCCL operation nccl"); p != std::string_view::npos) {
     const std::size_t f = find(bg, t, " failed: ", p + 15);
     if (f != std::string_view::npos && f - p < 512) {
       const std::string_view result = nccl_result_from_reason(t.substr(f + 9));
@@ -186,8 +200,10 @@ bool nccl_error(std::string_view t, const Bigrams& bg, const std::string& src, s
     if (call.size() < 6 || call.compare(0, 4, "nccl") != 0 ||
         std::isupper(static_cast<unsigned char>(call[4])) == 0)
       continue;
-    const std::string_view result = nccl_result_from_reason(t.substr(p + 9));
-    if (result.empty()) continue;
+    // The whole reason, not a word that starts another text ("timeout on attempt 1, retrying").
+    const std::string_view reason = t.substr(p + 9);
+    const std::string_view result = nccl_result_from_reason(reason);
+    if (result.empty() || !whole_reason(reason)) continue;
     add(out, K::kNcclError, "", result, t, src, n);
     return true;
   }

@@ -313,8 +313,11 @@ std::string_view docker_json_log(std::string_view line, std::string& scratch) {
 // do addresses: "transport/[net_ib.cc:101](http://net_ib.cc:101/)", "peer
 // [10.1.3.201](http://10.1.3.201/)<33057>" (NVIDIA/nccl#1710). A link is unwrapped only when its
 // URL is "http://" or "https://" followed by its own text (and at most a "/"): the text the log
-// had. Connection lines ("INFO Channel ... via ...") are left as they are: the scanner reads
-// them from fixed offsets (nccl_log_scan.cpp), and no autolink falls inside one.
+// had. Connection lines ("INFO Channel ... via ...") are left as they are: the scanner reads them
+// from fixed offsets (nccl_log_scan.cpp), and no autolink falls inside one of NCCL's - their head
+// holds the hostname only up to its first '.' (getHostName(hostname, 1024, '.'), src/debug.cc:98
+// @ v2.21.5-1) and the rest no word with a dot. Linear in the line: a link's text is looked for
+// in the 256 bytes before its "](" and its URL compared in place.
 namespace {
 
 std::string_view unwrap_autolinks(std::string_view line, std::string& scratch) {
@@ -324,28 +327,27 @@ std::string_view unwrap_autolinks(std::string_view line, std::string& scratch) {
   std::string out;
   std::size_t from = 0;  // the bytes of `line` not yet copied
   for (; p != std::string_view::npos; p = line.find("](http", p + 1)) {
-    const std::size_t open = line.rfind('[', p);
-    if (open == std::string_view::npos || open < from) continue;
-    const std::string_view text = line.substr(open + 1, p - open - 1);
-    if (text.empty() || text.find_first_of("[] ") != std::string_view::npos) continue;
-    std::string_view url = line.substr(p + 2);
-    const std::size_t close = url.find(')');
-    if (close == std::string_view::npos) continue;
-    url = url.substr(0, close);
-    std::string_view host = url;
-    if (host.substr(0, 7) == "http://")
-      host.remove_prefix(7);
-    else if (host.substr(0, 8) == "https://")
-      host.remove_prefix(8);
+    std::size_t open = p;
+    const std::size_t stop = p > from + 256 ? p - 256 : from;
+    while (open > stop && line[open - 1] != '[' && line[open - 1] != ']' && line[open - 1] != ' ')
+      --open;
+    if (open == stop || line[open - 1] != '[' || open == p) continue;
+    const std::string_view text = line.substr(open, p - open);
+    std::size_t u = p + 2;  // the URL
+    if (line.compare(u, 7, "http://") == 0)
+      u += 7;
+    else if (line.compare(u, 8, "https://") == 0)
+      u += 8;
     else
       continue;
-    if (!host.empty() && host.back() == '/' && host.size() == text.size() + 1)
-      host.remove_suffix(1);
-    if (host != text) continue;
-    out.append(line.substr(from, open - from));
+    if (line.compare(u, text.size(), text) != 0) continue;
+    u += text.size();
+    if (u < line.size() && line[u] == '/') ++u;
+    if (u >= line.size() || line[u] != ')') continue;
+    out.append(line.substr(from, open - 1 - from));
     out.append(text);
-    from = p + 2 + close + 1;
-    p = from - 1;
+    from = u + 1;
+    p = u;
   }
   if (from == 0) return line;
   out.append(line.substr(from));

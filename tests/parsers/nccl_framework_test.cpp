@@ -231,6 +231,10 @@ TEST(NcclFramework, ExampleMacroAndCallFailedLines) {
       "error - please report this issue to the NCCL developers. Last NCCL warning(error) log "
       "entry (may be unrelated) 'x'.",
       "NCCL operation and its sequel failed: to start",  // not ncclGetErrorString's text
+      // not XLA's: no NCCL call after "NCCL operation "
+      "The NCCL operation queue is idle; last check failed: timeout after 5 s",
+      // a retry a program logs, not NCCL's result text as a whole
+      "ncclCommInitRank failed: timeout on attempt 1 of 5, retrying",
   });
   ASSERT_EQ(f.events.size(), 5u);
   EXPECT_EQ(f.events[3].framework, "XLA");

@@ -51,8 +51,10 @@ TEST(NcclResultCauses, CuesPutTheirCausesFirst) {
   EXPECT_EQ(order("ncclSystemError", true, true, true),
             "graph-file shm-too-small memlock socket-interface firewall");
   // ncclInvalidUsage at init is the duplicate-GPU check before anything else NCCL returns it for.
+  EXPECT_EQ(order("ncclInvalidUsage", false, false),
+            "same-gpu versions-differ api-order socket-interface topo-file-version");
   EXPECT_EQ(order("ncclInvalidUsage", true, true),
-            "same-gpu api-order socket-interface topo-file-version");
+            "versions-differ same-gpu api-order socket-interface topo-file-version");
   // A container does not move a cause that no container cue names.
   EXPECT_EQ(order("ncclInternalError", true, false), order("ncclInternalError", false, false));
 }

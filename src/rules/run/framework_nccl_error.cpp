@@ -16,14 +16,7 @@ namespace {
 // What each ncclResult_t means: NCCL user guide, API "Types" (ncclResult_t) and
 // "Troubleshooting > Errors" (docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/types.html),
 // and the NCCL sites that return it, most common first.
-// Whether every NCCL release the log names is 2.30 or later (-1: none is, 0: unknown or mixed).
-int from_2_30(const NcclRunFacts& f) {
-  int newer = 0, older = 0;
-  for (const auto& [v, line] : f.versions) (nccl_version_in(v, ">=2.30") ? newer : older)++;
-  return newer && !older ? 1 : older && !newer ? -1 : 0;
-}
-
-std::string meaning(const std::string& result, int v2_30) {
+std::string meaning(const std::string& result) {
   // The results knowledge/nccl_result_causes.cpp ranks causes for: what the result says, the
   // causes follow (ranked_reading). NCCL user guide, API Types (ncclResult_t).
   if (result == "ncclSystemError")
@@ -36,28 +29,20 @@ std::string meaning(const std::string& result, int v2_30) {
   if (result == "ncclInternalError")
     return "a check inside NCCL failed (before NCCL 2.24 also the bootstrap network's checks)";
   // init.cc "Duplicate GPU detected : rank %d and rank %d both on CUDA device %lx" returns
-  // ncclInvalidUsage (v2.4.2-1 .. v2.29.7-1), as do argcheck.cc's argument checks. 2.30 allows
-  // several ranks per GPU (init.cc:1121-1132 @ v2.30.3-1: "Multiple ranks on the same GPU
-  // detected and allowed. Disabling NVLS."); ncclInvalidUsage then only with NCCL_NVLS_ENABLE=1.
-  if (result == "ncclInvalidUsage" || result == "ncclInvalidArgument") {
-    const std::string same_gpu =
-        "two ranks on the same GPU (more ranks per node than GPUs, or every rank on one "
-        "hard-coded device)";
-    const std::string rest =
-        "counts, types or roots that differ between ranks, or a communicator used after abort";
-    if (v2_30 > 0)
-      return "the program called NCCL wrongly: most often " + rest +
-             " (NCCL 2.30 allows several ranks on one GPU; that is invalid usage only with "
-             "NCCL_NVLS_ENABLE=1)";
-    if (v2_30 < 0)
-      return "the program called NCCL wrongly: most often " + same_gpu + ", or " + rest;
-    return "the program called NCCL wrongly: most often " + same_gpu +
-           " (before NCCL 2.30; 2.30 allows it unless NCCL_NVLS_ENABLE=1), or " + rest;
-  }
+  // ncclInvalidUsage (v2.4.2-1 .. v2.29.7-1), as do argcheck.cc's argument checks. From 2.30
+  // several ranks may share a GPU only with NCCL_MULTI_RANK_GPU_ENABLE=1; by default
+  // ncclCheckMultiRank still returns it ("Multiple ranks detected using the same GPU on this
+  // node. Set NCCL_MULTI_RANK_GPU_ENABLE=1 ...", src/graph/topo.cc:1976-1980 @ v2.30.3-1;
+  // "Multiple Ranks are using the same GPU/Partition", src/init.cc:1055-1058 @ v2.30.7-1).
+  if (result == "ncclInvalidUsage" || result == "ncclInvalidArgument")
+    return "the program called NCCL wrongly: most often two ranks on the same GPU (more ranks per "
+           "node than GPUs, or every rank on one hard-coded device: NCCL refuses it, \"Duplicate "
+           "GPU detected\" before 2.30 and from 2.30 unless NCCL_MULTI_RANK_GPU_ENABLE=1), or "
+           "counts, types or roots that differ between ranks";
   if (result == "ncclTimeout") return "a NCCL operation timed out";
   if (result == "an unknown result code")
     return "the value the NCCL call returned is none of the ncclResult_t codes the loaded NCCL "
-           "knows (ncclGetErrorString's default text): NCCL's own functions return only those";
+           "knows (ncclGetErrorString's default text)";
   if (result.rfind("unsupported data type", 0) == 0)
     return "the framework's NCCL has no such data type: PyTorch maps bfloat16 to NCCL only when "
            "built with NCCL 2.10 or later (ncclBfloat16 first appears in NCCL 2.10's nccl.h), "
@@ -257,7 +242,7 @@ class FrameworkNcclError : public Rule {
                           "rethrew it, which aborts the process (SIGABRT, exit code -6); the "
                           "message logged just before \"Exception raised from ncclCommWatchdog\" "
                           "says which"
-                        : meaning(result, from_2_30(f))) +
+                        : meaning(result)) +
               "." +
               (type                ? ""
                : f.nccl_lines == 0 ? " NCCL's own debug output is not in the log, so the failing "

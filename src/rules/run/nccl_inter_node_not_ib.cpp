@@ -39,9 +39,14 @@ class NcclInterNodeNotIb : public Rule {
     const bool multi = f.multi_node();
     // One host in the log, but a communicator larger than one node's GPUs (8 on an HGX / DGX
     // board and on Azure's ND sizes): a pasted excerpt of one host of a larger job.
+    // NCCL's own count says otherwise when it prints "nNodes 1" (a 16-GPU HGX-2 / DGX-2).
     int nranks = 0;
-    for (const auto& [id, c] : f.comms) nranks = std::max(nranks, c.nranks);
-    const bool larger = !multi && nranks > 8;
+    bool one_node = false;
+    for (const auto& [id, c] : f.comms) {
+      nranks = std::max(nranks, c.nranks);
+      one_node = one_node || c.nnodes == 1;
+    }
+    const bool larger = !multi && !one_node && nranks > 8;
     Finding x = finding(
         multi    ? "Inter-node traffic went over TCP sockets (NET/Socket), not InfiniBand: expect "
                    "about 1-3 GB/s instead of hundreds"
@@ -135,9 +140,13 @@ class NcclInterNodeNotIb : public Rule {
                   "ib-driver-not-loaded",  "nccl-ib-disabled",
                   "vm-size-no-infiniband", "vm-not-in-scale-set",
                   "cluster-pkey-mismatch", "cluster-placement-mismatch"};
-    // A run that failed is read for its failure first (the failing call's WARN, an error trail):
-    // sockets make a run slow, not fail, unless the failure's own reading says so.
-    x.rank = f.first_error_return || !f.issues.empty() ? 40 : 75;
+    // A run that failed is read for its failure first (an error trail, a problem NCCL's lines
+    // name; a WARN no rule reads is not a failure): sockets make a run slow, not fail, unless the
+    // failure's own reading says so.
+    bool failed = f.first_error_return.has_value();
+    for (const auto& [problem, issue] : f.issues)
+      failed = failed || problem != NcclProblem::kOtherWarning;
+    x.rank = failed ? 40 : 75;
     o.findings.push_back(std::move(x));
     return o;
   }

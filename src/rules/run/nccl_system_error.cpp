@@ -38,11 +38,13 @@ class NcclSystemError : public Rule {
     // consequence, listed after it; the ranked list of possible causes would only contradict it.
     const NcclMessageReading* named = nullptr;
     const auto readings = read_nccl_messages(f, NcclKnowledgeBase::builtin());
-    // A framework's "Last error:" line quotes NCCL's last WARN (ncclGetLastError): a WARN entry's
-    // reading of it names the call as well.
+    // A framework's line that quotes NCCL's last WARN (PyTorch's "Last error:", from
+    // ncclGetLastError) is read by a WARN entry too and names the call as well; a library's own
+    // line (libibverbs, libfabric, UCX) is not NCCL's WARN.
     for (const NcclMessageReading& r : readings)
       if ((r.line.level == NcclKbLevel::kWarn ||
-           (r.line.level == NcclKbLevel::kAny && r.entry->level == NcclKbLevel::kWarn)) &&
+           (r.line.level == NcclKbLevel::kAny && r.line.library.empty() &&
+            r.entry->level == NcclKbLevel::kWarn)) &&
           nccl_kb_severity(r) == Severity::kError) {
         named = &r;
         break;

@@ -332,9 +332,10 @@ TEST(FrameworkNcclError, InvalidUsageNamesRanksOnTheSameGpu) {
   EXPECT_NE(o.findings[0].cause.find("two ranks on the same GPU"), std::string::npos);
 }
 
-// NCCL 2.30 allows several ranks per GPU (init.cc "Multiple ranks on the same GPU detected and
-// allowed"): on 2.30 invalid usage is not read as two ranks on one GPU.
-TEST(FrameworkNcclError, InvalidUsageOn230IsNotRanksOnTheSameGpu) {
+// NCCL 2.30 still refuses several ranks on one GPU unless NCCL_MULTI_RANK_GPU_ENABLE=1
+// (src/graph/topo.cc:1976-1980 @ v2.30.3-1): on 2.30 invalid usage is still read as two ranks
+// on one GPU first, with the variable named.
+TEST(FrameworkNcclError, InvalidUsageOn230NamesTheMultiRankSwitch) {
   RuleOutcome o = log_rule(
       "framework-nccl-error",
       log_text("NCCL version 2.30.3+cuda13.0\n"
@@ -342,9 +343,9 @@ TEST(FrameworkNcclError, InvalidUsageOn230IsNotRanksOnTheSameGpu) {
                "invalid usage, NCCL version 2.30.3 ncclInvalidUsage: This usually reflects invalid "
                "usage of NCCL library.\n"));
   ASSERT_EQ(o.findings.size(), 1u);
-  EXPECT_EQ(o.findings[0].cause.find("most often two ranks on the same GPU"), std::string::npos)
+  EXPECT_NE(o.findings[0].cause.find("most often two ranks on the same GPU"), std::string::npos)
       << o.findings[0].cause;
-  EXPECT_NE(o.findings[0].cause.find("NCCL_NVLS_ENABLE=1"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("NCCL_MULTI_RANK_GPU_ENABLE=1"), std::string::npos);
 }
 
 TEST(FrameworkWatchdogHang, FiresOnTheHeartbeatMonitor) {

@@ -38,21 +38,59 @@ TEST(NcclInterNodeNotIb, SingleNodeWithoutIbIsANote) {
 // One host pasted from a job whose communicator is larger than one 8-GPU node (sgl-project/
 // sglang#3398: 16 ranks on H20 nodes): not called a single-node run.
 TEST(NcclInterNodeNotIb, OneHostOfALargerCommunicatorIsAWarning) {
-  const std::string head = "pod-a:75205:75205 [1] NCCL INFO ";
-  RuleOutcome o = log_rule(
-      kId, log_text(head + "NET/IB : No device found.\n" + head + "Using network Socket\n" + head +
-                    "ncclCommInitRank comm 0xb9c26e0 rank 1 nranks 16 cudaDev 1 nvmlDev 1 busId "
-                    "7e000 commId 0x898b6d578585998c - Init START\n"));
+  auto run = [](int nranks) {
+    const std::string head = "pod-a:75205:75205 [1] NCCL INFO ";
+    return log_rule(
+        kId,
+        log_text(head + "NET/IB : No device found.\n" + head + "Using network Socket\n" + head +
+                 "ncclCommInitRank comm 0xb9c26e0 rank 1 nranks " + std::to_string(nranks) +
+                 " cudaDev 1 nvmlDev 1 busId 7e000 commId 0x898b6d578585998c - "
+                 "Init START\n"));
+  };
+  RuleOutcome o = run(16);
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
   EXPECT_NE(o.findings[0].message.find("a communicator of 16 ranks"), std::string::npos)
       << o.findings[0].message;
-  RuleOutcome eight = log_rule(
-      kId, log_text(head + "NET/IB : No device found.\n" + head + "Using network Socket\n" + head +
-                    "ncclCommInitRank comm 0xb9c26e0 rank 1 nranks 8 cudaDev 1 nvmlDev 1 busId "
-                    "7e000 commId 0x898b6d578585998c - Init START\n"));
+  RuleOutcome eight = run(8);
   ASSERT_EQ(eight.findings.size(), 1u);
   EXPECT_EQ(eight.findings[0].severity, Severity::kInfo);
+  // NCCL's own "nNodes 1" (16 GPUs in one HGX-2 / DGX-2) is a single-node run.
+  const std::string head = "dgx2:7:7 [0] NCCL INFO ";
+  auto init = [&](const char* nnodes) {
+    const std::string comm =
+        "ncclCommInitRank comm 0x1 rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 7000 commId 0xabc";
+    return log_rule(
+        kId, log_text(head + "NET/IB : No device found.\n" + head + "Using network Socket\n" +
+                      head + comm + " - Init START\n" + head + "comm 0x1 rank 0 nRanks 16 " +
+                      nnodes + " localRank 0 MNNVL 0\n" + head + comm + " - Init COMPLETE\n"));
+  };
+  RuleOutcome dgx2 = init("nNodes 1 localRanks 16");
+  ASSERT_EQ(dgx2.findings.size(), 1u);
+  EXPECT_EQ(dgx2.findings[0].severity, Severity::kInfo) << dgx2.findings[0].message;
+  RuleOutcome two = init("nNodes 2 localRanks 8");
+  ASSERT_EQ(two.findings.size(), 1u);
+  EXPECT_EQ(two.findings[0].severity, Severity::kError) << two.findings[0].message;
+}
+
+// A run that failed (an error trail) is read for its failure first; a WARN no rule reads is no
+// failure (NVIDIA/nccl#952 failed in a proxy Connect on NET/Socket).
+TEST(NcclInterNodeNotIb, AFailureComesFirst) {
+  const std::string a = "a:1:1 [0] NCCL INFO ", b = "b:2:2 [0] NCCL INFO ";
+  const std::string run = a + "Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n" + b +
+                          "Channel 00/0 : 1[0] -> 0[0] [send] via NET/Socket/0\n";
+  RuleOutcome ok = log_rule(kId, log_text(run));
+  ASSERT_EQ(ok.findings.size(), 1u);
+  EXPECT_EQ(ok.findings[0].rank, 75);
+  RuleOutcome benign = log_rule(
+      kId, log_text(run + "a:1:1 [0] graph/xml.cc:827 NCCL WARN Could not find real path of "
+                          "/sys/class/pci_bus/0000:00/../../0000:00:1f.0\n"));
+  ASSERT_EQ(benign.findings.size(), 1u);
+  EXPECT_EQ(benign.findings[0].rank, 75);
+  RuleOutcome failed =
+      log_rule(kId, log_text(run + "a:1:1 [0] NCCL INFO transport/net_socket.cc:336 -> 2\n"));
+  ASSERT_EQ(failed.findings.size(), 1u);
+  EXPECT_EQ(failed.findings[0].rank, 40);
 }
 
 TEST(NcclInterNodeNotIb, QuietOnInfiniBand) {
