@@ -79,6 +79,8 @@ struct FrameworkFacts {
   // that shows a container, the first that shows several hosts.
   std::optional<FrameworkCue> container;
   std::optional<FrameworkCue> multi_host;
+  // Reading state for the cue: the first node srun named in "srun: error: <node>: task N: ...".
+  std::string srun_task_node;
   // The progress bar with the longest projected run (elapsed + remaining), if any.
   std::optional<ProgressBar> longest_progress;
 

@@ -700,6 +700,26 @@ void context_cues(std::string_view t, const Bigrams& bg, const std::string& src,
       return;
     }
   }
+  // srun's word on each task that ended (Slurm src/srun: error("%s: task %s: %s", node, ...)):
+  // "srun: error: jwc09n018: task 1: Exited with exit code 1"; a second node is a second host
+  // (horovod/horovod#1651).
+  if (const std::size_t p =
+          bg.maybe("srun: error: ") ? t.find("srun: error: ") : std::string_view::npos;
+      p != std::string_view::npos) {
+    const std::string_view rest = t.substr(p + 13);
+    const std::size_t colon = rest.find(": task");
+    if (colon != std::string_view::npos && colon > 0 && colon < 128 &&
+        rest.substr(0, colon).find(' ') == std::string_view::npos) {
+      const std::string_view node = rest.substr(0, colon);
+      if (out.srun_task_node.empty()) {
+        out.srun_task_node = std::string(node);
+      } else if (node != out.srun_task_node) {
+        cue(out.multi_host, "srun: tasks on " + out.srun_task_node + " and " + std::string(node), t,
+            src, n);
+        return;
+      }
+    }
+  }
   static constexpr std::string_view kRunner[] = {"--hostfile", "hostfile=", "pdsh "};
   for (std::string_view k : kRunner) {
     if (bg.maybe(k) && has(t, k)) {

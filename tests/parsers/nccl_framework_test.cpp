@@ -372,6 +372,17 @@ TEST(NcclFramework, ContainerAndHostCues) {
     EXPECT_FALSE(m.multi_host.has_value()) << line;
     EXPECT_FALSE(m.container.has_value()) << line;
   }
+  // srun's word on the tasks that ended, from two nodes (horovod/horovod#1651); one node twice
+  // is one host.
+  FrameworkFacts two = read({"srun: error: jwc09n018: task 1: Exited with exit code 1",
+                             "srun: error: jwc09n012: task 0: Exited with exit code 1"});
+  ASSERT_TRUE(two.multi_host.has_value());
+  EXPECT_EQ(two.multi_host->what, "srun: tasks on jwc09n018 and jwc09n012");
+  EXPECT_EQ(two.multi_host->where.line, 2);
+  FrameworkFacts one = read({"srun: error: n1: task 1: Exited with exit code 1",
+                             "srun: error: n1: tasks 2-3: Exited with exit code 1",
+                             "srun: error: Unable to create step for job 12: Timeout"});
+  EXPECT_FALSE(one.multi_host.has_value());
 }
 
 // A bare ncclResult_t name as a word (an issue title); not inside a longer identifier.
