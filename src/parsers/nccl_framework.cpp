@@ -6,11 +6,16 @@
 #include "core/text.h"
 #include "core/utf8.h"
 #include "facts/nccl_code_area.h"
+#include "parsers/nccl_framework_bigrams.h"
+#include "parsers/nccl_framework_cues.h"
 
 namespace trainready {
 namespace {
 
 using K = FrameworkEventKind;
+using framework_lines::Bigrams;
+using framework_lines::find;
+using framework_lines::has;
 
 constexpr std::size_t kQuoteMax = 240;
 constexpr std::size_t kEventCap = 64;
@@ -27,40 +32,6 @@ std::string_view word_after(std::string_view s, std::string_view key) {
   return s.substr(p, e - p);
 }
 
-// Which byte pairs a line holds, in 1024 bits: one pass over the line lets the readers below skip
-// the needles it cannot hold instead of searching for each (most lines of a framework's output
-// hold none of them). Exact bytes: a needle's other cases are needles of their own.
-class Bigrams {
- public:
-  explicit Bigrams(std::string_view s) {
-    for (std::size_t i = 1; i < s.size(); ++i) set(bit(s[i - 1], s[i]));
-  }
-  // False when `needle` cannot be in the line; true when it may be (then search for it).
-  bool maybe(std::string_view needle) const {
-    for (std::size_t i = 1; i < needle.size(); ++i)
-      if (!get(bit(needle[i - 1], needle[i]))) return false;
-    return true;
-  }
-
- private:
-  static unsigned bit(char a, char b) {
-    return ((static_cast<unsigned char>(a) << 3) ^ static_cast<unsigned char>(b)) & 1023u;
-  }
-  void set(unsigned b) { m_[b >> 6] |= std::uint64_t{1} << (b & 63); }
-  bool get(unsigned b) const { return (m_[b >> 6] >> (b & 63)) & 1u; }
-  std::uint64_t m_[16] = {};
-};
-
-// Searches of the whole line behind its byte pairs: a needle the line cannot hold costs a few bit
-// tests, not a scan of the line (most lines of a training job's output, its iteration lines,
-// hold none of the needles below).
-std::size_t find(const Bigrams& bg, std::string_view t, std::string_view needle,
-                 std::size_t pos = 0) {
-  return bg.maybe(needle) ? t.find(needle, pos) : std::string_view::npos;
-}
-bool has(const Bigrams& bg, std::string_view t, std::string_view needle) {
-  return find(bg, t, needle) != std::string_view::npos;
-}
 std::string_view word_after(const Bigrams& bg, std::string_view t, std::string_view key) {
   return bg.maybe(key) ? word_after(t, key) : std::string_view();
 }
@@ -640,131 +611,6 @@ bool crash(std::string_view t, const Bigrams& bg, const std::string& src, std::u
   return false;
 }
 
-// The first integer after `key` in `t` (past blanks, '=', quotes; "1:4" reads its maximum 4),
-// or -1.
-int count_after(std::string_view t, std::string_view key) {
-  const std::size_t p = t.find(key);
-  if (p == std::string_view::npos) return -1;
-  std::size_t i = p + key.size();
-  while (i < t.size() && i - p < key.size() + 4 && std::strchr(" =\"'", t[i]) != nullptr) ++i;
-  int v = -1;
-  for (int round = 0; round < 2; ++round) {
-    if (i >= t.size() || t[i] < '0' || t[i] > '9') break;
-    v = 0;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9' && v < 100000) v = v * 10 + (t[i++] - '0');
-    if (i >= t.size() || t[i] != ':') break;
-    ++i;
-  }
-  return v;
-}
-
-void cue(std::optional<FrameworkCue>& slot, std::string_view what, std::string_view t,
-         const std::string& src, std::uint64_t n) {
-  slot = FrameworkCue{std::string(what),
-                      clip_text(t, kQuoteMax),
-                      {src, static_cast<int>(n > 2147483647u ? 2147483647u : n)}};
-}
-
-// Where the job ran, from what the log really shows: knowledge/nccl_result_causes.h ranks a
-// result's causes by these.
-void context_cues(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
-                  FrameworkFacts& out) {
-  if (!out.container) {
-    // Docker's CLI (docs.docker.com; --shm-size / --ipc=host are not cues: they show /dev/shm
-    // was already raised, and the line holds `docker run` anyway); the tmpfs a container's 64 MB
-    // default limits; NGC's registry (nvcr.io) and its containers' working directory (/workspace,
-    // the NGC PyTorch image's WORKDIR); Kubernetes' CLI, its resource names and the
-    // KUBERNETES_SERVICE_* variables it sets in every container; Podman, Singularity / Apptainer,
-    // and NVIDIA's enroot / pyxis (srun --container-image).
-    static constexpr std::string_view kContainer[] = {
-        "docker run",  "docker exec", "nvidia-docker", "/dev/shm",         "nvcr.io/",
-        "/workspace/", "kubectl ",    "pod/",          "KUBERNETES_SERV",  "podman run",
-        "singularity", "apptainer",   "enroot ",       "--container-image"};
-    for (std::string_view c : kContainer) {
-      if (bg.maybe(c) && has(t, c)) {
-        cue(out.container, trim(c), t, src, n);
-        break;
-      }
-    }
-  }
-  if (out.multi_host) return;
-  // Launchers' node counts: torchrun --nnodes (torch/distributed/run.py), DeepSpeed's
-  // --num_nodes and its hostfile / pdsh runner (deepspeed/launcher/runner.py), Slurm's
-  // SLURM_NNODES / SLURM_JOB_NUM_NODES (sbatch(1)), NNODES in Megatron-LM's example scripts.
-  static constexpr std::string_view kCount[] = {
-      "--nnodes",    "nnodes=",    "NNODES=",       "--num_nodes",
-      "--num-nodes", "num_nodes=", "SLURM_NNODES=", "SLURM_JOB_NUM_NODES="};
-  for (std::string_view k : kCount) {
-    if (bg.maybe(k) && count_after(t, k) > 1) {
-      cue(out.multi_host, trim(k), t, src, n);
-      return;
-    }
-  }
-  // srun's word on each task that ended (Slurm src/srun: error("%s: task %s: %s", node, ...)):
-  // "srun: error: jwc09n018: task 1: Exited with exit code 1"; a second node is a second host
-  // (horovod/horovod#1651).
-  if (const std::size_t p =
-          bg.maybe("srun: error: ") ? t.find("srun: error: ") : std::string_view::npos;
-      p != std::string_view::npos) {
-    const std::string_view rest = t.substr(p + 13);
-    const std::size_t colon = rest.find(": task");
-    if (colon != std::string_view::npos && colon > 0 && colon < 128 &&
-        rest.substr(0, colon).find(' ') == std::string_view::npos) {
-      const std::string_view node = rest.substr(0, colon);
-      if (out.srun_task_node.empty()) {
-        out.srun_task_node = std::string(node);
-      } else if (node != out.srun_task_node) {
-        cue(out.multi_host, "srun: tasks on " + out.srun_task_node + " and " + std::string(node), t,
-            src, n);
-        return;
-      }
-    }
-  }
-  static constexpr std::string_view kRunner[] = {"--hostfile", "hostfile=", "pdsh "};
-  for (std::string_view k : kRunner) {
-    if (bg.maybe(k) && has(t, k)) {
-      cue(out.multi_host, trim(k), t, src, n);
-      return;
-    }
-  }
-  // A person's words: "multi-node", "two nodes", "2 hosts", and the Chinese 多机 ("several
-  // machines", as in 多机多卡 "several machines, several GPUs") and 多节点 ("several nodes").
-  static constexpr std::string_view kWords[] = {"ulti-node",
-                                                "ulti node",
-                                                "ultinode",
-                                                "ULTI-NODE",
-                                                "\xe5\xa4\x9a\xe6\x9c\xba",
-                                                "\xe5\xa4\x9a\xe8\x8a\x82\xe7\x82\xb9"};
-  for (std::string_view w : kWords) {
-    if (bg.maybe(w) && has(t, w)) {
-      cue(out.multi_host, w, t, src, n);
-      return;
-    }
-  }
-  for (std::string_view unit :
-       {std::string_view(" nodes"), std::string_view(" hosts"), std::string_view(" machines")}) {
-    const std::size_t p = bg.maybe(unit) ? t.find(unit) : std::string_view::npos;
-    if (p == std::string_view::npos || p == 0) continue;
-    std::size_t b = p;
-    while (b > 0 && t[b - 1] != ' ' && t[b - 1] != '(' && p - b < 12) --b;
-    const std::string before = to_lower(t.substr(b, p - b));
-    // Only "on / across / between / over N nodes": "a graph of 12 nodes" is not hosts.
-    std::size_t w = b > 0 ? b - 1 : 0;
-    while (w > 0 && t[w - 1] != ' ') --w;
-    const std::string prev = b > 1 ? to_lower(t.substr(w, b - 1 - w)) : std::string();
-    if (prev != "on" && prev != "across" && prev != "between" && prev != "over") continue;
-    int count = 0;
-    if (!before.empty() && before.size() < 6 &&
-        before.find_first_not_of("0123456789") == std::string::npos)
-      count = std::stoi(before);
-    if (count > 1 || before == "two" || before == "three" || before == "four" ||
-        before == "several" || before == "multiple" || before == "many") {
-      cue(out.multi_host, t.substr(b, p + unit.size() - b), t, src, n);
-      return;
-    }
-  }
-}
-
 }  // namespace
 
 std::string_view nccl_result_from_reason(std::string_view reason) {
@@ -858,7 +704,8 @@ bool read_framework_line(std::string_view line, const std::string& source,
   if (t.size() < 16) return false;
   const Bigrams bg(t);
   if (progress_bar(t, bg, source, line_number, out)) return false;
-  if (!out.container || !out.multi_host) context_cues(t, bg, source, line_number, out);
+  if (!out.container || !out.multi_host)
+    framework_lines::context_cues(t, bg, source, line_number, out);
   if ((t[0] == 'N' || t[0] == 'G' || t[0] == '"' || t[0] == '{') &&
       ras_start(t, source, line_number, out))
     return false;
