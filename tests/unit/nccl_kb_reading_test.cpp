@@ -163,16 +163,17 @@ TEST(NcclKbReading, ACauseTheLogShowsSetsTheSeverity) {
             "warning");
 }
 
+// The built-in knowledge base's readings of a log given as text.
+std::vector<NcclMessageReading> builtin_readings(const std::string& log) {
+  return read_nccl_messages(analyze_nccl_log_text(log, "q.log"), NcclKnowledgeBase::builtin());
+}
+
 // A cause the message's own text decides (`line_has`: an errno) is read from the line the entry
 // reads, and one that line rules out is not offered among the other causes: ETIMEDOUT from
 // ibv_modify_qp is not the ENODEV or EINVAL cause. A second line of the same message with
 // another errno brings its cause back.
 TEST(NcclKbReading, TheLineItselfRulesCausesOut) {
-  auto read = [](const std::string& log) {
-    const auto r =
-        read_nccl_messages(analyze_nccl_log_text(log, "q.log"), NcclKnowledgeBase::builtin());
-    return r;
-  };
+  const auto read = builtin_readings;
   auto has = [](const NcclMessageReading& r, const std::string& text) {
     for (const NcclKbCause* c : r.others)
       if (c->cause.find(text) != std::string::npos) return true;
@@ -334,8 +335,7 @@ TEST(NcclKbReading, AFixedBugNeedsAnOlderRelease) {
 // aws-ofi-nccl has no CollNet); the net symbols missing is.
 TEST(NcclKbReading, MissingCollNetSymbolsLeaveTheNetPluginLoaded) {
   auto first = [](const std::string& log) {
-    const auto r =
-        read_nccl_messages(analyze_nccl_log_text(log, "p.log"), NcclKnowledgeBase::builtin());
+    const auto r = builtin_readings(log);
     return r.empty() ? std::string() : r.front().entry->id;
   };
   EXPECT_EQ(first("h:79:79 [0] NCCL INFO NET/Plugin: Failed to find ncclCollNetPlugin symbol (>= "
@@ -351,8 +351,7 @@ TEST(NcclKbReading, MissingCollNetSymbolsLeaveTheNetPluginLoaded) {
 // ncclInProgress): an earlier failure, unless the log shows a non-blocking communicator.
 TEST(NcclKbReading, ACommunicatorsRecordedErrorIsAnEarlierFailure) {
   auto cause = [](const std::string& log) {
-    const auto r =
-        read_nccl_messages(analyze_nccl_log_text(log, "c.log"), NcclKnowledgeBase::builtin());
+    const auto r = builtin_readings(log);
     return r.empty() || !r.front().cause ? std::string() : r.front().cause->cause;
   };
   const std::string warn =
