@@ -60,6 +60,9 @@ std::string NcclRunFacts::multi_node_evidence() const {
         t.kind == TransportKind::kNetOther || t.kind == TransportKind::kCollNet)
       return "connections via " + t.label;
   }
+  if (host_device_clash)
+    return "rank " + std::to_string(host_device_clash->peer) + " on a CUDA device that rank " +
+           std::to_string(host_device_clash->holder) + " of " + host_device_clash->host + " holds";
   return "";
 }
 

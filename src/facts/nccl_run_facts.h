@@ -159,6 +159,18 @@ struct EnvSetting {
   LogLine line;
 };
 
+// Two ranks on one CUDA device of one host, as the P2P / SHM connection lines of NCCL 2.3 - 2.4
+// show them (parsers/nccl_ring_claims.h): the peer is on a second machine that NCCL took for
+// this one, because the two share the name NCCL told hosts apart by.
+struct NcclHostDeviceClash {
+  std::string host;     // the label of the host whose ranks printed both lines
+  int dev = -1;         // the CUDA device number both ranks are on
+  int holder = -1;      // the rank of this host that prints its own lines on that device
+  int peer = -1;        // the rank a rank of this host reached over P2P / SHM on that device
+  LogLine holder_line;  // a connection line the holder printed
+  LogLine peer_line;    // the connection line that names the peer
+};
+
 // One distinct WARN message (or error line a framework printed about NCCL), host prefix and
 // source location removed, so the same warning from 512 ranks is one entry.
 struct NcclWarning {
@@ -296,6 +308,7 @@ struct NcclRunFacts {
   };
   std::vector<LibraryWarning> library_warnings;
   std::map<std::string, std::uint64_t> library_warn_lines;
+  std::optional<NcclHostDeviceClash> host_device_clash;
   std::optional<LogLine> init_complete_line;  // the first "Init COMPLETE"
   std::optional<LogLine> mnnvl_line;          // the first "MNNVL ..." line (multi-node NVLink)
   std::string cuda_driver;                    // "12.2", from "cudaDriverVersion 12020"

@@ -493,8 +493,11 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
   if (!starts(m, "Channel ") && failure_worded(m)) failures.info(quote(m), at(n), &s, time_of(n));
   // NCCL 2.0 - 2.6 named a connection "Ring %02d : a[dev] -> b[dev] via X" (transport/*.cu,
   // p2p.cc at v2.3.7-1 .. v2.6.4-1; "Channel" from 2.7); an excerpt may have lost "Ring 00 : ".
-  if ((m[0] == 'R' && starts(m, "Ring ")) || (m[0] >= '0' && m[0] <= '9' && has(m, " -> ")))
+  if ((m[0] == 'R' && starts(m, "Ring ")) || (m[0] >= '0' && m[0] <= '9' && has(m, " -> "))) {
+    if (m[0] == 'R')
+      if (auto c = parse_ring_connection(m)) ring_claims.add(*c, &s, log_line(r.text, n));
     return channel(m, s, r.text, n);
+  }
   switch (m[0]) {
     case 'C':
       if (starts(m, "Channel ")) return channel(m, s, r.text, n);

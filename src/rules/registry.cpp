@@ -68,6 +68,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_diag_xid());
     r.push_back(make_nccl_gdrdma_off());
     r.push_back(make_nccl_host_mismatch());
+    r.push_back(make_nccl_hosts_taken_as_one());
     r.push_back(make_nccl_ib_completion_error());
     r.push_back(make_nccl_ib_disabled());
     r.push_back(make_nccl_ib_relaxed_ordering_off());

@@ -72,6 +72,7 @@ std::unique_ptr<Rule> make_nccl_log_unplaced();
 std::unique_ptr<Rule> make_nccl_p2p_disabled();
 std::unique_ptr<Rule> make_nccl_rank_slow();
 std::unique_ptr<Rule> make_nccl_ranks_behind();
+std::unique_ptr<Rule> make_nccl_hosts_taken_as_one();
 std::unique_ptr<Rule> make_nccl_separate_jobs();
 std::unique_ptr<Rule> make_nccl_socket_interface();
 std::unique_ptr<Rule> make_nccl_system_error();
