@@ -50,6 +50,8 @@ const std::map<std::string, FixedCase>& cases() {
         "h:1:2 [0] transport/net_ib.cc:533 NCCL WARN NET/IB : Trying to merge multiple devices "
         "together with different link_layer properties mlx5_0 -> 1, mlx5_1 -> 2. Try only "
         "selecting NICs with one type of link using NCCL_IB_HCA"}},
+      {"fixed-2-18-6-connect-devpeers-memcpy-race",
+       {"2.18.3", "h:1:2 [0] transport.cc:154 NCCL WARN Cuda failure 'invalid argument'"}},
       {"fixed-2-26-2-sm120-kernel-shared-memory",
        {"2.25.1", "h:1:2 [1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'"}},
       {"fixed-2-26-3-cumem-host-numa-container",
@@ -97,7 +99,10 @@ TEST(NcclKbFixedIn, EveryFixedBugHasATestLineAndNamesItsReleaseNote) {
   for (const NcclKbEntry* e : fixed) {
     EXPECT_EQ(e->file, "fixed-in.yaml") << e->id;
     EXPECT_TRUE(cases().count(e->id)) << e->id << ": a fixed_in entry needs a test line here";
-    EXPECT_NE(e->source.find("release note"), std::string::npos) << e->id;
+    // A release whose note is empty (2.18.6-1) is told by its change log: its commits' messages.
+    EXPECT_TRUE(e->source.find("release note") != std::string::npos ||
+                e->source.find("change log") != std::string::npos)
+        << e->id;
     EXPECT_FALSE(e->versions.empty()) << e->id << ": the first release with the bug";
   }
   for (const auto& [id, c] : cases())
@@ -144,7 +149,7 @@ TEST(NcclKbFixedIn, MixedReleasesNeedOneReleaseWithTheBug) {
 
 // The line without the file:line NCCL printed it from ("h:1:2 [0] NCCL WARN ..."), as an excerpt
 // pasted without it, when that place tells the release; then only a version line tells it. A
-// place the site lists do not hold (a CUDACHECK's caller) stays: an in_file entry needs it.
+// place the site lists do not hold stays.
 std::string without_place(const std::string& line) {
   const std::size_t warn = line.find(" NCCL WARN ");
   const std::size_t bracket = line.find("] ");
@@ -157,11 +162,26 @@ std::string without_place(const std::string& line) {
 // Without a version line (or a place that tells the release) the ordinary entry reads the line,
 // and names the bug among the three other causes it lists ("if your NCCL is older than X"), as a
 // maintainer asks for the version.
+// An entry read only at its place (in_file) keeps the place: where the macro that printed it sits
+// (a CUDACHECK's caller, tools/nccl_macro_uses.py) dates the line, and then the bug is the reading
+// when every release of that range has it, else one more cause of the ordinary reading.
 TEST(NcclKbFixedIn, WithoutAVersionTheBugIsAnotherCauseOfTheOrdinaryReading) {
   for (const NcclKbEntry* e : fixed_entries()) {
     auto it = cases().find(e->id);
     if (it == cases().end()) continue;
-    const auto r = read(without_place(it->second.line) + "\n");
+    const std::string& line = it->second.line;
+    if (e->in_file) {
+      const std::size_t bracket = line.find("] "), warn = line.find(" NCCL WARN ");
+      const NcclSiteReleases at = nccl_releases_from_sites(
+          {{line.substr(bracket + 2, warn - bracket - 2), line.substr(warn + 11)}});
+      if (at.known() && at.all_in(e->versions + ",<" + e->fixed_in)) {
+        const auto dated = read(line + "\n");
+        ASSERT_FALSE(dated.empty()) << e->id;
+        EXPECT_EQ(dated.front().entry->id, e->id) << e->id << " at " << at.describe();
+        continue;
+      }
+    }
+    const auto r = read((e->in_file ? line : without_place(line)) + "\n");
     ASSERT_FALSE(r.empty()) << e->id;
     EXPECT_EQ(reading_of(r, e->id), nullptr) << e->id;
     const auto& others = r.front().others;
@@ -207,6 +227,35 @@ TEST(NcclKbFixedIn, WhereTheWarnPrintedTellsTheRelease) {
   EXPECT_EQ(reading_of(both, ring->id), nullptr);
   EXPECT_TRUE(offered(both));
   EXPECT_EQ(both.front().releases.describe(), "2.4.9 .. 2.22.3");  // untagged 2.5.x included
+}
+
+// A WARN a checking macro printed carries the macro's place (tools/nccl_macro_uses.py): NVIDIA/
+// nccl#957's log, without a version line, printed the CUDACHECKGOTO of transport.cc:154, a
+// cudaMemcpyAsync there only in 2.18.1 .. 2.18.5 and 2.19.1, all before the fix.
+TEST(NcclKbFixedIn, AMacrosPlaceTellsTheReleaseToo) {
+  const auto r = read(
+      "nid001:1:2 [3] transport.cc:154 NCCL WARN Cuda failure 'invalid argument'\n"
+      "nid001:1:3 [3] NCCL INFO transport.cc:33 -> 1\n");
+  const NcclMessageReading* bug = reading_of(r, "fixed-2-18-6-connect-devpeers-memcpy-race");
+  ASSERT_NE(bug, nullptr);
+  EXPECT_EQ(bug->releases.describe(), "2.18.1 .. 2.19.1");
+  ASSERT_EQ(bug->releases.sites.size(), 1u);
+  EXPECT_EQ(bug->releases.sites[0], "transport.cc:154");
+  // The thread's own log (Open MPI's tagged output): the proxy's WARNs narrow it to 2.18.3 ..
+  // 2.18.5; the title says 2.18.3.
+  const auto thread = read_nccl_messages(
+      analyze_nccl_logs({std::string(TR_TEST_DATA) +
+                         "/nccl-shapes/nccl957-mpirun-tag-memcpy-race-no-version.log"}),
+      NcclKnowledgeBase::builtin());
+  ASSERT_FALSE(thread.empty());
+  EXPECT_EQ(thread.front().entry->id, "fixed-2-18-6-connect-devpeers-memcpy-race");
+  EXPECT_EQ(thread.front().releases.describe(), "2.18.3 .. 2.18.5");
+  // At 2.20.3 that place is no cudaMemcpyAsync's: the ordinary reading.
+  const auto later = read(with_version("2.20.3",
+                                       "h:1:2 [0] transport.cc:154 NCCL WARN Cuda "
+                                       "failure 'invalid argument'"));
+  ASSERT_FALSE(later.empty());
+  EXPECT_EQ(reading_of(later, "fixed-2-18-6-connect-devpeers-memcpy-race"), nullptr);
 }
 
 // The bug's own context decides: a "Message truncated" of another size under an affected release
