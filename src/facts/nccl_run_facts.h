@@ -193,6 +193,9 @@ struct NcclHostProfile {
   // NET/Plugin outcome: "internal" (no external net plugin, whatever the release's wording),
   // "X (vN)" for "Loaded net plugin X (vN)", else the line shortened.
   std::set<std::string> plugin;
+  // The library an external net plugin says it loaded from: nccl-rdma-sharp-plugins (HPC-X's)
+  // prints "Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so" (src/p2p_plugin.c).
+  std::set<std::string> plugin_libraries;
   // The NCCL releases whose plugin loader prints the wording this host printed ("2.17.1-2.18.6"):
   // only where the wording belongs to one span of releases (src/init.cc, src/net.cc,
   // src/plugin/net.cc, every tag from v2.4.2-1 to v2.30.7-1).

@@ -595,6 +595,9 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       break;
     case 'P':
       if (starts(m, "Pattern ")) return search_line(m, s, r.text, n);
+      // nccl-rdma-sharp-plugins (HPC-X's net plugin) at load: "Plugin Path : %s" (src/p2p_plugin.c)
+      if (starts(m, "Plugin Path : ") && proc_of(s).p.plugin_libraries.size() < 4)
+        proc_of(s).p.plugin_libraries.insert(std::string(trim(utf8_prefix(m.substr(14), 160))));
       break;
     case 'S':
       if (starts(m, "Search ") && has(m, " channels loaded from XML graph")) {

@@ -309,6 +309,7 @@ void NcclLogAnalyzer::State::finish_hosts() {
     h.versions.insert(p.p.versions.begin(), p.p.versions.end());
     h.gpus.insert(p.p.gpus.begin(), p.p.gpus.end());
     h.plugin.insert(p.p.plugin.begin(), p.p.plugin.end());
+    h.plugin_libraries.insert(p.p.plugin_libraries.begin(), p.p.plugin_libraries.end());
     h.loader_releases.insert(p.p.loader_releases.begin(), p.p.loader_releases.end());
     if (p.p.ib_devices && (!h.ib_devices || *p.p.ib_devices)) h.ib_devices = p.p.ib_devices;
     if (f.host_profiles.size() > (1u << 16)) break;

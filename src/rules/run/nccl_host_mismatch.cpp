@@ -34,7 +34,14 @@ class NcclHostMismatch : public Rule {
       for (const auto& [e, v] : p.env) env_names.insert(e);
     std::size_t with_setup = 0;
     for (const auto& [h, p] : f.host_profiles) {
-      const bool setup = !p.networks.empty() || p.ib_devices.has_value() || !p.env.empty();
+      // Whether the host runs an external net plugin: NCCL's loader said "internal", or a plugin
+      // said it loaded (its name from NCCL, or the library nccl-rdma-sharp-plugins prints).
+      const bool internal_only =
+          p.plugin.size() == 1 && p.plugin.count("internal") && p.plugin_libraries.empty();
+      const bool external =
+          p.plugin.size() > p.plugin.count("internal") || !p.plugin_libraries.empty();
+      const bool setup = !p.networks.empty() || p.ib_devices.has_value() || !p.env.empty() ||
+                         internal_only || external;
       if (!setup) continue;
       ++with_setup;
       for (const std::string& e : env_names) {
@@ -47,11 +54,21 @@ class NcclHostMismatch : public Rule {
         seen["InfiniBand"][*p.ib_devices ? "IB devices found" : "no IB device"].insert(h);
       if (!p.gpus.empty()) seen["GPU"][join_limited(p.gpus)].insert(h);
       if (!p.plugin.empty()) seen["network plugin"][join_limited(p.plugin, 3)].insert(h);
+      if (internal_only || external)
+        seen["external network plugin"]
+            [internal_only ? "none (NCCL's internal network)"
+                           : "loaded" + (p.plugin_libraries.empty()
+                                             ? std::string()
+                                             : " from " + join_limited(p.plugin_libraries, 2))]
+                .insert(h);
       if (!p.loader_releases.empty())
         seen["NCCL release (by its plugin loader's wording)"][join_limited(p.loader_releases)]
             .insert(h);
     }
     if (with_setup < 2) return {};
+    // Plugin names that differ already say it.
+    if (auto it = seen.find("network plugin"); it != seen.end() && it->second.size() > 1)
+      seen.erase("external network plugin");
     RuleOutcome o;
     std::vector<std::string> parts;
     Finding x = finding("");
@@ -78,6 +95,17 @@ class NcclHostMismatch : public Rule {
         "no IB device) cannot connect to peers that chose IB, a setting exported on one node "
         "only (mpirun without -x, a per-node env file) changes protocol or transport on that "
         "node, and mixed plugins or GPUs change what each side expects.";
+    auto differs = [&](const std::string& attr) {
+      auto it = seen.find(attr);
+      return it != seen.end() && it->second.size() > 1;
+    };
+    if (differs("network plugin") || differs("external network plugin"))
+      x.cause +=
+          " With different net plugins, the handle one rank's plugin hands out to be connected "
+          "to (its listen(), exchanged through the bootstrap) is read by the peer's other plugin "
+          "(its connect(); src/include/nccl_net.h @ v2.25.1-1): the connection never forms and "
+          "init hangs or fails - as with "
+          "HPC-X's plugin on some nodes only (NVIDIA/nccl#1634).";
     if (seen.count("NCCL release (by its plugin loader's wording)") &&
         seen["NCCL release (by its plugin loader's wording)"].size() > 1)
       x.cause +=

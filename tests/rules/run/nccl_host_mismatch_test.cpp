@@ -91,5 +91,29 @@ TEST(NcclHostMismatch, APluginLoadedAtTwoApiVersions) {
   EXPECT_NE(o.findings[0].message.find("network plugin"), std::string::npos);
 }
 
+// NVIDIA/nccl#1634 (NCCL 2.25, a multi-node test that hung): one node loaded HPC-X's
+// nccl-rdma-sharp-plugins, which says where from at load, the other found no plugin. Two lines,
+// no Bootstrap or network line: the plugin alone tells the hosts' setups apart.
+TEST(NcclHostMismatch, AnExternalPluginOnSomeHostsOnly) {
+  const std::string log =
+      "HGX-H100-11:18226:18274 [5] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using "
+      "internal network plugin.\n"
+      "HGX-H100-04:589474:589541 [0] NCCL INFO Plugin Path : "
+      "/opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so\n";
+  const NcclRunFacts f = log_text(log);
+  ASSERT_EQ(f.host_profiles.at("HGX-H100-04").plugin_libraries.size(), 1u);
+  RuleOutcome o = log_rule("nccl-host-mismatch", f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("external network plugin"), std::string::npos);
+  EXPECT_NE(o.findings[0].evidence[0].text.find("none (NCCL's internal network)"),
+            std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("listen()"), std::string::npos);
+  // Both hosts with the plugin: the same setup.
+  const std::string both =
+      "a:1:1 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so\n"
+      "b:1:1 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so\n";
+  EXPECT_TRUE(log_rule("nccl-host-mismatch", log_text(both)).findings.empty());
+}
+
 }  // namespace
 }  // namespace trainready::test
