@@ -38,6 +38,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEVERITIES = {"error", "warning", "info"}
 LEVELS = {"WARN", "INFO"}
 WHEN_KEYS = {"link_layer", "net", "plugin", "env", "nccl", "driver", "multi_node", "log_has", "line_has",
+             "framework",
              "mnnvl", "gdr", "rccl"}
 ENTRY_KEYS = {"id", "match", "level", "kind", "versions", "in_file", "fixed_in", "what",
               "severity", "rank", "causes", "source", "doc", "info_failure", "consequence",

@@ -139,10 +139,11 @@ std::string pack(const trainready::NcclKnowledgeBase& kb) {
              << ", .confirm = " << t.str(c.confirm) << ", .link_layer = " << t.str(w.link_layer)
              << ",\n     .net = " << t.regex(w.net) << ", .plugin = " << t.regex(w.plugin)
              << ", .log_has = " << t.regex(w.log_has) << ", .line_has = " << t.regex(w.line_has)
-             << ", .env_begin = " << env_begin << ", .env_count = " << n_envs - env_begin
-             << ",\n     .nccl = " << t.str(w.nccl) << ", .driver = " << t.str(w.driver)
-             << ", .multi_node = " << boolean(w.multi_node) << ", .mnnvl = " << boolean(w.mnnvl)
-             << ", .gdr = " << boolean(w.gdr) << ", .rccl = " << boolean(w.rccl)
+             << ", .framework = " << t.regex(w.framework) << ", .env_begin = " << env_begin
+             << ", .env_count = " << n_envs - env_begin << ",\n     .nccl = " << t.str(w.nccl)
+             << ", .driver = " << t.str(w.driver) << ", .multi_node = " << boolean(w.multi_node)
+             << ", .mnnvl = " << boolean(w.mnnvl) << ", .gdr = " << boolean(w.gdr)
+             << ", .rccl = " << boolean(w.rccl)
              << ", .severity = " << (c.severity ? static_cast<int>(*c.severity) : -1) << "},  // "
              << note(e.id) << "\n";
       ++n_causes;

@@ -68,6 +68,10 @@ struct NcclKbEnv {
 struct NcclKbWhen {
   std::string link_layer;  // "InfiniBand" | "Ethernet" | "" (any)
   std::optional<NcclKbRegex> net, plugin, log_has;
+  // Searched in the names of the frameworks whose lines the log holds ("PyTorch", "XLA",
+  // "vLLM": FrameworkFacts::frameworks): advice that depends on the framework's own allocator or
+  // settings.
+  std::optional<NcclKbRegex> framework;
   // Searched in the line the entry reads (not the whole log): a cause the message's own text
   // decides (an errno, a size, a peer). A line it fails on rules the cause out, so the reading
   // does not offer it among the message's other causes either.
@@ -79,8 +83,8 @@ struct NcclKbWhen {
   // directory, a HIP name RCCL prints for CUDA's), whose causes and fixes differ from NVIDIA's.
   std::optional<bool> rccl;
   bool empty() const {
-    return link_layer.empty() && !net && !plugin && !log_has && !line_has && env.empty() &&
-           nccl.empty() && driver.empty() && !multi_node && !mnnvl && !gdr && !rccl;
+    return link_layer.empty() && !net && !plugin && !log_has && !framework && !line_has &&
+           env.empty() && nccl.empty() && driver.empty() && !multi_node && !mnnvl && !gdr && !rccl;
   }
 };
 

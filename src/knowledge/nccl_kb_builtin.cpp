@@ -35,6 +35,7 @@ NcclKbCause cause(const packed::Cause& p) {
   w.plugin = regex(p.plugin);
   w.log_has = regex(p.log_has);
   w.line_has = regex(p.line_has);
+  w.framework = regex(p.framework);
   for (const packed::Env& e : packed::envs().subspan(p.env_begin, p.env_count))
     w.env.push_back({str(e.name), regex(e.value)});
   w.nccl = str(p.nccl);

@@ -490,6 +490,10 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
   }
   if (w.rccl && *w.rccl != r.rccl) return false;
   if (w.log_has && !log_has(*w.log_has, f)) return false;
+  if (w.framework &&
+      std::none_of(f.framework.frameworks.begin(), f.framework.frameworks.end(),
+                   [&](const std::string& name) { return search(*w.framework, name); }))
+    return false;
   return true;
 }
 

@@ -14,8 +14,8 @@ namespace {
 // Every field of NcclKbEntry and what it holds is written below; a field added to it must be
 // added here and to tools/nccl_kb_pack.cpp (the size check says when one was).
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-static_assert(sizeof(NcclKbEntry) == 496 && sizeof(NcclKbWhen) == 352 &&
-                  sizeof(NcclKbCause) == 456 && sizeof(NcclKbEnv) == 88,
+static_assert(sizeof(NcclKbEntry) == 496 && sizeof(NcclKbWhen) == 408 &&
+                  sizeof(NcclKbCause) == 512 && sizeof(NcclKbEnv) == 88,
               "a knowledge-base field was added or changed: dump it here and pack it in "
               "tools/nccl_kb_pack.cpp");
 #endif
@@ -58,6 +58,7 @@ std::string dump(const NcclKbEntry& e) {
     put(o, "plugin", w.plugin);
     put(o, "log_has", w.log_has);
     put(o, "line_has", w.line_has);
+    put(o, "framework", w.framework);
     for (const NcclKbEnv& x : w.env) {
       put(o, "env", x.name);
       put(o, "env_value", x.value);

@@ -168,6 +168,34 @@ std::vector<NcclMessageReading> builtin_readings(const std::string& log) {
   return read_nccl_messages(analyze_nccl_log_text(log, "q.log"), NcclKnowledgeBase::builtin());
 }
 
+// A cause the framework decides (`framework`: the names of the frameworks whose lines the log
+// holds): a GPU out of memory under XLA is JAX's preallocation; under PyTorch its caching
+// allocator.
+TEST(NcclKbReading, TheFrameworkSelectsItsAllocatorsCause) {
+  const std::string oom = "h:1:2 [0] include/alloc.h:121 NCCL WARN Cuda failure 'out of memory'\n";
+  const auto xla = builtin_readings(
+      oom +
+      "E0101 00:00:00.000000 123 pjrt_stream_executor_client.cc:2000] Execution of replica 0 "
+      "failed: INTERNAL: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: "
+      "unhandled cuda error (run with NCCL_DEBUG=INFO for details)\n");
+  ASSERT_FALSE(xla.empty());
+  EXPECT_EQ(xla.front().entry->id, "cuda-out-of-memory");
+  ASSERT_NE(xla.front().cause, nullptr);
+  EXPECT_NE(xla.front().cause->fix.find("XLA_CLIENT_MEM_FRACTION"), std::string::npos);
+  const auto torch = builtin_readings(oom);
+  ASSERT_FALSE(torch.empty());
+  ASSERT_NE(torch.front().cause, nullptr);
+  EXPECT_EQ(torch.front().cause->fix.find("XLA_"), std::string::npos);
+  // The key reads its regex from YAML like the others.
+  const NcclKnowledgeBase kb = NcclKnowledgeBase::parse(
+      {{"t.yaml",
+        "subsystem: t\nentries:\n- id: x\n  match: 'y'\n  level: WARN\n  what: w\n  severity: "
+        "error\n  causes:\n  - cause: c\n    when: {framework: 'XLA|PyTorch'}\n    fix: f\n    "
+        "confirm: k\n  source: a.c:1 @ v1\n"}});
+  ASSERT_TRUE(kb.entries().front().causes.front().when.framework);
+  EXPECT_EQ(kb.entries().front().causes.front().when.framework->text, "XLA|PyTorch");
+}
+
 // A cause the message's own text decides (`line_has`: an errno) is read from the line the entry
 // reads, and one that line rules out is not offered among the other causes: ETIMEDOUT from
 // ibv_modify_qp is not the ENODEV or EINVAL cause. A second line of the same message with
