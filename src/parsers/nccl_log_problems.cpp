@@ -335,7 +335,10 @@ void NcclLogAnalyzer::State::finish_hosts() {
          {file_name, static_cast<int>(std::min<std::uint64_t>(t.n, 2147483647))}});
   }
   failures.finish(f.failure_info, f.failure_info_folded);
-  f.host_device_clash = ring_claims.finish();
+  if (ring_claims.any_claim()) {
+    for (const Membership& m : memberships) ring_claims.member(m.stream, m.rank);
+    f.host_device_clash = ring_claims.finish();
+  }
 }
 
 // A framework's line (nccl_framework.h), an event it adds stamped with the line's time.

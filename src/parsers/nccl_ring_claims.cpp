@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <map>
-#include <set>
 
 namespace trainready {
 namespace {
@@ -15,14 +14,15 @@ bool eat(std::string_view& s, std::string_view p) {
 
 // "12" -> 12; false unless one or more decimal digits come first.
 bool number(std::string_view& s, int& out) {
+  if (s.empty() || s.front() < '0' || s.front() > '9') return false;
   auto r = std::from_chars(s.data(), s.data() + s.size(), out);
-  if (r.ec != std::errc() || out < 0) return false;
+  if (r.ec != std::errc()) return false;
   s.remove_prefix(static_cast<std::size_t>(r.ptr - s.data()));
   return true;
 }
 
 // "6[6]": a rank and, in brackets, a CUDA device number (at most 3 digits; a bus id, 2.5+, is
-// hexadecimal with 4 digits or more).
+// hexadecimal, most often 4 digits or more).
 bool rank_dev(std::string_view& s, int& rank, int& dev) {
   if (!number(s, rank) || !eat(s, "[")) return false;
   const std::size_t close = s.find(']');
@@ -39,56 +39,81 @@ std::optional<RingConnection> parse_ring_connection(std::string_view m) {
   RingConnection c;
   int ring = 0;
   if (!eat(m, "Ring ") || !number(m, ring) || !eat(m, " : ")) return std::nullopt;
-  if (!rank_dev(m, c.rank, c.dev) || !eat(m, " -> ") || !rank_dev(m, c.peer, c.peer_dev) ||
-      !eat(m, " via "))
-    return std::nullopt;
-  c.intra_node = m.substr(0, 3) == "P2P" || m.substr(0, 3) == "SHM" ||
-                 m.substr(0, 20) == "direct shared memory";
+  std::string_view rest = m;
+  if (rank_dev(m, c.rank, c.dev) && eat(m, " -> ") && rank_dev(m, c.peer, c.peer_dev) &&
+      eat(m, " via ")) {
+    c.intra_node = m.substr(0, 3) == "P2P" || m.substr(0, 3) == "SHM" ||
+                   m.substr(0, 20) == "direct shared memory";
+    return c;
+  }
+  // NET: "a -> b [send] via NET/..." (a is this rank), "a -> b [receive] via ..." and 2.3's
+  // "a -> b via NET/..." (b is this rank).
+  int a = 0, b = 0;
+  if (!number(rest, a) || !eat(rest, " -> ") || !number(rest, b)) return std::nullopt;
+  const bool send = eat(rest, " [send]");
+  if (!send) eat(rest, " [receive]");
+  if (!eat(rest, " via NET/")) return std::nullopt;
+  c.rank = send ? a : b;
+  c.peer = send ? b : a;
   return c;
 }
 
-void NcclRingClaims::add(const RingConnection& c, const NcclStream* s, const LogLine& line) {
-  if (!c.intra_node) return;
+void NcclRingClaims::own(const NcclStream* s, int rank) {
   auto [it, fresh] = own_.try_emplace(s);
-  Own& o = it->second;
-  if (fresh) {
-    o.rank = c.rank;
+  if (fresh) it->second.seq = next_seq_++;
+  if (it->second.ranks.size() < 2) it->second.ranks.insert(rank);
+}
+
+void NcclRingClaims::member(const NcclStream* s, int rank) {
+  if (rank >= 0) own(s, rank);
+}
+
+void NcclRingClaims::add(const RingConnection& c, const NcclStream* s, const LogLine& line) {
+  own(s, c.rank);
+  if (!c.intra_node) return;
+  Own& o = own_[s];
+  if (o.dev < 0) {
     o.dev = c.dev;
-    o.seq = next_seq_++;
     o.line = line;
-  } else if (o.rank != c.rank || o.dev != c.dev) {
-    o.several = true;
+  } else if (o.dev != c.dev) {
+    o.ranks.insert(-1);  // printed on two devices: nothing it says of devices is kept
   }
-  if (claims_.size() < kClaims) claims_.push_back({s, c.peer, c.peer_dev, line});
+  if (claims_.size() < kClaims && claimed_.emplace(s, c.peer, c.peer_dev).second)
+    claims_.push_back({s, c.peer, c.peer_dev, line});
 }
 
 std::optional<NcclHostDeviceClash> NcclRingClaims::finish() const {
   // Per host: the device each rank holds, from the streams that printed one rank on one device
-  // (a stream printed as two ranks belongs to communicators that number differently).
+  // (a stream printed as two ranks belongs to communicators that number it differently).
   struct Holder {
     int rank = -1;
     bool contested = false;
     const Own* own = nullptr;
   };
   std::map<std::string, std::map<int, Holder>> held;
+  std::set<std::string> shared;  // hosts where two ranks print the same device as their own
   for (const auto& [s, o] : own_) {
-    if (o.several || s->cuda_dev != o.dev) continue;
+    if (o.ranks.size() != 1 || o.dev < 0 || s->cuda_dev != o.dev) continue;
     Holder& h = held[s->host][o.dev];
-    if (h.own && h.rank != o.rank) h.contested = true;
+    if (h.own && h.rank != *o.ranks.begin()) {
+      h.contested = true;
+      shared.insert(s->host);
+    }
     if (!h.own || o.seq < h.own->seq) {
-      h.rank = o.rank;
+      h.rank = *o.ranks.begin();
       h.own = &o;
     }
   }
   for (const Claim& c : claims_) {
     auto own = own_.find(c.s);
-    if (own == own_.end() || own->second.several) continue;
-    auto host = held.find(c.s->host);
+    if (own == own_.end() || own->second.ranks.size() != 1) continue;
     // A host whose ranks print one device number each (CUDA_VISIBLE_DEVICES set per process
-    // makes every rank device 0, and then the numbers say nothing).
-    if (host == held.end() || host->second.size() < 2) continue;
+    // makes every rank device 0, and then the numbers say nothing), or where two ranks already
+    // share a device (then "each rank holds its own" does not hold there).
+    auto host = held.find(c.s->host);
+    if (host == held.end() || host->second.size() < 2 || shared.count(c.s->host)) continue;
     auto h = host->second.find(c.peer_dev);
-    if (h == host->second.end() || h->second.contested || h->second.rank == c.peer) continue;
+    if (h == host->second.end() || h->second.rank == c.peer) continue;
     return NcclHostDeviceClash{c.s->host, c.peer_dev,          h->second.rank,
                                c.peer,    h->second.own->line, c.line};
   }

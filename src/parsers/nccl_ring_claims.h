@@ -9,13 +9,16 @@
 // GPU detected", init.cc at v2.5.6-1). P2P and SHM only connect ranks NCCL counts as one host
 // (same host hash). Before 2.5 that hash is the hostname (up to its first '.' through 2.4.2:
 // getHostName in misc/utils.cu at v2.4.2-1; the whole name from 2.4.6: misc/utils.cc at
-// v2.4.6-1) and the process's namespaces, the same on every machine's host namespace. So a peer
-// on a device that another rank of the printing host holds, where that host's ranks each hold
-// their own device, is a rank on a second machine NCCL took for this one (NVIDIA/nccl#187).
+// v2.4.6-1) and the process's namespaces, the same for every process in a machine's host
+// namespaces. So a peer on a device that another rank of the printing host holds, where that
+// host's ranks each hold their own device, is a rank on a second machine NCCL took for this one
+// (NVIDIA/nccl#187).
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -23,9 +26,12 @@
 
 namespace trainready {
 
-// One "Ring NN : a[b] -> c[d] via T" message: the printing rank and device, the peer's, and
-// whether T is an intra-node transport (P2P, SHM). Empty when the message is not one, or when a
-// bracket holds a bus id (2.5+, hexadecimal, 4 digits or more) instead of a device number.
+// One "Ring NN : ..." connection message: the printing rank and, on P2P / SHM lines, its device
+// and the peer's (intra_node); on NET lines (2.3: "Ring %02d : peer -> me via NET/...", 2.4:
+// "me -> peer [send]" / "peer -> me [receive]", transport/net.cu, net.cc) the printing rank only.
+// Empty when the message is not one, or when a bracket holds a bus id (2.5+, hexadecimal)
+// instead of a device number (at most 3 decimal digits; a short bus id that reads as one is told
+// apart by the stream's own device).
 struct RingConnection {
   int rank = -1, dev = -1, peer = -1, peer_dev = -1;
   bool intra_node = false;
@@ -34,21 +40,25 @@ std::optional<RingConnection> parse_ring_connection(std::string_view message);
 
 class NcclRingClaims {
  public:
-  static constexpr std::size_t kClaims = 256;
+  static constexpr std::size_t kClaims = 4096;  // distinct (stream, peer, device) claims kept
   // A connection message of stream `s` (a map node of NcclRunFacts::streams: its address is
   // stable), the line it came from.
   void add(const RingConnection& c, const NcclStream* s, const LogLine& line);
+  // The rank a stream has in a communicator it joined (its "comm ... rank N" line): a process
+  // printed as two ranks belongs to communicators that number it differently.
+  void member(const NcclStream* s, int rank);
+  bool any_claim() const { return !claims_.empty(); }
   // After the host labels are final (NcclStream::host): the first clash, if any.
   std::optional<NcclHostDeviceClash> finish() const;
 
  private:
   struct Own {
-    int rank = -1;
-    bool several = false;  // printed as two ranks: several communicators, numbering differs
-    int dev = -1;
-    std::uint64_t seq = 0;  // order of first appearance
-    LogLine line;
+    std::set<int> ranks;  // the ranks it printed as (2 at most kept)
+    int dev = -1;         // the device its P2P / SHM lines gave it
+    std::uint64_t seq = 0;
+    LogLine line;  // its first P2P / SHM line
   };
+  void own(const NcclStream* s, int rank);
   std::uint64_t next_seq_ = 0;
   std::unordered_map<const NcclStream*, Own> own_;
   struct Claim {
@@ -57,6 +67,7 @@ class NcclRingClaims {
     LogLine line;
   };
   std::vector<Claim> claims_;
+  std::set<std::tuple<const NcclStream*, int, int>> claimed_;
 };
 
 }  // namespace trainready

@@ -196,6 +196,26 @@ TEST(NcclKbReading, TheFrameworkSelectsItsAllocatorsCause) {
   EXPECT_EQ(kb.entries().front().causes.front().when.framework->text, "XLA|PyTorch");
 }
 
+// An Azure VM with Accelerated Networking has a VF interface (enP<domain>s<n>) enslaved to its
+// synthetic eth0, with no address of its own: a connect to its link-local address is that, not a
+// generic routing problem (skypilot-org/skypilot#4448).
+TEST(NcclKbReading, AnAzureVfLinkLocalAddressIsNamed) {
+  const std::string warn =
+      "nccl-e9ef-7d4f-1:10479:10520 [3] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect "
+      "to fe80::20d:3aff:fef9:4aef%enP43105s1<57649> failed : Software caused connection abort\n";
+  const auto azure = builtin_readings(warn);
+  ASSERT_FALSE(azure.empty());
+  ASSERT_NE(azure.front().cause, nullptr);
+  EXPECT_NE(azure.front().cause->fix.find("NCCL_SOCKET_IFNAME=eth0"), std::string::npos);
+  EXPECT_NE(azure.front().cause->cause.find("Accelerated Networking"), std::string::npos);
+  std::string other = warn;
+  other.replace(other.find("%enP43105s1"), 11, "%eth1");
+  const auto elsewhere = builtin_readings(other);
+  ASSERT_FALSE(elsewhere.empty());
+  ASSERT_NE(elsewhere.front().cause, nullptr);
+  EXPECT_EQ(elsewhere.front().cause->cause.find("Accelerated Networking"), std::string::npos);
+}
+
 // A cause the message's own text decides (`line_has`: an errno) is read from the line the entry
 // reads, and one that line rules out is not offered among the other causes: ETIMEDOUT from
 // ibv_modify_qp is not the ENODEV or EINVAL cause. A second line of the same message with

@@ -65,6 +65,39 @@ TEST(NcclHostsTakenAsOne, QuietWhenAProcessPrintsTwoRankNumbers) {
   EXPECT_TRUE(log_rule(kId, log_text(t)).findings.empty());
 }
 
+TEST(NcclHostsTakenAsOne, QuietWhenASubCommunicatorRenumbersOverTheNetwork) {
+  // A data-parallel group {0, 3, 4, 7} over two hosts: in it, hostA's device-3 process is rank 1
+  // and reaches its peers over NET only; its P2P line in the group names rank 0 on device 0.
+  const char* t =
+      "hostA:100:200 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
+      "hostA:101:201 [1] NCCL INFO Ring 00 : 1[1] -> 2[2] via P2P/IPC\n"
+      "hostA:102:202 [2] NCCL INFO Ring 00 : 2[2] -> 3[3] via P2P/IPC\n"
+      "hostA:103:203 [3] NCCL INFO Ring 00 : 3 -> 4 [send] via NET/IB/0\n"
+      "hostA:103:203 [3] NCCL INFO Ring 00 : 1 -> 2 [send] via NET/IB/0\n"
+      "hostA:100:200 [0] NCCL INFO Ring 00 : 0[0] -> 1[3] via P2P/IPC\n";
+  EXPECT_TRUE(log_rule(kId, log_text(t)).findings.empty());
+}
+
+TEST(NcclHostsTakenAsOne, QuietWhereTwoRanksAlreadyShareADevice) {
+  const char* t =
+      "n1:100:200 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
+      "n1:101:201 [1] NCCL INFO Ring 00 : 1[1] -> 2[0] via P2P/IPC\n"
+      "n1:103:203 [1] NCCL INFO Ring 00 : 3[1] -> 0[0] via P2P/IPC\n";
+  EXPECT_TRUE(log_rule(kId, log_text(t)).findings.empty());
+}
+
+TEST(NcclHostsTakenAsOne, AClashAfterManyRingsIsStillSeen) {
+  // The same connections repeated over many rings are one claim each.
+  std::string t;
+  for (int ring = 0; ring < 300; ++ring) {
+    const std::string r = (ring < 10 ? "0" : "") + std::to_string(ring);
+    t += "n1:10:11 [0] NCCL INFO Ring " + r + " : 0[0] -> 1[1] via P2P/IPC\n";
+    t += "n1:12:13 [1] NCCL INFO Ring " + r + " : 1[1] -> 0[0] via P2P/IPC\n";
+  }
+  t += "n1:12:13 [1] NCCL INFO Ring 07 : 1[1] -> 9[0] via P2P/IPC\n";
+  EXPECT_EQ(log_rule(kId, log_text(t)).findings.size(), 1u);
+}
+
 TEST(NcclHostsTakenAsOne, QuietOnAConsistentRingAndOnBusIds) {
   const char* t =
       "n1:10:11 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC\n"
