@@ -6,62 +6,47 @@ checks ...) prints the file and line the macro is used on, not the line of its #
 `transport.cc:154 NCCL WARN Cuda failure 'invalid argument'` is the CUDACHECKGOTO on line 154 of
 src/transport.cc at the release that printed it. The message site lists
 (tests/data/nccl-sites/nccl-sites-*.jsonl, tools/nccl_message_sites.py) record such a WARN at
-its #define; this tool finds, at every release tag those lists hold, the macro each of those
-defines and every macro defined with one of them, then every use of those macros in src/, and
-writes one row per place and message start:
+its #define. This tool reads every release tag of a NCCL checkout from v2.3 on (the site lists
+hold one tag a minor release before 2.18.1; a log may come from any), finds at each the macros
+whose #define holds a WARN (each with the fixed start of every WARN it holds: a macro that WARNs
+two ways gives two rows) and the macros defined with one of them, then every use of those
+macros in src/, and writes one row per place and message start:
 
     PLACE<TAB>TEXT<TAB>MACRO<TAB>TAGS
 
-PLACE is the path NCCL prints (without "src/") and the line of the macro's name; TEXT the
-message's fixed start (the format up to its first conversion or macro-kept <NAME>, at most 16
-characters); MACRO the macro used; TAGS the release tags, comma-separated, oldest first.
+PLACE is the path NCCL prints (without "src/") and a line the WARN can carry: GCC gives
+__LINE__ in a macro the line of the macro's name; for an invocation spread over lines the line
+of its closing parenthesis is listed too (other compilers use that one). TEXT is the message's
+fixed start (the format's string literals up to the first conversion or stringified argument,
+at most 16 characters); MACRO the macro used; TAGS the release tags, comma-separated, oldest
+first. A macro #defined in a .cc / .cu file is that file's own (LOAD_SYM has one text in
+cudawrap.cc and another in gdrwrap.cc); one #defined in a header is everyone's.
 tools/nccl_site_releases.py folds these rows into data/nccl-kb/site-releases.txt.
 
-    python3 tools/nccl_macro_uses.py --git-dir /path/nccl.git > tests/data/nccl-sites/nccl-macro-uses-v2.4-v2.30.tsv
+    python3 tools/nccl_macro_uses.py --git-dir /path/nccl.git > tests/data/nccl-sites/nccl-macro-uses-v2.3-v2.30.tsv
 
 It reads a git directory with `git show` / `git ls-tree` and never fetches anything. Exit 0 on
 success, 2 on bad input (named).
 """
 import argparse
 import collections
-import glob
-import json
 import os
 import re
 import subprocess
 import sys
 
-from site_list_output import fixed_text
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SITES = os.path.join(ROOT, "tests", "data", "nccl-sites")
 TEXT_CHARS = 16  # kSiteTextChars in src/knowledge/nccl_site_releases.cpp
 SOURCE = re.compile(r"^src/.*\.(cc|cu|cpp|h|hpp|cuh)$")
+HEADER = re.compile(r"\.(h|hpp|cuh)$")
 DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)\(")
+WARN_FORMAT = re.compile(r'\bWARN\s*\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)')
+LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
+RELEASE = re.compile(r"v2\.\d+\.\d+-\d+")
+OLDEST = (2, 3)
 
 
 def tag_key(tag):
-    return [int(x) for x in tag[1:].split("-")[0].split(".")]
-
-
-def macro_warns():
-    """{tag: {(define file, line): text}} for every WARN inside a #define, release tags only."""
-    out = collections.defaultdict(dict)
-    for path in sorted(glob.glob(os.path.join(SITES, "nccl-sites-*.jsonl"))):
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                site = json.loads(line)
-                if site.get("level") != "WARN" or site.get("function") is not None:
-                    continue
-                text = fixed_text(site.get("format") or "").split("<", 1)[0][:TEXT_CHARS]
-                if not text or any(ord(c) < 32 for c in text):
-                    continue
-                for tag, wheres in site["where"].items():
-                    if re.fullmatch(r"v[\d.]+-\d+", tag):
-                        for w in wheres:
-                            path_, _, num = w.rpartition(":")
-                            out[tag][(path_, int(num))] = text
-    return out
+    return [int(x) for x in tag[1:].split("-")[0].split(".")] + [int(tag.split("-")[1])]
 
 
 def git(git_dir, *args):
@@ -72,13 +57,28 @@ def git(git_dir, *args):
     return r.stdout
 
 
+def fixed_start(literals):
+    """The text every rendering of the joined literals begins with, at most TEXT_CHARS."""
+    text = "".join(bytes(l, "utf-8").decode("unicode_escape", errors="replace")
+                   for l in LITERAL.findall(literals))
+    out, i = [], 0
+    while i < len(text):
+        if text[i] == "%":
+            if text[i + 1:i + 2] != "%":
+                break
+            i += 1
+        out.append(text[i])
+        i += 1
+    s = "".join(out)[:TEXT_CHARS]
+    return "" if any(ord(c) < 32 for c in s) else s
+
+
 def logical_defines(lines):
-    """(first line number, name, body) of each #define with parameters, continuations joined."""
+    """(first line, last line, name, body) of each #define with parameters, continuations joined."""
     i = 0
     while i < len(lines):
         m = DEFINE.match(lines[i])
-        start = i
-        body = [lines[i]]
+        start, body = i, [lines[i]]
         while lines[i].rstrip().endswith("\\") and i + 1 < len(lines):
             i += 1
             body.append(lines[i])
@@ -87,73 +87,101 @@ def logical_defines(lines):
         i += 1
 
 
-def strip_comments(line, in_block):
-    """The line without comments (and string contents), and whether a /* */ stays open."""
-    out, i = [], 0
-    while i < len(line):
-        if in_block:
-            end = line.find("*/", i)
-            if end < 0:
-                return "".join(out), True
-            i, in_block = end + 2, False
-            continue
-        c = line[i]
-        if line.startswith("//", i):
-            break
-        if line.startswith("/*", i):
-            in_block, i = True, i + 2
-            continue
-        if c == '"':
-            j = i + 1
-            while j < len(line) and line[j] != '"':
-                j += 2 if line[j] == "\\" else 1
-            out.append('""')
-            i = j + 1
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out), in_block
+def strip_code(lines):
+    """Each line without comments and string contents ("" kept), and whether it belongs to a
+    preprocessor directive (a #define and its continuation lines)."""
+    out, directive, in_block, continued = [], [], False, False
+    for raw in lines:
+        code, i = [], 0
+        while i < len(raw):
+            if in_block:
+                end = raw.find("*/", i)
+                if end < 0:
+                    i = len(raw)
+                    continue
+                i, in_block = end + 2, False
+                continue
+            if raw.startswith("//", i):
+                break
+            if raw.startswith("/*", i):
+                in_block, i = True, i + 2
+                continue
+            c = raw[i]
+            if c in "\"'":
+                j = i + 1
+                while j < len(raw) and raw[j] != c:
+                    j += 2 if raw[j] == "\\" else 1
+                code.append(c + c)
+                i = j + 1
+                continue
+            code.append(c)
+            i += 1
+        text = "".join(code)
+        is_directive = continued or text.lstrip().startswith("#")
+        continued = is_directive and raw.rstrip().endswith("\\")
+        out.append(text)
+        directive.append(is_directive)
+    return out, directive
 
 
-def uses_at(git_dir, tag, warns):
+def closing_line(code, n, col):
+    """The line (1-based) of the parenthesis that closes the one opened at code[n-1][col]."""
+    depth = 0
+    for k in range(n - 1, min(len(code), n + 40)):
+        line = code[k]
+        for ch in line[col if k == n - 1 else 0:]:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    return k + 1
+    return n
+
+
+def uses_at(git_dir, tag):
+    """{(place, text): macro} of every use of a macro that WARNs at `tag`."""
     files = [p for p in git(git_dir, "ls-tree", "-r", "--name-only", tag, "src").splitlines()
              if SOURCE.match(p)]
     texts = {p: git(git_dir, "show", f"{tag}:{p}").split("\n") for p in files}
-    # The macros whose body holds a WARN the site lists name, then those defined with them.
-    macros, defines = {}, []
+    # scope -> name -> texts; scope "" is every file's (a header's macros), else the file's own.
+    macros = collections.defaultdict(lambda: collections.defaultdict(set))
+    defines = []
     for p, lines in texts.items():
-        for first, last, name, body in logical_defines(lines):
-            defines.append((name, body))
-            for (wp, wl), text in warns.items():
-                if wp == p and first <= wl <= last:
-                    macros.setdefault(name, text)
-    while True:
+        scope = "" if HEADER.search(p) else p
+        for _, _, name, body in logical_defines(lines):
+            defines.append((scope, name, body))
+            for m in WARN_FORMAT.finditer(body):
+                text = fixed_start(m.group(1))
+                if text:
+                    macros[scope][name].add(text)
+    while True:  # macros defined with one of them print its WARN at their own use
         added = False
-        for name, body in defines:
-            if name in macros:
-                continue
-            inner = re.search(r"\b(" + "|".join(map(re.escape, macros)) + r")\s*\(", body)
-            if inner:
-                macros[name] = macros[inner.group(1)]
-                added = True
+        for scope, name, body in defines:
+            visible = {**macros[""], **macros[scope]} if scope else dict(macros[""])
+            for inner in re.findall(r"\b([A-Za-z_]\w*)\s*\(", body):
+                if inner != name and inner in visible:
+                    before = len(macros[scope][name])
+                    macros[scope][name] |= visible[inner]
+                    added = added or len(macros[scope][name]) > before
         if not added:
             break
-    if not macros:
-        return {}
-    use = re.compile(r"\b(" + "|".join(sorted(map(re.escape, macros))) + r")\s*\(")
     out = {}
     for p, lines in texts.items():
-        in_block, in_define = False, False
-        for n, raw in enumerate(lines, 1):
-            code, in_block = strip_comments(raw, in_block)
-            continued = in_define
-            in_define = raw.rstrip().endswith("\\") and (continued or DEFINE.match(raw) or
-                                                         raw.lstrip().startswith("#"))
-            if continued or code.lstrip().startswith("#"):
+        visible = {k: v for k, v in macros[""].items() if v}
+        visible.update({k: v for k, v in macros[p].items() if v})
+        if not visible:
+            continue
+        use = re.compile(r"\b(" + "|".join(sorted(map(re.escape, visible))) + r")\s*\(")
+        code, directive = strip_code(lines)
+        for n, line in enumerate(code, 1):
+            if directive[n - 1]:
                 continue
-            for m in use.finditer(code):
-                place = f"{p[4:]}:{n}"
-                out.setdefault((place, macros[m.group(1)]), m.group(1))
+            for m in use.finditer(line):
+                last = closing_line(code, n, m.end() - 1)
+                for at in sorted({n, last}):
+                    for text in visible[m.group(1)]:
+                        out.setdefault((f"{p[4:]}:{at}", text), m.group(1))
     return out
 
 
@@ -164,15 +192,16 @@ def main(argv=None):
     if not os.path.isdir(a.git_dir):
         print(f"{a.git_dir}: not a directory", file=sys.stderr)
         return 2
-    per_tag = macro_warns()
+    tags = sorted((t for t in git(a.git_dir, "tag").split() if RELEASE.fullmatch(t)
+                   and tuple(tag_key(t)[:2]) >= OLDEST), key=tag_key)
     rows = collections.defaultdict(list)
     macro_of = {}
-    for tag in sorted(per_tag, key=tag_key):
-        for key, macro in uses_at(a.git_dir, tag, per_tag[tag]).items():
+    for tag in tags:
+        for key, macro in uses_at(a.git_dir, tag).items():
             rows[key].append(tag)
             macro_of.setdefault(key, macro)
-    for (place, text), tags in sorted(rows.items()):
-        print(f"{place}\t{text}\t{macro_of[(place, text)]}\t{','.join(tags)}")
+    for (place, text), used in sorted(rows.items()):
+        print(f"{place}\t{text}\t{macro_of[(place, text)]}\t{','.join(used)}")
     return 0
 
 

@@ -12,7 +12,10 @@ for every WARN site and tag, its file:line.
 A WARN inside a macro (CUDACHECK, NVMLCHECK, the IBV_* checks) prints the place the macro is
 used, which the site lists do not record: those places come from
 tests/data/nccl-sites/nccl-macro-uses-*.tsv (tools/nccl_macro_uses.py: every use of such a macro
-at every release tag of the site lists), the message start being the macro's.
+at every release tag from v2.3 on), the message start being the macro's. A release the site lists
+do not hold (one tag a minor release before 2.18.1: 2.12.7, 2.15.1, ...) counts as the next
+release they hold, whose range (src/knowledge/nccl_site_releases.cpp) reaches back to it: a
+macro's use at 2.12.7 sets 2.12.12's bit, so a log of 2.12.7 is not dated away from it.
 
 One line per printed place and message start, sorted: "FILE:LINE<TAB>TEXT<TAB>MASK", where FILE
 is the path NCCL prints (the source path without "src/"), TEXT the message's fixed beginning (the
@@ -65,15 +68,16 @@ def site_releases():
                     for w in wheres:
                         printed = w[4:] if w.startswith("src/") else w
                         places[(printed, text)].add(tag)
+    order = sorted(tags, key=tag_key)
     for path in sorted(glob.glob(os.path.join(SITES, "nccl-macro-uses-*.tsv"))):
         with open(path, encoding="utf-8") as f:
             for line in f:
                 place, text, _macro, used = line.rstrip("\n").split("\t")
                 for tag in used.split(","):
-                    if tag not in tags:
-                        sys.exit(f"{path}: {tag} is no tag of the WARN site lists")
-                    places[(place, text)].add(tag)
-    order = sorted(tags, key=tag_key)
+                    listed = next((t for t in order if tag_key(t) >= tag_key(tag)), None)
+                    if listed is None:
+                        sys.exit(f"{path}: {tag} is newer than every tag of the WARN site lists")
+                    places[(place, text)].add(listed)
     if len(order) > 64:  # the reader keeps a mask in 64 bits
         sys.exit(f"{len(order)} tags: more than the 64 bits of the reader's mask")
     bit = {t: i for i, t in enumerate(order)}

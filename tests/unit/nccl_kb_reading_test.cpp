@@ -181,7 +181,7 @@ TEST(NcclKbReading, TheFrameworkSelectsItsAllocatorsCause) {
   ASSERT_FALSE(xla.empty());
   EXPECT_EQ(xla.front().entry->id, "cuda-out-of-memory");
   ASSERT_NE(xla.front().cause, nullptr);
-  EXPECT_NE(xla.front().cause->fix.find("XLA_CLIENT_MEM_FRACTION"), std::string::npos);
+  EXPECT_NE(xla.front().cause->fix.find("XLA_PYTHON_CLIENT_MEM_FRACTION"), std::string::npos);
   const auto torch = builtin_readings(oom);
   ASSERT_FALSE(torch.empty());
   ASSERT_NE(torch.front().cause, nullptr);

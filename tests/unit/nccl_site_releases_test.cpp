@@ -86,5 +86,23 @@ TEST(NcclSiteReleases, OnlyAMessagesOwnStartAtItsPlaceDatesIt) {
                    .known());
 }
 
+// A WARN a checking macro printed is dated by the macro's use (tools/nccl_macro_uses.py), and a
+// release the site lists do not hold is not dated away: CUDACHECKGOTO sits at enqueue.cc:120 in
+// 2.12.7 and 2.12.10 (untagged there) and 2.17.1; LOAD_SYM's text is the file's own (gdrwrap.cc
+// says "dlsym failed on", cudawrap.cc "Retrieve"), at gdrwrap.cc:81 from 2.9.6 to 2.13.4.
+TEST(NcclSiteReleases, AMacrosUseDatesItsWarnWithoutLosingUnlistedReleases) {
+  const NcclSiteReleases cuda =
+      nccl_releases_from_sites({{"enqueue.cc:120", "Cuda failure 'invalid device function'"}});
+  ASSERT_TRUE(cuda.known());
+  EXPECT_TRUE(cuda.some_in(">=2.12.7,<2.12.8")) << cuda.describe();
+  EXPECT_TRUE(cuda.some_in(">=2.17.1,<2.17.2")) << cuda.describe();
+  EXPECT_FALSE(cuda.some_in(">=2.19")) << cuda.describe();
+  const NcclSiteReleases gdr = nccl_releases_from_sites(
+      {{"misc/gdrwrap.cc:81", "dlsym failed on gdr_pin_buffer - /usr/lib/libgdrapi.so"}});
+  ASSERT_TRUE(gdr.known());
+  EXPECT_TRUE(gdr.some_in(">=2.13.4,<2.13.5")) << gdr.describe();
+  EXPECT_FALSE(nccl_releases_from_sites({{"misc/gdrwrap.cc:81", "Retrieve cuMemCreate"}}).known());
+}
+
 }  // namespace
 }  // namespace trainready::test

@@ -40,10 +40,13 @@ class NcclHostMismatch : public Rule {
           p.plugin.size() == 1 && p.plugin.count("internal") && p.plugin_libraries.empty();
       const bool external =
           p.plugin.size() > p.plugin.count("internal") || !p.plugin_libraries.empty();
-      const bool setup = !p.networks.empty() || p.ib_devices.has_value() || !p.env.empty() ||
-                         internal_only || external;
+      // A host that printed its plugin only is compared on that alone: its settings are unknown.
+      if (internal_only || external)
+        seen["external network plugin"][internal_only ? "none (NCCL's internal network)" : "loaded"]
+            .insert(h);
+      const bool setup = !p.networks.empty() || p.ib_devices.has_value() || !p.env.empty();
+      if (setup || internal_only || external) ++with_setup;
       if (!setup) continue;
-      ++with_setup;
       for (const std::string& e : env_names) {
         if (per_host_setting(e)) continue;
         auto it = p.env.find(e);
@@ -54,13 +57,6 @@ class NcclHostMismatch : public Rule {
         seen["InfiniBand"][*p.ib_devices ? "IB devices found" : "no IB device"].insert(h);
       if (!p.gpus.empty()) seen["GPU"][join_limited(p.gpus)].insert(h);
       if (!p.plugin.empty()) seen["network plugin"][join_limited(p.plugin, 3)].insert(h);
-      if (internal_only || external)
-        seen["external network plugin"]
-            [internal_only ? "none (NCCL's internal network)"
-                           : "loaded" + (p.plugin_libraries.empty()
-                                             ? std::string()
-                                             : " from " + join_limited(p.plugin_libraries, 2))]
-                .insert(h);
       if (!p.loader_releases.empty())
         seen["NCCL release (by its plugin loader's wording)"][join_limited(p.loader_releases)]
             .insert(h);

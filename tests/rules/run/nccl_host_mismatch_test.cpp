@@ -113,6 +113,18 @@ TEST(NcclHostMismatch, AnExternalPluginOnSomeHostsOnly) {
       "a:1:1 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so\n"
       "b:1:1 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so\n";
   EXPECT_TRUE(log_rule("nccl-host-mismatch", log_text(both)).findings.empty());
+  // The same plugin, its path printed on one host only: the same setup.
+  const std::string one_path =
+      "a:1:1 [0] NCCL INFO Plugin Path : /opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so\n"
+      "a:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)\n"
+      "b:2:2 [0] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin v8 (v8)\n";
+  EXPECT_TRUE(log_rule("nccl-host-mismatch", log_text(one_path)).findings.empty());
+  // A host that printed only its plugin line is not compared on settings it never printed.
+  const std::string env_one_side =
+      "a:1:1 [0] NCCL INFO NCCL_IB_HCA set by environment to mlx5_0\n"
+      "a:1:1 [0] NCCL INFO NET/Plugin: Using internal network plugin.\n"
+      "b:2:2 [0] NCCL INFO NET/Plugin: Using internal network plugin.\n";
+  EXPECT_TRUE(log_rule("nccl-host-mismatch", log_text(env_one_side)).findings.empty());
 }
 
 }  // namespace

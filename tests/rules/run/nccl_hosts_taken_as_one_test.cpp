@@ -104,7 +104,11 @@ TEST(NcclHostsTakenAsOne, QuietOnAConsistentRingAndOnBusIds) {
       "n1:12:13 [1] NCCL INFO Ring 00 : 1[1] -> 0[0] via P2P/IPC\n"
       // 2.5+: the brackets hold bus ids, and init refuses two ranks on one GPU.
       "n2:10:11 [0] NCCL INFO Ring 00 : 2[1a000] -> 3[1b000] via P2P/IPC\n"
-      "n2:12:13 [1] NCCL INFO Ring 00 : 3[1b000] -> 4[1a000] via P2P/IPC\n";
+      "n2:12:13 [1] NCCL INFO Ring 00 : 3[1b000] -> 4[1a000] via P2P/IPC\n"
+      // A bus id short enough to read as a device number (0000:00:04.0 prints 40): the stream's
+      // own device ([0]) tells it apart.
+      "n3:10:11 [0] NCCL INFO Ring 00 : 5[40] -> 6[41] via P2P/IPC\n"
+      "n3:12:13 [1] NCCL INFO Ring 00 : 6[41] -> 7[40] via P2P/IPC\n";
   NcclRunFacts f = log_text(t);
   EXPECT_FALSE(f.host_device_clash);
   EXPECT_TRUE(log_rule(kId, f).findings.empty());
