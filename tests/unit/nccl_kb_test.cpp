@@ -453,6 +453,16 @@ TEST(NcclKb, DefaultsFollowTheSource) {
        "h:1:2 [7] misc/shmutils.cc:132 NCCL WARN Error while attaching to shared memory segment "
        "/dev/shm/nccl- (size 0), error: No such file or directory (2)\n",
        "ranks disagree on how SHM buffers are backed"},
+      // The same pasted without its place or a version line (hiyouga/EasyR1#505): a segment NCCL
+      // named always has a size, so size 0 decides; a sized attach is the container case.
+      {"shm-segment-error",
+       "h:1:2 [7] NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-\xd0\x8c "
+       "(size 0), error: No such file or directory (2)\n",
+       "ranks disagree on how SHM buffers are backed"},
+      {"shm-segment-error",
+       "h:1:2 [7] NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-I9oUed "
+       "(size 13832192), error: No such file or directory (2)\n",
+       "separate containers/IPC namespaces"},
       // accept's errno decides; only network errnos are retried.
       {"socket-accept-failed",
        h + "misc/socket.cc:453 NCCL WARN socketTryAccept: exceeded error retry count after 34 "
