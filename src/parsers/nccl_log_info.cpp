@@ -495,7 +495,8 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
   // p2p.cc at v2.3.7-1 .. v2.6.4-1; "Channel" from 2.7); an excerpt may have lost "Ring 00 : ".
   if ((m[0] == 'R' && starts(m, "Ring ")) || (m[0] >= '0' && m[0] <= '9' && has(m, " -> "))) {
     if (m[0] == 'R')
-      if (auto c = parse_ring_connection(m)) ring_claims.add(*c, &s, log_line(r.text, n));
+      if (auto c = parse_ring_connection(m))
+        ring_claims.add(*c, &s, [&] { return log_line(r.text, n); });
     return channel(m, s, r.text, n);
   }
   switch (m[0]) {

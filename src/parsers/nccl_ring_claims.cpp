@@ -58,28 +58,15 @@ std::optional<RingConnection> parse_ring_connection(std::string_view m) {
   return c;
 }
 
-void NcclRingClaims::own(const NcclStream* s, int rank) {
+NcclRingClaims::Own* NcclRingClaims::own(const NcclStream* s, int rank) {
   auto [it, fresh] = own_.try_emplace(s);
   if (fresh) it->second.seq = next_seq_++;
   if (it->second.ranks.size() < 2) it->second.ranks.insert(rank);
+  return &it->second;
 }
 
 void NcclRingClaims::member(const NcclStream* s, int rank) {
   if (rank >= 0) own(s, rank);
-}
-
-void NcclRingClaims::add(const RingConnection& c, const NcclStream* s, const LogLine& line) {
-  own(s, c.rank);
-  if (!c.intra_node) return;
-  Own& o = own_[s];
-  if (o.dev < 0) {
-    o.dev = c.dev;
-    o.line = line;
-  } else if (o.dev != c.dev) {
-    o.ranks.insert(-1);  // printed on two devices: nothing it says of devices is kept
-  }
-  if (claims_.size() < kClaims && claimed_.emplace(s, c.peer, c.peer_dev).second)
-    claims_.push_back({s, c.peer, c.peer_dev, line});
 }
 
 std::optional<NcclHostDeviceClash> NcclRingClaims::finish() const {

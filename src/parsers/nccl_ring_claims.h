@@ -42,8 +42,21 @@ class NcclRingClaims {
  public:
   static constexpr std::size_t kClaims = 4096;  // distinct (stream, peer, device) claims kept
   // A connection message of stream `s` (a map node of NcclRunFacts::streams: its address is
-  // stable), the line it came from.
-  void add(const RingConnection& c, const NcclStream* s, const LogLine& line);
+  // stable); `line()` makes the line it came from, called only when the line is kept (a log of
+  // millions of connection lines copies a few).
+  template <class MakeLine>
+  void add(const RingConnection& c, const NcclStream* s, MakeLine&& line) {
+    Own* o = own(s, c.rank);
+    if (!c.intra_node) return;
+    if (o->dev < 0) {
+      o->dev = c.dev;
+      o->line = line();
+    } else if (o->dev != c.dev) {
+      o->ranks.insert(-1);  // printed on two devices: nothing it says of devices is kept
+    }
+    if (claims_.size() < kClaims && claimed_.emplace(s, c.peer, c.peer_dev).second)
+      claims_.push_back({s, c.peer, c.peer_dev, line()});
+  }
   // The rank a stream has in a communicator it joined (its "comm ... rank N" line): a process
   // printed as two ranks belongs to communicators that number it differently.
   void member(const NcclStream* s, int rank);
@@ -58,7 +71,7 @@ class NcclRingClaims {
     std::uint64_t seq = 0;
     LogLine line;  // its first P2P / SHM line
   };
-  void own(const NcclStream* s, int rank);
+  Own* own(const NcclStream* s, int rank);
   std::uint64_t next_seq_ = 0;
   std::unordered_map<const NcclStream*, Own> own_;
   struct Claim {
