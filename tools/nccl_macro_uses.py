@@ -25,15 +25,18 @@ tools/nccl_site_releases.py folds these rows into data/nccl-kb/site-releases.txt
 
     python3 tools/nccl_macro_uses.py --git-dir /path/nccl.git > tests/data/nccl-sites/nccl-macro-uses-v2.3-v2.30.tsv
 
-It reads a git directory with `git show` / `git ls-tree` and never fetches anything. Exit 0 on
+It reads a git directory (`git ls-tree`, one `git cat-file --batch` a tag, as
+tools/nccl_message_sites.py does) and never fetches anything. Exit 0 on
 success, 2 on bad input (named).
 """
 import argparse
 import collections
 import os
 import re
-import subprocess
 import sys
+
+from nccl_message_sites import SystemExit2, files_at_tag, release_tags
+from site_list_output import fixed_text
 
 TEXT_CHARS = 16  # kSiteTextChars in src/knowledge/nccl_site_releases.cpp
 SOURCE = re.compile(r"^src/.*\.(cc|cu|cpp|h|hpp|cuh)$")
@@ -41,35 +44,14 @@ HEADER = re.compile(r"\.(h|hpp|cuh)$")
 DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)\(")
 WARN_FORMAT = re.compile(r'\bWARN\s*\(\s*((?:"(?:[^"\\]|\\.)*"\s*)+)')
 LITERAL = re.compile(r'"((?:[^"\\]|\\.)*)"')
-RELEASE = re.compile(r"v2\.\d+\.\d+-\d+")
 OLDEST = (2, 3)
-
-
-def tag_key(tag):
-    return [int(x) for x in tag[1:].split("-")[0].split(".")] + [int(tag.split("-")[1])]
-
-
-def git(git_dir, *args):
-    r = subprocess.run(["git", "--git-dir", git_dir, *args], capture_output=True, text=True,
-                       errors="replace")
-    if r.returncode != 0:
-        sys.exit(f"git {' '.join(args)}: {r.stderr.strip()}")
-    return r.stdout
 
 
 def fixed_start(literals):
     """The text every rendering of the joined literals begins with, at most TEXT_CHARS."""
     text = "".join(bytes(l, "utf-8").decode("unicode_escape", errors="replace")
                    for l in LITERAL.findall(literals))
-    out, i = [], 0
-    while i < len(text):
-        if text[i] == "%":
-            if text[i + 1:i + 2] != "%":
-                break
-            i += 1
-        out.append(text[i])
-        i += 1
-    s = "".join(out)[:TEXT_CHARS]
+    s = fixed_text(text)[:TEXT_CHARS]
     return "" if any(ord(c) < 32 for c in s) else s
 
 
@@ -141,9 +123,7 @@ def closing_line(code, n, col):
 
 def uses_at(git_dir, tag):
     """{(place, text): macro} of every use of a macro that WARNs at `tag`."""
-    files = [p for p in git(git_dir, "ls-tree", "-r", "--name-only", tag, "src").splitlines()
-             if SOURCE.match(p)]
-    texts = {p: git(git_dir, "show", f"{tag}:{p}").split("\n") for p in files}
+    texts = {p: text.split("\n") for p, text in files_at_tag(git_dir, tag) if SOURCE.match(p)}
     # scope -> name -> texts; scope "" is every file's (a header's macros), else the file's own.
     macros = collections.defaultdict(lambda: collections.defaultdict(set))
     defines = []
@@ -192,14 +172,16 @@ def main(argv=None):
     if not os.path.isdir(a.git_dir):
         print(f"{a.git_dir}: not a directory", file=sys.stderr)
         return 2
-    tags = sorted((t for t in git(a.git_dir, "tag").split() if RELEASE.fullmatch(t)
-                   and tuple(tag_key(t)[:2]) >= OLDEST), key=tag_key)
     rows = collections.defaultdict(list)
     macro_of = {}
-    for tag in tags:
-        for key, macro in uses_at(a.git_dir, tag).items():
-            rows[key].append(tag)
-            macro_of.setdefault(key, macro)
+    try:
+        for tag in release_tags(a.git_dir, since=OLDEST):
+            for key, macro in uses_at(a.git_dir, tag).items():
+                rows[key].append(tag)
+                macro_of.setdefault(key, macro)
+    except SystemExit2 as e:
+        print(e, file=sys.stderr)
+        return 2
     for (place, text), used in sorted(rows.items()):
         print(f"{place}\t{text}\t{macro_of[(place, text)]}\t{','.join(used)}")
     return 0

@@ -11,6 +11,7 @@
 #include "core/input_error.h"
 #include "core/json_util.h"
 #include "core/text.h"
+#include "core/text_consume.h"
 
 namespace trainready {
 namespace {
@@ -22,23 +23,9 @@ constexpr std::size_t kMaxLineKept = 240;
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// Consumes a leading decimal integer (optionally negative); nullopt when there is none.
-std::optional<std::int64_t> take_int(std::string_view& s) {
-  std::size_t i = 0;
-  if (i < s.size() && s[i] == '-') ++i;
-  const std::size_t digits = i;
-  while (i < s.size() && i < 20 && s[i] >= '0' && s[i] <= '9') ++i;
-  if (i == digits) return std::nullopt;
-  auto v = parse_int(s.substr(0, i));
-  if (v) s.remove_prefix(i);
-  return v;
-}
+std::optional<std::int64_t> take_int(std::string_view& s) { return consume_int(s); }
 
-bool take(std::string_view& s, std::string_view p) {
-  if (!starts_with(s, p)) return false;
-  s.remove_prefix(p.size());
-  return true;
-}
+bool take(std::string_view& s, std::string_view p) { return consume_prefix(s, p); }
 
 std::string clip(std::string_view s) {
   std::string out(s.substr(0, kMaxLineKept));

@@ -1,23 +1,21 @@
 #include "parsers/nccl_ring_claims.h"
 
-#include <charconv>
+#include <climits>
 #include <map>
+
+#include "core/text_consume.h"
 
 namespace trainready {
 namespace {
 
-bool eat(std::string_view& s, std::string_view p) {
-  if (s.substr(0, p.size()) != p) return false;
-  s.remove_prefix(p.size());
-  return true;
-}
+bool eat(std::string_view& s, std::string_view p) { return consume_prefix(s, p); }
 
 // "12" -> 12; false unless one or more decimal digits come first.
 bool number(std::string_view& s, int& out) {
   if (s.empty() || s.front() < '0' || s.front() > '9') return false;
-  auto r = std::from_chars(s.data(), s.data() + s.size(), out);
-  if (r.ec != std::errc()) return false;
-  s.remove_prefix(static_cast<std::size_t>(r.ptr - s.data()));
+  const auto v = consume_int(s);
+  if (!v || *v > INT_MAX) return false;
+  out = static_cast<int>(*v);
   return true;
 }
 
