@@ -216,6 +216,28 @@ TEST(NcclKbReading, AnAzureVfLinkLocalAddressIsNamed) {
   EXPECT_EQ(elsewhere.front().cause->cause.find("Accelerated Networking"), std::string::npos);
 }
 
+// ENOMEM from ibv_reg_dmabuf_mr is the GPU driver failing to map GPU memory for the NIC (BAR1),
+// not the locked-memory limit, which a DMA-BUF registration is not charged to; ENOMEM from
+// ibv_reg_mr is still read as memlock (vllm-project/vllm#19613: NCCL_BUFFSIZE set too large).
+TEST(NcclKbReading, DmaBufEnomemIsTheGpuMappingNotMemlock) {
+  const std::string prefix = "kilo:318:3584 [5] misc/ibvwrap.cc:183 NCCL WARN Call to ";
+  const auto dmabuf =
+      builtin_readings(prefix + "ibv_reg_dmabuf_mr failed with error Cannot allocate memory\n");
+  ASSERT_FALSE(dmabuf.empty());
+  ASSERT_NE(dmabuf.front().cause, nullptr);
+  EXPECT_NE(dmabuf.front().cause->cause.find("BAR1"), std::string::npos);
+  EXPECT_NE(dmabuf.front().cause->fix.find("NCCL_BUFFSIZE"), std::string::npos);
+  for (const NcclKbCause* c : dmabuf.front().others)
+    EXPECT_EQ(c->cause.find("ulimit -l) of the process"), std::string::npos)
+        << "memlock is ruled out for a DMA-BUF registration";
+  const auto host =
+      builtin_readings(prefix + "ibv_reg_mr failed with error Cannot allocate memory\n");
+  ASSERT_FALSE(host.empty());
+  ASSERT_NE(host.front().cause, nullptr);
+  EXPECT_NE(host.front().cause->fix.find("ulimit -l"), std::string::npos);
+  EXPECT_EQ(host.front().cause->cause.find("BAR1"), std::string::npos);
+}
+
 // A cause the message's own text decides (`line_has`: an errno) is read from the line the entry
 // reads, and one that line rules out is not offered among the other causes: ETIMEDOUT from
 // ibv_modify_qp is not the ENODEV or EINVAL cause. A second line of the same message with
