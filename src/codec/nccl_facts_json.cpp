@@ -138,6 +138,13 @@ json to_json(const NcclRunFacts& f) {
                     {"other", f.roce_gid_other},
                     {"first_link_local",
                      f.roce_link_local_gid ? log_line(*f.roce_link_local_gid) : json(nullptr)}};
+  json mtus = json::array();
+  for (const auto& m : f.ib_port_mtus)
+    mtus.push_back({{"host", m.host},
+                    {"port", m.port},
+                    {"mtu_bytes", m.mtu_bytes},
+                    {"evidence", log_line(m.line)}});
+  j["ib_port_mtus"] = mtus;
   j["gdr_disabled_by_distance"] =
       f.gdr_disabled_by_distance ? log_line(*f.gdr_disabled_by_distance) : json(nullptr);
   json env = json::array();  // an array, so that every object key stays snake_case

@@ -171,6 +171,15 @@ struct NcclHostDeviceClash {
   LogLine peer_line;    // the connection line that names the peer
 };
 
+// The active MTU of one InfiniBand / RoCE port of one host, as NCCL printed it on a queue-pair
+// line when it connected (parsers/nccl_ib_mtu.h).
+struct NcclIbPortMtu {
+  std::string host;   // the host label of the line's prefix
+  std::string port;   // "IbDev 0 Port 1" (2.20+) or "Dev 0 Port 1" (NCCL's device before 2.20)
+  int mtu_bytes = 0;  // 256 .. 4096, from the printed enum ibv_mtu
+  LogLine line;       // the first queue-pair line with this host, port and MTU
+};
+
 // One distinct WARN message (or error line a framework printed about NCCL), host prefix and
 // source location removed, so the same warning from 512 ranks is one entry.
 struct NcclWarning {
@@ -312,6 +321,7 @@ struct NcclRunFacts {
   std::vector<LibraryWarning> library_warnings;
   std::map<std::string, std::uint64_t> library_warn_lines;
   std::optional<NcclHostDeviceClash> host_device_clash;
+  std::vector<NcclIbPortMtu> ib_port_mtus;    // distinct host, port and MTU; the first 256
   std::optional<LogLine> init_complete_line;  // the first "Init COMPLETE"
   std::optional<LogLine> mnnvl_line;          // the first "MNNVL ..." line (multi-node NVLink)
   std::string cuda_driver;                    // "12.2", from "cudaDriverVersion 12020"

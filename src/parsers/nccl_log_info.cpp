@@ -522,6 +522,8 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       }
       if (starts(m, "NET/IB") || starts(m, "NET/IBext")) {
         profile_net_ib(m, s);
+        if (auto q = parse_ib_qp_mtu(m))
+          ib_mtus.add(s.host, *q, [&] { return log_line(r.text, n); });
         return net_ib_line(m, r.text, n);
       }
       if (starts(m, "NET/Socket")) {

@@ -20,6 +20,7 @@
 #include "parsers/nccl_line_time.h"
 #include "parsers/nccl_log.h"
 #include "parsers/nccl_log_record.h"
+#include "parsers/nccl_ib_mtu.h"
 #include "parsers/nccl_ring_claims.h"
 
 namespace trainready {
@@ -345,6 +346,7 @@ struct NcclLogAnalyzer::State {
   std::unordered_map<std::string, std::size_t> warn_index;  // message -> f.warnings index
   NcclFailureInfo failures;  // f.failure_info, bounded (nccl_failure_info.h)
   NcclRingClaims ring_claims;  // f.host_device_clash (nccl_ring_claims.h)
+  NcclIbMtus ib_mtus;          // f.ib_port_mtus (nccl_ib_mtu.h)
   struct Membership {
     NcclCommunicator* comm;
     int rank;

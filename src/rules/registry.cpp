@@ -71,6 +71,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_hosts_taken_as_one());
     r.push_back(make_nccl_ib_completion_error());
     r.push_back(make_nccl_ib_disabled());
+    r.push_back(make_nccl_ib_mtu_mismatch());
     r.push_back(make_nccl_ib_relaxed_ordering_off());
     r.push_back(make_nccl_ibv_modify_qp_failed());
     r.push_back(make_nccl_init_incomplete());

@@ -238,6 +238,19 @@ TEST(NcclKbReading, DmaBufEnomemIsTheGpuMappingNotMemlock) {
   EXPECT_EQ(host.front().cause->cause.find("BAR1"), std::string::npos);
 }
 
+// A queue pair in the error state lists the MTU mismatch among its other causes (NCCL 2.20+ sets
+// the two ends' path MTUs apart: NVIDIA/nccl#1524, #2135).
+TEST(NcclKbReading, AQueuePairErrorNamesTheMtuMismatch) {
+  const auto r = builtin_readings(
+      "node201:127799:127863 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_0:1 Got async "
+      "event : local access violation work queue error\n");
+  bool mtu = false;
+  for (const auto& reading : r)
+    for (const NcclKbCause* c : reading.others)
+      mtu = mtu || c->cause.find("different MTUs") != std::string::npos;
+  EXPECT_TRUE(mtu);
+}
+
 // A cause the message's own text decides (`line_has`: an errno) is read from the line the entry
 // reads, and one that line rules out is not offered among the other causes: ETIMEDOUT from
 // ibv_modify_qp is not the ENODEV or EINVAL cause. A second line of the same message with
