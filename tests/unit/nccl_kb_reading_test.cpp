@@ -251,6 +251,54 @@ TEST(NcclKbReading, AQueuePairErrorNamesTheMtuMismatch) {
   EXPECT_TRUE(mtu);
 }
 
+// From 2.24.3 communicator init creates a CUDA memory pool without asking whether the GPU supports
+// one: "operation not supported" at that call is a GPU without memory pools (a vGPU with unified
+// memory off: NVIDIA/nccl#2101; meta-pytorch/torchtune#2556's CI runners at init.cc:416). The
+// same place in a release where it is another call is not read so.
+TEST(NcclKbReading, AMemoryPoolTheGpuCannotCreate) {
+  const std::string warn =
+      "h:1:2 [0] init.cc:416 NCCL WARN Cuda failure 'operation not supported'\n";
+  for (const std::string& log : std::vector<std::string>{
+           warn, "h:1:1 [0] NCCL INFO NCCL version 2.26.2+cuda12.8\n" + warn,
+           "h:1:1 [0] NCCL INFO NCCL version 2.30.7+cuda13.0\nh:1:2 [0] init.cc:564 NCCL WARN Cuda "
+           "failure 801 'operation not supported'\n"}) {
+    const auto r = builtin_readings(log);
+    ASSERT_FALSE(r.empty()) << log;
+    EXPECT_EQ(r.front().entry->id, "cuda-mempool-create-failed") << log;
+    ASSERT_NE(r.front().cause, nullptr);
+    EXPECT_NE(r.front().cause->cause.find("vGPU"), std::string::npos) << log;
+  }
+  const auto older = builtin_readings("h:1:1 [0] NCCL INFO NCCL version 2.22.3+cuda12.4\n" + warn);
+  ASSERT_FALSE(older.empty());
+  EXPECT_NE(older.front().entry->id, "cuda-mempool-create-failed");
+}
+
+// "Software caused connection abort" from socketStartConnect in 2.16 - 2.24.2 is a retry of a
+// refused or timed-out connect on the same socket (fixed in 2.24.3; NVIDIA/nccl#1515); an Azure
+// VF's link-local address keeps its own reading, and 2.24.3 does not offer the retry.
+TEST(NcclKbReading, AConnectAbortedOnARetryBefore2243) {
+  const std::string head = "h:1:1 [0] NCCL INFO NCCL version ";
+  const std::string warn =
+      "h:1:2 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 10.45.234.83<47527> "
+      "failed : Software caused connection abort\n";
+  auto r = builtin_readings(head + "2.21.5+cuda12.4\n" + warn);
+  ASSERT_FALSE(r.empty());
+  ASSERT_NE(r.front().cause, nullptr);
+  EXPECT_NE(r.front().cause->cause.find("retry on the same socket"), std::string::npos);
+  r = builtin_readings(head + "2.24.3+cuda12.6\n" + warn);
+  ASSERT_FALSE(r.empty());
+  ASSERT_NE(r.front().cause, nullptr);
+  EXPECT_EQ(r.front().cause->cause.find("retry on the same socket"), std::string::npos);
+  for (const NcclKbCause* c : r.front().others)
+    EXPECT_EQ(c->cause.find("retry on the same socket"), std::string::npos);
+  std::string vf = warn;
+  vf.replace(vf.find("10.45.234.83"), 12, "fe80::20d:3aff:fef9:4aef%enP43105s1");
+  r = builtin_readings(head + "2.21.5+cuda12.4\n" + vf);
+  ASSERT_FALSE(r.empty());
+  ASSERT_NE(r.front().cause, nullptr);
+  EXPECT_NE(r.front().cause->cause.find("Accelerated Networking"), std::string::npos);
+}
+
 // A cause the message's own text decides (`line_has`: an errno) is read from the line the entry
 // reads, and one that line rules out is not offered among the other causes: ETIMEDOUT from
 // ibv_modify_qp is not the ENODEV or EINVAL cause. A second line of the same message with
