@@ -1,5 +1,9 @@
 #include "knowledge/nccl_result_causes.h"
 
+#include <algorithm>
+
+#include "knowledge/nccl_kb.h"
+
 namespace trainready {
 namespace {
 
@@ -127,6 +131,21 @@ const std::vector<NcclResultCause> kCauses = {
      "drain the node and reset or replace the GPU; on a platform without peer access "
      "NCCL_P2P_DISABLE=1 as a test",
      "NVIDIA Xid catalog; NCCL user guide, Troubleshooting > GPU Direct"},
+    // From 2.24.3 communicator init creates a CUDA memory pool without asking whether the device
+    // supports one (data/nccl-kb/cuda-memory.yaml, cuda-mempool-create-failed).
+    {"ncclUnhandledCudaError", "gpu-no-memory-pools", C::kAny,
+     "the GPU does not support CUDA memory pools, which NCCL 2.24.3 and later create when a "
+     "communicator is initialised (cudaMemPoolCreate fails with \"operation not supported\"): "
+     "an NVIDIA vGPU with unified memory disabled, the vGPU default (NVIDIA/nccl#2101: NCCL "
+     "2.21.5 worked in the same VM, 2.27.5 did not), or another virtualised GPU without "
+     "stream-ordered allocation",
+     "NCCL_DEBUG=WARN shows \"init.cc:<line> NCCL WARN Cuda failure 'operation not supported'\" "
+     "at that call; cudaDeviceGetAttribute(cudaDevAttrMemoryPoolsSupported) returns 0 on the GPU",
+     "enable unified memory for the vGPU (VMware: pciPassthru<N>.cfg.enable_uvm = 1; other "
+     "hypervisors: the vGPU parameter enable_uvm=1), or use an NCCL before 2.24.3",
+     "NCCL src/init.cc:420 (commAlloc, CUDACHECK(cudaMemPoolCreate)) @ v2.24.3-1, :564 @ "
+     "v2.30.7-1",
+     "2.24.3"},
 
     // ncclInvalidUsage: "The call to NCCL is incorrect. This is usually reflecting a programming
     // error" (types.html). The sites that return it at init: init.cc "Duplicate GPU detected"
@@ -264,13 +283,18 @@ std::string_view nccl_result_text(std::string_view result) {
 
 const std::vector<NcclResultCause>& nccl_result_causes() { return kCauses; }
 
-std::vector<const NcclResultCause*> ranked_nccl_result_causes(std::string_view result,
-                                                              bool container, bool multi_host,
-                                                              bool graph_file) {
+std::vector<const NcclResultCause*> ranked_nccl_result_causes(
+    std::string_view result, bool container, bool multi_host, bool graph_file,
+    const std::vector<std::string>& versions) {
   std::vector<const NcclResultCause*> first, rest;
   for (const NcclResultCause& c : kCauses) {
     if (c.result != result) continue;
     if (c.first_when == C::kGraphFile && !graph_file) continue;
+    if (!c.since.empty() && !versions.empty() &&
+        std::none_of(versions.begin(), versions.end(), [&](const std::string& v) {
+          return nccl_version_in(v, ">=" + std::string(c.since));
+        }))
+      continue;
     const bool cued = (c.first_when == C::kContainer && container) ||
                       (c.first_when == C::kMultiHost && multi_host) ||
                       (c.first_when == C::kGraphFile && graph_file);

@@ -3,6 +3,7 @@
 // maintainer triages them by what the log shows around the error (issue 30 item 3): inside a
 // container /dev/shm comes first, across hosts the network interface and the firewall do. Data
 // with a source per cause (nccl_result_causes.cpp); the framework-nccl-error rule reads it.
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct NcclResultCause {
   std::string_view confirm;  // the experiment that confirms or rules it out
   std::string_view fix;
   std::string_view source;  // NCCL user guide page / NCCL source at a tag that states it
+  // The first NCCL release that can fail this way ("2.24.3"); empty for every release. A log
+  // whose version lines are all older does not get the cause.
+  std::string_view since = {};
 };
 
 // ncclGetErrorString()'s text for a result name ("ncclSystemError" -> "unhandled system error"),
@@ -34,9 +38,10 @@ std::string_view nccl_result_text(std::string_view result);
 const std::vector<NcclResultCause>& nccl_result_causes();
 
 // The causes of `result`, the ones the log's cues put first ahead of the others (table order
-// within each group); empty when the table has none for it.
-std::vector<const NcclResultCause*> ranked_nccl_result_causes(std::string_view result,
-                                                              bool container, bool multi_host,
-                                                              bool graph_file = false);
+// within each group); empty when the table has none for it. `versions`: the NCCL releases the
+// log prints ("2.21.5"); a cause `since` a later release than all of them is left out.
+std::vector<const NcclResultCause*> ranked_nccl_result_causes(
+    std::string_view result, bool container, bool multi_host, bool graph_file = false,
+    const std::vector<std::string>& versions = {});
 
 }  // namespace trainready

@@ -59,5 +59,21 @@ TEST(NcclResultCauses, CuesPutTheirCausesFirst) {
   EXPECT_EQ(order("ncclInternalError", true, false), order("ncclInternalError", false, false));
 }
 
+// A cause of a later release than every version the log prints is left out; without a version,
+// or with one release from it, it stays (last, as the table orders it).
+TEST(NcclResultCauses, ACauseOfALaterReleaseIsLeftOut) {
+  auto ids = [](const std::vector<std::string>& versions) {
+    std::string s;
+    for (const NcclResultCause* c :
+         ranked_nccl_result_causes("ncclUnhandledCudaError", false, false, false, versions))
+      s += std::string(s.empty() ? "" : " ") + std::string(c->id);
+    return s;
+  };
+  EXPECT_EQ(ids({}), "cuda-version gpu-oom gpu-bad-state gpu-no-memory-pools");
+  EXPECT_EQ(ids({"2.27.5"}), "cuda-version gpu-oom gpu-bad-state gpu-no-memory-pools");
+  EXPECT_EQ(ids({"2.21.5", "2.24.3"}), "cuda-version gpu-oom gpu-bad-state gpu-no-memory-pools");
+  EXPECT_EQ(ids({"2.21.5"}), "cuda-version gpu-oom gpu-bad-state");
+}
+
 }  // namespace
 }  // namespace trainready

@@ -66,7 +66,12 @@ bool nccl_result_ranked_reading(Finding& x, const NcclRunFacts& f, const std::st
   const bool multi_host = f.framework.multi_host.has_value() || f.multi_node();
   const auto graph = f.env.find("NCCL_GRAPH_FILE");
   const bool graph_file = graph != f.env.end();
-  const auto causes = ranked_nccl_result_causes(result, container, multi_host, graph_file);
+  // The releases the log prints; RCCL numbers its own after the NCCL release it carries.
+  std::vector<std::string> versions;
+  for (const auto* m : {&f.versions, &f.rccl_versions})
+    for (const auto& [v, line] : *m) versions.push_back(v);
+  const auto causes =
+      ranked_nccl_result_causes(result, container, multi_host, graph_file, versions);
   if (causes.empty()) return false;
   const std::string ctx = context_words(f, container, multi_host);
   const NcclResultCause& top = *causes.front();
