@@ -358,8 +358,11 @@ def load_kb(kb_dir, errors):
                     errors.append(f"{where}: cause {j + 1} must be a map")
                     continue
                 # The reader takes the first cause whose `when` holds: a `when` after a cause
-                # without one can never decide (put the conditional cause first).
-                if c.get("when") and unconditional is not None:
+                # without one can never decide (put the conditional cause first). A `when` of
+                # releases alone (`nccl`) there is allowed: it decides nothing, but a log whose
+                # release it excludes does not list the cause among the others (ruled_out in
+                # src/knowledge/nccl_kb_read.cpp).
+                if c.get("when") and set(c["when"]) != {"nccl"} and unconditional is not None:
                     errors.append(f"{where}: cause {j + 1} has `when` after cause "
                                   f"{unconditional + 1}, which has none: it is never chosen")
                 if not c.get("when") and unconditional is None:

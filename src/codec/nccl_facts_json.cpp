@@ -145,6 +145,7 @@ json to_json(const NcclRunFacts& f) {
                     {"mtu_bytes", m.mtu_bytes},
                     {"evidence", log_line(m.line)}});
   j["ib_port_mtus"] = mtus;
+  j["ib_ports_folded"] = f.ib_ports_folded;
   j["gdr_disabled_by_distance"] =
       f.gdr_disabled_by_distance ? log_line(*f.gdr_disabled_by_distance) : json(nullptr);
   json env = json::array();  // an array, so that every object key stays snake_case

@@ -177,7 +177,7 @@ struct NcclIbPortMtu {
   std::string host;   // the host label of the line's prefix
   std::string port;   // "IbDev 0 Port 1" (2.20+) or "Dev 0 Port 1" (NCCL's device before 2.20)
   int mtu_bytes = 0;  // 256 .. 4096, from the printed enum ibv_mtu
-  LogLine line;       // the first queue-pair line with this host, port and MTU
+  LogLine line;       // the first queue-pair line that printed this MTU for the port
 };
 
 // One distinct WARN message (or error line a framework printed about NCCL), host prefix and
@@ -321,7 +321,10 @@ struct NcclRunFacts {
   std::vector<LibraryWarning> library_warnings;
   std::map<std::string, std::uint64_t> library_warn_lines;
   std::optional<NcclHostDeviceClash> host_device_clash;
-  std::vector<NcclIbPortMtu> ib_port_mtus;    // distinct host, port and MTU; the first 256
+  // Each port's largest printed MTU (parsers/nccl_ib_mtu.h); ports past NcclIbMtus::kPortCap
+  // are counted in ib_ports_folded (a lower bound), with any MTU value only they printed.
+  std::vector<NcclIbPortMtu> ib_port_mtus;
+  std::uint64_t ib_ports_folded = 0;
   std::optional<LogLine> init_complete_line;  // the first "Init COMPLETE"
   std::optional<LogLine> mnnvl_line;          // the first "MNNVL ..." line (multi-node NVLink)
   std::string cuda_driver;                    // "12.2", from "cudaDriverVersion 12020"

@@ -24,9 +24,12 @@ std::optional<IbQpMtu> parse_ib_qp_mtu(std::string_view m) {
   std::size_t dev_at = m.rfind(" IbDev ", port_at);
   if (dev_at == std::string_view::npos) dev_at = m.rfind(" Dev ", port_at);
   if (dev_at == std::string_view::npos) return std::nullopt;
+  // "IbDev 0" with nothing after it (" IbDev Port 1": no number, the blank is Port's).
   std::string_view dev = m.substr(dev_at, port_at - dev_at);
-  std::string_view d = dev.substr(dev.find(' ', 1));
-  if (!field(d, " ") || !d.empty()) return std::nullopt;  // "IbDev 0" with nothing after it
+  const std::size_t blank = dev.find(' ', 1);
+  if (blank == std::string_view::npos) return std::nullopt;
+  std::string_view d = dev.substr(blank);
+  if (!field(d, " ") || !d.empty()) return std::nullopt;
   std::string_view s = m.substr(port_at);
   if (!field(s, " Port ")) return std::nullopt;
   const std::size_t port_end = m.size() - s.size();  // "IbDev 0 Port 1" ends here
@@ -42,10 +45,39 @@ std::optional<IbQpMtu> parse_ib_qp_mtu(std::string_view m) {
 
 void NcclIbMtus::add(const std::string& host, const IbQpMtu& q,
                      const std::function<LogLine()>& line) {
-  if (out_.size() >= kCap) return;
-  auto key = std::make_tuple(host, std::string(q.port), q.mtu_bytes);
-  if (!seen_.insert(key).second) return;
-  out_.push_back({host, std::string(q.port), q.mtu_bytes, line()});
+  if (!first_of_mtu_.count(q.mtu_bytes))
+    first_of_mtu_.emplace(q.mtu_bytes,
+                          NcclIbPortMtu{host, std::string(q.port), q.mtu_bytes, line()});
+  std::string key = host;
+  key += '\n';
+  key += q.port;
+  auto it = ports_.find(key);
+  if (it == ports_.end()) {
+    if (ports_.size() >= kPortCap) {
+      if (folded_ports_.size() < kPortCap && folded_ports_.insert(std::move(key)).second) ++folded_;
+      return;
+    }
+    ports_.emplace(std::move(key), NcclIbPortMtu{host, std::string(q.port), q.mtu_bytes, line()});
+  } else if (q.mtu_bytes > it->second.mtu_bytes) {
+    it->second.mtu_bytes = q.mtu_bytes;
+    it->second.line = line();
+  }
+}
+
+std::vector<NcclIbPortMtu> NcclIbMtus::finish() {
+  std::vector<NcclIbPortMtu> out;
+  std::set<int> kept;
+  for (auto& [key, p] : ports_) {
+    kept.insert(p.mtu_bytes);
+    out.push_back(std::move(p));
+  }
+  // An MTU value no kept port has as its largest: a port past the cap printed it, or a port
+  // printed it after its device was lowered (2.29+); kept with its first line so that the set
+  // of values stays whole.
+  if (folded_ > 0)
+    for (auto& [mtu, p] : first_of_mtu_)
+      if (!kept.count(mtu)) out.push_back(std::move(p));
+  return out;
 }
 
 }  // namespace trainready

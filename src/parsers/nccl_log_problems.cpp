@@ -335,6 +335,7 @@ void NcclLogAnalyzer::State::finish_hosts() {
          {file_name, static_cast<int>(std::min<std::uint64_t>(t.n, 2147483647))}});
   }
   failures.finish(f.failure_info, f.failure_info_folded);
+  f.ib_ports_folded = ib_mtus.folded();
   f.ib_port_mtus = ib_mtus.finish();
   if (ring_claims.any_claim()) {
     for (const Membership& m : memberships) ring_claims.member(m.stream, m.rank);

@@ -34,6 +34,9 @@ TEST(NcclIbMtu, ReadsTheQueuePairLineOfEachRelease) {
   EXPECT_FALSE(parse_ib_qp_mtu("NET/IB: Dev x Port 1 qpn 47 mtu 5"));
   EXPECT_FALSE(parse_ib_qp_mtu("NET/IB: Port 1 qpn 47 mtu 5"));
   EXPECT_FALSE(parse_ib_qp_mtu("NET/Socket: Dev 0 Port 1 qpn 47 mtu 5"));
+  EXPECT_FALSE(parse_ib_qp_mtu("NET/IB: NCCL Dev 0 IbDev Port 1 qpn 1 mtu 5"));
+  EXPECT_FALSE(parse_ib_qp_mtu("NET/IB: Dev Port 1 qpn 1 mtu 5"));
+  EXPECT_FALSE(parse_ib_qp_mtu("NET/IB: Dev 99999999999999999999999 Port 1 qpn 1 mtu 5"));
   EXPECT_FALSE(parse_ib_qp_mtu(""));
 }
 
@@ -73,7 +76,8 @@ TEST(NcclIbMtuMismatch, QuietOnOneMtu) {
 }
 
 // Before 2.20 NCCL lowers each connection to the smaller MTU: a warning. Without a version line
-// it is a warning until the log shows an IB failure; RCCL's own IB code is judged as unknown.
+// it is a warning until the log shows an IB failure; an RCCL log is judged as one of unknown
+// release, and says it is RCCL's.
 TEST(NcclIbMtuMismatch, AWarningBefore220OrWithoutARelease) {
   const std::string qps =
       "h1:88:159 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 1047 mtu 5 LID 3\n"
@@ -82,7 +86,8 @@ TEST(NcclIbMtuMismatch, AWarningBefore220OrWithoutARelease) {
       log_rule(kId, log_text("h1:88:88 [0] NCCL INFO NCCL version 2.18.3+cuda12.2\n" + qps));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
-  EXPECT_NE(o.findings[0].cause.find("NCCL 2.18.3 lowers each connection"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("NCCL 2.18.3 runs each connection at the smaller MTU"),
+            std::string::npos);
   o = log_rule(kId, log_text(qps));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
@@ -99,17 +104,58 @@ TEST(NcclIbMtuMismatch, AWarningBefore220OrWithoutARelease) {
   EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
 }
 
-// A log with a queue-pair line on every one of thousands of ports keeps at most NcclIbMtus::kCap.
-TEST(NcclIbMtuMismatch, BoundedOnManyPorts) {
+// Past the kept ports a host with another MTU still shows: 20,000 ports at 4096, then one at 1024.
+TEST(NcclIbMtuMismatch, ALateHostPastTheCapStillCounts) {
   std::string text;
-  for (int h = 0; h < 400; ++h)
-    text += "h" + std::to_string(h) + ":1:2 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 7 mtu " +
-            (h % 2 ? "5" : "3") + " LID 1\n";
+  for (int h = 0; h < 2500; ++h)
+    for (int d = 0; d < 8; ++d)
+      text += "h" + std::to_string(h) + ":1:2 [" + std::to_string(d) + "] NCCL INFO NET/IB: Dev " +
+              std::to_string(d) + " Port 1 qpn 7 mtu 5 LID 1\n";
+  text += "late:1:2 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 7 mtu 3 LID 1\n";
   NcclRunFacts f = log_text(text);
-  EXPECT_EQ(f.ib_port_mtus.size(), NcclIbMtus::kCap);
+  EXPECT_EQ(f.ib_ports_folded, 20001u - NcclIbMtus::kPortCap);
+  EXPECT_EQ(f.ib_port_mtus.size(), NcclIbMtus::kPortCap + 1) << "the kept ports and the 1024";
   RuleOutcome o = log_rule(kId, f);
   ASSERT_EQ(o.findings.size(), 1u);
-  EXPECT_NE(o.findings[0].message.find("more"), std::string::npos);
+  EXPECT_NE(o.findings[0].message.find("1024 bytes on late Dev 0 Port 1"), std::string::npos);
+  EXPECT_NE(o.findings[0].message.find("or more ports past the first"), std::string::npos);
+}
+
+// From 2.29.2 a port's later lines may print the MTU an accept from a smaller peer lowered its
+// device to: the port is listed with the largest MTU it printed.
+TEST(NcclIbMtuMismatch, APortIsItsLargestMtu) {
+  const std::string text =
+      "h1:1:2 [0] NCCL INFO NCCL version 2.29.7+cuda12.9\n"
+      "h1:1:2 [0] NCCL INFO NET/IB: ncclIbConnect: NCCL Dev 0 IbDev 0 Port 1 qp_num 7 mtu 5 LID 1 "
+      "subnet-prefix 0  FLID 0 ctsFifoRkey=0x1 ctsFifoLkey=0x1\n"
+      "h2:1:2 [0] NCCL INFO NET/IB: ncclIbConnect: NCCL Dev 0 IbDev 0 Port 1 qp_num 8 mtu 3 LID 2 "
+      "subnet-prefix 0  FLID 0 ctsFifoRkey=0x1 ctsFifoLkey=0x1\n"
+      "h1:1:2 [0] NCCL INFO NET/IB: ncclIbConnect: NCCL Dev 0 IbDev 0 Port 1 qp_num 9 mtu 3 LID 1 "
+      "subnet-prefix 0  FLID 0 ctsFifoRkey=0x1 ctsFifoLkey=0x1\n";
+  NcclRunFacts f = log_text(text);
+  ASSERT_EQ(f.ib_port_mtus.size(), 2u);
+  RuleOutcome o = log_rule(kId, f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  EXPECT_NE(o.findings[0].message.find("4096 bytes on h1 IbDev 0 Port 1; 1024 bytes on h2 IbDev 0 "
+                                       "Port 1"),
+            std::string::npos)
+      << o.findings[0].message;
+}
+
+// MTUs that differ only between rails (each port number one MTU on every host) meet only the
+// connections that cross rails: a warning without an IB failure, even on 2.20+.
+TEST(NcclIbMtuMismatch, BetweenRailsIsAWarning) {
+  std::string text = "h1:1:1 [0] NCCL INFO NCCL version 2.27.3+cuda12.9\n";
+  for (const char* h : {"h1", "h2"})
+    for (int d = 0; d < 2; ++d)
+      text += std::string(h) + ":1:2 [" + std::to_string(d) + "] NCCL INFO NET/IB: NCCL Dev " +
+              std::to_string(d) + " IbDev " + std::to_string(d) + " Port 1 qpn 7 mtu " +
+              (d == 0 ? "5" : "4") + " LID 1 subnet-prefix 0  FLID 0 fifoRkey=0x1 fifoLkey=0x1\n";
+  RuleOutcome o = log_rule(kId, log_text(text));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].cause.find("between rails"), std::string::npos);
 }
 
 }  // namespace
