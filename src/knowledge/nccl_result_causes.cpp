@@ -131,10 +131,10 @@ const std::vector<NcclResultCause> kCauses = {
      "drain the node and reset or replace the GPU; on a platform without peer access "
      "NCCL_P2P_DISABLE=1 as a test",
      "NVIDIA Xid catalog; NCCL user guide, Troubleshooting > GPU Direct"},
-    // From 2.24.3 communicator init creates a CUDA memory pool without asking whether the device
+    // From 2.23.4 communicator init creates a CUDA memory pool without asking whether the device
     // supports one (data/nccl-kb/cuda-memory.yaml, cuda-mempool-create-failed).
     {"ncclUnhandledCudaError", "gpu-no-memory-pools", C::kAny,
-     "the GPU does not support CUDA memory pools, which NCCL 2.24.3 and later create when a "
+     "the GPU does not support CUDA memory pools, which NCCL 2.23.4 and later create when a "
      "communicator is initialised (cudaMemPoolCreate fails with \"operation not supported\"): "
      "an NVIDIA vGPU with unified memory disabled, the vGPU default (NVIDIA/nccl#2101: NCCL "
      "2.21.5 worked in the same VM, 2.27.5 did not), or another virtualised GPU without "
@@ -142,10 +142,10 @@ const std::vector<NcclResultCause> kCauses = {
      "NCCL_DEBUG=WARN shows \"init.cc:<line> NCCL WARN Cuda failure 'operation not supported'\" "
      "at that call; cudaDeviceGetAttribute(cudaDevAttrMemoryPoolsSupported) returns 0 on the GPU",
      "enable unified memory for the vGPU (VMware: pciPassthru<N>.cfg.enable_uvm = 1; other "
-     "hypervisors: the vGPU parameter enable_uvm=1), or use an NCCL before 2.24.3",
-     "NCCL src/init.cc:420 (commAlloc, CUDACHECK(cudaMemPoolCreate)) @ v2.24.3-1, :564 @ "
+     "hypervisors: the vGPU parameter enable_uvm=1), or use NCCL 2.22 or earlier",
+     "NCCL src/init.cc:417 (commAlloc, CUDACHECK(cudaMemPoolCreate)) @ v2.23.4-1, :564 @ "
      "v2.30.7-1",
-     "2.24.3"},
+     "2.23.4"},
 
     // ncclInvalidUsage: "The call to NCCL is incorrect. This is usually reflecting a programming
     // error" (types.html). The sites that return it at init: init.cc "Duplicate GPU detected"

@@ -71,8 +71,8 @@ TEST(NcclResultCauses, ACauseOfALaterReleaseIsLeftOut) {
   };
   EXPECT_EQ(ids({}), "cuda-version gpu-oom gpu-bad-state gpu-no-memory-pools");
   EXPECT_EQ(ids({"2.27.5"}), "cuda-version gpu-oom gpu-bad-state gpu-no-memory-pools");
-  EXPECT_EQ(ids({"2.21.5", "2.24.3"}), "cuda-version gpu-oom gpu-bad-state gpu-no-memory-pools");
-  EXPECT_EQ(ids({"2.21.5"}), "cuda-version gpu-oom gpu-bad-state");
+  EXPECT_EQ(ids({"2.21.5", "2.23.4"}), "cuda-version gpu-oom gpu-bad-state gpu-no-memory-pools");
+  EXPECT_EQ(ids({"2.22.3"}), "cuda-version gpu-oom gpu-bad-state");
 }
 
 }  // namespace
