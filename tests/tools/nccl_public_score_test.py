@@ -144,7 +144,8 @@ class ScoreTest(unittest.TestCase):
         for r in rows:
             self.assertTrue(os.path.isfile(os.path.join(base, r["file"])), r["file"])
             self.assertTrue(r["url"].startswith("https://"), r["id"])
-            self.assertIn(r["split"], ("fit", "holdout", "holdout2", "holdout3", "holdout4", "holdout5"), r["id"])
+            self.assertIn(r["split"], ("fit", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
+                                        "holdout6"), r["id"])
             self.assertTrue(r["stated_cause"].strip(), r["id"])
 
 

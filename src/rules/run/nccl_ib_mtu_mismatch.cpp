@@ -34,14 +34,6 @@ const LogLine* ib_failure(const NcclRunFacts& f) {
   return nullptr;
 }
 
-std::string ports_text(const std::vector<const NcclIbPortMtu*>& ports) {
-  std::string s;
-  for (std::size_t i = 0; i < ports.size() && i < 3; ++i)
-    s += (i ? ", " : "") + ports[i]->host + " " + ports[i]->port;
-  if (ports.size() > 3) s += " and " + std::to_string(ports.size() - 3) + " more";
-  return s;
-}
-
 class NcclIbMtuMismatch : public Rule {
  public:
   std::string_view id() const override { return "nccl-ib-mtu-mismatch"; }
@@ -55,9 +47,11 @@ class NcclIbMtuMismatch : public Rule {
     const NcclRunFacts& f = *ctx.nccl_log;
     // No queue-pair lines (NCCL_DEBUG_SUBSYS without NET, or no IB/RoCE): nothing to compare.
     std::map<int, std::vector<const NcclIbPortMtu*>> by_mtu;
+    std::map<int, std::set<std::string>> names;    // MTU -> "host IbDev 0 Port 1"
     std::map<std::string, std::set<int>> by_port;  // "IbDev 1 Port 1" -> its MTUs on all hosts
     for (const NcclIbPortMtu& p : f.ib_port_mtus) {
       by_mtu[p.mtu_bytes].push_back(&p);
+      names[p.mtu_bytes].insert(p.host + " " + p.port);
       by_port[p.port].insert(p.mtu_bytes);
     }
     if (by_mtu.size() < 2) return {};
@@ -77,7 +71,7 @@ class NcclIbMtuMismatch : public Rule {
     std::string what;
     for (auto it = by_mtu.rbegin(); it != by_mtu.rend(); ++it)
       what += (what.empty() ? "" : "; ") + std::to_string(it->first) + " bytes on " +
-              ports_text(it->second);
+              join_limited(names[it->first], 3);
     if (f.ib_ports_folded > 0)
       what += " (" + std::to_string(f.ib_ports_folded) + " or more ports past the first " +
               std::to_string(f.ib_port_mtus.size()) + " not listed)";
