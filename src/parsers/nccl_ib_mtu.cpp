@@ -71,9 +71,10 @@ std::vector<NcclIbPortMtu> NcclIbMtus::finish() {
     kept.insert(p.mtu_bytes);
     out.push_back(std::move(p));
   }
-  // An MTU value no kept port has as its largest: a port past the cap printed it, or a port
-  // printed it after its device was lowered (2.29+); kept with its first line so that the set
-  // of values stays whole.
+  // With ports past the cap: an MTU value no kept port has as its largest, kept with its first
+  // line so that the set of values stays whole (a port past the cap printed it, or a kept port
+  // did after its device was lowered, 2.29+). Without folded ports a lowered print is not a value
+  // of its own: the peer that lowered it printed its MTU itself when its lines are in the log.
   if (folded_ > 0)
     for (auto& [mtu, p] : first_of_mtu_)
       if (!kept.count(mtu)) out.push_back(std::move(p));
