@@ -17,8 +17,9 @@ inline constexpr std::array<std::string_view, 12> kNcclConnectionFailureWords = 
     "Network is unreachable", "Broken pipe",           "connection closed by remote"};
 
 // An IB work completion with an error status (NcclProblem::kIbCompletionError): "NET/IB : Got
-// completion from peer ... with error N" (transport/net_ib.cc) and the GIN proxy's wording.
-inline constexpr std::array<std::string_view, 2> kNcclIbCompletionWords = {
-    "Got completion from peer", "Got completion with error"};
+// completion from peer ... with error N" (transport/net_ib.cc), the GIN proxy's wording, and the
+// same retyped without its "with" or peer (an issue title: "NET/IB Got completion error 12").
+inline constexpr std::array<std::string_view, 3> kNcclIbCompletionWords = {
+    "Got completion from peer", "Got completion with error", "Got completion error"};
 
 }  // namespace trainready

@@ -157,11 +157,14 @@ void NcclLogAnalyzer::State::library_warning(std::string_view library, std::stri
 void NcclLogAnalyzer::State::classify_problem(std::string_view m, const std::string& host,
                                               std::string_view text, std::uint64_t n,
                                               bool is_warn) {
-  if (has(m, kNcclIbCompletionWords[0]) || has(m, kNcclIbCompletionWords[1])) {
+  bool completion = false;
+  for (std::string_view w : kNcclIbCompletionWords) completion = completion || has(m, w);
+  if (completion) {
     NcclIssue& i = issue(NcclProblem::kIbCompletionError, host, text, n);
     std::string_view peer = word_after(m, "from peer ");
     if (!peer.empty()) cap_insert(i.peers, std::string(peer));
     auto err = int_after(m, "with error ");
+    if (!err) err = int_after(m, "completion error ");
     if (!err) err = int_after(m, "status=");
     if (!err) {  // "status=IBV_WC_RETRY_EXC_ERR(12)"
       std::size_t p = find(m, "status=");

@@ -46,5 +46,16 @@ TEST(NcclIbCompletionError, PreTwoTwelveFormatWithoutPeer) {
   EXPECT_NE(o.findings[0].cause.find("ACS"), std::string::npos);
 }
 
+// A WARN retyped into a title without its "with" and peer (NVIDIA/nccl#1170) still carries the
+// status; a line that only names completions does not fire.
+TEST(NcclIbCompletionError, ReadsTheWarnRetypedWithoutWith) {
+  RuleOutcome o =
+      log_rule(kId, log_text("training failed: NCCL WARN NET/IB Got completion error 12\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("IBV_WC_RETRY_EXC_ERR"), std::string::npos);
+  EXPECT_TRUE(log_rule(kId, log_text("vm:1:2 [0] NCCL WARN NET/IB : Got completion event\n"))
+                  .findings.empty());
+}
+
 }  // namespace
 }  // namespace trainready::test

@@ -195,6 +195,32 @@ TEST(NcclKnownSignature, AFixedBugTakesItsLineOnlyBeforeTheFix) {
   EXPECT_TRUE(names_it(run("2.21.5")));
 }
 
+// The dynamic loader's "version `X' not found" that NCCL prints as dlerror: the version's name
+// says whose library is too old (rdma-core's libefa / libibverbs, glibc, libfabric), read from the
+// line itself; a name none of them owns gets the general cause.
+TEST(NcclKnownSignature, LoaderVersionNameSaysWhoseLibraryIsOld) {
+  auto cause_of = [](const std::string& lib, const std::string& version,
+                     const std::string& by = "/opt/amazon/efa/lib/libfabric.so.1") {
+    RuleOutcome o = log_rule(
+        kId, log_text("ip-10-0-1-2:1234:1234 [0] NCCL INFO NET/Plugin: Plugin load "
+                      "(libnccl-net.so) returned 2 : " +
+                      lib + ": version `" + version + "' not found (required by " + by + ")\n"));
+    EXPECT_EQ(o.findings.size(), 1u) << version;
+    if (o.findings.empty()) return std::string();
+    EXPECT_NE(o.findings[0].message.find("loader-symbol-version-not-found"), std::string::npos);
+    return o.findings[0].cause;
+  };
+  EXPECT_EQ(cause_of("/usr/lib/x86_64-linux-gnu/libefa.so.1", "EFA_1.4").find("EFA_x.y"), 0u);
+  EXPECT_EQ(cause_of("/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "IBVERBS_1.14").find("IBVERBS_"),
+            0u);
+  EXPECT_EQ(cause_of("/lib/x86_64-linux-gnu/libc.so.6", "GLIBC_2.34").find("GLIBC_x.y"), 0u);
+  EXPECT_EQ(cause_of("/opt/amazon/efa/lib/libfabric.so.1", "FABRIC_1.7").find("The network plugin"),
+            0u);
+  EXPECT_EQ(cause_of("/usr/lib/libfoo.so.1", "FOO_2.0", "/usr/lib/libbar.so.2")
+                .find("The library named first"),
+            0u);
+}
+
 TEST(NcclKnownSignature, QuietOnAHealthyRun) {
   EXPECT_TRUE(log_rule(kId, log_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log"))
                   .findings.empty());
