@@ -260,7 +260,9 @@ bool in_releases(const NcclKbEntry& e, const LogReleases& r) {
 }
 
 // The entry reads the line's text: kind, level, printing file and match (releases aside).
-bool reads_text(const NcclKbEntry& e, const NcclKbLine& line) {
+// `any_file`: the entry's `in_file` is not asked of a line that does not say where it was
+// printed (fixed_bugs() below).
+bool reads_text(const NcclKbEntry& e, const NcclKbLine& line, bool any_file = false) {
   if ((e.kind == NcclKbKind::kTrail) != line.trail) return false;
   if (!line.library.empty() && e.kind != NcclKbKind::kPassthrough &&
       !(line.library == "libfabric" && e.file == "libfabric-efa.yaml"))
@@ -271,7 +273,9 @@ bool reads_text(const NcclKbEntry& e, const NcclKbLine& line) {
   if (e.level != NcclKbLevel::kAny && e.level != line.level &&
       !(e.level == NcclKbLevel::kWarn && line.level == NcclKbLevel::kAny))
     return false;
-  if (e.in_file && (line.file.empty() || !search(*e.in_file, line.file))) return false;
+  if (e.in_file && !(any_file && line.file.empty()) &&
+      (line.file.empty() || !search(*e.in_file, line.file)))
+    return false;
   // As printed, or in NCCL's spelling when RCCL printed HIP names (an entry is written for one).
   for (const std::string* t : {&line.message, &line.spelled}) {
     if (t->empty() && t == &line.spelled) break;
@@ -359,15 +363,22 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
                 const NcclKbLine* line);
 
 // The bugs fixed in a later release that print `line`, when the log's release is not known, or
-// its WARNs' places tell a range of releases only some of which have the bug.
+// its WARNs' places tell a range of releases only some of which have the bug; and, in a log whose
+// release has a bug NCCL printed from one place (`in_file`), when the line does not say where it
+// was printed (a framework's "Last error:" quote of NCCL's last WARN, a WARN pasted without its
+// file:line), so the place that would decide it is not in the log.
 std::vector<const NcclKbCause*> fixed_bugs(const NcclKnowledgeBase& kb, const NcclKbLine& line,
                                            const NcclRunFacts& f, const LogReleases& r) {
   std::vector<const NcclKbCause*> out;
-  if (!r.printed.empty()) return out;  // a known release: matches() decided
+  const bool known_release = !r.printed.empty();
+  if (known_release && !line.file.empty()) return out;  // matches() decided
   for (const NcclKbEntry& e : kb.entries()) {
-    if (e.fixed_in.empty() || e.causes.empty() || !reads_text(e, line)) continue;
+    if (e.fixed_in.empty() || e.causes.empty()) continue;
+    if (known_release && (!e.in_file || !in_releases(e, r))) continue;
+    if (!reads_text(e, line, known_release)) continue;
     // A range every release of which has the bug (matches() read it) or none does.
-    if (r.sites.known() && (r.sites.all_in(bug_releases(e)) || !r.sites.some_in(bug_releases(e))))
+    if (!known_release && r.sites.known() &&
+        (r.sites.all_in(bug_releases(e)) || !r.sites.some_in(bug_releases(e))))
       continue;
     // The bug's cause as the entry states it, when the log does not rule its context out.
     if (when_holds(e.causes.front().when, f, r, &line)) out.push_back(&e.causes.front());
@@ -641,7 +652,8 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       r.cause_seen = best_seen;
       for (const NcclKbCause& x : best->causes)
         if (&x != best_cause && !ruled_out(x.when, releases, line)) r.others.push_back(&x);
-      // No version in the log: a bug fixed in a later release that prints this message is one
+      // No version in the log (or the log's release has a bug of one place, and the line does
+      // not name its place): a bug fixed in a later release that prints this message is one
       // more cause to ask about ("if your NCCL is older than X"), after the message's likeliest
       // ones and among the three the finding names.
       if (best->fixed_in.empty())

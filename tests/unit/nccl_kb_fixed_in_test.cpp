@@ -191,6 +191,43 @@ TEST(NcclKbFixedIn, WithoutAVersionTheBugIsAnotherCauseOfTheOrdinaryReading) {
   }
 }
 
+// A release with a bug NCCL printed from one place (`in_file`), and a line that does not say where
+// it was printed: the framework's quote of NCCL's last WARN ("Last error: Cuda failure 'invalid
+// argument'", vllm-project/vllm#3688 on 2.18.1) or a WARN pasted without its file:line. The
+// place that would decide is not in the log, so the bug is one more cause of the ordinary
+// reading; not under the release that fixed it, and not when the line names another place.
+TEST(NcclKbFixedIn, AKnownReleaseWithoutThePlaceNamesTheBugAmongTheCauses) {
+  const NcclKbEntry* bug =
+      NcclKnowledgeBase::builtin().find("fixed-2-18-6-connect-devpeers-memcpy-race");
+  ASSERT_NE(bug, nullptr);
+  ASSERT_TRUE(bug->in_file);
+  const std::string quote =
+      "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1333, unhandled "
+      "cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.1\n"
+      "ncclUnhandledCudaError: Call to CUDA function failed.\n"
+      "Last error:\n"
+      "Cuda failure 'invalid argument'\n";
+  auto names_bug = [&](const std::string& log) {
+    const auto r = read(log);
+    if (r.empty()) return false;
+    EXPECT_EQ(reading_of(r, bug->id), nullptr) << "the bug's own entry needs its place";
+    const auto& others = r.front().others;
+    const auto pos = std::find(others.begin(), others.end(), &bug->causes.front());
+    if (pos == others.end()) return false;
+    EXPECT_LT(pos - others.begin(), 3) << "among the causes the finding names";
+    return true;
+  };
+  EXPECT_TRUE(names_bug(quote));
+  EXPECT_TRUE(
+      names_bug(with_version("2.18.3", "h:1:2 [0] NCCL WARN Cuda failure 'invalid argument'")));
+  EXPECT_FALSE(
+      names_bug(with_version("2.19.3", "h:1:2 [0] NCCL WARN Cuda failure 'invalid argument'")));
+  EXPECT_FALSE(
+      names_bug(with_version("2.17.1", "h:1:2 [0] NCCL WARN Cuda failure 'invalid argument'")));
+  EXPECT_FALSE(names_bug(with_version(
+      "2.18.3", "h:1:2 [0] enqueue.cc:1100 NCCL WARN Cuda failure 'invalid argument'")));
+}
+
 // Without a version line, the file:line a WARN printed from tells the releases (data/nccl-kb/
 // site-releases.txt): net_ib.cc:330 is where 2.24.3 and 2.25.1 print the RoCE GID-type WARN, both
 // before its fix (2.26.2), so the bug is the reading; graph/rings.cc:44 is where 2.23.4 .. 2.28.3
