@@ -48,5 +48,42 @@ TEST(NcclTestsWrongResults, SkipsWithoutValidation) {
   EXPECT_TRUE(run_run_rule(kId, nullptr, &t).skipped);
 }
 
+// nccl-tests' verdict quoted without its '#' (NVIDIA/nccl-tests#131's title) is read; a build
+// without the GPU's architecture is a cause while the output does not show nccl-tests v2.15.0 or
+// later, which check the launch of their own kernels and stop instead.
+TEST(NcclTestsWrongResults, QuotedVerdictAndTheBuildWithoutTheArchitecture) {
+  NcclTestsFacts quoted = parse_nccl_tests(
+      "./all_reduce_perf: \"Out of bounds values: 50 FAILED\" [2 GPUs]\n", "q.txt");
+  ASSERT_TRUE(quoted.out_of_bounds);
+  EXPECT_EQ(*quoted.out_of_bounds, 50);
+  RuleOutcome o = run_run_rule(kId, nullptr, &quoted);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("NVCC_GENCODE"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("compute_cap"), std::string::npos);
+
+  for (const char* version : {"2.15.0", "2.17.4"}) {
+    NcclTestsFacts checked = parse_nccl_tests(std::string("# nccl-tests version ") + version +
+                                                  " nccl-headers=22704 nccl-library=22704\n"
+                                                  "# Out of bounds values : 12 FAILED\n",
+                                              "c.txt");
+    RuleOutcome c = run_run_rule(kId, nullptr, &checked);
+    ASSERT_EQ(c.findings.size(), 1u) << version;
+    EXPECT_EQ(c.findings[0].cause.find("NVCC_GENCODE"), std::string::npos) << version;
+  }
+  NcclTestsFacts old = parse_nccl_tests(
+      "# nccl-tests version 2.13.8 nccl-headers=21602 nccl-library=21602\n"
+      "# Out of bounds values : 12 FAILED\n",
+      "o.txt");
+  RuleOutcome c = run_run_rule(kId, nullptr, &old);
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_NE(c.findings[0].cause.find("NVCC_GENCODE"), std::string::npos);
+  // The words inside other text that is no verdict ("Out of bounds values" with no count).
+  NcclTestsFacts none = parse_nccl_tests(
+      "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+      "see the Out of bounds values line below\n",
+      "n.txt");
+  EXPECT_FALSE(none.out_of_bounds);
+}
+
 }  // namespace
 }  // namespace trainready::test
