@@ -131,6 +131,26 @@ const std::vector<NcclResultCause> kCauses = {
      "drain the node and reset or replace the GPU; on a platform without peer access "
      "NCCL_P2P_DISABLE=1 as a test",
      "NVIDIA Xid catalog; NCCL user guide, Troubleshooting > GPU Direct"},
+    // NCCL's kernels exist only for the architectures its build listed (NVCC_GENCODE,
+    // makefiles/common.mk); the launch of a kernel without code for the GPU fails
+    // (CUCHECK(cuLaunchKernelEx), src/enqueue.cc) and NCCL returns ncclUnhandledCudaError; init
+    // ignores the failed cudaFuncGetAttributes ("Silently ignore failures",
+    // ncclInitKernelsForDevice).
+    {"ncclUnhandledCudaError", "gpu-arch-not-built", C::kAny,
+     "the NCCL build holds no code for this GPU's architecture, so its first kernel launch "
+     "fails (\"no kernel image is available for execution on the device\"): NCCL's default "
+     "builds hold sm_60 and newer from 2.28 (sm_35 / sm_50 too before), and builds with CUDA 13 "
+     "start at sm_75 (sm_80 in 2.27): a Kepler or Maxwell GPU, or a Pascal or Volta GPU under a "
+     "CUDA 13 build of NCCL (a cu13 framework wheel, nvidia-nccl-cu13), or an NCCL built with a "
+     "narrower NVCC_GENCODE",
+     "nvidia-smi --query-gpu=compute_cap --format=csv gives the GPU's compute capability; "
+     "cuobjdump --list-elf on the libnccl.so the framework loads lists the sm_XY it holds; "
+     "NCCL_DEBUG=WARN shows \"Cuda failure ... 'no kernel image is available'\" at the launch",
+     "use an NCCL (and framework build) that holds the architecture (a CUDA 12 build for Pascal "
+     "and Volta), or build NCCL with make NVCC_GENCODE=\"-gencode=arch=compute_XY,code=sm_XY\"",
+     "NCCL makefiles/common.mk (CUDA8_GENCODE with sm_35 / sm_50 @ v2.27.7-1, sm_60 / sm_61 "
+     "@ v2.28.3-1; CUDA 13: CUDA11_GENCODE onwards @ v2.27.3-1, CUDA10_GENCODE (sm_75) onwards "
+     "@ v2.28.3-1); src/enqueue.cc (ncclInitKernelsForDevice, ncclLaunchKernel) @ v2.30.7-1"},
     // From 2.23.4 communicator init creates a CUDA memory pool without asking whether the device
     // supports one (data/nccl-kb/cuda-memory.yaml, cuda-mempool-create-failed).
     {"ncclUnhandledCudaError", "gpu-no-memory-pools", C::kAny,

@@ -69,10 +69,12 @@ TEST(NcclResultCauses, ACauseOfALaterReleaseIsLeftOut) {
       s += std::string(s.empty() ? "" : " ") + std::string(c->id);
     return s;
   };
-  EXPECT_EQ(ids({}), "cuda-version gpu-oom gpu-bad-state gpu-no-memory-pools");
-  EXPECT_EQ(ids({"2.27.5"}), "cuda-version gpu-oom gpu-bad-state gpu-no-memory-pools");
-  EXPECT_EQ(ids({"2.21.5", "2.23.4"}), "cuda-version gpu-oom gpu-bad-state gpu-no-memory-pools");
-  EXPECT_EQ(ids({"2.22.3"}), "cuda-version gpu-oom gpu-bad-state");
+  EXPECT_EQ(ids({}), "cuda-version gpu-oom gpu-bad-state gpu-arch-not-built gpu-no-memory-pools");
+  EXPECT_EQ(ids({"2.27.5"}),
+            "cuda-version gpu-oom gpu-bad-state gpu-arch-not-built gpu-no-memory-pools");
+  EXPECT_EQ(ids({"2.21.5", "2.23.4"}),
+            "cuda-version gpu-oom gpu-bad-state gpu-arch-not-built gpu-no-memory-pools");
+  EXPECT_EQ(ids({"2.22.3"}), "cuda-version gpu-oom gpu-bad-state gpu-arch-not-built");
 }
 
 }  // namespace

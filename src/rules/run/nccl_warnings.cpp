@@ -9,6 +9,24 @@
 namespace trainready {
 namespace {
 
+// The ncclResult_t a CUDA or internal-error issue stands for when every line of it quotes NCCL's
+// result text (ncclGetErrorString: "unhandled cuda error", "internal error", "invalid usage")
+// and none is a WARN, which names the failing call itself; "" otherwise.
+std::string quoted_result(NcclProblem p, const NcclIssue& i) {
+  if (i.examples.empty()) return "";
+  bool usage = true;
+  for (const LogLine& l : i.examples) {
+    if (l.text.find("WARN") != std::string::npos) return "";
+    const bool cuda = l.text.find("unhandled cuda error") != std::string::npos;
+    const bool internal = l.text.find("internal error") != std::string::npos;
+    const bool invalid = l.text.find("invalid usage") != std::string::npos;
+    if (p == NcclProblem::kCudaError ? !cuda : !(internal || invalid)) return "";
+    usage = usage && invalid && !internal;
+  }
+  if (p == NcclProblem::kCudaError) return "ncclUnhandledCudaError";
+  return usage ? "ncclInvalidUsage" : "ncclInternalError";
+}
+
 class NcclWarnings : public Rule {
  public:
   std::string_view id() const override { return "nccl-warnings"; }
@@ -120,6 +138,18 @@ class NcclWarnings : public Rule {
       add_issue_evidence(x, *i);
       x.cause = k.cause;
       x.fix = k.fix;
+      // Only NCCL's result quoted (no WARN that names the call): the result's causes, ranked by
+      // the log's context, as framework-nccl-error reads the same result from a framework's
+      // line (one failure, one account).
+      if (const std::string result = quoted_result(k.p, *i); !result.empty()) {
+        Finding ranked = x;
+        ranked.cause = std::string(k.p == NcclProblem::kCudaError
+                                       ? "A CUDA call failed inside NCCL."
+                                       : "NCCL rejected a call or failed an internal check.") +
+                       " The log quotes NCCL's result (" + result +
+                       "), not the WARN that names the failing call.";
+        if (nccl_result_ranked_reading(ranked, f, result)) x = std::move(ranked);
+      }
       x.rank = 8;
       o.findings.push_back(std::move(x));
     }

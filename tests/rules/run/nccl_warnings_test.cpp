@@ -206,5 +206,21 @@ TEST(NcclWarnings, AUcxFatalErrorIsAnError) {
   EXPECT_NE(o.findings[0].evidence[0].text.find("Assertion `found > 0' failed"), std::string::npos);
 }
 
+// NCCL's result quoted alone (an issue title: "unhandled cuda error, NCCL version 2.7.8") gets the
+// result's ranked causes, as framework-nccl-error reads the same result from a framework's line;
+// "invalid usage" alone is ncclInvalidUsage's.
+TEST(NcclWarnings, AQuotedResultGetsTheResultsRankedCauses) {
+  RuleOutcome o = log_rule(kId, log_text("unhandled cuda error, NCCL version 2.7.8\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("ncclUnhandledCudaError"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("Most likely"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("no code for this GPU's architecture"), std::string::npos);
+  EXPECT_EQ(o.findings[0].rank, 8);
+  RuleOutcome u =
+      log_rule(kId, log_text("[rank1]: NCCL error ... invalid usage ... ncclCommInitRank\n"));
+  ASSERT_EQ(u.findings.size(), 1u);
+  EXPECT_NE(u.findings[0].cause.find("ncclInvalidUsage"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
