@@ -553,8 +553,12 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   // A line that starts with a net transport's tag ("NET/IB : ", "NET/Socket : ", a plugin's
   // "NET/OFI ", "NET/IBP:") is NCCL's message (or its plugin's, through NCCL's logger) without
   // its "NCCL WARN" head: classified like one below.
+  // So is a line that quotes one of NCCL's own result texts no other library prints
+  // (ncclGetErrorString, src/init.cc: "unhandled cuda error", "unhandled system error"), as an
+  // issue title quotes it without naming NCCL.
   const bool nccl = (line.data() == unchanged.data() ? named : has(line, "NCCL")) ||
-                    has(line, "nccl") || starts(trim(line), "NET/");
+                    has(line, "nccl") || starts(trim(line), "NET/") ||
+                    has(line, "unhandled cuda error") || has(line, "unhandled system error");
   const bool coll = has(line, "collective");
   if (!nccl && !coll) {
     if (trim(line) == "Last error:") last_error_follows = true;

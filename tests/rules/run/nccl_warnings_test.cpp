@@ -216,6 +216,12 @@ TEST(NcclWarnings, AQuotedResultGetsTheResultsRankedCauses) {
   EXPECT_NE(o.findings[0].cause.find("Most likely"), std::string::npos);
   EXPECT_NE(o.findings[0].cause.find("no code for this GPU's architecture"), std::string::npos);
   EXPECT_EQ(o.findings[0].rank, 8);
+  // The result text alone, without the word NCCL (NVIDIA/nccl#112's title): NCCL's own words.
+  RuleOutcome t = log_rule(
+      kId, log_text("`unhandled cuda error` when running the test executable after `make`\n"));
+  ASSERT_EQ(t.findings.size(), 1u);
+  EXPECT_NE(t.findings[0].cause.find("ncclUnhandledCudaError"), std::string::npos);
+  EXPECT_TRUE(log_rule(kId, log_text("an unhandled error in my cuda code\n")).findings.empty());
   RuleOutcome u =
       log_rule(kId, log_text("[rank1]: NCCL error ... invalid usage ... ncclCommInitRank\n"));
   ASSERT_EQ(u.findings.size(), 1u);
