@@ -225,7 +225,7 @@ bench: configure
 	bash bench/doctor_ratio.sh $(BUILD)/bench/doctor_bench
 	python3 bench/nccl_log_ratio.py --build $(BUILD)
 	python3 tools/nccl_kb_coverage.py
-	python3 tools/nccl_public_score.py --binary $(BIN) | grep -E '^(fit|holdout|holdout2|holdout3|holdout4|holdout5|holdout6|holdout7):'
+	python3 tools/nccl_public_score.py --binary $(BIN) | grep -E '^(fit|holdout|holdout2|holdout3|holdout4|holdout5|holdout6|holdout7|holdout8):'
 	python3 bench/lint_ratio.py $(BIN)
 	python3 bench/plan_ratio.py $(BIN)
 	python3 bench/storage_fio_ratio.py $(BIN) $(BUILD)/bench-storage
