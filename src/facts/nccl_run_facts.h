@@ -278,6 +278,10 @@ struct NcclRunFacts {
   // (src/common.cu: "# Using devices", ncclCommInitAll / ncclCommInitRank, header; v2.0.0,
   // v2.13.8). A log with this line and no header ends inside communicator init.
   std::optional<LogLine> nccl_tests_devices;
+  // How many device lines it printed: one per rank of the run, all from rank 0's output (the
+  // harness gathers every rank's line, src/common.cu); 1 = a run of one GPU, whose communicator
+  // has no peer.
+  std::uint32_t nccl_tests_ranks = 0;
   // The ring search NCCL settled on with the fewest channels (the slowest rank sets the pace).
   const NcclGraphSearch* ring_search() const;
 

@@ -326,6 +326,9 @@ void NcclLogAnalyzer::State::finish_hosts() {
   std::set<std::string> all = f.hosts();
   for (const auto& [h, p] : f.host_profiles) all.insert(h);
   all.erase("");
+  // Lines without a host name do not tell a machine of their own beside a named one (nccl-tests'
+  // "on NAME device 0" and the same process's NCCL lines whose head the paste mangled).
+  if (all.size() > 1) all.erase("(unprefixed)");
   f.host_count = all.size();
   // The last lines, oldest first.
   for (std::size_t i = 0; i < tail_count; ++i) {
@@ -457,6 +460,7 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     if (has(line, " Rank ") && has(line, " device ")) {
       nccl_tests_device(line);
       if (!f.nccl_tests_devices) f.nccl_tests_devices = log_line(trim(line), n);
+      if (f.nccl_tests_ranks < (1u << 30)) ++f.nccl_tests_ranks;
     }
     // gdb's backtrace frames ("#0 0x... in ncclShmOpen(...)") are the framework reader's.
     if (line.size() > 1 && line[1] >= '0' && line[1] <= '9') framework_line(line, n);

@@ -61,7 +61,29 @@ class NcclTestsStopped : public Rule {
     const std::string capture =
         " If the capture was only cut short, rerun and keep the whole output: a complete run "
         "ends with '# Out of bounds values' and '# Avg bus bandwidth'.";
-    if (f.multi_node()) {
+    if (f.nccl_tests_ranks == 1 && !f.multi_node() && in_init) {
+      // One GPU: no peer, so no P2P, SHM or network connection; init still runs NCCL's
+      // bootstrap, whose rank connects over TCP to the root's address and then to itself
+      // (src/bootstrap.cc bootstrapInit: ncclSocketConnect to handle->addr, then to the next
+      // rank's listening socket, its own, on the interface "Bootstrap : Using" names @ v2.21.5-1).
+      x.cause =
+          "nccl-tests listed one GPU, so its communicator has one rank and no peer: NCCL sets "
+          "up no peer-to-peer, shared-memory or network connection. What init still does is "
+          "its bootstrap: the process listens on the address of the interface NCCL chose "
+          "(\"Bootstrap : Using <interface>:<address>\") and connects to it over TCP "
+          "(src/bootstrap.cc). A one-GPU run that stops there is that connection to the host's "
+          "own address not completing: a host firewall or endpoint-security software that "
+          "intercepts local TCP connections, or an interface whose address the host cannot "
+          "reach itself; or CUDA itself stuck (a GPU in a bad state, an Xid in the kernel log)." +
+          capture;
+      x.fix =
+          "Check that the host accepts a TCP connection to its own address on that interface "
+          "(nc -l <port> in one shell, nc -zv <address> <port> in another); rerun with "
+          "NCCL_SOCKET_IFNAME=lo: if it then completes, a firewall or security software blocks "
+          "the interface's address - allow it (or exclude the program) rather than keep lo, "
+          "which a run across hosts cannot use. Check `dmesg | grep -i xid`.";
+      x.rank = 50;
+    } else if (f.multi_node()) {
       x.cause =
           "A run that spans hosts and stops here waits on a peer it cannot reach: a firewall "
           "or security group that blocks NCCL's TCP ports between the hosts, NCCL choosing an "

@@ -54,6 +54,33 @@ TEST(NcclTestsStopped, FiresWhenTheLogEndsInCommunicatorInitOnOneHost) {
   EXPECT_EQ(x.fix.rfind("Confirm with NCCL_P2P_DISABLE=1", 0), 0u) << x.fix;
 }
 
+// One GPU in all (NVIDIA/nccl-tests#217: -g 1, no MPI): no peer, so no P2P path to blame; init
+// still connects over TCP to the host's own address (NCCL's bootstrap), which a firewall or
+// security software can block. Two GPUs keep the P2P reading.
+TEST(NcclTestsStopped, OneGpuStopsInTheBootstrapNotOnPeerToPeer) {
+  const std::string one =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) warmup iters: 5\n"
+      "# Using devices\n"
+      "#  Rank  0 Group  0 Pid  69438 on gpu-a device  0 [0x01] NVIDIA RTX A6000\n"
+      "gpu-a:69438:69438 [0] NCCL INFO Bootstrap : Using enp3s0f0:10.50.56.33<0>\n"
+      "gpu-a:69438:69444 [0] NCCL INFO NET/Socket : Using [0]enp3s0f0:10.50.56.33<0>\n";
+  RuleOutcome o = judge(one);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("one rank and no peer"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("firewall"), std::string::npos);
+  EXPECT_EQ(o.findings[0].cause.find("Access Control Services"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("NCCL_SOCKET_IFNAME=lo"), std::string::npos);
+  // The same paste with its device line's host missing from NCCL's heads is still one host.
+  std::string mangled = one;
+  for (std::size_t p = mangled.find("gpu-a:"); p != std::string::npos; p = mangled.find("gpu-a:"))
+    mangled.replace(p, 6, "NAME :");
+  RuleOutcome m = judge(mangled);
+  ASSERT_EQ(m.findings.size(), 1u);
+  EXPECT_NE(m.findings[0].cause.find("one rank and no peer"), std::string::npos);
+  EXPECT_NE(judge(kDevices + kInit).findings.at(0).cause.find("Access Control Services"),
+            std::string::npos);
+}
+
 TEST(NcclTestsStopped, FiresWhenTheLogEndsInTheFirstCollective) {
   RuleOutcome o = judge(kDevices + kInit + kHeader);
   ASSERT_EQ(o.findings.size(), 1u);
