@@ -96,14 +96,21 @@ class NcclCollectiveTimeout : public Rule {
                  "mismatch).";
     } else {
       x.cause +=
-          "A rank stopped making progress: a crashed or stuck process, or a network "
-          "path that stalls (IB errors, a dead link).";
+          "A rank stopped making progress: a crashed or stuck process, a rank still busy "
+          "with work the others do not do (evaluation, checkpoint saving or data preparation "
+          "on rank 0 alone while the others already wait in the next collective), or a "
+          "network path that stalls (IB errors, a dead link).";
     }
     x.fix =
         "Look at the lagging ranks' hosts first (their own logs, `dmesg`, "
         "`trainready doctor`); rerun with TORCH_NCCL_ASYNC_ERROR_HANDLING=1 and "
         "NCCL_DEBUG=INFO. If every rank joined, the code issues collectives in different "
         "orders on different ranks.";
+    if (lag.empty())
+      x.fix +=
+          " Work done on one rank only (if rank == 0: evaluate, save) must finish within the "
+          "timeout or run on every rank; otherwise raise it "
+          "(init_process_group(..., timeout=datetime.timedelta(hours=2))).";
     x.rank = 20;
     o.findings.push_back(std::move(x));
     return o;
@@ -128,14 +135,19 @@ class NcclCollectiveTimeout : public Rule {
         "process group's timeout, and (with PyTorch's default TORCH_NCCL_ASYNC_ERROR_HANDLING) "
         "then takes the process down. Every rank waits in a "
         "collective until all ranks join: one rank stopped making progress (a crashed or stuck "
-        "process, a rank still busy outside the collectives, a network path that stalls), or "
-        "the ranks issued different collectives.";
+        "process; a rank still busy outside the collectives, such as evaluation, checkpoint "
+        "saving or data preparation done on rank 0 alone while the others already wait in the "
+        "next collective; a network path that stalls), or the ranks issued different "
+        "collectives.";
     x.fix =
         "Find the line before the backtrace, \"[Rank N] Watchdog caught collective operation "
         "timeout: WorkNCCL(SeqNum=..., OpType=..., Timeout(ms)=...) ran for ... milliseconds\", "
         "on every rank, and run `trainready nccl` on the whole logs: the ranks whose sequence "
         "number is lowest, or that never timed out, are the ones the others waited for. Rerun "
-        "with NCCL_DEBUG=INFO and TORCH_NCCL_DUMP_ON_TIMEOUT=1 to see where each rank stopped.";
+        "with NCCL_DEBUG=INFO and TORCH_NCCL_DUMP_ON_TIMEOUT=1 to see where each rank stopped. "
+        "Work done on one rank only (if rank == 0: evaluate, save) must finish within the "
+        "timeout or run on every rank; otherwise raise it "
+        "(init_process_group(..., timeout=datetime.timedelta(hours=2))).";
     x.onset = {events.front()->where, events.front()->time, ""};
     x.consequence = true;
     x.rank = 20;
