@@ -83,6 +83,41 @@ Finding crash_finding(Finding x, const FrameworkEvent& sig,
   return x;
 }
 
+// SIGBUS with no backtrace through NCCL, in a log of NCCL's lines and no WARN: mmap(2) raises it
+// on access to a page a mapped file cannot back, and the files such a job maps are on /dev/shm
+// (NCCL's segments, the framework's shared-memory tensors). The process NCCL's lines name by its
+// pid, when the crash handler printed one ("[host:pid:thread:tid] Caught signal 7", UCX).
+Finding bus_error_finding(Finding x, const FrameworkEvent& sig, const NcclRunFacts& f) {
+  x.evidence.push_back(framework_evidence(sig));
+  for (const auto& [k, st] : f.streams) {
+    const std::string pid = ":" + std::to_string(st.pid) + ":";
+    if (st.pid > 0 && sig.text.find(pid) != std::string::npos &&
+        sig.text.find(st.host_name) != std::string::npos) {
+      x.evidence.push_back({"process " + std::to_string(st.pid) + " on " + st.host_name +
+                                " printed NCCL's lines up to line " +
+                                std::to_string(st.last_seen.line),
+                            st.last_seen});
+      break;
+    }
+  }
+  x.cause =
+      "SIGBUS is what a process gets when it touches a page of a mapped file the file system "
+      "cannot back (mmap(2)); the files a NCCL job maps are on /dev/shm: NCCL's shared-memory "
+      "segments (NCCL 2.12 to 2.18 size them with ftruncate and then write them, so a full "
+      "/dev/shm kills the writer instead of printing a WARN; 2.19 allocates them with "
+      "fallocate and reports 'No space left on device') and the framework's own "
+      "shared-memory tensors (PyTorch DataLoader workers). The log shows no backtrace through "
+      "NCCL's code, so which of them faulted is not told: both need room in /dev/shm, which a "
+      "container gets 64 MB of by default.";
+  x.fix =
+      "Give the container more shared memory (docker --shm-size=1g or --ipc=host; Kubernetes "
+      "an emptyDir with medium: Memory at /dev/shm) and remove stale /dev/shm/nccl-* files. "
+      "Confirm with df -h /dev/shm inside the container while the job starts; "
+      "NCCL_SHM_DISABLE=1 only as a test.";
+  x.rank = 45;
+  return x;
+}
+
 // nccl-tests' CUDACHECK (src/common.h) wraps the harness's own CUDA calls: cudaMalloc of its
 // send/receive buffers at the largest size it tests (-e), its streams and events (src/common.cu).
 // The CUDA error is the harness's, not a call NCCL made. Meanings: CUDA runtime API,
@@ -196,6 +231,15 @@ class FrameworkNcclError : public Rule {
     if (sig && !frames.empty()) {
       RuleOutcome o;
       o.findings.push_back(crash_in_nccl(finding(""), *sig, frames));
+      return o;
+    }
+    if (sig && frames.empty() && sig->detail == "SIGBUS" && f.nccl_lines > 0 && f.issues.empty() &&
+        f.warnings.empty() && f.timeouts.empty()) {
+      RuleOutcome o;
+      o.findings.push_back(bus_error_finding(
+          finding("A process of this NCCL job died of SIGBUS (bus error): a shared-memory "
+                  "file it had mapped could not be backed"),
+          *sig, f));
       return o;
     }
     if (const FrameworkEvent* c = f.framework.first(FrameworkEventKind::kCudaError)) {

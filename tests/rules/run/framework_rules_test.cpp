@@ -178,6 +178,34 @@ TEST(FrameworkNcclError, SigbusInsideNcclIsSharedMemory) {
   EXPECT_EQ(o.findings[0].evidence.size(), 3u);
 }
 
+// A SIGBUS with no backtrace, in a log of NCCL's lines and no WARN (deepspeedai/DeepSpeed#2638's
+// excerpt): a mapped file /dev/shm could not back; the process NCCL's lines name by its pid is
+// evidence. A WARN the knowledge base reads (the shm segment it failed to create) is that reading.
+TEST(FrameworkNcclError, SigbusBesideNcclsLinesIsSharedMemory) {
+  const std::string nccl =
+      "cf0b62962198:378934:382525 [2] NCCL INFO Connected all trees\n"
+      "cf0b62962198:378934:382525 [2] NCCL INFO 24 coll channels, 32 p2p channels, 32 p2p "
+      "channels per peer\n";
+  const std::string bus =
+      "[cf0b62962198:378934:0:382579] Caught signal 7 (Bus error: nonexistent physical "
+      "address)\n";
+  RuleOutcome o = log_rule("framework-nccl-error", log_text(nccl + bus));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("SIGBUS"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("/dev/shm"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("--shm-size"), std::string::npos);
+  ASSERT_EQ(o.findings[0].evidence.size(), 2u);
+  EXPECT_EQ(o.findings[0].evidence[1].where.line, 2);
+  EXPECT_TRUE(log_rule("framework-nccl-error",
+                       log_text(nccl +
+                                "cf0b62962198:378934:382525 [2] misc/shmutils.cc:70 NCCL WARN "
+                                "Error while creating shared memory segment /dev/shm/nccl-x "
+                                "(size 9637888)\n" +
+                                bus))
+                  .findings.empty());
+  EXPECT_TRUE(log_rule("framework-nccl-error", log_text(bus)).findings.empty());
+}
+
 TEST(FrameworkNcclError, OtherSignalsAskForTheBacktrace) {
   RuleOutcome o =
       log_rule("framework-nccl-error",
