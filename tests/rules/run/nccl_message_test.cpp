@@ -113,6 +113,15 @@ TEST(NcclMessage, InvalidRootOfAnUninitialisedCommunicator) {
                     "should be in the 0..8 range)\n"));
   ASSERT_EQ(bad.findings.size(), 1u);
   EXPECT_NE(bad.findings[0].cause.rfind("The communicator has no ranks yet", 0), 0u);
+  // "0..-1": a freed communicator (commPoison sets nRanks to -1; NVIDIA/nccl#496 after a failed
+  // init).
+  const RuleOutcome freed = log_rule(
+      kId, log_text("h:1:1 [0] misc/argcheck.cc:39 NCCL WARN Broadcast : invalid root 0 (root "
+                    "should be in the 0..-1 range)\n"));
+  ASSERT_EQ(freed.findings.size(), 1u);
+  EXPECT_NE(freed.findings[0].message.find("[enq-invalid-args]"), std::string::npos);
+  EXPECT_EQ(freed.findings[0].cause.rfind("The communicator was freed", 0), 0u)
+      << freed.findings[0].cause;
 }
 
 // NCCL 2.4's ring fallback: a transport the job turned off is the reading when the log shows it;
