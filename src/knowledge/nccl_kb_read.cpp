@@ -1,5 +1,6 @@
 #include "knowledge/nccl_kb_read.h"
 #include "knowledge/nccl_hip_names.h"
+#include "knowledge/nccl_link_layer.h"
 #include "knowledge/nccl_shared_prefixes.h"
 #include "knowledge/nccl_site_releases.h"
 
@@ -457,14 +458,12 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
                 const NcclKbLine* line) {
   if (w.line_has && !(line && search(*w.line_has, line->line.text))) return false;
   if (!w.link_layer.empty()) {
-    bool ok = false;
-    for (const NcclNetDevice& d : f.net_devices) {
-      const bool eth =
-          d.link_layer == "RoCE" || d.link_layer == "ETH" || d.link_layer == "Ethernet";
-      const bool ib = d.link_layer == "IB" || d.link_layer == "InfiniBand";
-      ok = ok || (w.link_layer == "Ethernet" ? eth : ib);
-    }
-    if (!ok) return false;
+    // The devices NCCL listed, and the GIDs it prints for RoCE ports only (knowledge/
+    // nccl_link_layer.h).
+    const NcclLinkLayer l = nccl_link_layer_shown(f).layer;
+    const bool eth = l == NcclLinkLayer::kRoce || l == NcclLinkLayer::kBoth;
+    const bool ib = l == NcclLinkLayer::kInfiniband || l == NcclLinkLayer::kBoth;
+    if (!(w.link_layer == "Ethernet" ? eth : ib)) return false;
   }
   if (w.net) {
     bool ok = false;

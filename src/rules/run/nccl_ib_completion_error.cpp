@@ -1,9 +1,59 @@
 // nccl-ib-completion-error: an InfiniBand work completion came back with an error status.
+#include "knowledge/nccl_link_layer.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
 namespace trainready {
 namespace {
+
+// IBV_WC_RETRY_EXC_ERR read for the link layer the log shows: the other layer's causes and fixes
+// (Azure's partitions on a RoCE log, GID indexes on InfiniBand) are left out once it is known.
+constexpr const char* kRetryCommon =
+    "The HCA retried and the peer never acknowledged: the two ports cannot reach each other.";
+constexpr const char* kRetryIbCause =
+    "different partitions (on Azure, VMs not in one scale set / availability set), a port down "
+    "or flapping, routing";
+constexpr const char* kRetryRoceCause =
+    "a GID index that does not route between the two NICs (NCCL_IB_GID_INDEX: a RoCE v1 or "
+    "link-local GID across subnets), no IP route or a VLAN between their addresses, PFC/ECN "
+    "setup, or an MTU larger than a switch on the path forwards (the connecting side's queue "
+    "pairs, which send the data, take the smaller active_mtu of the two ports, "
+    "src/transport/net_ib.cc:1325 and :1144 @ v2.21.5-1; on RoCE active_mtu follows the "
+    "interface's MTU, so hosts set to jumbo frames behind a switch hop that does not forward "
+    "them lose every full-size packet while small messages pass)";
+constexpr const char* kRetryIbFix =
+    "Put every VM of the job in one scale set (singlePlacementGroup=true) or one availability "
+    "set, check `cat /sys/class/infiniband/*/ports/1/pkeys/0` is the same on both nodes and the "
+    "ports are ACTIVE (`trainready doctor` on each)";
+constexpr const char* kRetryRoceFix =
+    "set NCCL_IB_GID_INDEX to the RoCE v2 GID of the interface that routes to the peers "
+    "(`show_gids`), check the two NICs' addresses reach each other (ping from that interface; "
+    "ib_write_bw -x <gid index> between the hosts), and compare the active_mtu (`ibv_devinfo`) "
+    "and the interface MTU (`ip link`) with the switch ports' MTU (`ping -M do -s <MTU - 28>` "
+    "between the hosts' RoCE addresses must pass)";
+
+void retry_exceeded_reading(Finding& x, const NcclLinkLayerShown& shown) {
+  std::string cause = kRetryCommon, fix;
+  switch (shown.layer) {
+    case NcclLinkLayer::kRoce:
+      cause += std::string(" The log shows RoCE ports: ") + kRetryRoceCause + ".";
+      fix = std::string(1, static_cast<char>(kRetryRoceFix[0] - 'a' + 'A')) + (kRetryRoceFix + 1) +
+            ".";
+      if (shown.roce_line)
+        x.evidence.push_back({"RoCE: " + shown.roce_line->text, shown.roce_line->where});
+      break;
+    case NcclLinkLayer::kInfiniband:
+      cause += std::string(" The log shows InfiniBand ports: ") + kRetryIbCause + ".";
+      fix = std::string(kRetryIbFix) + ".";
+      break;
+    default:
+      cause +=
+          std::string(" On InfiniBand: ") + kRetryIbCause + "; on RoCE: " + kRetryRoceCause + ".";
+      fix = std::string(kRetryIbFix) + "; on RoCE " + kRetryRoceFix + ".";
+  }
+  x.cause += cause;
+  x.fix = fix;
+}
 
 class NcclIbCompletionError : public Rule {
  public:
@@ -42,23 +92,8 @@ class NcclIbCompletionError : public Rule {
          "changed: check the GPUDirect RDMA path the node uses (nvidia-peermem loaded, or "
          "DMA-BUF: `trainready doctor`), and if it is right, take the node out and report it.",
          84},
-        {12, "IBV_WC_RETRY_EXC_ERR (transport retry counter exceeded)",
-         "The HCA retried and the peer never acknowledged: the two ports cannot reach each "
-         "other. On InfiniBand: different partitions (on Azure, VMs not in one scale set / "
-         "availability set), a port down or flapping, routing; on RoCE: a wrong GID index "
-         "(NCCL_IB_GID_INDEX), VLAN or PFC/ECN setup, or an MTU larger than a switch on the "
-         "path forwards (the connecting side's queue pairs, which send the data, take the "
-         "smaller active_mtu of the two ports, src/transport/net_ib.cc:1325 and :1144 @ "
-         "v2.21.5-1; on RoCE active_mtu follows the interface's MTU, so hosts set to jumbo "
-         "frames behind a switch hop that does not forward them lose every full-size packet "
-         "while small messages pass).",
-         "Put every VM of the job in one scale set (singlePlacementGroup=true) or one "
-         "availability set, check `cat /sys/class/infiniband/*/ports/1/pkeys/0` is the same on "
-         "both nodes and the ports are ACTIVE (`trainready doctor` on each); on RoCE set "
-         "NCCL_IB_GID_INDEX to the RoCE v2 GID (`show_gids`), and compare the active_mtu "
-         "(`ibv_devinfo`) and the interface MTU (`ip link`) with the switch ports' MTU "
-         "(`ping -M do -s <MTU - 28>` between the hosts' RoCE addresses must pass).",
-         83},
+        {12, "IBV_WC_RETRY_EXC_ERR (transport retry counter exceeded)", "", "",
+         83},  // retry_exceeded_reading()
         {13, "IBV_WC_RNR_RETRY_EXC_ERR (receiver not ready)",
          "The receiver had no buffer posted; the peer process is stuck or gone.",
          "Look at the peer's own log for an earlier error; check its host.", 60},
@@ -87,6 +122,7 @@ class NcclIbCompletionError : public Rule {
       x.message += ": " + std::string(d->name);
       x.cause = std::string(d->name) + ": " + d->cause;
       x.fix = d->fix;
+      if (d->status == 12) retry_exceeded_reading(x, nccl_link_layer_shown(*ctx.nccl_log));
       x.rank = d->rank;
       // A flushed request reports a queue pair an earlier error already broke (ibv_poll_cq(3)).
       x.consequence = d->status == 5;

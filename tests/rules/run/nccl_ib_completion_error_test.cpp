@@ -57,5 +57,37 @@ TEST(NcclIbCompletionError, ReadsTheWarnRetypedWithoutWith) {
                   .findings.empty());
 }
 
+// Error 12 read for the link layer the log shows: NCCL prints the GIDs in the completion WARN only
+// for an Ethernet port (src/transport/net_ib.cc:1903 @ v2.21.5-1), so such a line is RoCE and
+// gets no partition / scale-set advice (NVIDIA/nccl#1405); a device listed as IB gets no GID
+// advice; a log that shows neither gets both.
+TEST(NcclIbCompletionError, ErrorTwelveReadForTheLinkLayerShown) {
+  const std::string roce_warn =
+      "w0:3468:3905 [4] transport/net_ib.cc:1911 NCCL WARN NET/IB : Got completion from peer "
+      "10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
+      "fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f\n";
+  RuleOutcome roce = log_rule(kId, log_text(roce_warn));
+  ASSERT_EQ(roce.findings.size(), 1u);
+  EXPECT_NE(roce.findings[0].cause.find("The log shows RoCE ports"), std::string::npos);
+  EXPECT_EQ(roce.findings[0].fix.find("scale set"), std::string::npos) << roce.findings[0].fix;
+  EXPECT_EQ(roce.findings[0].fix.rfind("Set NCCL_IB_GID_INDEX", 0), 0u);
+  const std::string ib_warn =
+      "n1:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_ib0:1/IB [1]mlx5_ib1:1/IB ; OOB "
+      "eth0:10.0.0.4<0>\n"
+      "n1:1:3 [0] transport/net_ib.cc:1911 NCCL WARN NET/IB : Got completion from peer "
+      "10.0.0.5<41234> with status=12 opcode=0 len=0 vendor err 129 (Recv)\n";
+  RuleOutcome ib = log_rule(kId, log_text(ib_warn));
+  ASSERT_EQ(ib.findings.size(), 1u);
+  EXPECT_NE(ib.findings[0].cause.find("The log shows InfiniBand ports"), std::string::npos);
+  EXPECT_EQ(ib.findings[0].cause.find("NCCL_IB_GID_INDEX"), std::string::npos);
+  EXPECT_NE(ib.findings[0].fix.find("scale set"), std::string::npos);
+  RuleOutcome unknown = log_rule(
+      kId, log_text("n1:1:3 [0] transport/net_ib.cc:1911 NCCL WARN NET/IB : Got completion from "
+                    "peer 10.0.0.5<41234> with status=12 opcode=0 len=0 vendor err 129 (Recv)\n"));
+  ASSERT_EQ(unknown.findings.size(), 1u);
+  EXPECT_NE(unknown.findings[0].cause.find("On InfiniBand"), std::string::npos);
+  EXPECT_NE(unknown.findings[0].cause.find("on RoCE"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
