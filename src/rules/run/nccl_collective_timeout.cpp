@@ -1,4 +1,7 @@
 // nccl-collective-timeout: a collective never finished (the framework watchdog fired).
+#include <map>
+#include <set>
+
 #include "core/units.h"
 #include "rules/rule_factories.h"
 #include "rules/run/framework_evidence.h"
@@ -89,6 +92,10 @@ class NcclCollectiveTimeout : public Rule {
       o.findings.push_back(std::move(x));
       return o;
     }
+    if (lag.empty() && compare_ranks(f.timeouts, x)) {
+      o.findings.push_back(std::move(x));
+      return o;
+    }
     if (!lag.empty()) {
       x.cause += "Rank(s) " + join_limited(lag) + " never joined" +
                  (hosts.empty() ? "" : " (on " + join_limited(hosts) + ")") +
@@ -117,6 +124,78 @@ class NcclCollectiveTimeout : public Rule {
   }
 
  private:
+  // The process group a watchdog line names ("[PG 0 (default_pg) Rank 7]", "[PG ID 1 PG GUID
+  // 1(tp) Rank 3]"), "" when it names none: sequence numbers count per group.
+  static std::string group_of(const std::string& text) {
+    const std::size_t p = text.find("[PG ");
+    if (p == std::string::npos) return "";
+    const std::size_t r = text.find(" Rank ", p);
+    return r == std::string::npos ? "" : text.substr(p, r - p);
+  }
+
+  // Ranks' timeouts side by side (PyTorch's watchdog reports, per rank, the oldest collective the
+  // rank still waits in, with the process group's sequence number and OpType): the same number
+  // with different operations is a collective mismatch; different numbers put the ranks out of
+  // step. Sets the cause and fix and returns true when the timeouts show either.
+  static bool compare_ranks(const std::vector<CollectiveTimeout>& ts, Finding& x) {
+    std::map<std::string, std::map<long, std::map<std::string, std::set<int>>>> by_group;
+    for (const CollectiveTimeout& t : ts)
+      if (t.rank >= 0 && t.seq >= 0 && !t.op.empty())
+        by_group[group_of(t.line.text)][t.seq][t.op].insert(t.rank);
+    auto ranks_text = [](const std::set<int>& r) {
+      std::set<std::string> s;
+      for (int i : r) s.insert(std::to_string(i));
+      return std::string(r.size() == 1 ? "rank " : "ranks ") + join_limited(s);
+    };
+    const std::string group_note =
+        " (The lines do not name their process group; numbers of different groups are not "
+        "comparable, so check that these timeouts are of one group.)";
+    for (const auto& [group, seqs] : by_group) {
+      for (const auto& [seq, ops] : seqs) {
+        if (ops.size() < 2) continue;
+        std::string who;
+        for (const auto& [op, ranks] : ops)
+          who += (who.empty() ? "" : " and ") + ranks_text(ranks) + " in " + op;
+        x.cause +=
+            "At SeqNum " + std::to_string(seq) + " " + who +
+            ": the ranks issued different collectives at the same position of the process "
+            "group's sequence, so none of them can complete - a collective mismatch (code that "
+            "issues a collective on some ranks only or in another order: a branch on the rank, "
+            "an uneven number of batches or steps, a data-dependent loop)." +
+            (group.empty() ? group_note : "");
+        x.fix =
+            "Find the code that issues collectives depending on the rank or the data. Rerun "
+            "with TORCH_DISTRIBUTED_DEBUG=DETAIL, which checks before each collective that "
+            "every rank calls the same one with the same shapes and names the ranks that "
+            "differ, or TORCH_NCCL_DESYNC_DEBUG=1.";
+        x.rank = 65;
+        return true;
+      }
+      if (seqs.size() < 2) continue;
+      const auto& [low, low_ops] = *seqs.begin();
+      const auto& [high, high_ops] = *seqs.rbegin();
+      std::set<int> behind, ahead;
+      for (const auto& [op, r] : low_ops) behind.insert(r.begin(), r.end());
+      for (const auto& [op, r] : high_ops) ahead.insert(r.begin(), r.end());
+      x.cause +=
+          "The ranks are out of step: " + ranks_text(behind) + " still wait in SeqNum " +
+          std::to_string(low) + " (" + low_ops.begin()->first + ") while " + ranks_text(ahead) +
+          " reached SeqNum " + std::to_string(high) + " (" + high_ops.begin()->first +
+          "); each rank's watchdog reports the oldest collective it still waits in. The ranks "
+          "at the lowest number are where to look first - what stopped them there - and then "
+          "whether the ranks ahead issue collectives the others never call (code that runs a "
+          "collective on some ranks only)." +
+          (group.empty() ? group_note : "");
+      x.fix =
+          "Look at the ranks behind first (their own logs, `dmesg`, `trainready doctor` on "
+          "their hosts); rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL, which checks that every "
+          "rank calls the same collectives, and TORCH_NCCL_DESYNC_DEBUG=1.";
+      x.rank = 45;
+      return true;
+    }
+    return false;
+  }
+
   // Only the timeout error's backtrace is in the excerpt ("Exception raised from checkTimeout",
   // a frame in WorkNCCL::checkTimeout): PyTorch builds that error only when a collective ran past
   // its timeout (nccl_framework.cpp), but the line naming the collective, its sequence number,

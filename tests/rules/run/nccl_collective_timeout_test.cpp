@@ -93,5 +93,51 @@ TEST(NcclCollectiveTimeout, QuietWithoutTimeouts) {
                   .findings.empty());
 }
 
+// The ranks' timeouts side by side (NVIDIA/nccl#1409, NVIDIA/NeMo#13562, neither in the corpus):
+// one SeqNum with two OpTypes is a collective mismatch; different SeqNums put the ranks out of
+// step, the lowest first; one rank's timeout, or the same collective on every rank, is neither.
+TEST(NcclCollectiveTimeout, RanksSideBySideShowAMismatchOrRanksOutOfStep) {
+  auto line = [](int rank, long seq, const std::string& op) {
+    return "[rank" + std::to_string(rank) +
+           "]:[E816 01:45:40.183009389 ProcessGroupNCCL.cpp:607] [Rank " + std::to_string(rank) +
+           "] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" +
+           std::to_string(seq) + ", OpType=" + op +
+           ", NumelIn=5056, NumelOut=5056, Timeout(ms)=600000) ran for 600026 milliseconds before "
+           "timing out.\n";
+  };
+  RuleOutcome m =
+      log_rule(kId, log_text(line(7, 80078, "BROADCAST") + line(3, 80078, "ALLREDUCE")));
+  ASSERT_EQ(m.findings.size(), 1u);
+  EXPECT_NE(m.findings[0].cause.find("rank 3 in ALLREDUCE and rank 7 in BROADCAST"),
+            std::string::npos)
+      << m.findings[0].cause;
+  EXPECT_NE(m.findings[0].cause.find("collective mismatch"), std::string::npos);
+  EXPECT_NE(m.findings[0].fix.find("TORCH_DISTRIBUTED_DEBUG=DETAIL"), std::string::npos);
+  RuleOutcome step =
+      log_rule(kId, log_text(line(2, 532339, "BROADCAST") + line(1, 532339, "BROADCAST") +
+                             line(0, 532341, "_ALLGATHER_BASE")));
+  ASSERT_EQ(step.findings.size(), 1u);
+  EXPECT_NE(step.findings[0].cause.find("ranks 1, 2 still wait in SeqNum 532339 (BROADCAST) "
+                                        "while rank 0 reached SeqNum 532341"),
+            std::string::npos)
+      << step.findings[0].cause;
+  for (const std::string& quiet :
+       {line(0, 5, "ALLREDUCE"), line(0, 5, "ALLREDUCE") + line(1, 5, "ALLREDUCE")}) {
+    RuleOutcome q = log_rule(kId, log_text(quiet));
+    ASSERT_EQ(q.findings.size(), 1u);
+    EXPECT_EQ(q.findings[0].cause.find("mismatch"), std::string::npos);
+    EXPECT_EQ(q.findings[0].cause.find("out of step"), std::string::npos);
+  }
+  // Two process groups named in the lines count their numbers apart.
+  std::string tp = line(0, 12, "ALLREDUCE");
+  tp.replace(tp.find("[Rank 0]"), 8, "[PG ID 1 PG GUID 1(tp) Rank 0]");
+  std::string dp = line(1, 12, "BROADCAST");
+  dp.replace(dp.find("[Rank 1]"), 8, "[PG ID 0 PG GUID 0(default_pg) Rank 1]");
+  RuleOutcome groups = log_rule(kId, log_text(tp + dp));
+  ASSERT_EQ(groups.findings.size(), 1u);
+  EXPECT_EQ(groups.findings[0].cause.find("mismatch"), std::string::npos)
+      << groups.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test
