@@ -124,6 +124,26 @@ TEST(NcclMessage, InvalidRootOfAnUninitialisedCommunicator) {
       << freed.findings[0].cause;
 }
 
+// NVLS setup's CUCHECK with "initialization error" (NVIDIA/nccl#1029: nvls.cc:245 is
+// cuCtxGetDevice at 2.18.1-2.18.5): CUDA never initialised in the process, not the Fabric Manager;
+// another error at the same place keeps the fabric reading.
+TEST(NcclMessage, NvlsInitialisationErrorIsCudaNotTheFabric) {
+  const RuleOutcome init =
+      log_rule(kId, log_text("w1:2918:4483 [4] transport/nvls.cc:245 NCCL WARN Cuda failure "
+                             "'initialization error'\n"));
+  ASSERT_EQ(init.findings.size(), 1u);
+  EXPECT_NE(init.findings[0].message.find("[nvls-cuda-call-failed]"), std::string::npos);
+  EXPECT_EQ(
+      init.findings[0].cause.rfind("\"initialization error\" is CUDA_ERROR_NOT_INITIALIZED", 0), 0u)
+      << init.findings[0].cause;
+  const RuleOutcome fabric = log_rule(
+      kId, log_text("w1:2918:4483 [4] transport/nvls.cc:245 NCCL WARN Cuda failure 1 'invalid "
+                    "argument'\n"));
+  ASSERT_EQ(fabric.findings.size(), 1u);
+  EXPECT_EQ(fabric.findings[0].cause.rfind("The Fabric Manager", 0), 0u)
+      << fabric.findings[0].cause;
+}
+
 // NCCL 2.4's ring fallback: a transport the job turned off is the reading when the log shows it;
 // otherwise the 2.4 ring search's known limits, fixed by 2.5's topology search (NVIDIA/nccl#262).
 TEST(NcclMessage, RingFallbackOf24ReadsTheSettingsItShows) {
