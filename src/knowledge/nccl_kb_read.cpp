@@ -468,6 +468,13 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
   if (w.net) {
     bool ok = false;
     for (const std::string& n : f.networks) ok = ok || search(*w.net, n);
+    // A connection line names it too ("via NET/IB/1/GDRDMA": IB), where the "Using network"
+    // line is not in the excerpt.
+    for (const auto& [k, t] : f.transports) {
+      if (ok || t.label.rfind("NET/", 0) != 0) continue;
+      const std::string n = t.label.substr(4, t.label.find('/', 4) - 4);
+      ok = !n.empty() && search(*w.net, n);
+    }
     ok = ok || (!f.net_plugin.empty() && search(*w.net, f.net_plugin));
     if (!ok) return false;
   }

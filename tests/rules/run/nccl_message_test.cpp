@@ -144,6 +144,36 @@ TEST(NcclMessage, NvlsInitialisationErrorIsCudaNotTheFabric) {
       << fabric.findings[0].cause;
 }
 
+// "Address family not supported" from socket(): with nothing else an empty address (no usable
+// interface); in a job whose IB transport is in use (a "via NET/IB" connection line: NET/IB and
+// the bootstrap both found an interface), the address has a family this process cannot open,
+// IPv6 where it is disabled (NVIDIA/nccl#224).
+TEST(NcclMessage, AddressFamilyNotSupportedBesideNetIbIsIpv6) {
+  const std::string warn =
+      "gpu7:4105:4372 [0] include/socket.h:318 NCCL WARN Net : Socket creation failed : Address "
+      "family not supported by protocol\n";
+  const RuleOutcome ib = log_rule(
+      kId,
+      log_text("gpu7:4105:4372 [0] NCCL INFO Ring 00 : 1 -> 4 [receive] via NET/IB/1/GDRDMA\n" +
+               warn));
+  ASSERT_EQ(ib.findings.size(), 1u);
+  EXPECT_NE(ib.findings[0].cause.find("IPv6 is disabled"), std::string::npos);
+  EXPECT_EQ(
+      ib.findings[0].cause.rfind("\"Address family not supported by protocol\" in a job whose "
+                                 "InfiniBand transport is in use",
+                                 0),
+      0u)
+      << ib.findings[0].cause;
+  const RuleOutcome bare = log_rule(kId, log_text(warn));
+  ASSERT_EQ(bare.findings.size(), 1u);
+  EXPECT_NE(bare.findings[0].cause.find("no usable IP interface"), std::string::npos);
+  EXPECT_EQ(bare.findings[0].cause.rfind("\"Address family not supported by protocol\" from a "
+                                         "release before 2.16",
+                                         0),
+            0u)
+      << bare.findings[0].cause;
+}
+
 // NCCL 2.4's ring fallback: a transport the job turned off is the reading when the log shows it;
 // otherwise the 2.4 ring search's known limits, fixed by 2.5's topology search (NVIDIA/nccl#262).
 TEST(NcclMessage, RingFallbackOf24ReadsTheSettingsItShows) {
