@@ -17,10 +17,10 @@
 #include "core/utf8.h"
 #include "parsers/log_hard_wrap.h"
 #include "parsers/nccl_failure_info.h"
+#include "parsers/nccl_ib_mtu.h"
 #include "parsers/nccl_line_time.h"
 #include "parsers/nccl_log.h"
 #include "parsers/nccl_log_record.h"
-#include "parsers/nccl_ib_mtu.h"
 #include "parsers/nccl_ring_claims.h"
 
 namespace trainready {
@@ -344,7 +344,7 @@ struct NcclLogAnalyzer::State {
   std::map<std::string, Proc> procs;
   Proc spare_proc;  // past kStreamCap processes: written, never read
   std::unordered_map<std::string, std::size_t> warn_index;  // message -> f.warnings index
-  NcclFailureInfo failures;  // f.failure_info, bounded (nccl_failure_info.h)
+  NcclFailureInfo failures;    // f.failure_info, bounded (nccl_failure_info.h)
   NcclRingClaims ring_claims;  // f.host_device_clash (nccl_ring_claims.h)
   NcclIbMtus ib_mtus;          // f.ib_port_mtus (nccl_ib_mtu.h)
   struct Membership {
@@ -377,8 +377,16 @@ struct NcclLogAnalyzer::State {
   std::string_view cur_raw;
   std::string first_trail_head;   // "host:pid:tid [dev]" of the first error return's thread
   bool first_trail_open = false;  // its trail goes on (that thread printed nothing else since)
-  std::uint64_t cur_line = 0;     // the line being read, for provenance of per-process facts  //
-                                  // PyTorch prints "Last error:" and the NCCL message below
+  // The "pid:tid [dev]" of a record head (a WARN's "file:line" after it dropped): one thread,
+  // whatever a paste did to its host name.
+  static std::string_view thread_of(std::string_view head) {
+    if (const std::size_t b = head.find(']'); b != std::string_view::npos)
+      head = head.substr(0, b + 1);
+    const std::size_t c = head.find(':');
+    return c == std::string_view::npos ? head : head.substr(c + 1);
+  }
+  std::uint64_t cur_line = 0;  // the line being read, for provenance of per-process facts  //
+                               // PyTorch prints "Last error:" and the NCCL message below
 
   Proc& proc(std::string_view host, long pid) {
     char num[24];

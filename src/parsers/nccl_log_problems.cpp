@@ -221,6 +221,16 @@ void NcclLogAnalyzer::State::warning_seen(std::string_view m, const std::string&
 
 void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
   std::string_view m = r.message;
+  // A WARN of the first trail's thread right after it: the caller printed its own WARN instead of
+  // NCCLCHECK's "-> code" (transport/net_socket.cc's "socket progress error"), one more line of
+  // that call path, which ends it.
+  if (first_trail_open) {
+    const std::string_view head = r.text.substr(0, std::min(r.text.find(" NCCL "), r.text.size()));
+    if (thread_of(head) == thread_of(first_trail_head)) {
+      if (f.first_error_trail.size() < 32) f.first_error_trail.push_back(log_line(r.text, n));
+      first_trail_open = false;
+    }
+  }
   warning_seen(m, s.host, r.text, n, &s);
   if (has(m, "NET/IB") && has(m, "No device found")) proc_of(s).p.ib_devices = false;
   if (has(m, "libibverbs")) {

@@ -29,6 +29,18 @@ bool local_daemon_lines(const NcclRunFacts& f, const NcclIssue& i) {
   });
 }
 
+// Every line kept is a send or receive on a connection that was up ("Call to recv from X failed",
+// "Call to send to X failed", socketProgress's), none a connect.
+bool on_established_connections(const NcclIssue& i) {
+  if (i.examples.empty()) return false;
+  for (const LogLine& l : i.examples) {
+    const bool data = l.text.find("Call to recv") != std::string::npos ||
+                      l.text.find("Call to send") != std::string::npos;
+    if (!data || l.text.find("Connect to") != std::string::npos) return false;
+  }
+  return true;
+}
+
 class NcclConnectionFailed : public Rule {
  public:
   std::string_view id() const override { return "nccl-connection-failed"; }
@@ -57,6 +69,24 @@ class NcclConnectionFailed : public Rule {
           "Nothing listened at the peer's address: the peer process had already exited "
           "(look for its first error), or it listens on another interface than the one "
           "this rank dialled.";
+    } else if (i->details.size() == 1 && i->details.count("Connection timed out") &&
+               on_established_connections(*i)) {
+      // ETIMEDOUT from recv/send: TCP gave up retransmitting on a connection that was up
+      // (tcp(7)), not a connect that never reached the peer.
+      x.cause =
+          "The connection to the peer was up and then stopped carrying data: a send or receive "
+          "on it timed out (ETIMEDOUT on an established TCP connection: the peer stopped "
+          "acknowledging until TCP gave up retransmitting, tcp(7)) - the peer's host went down "
+          "or hung, or the network between the two dropped its packets for minutes (a pod "
+          "network, a NIC or link that went down). The address was reachable, so this is not "
+          "the interface NCCL picked.";
+      x.fix =
+          "Find what happened to the peer at that time: its own log, `dmesg` and the node's "
+          "state (a reboot, an OOM kill, a hang); check the path between the two hosts (`ip -s "
+          "link` and `dmesg` for link resets on both, the pod network's logs).";
+      x.rank = 50;
+      o.findings.push_back(std::move(x));
+      return o;
     } else if (i->details.count("Connection timed out") || i->details.count("No route to host") ||
                i->details.count("Network is unreachable")) {
       x.cause =

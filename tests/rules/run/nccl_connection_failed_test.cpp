@@ -55,6 +55,24 @@ TEST(NcclConnectionFailed, QuietOnALocalDaemonsSocket) {
   EXPECT_TRUE(log_rule(kId, log_text(many)).findings.empty());
 }
 
+// ETIMEDOUT from a receive on a connection that was up (horovod/horovod#3611 mid-training): the
+// peer or the path went away, not an unreachable address; a connect that timed out is one.
+TEST(NcclConnectionFailed, TimedOutReceiveIsAConnectionThatStopped) {
+  RuleOutcome o =
+      log_rule(kId, log_text("w:83:2526 [0] misc/socket.cc:503 NCCL WARN Net : Call to recv from "
+                             "100.96.188.199<41468> failed : Connection timed out\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("was up and then stopped"), std::string::npos)
+      << o.findings[0].cause;
+  EXPECT_EQ(o.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos);
+  RuleOutcome c = log_rule(
+      kId, log_text("w:83:2526 [0] misc/socket.cc:456 NCCL WARN socketStartConnect: Connect to "
+                    "10.1.0.5<41468> failed : Connection timed out\n"));
+  ASSERT_EQ(c.findings.size(), 1u);
+  EXPECT_NE(c.findings[0].cause.find("not reachable from here"), std::string::npos)
+      << c.findings[0].cause;
+}
+
 TEST(NcclConnectionFailed, QuietOtherwise) {
   EXPECT_TRUE(
       log_rule(kId, log_fixture("nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log"))

@@ -269,6 +269,21 @@ TEST(NcclKnownSignature, SocketTrailThroughATransportIsNotBootstrap) {
                              "h:1:2 [0] NCCL INFO init.cc:1500 -> 6\n"));
   ASSERT_FALSE(o.findings.empty());
   EXPECT_NE(o.findings[0].message.find("bootstrap-socket-failure"), std::string::npos);
+  // The caller printed its own WARN instead of a trace (the NET/Socket helper thread's "socket
+  // progress error", horovod/horovod#3611), even with the paste's host name cut: the same thread.
+  o = log_rule(kId, log_text("[15]worker-23:83:2526 [0] misc/socket.cc:503 NCCL WARN Net : Call "
+                             "to recv from 100.96.188.199<41468> failed : Connection timed out\n"
+                             "[15]worker-23:83:2526 [0] NCCL INFO misc/socket.cc:520 -> 2\n"
+                             "[15]23:83:2526 [0] transport/net_socket.cc:219 NCCL WARN "
+                             "NET/Socket : socket progress error\n"));
+  for (const Finding& x : o.findings)
+    EXPECT_EQ(x.message.find("bootstrap-socket-failure"), std::string::npos) << x.message;
+  // Another thread's WARN is not that trail's caller.
+  o = log_rule(kId, log_text("w1:83:2526 [0] NCCL INFO misc/socket.cc:520 -> 2\n"
+                             "w1:83:2999 [0] transport/net_socket.cc:219 NCCL WARN NET/Socket : "
+                             "socket progress error\n"));
+  ASSERT_FALSE(o.findings.empty());
+  EXPECT_NE(o.findings[0].message.find("bootstrap-socket-failure"), std::string::npos);
 }
 
 // EBADF from accept(2): the listening descriptor was closed under the waiting thread (an abort, a
