@@ -578,8 +578,13 @@ bool crash(std::string_view t, const Bigrams& bg, const std::string& src, std::u
   // gdb: "Thread N \"name\" received signal SIGBUS, Bus error."; CPython faulthandler:
   // "Fatal Python error: Bus error"; torch.distributed.elastic (api.py _terminate_process_handler):
   // "Signal 7 (SIGBUS) received by PID %d"; Open MPI's handler (opal/util/stacktrace.c
-  // show_stackframe): "[host:pid] Signal: %s (%d)" with strsignal().
+  // show_stackframe): "[host:pid] Signal: %s (%d)" with strsignal(); mpirun / prterun when a rank
+  // died of a signal (Open MPI help-orterun.txt, PRRTE help-prun.txt
+  // "proc-aborted-strsignal"): "%s noticed that process rank %lu with PID %lu on node %s exited on
+  // signal %d (%s)." - the rank's own output may not be in the log at all.
   static constexpr ResultText kSignals[] = {
+      {"exited on signal 7 (Bus error)", "SIGBUS"},
+      {"exited on signal 11 (Segmentation fault)", "SIGSEGV"},
       {"Caught signal 7 (Bus error", "SIGBUS"},
       {"received signal SIGBUS", "SIGBUS"},
       {"Fatal Python error: Bus error", "SIGBUS"},

@@ -204,6 +204,15 @@ TEST(FrameworkNcclError, SigbusBesideNcclsLinesIsSharedMemory) {
                                 bus))
                   .findings.empty());
   EXPECT_TRUE(log_rule("framework-nccl-error", log_text(bus)).findings.empty());
+  // mpirun's (prterun's) report of the rank that died: the same signal (Open MPI, PRRTE
+  // "proc-aborted-strsignal").
+  RuleOutcome mp = log_rule(
+      "framework-nccl-error",
+      log_text(nccl +
+               "mpirun noticed that process rank 1 with PID 113190 on node 4c217144f0b1 exited on "
+               "signal 7 (Bus error).\n"));
+  ASSERT_EQ(mp.findings.size(), 1u);
+  EXPECT_NE(mp.findings[0].message.find("SIGBUS"), std::string::npos);
 }
 
 TEST(FrameworkNcclError, OtherSignalsAskForTheBacktrace) {
