@@ -108,6 +108,36 @@ std::optional<Columns> header_columns(std::string_view line) {
   return c;
 }
 
+// The columns of a result row pasted without its header: size and count, a datatype nccl-tests
+// names (src/common.cu test_typenames), then the reduction op and the root where the test has
+// them, then two groups of time, algbw, busbw and #wrong (an "error" column, a float such as
+// 0e+00, before nccl-tests 2.0's #wrong). Only that exact shape counts.
+std::optional<Columns> row_columns(const std::vector<std::string_view>& toks) {
+  static constexpr std::string_view kTypes[] = {
+      "int8",   "uint8",    "int32",  "uint32", "int64", "uint64", "half", "float",
+      "double", "bfloat16", "f8e4m3", "f8e5m2", "char",  "uchar",  "int",  "uint"};
+  if (toks.size() < 11 || !is_uint(toks[0]) || !is_uint(toks[1])) return std::nullopt;
+  if (std::find(std::begin(kTypes), std::end(kTypes), toks[2]) == std::end(kTypes))
+    return std::nullopt;
+  std::size_t k = 3;
+  std::string head = "# size count type";
+  if (!num(toks[k]) && toks[k] != "N/A") {
+    head += " redop";
+    ++k;
+  }
+  if (toks.size() - k == 9 && parse_int(toks[k])) {
+    head += " root";
+    ++k;
+  }
+  if (toks.size() - k != 8) return std::nullopt;
+  for (std::size_t i = k; i < toks.size(); ++i)
+    if (!num(toks[i]) && toks[i] != "N/A") return std::nullopt;
+  const std::string_view w = toks[k + 3];
+  const bool error = w.find('e') != std::string_view::npos || w.find('.') != std::string_view::npos;
+  const std::string group = error ? " time algbw busbw error" : " time algbw busbw #wrong";
+  return header_columns(head + group + group);
+}
+
 class TableReader {
  public:
   explicit TableReader(std::string source) { f_.source = std::move(source); }
@@ -147,8 +177,14 @@ class TableReader {
     if (starts(t, "NCCL version ") && f_.nccl_version.empty())
       f_.nccl_version = version_word(t.substr(13));
     if (starts(t, "rccl-tests:") && f_.tests_version.empty()) f_.tests_version = std::string(t);
-    if (!cols_ || t == "...") return;
+    if (t == "...") return;
     auto toks = split_ws(t);
+    if (!cols_) {
+      // A row pasted without the table's header (an excerpt from its middle): its shape says
+      // the columns.
+      if (pending_.empty()) cols_ = row_columns(toks);
+      if (!cols_) return;
+    }
     if (pending_.empty()) {
       if (toks.size() < 3 || !is_uint(toks[0]) || !is_uint(toks[1])) return;
       pending_where_ = {f_.source, static_cast<int>(n)};

@@ -32,6 +32,35 @@ TEST(NcclTests, SuperbenchOldLayoutWithErrorColumn) {
   EXPECT_FALSE(t.truncated);
 }
 
+// Rows pasted without the table's header (NVIDIA/nccl#340's excerpt, nccl-tests before 2.0 with
+// an "error" column; a current all_reduce row with redop and root): the row's shape says the
+// columns. A line that is not exactly that shape starts no table.
+TEST(NcclTests, RowsWithoutTheirHeader) {
+  NcclTestsFacts old = parse_nccl_tests(
+      "       65536          8192   float    16.57    1.98    1.98  0e+00    13.83    2.37    2.37 "
+      " "
+      "0e+00\n"
+      "   134217728      16777216   float   3298.6   20.34   20.34  0e+00   3070.3   21.86   21.86 "
+      " "
+      "0e+00\n"
+      "# Out of bounds values : 0 OK\n",
+      "old.txt");
+  ASSERT_EQ(old.rows.size(), 2u);
+  EXPECT_TRUE(old.rows[0].error_is_max_error);
+  EXPECT_NEAR(*old.largest()->busbw(), 21.86, 1e-9);
+  EXPECT_TRUE(old.rows[0].redop.empty());
+  NcclTestsFacts cur = parse_nccl_tests(
+      "   134217728      33554432     float     sum      -1   1066.6  125.84  235.95      0   "
+      "1063.3  126.23  236.68      0\n",
+      "cur.txt");
+  ASSERT_EQ(cur.rows.size(), 1u);
+  EXPECT_EQ(cur.rows[0].redop, "sum");
+  EXPECT_FALSE(cur.rows[0].error_is_max_error);
+  EXPECT_NEAR(*cur.rows[0].busbw(), 236.68, 1e-9);
+  EXPECT_THROW(parse_nccl_tests("   1024   256   banana  1 2 3 4 5 6 7 8\n", "x.txt"), InputError);
+  EXPECT_THROW(parse_nccl_tests("   1024   256   float  1 2 3\n", "x.txt"), InputError);
+}
+
 TEST(NcclTests, AlltoallBlankRedopColumn) {
   NcclTestsFacts t = parse("nccl-tests/superbench-1node-8xa100-40g-alltoall_perf.txt");
   EXPECT_EQ(t.collective, "alltoall");
