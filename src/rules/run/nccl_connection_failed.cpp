@@ -84,9 +84,6 @@ class NcclConnectionFailed : public Rule {
           "Find what happened to the peer at that time: its own log, `dmesg` and the node's "
           "state (a reboot, an OOM kill, a hang); check the path between the two hosts (`ip -s "
           "link` and `dmesg` for link resets on both, the pod network's logs).";
-      x.rank = 50;
-      o.findings.push_back(std::move(x));
-      return o;
     } else if (i->details.count("Connection timed out") || i->details.count("No route to host") ||
                i->details.count("Network is unreachable")) {
       x.cause =
@@ -100,10 +97,11 @@ class NcclConnectionFailed : public Rule {
       // What happened to the peer, which failed first: below an earlier failure.
       x.consequence = true;
     }
-    x.fix =
-        "Find the first error in time across all ranks (that host is the cause); set "
-        "NCCL_SOCKET_IFNAME to the interface every node shares (eth0 on Azure) and allow "
-        "traffic between the nodes.";
+    if (x.fix.empty())
+      x.fix =
+          "Find the first error in time across all ranks (that host is the cause); set "
+          "NCCL_SOCKET_IFNAME to the interface every node shares (eth0 on Azure) and allow "
+          "traffic between the nodes.";
     x.rank = 50;
     o.findings.push_back(std::move(x));
     return o;
