@@ -242,6 +242,15 @@ TEST(NcclKnownSignature, AddressFamilyZeroIsMixedVersionsOthersAreNot) {
   EXPECT_NE(zero.findings[0].fix.find("one NCCL version"), std::string::npos);
   EXPECT_EQ(one.findings[0].fix.find("one NCCL version"), std::string::npos);
   EXPECT_NE(one.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos);
+  // A number no address family has (AF_MAX is 46): bytes that are not an address, the 2.16
+  // unique id read by an older rank (NVIDIA/nccl-tests#294's 33621); 45 is still a family.
+  RuleOutcome garbage = run("33621"), mctp = run("45");
+  ASSERT_EQ(garbage.findings.size(), 1u);
+  EXPECT_EQ(garbage.findings[0].cause.rfind("No address family has that number", 0), 0u)
+      << garbage.findings[0].cause;
+  EXPECT_EQ(garbage.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos);
+  ASSERT_EQ(mctp.findings.size(), 1u);
+  EXPECT_NE(mctp.findings[0].cause.rfind("No address family has that number", 0), 0u);
 }
 
 // misc/socket.cc fails for bootstrap, a network transport and the proxy alike: a trail whose
