@@ -334,6 +334,23 @@ TEST(FrameworkNcclError, NcclTestsCudaFailureIsTheHarnesss) {
 }
 
 // PyTorch's own watchdog thread (c10d::ProcessGroupNCCL::ncclCommWatchdog) is not NCCL's code.
+// ProcessGroupNCCL's watchdog line on a collective that failed or timed out, in both wordings
+// (sgl-project/sglang#10216's, NVIDIA/nccl#1409's): the communicator is aborted after it.
+TEST(FrameworkNcclError, WatchdogDetectedAFailure) {
+  for (const char* line :
+       {"[rank1]:[E909 08:45:30.126335825 ProcessGroupNCCL.cpp:2252] [PG ID 2 PG GUID 3 Rank 1]  "
+        "failure detected by watchdog at work sequence id: 40231 PG status: last enqueued work: "
+        "40267, last completed work: 40230\n",
+        "[rank7]:[E816 01:45:40.184373931 ProcessGroupNCCL.cpp:1664] [PG 0 (default_pg) Rank 7] "
+        "Exception (either an error or timeout) detected by watchdog at work: 80078, last enqueued "
+        "NCCL work: 80078, last completed NCCL work: 80077.\n"}) {
+    RuleOutcome o = log_rule("framework-nccl-error", log_text(line));
+    ASSERT_EQ(o.findings.size(), 1u) << line;
+    EXPECT_NE(o.findings[0].cause.find("aborted its NCCL communicator"), std::string::npos)
+        << o.findings[0].cause;
+  }
+}
+
 TEST(FrameworkNcclError, QuietOnASignalInPyTorchsWatchdog) {
   EXPECT_TRUE(
       log_rule("framework-nccl-error",
