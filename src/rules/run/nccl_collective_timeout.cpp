@@ -29,7 +29,7 @@ class NcclCollectiveTimeout : public Rule {
       what = "Collective " + (t.op.empty() ? std::string("operation") : t.op) +
              (t.seq >= 0 ? " #" + std::to_string(t.seq) : "") + " timed out" +
              (t.timeout_ms >= 0 ? " after " + std::to_string(t.timeout_ms) + " ms" : "") +
-             (t.rank >= 0 ? " on rank " + std::to_string(t.rank) : "");
+             (rank_of(t) >= 0 ? " on rank " + std::to_string(rank_of(t)) : "");
       if (f.timeouts.size() > 1) what += " (" + std::to_string(f.timeouts.size()) + " timeouts)";
     } else {
       what = "The desync report names ranks that did not join a collective";
@@ -125,7 +125,8 @@ class NcclCollectiveTimeout : public Rule {
 
  private:
   // The process group a watchdog line names ("[PG 0 (default_pg) Rank 7]", "[PG ID 1 PG GUID
-  // 1(tp) Rank 3]"), "" when it names none: sequence numbers count per group.
+  // 1(tp) Rank 3]"), "" when it names none: sequence numbers count per group. PyTorch's timeout
+  // line itself carries only "[Rank N]", so this is mostly "".
   static std::string group_of(const std::string& text) {
     const std::size_t p = text.find("[PG ");
     if (p == std::string::npos) return "";
@@ -133,24 +134,45 @@ class NcclCollectiveTimeout : public Rule {
     return r == std::string::npos ? "" : text.substr(p, r - p);
   }
 
+  // The rank a watchdog line names, in either prefix ("[Rank 7]", "[PG ID 1 ... Rank 3]").
+  static int rank_of(const CollectiveTimeout& t) {
+    if (t.rank >= 0) return t.rank;
+    const std::string& s = t.line.text;
+    for (std::size_t p = s.find("Rank "); p != std::string::npos; p = s.find("Rank ", p + 5)) {
+      std::size_t q = p + 5;
+      long v = 0;
+      while (q < s.size() && q < p + 13 && s[q] >= '0' && s[q] <= '9') v = v * 10 + (s[q++] - '0');
+      if (q > p + 5 && q < s.size() && s[q] == ']') return static_cast<int>(v);
+    }
+    return -1;
+  }
+
   // Ranks' timeouts side by side (PyTorch's watchdog reports, per rank, the oldest collective the
-  // rank still waits in, with the process group's sequence number and OpType): the same number
-  // with different operations is a collective mismatch; different numbers put the ranks out of
-  // step. Sets the cause and fix and returns true when the timeouts show either.
+  // rank still waits in, with its process group's SeqNum and OpType): one SeqNum with different
+  // collectives is a collective mismatch. Point-to-point operations (SEND, RECV) are numbered
+  // apart from collectives and pair with each other, so they are left out; a rank seen at two
+  // numbers (two groups, or two runs in one file) rules the comparison out. Different numbers
+  // are not compared: the lines do not say which process group each belongs to, and groups count
+  // apart. Sets the cause and fix and returns true on a mismatch.
   static bool compare_ranks(const std::vector<CollectiveTimeout>& ts, Finding& x) {
     std::map<std::string, std::map<long, std::map<std::string, std::set<int>>>> by_group;
-    for (const CollectiveTimeout& t : ts)
-      if (t.rank >= 0 && t.seq >= 0 && !t.op.empty())
-        by_group[group_of(t.line.text)][t.seq][t.op].insert(t.rank);
+    std::map<std::string, std::map<int, std::set<long>>> seqs_of;
+    for (const CollectiveTimeout& t : ts) {
+      const int rank = rank_of(t);
+      if (rank < 0 || t.seq < 0 || t.op.empty() || t.op == "SEND" || t.op == "RECV") continue;
+      const std::string g = group_of(t.line.text);
+      by_group[g][t.seq][t.op].insert(rank);
+      seqs_of[g][rank].insert(t.seq);
+    }
     auto ranks_text = [](const std::set<int>& r) {
       std::set<std::string> s;
       for (int i : r) s.insert(std::to_string(i));
       return std::string(r.size() == 1 ? "rank " : "ranks ") + join_limited(s);
     };
-    const std::string group_note =
-        " (The lines do not name their process group; numbers of different groups are not "
-        "comparable, so check that these timeouts are of one group.)";
     for (const auto& [group, seqs] : by_group) {
+      bool one_each = true;
+      for (const auto& [rank, numbers] : seqs_of[group]) one_each = one_each && numbers.size() == 1;
+      if (!one_each) continue;
       for (const auto& [seq, ops] : seqs) {
         if (ops.size() < 2) continue;
         std::string who;
@@ -161,8 +183,12 @@ class NcclCollectiveTimeout : public Rule {
             ": the ranks issued different collectives at the same position of the process "
             "group's sequence, so none of them can complete - a collective mismatch (code that "
             "issues a collective on some ranks only or in another order: a branch on the rank, "
-            "an uneven number of batches or steps, a data-dependent loop)." +
-            (group.empty() ? group_note : "");
+            "an uneven number of batches or steps, a data-dependent loop).";
+        if (group.empty())
+          x.cause +=
+              " (The timeout lines do not name their process group, and groups number their "
+              "collectives apart: the reading holds if these timeouts are of one group - the "
+              "'failure detected by watchdog' line after each names it.)";
         x.fix =
             "Find the code that issues collectives depending on the rank or the data. Rerun "
             "with TORCH_DISTRIBUTED_DEBUG=DETAIL, which checks before each collective that "
@@ -171,27 +197,6 @@ class NcclCollectiveTimeout : public Rule {
         x.rank = 65;
         return true;
       }
-      if (seqs.size() < 2) continue;
-      const auto& [low, low_ops] = *seqs.begin();
-      const auto& [high, high_ops] = *seqs.rbegin();
-      std::set<int> behind, ahead;
-      for (const auto& [op, r] : low_ops) behind.insert(r.begin(), r.end());
-      for (const auto& [op, r] : high_ops) ahead.insert(r.begin(), r.end());
-      x.cause +=
-          "The ranks are out of step: " + ranks_text(behind) + " still wait in SeqNum " +
-          std::to_string(low) + " (" + low_ops.begin()->first + ") while " + ranks_text(ahead) +
-          " reached SeqNum " + std::to_string(high) + " (" + high_ops.begin()->first +
-          "); each rank's watchdog reports the oldest collective it still waits in. The ranks "
-          "at the lowest number are where to look first - what stopped them there - and then "
-          "whether the ranks ahead issue collectives the others never call (code that runs a "
-          "collective on some ranks only)." +
-          (group.empty() ? group_note : "");
-      x.fix =
-          "Look at the ranks behind first (their own logs, `dmesg`, `trainready doctor` on "
-          "their hosts); rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL, which checks that every "
-          "rank calls the same collectives, and TORCH_NCCL_DESYNC_DEBUG=1.";
-      x.rank = 45;
-      return true;
     }
     return false;
   }
