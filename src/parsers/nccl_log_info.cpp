@@ -482,7 +482,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
         first_trail_head = std::string(head);
         first_trail_open = true;
       }
-    } else if (thread_of(head) == thread_of(first_trail_head)) {
+    } else if (same_thread(head, first_trail_head)) {
       if (trail && f.first_error_trail.size() < 32)
         f.first_error_trail.push_back(log_line(r.text, n));
       else

@@ -377,13 +377,23 @@ struct NcclLogAnalyzer::State {
   std::string_view cur_raw;
   std::string first_trail_head;   // "host:pid:tid [dev]" of the first error return's thread
   bool first_trail_open = false;  // its trail goes on (that thread printed nothing else since)
-  // The "pid:tid [dev]" of a record head (a WARN's "file:line" after it dropped): one thread,
-  // whatever a paste did to its host name.
+  // The "pid:tid [dev]" of a record head (a WARN's "file:line" after it dropped).
   static std::string_view thread_of(std::string_view head) {
     if (const std::size_t b = head.find(']'); b != std::string_view::npos)
       head = head.substr(0, b + 1);
     const std::size_t c = head.find(':');
     return c == std::string_view::npos ? head : head.substr(c + 1);
+  }
+  // Two record heads of one thread: the same pid:tid [dev] on the same host - or on a host name
+  // a paste cut to its end ("23" for "worker-23", after a '-' or '.'), never another host's.
+  static bool same_thread(std::string_view a, std::string_view b) {
+    if (thread_of(a) != thread_of(b)) return false;
+    const std::string_view ha = a.substr(0, a.find(':')), hb = b.substr(0, b.find(':'));
+    if (ha == hb) return true;
+    const std::string_view lo = ha.size() > hb.size() ? ha : hb;
+    const std::string_view sh = ha.size() > hb.size() ? hb : ha;
+    return !sh.empty() && lo.compare(lo.size() - sh.size(), sh.size(), sh) == 0 &&
+           (lo[lo.size() - sh.size() - 1] == '-' || lo[lo.size() - sh.size() - 1] == '.');
   }
   std::uint64_t cur_line = 0;  // the line being read, for provenance of per-process facts  //
                                // PyTorch prints "Last error:" and the NCCL message below

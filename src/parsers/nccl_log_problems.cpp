@@ -226,7 +226,7 @@ void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint6
   // that call path, which ends it.
   if (first_trail_open) {
     const std::string_view head = r.text.substr(0, std::min(r.text.find(" NCCL "), r.text.size()));
-    if (thread_of(head) == thread_of(first_trail_head)) {
+    if (same_thread(head, first_trail_head)) {
       if (f.first_error_trail.size() < 32) f.first_error_trail.push_back(log_line(r.text, n));
       first_trail_open = false;
     }

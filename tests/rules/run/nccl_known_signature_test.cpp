@@ -287,6 +287,12 @@ TEST(NcclKnownSignature, SocketTrailThroughATransportIsNotBootstrap) {
                              "NET/Socket : socket progress error\n"));
   for (const Finding& x : o.findings)
     EXPECT_EQ(x.message.find("bootstrap-socket-failure"), std::string::npos) << x.message;
+  // Another host's thread of the same pid:tid (containers) is not that trail's caller either.
+  o = log_rule(kId, log_text("nodeA:83:2526 [0] NCCL INFO misc/socket.cc:520 -> 2\n"
+                             "nodeB:83:2526 [0] transport/net_socket.cc:219 NCCL WARN NET/Socket : "
+                             "socket progress error\n"));
+  ASSERT_FALSE(o.findings.empty());
+  EXPECT_NE(o.findings[0].message.find("bootstrap-socket-failure"), std::string::npos);
   // Another thread's WARN is not that trail's caller.
   o = log_rule(kId, log_text("w1:83:2526 [0] NCCL INFO misc/socket.cc:520 -> 2\n"
                              "w1:83:2999 [0] transport/net_socket.cc:219 NCCL WARN NET/Socket : "
