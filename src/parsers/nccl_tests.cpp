@@ -110,8 +110,9 @@ std::optional<Columns> header_columns(std::string_view line) {
 
 // The columns of a result row pasted without its header: size and count, a datatype nccl-tests
 // names (src/common.cu test_typenames), then the reduction op and the root where the test has
-// them, then two groups of time, algbw, busbw and #wrong (an "error" column, a float such as
-// 0e+00, before nccl-tests 2.0's #wrong). Only that exact shape counts.
+// them, then two groups of time, algbw, busbw and #wrong (an "error" column before nccl-tests
+// 2.13, the maximum error printed "%5.0le", e.g. 0e+00: an exponent and no decimal point; a count
+// of a million or more prints with one, 1.04858e+06). Only that exact shape counts.
 std::optional<Columns> row_columns(const std::vector<std::string_view>& toks) {
   static constexpr std::string_view kTypes[] = {
       "int8",   "uint8",    "int32",  "uint32", "int64", "uint64", "half", "float",
@@ -133,7 +134,7 @@ std::optional<Columns> row_columns(const std::vector<std::string_view>& toks) {
   for (std::size_t i = k; i < toks.size(); ++i)
     if (!num(toks[i]) && toks[i] != "N/A") return std::nullopt;
   const std::string_view w = toks[k + 3];
-  const bool error = w.find('e') != std::string_view::npos || w.find('.') != std::string_view::npos;
+  const bool error = w.find('e') != std::string_view::npos && w.find('.') == std::string_view::npos;
   const std::string group = error ? " time algbw busbw error" : " time algbw busbw #wrong";
   return header_columns(head + group + group);
 }
@@ -456,7 +457,9 @@ NcclTestsFacts parse_nccl_tests_file(const std::string& path) {
 bool looks_like_nccl_tests(std::string_view text) {
   std::string scratch;
   for (std::string_view l : split_lines(text.substr(0, std::size_t{256} * 1024))) {
-    if (header_columns(trim(normalize_nccl_line(l, scratch)))) return true;
+    const std::string_view t = trim(normalize_nccl_line(l, scratch));
+    // A header, or a row pasted without it (row_columns: exactly nccl-tests' shape).
+    if (header_columns(t) || (!t.empty() && t[0] != '#' && row_columns(split_ws(t)))) return true;
   }
   std::string_view t = trim(text);
   return !t.empty() && t[0] == '{' && t.find("\"results\"") != std::string_view::npos &&

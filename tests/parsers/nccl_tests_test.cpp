@@ -32,7 +32,7 @@ TEST(NcclTests, SuperbenchOldLayoutWithErrorColumn) {
   EXPECT_FALSE(t.truncated);
 }
 
-// Rows pasted without the table's header (NVIDIA/nccl#340's excerpt, nccl-tests before 2.0 with
+// Rows pasted without the table's header (NVIDIA/nccl#340's excerpt, nccl-tests before 2.13 with
 // an "error" column; a current all_reduce row with redop and root): the row's shape says the
 // columns. A line that is not exactly that shape starts no table.
 TEST(NcclTests, RowsWithoutTheirHeader) {
@@ -57,8 +57,20 @@ TEST(NcclTests, RowsWithoutTheirHeader) {
   EXPECT_EQ(cur.rows[0].redop, "sum");
   EXPECT_FALSE(cur.rows[0].error_is_max_error);
   EXPECT_NEAR(*cur.rows[0].busbw(), 236.68, 1e-9);
+  // A count of wrong values past a million prints with a decimal point: still #wrong.
+  NcclTestsFacts many = parse_nccl_tests(
+      "   134217728      33554432     float     sum      -1   1066.6  125.84  235.95  "
+      "1.04858e+06   1063.3  126.23  236.68  1.04858e+06\n",
+      "many.txt");
+  ASSERT_EQ(many.rows.size(), 1u);
+  EXPECT_FALSE(many.rows[0].error_is_max_error);
   EXPECT_THROW(parse_nccl_tests("   1024   256   banana  1 2 3 4 5 6 7 8\n", "x.txt"), InputError);
   EXPECT_THROW(parse_nccl_tests("   1024   256   float  1 2 3\n", "x.txt"), InputError);
+  // `trainready nccl` takes such an excerpt for nccl-tests output (openucx/ucx#10055's table).
+  EXPECT_TRUE(looks_like_nccl_tests(
+      "   101711880      25427970     float     sum      -1    16680    6.10    9.15      0    "
+      "16676    6.10    9.15      0\n"));
+  EXPECT_FALSE(looks_like_nccl_tests("   1024   256   banana  1 2 3 4 5 6 7 8\n"));
 }
 
 TEST(NcclTests, AlltoallBlankRedopColumn) {
