@@ -140,7 +140,7 @@ const std::vector<NcclResultCause> kCauses = {
      "the NCCL build holds no code for this GPU's architecture, so its first kernel launch "
      "fails (\"no kernel image is available for execution on the device\"): NCCL's default "
      "builds hold sm_60 and newer from 2.28 (sm_35 / sm_50 too before), and builds with CUDA 13 "
-     "start at sm_75 (sm_80 in 2.27): a Kepler or Maxwell GPU, or a Pascal or Volta GPU under a "
+     "start at sm_75 (sm_80 in 2.27.3): a Kepler or Maxwell GPU, or a Pascal or Volta GPU under a "
      "CUDA 13 build of NCCL (a cu13 framework wheel, nvidia-nccl-cu13), or an NCCL built with a "
      "narrower NVCC_GENCODE",
      "nvidia-smi --query-gpu=compute_cap --format=csv gives the GPU's compute capability; "
@@ -150,7 +150,8 @@ const std::vector<NcclResultCause> kCauses = {
      "and Volta), or build NCCL with make NVCC_GENCODE=\"-gencode=arch=compute_XY,code=sm_XY\"",
      "NCCL makefiles/common.mk (CUDA8_GENCODE with sm_35 / sm_50 @ v2.27.7-1, sm_60 / sm_61 "
      "@ v2.28.3-1; CUDA 13: CUDA11_GENCODE onwards @ v2.27.3-1, CUDA10_GENCODE (sm_75) onwards "
-     "@ v2.28.3-1); src/enqueue.cc (ncclInitKernelsForDevice, ncclLaunchKernel) @ v2.30.7-1"},
+     "@ v2.27.5-1 and v2.28.3-1); src/enqueue.cc (ncclInitKernelsForDevice, ncclLaunchKernel) @ "
+     "v2.30.7-1"},
     // From 2.23.4 communicator init creates a CUDA memory pool without asking whether the device
     // supports one (data/nccl-kb/cuda-memory.yaml, cuda-mempool-create-failed).
     {"ncclUnhandledCudaError", "gpu-no-memory-pools", C::kAny,

@@ -351,11 +351,13 @@ bool aborted_or_hung(std::string_view t, const Bigrams& bg, const std::string& s
   // before it aborts the communicators: "<prefix> failure detected by watchdog at work sequence
   // id: N PG status: last enqueued work: M, last completed work: K" (later releases), "Exception
   // (either an error or timeout) detected by watchdog at work: N, last enqueued NCCL work: M, last
-  // completed NCCL work: K" (earlier ones; torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp).
+  // completed NCCL work: K" and "NCCL error is detected by watchdog at work: N" (earlier ones;
+  // torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp).
   if (has(bg, t, "NCCL communicator was aborted") ||
       has(bg, t, "Some NCCL operations have failed or timed out") ||
       has(bg, t, "failure detected by watchdog at work sequence id: ") ||
-      has(bg, t, "(either an error or timeout) detected by watchdog at work: ")) {
+      has(bg, t, "(either an error or timeout) detected by watchdog at work: ") ||
+      has(bg, t, "NCCL error is detected by watchdog at work: ")) {
     add(out, K::kCommAborted, "PyTorch", "", t, src, n);
     return true;
   }

@@ -102,18 +102,22 @@ Finding bus_error_finding(Finding x, const FrameworkEvent& sig, const NcclRunFac
   }
   x.cause =
       "SIGBUS is what a process gets when it touches a page of a mapped file the file system "
-      "cannot back (mmap(2)); the files a NCCL job maps are on /dev/shm: NCCL's shared-memory "
+      "cannot back (mmap(2)); in a NCCL job the likeliest such files are on /dev/shm: NCCL's "
+      "shared-memory "
       "segments (NCCL 2.12 to 2.18 size them with ftruncate and then write them, so a full "
       "/dev/shm kills the writer instead of printing a WARN; 2.19 allocates them with "
       "fallocate and reports 'No space left on device') and the framework's own "
       "shared-memory tensors (PyTorch DataLoader workers). The log shows no backtrace through "
       "NCCL's code, so which of them faulted is not told: both need room in /dev/shm, which a "
-      "container gets 64 MB of by default.";
+      "container gets 64 MB of by default. Less often: a file mapped elsewhere that shrank or "
+      "whose file system failed (a checkpoint loaded with mmap, a memory-mapped dataset on a "
+      "network file system), or a hardware memory error (the kernel log's 'Memory failure').";
   x.fix =
       "Give the container more shared memory (docker --shm-size=1g or --ipc=host; Kubernetes "
       "an emptyDir with medium: Memory at /dev/shm) and remove stale /dev/shm/nccl-* files. "
       "Confirm with df -h /dev/shm inside the container while the job starts; "
-      "NCCL_SHM_DISABLE=1 only as a test.";
+      "NCCL_SHM_DISABLE=1 only as a test. If /dev/shm had room: dmesg for 'Memory failure' "
+      "(hardware) and the files the job maps from other file systems.";
   x.rank = 45;
   return x;
 }
@@ -237,8 +241,8 @@ class FrameworkNcclError : public Rule {
         f.warnings.empty() && f.timeouts.empty()) {
       RuleOutcome o;
       o.findings.push_back(bus_error_finding(
-          finding("A process of this NCCL job died of SIGBUS (bus error): a shared-memory "
-                  "file it had mapped could not be backed"),
+          finding("A process of this NCCL job died of SIGBUS (bus error): a page it had "
+                  "mapped could not be backed, most often a shared-memory (/dev/shm) file"),
           *sig, f));
       return o;
     }
