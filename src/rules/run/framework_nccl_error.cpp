@@ -50,6 +50,11 @@ std::string meaning(const std::string& result) {
   return "the framework aborted its NCCL communicator after a failure it detected";
 }
 
+// Room for NCCL's /dev/shm segments: the fix of both SIGBUS readings below.
+constexpr const char* kShmRoomFix =
+    "Give the container more shared memory (docker --shm-size=1g or --ipc=host; Kubernetes an "
+    "emptyDir with medium: Memory at /dev/shm) and remove stale /dev/shm/nccl-* files";
+
 // A fatal signal whose backtrace runs through NCCL's code.
 // `x` is the rule's finding, its message already set.
 Finding crash_finding(Finding x, const FrameworkEvent& sig,
@@ -69,9 +74,8 @@ Finding crash_finding(Finding x, const FrameworkEvent& sig,
         "their /dev/shm segments with ftruncate and then write them, so a full /dev/shm "
         "kills the process with SIGBUS instead of printing a WARN.";
     x.fix =
-        "Give the container more shared memory (docker --shm-size=1g or --ipc=host; Kubernetes "
-        "an emptyDir with medium: Memory at /dev/shm) and remove stale /dev/shm/nccl-* files; "
-        "NCCL_SHM_DISABLE=1 only as a test. Confirm with df -h /dev/shm inside the container.";
+        std::string(kShmRoomFix) +
+        "; NCCL_SHM_DISABLE=1 only as a test. Confirm with df -h /dev/shm inside the container.";
   } else {
     x.cause = "A crash inside NCCL's code: the signal alone does not say which call failed.";
     x.fix =
@@ -112,12 +116,10 @@ Finding bus_error_finding(Finding x, const FrameworkEvent& sig, const NcclRunFac
       "container gets 64 MB of by default. Less often: a file mapped elsewhere that shrank or "
       "whose file system failed (a checkpoint loaded with mmap, a memory-mapped dataset on a "
       "network file system), or a hardware memory error (the kernel log's 'Memory failure').";
-  x.fix =
-      "Give the container more shared memory (docker --shm-size=1g or --ipc=host; Kubernetes "
-      "an emptyDir with medium: Memory at /dev/shm) and remove stale /dev/shm/nccl-* files. "
-      "Confirm with df -h /dev/shm inside the container while the job starts; "
-      "NCCL_SHM_DISABLE=1 only as a test. If /dev/shm had room: dmesg for 'Memory failure' "
-      "(hardware) and the files the job maps from other file systems.";
+  x.fix = std::string(kShmRoomFix) +
+          ". Confirm with df -h /dev/shm inside the container while the job starts; "
+          "NCCL_SHM_DISABLE=1 only as a test. If /dev/shm had room: dmesg for 'Memory failure' "
+          "(hardware) and the files the job maps from other file systems.";
   x.rank = 45;
   return x;
 }
