@@ -591,6 +591,8 @@ bool crash(std::string_view t, const Bigrams& bg, const std::string& src, std::u
   // died of a signal (Open MPI help-orterun.txt, PRRTE help-prun.txt
   // "proc-aborted-strsignal"): "%s noticed that process rank %lu with PID %lu on node %s exited on
   // signal %d (%s)." - the rank's own output may not be in the log at all.
+  // A shell's report of a foreground job killed by a signal (bash: strsignal() and
+  // " (core dumped)"), a line of its own, is read below.
   static constexpr ResultText kSignals[] = {
       {"exited on signal 7 (Bus error)", "SIGBUS"},
       {"exited on signal 11 (Segmentation fault)", "SIGSEGV"},
@@ -607,6 +609,15 @@ bool crash(std::string_view t, const Bigrams& bg, const std::string& src, std::u
   };
   // Every form holds "ignal" or "Fatal Python error": one search before eight on a plain line.
   const bool maybe_signal = has(bg, t, "ignal") || has(bg, t, "Fatal Python error");
+  const std::string_view whole = trim(t);
+  for (const ResultText& s :
+       {ResultText{"Bus error", "SIGBUS"}, ResultText{"Segmentation fault", "SIGSEGV"}}) {
+    if (whole == s.text || (whole.substr(0, s.text.size()) == s.text &&
+                            whole.substr(s.text.size()) == " (core dumped)")) {
+      add(out, K::kFatalSignal, "shell", s.name, t, src, n);
+      return true;
+    }
+  }
   for (const ResultText& s : kSignals) {
     if (maybe_signal && has(bg, t, s.text)) {
       add(out, K::kFatalSignal, "crash handler", s.name, t, src, n);

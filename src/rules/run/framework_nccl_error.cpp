@@ -1,6 +1,7 @@
 // framework-nccl-error: the training framework says a NCCL call failed, and no NCCL line in the
 // log reads the failure (the other nccl-* rules read NCCL's own WARN and error lines).
 #include <algorithm>
+#include <set>
 
 #include "knowledge/nccl_code_areas.h"
 #include "knowledge/nccl_kb.h"
@@ -48,6 +49,18 @@ std::string meaning(const std::string& result) {
            "built with NCCL 2.10 or later (ncclBfloat16 first appears in NCCL 2.10's nccl.h), "
            "so an older NCCL in the build or the container rejects it";
   return "the framework aborted its NCCL communicator after a failure it detected";
+}
+
+// NCCL's lines come from more than one process: the job has processes that share /dev/shm
+// segments. A single process (nccl-tests -g 16, NVIDIA/nccl-tests#143) connects its GPUs by P2P
+// within itself, so a SIGBUS without a backtrace says nothing of NCCL's segments there.
+bool several_processes(const NcclRunFacts& f) {
+  std::set<std::pair<std::string, long>> procs;
+  for (const auto& [k, st] : f.streams) {
+    procs.emplace(st.host_name, st.pid);
+    if (procs.size() > 1) return true;
+  }
+  return false;
 }
 
 // Room for NCCL's /dev/shm segments: the fix of both SIGBUS readings below.
@@ -240,7 +253,7 @@ class FrameworkNcclError : public Rule {
       return o;
     }
     if (sig && frames.empty() && sig->detail == "SIGBUS" && f.nccl_lines > 0 && f.issues.empty() &&
-        f.warnings.empty() && f.timeouts.empty()) {
+        f.warnings.empty() && f.timeouts.empty() && several_processes(f)) {
       RuleOutcome o;
       o.findings.push_back(bus_error_finding(
           finding("A process of this NCCL job died of SIGBUS (bus error): a page it had "
