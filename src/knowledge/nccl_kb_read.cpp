@@ -452,11 +452,17 @@ bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const NcclKb
 
 namespace {
 
+// `line_has` reads the line the entry reads: its text, or its message where the kept text was
+// clipped before it (a framework's long line quoting NCCL's WARN at its end).
+bool line_has(const NcclKbRegex& r, const NcclKbLine& line) {
+  return search(r, line.line.text) || search(r, line.message);
+}
+
 // A release told by the WARNs' places holds a version condition when every release of its range
 // does. `line_has` reads the line the entry reads (none: it does not hold).
 bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r,
                 const NcclKbLine* line) {
-  if (w.line_has && !(line && search(*w.line_has, line->line.text))) return false;
+  if (w.line_has && !(line && line_has(*w.line_has, *line))) return false;
   if (!w.link_layer.empty()) {
     // The devices NCCL listed, and the GIDs it prints for RoCE ports only (knowledge/
     // nccl_link_layer.h).
@@ -520,7 +526,7 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
 // "failed with 110" is not the ENODEV cause). Other conditions the log does not show stay open
 // (a log is often an excerpt).
 bool ruled_out(const NcclKbWhen& w, const LogReleases& r, const NcclKbLine& line) {
-  if (w.line_has && !search(*w.line_has, line.line.text)) return true;
+  if (w.line_has && !line_has(*w.line_has, line)) return true;
   // A version line says whose log it is: an AMD cause is not one of an NVIDIA log's, nor the
   // reverse.
   if (w.rccl && r.producer_known && *w.rccl != r.rccl) return true;

@@ -144,6 +144,30 @@ TEST(NcclMessage, NvlsInitialisationErrorIsCudaNotTheFabric) {
       << fabric.findings[0].cause;
 }
 
+// "Attribute busid of node nic not found" is printed only by NCCL 2.18.5-2.19.4's sort of a CPU's
+// PCI children (xml.cc:589 @ v2.19.3-1), which fails on a NIC with no PCI path; 2.20.3 skips such
+// a child. The XLA line quoting it (LargeWorldModel/LWM#42) gets that reading, not a plugin's
+// topology file; another attribute keeps the topology-file causes.
+TEST(NcclMessage, BusidOfNodeNicIsThe219SortBug) {
+  const RuleOutcome xla = log_rule(
+      kId, log_text("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: custom call "
+                    "'xla.gpu.reduce_scatter' failed: external/xla/xla/service/gpu/"
+                    "nccl_utils.cc:305: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) "
+                    "failed: internal error - please report this issue to the NCCL developers. "
+                    "Last NCCL warning(error) log entry (may be unrelated) 'Attribute busid of "
+                    "node nic not found'.\n"));
+  ASSERT_EQ(xla.findings.size(), 1u);
+  EXPECT_NE(xla.findings[0].message.find("[topo-xml-attribute-missing]"), std::string::npos);
+  EXPECT_EQ(xla.findings[0].cause.rfind("A known NCCL problem of releases 2.18.5 to 2.19.4", 0), 0u)
+      << xla.findings[0].cause;
+  EXPECT_NE(xla.findings[0].fix.find("2.20.3"), std::string::npos);
+  const RuleOutcome pci = log_rule(
+      kId, log_text("h:1:2 [0] graph/xml.h:85 NCCL WARN Attribute busid of node pci not found\n"));
+  ASSERT_EQ(pci.findings.size(), 1u);
+  EXPECT_EQ(pci.findings[0].cause.find("2.18.5 to 2.19.4"), std::string::npos)
+      << pci.findings[0].cause;
+}
+
 // "Address family not supported" from socket(): with nothing else an empty address (no usable
 // interface); in a job whose IB transport is in use (a "via NET/IB" connection line: NET/IB and
 // the bootstrap both found an interface), the address has a family this process cannot open,
