@@ -320,5 +320,26 @@ TEST(NcclKnownSignature, AcceptOnAClosedDescriptorIsNotTheInterface) {
   EXPECT_NE(m.findings[0].cause.find("EBADF"), std::string::npos) << m.findings[0].cause;
 }
 
+// 'invalid argument' from include/alloc.h is NCCL's own cuMem allocation on this GPU
+// (ncclCuMemAlloc's cuMemCreate at :102 @ v2.19.3-1; NVIDIA/nccl#1283, one process driving two
+// GPUs), not a peer's handle it could not import; the same text from p2p.cc keeps that reading.
+TEST(NcclKnownSignature, InvalidArgumentFromAllocIsTheLocalCuMemAllocation) {
+  auto run = [](const std::string& where) {
+    return log_rule(kId,
+                    log_text("n176:2657296:2658232 [0] " + where +
+                             " NCCL WARN Cuda failure 1 'invalid argument'\n"
+                             "n176:2657296:2658232 [0] NCCL INFO transport/p2p.cc:260 -> 1\n"));
+  };
+  const RuleOutcome alloc = run("include/alloc.h:102"), p2p = run("transport/p2p.cc:192");
+  ASSERT_EQ(alloc.findings.size(), 1u);
+  EXPECT_NE(alloc.findings[0].message.find("[cuda-err-invalid-argument]"), std::string::npos);
+  EXPECT_EQ(alloc.findings[0].cause.rfind("The failing call is NCCL's own allocation", 0), 0u)
+      << alloc.findings[0].cause;
+  EXPECT_EQ(alloc.findings[0].fix.rfind("Set NCCL_CUMEM_ENABLE=0", 0), 0u);
+  ASSERT_EQ(p2p.findings.size(), 1u);
+  EXPECT_EQ(p2p.findings[0].cause.rfind("A memory handle from a peer", 0), 0u)
+      << p2p.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test
