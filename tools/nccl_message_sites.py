@@ -76,10 +76,12 @@ ERROR_CODES = ("ncclUnhandledCudaError", "ncclSystemError", "ncclInternalError",
                "ncclTimeout")
 
 TRAIL_RE = re.compile(r"->\s*%d")
+# "retrying": a call that failed and is tried again ("%s: connect to %s returned %s, retrying
+# (%d/%ld) after sleep for %u msec", src/os/linux.cc:293 @ v2.30.7-1), its failure in the %s.
 FAILURE_WORDS = re.compile(
     r"fail|error|unable|cannot|can't|could not|couldn't|invalid|mismatch|timed? ?out|abort|"
     r"not supported|unsupported|no device|not found|refused|unreachable|too (?:small|large|many|old)|"
-    r"exceed|insufficient|disabled", re.I)
+    r"exceed|insufficient|disabled|retrying", re.I)
 
 # Path -> subsystem, first match wins. Paths are matched lower-case, from the tree root.
 SUBSYSTEMS = [

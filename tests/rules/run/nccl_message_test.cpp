@@ -168,6 +168,46 @@ TEST(NcclMessage, BusidOfNodeNicIsThe219SortBug) {
       << pci.findings[0].cause;
 }
 
+// NCCL's connect retries (INFO, src/os/linux.cc:293 @ v2.30.7-1): "No route to host" until the
+// last try is a peer this host cannot reach (hiyouga/LlamaFactory#8045, a worker that could not
+// reach the master); a refused connect while the peer starts is a note; SYSCHECKSYNC's EINTR
+// retry of another call is no failure.
+TEST(NcclMessage, ConnectRetriesAreReadByTheirErrno) {
+  const RuleOutcome route = log_rule(
+      kId, log_text("zgiot:1183664:1184669 [0] NCCL INFO socketPollConnect: connect returned No "
+                    "route to host, retrying (34/34) after sleep for 3400 msec\n"));
+  ASSERT_EQ(route.findings.size(), 1u);
+  EXPECT_NE(route.findings[0].message.find("[socket-connect-retrying]"), std::string::npos);
+  EXPECT_EQ(route.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(route.findings[0].cause.rfind("The address this rank dials is not reachable", 0), 0u)
+      << route.findings[0].cause;
+  EXPECT_NE(route.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos);
+  // Refused while the peer starts: quiet (an INFO read as a note gives no finding); refused to
+  // NCCL's last try: the peer is not listening.
+  const auto refused = [](const std::string& n) {
+    return log_rule(kId, log_text("h1:10:20 [0] NCCL INFO socketStartConnect: connect to "
+                                  "10.0.0.2<41235> returned Connection refused, retrying (" +
+                                  n + ") after sleep for 100 msec\n"));
+  };
+  EXPECT_TRUE(refused("1/34").findings.empty());
+  const RuleOutcome last = refused("34/34");
+  ASSERT_EQ(last.findings.size(), 1u);
+  EXPECT_EQ(last.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(last.findings[0].cause.rfind("Every try was refused", 0), 0u) << last.findings[0].cause;
+  const RuleOutcome old = log_rule(
+      kId, log_text("h1:10:20 [0] NCCL INFO Call to connect returned Connection timed out, "
+                    "retrying\n"));
+  ASSERT_EQ(old.findings.size(), 1u);
+  EXPECT_EQ(old.findings[0].cause.rfind("Nothing answered", 0), 0u) << old.findings[0].cause;
+  // SYSCHECKSYNC's retry of another call after EINTR: no failure, no finding.
+  EXPECT_TRUE(log_rule(kId, log_text("h1:10:20 [0] NCCL INFO misc/socket.cc:120 Call to close "
+                                     "returned Interrupted system call, retrying\n"))
+                  .findings.empty());
+  // An ordinary INFO line is none of them.
+  EXPECT_TRUE(log_rule(kId, log_text("h1:10:20 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"))
+                  .findings.empty());
+}
+
 // "Address family not supported" from socket(): with nothing else an empty address (no usable
 // interface); in a job whose IB transport is in use (a "via NET/IB" connection line: NET/IB and
 // the bootstrap both found an interface), the address has a family this process cannot open,
