@@ -168,6 +168,26 @@ TEST(NcclMessage, BusidOfNodeNicIsThe219SortBug) {
       << pci.findings[0].cause;
 }
 
+// A connect to a link-local address (volcengine/verl#726: 169.254.0.1 on AWS) fails whatever the
+// errno: the peer advertised an address no other host can reach. A routable address keeps the
+// reading of the errno (2.16-2.24.2's ECONNABORTED retry).
+TEST(NcclMessage, ConnectToALinkLocalAddressIsTheAddress) {
+  const auto run = [](const std::string& addr) {
+    return log_rule(kId, log_text("h1:10:20 [0] NCCL INFO NCCL version 2.20.5+cuda12.4\n"
+                                  "h1:10:20 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: "
+                                  "Connect to " +
+                                  addr + "<40815> failed : Software caused connection abort\n"));
+  };
+  const RuleOutcome ll = run("169.254.0.1"), v6 = run("fe80::1%ib1"), routed = run("10.0.0.2");
+  ASSERT_EQ(ll.findings.size(), 1u);
+  EXPECT_EQ(ll.findings[0].cause.rfind("The address this rank dials is link-local", 0), 0u)
+      << ll.findings[0].cause;
+  ASSERT_EQ(v6.findings.size(), 1u);
+  EXPECT_EQ(v6.findings[0].cause.rfind("The address this rank dials is link-local", 0), 0u);
+  ASSERT_EQ(routed.findings.size(), 1u);
+  EXPECT_EQ(routed.findings[0].cause.rfind("ECONNABORTED", 0), 0u) << routed.findings[0].cause;
+}
+
 // NCCL's connect retries (INFO, src/os/linux.cc:293 @ v2.30.7-1): "No route to host" until the
 // last try is a peer this host cannot reach (hiyouga/LlamaFactory#8045, a worker that could not
 // reach the master); a refused connect while the peer starts is a note; SYSCHECKSYNC's EINTR
