@@ -295,6 +295,17 @@ TEST(NcclMessage, PcieLinkQueryFailureIsANoteOtherNvmlFailuresAreErrors) {
   ASSERT_EQ(other.findings.size(), 1u);
   EXPECT_EQ(other.findings[0].severity, Severity::kError);
   EXPECT_NE(other.findings[0].message.find("[nvml-call-failed]"), std::string::npos);
+  EXPECT_EQ(other.findings[0].cause.rfind("A GPU is in a bad state", 0), 0u);
+  // A bus id NVML does not know (NVIDIA/nccl#1529: two containers on one host, 4 GPUs each): a
+  // GPU of another rank of this host hash that this process cannot see, not a GPU to drain.
+  const RuleOutcome hidden =
+      log_rule(kId, log_text("h:6896:7103 [1] misc/nvmlwrap.cc:187 NCCL WARN "
+                             "nvmlDeviceGetHandleByPciBusId() failed: Not Found\n"
+                             "h:6896:7103 [1] NCCL INFO graph/xml.cc:850 -> 2\n"));
+  ASSERT_EQ(hidden.findings.size(), 1u);
+  EXPECT_EQ(hidden.findings[0].cause.rfind("NVML has no GPU at that bus id", 0), 0u)
+      << hidden.findings[0].cause;
+  EXPECT_EQ(hidden.findings[0].fix.find("RMA"), std::string::npos);
 }
 
 // Google's NCCL Fast Socket plugin (data/nccl-kb/net-plugin-gcp-fastsocket.yaml): its flow
