@@ -143,7 +143,7 @@ std::string pack(const trainready::NcclKnowledgeBase& kb) {
              << ", .env_count = " << n_envs - env_begin << ",\n     .nccl = " << t.str(w.nccl)
              << ", .driver = " << t.str(w.driver) << ", .multi_node = " << boolean(w.multi_node)
              << ", .mnnvl = " << boolean(w.mnnvl) << ", .gdr = " << boolean(w.gdr)
-             << ", .rccl = " << boolean(w.rccl)
+             << ", .rccl = " << boolean(w.rccl) << ", .info_shown = " << boolean(w.info_shown)
              << ", .severity = " << (c.severity ? static_cast<int>(*c.severity) : -1) << "},  // "
              << note(e.id) << "\n";
       ++n_causes;

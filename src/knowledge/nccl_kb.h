@@ -79,12 +79,17 @@ struct NcclKbWhen {
   std::vector<NcclKbEnv> env;
   std::string nccl, driver;  // version ranges (">=2.19,<2.21"), "" = any
   std::optional<bool> multi_node, mnnvl, gdr;
+  // The log shows NCCL's INFO-level setup lines (NCCL_DEBUG=INFO: network, interfaces,
+  // communicators, connections, settings), so a variable NCCL reports as "set by environment"
+  // would be there: a cause that needs a setting to be absent asks for it.
+  std::optional<bool> info_shown;
   // The log is RCCL's (AMD's fork: an "RCCL version" line, a place under RCCL's hipify/ build
   // directory, a HIP name RCCL prints for CUDA's), whose causes and fixes differ from NVIDIA's.
   std::optional<bool> rccl;
   bool empty() const {
     return link_layer.empty() && !net && !plugin && !log_has && !framework && !line_has &&
-           env.empty() && nccl.empty() && driver.empty() && !multi_node && !mnnvl && !gdr && !rccl;
+           env.empty() && nccl.empty() && driver.empty() && !multi_node && !mnnvl && !gdr && !rccl &&
+           !info_shown;
   }
 };
 

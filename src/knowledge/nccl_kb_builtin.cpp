@@ -44,6 +44,7 @@ NcclKbCause cause(const packed::Cause& p) {
   w.mnnvl = boolean(p.mnnvl);
   w.gdr = boolean(p.gdr);
   w.rccl = boolean(p.rccl);
+  w.info_shown = boolean(p.info_shown);
   return c;
 }
 

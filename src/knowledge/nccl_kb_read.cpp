@@ -452,6 +452,14 @@ bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const NcclKb
 
 namespace {
 
+// The log holds NCCL's INFO-level setup lines (NCCL_DEBUG=INFO), the level at which NCCL reports
+// a variable "set by environment" (src/misc/param.cc): without them a setting's absence is unknown.
+bool info_shown(const NcclRunFacts& f) {
+  return !f.env.empty() || !f.networks.empty() || !f.socket_interfaces.empty() ||
+         !f.net_devices.empty() || !f.comms.empty() || !f.transports.empty() ||
+         !f.plugin_messages.empty();
+}
+
 // `line_has` reads the line the entry reads: its text, or its message where the kept text was
 // clipped before it (a framework's long line quoting NCCL's WARN at its end).
 bool line_has(const NcclKbRegex& r, const NcclKbLine& line) {
@@ -507,6 +515,7 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
     return false;
   if (w.multi_node && *w.multi_node != f.multi_node()) return false;
   if (w.mnnvl && *w.mnnvl != f.mnnvl_line.has_value()) return false;
+  if (w.info_shown && *w.info_shown != info_shown(f)) return false;
   if (w.gdr) {
     auto g = gdr_in_use(f);
     if (!g || *g != *w.gdr) return false;

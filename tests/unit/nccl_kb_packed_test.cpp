@@ -14,8 +14,8 @@ namespace {
 // Every field of NcclKbEntry and what it holds is written below; a field added to it must be
 // added here and to tools/nccl_kb_pack.cpp (the size check says when one was).
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-static_assert(sizeof(NcclKbEntry) == 496 && sizeof(NcclKbWhen) == 408 &&
-                  sizeof(NcclKbCause) == 512 && sizeof(NcclKbEnv) == 88,
+static_assert(sizeof(NcclKbEntry) == 496 && sizeof(NcclKbWhen) == 416 &&
+                  sizeof(NcclKbCause) == 520 && sizeof(NcclKbEnv) == 88,
               "a knowledge-base field was added or changed: dump it here and pack it in "
               "tools/nccl_kb_pack.cpp");
 #endif
@@ -69,6 +69,7 @@ std::string dump(const NcclKbEntry& e) {
     put(o, "mnnvl", w.mnnvl);
     put(o, "gdr", w.gdr);
     put(o, "rccl", w.rccl);
+    put(o, "info_shown", w.info_shown);
     o << "empty=" << w.empty() << " severity=" << (c.severity ? static_cast<int>(*c.severity) : -1)
       << "\n";
   }

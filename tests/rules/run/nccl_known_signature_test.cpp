@@ -341,5 +341,29 @@ TEST(NcclKnownSignature, InvalidArgumentFromAllocIsTheLocalCuMemAllocation) {
       << p2p.findings[0].cause;
 }
 
+// "No interface found in the same subnet as remote address" is printed only when NCCL_COMM_ID is
+// set (ncclFindInterfaceMatchSubnet): its own reading, NCCL_COMM_ID's address, not
+// NCCL_SOCKET_IFNAME, which that path does not read (NVIDIA/nccl#929, #331). A bare "no socket
+// interface found" keeps the interface-setting reading.
+TEST(NcclKnownSignature, CommIdSubnetIsNcclCommIdNotTheSocketInterface) {
+  const RuleOutcome id = log_rule(
+      kId, log_text("d9be:1791:1791 [0] misc/socket.cc:237 NCCL WARN Net : No interface found in "
+                    "the same subnet as remote address 10.1.2.3<1778>\n"
+                    "d9be:1791:1791 [0] bootstrap.cc:39 NCCL WARN NET/Socket : No usable "
+                    "listening interface found\n"));
+  ASSERT_GE(id.findings.size(), 1u);
+  EXPECT_NE(id.findings[0].message.find("[socket-comm-id-no-subnet]"), std::string::npos)
+      << id.findings[0].message;
+  for (const Finding& x : id.findings) {
+    EXPECT_NE(x.cause.find("NCCL_COMM_ID"), std::string::npos) << x.cause;
+    EXPECT_EQ(x.fix.rfind("Set NCCL_SOCKET_IFNAME", 0), std::string::npos) << x.fix;
+  }
+  const RuleOutcome bare = log_rule(
+      kId, log_text("h:1:1 [0] bootstrap.cc:45 NCCL WARN Bootstrap : no socket interface found\n"));
+  ASSERT_EQ(bare.findings.size(), 1u);
+  EXPECT_NE(bare.findings[0].message.find("[no-socket-interface]"), std::string::npos);
+  EXPECT_EQ(bare.findings[0].cause.rfind("NCCL_SOCKET_IFNAME", 0), 0u) << bare.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test

@@ -188,6 +188,47 @@ TEST(NcclMessage, ConnectToALinkLocalAddressIsTheAddress) {
   EXPECT_EQ(routed.findings[0].cause.rfind("ECONNABORTED", 0), 0u) << routed.findings[0].cause;
 }
 
+// "No algorithm/protocol available": a log of WARNs cannot show that no NCCL_ALGO/NCCL_PROTO is
+// set (NVIDIA/nccl#653 had forced NCCL_ALGO=CollNet), so the bug is the reading only where the
+// log's INFO lines would have shown a setting (`info_shown`).
+TEST(NcclMessage, NoAlgorithmIsABugOnlyWhereTheLogShowsTheSettings) {
+  const std::string warn =
+      "h:41367:41367 [1] enqueue.cc:422 NCCL WARN Error : no "
+      "algorithm/protocol available\n";
+  const RuleOutcome bare = log_rule(kId, log_text(warn));
+  ASSERT_EQ(bare.findings.size(), 1u);
+  EXPECT_EQ(bare.findings[0].cause.rfind("The log holds no NCCL INFO lines", 0), 0u)
+      << bare.findings[0].cause;
+  const RuleOutcome info =
+      log_rule(kId, log_text("h:41367:41367 [1] NCCL INFO Using network IB\n" + warn));
+  ASSERT_EQ(info.findings.size(), 1u);
+  EXPECT_EQ(info.findings[0].cause.rfind("No NCCL_* restriction is set", 0), 0u)
+      << info.findings[0].cause;
+  const RuleOutcome algo = log_rule(
+      kId,
+      log_text("h:41367:41367 [1] NCCL INFO NCCL_ALGO set by environment to CollNet\n" + warn));
+  ASSERT_EQ(algo.findings.size(), 1u);
+  EXPECT_EQ(algo.findings[0].cause.rfind("NCCL_ALGO / NCCL_PROTO restrict", 0), 0u)
+      << algo.findings[0].cause;
+}
+
+// bind() refused with EADDRNOTAVAIL is an address this host does not hold (NVIDIA/nccl#331: the
+// 2.4 root binding NCCL_COMM_ID's address inside a bridge-networked container), not a limit.
+TEST(NcclMessage, BindCannotAssignRequestedAddressIsAForeignAddress) {
+  const auto run = [](const std::string& err) {
+    return log_rule(kId, log_text("e82c:213:213 [0] include/socket.h:333 NCCL WARN Call to bind "
+                                  "failed : " +
+                                  err + "\n"));
+  };
+  const RuleOutcome addr = run("Cannot assign requested address"),
+                    other = run("Too many open files");
+  ASSERT_EQ(addr.findings.size(), 1u);
+  EXPECT_EQ(addr.findings[0].cause.rfind("bind() was given an address", 0), 0u)
+      << addr.findings[0].cause;
+  ASSERT_EQ(other.findings.size(), 1u);
+  EXPECT_EQ(other.findings[0].cause.rfind("Resource limits", 0), 0u) << other.findings[0].cause;
+}
+
 // NCCL's connect retries (INFO, src/os/linux.cc:293 @ v2.30.7-1): "No route to host" until the
 // last try is a peer this host cannot reach (hiyouga/LlamaFactory#8045, a worker that could not
 // reach the master); a refused connect while the peer starts is a note; SYSCHECKSYNC's EINTR
