@@ -526,15 +526,8 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
           ib_mtus.add(s.host, *q, [&] { return log_line(r.text, n); });
         return net_ib_line(m, r.text, n);
       }
-      if (starts(m, "NET/Socket")) {
-        if (has(m, "Using")) profile_socket(m, s);
-        if (has(m, "Using") && f.socket_interfaces.size() < 8) {
-          bool dup = false;
-          for (const auto& l : f.socket_interfaces) dup = dup || l.text == quote(m);
-          if (!dup) f.socket_interfaces.push_back({quote(m), at(n)});
-        }
-        return;
-      }
+      if (starts(m, "NET/Socket") || starts(m, "NET : Using interface "))
+        return socket_line(m, s, n);
       if (starts(m, "NET/Plugin")) {
         Proc& pr = proc_of(s);
         if (pr.p.plugin.size() < 8) {
@@ -710,78 +703,6 @@ void NcclLogAnalyzer::State::collective(const CollectiveLine& c, std::string_vie
     if (f.protocols.find(proto) == f.protocols.end() && f.protocols.size() < kSetCap)
       f.protocols.emplace(proto);
     last_proto.assign(proto.data(), proto.size());
-  }
-}
-
-namespace {
-// "Bootstrap : Using [0]eth0:10.0.0.4<0>", "OOB ib0:10.0.0.1<0>" -> {"eth0", "10.0.0.4"}
-std::pair<std::string_view, std::string_view> iface_address(std::string_view e) {
-  if (!e.empty() && e[0] == '[') {
-    std::size_t b = e.find(']');
-    if (b != std::string_view::npos) e.remove_prefix(b + 1);
-  }
-  std::size_t colon = e.find(':');
-  if (colon == std::string_view::npos) return {e, {}};
-  std::string_view addr = e.substr(colon + 1);
-  addr = addr.substr(0, addr.find('<'));
-  return {e.substr(0, colon), addr};
-}
-}  // namespace
-
-void NcclLogAnalyzer::State::profile_bootstrap(std::string_view m, const NcclStream& s) {
-  std::size_t u = find(m, "Using ");
-  if (u == std::string_view::npos) return;
-  std::string_view e = m.substr(u + 6);
-  e = e.substr(0, e.find(' '));
-  auto [iface, addr] = iface_address(e);
-  Proc& p = proc_of(s);
-  if (!iface.empty() && p.p.bootstrap_ifaces.size() < 8) p.p.bootstrap_ifaces.emplace(iface);
-  if (!addr.empty()) {
-    if (p.address.empty()) p.address = std::string(addr);
-    if (p.p.addresses.size() < 8) p.p.addresses.emplace(addr);
-  }
-}
-
-void NcclLogAnalyzer::State::profile_net_ib(std::string_view m, const NcclStream& s) {
-  if (has(m, "No device found")) {
-    proc_of(s).p.ib_devices = false;
-    return;
-  }
-  if (!has(m, "Using [")) return;
-  Proc& p = proc_of(s);
-  std::size_t oob = find(m, "OOB ");
-  // "NET/IB : Using [RO]; OOB eno1:..." lists no device: IB found nothing usable.
-  std::string_view list = m.substr(0, oob);
-  const bool any = has(list, "]mlx") || has(list, "]hfi") || has(list, "]irdma") ||
-                   has(list, "]bnxt") || has(list, "]ib") || has(list, ":1/") || has(list, ":2/");
-  if (!p.p.ib_devices || !*p.p.ib_devices) p.p.ib_devices = any;
-  if (oob != std::string_view::npos) {
-    std::string_view e = m.substr(oob + 4);
-    e = e.substr(0, e.find(' '));
-    auto [iface, addr] = iface_address(e);
-    if (!addr.empty() && p.address.empty()) {
-      p.address = std::string(addr);
-      if (p.p.addresses.size() < 8) p.p.addresses.emplace(addr);
-    }
-    if (!iface.empty() && p.p.bootstrap_ifaces.empty()) p.p.bootstrap_ifaces.emplace(iface);
-  }
-}
-
-void NcclLogAnalyzer::State::profile_socket(std::string_view m, const NcclStream& s) {
-  Proc& p = proc_of(s);
-  if (!p.p.socket_ifaces.empty()) return;
-  std::size_t i = 0;
-  while ((i = m.find('[', i)) != std::string_view::npos && p.p.socket_ifaces.size() < 16) {
-    std::size_t e = m.find(' ', i);
-    std::string_view entry = m.substr(i, e == std::string_view::npos ? e : e - i);
-    auto [iface, addr] = iface_address(entry);
-    if (!iface.empty()) p.p.socket_ifaces.push_back(std::string(iface) + ":" + std::string(addr));
-    if (p.address.empty() && !addr.empty() && p.p.socket_ifaces.size() == 1) {
-      p.address = std::string(addr);
-      if (p.p.addresses.size() < 8) p.p.addresses.emplace(addr);
-    }
-    if (e == std::string_view::npos) break;
-    i = e;
   }
 }
 

@@ -765,6 +765,7 @@ struct NcclLogAnalyzer::State {
   void profile_bootstrap(std::string_view m, const NcclStream& s);
   void profile_net_ib(std::string_view m, const NcclStream& s);
   void profile_socket(std::string_view m, const NcclStream& s);
+  void socket_line(std::string_view m, const NcclStream& s, std::uint64_t n);
   void nccl_tests_device(std::string_view t);
   NcclNetDevice& device(std::string_view name);
 };

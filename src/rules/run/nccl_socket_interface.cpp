@@ -7,6 +7,14 @@
 namespace trainready {
 namespace {
 
+// NCCL_SOCKET_IFNAME's exclusion list for `bad`, with lo and docker (NCCL's own exclusions).
+std::string exclusion(const std::string& bad) {
+  std::string out = bad;
+  for (const char* x : {"lo", "docker"})
+    if (bad != x) out += std::string(",") + x;
+  return out;
+}
+
 // Why an interface "name:address" is a poor choice between hosts; empty when it is fine.
 // `unreachable` is set when no other host can reach it at all (link-local, bridge, loopback), as
 // opposed to a VPN or Wi-Fi, which is routed but the wrong path.
@@ -63,6 +71,9 @@ class NcclSocketInterface : public Rule {
     for (const auto& [k, t] : f.transports)
       if (t.kind == TransportKind::kNetSocket) used |= t.devices;
     std::string used_unreachable;
+    // The bootstrap on loopback: the root's address in the unique id is 127.0.0.1, so a rank on
+    // another host dials its own loopback and is refused; such a job cannot start.
+    bool loopback_bootstrap = false;
     for (const auto& [h, p] : f.host_profiles) {
       std::vector<std::string> cands = p.socket_ifaces;
       const std::size_t n_devices = cands.size();
@@ -75,6 +86,7 @@ class NcclSocketInterface : public Rule {
         const std::string& c = cands[i];
         bool unreachable = false;
         std::string why = suspicious(c, &unreachable);
+        if (i >= n_devices && why == "the loopback interface") loopback_bootstrap = true;
         if (!why.empty() && unreachable && i < n_devices) {
           unreachable_device = true;
           if (i < 64 && (used >> i & 1) && used_unreachable.empty())
@@ -100,7 +112,7 @@ class NcclSocketInterface : public Rule {
     for (const auto& l : f.socket_interfaces)
       if (x.evidence.size() < 8) x.evidence.push_back(evidence(l));
     const bool failed = !f.issues.empty() || !f.timeouts.empty();
-    if (failed || !used_unreachable.empty()) x.severity = Severity::kError;
+    if (failed || !used_unreachable.empty() || loopback_bootstrap) x.severity = Severity::kError;
     if (!used_unreachable.empty())
       x.evidence.push_back({"connection lines use " + used_unreachable, {}});
     x.rank = 86;
@@ -118,6 +130,18 @@ class NcclSocketInterface : public Rule {
           "(ncclNetSocketInit, ncclNetSocketListen in src/transport/net_socket.cc @ v2.30.7-1), "
           "an address no other host can reach, so a channel placed there cannot connect.";
     if (!used_unreachable.empty()) x.cause += " The connection lines show channels on it.";
+    if (bad.count("lo"))
+      x.cause +=
+          " NCCL takes loopback only when NCCL_SOCKET_IFNAME lets it in (its default list leaves "
+          "lo "
+          "out: ^docker,lo,virbr, ncclFindInterfaces, src/misc/socket.cc:220 @ v2.30.7-1) - set in "
+          "the job, "
+          "the image or /etc/nccl.conf, where an older NCCL does not print it (\"^docker0\" "
+          "excludes docker0 only) - or when the host has no other interface.";
+    if (loopback_bootstrap)
+      x.cause +=
+          " The bootstrap listens on loopback: the unique id carries 127.0.0.1 as the root's "
+          "address, so every rank on another host dials its own loopback and is refused.";
     x.fix = good.empty() ? std::string(
                                "Set NCCL_SOCKET_IFNAME to the interface that carries the "
                                "hosts' routable addresses (see `ip -4 addr`), on every "
@@ -125,7 +149,7 @@ class NcclSocketInterface : public Rule {
                          : "Set NCCL_SOCKET_IFNAME=" + *good.begin() +
                                " (the routable interface the log lists) on every host, or "
                                "exclude the others (NCCL_SOCKET_IFNAME=^" +
-                               *bad.begin() + ",lo,docker).";
+                               exclusion(*bad.begin()) + ").";
     o.findings.push_back(std::move(x));
     return o;
   }

@@ -79,5 +79,32 @@ TEST(NcclSocketInterface, AnUnreachableSocketDeviceIsNamedAndAnErrorOnceTheRunFa
   EXPECT_EQ(vpn.findings[0].cause.find("cannot connect"), std::string::npos);
 }
 
+// NCCL before 2.4 listed its socket interfaces one line each ("NET : Using interface ...") and
+// bootstrapped on the first (horovod/horovod#584, #789: lo first, from an NCCL_SOCKET_IFNAME of
+// ^docker0): loopback under the bootstrap between hosts is an error, whose fix excludes lo once.
+TEST(NcclSocketInterface, Pre24LoopbackFirstIsTheBootstrapAndAnError) {
+  const RuleOutcome o = log_rule(
+      kId,
+      log_text("gpu-1012:4152:4206 [0] NCCL INFO NET : Using interface lo:127.0.0.1<0>\n"
+               "gpu-1012:4152:4206 [0] NCCL INFO NET : Using interface eth0:10.151.40.240<0>\n"
+               "gpu-1011:3000:3100 [0] NCCL INFO NET : Using interface lo:127.0.0.1<0>\n"
+               "gpu-1011:3000:3100 [0] NCCL INFO NET : Using interface eth0:10.151.40.239<0>\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  EXPECT_NE(o.findings[0].cause.find("The bootstrap listens on loopback"), std::string::npos)
+      << o.findings[0].cause;
+  EXPECT_NE(o.findings[0].fix.find("NCCL_SOCKET_IFNAME=eth0"), std::string::npos);
+  EXPECT_NE(o.findings[0].fix.find("^lo,docker)"), std::string::npos) << o.findings[0].fix;
+  // lo after the routable interface: a socket device, not the bootstrap's; a warning until a
+  // connection or a failure shows it used.
+  const RuleOutcome second =
+      log_rule(kId, log_text("a:1:1 [0] NCCL INFO NET : Using interface eth0:10.0.0.1<0>\n"
+                             "a:1:1 [0] NCCL INFO NET : Using interface lo:127.0.0.1<0>\n"
+                             "b:2:2 [0] NCCL INFO NET : Using interface eth0:10.0.0.2<0>\n"));
+  ASSERT_EQ(second.findings.size(), 1u);
+  EXPECT_EQ(second.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(second.findings[0].cause.find("The bootstrap listens on loopback"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
