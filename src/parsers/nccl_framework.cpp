@@ -433,6 +433,19 @@ bool rendezvous(std::string_view t, const Bigrams& bg, const std::string& src, s
       return true;
     }
   }
+  // torch/csrc/distributed/c10d/ProcessGroupGloo.cpp createDefaultDevice (v1.8 .. v2.9): the
+  // host's name resolves to no usable local address, so Gloo binds loopback:
+  //   "Unable to resolve hostname to a (local) address. Using the loopback address as fallback.
+  //    Manually set the network interface to bind to with GLOO_SOCKET_IFNAME."
+  // and its full mesh of the group's ranks then fails ("Gloo connectFullMesh failed with ...").
+  if (has(bg, t, "Using the loopback address as fallback")) {
+    add(out, K::kStoreUnreachable, "PyTorch", "gloo on loopback", t, src, n);
+    return true;
+  }
+  if (has(bg, t, "Gloo connectFullMesh failed")) {
+    add(out, K::kStoreUnreachable, "PyTorch", "gloo connect failed", t, src, n);
+    return true;
+  }
   return false;
 }
 

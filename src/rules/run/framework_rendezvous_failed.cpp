@@ -21,8 +21,17 @@ class FrameworkRendezvousFailed : public Rule {
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
     const auto timeouts = framework_events(f.framework, {FrameworkEventKind::kRendezvousTimeout});
-    const auto sockets = framework_events(f.framework, {FrameworkEventKind::kStoreUnreachable});
+    auto sockets = framework_events(f.framework, {FrameworkEventKind::kStoreUnreachable});
     if (timeouts.empty() && sockets.empty()) return {};
+    // PyTorch's Gloo group (the CPU group vLLM, SGLang, DeepSpeed create beside NCCL's) on
+    // loopback: a reading of its own. The warning alone is no failure on one host.
+    bool gloo_loopback = false, gloo_failed = false, store = !timeouts.empty();
+    for (const FrameworkEvent* e : sockets) {
+      gloo_loopback = gloo_loopback || e->detail == "gloo on loopback";
+      gloo_failed = gloo_failed || e->detail == "gloo connect failed";
+      store = store || e->detail.rfind("gloo", 0) != 0;
+    }
+    if (!store) return gloo(sockets, gloo_loopback, gloo_failed, f);
     std::string joined;
     for (const FrameworkEvent* e : timeouts)
       if (joined.empty() && !e->detail.empty()) joined = e->detail;
@@ -35,6 +44,7 @@ class FrameworkRendezvousFailed : public Rule {
     }
     bool bind = false;
     for (const FrameworkEvent* e : sockets) bind = bind || e->detail.rfind("server", 0) == 0;
+    std::erase_if(sockets, [](const FrameworkEvent* e) { return e->detail.rfind("gloo", 0) == 0; });
     std::string what =
         !sockets.empty()
             ? (bind ? "The rendezvous store could not open its port on the master rank"
@@ -63,6 +73,39 @@ class FrameworkRendezvousFailed : public Rule {
                    "WORLD_SIZE; from a worker, `nc -zv $MASTER_ADDR $MASTER_PORT`; read the log of "
                    "the ranks that did not join. NCCL_DEBUG does not help here: NCCL has not run.";
     x.rank = 45;
+    RuleOutcome o;
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+
+ private:
+  RuleOutcome gloo(const std::vector<const FrameworkEvent*>& events, bool loopback, bool failed,
+                   const NcclRunFacts& f) const {
+    if (!failed && !(loopback && f.multi_node())) return {};
+    Finding x = finding(failed ? "PyTorch's Gloo group could not connect its ranks"
+                               : "PyTorch's Gloo group is bound to loopback in a multi-host job");
+    for (const FrameworkEvent* e : events)
+      if (x.evidence.size() < 4) x.evidence.push_back(framework_evidence(*e));
+    if (!failed) x.severity = Severity::kWarning;
+    x.cause =
+        loopback
+            ? "PyTorch's Gloo process group (the CPU group that vLLM, SGLang and DeepSpeed create "
+              "beside NCCL's, or a backend='gloo' job) found that the host's name resolves to no "
+              "usable local address and bound 127.0.0.1 instead (ProcessGroupGloo.cpp, "
+              "createDefaultDevice), so ranks on other hosts cannot connect to it and the group's "
+              "full mesh fails. NCCL is not involved: its settings do not reach Gloo."
+            : "Gloo's full mesh of the group's ranks failed: a rank could not connect to another "
+              "rank's Gloo address - the interface Gloo chose (the address the host's name "
+              "resolves to, or GLOO_SOCKET_IFNAME) does not route between the hosts, a firewall "
+              "blocks it, or a peer exited.";
+    x.fix =
+        "Set GLOO_SOCKET_IFNAME (and NCCL_SOCKET_IFNAME) to the interface that routes between the "
+        "hosts, on every node and in every process - with Ray, in the environment of `ray start` "
+        "on each node or the job's runtime_env, since workers on other nodes do not inherit the "
+        "head's shell - or make the host's name resolve to that interface's address (/etc/hosts). "
+        "Confirm: `getent hosts $(hostname)` on each node returns a routable address and the "
+        "warning is gone.";
+    x.rank = 46;
     RuleOutcome o;
     o.findings.push_back(std::move(x));
     return o;

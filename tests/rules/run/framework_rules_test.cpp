@@ -451,6 +451,29 @@ TEST(FrameworkRendezvousFailed, MoreWorkersThanTheWorldSize) {
   EXPECT_NE(o.findings[0].cause.find("two jobs share"), std::string::npos);
 }
 
+// PyTorch's Gloo group bound to loopback (its host name resolves to no local address) and its
+// full mesh failed (vllm-project/vllm#7074, a Ray worker on a second node): GLOO_SOCKET_IFNAME,
+// not NCCL. The warning alone, on one host, is no finding.
+TEST(FrameworkRendezvousFailed, GlooOnLoopbackIsGlooSocketIfname) {
+  const std::string warn =
+      "(RayWorkerWrapper pid=1978, ip=10.41.0.8) [rank9]:[W ProcessGroupGloo.cpp:721] Warning: "
+      "Unable to resolve hostname to a (local) address. Using the loopback address as fallback. "
+      "Manually set the network interface to bind to with GLOO_SOCKET_IFNAME. (function "
+      "operator())\n";
+  const RuleOutcome o = log_rule(
+      "framework-rendezvous-failed",
+      log_text(warn +
+               "(RayWorkerWrapper pid=1890, ip=10.41.0.8) [rank8]:[E ProcessGroupGloo.cpp:144] "
+               "Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/"
+               "pair.cc:144] no error\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kError);
+  EXPECT_NE(o.findings[0].message.find("Gloo"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("bound 127.0.0.1"), std::string::npos) << o.findings[0].cause;
+  EXPECT_EQ(o.findings[0].fix.rfind("Set GLOO_SOCKET_IFNAME", 0), 0u);
+  EXPECT_TRUE(log_rule("framework-rendezvous-failed", log_text(warn)).findings.empty());
+}
+
 TEST(FrameworkRendezvousFailed, QuietOnAHealthyLog) {
   EXPECT_TRUE(log_rule("framework-rendezvous-failed",
                        log_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log"))
