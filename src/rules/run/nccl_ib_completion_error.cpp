@@ -22,9 +22,10 @@ constexpr const char* kRetryRoceCause =
     "interface's MTU, so hosts set to jumbo frames behind a switch hop that does not forward "
     "them lose every full-size packet while small messages pass)";
 constexpr const char* kRetryIbFix =
-    "Put every VM of the job in one scale set (singlePlacementGroup=true) or one availability "
-    "set, check `cat /sys/class/infiniband/*/ports/1/pkeys/0` is the same on both nodes and the "
-    "ports are ACTIVE (`trainready doctor` on each)";
+    "Check that the two ports share a partition (`cat /sys/class/infiniband/*/ports/1/pkeys/0` "
+    "the same on both nodes) and are ACTIVE (`ibstat`, `trainready doctor` on each) - on Azure, "
+    "put every VM of the job in one scale set (singlePlacementGroup=true) or one availability "
+    "set";
 constexpr const char* kRetryRoceFix =
     "set NCCL_IB_GID_INDEX to the RoCE v2 GID of the interface that routes to the peers "
     "(`show_gids`), check the two NICs' addresses reach each other (ping from that interface; "
