@@ -122,14 +122,32 @@ std::string NcclSiteReleases::describe() const {
   auto text = [](const NcclVersion& v) {
     return std::to_string(v[0]) + "." + std::to_string(v[1]) + "." + std::to_string(v[2]);
   };
-  const std::string low = lo == NcclVersion{0, 0, 0} ? "" : text(lo);
-  if (!hi) return low + " or later";
+  // A bound that is a listed release is named; one between listed releases (the site lists keep
+  // one tag a minor release before 2.18.1) is told from its neighbour, never as a made-up number
+  // ("after 2.9.9", not "2.9.10").
+  std::string low;
+  bool low_after = false;
+  if (lo != NcclVersion{0, 0, 0}) {
+    low = text(lo);
+    if (low != tags.front() && lo[2] > 0) {
+      NcclVersion before = lo;
+      before[2] -= 1;
+      low = "after " + text(before);
+      low_after = true;
+    }
+  }
+  if (!hi) return low_after ? low : low.empty() ? "" : low + " or later";
   NcclVersion last = *hi;  // the newest release of the range: the one before `hi`
-  if (last[2] == 0) return (low.empty() ? "" : low + " .. ") + "before " + text(*hi);
-  last[2] -= 1;
-  const std::string high = text(last);
-  if (low.empty()) return "up to " + high;
-  return low == high ? low : low + " .. " + high;
+  std::string high;
+  if (last[2] > 0 && (last[2] -= 1, text(last) == tags.back()))
+    high = text(last);
+  else
+    high = "before " + text(*hi);
+  const bool high_before = high.rfind("before ", 0) == 0;
+  if (low.empty()) return high_before ? high : "up to " + high;
+  if (low == high) return low;
+  if (low_after || high_before) return low + (high_before ? ", " : ", up to ") + high;
+  return low + " .. " + high;
 }
 
 bool NcclSiteReleases::all_in(std::string_view spec) const {

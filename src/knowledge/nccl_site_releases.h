@@ -28,8 +28,8 @@ struct NcclSiteReleases {
   std::optional<NcclVersion> hi;
   std::vector<std::string> sites;  // the "graph/topo.h:234" that told it, in log order
   bool known() const { return !tags.empty(); }
-  // The range the logic uses, in words: "2.26.2 .. 2.26.6", "2.4.9 .. 2.22.3" (untagged releases
-  // after 2.4.8 included), "2.30.7 or later", "up to 2.5.6".
+  // The range the logic uses, in words: "2.26.2 .. 2.26.6", "after 2.4.8, up to 2.22.3"
+  // (untagged releases after 2.4.8 included), "2.30.7 or later", "before 2.5.7".
   std::string describe() const;
   // Whether every release in the range / some release in it is in a knowledge-base version spec
   // (">=2.19,<2.21", as nccl_version_in reads it). "Some" is generous: false only when the spec

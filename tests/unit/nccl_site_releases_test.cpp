@@ -10,7 +10,8 @@ namespace {
 
 NcclSiteReleases range(NcclVersion lo, std::optional<NcclVersion> hi) {
   NcclSiteReleases r;
-  r.tags = {"x"};  // known
+  // known; its bounds are listed releases
+  r.tags = {std::to_string(lo[0]) + "." + std::to_string(lo[1]) + "." + std::to_string(lo[2])};
   r.lo = lo;
   r.hi = hi;
   return r;
@@ -61,7 +62,7 @@ TEST(NcclSiteReleases, TheTableDatesAPlaceAndSaysTheRangeItUses) {
   // release after 2.11.4 and before 2.13.4.
   r = nccl_releases_from_sites({{"bootstrap.cc:119", "Bootstrap Root : x"}});
   ASSERT_TRUE(r.known());
-  EXPECT_EQ(r.describe(), "2.11.5 .. 2.13.3");
+  EXPECT_EQ(r.describe(), "after 2.11.4, before 2.13.4");  // no made-up 2.11.5
   EXPECT_FALSE(r.all_in("==2.12"));
   EXPECT_TRUE(r.some_in("==2.12"));
   // allocator.cc:228 only at the newest tag: open above.
@@ -69,7 +70,7 @@ TEST(NcclSiteReleases, TheTableDatesAPlaceAndSaysTheRangeItUses) {
   EXPECT_EQ(r.describe(), "2.30.7 or later");
   // bootstrap.cc:141 only at the oldest tag (2.4.8): anything up to it.
   r = nccl_releases_from_sites({{"bootstrap.cc:141", "Message truncated : x"}});
-  EXPECT_EQ(r.describe(), "up to 2.5.6");
+  EXPECT_EQ(r.describe(), "before 2.5.7");
 }
 
 TEST(NcclSiteReleases, OnlyAMessagesOwnStartAtItsPlaceDatesIt) {
