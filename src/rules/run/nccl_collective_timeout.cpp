@@ -70,7 +70,12 @@ class NcclCollectiveTimeout : public Rule {
     for (const CollectiveTimeout& c : f.timeouts)
       early = early && c.seq >= 0 && c.seq <= kFirstCollectives;
     if (bar && early && t->timeout_ms > 0 && bar->projected_s() * 1000 >= t->timeout_ms) {
-      x.evidence.push_back(evidence(LogLine{bar->text, bar->where}));
+      // The bar's line is often a timeout line already quoted (the watchdog's error printed
+      // after the bar's carriage return): quote it once.
+      bool quoted = false;
+      for (const Evidence& e : x.evidence)
+        quoted = quoted || (e.where.source == bar->where.source && e.where.line == bar->where.line);
+      if (!quoted) x.evidence.push_back(evidence(LogLine{bar->text, bar->where}));
       x.cause +=
           "A rank was still busy outside the collectives when the others reached the job's "
           "first ones (SeqNum " +

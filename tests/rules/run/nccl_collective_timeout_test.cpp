@@ -59,6 +59,19 @@ TEST(NcclCollectiveTimeout, AStepLongerThanTheTimeoutIsTheReading) {
                     "before timing out.\n"));
   ASSERT_EQ(loop.findings.size(), 1u);
   EXPECT_EQ(loop.findings[0].cause.find("progress bar"), std::string::npos);
+  // The bar and the timeout on one line (the watchdog's error after the bar's carriage return,
+  // hiyouga/LlamaFactory#2424): the line is quoted once.
+  RuleOutcome same = log_rule(
+      kId, log_text("Running tokenizer on dataset:   9%| | 280000/2969526 [29:55<4:48:08, 155.57 "
+                    "examples/s][E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective "
+                    "operation timeout: WorkNCCL(SeqNum=2, OpType=ALLREDUCE, NumelIn=1, "
+                    "NumelOut=1, Timeout(ms)=1800000) ran for 1800572 milliseconds before timing "
+                    "out.\n"));
+  ASSERT_EQ(same.findings.size(), 1u);
+  EXPECT_NE(same.findings[0].cause.find("progress bar"), std::string::npos);
+  int at_line_1 = 0;
+  for (const Evidence& e : same.findings[0].evidence) at_line_1 += e.where.line == 1;
+  EXPECT_EQ(at_line_1, 1);
 }
 
 // Only the timeout error's backtrace (a log cut before PyTorch's "Watchdog caught collective
