@@ -144,6 +144,7 @@ std::string pack(const trainready::NcclKnowledgeBase& kb) {
              << ", .driver = " << t.str(w.driver) << ", .multi_node = " << boolean(w.multi_node)
              << ", .mnnvl = " << boolean(w.mnnvl) << ", .gdr = " << boolean(w.gdr)
              << ", .rccl = " << boolean(w.rccl) << ", .info_shown = " << boolean(w.info_shown)
+             << ", .one_process = " << boolean(w.one_process)
              << ", .severity = " << (c.severity ? static_cast<int>(*c.severity) : -1) << "},  // "
              << note(e.id) << "\n";
       ++n_causes;

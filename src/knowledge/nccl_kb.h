@@ -83,13 +83,16 @@ struct NcclKbWhen {
   // communicators, connections, settings), so a variable NCCL reports as "set by environment"
   // would be there: a cause that needs a setting to be absent asks for it.
   std::optional<bool> info_shown;
+  // Every host the log shows runs one process, which drives several GPUs (nccl-tests -g N, a
+  // single-process multi-GPU program): a rank's proxy is a thread of that same process.
+  std::optional<bool> one_process;
   // The log is RCCL's (AMD's fork: an "RCCL version" line, a place under RCCL's hipify/ build
   // directory, a HIP name RCCL prints for CUDA's), whose causes and fixes differ from NVIDIA's.
   std::optional<bool> rccl;
   bool empty() const {
     return link_layer.empty() && !net && !plugin && !log_has && !framework && !line_has &&
            env.empty() && nccl.empty() && driver.empty() && !multi_node && !mnnvl && !gdr && !rccl &&
-           !info_shown;
+           !info_shown && !one_process;
   }
 };
 

@@ -45,6 +45,7 @@ NcclKbCause cause(const packed::Cause& p) {
   w.gdr = boolean(p.gdr);
   w.rccl = boolean(p.rccl);
   w.info_shown = boolean(p.info_shown);
+  w.one_process = boolean(p.one_process);
   return c;
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace trainready {
 namespace {
@@ -460,6 +461,20 @@ bool info_shown(const NcclRunFacts& f) {
          !f.plugin_messages.empty();
 }
 
+// Every host the log shows runs one process (one pid), and one of them drives several GPUs: the
+// ranks of a host share that process, its proxy threads included.
+bool one_process(const NcclRunFacts& f) {
+  std::map<std::string, std::pair<long, std::set<int>>> by_host;
+  bool several = false;
+  for (const auto& [k, s] : f.streams) {
+    auto [it, fresh] = by_host.try_emplace(s.host, s.pid, std::set<int>{});
+    if (!fresh && it->second.first != s.pid) return false;
+    it->second.second.insert(s.cuda_dev);
+    several = several || it->second.second.size() > 1;
+  }
+  return several;
+}
+
 // `line_has` reads the line the entry reads: its text, or its message where the kept text was
 // clipped before it (a framework's long line quoting NCCL's WARN at its end).
 bool line_has(const NcclKbRegex& r, const NcclKbLine& line) {
@@ -516,6 +531,7 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
   if (w.multi_node && *w.multi_node != f.multi_node()) return false;
   if (w.mnnvl && *w.mnnvl != f.mnnvl_line.has_value()) return false;
   if (w.info_shown && *w.info_shown != info_shown(f)) return false;
+  if (w.one_process && *w.one_process != one_process(f)) return false;
   if (w.gdr) {
     auto g = gdr_in_use(f);
     if (!g || *g != *w.gdr) return false;

@@ -70,6 +70,7 @@ std::string dump(const NcclKbEntry& e) {
     put(o, "gdr", w.gdr);
     put(o, "rccl", w.rccl);
     put(o, "info_shown", w.info_shown);
+    put(o, "one_process", w.one_process);
     o << "empty=" << w.empty() << " severity=" << (c.severity ? static_cast<int>(*c.severity) : -1)
       << "\n";
   }

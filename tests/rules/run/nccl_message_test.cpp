@@ -229,6 +229,30 @@ TEST(NcclMessage, BindCannotAssignRequestedAddressIsAForeignAddress) {
   EXPECT_EQ(other.findings[0].cause.rfind("Resource limits", 0), 0u) << other.findings[0].cause;
 }
 
+// A lost proxy socket in a process that drives every GPU of its host (ROCm/rccl#1454:
+// rccl-tests -g 2, one pid): the proxy is a thread of that live process, not a crashed one; two
+// processes on the host keep the crash among the readings.
+TEST(NcclMessage, ProxySocketLostInOneProcessIsNotACrash) {
+  const std::string warn =
+      "proxy.cc:1190 NCCL WARN Socket recv failed while polling for "
+      "opId=0x7d9e780c40c0\n";
+  const RuleOutcome one =
+      log_rule(kId, log_text("uvos:31965:31971 [0] " + warn +
+                             "uvos:31965:31971 [0] NCCL INFO transport/p2p.cc:473 -> 3\n"
+                             "uvos:31965:31965 [1] NCCL INFO group.cc:437 -> 1\n"));
+  ASSERT_EQ(one.findings.size(), 1u);
+  EXPECT_EQ(one.findings[0].cause.rfind("Every rank of this host runs in one process", 0), 0u)
+      << one.findings[0].cause;
+  const RuleOutcome two =
+      log_rule(kId, log_text("uvos:31965:31971 [0] " + warn +
+                             "uvos:31965:31971 [0] NCCL INFO transport/p2p.cc:473 -> 3\n"
+                             "uvos:31966:31966 [1] NCCL INFO group.cc:437 -> 1\n"));
+  ASSERT_EQ(two.findings.size(), 1u);
+  EXPECT_EQ(two.findings[0].cause.rfind("Every rank of this host runs in one process", 0),
+            std::string::npos)
+      << two.findings[0].cause;
+}
+
 // NCCL's connect retries (INFO, src/os/linux.cc:293 @ v2.30.7-1): "No route to host" until the
 // last try is a peer this host cannot reach (hiyouga/LlamaFactory#8045, a worker that could not
 // reach the master); a refused connect while the peer starts is a note; SYSCHECKSYNC's EINTR
