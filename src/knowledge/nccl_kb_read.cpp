@@ -633,6 +633,21 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
           thread.empty() ? t.where.line - l.line.where.line <= 2 : thread_of(l.line.text) == thread;
       if (same && (!start || l.line.where.line > start->where.line)) start = &l.line;
     }
+    // An excerpt that begins inside the first trail lost its WARN; another rank's failure of the
+    // same call - a WARN from the file the trail starts in, which the caller traces at once - is
+    // the same failure in time, told by the WARN this one cut off.
+    const NcclKbLine* first = nullptr;
+    for (const NcclKbLine& l : lines)
+      if (l.trail && l.line.where.source == t.where.source && l.line.where.line == t.where.line)
+        first = &l;
+    if (!start && first && t.where.line <= 3 && !first->file.empty()) {
+      const std::string file = file_of(first->file);
+      for (const NcclKbLine& l : lines)
+        if (l.level == NcclKbLevel::kWarn && l.line.where.source == t.where.source &&
+            !l.file.empty() && file_of(l.file) == file &&
+            (!start || l.line.where.line < start->where.line))
+          start = &l.line;
+    }
   }
   const Provenance start_at = start ? start->where : Provenance{};
   for (NcclKbLine& line : lines) {

@@ -553,6 +553,31 @@ TEST(NcclKbReading, TheWarnBeforeTheFirstTrailStartedTheFailure) {
   EXPECT_EQ(nccl_kb_severity(quiet[0]), Severity::kWarning);
 }
 
+// An excerpt that starts inside rank 1's trail (horovod/horovod#3871) lost its WARN: rank 0's
+// WARN from the file the trail starts in is the same failure. A trail that does not start the
+// excerpt, or a WARN from another file, starts nothing.
+TEST(NcclKbReading, AnExcerptCutInsideTheFirstTrailStartsAtTheSameFailureElsewhere) {
+  const std::string tail =
+      "h:687:748 [0] graph/xml.cc:332 NCCL WARN Could not find real path of /sys/class/pci_bus/x\n"
+      "h:687:748 [0] NCCL INFO graph/xml.cc:469 -> 2\n";
+  const std::string cut =
+      "h:688:745 [1] NCCL INFO graph/xml.cc:469 -> 2\n"
+      "h:688:745 [1] NCCL INFO init.cc:540 -> 2\n";
+  auto r = read_nccl_messages(analyze_nccl_log_text(cut + tail, "t.log"), kb());
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r[0].entry->id, "sysfs-path");
+  EXPECT_TRUE(r[0].starts_failure);
+  r = read_nccl_messages(
+      analyze_nccl_log_text("h:1:1 [0] NCCL INFO NCCL version 2.7.8+cuda11.1\n"
+                            "h:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+                            "h:1:1 [0] NCCL INFO Using network Socket\n" +
+                                cut + tail,
+                            "u.log"),
+      kb());
+  ASSERT_FALSE(r.empty());
+  EXPECT_FALSE(r[0].starts_failure);
+}
+
 TEST(NcclKbReading, BadInFileAndFixedInNameTheEntry) {
   std::string bad = kKb;
   bad.replace(bad.find("fixed_in: '2.19.4'"), 18, "fixed_in: 'soon'");
