@@ -365,5 +365,24 @@ TEST(NcclKnownSignature, CommIdSubnetIsNcclCommIdNotTheSocketInterface) {
   EXPECT_EQ(bare.findings[0].cause.rfind("NCCL_SOCKET_IFNAME", 0), 0u) << bare.findings[0].cause;
 }
 
+// 711 "peer mapping resources exhausted" is CUDA's per-GPU peer limit, hit by one process over
+// 10 GPUs (NVIDIA/nccl-tests#324, which had NCCL_P2P_DISABLE=1 already), not ACS; 217 keeps the
+// P2P-unavailable reading.
+TEST(NcclKnownSignature, TooManyPeersIsTheProcessGpuCount) {
+  const auto run = [](const std::string& err) {
+    return log_rule(kId,
+                    log_text("h:1:1 [0] allocator.cc:79 NCCL WARN Cuda failure " + err + "\n"));
+  };
+  const RuleOutcome many = run("711 'peer mapping resources exhausted'");
+  ASSERT_EQ(many.findings.size(), 1u);
+  EXPECT_NE(many.findings[0].cause.find("cudaErrorTooManyPeers"), std::string::npos)
+      << many.findings[0].cause;
+  EXPECT_EQ(many.findings[0].fix.find("NCCL_P2P_DISABLE"), std::string::npos);
+  const RuleOutcome peer = run("217 'peer access is not supported between these two devices'");
+  ASSERT_EQ(peer.findings.size(), 1u);
+  EXPECT_EQ(peer.findings[0].cause.rfind("P2P or CUDA IPC is not available", 0), 0u)
+      << peer.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test

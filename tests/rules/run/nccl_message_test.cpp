@@ -253,6 +253,25 @@ TEST(NcclMessage, ProxySocketLostInOneProcessIsNotACrash) {
       << two.findings[0].cause;
 }
 
+// A CUDA failure at nvls.cc:580 (cuMulticastBindAddr in nvlsRegisterBuffer, 2.24.3) followed by
+// "failed to NVLS register": NCCL fell back to its own buffers (NVIDIA/nccl#1584) - a note, not
+// a broken fabric. Without that line the call is NVLS setup's and stays an error.
+TEST(NcclMessage, NvlsUserBufferRegistrationFailureIsANote) {
+  const std::string cuda =
+      "h:1:2 [0] transport/nvls.cc:580 NCCL WARN Cuda failure 1 'invalid argument'\n";
+  const RuleOutcome reg = log_rule(
+      kId, log_text(cuda + "h:1:2 [0] transport/nvls.cc:703 NCCL WARN rank 0 failed to NVLS "
+                           "register sendbuff 0x78c800000000 sendbuffSize 1073741824 recvbuff "
+                           "0x78c800000000 recvbuffSize 1073741824\n"));
+  ASSERT_FALSE(reg.findings.empty());
+  for (const Finding& x : reg.findings) EXPECT_EQ(x.severity, Severity::kInfo) << x.message;
+  EXPECT_EQ(reg.findings[0].cause.rfind("The failing call is NVLS's registration", 0), 0u)
+      << reg.findings[0].cause;
+  const RuleOutcome setup = log_rule(kId, log_text(cuda));
+  ASSERT_EQ(setup.findings.size(), 1u);
+  EXPECT_EQ(setup.findings[0].severity, Severity::kError);
+}
+
 // NCCL's connect retries (INFO, src/os/linux.cc:293 @ v2.30.7-1): "No route to host" until the
 // last try is a peer this host cannot reach (hiyouga/LlamaFactory#8045, a worker that could not
 // reach the master); a refused connect while the peer starts is a note; SYSCHECKSYNC's EINTR
