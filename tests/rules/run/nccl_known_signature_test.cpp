@@ -382,6 +382,17 @@ TEST(NcclKnownSignature, TooManyPeersIsTheProcessGpuCount) {
   ASSERT_EQ(peer.findings.size(), 1u);
   EXPECT_EQ(peer.findings[0].cause.rfind("P2P or CUDA IPC is not available", 0), 0u)
       << peer.findings[0].cause;
+  // 800 from MNNVL's FABRIC test allocation (NVIDIA/nccl#1925): the IMEX channel, not PCIe P2P.
+  const RuleOutcome imex = log_rule(
+      kId, log_text("h:1:1 [0] include/alloc.h:228 NCCL WARN Cuda failure 800 'operation not "
+                    "permitted'\n"
+                    "h:1:1 [0] mnnvl.cc:67 NCCL WARN MNNVL (cliqueSize 8) is available but not "
+                    "working on this system. Check the IMEX channel configuration "
+                    "(/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this "
+                    "issue.\n"));
+  ASSERT_FALSE(imex.findings.empty());
+  EXPECT_EQ(imex.findings[0].cause.rfind("The failing call is MNNVL's test allocation", 0), 0u)
+      << imex.findings[0].cause;
 }
 
 }  // namespace
