@@ -395,5 +395,24 @@ TEST(NcclKnownSignature, TooManyPeersIsTheProcessGpuCount) {
       << imex.findings[0].cause;
 }
 
+// 217 from NCCL's own P2P transport (ray-project/ray#16979, a worker per GPU): NCCL's IPC mapping,
+// whose check it skips for an invisible peer device; the same text from anywhere else keeps the
+// reading of a program's own peer mapping.
+TEST(NcclKnownSignature, PeerAccessUnsupportedInNcclsP2pIsNcclsIpc) {
+  const RuleOutcome nccl = log_rule(
+      kId, log_text("dev:34272:34565 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC "
+                    "handle : 217 peer access is not supported between these two devices\n"));
+  ASSERT_FALSE(nccl.findings.empty());
+  EXPECT_EQ(nccl.findings[0].cause.rfind("NCCL's own P2P transport", 0), 0u)
+      << nccl.findings[0].cause;
+  EXPECT_NE(nccl.findings[0].fix.find("NCCL_P2P_DISABLE=1"), std::string::npos);
+  const RuleOutcome own = log_rule(
+      kId, log_text("dev:34272:34565 [0] NCCL WARN cudaIpcOpenMemHandle failed : 217 peer access "
+                    "is not supported between these two devices\n"));
+  ASSERT_FALSE(own.findings.empty());
+  EXPECT_EQ(own.findings[0].cause.rfind("NCCL's own P2P transport", 0), std::string::npos)
+      << own.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test
