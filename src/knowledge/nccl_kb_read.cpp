@@ -708,9 +708,22 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       // not name its place): a bug fixed in a later release that prints this message is one
       // more cause to ask about ("if your NCCL is older than X"), after the message's likeliest
       // ones and among the three the finding names.
-      if (best->fixed_in.empty())
-        for (const NcclKbCause* c : fixed_bugs(kb, line, f, releases))
+      if (best->fixed_in.empty()) {
+        std::vector<const NcclKbCause*> bugs = fixed_bugs(kb, line, f, releases);
+        // The log prints a release that has the bug and nothing it shows decides between the
+        // message's own causes: the known bug of that release is the likeliest, the others
+        // follow (hiyouga/LlamaFactory#1169: 2.18.5's cudaMemcpyAsync race, quoted after "Last
+        // error:" without its place).
+        const bool decided = r.cause_seen && !r.cause->when.empty();
+        if (!bugs.empty() && !decided && !releases.printed.empty() && line.file.empty()) {
+          r.others.insert(r.others.begin(), r.cause);
+          r.cause = bugs.front();
+          r.cause_seen = false;  // the likeliest: the line does not say where it was printed
+          bugs.erase(bugs.begin());
+        }
+        for (const NcclKbCause* c : bugs)
           r.others.insert(r.others.begin() + std::min<std::size_t>(r.others.size(), 2), c);
+      }
       // The releases the WARNs' places tell: what every entry, fixed bug and version condition
       // above was read against, also where it removed one.
       r.releases = releases.sites;
