@@ -414,5 +414,26 @@ TEST(NcclKnownSignature, PeerAccessUnsupportedInNcclsP2pIsNcclsIpc) {
       << own.findings[0].cause;
 }
 
+// The proxy's cuMemExportToShareableHandle refused with 'invalid argument' for a peer
+// (vllm-project/vllm#5477: vLLM with NCCL_CUMEM_ENABLE=0, the trainer without): the processes
+// disagree on cuMem; the legacy import alone keeps the ordinary reading.
+TEST(NcclKnownSignature, ProxyCuMemExportRefusedIsACuMemMismatch) {
+  const std::string p2p =
+      "a5fa:116812:120158 [0] transport/p2p.cc:272 NCCL WARN Cuda failure 'invalid argument'\n";
+  const RuleOutcome both = log_rule(
+      kId, log_text("a5fa:116812:120170 [0] proxy.cc:1336 NCCL WARN Cuda failure 1 'invalid "
+                    "argument'\n" +
+                    p2p));
+  ASSERT_FALSE(both.findings.empty());
+  EXPECT_EQ(both.findings[0].cause.rfind("Two processes of one communicator disagree", 0), 0u)
+      << both.findings[0].cause;
+  EXPECT_NE(both.findings[0].fix.find("NCCL_CUMEM_ENABLE"), std::string::npos);
+  const RuleOutcome one = log_rule(kId, log_text(p2p));
+  ASSERT_FALSE(one.findings.empty());
+  EXPECT_EQ(one.findings[0].cause.rfind("Two processes of one communicator disagree", 0),
+            std::string::npos)
+      << one.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test
