@@ -272,6 +272,19 @@ TEST(NcclMessage, NvlsUserBufferRegistrationFailureIsANote) {
   EXPECT_EQ(setup.findings[0].severity, Severity::kError);
 }
 
+// 2.8-2.11's "[Rem Allocator] Poll failed with error 1": the number is a comparison, not an
+// errno, and the service serves only P2P through an intermediate GPU (NVIDIA/nccl#472, a red
+// herring): a warning, not the job's error.
+TEST(NcclMessage, RemAllocatorPollFailureIsAWarningWithoutAnErrno) {
+  const RuleOutcome o = log_rule(
+      kId, log_text("h:1:1 [0] NCCL INFO NCCL version 2.11.4+cuda11.4\n"
+                    "h:1:9 [0] bootstrap.cc:268 NCCL WARN [Rem Allocator] Poll failed with "
+                    "error 1\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(o.findings[0].cause.rfind("The number is no errno", 0), 0u) << o.findings[0].cause;
+}
+
 // NCCL's connect retries (INFO, src/os/linux.cc:293 @ v2.30.7-1): "No route to host" until the
 // last try is a peer this host cannot reach (hiyouga/LlamaFactory#8045, a worker that could not
 // reach the master); a refused connect while the peer starts is a note; SYSCHECKSYNC's EINTR
