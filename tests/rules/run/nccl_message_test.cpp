@@ -285,6 +285,23 @@ TEST(NcclMessage, RemAllocatorPollFailureIsAWarningWithoutAnErrno) {
   EXPECT_EQ(o.findings[0].cause.rfind("The number is no errno", 0), 0u) << o.findings[0].cause;
 }
 
+// A real DMA-BUF registration refused with EOPNOTSUPP (NVIDIA/nccl#778, 2.13): NCCL's fd -1 probe
+// said DMA-BUF works, so NCCL_DMABUF_ENABLE=0 is the switch; ibv_reg_mr's keeps the peermem
+// reading.
+TEST(NcclMessage, DmaBufRegistrationNotSupportedIsNcclDmabufEnable) {
+  const auto run = [](const std::string& call) {
+    return log_rule(kId, log_text("h:1:2 [0] misc/ibvwrap.cc:288 NCCL WARN Call to " + call +
+                                  " failed with error Operation not supported\n"));
+  };
+  const RuleOutcome dmabuf = run("ibv_reg_dmabuf_mr"), mr = run("ibv_reg_mr");
+  ASSERT_EQ(dmabuf.findings.size(), 1u);
+  EXPECT_EQ(dmabuf.findings[0].fix.rfind("Set NCCL_DMABUF_ENABLE=0", 0), 0u)
+      << dmabuf.findings[0].fix;
+  ASSERT_EQ(mr.findings.size(), 1u);
+  EXPECT_EQ(mr.findings[0].fix.rfind("Set NCCL_DMABUF_ENABLE=0", 0), std::string::npos);
+  EXPECT_NE(mr.findings[0].fix.find("nvidia-peermem"), std::string::npos);
+}
+
 // NCCL's connect retries (INFO, src/os/linux.cc:293 @ v2.30.7-1): "No route to host" until the
 // last try is a peer this host cannot reach (hiyouga/LlamaFactory#8045, a worker that could not
 // reach the master); a refused connect while the peer starts is a note; SYSCHECKSYNC's EINTR
