@@ -249,7 +249,12 @@ void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::u
   if (!nranks) nranks = int_after(m, " nRanks ");
   if (!rank || !nranks || *nranks <= 0 || *rank < 0 || *rank >= *nranks) return;
   if (auto nn = int_after(m, " nNodes "); nn && *nn > 0) {
-    pending_nnodes[&s] = static_cast<int>(std::min<long>(*nn, 1 << 20));
+    const int nodes = static_cast<int>(std::min<long>(*nn, 1 << 20));
+    pending_nnodes[&s] = nodes;
+    // The communicator this stream's Init START opened: an init that never completes (a hang)
+    // still says how many nodes it spans.
+    if (auto sc = stream_comm.find(&s); sc != stream_comm.end())
+      sc->second->nnodes = std::max(sc->second->nnodes, nodes);
     return;
   }
   const bool complete = has(m, "Init COMPLETE");

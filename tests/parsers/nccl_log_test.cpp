@@ -61,6 +61,24 @@ TEST(NcclLog, BigScienceOneNodeUsesOnlyP2p) {
   EXPECT_EQ(f.comms.begin()->second.ranks_complete.size(), 4u);
 }
 
+// "nNodes 2" printed between Init START and an Init COMPLETE that never comes (aws/aws-ofi-nccl
+// #801: init hangs in the plugin): the communicator still spans two nodes.
+TEST(NcclLog, NNodesOfAnInitThatNeverCompletes) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "[0] NCCL INFO ncclCommInitRank comm 0xaaaa rank 0 nranks 2 cudaDev 0 busId 2901000 commId "
+      "0x8e6e - Init START\n"
+      "[0] NCCL INFO comm 0xaaaa rank 0 nRanks 2 nNodes 2 localRanks 1 localRank 0 MNNVL 0\n",
+      "t.log");
+  EXPECT_EQ(f.max_comm_nodes(), 2);
+  EXPECT_TRUE(f.multi_node());
+  const NcclRunFacts one = analyze_nccl_log_text(
+      "[0] NCCL INFO ncclCommInitRank comm 0xaaaa rank 0 nranks 2 cudaDev 0 busId 2901000 commId "
+      "0x8e6e - Init START\n"
+      "[0] NCCL INFO comm 0xaaaa rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n",
+      "u.log");
+  EXPECT_FALSE(one.multi_node());
+}
+
 TEST(NcclLog, AzureErrorTwelveWrappedLine) {
   NcclRunFacts f = analyze("nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log");
   auto it = f.issues.find(NcclProblem::kIbCompletionError);
