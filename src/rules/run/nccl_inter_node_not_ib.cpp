@@ -55,8 +55,8 @@ class NcclInterNodeNotIb : public Rule {
                        std::to_string(nranks) +
                        " ranks is more than one 8-GPU node holds: if its ranks span hosts, their "
                        "traffic goes over TCP (about 1-3 GB/s instead of hundreds)"
-                 : "NCCL found no InfiniBand and chose sockets; this single-node run did not need "
-                   "the network, but a multi-node run of this setup would use TCP");
+                 : "NCCL found no InfiniBand and chose sockets; the log shows one node, where the "
+                   "network carries nothing, but across nodes this setup would use TCP");
     if (!multi) x.severity = larger ? Severity::kWarning : Severity::kInfo;
     if (socket) x.evidence.push_back(evidence(socket->example));
     for (const auto& l : f.socket_interfaces) x.evidence.push_back(evidence(l));
@@ -111,21 +111,23 @@ class NcclInterNodeNotIb : public Rule {
       x.evidence.push_back(evidence(*f.ibverbs_missing));
       cause = "NCCL could not load libibverbs, so it cannot use any RDMA device.";
       fix =
-          "First check that the VMs have InfiniBand at all: on Azure only sizes with 'r' in "
-          "their name (ND96isr_H100_v5, NC24rs_v3) do, and no library helps the others "
-          "(`trainready doctor` says which). On an InfiniBand size, install rdma-core / "
-          "libibverbs (or use an HPC image such as microsoft-dsvm ubuntu-hpc), and make it "
-          "visible inside the container (mount /usr/lib/.../libibverbs* and /dev/infiniband).";
+          "First check that the nodes have InfiniBand or RoCE at all (`ibv_devinfo` on the host; "
+          "`trainready doctor` says which - on Azure only sizes with 'r' in their name, "
+          "ND96isr_H100_v5 or NC24rs_v3, do, and no library helps the others). Where they do, "
+          "install rdma-core / libibverbs and its provider (or use an HPC image such as "
+          "microsoft-dsvm ubuntu-hpc), and make them visible inside the container (the library "
+          "and /dev/infiniband).";
     } else if (f.ib_no_device) {
       x.evidence.push_back(evidence(*f.ib_no_device));
       cause =
-          "NCCL found no usable InfiniBand device: no HCA, the driver not loaded, every port "
-          "down, NCCL_IB_HCA matching nothing, or /dev/infiniband not passed into the "
-          "container.";
+          "NCCL found no usable InfiniBand device (libibverbs listed none with an active "
+          "port): in a container, /dev/infiniband not passed in; otherwise no HCA, the driver "
+          "not loaded, every port down, or NCCL_IB_HCA matching nothing.";
       fix =
-          "Run `trainready doctor` on a node (ports, driver, HCAs); on Azure use an "
-          "InfiniBand size (an 'r' in the name) in one scale set; in containers pass "
-          "/dev/infiniband and IPC_LOCK.";
+          "In a container pass /dev/infiniband (and IPC_LOCK, e.g. docker --device "
+          "/dev/infiniband --cap-add IPC_LOCK; Slurm/pyxis and Kubernetes device plugins "
+          "likewise); on the host run `ibv_devinfo` / `trainready doctor` (ports, driver, HCAs); "
+          "on Azure use an InfiniBand size (an 'r' in the name) in one scale set.";
     } else {
       cause =
           "NCCL chose sockets without saying why in this log (run with NCCL_DEBUG=INFO "
