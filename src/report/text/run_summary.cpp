@@ -150,8 +150,11 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
                                  " result line(s) of NCCL's own diagnostics, " +
                                  std::to_string(g.flagged()) + " flagged");
   const std::string why = f.multi_node_evidence();
-  out.emplace_back("inter-node",
-                   why.empty() ? "no (one node, as far as the log shows)" : "yes: " + why);
+  // A log that names no host (a framework's lines, a pasted error) shows nothing of the nodes.
+  const bool no_host = f.hosts().empty() && f.host_count == 0;
+  out.emplace_back("inter-node", !why.empty() ? "yes: " + why
+                                 : no_host    ? std::string("not shown (the log names no host)")
+                                              : "no (one node, as far as the log shows)");
   return out;
 }
 
