@@ -467,6 +467,8 @@ bool one_process(const NcclRunFacts& f) {
   std::map<std::string, std::pair<long, std::set<int>>> by_host;
   bool several = false;
   for (const auto& [k, s] : f.streams) {
+    // Lines without a host:pid prefix say nothing of their process.
+    if (s.pid <= 0 || s.host.empty() || s.host == "(unprefixed)") return false;
     auto [it, fresh] = by_host.try_emplace(s.host, s.pid, std::set<int>{});
     if (!fresh && it->second.first != s.pid) return false;
     it->second.second.insert(s.cuda_dev);

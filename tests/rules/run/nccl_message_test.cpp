@@ -251,6 +251,13 @@ TEST(NcclMessage, ProxySocketLostInOneProcessIsNotACrash) {
   EXPECT_EQ(two.findings[0].cause.rfind("Every rank of this host runs in one process", 0),
             std::string::npos)
       << two.findings[0].cause;
+  // Lines without their host:pid prefix say nothing of the process.
+  const RuleOutcome bare =
+      log_rule(kId, log_text("[0] " + warn + "[1] NCCL INFO group.cc:437 -> 1\n"));
+  ASSERT_EQ(bare.findings.size(), 1u);
+  EXPECT_EQ(bare.findings[0].cause.rfind("Every rank of this host runs in one process", 0),
+            std::string::npos)
+      << bare.findings[0].cause;
 }
 
 // A CUDA failure at nvls.cc:580 (cuMulticastBindAddr in nvlsRegisterBuffer, 2.24.3) followed by
