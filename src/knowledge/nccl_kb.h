@@ -79,9 +79,9 @@ struct NcclKbWhen {
   std::vector<NcclKbEnv> env;
   std::string nccl, driver;  // version ranges (">=2.19,<2.21"), "" = any
   std::optional<bool> multi_node, mnnvl, gdr;
-  // The log shows NCCL's INFO-level setup lines (NCCL_DEBUG=INFO: network, interfaces,
-  // communicators, connections, settings), so a variable NCCL reports as "set by environment"
-  // would be there: a cause that needs a setting to be absent asks for it.
+  // A variable NCCL reports as "set by environment" would be in the log: it shows one, or holds
+  // NCCL's INFO setup lines from a release whose default NCCL_DEBUG_SUBSYS includes ENV (2.16.5
+  // on). A cause that needs a setting to be absent asks for it.
   std::optional<bool> info_shown;
   // Every host the log shows runs one process, which drives several GPUs (nccl-tests -g N, a
   // single-process multi-GPU program): a rank's proxy is a thread of that same process.

@@ -453,12 +453,20 @@ bool nccl_kb_when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const NcclKb
 
 namespace {
 
-// The log holds NCCL's INFO-level setup lines (NCCL_DEBUG=INFO), the level at which NCCL reports
-// a variable "set by environment" (src/misc/param.cc): without them a setting's absence is unknown.
-bool info_shown(const NcclRunFacts& f) {
-  return !f.env.empty() || !f.networks.empty() || !f.socket_interfaces.empty() ||
-         !f.net_devices.empty() || !f.comms.empty() || !f.transports.empty() ||
-         !f.plugin_messages.empty();
+// The log would show a variable NCCL reports "set by environment" (INFO, subsystem ENV): it
+// shows one, or it holds NCCL's INFO setup lines (NCCL_DEBUG=INFO) from a release whose default
+// NCCL_DEBUG_SUBSYS includes ENV - 2.16.5 on (src/debug.cc:18 "NCCL_INIT|NCCL_ENV" @ v2.16.5-1;
+// NCCL_INIT alone @ v2.16.2-1 and before). Otherwise a setting's absence is unknown.
+bool info_shown(const NcclRunFacts& f, const LogReleases& r) {
+  if (!f.env.empty()) return true;
+  const bool info = !f.networks.empty() || !f.socket_interfaces.empty() ||
+                    !f.net_devices.empty() || !f.comms.empty() || !f.transports.empty() ||
+                    !f.plugin_messages.empty();
+  if (!info) return false;
+  if (r.printed.empty()) return r.sites.all_in(">=2.16.5");
+  for (const std::string& v : r.printed)
+    if (!nccl_version_in(v, ">=2.16.5")) return false;
+  return true;
 }
 
 // Every host the log shows runs one process (one pid), and one of them drives several GPUs: the
@@ -532,7 +540,7 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
     return false;
   if (w.multi_node && *w.multi_node != f.multi_node()) return false;
   if (w.mnnvl && *w.mnnvl != f.mnnvl_line.has_value()) return false;
-  if (w.info_shown && *w.info_shown != info_shown(f)) return false;
+  if (w.info_shown && *w.info_shown != info_shown(f, r)) return false;
   if (w.one_process && *w.one_process != one_process(f)) return false;
   if (w.gdr) {
     auto g = gdr_in_use(f);

@@ -189,24 +189,32 @@ TEST(NcclMessage, ConnectToALinkLocalAddressIsTheAddress) {
 }
 
 // "No algorithm/protocol available": a log of WARNs cannot show that no NCCL_ALGO/NCCL_PROTO is
-// set (NVIDIA/nccl#653 had forced NCCL_ALGO=CollNet), so the bug is the reading only where the
-// log's INFO lines would have shown a setting (`info_shown`).
+// set (NVIDIA/nccl#653 had forced NCCL_ALGO=CollNet), nor can INFO lines of a release before
+// 2.16.5, whose default NCCL_DEBUG_SUBSYS leaves the "set by environment" lines out; the bug is
+// the reading only where the log would have shown a setting (`info_shown`).
 TEST(NcclMessage, NoAlgorithmIsABugOnlyWhereTheLogShowsTheSettings) {
   const std::string warn =
       "h:41367:41367 [1] enqueue.cc:422 NCCL WARN Error : no "
       "algorithm/protocol available\n";
-  const RuleOutcome bare = log_rule(kId, log_text(warn));
+  const auto run = [&](const std::string& head) { return log_rule(kId, log_text(head + warn)); };
+  const RuleOutcome bare = run("");
   ASSERT_EQ(bare.findings.size(), 1u);
-  EXPECT_EQ(bare.findings[0].cause.rfind("The log holds no NCCL INFO lines", 0), 0u)
+  EXPECT_EQ(bare.findings[0].cause.rfind("The log does not show NCCL's settings", 0), 0u)
       << bare.findings[0].cause;
   const RuleOutcome info =
-      log_rule(kId, log_text("h:41367:41367 [1] NCCL INFO Using network IB\n" + warn));
+      run("h:1:1 [1] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+          "h:41367:41367 [1] NCCL INFO Using network IB\n");
   ASSERT_EQ(info.findings.size(), 1u);
   EXPECT_EQ(info.findings[0].cause.rfind("No NCCL_* restriction is set", 0), 0u)
       << info.findings[0].cause;
-  const RuleOutcome algo = log_rule(
-      kId,
-      log_text("h:41367:41367 [1] NCCL INFO NCCL_ALGO set by environment to CollNet\n" + warn));
+  const RuleOutcome old =
+      run("h:1:1 [1] NCCL INFO NCCL version 2.12.12+cuda11.6\n"
+          "h:41367:41367 [1] NCCL INFO Using network IB\n");
+  ASSERT_EQ(old.findings.size(), 1u);
+  EXPECT_EQ(old.findings[0].cause.rfind("The log does not show NCCL's settings", 0), 0u)
+      << old.findings[0].cause;
+  const RuleOutcome algo =
+      run("h:41367:41367 [1] NCCL INFO NCCL_ALGO set by environment to CollNet\n");
   ASSERT_EQ(algo.findings.size(), 1u);
   EXPECT_EQ(algo.findings[0].cause.rfind("NCCL_ALGO / NCCL_PROTO restrict", 0), 0u)
       << algo.findings[0].cause;
