@@ -459,9 +459,8 @@ namespace {
 // NCCL_INIT alone @ v2.16.2-1 and before). Otherwise a setting's absence is unknown.
 bool info_shown(const NcclRunFacts& f, const LogReleases& r) {
   if (!f.env.empty()) return true;
-  const bool info = !f.networks.empty() || !f.socket_interfaces.empty() ||
-                    !f.net_devices.empty() || !f.comms.empty() || !f.transports.empty() ||
-                    !f.plugin_messages.empty();
+  const bool info = !f.networks.empty() || !f.socket_interfaces.empty() || !f.net_devices.empty() ||
+                    !f.comms.empty() || !f.transports.empty() || !f.plugin_messages.empty();
   if (!info) return false;
   if (r.printed.empty()) return r.sites.all_in(">=2.16.5");
   for (const std::string& v : r.printed)
@@ -470,19 +469,28 @@ bool info_shown(const NcclRunFacts& f, const LogReleases& r) {
 }
 
 // Every host the log shows runs one process (one pid), and one of them drives several GPUs: the
-// ranks of a host share that process, its proxy threads included.
+// ranks of a host share that process, its proxy threads included. Several ranks of that pid where
+// its communicator lines name them; else several devices in its lines' [dev] prefixes - the
+// printing thread's current device, which a thread that never set one prints as 0, so only when
+// no rank is known (src/debug.cc: cudaGetDevice of the printing thread).
 bool one_process(const NcclRunFacts& f) {
-  std::map<std::string, std::pair<long, std::set<int>>> by_host;
-  bool several = false;
+  struct Host {
+    long pid = 0;
+    std::set<int> ranks, devices;
+  };
+  std::map<std::string, Host> by_host;
   for (const auto& [k, s] : f.streams) {
     // Lines without a host:pid prefix say nothing of their process.
     if (s.pid <= 0 || s.host.empty() || s.host == "(unprefixed)") return false;
-    auto [it, fresh] = by_host.try_emplace(s.host, s.pid, std::set<int>{});
-    if (!fresh && it->second.first != s.pid) return false;
-    it->second.second.insert(s.cuda_dev);
-    several = several || it->second.second.size() > 1;
+    auto [it, fresh] = by_host.try_emplace(s.host);
+    if (fresh) it->second.pid = s.pid;
+    if (it->second.pid != s.pid) return false;
+    if (s.rank >= 0) it->second.ranks.insert(s.rank);
+    it->second.devices.insert(s.cuda_dev);
   }
-  return several;
+  for (const auto& [h, x] : by_host)
+    if (x.ranks.size() > 1 || (x.ranks.empty() && x.devices.size() > 1)) return true;
+  return false;
 }
 
 // `line_has` reads the line the entry reads: its text, or its message where the kept text was
@@ -632,6 +640,7 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
   // file and printed by the same thread (checks.h: the failing call WARNs, then its caller
   // traces "-> code" at once); without a host:pid:tid prefix, on the line just before it.
   const LogLine* start = nullptr;
+  bool cut_trail = false;
   if (f.first_error_return) {
     const LogLine& t = *f.first_error_return;
     const std::string thread = thread_of(t.text);
@@ -643,9 +652,11 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
           thread.empty() ? t.where.line - l.line.where.line <= 2 : thread_of(l.line.text) == thread;
       if (same && (!start || l.line.where.line > start->where.line)) start = &l.line;
     }
-    // An excerpt that begins inside the first trail lost its WARN; another rank's failure of the
-    // same call - a WARN from the file the trail starts in, which the caller traces at once - is
-    // the same failure in time, told by the WARN this one cut off.
+    // An excerpt that begins inside the first trail lost its WARN; another thread's failure of
+    // the same call - a WARN from the file the trail starts in, which the caller traces at once,
+    // printed within a few dozen lines - is the same failure in time, told by the WARN this one
+    // cut off.
+    constexpr int kCutTrailReach = 40;
     const NcclKbLine* first = nullptr;
     for (const NcclKbLine& l : lines)
       if (l.trail && l.line.where.source == t.where.source && l.line.where.line == t.where.line)
@@ -654,9 +665,12 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       const std::string file = file_of(first->file);
       for (const NcclKbLine& l : lines)
         if (l.level == NcclKbLevel::kWarn && l.line.where.source == t.where.source &&
-            !l.file.empty() && file_of(l.file) == file &&
+            l.line.where.line > t.where.line &&
+            l.line.where.line - t.where.line <= kCutTrailReach && !l.file.empty() &&
+            file_of(l.file) == file && (thread.empty() || thread_of(l.line.text) != thread) &&
             (!start || l.line.where.line < start->where.line))
           start = &l.line;
+      cut_trail = start != nullptr;
     }
   }
   const Provenance start_at = start ? start->where : Provenance{};
@@ -724,8 +738,10 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
         // message's own causes: the known bug of that release is the likeliest, the others
         // follow (hiyouga/LlamaFactory#1169: 2.18.5's cudaMemcpyAsync race, quoted after "Last
         // error:" without its place).
+        // Only one such bug: where several fit (2.25.1's Blackwell shared memory and its cuMem
+        // host NUMA bug), the line does not tell them apart, and each stays among the causes.
         const bool decided = r.cause_seen && !r.cause->when.empty();
-        if (!bugs.empty() && !decided && !releases.printed.empty() && line.file.empty()) {
+        if (bugs.size() == 1 && !decided && !releases.printed.empty() && line.file.empty()) {
           r.others.insert(r.others.begin(), r.cause);
           r.cause = bugs.front();
           r.cause_seen = false;  // the likeliest: the line does not say where it was printed
@@ -742,8 +758,11 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
       out.push_back(std::move(r));
     }
     NcclMessageReading& r = out[it->second];
-    if (start && line.line.where.source == start_at.source && line.line.where.line == start_at.line)
+    if (start && line.line.where.source == start_at.source &&
+        line.line.where.line == start_at.line) {
       r.starts_failure = true;
+      r.starts_cut_trail = cut_trail;
+    }
     if (before(line.line, r.line.line)) {
       r.file_subsystem = line.file.empty() ? "" : kb.subsystem_of_file(file_of(line.file));
       r.line = line;

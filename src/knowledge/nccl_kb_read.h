@@ -49,6 +49,9 @@ struct NcclMessageReading {
   // "file:line -> code" error trail in the same file (src/include/checks.h: a failing call
   // WARNs, then every caller INFOs "-> code"). A warning-level entry read there is an error.
   bool starts_failure = false;
+  // The excerpt begins inside the first error trail, whose WARN it cut off; this is the same
+  // call's WARN on another thread, printed just after (starts_failure is set too).
+  bool starts_cut_trail = false;
   // The log prints no NCCL version: the releases the places its WARNs printed from tell, which
   // the entries, fixed bugs and version conditions were read against (else unknown).
   NcclSiteReleases releases;

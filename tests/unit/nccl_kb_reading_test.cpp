@@ -554,8 +554,9 @@ TEST(NcclKbReading, TheWarnBeforeTheFirstTrailStartedTheFailure) {
 }
 
 // An excerpt that starts inside rank 1's trail (horovod/horovod#3871) lost its WARN: rank 0's
-// WARN from the file the trail starts in is the same failure. A trail that does not start the
-// excerpt, or a WARN from another file, starts nothing.
+// WARN from the file the trail starts in, printed just after on another thread, is the same
+// failure. A trail that does not start the excerpt, a WARN from another file, or one far after
+// the trail starts nothing.
 TEST(NcclKbReading, AnExcerptCutInsideTheFirstTrailStartsAtTheSameFailureElsewhere) {
   const std::string tail =
       "h:687:748 [0] graph/xml.cc:332 NCCL WARN Could not find real path of /sys/class/pci_bus/x\n"
@@ -567,6 +568,8 @@ TEST(NcclKbReading, AnExcerptCutInsideTheFirstTrailStartsAtTheSameFailureElsewhe
   ASSERT_FALSE(r.empty());
   EXPECT_EQ(r[0].entry->id, "sysfs-path");
   EXPECT_TRUE(r[0].starts_failure);
+  EXPECT_TRUE(r[0].starts_cut_trail);
+  // Not the excerpt's start.
   r = read_nccl_messages(
       analyze_nccl_log_text("h:1:1 [0] NCCL INFO NCCL version 2.7.8+cuda11.1\n"
                             "h:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
@@ -574,6 +577,20 @@ TEST(NcclKbReading, AnExcerptCutInsideTheFirstTrailStartsAtTheSameFailureElsewhe
                                 cut + tail,
                             "u.log"),
       kb());
+  ASSERT_FALSE(r.empty());
+  EXPECT_FALSE(r[0].starts_failure);
+  // Another file's WARN.
+  r = read_nccl_messages(
+      analyze_nccl_log_text(cut + "h:687:748 [0] graph/topo.cc:100 NCCL WARN Could not find real "
+                                  "path of /sys/class/pci_bus/x\n",
+                            "v.log"),
+      kb());
+  ASSERT_FALSE(r.empty());
+  EXPECT_FALSE(r[0].starts_failure);
+  // Far after the trail: another failure, not this one's.
+  std::string far = cut;
+  for (int i = 0; i < 45; ++i) far += "h:1:1 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via P2P/IPC\n";
+  r = read_nccl_messages(analyze_nccl_log_text(far + tail, "w.log"), kb());
   ASSERT_FALSE(r.empty());
   EXPECT_FALSE(r[0].starts_failure);
 }

@@ -50,7 +50,13 @@ void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts
   if (e.kind == NcclKbKind::kTrail && !f.warnings.empty())
     x.evidence.push_back(
         {"first WARN: " + f.warnings.front().first.text, f.warnings.front().first.where});
-  if (r.starts_failure)
+  if (r.starts_cut_trail)
+    x.evidence.push_back(
+        {"the failure started here: the log begins inside the first error trail (\"-> code\"), "
+         "whose WARN it cut off; this WARN, from the file that trail starts in, is the same "
+         "failure on another thread",
+         {}});
+  else if (r.starts_failure)
     x.evidence.push_back(
         {"the failure started here: the first error trail (\"-> code\") follows "
          "this WARN",

@@ -259,6 +259,16 @@ TEST(NcclMessage, ProxySocketLostInOneProcessIsNotACrash) {
   EXPECT_EQ(two.findings[0].cause.rfind("Every rank of this host runs in one process", 0),
             std::string::npos)
       << two.findings[0].cause;
+  // One rank in the pid, by its communicator line, though a thread that never set a device
+  // prints [0]: not a process driving the host's GPUs.
+  const RuleOutcome rank = log_rule(
+      kId, log_text("n1:500:500 [3] NCCL INFO ncclCommInitRank comm 0x1 rank 3 nranks 8 cudaDev 3 "
+                    "busId 5d000 commId 0x2 - Init START\n"
+                    "n1:500:510 [3] " +
+                    warn + "n1:500:520 [0] NCCL INFO group.cc:437 -> 1\n"));
+  ASSERT_FALSE(rank.findings.empty());
+  for (const Finding& x : rank.findings)
+    EXPECT_NE(x.cause.rfind("Every rank of this host runs in one process", 0), 0u) << x.cause;
   // Lines without their host:pid prefix say nothing of the process.
   const RuleOutcome bare =
       log_rule(kId, log_text("[0] " + warn + "[1] NCCL INFO group.cc:437 -> 1\n"));
