@@ -1,6 +1,8 @@
 // The analyser's readers of the interfaces and addresses a process's Bootstrap, NET/IB and
 // NET/Socket lines name (the host profile: HostProfile's bootstrap_ifaces, socket_ifaces,
 // addresses).
+#include <algorithm>
+
 #include "parsers/nccl_log_internal.h"
 
 namespace trainready {
@@ -68,8 +70,13 @@ void NcclLogAnalyzer::State::socket_line(std::string_view m, const NcclStream& s
   if (starts(m, "NET : Using interface ")) {
     Proc& p = proc_of(s);
     auto [iface, addr] = iface_address(m.substr(22, m.find(' ', 22) - 22));
-    if (!iface.empty() && p.p.socket_ifaces.size() < 16)
-      p.p.socket_ifaces.push_back(std::string(iface) + ":" + std::string(addr));
+    // NET/IB's sideband lookup prints the same line for its first interface (findInterfaces,
+    // src/transport/net_ib.cu:92 @ v2.3.5-5): an interface already listed is not a new device.
+    const std::string entry = std::string(iface) + ":" + std::string(addr);
+    const bool listed = std::find(p.p.socket_ifaces.begin(), p.p.socket_ifaces.end(), entry) !=
+                        p.p.socket_ifaces.end();
+    if (!iface.empty() && !listed && p.p.socket_ifaces.size() < 16)
+      p.p.socket_ifaces.push_back(entry);
     // The bootstrap listens on device 0 (bootstrapListen(0, ...), src/bootstrap.cu:171 @ v2.3.5-5).
     if (!iface.empty() && p.p.bootstrap_ifaces.empty()) p.p.bootstrap_ifaces.emplace(iface);
     if (p.address.empty() && !addr.empty()) {

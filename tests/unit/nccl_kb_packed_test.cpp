@@ -99,7 +99,7 @@ TEST(NcclKbPacked, EqualsTheYamlParsedNow) {
 // in_file and fixed_in are all present somewhere in the packed knowledge base.
 TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
   bool env = false, env_value = false, in_file = false, fixed_in = false, gdr = false, net = false,
-       not_via = false, rccl = false, local_socket = false;
+       not_via = false, rccl = false, local_socket = false, info_shown = false, one_process = false;
   for (const NcclKbEntry& e : NcclKnowledgeBase::builtin().entries()) {
     in_file = in_file || e.in_file;
     not_via = not_via || e.not_via;
@@ -113,10 +113,12 @@ TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
       gdr = gdr || c.when.gdr;
       rccl = rccl || c.when.rccl;
       net = net || c.when.net;
+      info_shown = info_shown || c.when.info_shown;
+      one_process = one_process || c.when.one_process;
     }
   }
   EXPECT_TRUE(env && env_value && in_file && fixed_in && gdr && net && not_via && rccl &&
-              local_socket);
+              local_socket && info_shown && one_process);
 }
 
 // A regex of the packed knowledge base still names its file, entry and key when it fails to

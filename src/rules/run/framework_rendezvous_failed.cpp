@@ -103,8 +103,8 @@ class FrameworkRendezvousFailed : public Rule {
         "hosts, on every node and in every process - with Ray, in the environment of `ray start` "
         "on each node or the job's runtime_env, since workers on other nodes do not inherit the "
         "head's shell - or make the host's name resolve to that interface's address (/etc/hosts). "
-        "Confirm: `getent hosts $(hostname)` on each node returns a routable address and the "
-        "warning is gone.";
+        "Confirm: `getent hosts $(hostname)` on each node returns a routable address" +
+        std::string(loopback ? " and the loopback warning is gone." : ".");
     x.rank = 46;
     RuleOutcome o;
     o.findings.push_back(std::move(x));

@@ -130,7 +130,14 @@ class NcclSocketInterface : public Rule {
           "(ncclNetSocketInit, ncclNetSocketListen in src/transport/net_socket.cc @ v2.30.7-1), "
           "an address no other host can reach, so a channel placed there cannot connect.";
     if (!used_unreachable.empty()) x.cause += " The connection lines show channels on it.";
-    if (bad.count("lo"))
+    const bool comm_id = f.env.count("NCCL_COMM_ID") > 0;
+    if (bad.count("lo") && comm_id)
+      x.cause +=
+          " NCCL_COMM_ID is set: the bootstrap takes the interface in its address's subnet, lo "
+          "included, and does not read NCCL_SOCKET_IFNAME (bootstrapNetInit, src/bootstrap.cc:38 "
+          "@ v2.18.3-1), so a loopback NCCL_COMM_ID (127.0.0.1, or a host name that resolves to "
+          "127.0.1.1) puts it on lo.";
+    else if (bad.count("lo"))
       x.cause +=
           " NCCL takes loopback only when NCCL_SOCKET_IFNAME lets it in (its default list leaves "
           "lo "
@@ -140,8 +147,9 @@ class NcclSocketInterface : public Rule {
           "excludes docker0 only) - or when the host has no other interface.";
     if (loopback_bootstrap)
       x.cause +=
-          " The bootstrap listens on loopback: the unique id carries 127.0.0.1 as the root's "
-          "address, so every rank on another host dials its own loopback and is refused.";
+          " The bootstrap listens on loopback: the address it gives its peers (the root's in the "
+          "unique id, every rank's in the bootstrap ring) is 127.0.0.1, so a rank on another host "
+          "dials its own loopback and is refused.";
     x.fix = good.empty() ? std::string(
                                "Set NCCL_SOCKET_IFNAME to the interface that carries the "
                                "hosts' routable addresses (see `ip -4 addr`), on every "
@@ -150,6 +158,11 @@ class NcclSocketInterface : public Rule {
                                " (the routable interface the log lists) on every host, or "
                                "exclude the others (NCCL_SOCKET_IFNAME=^" +
                                exclusion(*bad.begin()) + ").";
+    if (comm_id && bad.count("lo"))
+      x.fix =
+          "Set NCCL_COMM_ID to rank 0's routable address (host:port, the address of an "
+          "interface the other hosts reach), not a loopback one; NCCL_SOCKET_IFNAME does not "
+          "change the bootstrap's interface while NCCL_COMM_ID is set.";
     o.findings.push_back(std::move(x));
     return o;
   }

@@ -472,6 +472,15 @@ TEST(FrameworkRendezvousFailed, GlooOnLoopbackIsGlooSocketIfname) {
   EXPECT_NE(o.findings[0].cause.find("bound 127.0.0.1"), std::string::npos) << o.findings[0].cause;
   EXPECT_EQ(o.findings[0].fix.rfind("Set GLOO_SOCKET_IFNAME", 0), 0u);
   EXPECT_TRUE(log_rule("framework-rendezvous-failed", log_text(warn)).findings.empty());
+  // The fallback alone in a log of two hosts: a warning, its confirmation the warning's absence.
+  const RuleOutcome hosts =
+      log_rule("framework-rendezvous-failed",
+               log_text("node1:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+                        "node2:200:200 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n" +
+                        warn));
+  ASSERT_EQ(hosts.findings.size(), 1u);
+  EXPECT_EQ(hosts.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(hosts.findings[0].fix.find("the loopback warning is gone"), std::string::npos);
 }
 
 TEST(FrameworkRendezvousFailed, QuietOnAHealthyLog) {

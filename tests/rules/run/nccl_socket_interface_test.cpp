@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "parsers/nccl_log.h"
 #include "rules/run/run_rule_support.h"
 
 namespace trainready::test {
@@ -104,6 +105,36 @@ TEST(NcclSocketInterface, Pre24LoopbackFirstIsTheBootstrapAndAnError) {
   ASSERT_EQ(second.findings.size(), 1u);
   EXPECT_EQ(second.findings[0].severity, Severity::kWarning);
   EXPECT_EQ(second.findings[0].cause.find("The bootstrap listens on loopback"), std::string::npos);
+}
+
+// Loopback under a bootstrap NCCL_COMM_ID chose (its subnet, lo included; NCCL_SOCKET_IFNAME
+// not read on that path): the fix names NCCL_COMM_ID.
+TEST(NcclSocketInterface, LoopbackFromNcclCommIdNamesNcclCommId) {
+  const RuleOutcome o = log_rule(
+      kId, log_text("a:1:1 [0] NCCL INFO NCCL_COMM_ID set by environment to 127.0.0.1:29600\n"
+                    "a:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n"
+                    "b:2:2 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("NCCL_COMM_ID is set"), std::string::npos)
+      << o.findings[0].cause;
+  EXPECT_EQ(o.findings[0].fix.rfind("Set NCCL_COMM_ID", 0), 0u) << o.findings[0].fix;
+}
+
+// NCCL 2.3's IB sideband lookup prints "NET : Using interface" for its first interface too: the
+// same interface is not a second socket device.
+TEST(NcclSocketInterface, Pre24SidebandLineIsNotAnotherDevice) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "a:1:1 [0] NCCL INFO NET : Using interface ib0:10.0.0.1<0>\n"
+      "a:1:1 [0] NCCL INFO NET/IB : Using interface ib0 for sideband "
+      "communication\n"
+      "a:1:1 [0] NCCL INFO NET : Using interface ib0:10.0.0.1<0>\n"
+      "a:1:1 [0] NCCL INFO NET : Using interface eth0:10.1.0.1<0>\n",
+      "t.log");
+  ASSERT_EQ(f.host_profiles.size(), 1u);
+  const std::vector<std::string>& devs = f.host_profiles.begin()->second.socket_ifaces;
+  ASSERT_EQ(devs.size(), 2u);
+  EXPECT_EQ(devs[0], "ib0:10.0.0.1");
+  EXPECT_EQ(devs[1], "eth0:10.1.0.1");
 }
 
 }  // namespace
