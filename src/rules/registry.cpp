@@ -83,6 +83,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_p2p_disabled());
     r.push_back(make_nccl_rank_slow());
     r.push_back(make_nccl_ranks_behind());
+    r.push_back(make_nccl_ranks_share_gpu());
     r.push_back(make_nccl_roce_link_local_gid());
     r.push_back(make_nccl_separate_jobs());
     r.push_back(make_nccl_socket_interface());

@@ -73,6 +73,7 @@ std::unique_ptr<Rule> make_nccl_p2p_disabled();
 std::unique_ptr<Rule> make_nccl_rank_slow();
 std::unique_ptr<Rule> make_nccl_ranks_behind();
 std::unique_ptr<Rule> make_nccl_hosts_taken_as_one();
+std::unique_ptr<Rule> make_nccl_ranks_share_gpu();
 std::unique_ptr<Rule> make_nccl_ib_mtu_mismatch();
 std::unique_ptr<Rule> make_nccl_separate_jobs();
 std::unique_ptr<Rule> make_nccl_socket_interface();
