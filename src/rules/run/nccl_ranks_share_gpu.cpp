@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "knowledge/nccl_kb.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
@@ -52,22 +53,17 @@ class NcclRanksShareGpu : public Rule {
           {"rank " + std::to_string(b->rank) + " (pid " + std::to_string(b->pid) + ") busId " + bus,
            b->first_seen});
       x.rank = 90;
-      x.cause =
-          "Every process picked the same GPU: the script does not select the device from the "
-          "local rank (or sets one default device), CUDA_VISIBLE_DEVICES is the same for every "
-          "rank, more processes were launched than GPUs, or two programs that join one "
-          "communicator (an inference server and its trainer) share a GPU. From 2.5 NCCL refuses "
-          "this at init: \"Duplicate GPU detected : rank A and rank B both on CUDA device X\", "
-          "then ncclInvalidUsage (src/init.cc, initTransportsRank, @ v2.27.7-1), a WARN this log "
-          "may not reach. Only if these are two machines that share one hostname is it not this: "
-          "NCCL 2.5+ tells such machines apart by their boot id.";
-      x.fix =
-          "Select the device from the local rank before NCCL init "
-          "(`torch.cuda.set_device(int(os.environ['LOCAL_RANK']))`, `hvd.local_rank()`), launch "
-          "one process per GPU, and give programs that share a communicator their own GPUs (a "
-          "disjoint CUDA_VISIBLE_DEVICES each). Confirm: print torch.cuda.current_device() and "
-          "CUDA_VISIBLE_DEVICES in every rank before init; `hostname` on each machine if the "
-          "ranks may run on two.";
+      // The causes and fix of NCCL's own WARN, from its knowledge-base entry (one text for both).
+      const NcclKbEntry* e = NcclKnowledgeBase::builtin().find("duplicate-gpu");
+      const NcclKbCause* c = e && !e->causes.empty() ? &e->causes.front() : nullptr;
+      x.cause = (c ? c->cause + " " : std::string()) +
+                "From 2.5 NCCL refuses this at init: \"Duplicate GPU detected : rank A and rank B "
+                "both on CUDA device X\", then ncclInvalidUsage (src/init.cc:736-737, "
+                "initTransportsRank, @ v2.27.7-1), a WARN this log may not reach. Only if these "
+                "are two machines that share one hostname is it not this: NCCL 2.5+ tells such "
+                "machines apart by their boot id.";
+      x.fix = (c ? c->fix + " Confirm: " + c->confirm : std::string()) +
+              " If the ranks may run on two machines: `hostname` on each.";
       RuleOutcome o;
       o.findings.push_back(std::move(x));
       return o;
