@@ -406,6 +406,12 @@ TEST(NcclKnownSignature, PeerAccessUnsupportedInNcclsP2pIsNcclsIpc) {
   EXPECT_EQ(nccl.findings[0].cause.rfind("NCCL's own P2P transport", 0), 0u)
       << nccl.findings[0].cause;
   EXPECT_NE(nccl.findings[0].fix.find("NCCL_P2P_DISABLE=1"), std::string::npos);
+  // NCCL 2.3's p2p.cu (horovod/horovod#785: both ranks on device 0 of their own view).
+  const RuleOutcome cu = log_rule(
+      kId, log_text("h:2753:2762 [0] transport/p2p.cu:548 NCCL WARN failed to open CUDA IPC handle "
+                    ": 64 peer access is not supported between these two devices\n"));
+  ASSERT_FALSE(cu.findings.empty());
+  EXPECT_EQ(cu.findings[0].cause.rfind("NCCL's own P2P transport", 0), 0u) << cu.findings[0].cause;
   const RuleOutcome own = log_rule(
       kId, log_text("dev:34272:34565 [0] NCCL WARN cudaIpcOpenMemHandle failed : 217 peer access "
                     "is not supported between these two devices\n"));
