@@ -148,7 +148,10 @@ class NcclInterNodeNotIb : public Rule {
     bool failed = f.first_error_return.has_value();
     for (const auto& [problem, issue] : f.issues)
       failed = failed || problem != NcclProblem::kOtherWarning;
-    x.rank = failed ? 40 : 75;
+    // Below every reading of the failure itself (nccl-message scales its knowledge-base ranks to
+    // 0-45), above only the generic nccl-warnings (ranks under 9): on pytorch/pytorch#23534 (an
+    // AWS host with no IB, where sockets are the expected transport) the SHM failure comes first.
+    x.rank = failed ? 9 : 75;
     o.findings.push_back(std::move(x));
     return o;
   }

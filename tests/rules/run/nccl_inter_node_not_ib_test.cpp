@@ -90,7 +90,7 @@ TEST(NcclInterNodeNotIb, AFailureComesFirst) {
   RuleOutcome failed =
       log_rule(kId, log_text(run + "a:1:1 [0] NCCL INFO transport/net_socket.cc:336 -> 2\n"));
   ASSERT_EQ(failed.findings.size(), 1u);
-  EXPECT_EQ(failed.findings[0].rank, 40);
+  EXPECT_EQ(failed.findings[0].rank, 9);
 }
 
 TEST(NcclInterNodeNotIb, QuietOnInfiniBand) {
