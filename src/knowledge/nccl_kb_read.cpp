@@ -1,4 +1,6 @@
 #include "knowledge/nccl_kb_read.h"
+
+#include "facts/nccl_host_label.h"
 #include "knowledge/nccl_hip_names.h"
 #include "knowledge/nccl_link_layer.h"
 #include "knowledge/nccl_shared_prefixes.h"
@@ -481,7 +483,7 @@ bool one_process(const NcclRunFacts& f) {
   std::map<std::string, Host> by_host;
   for (const auto& [k, s] : f.streams) {
     // Lines without a host:pid prefix say nothing of their process.
-    if (s.pid <= 0 || s.host.empty() || s.host == "(unprefixed)") return false;
+    if (s.pid <= 0 || s.host.empty() || s.host == kUnprefixedHost) return false;
     auto [it, fresh] = by_host.try_emplace(s.host);
     if (fresh) it->second.pid = s.pid;
     if (it->second.pid != s.pid) return false;

@@ -15,6 +15,7 @@
 
 #include "core/text.h"
 #include "core/utf8.h"
+#include "facts/nccl_host_label.h"
 #include "parsers/log_hard_wrap.h"
 #include "parsers/nccl_failure_info.h"
 #include "parsers/nccl_ib_mtu.h"
@@ -650,7 +651,7 @@ struct NcclLogAnalyzer::State {
     std::string ver(v);
     if (!f.versions.count(ver) && f.versions.size() < kSetCap) f.versions[ver] = log_line(text, n);
     if (f.versions.count(ver))
-      cap_insert(f.version_hosts[ver], host.empty() ? "(unprefixed)" : host);
+      cap_insert(f.version_hosts[ver], host.empty() ? std::string(kUnprefixedHost) : host);
     if (s) s->version = ver;
   }
 

@@ -299,7 +299,7 @@ void NcclLogAnalyzer::State::finish_hosts() {
     if (pit != procs.end()) st.host = label(st.host_name, pit->second.address);
     // Lines without NCCL's host:pid:tid head (a pasted ring's connection lines): labelled as
     // their version lines are, not an empty name.
-    if (st.host.empty()) st.host = "(unprefixed)";
+    if (st.host.empty()) st.host = std::string(kUnprefixedHost);
   }
   // Communicator membership by host label; a rank two hosts both claim marks separate jobs.
   std::map<NcclCommunicator*, std::map<int, std::set<std::string>>> claims;
@@ -338,7 +338,7 @@ void NcclLogAnalyzer::State::finish_hosts() {
   all.erase("");
   // Lines without a host name do not tell a machine of their own beside a named one (nccl-tests'
   // "on NAME device 0" and the same process's NCCL lines whose head the paste mangled).
-  if (all.size() > 1) all.erase("(unprefixed)");
+  if (all.size() > 1) all.erase(std::string(kUnprefixedHost));
   f.host_count = all.size();
   // The last lines, oldest first.
   for (std::size_t i = 0; i < tail_count; ++i) {

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "facts/nccl_host_label.h"
 #include "knowledge/nccl_kb.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
@@ -31,7 +32,7 @@ class NcclRanksShareGpu : public Rule {
     std::map<std::tuple<std::string, std::string, int>, std::vector<const NcclStream*>> by_gpu;
     for (const auto& [k, s] : f.streams)
       if (!s.bus_id.empty() && s.rank >= 0 && s.nranks > 1 && !s.host.empty() &&
-          s.host != "(unprefixed)")
+          s.host != kUnprefixedHost)
         by_gpu[{s.host, s.bus_id, s.nranks}].push_back(&s);
     for (const auto& [key, streams] : by_gpu) {
       const NcclStream* a = streams.front();
