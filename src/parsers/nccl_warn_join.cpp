@@ -83,9 +83,24 @@ bool starts_with_own_prefix(std::string_view b) {
   return false;
 }
 
-// A start that marks a line of its own: a program's or logger's prefix, a bracket or sign.
+// The head NCCL starts its lines with, "host:pid:tid [dev] ", whole or cut short
+// ("hpc-25-15:21312:213"): a name, a colon, digits, a colon. A piece of a cut word or address
+// has no such start ("ailed: No data", "<56821> failed", "fe80::1%eth0<...>").
+bool head_start(std::string_view b) {
+  std::size_t i = 0;
+  while (i < b.size() &&
+         (lower(b[i]) || digit(b[i]) || (b[i] >= 'A' && b[i] <= 'Z') || one_of("._-", b[i])))
+    ++i;
+  if (i == 0 || i >= b.size() || b[i] != ':') return false;
+  std::size_t j = ++i;
+  while (j < b.size() && digit(b[j])) ++j;
+  return j > i && j < b.size() && b[j] == ':';
+}
+
+// A start that marks a line of its own: a program's or logger's prefix, a record head, a
+// bracket or sign.
 bool own_mark(std::string_view b) {
-  if (starts_with_own_prefix(b)) return true;
+  if (starts_with_own_prefix(b) || head_start(b)) return true;
   if (one_of("[({}#$>*=+|\\", b[0])) return true;
   // glog / absl: "E1202 04:00:00.123 ..." (a level letter, then the month and day).
   return b.size() > 5 && one_of("IWEF", b[0]) && digit(b[1]) && digit(b[2]) && digit(b[3]) &&

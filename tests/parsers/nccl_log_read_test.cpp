@@ -296,6 +296,16 @@ TEST(NcclWarnJoin, DecisionTable) {
             WarnJoin::kNo);  // indented: not a hard wrap
   EXPECT_EQ(warn_continuation("to 963789", 40, "2 bytes"), WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("to 963789", 80, std::string(90, '2')), WarnJoin::kNo);
+  // The next record's head, cut short where the paste ended (Lightning-AI/pytorch-lightning
+  // #14986: "... has already checked in" / "hpc-25-15:21312:213"), is a line of its own; a
+  // word's rest with a colon in it is not a head ("ailed: No data available").
+  EXPECT_EQ(warn_continuation("Bootstrap Root : rank 1 of 8 ranks has already checked in", 110,
+                              "hpc-25-15:21312:213"),
+            WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("ranks has already checked in", 110, "node7:4412:4413 [0]"),
+            WarnJoin::kNo);
+  EXPECT_EQ(warn_continuation("Call to ibv_reg_mr f", 110, "ailed: No data available"),
+            WarnJoin::kTight);
 }
 
 // A long line cut between letters: NCCL's own words (data/nccl-kb/printed-words.txt) tell a word
@@ -308,9 +318,9 @@ TEST(NcclWarnJoin, NcclsWordsTellWhereALongLineWasCut) {
   EXPECT_EQ(warn_continuation("NET/IB : Got completion", 79,
                               "from peer 10.2.0.5<33092> with error 12, opcode 0, len"),
             WarnJoin::kSpace);
-  EXPECT_EQ(warn_continuation("Call to ibv_reg_mr_iova2 failed with error Cannot", 79,
-                              "allocate memory"),
-            WarnJoin::kSpace);
+  EXPECT_EQ(
+      warn_continuation("Call to ibv_reg_mr_iova2 failed with error Cannot", 79, "allocate memory"),
+      WarnJoin::kSpace);
   EXPECT_EQ(warn_continuation("Cuda failure 217 'peer access is not suppo", 120,
                               "rted between these two devices'"),
             WarnJoin::kTight);
