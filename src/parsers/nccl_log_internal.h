@@ -370,6 +370,9 @@ struct NcclLogAnalyzer::State {
   TailLine tail[kTail];
   std::size_t tail_next = 0, tail_count = 0;
   bool last_error_follows = false;
+  // The launcher's "<host>:" the "Last error:" line was behind (pdsh, which DeepSpeed's
+  // multi-node runner uses: "node2: Last error:"), taken off the message line after it.
+  std::string last_error_tag;
   // The diagnostics lines kept or counted so far (nccl_log_diag.cpp): each result's body with its
   // communicator taken out, each failing edge's process, devices and failure.
   std::set<std::string, std::less<>> diag_seen;

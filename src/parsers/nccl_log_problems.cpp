@@ -447,10 +447,13 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   if (last_error_follows) {
     // "Last error:\nDuplicate GPU detected : rank 1 and rank 0 both on CUDA device 1a000"
     last_error_follows = false;
-    std::string_view t = trim(line);
-    if (!t.empty()) {
+    const std::string_view t = trim(line);
+    std::string_view m = t;
+    if (!last_error_tag.empty() && m.starts_with(last_error_tag))
+      m = trim(m.substr(last_error_tag.size()));
+    if (!m.empty()) {
       ++f.nccl_lines;
-      add_warning(t, "", t, n);
+      add_warning(m, "", t, n);
       return;
     }
   }
@@ -575,7 +578,19 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
                     has(line, "unhandled cuda error") || has(line, "unhandled system error");
   const bool coll = has(line, "collective");
   if (!nccl && !coll) {
-    if (trim(line) == "Last error:") last_error_follows = true;
+    const std::string_view t = trim(line);
+    if (t == "Last error:") {
+      last_error_follows = true;
+      last_error_tag.clear();
+    } else if (t.ends_with(" Last error:")) {
+      // Behind a launcher's host tag, one word with its colon ("node2: Last error:").
+      const std::string_view tag = t.substr(0, t.size() - 12);
+      if (tag.size() > 1 && tag.size() <= 128 && tag.back() == ':' &&
+          tag.find_first_of(" \t") == std::string_view::npos) {
+        last_error_follows = true;
+        last_error_tag.assign(tag.data(), tag.size());
+      }
+    }
     return;
   }
   std::string_view t = trim(line);
