@@ -52,6 +52,10 @@ struct Finding {
   // after a network failure, a peer that exited, a watchdog timeout, a flushed work request):
   // it ranks below the first failure in time before it.
   bool consequence = false;
+  // Its fix is the rule's general advice for the failure, which the reading of the line itself
+  // (a supporting reading, src/rules/supporting_readings.h) replaces where one folds into it:
+  // the reading's fix is chosen by that line's words and context, so the two are not both said.
+  bool general_fix = false;
 };
 
 }  // namespace trainready

@@ -71,7 +71,7 @@ void fold_same_evidence(std::vector<Finding>& findings) {
     // context selects; the finding's own cause stays the account (the reading's full cause, with
     // its alternatives, is in `trainready nccl --rule <id>`).
     f.evidence.push_back({"supporting reading (" + g.rule_id + "): " + g.message, {}});
-    if (!g.fix.empty()) f.fix += " " + g.fix;
+    if (!g.fix.empty()) f.fix = f.general_fix ? g.fix : f.fix + " " + g.fix;
     if (g.severity > f.severity) f.severity = g.severity;
   }
 }

@@ -643,5 +643,26 @@ TEST(NcclKbReading, TheEngineFoldsAReadingIntoTheFindingThatCitesItsLine) {
   EXPECT_TRUE(support);
 }
 
+// A rule's general fix (nccl-connection-failed's "find the first error ... set
+// NCCL_SOCKET_IFNAME") gives way to the folded reading's, chosen by the line's own words, so the
+// finding does not say the same advice twice (NVIDIA/nccl-tests#15, NCCL 2.2's "Call to connect
+// failed : Connection timed out").
+TEST(NcclKbReading, AFoldedReadingsFixReplacesARulesGeneralFix) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "g:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : Connection timed out\n",
+      "t.log");
+  JudgeInputs in;
+  in.nccl_log = &f;
+  const Evaluation ev = evaluate(in, Catalog::builtin(), {});
+  const Finding* conn = nullptr;
+  for (const Finding& x : ev.findings)
+    if (x.rule_id == "nccl-connection-failed") conn = &x;
+  ASSERT_NE(conn, nullptr);
+  EXPECT_EQ(conn->fix.rfind("Set NCCL_SOCKET_IFNAME to the interface the hosts reach", 0), 0u)
+      << conn->fix;
+  EXPECT_EQ(conn->fix.find("Find the first error in time"), std::string::npos) << conn->fix;
+  EXPECT_EQ(conn->fix.find("shm-size"), std::string::npos) << conn->fix;
+}
+
 }  // namespace
 }  // namespace trainready::test

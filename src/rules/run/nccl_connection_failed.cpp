@@ -67,8 +67,9 @@ class NcclConnectionFailed : public Rule {
     if (i->details.count("Connection refused")) {
       x.cause =
           "Nothing listened at the peer's address: the peer process had already exited "
-          "(look for its first error), or it listens on another interface than the one "
-          "this rank dialled.";
+          "(look for its first error), it listens on another interface than the one "
+          "this rank dialled, or a firewall between the hosts rejects the port (NCCL listens "
+          "on ephemeral ports, so a firewall that opens only some ports refuses the rest).";
     } else if (i->details.size() == 1 && i->details.count("Connection timed out") &&
                on_established_connections(*i)) {
       // ETIMEDOUT from recv/send: TCP gave up retransmitting on a connection that was up
@@ -97,11 +98,13 @@ class NcclConnectionFailed : public Rule {
       // What happened to the peer, which failed first: below an earlier failure.
       x.consequence = true;
     }
-    if (x.fix.empty())
+    if (x.fix.empty()) {
+      x.general_fix = true;
       x.fix =
           "Find the first error in time across all ranks (that host is the cause); set "
           "NCCL_SOCKET_IFNAME to the interface every node shares (eth0 on Azure) and allow "
           "traffic between the nodes.";
+    }
     x.rank = 50;
     o.findings.push_back(std::move(x));
     return o;

@@ -377,6 +377,46 @@ TEST(NcclMessage, ConnectRetriesAreReadByTheirErrno) {
                   .findings.empty());
 }
 
+// SYSCHECK's "Call to <name> failed : <errno>" reads the call: a connect NCCL 2.3 did not retry
+// (only a refused one is retried, SYSCHECKNTIMES) is an unreachable peer address (NVIDIA/
+// nccl-tests#15), a recv/write on a connection that was up is a peer gone; a shared-memory call
+// keeps the resource-limit reading.
+TEST(NcclMessage, SyscheckFailuresAreReadByTheirCall) {
+  const auto cause = [](const std::string& line) {
+    const RuleOutcome o = log_rule(kId, log_text("h1:10:20 [0] include/socket.h:360 WARN " + line +
+                                                 "\n"));
+    return o.findings.empty() ? std::string() : o.findings[0].cause;
+  };
+  EXPECT_EQ(cause("Call to connect failed : Connection timed out").rfind("A connect to a peer", 0),
+            0u);
+  EXPECT_EQ(cause("Call to connect failed : No route to host").rfind("A connect to a peer", 0), 0u);
+  EXPECT_EQ(cause("Call to recv failed : Connection reset by peer").rfind("A socket to a peer", 0),
+            0u);
+  EXPECT_EQ(cause("Call to ftruncate failed : No space left on device").rfind("Resource limits", 0),
+            0u);
+}
+
+// 2.12-2.15 start some connects without waiting (asyncFlag), so a refused one shows as "Call to
+// recv from X failed : Connection refused" (EleutherAI/gpt-neox#1147, behind pdsh's "node2: "
+// after PyTorch's "Last error:"): nothing listened there, not a path that broke.
+TEST(NcclMessage, ARefusedRecvIsAConnectThatNothingAnswered) {
+  const RuleOutcome o = log_rule(
+      kId, log_text("NCCL error in: ProcessGroupNCCL.cpp:1269, internal error, NCCL version 2.14.3\n"
+                    "node2: Last error:\n"
+                    "node2: Net : Call to recv from 10.1.1.2<56843> failed : Connection refused\n"
+                    "node1: node1:15874:17284 [4] NCCL INFO Channel 00 : 4[61000] -> 3[42000] via "
+                    "SHM/direct/direct\n"));
+  ASSERT_FALSE(o.findings.empty());
+  EXPECT_NE(o.findings[0].message.find("[legacy-socket-recv-from-failed]"), std::string::npos);
+  EXPECT_EQ(o.findings[0].cause.rfind("\"Connection refused\": a connect NCCL 2.12-2.15", 0), 0u)
+      << o.findings[0].cause;
+  const RuleOutcome reset = log_rule(
+      kId, log_text("h1:10:20 [0] misc/socket.cc:503 NCCL WARN Net : Call to recv from "
+                    "10.1.1.2<56843> failed : Connection timed out\n"));
+  ASSERT_FALSE(reset.findings.empty());
+  EXPECT_EQ(reset.findings[0].cause.rfind("\"Connection timed out\"", 0), 0u);
+}
+
 // "Address family not supported" from socket(): with nothing else an empty address (no usable
 // interface); in a job whose IB transport is in use (a "via NET/IB" connection line: NET/IB and
 // the bootstrap both found an interface), the address has a family this process cannot open,
