@@ -56,9 +56,14 @@ class NcclSocketInterface : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
-    // Set on purpose, or a single-node run (the interface carries nothing between hosts, and a
-    // single-node run gets no inter-node advice): quiet.
-    if (f.env.count("NCCL_SOCKET_IFNAME") || f.single_node()) return {};
+    // Set on purpose: quiet.
+    if (f.env.count("NCCL_SOCKET_IFNAME")) return {};
+    // A log that shows one host: the interfaces carry nothing between hosts there, so only a
+    // bootstrap no other host can reach at all (a link-local address, a container bridge) is
+    // named, as a warning for the job that spans hosts the log does not show: its address is
+    // the one every peer dials (AWS ECS's ecs-eth0 is 169.254.172.2 on every instance,
+    // NVIDIA/nccl#859). Loopback is what NCCL_SOCKET_IFNAME=lo asks for on one host.
+    const bool one_host = f.single_node();
     RuleOutcome o;
     std::set<std::string> bad, good, hosts;
     std::vector<Evidence> ev;
@@ -86,6 +91,8 @@ class NcclSocketInterface : public Rule {
         const std::string& c = cands[i];
         bool unreachable = false;
         std::string why = suspicious(c, &unreachable);
+        if (one_host && (i < n_devices || !unreachable || why == "the loopback interface"))
+          why.clear();
         if (i >= n_devices && why == "the loopback interface") loopback_bootstrap = true;
         if (!why.empty() && unreachable && i < n_devices) {
           unreachable_device = true;
@@ -104,15 +111,20 @@ class NcclSocketInterface : public Rule {
     }
     if (bad.empty()) return o;
     for (const auto& b : bad) good.erase(b);
-    Finding x = finding("NCCL uses " + join_limited(bad) +
-                        " between hosts with "
-                        "NCCL_SOCKET_IFNAME unset (" +
-                        join_limited(hosts) + ")");
+    Finding x = finding(
+        one_host
+            ? "NCCL bootstraps on " + join_limited(bad) +
+                  ", which no other host can reach, with NCCL_SOCKET_IFNAME unset (the log "
+                  "shows one host: " +
+                  join_limited(hosts) + ")"
+            : "NCCL uses " + join_limited(bad) + " between hosts with NCCL_SOCKET_IFNAME unset (" +
+                  join_limited(hosts) + ")");
     x.evidence = ev;
     for (const auto& l : f.socket_interfaces)
       if (x.evidence.size() < 8) x.evidence.push_back(evidence(l));
     const bool failed = !f.issues.empty() || !f.timeouts.empty();
-    if (failed || !used_unreachable.empty() || loopback_bootstrap) x.severity = Severity::kError;
+    if (!one_host && (failed || !used_unreachable.empty() || loopback_bootstrap))
+      x.severity = Severity::kError;
     if (!used_unreachable.empty())
       x.evidence.push_back({"connection lines use " + used_unreachable, {}});
     x.rank = 86;
@@ -130,6 +142,13 @@ class NcclSocketInterface : public Rule {
           "(ncclNetSocketInit, ncclNetSocketListen in src/transport/net_socket.cc @ v2.30.7-1), "
           "an address no other host can reach, so a channel placed there cannot connect.";
     if (!used_unreachable.empty()) x.cause += " The connection lines show channels on it.";
+    if (one_host)
+      x.cause +=
+          " The log shows one host, where this works (the address is this host's own); a job "
+          "that spans hosts bootstraps through it too: every rank dials the address the root "
+          "and its ring neighbour listen on, which no other host reaches - or, where every host "
+          "has the same one (a link-local address a cloud agent sets up), reaches the caller's "
+          "own host, where nothing listens, and is refused.";
     const bool comm_id = f.env.count("NCCL_COMM_ID") > 0;
     if (bad.count("lo") && comm_id)
       x.cause +=

@@ -42,6 +42,32 @@ TEST(NcclSocketInterface, SingleNodeGetsNoInterNodeAdvice) {
           .findings.empty());
 }
 
+// One host shown whose bootstrap no other host can reach (NVIDIA/nccl#859: AWS Batch, ECS's
+// ecs-eth0 with 169.254.172.2 on every instance, connects refused): a warning that names the
+// routable interface; a loopback bootstrap on one host, or such an interface only among the
+// socket devices, stays quiet.
+TEST(NcclSocketInterface, OneHostWithAnUnreachableBootstrapIsAWarning) {
+  const std::string ecs =
+      "ip-10-14-51-239:333:333 [0] NCCL INFO Bootstrap : Using ecs-eth0:169.254.172.2<0>\n"
+      "ip-10-14-51-239:333:333 [0] NCCL INFO NET/Socket : Using [0]ecs-eth0:169.254.172.2<0> "
+      "[1]eth0:10.14.51.239<0>\n"
+      "ip-10-14-51-239:333:1563 [0] NCCL INFO Call to connect returned Connection refused, "
+      "retrying\n";
+  RuleOutcome o = log_rule(kId, log_text(ecs));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].message.find("bootstraps on ecs-eth0"), std::string::npos)
+      << o.findings[0].message;
+  EXPECT_NE(o.findings[0].fix.find("NCCL_SOCKET_IFNAME=eth0"), std::string::npos);
+  EXPECT_NE(o.findings[0].cause.find("shows one host"), std::string::npos);
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n"))
+                  .findings.empty());
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.4<0>\n"
+                                     "h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.4<0> "
+                                     "[1]veth12:169.254.3.1<0>\n"))
+                  .findings.empty());
+}
+
 TEST(NcclSocketInterface, QuietWhenSetOnPurpose) {
   std::string t = std::string(kWarp) +
                   "node1:11326:11326 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eno1\n";
