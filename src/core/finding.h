@@ -52,9 +52,10 @@ struct Finding {
   // after a network failure, a peer that exited, a watchdog timeout, a flushed work request):
   // it ranks below the first failure in time before it.
   bool consequence = false;
-  // Its fix is the rule's general advice for the failure, which the reading of the line itself
-  // (a supporting reading, src/rules/supporting_readings.h) replaces where one folds into it:
-  // the reading's fix is chosen by that line's words and context, so the two are not both said.
+  // Its fix is general advice for the failure, not chosen by the line's context: a rule's
+  // fallback, or a knowledge-base reading whose cause no `when` decided. The first supporting
+  // reading (src/rules/supporting_readings.h) folded into such a finding whose fix the context
+  // did decide replaces it; any other is appended.
   bool general_fix = false;
 };
 

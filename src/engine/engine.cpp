@@ -71,7 +71,14 @@ void fold_same_evidence(std::vector<Finding>& findings) {
     // context selects; the finding's own cause stays the account (the reading's full cause, with
     // its alternatives, is in `trainready nccl --rule <id>`).
     f.evidence.push_back({"supporting reading (" + g.rule_id + "): " + g.message, {}});
-    if (!g.fix.empty()) f.fix = f.general_fix ? g.fix : f.fix + " " + g.fix;
+    if (!g.fix.empty()) {
+      if (f.general_fix && !g.general_fix) {
+        f.fix = g.fix;  // the first reading the line's context decided replaces the general fix
+        f.general_fix = false;
+      } else {
+        f.fix += " " + g.fix;
+      }
+    }
     if (g.severity > f.severity) f.severity = g.severity;
   }
 }

@@ -662,6 +662,31 @@ TEST(NcclKbReading, AFoldedReadingsFixReplacesARulesGeneralFix) {
       << conn->fix;
   EXPECT_EQ(conn->fix.find("Find the first error in time"), std::string::npos) << conn->fix;
   EXPECT_EQ(conn->fix.find("shm-size"), std::string::npos) << conn->fix;
+
+  // A second line read as well: its fix is added to the first reading's, not put in its place;
+  // a reading its context did not decide (a "Broken pipe" recv takes the entry's fall-through)
+  // keeps the rule's general fix and adds its own.
+  const auto fix_of = [](const std::string& log) {
+    const NcclRunFacts g = analyze_nccl_log_text(log, "t.log");
+    JudgeInputs gin;
+    gin.nccl_log = &g;
+    for (const Finding& x : evaluate(gin, Catalog::builtin(), {}).findings)
+      if (x.rule_id == "nccl-connection-failed") return x.fix;
+    return std::string("(no finding)");
+  };
+  const std::string two = fix_of(
+      "g:18553:18611 [0] include/socket.h:360 WARN Call to connect failed : Connection timed out\n"
+      "g:18553:18612 [0] misc/socket.cc:503 NCCL WARN Net : Call to recv from 10.1.1.2<5000> "
+      "failed : Connection reset by peer\n");
+  EXPECT_EQ(two.rfind("Set NCCL_SOCKET_IFNAME to the interface the hosts reach", 0), 0u) << two;
+  EXPECT_NE(two.find("Find the earliest failing rank and fix that failure"), std::string::npos)
+      << two;
+  const std::string pipe = fix_of(
+      "h:1:2 [0] misc/socket.cc:503 NCCL WARN Net : Call to recv from 10.1.1.2<5000> failed : "
+      "Broken pipe\n");
+  EXPECT_EQ(pipe.rfind("Find the first error in time across all ranks (that host is the cause)", 0),
+            0u)
+      << pipe;
 }
 
 }  // namespace

@@ -84,6 +84,10 @@ void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts
   }
   x.cause += " (source: " + e.source + (e.doc.empty() ? "" : "; " + e.doc) + ")";
   x.fix = r.cause->fix + " Confirm: " + r.cause->confirm;
+  // Not decided by the line's context: no cause's `when` holds, or the one taken is the entry's
+  // fall-through (no `when`) among others. Its fix is as general as a rule's
+  // (Finding::general_fix).
+  x.general_fix = !r.cause_seen || (r.cause->when.empty() && e.causes.size() > 1);
 }
 
 }  // namespace trainready
