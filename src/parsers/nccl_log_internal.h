@@ -373,6 +373,7 @@ struct NcclLogAnalyzer::State {
   // The launcher's "<host>:" the "Last error:" line was behind (pdsh, which DeepSpeed's
   // multi-node runner uses: "node2: Last error:"), taken off the message line after it.
   std::string last_error_tag;
+  std::uint64_t last_error_line = 0;  // the line "Last error:" was on: the message is the next
   // The diagnostics lines kept or counted so far (nccl_log_diag.cpp): each result's body with its
   // communicator taken out, each failing edge's process, devices and failure.
   std::set<std::string, std::less<>> diag_seen;

@@ -55,7 +55,7 @@ bool NcclLogAnalyzer::State::hold_warn(std::string_view raw, std::string_view te
     message = static_cast<std::size_t>(r.message.data() - text.data());
   } else if (const std::size_t w = find(text, "NCCL WARN "); w != std::string_view::npos) {
     message = w + 10;  // a WARN without its head: plain() reads it
-  } else if (!last_error_follows || trim(text).empty()) {
+  } else if (!last_error_follows || n != last_error_line + 1 || trim(text).empty()) {
     return false;  // PyTorch's "Last error:" line is followed by the NCCL message: held too
   }
   const auto prefix = prefix_of(raw, text);
@@ -449,9 +449,14 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     last_error_follows = false;
     const std::string_view t = trim(line);
     std::string_view m = t;
-    if (!last_error_tag.empty() && m.starts_with(last_error_tag))
-      m = trim(m.substr(last_error_tag.size()));
-    if (!m.empty()) {
+    // The next line only (a NCCL record between ends it), behind the same tag where one was seen:
+    // another host's line interleaved is not this message.
+    bool next = n == last_error_line + 1;
+    if (!last_error_tag.empty()) {
+      next = next && m.starts_with(last_error_tag);
+      if (next) m = trim(m.substr(last_error_tag.size()));
+    }
+    if (next && !m.empty()) {
       ++f.nccl_lines;
       add_warning(m, "", t, n);
       return;
@@ -581,6 +586,7 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     const std::string_view t = trim(line);
     if (t == "Last error:") {
       last_error_follows = true;
+      last_error_line = n;
       last_error_tag.clear();
     } else if (t.ends_with(" Last error:")) {
       // Behind a launcher's host tag, one word with its colon ("node2: Last error:").
@@ -588,6 +594,7 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
       if (tag.size() > 1 && tag.size() <= 128 && tag.back() == ':' &&
           tag.find_first_of(" \t") == std::string_view::npos) {
         last_error_follows = true;
+        last_error_line = n;
         last_error_tag.assign(tag.data(), tag.size());
       }
     }

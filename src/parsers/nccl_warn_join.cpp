@@ -85,13 +85,19 @@ bool starts_with_own_prefix(std::string_view b) {
 
 // The head NCCL starts its lines with, "host:pid:tid [dev] ", whole or cut short
 // ("hpc-25-15:21312:213"): a name, a colon, digits, a colon. A piece of a cut word or address
-// has no such start ("ailed: No data", "<56821> failed", "fe80::1%eth0<...>").
+// has no such start ("ailed: No data", "<56821> failed", "fe80::1%eth0<...>", "1234:5678::12").
 bool head_start(std::string_view b) {
   std::size_t i = 0;
   while (i < b.size() &&
          (lower(b[i]) || digit(b[i]) || (b[i] >= 'A' && b[i] <= 'Z') || one_of("._-", b[i])))
     ++i;
   if (i == 0 || i >= b.size() || b[i] != ':') return false;
+  // One to four hex digits: a group of an IPv6 address or a PCI bus id cut before ("1234:5678::1",
+  // "0000:07:00.0"), not a host name.
+  bool hex = i <= 4;
+  for (std::size_t k = 0; k < i && hex; ++k)
+    hex = digit(b[k]) || (b[k] >= 'a' && b[k] <= 'f') || (b[k] >= 'A' && b[k] <= 'F');
+  if (hex) return false;
   std::size_t j = ++i;
   while (j < b.size() && digit(b[j])) ++j;
   return j > i && j < b.size() && b[j] == ':';

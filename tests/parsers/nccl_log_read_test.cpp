@@ -306,6 +306,13 @@ TEST(NcclWarnJoin, DecisionTable) {
             WarnJoin::kNo);
   EXPECT_EQ(warn_continuation("Call to ibv_reg_mr f", 110, "ailed: No data available"),
             WarnJoin::kTight);
+  // The rest of an IPv6 address or a PCI bus id starts with a group of hex digits and a colon
+  // too; that is no host name, so the cut still joins.
+  EXPECT_NE(warn_continuation("Connect to 2001:db8:85a3:", 120,
+                              "1234:5678::12<56821> failed : Connection refused"),
+            WarnJoin::kNo);
+  EXPECT_NE(warn_continuation("Could not find real path of (", 120, "0000:07:00.0)"),
+            WarnJoin::kNo);
 }
 
 // A long line cut between letters: NCCL's own words (data/nccl-kb/printed-words.txt) tell a word
