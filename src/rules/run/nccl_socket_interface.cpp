@@ -64,6 +64,10 @@ class NcclSocketInterface : public Rule {
     // the one every peer dials (AWS ECS's ecs-eth0 is 169.254.172.2 on every instance,
     // NVIDIA/nccl#859). Loopback is what NCCL_SOCKET_IFNAME=lo asks for on one host.
     const bool one_host = f.single_node();
+    // NCCL itself said every communicator is on one node (nNodes 1, 2.19+): nothing to warn of.
+    if (one_host)
+      for (const auto& [id, c] : f.comms)
+        if (c.nnodes == 1) return {};
     RuleOutcome o;
     std::set<std::string> bad, good, hosts;
     std::vector<Evidence> ev;
@@ -91,8 +95,11 @@ class NcclSocketInterface : public Rule {
         const std::string& c = cands[i];
         bool unreachable = false;
         std::string why = suspicious(c, &unreachable);
-        if (one_host && (i < n_devices || !unreachable || why == "the loopback interface"))
-          why.clear();
+        // On one host only the bootstrap is judged; a suspicious interface left unjudged is not
+        // a routable one to name in the fix either.
+        if (one_host && !why.empty() &&
+            (i < n_devices || !unreachable || why == "the loopback interface"))
+          continue;
         if (i >= n_devices && why == "the loopback interface") loopback_bootstrap = true;
         if (!why.empty() && unreachable && i < n_devices) {
           unreachable_device = true;

@@ -62,6 +62,25 @@ TEST(NcclSocketInterface, OneHostWithAnUnreachableBootstrapIsAWarning) {
   EXPECT_NE(o.findings[0].cause.find("shows one host"), std::string::npos);
   EXPECT_TRUE(log_rule(kId, log_text("h:1:1 [0] NCCL INFO Bootstrap : Using lo:127.0.0.1<0>\n"))
                   .findings.empty());
+  // A bridge listed before the routable interface is not the one the fix names.
+  const std::string bridge =
+      "ip-10-14-51-239:333:333 [0] NCCL INFO Bootstrap : Using ecs-eth0:169.254.172.2<0>\n"
+      "ip-10-14-51-239:333:333 [0] NCCL INFO NET/Socket : Using [0]ecs-eth0:169.254.172.2<0> "
+      "[1]br-3f2a:172.18.0.1<0> [2]eth0:10.14.51.239<0>\n";
+  const RuleOutcome b = log_rule(kId, log_text(bridge));
+  ASSERT_EQ(b.findings.size(), 1u);
+  EXPECT_NE(b.findings[0].fix.find("NCCL_SOCKET_IFNAME=eth0 "), std::string::npos)
+      << b.findings[0].fix;
+  // NCCL itself printed nNodes 1 (2.19+): one node, said by NCCL, so nothing to warn of.
+  EXPECT_TRUE(
+      log_rule(kId, log_text("dgx01:100:100 [0] NCCL INFO Bootstrap : Using "
+                             "ib0:fe80::ba59:9f03:fc:1234%ib0<0>\n"
+                             "dgx01:100:200 [0] NCCL INFO comm 0x55 rank 0 nRanks 2 nNodes 1 "
+                             "localRanks 2 localRank 0 MNNVL 0\n"
+                             "dgx01:100:200 [0] NCCL INFO ncclCommInitRank comm 0x55 rank 0 "
+                             "nranks 2 cudaDev 0 nvmlDev 0 busId 7000 commId 0x1234 - Init "
+                             "COMPLETE\n"))
+          .findings.empty());
   EXPECT_TRUE(log_rule(kId, log_text("h:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.4<0>\n"
                                      "h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.4<0> "
                                      "[1]veth12:169.254.3.1<0>\n"))
