@@ -19,6 +19,42 @@ TEST(NcclKnownSignature, FiresOnDockerShmWarnWithoutHostPrefix) {
   EXPECT_EQ(o.findings[0].evidence.front().where.line, 1);
 }
 
+// The AWS builds of aws-ofi-nccl refuse a provider other than EFA (src/nccl_ofi_net.c:1288 @
+// v1.3.0-aws): on one instance harmless, a warning, and the init failure after it is read as
+// that, not as EFA devices missing from a container (aws/aws-ofi-nccl#174); across instances
+// the traffic goes over TCP sockets.
+TEST(NcclKnownSignature, OnlyEfaProviderIsNoEfaDeviceHarmlessOnOneInstance) {
+  const std::string one =
+      "algo-1:249:249 [0] ofi_init:1288 NCCL WARN NET/OFI Only EFA provider is supported\n"
+      "algo-1:249:249 [0] ofi_init:1339 NCCL WARN NET/OFI aws-ofi-nccl initialization failed\n";
+  RuleOutcome o = log_rule(kId, log_text(one));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("[ofi-only-efa-provider]"), std::string::npos);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(o.findings[0].cause.rfind("Harmless on one instance", 0), 0u) << o.findings[0].cause;
+  const RuleOutcome init = log_rule("nccl-message", log_text(one));
+  ASSERT_EQ(init.findings.size(), 1u);
+  EXPECT_EQ(init.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(init.findings[0].cause.rfind("The init failed at the provider check", 0), 0u)
+      << init.findings[0].cause;
+  // Across instances: TCP sockets between them.
+  const RuleOutcome two = log_rule(
+      kId, log_text(one + "algo-2:250:250 [0] ofi_init:1288 NCCL WARN NET/OFI Only EFA provider "
+                          "is supported\n"));
+  ASSERT_EQ(two.findings.size(), 1u);
+  EXPECT_EQ(two.findings[0].cause.rfind("Between instances NCCL carries the traffic", 0), 0u)
+      << two.findings[0].cause;
+  // Without the provider check before it, the init failure keeps its own reading (an error).
+  const RuleOutcome alone = log_rule(
+      "nccl-message",
+      log_text("algo-1:249:249 [0] ofi_init:1339 NCCL WARN NET/OFI aws-ofi-nccl initialization "
+               "failed\n"));
+  ASSERT_EQ(alone.findings.size(), 1u);
+  EXPECT_EQ(alone.findings[0].severity, Severity::kError);
+  EXPECT_EQ(alone.findings[0].cause.rfind("The EFA devices are not usable in this process", 0), 0u)
+      << alone.findings[0].cause;
+}
+
 TEST(NcclKnownSignature, ReadsAnInfoLineNoParserPatternKnows) {
   // 2.25.1 on an RTX 5090 prints the decisive line at INFO level.
   RuleOutcome o =
