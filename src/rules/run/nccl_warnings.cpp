@@ -73,6 +73,7 @@ class NcclWarnings : public Rule {
     struct Failure {
       Provenance where;
       int code = 0;
+      bool headless = false;  // a message without NCCL's record head (a framework's "Last error:")
     };
     std::vector<Failure> failures;
     for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin())) {
@@ -82,7 +83,8 @@ class NcclWarnings : public Rule {
       if (const std::size_t a = r.line.message.find("-> ");
           r.line.trail && a != std::string::npos && a + 3 < r.line.message.size())
         code = r.line.message[a + 3] - '0';
-      failures.push_back({r.line.line.where, code});
+      failures.push_back(
+          {r.line.line.where, code, r.line.line.text.find(" NCCL ") == std::string::npos});
     }
     // A result code is that failure's result when, in the same file before it, the knowledge
     // base read a line of the same kind (NCCL's "Cuda failure '...'" WARN, then the framework's
@@ -92,7 +94,8 @@ class NcclWarnings : public Rule {
     // the trail). Quoting it again as an unexplained error would hide the reading; an earlier
     // failure of another kind far above it (an async event, a bootstrap WARN before a CUDA
     // error) does not cover it.
-    constexpr int kPastedAbove = 8;  // lines between a WARN and the result pasted under it
+    constexpr int kPastedAbove = 8;     // lines between a WARN and the result pasted under it
+    constexpr int kLastErrorBelow = 3;  // the result, its description, "Last error:", the WARN
     auto follows_a_failure = [&](const LogLine& l, const Kind& k,
                                  const std::vector<const LogLine*>& read_kind) {
       auto before_l = [&](const Provenance& p) {
@@ -100,10 +103,18 @@ class NcclWarnings : public Rule {
       };
       for (const LogLine* x : read_kind)
         if (before_l(x->where)) return true;
-      for (const Failure& x : failures)
+      for (const Failure& x : failures) {
         if (before_l(x.where) && ((x.code != 0 && (x.code == k.codes[0] || x.code == k.codes[1])) ||
                                   l.where.line - x.where.line <= kPastedAbove))
           return true;
+        // PyTorch prints the result first and NCCL's last WARN under it ("ncclInternalError:
+        // Internal check failed.", "Last error:", the message: c10d's
+        // getNcclErrorDetailStr, torch/csrc/distributed/c10d/NCCLUtils.cpp): a message without a
+        // record head read that close below is the one it reports (a rank's WARN is not).
+        if (x.headless && x.where.source == l.where.source && x.where.line > l.where.line &&
+            x.where.line - l.where.line <= kLastErrorBelow)
+          return true;
+      }
       return false;
     };
     // The framework's failure line that framework-nccl-error reads with its ranked causes.

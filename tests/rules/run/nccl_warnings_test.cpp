@@ -105,6 +105,20 @@ TEST(NcclWarnings, AResultAfterAReadFailureIsThatFailure) {
             1u);
 }
 
+// PyTorch prints the result, then NCCL's last WARN under "Last error:" (pytorch/pytorch#121209:
+// "Attribute busid of node nic not found"): the knowledge base's reading of that message is the
+// finding, not "mismatched collectives"; a result with nothing read under it still is one.
+TEST(NcclWarnings, AResultWithItsLastErrorBelowIsThatFailure) {
+  const std::string result =
+      "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1691, internal "
+      "error - please report this issue to the NCCL developers, NCCL version 2.19.3\n"
+      "ncclInternalError: Internal check failed.\n";
+  EXPECT_TRUE(
+      log_rule(kId, log_text(result + "Last error:\nAttribute busid of node nic not found\n"))
+          .findings.empty());
+  EXPECT_EQ(log_rule(kId, log_text(result + "Last error:\n\n")).findings.size(), 1u);
+}
+
 // Three ranks each print the CUDA failure NCCL WARNed, its trail and the framework's result
 // (more lines than the few kept as examples): one failure, the knowledge base's reading.
 TEST(NcclWarnings, ARankByRankPasteOfOneCudaFailureIsThatFailure) {
