@@ -51,12 +51,14 @@ void context_cues(std::string_view t, const Bigrams& bg, const std::string& src,
     // was already raised, and the line holds `docker run` anyway); the tmpfs a container's 64 MB
     // default limits; NGC's registry (nvcr.io) and its containers' working directory (/workspace,
     // the NGC PyTorch image's WORKDIR); Kubernetes' CLI, its resource names and the
-    // KUBERNETES_SERVICE_* variables it sets in every container; Podman, Singularity / Apptainer,
-    // and NVIDIA's enroot / pyxis (srun --container-image).
+    // KUBERNETES_SERVICE_* variables it sets in every container; Podman, Singularity / Apptainer
+    // (their CLIs, and the prompt of `singularity shell` / `apptainer shell`: "Singularity> ",
+    // "Apptainer> "), and NVIDIA's enroot / pyxis (srun --container-image).
     static constexpr std::string_view kContainer[] = {
-        "docker run",  "docker exec", "nvidia-docker", "/dev/shm",         "nvcr.io/",
-        "/workspace/", "kubectl ",    "pod/",          "KUBERNETES_SERV",  "podman run",
-        "singularity", "apptainer",   "enroot ",       "--container-image"};
+        "docker run",      "docker exec", "nvidia-docker", "/dev/shm",
+        "nvcr.io/",        "/workspace/", "kubectl ",      "pod/",
+        "KUBERNETES_SERV", "podman run",  "singularity",   "apptainer",
+        "Singularity> ",   "Apptainer> ", "enroot ",       "--container-image"};
     for (std::string_view c : kContainer) {
       if (bg.maybe(c) && has(t, c)) {
         cue(out.container, trim(c), t, src, n);

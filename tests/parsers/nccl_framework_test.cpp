@@ -351,6 +351,12 @@ TEST(NcclFramework, ContainerAndHostCues) {
   ASSERT_TRUE(c.container.has_value());
   EXPECT_EQ(c.container->what, "/workspace/");
   EXPECT_EQ(c.container->where.line, 2);
+  // The prompt of a shell inside a Singularity / Apptainer container (NVIDIA/nccl-tests#41).
+  for (std::string_view line : {"Singularity> ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4",
+                                "Apptainer> python train.py"}) {
+    FrameworkFacts s = read({line});
+    EXPECT_TRUE(s.container.has_value()) << line;
+  }
   EXPECT_FALSE(c.multi_host.has_value());
   EXPECT_TRUE(c.events.empty());  // a cue is context, not an event
   EXPECT_FALSE(c.judgeable());
