@@ -377,6 +377,22 @@ TEST(NcclMessage, ConnectRetriesAreReadByTheirErrno) {
                   .findings.empty());
 }
 
+// "Failed to find reverse path" between two GPU nodes (type 0 both ends, paths.cc @ v2.19.3-1)
+// is an NVLink one GPU reports and the other does not (vllm-project/vllm#4062, NVIDIA/nccl#1253);
+// between other node types it stays a consistency check of NCCL's graph code.
+TEST(NcclMessage, AReversePathMissingBetweenGpusIsAOneSidedNvlink) {
+  const auto cause = [](const std::string& m) {
+    const RuleOutcome o = log_rule(
+        kId, log_text("h:1:2 [0] graph/paths.cc:79 NCCL WARN Failed to find reverse path from "
+                      "remNode " +
+                      m + "\n"));
+    return o.findings.empty() ? std::string() : o.findings[0].cause;
+  };
+  EXPECT_EQ(cause("0/41000 nlinks 2 to node 0/61000").rfind("Two GPUs disagree about an NVLink", 0),
+            0u);
+  EXPECT_EQ(cause("1/41000 nlinks 2 to node 3/0").rfind("A bug or an unhandled topology", 0), 0u);
+}
+
 // SYSCHECK's "Call to <name> failed : <errno>" reads the call: a connect NCCL 2.3 did not retry
 // (only a refused one is retried, SYSCHECKNTIMES) is an unreachable peer address (NVIDIA/
 // nccl-tests#15), a recv/write on a connection that was up is a peer gone; a shared-memory call
