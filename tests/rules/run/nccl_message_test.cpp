@@ -393,6 +393,25 @@ TEST(NcclMessage, AReversePathMissingBetweenGpusIsAOneSidedNvlink) {
   EXPECT_EQ(cause("1/41000 nlinks 2 to node 3/0").rfind("A bug or an unhandled topology", 0), 0u);
 }
 
+// "ring N does not loop back to start": the rings are joined from every rank's own graph without
+// a check that they agree (rings.cc:30-51, connect.cc:366 @ v2.21.5-1): ranks that differ in
+// settings, devices or release, read before a bug; a topology file still leads where one is set.
+TEST(NcclMessage, ARingThatDoesNotLoopBackIsRanksThatDisagree) {
+  const std::string ring =
+      "h:1:2 [0] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start (2 != 0)\n";
+  const RuleOutcome o = log_rule(kId, log_text(ring));
+  ASSERT_FALSE(o.findings.empty());
+  EXPECT_EQ(o.findings[0].cause.rfind("The ranks did not build their rings from the same view", 0),
+            0u)
+      << o.findings[0].cause;
+  const RuleOutcome topo = log_rule(
+      kId,
+      log_text("h:1:1 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /etc/topo.xml\n" + ring));
+  ASSERT_FALSE(topo.findings.empty());
+  EXPECT_EQ(topo.findings[0].cause.rfind("An injected topology or graph file", 0), 0u)
+      << topo.findings[0].cause;
+}
+
 // SYSCHECK's "Call to <name> failed : <errno>" reads the call: a connect NCCL 2.3 did not retry
 // (only a refused one is retried, SYSCHECKNTIMES) is an unreachable peer address (NVIDIA/
 // nccl-tests#15), a recv/write on a connection that was up is a peer gone; a shared-memory call
