@@ -651,6 +651,20 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     if (f.timeouts.size() < 256) f.timeouts.push_back(std::move(c));
     return;
   }
+  // The work the watchdog names, on the line under it where a paste broke the message there
+  // ("Watchdog caught collective operation timeout:" / "WorkNCCL(SeqNum=1, OpType=ALLREDUCE)").
+  if (starts(t, "WorkNCCL(SeqNum=") && !f.timeouts.empty()) {
+    CollectiveTimeout& c = f.timeouts.back();
+    const LogLine here = log_line(t, n);
+    if (c.seq < 0 && c.line.where.source == here.where.source &&
+        c.line.where.line + 1 == here.where.line) {
+      c.seq = int_after(t, "SeqNum=").value_or(-1);
+      c.op = std::string(word_after(t, "OpType=", ",)"));
+      if (c.timeout_ms < 0) c.timeout_ms = int_after(t, "Timeout(ms)=").value_or(-1);
+      if (c.ran_ms < 0) c.ran_ms = int_after(t, "ran for ").value_or(-1);
+      return;
+    }
+  }
   if (has(t, "didn't join collective") || has(t, "didn't finish collective") ||
       has(t, "joined but didn't finish") || has(t, "is not responding")) {
     LaggingRank l;

@@ -106,6 +106,17 @@ class NcclCollectiveTimeout : public Rule {
                  (hosts.empty() ? "" : " (on " + join_limited(hosts) + ")") +
                  ": they crashed, hung before the call, or run different code (a collective "
                  "mismatch).";
+    } else if (first_collective(f.timeouts)) {
+      // PyTorch's SeqNum counts a process group's collectives from 1 (ProcessGroupNCCL's
+      // seqCollective_): the group's first collective never finished; its communicator (created at the group's first collective unless init was eager)
+      // and its first transfers are what stalled, not a rank that fell behind.
+      x.cause +=
+          "The process group's first collective (SeqNum 1) never finished: what stalled is "
+          "the first traffic between its ranks - NCCL's connections for that "
+          "communicator or its first transfer over them (peer-to-peer between PCIe GPUs that "
+          "ACS or the IOMMU blocks hangs instead of failing; a network path that does not "
+          "carry the traffic; a rank that never reached the call) - not a rank that fell "
+          "behind, so a longer timeout only waits longer.";
     } else {
       x.cause +=
           "A rank stopped making progress: a crashed or stuck process, a rank still busy "
@@ -118,7 +129,14 @@ class NcclCollectiveTimeout : public Rule {
         "`trainready doctor`); rerun with TORCH_NCCL_ASYNC_ERROR_HANDLING=1 and "
         "NCCL_DEBUG=INFO. If every rank joined, the code issues collectives in different "
         "orders on different ranks.";
-    if (lag.empty())
+    if (lag.empty() && first_collective(f.timeouts))
+      x.fix =
+          "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: each rank's last lines show "
+          "the connection it set up last. On one host, try NCCL_P2P_DISABLE=1: if the job then "
+          "runs, PCIe peer-to-peer is blocked (disable ACS on the PCIe switches, or set the "
+          "IOMMU to passthrough: NCCL's troubleshooting guide); across hosts, check the "
+          "interface and network NCCL chose (NCCL_SOCKET_IFNAME, NCCL_IB_HCA).";
+    else if (lag.empty())
       x.fix +=
           " Work done on one rank only (if rank == 0: evaluate, save) must finish within the "
           "timeout or run on every rank; otherwise raise it "
@@ -129,6 +147,14 @@ class NcclCollectiveTimeout : public Rule {
   }
 
  private:
+  // Every timeout the log holds is of a process group's first collective (SeqNum 1).
+  static bool first_collective(const std::vector<CollectiveTimeout>& ts) {
+    if (ts.empty()) return false;
+    for (const CollectiveTimeout& t : ts)
+      if (t.seq != 1) return false;
+    return true;
+  }
+
   // The process group a watchdog line names ("[PG 0 (default_pg) Rank 7]", "[PG ID 1 PG GUID
   // 1(tp) Rank 3]"), "" when it names none: sequence numbers count per group. PyTorch's timeout
   // line itself carries only "[Rank N]", so this is mostly "".

@@ -101,6 +101,36 @@ TEST(NcclCollectiveTimeout, TheTimeoutErrorsBacktraceAlone) {
   EXPECT_TRUE(log_rule("framework-nccl-error", g).findings.empty());
 }
 
+// The group's first collective (SeqNum 1) timing out is its first traffic stalling (PCIe P2P that
+// ACS blocks hangs: a tistory.com write-up of a k8s pod fixed by NCCL_P2P_DISABLE=1), not a rank
+// that fell behind: no "raise the timeout". The work on the line under the watchdog's (a paste
+// that broke there) is read too. A later collective keeps the general reading.
+TEST(NcclCollectiveTimeout, TheFirstCollectiveTimingOutIsItsFirstTrafficStalling) {
+  const auto timeout = [](const std::string& seq) {
+    return log_rule(
+        kId,
+        log_text("[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=" + seq +
+                 ", OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for "
+                 "600012 milliseconds before timing out.\n"));
+  };
+  const RuleOutcome first = timeout("1");
+  ASSERT_EQ(first.findings.size(), 1u);
+  EXPECT_NE(first.findings[0].cause.find("first collective (SeqNum 1) never finished"),
+            std::string::npos)
+      << first.findings[0].cause;
+  EXPECT_EQ(first.findings[0].fix.find("timedelta"), std::string::npos) << first.findings[0].fix;
+  EXPECT_NE(first.findings[0].fix.find("NCCL_P2P_DISABLE=1"), std::string::npos);
+  const RuleOutcome later = timeout("5");
+  ASSERT_EQ(later.findings.size(), 1u);
+  EXPECT_EQ(later.findings[0].cause.find("SeqNum 1"), std::string::npos);
+  EXPECT_NE(later.findings[0].fix.find("timedelta"), std::string::npos);
+  const RuleOutcome broken =
+      log_rule(kId, log_text("Watchdog caught collective operation timeout:\n"
+                             "WorkNCCL(SeqNum=1, OpType=ALLREDUCE)\n"));
+  ASSERT_EQ(broken.findings.size(), 1u);
+  EXPECT_EQ(broken.findings[0].message, "Collective ALLREDUCE #1 timed out");
+}
+
 TEST(NcclCollectiveTimeout, QuietWithoutTimeouts) {
   EXPECT_TRUE(log_rule(kId, log_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log"))
                   .findings.empty());
