@@ -412,6 +412,25 @@ TEST(NcclMessage, ARingThatDoesNotLoopBackIsRanksThatDisagree) {
       << topo.findings[0].cause;
 }
 
+// ENODEV from ibv_modify_qp with NCCL_IB_GID_INDEX set by hand: the fixed index names another
+// interface's GID (GID tables differ per host and container; a blog.gitcode.com write-up fixed
+// by unsetting it); without the setting, the interface behind the GID is down.
+TEST(NcclMessage, AnEnodevQpWithAHandSetGidIndexIsThatIndex) {
+  const std::string qp =
+      "h:1:2 [0] misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error No such "
+      "device errno 19\n";
+  const RuleOutcome set = log_rule(
+      kId, log_text("h:1:1 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 0.\n" + qp));
+  ASSERT_FALSE(set.findings.empty());
+  EXPECT_NE(set.findings[0].cause.find("with NCCL_IB_GID_INDEX set by hand"), std::string::npos)
+      << set.findings[0].cause;
+  EXPECT_EQ(set.findings[0].fix.rfind("Unset NCCL_IB_GID_INDEX", 0), 0u) << set.findings[0].fix;
+  const RuleOutcome unset = log_rule(kId, log_text(qp));
+  ASSERT_FALSE(unset.findings.empty());
+  EXPECT_EQ(unset.findings[0].fix.rfind("Bring the HCA's network interface up", 0), 0u)
+      << unset.findings[0].fix;
+}
+
 // SYSCHECK's "Call to <name> failed : <errno>" reads the call: a connect NCCL 2.3 did not retry
 // (only a refused one is retried, SYSCHECKNTIMES) is an unreachable peer address (NVIDIA/
 // nccl-tests#15), a recv/write on a connection that was up is a peer gone; a shared-memory call
