@@ -431,6 +431,22 @@ TEST(NcclMessage, AnEnodevQpWithAHandSetGidIndexIsThatIndex) {
       << unset.findings[0].fix;
 }
 
+// A system-error trail that begins in the shared-memory transport (shmRecvSetup's shmOpen,
+// shm.cc:101
+// @ v2.8.4-1; TsinghuaAI/CPM-2-Finetune#2 in Docker) is /dev/shm; one that begins in the topology
+// code keeps the general reading.
+TEST(NcclMessage, ASystemErrorTrailFromTheShmTransportIsDevShm) {
+  const auto cause = [](const std::string& first) {
+    const RuleOutcome o = log_rule(
+        kId, log_text("5756b01ac223:4707:5232 [2] NCCL INFO " + first +
+                      " -> 2\n5756b01ac223:4707:5232 [2] NCCL INFO transport.cc:30 -> 2\n"));
+    return o.findings.empty() ? std::string() : o.findings[0].cause;
+  };
+  EXPECT_EQ(cause("transport/shm.cc:101").rfind("The failure began in NCCL's shared-memory", 0),
+            0u);
+  EXPECT_EQ(cause("graph/xml.cc:700").rfind("A system call NCCL made failed", 0), 0u);
+}
+
 // SYSCHECK's "Call to <name> failed : <errno>" reads the call: a connect NCCL 2.3 did not retry
 // (only a refused one is retried, SYSCHECKNTIMES) is an unreachable peer address (NVIDIA/
 // nccl-tests#15), a recv/write on a connection that was up is a peer gone; a shared-memory call
