@@ -55,6 +55,25 @@ TEST(NcclKnownSignature, OnlyEfaProviderIsNoEfaDeviceHarmlessOnOneInstance) {
       << alone.findings[0].cause;
 }
 
+// A bootstrap connect to Docker's default bridge (172.17.0.0/16: THUDM/GLM#173, two hosts whose
+// containers ran with bridge networking) is host networking's fix, not NCCL_SOCKET_IFNAME's; a
+// routable peer address keeps the interface reading.
+TEST(NcclKnownSignature, ABootstrapConnectToDockersBridgeIsHostNetworking) {
+  const auto fix = [](const std::string& addr) {
+    const RuleOutcome o = log_rule(
+        kId,
+        log_text("595d69b310a0:48344:48664 [0] include/socket.h:409 NCCL WARN Net : Connect to " +
+                 addr +
+                 "<34147> failed : No route to host\n"
+                 "595d69b310a0:48344:48664 [0] NCCL INFO bootstrap.cc:360 -> 2\n"
+                 "595d69b310a0:48344:48664 [0] NCCL INFO init.cc:501 -> 2\n"));
+    return o.findings.empty() ? std::string() : o.findings[0].fix;
+  };
+  EXPECT_EQ(fix("172.17.0.6").rfind("Run the containers with host networking", 0), 0u)
+      << fix("172.17.0.6");
+  EXPECT_EQ(fix("10.20.0.6").rfind("Set NCCL_SOCKET_IFNAME", 0), 0u) << fix("10.20.0.6");
+}
+
 TEST(NcclKnownSignature, ReadsAnInfoLineNoParserPatternKnows) {
   // 2.25.1 on an RTX 5090 prints the decisive line at INFO level.
   RuleOutcome o =
