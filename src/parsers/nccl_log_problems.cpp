@@ -1,5 +1,6 @@
 // The analyser's readers of problems (WARN lines, framework errors, plain lines) and the end of a
 // read (hosts told apart, graphs flushed, the last lines).
+#include <algorithm>
 #include <cctype>
 
 #include "knowledge/nccl_problem_words.h"
@@ -300,6 +301,24 @@ void NcclLogAnalyzer::State::finish_hosts() {
     // Lines without NCCL's host:pid:tid head (a pasted ring's connection lines): labelled as
     // their version lines are, not an empty name.
     if (st.host.empty()) st.host = std::string(kUnprefixedHost);
+  }
+  // A host named by twelve lower-case hex digits is a Docker container's: Docker sets a
+  // container's hostname to its short id unless told otherwise (docker run --hostname), so the
+  // job ran in a container although no line says `docker run` (THUDM/GLM#173's "595d69b310a0").
+  if (!f.framework.container) {
+    for (const auto& [k, st] : f.streams) {
+      const std::string& h = st.host_name;
+      const bool short_id =
+          h.size() == 12 &&
+          std::all_of(h.begin(), h.end(),
+                      [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }) &&
+          std::any_of(h.begin(), h.end(), [](char c) { return c >= 'a'; });
+      if (!short_id) continue;
+      f.framework.container = FrameworkCue{
+          "a Docker container's hostname (its short id)",
+          h + ":" + std::to_string(st.pid) + " (the host of NCCL's lines)", st.first_seen};
+      break;
+    }
   }
   // Communicator membership by host label; a rank two hosts both claim marks separate jobs.
   std::map<NcclCommunicator*, std::map<int, std::set<std::string>>> claims;

@@ -351,6 +351,18 @@ TEST(NcclFramework, ContainerAndHostCues) {
   ASSERT_TRUE(c.container.has_value());
   EXPECT_EQ(c.container->what, "/workspace/");
   EXPECT_EQ(c.container->where.line, 2);
+  // NCCL's lines from a host named by a Docker container's short id (twelve hex digits, Docker's
+  // default hostname): a container; a host name that only looks like a number is not.
+  const NcclRunFacts dock = analyze_nccl_log_text(
+      "595d69b310a0:48344:48664 [0] NCCL INFO Bootstrap : Using eth0:172.17.0.6<0>\n", "t.log");
+  ASSERT_TRUE(dock.framework.container.has_value());
+  EXPECT_EQ(dock.framework.container->what, "a Docker container's hostname (its short id)");
+  for (const char* host : {"node01", "202312011200", "595d69b310a0x", "gpu-a100-0001"}) {
+    const NcclRunFacts h = analyze_nccl_log_text(
+        std::string(host) + ":48344:48664 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.6<0>\n",
+        "t.log");
+    EXPECT_FALSE(h.framework.container.has_value()) << host;
+  }
   // The prompt of a shell inside a Singularity / Apptainer container (NVIDIA/nccl-tests#41).
   for (std::string_view line : {"Singularity> ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4",
                                 "Apptainer> python train.py"}) {
