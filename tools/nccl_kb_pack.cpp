@@ -145,6 +145,7 @@ std::string pack(const trainready::NcclKnowledgeBase& kb) {
              << ", .mnnvl = " << boolean(w.mnnvl) << ", .gdr = " << boolean(w.gdr)
              << ", .rccl = " << boolean(w.rccl) << ", .info_shown = " << boolean(w.info_shown)
              << ", .one_process = " << boolean(w.one_process)
+             << ", .container = " << boolean(w.container)
              << ", .severity = " << (c.severity ? static_cast<int>(*c.severity) : -1) << "},  // "
              << note(e.id) << "\n";
       ++n_causes;

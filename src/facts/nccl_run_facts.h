@@ -296,6 +296,9 @@ struct NcclRunFacts {
 
   std::vector<NcclWarning> warnings;  // distinct, in order of first appearance (first 64)
   std::uint64_t warning_lines = 0;    // every WARN line, distinct or not
+  // Where a framework printed NCCL's last WARN under "Last error:" (PyTorch's c10d: the result,
+  // its description, "Last error:", the message), the message lines (first 16).
+  std::vector<Provenance> last_error_messages;
   std::vector<LogLine> unrecognised;  // distinct NCCL INFO lines no pattern knows (first 32)
   // Distinct NCCL INFO lines worded as a failure ("failed", "error", "Unable", ...; message
   // only, in the order first printed): what the knowledge base (src/knowledge) reads besides

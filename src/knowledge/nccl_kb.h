@@ -86,13 +86,16 @@ struct NcclKbWhen {
   // Every host the log shows runs one process, which drives several GPUs (nccl-tests -g N, a
   // single-process multi-GPU program): a rank's proxy is a thread of that same process.
   std::optional<bool> one_process;
+  // The log shows the job ran in a container (a `docker run`, a pod, a Docker short-id hostname,
+  // a Singularity prompt: FrameworkFacts::container).
+  std::optional<bool> container;
   // The log is RCCL's (AMD's fork: an "RCCL version" line, a place under RCCL's hipify/ build
   // directory, a HIP name RCCL prints for CUDA's), whose causes and fixes differ from NVIDIA's.
   std::optional<bool> rccl;
   bool empty() const {
     return link_layer.empty() && !net && !plugin && !log_has && !framework && !line_has &&
-           env.empty() && nccl.empty() && driver.empty() && !multi_node && !mnnvl && !gdr && !rccl &&
-           !info_shown && !one_process;
+           env.empty() && nccl.empty() && driver.empty() && !multi_node && !mnnvl && !gdr &&
+           !rccl && !info_shown && !one_process && !container;
   }
 };
 

@@ -46,6 +46,7 @@ NcclKbCause cause(const packed::Cause& p) {
   w.rccl = boolean(p.rccl);
   w.info_shown = boolean(p.info_shown);
   w.one_process = boolean(p.one_process);
+  w.container = boolean(p.container);
   return c;
 }
 

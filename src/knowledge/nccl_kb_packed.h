@@ -40,8 +40,8 @@ struct Cause {
   std::uint32_t env_begin = 0, env_count = 0;
   Str nccl, driver;
   std::int8_t multi_node = -1, mnnvl = -1, gdr = -1, rccl = -1;  // -1 not given, 0 false, 1 true
-  std::int8_t info_shown = -1, one_process = -1;
-  std::int8_t severity = -1;                                     // -1 the entry's, else a Severity
+  std::int8_t info_shown = -1, one_process = -1, container = -1;
+  std::int8_t severity = -1;  // -1 the entry's, else a Severity
 };
 
 // NcclKbEntry; its causes are causes()[cause_begin, cause_begin + cause_count).

@@ -552,6 +552,7 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
   if (w.mnnvl && *w.mnnvl != f.mnnvl_line.has_value()) return false;
   if (w.info_shown && *w.info_shown != info_shown(f, r)) return false;
   if (w.one_process && *w.one_process != one_process(f)) return false;
+  if (w.container && *w.container != f.framework.container.has_value()) return false;
   if (w.gdr) {
     auto g = gdr_in_use(f);
     if (!g || *g != *w.gdr) return false;

@@ -19,9 +19,8 @@ const std::set<std::string> kEntryKeys = {
     "doc",      "info_failure", "consequence", "not_via", "local_socket"};
 const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm", "severity"};
 const std::set<std::string> kWhenKeys = {
-    "link_layer", "net",      "plugin", "env", "nccl", "driver",   "multi_node",
-    "log_has",    "line_has", "mnnvl",  "gdr", "rccl", "framework", "info_shown",
-    "one_process"};
+    "link_layer", "net",   "plugin", "env",  "nccl",      "driver",     "multi_node",  "log_has",
+    "line_has",   "mnnvl", "gdr",    "rccl", "framework", "info_shown", "one_process", "container"};
 
 // 1-based line of a node (0 when it has none).
 int line_of(const YAML::Node& n) { return n.IsDefined() ? std::max(0, n.Mark().line + 1) : 0; }
@@ -104,6 +103,7 @@ NcclKbWhen parse_when(const YAML::Node& n, const Where& w) {
   r.rccl = boolean(n, w, "rccl");
   r.info_shown = boolean(n, w, "info_shown");
   r.one_process = boolean(n, w, "one_process");
+  r.container = boolean(n, w, "container");
   if (const YAML::Node e = n["env"]) {
     if (!e.IsMap()) w.at(e).fail("when-key 'env' must be a map NCCL_X: regex (or unset)");
     for (const auto& kv : e) {

@@ -302,7 +302,7 @@ void NcclLogAnalyzer::State::finish_hosts() {
     // their version lines are, not an empty name.
     if (st.host.empty()) st.host = std::string(kUnprefixedHost);
   }
-  // A host named by twelve lower-case hex digits is a Docker container's: Docker sets a
+  // A host named by twelve lower-case hex digits is a container's: Docker (and Podman) set a
   // container's hostname to its short id unless told otherwise (docker run --hostname), so the
   // job ran in a container although no line says `docker run` (THUDM/GLM#173's "595d69b310a0").
   if (!f.framework.container) {
@@ -315,7 +315,7 @@ void NcclLogAnalyzer::State::finish_hosts() {
           std::any_of(h.begin(), h.end(), [](char c) { return c >= 'a'; });
       if (!short_id) continue;
       f.framework.container = FrameworkCue{
-          "a Docker container's hostname (its short id)",
+          "a container's hostname (Docker's or Podman's short id)",
           h + ":" + std::to_string(st.pid) + " (the host of NCCL's lines)", st.first_seen};
       break;
     }
@@ -477,6 +477,7 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     }
     if (next && !m.empty()) {
       ++f.nccl_lines;
+      if (f.last_error_messages.size() < 16) f.last_error_messages.push_back(log_line(t, n).where);
       add_warning(m, "", t, n);
       return;
     }

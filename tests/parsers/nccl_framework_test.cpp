@@ -356,7 +356,8 @@ TEST(NcclFramework, ContainerAndHostCues) {
   const NcclRunFacts dock = analyze_nccl_log_text(
       "595d69b310a0:48344:48664 [0] NCCL INFO Bootstrap : Using eth0:172.17.0.6<0>\n", "t.log");
   ASSERT_TRUE(dock.framework.container.has_value());
-  EXPECT_EQ(dock.framework.container->what, "a Docker container's hostname (its short id)");
+  EXPECT_EQ(dock.framework.container->what,
+            "a container's hostname (Docker's or Podman's short id)");
   for (const char* host : {"node01", "202312011200", "595d69b310a0x", "gpu-a100-0001"}) {
     const NcclRunFacts h = analyze_nccl_log_text(
         std::string(host) + ":48344:48664 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.6<0>\n",

@@ -101,10 +101,10 @@ class Pack(unittest.TestCase):
         self.assertIn(".level = NcclKbLevel::kInfo", out)
         self.assertIn(".env_begin = 0, .env_count = 2", out)
         self.assertIn(".multi_node = -1, .mnnvl = -1, .gdr = 0, .rccl = -1, .info_shown = -1, "
-                      ".one_process = -1, .severity = -1}", out)
+                      ".one_process = -1, .container = -1, .severity = -1}", out)
         # a cause's own severity (Severity::kWarning == 1)
         self.assertIn(".multi_node = -1, .mnnvl = -1, .gdr = -1, .rccl = -1, .info_shown = -1, "
-                      ".one_process = -1, .severity = 1}", out)
+                      ".one_process = -1, .container = -1, .severity = 1}", out)
         self.assertIn("std::span<const Entry> entries() { return {kEntries, 1}; }", out)
         self.assertIn("std::span<const File> files() { return {kFiles, 1}; }", out)
 

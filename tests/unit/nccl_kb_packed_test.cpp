@@ -71,6 +71,7 @@ std::string dump(const NcclKbEntry& e) {
     put(o, "rccl", w.rccl);
     put(o, "info_shown", w.info_shown);
     put(o, "one_process", w.one_process);
+    put(o, "container", w.container);
     o << "empty=" << w.empty() << " severity=" << (c.severity ? static_cast<int>(*c.severity) : -1)
       << "\n";
   }
@@ -99,7 +100,8 @@ TEST(NcclKbPacked, EqualsTheYamlParsedNow) {
 // in_file and fixed_in are all present somewhere in the packed knowledge base.
 TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
   bool env = false, env_value = false, in_file = false, fixed_in = false, gdr = false, net = false,
-       not_via = false, rccl = false, local_socket = false, info_shown = false, one_process = false;
+       not_via = false, rccl = false, local_socket = false, info_shown = false, one_process = false,
+       container = false;
   for (const NcclKbEntry& e : NcclKnowledgeBase::builtin().entries()) {
     in_file = in_file || e.in_file;
     not_via = not_via || e.not_via;
@@ -115,10 +117,11 @@ TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
       net = net || c.when.net;
       info_shown = info_shown || c.when.info_shown;
       one_process = one_process || c.when.one_process;
+      container = container || c.when.container;
     }
   }
   EXPECT_TRUE(env && env_value && in_file && fixed_in && gdr && net && not_via && rccl &&
-              local_socket && info_shown && one_process);
+              local_socket && info_shown && one_process && container);
 }
 
 // A regex of the packed knowledge base still names its file, entry and key when it fails to

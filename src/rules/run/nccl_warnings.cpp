@@ -1,4 +1,6 @@
 // nccl-warnings: NCCL WARN lines and CUDA / internal errors no other rule explains.
+#include <algorithm>
+
 #include "knowledge/nccl_kb.h"
 #include "knowledge/nccl_kb_read.h"
 #include "knowledge/nccl_problem_words.h"
@@ -73,7 +75,7 @@ class NcclWarnings : public Rule {
     struct Failure {
       Provenance where;
       int code = 0;
-      bool headless = false;  // a message without NCCL's record head (a framework's "Last error:")
+      bool last_error = false;  // the message a framework printed under "Last error:"
     };
     std::vector<Failure> failures;
     for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin())) {
@@ -83,8 +85,11 @@ class NcclWarnings : public Rule {
       if (const std::size_t a = r.line.message.find("-> ");
           r.line.trail && a != std::string::npos && a + 3 < r.line.message.size())
         code = r.line.message[a + 3] - '0';
-      failures.push_back(
-          {r.line.line.where, code, r.line.line.text.find(" NCCL ") == std::string::npos});
+      const bool last_error = std::any_of(
+          f.last_error_messages.begin(), f.last_error_messages.end(), [&](const Provenance& p) {
+            return p.source == r.line.line.where.source && p.line == r.line.line.where.line;
+          });
+      failures.push_back({r.line.line.where, code, last_error});
     }
     // A result code is that failure's result when, in the same file before it, the knowledge
     // base read a line of the same kind (NCCL's "Cuda failure '...'" WARN, then the framework's
@@ -95,7 +100,9 @@ class NcclWarnings : public Rule {
     // failure of another kind far above it (an async event, a bootstrap WARN before a CUDA
     // error) does not cover it.
     constexpr int kPastedAbove = 8;     // lines between a WARN and the result pasted under it
-    constexpr int kLastErrorBelow = 3;  // the result, its description, "Last error:", the WARN
+    // The result, its description, "Last error:", the message: three lines, more where a terminal
+    // wrapped the long result line.
+    constexpr int kLastErrorBelow = 16;
     auto follows_a_failure = [&](const LogLine& l, const Kind& k,
                                  const std::vector<const LogLine*>& read_kind) {
       auto before_l = [&](const Provenance& p) {
@@ -109,9 +116,9 @@ class NcclWarnings : public Rule {
           return true;
         // PyTorch prints the result first and NCCL's last WARN under it ("ncclInternalError:
         // Internal check failed.", "Last error:", the message: c10d's
-        // getNcclErrorDetailStr, torch/csrc/distributed/c10d/NCCLUtils.cpp): a message without a
-        // record head read that close below is the one it reports (a rank's WARN is not).
-        if (x.headless && x.where.source == l.where.source && x.where.line > l.where.line &&
+        // getNcclErrorDetailStr, torch/csrc/distributed/c10d/NCCLUtils.cpp): the message read
+        // under "Last error:" that close below is the one it reports (a rank's WARN is not).
+        if (x.last_error && x.where.source == l.where.source && x.where.line > l.where.line &&
             x.where.line - l.where.line <= kLastErrorBelow)
           return true;
       }

@@ -72,6 +72,14 @@ TEST(NcclKnownSignature, ABootstrapConnectToDockersBridgeIsHostNetworking) {
   EXPECT_EQ(fix("172.17.0.6").rfind("Run the containers with host networking", 0), 0u)
       << fix("172.17.0.6");
   EXPECT_EQ(fix("10.20.0.6").rfind("Set NCCL_SOCKET_IFNAME", 0), 0u) << fix("10.20.0.6");
+  // 172.17.0.0/16 as a routed network of hosts that show no container: the interface reading.
+  const RuleOutcome routed = log_rule(
+      kId, log_text("gpu-node-07:48344:48664 [0] include/socket.h:409 NCCL WARN Net : Connect to "
+                    "172.17.4.21<34147> failed : No route to host\n"
+                    "gpu-node-07:48344:48664 [0] NCCL INFO bootstrap.cc:360 -> 2\n"));
+  ASSERT_FALSE(routed.findings.empty());
+  EXPECT_EQ(routed.findings[0].fix.rfind("Set NCCL_SOCKET_IFNAME", 0), 0u)
+      << routed.findings[0].fix;
 }
 
 TEST(NcclKnownSignature, ReadsAnInfoLineNoParserPatternKnows) {

@@ -117,6 +117,10 @@ TEST(NcclWarnings, AResultWithItsLastErrorBelowIsThatFailure) {
       log_rule(kId, log_text(result + "Last error:\nAttribute busid of node nic not found\n"))
           .findings.empty());
   EXPECT_EQ(log_rule(kId, log_text(result + "Last error:\n\n")).findings.size(), 1u);
+  // A message read right under the result but not printed under "Last error:" is not it.
+  EXPECT_EQ(
+      log_rule(kId, log_text(result + "Attribute busid of node nic not found\n")).findings.size(),
+      1u);
 }
 
 // Three ranks each print the CUDA failure NCCL WARNed, its trail and the framework's result
