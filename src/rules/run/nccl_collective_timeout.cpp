@@ -108,15 +108,15 @@ class NcclCollectiveTimeout : public Rule {
                  "mismatch).";
     } else if (first_collective(f.timeouts)) {
       // PyTorch's SeqNum counts a process group's collectives from 1 (ProcessGroupNCCL's
-      // seqCollective_): the group's first collective never finished; its communicator (created at the group's first collective unless init was eager)
-      // and its first transfers are what stalled, not a rank that fell behind.
+      // seqCollective_): the group's first collective never finished. Either a rank had not
+      // reached it, or the group's first traffic stalled; a later collective's timeout has a
+      // training step's causes besides.
       x.cause +=
-          "The process group's first collective (SeqNum 1) never finished: what stalled is "
-          "the first traffic between its ranks - NCCL's connections for that "
-          "communicator or its first transfer over them (peer-to-peer between PCIe GPUs that "
-          "ACS or the IOMMU blocks hangs instead of failing; a network path that does not "
-          "carry the traffic; a rank that never reached the call) - not a rank that fell "
-          "behind, so a longer timeout only waits longer.";
+          "The process group's first collective (SeqNum 1) never finished: either a rank had "
+          "not reached it yet (still preparing or downloading data, or gone), or the group's "
+          "first traffic stalled - NCCL's connections for that communicator or its first "
+          "transfer over them (peer-to-peer between PCIe GPUs that ACS or the IOMMU blocks "
+          "hangs instead of failing; a network path that does not carry the traffic).";
     } else {
       x.cause +=
           "A rank stopped making progress: a crashed or stuck process, a rank still busy "
@@ -131,11 +131,15 @@ class NcclCollectiveTimeout : public Rule {
         "orders on different ranks.";
     if (lag.empty() && first_collective(f.timeouts))
       x.fix =
-          "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET: each rank's last lines show "
-          "the connection it set up last. On one host, try NCCL_P2P_DISABLE=1: if the job then "
-          "runs, PCIe peer-to-peer is blocked (disable ACS on the PCIe switches, or set the "
-          "IOMMU to passthrough: NCCL's troubleshooting guide); across hosts, check the "
-          "interface and network NCCL chose (NCCL_SOCKET_IFNAME, NCCL_IB_HCA).";
+          "If one rank was still busy before its first collective (data preparation on rank 0 "
+          "alone), do that work before init_process_group or on every rank, or raise the "
+          "timeout (init_process_group(..., timeout=datetime.timedelta(hours=2))). If every "
+          "rank reached it, the first traffic stalled: rerun with NCCL_DEBUG=INFO "
+          "NCCL_DEBUG_SUBSYS=INIT,NET (each rank's last lines show the connection it set up "
+          "last); on one host try NCCL_P2P_DISABLE=1 - if the job then runs, PCIe peer-to-peer "
+          "is blocked (disable ACS on the PCIe switches, or set the IOMMU to passthrough: "
+          "NCCL's troubleshooting guide); across hosts, check the interface and network NCCL "
+          "chose (NCCL_SOCKET_IFNAME, NCCL_IB_HCA).";
     else if (lag.empty())
       x.fix +=
           " Work done on one rank only (if rank == 0: evaluate, save) must finish within the "
@@ -148,10 +152,12 @@ class NcclCollectiveTimeout : public Rule {
 
  private:
   // Every timeout the log holds is of a process group's first collective (SeqNum 1).
+  // Point-to-point work (SEND, RECV, and the COALESCED group of them) is left out: PyTorch
+  // numbered it with the collectives' counter before 2.4, so its SeqNum is no first collective.
   static bool first_collective(const std::vector<CollectiveTimeout>& ts) {
     if (ts.empty()) return false;
     for (const CollectiveTimeout& t : ts)
-      if (t.seq != 1) return false;
+      if (t.seq != 1 || t.op == "SEND" || t.op == "RECV" || t.op == "COALESCED") return false;
     return true;
   }
 

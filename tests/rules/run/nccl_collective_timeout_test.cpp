@@ -101,10 +101,11 @@ TEST(NcclCollectiveTimeout, TheTimeoutErrorsBacktraceAlone) {
   EXPECT_TRUE(log_rule("framework-nccl-error", g).findings.empty());
 }
 
-// The group's first collective (SeqNum 1) timing out is its first traffic stalling (PCIe P2P that
-// ACS blocks hangs: a tistory.com write-up of a k8s pod fixed by NCCL_P2P_DISABLE=1), not a rank
-// that fell behind: no "raise the timeout". The work on the line under the watchdog's (a paste
-// that broke there) is read too. A later collective keeps the general reading.
+// The group's first collective (SeqNum 1) timing out is a rank that had not reached it or its
+// first traffic stalling (PCIe P2P that ACS blocks hangs: a tistory.com write-up of a k8s pod fixed
+// by NCCL_P2P_DISABLE=1): the fix says how to tell the two. The work on the line under the
+// watchdog's (a paste that broke there) is read too. A later collective, or point-to-point work
+// numbered 1, keeps the general reading.
 TEST(NcclCollectiveTimeout, TheFirstCollectiveTimingOutIsItsFirstTrafficStalling) {
   const auto timeout = [](const std::string& seq) {
     return log_rule(
@@ -118,8 +119,16 @@ TEST(NcclCollectiveTimeout, TheFirstCollectiveTimingOutIsItsFirstTrafficStalling
   EXPECT_NE(first.findings[0].cause.find("first collective (SeqNum 1) never finished"),
             std::string::npos)
       << first.findings[0].cause;
-  EXPECT_EQ(first.findings[0].fix.find("timedelta"), std::string::npos) << first.findings[0].fix;
-  EXPECT_NE(first.findings[0].fix.find("NCCL_P2P_DISABLE=1"), std::string::npos);
+  EXPECT_NE(first.findings[0].fix.find("NCCL_P2P_DISABLE=1"), std::string::npos)
+      << first.findings[0].fix;
+  EXPECT_NE(first.findings[0].fix.find("If one rank was still busy"), std::string::npos);
+  // A SEND numbered 1 (PyTorch before 2.4 counted point-to-point work with the collectives).
+  const RuleOutcome send = log_rule(
+      kId, log_text("[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
+                    "OpType=SEND, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 "
+                    "milliseconds before timing out.\n"));
+  ASSERT_EQ(send.findings.size(), 1u);
+  EXPECT_EQ(send.findings[0].cause.find("SeqNum 1"), std::string::npos);
   const RuleOutcome later = timeout("5");
   ASSERT_EQ(later.findings.size(), 1u);
   EXPECT_EQ(later.findings[0].cause.find("SeqNum 1"), std::string::npos);
