@@ -391,6 +391,15 @@ TEST(NcclMessage, AReversePathMissingBetweenGpusIsAOneSidedNvlink) {
   EXPECT_EQ(cause("0/41000 nlinks 2 to node 0/61000").rfind("Two GPUs disagree about an NVLink", 0),
             0u);
   EXPECT_EQ(cause("1/41000 nlinks 2 to node 3/0").rfind("A bug or an unhandled topology", 0), 0u);
+  // RCCL prints the same message (ROCm/rccl#1728, MI300X): no NVML advice there.
+  const RuleOutcome amd = log_rule(
+      kId, log_text("RCCL version 2.20.5+hip6.2\n"
+                    "node-0:1:2 [0] /long/src/extlibs/rccl/build/hipify/src/graph/paths.cc:82 NCCL "
+                    "WARN Failed to find reverse path from remNode 0/200000 nlinks 3 to node "
+                    "0/700000\n"));
+  ASSERT_FALSE(amd.findings.empty());
+  EXPECT_EQ(amd.findings[0].cause.find("Two GPUs disagree about an NVLink"), std::string::npos)
+      << amd.findings[0].cause;
 }
 
 // "ring N does not loop back to start": the rings are joined from every rank's own graph without
@@ -429,6 +438,12 @@ TEST(NcclMessage, AnEnodevQpWithAHandSetGidIndexIsThatIndex) {
   ASSERT_FALSE(unset.findings.empty());
   EXPECT_EQ(unset.findings[0].fix.rfind("Bring the HCA's network interface up", 0), 0u)
       << unset.findings[0].fix;
+  // -1 asks NCCL to choose (2.21+): not an index set by hand.
+  const RuleOutcome automatic = log_rule(
+      kId, log_text("h:1:1 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to -1.\n" + qp));
+  ASSERT_FALSE(automatic.findings.empty());
+  EXPECT_EQ(automatic.findings[0].fix.rfind("Bring the HCA's network interface up", 0), 0u)
+      << automatic.findings[0].fix;
 }
 
 // A system-error trail that begins in the shared-memory transport (shmRecvSetup's shmOpen,
