@@ -447,9 +447,8 @@ TEST(NcclMessage, AnEnodevQpWithAHandSetGidIndexIsThatIndex) {
 }
 
 // A system-error trail that begins in the shared-memory transport (shmRecvSetup's shmOpen,
-// shm.cc:101
-// @ v2.8.4-1; TsinghuaAI/CPM-2-Finetune#2 in Docker) is /dev/shm; one that begins in the topology
-// code keeps the general reading.
+// shm.cc:101 @ v2.8.4-1; TsinghuaAI/CPM-2-Finetune#2 in Docker) is /dev/shm; one that begins in
+// the topology code keeps the general reading.
 TEST(NcclMessage, ASystemErrorTrailFromTheShmTransportIsDevShm) {
   const auto cause = [](const std::string& first) {
     const RuleOutcome o = log_rule(
