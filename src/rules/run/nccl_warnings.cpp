@@ -99,7 +99,7 @@ class NcclWarnings : public Rule {
     // the trail). Quoting it again as an unexplained error would hide the reading; an earlier
     // failure of another kind far above it (an async event, a bootstrap WARN before a CUDA
     // error) does not cover it.
-    constexpr int kPastedAbove = 8;     // lines between a WARN and the result pasted under it
+    constexpr int kPastedAbove = 8;  // lines between a WARN and the result pasted under it
     // The result, its description, "Last error:", the message: three lines, more where a terminal
     // wrapped the long result line.
     constexpr int kLastErrorBelow = 16;
