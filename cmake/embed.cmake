@@ -1,5 +1,5 @@
 # Writes a C++ file that holds data/catalog.json, docs/rules/*.md,
-# data/nccl-kb/shared-prefixes.txt, data/nccl-kb/site-releases.txt,
+# data/nccl-kb/shared-prefixes.txt, data/nccl-kb/site-releases.txt, data/nccl-kb/trail-sites.txt,
 # data/nccl-kb/printed-words.txt and data/nccl-kb/hip-names.txt as byte arrays, so the binary
 # carries them with it; or, given NCCL_KB_DIR, one that holds data/nccl-kb/*.yaml (the NCCL message
 # knowledge base as text: the tests parse it; the binary has the packed form, tools/nccl_kb_pack.cpp).
@@ -41,6 +41,8 @@ else()
   string(APPEND src "${chunk}")
   tr_embed_bytes(${SITE_RELEASES} k_site_releases chunk)
   string(APPEND src "${chunk}")
+  tr_embed_bytes(${TRAIL_SITES} k_trail_sites chunk)
+  string(APPEND src "${chunk}")
   tr_embed_bytes(${PRINTED_WORDS} k_printed_words chunk)
   string(APPEND src "${chunk}")
   tr_embed_bytes(${HIP_NAMES} k_hip_names chunk)
@@ -49,6 +51,7 @@ else()
   string(APPEND src "}  // namespace\n\nstd::string_view embedded_catalog() { return {k_catalog, k_catalog_len}; }\n\n")
   string(APPEND src "std::string_view embedded_nccl_shared_prefixes() {\n  return {k_shared_prefixes, k_shared_prefixes_len};\n}\n\n")
   string(APPEND src "std::string_view embedded_nccl_site_releases() {\n  return {k_site_releases, k_site_releases_len};\n}\n\n")
+  string(APPEND src "std::string_view embedded_nccl_trail_sites() {\n  return {k_trail_sites, k_trail_sites_len};\n}\n\n")
   string(APPEND src "std::string_view embedded_nccl_printed_words() {\n  return {k_printed_words, k_printed_words_len};\n}\n\n")
   string(APPEND src "std::string_view embedded_nccl_hip_names() {\n  return {k_hip_names, k_hip_names_len};\n}\n\n")
   string(APPEND src "const std::vector<std::pair<std::string_view, std::string_view>>& embedded_rule_docs() {\n  static const std::vector<std::pair<std::string_view, std::string_view>> docs = {\n${table}  };\n  return docs;\n}\n}  // namespace trainready\n")

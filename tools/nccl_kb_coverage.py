@@ -39,7 +39,7 @@ SEVERITIES = {"error", "warning", "info"}
 LEVELS = {"WARN", "INFO"}
 WHEN_KEYS = {"link_layer", "net", "plugin", "env", "nccl", "driver", "multi_node", "log_has", "line_has",
              "framework",
-             "mnnvl", "gdr", "rccl", "info_shown", "one_process", "container"}
+             "mnnvl", "gdr", "rccl", "info_shown", "one_process", "container", "trail_call"}
 ENTRY_KEYS = {"id", "match", "level", "kind", "versions", "in_file", "fixed_in", "what",
               "severity", "rank", "causes", "source", "doc", "info_failure", "consequence",
               "not_via", "local_socket"}

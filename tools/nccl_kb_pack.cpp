@@ -139,7 +139,8 @@ std::string pack(const trainready::NcclKnowledgeBase& kb) {
              << ", .confirm = " << t.str(c.confirm) << ", .link_layer = " << t.str(w.link_layer)
              << ",\n     .net = " << t.regex(w.net) << ", .plugin = " << t.regex(w.plugin)
              << ", .log_has = " << t.regex(w.log_has) << ", .line_has = " << t.regex(w.line_has)
-             << ", .framework = " << t.regex(w.framework) << ", .env_begin = " << env_begin
+             << ", .framework = " << t.regex(w.framework)
+             << ", .trail_call = " << t.regex(w.trail_call) << ", .env_begin = " << env_begin
              << ", .env_count = " << n_envs - env_begin << ",\n     .nccl = " << t.str(w.nccl)
              << ", .driver = " << t.str(w.driver) << ", .multi_node = " << boolean(w.multi_node)
              << ", .mnnvl = " << boolean(w.mnnvl) << ", .gdr = " << boolean(w.gdr)

@@ -26,6 +26,9 @@ const std::vector<std::pair<std::string_view, std::string_view>>& embedded_nccl_
 std::string_view embedded_nccl_shared_prefixes();
 // data/nccl-kb/site-releases.txt: the releases each place NCCL's WARNs print from belongs to.
 std::string_view embedded_nccl_site_releases();
+// data/nccl-kb/trail-sites.txt: what NCCL calls at each place its error trail prints from, and
+// in which releases.
+std::string_view embedded_nccl_trail_sites();
 // data/nccl-kb/printed-words.txt: the words NCCL, its network plugins and libc print.
 std::string_view embedded_nccl_printed_words();
 // data/nccl-kb/hip-names.txt: the HIP names RCCL prints where NCCL prints CUDA's, each with the

@@ -76,6 +76,11 @@ struct NcclKbWhen {
   // decides (an errno, a size, a peer). A line it fails on rules the cause out, so the reading
   // does not offer it among the message's other causes either.
   std::optional<NcclKbRegex> line_has;
+  // Searched in the call NCCL checks where its first error trail starts (the first
+  // "file:line -> code" line, read in data/nccl-kb/trail-sites.txt at the releases the log comes
+  // from: "ncclIbRoceGetVersionNum"): a failure that printed no WARN of its own is named only
+  // there. Does not hold when that call is not known.
+  std::optional<NcclKbRegex> trail_call;
   std::vector<NcclKbEnv> env;
   std::string nccl, driver;  // version ranges (">=2.19,<2.21"), "" = any
   std::optional<bool> multi_node, mnnvl, gdr;
@@ -94,8 +99,8 @@ struct NcclKbWhen {
   std::optional<bool> rccl;
   bool empty() const {
     return link_layer.empty() && !net && !plugin && !log_has && !framework && !line_has &&
-           env.empty() && nccl.empty() && driver.empty() && !multi_node && !mnnvl && !gdr &&
-           !rccl && !info_shown && !one_process && !container;
+           !trail_call && env.empty() && nccl.empty() && driver.empty() && !multi_node && !mnnvl &&
+           !gdr && !rccl && !info_shown && !one_process && !container;
   }
 };
 

@@ -36,6 +36,7 @@ NcclKbCause cause(const packed::Cause& p) {
   w.log_has = regex(p.log_has);
   w.line_has = regex(p.line_has);
   w.framework = regex(p.framework);
+  w.trail_call = regex(p.trail_call);
   for (const packed::Env& e : packed::envs().subspan(p.env_begin, p.env_count))
     w.env.push_back({str(e.name), regex(e.value)});
   w.nccl = str(p.nccl);

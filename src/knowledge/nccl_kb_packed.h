@@ -36,7 +36,7 @@ struct Env {
 struct Cause {
   Str cause, fix, confirm;
   Str link_layer;
-  Regex net, plugin, log_has, line_has, framework;
+  Regex net, plugin, log_has, line_has, framework, trail_call;
   std::uint32_t env_begin = 0, env_count = 0;
   Str nccl, driver;
   std::int8_t multi_node = -1, mnnvl = -1, gdr = -1, rccl = -1;  // -1 not given, 0 false, 1 true

@@ -209,7 +209,18 @@ struct LogReleases {
   bool rccl = false;
   // The log tells which library printed it: a version line of NCCL or RCCL.
   bool producer_known = false;
+  // The call NCCL checks where the first error trail starts, at the releases above (unknown for
+  // RCCL, whose lines are not NCCL's).
+  NcclTrailCall call;
 };
+
+// The place of an error-trail line ("transport/net_ib.cc:282" of "... NCCL INFO
+// transport/net_ib.cc:282 -> 2"); empty when the line is not one.
+std::string_view trail_place(std::string_view text) {
+  const std::string_view m = after_level(text, "NCCL INFO ");
+  if (!trail_shaped(m) || m.substr(0, 3) == "-> ") return {};
+  return m.substr(0, m.find(' '));
+}
 
 LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& lines) {
   LogReleases r;
@@ -221,11 +232,26 @@ LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& l
       !f.rccl_versions.empty() || std::any_of(lines.begin(), lines.end(), [](const NcclKbLine& l) {
         return !l.spelled.empty() || l.file.find("hipify/") != std::string::npos;
       });
-  if (!r.printed.empty() || r.rccl) return r;
+  if (r.rccl) return r;
+  const std::string_view first =
+      f.first_error_return ? trail_place(f.first_error_return->text) : std::string_view{};
+  if (!r.printed.empty()) {
+    std::uint64_t mask = 0;
+    for (const std::string& v : r.printed) mask |= nccl_release_mask(v);
+    if (!first.empty()) r.call = nccl_trail_call(first, mask);
+    return r;
+  }
   std::vector<NcclPrintedWarn> warns;
   for (const NcclKbLine& l : lines)
     if (l.level == NcclKbLevel::kWarn && !l.file.empty()) warns.push_back({l.file, l.message});
-  r.sites = nccl_releases_from_sites(warns);
+  // The error trail's places tell the release as the WARNs' do: the first trail's lines (one
+  // thread's), not every "-> code" line of the log (another rank's may be of another release).
+  std::vector<std::string_view> trail;
+  if (!first.empty()) trail.push_back(first);
+  for (const LogLine& l : f.first_error_trail)
+    if (const std::string_view p = trail_place(l.text); !p.empty()) trail.push_back(p);
+  r.sites = nccl_releases_from_sites(warns, trail);
+  if (!first.empty()) r.call = nccl_trail_call(first, r.sites.known() ? r.sites.mask : ~0ULL);
   return r;
 }
 
@@ -559,6 +585,7 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
   }
   if (w.rccl && *w.rccl != r.rccl) return false;
   if (w.log_has && !log_has(*w.log_has, f)) return false;
+  if (w.trail_call && !(r.call.known() && search(*w.trail_call, r.call.callee))) return false;
   if (w.framework &&
       std::none_of(f.framework.frameworks.begin(), f.framework.frameworks.end(),
                    [&](const std::string& name) { return search(*w.framework, name); }))
@@ -573,6 +600,8 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
 // (a log is often an excerpt).
 bool ruled_out(const NcclKbWhen& w, const LogReleases& r, const NcclKbLine& line) {
   if (w.line_has && !line_has(*w.line_has, line)) return true;
+  // The trail names another call: the failure did not start in this one.
+  if (w.trail_call && r.call.known() && !search(*w.trail_call, r.call.callee)) return true;
   // A version line says whose log it is: an AMD cause is not one of an NVIDIA log's, nor the
   // reverse.
   if (w.rccl && r.producer_known && *w.rccl != r.rccl) return true;
@@ -781,6 +810,12 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
     for (const std::string& h : line.hosts)
       if (r.hosts.size() < 64) r.hosts.insert(h);
   }
+  // A reading of the first error trail's first line names the call NCCL checked there.
+  for (NcclMessageReading& r : out)
+    if (r.line.trail && f.first_error_return &&
+        r.line.line.where.line == f.first_error_return->where.line &&
+        r.line.line.where.source == f.first_error_return->where.source)
+      r.call = releases.call;
   // As a maintainer reads: errors before warnings, a specific message before the generic
   // trail, then the first failure in time, then the more decisive entry.
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {

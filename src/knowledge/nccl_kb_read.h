@@ -52,9 +52,13 @@ struct NcclMessageReading {
   // The excerpt begins inside the first error trail, whose WARN it cut off; this is the same
   // call's WARN on another thread, printed just after (starts_failure is set too).
   bool starts_cut_trail = false;
-  // The log prints no NCCL version: the releases the places its WARNs printed from tell, which
-  // the entries, fixed bugs and version conditions were read against (else unknown).
+  // The log prints no NCCL version: the releases the places its WARNs and first error trail
+  // printed from tell, which the entries, fixed bugs and version conditions were read against
+  // (else unknown).
   NcclSiteReleases releases;
+  // It reads the first line of the first error trail: the call NCCL checks there, at the
+  // releases the log comes from (unknown when the place is not listed or the releases disagree).
+  NcclTrailCall call;
 };
 
 // The kept lines of a run, in the order the analyser met them.

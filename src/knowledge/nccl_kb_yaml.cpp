@@ -19,8 +19,9 @@ const std::set<std::string> kEntryKeys = {
     "doc",      "info_failure", "consequence", "not_via", "local_socket"};
 const std::set<std::string> kCauseKeys = {"cause", "when", "fix", "confirm", "severity"};
 const std::set<std::string> kWhenKeys = {
-    "link_layer", "net",   "plugin", "env",  "nccl",      "driver",     "multi_node",  "log_has",
-    "line_has",   "mnnvl", "gdr",    "rccl", "framework", "info_shown", "one_process", "container"};
+    "link_layer", "net",        "plugin",      "env",       "nccl",      "driver",
+    "multi_node", "log_has",    "line_has",    "mnnvl",     "gdr",       "rccl",
+    "framework",  "info_shown", "one_process", "container", "trail_call"};
 
 // 1-based line of a node (0 when it has none).
 int line_of(const YAML::Node& n) { return n.IsDefined() ? std::max(0, n.Mark().line + 1) : 0; }
@@ -91,7 +92,8 @@ NcclKbWhen parse_when(const YAML::Node& n, const Where& w) {
     w.at(n["link_layer"]).fail("when-key 'link_layer' must be InfiniBand or Ethernet");
   for (auto [k, field] :
        {std::pair{"net", &r.net}, std::pair{"plugin", &r.plugin}, std::pair{"log_has", &r.log_has},
-        std::pair{"line_has", &r.line_has}, std::pair{"framework", &r.framework}})
+        std::pair{"line_has", &r.line_has}, std::pair{"framework", &r.framework},
+        std::pair{"trail_call", &r.trail_call}})
     if (n[k]) *field = regex(scalar(n, w, k, false), w.at(n[k]), k);
   r.nccl = scalar(n, w, "nccl", false);
   r.driver = scalar(n, w, "driver", false);

@@ -20,10 +20,18 @@ struct Row {
   std::uint64_t mask = 0;
 };
 
+// One call the error trail checks at a place (data/nccl-kb/trail-sites.txt).
+struct TrailRow {
+  std::string callee, function;
+  std::uint64_t mask = 0;
+};
+
 struct Table {
   std::vector<std::string> tags;     // "v2.4.8-1", ... oldest first: bit i is tags[i]
   std::vector<NcclVersion> version;  // the same, as numbers
   std::map<std::string, std::vector<Row>, std::less<>> places;
+  // The trail's places, over the same tags ("transport/net_ib.cc:282" -> its calls).
+  std::map<std::string, std::vector<TrailRow>, std::less<>> trail;
 };
 
 NcclVersion parse_version(std::string_view v) {
@@ -49,25 +57,64 @@ std::string_view next_field(std::string_view& line) {
   return f;
 }
 
-// The embedded table, read when a log without a version line first asks.
+std::string_view next_line(std::string_view& text) {
+  const std::size_t nl = text.find('\n');
+  const std::string_view line = text.substr(0, nl);
+  text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+  return line;
+}
+
+// The "# tags: v2.4.8-1 ..." line's tags; false when `line` is not that line.
+bool read_tags(std::string_view line, std::vector<std::string>& tags) {
+  constexpr std::string_view kTags = "# tags: ";
+  if (line.substr(0, kTags.size()) != kTags) return false;
+  line.remove_prefix(kTags.size());
+  while (!line.empty()) {
+    const std::size_t sp = line.find(' ');
+    tags.emplace_back(line.substr(0, sp));
+    line = sp == std::string_view::npos ? std::string_view{} : line.substr(sp + 1);
+  }
+  return true;
+}
+
+// data/nccl-kb/trail-sites.txt into t.trail: "@FILE", then "LINE<TAB>CALLEE<TAB>FUNCTION<TAB>MASK"
+// rows. Its tags must be the WARN table's (both tools read the same site lists); a table over
+// other tags is not read, so no mask is misread.
+void read_trail(Table& t) {
+  std::string_view text = embedded_nccl_trail_sites();
+  std::vector<std::string> tags;
+  std::string file;
+  while (!text.empty()) {
+    std::string_view line = next_line(text);
+    if (read_tags(line, tags)) {
+      if (tags != t.tags) return;
+      continue;
+    }
+    if (line.empty() || line.front() == '#') continue;
+    if (line.front() == '@') {
+      file = std::string(line.substr(1));
+      continue;
+    }
+    if (tags.empty()) return;
+    const std::string_view number = next_field(line);
+    TrailRow r;
+    r.callee = std::string(next_field(line));
+    r.function = std::string(next_field(line));
+    std::from_chars(line.data(), line.data() + line.size(), r.mask, 16);
+    t.trail[file + ":" + std::string(number)].push_back(std::move(r));
+  }
+}
+
+// The embedded tables, read when a log without a version line, or with an error trail, first asks.
 const Table& table() {
   static const Table t = [] {
     Table out;
     std::string_view text = embedded_nccl_site_releases();
     while (!text.empty()) {
-      const std::size_t nl = text.find('\n');
-      std::string_view line = text.substr(0, nl);
-      text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-      constexpr std::string_view kTags = "# tags: ";
-      if (line.substr(0, kTags.size()) == kTags) {
-        line.remove_prefix(kTags.size());
-        while (!line.empty()) {
-          const std::size_t sp = line.find(' ');
-          const std::string_view tag = line.substr(0, sp);
-          line = sp == std::string_view::npos ? std::string_view{} : line.substr(sp + 1);
-          out.tags.emplace_back(tag);
-          out.version.push_back(parse_version(tag.substr(1)));  // "v2.4.8-1"
-        }
+      std::string_view line = next_line(text);
+      if (read_tags(line, out.tags)) {
+        for (const std::string& tag : out.tags)
+          out.version.push_back(parse_version(std::string_view(tag).substr(1)));  // "v2.4.8-1"
         continue;
       }
       if (line.empty() || line.front() == '#') continue;
@@ -77,6 +124,7 @@ const Table& table() {
       std::from_chars(line.data(), line.data() + line.size(), r.mask, 16);
       out.places[std::string(place)].push_back(std::move(r));
     }
+    read_trail(out);
     return out;
   }();
   return t;
@@ -165,11 +213,21 @@ bool NcclSiteReleases::some_in(std::string_view spec) const {
   return hi ? from < std::min(*hi, in.hi) : from < in.hi;
 }
 
-NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& warns) {
+NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& warns,
+                                          const std::vector<std::string_view>& trail) {
   NcclSiteReleases out;
-  if (warns.empty()) return out;
+  if (warns.empty() && trail.empty()) return out;
   const Table& t = table();
   std::uint64_t agreed = ~std::uint64_t{0};
+  for (const std::string_view place : trail) {
+    auto it = t.trail.find(place);
+    if (it == t.trail.end()) continue;
+    std::uint64_t mask = 0;
+    for (const TrailRow& r : it->second) mask |= r.mask;
+    agreed &= mask;
+    if (std::find(out.sites.begin(), out.sites.end(), place) == out.sites.end())
+      out.sites.emplace_back(place);
+  }
   for (const NcclPrintedWarn& w : warns) {
     auto it = t.places.find(w.place);
     if (it == t.places.end()) continue;
@@ -186,6 +244,7 @@ NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& wa
   }
   if (out.sites.empty() || agreed == 0) return NcclSiteReleases{};
   const std::size_t n = t.tags.size();
+  out.mask = agreed & (n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1);
   std::size_t first = n, last = 0;
   for (std::size_t i = 0; i < n; ++i)
     if (agreed >> i & 1) {
@@ -206,6 +265,37 @@ NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& wa
   // Every listed release and any other: the places tell nothing.
   if (out.lo == NcclVersion{0, 0, 0} && !out.hi) return NcclSiteReleases{};
   return out;
+}
+
+NcclTrailCall nccl_trail_call(std::string_view place, std::uint64_t mask) {
+  NcclTrailCall out;
+  const Table& t = table();
+  auto it = t.trail.find(place);
+  if (it == t.trail.end() || mask == 0) return out;
+  const TrailRow* first = nullptr;
+  std::uint64_t at = 0;
+  for (const TrailRow& r : it->second) {
+    if ((r.mask & mask) == 0) continue;
+    if (first && (r.callee != first->callee || r.function != first->function)) return out;
+    first = first ? first : &r;
+    at |= r.mask & mask;
+  }
+  if (!first) return out;
+  out.place = std::string(place);
+  out.callee = first->callee;
+  out.function = first->function;
+  for (std::size_t i = 0; i < t.tags.size() && i < 64; ++i)
+    if (at >> i & 1) out.tags.push_back(short_tag(t.tags[i]));
+  return out;
+}
+
+std::uint64_t nccl_release_mask(std::string_view version) {
+  const Table& t = table();
+  const NcclVersion v = parse_version(version);
+  for (std::size_t i = 0; i < t.version.size() && i < 64; ++i)
+    if (t.version[i] >= v)
+      return t.version[i][0] == v[0] && t.version[i][1] == v[1] ? std::uint64_t{1} << i : 0;
+  return 0;
 }
 
 }  // namespace trainready

@@ -9,6 +9,7 @@
 // release NCCL tagged; before it, one per minor release, so there the log may come from any
 // release between the nearest listed tags that do not print there.
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,8 @@ struct NcclSiteReleases {
   NcclVersion lo{0, 0, 0};
   std::optional<NcclVersion> hi;
   std::vector<std::string> sites;  // the "graph/topo.h:234" that told it, in log order
+  // The same tags as a mask over the site lists' tags (bit 0 the oldest; nccl_trail_call).
+  std::uint64_t mask = 0;
   bool known() const { return !tags.empty(); }
   // The range the logic uses, in words: "2.26.2 .. 2.26.6", "after 2.4.8, up to 2.22.3"
   // (untagged releases after 2.4.8 included), "2.30.7 or later", "before 2.5.7".
@@ -44,9 +47,38 @@ struct NcclPrintedWarn {
   std::string_view message;  // "Could not find NET with id 0"
 };
 
-// The releases every placed WARN agrees on; unknown (no tags) when no WARN's place is listed, or
-// when the listed ones agree on no release (a patched build, or ranks of several releases). A WARN
-// whose place is not listed says nothing (an untagged build may have moved it).
-NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& warns);
+// The releases every placed WARN and every place of the error trail agree on; unknown (no tags)
+// when no place is listed, or when the listed ones agree on no release (a patched build, or ranks
+// of several releases). A place that is not listed says nothing (an untagged build may have moved
+// it). `trail`: the places of "file:line -> code" lines ("transport/net_ib.cc:282"), read in
+// data/nccl-kb/trail-sites.txt (tools/nccl_trail_releases.py: every place NCCL's error trail
+// printed from, v2.3 .. v2.30).
+NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& warns,
+                                          const std::vector<std::string_view>& trail = {});
+
+// What NCCL calls at a place its error trail printed from. NCCLCHECK(call) and its kin print
+// "file:line -> code" at their own line when `call` fails and return the code, so the first line
+// of the first trail is the check around the call that failed: a call that printed no WARN of
+// its own is named only there (2.21.5's transport/net_ib.cc:282 is
+// NCCLCHECK(ncclIbRoceGetVersionNum(...)) in ncclUpdateGidIndex).
+struct NcclTrailCall {
+  std::string place;     // "transport/net_ib.cc:282"
+  std::string callee;    // "ncclIbRoceGetVersionNum"; "" when the check reads a result computed
+                         // before (NCCLCHECK(ret)) or the trail line is written out after a
+                         // fail: label, which reports the function's own result
+  std::string function;  // the function the place is in, "" when not known
+  std::vector<std::string> tags;  // the listed releases it was read at ("2.21.5"), oldest first
+  bool known() const { return !tags.empty(); }
+};
+
+// The call at `place` in the releases `mask` holds (bits as NcclSiteReleases::mask; ~0: any
+// release): known only when every listed release in the mask that has a trail at that place
+// checks the same call in the same function. Unknown for a place no such release lists.
+NcclTrailCall nccl_trail_call(std::string_view place, std::uint64_t mask);
+
+// The mask of the listed release a printed version ("2.21.5", "2.18.5+cuda12.2") counts as: the
+// oldest listed one at or after it (the site lists hold one tag a minor release before 2.18.1,
+// which stands for the untagged releases before it in that minor); 0 past the newest.
+std::uint64_t nccl_release_mask(std::string_view version);
 
 }  // namespace trainready

@@ -286,8 +286,11 @@ TEST(NcclKbFixedIn, AMacrosPlaceTellsTheReleaseToo) {
   const NcclMessageReading* bug = reading_of(r, "fixed-2-18-6-connect-devpeers-memcpy-race");
   ASSERT_NE(bug, nullptr);
   EXPECT_EQ(bug->releases.describe(), "2.18.1 .. 2.19.1");
-  ASSERT_EQ(bug->releases.sites.size(), 1u);
-  EXPECT_EQ(bug->releases.sites[0], "transport.cc:154");
+  // The trail's place after it (transport.cc:33, the NCCLCHECK of that function's caller in those
+  // releases) agrees; it is listed first, as the trail's places are read before the WARNs'.
+  ASSERT_EQ(bug->releases.sites.size(), 2u);
+  EXPECT_EQ(bug->releases.sites[0], "transport.cc:33");
+  EXPECT_EQ(bug->releases.sites[1], "transport.cc:154");
   // The thread's own log (Open MPI's tagged output): the proxy's WARNs narrow it to 2.18.3 ..
   // 2.18.5; the title says 2.18.3.
   const auto thread = read_nccl_messages(

@@ -14,8 +14,8 @@ namespace {
 // Every field of NcclKbEntry and what it holds is written below; a field added to it must be
 // added here and to tools/nccl_kb_pack.cpp (the size check says when one was).
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-static_assert(sizeof(NcclKbEntry) == 496 && sizeof(NcclKbWhen) == 416 &&
-                  sizeof(NcclKbCause) == 520 && sizeof(NcclKbEnv) == 88,
+static_assert(sizeof(NcclKbEntry) == 496 && sizeof(NcclKbWhen) == 472 &&
+                  sizeof(NcclKbCause) == 576 && sizeof(NcclKbEnv) == 88,
               "a knowledge-base field was added or changed: dump it here and pack it in "
               "tools/nccl_kb_pack.cpp");
 #endif
@@ -59,6 +59,7 @@ std::string dump(const NcclKbEntry& e) {
     put(o, "log_has", w.log_has);
     put(o, "line_has", w.line_has);
     put(o, "framework", w.framework);
+    put(o, "trail_call", w.trail_call);
     for (const NcclKbEnv& x : w.env) {
       put(o, "env", x.name);
       put(o, "env_value", x.value);
@@ -101,7 +102,7 @@ TEST(NcclKbPacked, EqualsTheYamlParsedNow) {
 TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
   bool env = false, env_value = false, in_file = false, fixed_in = false, gdr = false, net = false,
        not_via = false, rccl = false, local_socket = false, info_shown = false, one_process = false,
-       container = false;
+       container = false, trail_call = false;
   for (const NcclKbEntry& e : NcclKnowledgeBase::builtin().entries()) {
     in_file = in_file || e.in_file;
     not_via = not_via || e.not_via;
@@ -118,10 +119,11 @@ TEST(NcclKbPacked, TheComparisonCoversEveryKindOfField) {
       info_shown = info_shown || c.when.info_shown;
       one_process = one_process || c.when.one_process;
       container = container || c.when.container;
+      trail_call = trail_call || c.when.trail_call;
     }
   }
   EXPECT_TRUE(env && env_value && in_file && fixed_in && gdr && net && not_via && rccl &&
-              local_socket && info_shown && one_process && container);
+              local_socket && info_shown && one_process && container && trail_call);
 }
 
 // A regex of the packed knowledge base still names its file, entry and key when it fails to

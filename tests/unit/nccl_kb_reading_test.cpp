@@ -691,3 +691,157 @@ TEST(NcclKbReading, AFoldedReadingsFixReplacesARulesGeneralFix) {
 
 }  // namespace
 }  // namespace trainready::test
+
+namespace trainready::test {
+namespace {
+
+const char* kTrailKb = R"(subsystem: test
+entries:
+- id: trail-sys
+  match: '-> 2\b'
+  level: INFO
+  kind: trail
+  what: a system call failed
+  severity: error
+  rank: 30
+  causes:
+  - cause: gid type
+    when: {trail_call: '^ncclIbRoceGetVersionNum$'}
+    fix: fix gid
+    confirm: check gid
+  - cause: generic
+    fix: fix s
+    confirm: check s
+  source: src/include/checks.h @ v2.30.7-1
+)";
+
+// `trail_call` reads the call NCCL checks where the first error trail starts, at the log's
+// releases (data/nccl-kb/trail-sites.txt): transport/net_ib.cc:282 is the check of
+// ncclIbRoceGetVersionNum at 2.21.5 only (NVIDIA/nccl#1332).
+TEST(NcclKbReading, TheCallWhereTheTrailStartsDecidesACause) {
+  const NcclKnowledgeBase k = NcclKnowledgeBase::parse({{"t.yaml", kTrailKb}});
+  const std::string trail =
+      "h:1:2 [3] NCCL INFO transport/net_ib.cc:282 -> 2\n"
+      "h:1:2 [3] NCCL INFO transport/net_ib.cc:305 -> 2\n";
+  auto r = read_nccl_messages(
+      analyze_nccl_log_text("h:1:1 [3] NCCL INFO NCCL version 2.21.5+cuda12.4\n" + trail, "a.log"),
+      k);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].cause->cause, "gid type");
+  EXPECT_TRUE(r[0].cause_seen);
+  EXPECT_EQ(r[0].call.callee, "ncclIbRoceGetVersionNum");
+  EXPECT_EQ(r[0].call.place, "transport/net_ib.cc:282");
+  // No version line: the trail's own places tell 2.21.5.
+  r = read_nccl_messages(analyze_nccl_log_text(trail, "b.log"), k);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].cause->cause, "gid type");
+  EXPECT_EQ(r[0].releases.describe(), "2.21.5");
+  // A trail that starts at another check (its caller's, ncclUpdateGidIndex) names another call:
+  // the cause does not hold, nor is it offered.
+  r = read_nccl_messages(analyze_nccl_log_text("h:1:1 [3] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+                                               "h:1:2 [3] NCCL INFO transport/net_ib.cc:305 -> 2\n",
+                                               "c.log"),
+                         k);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].cause->cause, "generic");
+  EXPECT_TRUE(r[0].others.empty());
+  EXPECT_EQ(r[0].call.callee, "ncclUpdateGidIndex");
+  // At 2.22.3 no check sits on that line: no call is known, so the cause does not hold but stays
+  // among the others (a patched build may have moved it).
+  r = read_nccl_messages(
+      analyze_nccl_log_text("h:1:1 [3] NCCL INFO NCCL version 2.22.3+cuda12.4\n" + trail, "e.log"),
+      k);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].cause->cause, "generic");
+  EXPECT_FALSE(r[0].call.known());
+  EXPECT_EQ(r[0].others.size(), 1u);
+  // RCCL's lines are not NCCL's: no call is named.
+  r = read_nccl_messages(
+      analyze_nccl_log_text("h:1:1 [3] NCCL INFO RCCL version 2.21.5+hip6.2\n" + trail, "d.log"),
+      k);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_FALSE(r[0].call.known());
+  EXPECT_EQ(r[0].cause->cause, "generic");
+}
+
+// The whole pipeline on NVIDIA/nccl#1332's silent trail: nccl-system-error defers to the trail's
+// reading, which names the call and the GID cause of 2.21.5 .. 2.22.3.
+TEST(NcclKbReading, ASilentTrailIsTheSystemErrorsCause) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "b:11537:11571 [3] NCCL INFO transport/net_ib.cc:282 -> 2\n"
+      "b:11537:11571 [3] NCCL INFO transport/net_ib.cc:305 -> 2\n"
+      "b:11537:11571 [3] NCCL INFO transport/net_ib.cc:1047 -> 2\n"
+      "b: Test NCCL failure common.cu:961 'unhandled system error (run with NCCL_DEBUG=INFO for "
+      "details) / '\n",
+      "t.log");
+  JudgeInputs in;
+  in.nccl_log = &f;
+  const Evaluation ev = evaluate(in, Catalog::builtin(), {});
+  ASSERT_FALSE(ev.findings.empty());
+  const Finding& top = ev.findings.front();
+  EXPECT_EQ(top.rule_id, "nccl-message");
+  EXPECT_NE(top.cause.find("gid_attrs/types"), std::string::npos) << top.cause;
+  EXPECT_NE(top.fix.find("NCCL_IB_GID_INDEX"), std::string::npos) << top.fix;
+  bool named = false;
+  for (const Evidence& e : top.evidence)
+    named = named || e.text.rfind(
+                         "failing call: ncclIbRoceGetVersionNum(), checked at "
+                         "transport/net_ib.cc:282 in ncclUpdateGidIndex",
+                         0) == 0;
+  EXPECT_TRUE(named);
+  const Finding* sys = nullptr;
+  for (const Finding& x : ev.findings)
+    if (x.rule_id == "nccl-system-error") sys = &x;
+  ASSERT_NE(sys, nullptr);
+  EXPECT_NE(sys->cause.find("checks ncclIbRoceGetVersionNum()"), std::string::npos) << sys->cause;
+  EXPECT_EQ(sys->cause.find("/dev/shm"), std::string::npos) << sys->cause;
+}
+
+// A bootstrap trail after a WARN that starts the failure: the WARN's reading (2.19's bootstrap
+// tag bug, NVIDIA/nccl#1176) comes before the trail's undecided signature; a signature its places
+// decided (socketFinalizeAccept's magic receive, NVIDIA/nccl#1612) keeps its rank.
+TEST(NcclKbReading, ATrailSignatureRanksBelowTheWarnThatStartedIt) {
+  const auto first_rule = [](const std::string& log) {
+    const NcclRunFacts f = analyze_nccl_log_text(log, "t.log");
+    JudgeInputs in;
+    in.nccl_log = &f;
+    const Evaluation ev = evaluate(in, Catalog::builtin(), {});
+    return ev.findings.empty() ? std::string() : ev.findings.front().message;
+  };
+  const std::string truncated = first_rule(
+      "c:4827:6900 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes instead "
+      "of 4\n"
+      "c:4827:6900 [4] NCCL INFO bootstrap.cc:554 -> 3\n"
+      "c:4827:6900 [4] NCCL INFO transport.cc:204 -> 3\n");
+  EXPECT_NE(truncated.find("[fixed-2-21-5-bootstrap-barrier-tag]"), std::string::npos) << truncated;
+  const std::string magic = first_rule(
+      "[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer "
+      "10.10.1.3<36138>\n"
+      "[0] NCCL INFO misc/socket.cc:80 -> 6\n"
+      "[0] NCCL INFO misc/socket.cc:474 -> 6\n"
+      "[0] NCCL INFO misc/socket.cc:628 -> 6\n");
+  EXPECT_NE(magic.find("[bootstrap-socket-failure]"), std::string::npos) << magic;
+}
+
+// Two readings of one line that give one fix: the folded finding says it once.
+TEST(NcclKbReading, AFixTwoReadingsShareIsSaidOnce) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "[0] misc/socket.cc:71 NCCL WARN socketProgress: Connection closed by remote peer "
+      "10.10.1.3<36138>\n"
+      "[0] NCCL INFO misc/socket.cc:80 -> 6\n"
+      "[0] NCCL INFO misc/socket.cc:474 -> 6\n"
+      "[0] NCCL INFO misc/socket.cc:628 -> 6\n",
+      "t.log");
+  JudgeInputs in;
+  in.nccl_log = &f;
+  for (const Finding& x : evaluate(in, Catalog::builtin(), {}).findings) {
+    const std::string once = "Upgrade NCCL to 2.27.3 or later";
+    const std::size_t at = x.fix.find(once);
+    if (at != std::string::npos) {
+      EXPECT_EQ(x.fix.find(once, at + 1), std::string::npos) << x.rule_id << ": " << x.fix;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainready::test

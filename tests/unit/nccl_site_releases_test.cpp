@@ -105,5 +105,51 @@ TEST(NcclSiteReleases, AMacrosUseDatesItsWarnWithoutLosingUnlistedReleases) {
   EXPECT_FALSE(nccl_releases_from_sites({{"misc/gdrwrap.cc:81", "Retrieve cuMemCreate"}}).known());
 }
 
+// The error trail's places date a log as its WARNs' do (data/nccl-kb/trail-sites.txt): NVIDIA/
+// nccl#1332's silent trail, transport/net_ib.cc:282 -> :305 -> :1047, is 2.21.5's alone.
+TEST(NcclSiteReleases, TheErrorTrailsPlacesDateTheLog) {
+  const NcclSiteReleases r = nccl_releases_from_sites(
+      {}, {"transport/net_ib.cc:282", "transport/net_ib.cc:305", "transport/net_ib.cc:1047"});
+  ASSERT_TRUE(r.known());
+  EXPECT_EQ(r.describe(), "2.21.5");
+  EXPECT_EQ(r.sites.size(), 3u);
+  EXPECT_EQ(r.mask, nccl_release_mask("2.21.5"));
+  // A place the trail never printed from says nothing; places of no common release, unknown.
+  EXPECT_FALSE(nccl_releases_from_sites({}, {"transport/net_ib.cc:99999"}).known());
+  EXPECT_FALSE(
+      nccl_releases_from_sites({}, {"transport/net_ib.cc:282", "transport/net_ib.cc:373"}).known());
+}
+
+// The first place names the call NCCL checked there, at the releases the log comes from.
+TEST(NcclSiteReleases, TheFirstPlaceOfATrailNamesTheCall) {
+  const NcclTrailCall c = nccl_trail_call("transport/net_ib.cc:282", nccl_release_mask("2.21.5"));
+  ASSERT_TRUE(c.known());
+  EXPECT_EQ(c.callee, "ncclIbRoceGetVersionNum");
+  EXPECT_EQ(c.function, "ncclUpdateGidIndex");
+  EXPECT_EQ(c.tags, std::vector<std::string>{"2.21.5"});
+  // Only 2.21.5 has a check on that line: any release names it; one without a check there, none.
+  EXPECT_EQ(nccl_trail_call("transport/net_ib.cc:282", ~0ULL).callee, "ncclIbRoceGetVersionNum");
+  EXPECT_FALSE(nccl_trail_call("transport/net_ib.cc:282", nccl_release_mask("2.30.7")).known());
+  // bootstrap.cc:282 checks other calls in other releases: with no release told the rows
+  // disagree and nothing is named; 2.20.3's is bootstrapNetRecv.
+  EXPECT_FALSE(nccl_trail_call("bootstrap.cc:282", ~0ULL).known());
+  EXPECT_EQ(nccl_trail_call("bootstrap.cc:282", nccl_release_mask("2.20.3")).callee,
+            "bootstrapNetRecv");
+  // 2.18.x's socket.cc:567 is the check of socketPollConnect in socketProgressState.
+  const NcclTrailCall s = nccl_trail_call("misc/socket.cc:567", nccl_release_mask("2.18.5"));
+  EXPECT_EQ(s.callee, "socketPollConnect");
+  EXPECT_EQ(s.function, "socketProgressState");
+}
+
+// A printed version counts as the listed tag of its minor release at or after it; one past the
+// newest listed tag, or of a minor release with no listed tag after it, as none.
+TEST(NcclSiteReleases, APrintedVersionCountsAsItsListedTag) {
+  EXPECT_NE(nccl_release_mask("2.21.5"), 0u);
+  EXPECT_EQ(nccl_release_mask("2.21.5+cuda12.4"), nccl_release_mask("2.21.5"));
+  EXPECT_EQ(nccl_release_mask("2.12.7"), nccl_release_mask("2.12.12"));  // one tag a minor
+  EXPECT_EQ(nccl_release_mask("2.12.13"), 0u);                           // not 2.13.4's
+  EXPECT_EQ(nccl_release_mask("2.99.1"), 0u);
+}
+
 }  // namespace
 }  // namespace trainready::test

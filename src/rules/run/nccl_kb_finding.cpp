@@ -26,6 +26,22 @@ std::vector<NcclKbFinding> nccl_kb_ranked(const std::vector<NcclMessageReading>&
   return out;
 }
 
+std::string nccl_trail_call_text(const NcclTrailCall& c) {
+  std::string releases;
+  if (c.tags.size() <= 3) {
+    for (const std::string& t : c.tags) releases += (releases.empty() ? "" : ", ") + t;
+  } else {
+    releases = c.tags.front() + " .. " + c.tags.back() + " (" + std::to_string(c.tags.size()) +
+               " listed releases)";
+  }
+  const std::string in = c.function.empty() ? "" : " in " + c.function;
+  if (c.callee.empty())
+    return "where the trail starts: " + c.place + in +
+           " traces a result it computed before, not a call it makes there (NCCL " + releases + ")";
+  return "failing call: " + c.callee + "(), checked at " + c.place + in + " (NCCL " + releases +
+         ")";
+}
+
 void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts& f) {
   const NcclMessageReading& r = *k.reading;
   const NcclKbEntry& e = *r.entry;
@@ -66,10 +82,12 @@ void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts
   if (r.releases.known()) {
     std::string sites;
     for (const std::string& s : r.releases.sites) sites += (sites.empty() ? "" : ", ") + s;
-    x.evidence.push_back({"NCCL " + r.releases.describe() + ", by where its WARNs were printed (" +
+    x.evidence.push_back({"NCCL " + r.releases.describe() +
+                              ", by the places its WARNs and error trail were printed from (" +
                               sites + "): the log prints no version",
                           {}});
   }
+  if (r.call.known()) x.evidence.push_back({nccl_trail_call_text(r.call), {}});
   x.cause = r.cause_seen ? r.cause->cause
                          : "The log does not show what decides between this message's causes; "
                            "the likeliest: " +

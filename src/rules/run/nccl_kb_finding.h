@@ -18,6 +18,18 @@ struct NcclKbFinding {
 // The readings of the run, best first, each with its finding rank.
 std::vector<NcclKbFinding> nccl_kb_ranked(const std::vector<NcclMessageReading>& readings);
 
+// The call at the first place of the first error trail, in words: "failing call:
+// ncclIbRoceGetVersionNum(), checked at transport/net_ib.cc:282 in ncclUpdateGidIndex (NCCL
+// 2.21.5)".
+std::string nccl_trail_call_text(const NcclTrailCall& c);
+
+// The finding rank nccl-message gives a reading of rank `rank`: below the dedicated NCCL rules
+// (ranks 50 and up), which judge the same failure with context from several lines (peers,
+// partitions, versions) and were checked against the maintainers' stated causes; above the
+// generic nccl-warnings (ranks under 10). The knowledge base's own order is kept by scaling, not
+// capping.
+inline int nccl_message_rank(int rank) { return rank * 45 / 100; }
+
 // Fills message, severity, rank, evidence, cause and fix of `x` from a reading.
 void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts& f);
 

@@ -2,6 +2,8 @@
 // (data/nccl-kb/signatures.yaml), or CUDA / libc text NCCL passes through
 // (data/nccl-kb/passthrough.yaml): each names its cause, fix and source. Read with the rest of
 // the knowledge base (src/knowledge), ranked in the same list as nccl-message.
+#include <algorithm>
+
 #include "knowledge/nccl_kb.h"
 #include "rules/rule_factories.h"
 #include "rules/run/nccl_kb_finding.h"
@@ -22,10 +24,26 @@ class NcclKnownSignature : public Rule {
     const NcclRunFacts& f = *ctx.nccl_log;
     const auto readings = read_nccl_messages(f, NcclKnowledgeBase::builtin());
     RuleOutcome o;
-    for (const NcclKbFinding& k : nccl_kb_ranked(readings)) {
+    const std::vector<NcclKbFinding> ranked = nccl_kb_ranked(readings);
+    // The WARN where the failure started, read by an entry of nccl-message: the trail after it
+    // is that failure's path, so a signature of the trail whose own context decided nothing (its
+    // fall-through cause) ranks below that WARN's reading (a bootstrap trail after "Message
+    // truncated" is the truncated message's, not a network's). One its places decided (the
+    // trail passes socketFinalizeAccept's magic receive) keeps its rank: the places say more
+    // than the WARN.
+    int started = -1;
+    for (const NcclKbFinding& k : ranked)
+      if (k.reading->starts_failure && !nccl_kb_is_signature(*k.reading->entry) &&
+          nccl_kb_severity(*k.reading) == Severity::kError) {
+        started = nccl_message_rank(k.rank);
+        break;
+      }
+    for (const NcclKbFinding& k : ranked) {
       if (!nccl_kb_is_signature(*k.reading->entry)) continue;
       Finding x = finding("");
       fill_nccl_kb_finding(x, k, f);
+      if (started >= 0 && k.reading->entry->kind == NcclKbKind::kTrail && x.general_fix)
+        x.rank = std::min(x.rank, std::max(0, started - 1));
       o.findings.push_back(std::move(x));
     }
     return o;

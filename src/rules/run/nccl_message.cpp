@@ -33,8 +33,7 @@ class NcclMessage : public Rule {
       // its head) holds only what the user brought because the run failed, so each reading is
       // reported, an info one as info.
       if (nccl_kb_severity(*k.reading) == Severity::kInfo &&
-          k.reading->line.level != NcclKbLevel::kWarn &&
-          !f.streams.empty())
+          k.reading->line.level != NcclKbLevel::kWarn && !f.streams.empty())
         continue;
       // A generic "-> code" trail follows the WARN NCCL printed where the failure started: the
       // WARN (its reading, or the rule that explains it) is the finding, the trail adds nothing.
@@ -42,11 +41,7 @@ class NcclMessage : public Rule {
       if (o.findings.size() == 6) break;  // the rest follow from these, or are listed by them
       Finding x = finding("");
       fill_nccl_kb_finding(x, k, f);
-      // Below the dedicated NCCL rules (ranks 50 and up), which judge the same failure with
-      // context from several lines (peers, partitions, versions) and were checked against the
-      // maintainers' stated causes; above the generic nccl-warnings (ranks under 10). The
-      // knowledge base's own order is kept by scaling, not capping.
-      x.rank = x.rank * 45 / 100;
+      x.rank = nccl_message_rank(x.rank);
       o.findings.push_back(std::move(x));
     }
     return o;

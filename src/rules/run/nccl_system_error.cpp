@@ -49,12 +49,30 @@ class NcclSystemError : public Rule {
         named = &r;
         break;
       }
+    // A call that failed without a WARN of its own is named by the place its error trail starts
+    // (the knowledge base's trail_call): a reading whose cause that call decided is the cause.
+    const NcclMessageReading* traced = nullptr;
+    if (!named)
+      for (const NcclMessageReading& r : readings)
+        if (r.call.known() && !r.call.callee.empty() && r.cause_seen && r.cause->when.trail_call &&
+            nccl_kb_severity(r) == Severity::kError) {
+          traced = &r;
+          break;
+        }
     if (named) {
       x.cause = "The WARN \"" + named->line.message + "\" names the failing call (" +
                 named->entry->id +
                 ", its own finding): NCCL returned ncclSystemError after it, so that reading is "
                 "the cause and this error its consequence.";
       x.fix = "Act on the reading of that WARN (" + named->entry->id + ").";
+      x.rank = 4;
+    } else if (traced) {
+      x.cause = "The error trail starts where NCCL checks " + traced->call.callee + "() (" +
+                traced->call.place +
+                "), which failed without a WARN of its own; the reading of that trail (" +
+                traced->entry->id +
+                ", its own finding) names the cause, and this error is its consequence.";
+      x.fix = "Act on the reading of that trail (" + traced->entry->id + ").";
       x.rank = 4;
     } else {
       nccl_result_ranked_reading(x, f, "ncclSystemError");
