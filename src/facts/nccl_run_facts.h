@@ -349,6 +349,11 @@ struct NcclRunFacts {
   // of the first failure, whose file:lines tell which call failed at a release (log_has reads
   // them).
   std::vector<LogLine> first_error_trail;
+  // The first line of another thread's error trail that passes the first error return's place
+  // further on (within 4,096 lines of it): the same failure seen from a deeper start - an excerpt
+  // that begins inside the first trail lost that trail's earlier lines (NVIDIA/nccl#1059: rank 1's
+  // trail starts at bootstrap.cc:270, rank 6's at misc/socket.cc:564 then passes :270).
+  std::optional<LogLine> deeper_error_return;
   std::map<std::string, NcclHostProfile> host_profiles;  // key = host label (see NcclStream)
   std::uint64_t host_count = 0;  // exact, where sets above keep a sample of 64
 

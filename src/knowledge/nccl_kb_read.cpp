@@ -233,12 +233,21 @@ LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& l
         return !l.spelled.empty() || l.file.find("hipify/") != std::string::npos;
       });
   if (r.rccl) return r;
-  const std::string_view first =
+  // Where the failure's trail starts: another thread's deeper start of it when the first trail was
+  // cut (NcclRunFacts::deeper_error_return), else the first trail's first line.
+  const std::string_view cut =
       f.first_error_return ? trail_place(f.first_error_return->text) : std::string_view{};
+  const std::string_view first =
+      f.deeper_error_return ? trail_place(f.deeper_error_return->text) : cut;
+  const auto name_call = [&](std::uint64_t mask) {
+    if (first.empty()) return;
+    r.call = nccl_trail_call(first, mask);
+    if (r.call.known() && first != cut) r.call.passes = std::string(cut);
+  };
   if (!r.printed.empty()) {
     std::uint64_t mask = 0;
     for (const std::string& v : r.printed) mask |= nccl_release_mask(v);
-    if (!first.empty()) r.call = nccl_trail_call(first, mask);
+    name_call(mask);
     return r;
   }
   std::vector<NcclPrintedWarn> warns;
@@ -248,10 +257,11 @@ LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& l
   // thread's), not every "-> code" line of the log (another rank's may be of another release).
   std::vector<std::string_view> trail;
   if (!first.empty()) trail.push_back(first);
+  if (!cut.empty() && cut != first) trail.push_back(cut);
   for (const LogLine& l : f.first_error_trail)
     if (const std::string_view p = trail_place(l.text); !p.empty()) trail.push_back(p);
   r.sites = nccl_releases_from_sites(warns, trail);
-  if (!first.empty()) r.call = nccl_trail_call(first, r.sites.known() ? r.sites.mask : ~0ULL);
+  name_call(r.sites.known() ? r.sites.mask : ~0ULL);
   return r;
 }
 

@@ -68,6 +68,9 @@ struct NcclTrailCall {
                          // fail: label, which reports the function's own result
   std::string function;  // the function the place is in, "" when not known
   std::vector<std::string> tags;  // the listed releases it was read at ("2.21.5"), oldest first
+  // Set when the place is another thread's deeper start of the first trail, which the log shows
+  // cut: that first trail's first place, which this thread's trail passes ("bootstrap.cc:270").
+  std::string passes;
   bool known() const { return !tags.empty(); }
 };
 

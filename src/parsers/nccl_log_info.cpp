@@ -473,6 +473,26 @@ bool collective_line(std::string_view m, CollectiveLine& c) {
   return true;
 }
 
+// Another thread's INFO line after the first error return: a trail line starts or goes on with
+// that thread's trail, anything else ends it. A trail that passes the first one's place after its
+// own first line started deeper: its first line is NcclRunFacts::deeper_error_return.
+void NcclLogAnalyzer::State::other_trail(std::string_view head, std::string_view m,
+                                         std::string_view text, std::uint64_t n) {
+  if (same_thread(head, first_trail_head)) return;
+  OtherTrail* t = nullptr;
+  for (OtherTrail& o : other_trails)
+    if (same_thread(head, o.head)) t = &o;
+  if (!error_return(m)) {
+    if (t) t->open = false;
+    return;
+  }
+  if (!t) {
+    if (other_trails.size() < 16) other_trails.push_back({std::string(head), log_line(text, n)});
+    return;
+  }
+  if (t->open && m.substr(0, m.find(' ')) == first_trail_place) f.deeper_error_return = t->first;
+}
+
 void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
   std::string_view m = r.message;
   if (m.empty()) return;
@@ -486,6 +506,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
         f.first_error_return = log_line(r.text, n);
         first_trail_head = std::string(head);
         first_trail_open = true;
+        first_trail_place = std::string(m.substr(0, m.find(' ')));
       }
     } else if (same_thread(head, first_trail_head)) {
       if (trail && f.first_error_trail.size() < 32)
@@ -494,6 +515,9 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
         first_trail_open = false;
     }
   }
+  if (f.first_error_return && !f.deeper_error_return &&
+      n <= static_cast<std::uint64_t>(f.first_error_return->where.line) + 4096)
+    other_trail(r.text.substr(0, std::min(r.text.find(" NCCL "), r.text.size())), m, r.text, n);
   // Connection lines are most of a log and never a failure; others may be (knowledge base).
   if (!starts(m, "Channel ") && failure_worded(m)) failures.info(quote(m), at(n), &s, time_of(n));
   // NCCL 2.0 - 2.6 named a connection "Ring %02d : a[dev] -> b[dev] via X" (transport/*.cu,

@@ -382,6 +382,17 @@ struct NcclLogAnalyzer::State {
   std::string_view cur_raw;
   std::string first_trail_head;   // "host:pid:tid [dev]" of the first error return's thread
   bool first_trail_open = false;  // its trail goes on (that thread printed nothing else since)
+  std::string first_trail_place;  // its "file:line" ("bootstrap.cc:270")
+  // Other threads' trails begun after it, while NcclRunFacts::deeper_error_return is looked for:
+  // each thread's first trail line, and whether its trail goes on (at most 16 threads).
+  struct OtherTrail {
+    std::string head;
+    LogLine first;
+    bool open = true;
+  };
+  std::vector<OtherTrail> other_trails;
+  void other_trail(std::string_view head, std::string_view m, std::string_view text,
+                   std::uint64_t n);
   // The "pid:tid [dev]" of a record head (a WARN's "file:line" after it dropped).
   static std::string_view thread_of(std::string_view head) {
     if (const std::size_t b = head.find(']'); b != std::string_view::npos)

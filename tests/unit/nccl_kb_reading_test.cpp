@@ -845,3 +845,53 @@ TEST(NcclKbReading, AFixTwoReadingsShareIsSaidOnce) {
 
 }  // namespace
 }  // namespace trainready::test
+
+namespace trainready::test {
+namespace {
+
+// An excerpt that begins inside rank 1's trail (NVIDIA/nccl#1059, NCCL 2.18.1, no version line):
+// rank 6's trail starts deeper, at misc/socket.cc:564, and passes bootstrap.cc:270 where rank 1's
+// starts; the call is named at 564 (socketPollConnect at 2.18.1, which fails without a WARN).
+TEST(NcclKbReading, ACutTrailIsNamedWhereAnotherThreadsStarts) {
+  const std::string cut =
+      "M: M:10793:11394 [1] NCCL INFO bootstrap.cc:270 -> 2\n"
+      "M: M:10799:11392 [6] NCCL INFO misc/socket.cc:564 -> 2\n"
+      "M: M:10793:11394 [1] NCCL INFO init.cc:1303 -> 2\n"
+      "M: M:10799:11392 [6] NCCL INFO misc/socket.cc:615 -> 2\n"
+      "M: M:10793:11394 [1] NCCL INFO group.cc:64 -> 2 [Async thread]\n"
+      "M: M:10799:11392 [6] NCCL INFO bootstrap.cc:270 -> 2\n"
+      "M: M:10799:11392 [6] NCCL INFO init.cc:1303 -> 2\n";
+  const NcclRunFacts f = analyze_nccl_log_text(cut, "t.log");
+  ASSERT_TRUE(f.deeper_error_return.has_value());
+  EXPECT_NE(f.deeper_error_return->text.find("misc/socket.cc:564"), std::string::npos);
+  EXPECT_EQ(f.deeper_error_return->where.line, 2);
+  const auto r = read_nccl_messages(f, NcclKnowledgeBase::builtin());
+  const NcclMessageReading* first = nullptr;
+  for (const NcclMessageReading& x : r)
+    if (x.call.known()) first = &x;
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->call.callee, "socketPollConnect");
+  EXPECT_EQ(first->call.place, "misc/socket.cc:564");
+  EXPECT_EQ(first->call.passes, "bootstrap.cc:270");
+  EXPECT_EQ(first->releases.describe(), "2.18.1");
+  // A thread whose trail starts at the same place, or that prints something else before it
+  // passes it, or rank 1's own trail, is no deeper start.
+  EXPECT_FALSE(analyze_nccl_log_text("a:1:1 [1] NCCL INFO bootstrap.cc:270 -> 2\n"
+                                     "a:1:2 [6] NCCL INFO bootstrap.cc:270 -> 2\n"
+                                     "a:1:2 [6] NCCL INFO init.cc:1303 -> 2\n",
+                                     "u.log")
+                   .deeper_error_return.has_value());
+  EXPECT_FALSE(analyze_nccl_log_text("a:1:1 [1] NCCL INFO bootstrap.cc:270 -> 2\n"
+                                     "a:1:2 [6] NCCL INFO misc/socket.cc:564 -> 2\n"
+                                     "a:1:2 [6] NCCL INFO Using network Socket\n"
+                                     "a:1:2 [6] NCCL INFO bootstrap.cc:270 -> 2\n",
+                                     "v.log")
+                   .deeper_error_return.has_value());
+  EXPECT_FALSE(analyze_nccl_log_text("a:1:1 [1] NCCL INFO misc/socket.cc:564 -> 2\n"
+                                     "a:1:1 [1] NCCL INFO bootstrap.cc:270 -> 2\n",
+                                     "w.log")
+                   .deeper_error_return.has_value());
+}
+
+}  // namespace
+}  // namespace trainready::test
