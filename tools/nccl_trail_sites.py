@@ -161,7 +161,9 @@ def trail_sites_at(git_dir, tag):
             for macro, paren in found:
                 paren = line.find("(", paren)
                 called = "" if macro == "INFO" else callee(first_argument(code, n, paren))
-                function = enclosing_function(blanked, starts[n - 1]) or ""
+                # Up to the macro itself: a function written on one line (include/net.h's
+                # ncclNetIsend) is the one around it, not the one on the line before.
+                function = enclosing_function(blanked, starts[n - 1] + max(paren, 0)) or ""
                 last = closing_line(code, n, paren)
                 for at in sorted({n, last}):
                     out.setdefault(f"{p[4:]}:{at}", (macro, called, function))

@@ -57,6 +57,8 @@ fail:
   INFO(NCCL_ALL,"%s:%d -> %d", __FILE__, __LINE__, ret);
   return ret;
 }
+static ncclResult_t one(int x) { NCCLCHECK(first(x)); return ncclSuccess; }
+static ncclResult_t two(int x) { NCCLCHECK(second(x)); return ncclSuccess; }
 '''
 
 
@@ -118,6 +120,9 @@ class TrailSites(unittest.TestCase):
         self.assertNotIn("transport/net_ib.cc:15", one)  # CUDACHECK WARNs; it prints no trail
         self.assertEqual(one["transport/net_ib.cc:16"][:2], ("SYSCHECKGOTO", "open"))
         self.assertEqual(one["transport/net_ib.cc:19"], ("INFO", "", "ncclUpdateGidIndex"))
+        # functions written on one line: the check is in its own line's function
+        self.assertEqual(one["transport/net_ib.cc:22"], ("NCCLCHECK", "first", "one"))
+        self.assertEqual(one["transport/net_ib.cc:23"], ("NCCLCHECK", "second", "two"))
         self.assertNotIn("transport/net_ib.cc:2", one)  # a comment
         self.assertNotIn("transport/net_ib.cc:4", one)  # a bare return prints no trail
         self.assertFalse(any(p.startswith("include/") for p in one))  # no #define line
