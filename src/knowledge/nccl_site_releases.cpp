@@ -163,6 +163,19 @@ Interval interval_of(std::string_view spec) {
   return in;
 }
 
+// The place as NCCL's own build prints it: NCCL compiles from src/, so __FILE__ is
+// "transport/p2p.cc"; a build from elsewhere prints the path it compiled ("third_party/gpus/nccl/
+// src/transport/p2p.cc" in XLA's Bazel build, "./" before it in a WARN). What follows the last
+// "/src/" is NCCL's path, whose own directories never hold one.
+std::string_view as_nccl_prints(std::string_view place) {
+  if (const std::size_t s = place.rfind("/src/"); s != std::string_view::npos)
+    place.remove_prefix(s + 5);
+  else if (place.substr(0, 4) == "src/")
+    place.remove_prefix(4);
+  while (place.substr(0, 2) == "./") place.remove_prefix(2);
+  return place;
+}
+
 }  // namespace
 
 std::string NcclSiteReleases::describe() const {
@@ -220,7 +233,7 @@ NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& wa
   const Table& t = table();
   std::uint64_t agreed = ~std::uint64_t{0};
   for (const std::string_view place : trail) {
-    auto it = t.trail.find(place);
+    auto it = t.trail.find(as_nccl_prints(place));
     if (it == t.trail.end()) continue;
     std::uint64_t mask = 0;
     for (const TrailRow& r : it->second) mask |= r.mask;
@@ -229,7 +242,7 @@ NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& wa
       out.sites.emplace_back(place);
   }
   for (const NcclPrintedWarn& w : warns) {
-    auto it = t.places.find(w.place);
+    auto it = t.places.find(as_nccl_prints(w.place));
     if (it == t.places.end()) continue;
     std::uint64_t mask = 0;
     // A row without text (a format that starts with a conversion) would date any message printed
@@ -270,7 +283,7 @@ NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& wa
 NcclTrailCall nccl_trail_call(std::string_view place, std::uint64_t mask) {
   NcclTrailCall out;
   const Table& t = table();
-  auto it = t.trail.find(place);
+  auto it = t.trail.find(as_nccl_prints(place));
   if (it == t.trail.end() || mask == 0) return out;
   const TrailRow* first = nullptr;
   std::uint64_t at = 0;

@@ -141,6 +141,24 @@ TEST(NcclSiteReleases, TheFirstPlaceOfATrailNamesTheCall) {
   EXPECT_EQ(s.function, "socketProgressState");
 }
 
+// A build that compiles NCCL from elsewhere prints the path it compiled (XLA's Bazel build:
+// "third_party/gpus/nccl/src/transport/p2p.cc:164 -> 1", NVIDIA/nccl#582): read as NCCL prints it.
+TEST(NcclSiteReleases, ABuildsOwnPathToNcclsSourceReadsAsNcclPrintsIt) {
+  const NcclSiteReleases plain =
+      nccl_releases_from_sites({}, {"transport/net_ib.cc:282", "transport/net_ib.cc:305"});
+  const NcclSiteReleases bazel = nccl_releases_from_sites(
+      {}, {"third_party/gpus/nccl/src/transport/net_ib.cc:282",
+           "./external/nccl_archive/src/transport/net_ib.cc:305"});
+  ASSERT_TRUE(bazel.known());
+  EXPECT_EQ(bazel.describe(), plain.describe());
+  EXPECT_EQ(nccl_trail_call("third_party/gpus/nccl/src/transport/net_ib.cc:282", ~0ULL).callee,
+            "ncclIbRoceGetVersionNum");
+  EXPECT_TRUE(nccl_releases_from_sites(
+                  {{"./third_party/gpus/nccl/src/transport/net_ib.cc:330",
+                    "NET/IB: read failed in ncclIbRoceGetVersionNum: x"}})
+                  .known());
+}
+
 // A printed version counts as the listed tag of its minor release at or after it; one past the
 // newest listed tag, or of a minor release with no listed tag after it, as none.
 TEST(NcclSiteReleases, APrintedVersionCountsAsItsListedTag) {
