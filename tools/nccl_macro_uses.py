@@ -165,23 +165,34 @@ def uses_at(git_dir, tag):
     return out
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def rows_over_tags(argv, description, at_tag):
+    """Parses --git-dir and reads every release tag from v2.3 on with at_tag(git_dir, tag), which
+    gives {key: value}: ({key: [tags, oldest first]}, {key: its value at the first tag}), or the
+    exit code 2 on bad input (named on stderr)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--git-dir", required=True, help="a NCCL git directory")
     a = ap.parse_args(argv)
     if not os.path.isdir(a.git_dir):
         print(f"{a.git_dir}: not a directory", file=sys.stderr)
         return 2
     rows = collections.defaultdict(list)
-    macro_of = {}
+    first = {}
     try:
         for tag in release_tags(a.git_dir, since=OLDEST):
-            for key, macro in uses_at(a.git_dir, tag).items():
+            for key, value in at_tag(a.git_dir, tag).items():
                 rows[key].append(tag)
-                macro_of.setdefault(key, macro)
+                first.setdefault(key, value)
     except SystemExit2 as e:
         print(e, file=sys.stderr)
         return 2
+    return rows, first
+
+
+def main(argv=None):
+    got = rows_over_tags(argv, __doc__.splitlines()[0], uses_at)
+    if got == 2:
+        return 2
+    rows, macro_of = got
     for (place, text), used in sorted(rows.items()):
         print(f"{place}\t{text}\t{macro_of[(place, text)]}\t{','.join(used)}")
     return 0

@@ -31,15 +31,12 @@ It reads a git directory (`git ls-tree`, one `git cat-file --batch` a tag, as
 tools/nccl_message_sites.py does) and never fetches anything. Exit 0 on success, 2 on bad input
 (named).
 """
-import argparse
 import collections
-import os
 import re
 import sys
 
-from nccl_macro_uses import closing_line, logical_defines, strip_code
-from nccl_message_sites import (SystemExit2, blank_comments, enclosing_function, files_at_tag,
-                                 release_tags)
+from nccl_macro_uses import closing_line, logical_defines, rows_over_tags, strip_code
+from nccl_message_sites import blank_comments, enclosing_function, files_at_tag
 
 SOURCE = re.compile(r"^src/.*\.(cc|cu|cpp|h|hpp|cuh)$")
 HEADER = re.compile(r"\.(h|hpp|cuh)$")
@@ -47,7 +44,6 @@ HEADER = re.compile(r"\.(h|hpp|cuh)$")
 TRAIL_FORMAT = re.compile(r'"%s:%d -> %d')
 # A written-out trail line in a function: INFO(<subsys>, "%s:%d -> %d...", __FILE__, __LINE__, ...).
 TRAIL_INFO = re.compile(r'\bINFO\s*\(\s*[A-Z_|\s]+,\s*"%s:%d -> %d')
-OLDEST = (2, 3)
 CALLEE_CHARS = 64
 NOT_CALLS = {"if", "for", "while", "switch", "return", "sizeof", "alignof", "decltype",
              "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"}
@@ -171,20 +167,12 @@ def trail_sites_at(git_dir, tag):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--git-dir", required=True, help="a NCCL git directory")
-    a = ap.parse_args(argv)
-    if not os.path.isdir(a.git_dir):
-        print(f"{a.git_dir}: not a directory", file=sys.stderr)
+    # One row per place and what is checked there (a place checks other calls in other releases).
+    got = rows_over_tags(argv, __doc__.splitlines()[0], lambda git_dir, tag: {
+        (place,) + what: None for place, what in trail_sites_at(git_dir, tag).items()})
+    if got == 2:
         return 2
-    rows = collections.defaultdict(list)
-    try:
-        for tag in release_tags(a.git_dir, since=OLDEST):
-            for place, what in trail_sites_at(a.git_dir, tag).items():
-                rows[(place,) + what].append(tag)
-    except SystemExit2 as e:
-        print(e, file=sys.stderr)
-        return 2
+    rows, _ = got
     for key, used in sorted(rows.items(), key=lambda kv: (place_key(kv[0][0]), kv[0][1:])):
         print("\t".join(key) + "\t" + ",".join(used))
     return 0
