@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "core/embedded.h"
@@ -20,9 +21,10 @@ struct Row {
   std::uint64_t mask = 0;
 };
 
-// One call the error trail checks at a place (data/nccl-kb/trail-sites.txt).
+// One call the error trail checks at a place (data/nccl-kb/trail-sites.txt), a view of the
+// embedded text.
 struct TrailRow {
-  std::string callee, function;
+  std::string_view callee, function;
   std::uint64_t mask = 0;
 };
 
@@ -30,8 +32,11 @@ struct Table {
   std::vector<std::string> tags;     // "v2.4.8-1", ... oldest first: bit i is tags[i]
   std::vector<NcclVersion> version;  // the same, as numbers
   std::map<std::string, std::vector<Row>, std::less<>> places;
-  // The trail's places, over the same tags ("transport/net_ib.cc:282" -> its calls).
-  std::map<std::string, std::vector<TrailRow>, std::less<>> trail;
+  // The trail's places over the same tags: each file's block of trail-sites.txt
+  // ("transport/net_ib.cc" -> its "LINE<TAB>CALLEE<TAB>FUNCTION<TAB>MASK" rows, sorted by line),
+  // views of the embedded text. A run looks up a few dozen of its 36,700 places, so the rows are
+  // read where they are, not copied into a map (which took 11 MB and 40 ms a run).
+  std::map<std::string_view, std::string_view, std::less<>> trail_files;
 };
 
 NcclVersion parse_version(std::string_view v) {
@@ -77,31 +82,71 @@ bool read_tags(std::string_view line, std::vector<std::string>& tags) {
   return true;
 }
 
-// data/nccl-kb/trail-sites.txt into t.trail: "@FILE", then "LINE<TAB>CALLEE<TAB>FUNCTION<TAB>MASK"
-// rows. Its tags must be the WARN table's (both tools read the same site lists); a table over
-// other tags is not read, so no mask is misread.
-void read_trail(Table& t) {
-  std::string_view text = embedded_nccl_trail_sites();
+// The place as NCCL's own build prints it: NCCL compiles from src/, so __FILE__ is
+// "transport/p2p.cc"; a build from elsewhere prints the path it compiled ("third_party/gpus/nccl/
+// src/transport/p2p.cc" in XLA's Bazel build, "./" before it in a WARN). What follows the last
+// "/src/" is NCCL's path, whose own directories never hold one.
+std::string_view as_nccl_prints(std::string_view place) {
+  if (const std::size_t s = place.rfind("/src/"); s != std::string_view::npos)
+    place.remove_prefix(s + 5);
+  else if (place.substr(0, 4) == "src/")
+    place.remove_prefix(4);
+  while (place.substr(0, 2) == "./") place.remove_prefix(2);
+  return place;
+}
+
+// data/nccl-kb/trail-sites.txt's blocks into t.trail_files: "@FILE", then its rows. Its tags must
+// be the WARN table's (both tools read the same site lists); a table over other tags, or without
+// its tags line before the rows, is not read, so no mask is misread.
+void index_trail(Table& t) {
+  const std::string_view all = embedded_nccl_trail_sites();
+  std::string_view text = all;
   std::vector<std::string> tags;
-  std::string file;
+  std::string_view file;
+  std::size_t block = 0;
+  const auto close = [&](std::size_t end) {
+    if (!file.empty()) t.trail_files[file] = all.substr(block, end - block);
+  };
   while (!text.empty()) {
+    const std::size_t at = all.size() - text.size();
     std::string_view line = next_line(text);
-    if (read_tags(line, tags)) {
+    if (file.empty() && read_tags(line, tags)) {
       if (tags != t.tags) return;
       continue;
     }
-    if (line.empty() || line.front() == '#') continue;
-    if (line.front() == '@') {
-      file = std::string(line.substr(1));
-      continue;
-    }
+    if (line.empty() || line.front() != '@') continue;
     if (tags.empty()) return;
+    close(at);
+    file = line.substr(1);
+    block = all.size() - text.size();
+  }
+  close(all.size());
+}
+
+// The rows of `place` ("transport/net_ib.cc:282", or as a build printed it), each given to `f`.
+template <class F>
+void for_trail_rows(const Table& t, std::string_view place, F&& f) {
+  place = as_nccl_prints(place);
+  const std::size_t colon = place.rfind(':');
+  if (colon == std::string_view::npos) return;
+  const auto it = t.trail_files.find(place.substr(0, colon));
+  if (it == t.trail_files.end()) return;
+  long want = -1;
+  const std::string_view n = place.substr(colon + 1);
+  if (std::from_chars(n.data(), n.data() + n.size(), want).ptr != n.data() + n.size()) return;
+  std::string_view rows = it->second;
+  while (!rows.empty()) {
+    std::string_view line = next_line(rows);
     const std::string_view number = next_field(line);
+    long k = -1;
+    std::from_chars(number.data(), number.data() + number.size(), k);
+    if (k < want) continue;
+    if (k > want) break;  // the rows are sorted by line
     TrailRow r;
-    r.callee = std::string(next_field(line));
-    r.function = std::string(next_field(line));
+    r.callee = next_field(line);
+    r.function = next_field(line);
     std::from_chars(line.data(), line.data() + line.size(), r.mask, 16);
-    t.trail[file + ":" + std::string(number)].push_back(std::move(r));
+    f(r);
   }
 }
 
@@ -124,7 +169,7 @@ const Table& table() {
       std::from_chars(line.data(), line.data() + line.size(), r.mask, 16);
       out.places[std::string(place)].push_back(std::move(r));
     }
-    read_trail(out);
+    index_trail(out);
     return out;
   }();
   return t;
@@ -161,19 +206,6 @@ Interval interval_of(std::string_view spec) {
     if (b.op == "<=" || b.op == "==") in.hi = std::min(in.hi, past);
   }
   return in;
-}
-
-// The place as NCCL's own build prints it: NCCL compiles from src/, so __FILE__ is
-// "transport/p2p.cc"; a build from elsewhere prints the path it compiled ("third_party/gpus/nccl/
-// src/transport/p2p.cc" in XLA's Bazel build, "./" before it in a WARN). What follows the last
-// "/src/" is NCCL's path, whose own directories never hold one.
-std::string_view as_nccl_prints(std::string_view place) {
-  if (const std::size_t s = place.rfind("/src/"); s != std::string_view::npos)
-    place.remove_prefix(s + 5);
-  else if (place.substr(0, 4) == "src/")
-    place.remove_prefix(4);
-  while (place.substr(0, 2) == "./") place.remove_prefix(2);
-  return place;
 }
 
 }  // namespace
@@ -233,10 +265,9 @@ NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& wa
   const Table& t = table();
   std::uint64_t agreed = ~std::uint64_t{0};
   for (const std::string_view place : trail) {
-    auto it = t.trail.find(as_nccl_prints(place));
-    if (it == t.trail.end()) continue;
     std::uint64_t mask = 0;
-    for (const TrailRow& r : it->second) mask |= r.mask;
+    for_trail_rows(t, place, [&](const TrailRow& r) { mask |= r.mask; });
+    if (mask == 0) continue;
     agreed &= mask;
     if (std::find(out.sites.begin(), out.sites.end(), place) == out.sites.end())
       out.sites.emplace_back(place);
@@ -283,20 +314,20 @@ NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& wa
 NcclTrailCall nccl_trail_call(std::string_view place, std::uint64_t mask) {
   NcclTrailCall out;
   const Table& t = table();
-  auto it = t.trail.find(as_nccl_prints(place));
-  if (it == t.trail.end() || mask == 0) return out;
-  const TrailRow* first = nullptr;
+  if (mask == 0) return out;
+  std::optional<TrailRow> first;
+  bool agree = true;
   std::uint64_t at = 0;
-  for (const TrailRow& r : it->second) {
-    if ((r.mask & mask) == 0) continue;
-    if (first && (r.callee != first->callee || r.function != first->function)) return out;
-    first = first ? first : &r;
+  for_trail_rows(t, place, [&](const TrailRow& r) {
+    if ((r.mask & mask) == 0) return;
+    if (first && (r.callee != first->callee || r.function != first->function)) agree = false;
+    if (!first) first = r;
     at |= r.mask & mask;
-  }
-  if (!first) return out;
+  });
+  if (!first || !agree) return out;
   out.place = std::string(place);
-  out.callee = first->callee;
-  out.function = first->function;
+  out.callee = std::string(first->callee);
+  out.function = std::string(first->function);
   for (std::size_t i = 0; i < t.tags.size() && i < 64; ++i)
     if (at >> i & 1) out.tags.push_back(short_tag(t.tags[i]));
   return out;
