@@ -109,8 +109,15 @@ bool own_mark(std::string_view b) {
   if (starts_with_own_prefix(b) || head_start(b)) return true;
   if (one_of("[({}#$>*=+|\\", b[0])) return true;
   // glog / absl: "E1202 04:00:00.123 ..." (a level letter, then the month and day).
-  return b.size() > 5 && one_of("IWEF", b[0]) && digit(b[1]) && digit(b[2]) && digit(b[3]) &&
-         digit(b[4]);
+  if (b.size() > 5 && one_of("IWEF", b[0]) && digit(b[1]) && digit(b[2]) && digit(b[3]) &&
+      digit(b[4]))
+    return true;
+  // A logger's date and time: TensorFlow's (TSL's) C++ log "2020-01-11 00:35:35.443989: I
+  // tensorflow/...] ...", ISO 8601's "2024-05-01T10:00:00Z": no NCCL message goes on that way.
+  return b.size() >= 16 && digit(b[0]) && digit(b[1]) && digit(b[2]) && digit(b[3]) &&
+         b[4] == '-' && digit(b[5]) && digit(b[6]) && b[7] == '-' && digit(b[8]) && digit(b[9]) &&
+         (b[10] == ' ' || b[10] == 'T') && digit(b[11]) && digit(b[12]) && b[13] == ':' &&
+         digit(b[14]) && digit(b[15]);
 }
 
 bool own_start(std::string_view b) {

@@ -215,6 +215,9 @@ TEST(NcclWarnJoin, LinesOfTheirOwnAreNotJoined) {
            "Traceback (most recent call last):",
            "    raise DistBackendError(msg)",
            "E1202 07:00:00.000000 123 ProcessGroupNCCL.cpp:1] [Rank 0] failed",
+           // TensorFlow's own log line after NCCL's WARN (tensorflow/tensorflow#34375)
+           "2020-01-11 00:35:35.443989: I tensorflow/core/nccl/nccl_manager.cc:670] done Nccl "
+           "kernel collective_key 118:0:0:0 participant 0 ncclResult 0",
            std::string(kHead) + "NCCL INFO misc/socket.cc:564 -> 2",
            "NCCL WARN Net : second warning",
            "",
