@@ -79,6 +79,15 @@ TEST(NcclKbRecognise, OtherProducersStringsNeedLengthOrTheStackNamed) {
       "between these two devices'");
   ASSERT_TRUE(p2p);
   EXPECT_EQ(p2p->entry->id, "cuda-peer-access-unsupported");
+  // TensorFlow's own warning quoting the driver's error (tensorflow/tensorflow#30887, 10 GPUs in
+  // one process); NCCL's own "Cuda failure" WARN of it stays checks.yaml's.
+  auto peers = recogniser().read(
+      "2019-07-25 09:33:34.093469: W tensorflow/core/common_runtime/gpu/gpu_device.cc:1597] Unable "
+      "to enable peer access between device ordinals 0 and 9, status: Internal: failed to enable "
+      "peer access from 0x7f to 0x7f: CUDA_ERROR_TOO_MANY_PEERS: peer mapping resources exhausted");
+  ASSERT_TRUE(peers);
+  EXPECT_EQ(peers->entry->id, "cuda-too-many-peers");
+  EXPECT_FALSE(recogniser().read("peer mapping failed"));
   // Short ones only beside CUDA / NCCL / verbs.
   EXPECT_TRUE(recogniser().read("CUDA error: out of memory"));
   EXPECT_FALSE(recogniser().read("java.lang.OutOfMemoryError: out of memory"));
