@@ -168,7 +168,8 @@ def uses_at(git_dir, tag):
 def rows_over_tags(argv, description, at_tag):
     """Parses --git-dir and reads every release tag from v2.3 on with at_tag(git_dir, tag), which
     gives {key: value}: ({key: [tags, oldest first]}, {key: its value at the first tag}), or the
-    exit code 2 on bad input (named on stderr)."""
+    exit code 2 on bad input (named on stderr) - a tag that gives nothing included: a release
+    that changed how its macros print would otherwise drop out of the table unnoticed."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--git-dir", required=True, help="a NCCL git directory")
     a = ap.parse_args(argv)
@@ -179,7 +180,11 @@ def rows_over_tags(argv, description, at_tag):
     first = {}
     try:
         for tag in release_tags(a.git_dir, since=OLDEST):
-            for key, value in at_tag(a.git_dir, tag).items():
+            got = at_tag(a.git_dir, tag)
+            if not got:
+                raise SystemExit2(f"{a.git_dir}: {tag}: no place found (a way of printing this "
+                                  "tool does not know?)")
+            for key, value in got.items():
                 rows[key].append(tag)
                 first.setdefault(key, value)
     except SystemExit2 as e:

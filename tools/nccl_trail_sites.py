@@ -31,19 +31,24 @@ It reads a git directory (`git ls-tree`, one `git cat-file --batch` a tag, as
 tools/nccl_message_sites.py does) and never fetches anything. Exit 0 on success, 2 on bad input
 (named).
 """
+import bisect
 import collections
 import re
 import sys
 
 from nccl_macro_uses import closing_line, logical_defines, rows_over_tags, strip_code
-from nccl_message_sites import blank_comments, enclosing_function, files_at_tag
+from nccl_message_sites import FUNC_RE, blank_comments, files_at_tag
 
 SOURCE = re.compile(r"^src/.*\.(cc|cu|cpp|h|hpp|cuh)$")
 HEADER = re.compile(r"\.(h|hpp|cuh)$")
-# The trail's format: "%s:%d -> %d", with " (%s)" (strerror) or " [Async thread]" after it.
-TRAIL_FORMAT = re.compile(r'"%s:%d -> %d')
-# A written-out trail line in a function: INFO(<subsys>, "%s:%d -> %d...", __FILE__, __LINE__, ...).
-TRAIL_INFO = re.compile(r'\bINFO\s*\(\s*[A-Z_|\s]+,\s*"%s:%d -> %d')
+# The trail's format: "%s:%d -> %d", with " (%s)" (strerror) or " [Async thread]" after it; from
+# 2.30.7 INFO_LOC(FLAGS, "-> %d", RES), which prints "%s:%d (%s) " (file, line, function) before it
+# (src/include/debug.h).
+TRAIL_FORMAT = re.compile(r'"%s:%d -> %d|\bINFO_LOC\s*\(\s*\(?[A-Z_|\s]+\)?,\s*"-> %d')
+# A written-out trail line in a function: INFO(<subsys>, "%s:%d -> %d...", __FILE__, __LINE__, ...)
+# or INFO_LOC(<subsys>, "-> %d...", ...).
+TRAIL_INFO = re.compile(r'\b(?:INFO\s*\(\s*[A-Z_|\s]+,\s*"%s:%d -> %d|'
+                        r'INFO_LOC\s*\(\s*[A-Z_|\s]+,\s*"-> %d)')
 CALLEE_CHARS = 64
 NOT_CALLS = {"if", "for", "while", "switch", "return", "sizeof", "alignof", "decltype",
              "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"}
@@ -101,6 +106,20 @@ def first_argument(code, n, col):
     return "".join(out)
 
 
+def function_starts(blanked):
+    """(offset of its "{", name) of every function header in the text, in order: FUNC_RE over the
+    whole file, as tools/nccl_message_sites.py's enclosing_function reads a window of it (a long
+    function, init.cc's initTransportsRank, runs past any window)."""
+    return [(m.end(), m.group(2)) for m in FUNC_RE.finditer(blanked)
+            if m.group(2) not in ("if", "for", "while", "switch", "return", "sizeof", "catch")]
+
+
+def function_at(starts, pos):
+    """The name of the last function header that opens before `pos`, or ""."""
+    i = bisect.bisect_right(starts, (pos, "\uffff")) - 1
+    return starts[i][1] if i >= 0 else ""
+
+
 def offsets(lines):
     """The offset of each line's start in the joined text."""
     out, pos = [], 0
@@ -141,6 +160,7 @@ def trail_sites_at(git_dir, tag):
         code, directive = strip_code(lines)
         text = "\n".join(lines)
         blanked, _ = blank_comments(text)
+        functions = function_starts(blanked)
         starts = offsets(lines)
         for n, line in enumerate(code, 1):
             if directive[n - 1]:
@@ -159,7 +179,7 @@ def trail_sites_at(git_dir, tag):
                 called = "" if macro == "INFO" else callee(first_argument(code, n, paren))
                 # Up to the macro itself: a function written on one line (include/net.h's
                 # ncclNetIsend) is the one around it, not the one on the line before.
-                function = enclosing_function(blanked, starts[n - 1] + max(paren, 0)) or ""
+                function = function_at(functions, starts[n - 1] + max(paren, 0))
                 last = closing_line(code, n, paren)
                 for at in sorted({n, last}):
                     out.setdefault(f"{p[4:]}:{at}", (macro, called, function))

@@ -34,6 +34,7 @@ CHECKS = r'''#define NCCLCHECK(call) do { \
 } while (0);
 #define CUDACHECK(cmd) do { cudaError_t err = cmd; if (err != cudaSuccess) { WARN("Cuda failure '%s'", cudaGetErrorString(err)); return ncclUnhandledCudaError; } } while(false)
 #define MYCHECK(call) NCCLCHECK(call)
+#define LOCCHECK(call) do { ncclResult_t RES = call; if (RES != ncclSuccess) { INFO_LOC(NCCL_ALL, "-> %d", RES); return RES; } } while (0)
 '''
 
 NET_IB = r'''#include "checks.h"
@@ -59,6 +60,7 @@ fail:
 }
 static ncclResult_t one(int x) { NCCLCHECK(first(x)); return ncclSuccess; }
 static ncclResult_t two(int x) { NCCLCHECK(second(x)); return ncclSuccess; }
+static ncclResult_t three(int x) { LOCCHECK(third(x)); return ncclSuccess; }
 '''
 
 
@@ -123,9 +125,26 @@ class TrailSites(unittest.TestCase):
         # functions written on one line: the check is in its own line's function
         self.assertEqual(one["transport/net_ib.cc:22"], ("NCCLCHECK", "first", "one"))
         self.assertEqual(one["transport/net_ib.cc:23"], ("NCCLCHECK", "second", "two"))
+        # 2.30.7's checks print through INFO_LOC(FLAGS, "-> %d", RES)
+        self.assertEqual(one["transport/net_ib.cc:24"], ("LOCCHECK", "third", "three"))
         self.assertNotIn("transport/net_ib.cc:2", one)  # a comment
         self.assertNotIn("transport/net_ib.cc:4", one)  # a bare return prints no trail
         self.assertFalse(any(p.startswith("include/") for p in one))  # no #define line
+
+
+    def test_a_tag_with_no_place_fails(self):
+        with tempfile.TemporaryDirectory() as work:
+            os.makedirs(os.path.join(work, "src"))
+            with open(os.path.join(work, "src", "empty.cc"), "w") as f:
+                f.write("int x;\n")
+            git(work, "init", "-q")
+            git(work, "add", ".")
+            git(work, "commit", "-q", "-m", "one")
+            git(work, "tag", "v2.21.5-1")
+            p = subprocess.run([sys.executable, TOOL, "--git-dir", os.path.join(work, ".git")],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("v2.21.5-1: no place found", p.stderr)
 
 
 if __name__ == "__main__":
