@@ -15,7 +15,8 @@
 namespace trainready {
 namespace {
 
-// "misc/socket.cc:567 -> 2", "-> 2 [Async thread]": a result trail (src/include/checks.h).
+// "misc/socket.cc:567 -> 2", "-> 2 [Async thread]", 2.30.7's "misc/socket.cc:567 (socketProgress)
+// -> 2" (INFO_LOC): a result trail (src/include/checks.h).
 bool trail_shaped(std::string_view m) {
   std::size_t arrow = m.find("-> ");
   if (arrow == std::string_view::npos || arrow + 3 >= m.size()) return false;
@@ -24,6 +25,13 @@ bool trail_shaped(std::string_view m) {
   std::string_view head = m.substr(0, arrow);  // "misc/socket.cc:567 "
   if (head.back() != ' ') return false;
   head.remove_suffix(1);
+  if (head.back() == ')') {  // " (function)"
+    const std::size_t open = head.rfind(" (");
+    if (open == std::string_view::npos) return false;
+    for (char c : head.substr(open + 2, head.size() - open - 3))
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+    head = head.substr(0, open);
+  }
   std::size_t colon = head.rfind(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == head.size()) return false;
   if (head.find(' ') != std::string_view::npos) return false;
@@ -212,7 +220,32 @@ struct LogReleases {
   // The call NCCL checks where the first error trail starts, at the releases above (unknown for
   // RCCL, whose lines are not NCCL's).
   NcclTrailCall call;
+  // The first trail's thread printed no WARN before it: the call that failed said nothing, and is
+  // named only by the trail (`trail_call` holds only then; a cut trail is read at another
+  // thread's deeper start only then).
+  bool silent = false;
 };
+
+// The WARN NCCL printed where the first error trail starts: the last WARN before it in the same
+// file, printed by the same thread (checks.h: the failing call WARNs, then its caller traces
+// "-> code" at once); without a host:pid:tid prefix, on the line just before it (or the one
+// before that). Null when there is none.
+const LogLine* warn_before_first_trail(const NcclRunFacts& f,
+                                       const std::vector<NcclKbLine>& lines) {
+  if (!f.first_error_return) return nullptr;
+  const LogLine& t = *f.first_error_return;
+  const std::string thread = thread_of(t.text);
+  const LogLine* start = nullptr;
+  for (const NcclKbLine& l : lines) {
+    if (l.level != NcclKbLevel::kWarn || l.line.where.source != t.where.source ||
+        l.line.where.line >= t.where.line)
+      continue;
+    const bool same =
+        thread.empty() ? t.where.line - l.line.where.line <= 2 : thread_of(l.line.text) == thread;
+    if (same && (!start || l.line.where.line > start->where.line)) start = &l.line;
+  }
+  return start;
+}
 
 // The place of an error-trail line ("transport/net_ib.cc:282" of "... NCCL INFO
 // transport/net_ib.cc:282 -> 2"); empty when the line is not one.
@@ -233,12 +266,14 @@ LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& l
         return !l.spelled.empty() || l.file.find("hipify/") != std::string::npos;
       });
   if (r.rccl) return r;
-  // Where the failure's trail starts: another thread's deeper start of it when the first trail was
-  // cut (NcclRunFacts::deeper_error_return), else the first trail's first line.
+  r.silent = f.first_error_return && !warn_before_first_trail(f, lines);
+  // Where the failure's trail starts: another thread's deeper start of it when the first trail
+  // printed no WARN before it (cut: the excerpt lost that trail's start;
+  // NcclRunFacts::deeper_error_return), else the first trail's first line.
   const std::string_view cut =
       f.first_error_return ? trail_place(f.first_error_return->text) : std::string_view{};
   const std::string_view first =
-      f.deeper_error_return ? trail_place(f.deeper_error_return->text) : cut;
+      f.deeper_error_return && r.silent ? trail_place(f.deeper_error_return->text) : cut;
   const auto name_call = [&](std::uint64_t mask) {
     if (first.empty()) return;
     r.call = nccl_trail_call(first, mask);
@@ -595,7 +630,8 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
   }
   if (w.rccl && *w.rccl != r.rccl) return false;
   if (w.log_has && !log_has(*w.log_has, f)) return false;
-  if (w.trail_call && !(r.call.known() && search(*w.trail_call, r.call.callee))) return false;
+  if (w.trail_call && !(r.silent && r.call.known() && search(*w.trail_call, r.call.callee)))
+    return false;
   if (w.framework &&
       std::none_of(f.framework.frameworks.begin(), f.framework.frameworks.end(),
                    [&](const std::string& name) { return search(*w.framework, name); }))
@@ -610,8 +646,10 @@ bool when_holds(const NcclKbWhen& w, const NcclRunFacts& f, const LogReleases& r
 // (a log is often an excerpt).
 bool ruled_out(const NcclKbWhen& w, const LogReleases& r, const NcclKbLine& line) {
   if (w.line_has && !line_has(*w.line_has, line)) return true;
-  // The trail names another call: the failure did not start in this one.
-  if (w.trail_call && r.call.known() && !search(*w.trail_call, r.call.callee)) return true;
+  // The trail names another call, or a WARN before it names the failure: it did not start
+  // silently in this one.
+  if (w.trail_call && r.call.known() && (!r.silent || !search(*w.trail_call, r.call.callee)))
+    return true;
   // A version line says whose log it is: an AMD cause is not one of an NVIDIA log's, nor the
   // reverse.
   if (w.rccl && r.producer_known && *w.rccl != r.rccl) return true;
@@ -678,22 +716,12 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
   std::map<const NcclKbEntry*, std::size_t> index;
   std::vector<NcclKbLine> lines = nccl_kb_lines(f);
   const LogReleases releases = log_releases(f, lines);
-  // The WARN where the failure started: the last one before the first error trail, in the same
-  // file and printed by the same thread (checks.h: the failing call WARNs, then its caller
-  // traces "-> code" at once); without a host:pid:tid prefix, on the line just before it.
-  const LogLine* start = nullptr;
+  // The WARN where the failure started (warn_before_first_trail).
+  const LogLine* start = warn_before_first_trail(f, lines);
   bool cut_trail = false;
   if (f.first_error_return) {
     const LogLine& t = *f.first_error_return;
     const std::string thread = thread_of(t.text);
-    for (const NcclKbLine& l : lines) {
-      if (l.level != NcclKbLevel::kWarn || l.line.where.source != t.where.source ||
-          l.line.where.line >= t.where.line)
-        continue;
-      const bool same =
-          thread.empty() ? t.where.line - l.line.where.line <= 2 : thread_of(l.line.text) == thread;
-      if (same && (!start || l.line.where.line > start->where.line)) start = &l.line;
-    }
     // An excerpt that begins inside the first trail lost its WARN; another thread's failure of
     // the same call - a WARN from the file the trail starts in, which the caller traces at once,
     // printed within a few dozen lines - is the same failure in time, told by the WARN this one

@@ -336,9 +336,13 @@ NcclTrailCall nccl_trail_call(std::string_view place, std::uint64_t mask) {
 std::uint64_t nccl_release_mask(std::string_view version) {
   const Table& t = table();
   const NcclVersion v = parse_version(version);
+  // From 2.18.1 every tag is listed: a release that is not (a build between tags) is none.
+  constexpr NcclVersion kDense{2, 18, 1};
   for (std::size_t i = 0; i < t.version.size() && i < 64; ++i)
-    if (t.version[i] >= v)
-      return t.version[i][0] == v[0] && t.version[i][1] == v[1] ? std::uint64_t{1} << i : 0;
+    if (t.version[i] >= v) {
+      const bool same_minor = t.version[i][0] == v[0] && t.version[i][1] == v[1];
+      return same_minor && (t.version[i] == v || v < kDense) ? std::uint64_t{1} << i : 0;
+    }
   return 0;
 }
 

@@ -27,7 +27,9 @@ struct NcclSiteReleases {
   // untagged ones around `tags` included where the site lists are sparse (before 2.18.1) or end.
   NcclVersion lo{0, 0, 0};
   std::optional<NcclVersion> hi;
-  std::vector<std::string> sites;  // the "graph/topo.h:234" that told it, in log order
+  // The places that told it ("graph/topo.h:234"): the first trail's, then the WARNs', each in
+  // log order.
+  std::vector<std::string> sites;
   // The same tags as a mask over the site lists' tags (bit 0 the oldest; nccl_trail_call).
   std::uint64_t mask = 0;
   bool known() const { return !tags.empty(); }
@@ -79,9 +81,10 @@ struct NcclTrailCall {
 // checks the same call in the same function. Unknown for a place no such release lists.
 NcclTrailCall nccl_trail_call(std::string_view place, std::uint64_t mask);
 
-// The mask of the listed release a printed version ("2.21.5", "2.18.5+cuda12.2") counts as: the
-// oldest listed one at or after it (the site lists hold one tag a minor release before 2.18.1,
-// which stands for the untagged releases before it in that minor); 0 past the newest.
+// The mask of the listed release a printed version ("2.21.5", "2.18.5+cuda12.2") counts as: its
+// own tag; before 2.18.1, where the site lists hold one tag a minor release, the oldest listed one
+// at or after it in the same minor (it stands for the untagged releases before it); 0 otherwise
+// (a build between tags, a release past the newest).
 std::uint64_t nccl_release_mask(std::string_view version);
 
 }  // namespace trainready

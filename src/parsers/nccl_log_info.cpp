@@ -3,6 +3,8 @@
 #include "parsers/nccl_log_internal.h"
 #include "parsers/nccl_plugin_line.h"
 
+#include <cctype>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -113,8 +115,21 @@ constexpr std::string_view kKnownPrefixes[] = {
     "NCCL INFO",
 };
 
-// "misc/socket.cc:567 -> 2", "bootstrap.cc:270 -> 2 [Async thread]": NCCL's trace of an error
-// return, file:line then the ncclResult_t.
+// Where " -> " follows a trail line's place: after "file:line", or after the function NCCL 2.30.7
+// prints between them (INFO_LOC: "misc/socket.cc:567 (socketProgress) -> 2"); npos when not.
+static std::size_t after_place(std::string_view m, std::size_t i) {
+  if (starts(m.substr(i), " (")) {
+    std::size_t j = i + 2;
+    while (j < m.size() && (std::isalnum(static_cast<unsigned char>(m[j])) || m[j] == '_')) ++j;
+    if (j == i + 2 || j >= m.size() || m[j] != ')') return std::string_view::npos;
+    i = j + 1;
+  }
+  return starts(m.substr(i), " -> ") ? i : std::string_view::npos;
+}
+
+// "misc/socket.cc:567 -> 2", "bootstrap.cc:270 -> 2 [Async thread]", 2.30.7's
+// "misc/socket.cc:567 (socketProgress) -> 2": NCCL's trace of an error return, file:line then
+// the ncclResult_t.
 bool error_return(std::string_view m) {
   std::size_t colon = m.find(':');
   if (colon == std::string_view::npos || colon == 0 || colon > 48) return false;
@@ -125,8 +140,18 @@ bool error_return(std::string_view m) {
     return false;
   std::size_t i = colon + 1;
   while (i < m.size() && m[i] >= '0' && m[i] <= '9') ++i;
-  return i > colon + 1 && starts(m.substr(i), " -> ") && i + 4 < m.size() && m[i + 4] >= '1' &&
-         m[i + 4] <= '9';
+  if (i == colon + 1) return false;
+  i = after_place(m, i);
+  return i != std::string_view::npos && i + 4 < m.size() && m[i + 4] >= '1' && m[i + 4] <= '9';
+}
+
+// The result code of a trail line ("2" of "... -> 2 [Async thread]").
+std::string_view trail_code(std::string_view m) {
+  const std::size_t a = m.find(" -> ");
+  if (a == std::string_view::npos) return {};
+  std::size_t e = a + 4;
+  while (e < m.size() && m[e] >= '0' && m[e] <= '9') ++e;
+  return m.substr(a + 4, e - a - 4);
 }
 
 // An INFO line worded as a failure: kept for the knowledge base (failure INFO sites, issue 30).
@@ -490,7 +515,9 @@ void NcclLogAnalyzer::State::other_trail(std::string_view head, std::string_view
     if (other_trails.size() < 16) other_trails.push_back({std::string(head), log_line(text, n)});
     return;
   }
-  if (t->open && m.substr(0, m.find(' ')) == first_trail_place) f.deeper_error_return = t->first;
+  // The same failure: it passes the first trail's place with the same result code.
+  if (t->open && m.substr(0, m.find(' ')) == first_trail_place && trail_code(m) == first_trail_code)
+    f.deeper_error_return = t->first;
 }
 
 void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint64_t n) {
@@ -500,13 +527,14 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
   // thread prints anything else (a later failure's trail is not this one's call path).
   if (!f.first_error_return || first_trail_open) {
     const bool trail = error_return(m);
-    const std::string_view head = r.text.substr(0, std::min(r.text.find(" NCCL "), r.text.size()));
+    const std::string_view head = record_head(r.text);
     if (!f.first_error_return) {
       if (trail) {
         f.first_error_return = log_line(r.text, n);
         first_trail_head = std::string(head);
         first_trail_open = true;
         first_trail_place = std::string(m.substr(0, m.find(' ')));
+        first_trail_code = std::string(trail_code(m));
       }
     } else if (same_thread(head, first_trail_head)) {
       if (trail && f.first_error_trail.size() < 32)
@@ -517,7 +545,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
   }
   if (f.first_error_return && !f.deeper_error_return &&
       n <= static_cast<std::uint64_t>(f.first_error_return->where.line) + 4096)
-    other_trail(r.text.substr(0, std::min(r.text.find(" NCCL "), r.text.size())), m, r.text, n);
+    other_trail(record_head(r.text), m, r.text, n);
   // Connection lines are most of a log and never a failure; others may be (knowledge base).
   if (!starts(m, "Channel ") && failure_worded(m)) failures.info(quote(m), at(n), &s, time_of(n));
   // NCCL 2.0 - 2.6 named a connection "Ring %02d : a[dev] -> b[dev] via X" (transport/*.cu,

@@ -151,6 +151,7 @@ inline bool same_bytes(const std::string& s, std::string_view v) {
 bool is_junk(std::string_view line);
 bool known_info(std::string_view m);
 bool error_return(std::string_view m);
+std::string_view trail_code(std::string_view m);
 
 }  // namespace nccl_log_detail
 using namespace nccl_log_detail;  // NOLINT: internal header of the nccl_log*.cpp files only
@@ -380,11 +381,18 @@ struct NcclLogAnalyzer::State {
   // The line being read as captured (prefixes and all, for its timestamp); a held WARN's
   // prefix while it is read. Valid while the line is.
   std::string_view cur_raw;
+  // The head of a record ("host:pid:tid [dev]", the text before " NCCL "); "" for a line pasted
+  // without one ("NCCL INFO graph/topo.cc:380 -> 3"): such lines are read as one thread.
+  static std::string_view record_head(std::string_view text) {
+    if (text.substr(0, 5) == "NCCL ") return {};
+    return text.substr(0, std::min(text.find(" NCCL "), text.size()));
+  }
   std::string first_trail_head;   // "host:pid:tid [dev]" of the first error return's thread
   bool first_trail_open = false;  // its trail goes on (that thread printed nothing else since)
   std::string first_trail_place;  // its "file:line" ("bootstrap.cc:270")
   // Other threads' trails begun after it, while NcclRunFacts::deeper_error_return is looked for:
   // each thread's first trail line, and whether its trail goes on (at most 16 threads).
+  std::string first_trail_code;  // its result code ("2" of "-> 2")
   struct OtherTrail {
     std::string head;
     LogLine first;
@@ -393,6 +401,11 @@ struct NcclLogAnalyzer::State {
   std::vector<OtherTrail> other_trails;
   void other_trail(std::string_view head, std::string_view m, std::string_view text,
                    std::uint64_t n);
+  // A WARN of another thread ends that thread's trail (its next "-> code" line is a new failure).
+  void other_trail_ends(std::string_view head) {
+    for (OtherTrail& o : other_trails)
+      if (same_thread(head, o.head)) o.open = false;
+  }
   // The "pid:tid [dev]" of a record head (a WARN's "file:line" after it dropped).
   static std::string_view thread_of(std::string_view head) {
     if (const std::size_t b = head.find(']'); b != std::string_view::npos)

@@ -225,8 +225,9 @@ void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint6
   // A WARN of the first trail's thread right after it: the caller printed its own WARN instead of
   // NCCLCHECK's "-> code" (transport/net_socket.cc's "socket progress error"), one more line of
   // that call path, which ends it.
+  if (f.first_error_return && !f.deeper_error_return) other_trail_ends(record_head(r.text));
   if (first_trail_open) {
-    const std::string_view head = r.text.substr(0, std::min(r.text.find(" NCCL "), r.text.size()));
+    const std::string_view head = record_head(r.text);
     if (same_thread(head, first_trail_head)) {
       if (f.first_error_trail.size() < 32) f.first_error_trail.push_back(log_line(r.text, n));
       first_trail_open = false;

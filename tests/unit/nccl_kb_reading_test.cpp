@@ -834,13 +834,16 @@ TEST(NcclKbReading, AFixTwoReadingsShareIsSaidOnce) {
       "t.log");
   JudgeInputs in;
   in.nccl_log = &f;
+  int said = 0;
   for (const Finding& x : evaluate(in, Catalog::builtin(), {}).findings) {
     const std::string once = "Upgrade NCCL to 2.27.3 or later";
     const std::size_t at = x.fix.find(once);
     if (at != std::string::npos) {
+      ++said;
       EXPECT_EQ(x.fix.find(once, at + 1), std::string::npos) << x.rule_id << ": " << x.fix;
     }
   }
+  EXPECT_GE(said, 1);
 }
 
 }  // namespace
@@ -891,6 +894,80 @@ TEST(NcclKbReading, ACutTrailIsNamedWhereAnotherThreadsStarts) {
                                      "a:1:1 [1] NCCL INFO bootstrap.cc:270 -> 2\n",
                                      "w.log")
                    .deeper_error_return.has_value());
+  // Another result code is another failure; so is a trail a WARN of its thread ended before.
+  EXPECT_FALSE(analyze_nccl_log_text("a:1:1 [1] NCCL INFO bootstrap.cc:270 -> 6\n"
+                                     "a:1:2 [6] NCCL INFO misc/socket.cc:564 -> 2\n"
+                                     "a:1:2 [6] NCCL INFO bootstrap.cc:270 -> 2\n",
+                                     "x.log")
+                   .deeper_error_return.has_value());
+  EXPECT_FALSE(analyze_nccl_log_text("a:1:1 [1] NCCL INFO bootstrap.cc:270 -> 2\n"
+                                     "a:1:2 [6] NCCL INFO transport/net_ib.cc:230 -> 2\n"
+                                     "a:1:2 [6] misc/socket.cc:1 NCCL WARN a later failure\n"
+                                     "a:1:2 [6] NCCL INFO bootstrap.cc:270 -> 2\n",
+                                     "y.log")
+                   .deeper_error_return.has_value());
+  // A first trail after its own WARN is whole: another host's deeper trail through the same
+  // place is another failure, and names nothing.
+  const auto whole = read_nccl_messages(
+      analyze_nccl_log_text("a:1:1 [2] NCCL INFO NCCL version 2.18.1+cuda12.1\n"
+                            "a:1:1 [2] misc/socket.cc:513 NCCL WARN socketPollConnect: exceeded "
+                            "retries (34000)\n"
+                            "a:1:1 [2] NCCL INFO bootstrap.cc:270 -> 2\n"
+                            "b:9:9 [6] NCCL INFO misc/socket.cc:564 -> 2\n"
+                            "b:9:9 [6] NCCL INFO bootstrap.cc:270 -> 2\n",
+                            "z.log"),
+      NcclKnowledgeBase::builtin());
+  for (const NcclMessageReading& x : whole) EXPECT_TRUE(x.call.passes.empty()) << x.entry->id;
+}
+
+// NVIDIA/nccl#1000's cause of 2.16-2.19, a silent socketPollConnect, is not read into a failure
+// its WARN names (the retries of a refused connect ran out: -> 6 after "exceeded retries").
+TEST(NcclKbReading, ASilentCallsCauseNeedsASilentTrail) {
+  const auto cause_of = [](const std::string& log) {
+    for (const NcclMessageReading& r :
+         read_nccl_messages(analyze_nccl_log_text(log, "t.log"), NcclKnowledgeBase::builtin()))
+      if (r.entry->id == "bootstrap-socket-failure") return r.cause->cause.substr(0, 40);
+    return std::string("(none)");
+  };
+  const std::string v = "h:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.1\n";
+  EXPECT_EQ(cause_of(v + "h:1:2 [0] NCCL INFO misc/socket.cc:567 -> 2\n"
+                         "h:1:2 [0] NCCL INFO misc/socket.cc:618 -> 2\n"),
+            "The trail starts, with no WARN before it");
+  EXPECT_NE(cause_of(v + "h:1:2 [0] misc/socket.cc:515 NCCL WARN socketPollConnect: exceeded "
+                         "retries (34000)\n"
+                         "h:1:2 [0] NCCL INFO misc/socket.cc:567 -> 6\n"
+                         "h:1:2 [0] NCCL INFO misc/socket.cc:618 -> 6\n"),
+            "The trail starts, with no WARN before it");
+}
+
+// A line pasted without NCCL's head ("NCCL INFO graph/topo.cc:380 -> 3", NVIDIA/nccl#379) is one
+// thread with the next headless lines: the trail goes on, and all its places date the log.
+TEST(NcclKbReading, AHeadlessTrailIsOneThread) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "graph/xml.h:77 NCCL WARN Attribute arch of node cpu not found\n"
+      "NCCL INFO graph/topo.cc:380 -> 3\n"
+      "NCCL INFO graph/topo.cc:466 -> 3\n"
+      "NCCL INFO init.cc:581 -> 3\n",
+      "t.log");
+  ASSERT_TRUE(f.first_error_return.has_value());
+  EXPECT_EQ(f.first_error_trail.size(), 2u);
+}
+
+// NCCL 2.30.7 prints the function between the place and the code (INFO_LOC in checks.h): the
+// trail is read, dated and named as before.
+TEST(NcclKbReading, TheTrailOf2307WithItsFunctionIsRead) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "h:1:2 [0] NCCL INFO NCCL version 2.30.7+cuda13.0\n"
+      "h:1:2 [0] NCCL INFO transport/net_ib/init.cc:510 (ncclIbInitDevices) -> 3\n"
+      "h:1:2 [0] NCCL INFO transport/net_ib/init.cc:526 (ncclIbInit) -> 3\n",
+      "t.log");
+  ASSERT_TRUE(f.first_error_return.has_value());
+  EXPECT_EQ(f.first_error_trail.size(), 1u);
+  bool named = false;
+  for (const NcclMessageReading& r : read_nccl_messages(f, NcclKnowledgeBase::builtin()))
+    named = named || (r.call.callee == "ncclIbMakeVDeviceInternal" &&
+                      r.call.function == "ncclIbInitDevices");
+  EXPECT_TRUE(named);
 }
 
 }  // namespace

@@ -129,7 +129,10 @@ TEST(NcclSiteReleases, TheFirstPlaceOfATrailNamesTheCall) {
   EXPECT_EQ(c.tags, std::vector<std::string>{"2.21.5"});
   // Only 2.21.5 has a check on that line: any release names it; one without a check there, none.
   EXPECT_EQ(nccl_trail_call("transport/net_ib.cc:282", ~0ULL).callee, "ncclIbRoceGetVersionNum");
-  EXPECT_FALSE(nccl_trail_call("transport/net_ib.cc:282", nccl_release_mask("2.30.7")).known());
+  EXPECT_FALSE(nccl_trail_call("transport/net_ib.cc:282", nccl_release_mask("2.30.4")).known());
+  // 2.30.7 prints the function too, and its places are listed like the others'.
+  EXPECT_EQ(nccl_trail_call("transport/net_ib/init.cc:526", nccl_release_mask("2.30.7")).callee,
+            "ncclIbInitDevices");
   // bootstrap.cc:282 checks other calls in other releases: with no release told the rows
   // disagree and nothing is named; 2.20.3's is bootstrapNetRecv.
   EXPECT_FALSE(nccl_trail_call("bootstrap.cc:282", ~0ULL).known());
@@ -146,16 +149,15 @@ TEST(NcclSiteReleases, TheFirstPlaceOfATrailNamesTheCall) {
 TEST(NcclSiteReleases, ABuildsOwnPathToNcclsSourceReadsAsNcclPrintsIt) {
   const NcclSiteReleases plain =
       nccl_releases_from_sites({}, {"transport/net_ib.cc:282", "transport/net_ib.cc:305"});
-  const NcclSiteReleases bazel = nccl_releases_from_sites(
-      {}, {"third_party/gpus/nccl/src/transport/net_ib.cc:282",
-           "./external/nccl_archive/src/transport/net_ib.cc:305"});
+  const NcclSiteReleases bazel =
+      nccl_releases_from_sites({}, {"third_party/gpus/nccl/src/transport/net_ib.cc:282",
+                                    "./external/nccl_archive/src/transport/net_ib.cc:305"});
   ASSERT_TRUE(bazel.known());
   EXPECT_EQ(bazel.describe(), plain.describe());
   EXPECT_EQ(nccl_trail_call("third_party/gpus/nccl/src/transport/net_ib.cc:282", ~0ULL).callee,
             "ncclIbRoceGetVersionNum");
-  EXPECT_TRUE(nccl_releases_from_sites(
-                  {{"./third_party/gpus/nccl/src/transport/net_ib.cc:330",
-                    "NET/IB: read failed in ncclIbRoceGetVersionNum: x"}})
+  EXPECT_TRUE(nccl_releases_from_sites({{"./third_party/gpus/nccl/src/transport/net_ib.cc:330",
+                                         "NET/IB: read failed in ncclIbRoceGetVersionNum: x"}})
                   .known());
 }
 
@@ -167,6 +169,8 @@ TEST(NcclSiteReleases, APrintedVersionCountsAsItsListedTag) {
   EXPECT_EQ(nccl_release_mask("2.12.7"), nccl_release_mask("2.12.12"));  // one tag a minor
   EXPECT_EQ(nccl_release_mask("2.12.13"), 0u);                           // not 2.13.4's
   EXPECT_EQ(nccl_release_mask("2.99.1"), 0u);
+  EXPECT_EQ(nccl_release_mask("2.20.4"), 0u);  // every tag from 2.18.1 is listed: a build between
+  EXPECT_NE(nccl_release_mask("2.30.7"), 0u);
 }
 
 }  // namespace

@@ -35,13 +35,13 @@ std::string nccl_trail_call_text(const NcclTrailCall& c) {
                " listed releases)";
   }
   const std::string in = c.function.empty() ? "" : " in " + c.function;
-  const std::string deeper =
-      c.passes.empty() ? ""
-                       : "; another thread's trail starts there and passes " + c.passes +
-                             ", where the log's first trail starts cut";
+  const std::string deeper = c.passes.empty()
+                                 ? ""
+                                 : "; another thread's trail starts there and passes " + c.passes +
+                                       ", where the log's first trail starts cut";
   if (c.callee.empty())
     return "where the trail starts: " + c.place + in +
-           " traces a result it computed before, not a call it makes there (NCCL " + releases +
+           ", a check of a result or a condition, not of a call made there (NCCL " + releases +
            deeper + ")";
   return "failing call: " + c.callee + "(), checked at " + c.place + in + " (NCCL " + releases +
          deeper + ")";
