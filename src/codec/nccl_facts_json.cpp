@@ -277,6 +277,7 @@ json to_json(const NcclRunFacts& f) {
   for (const auto& l : f.first_error_trail) trail.push_back(log_line(l));
   j["first_error_trail"] = trail;
   if (f.deeper_error_return) j["deeper_error_return"] = log_line(*f.deeper_error_return);
+  if (f.first_error_after_warn) j["first_error_after_warn"] = true;
   json hosts = json::array();  // an array of objects, so keys stay snake_case
   for (const auto& [h, p] : f.host_profiles) {
     json host_env = json::array();

@@ -354,6 +354,10 @@ struct NcclRunFacts {
   // that begins inside the first trail lost that trail's earlier lines (NVIDIA/nccl#1059: rank 1's
   // trail starts at bootstrap.cc:270, rank 6's at misc/socket.cc:564 then passes :270).
   std::optional<LogLine> deeper_error_return;
+  // The record the first error return's thread printed just before it was a WARN: the failing
+  // call's own (checks.h: it WARNs, then its caller traces at once). False for a silent failure,
+  // whose call printed nothing - or for an excerpt that begins at the trail.
+  bool first_error_after_warn = false;
   std::map<std::string, NcclHostProfile> host_profiles;  // key = host label (see NcclStream)
   std::uint64_t host_count = 0;  // exact, where sets above keep a sample of 64
 

@@ -247,6 +247,36 @@ const LogLine* warn_before_first_trail(const NcclRunFacts& f,
   return start;
 }
 
+// The WARN where the failure started: the one before the first trail (above), or, in an excerpt
+// that begins inside the first trail and so lost its WARN, another thread's failure of the same
+// call - a WARN from the file the trail starts in, which the caller traces at once, printed
+// within a few dozen lines - the same failure in time, told by the WARN this one cut off
+// (`*cut` set).
+const LogLine* failure_warn(const NcclRunFacts& f, const std::vector<NcclKbLine>& lines,
+                            bool* cut) {
+  *cut = false;
+  const LogLine* start = warn_before_first_trail(f, lines);
+  if (start || !f.first_error_return) return start;
+  const LogLine& t = *f.first_error_return;
+  const std::string thread = thread_of(t.text);
+  constexpr int kCutTrailReach = 40;
+  const NcclKbLine* first = nullptr;
+  for (const NcclKbLine& l : lines)
+    if (l.trail && l.line.where.source == t.where.source && l.line.where.line == t.where.line)
+      first = &l;
+  if (!first || t.where.line > 3 || first->file.empty()) return nullptr;
+  const std::string file = file_of(first->file);
+  for (const NcclKbLine& l : lines)
+    if (l.level == NcclKbLevel::kWarn && l.line.where.source == t.where.source &&
+        l.line.where.line > t.where.line && l.line.where.line - t.where.line <= kCutTrailReach &&
+        !l.file.empty() && file_of(l.file) == file &&
+        (thread.empty() || thread_of(l.line.text) != thread) &&
+        (!start || l.line.where.line < start->where.line))
+      start = &l.line;
+  *cut = start != nullptr;
+  return start;
+}
+
 // The place of an error-trail line ("transport/net_ib.cc:282" of "... NCCL INFO
 // transport/net_ib.cc:282 -> 2"); empty when the line is not one.
 std::string_view trail_place(std::string_view text) {
@@ -266,7 +296,13 @@ LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& l
         return !l.spelled.empty() || l.file.find("hipify/") != std::string::npos;
       });
   if (r.rccl) return r;
-  r.silent = f.first_error_return && !warn_before_first_trail(f, lines);
+  // Silent: the first trail's thread printed no WARN just before it (an earlier WARN of that
+  // thread with other records between names another thing: NcclRunFacts::
+  // first_error_after_warn), nor, in an excerpt cut inside it, the same call's WARN on another
+  // thread.
+  bool across_cut = false;
+  r.silent = f.first_error_return && !f.first_error_after_warn &&
+             !(failure_warn(f, lines, &across_cut) && across_cut);
   // Where the failure's trail starts: another thread's deeper start of it when the first trail
   // printed no WARN before it (cut: the excerpt lost that trail's start;
   // NcclRunFacts::deeper_error_return), else the first trail's first line.
@@ -296,6 +332,10 @@ LogReleases log_releases(const NcclRunFacts& f, const std::vector<NcclKbLine>& l
   for (const LogLine& l : f.first_error_trail)
     if (const std::string_view p = trail_place(l.text); !p.empty()) trail.push_back(p);
   r.sites = nccl_releases_from_sites(warns, trail);
+  // The trail's places and the WARNs' together fit no release (a build between tags can move
+  // some lines and not others): the WARNs' alone, as before the trail was read.
+  if (!r.sites.known() && !trail.empty() && !warns.empty())
+    r.sites = nccl_releases_from_sites(warns);
   name_call(r.sites.known() ? r.sites.mask : ~0ULL);
   return r;
 }
@@ -716,33 +756,9 @@ std::vector<NcclMessageReading> read_nccl_messages(const NcclRunFacts& f,
   std::map<const NcclKbEntry*, std::size_t> index;
   std::vector<NcclKbLine> lines = nccl_kb_lines(f);
   const LogReleases releases = log_releases(f, lines);
-  // The WARN where the failure started (warn_before_first_trail).
-  const LogLine* start = warn_before_first_trail(f, lines);
+  // The WARN where the failure started (failure_warn).
   bool cut_trail = false;
-  if (f.first_error_return) {
-    const LogLine& t = *f.first_error_return;
-    const std::string thread = thread_of(t.text);
-    // An excerpt that begins inside the first trail lost its WARN; another thread's failure of
-    // the same call - a WARN from the file the trail starts in, which the caller traces at once,
-    // printed within a few dozen lines - is the same failure in time, told by the WARN this one
-    // cut off.
-    constexpr int kCutTrailReach = 40;
-    const NcclKbLine* first = nullptr;
-    for (const NcclKbLine& l : lines)
-      if (l.trail && l.line.where.source == t.where.source && l.line.where.line == t.where.line)
-        first = &l;
-    if (!start && first && t.where.line <= 3 && !first->file.empty()) {
-      const std::string file = file_of(first->file);
-      for (const NcclKbLine& l : lines)
-        if (l.level == NcclKbLevel::kWarn && l.line.where.source == t.where.source &&
-            l.line.where.line > t.where.line &&
-            l.line.where.line - t.where.line <= kCutTrailReach && !l.file.empty() &&
-            file_of(l.file) == file && (thread.empty() || thread_of(l.line.text) != thread) &&
-            (!start || l.line.where.line < start->where.line))
-          start = &l.line;
-      cut_trail = start != nullptr;
-    }
-  }
+  const LogLine* start = failure_warn(f, lines, &cut_trail);
   const Provenance start_at = start ? start->where : Provenance{};
   for (NcclKbLine& line : lines) {
     const NcclKbEntry* best = nullptr;

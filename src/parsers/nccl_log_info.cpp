@@ -525,11 +525,16 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
   if (m.empty()) return;
   // The first trail and its callers: the same thread's next "file:line -> code" lines, until that
   // thread prints anything else (a later failure's trail is not this one's call path).
+  if (!f.first_error_return && !warned_last.empty() && !error_return(m))
+    last_record(record_head(r.text), false);
   if (!f.first_error_return || first_trail_open) {
     const bool trail = error_return(m);
     const std::string_view head = record_head(r.text);
     if (!f.first_error_return) {
       if (trail) {
+        for (const std::string& w : warned_last)
+          f.first_error_after_warn = f.first_error_after_warn || same_thread(head, w);
+        warned_last.clear();
         f.first_error_return = log_line(r.text, n);
         first_trail_head = std::string(head);
         first_trail_open = true;
@@ -537,7 +542,11 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
         first_trail_code = std::string(trail_code(m));
       }
     } else if (same_thread(head, first_trail_head)) {
-      if (trail && f.first_error_trail.size() < 32)
+      // Lines without a head are all one "thread": there a change of result code is another
+      // failure's trail (a caller traces the code it got).
+      if (trail && head.empty() && trail_code(m) != first_trail_code)
+        first_trail_open = false;
+      else if (trail && f.first_error_trail.size() < 32)
         f.first_error_trail.push_back(log_line(r.text, n));
       else
         first_trail_open = false;

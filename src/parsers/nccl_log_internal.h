@@ -393,6 +393,18 @@ struct NcclLogAnalyzer::State {
   // Other threads' trails begun after it, while NcclRunFacts::deeper_error_return is looked for:
   // each thread's first trail line, and whether its trail goes on (at most 16 threads).
   std::string first_trail_code;  // its result code ("2" of "-> 2")
+  // Until the first error return: the heads of the threads whose last record was a WARN (at most
+  // 64; a thread's INFO record takes it off), for NcclRunFacts::first_error_after_warn.
+  std::vector<std::string> warned_last;
+  void last_record(std::string_view head, bool warn) {
+    if (f.first_error_return) return;
+    for (std::size_t i = 0; i < warned_last.size(); ++i)
+      if (same_thread(head, warned_last[i])) {
+        if (!warn) warned_last.erase(warned_last.begin() + static_cast<std::ptrdiff_t>(i));
+        return;
+      }
+    if (warn && warned_last.size() < 64) warned_last.emplace_back(head);
+  }
   struct OtherTrail {
     std::string head;
     LogLine first;

@@ -226,6 +226,7 @@ void NcclLogAnalyzer::State::warn(const NcclRecord& r, NcclStream& s, std::uint6
   // NCCLCHECK's "-> code" (transport/net_socket.cc's "socket progress error"), one more line of
   // that call path, which ends it.
   if (f.first_error_return && !f.deeper_error_return) other_trail_ends(record_head(r.text));
+  last_record(record_head(r.text), true);
   if (first_trail_open) {
     const std::string_view head = record_head(r.text);
     if (same_thread(head, first_trail_head)) {
@@ -456,6 +457,11 @@ std::pair<std::size_t, bool> ofi_test_logger_head(std::string_view t) {
 
 void NcclLogAnalyzer::State::headless_warn(std::string_view m, std::string_view t,
                                            std::uint64_t n) {
+  // A WARN without a head is one more line of the headless thread: it ends that thread's trail
+  // (the next "-> code" line is a new failure), as warn() does for a thread with a head.
+  if (first_trail_open && first_trail_head.empty()) first_trail_open = false;
+  if (f.first_error_return && !f.deeper_error_return) other_trail_ends({});
+  last_record({}, true);
   ++f.nccl_lines;
   warning_seen(m, "", t, n, nullptr);
   remember_tail(t, n);

@@ -972,3 +972,82 @@ TEST(NcclKbReading, TheTrailOf2307WithItsFunctionIsRead) {
 
 }  // namespace
 }  // namespace trainready::test
+
+namespace trainready::test {
+namespace {
+
+// Whether the first trail follows its own thread's WARN is the record just before it, not any
+// earlier WARN: an init WARN of that thread with INFO lines between names another thing, so the
+// silent trail's cause still holds and the trail signature keeps its rank (the second review's
+// S2 log); a WARN right before the trail is the failure's own.
+TEST(NcclKbReading, OnlyTheRecordJustBeforeTheTrailIsItsWarn) {
+  const std::string v = "a:1:1 [2] NCCL INFO NCCL version 2.18.3+cuda12.2\n";
+  const std::string trail =
+      "a:1:1 [2] NCCL INFO misc/socket.cc:567 -> 2\n"
+      "a:1:1 [2] NCCL INFO misc/socket.cc:618 -> 2\n"
+      "a:1:1 [2] NCCL INFO bootstrap.cc:270 -> 2\n";
+  const std::string init_warn =
+      "a:1:1 [2] transport/net_ib.cc:193 NCCL WARN NET/IB : Unable to open device mlx5_3\n";
+  const NcclRunFacts far = analyze_nccl_log_text(
+      v + init_warn + "a:1:1 [2] NCCL INFO Using network IB\n" + trail, "s2.log");
+  EXPECT_FALSE(far.first_error_after_warn);
+  const NcclRunFacts near = analyze_nccl_log_text(v + init_warn + trail, "s3.log");
+  EXPECT_TRUE(near.first_error_after_warn);
+  const NcclRunFacts other = analyze_nccl_log_text(
+      v + "b:2:2 [6] transport/net_ib.cc:193 NCCL WARN NET/IB : Unable to open device\n" + trail,
+      "s4.log");
+  EXPECT_FALSE(other.first_error_after_warn);
+  JudgeInputs in;
+  in.nccl_log = &far;
+  const Evaluation ev = evaluate(in, Catalog::builtin(), {});
+  ASSERT_FALSE(ev.findings.empty());
+  EXPECT_NE(ev.findings.front().message.find("[bootstrap-socket-failure]"), std::string::npos)
+      << ev.findings.front().message;
+  EXPECT_NE(ev.findings.front().cause.find("The trail starts, with no WARN before it"),
+            std::string::npos)
+      << ev.findings.front().cause;
+}
+
+// Lines without a head: a WARN ends the trail, and so does a change of result code - the next
+// "-> code" lines are another failure's (the second review's H8 and H9 logs).
+TEST(NcclKbReading, AHeadlessTrailEndsAtAWarnOrAnotherCode) {
+  const std::string v = "NCCL INFO NCCL version 2.18.3+cuda12.2\n";
+  const NcclRunFacts warned =
+      analyze_nccl_log_text(v + "NCCL INFO misc/socket.cc:567 -> 2\n"
+                                "NCCL WARN NET/IB : Got async event : GID table change\n"
+                                "NCCL INFO transport/net_ib.cc:1047 -> 3\n",
+                            "h8.log");
+  EXPECT_TRUE(warned.first_error_trail.empty());
+  JudgeInputs in;
+  in.nccl_log = &warned;
+  const Evaluation ev = evaluate(in, Catalog::builtin(), {});
+  ASSERT_FALSE(ev.findings.empty());
+  EXPECT_NE(ev.findings.front().message.find("[bootstrap-socket-failure]"), std::string::npos)
+      << ev.findings.front().message;
+  const NcclRunFacts recoded =
+      analyze_nccl_log_text(v + "NCCL INFO misc/socket.cc:567 -> 2\n"
+                                "NCCL INFO transport/net_ib.cc:1047 -> 3\n",
+                            "h9.log");
+  EXPECT_TRUE(recoded.first_error_trail.empty());
+}
+
+// An excerpt cut inside a trail whose WARN another thread printed just after is not silent: the
+// socketPollConnect cause does not hold (the second review's C log).
+TEST(NcclKbReading, ACutTrailWithItsWarnElsewhereIsNotSilent) {
+  const auto r = read_nccl_messages(
+      analyze_nccl_log_text(
+          "a:2330:2658 [2] NCCL INFO misc/socket.cc:567 -> 2\n"
+          "a:2330:2658 [2] NCCL INFO bootstrap.cc:270 -> 2\n"
+          "b:4410:4470 [6] misc/socket.cc:508 NCCL WARN Call to getsockopt failed : Bad file "
+          "descriptor\n"
+          "b:4410:4470 [6] NCCL INFO misc/socket.cc:567 -> 2\n",
+          "c.log"),
+      NcclKnowledgeBase::builtin());
+  for (const NcclMessageReading& x : r)
+    if (x.cause) {
+      EXPECT_FALSE(x.cause->when.trail_call.has_value()) << x.entry->id;
+    }
+}
+
+}  // namespace
+}  // namespace trainready::test

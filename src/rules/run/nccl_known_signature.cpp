@@ -25,8 +25,9 @@ class NcclKnownSignature : public Rule {
     const auto readings = read_nccl_messages(f, NcclKnowledgeBase::builtin());
     RuleOutcome o;
     const std::vector<NcclKbFinding> ranked = nccl_kb_ranked(readings);
-    // The WARN where the failure started, read by an entry of nccl-message: the trail after it
-    // is that failure's path, so a signature of the trail whose own context decided nothing (its
+    // The WARN where the failure started, read by an entry of nccl-message, its thread's record
+    // just before the trail (NcclRunFacts::first_error_after_warn): the trail after it is that
+    // failure's path, so a signature of the trail whose own context decided nothing (its
     // fall-through cause) ranks below that WARN's reading (a bootstrap trail after "Message
     // truncated" is the truncated message's, not a network's). One its places decided (the
     // trail passes socketFinalizeAccept's magic receive) keeps its rank: the places say more
@@ -42,7 +43,8 @@ class NcclKnownSignature : public Rule {
       if (!nccl_kb_is_signature(*k.reading->entry)) continue;
       Finding x = finding("");
       fill_nccl_kb_finding(x, k, f);
-      if (started >= 0 && k.reading->entry->kind == NcclKbKind::kTrail && x.general_fix)
+      if (started >= 0 && f.first_error_after_warn &&
+          k.reading->entry->kind == NcclKbKind::kTrail && x.general_fix)
         x.rank = std::min(x.rank, std::max(0, started - 1));
       o.findings.push_back(std::move(x));
     }
