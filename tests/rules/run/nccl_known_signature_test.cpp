@@ -502,6 +502,14 @@ TEST(NcclKnownSignature, ProxyCuMemExportRefusedIsACuMemMismatch) {
   EXPECT_EQ(one.findings[0].cause.rfind("Two processes of one communicator disagree", 0),
             std::string::npos)
       << one.findings[0].cause;
+  // 2.30.7 prints the function after the place (src/include/debug.h's WARN head).
+  const RuleOutcome v2307 = log_rule(
+      kId, log_text("a5fa:116812:120170 [0] proxy.cc:1612 (proxyGetFd) NCCL WARN Cuda failure 1 "
+                    "'invalid argument'\n" +
+                    p2p));
+  ASSERT_FALSE(v2307.findings.empty());
+  EXPECT_EQ(v2307.findings[0].cause.rfind("Two processes of one communicator disagree", 0), 0u)
+      << v2307.findings[0].cause;
 }
 
 }  // namespace
