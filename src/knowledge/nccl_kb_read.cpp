@@ -220,9 +220,9 @@ struct LogReleases {
   // The call NCCL checks where the first error trail starts, at the releases above (unknown for
   // RCCL, whose lines are not NCCL's).
   NcclTrailCall call;
-  // The first trail's thread printed no WARN before it: the call that failed said nothing, and is
-  // named only by the trail (`trail_call` holds only then; a cut trail is read at another
-  // thread's deeper start only then).
+  // The record the first trail's thread printed just before it was no WARN: the call that failed
+  // said nothing, and is named only by the trail (`trail_call` holds only then; a cut trail is
+  // read at another thread's deeper start only then).
   bool silent = false;
 };
 
