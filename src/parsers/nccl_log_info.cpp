@@ -498,6 +498,31 @@ bool collective_line(std::string_view m, CollectiveLine& c) {
   return true;
 }
 
+// The head of a record ("host:pid:tid [dev]", the text before " NCCL "); "" for a line pasted
+// without one ("NCCL INFO graph/topo.cc:380 -> 3"): such lines are read as one thread.
+std::string_view NcclLogAnalyzer::State::record_head(std::string_view text) {
+  if (text.substr(0, 5) == "NCCL ") return {};
+  return text.substr(0, std::min(text.find(" NCCL "), text.size()));
+}
+
+// A record of `head`'s thread before the first error return: a WARN marks the thread, anything
+// else unmarks it (NcclRunFacts::first_error_after_warn).
+void NcclLogAnalyzer::State::last_record(std::string_view head, bool warn) {
+  if (f.first_error_return) return;
+  for (std::size_t i = 0; i < warned_last.size(); ++i)
+    if (same_thread(head, warned_last[i])) {
+      if (!warn) warned_last.erase(warned_last.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+  if (warn && warned_last.size() < 64) warned_last.emplace_back(head);
+}
+
+// A WARN of another thread ends that thread's trail (its next "-> code" line is a new failure).
+void NcclLogAnalyzer::State::other_trail_ends(std::string_view head) {
+  for (OtherTrail& o : other_trails)
+    if (same_thread(head, o.head)) o.open = false;
+}
+
 // Another thread's INFO line after the first error return: a trail line starts or goes on with
 // that thread's trail, anything else ends it. A trail that passes the first one's place after its
 // own first line started deeper: its first line is NcclRunFacts::deeper_error_return.

@@ -381,30 +381,16 @@ struct NcclLogAnalyzer::State {
   // The line being read as captured (prefixes and all, for its timestamp); a held WARN's
   // prefix while it is read. Valid while the line is.
   std::string_view cur_raw;
-  // The head of a record ("host:pid:tid [dev]", the text before " NCCL "); "" for a line pasted
-  // without one ("NCCL INFO graph/topo.cc:380 -> 3"): such lines are read as one thread.
-  static std::string_view record_head(std::string_view text) {
-    if (text.substr(0, 5) == "NCCL ") return {};
-    return text.substr(0, std::min(text.find(" NCCL "), text.size()));
-  }
+  static std::string_view record_head(std::string_view text);  // "" for a headless line
   std::string first_trail_head;   // "host:pid:tid [dev]" of the first error return's thread
   bool first_trail_open = false;  // its trail goes on (that thread printed nothing else since)
   std::string first_trail_place;  // its "file:line" ("bootstrap.cc:270")
+  std::string first_trail_code;   // its result code ("2" of "-> 2")
+  // Until the first error return: the threads whose last record was a WARN (at most 64).
+  std::vector<std::string> warned_last;
+  void last_record(std::string_view head, bool warn);
   // Other threads' trails begun after it, while NcclRunFacts::deeper_error_return is looked for:
   // each thread's first trail line, and whether its trail goes on (at most 16 threads).
-  std::string first_trail_code;  // its result code ("2" of "-> 2")
-  // Until the first error return: the heads of the threads whose last record was a WARN (at most
-  // 64; a thread's INFO record takes it off), for NcclRunFacts::first_error_after_warn.
-  std::vector<std::string> warned_last;
-  void last_record(std::string_view head, bool warn) {
-    if (f.first_error_return) return;
-    for (std::size_t i = 0; i < warned_last.size(); ++i)
-      if (same_thread(head, warned_last[i])) {
-        if (!warn) warned_last.erase(warned_last.begin() + static_cast<std::ptrdiff_t>(i));
-        return;
-      }
-    if (warn && warned_last.size() < 64) warned_last.emplace_back(head);
-  }
   struct OtherTrail {
     std::string head;
     LogLine first;
@@ -413,11 +399,8 @@ struct NcclLogAnalyzer::State {
   std::vector<OtherTrail> other_trails;
   void other_trail(std::string_view head, std::string_view m, std::string_view text,
                    std::uint64_t n);
-  // A WARN of another thread ends that thread's trail (its next "-> code" line is a new failure).
-  void other_trail_ends(std::string_view head) {
-    for (OtherTrail& o : other_trails)
-      if (same_thread(head, o.head)) o.open = false;
-  }
+  void other_trail_ends(std::string_view head);
+
   // The "pid:tid [dev]" of a record head (a WARN's "file:line" after it dropped).
   static std::string_view thread_of(std::string_view head) {
     if (const std::size_t b = head.find(']'); b != std::string_view::npos)
