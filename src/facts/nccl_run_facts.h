@@ -242,6 +242,9 @@ struct NcclRunFacts {
   std::set<std::string> networks;        // every "Using network X"
   std::vector<LogLine> plugin_messages;  // NET/Plugin lines, distinct, first few
   std::vector<NcclNetDevice> net_devices;
+  // "Bootstrap : Using ib0:fe80::...%ib0<0>": the interface NCCL bootstraps on, distinct
+  // messages, first 8 (read by the knowledge base's `log_has`).
+  std::vector<LogLine> bootstrap_interfaces;
   std::vector<LogLine> socket_interfaces;  // "NET/Socket : Using [0]eth0:10.0.0.4<0>"
   std::optional<LogLine> ib_no_device;     // "NET/IB : No device found."
   std::optional<LogLine> ibverbs_missing;  // "Failed to open libibverbs.so[.1]"
@@ -269,6 +272,9 @@ struct NcclRunFacts {
   std::set<std::string, std::less<>> protocols;   // LL, LL128, SIMPLE
   bool tuning_table = false;
   std::vector<NcclGraphSearch> searches;  // distinct results, first 64
+  // The most rings a rank 0 listed ("Channel 03/04 :  0 1") in a stream that printed no
+  // communicator line to attach them to (an excerpt cut before Init COMPLETE); 0 when none.
+  int unattached_ring_channels = 0;
   std::map<std::pair<std::string, std::uint64_t>, NcclTuningChoice> tuning;  // first 256
   // The first file that holds an nccl-tests result table (nccl-tests run with NCCL_DEBUG=INFO):
   // its header line ("#  size  count  type  redop ... busbw"); empty when there is none.

@@ -35,6 +35,21 @@ TEST(NcclSocketInterface, LinkLocalBootstrapAcrossHosts) {
   EXPECT_NE(o.findings[0].evidence[0].text.find("link-local"), std::string::npos);
 }
 
+// A veth holding a global IPv6 address is the container's routable interface, not a bridge
+// (NVIDIA/nccl#529: ip6tnl0's link-local address first, veth0 with 2a02:...): the fix names it.
+TEST(NcclSocketInterface, AVethWithAGlobalAddressIsTheRoutableOne) {
+  RuleOutcome o = log_rule(
+      kId, log_text("a:97:221 [0] NCCL INFO NET/Socket : Using [0]ip6tnl0:fe80::e866:19ff:fe1e:"
+                    "a688%ip6tnl0<0> [1]veth0:2a02:6b8:fc1d:3606:0:4457:edef:600a<0>\n"
+                    "b:98:220 [1] NCCL INFO NET/Socket : Using [0]ip6tnl0:fe80::745d:60ff:fef9:"
+                    "e1dd%ip6tnl0<0> [1]veth0:2a02:6b8:fc1d:3606:0:4457:edef:600b<0>\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("ip6tnl0"), std::string::npos) << o.findings[0].message;
+  EXPECT_EQ(o.findings[0].message.find("veth0"), std::string::npos) << o.findings[0].message;
+  EXPECT_NE(o.findings[0].fix.find("NCCL_SOCKET_IFNAME=veth0"), std::string::npos)
+      << o.findings[0].fix;
+}
+
 TEST(NcclSocketInterface, SingleNodeGetsNoInterNodeAdvice) {
   // The same WARP interface on one machine: nothing crosses hosts.
   EXPECT_TRUE(
@@ -120,6 +135,30 @@ TEST(NcclSocketInterface, AnUnreachableSocketDeviceIsNamedAndAnErrorOnceTheRunFa
   ASSERT_EQ(on_it.findings.size(), 1u);
   EXPECT_EQ(on_it.findings[0].severity, Severity::kError);
   EXPECT_NE(on_it.findings[0].cause.find("show channels on it"), std::string::npos);
+  // Rank 0 printed 4 channels and the log shows one connection line (pytorch/pytorch#68893's,
+  // cut after its first channel): the channels not shown may be on the veth, an error.
+  RuleOutcome unseen = log_rule(kId, log_text("a:1:2 [0] NCCL INFO Channel 00/04 :    0   1\n"
+                                              "a:1:2 [0] NCCL INFO Channel 01/04 :    0   1\n"
+                                              "a:1:2 [0] NCCL INFO Channel 02/04 :    0   1\n"
+                                              "a:1:2 [0] NCCL INFO Channel 03/04 :    0   1\n" +
+                                              log));
+  ASSERT_EQ(unseen.findings.size(), 1u);
+  EXPECT_EQ(unseen.findings[0].severity, Severity::kError);
+  EXPECT_NE(unseen.findings[0].cause.find("1 NET/Socket connection line(s) for 4 channels"),
+            std::string::npos)
+      << unseen.findings[0].cause;
+  // Every channel's line shown, all on the routable device: the warning stays.
+  std::string all = log;
+  for (const char* c : {"01", "02", "03"})
+    all += std::string("a:1:2 [0] NCCL INFO Channel ") + c +
+           " : 1[1e0] -> 0[1e0] [receive] via NET/Socket/0\n";
+  RuleOutcome shown = log_rule(kId, log_text("a:1:2 [0] NCCL INFO Channel 00/04 :    0   1\n"
+                                             "a:1:2 [0] NCCL INFO Channel 01/04 :    0   1\n"
+                                             "a:1:2 [0] NCCL INFO Channel 02/04 :    0   1\n"
+                                             "a:1:2 [0] NCCL INFO Channel 03/04 :    0   1\n" +
+                                             all));
+  ASSERT_EQ(shown.findings.size(), 1u);
+  EXPECT_EQ(shown.findings[0].severity, Severity::kWarning);
   RuleOutcome vpn = log_rule(kId, log_text(kWarp));
   ASSERT_EQ(vpn.findings.size(), 1u);
   EXPECT_EQ(vpn.findings[0].cause.find("cannot connect"), std::string::npos);
