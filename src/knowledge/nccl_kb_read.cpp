@@ -361,7 +361,8 @@ bool log_has(const NcclKbRegex& r, const NcclRunFacts& f) {
                         &f.roce_link_local_gid, &f.gdr_disabled_by_distance})
     if (*o && hit(**o)) return true;
   if (any(f.first_error_trail) || any(f.failure_info) || any(f.unrecognised) || any(f.last_lines) ||
-      any(f.plugin_messages) || any(f.socket_interfaces) || any(f.topology_files))
+      any(f.plugin_messages) || any(f.socket_interfaces) || any(f.bootstrap_interfaces) ||
+      any(f.topology_files))
     return true;
   for (const auto& [v, l] : f.versions)
     if (hit(l)) return true;

@@ -244,6 +244,27 @@ TEST(NcclMessage, BindCannotAssignRequestedAddressIsAForeignAddress) {
       << addr.findings[0].cause;
   ASSERT_EQ(other.findings.size(), 1u);
   EXPECT_EQ(other.findings[0].cause.rfind("Resource limits", 0), 0u) << other.findings[0].cause;
+  // The bootstrap on an interface whose only address is link-local (rwth-i6/returnn#1470: NCCL
+  // 2.18 took ib0, fe80::, and the root's listen could not bind it): the interface, not
+  // NCCL_COMM_ID.
+  const RuleOutcome ll = log_rule(
+      kId, log_text("nd20-01:275975:275975 [0] NCCL INFO Bootstrap : Using "
+                    "ib0:fe80::ba59:9f03:fc:765c%ib0<0>\n"
+                    "nd20-01:275975:275975 [0] misc/socket.cc:379 NCCL WARN Call to bind failed : "
+                    "Cannot assign requested address\n"
+                    "nd20-01:275975:275975 [0] NCCL INFO bootstrap.cc:176 -> 2\n"));
+  ASSERT_FALSE(ll.findings.empty());
+  EXPECT_EQ(ll.findings[0].cause.rfind("The address NCCL took for its bootstrap is an IPv6", 0), 0u)
+      << ll.findings[0].cause;
+  EXPECT_NE(ll.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos);
+  // An IPv4 bootstrap address keeps the foreign-address reading.
+  const RuleOutcome v4 = log_rule(
+      kId, log_text("h:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.4<0>\n"
+                    "h:1:1 [0] misc/socket.cc:379 NCCL WARN Call to bind failed : Cannot assign "
+                    "requested address\n"));
+  ASSERT_FALSE(v4.findings.empty());
+  EXPECT_EQ(v4.findings[0].cause.rfind("bind() was given an address", 0), 0u)
+      << v4.findings[0].cause;
 }
 
 // A lost proxy socket in a process that drives every GPU of its host (ROCm/rccl#1454:
