@@ -133,6 +133,25 @@ TEST(NcclKnownSignature, ReadsCudaTextNcclPassesThrough) {
   EXPECT_NE(o.findings[0].cause.find("cudaErrorSystemNotReady"), std::string::npos);
 }
 
+// cudaErrorCallRequiresNewerDriver (36) at 2.9.6 / 2.9.8's enqueue.cc:802 is NCCL's CUDA-graph
+// query on a pre-R465 driver (fixed in 2.9.9; NVIDIA/nccl#496); elsewhere the runtime is newer
+// than the driver.
+TEST(NcclKnownSignature, CallRequiresNewerDriverAtTheGraphQueryIsNccl29) {
+  const auto first = [](const std::string& place) {
+    const RuleOutcome o = log_rule(
+        kId, log_text("8470dd07de42:174:239 [0] " + place +
+                      " NCCL WARN Cuda failure 'API call is not supported in the installed CUDA "
+                      "driver'\n"));
+    return o.findings.empty() ? Finding{} : o.findings[0];
+  };
+  const Finding graph = first("enqueue.cc:802"), other = first("init.cc:120");
+  EXPECT_NE(graph.message.find("cuda-err-requires-newer-driver"), std::string::npos)
+      << graph.message;
+  EXPECT_EQ(graph.cause.rfind("NCCL 2.9.6 and 2.9.8", 0), 0u) << graph.cause;
+  EXPECT_NE(graph.fix.find("2.9.9"), std::string::npos);
+  EXPECT_EQ(other.cause.rfind("The CUDA runtime NCCL", 0), 0u) << other.cause;
+}
+
 // RCCL (ROCm) checks the host at init and warns in NCCL's format (data/nccl-kb/rccl.yaml, its
 // src/init.cc); a warning cut where a pasted excerpt ends is still read (ROCm/vllm#390).
 TEST(NcclKnownSignature, ReadsRcclsOwnHostChecks) {
