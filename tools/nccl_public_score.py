@@ -74,15 +74,27 @@ def load_index(path):
     return rows
 
 
+def field_text(f, field):
+    """A finding's field as scored: the cause without the source citation the knowledge base
+    appends to it (" (source: file:line @ tag; ...)"), whose file names and release notes name no
+    cause of their own."""
+    text = str(f.get(field, ""))
+    if field == "cause":
+        cut = text.find(" (source: ")
+        if cut >= 0:
+            text = text[:cut]
+    return text.lower()
+
+
 def finding_text(f):
-    return " ".join([f.get("message", ""), f.get("cause", ""), f.get("fix", "")]).lower()
+    return " ".join(field_text(f, k) for k in ("message", "cause", "fix"))
 
 
 def matched_in(row, top):
     """Which field of the finding (message, cause, fix) the first matching key phrase is in."""
     phrases = [p.strip().lower() for p in row["phrases"].split("|") if p.strip()]
     for field in ("message", "cause", "fix"):
-        text = str(top.get(field, "")).lower()
+        text = field_text(top, field)
         if any(p in text for p in phrases):
             return field
     return ""
