@@ -272,9 +272,6 @@ struct NcclRunFacts {
   std::set<std::string, std::less<>> protocols;   // LL, LL128, SIMPLE
   bool tuning_table = false;
   std::vector<NcclGraphSearch> searches;  // distinct results, first 64
-  // The most rings a rank 0 listed ("Channel 03/04 :  0 1") in a stream that printed no
-  // communicator line to attach them to (an excerpt cut before Init COMPLETE); 0 when none.
-  int unattached_ring_channels = 0;
   std::map<std::pair<std::string, std::uint64_t>, NcclTuningChoice> tuning;  // first 256
   // The first file that holds an nccl-tests result table (nccl-tests run with NCCL_DEBUG=INFO):
   // its header line ("#  size  count  type  redop ... busbw"); empty when there is none.

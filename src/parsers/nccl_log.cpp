@@ -185,8 +185,6 @@ void NcclLogAnalyzer::State::flush_graph(const NcclStream* s, NcclCommunicator* 
   if (c) {
     c->ring_channels = std::max(c->ring_channels, p.ring_channels);
     if (p.xml_channels >= 0) c->graph_file_channels = p.xml_channels;
-  } else {
-    f.unattached_ring_channels = std::max(f.unattached_ring_channels, p.ring_channels);
   }
   for (NcclGraphSearch& g : p.searches) {
     g.comm = c ? c->id : std::string();

@@ -675,7 +675,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       }
       break;
     case 'B':
-      if (starts(m, "Bootstrap")) return profile_bootstrap(m, s, r.text, n);
+      if (starts(m, "Bootstrap")) return profile_bootstrap(m, s, n);
       break;
     case 'R':
       if (starts(m, "RCCL version ")) return rccl_version(m.substr(13), r.text, n);

@@ -23,17 +23,16 @@ std::pair<std::string_view, std::string_view> iface_address(std::string_view e) 
 }  // namespace
 
 void NcclLogAnalyzer::State::profile_bootstrap(std::string_view m, const NcclStream& s,
-                                               std::string_view text, std::uint64_t n) {
+                                               std::uint64_t n) {
   std::size_t u = find(m, "Using ");
   if (u == std::string_view::npos) return;
   if (f.bootstrap_interfaces.size() < 8) {
-    // Distinct by the message (each rank's line differs in its prefix only).
-    auto same = [&](const LogLine& l) {
-      const std::string_view t = l.text;
-      return t.size() >= m.size() && t.substr(t.size() - m.size()) == m;
-    };
-    if (std::none_of(f.bootstrap_interfaces.begin(), f.bootstrap_interfaces.end(), same))
-      f.bootstrap_interfaces.push_back(log_line(text, n));
+    // Distinct messages (each rank's line differs in its prefix only), kept as socket_line keeps
+    // NET/Socket's.
+    const std::string q = quote(m);
+    if (std::none_of(f.bootstrap_interfaces.begin(), f.bootstrap_interfaces.end(),
+                     [&](const LogLine& l) { return l.text == q; }))
+      f.bootstrap_interfaces.push_back({q, at(n)});
   }
   std::string_view e = m.substr(u + 6);
   e = e.substr(0, e.find(' '));

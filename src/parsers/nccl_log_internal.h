@@ -786,8 +786,7 @@ struct NcclLogAnalyzer::State {
   // line was one of theirs, or the RAS client's refusal to run them. `named`: the line holds
   // "NCCL" (without it, only a refusal is looked for).
   bool diag_line(std::string_view line, std::uint64_t n, bool named);
-  void profile_bootstrap(std::string_view m, const NcclStream& s, std::string_view text,
-                         std::uint64_t n);
+  void profile_bootstrap(std::string_view m, const NcclStream& s, std::uint64_t n);
   void profile_net_ib(std::string_view m, const NcclStream& s);
   void profile_socket(std::string_view m, const NcclStream& s);
   void socket_line(std::string_view m, const NcclStream& s, std::uint64_t n);
