@@ -109,6 +109,19 @@ class ScoreTest(unittest.TestCase):
         self.assertFalse(ok)
         self.assertEqual(kind, "generic-warn")
 
+    def test_a_phrase_only_in_the_source_citation_is_no_agreement(self):
+        cited = {"rule": "nccl-message", "message": "A system call failed",
+                 "cause": "Resource limits. (source: src/include/checks.h:63 @ v2.30.7-1; the "
+                          "v2.28.3-1 release note)",
+                 "fix": "Raise the limit"}
+        r = dict(zip(score.COLUMNS, row("x", "sys.log", "SHM", "*", "release").split("\t")))
+        ok, kind, _ = score.judge(r, 0, json.dumps({"findings": [cited]}), "")
+        self.assertFalse(ok)
+        self.assertEqual(kind, "cause-not-named")
+        r = dict(zip(score.COLUMNS, row("x", "sys.log", "SHM", "*", "resource limits").split("\t")))
+        ok, kind, _ = score.judge(r, 0, json.dumps({"findings": [cited]}), "")
+        self.assertTrue(ok, kind)
+
     def test_unplaced_is_generic(self):
         # The finding that says the input names NCCL but holds nothing readable names no cause:
         # it never agrees through "*", whatever phrase its capture advice holds.

@@ -247,16 +247,32 @@ TEST(NcclMessage, BindCannotAssignRequestedAddressIsAForeignAddress) {
   // The bootstrap on an interface whose only address is link-local (rwth-i6/returnn#1470: NCCL
   // 2.18 took ib0, fe80::, and the root's listen could not bind it): the interface, not
   // NCCL_COMM_ID.
-  const RuleOutcome ll = log_rule(
-      kId, log_text("nd20-01:275975:275975 [0] NCCL INFO Bootstrap : Using "
-                    "ib0:fe80::ba59:9f03:fc:765c%ib0<0>\n"
-                    "nd20-01:275975:275975 [0] misc/socket.cc:379 NCCL WARN Call to bind failed : "
-                    "Cannot assign requested address\n"
-                    "nd20-01:275975:275975 [0] NCCL INFO bootstrap.cc:176 -> 2\n"));
+  // Ten INFO lines between the Bootstrap line and the WARN: the kept Bootstrap line is what
+  // log_has reads, not the last lines of the log.
+  std::string between;
+  for (int i = 0; i < 10; ++i)
+    between +=
+        "nd20-01:275975:275975 [0] NCCL INFO NET/Plugin : No plugin found, using internal "
+        "implementation " +
+        std::to_string(i) + "\n";
+  const std::string boot =
+      "nd20-01:275975:275975 [0] NCCL INFO Bootstrap : Using ib0:fe80::ba59:9f03:fc:765c%ib0<0>\n";
+  const std::string warn =
+      "nd20-01:275975:275975 [0] misc/socket.cc:379 NCCL WARN Call to bind failed : Cannot "
+      "assign requested address\nnd20-01:275975:275975 [0] NCCL INFO bootstrap.cc:176 -> 2\n";
+  const RuleOutcome ll = log_rule(kId, log_text(boot + between + warn));
   ASSERT_FALSE(ll.findings.empty());
   EXPECT_EQ(ll.findings[0].cause.rfind("The address NCCL took for its bootstrap is an IPv6", 0), 0u)
       << ll.findings[0].cause;
   EXPECT_NE(ll.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos);
+  // NCCL_SOCKET_IFNAME set: the interface was asked for, so the reading is not NCCL's choice.
+  const RuleOutcome set = log_rule(
+      kId, log_text("nd20-01:275975:275975 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to "
+                    "ib0\n" +
+                    boot + between + warn));
+  ASSERT_FALSE(set.findings.empty());
+  EXPECT_EQ(set.findings[0].cause.rfind("bind() was given an address", 0), 0u)
+      << set.findings[0].cause;
   // An IPv4 bootstrap address keeps the foreign-address reading.
   const RuleOutcome v4 = log_rule(
       kId, log_text("h:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.4<0>\n"
