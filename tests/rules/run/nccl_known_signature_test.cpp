@@ -19,6 +19,51 @@ TEST(NcclKnownSignature, FiresOnDockerShmWarnWithoutHostPrefix) {
   EXPECT_EQ(o.findings[0].evidence.front().where.line, 1);
 }
 
+// "failed to extend": a full /dev/shm only where the sizing call reserves space (fallocate, 2.19+);
+// 2.12-2.18's ftruncate reserves none, and a path still ending in XXXXXX is mkstemp's failure,
+// which 2.12-2.21 do not check (src/misc/shmutils.cc @ v2.18.1-1, v2.19.3-1).
+TEST(NcclKnownSignature, ShmExtendFailureIsReadByTheReleasesSizingCall) {
+  const auto cause = [](const std::string& version, const std::string& path) {
+    const RuleOutcome o = log_rule(
+        kId, log_text(version + "h:1:2 [0] misc/shmutils.cc:71 NCCL WARN Error: failed to extend " +
+                      path + " to 9637892 bytes\n"));
+    return o.findings.empty() ? std::string() : o.findings[0].cause;
+  };
+  EXPECT_EQ(
+      cause("NCCL version 2.18.3+cuda12.2\n", "/dev/shm/nccl-abc123").rfind("NCCL 2.12 to 2.18", 0),
+      0u);
+  EXPECT_EQ(cause("", "/dev/shm/nccl-XXXXXX").rfind("/dev/shm is missing, read-only", 0), 0u);
+  EXPECT_EQ(cause("NCCL version 2.19.3+cuda12.2\n", "/dev/shm/nccl-abc123")
+                .rfind("NCCL (2.7 and later) puts", 0),
+            0u);
+}
+
+// 2.30's shared memory is set up in os/linux.cc: a CUDA failure there is the SHM segment's
+// registration (cudaHostRegister, src/os/linux.cc:828-831 @ v2.30.7-1).
+TEST(NcclKnownSignature, ShmRegistrationIn230IsReadInOsLinux) {
+  const RuleOutcome o = log_rule(
+      "nccl-message",
+      log_text("h:1:2 [0] os/linux.cc:829 NCCL WARN Cuda failure 'operation not supported'\n"));
+  ASSERT_FALSE(o.findings.empty());
+  EXPECT_NE(o.findings[0].message.find("shm-cuda-register-failed"), std::string::npos)
+      << o.findings[0].message;
+}
+
+// NVLS forced with NCCL_NVLS_ENABLE=1 and the bind failed: the fix sets it to 0, since from 2.29
+// NCCL enables NVLS by itself and fails on this error with the variable unset too.
+TEST(NcclKnownSignature, ForcedNvlsBindFailureIsFixedByZeroNotUnset) {
+  const RuleOutcome o = log_rule(
+      "nccl-message",
+      log_text("h:1:1 [0] NCCL INFO NCCL_NVLS_ENABLE set by environment to 1.\n"
+               "h:1:2 [0] transport/nvls.cc:376 NCCL WARN Failed to bind NVLink SHARP (NVLS) "
+               "Multicast memory of size 1073741824 : CUDA error 401 'the operation cannot be "
+               "performed in the present state'\n"));
+  ASSERT_FALSE(o.findings.empty());
+  EXPECT_EQ(o.findings[0].cause.rfind("NVLS was forced with NCCL_NVLS_ENABLE=1", 0), 0u)
+      << o.findings[0].cause;
+  EXPECT_EQ(o.findings[0].fix.rfind("Set NCCL_NVLS_ENABLE=0.", 0), 0u) << o.findings[0].fix;
+}
+
 // The AWS builds of aws-ofi-nccl refuse a provider other than EFA (src/nccl_ofi_net.c:1288 @
 // v1.3.0-aws): on one instance harmless, a warning, and the init failure after it is read as
 // that, not as EFA devices missing from a container (aws/aws-ofi-nccl#174); across instances
