@@ -679,5 +679,42 @@ TEST(NcclMessage, ReadsNcclFastSocketsFlowPlacementAndDataSockets) {
   EXPECT_EQ(o.findings[0].severity, Severity::kInfo);
 }
 
+// Readings put right by an audit of ib-verbs.yaml and socket.yaml against NCCL's source (each
+// line in its release's own format): 2.28.7+ print a completion's status by name and number, the
+// 2.29.7+ "Got CQE with error" WARN is fatal with port fail-over off (the default), a reset on a
+// send still reaches ncclOsSocketProgressOpt's WARN, and 2.30.3+ say "Count not open" (sic) for
+// each libibverbs they try.
+TEST(NcclMessage, AuditedIbAndSocketLinesInTheirReleasesFormat) {
+  const auto first = [](const std::string& log) {
+    const RuleOutcome o = log_rule(kId, log_text(log));
+    return o.findings.empty() ? Finding{} : o.findings[0];
+  };
+  const Finding status = first(
+      "NCCL version 2.28.9+cuda12.8\nh:1:2 [0] transport/net_ib.cc:2543 NCCL WARN NET/IB: Got "
+      "completion from peer 10.0.0.2<43210> with status=IBV_WC_RETRY_EXC_ERR(12) "
+      "opcode=IBV_WC_SEND(0) reqSize=0 vendor_err=129 req_type=Send hca mlx5_0\n");
+  EXPECT_EQ(status.cause.rfind("Status 12 (IBV_WC_RETRY_EXC_ERR) on InfiniBand", 0), 0u)
+      << status.cause;
+  const Finding cqe = first(
+      "h:1:2 [0] transport/net_ib/p2p.cc:854 NCCL WARN NET/IB: Got CQE with error "
+      "(devIndex=0, req=0x7f, comm=0x7e (send), wr_id=1, qp_num=77)\n");
+  EXPECT_EQ(cqe.severity, Severity::kError);
+  EXPECT_EQ(cqe.cause.rfind("Port fail-over is off", 0), 0u) << cqe.cause;
+  const Finding sock = first(
+      "h:1:2 [0] os/linux.cc:362 NCCL WARN ncclOsSocketProgressOpt: Call to send to "
+      "10.0.0.2<5000> failed : Connection reset by peer\n");
+  EXPECT_NE(sock.message.find("[os-socket-io-failed]"), std::string::npos) << sock.message;
+  EXPECT_EQ(sock.cause.rfind("\"Connection reset by peer\"", 0), 0u) << sock.cause;
+  // Only the last library failing means none opened; "libibverbs.so" alone is then followed by
+  // .so.1.
+  EXPECT_NE(first("h:1:2 [0] NCCL INFO Count not open libibverbs.so\n"
+                  "h:1:2 [0] NCCL INFO Count not open libibverbs.so.1\n")
+                .message.find("[ib-libibverbs-not-found]"),
+            std::string::npos);
+  EXPECT_EQ(first("h:1:2 [0] NCCL INFO Count not open libibverbs.so\n")
+                .message.find("[ib-libibverbs-not-found]"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
