@@ -716,5 +716,37 @@ TEST(NcclMessage, AuditedIbAndSocketLinesInTheirReleasesFormat) {
             std::string::npos);
 }
 
+// Readings put right by an audit of init.yaml and graph-topo.yaml against NCCL's source: from 2.26
+// "Attempt to use communicator before ..." is printed only for ncclInProgress, so an earlier
+// failure is no cause there; ncclCommGrow's healthy INFO is not a failure; a topology file's
+// host_hash values are overwritten at load, so only a topology without <cpu> misses this host.
+TEST(NcclMessage, AuditedInitAndTopologyReadings) {
+  const std::string not_ready =
+      "h:1:2 [0] init.cc:430 NCCL WARN Attempt to use communicator before the previous operation "
+      "returned ncclSuccess\n";
+  const RuleOutcome new_release =
+      log_rule(kId, log_text("NCCL version 2.27.3+cuda12.8\n" + not_ready));
+  ASSERT_FALSE(new_release.findings.empty());
+  EXPECT_EQ(new_release.findings[0].cause.find("An earlier failure of this communicator"),
+            std::string::npos)
+      << new_release.findings[0].cause;
+  const RuleOutcome old_release =
+      log_rule(kId, log_text("NCCL version 2.19.3+cuda12.2\n" + not_ready));
+  ASSERT_FALSE(old_release.findings.empty());
+  EXPECT_NE(old_release.findings[0].cause.find("An earlier failure of this communicator"),
+            std::string::npos)
+      << old_release.findings[0].cause;
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:2 [0] NCCL INFO ncclCommGrow: existing rank creating new "
+                                     "communicator with 16 total ranks\n"))
+                  .findings.empty());
+  const RuleOutcome hash = log_rule(
+      kId, log_text("h:1:2 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/topo.xml\n"
+                    "h:1:2 [0] graph/topo.cc:977 NCCL WARN localHostHash = 0x1234abcd not found in "
+                    "the list of system hostHashes\n"));
+  ASSERT_FALSE(hash.findings.empty());
+  EXPECT_EQ(hash.findings[0].cause.rfind("The topology XML has no <cpu> node", 0), 0u)
+      << hash.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test
