@@ -1,0 +1,109 @@
+// Readings put right by audits of the knowledge base against NCCL's source (docs/nccl-corpus.md,
+// 2026-12-06): each line in the format of the release that prints it.
+#include <gtest/gtest.h>
+
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+const char* kId = "nccl-message";
+
+// Readings put right by an audit of ib-verbs.yaml and socket.yaml against NCCL's source (each
+// line in its release's own format): 2.28.7+ print a completion's status by name and number, the
+// 2.29.7+ "Got CQE with error" WARN is fatal with port fail-over off (the default), a reset on a
+// send still reaches ncclOsSocketProgressOpt's WARN, and 2.30.3+ say "Count not open" (sic) for
+// each libibverbs they try.
+TEST(NcclMessage, AuditedIbAndSocketLinesInTheirReleasesFormat) {
+  const auto first = [](const std::string& log) {
+    const RuleOutcome o = log_rule(kId, log_text(log));
+    return o.findings.empty() ? Finding{} : o.findings[0];
+  };
+  const Finding status = first(
+      "NCCL version 2.28.9+cuda12.8\nh:1:2 [0] transport/net_ib.cc:2543 NCCL WARN NET/IB: Got "
+      "completion from peer 10.0.0.2<43210> with status=IBV_WC_RETRY_EXC_ERR(12) "
+      "opcode=IBV_WC_SEND(0) reqSize=0 vendor_err=129 req_type=Send hca mlx5_0\n");
+  EXPECT_EQ(status.cause.rfind("Status 12 (IBV_WC_RETRY_EXC_ERR) on InfiniBand", 0), 0u)
+      << status.cause;
+  const Finding cqe = first(
+      "h:1:2 [0] transport/net_ib/p2p.cc:854 NCCL WARN NET/IB: Got CQE with error "
+      "(devIndex=0, req=0x7f, comm=0x7e (send), wr_id=1, qp_num=77)\n");
+  EXPECT_EQ(cqe.severity, Severity::kError);
+  EXPECT_EQ(cqe.cause.rfind("Port fail-over is off", 0), 0u) << cqe.cause;
+  const Finding sock = first(
+      "h:1:2 [0] os/linux.cc:362 NCCL WARN ncclOsSocketProgressOpt: Call to send to "
+      "10.0.0.2<5000> failed : Connection reset by peer\n");
+  EXPECT_NE(sock.message.find("[os-socket-io-failed]"), std::string::npos) << sock.message;
+  EXPECT_EQ(sock.cause.rfind("\"Connection reset by peer\"", 0), 0u) << sock.cause;
+  // Only the last library failing means none opened; "libibverbs.so" alone is then followed by
+  // .so.1.
+  EXPECT_NE(first("h:1:2 [0] NCCL INFO Count not open libibverbs.so\n"
+                  "h:1:2 [0] NCCL INFO Count not open libibverbs.so.1\n")
+                .message.find("[ib-libibverbs-not-found]"),
+            std::string::npos);
+  EXPECT_EQ(first("h:1:2 [0] NCCL INFO Count not open libibverbs.so\n")
+                .message.find("[ib-libibverbs-not-found]"),
+            std::string::npos);
+}
+
+// Readings put right by an audit of init.yaml and graph-topo.yaml against NCCL's source: from 2.26
+// "Attempt to use communicator before ..." is printed only for ncclInProgress, so an earlier
+// failure is no cause there; ncclCommGrow's healthy INFO is not a failure; a topology file's
+// host_hash values are overwritten at load, so only a topology without <cpu> misses this host.
+TEST(NcclMessage, AuditedInitAndTopologyReadings) {
+  const std::string not_ready =
+      "h:1:2 [0] init.cc:430 NCCL WARN Attempt to use communicator before the previous operation "
+      "returned ncclSuccess\n";
+  const RuleOutcome new_release =
+      log_rule(kId, log_text("NCCL version 2.27.3+cuda12.8\n" + not_ready));
+  ASSERT_FALSE(new_release.findings.empty());
+  EXPECT_EQ(new_release.findings[0].cause.find("An earlier failure of this communicator"),
+            std::string::npos)
+      << new_release.findings[0].cause;
+  const RuleOutcome old_release =
+      log_rule(kId, log_text("NCCL version 2.19.3+cuda12.2\n" + not_ready));
+  ASSERT_FALSE(old_release.findings.empty());
+  EXPECT_NE(old_release.findings[0].cause.find("An earlier failure of this communicator"),
+            std::string::npos)
+      << old_release.findings[0].cause;
+  EXPECT_TRUE(log_rule(kId, log_text("h:1:2 [0] NCCL INFO ncclCommGrow: existing rank creating new "
+                                     "communicator with 16 total ranks\n"))
+                  .findings.empty());
+  const RuleOutcome hash = log_rule(
+      kId, log_text("h:1:2 [0] NCCL INFO NCCL_TOPO_FILE set by environment to /opt/topo.xml\n"
+                    "h:1:2 [0] graph/topo.cc:977 NCCL WARN localHostHash = 0x1234abcd not found in "
+                    "the list of system hostHashes\n"));
+  ASSERT_FALSE(hash.findings.empty());
+  EXPECT_EQ(hash.findings[0].cause.rfind("The topology XML has no <cpu> node", 0), 0u)
+      << hash.findings[0].cause;
+}
+
+// RAS's "connect retry timeout" declares the peer dead to every process (the keep-alive error only
+// reconnects); a plugin whose device version NCCL refuses is skipped for the next network; the
+// "CUMEM Host" form is a build older than CUDA 12.2, which no variable changes; deregistering an
+// unknown handle returns ncclInvalidUsage.
+TEST(NcclMessage, AuditedPluginRasAndMemoryReadings) {
+  const auto first = [](const std::string& log) {
+    const RuleOutcome o = log_rule(kId, log_text(log));
+    return o.findings.empty() ? Finding{} : o.findings[0];
+  };
+  const Finding dead = first(
+      "h:1:2 [0] NCCL INFO RAS connect retry timeout (60s) on socket connection with "
+      "10.0.0.2<5000>\n");
+  EXPECT_EQ(dead.severity, Severity::kError);
+  EXPECT_EQ(dead.cause.rfind("The peer stopped answering for 60 s", 0), 0u) << dead.cause;
+  const Finding skipped = first(
+      "h:1:2 [0] plugin/net.cc:153 NCCL WARN NCCL_DEVICE_UNPACK plugin has incompatible version 3, "
+      "this NCCL build is compatible with 4, not using it\nh:1:2 [0] NCCL INFO Using network IB\n");
+  EXPECT_EQ(skipped.severity, Severity::kWarning);
+  const Finding host = first(
+      "h:1:2 [0] include/alloc.h:134 NCCL WARN CUMEM Host is not supported prior to CUDA 12.2\n");
+  EXPECT_EQ(host.cause.rfind("The \"CUMEM Host\" form", 0), 0u) << host.cause;
+  EXPECT_EQ(host.fix.find("NCCL_CUMEM_HOST_ENABLE"), std::string::npos) << host.fix;
+  const Finding dereg = first(
+      "h:1:2 [0] register/register.cc:187 NCCL WARN Deregister: Could not find handle 0x1234\n");
+  EXPECT_EQ(dereg.severity, Severity::kError);
+}
+
+}  // namespace
+}  // namespace trainready::test
