@@ -105,5 +105,32 @@ TEST(NcclMessage, AuditedPluginRasAndMemoryReadings) {
   EXPECT_EQ(dereg.severity, Severity::kError);
 }
 
+// ncclTimeout (8) exists from 2.30.3 only; NCCL's healthy "XML Parse : Ignoring extra attributes"
+// INFO is no parse error; from 2.22 "Could not find real path" is the Broadcom link scan skipping a
+// peer, and NCCL goes on.
+TEST(NcclMessage, AuditedTrailAndTopologyReadings) {
+  const auto ids = [](const std::string& log) {
+    std::string out;
+    for (const Finding& f : log_rule(kId, log_text(log)).findings) out += f.message + "\n";
+    return out;
+  };
+  EXPECT_EQ(ids("NCCL version 2.27.3+cuda12.8\nh:1:2 [0] NCCL INFO init.cc:100 -> 8\n")
+                .find("[trail-timeout]"),
+            std::string::npos);
+  EXPECT_NE(ids("NCCL version 2.30.7+cuda12.9\nh:1:2 [0] NCCL INFO init.cc:100 -> 8\n")
+                .find("[trail-timeout]"),
+            std::string::npos);
+  EXPECT_EQ(ids("h:1:2 [0] NCCL INFO XML Parse : Ignoring extra attributes (max 16)\n")
+                .find("[topo-xml-parse-error]"),
+            std::string::npos);
+  const RuleOutcome path = log_rule(
+      kId, log_text("NCCL version 2.27.3+cuda12.8\nh:1:2 [0] os/linux.cc:637 NCCL WARN Could not "
+                    "find real path of /sys/class/pci_bus/0000:c1/../../0000:c1:00.0\n"));
+  ASSERT_FALSE(path.findings.empty());
+  EXPECT_EQ(path.findings[0].severity, Severity::kWarning);
+  EXPECT_EQ(path.findings[0].cause.rfind("(2.22 and later) The Broadcom PCIe switch", 0), 0u)
+      << path.findings[0].cause;
+}
+
 }  // namespace
 }  // namespace trainready::test
