@@ -9,16 +9,18 @@ namespace {
 
 const char* kId = "nccl-message";
 
+// The rule's first finding on `log`, or an empty one.
+Finding first(const std::string& log) {
+  const RuleOutcome o = log_rule(kId, log_text(log));
+  return o.findings.empty() ? Finding{} : o.findings[0];
+}
+
 // Readings put right by an audit of ib-verbs.yaml and socket.yaml against NCCL's source (each
 // line in its release's own format): 2.28.7+ print a completion's status by name and number, the
 // 2.29.7+ "Got CQE with error" WARN is fatal with port fail-over off (the default), a reset on a
 // send still reaches ncclOsSocketProgressOpt's WARN, and 2.30.3+ say "Count not open" (sic) for
 // each libibverbs they try.
 TEST(NcclMessage, AuditedIbAndSocketLinesInTheirReleasesFormat) {
-  const auto first = [](const std::string& log) {
-    const RuleOutcome o = log_rule(kId, log_text(log));
-    return o.findings.empty() ? Finding{} : o.findings[0];
-  };
   const Finding status = first(
       "NCCL version 2.28.9+cuda12.8\nh:1:2 [0] transport/net_ib.cc:2543 NCCL WARN NET/IB: Got "
       "completion from peer 10.0.0.2<43210> with status=IBV_WC_RETRY_EXC_ERR(12) "
@@ -83,10 +85,6 @@ TEST(NcclMessage, AuditedInitAndTopologyReadings) {
 // "CUMEM Host" form is a build older than CUDA 12.2, which no variable changes; deregistering an
 // unknown handle returns ncclInvalidUsage.
 TEST(NcclMessage, AuditedPluginRasAndMemoryReadings) {
-  const auto first = [](const std::string& log) {
-    const RuleOutcome o = log_rule(kId, log_text(log));
-    return o.findings.empty() ? Finding{} : o.findings[0];
-  };
   const Finding dead = first(
       "h:1:2 [0] NCCL INFO RAS connect retry timeout (60s) on socket connection with "
       "10.0.0.2<5000>\n");
@@ -106,8 +104,9 @@ TEST(NcclMessage, AuditedPluginRasAndMemoryReadings) {
 }
 
 // ncclTimeout (8) exists from 2.30.3 only; NCCL's healthy "XML Parse : Ignoring extra attributes"
-// INFO is no parse error; from 2.22 "Could not find real path" is the Broadcom link scan skipping a
-// peer, and NCCL goes on.
+// INFO is no parse error; from 2.28.7 "Could not find real path" is only the Broadcom link scan
+// skipping a peer (before, the GPU and NIC lookups print it too), and NCCL goes on; "failed to
+// extend" from a release the log does not tell is still read as a small /dev/shm.
 TEST(NcclMessage, AuditedTrailAndTopologyReadings) {
   const auto ids = [](const std::string& log) {
     std::string out;
@@ -123,13 +122,23 @@ TEST(NcclMessage, AuditedTrailAndTopologyReadings) {
   EXPECT_EQ(ids("h:1:2 [0] NCCL INFO XML Parse : Ignoring extra attributes (max 16)\n")
                 .find("[topo-xml-parse-error]"),
             std::string::npos);
-  const RuleOutcome path = log_rule(
-      kId, log_text("NCCL version 2.27.3+cuda12.8\nh:1:2 [0] os/linux.cc:637 NCCL WARN Could not "
-                    "find real path of /sys/class/pci_bus/0000:c1/../../0000:c1:00.0\n"));
-  ASSERT_FALSE(path.findings.empty());
-  EXPECT_EQ(path.findings[0].severity, Severity::kWarning);
-  EXPECT_EQ(path.findings[0].cause.rfind("(2.22 and later) The Broadcom PCIe switch", 0), 0u)
-      << path.findings[0].cause;
+  const std::string path_warn =
+      "h:1:2 [0] os/linux.cc:637 NCCL WARN Could not find real path of "
+      "/sys/class/pci_bus/0000:c1/../../0000:c1:00.0\n";
+  const Finding broadcom = first("NCCL version 2.30.7+cuda12.9\n" + path_warn);
+  EXPECT_EQ(broadcom.severity, Severity::kWarning);
+  EXPECT_EQ(broadcom.cause.rfind("(2.28.7 and later) The Broadcom PCIe switch", 0), 0u)
+      << broadcom.cause;
+  EXPECT_EQ(first("NCCL version 2.27.3+cuda12.8\n" + path_warn)
+                .cause.rfind("The container or VM exposes only part of /sys", 0),
+            0u);
+  const RuleOutcome shm = log_rule(
+      "nccl-known-signature",
+      log_text("h:1:2 [0] NCCL WARN Error: failed to extend /dev/shm/nccl-abc to 9637892 bytes, "
+               "error: No space left on device (28)\n"));
+  ASSERT_FALSE(shm.findings.empty());
+  EXPECT_EQ(shm.findings[0].cause.rfind("NCCL (2.7 and later) puts", 0), 0u)
+      << shm.findings[0].cause;
 }
 
 }  // namespace
