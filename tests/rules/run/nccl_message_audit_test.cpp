@@ -132,6 +132,13 @@ TEST(NcclMessage, AuditedTrailAndTopologyReadings) {
   EXPECT_EQ(first("NCCL version 2.27.3+cuda12.8\n" + path_warn)
                 .cause.rfind("The container or VM exposes only part of /sys", 0),
             0u);
+  // With NCCL_TOPO_FILE unset NCCL 2.10+ read /var/run/nvidia-topologyd/virtualTopology.xml: a
+  // parse error in the file its "Loading topology file" line names is that file, not a setting.
+  EXPECT_EQ(first("h:1:1 [0] NCCL INFO Loading topology file "
+                  "/var/run/nvidia-topologyd/virtualTopology.xml\n"
+                  "h:1:1 [0] graph/xml.cc:40 NCCL WARN XML Parse : Unexpected EOF\n")
+                .cause.rfind("The file is NCCL's default topology file", 0),
+            0u);
   const RuleOutcome shm = log_rule(
       "nccl-known-signature",
       log_text("h:1:2 [0] NCCL WARN Error: failed to extend /dev/shm/nccl-abc to 9637892 bytes, "
