@@ -157,7 +157,9 @@ std::string_view trail_code(std::string_view m) {
 // An INFO line worded as a failure: kept for the knowledge base (failure INFO sites, issue 30).
 static bool failure_worded(std::string_view m) {
   // True when m holds one of: ail rror nable annot nvalid ismatch xceed refused imeout
-  // "timed out" bort upported "not " "No " "no " isabled RROR gnoring. One pass over m keyed on
+  // "timed out" bort upported "not " "No " "no " isabled RROR gnoring, or the dynamic loader's
+  // "undefined symbol" / "ELF class" (a plugin dlopen refused, whose dlerror text NCCL prints
+  // at INFO: src/plugin/plugin_open.cc:100 @ v2.30.7-1). One pass over m keyed on
   // each word's first byte (it runs on every INFO line NCCL prints at init: issue 35), where
   // eighteen find() calls each read the whole line.
   // The case already matched w's first byte: the rest compared inline (a memcmp call per
@@ -192,7 +194,10 @@ static bool failure_worded(std::string_view m) {
         if (at(i, "bort")) return true;
         break;
       case 'u':
-        if (at(i, "upported")) return true;
+        if (at(i, "upported") || at(i, "undefined symbol")) return true;
+        break;
+      case 'E':
+        if (at(i, "ELF class")) return true;
         break;
       case 'N':
         if (at(i, "No ")) return true;

@@ -47,6 +47,11 @@ std::string nccl_trail_call_text(const NcclTrailCall& c) {
          deeper + ")";
 }
 
+bool nccl_kb_reading_unreported(const NcclMessageReading& r, const NcclRunFacts& f) {
+  return nccl_kb_severity(r) == Severity::kInfo && r.line.level != NcclKbLevel::kWarn &&
+         !f.streams.empty();
+}
+
 void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts& f) {
   const NcclMessageReading& r = *k.reading;
   const NcclKbEntry& e = *r.entry;

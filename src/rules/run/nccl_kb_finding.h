@@ -30,6 +30,14 @@ std::string nccl_trail_call_text(const NcclTrailCall& c);
 // capping.
 inline int nccl_message_rank(int rank) { return rank * 45 / 100; }
 
+// An info reading of an INFO line of a log with NCCL records ("no external plugin found, using the
+// internal one"): it explains the line, so nccl-warnings does not quote it back, but on its own it
+// is not worth a finding. A WARN read as informational is still reported (as info): a log that
+// holds a WARN never ends with no finding. Nor is an excerpt's: a log with no NCCL record whose
+// NCCL lines were told by their text alone ("NET/IB : No device found." pasted without its head)
+// holds only what the user brought because the run failed, so each reading is reported.
+bool nccl_kb_reading_unreported(const NcclMessageReading& r, const NcclRunFacts& f);
+
 // Fills message, severity, rank, evidence, cause and fix of `x` from a reading.
 void fill_nccl_kb_finding(Finding& x, const NcclKbFinding& k, const NcclRunFacts& f);
 

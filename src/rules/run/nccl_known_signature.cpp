@@ -41,6 +41,7 @@ class NcclKnownSignature : public Rule {
       }
     for (const NcclKbFinding& k : ranked) {
       if (!nccl_kb_is_signature(*k.reading->entry)) continue;
+      if (nccl_kb_reading_unreported(*k.reading, f)) continue;
       Finding x = finding("");
       fill_nccl_kb_finding(x, k, f);
       if (started >= 0 && f.first_error_after_warn &&

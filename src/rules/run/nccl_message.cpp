@@ -25,16 +25,7 @@ class NcclMessage : public Rule {
     for (const NcclKbFinding& k : nccl_kb_ranked(readings)) {
       const NcclKbEntry& e = *k.reading->entry;
       if (nccl_kb_is_signature(e)) continue;
-      // An info reading of an INFO line ("no external plugin found, using the internal one")
-      // explains it so nccl-warnings does not quote it back; on its own it is not worth a
-      // finding. A WARN read as informational is still reported (as info): a log that holds a
-      // WARN never ends with no finding. Nor does an excerpt: a log with no NCCL record whose
-      // NCCL lines were told by their text alone ("NET/IB : No device found." pasted without
-      // its head) holds only what the user brought because the run failed, so each reading is
-      // reported, an info one as info.
-      if (nccl_kb_severity(*k.reading) == Severity::kInfo &&
-          k.reading->line.level != NcclKbLevel::kWarn && !f.streams.empty())
-        continue;
+      if (nccl_kb_reading_unreported(*k.reading, f)) continue;
       // A generic "-> code" trail follows the WARN NCCL printed where the failure started: the
       // WARN (its reading, or the rule that explains it) is the finding, the trail adds nothing.
       if (e.kind == NcclKbKind::kTrail && e.file == "trail.yaml" && !f.warnings.empty()) continue;
