@@ -1,0 +1,219 @@
+// Readings added or put right by the twenty-third session's audits of the knowledge base against
+// NCCL's source (docs/nccl-corpus.md): each line in the format of the release that prints it.
+#include <gtest/gtest.h>
+
+#include "rules/run/nccl_kb_reading_support.h"
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+const char* kId = "nccl-message";
+
+// The rule's first finding on `log`, or an empty one.
+Finding first(const std::string& log) {
+  const RuleOutcome o = log_rule(kId, log_text(log));
+  return o.findings.empty() ? Finding{} : o.findings[0];
+}
+
+// The first finding of nccl-known-signature, which reports the passthrough entries (text NCCL
+// passes through from the loader, CUDA or a plugin) that nccl-message leaves to it.
+Finding signature(const std::string& log) {
+  const RuleOutcome o = log_rule("nccl-known-signature", log_text(log));
+  return o.findings.empty() ? Finding{} : o.findings[0];
+}
+
+bool reads(const Finding& f, const std::string& id) {
+  return f.message.find("[" + id + "]") != std::string::npos;
+}
+
+// A plugin that dlopen refused: every release prints the loader's own text (src/net.cc:127 @
+// v2.12.12-1, :372 @ v2.22.3-1, src/plugin/plugin_open.cc:100 @ v2.30.7-1). The library itself
+// missing is normal; one it depends on missing, or a symbol, is a plugin the job runs without.
+TEST(NcclMessage, PluginLoadFailuresReadFromTheLoadersText) {
+  // The library itself missing: an info reading of an INFO line, which explains it and is no
+  // finding of its own.
+  const std::string missing =
+      "NCCL version 2.14.3+cuda11.2\nh:1:2 [0] NCCL INFO NET/Plugin : Plugin load returned 17 : "
+      "libnccl-net.so: cannot open shared object file: No such file or directory.\n";
+  const KbReading absent = kb_reading(missing, "net-plugin-load-failed");
+  EXPECT_TRUE(absent.found);
+  EXPECT_EQ(absent.severity, Severity::kInfo);
+  EXPECT_EQ(absent.cause.rfind("No plugin library is installed", 0), 0u) << absent.cause;
+  EXPECT_TRUE(log_rule("nccl-known-signature", log_text(missing)).findings.empty());
+  const Finding meant = signature(
+      "NCCL version 2.14.3+cuda11.2\nh:1:2 [0] NCCL INFO NCCL_NET_PLUGIN set by environment to "
+      "ofi\nh:1:2 [0] NCCL INFO NET/Plugin : Plugin load returned 2 : libnccl-net-ofi.so: cannot "
+      "open shared object file: No such file or directory.\n");
+  EXPECT_EQ(meant.severity, Severity::kWarning);
+  EXPECT_EQ(meant.cause.rfind("The plugin named in NCCL_NET_PLUGIN", 0), 0u) << meant.cause;
+  const Finding dependency = signature(
+      "NCCL version 2.28.9+cuda12.8\nh:1:2 [0] NCCL INFO NET/Plugin: libnccl-net.so: "
+      "libfabric.so.1: cannot open shared object file: No such file or directory\n");
+  EXPECT_TRUE(reads(dependency, "net-plugin-load-failed")) << dependency.message;
+  EXPECT_EQ(dependency.severity, Severity::kWarning);
+  EXPECT_EQ(dependency.cause.rfind("The plugin library is there, but a library it depends on", 0),
+            0u)
+      << dependency.cause;
+  const Finding symbol = signature(
+      "NCCL version 2.23.4+cuda12.6\nh:1:2 [0] NCCL INFO NET/Plugin: /opt/ofi/lib/libnccl-net.so: "
+      "undefined symbol: fi_mr_regattr\n");
+  EXPECT_EQ(symbol.cause.rfind("The plugin was built against other versions", 0), 0u)
+      << symbol.cause;
+  const Finding glibc = signature(
+      "NCCL version 2.29.3+cuda12.9\nh:1:2 [0] NCCL INFO TUNER/Plugin: libnccl-tuner.so: "
+      "/lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.38' not found (required by "
+      "libnccl-tuner.so)\n");
+  EXPECT_TRUE(reads(glibc, "loader-symbol-version-not-found")) << glibc.message;
+  // 2.21's tuner probes libnccl-net.so too: its lines stay the tuner's own reading.
+  const Finding tuner = first(
+      "NCCL version 2.21.5+cuda12.4\nh:1:2 [0] NCCL INFO TUNER/Plugin: Plugin load returned 2 : "
+      "libnccl-net.so: cannot open shared object file: No such file or directory : when loading "
+      "libnccl-tuner.so\n");
+  EXPECT_FALSE(reads(tuner, "net-plugin-load-failed")) << tuner.message;
+  EXPECT_FALSE(reads(signature("NCCL version 2.21.5+cuda12.4\nh:1:2 [0] NCCL INFO TUNER/Plugin: "
+                               "Plugin load returned 2 : libnccl-net.so: cannot open shared object "
+                               "file: No such file or directory : when loading libnccl-tuner.so\n"),
+                     "net-plugin-load-failed"));
+  // A library NCCL did not find at all is still net-plugin-not-found's.
+  EXPECT_FALSE(reads(first("h:1:2 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using "
+                           "internal network plugin.\n"),
+                     "net-plugin-load-failed"));
+}
+
+// 2.26 and 2.27 probe net plugin symbols v10 .. v6 only and print nothing when none is there
+// (src/plugin/net.cc:93-98 @ v2.26.2-1): a v5 plugin is dropped without a word. 2.28 says so.
+TEST(NcclMessage, NetPluginWithoutV6IsDroppedSilentlyBy2_26) {
+  std::string probes;
+  for (int v = 10; v >= 6; --v)
+    probes += "h:1:2 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v" + std::to_string(v) +
+              " symbol.\n";
+  const Finding dropped = first("NCCL version 2.26.2+cuda12.4\n" + probes);
+  EXPECT_TRUE(reads(dropped, "net-plugin-v6-probe-last")) << dropped.message;
+  EXPECT_EQ(dropped.severity, Severity::kWarning);
+  EXPECT_EQ(dropped.cause.rfind("The plugin exports no ncclNetPlugin_v6", 0), 0u) << dropped.cause;
+  // 2.25 goes on to probe v5: the probes are no finding.
+  EXPECT_TRUE(log_rule(kId, log_text("NCCL version 2.25.1+cuda12.4\n" + probes)).findings.empty());
+}
+
+// cuMemImportFromShareableHandle of a FABRIC handle fails with CUDA_ERROR_NOT_PERMITTED when the
+// importer lacks the exporter's IMEX channel (CUDA Driver API); NCCL imports FABRIC handles only
+// with MNNVL on (src/mnnvl.cc:94, src/transport/p2p.cc:293 @ v2.30.7-1).
+TEST(NcclMessage, NotPermittedOnAnMnnvlSystemIsTheImexChannel) {
+  const std::string warn =
+      "h:1:2 [0] transport/p2p.cc:293 NCCL WARN Cuda failure 800 'operation not permitted'\n";
+  const Finding mnnvl = signature(
+      "NCCL version 2.27.5+cuda12.9\nh:1:2 [0] NCCL INFO MNNVL 1 cliqueId 7f00 cliqueSize "
+      "72 cliqueRank 3 nvlDomainSize 72\n" +
+      warn);
+  EXPECT_EQ(mnnvl.cause.rfind("\"operation not permitted\" (CUDA_ERROR_NOT_PERMITTED, 800)", 0), 0u)
+      << mnnvl.cause;
+  const Finding pcie = signature("NCCL version 2.27.5+cuda12.9\n" + warn);
+  EXPECT_EQ(pcie.cause.rfind("P2P or CUDA IPC is not available", 0), 0u) << pcie.cause;
+}
+
+// 2.17 to 2.19 say "ignoring NCCL_ALGO=COLLNET" for NCCL_ALGO=NVLS when CollNet is unavailable
+// and no Ring or Tree is left (src/graph/tuning.cc:265-276 @ v2.19.4-1).
+TEST(NcclMessage, CollNetIgnoredMessageForAnNvlsSetting) {
+  const std::string warn =
+      "h:1:2 [0] graph/tuning.cc:261 NCCL WARN CollNet is not supported or fails to initialize, "
+      "ignoring NCCL_ALGO=COLLNET\n";
+  const Finding nvls = first(
+      "NCCL version 2.18.5+cuda12.2\nh:1:2 [0] NCCL INFO NCCL_ALGO set by environment to NVLS\n" +
+      warn);
+  EXPECT_EQ(nvls.cause.rfind("NCCL_ALGO asked for NVLS or NVLSTree", 0), 0u) << nvls.cause;
+  const Finding collnet = first(
+      "NCCL version 2.18.5+cuda12.2\nh:1:2 [0] NCCL INFO NCCL_ALGO set by environment to "
+      "CollNetDirect\n" +
+      warn);
+  EXPECT_EQ(collnet.cause.rfind("No CollNet (SHARP)", 0), 0u) << collnet.cause;
+}
+
+// With NCCL_TOPO_FILE unset NCCL reads /var/run/nvidia-topologyd/virtualTopology.xml when it
+// exists (src/graph/topo.cc:681 @ v2.21.5-1): a fault of that file is the file's, whatever
+// check it fails.
+TEST(NcclMessage, DefaultTopologyFileNamedForEveryTopologyFault) {
+  const std::string loading =
+      "NCCL version 2.21.5+cuda12.4\nh:1:2 [0] NCCL INFO Loading topology file "
+      "/var/run/nvidia-topologyd/virtualTopology.xml\n";
+  for (const std::string warn :
+       {"h:1:2 [0] graph/xml.h:101 NCCL WARN Attribute busid of node nic not found\n",
+        "h:1:2 [0] graph/paths.cc:169 NCCL WARN Error : could not find CPU close to GPU 3\n",
+        "h:1:2 [0] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start (3 != "
+        "0)\n",
+        "h:1:2 [0] graph/xml.h:286 NCCL WARN Error : too many XML nodes (max 1024)\n"}) {
+    const Finding f = first(loading + warn);
+    EXPECT_EQ(f.cause.rfind("The file is NCCL's default topology file", 0), 0u) << warn << f.cause;
+    EXPECT_NE(first("NCCL version 2.21.5+cuda12.4\n" + warn)
+                  .cause.rfind("The file is NCCL's default topology file", 0),
+              0u)
+        << warn;
+  }
+}
+
+// With pointer checking on, a collective checks its buffers before its count
+// (src/misc/argcheck.cc:60-71 @ v2.18.3-1): glibc prints a NULL %p as "(nil)".
+TEST(NcclMessage, NullBufferUnderPointerChecking) {
+  const Finding null = first(
+      "NCCL version 2.18.3+cuda12.2\nh:1:2 [0] misc/argcheck.cc:14 NCCL WARN AllReduce : sendbuff "
+      "(nil) is not a valid pointer\n");
+  EXPECT_TRUE(reads(null, "enq-invalid-pointer")) << null.message;
+  EXPECT_EQ(null.cause.rfind("The buffer pointer is NULL", 0), 0u) << null.cause;
+  const Finding host = first(
+      "NCCL version 2.18.3+cuda12.2\nh:1:2 [0] misc/argcheck.cc:14 NCCL WARN AllReduce : sendbuff "
+      "0x7f3a2c000000 is not a valid pointer\n");
+  EXPECT_EQ(host.cause.find("The buffer pointer is NULL"), std::string::npos) << host.cause;
+}
+
+// NVML's wrapper WARNs a missing mandatory symbol (src/misc/nvmlwrap.cc:55 @ v2.11.4-1): 2.4-2.7
+// fail init on it (src/graph/xml.cc:661 @ v2.7.8-1), 2.8-2.11 go on without NVML.
+TEST(NcclMessage, NvmlSymbolMissingBefore2_12) {
+  const std::string warn =
+      "h:1:2 [0] misc/nvmlwrap.cc:55 NCCL WARN dlsym failed on nvmlDeviceGetCudaComputeCapability "
+      "- "
+      "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: undefined symbol: "
+      "nvmlDeviceGetCudaComputeCapability\n";
+  const Finding later = first("NCCL version 2.11.4+cuda11.4\n" + warn);
+  EXPECT_TRUE(reads(later, "legacy-nvml-symbol-missing")) << later.message;
+  EXPECT_EQ(later.severity, Severity::kWarning);
+  const Finding early = first(
+      "NCCL version 2.7.8+cuda11.0\n" +
+      std::string(
+          "h:1:2 [0] misc/nvmlwrap.cc:58 NCCL WARN dlsym failed on nvmlDeviceGetIndex - "
+          "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: undefined symbol: nvmlDeviceGetIndex\n"));
+  EXPECT_TRUE(reads(early, "legacy-nvml-symbol-missing")) << early.message;
+  EXPECT_EQ(early.severity, Severity::kError);
+  EXPECT_FALSE(reads(later, "gdrcopy-lib-missing"));
+}
+
+// RCCL prints hipIpcGetMemHandle where NCCL prints cudaIpcGetMemHandle, and has no cuMem path:
+// NCCL_CUMEM_ENABLE=0 is no cause there.
+TEST(NcclMessage, HipIpcHandleFailureIsNotACumemSetting) {
+  const std::string env = "h:1:2 [0] NCCL INFO NCCL_CUMEM_ENABLE set by environment to 0.\n";
+  const Finding nvidia = first("NCCL version 2.23.4+cuda12.6\n" + env +
+                               "h:1:2 [0] transport/p2p.cc:250 NCCL WARN cudaIpcGetMemHandle "
+                               "failed : invalid argument\n");
+  EXPECT_EQ(nvidia.cause.rfind("NCCL_CUMEM_ENABLE=0 forces legacy CUDA IPC", 0), 0u)
+      << nvidia.cause;
+  const Finding amd = first("RCCL version 2.20.5+hip6.2\n" + env +
+                            "h:1:2 [0] transport/p2p.cc:250 NCCL WARN hipIpcGetMemHandle failed : "
+                            "invalid argument\n");
+  EXPECT_EQ(amd.cause.find("NCCL_CUMEM_ENABLE=0 forces"), std::string::npos) << amd.cause;
+}
+
+// The checkpoint shim's non-zero ranks wait up to NCCL_CHECKPOINT_KVS_TIMEOUT for the id rank 0
+// puts in the store (contrib/nccl_checkpoint/shim_checkpoint.cc:122-132 @ v2.30.7-1).
+TEST(NcclMessage, CheckpointRestoreUidWaitIsRankZerosWrite) {
+  const Finding uid = first(
+      "NCCL version 2.30.7+cuda13.0\nh:1:2 [3] shim_checkpoint.cc:132 NCCL WARN "
+      "ncclCheckpointRestore: failed to get uid restore/00000000000000ab/uid\n");
+  EXPECT_EQ(uid.cause.rfind("A non-zero rank waited for the restore unique id", 0), 0u)
+      << uid.cause;
+  const Finding parent = first(
+      "NCCL version 2.30.7+cuda13.0\nh:1:2 [3] shim_checkpoint.cc:153 NCCL WARN "
+      "ncclCheckpointRestore: split parent 0x5f00 has no real communicator\n");
+  EXPECT_EQ(parent.cause.find("A non-zero rank waited"), std::string::npos) << parent.cause;
+}
+
+}  // namespace
+}  // namespace trainready::test
