@@ -62,7 +62,7 @@ TEST(NcclMessage, ReadsAPre24SocketWarn) {
       << o.findings[0].cause;
 }
 
-// NCCL 2.13-2.21 ignore a failed dlopen of libcuda.so at init ((void)ncclCudaLibraryInit()):
+// NCCL 2.13-2.20 ignore a failed dlopen of libcuda.so at init ((void)ncclCudaLibraryInit()):
 // a warning, not an error. Before 2.18 NCCL_CUDA_PATH is joined to "libcuda.so" without a
 // slash, so a path set without one is the reading (NVIDIA/nccl-tests#115's line); 2.18+ add the
 // slash, and the same setting there is a directory without the library.
@@ -78,8 +78,8 @@ TEST(NcclMessage, CudaLibraryNotFoundIsAWarningAndReadsTheMissingSlash) {
       << o.findings[0].cause;
 
   const RuleOutcome later = log_rule(
-      kId, log_text("h:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
-                    "h:1:1 [0] misc/cudawrap.cc:185 NCCL WARN Failed to find CUDA library "
+      kId, log_text("h:1:1 [0] NCCL INFO NCCL version 2.20.5+cuda12.4\n"
+                    "h:1:1 [0] misc/cudawrap.cc:188 NCCL WARN Failed to find CUDA library "
                     "/opt/lib/libcuda.so (NCCL_CUDA_PATH='/opt/lib') : /opt/lib/libcuda.so: cannot "
                     "open shared object file: No such file or directory\n"));
   ASSERT_EQ(later.findings.size(), 1u);
@@ -87,7 +87,7 @@ TEST(NcclMessage, CudaLibraryNotFoundIsAWarningAndReadsTheMissingSlash) {
   EXPECT_NE(later.findings[0].message.find("[legacy-cuda-library-not-found]"), std::string::npos);
   EXPECT_EQ(later.findings[0].cause.rfind("NCCL_CUDA_PATH points to a directory without", 0), 0u)
       << later.findings[0].cause;
-  // A cause of releases before 2.18 is not offered for a 2.21 log.
+  // A cause of releases before 2.18 is not offered for a 2.20 log.
   EXPECT_EQ(later.findings[0].cause.find("trailing slash - these"), std::string::npos);
   // Unset, the library's own name was not found: the missing development symlink.
   const RuleOutcome unset = log_rule(
