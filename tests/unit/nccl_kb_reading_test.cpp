@@ -146,9 +146,10 @@ TEST(NcclKbReading, ACauseTheLogShowsSetsTheSeverity) {
   EXPECT_EQ(severity_of(ofi + "Caught exception in rdma_init: fi_domain failed\n"), "warning");
   EXPECT_EQ(severity_of(ofi + "Caught exception in plugin connect: fi_av_insert failed\n"),
             "error");
-  // A failed tuner setup fails the AWS platform's init; an unset NCCL variable does not.
+  // A failed tuner setup fails the AWS platform's init, and so does a failed setenv of an NCCL
+  // variable (platform-aws.cpp:410-415, 503-507, nccl_ofi_net.cpp:181-183 @ aws-ofi-nccl v1.15.0).
   EXPECT_EQ(severity_of(ofi + "Unable to configure tuner: Invalid argument\n"), "error");
-  EXPECT_EQ(severity_of(ofi + "Unable to set NCCL_NVLS_ENABLE\n"), "warning");
+  EXPECT_EQ(severity_of(ofi + "Unable to set NCCL_NVLS_ENABLE\n"), "error");
   // An argument NCCL passed the plugin fails the call; a bad setting is ignored.
   EXPECT_EQ(severity_of(ofi + "Invalid number of receives: 9 (max: 8)\n"), "error");
   EXPECT_EQ(severity_of(ofi + "Invalid value abc provided for OFI_NCCL_PROTOCOL environment "
