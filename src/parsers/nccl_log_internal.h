@@ -149,6 +149,9 @@ inline bool same_bytes(const std::string& s, std::string_view v) {
 }
 
 bool is_junk(std::string_view line);
+// An INFO line worded as a failure ("failed", "error", "cannot", "undefined symbol", ...): kept
+// for the knowledge base (failure INFO sites, issue 30). src/parsers/nccl_info_failure_words.cpp.
+bool failure_worded(std::string_view m);
 bool known_info(std::string_view m);
 bool error_return(std::string_view m);
 std::string_view trail_code(std::string_view m);
