@@ -9,26 +9,6 @@
 namespace trainready::test {
 namespace {
 
-const char* kId = "nccl-message";
-
-// The rule's first finding on `log`, or an empty one.
-Finding first(const std::string& log) {
-  const RuleOutcome o = log_rule(kId, log_text(log));
-  return o.findings.empty() ? Finding{} : o.findings[0];
-}
-
-bool reads(const Finding& f, const std::string& id) {
-  return f.message.find("[" + id + "]") != std::string::npos;
-}
-
-// The rule's finding of entry `id` on `log`, or an empty one.
-Finding finding_of(const std::string& log, const std::string& id) {
-  const RuleOutcome o = log_rule(kId, log_text(log));
-  for (const Finding& f : o.findings)
-    if (reads(f, id)) return f;
-  return Finding{};
-}
-
 // GPUDirect-TCPX prints __PRETTY_FUNCTION__:__LINE__ where NCCL prints file:line.
 std::string tcpx(const std::string& where, const std::string& text) {
   return "a3-host-1:4312:4390 [0] " + where + " NCCL WARN " + text + "\n";
@@ -124,7 +104,7 @@ TEST(NcclMessage, GcpTcpxConnectFailureIsTheReceiversFlowSteering) {
       << alone.cause;
   EXPECT_EQ(alone.cause.find("VPC"), std::string::npos) << alone.cause;
   // The RxDM WARN in the same log still names it first.
-  const Finding withRxdm = finding_of(
+  const Finding withRxdm = reading(
       tcpx("ConnectionState UpdateFlowSteerRule(int, FlowSteerRuleOp, void*):581",
            "update flow steering rule: local 10.0.1.2<35022> <- remote 10.0.1.3<41234>, failed "
            "against receive-datapath-manager: unix client connect() error: 2: No such file or "

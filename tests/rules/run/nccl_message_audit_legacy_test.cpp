@@ -3,30 +3,11 @@
 // format of the release that prints it.
 #include <gtest/gtest.h>
 
+#include "rules/run/nccl_kb_reading_support.h"
 #include "rules/run/run_rule_support.h"
 
 namespace trainready::test {
 namespace {
-
-const char* kId = "nccl-message";
-
-// The rule's first finding on `log`, or an empty one.
-Finding first(const std::string& log) {
-  const RuleOutcome o = log_rule(kId, log_text(log));
-  return o.findings.empty() ? Finding{} : o.findings[0];
-}
-
-bool reads(const Finding& f, const std::string& id) {
-  return f.message.find("[" + id + "]") != std::string::npos;
-}
-
-// The finding that reads `id` on `log` (a log with setting lines too), or an empty one.
-Finding reading(const std::string& log, const std::string& id) {
-  const RuleOutcome o = log_rule(kId, log_text(log));
-  for (const Finding& f : o.findings)
-    if (reads(f, id)) return f;
-  return Finding{};
-}
 
 // src/bootstrap.cc:251 (no return), :279, :290 @ v2.11.4-1; MAX_SEGMENTS 128 at :225.
 TEST(NcclMessage, LegacyRemAllocatorCudaFreeAndSetDeviceAreWarnings) {

@@ -4,36 +4,11 @@
 // nccl-known-signature, its other entries (net-plugin-efa.yaml) by nccl-message.
 #include <gtest/gtest.h>
 
+#include "rules/run/nccl_kb_reading_support.h"
 #include "rules/run/run_rule_support.h"
 
 namespace trainready::test {
 namespace {
-
-const char* kId = "nccl-message";
-
-// The rule's first finding on `log`, or an empty one.
-Finding first(const std::string& log) {
-  const RuleOutcome o = log_rule(kId, log_text(log));
-  return o.findings.empty() ? Finding{} : o.findings[0];
-}
-
-bool reads(const Finding& f, const std::string& id) {
-  return f.message.find("[" + id + "]") != std::string::npos;
-}
-
-// nccl-known-signature's first finding on `log` (passthrough entries), or an empty one.
-Finding first_signature(const std::string& log) {
-  const RuleOutcome o = log_rule("nccl-known-signature", log_text(log));
-  return o.findings.empty() ? Finding{} : o.findings[0];
-}
-
-// The finding of nccl-message that reads entry `id` on `log`, or an empty one.
-Finding reading(const std::string& log, const std::string& id) {
-  const RuleOutcome o = log_rule(kId, log_text(log));
-  for (const Finding& f : o.findings)
-    if (reads(f, id)) return f;
-  return Finding{};
-}
 
 const std::string kHost = "ip-10-0-12-34:4821:4821 [0] ";
 const std::string kProxy = "ip-10-0-12-34:4821:4903 [0] ";
@@ -43,13 +18,13 @@ TEST(NcclMessage, OfiGetinfoRdmaProbeBeforeSendrecvIsNoFailure) {
   const std::string warn = kHost +
                            "nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call "
                            "failed: No data available\n";
-  const Finding probe = first_signature("NCCL version 2.21.5+cuda12.4\n" + warn + kHost +
-                                        "NCCL INFO NET/OFI Using transport protocol SENDRECV\n");
+  const Finding probe = signature("NCCL version 2.21.5+cuda12.4\n" + warn + kHost +
+                                  "NCCL INFO NET/OFI Using transport protocol SENDRECV\n");
   EXPECT_TRUE(reads(probe, "ofi-getinfo-failed")) << probe.message;
   EXPECT_EQ(probe.severity, Severity::kInfo);
   EXPECT_EQ(probe.cause.rfind("The RDMA protocol's probe found no provider", 0), 0u) << probe.cause;
   // Without the SENDRECV line after it the probe is not known to have been the only failure.
-  const Finding alone = first_signature("NCCL version 2.21.5+cuda12.4\n" + warn);
+  const Finding alone = signature("NCCL version 2.21.5+cuda12.4\n" + warn);
   EXPECT_TRUE(reads(alone, "ofi-getinfo-failed")) << alone.message;
   EXPECT_EQ(alone.severity, Severity::kError);
   EXPECT_EQ(alone.cause.rfind("The EFA devices are not visible", 0), 0u) << alone.cause;
@@ -57,15 +32,14 @@ TEST(NcclMessage, OfiGetinfoRdmaProbeBeforeSendrecvIsNoFailure) {
 
 // src/nccl_ofi_rdma.cpp:7305 (INFO) @ aws-ofi-nccl v1.21.1; src/nccl_ofi_net.c:432 @ v1.8.1-aws
 TEST(NcclMessage, OfiGetinfoEmptyProbeInfoIsNotReadAndOldWordingIs) {
-  const Finding info =
-      first_signature("NCCL version 2.27.5+cuda12.9\n" + kHost +
-                      "NCCL INFO NET/OFI No eligible providers were found\n" + kHost +
-                      "NCCL INFO NET/OFI Using transport protocol SENDRECV\n");
+  const Finding info = signature("NCCL version 2.27.5+cuda12.9\n" + kHost +
+                                 "NCCL INFO NET/OFI No eligible providers were found\n" + kHost +
+                                 "NCCL INFO NET/OFI Using transport protocol SENDRECV\n");
   EXPECT_FALSE(reads(info, "ofi-getinfo-failed")) << info.message;
-  const Finding old = first_signature(
-      kHost +
-      "find_ofi_provider:432 NCCL WARN NET/OFI OFI call failed with RC -22, Invalid "
-      "argument\n");
+  const Finding old =
+      signature(kHost +
+                "find_ofi_provider:432 NCCL WARN NET/OFI OFI call failed with RC -22, Invalid "
+                "argument\n");
   EXPECT_TRUE(reads(old, "ofi-getinfo-failed")) << old.message;
 }
 
@@ -80,7 +54,7 @@ TEST(NcclMessage, OfiRequestSeqCompletionErrorReadsTheSecurityGroup) {
   for (const std::string error : {"Error: 15 (Unreachable remote (never received a response)). ",
                                   "Error: 13 (Unresponsive remote (detected locally)). "}) {
     const std::string log = "NCCL version 2.23.4+cuda12.6\n" + head + error + tail;
-    const Finding f = first_signature(log);
+    const Finding f = signature(log);
     EXPECT_TRUE(reads(f, "ofi-request-completion-error")) << error << f.message;
     EXPECT_EQ(f.cause.rfind("The security group does not allow all traffic", 0), 0u)
         << error << f.cause;
@@ -100,12 +74,12 @@ TEST(NcclMessage, OfiNoProtocolOnOneInstanceIsNoEfaDevice) {
       kHost +
       "int nccl_net_ofi_create_plugin(nccl_net_ofi_plugin_t**):418 NCCL WARN NET/OFI "
       "aws-ofi-nccl initialization failed\n";
-  const Finding one = first_signature(lines + kHost + "NCCL INFO Using network Socket\n");
+  const Finding one = signature(lines + kHost + "NCCL INFO Using network Socket\n");
   EXPECT_TRUE(reads(one, "ofi-no-protocol")) << one.message;
   EXPECT_EQ(one.severity, Severity::kWarning);
   EXPECT_EQ(one.cause.rfind("This process sees no EFA device", 0), 0u) << one.cause;
   // The WARNs alone do not show a run on one instance: the provider reading, an error.
-  const Finding bare = first_signature(lines);
+  const Finding bare = signature(lines);
   EXPECT_TRUE(reads(bare, "ofi-no-protocol")) << bare.message;
   EXPECT_EQ(bare.severity, Severity::kError);
   EXPECT_EQ(bare.cause.rfind("No usable libfabric provider", 0), 0u) << bare.cause;
@@ -136,16 +110,16 @@ TEST(NcclMessage, EfaPluginInitFailureOnOneInstanceIsHarmless) {
 
 // src/nccl_ofi_rdma.c:4563 (remote) and :4572 (local) @ aws-ofi-nccl v1.14.2
 TEST(NcclMessage, OfiAvInsertOfTheLocalAddressIsNotTheSecurityGroup) {
-  const Finding local = first_signature(
-      kProxy +
-      "prepare_recv_comm:4572 NCCL WARN NET/OFI Unable to insert local address into "
-      "address vector for device 0. RC: Success\n");
+  const Finding local =
+      signature(kProxy +
+                "prepare_recv_comm:4572 NCCL WARN NET/OFI Unable to insert local address into "
+                "address vector for device 0. RC: Success\n");
   EXPECT_TRUE(reads(local, "ofi-av-insert-failed")) << local.message;
   EXPECT_EQ(local.cause.rfind("Inserting the endpoint's own address failed", 0), 0u) << local.cause;
-  const Finding remote = first_signature(
-      kProxy +
-      "prepare_recv_comm:4563 NCCL WARN NET/OFI Unable to insert remote address into "
-      "address vector for device 0. RC: Success\n");
+  const Finding remote =
+      signature(kProxy +
+                "prepare_recv_comm:4563 NCCL WARN NET/OFI Unable to insert remote address into "
+                "address vector for device 0. RC: Success\n");
   EXPECT_TRUE(reads(remote, "ofi-av-insert-failed")) << remote.message;
   EXPECT_EQ(remote.cause.rfind("The peer's address cannot be reached", 0), 0u) << remote.cause;
 }
@@ -183,10 +157,10 @@ TEST(NcclMessage, EfaMemoryRegistrationLeavesHistogramsAndMrKeyConfig) {
       "register histogram rdma_send_latency: already registered\n");
   EXPECT_FALSE(reads(histogram, "efa-memory-registration")) << histogram.message;
   EXPECT_TRUE(reads(histogram, "efa-config-invalid")) << histogram.message;
-  const Finding key = first_signature(
-      kHost +
-      "bool nccl_net_ofi_device_t::compute_need_mr_rkey_pool(fi_info*):781 NCCL WARN "
-      "NET/OFI MR key config parsing failed: Invalid argument\n");
+  const Finding key =
+      signature(kHost +
+                "bool nccl_net_ofi_device_t::compute_need_mr_rkey_pool(fi_info*):781 NCCL WARN "
+                "NET/OFI MR key config parsing failed: Invalid argument\n");
   EXPECT_TRUE(reads(key, "ofi-provider-capabilities")) << key.message;
 }
 

@@ -3,29 +3,11 @@
 // (docs/nccl-corpus.md): each line in the format of the release that prints it.
 #include <gtest/gtest.h>
 
+#include "rules/run/nccl_kb_reading_support.h"
 #include "rules/run/run_rule_support.h"
 
 namespace trainready::test {
 namespace {
-
-const char* kId = "nccl-message";
-
-// The rule's first finding on `log`, or an empty one.
-Finding first(const std::string& log) {
-  const RuleOutcome o = log_rule(kId, log_text(log));
-  return o.findings.empty() ? Finding{} : o.findings[0];
-}
-
-bool reads(const Finding& f, const std::string& id) {
-  return f.message.find("[" + id + "]") != std::string::npos;
-}
-
-// The first finding of nccl-known-signature, which reports the signatures.yaml and passthrough
-// readings that nccl-message leaves to it.
-Finding signature(const std::string& log) {
-  const RuleOutcome o = log_rule("nccl-known-signature", log_text(log));
-  return o.findings.empty() ? Finding{} : o.findings[0];
-}
 
 // src/os/linux.cc:302 @ v2.30.7-1, src/misc/socket.cc:596 @ v2.28.9-1: the generic OS entry no
 // longer ties socket.yaml's socket-connect-failed and hides its address causes.

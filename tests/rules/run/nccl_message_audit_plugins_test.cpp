@@ -10,23 +10,6 @@ namespace {
 
 const char* kId = "nccl-message";
 
-// The rule's first finding on `log`, or an empty one.
-Finding first(const std::string& log) {
-  const RuleOutcome o = log_rule(kId, log_text(log));
-  return o.findings.empty() ? Finding{} : o.findings[0];
-}
-
-// The first finding of nccl-known-signature, which reports the passthrough entries (text NCCL
-// passes through from the loader, CUDA or a plugin) that nccl-message leaves to it.
-Finding signature(const std::string& log) {
-  const RuleOutcome o = log_rule("nccl-known-signature", log_text(log));
-  return o.findings.empty() ? Finding{} : o.findings[0];
-}
-
-bool reads(const Finding& f, const std::string& id) {
-  return f.message.find("[" + id + "]") != std::string::npos;
-}
-
 // A plugin that dlopen refused: every release prints the loader's own text (src/net.cc:127 @
 // v2.12.12-1, :372 @ v2.22.3-1, src/plugin/plugin_open.cc:100 @ v2.30.7-1). The library itself
 // missing is normal; one it depends on missing, or a symbol, is a plugin the job runs without.

@@ -14,36 +14,23 @@ namespace {
 
 const char* kId = "nccl-known-signature";
 
-// The rule's first finding on `log`, or an empty one.
-Finding first(const std::string& log) {
-  const RuleOutcome o = log_rule(kId, log_text(log));
-  return o.findings.empty() ? Finding{} : o.findings[0];
-}
-
-bool reads(const Finding& f, const std::string& id) {
-  return f.message.find("[" + id + "]") != std::string::npos;
-}
-
 // The rule's finding of entry `id` on `log` read as the CLI reads a log with no NCCL record (the
 // HIP runtime's own lines: src/cli/cmd_nccl.cpp), or an empty one.
 Finding unmarked(const std::string& log, const std::string& id) {
-  const RuleOutcome o = log_rule(kId, cli_log_text(log));
-  for (const Finding& x : o.findings)
-    if (reads(x, id)) return x;
-  return Finding{};
+  return reading_of(kId, cli_log_text(log), id);
 }
 
 // "ROCr failure '%s'" is CUCHECK's WARN (src/include/rocmwrap.h:22-30 @ 0cbce2a7), used only on
 // hsa_amd_portable_export_dmabuf at src/transport/net.cc:837 @ rocm-6.2.2: the connection fails.
 TEST(NcclMessage, RcclRocrFailureIsTheDmaBufExportOfANetworkBuffer) {
-  const Finding rocr = first(
+  const Finding rocr = signature(
       "RCCL version 2.20.5+hip6.2\nnode1:4512:4601 [0] /build/rccl/hipify/src/transport/"
       "net.cc:837 NCCL WARN ROCr failure 'HSA_STATUS_ERROR: A generic error has occurred.'\n");
   EXPECT_TRUE(reads(rocr, "rccl-rocr-load-failed")) << rocr.message;
   EXPECT_EQ(rocr.severity, Severity::kError);
   EXPECT_EQ(rocr.cause.rfind("hsa_amd_portable_export_dmabuf failed", 0), 0u) << rocr.cause;
   // The loader's own failure stays a warning about the library path (rocmwrap.cc:64 @ 0cbce2a7).
-  const Finding load = first(
+  const Finding load = signature(
       "RCCL version 2.20.5+hip6.2\nnode1:4512:4512 [0] /build/rccl/hipify/src/misc/"
       "rocmwrap.cc:64 NCCL WARN Failed to find ROCm runtime library in (null) "
       "(RCCL_ROCR_PATH=(null))\n");
@@ -56,19 +43,19 @@ TEST(NcclMessage, RcclRocrFailureIsTheDmaBufExportOfANetworkBuffer) {
 // (...) != ncclSuccess) devIndex = -1;` (src/graph/xml.cc:857 @ rocm-6.2.2, :788 @ rocm-5.7.0);
 // develop checks it (src/init.cc:554-555 @ 0cbce2a7).
 TEST(NcclMessage, RcclDeviceIndexNotFoundIsSkippedBefore2_21) {
-  const Finding rocm62 = first(
+  const Finding rocm62 = signature(
       "RCCL version 2.20.5+hip6.2\nnode1:4512:4512 [0] /build/rccl/hipify/src/misc/"
       "rocm_smi_wrap.cc:155 NCCL WARN ARSMI_lib: 0000:c1:00.0 device index not found\n");
   EXPECT_TRUE(reads(rocm62, "rccl-gpu-topology-unreadable")) << rocm62.message;
   EXPECT_EQ(rocm62.severity, Severity::kWarning);
   EXPECT_EQ(rocm62.cause.rfind("RCCL before 2.21 (ROCm 6.2 and older) ignores this lookup", 0), 0u)
       << rocm62.cause;
-  const Finding rocm57 = first(
+  const Finding rocm57 = signature(
       "RCCL version 2.17.1+hip5.7 HEAD:5ad2c2b\nnode1:4512:4512 [0] /build/rccl/hipify/src/misc/"
       "rocm_smi_wrap.cc:94 NCCL WARN rocm_smi_lib: 0000:c1:00.0 device index not found\n");
   EXPECT_EQ(rocm57.severity, Severity::kWarning);
   EXPECT_EQ(rocm57.cause.rfind("RCCL before 2.21", 0), 0u) << rocm57.cause;
-  const Finding develop = first(
+  const Finding develop = signature(
       "RCCL version : 2.21.5-HEAD:0cbce2a\nnode1:4512:4512 [0] /build/rccl/hipify/src/misc/"
       "rocm_smi_wrap.cc:155 NCCL WARN ARSMI_lib: 0000:c1:00.0 device index not found\n");
   EXPECT_TRUE(reads(develop, "rccl-gpu-topology-unreadable")) << develop.message;
@@ -81,21 +68,21 @@ TEST(NcclMessage, RcclDeviceIndexNotFoundIsSkippedBefore2_21) {
 // (src/misc/msccl/msccl_lifecycle.cc:104 @ msccl-v2.18-release) and, to v2.19, fail init on it
 // (NCCLCHECK(mscclInit(comm)), src/init.cc:1275 @ msccl-v2.19-release); c6f6b36 goes on.
 TEST(NcclMessage, MscclAlgorithmsMissingFailsMscclExecutorInitTo2_19) {
-  const Finding v218 = first(
+  const Finding v218 = signature(
       "NCCL version 2.18.3+cuda12.2\nnode1:4512:4512 [0] misc/msccl/msccl_lifecycle.cc:104 NCCL "
       "WARN MSCCL Internal Scheduler: open algorithm directory /opt/msccl/lib/msccl-algorithms "
       "failed\n");
   EXPECT_TRUE(reads(v218, "msccl-algorithms-missing")) << v218.message;
   EXPECT_EQ(v218.severity, Severity::kError);
   EXPECT_EQ(v218.cause.rfind("msccl-executor-nccl v2.17 to v2.19", 0), 0u) << v218.cause;
-  const Finding v219 = first(
+  const Finding v219 = signature(
       "NCCL version 2.19.4+cuda12.2\nnode1:4512:4512 [0] misc/msccl/msccl_lifecycle.cc:127 NCCL "
       "WARN MSCCL Internal Scheduler: open algorithm in share directory "
       "/usr/share/nccl/msccl-algorithms failed\n");
   EXPECT_TRUE(reads(v219, "msccl-algorithms-missing")) << v219.message;
   EXPECT_EQ(v219.severity, Severity::kError);
   EXPECT_EQ(v219.cause.rfind("msccl-executor-nccl v2.17 to v2.19", 0), 0u) << v219.cause;
-  const Finding later = first(
+  const Finding later = signature(
       "NCCL version 2.23.4+cuda12.4\nnode1:4512:4512 [0] misc/msccl/msccl_lifecycle.cc:141 NCCL "
       "WARN MSCCL Internal Scheduler: open algorithm in share directory "
       "/usr/share/nccl/msccl-algorithms failed\n");
@@ -107,14 +94,14 @@ TEST(NcclMessage, MscclAlgorithmsMissingFailsMscclExecutorInitTo2_19) {
 // on it (NCCLCHECK(mscclSchedulerInit()), src/misc/msccl/msccl_lifecycle.cc:188 @ rocm-5.7.0);
 // 6.1 does not check it (src/graph/connect.cc:589 @ rocm-6.1.0).
 TEST(NcclMessage, MscclAlgorithmsMissingFailsRcclInitBefore2_18_6) {
-  const Finding rocm57 = first(
+  const Finding rocm57 = signature(
       "RCCL version 2.17.1+hip5.7 HEAD:5ad2c2b\nnode1:4512:4512 [0] /build/rccl/hipify/src/misc/"
       "msccl/msccl_lifecycle.cc:108 NCCL WARN MSCCL Internal Scheduler: open algorithm in share "
       "directory /opt/rocm/lib/../share/rccl/msccl-algorithms failed\n");
   EXPECT_TRUE(reads(rocm57, "msccl-algorithms-missing")) << rocm57.message;
   EXPECT_EQ(rocm57.severity, Severity::kError);
   EXPECT_EQ(rocm57.cause.rfind("RCCL of ROCm 5.7 and 6.0 runs mscclInit", 0), 0u) << rocm57.cause;
-  const Finding rocm61 = first(
+  const Finding rocm61 = signature(
       "RCCL version 2.18.6+hip6.1 HEAD:abc1234\nnode1:4512:4512 [0] /build/rccl/hipify/src/misc/"
       "msccl/msccl_lifecycle.cc:132 NCCL WARN MSCCL Internal Scheduler: open algorithm in share "
       "directory /opt/rocm/lib/../share/rccl/msccl-algorithms failed\n");
@@ -126,14 +113,14 @@ TEST(NcclMessage, MscclAlgorithmsMissingFailsRcclInitBefore2_18_6) {
 // `return ncclInvalidUsage;` (src/misc/msccl/msccl_setup.cc:91-93 @ 0cbce2a7), NCCLCHECKed by
 // mscclInit (msccl_lifecycle.cc:271); only develop's NCCL_MAX_NCHANNELS line (:132) falls back.
 TEST(NcclMessage, MscclChannelsShortFailsTheSetup) {
-  const Finding setup = first(
+  const Finding setup = signature(
       "RCCL version : 2.21.5-HEAD:0cbce2a\nnode1:4512:4512 [0] /build/rccl/hipify/src/misc/"
       "msccl/msccl_setup.cc:92 NCCL WARN MSCCL: number of channels available (8) less than "
       "required (16)\n");
   EXPECT_TRUE(reads(setup, "msccl-channels-short")) << setup.message;
   EXPECT_EQ(setup.severity, Severity::kError);
   EXPECT_EQ(setup.cause.rfind("The communicator built fewer channels", 0), 0u) << setup.cause;
-  const Finding dropped = first(
+  const Finding dropped = signature(
       "RCCL version : 2.21.5-HEAD:0cbce2a\nnode1:4512:4512 [0] /build/rccl/hipify/src/misc/"
       "msccl/msccl_lifecycle.cc:132 NCCL WARN NCCL_MAX_NCHANNELS:8 is lesser than number of "
       "channels required by MSCCL:16, so disabling MSCCL for allreduce between minBytes:0 and "
@@ -148,13 +135,13 @@ TEST(NcclMessage, MscclChannelsShortFailsTheSetup) {
 // (src/misc/msccl/msccl_setup.cc:411,430-437 @ 0cbce2a7); "Invalid MSCCL function type" is the
 // default of mscclFallBackSavedParams' switch (src/misc/msccl/msccl_lifecycle.cc:471 @ 0cbce2a7).
 TEST(NcclMessage, MscclInternalReadsFullOpsAndTheSavedFunctionType) {
-  const Finding full = first(
+  const Finding full = signature(
       "RCCL version : 2.21.5-HEAD:0cbce2a\nnode1:4512:4512 [0] /build/rccl/hipify/src/misc/"
       "msccl/msccl_setup.cc:436 NCCL WARN MSCCL: this version of MSCCL build doesn't support "
       "full Ops\n");
   EXPECT_TRUE(reads(full, "msccl-internal")) << full.message;
   EXPECT_EQ(full.cause.rfind("This RCCL has no full-ops MSCCL kernels", 0), 0u) << full.cause;
-  const Finding saved = first(
+  const Finding saved = signature(
       "RCCL version : 2.21.5-HEAD:0cbce2a\nnode1:4512:4512 [0] /build/rccl/hipify/src/misc/"
       "msccl/msccl_lifecycle.cc:471 NCCL WARN Invalid MSCCL function type in saved parameter\n");
   EXPECT_TRUE(reads(saved, "msccl-internal")) << saved.message;
@@ -166,18 +153,18 @@ TEST(NcclMessage, MscclInternalReadsFullOpsAndTheSavedFunctionType) {
 // 0cbce2a7) and warns for each communicator it does not serve (init.cc:2061, :2065); only "Feature
 // not enabled" (init.cc:2068) says RCCL_MSCCLPP_ENABLE=1 was set.
 TEST(NcclMessage, RcclMscclppUnavailableIsInformationByDefault) {
-  const Finding env = first(
+  const Finding env = signature(
       "RCCL version : 2.21.5-HEAD:0cbce2a\nnode1:4512:4512 [0] /build/rccl/hipify/src/init.cc:2065 "
       "NCCL WARN MSCCL++: Cannot enable MSCCL++; environment is not MSCCL compatible\n");
   EXPECT_TRUE(reads(env, "rccl-mscclpp-unavailable")) << env.message;
   EXPECT_EQ(env.severity, Severity::kInfo);
   EXPECT_EQ(env.cause.rfind("MSCCL++ is on by default in this build", 0), 0u) << env.cause;
-  const Finding arch = first(
+  const Finding arch = signature(
       "RCCL version : 2.21.5-HEAD:0cbce2a\nnode1:4512:4512 [0] /build/rccl/hipify/src/init.cc:2061 "
       "NCCL WARN MSCCL++: Cannot enable MSCCL++ on gfx90a:sramecc+:xnack- architecture\n");
   EXPECT_TRUE(reads(arch, "rccl-mscclpp-unavailable")) << arch.message;
   EXPECT_EQ(arch.severity, Severity::kInfo);
-  const Finding asked = first(
+  const Finding asked = signature(
       "RCCL version : 2.21.5-HEAD:0cbce2a\nnode1:4512:4512 [0] /build/rccl/hipify/src/init.cc:2068 "
       "NCCL WARN MSCCL++: Feature not enabled. ENABLE_MSCCLPP must be defined at compile-time to "
       "enable this feature.\n");
@@ -191,7 +178,7 @@ TEST(NcclMessage, RcclMscclppUnavailableIsInformationByDefault) {
 // An unknown netGdrLevel in a model string is `system->netGdrLevel = -2; WARN(...)` in a void
 // parser (src/graph/rome_models.cc:1360-1361 @ 0cbce2a7), read as PXB (src/graph/paths.cc:412).
 TEST(NcclMessage, RcclInvalidNetGdrLevelIsAWarning) {
-  const Finding level = first(
+  const Finding level = signature(
       "RCCL version : 2.21.5-HEAD:0cbce2a\nnode1:4512:4512 [0] /build/rccl/hipify/src/graph/"
       "rome_models.cc:1361 NCCL WARN invalid netGdrLevel: PXX\n");
   EXPECT_TRUE(reads(level, "rccl-topo-xml-gpu-missing")) << level.message;

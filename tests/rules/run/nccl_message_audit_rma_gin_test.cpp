@@ -2,22 +2,11 @@
 // NCCL's source (docs/nccl-corpus.md): each line in the format of the release that prints it.
 #include <gtest/gtest.h>
 
+#include "rules/run/nccl_kb_reading_support.h"
 #include "rules/run/run_rule_support.h"
 
 namespace trainready::test {
 namespace {
-
-const char* kId = "nccl-message";
-
-// The rule's first finding on `log`, or an empty one.
-Finding first(const std::string& log) {
-  const RuleOutcome o = log_rule(kId, log_text(log));
-  return o.findings.empty() ? Finding{} : o.findings[0];
-}
-
-bool reads(const Finding& f, const std::string& id) {
-  return f.message.find("[" + id + "]") != std::string::npos;
-}
 
 const std::string kV2307 = "NCCL version 2.30.7+cuda13.0\n";
 

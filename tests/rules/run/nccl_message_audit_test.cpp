@@ -2,18 +2,13 @@
 // 2026-12-06): each line in the format of the release that prints it.
 #include <gtest/gtest.h>
 
+#include "rules/run/nccl_kb_reading_support.h"
 #include "rules/run/run_rule_support.h"
 
 namespace trainready::test {
 namespace {
 
 const char* kId = "nccl-message";
-
-// The rule's first finding on `log`, or an empty one.
-Finding first(const std::string& log) {
-  const RuleOutcome o = log_rule(kId, log_text(log));
-  return o.findings.empty() ? Finding{} : o.findings[0];
-}
 
 // Readings put right by an audit of ib-verbs.yaml and socket.yaml against NCCL's source (each
 // line in its release's own format): 2.28.7+ print a completion's status by name and number, the
