@@ -8,8 +8,8 @@ namespace nccl_log_detail {
 bool failure_worded(std::string_view m) {
   // True when m holds one of: ail rror nable annot nvalid ismatch xceed refused imeout
   // "timed out" bort upported "not " "No " "no " isabled RROR gnoring, or the dynamic loader's
-  // "undefined symbol" / "ELF class" (a plugin dlopen refused, whose dlerror text NCCL prints
-  // at INFO: src/plugin/plugin_open.cc:100 @ v2.30.7-1). One pass over m keyed on
+  // "undefined symbol" / "ELF class" / "file too short" (a plugin dlopen refused, whose dlerror
+  // text NCCL prints at INFO: src/plugin/plugin_open.cc:100 @ v2.30.7-1). One pass over m keyed on
   // each word's first byte (it runs on every INFO line NCCL prints at init: issue 35), where
   // eighteen find() calls each read the whole line.
   // The case already matched w's first byte: the rest compared inline (a memcmp call per
@@ -48,6 +48,9 @@ bool failure_worded(std::string_view m) {
         break;
       case 'E':
         if (at(i, "ELF class")) return true;
+        break;
+      case 'f':
+        if (at(i, "file too short")) return true;
         break;
       case 'N':
         if (at(i, "No ")) return true;

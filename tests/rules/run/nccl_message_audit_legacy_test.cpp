@@ -62,6 +62,15 @@ TEST(NcclMessage, LegacyCudaLibraryNotFoundWithIbBefore2_16IsAnError) {
       "legacy-cuda-library-not-found");
   EXPECT_EQ(socket.severity, Severity::kWarning);
   EXPECT_EQ(socket.cause.rfind("Only libcuda.so.1 is present", 0), 0u) << socket.cause;
+  // A build for CUDA before 11.7 has no DMA-BUF check to crash in (src/init.cc:252-258 @
+  // v2.15.5-1): a warning.
+  const Finding old_cuda = reading(
+      "NCCL version 2.14.3+cuda11.6\nh:1:1 [0] misc/cudawrap.cc:90 NCCL WARN Failed to find CUDA "
+      "library in (null) (NCCL_CUDA_PATH=(null))\n" +
+          ib,
+      "legacy-cuda-library-not-found");
+  EXPECT_EQ(old_cuda.severity, Severity::kWarning);
+  EXPECT_NE(old_cuda.cause.rfind("On 2.13-2.15 with NET/IB", 0), 0u) << old_cuda.cause;
   // 2.16 checks the init result before the call.
   const Finding guarded = reading(
       "NCCL version 2.16.5+cuda12.0\nh:1:1 [0] misc/cudawrap.cc:90 NCCL WARN Failed to find CUDA "

@@ -42,14 +42,19 @@ TEST(NcclMessage, OsConnectRetriesNameNcclCommIdWhenItIsSet) {
       "h:1:2 [0] os/linux.cc:288 (socketConnectCheck) NCCL WARN ncclOsSocketPollConnect: connect "
       "to 10.1.2.3<29500> returned Connection timed out, exceeded error retry count after 35 "
       "attempts\n";
+  // The connect to the root: its trail passes bootstrap.cc (sendToRoot, src/bootstrap.cc:660 @
+  // v2.30.7-1). A connect to any other peer is no NCCL_COMM_ID cause.
+  const std::string to_root =
+      "h:1:2 [0] NCCL INFO misc/socket.cc:434 (socketProgressState) -> 6\n"
+      "h:1:2 [0] NCCL INFO bootstrap.cc:660 (sendToRoot) -> 6\n";
   const Finding set = first(
       "NCCL version 2.30.7+cuda13.0\n"
       "h:1:2 [0] NCCL INFO NCCL_COMM_ID set by environment to "
       "10.1.2.3:29500\n" +
-      warn);
+      warn + to_root);
   EXPECT_TRUE(reads(set, "os-socket-connect-retries")) << set.message;
   EXPECT_EQ(set.cause.rfind("NCCL_COMM_ID names an address", 0), 0u) << set.cause;
-  const Finding unset = first("NCCL version 2.30.7+cuda13.0\n" + warn);
+  const Finding unset = first("NCCL version 2.30.7+cuda13.0\n" + warn + to_root);
   EXPECT_TRUE(reads(unset, "os-socket-connect-retries")) << unset.message;
   EXPECT_NE(unset.cause.rfind("NCCL_COMM_ID names an address", 0), 0u) << unset.cause;
 }

@@ -24,12 +24,32 @@ TEST(NcclMessage, PluginLoadFailuresReadFromTheLoadersText) {
   EXPECT_EQ(absent.severity, Severity::kInfo);
   EXPECT_EQ(absent.cause.rfind("No plugin library is installed", 0), 0u) << absent.cause;
   EXPECT_TRUE(log_rule("nccl-known-signature", log_text(missing)).findings.empty());
+  // A name NCCL_NET_PLUGIN gave (libnccl-net-<name>.so), which these releases do not print as a
+  // setting (2.14: "Plugin name set by env to ...", src/net.cc:173 @ v2.14.3-1).
   const Finding meant = signature(
-      "NCCL version 2.14.3+cuda11.2\nh:1:2 [0] NCCL INFO NCCL_NET_PLUGIN set by environment to "
-      "ofi\nh:1:2 [0] NCCL INFO NET/Plugin : Plugin load returned 2 : libnccl-net-ofi.so: cannot "
-      "open shared object file: No such file or directory.\n");
+      "NCCL version 2.14.3+cuda11.2\nh:1:2 [0] NCCL INFO Plugin name set by env to "
+      "libnccl-net-ofi.so\nh:1:2 [0] NCCL INFO NET/Plugin : Plugin load returned 2 : "
+      "libnccl-net-ofi.so: cannot open shared object file: No such file or directory.\n");
   EXPECT_EQ(meant.severity, Severity::kWarning);
   EXPECT_EQ(meant.cause.rfind("The plugin named in NCCL_NET_PLUGIN", 0), 0u) << meant.cause;
+  const Finding meant218 = signature(
+      "NCCL version 2.18.3+cuda12.2\nh:1:2 [0] NCCL INFO NET/Plugin : Plugin load "
+      "(libnccl-net-ofi.so) returned 2 : libnccl-net-ofi.so: cannot open shared object file: No "
+      "such file or directory\n");
+  EXPECT_EQ(meant218.cause.rfind("The plugin named in NCCL_NET_PLUGIN", 0), 0u) << meant218.cause;
+  // NCCL_NET_PLUGIN=none before 2.28 asks for libnccl-net-none.so: a choice of no plugin.
+  const KbReading none = kb_reading(
+      "NCCL version 2.18.3+cuda12.2\nh:1:2 [0] NCCL INFO NET/Plugin : Plugin load "
+      "(libnccl-net-none.so) returned 2 : libnccl-net-none.so: cannot open shared object file: No "
+      "such file or directory\n",
+      "net-plugin-load-failed");
+  EXPECT_EQ(none.severity, Severity::kInfo);
+  // 2.28 prints the setting and lists the names it tried.
+  const Finding listed = first(
+      "NCCL version 2.28.9+cuda12.8\nh:1:2 [0] NCCL INFO NCCL_NET_PLUGIN set by environment to "
+      "ofi\nh:1:2 [0] NCCL INFO NET/Plugin: Could not find: ofi libnccl-net-ofi.so\n");
+  EXPECT_TRUE(reads(listed, "net-plugin-not-found")) << listed.message;
+  EXPECT_EQ(listed.severity, Severity::kWarning);
   const Finding dependency = signature(
       "NCCL version 2.28.9+cuda12.8\nh:1:2 [0] NCCL INFO NET/Plugin: libnccl-net.so: "
       "libfabric.so.1: cannot open shared object file: No such file or directory\n");
@@ -75,8 +95,11 @@ TEST(NcclMessage, NetPluginWithoutV6IsDroppedSilentlyBy2_26) {
   EXPECT_TRUE(reads(dropped, "net-plugin-v6-probe-last")) << dropped.message;
   EXPECT_EQ(dropped.severity, Severity::kWarning);
   EXPECT_EQ(dropped.cause.rfind("The plugin exports no ncclNetPlugin_v6", 0), 0u) << dropped.cause;
-  // 2.25 goes on to probe v5: the probes are no finding.
-  EXPECT_TRUE(log_rule(kId, log_text("NCCL version 2.25.1+cuda12.4\n" + probes)).findings.empty());
+  // 2.18 goes on to probe v5 after the same v6 line (src/net.cc:186 @ v2.18.1-1): no finding.
+  EXPECT_TRUE(log_rule(kId, log_text("NCCL version 2.18.1+cuda12.1\nh:1:2 [0] NCCL INFO "
+                                     "NET/Plugin: Failed to find ncclNetPlugin_v6 symbol.\nh:1:2 "
+                                     "[0] NCCL INFO NET/Plugin: Loaded net plugin IBext (v5)\n"))
+                  .findings.empty());
 }
 
 // cuMemImportFromShareableHandle of a FABRIC handle fails with CUDA_ERROR_NOT_PERMITTED when the
