@@ -152,12 +152,18 @@ TEST(NcclMessage, LfEfaUnresponsiveRemoteWithoutHandshakeIsTheSecurityGroup) {
   const Finding local = first_cli(head + "Unresponsive remote (detected locally) (13)\n");
   EXPECT_TRUE(reads(local, "lf-efa-unresponsive-remote")) << local.message;
   EXPECT_EQ(local.cause.rfind("The instances cannot exchange EFA traffic", 0), 0u) << local.cause;
+  // 1.18-1.20.1 print this text for every unresponsive peer (no handshake promotion before
+  // 1.20.2, efa_strerror.c:61-66 @ v1.20.1): in a job whose connections were up, the peer went
+  // away.
   const Finding v118 = first_cli(
+      "ip-10-0-0-1:4242:4300 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/AWS "
+      "Libfabric/0/GDRDMA\nip-10-0-0-2:5151:5200 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] "
+      "[receive] via NET/AWS Libfabric/0/GDRDMA\n"
       "Unresponsive receiver. This error is typically caused by a peer hardware failure or "
       "incorrect inbound/outbound rules in the security group - EFA requires \"All traffic\" type "
       "allowlisting. Please also verify the peer application has not terminated unexpectedly.\n");
   EXPECT_TRUE(reads(v118, "lf-efa-unresponsive-remote")) << v118.message;
-  EXPECT_EQ(v118.cause.rfind("The instances cannot exchange EFA traffic", 0), 0u) << v118.cause;
+  EXPECT_EQ(v118.cause.rfind("The peer process or instance went away", 0), 0u) << v118.cause;
   // v2.0.0 and later: a completion whose peer libfabric does not know; its text names no cause.
   const Finding unknown =
       first_cli(head + "Unresponsive remote (was previously responsive) (13)\n");
