@@ -12,27 +12,27 @@ namespace {
 // src/os/linux.cc:302 @ v2.30.7-1, src/misc/socket.cc:596 @ v2.28.9-1: the generic OS entry no
 // longer ties socket.yaml's socket-connect-failed and hides its address causes.
 TEST(NcclMessage, OsConnectFailedKeepsTheAddressCausesOfSocketConnectFailed) {
-  const Finding vf = first(
-      "NCCL version 2.30.7+cuda13.0\n"
-      "node1:2345:2400 [0] os/linux.cc:302 (socketConnectCheck) NCCL WARN "
-      "ncclOsSocketStartConnect: connect to fe80::215:5dff:fe4e:66a1%enP30832s1<43567> failed : "
-      "Network is unreachable\n");
-  EXPECT_TRUE(reads(vf, "socket-connect-failed")) << vf.message;
-  EXPECT_EQ(vf.cause.rfind("The address is the IPv6 link-local address of an Azure", 0), 0u)
-      << vf.cause;
-  const Finding ll = first(
-      "NCCL version 2.28.9+cuda12.9\n"
-      "node1:2345:2400 [0] misc/socket.cc:596 NCCL WARN socketStartConnect: connect to "
-      "169.254.3.1<53211> failed : Network is unreachable\n");
-  EXPECT_TRUE(reads(ll, "socket-connect-failed")) << ll.message;
-  EXPECT_EQ(ll.cause.rfind("The address this rank dials is link-local", 0), 0u) << ll.cause;
+  const ReadingCase cases[] = {
+      {"NCCL version 2.30.7+cuda13.0\n"
+       "node1:2345:2400 [0] os/linux.cc:302 (socketConnectCheck) NCCL WARN "
+       "ncclOsSocketStartConnect: connect to fe80::215:5dff:fe4e:66a1%enP30832s1<43567> failed : "
+       "Network is unreachable\n",
+       "socket-connect-failed", kAnySeverity,
+       "The address is the IPv6 link-local address of an Azure"},
+      {"NCCL version 2.28.9+cuda12.9\n"
+       "node1:2345:2400 [0] misc/socket.cc:596 NCCL WARN socketStartConnect: connect to "
+       "169.254.3.1<53211> failed : Network is unreachable\n",
+       "socket-connect-failed", kAnySeverity, "The address this rank dials is link-local"},
+  };
+  for (const ReadingCase& c : cases)
+    EXPECT_TRUE(ReadsAs(first(c.log), c.id, c.severity, c.cause)) << c.log;
   // The poll form (src/os/linux.cc:328 @ v2.30.7-1) is socket-connect-failed's too.
   const Finding poll = first(
       "NCCL version 2.30.7+cuda13.0\n"
       "node1:2345:2400 [0] os/linux.cc:328 (ncclOsSocketPollConnect) NCCL WARN "
       "ncclOsSocketPollConnect to 10.0.0.2<43567> failed with error Connection reset by peer\n");
-  EXPECT_TRUE(reads(poll, "socket-connect-failed")) << poll.message;
-  EXPECT_FALSE(reads(poll, "os-socket-connect-failed")) << poll.message;
+  EXPECT_TRUE(ReadsAs(poll, "socket-connect-failed"));
+  EXPECT_TRUE(DoesNotRead(poll, "os-socket-connect-failed"));
 }
 
 // src/os/linux.cc:288 @ v2.30.7-1 (socketConnectCheck): with NCCL_COMM_ID set, a connect that
@@ -52,38 +52,35 @@ TEST(NcclMessage, OsConnectRetriesNameNcclCommIdWhenItIsSet) {
       "h:1:2 [0] NCCL INFO NCCL_COMM_ID set by environment to "
       "10.1.2.3:29500\n" +
       warn + to_root);
-  EXPECT_TRUE(reads(set, "os-socket-connect-retries")) << set.message;
-  EXPECT_EQ(set.cause.rfind("NCCL_COMM_ID names an address", 0), 0u) << set.cause;
+  EXPECT_TRUE(ReadsAs(set, "os-socket-connect-retries", "NCCL_COMM_ID names an address"));
   const Finding unset = first("NCCL version 2.30.7+cuda13.0\n" + warn + to_root);
-  EXPECT_TRUE(reads(unset, "os-socket-connect-retries")) << unset.message;
-  EXPECT_NE(unset.cause.rfind("NCCL_COMM_ID names an address", 0), 0u) << unset.cause;
+  EXPECT_TRUE(ReadsAs(unset, "os-socket-connect-retries"));
+  EXPECT_FALSE(StartsWith(unset.cause, "NCCL_COMM_ID names an address"));
 }
 
 // src/os/windows.cc:283 (ncclOsSocketResetFd) and src/os/linux.cc:219 (ncclOsSocketSetFlags) @
 // v2.30.7-1 return ncclSystemError / ncclInvalidArgument, which src/misc/socket.cc:333, :593 pass
 // up.
 TEST(NcclMessage, OsSocketHelperFailuresAreErrors) {
-  const Finding wsa = first(
-      "NCCL version 2.30.7+cuda13.0\n"
-      "h:1:2 [0] os/windows.cc:283 (ncclOsSocketResetFd) NCCL WARN ncclOsSocketResetFd: socket() "
-      "failed with error 10055: An operation on a socket could not be performed because the "
-      "system lacked sufficient buffer space or because a queue was full.\n");
-  EXPECT_TRUE(reads(wsa, "os-socket-internal")) << wsa.message;
-  EXPECT_EQ(wsa.severity, Severity::kError);
-  EXPECT_EQ(wsa.cause.rfind("Windows: Winsock refused a socket call", 0), 0u) << wsa.cause;
-  const Finding invalid = first(
-      "NCCL version 2.30.7+cuda13.0\n"
-      "h:1:2 [0] os/linux.cc:219 (ncclOsSocketSetFlags) NCCL WARN ncclOsSocketSetFlags: invalid "
-      "socket\n");
-  EXPECT_TRUE(reads(invalid, "os-socket-internal")) << invalid.message;
-  EXPECT_EQ(invalid.severity, Severity::kError);
-  EXPECT_EQ(invalid.cause.rfind("Internal inconsistency", 0), 0u) << invalid.cause;
+  const ReadingCase cases[] = {
+      {"NCCL version 2.30.7+cuda13.0\n"
+       "h:1:2 [0] os/windows.cc:283 (ncclOsSocketResetFd) NCCL WARN ncclOsSocketResetFd: socket() "
+       "failed with error 10055: An operation on a socket could not be performed because the "
+       "system lacked sufficient buffer space or because a queue was full.\n",
+       "os-socket-internal", Severity::kError, "Windows: Winsock refused a socket call"},
+      {"NCCL version 2.30.7+cuda13.0\n"
+       "h:1:2 [0] os/linux.cc:219 (ncclOsSocketSetFlags) NCCL WARN ncclOsSocketSetFlags: invalid "
+       "socket\n",
+       "os-socket-internal", Severity::kError, "Internal inconsistency"},
+  };
+  for (const ReadingCase& c : cases)
+    EXPECT_TRUE(ReadsAs(first(c.log), c.id, c.severity, c.cause)) << c.log;
   // The pre-2.27 WARN form of "Unsupported address family type" (src/misc/socket.cc:222 @
   // v2.26.6-1) is socket.yaml's subnet reading, not this entry's.
-  EXPECT_FALSE(reads(first("NCCL version 2.26.6+cuda12.8\n"
-                           "h:1:2 [0] misc/socket.cc:222 NCCL WARN Net : Unsupported address "
-                           "family type\n"),
-                     "os-socket-internal"));
+  EXPECT_TRUE(DoesNotRead(first("NCCL version 2.26.6+cuda12.8\n"
+                                "h:1:2 [0] misc/socket.cc:222 NCCL WARN Net : Unsupported address "
+                                "family type\n"),
+                          "os-socket-internal"));
 }
 
 // src/os/linux.cc:806 (mmap) and :871 (munmap) @ v2.30.7-1, src/misc/shmutils.cc:99 @ v2.29.7-1:
@@ -93,20 +90,18 @@ TEST(NcclMessage, OsShmMapAndUnmapFailuresAreNotDevShmSize) {
       "NCCL version 2.30.7+cuda13.0\n"
       "node1:2345:2400 [0] os/linux.cc:806 (ncclOsShmOpen) NCCL WARN Error: Could not map "
       "/dev/shm/nccl-Ab12Cd size 9637892, error: Cannot allocate memory (12)\n");
-  EXPECT_TRUE(reads(map30, "shm-map-failed")) << map30.message;
-  EXPECT_EQ(map30.cause.rfind("The process ran out of address space or mappings", 0), 0u)
-      << map30.cause;
+  EXPECT_TRUE(ReadsAs(map30, "shm-map-failed", "The process ran out of address space or mappings"));
   const Finding map29 = first(
       "NCCL version 2.29.7+cuda12.9\n"
       "node1:2345:2400 [0] misc/shmutils.cc:99 NCCL WARN Error: Could not map "
       "/dev/shm/nccl-Ab12Cd size 9637892, error: Cannot allocate memory (12)\n");
-  EXPECT_TRUE(reads(map29, "shm-map-failed")) << map29.message;
+  EXPECT_TRUE(ReadsAs(map29, "shm-map-failed"));
   const Finding unmap = first(
       "NCCL version 2.30.7+cuda13.0\n"
       "node1:2345:2400 [0] os/linux.cc:871 (ncclOsShmClose) NCCL WARN munmap of shared memory "
       "0x7f3a2c000000 size 9637900 failed, error: Invalid argument (22)\n");
-  EXPECT_TRUE(reads(unmap, "shm-unlink-or-unmap-failed")) << unmap.message;
-  EXPECT_FALSE(reads(unmap, "os-shm-failed")) << unmap.message;
+  EXPECT_TRUE(ReadsAs(unmap, "shm-unlink-or-unmap-failed"));
+  EXPECT_TRUE(DoesNotRead(unmap, "os-shm-failed"));
 }
 
 // src/init.cc:1160-1161 @ v2.30.7-1 fail init on ncclOsSetAffinity (src/os/linux.cc:600), and
@@ -121,41 +116,32 @@ TEST(NcclMessage, OsSetAffinityFailureIsAnErrorAndNamesIgnoreCpuAffinity) {
       "node1:2345:2345 [0] NCCL INFO NCCL_IGNORE_CPU_AFFINITY set by "
       "environment to 1.\n" +
       warn);
-  EXPECT_TRUE(reads(ignore, "os-affinity-failed")) << ignore.message;
-  EXPECT_EQ(ignore.severity, Severity::kError);
-  EXPECT_EQ(ignore.cause.rfind("NCCL_IGNORE_CPU_AFFINITY=1 makes NCCL bind", 0), 0u)
-      << ignore.cause;
-  const Finding plain = first("NCCL version 2.30.7+cuda13.0\n" + warn);
-  EXPECT_TRUE(reads(plain, "os-affinity-failed")) << plain.message;
-  EXPECT_EQ(plain.severity, Severity::kError);
-  EXPECT_EQ(plain.cause.rfind("The job's CPU set changed under NCCL", 0), 0u) << plain.cause;
+  EXPECT_TRUE(ReadsAs(ignore, "os-affinity-failed", Severity::kError,
+                      "NCCL_IGNORE_CPU_AFFINITY=1 makes NCCL bind"));
+  EXPECT_TRUE(ReadsAs(first("NCCL version 2.30.7+cuda13.0\n" + warn), "os-affinity-failed",
+                      Severity::kError, "The job's CPU set changed under NCCL"));
 }
 
 // src/os/windows.cc:161 (WSAStartup, ncclSystemError), :138 (ncclOsSetEnv, void; caller
 // src/misc/param.cc:47) and :1537 (ncclOsGetPciDeviceParent; caller src/graph/xml.cc:803-827
 // defaults to the CPU root complex) @ v2.30.7-1.
 TEST(NcclMessage, OsWindowsFailuresAreErrorsButASettingOrPciLookupIsNot) {
-  const Finding wsa = first(
-      "NCCL version 2.30.7+cuda13.0\n"
-      "h:1:2 [0] os/windows.cc:161 (ncclOsInitialize) NCCL WARN WSAStartup failed with error: "
-      "10091\n");
-  EXPECT_TRUE(reads(wsa, "os-windows")) << wsa.message;
-  EXPECT_EQ(wsa.severity, Severity::kError);
-  EXPECT_EQ(wsa.cause.rfind("Windows refused a call NCCL needs", 0), 0u) << wsa.cause;
-  const Finding env = first(
-      "NCCL version 2.30.7+cuda13.0\n"
-      "h:1:2 [0] os/windows.cc:138 (ncclOsSetEnv) NCCL WARN Failed to set environment variable "
-      "NCCL_P2P_LEVEL to NVL: error 8\n");
-  EXPECT_TRUE(reads(env, "os-windows")) << env.message;
-  EXPECT_EQ(env.severity, Severity::kWarning);
-  EXPECT_EQ(env.cause.rfind("A line of the NCCL config file", 0), 0u) << env.cause;
-  const Finding pci = first(
-      "NCCL version 2.30.7+cuda13.0\n"
-      "h:1:2 [0] os/windows.cc:1537 (ncclOsGetPciDeviceParent) NCCL WARN "
-      "ncclOsGetPciDeviceParent: Failed to parse PCI bus ID: 0000:3b:00\n");
-  EXPECT_TRUE(reads(pci, "os-windows")) << pci.message;
-  EXPECT_EQ(pci.severity, Severity::kWarning);
-  EXPECT_EQ(pci.cause.rfind("A SetupAPI PCI lookup failed", 0), 0u) << pci.cause;
+  const ReadingCase cases[] = {
+      {"NCCL version 2.30.7+cuda13.0\n"
+       "h:1:2 [0] os/windows.cc:161 (ncclOsInitialize) NCCL WARN WSAStartup failed with error: "
+       "10091\n",
+       "os-windows", Severity::kError, "Windows refused a call NCCL needs"},
+      {"NCCL version 2.30.7+cuda13.0\n"
+       "h:1:2 [0] os/windows.cc:138 (ncclOsSetEnv) NCCL WARN Failed to set environment variable "
+       "NCCL_P2P_LEVEL to NVL: error 8\n",
+       "os-windows", Severity::kWarning, "A line of the NCCL config file"},
+      {"NCCL version 2.30.7+cuda13.0\n"
+       "h:1:2 [0] os/windows.cc:1537 (ncclOsGetPciDeviceParent) NCCL WARN "
+       "ncclOsGetPciDeviceParent: Failed to parse PCI bus ID: 0000:3b:00\n",
+       "os-windows", Severity::kWarning, "A SetupAPI PCI lookup failed"},
+  };
+  for (const ReadingCase& c : cases)
+    EXPECT_TRUE(ReadsAs(first(c.log), c.id, c.severity, c.cause)) << c.log;
 }
 
 // src/os/windows.cc:927 and :878 (ncclOsShmOpen) @ v2.30.7-1: Windows' segments are paging-file
@@ -165,25 +151,22 @@ TEST(NcclMessage, OsWindowsSharedMemoryIsNotDevShm) {
       "NCCL version 2.30.7+cuda13.0\n"
       "h:1:2 [0] os/windows.cc:927 (ncclOsShmOpen) NCCL WARN Error while creating shared memory "
       "segment Local\\nccl-shm-4321-123456789 (size 9637892)\n";
-  const Finding create = first(created);
-  EXPECT_TRUE(reads(create, "os-windows")) << create.message;
-  EXPECT_EQ(create.cause.rfind("NCCL's shared memory on Windows is a named file mapping", 0), 0u)
-      << create.cause;
-  EXPECT_FALSE(reads(signature(created), "shm-exhausted"));
+  EXPECT_TRUE(ReadsAs(first(created), "os-windows",
+                      "NCCL's shared memory on Windows is a named file mapping"));
+  EXPECT_TRUE(DoesNotRead(signature(created), "shm-exhausted"));
   const Finding view = first(
       "NCCL version 2.30.7+cuda13.0\n"
       "h:1:2 [0] os/windows.cc:878 (ncclOsShmOpen) NCCL WARN Error: Could not map view of file "
       "Local\\nccl-shm-4321-123456789 size 9637900, error code: 1455\n");
-  EXPECT_TRUE(reads(view, "os-windows")) << view.message;
-  EXPECT_FALSE(reads(view, "shm-map-failed")) << view.message;
+  EXPECT_TRUE(ReadsAs(view, "os-windows"));
+  EXPECT_TRUE(DoesNotRead(view, "shm-map-failed"));
   // The same words printed from Linux's src/os/linux.cc:842 stay a /dev/shm reading.
   const std::string devshm =
       "NCCL version 2.30.7+cuda13.0\n"
       "h:1:2 [0] os/linux.cc:842 (ncclOsShmOpen) NCCL WARN Error while creating shared memory "
       "segment /dev/shm/nccl-Ab12Cd (size 9637892), error: No space left on device (28)\n";
-  EXPECT_FALSE(reads(first(devshm), "os-windows"));
-  const Finding tmpfs = signature(devshm);
-  EXPECT_TRUE(reads(tmpfs, "shm-exhausted")) << tmpfs.message;
+  EXPECT_TRUE(DoesNotRead(first(devshm), "os-windows"));
+  EXPECT_TRUE(ReadsAs(signature(devshm), "shm-exhausted"));
 }
 
 // cudaErrorDevicesUnavailable (46) in older CUDA runtimes' wording, passed through by
@@ -193,8 +176,8 @@ TEST(NcclMessage, OsPassthroughOldDevicesUnavailableWording) {
       "NCCL version 2.7.8+cuda10.2\n"
       "node1:2345:2345 [0] init.cc:864 NCCL WARN Cuda failure 'all CUDA-capable devices are busy "
       "or unavailable'\n");
-  EXPECT_TRUE(reads(f, "cuda-device-unavailable")) << f.message;
-  EXPECT_EQ(f.cause.rfind("The GPU is in exclusive-process compute mode", 0), 0u) << f.cause;
+  EXPECT_TRUE(
+      ReadsAs(f, "cuda-device-unavailable", "The GPU is in exclusive-process compute mode"));
 }
 
 }  // namespace

@@ -19,10 +19,8 @@ TEST(NcclMessage, PluginLoadFailuresReadFromTheLoadersText) {
   const std::string missing =
       "NCCL version 2.14.3+cuda11.2\nh:1:2 [0] NCCL INFO NET/Plugin : Plugin load returned 17 : "
       "libnccl-net.so: cannot open shared object file: No such file or directory.\n";
-  const KbReading absent = kb_reading(missing, "net-plugin-load-failed");
-  EXPECT_TRUE(absent.found);
-  EXPECT_EQ(absent.severity, Severity::kInfo);
-  EXPECT_EQ(absent.cause.rfind("No plugin library is installed", 0), 0u) << absent.cause;
+  EXPECT_TRUE(FoundAs(kb_reading(missing, "net-plugin-load-failed"), Severity::kInfo,
+                      "No plugin library is installed"));
   EXPECT_TRUE(log_rule("nccl-known-signature", log_text(missing)).findings.empty());
   // A name NCCL_NET_PLUGIN gave (libnccl-net-<name>.so), which these releases do not print as a
   // setting (2.14: "Plugin name set by env to ...", src/net.cc:173 @ v2.14.3-1).
@@ -30,13 +28,12 @@ TEST(NcclMessage, PluginLoadFailuresReadFromTheLoadersText) {
       "NCCL version 2.14.3+cuda11.2\nh:1:2 [0] NCCL INFO Plugin name set by env to "
       "libnccl-net-ofi.so\nh:1:2 [0] NCCL INFO NET/Plugin : Plugin load returned 2 : "
       "libnccl-net-ofi.so: cannot open shared object file: No such file or directory.\n");
-  EXPECT_EQ(meant.severity, Severity::kWarning);
-  EXPECT_EQ(meant.cause.rfind("The plugin named in NCCL_NET_PLUGIN", 0), 0u) << meant.cause;
+  EXPECT_TRUE(HasCause(meant, Severity::kWarning, "The plugin named in NCCL_NET_PLUGIN"));
   const Finding meant218 = signature(
       "NCCL version 2.18.3+cuda12.2\nh:1:2 [0] NCCL INFO NET/Plugin : Plugin load "
       "(libnccl-net-ofi.so) returned 2 : libnccl-net-ofi.so: cannot open shared object file: No "
       "such file or directory\n");
-  EXPECT_EQ(meant218.cause.rfind("The plugin named in NCCL_NET_PLUGIN", 0), 0u) << meant218.cause;
+  EXPECT_TRUE(HasCause(meant218, "The plugin named in NCCL_NET_PLUGIN"));
   // NCCL_NET_PLUGIN=none before 2.28 asks for libnccl-net-none.so: a choice of no plugin.
   const KbReading none = kb_reading(
       "NCCL version 2.18.3+cuda12.2\nh:1:2 [0] NCCL INFO NET/Plugin : Plugin load "
@@ -48,40 +45,37 @@ TEST(NcclMessage, PluginLoadFailuresReadFromTheLoadersText) {
   const Finding listed = first(
       "NCCL version 2.28.9+cuda12.8\nh:1:2 [0] NCCL INFO NCCL_NET_PLUGIN set by environment to "
       "ofi\nh:1:2 [0] NCCL INFO NET/Plugin: Could not find: ofi libnccl-net-ofi.so\n");
-  EXPECT_TRUE(reads(listed, "net-plugin-not-found")) << listed.message;
-  EXPECT_EQ(listed.severity, Severity::kWarning);
+  EXPECT_TRUE(ReadsAs(listed, "net-plugin-not-found", Severity::kWarning));
   const Finding dependency = signature(
       "NCCL version 2.28.9+cuda12.8\nh:1:2 [0] NCCL INFO NET/Plugin: libnccl-net.so: "
       "libfabric.so.1: cannot open shared object file: No such file or directory\n");
-  EXPECT_TRUE(reads(dependency, "net-plugin-load-failed")) << dependency.message;
-  EXPECT_EQ(dependency.severity, Severity::kWarning);
-  EXPECT_EQ(dependency.cause.rfind("The plugin library is there, but a library it depends on", 0),
-            0u)
-      << dependency.cause;
+  EXPECT_TRUE(ReadsAs(dependency, "net-plugin-load-failed", Severity::kWarning,
+                      "The plugin library is there, but a library it depends on"));
   const Finding symbol = signature(
       "NCCL version 2.23.4+cuda12.6\nh:1:2 [0] NCCL INFO NET/Plugin: /opt/ofi/lib/libnccl-net.so: "
       "undefined symbol: fi_mr_regattr\n");
-  EXPECT_EQ(symbol.cause.rfind("The plugin was built against other versions", 0), 0u)
-      << symbol.cause;
+  EXPECT_TRUE(HasCause(symbol, "The plugin was built against other versions"));
   const Finding glibc = signature(
       "NCCL version 2.29.3+cuda12.9\nh:1:2 [0] NCCL INFO TUNER/Plugin: libnccl-tuner.so: "
       "/lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.38' not found (required by "
       "libnccl-tuner.so)\n");
-  EXPECT_TRUE(reads(glibc, "loader-symbol-version-not-found")) << glibc.message;
+  EXPECT_TRUE(ReadsAs(glibc, "loader-symbol-version-not-found"));
   // 2.21's tuner probes libnccl-net.so too: its lines stay the tuner's own reading.
   const Finding tuner = first(
       "NCCL version 2.21.5+cuda12.4\nh:1:2 [0] NCCL INFO TUNER/Plugin: Plugin load returned 2 : "
       "libnccl-net.so: cannot open shared object file: No such file or directory : when loading "
       "libnccl-tuner.so\n");
-  EXPECT_FALSE(reads(tuner, "net-plugin-load-failed")) << tuner.message;
-  EXPECT_FALSE(reads(signature("NCCL version 2.21.5+cuda12.4\nh:1:2 [0] NCCL INFO TUNER/Plugin: "
-                               "Plugin load returned 2 : libnccl-net.so: cannot open shared object "
-                               "file: No such file or directory : when loading libnccl-tuner.so\n"),
-                     "net-plugin-load-failed"));
+  EXPECT_TRUE(DoesNotRead(tuner, "net-plugin-load-failed"));
+  EXPECT_TRUE(
+      DoesNotRead(signature("NCCL version 2.21.5+cuda12.4\nh:1:2 [0] NCCL INFO TUNER/Plugin: "
+                            "Plugin load returned 2 : libnccl-net.so: cannot open shared object "
+                            "file: No such file or directory : when loading libnccl-tuner.so\n"),
+                  "net-plugin-load-failed"));
   // A library NCCL did not find at all is still net-plugin-not-found's.
-  EXPECT_FALSE(reads(first("h:1:2 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using "
-                           "internal network plugin.\n"),
-                     "net-plugin-load-failed"));
+  EXPECT_TRUE(
+      DoesNotRead(first("h:1:2 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so. Using "
+                        "internal network plugin.\n"),
+                  "net-plugin-load-failed"));
 }
 
 // 2.26 and 2.27 probe net plugin symbols v10 .. v6 only and print nothing when none is there
@@ -92,9 +86,8 @@ TEST(NcclMessage, NetPluginWithoutV6IsDroppedSilentlyBy2_26) {
     probes += "h:1:2 [0] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v" + std::to_string(v) +
               " symbol.\n";
   const Finding dropped = first("NCCL version 2.26.2+cuda12.4\n" + probes);
-  EXPECT_TRUE(reads(dropped, "net-plugin-v6-probe-last")) << dropped.message;
-  EXPECT_EQ(dropped.severity, Severity::kWarning);
-  EXPECT_EQ(dropped.cause.rfind("The plugin exports no ncclNetPlugin_v6", 0), 0u) << dropped.cause;
+  EXPECT_TRUE(ReadsAs(dropped, "net-plugin-v6-probe-last", Severity::kWarning,
+                      "The plugin exports no ncclNetPlugin_v6"));
   // 2.18 goes on to probe v5 after the same v6 line (src/net.cc:186 @ v2.18.1-1): no finding.
   EXPECT_TRUE(log_rule(kId, log_text("NCCL version 2.18.1+cuda12.1\nh:1:2 [0] NCCL INFO "
                                      "NET/Plugin: Failed to find ncclNetPlugin_v6 symbol.\nh:1:2 "
@@ -112,10 +105,9 @@ TEST(NcclMessage, NotPermittedOnAnMnnvlSystemIsTheImexChannel) {
       "NCCL version 2.27.5+cuda12.9\nh:1:2 [0] NCCL INFO MNNVL 1 cliqueId 7f00 cliqueSize "
       "72 cliqueRank 3 nvlDomainSize 72\n" +
       warn);
-  EXPECT_EQ(mnnvl.cause.rfind("\"operation not permitted\" (CUDA_ERROR_NOT_PERMITTED, 800)", 0), 0u)
-      << mnnvl.cause;
-  const Finding pcie = signature("NCCL version 2.27.5+cuda12.9\n" + warn);
-  EXPECT_EQ(pcie.cause.rfind("P2P or CUDA IPC is not available", 0), 0u) << pcie.cause;
+  EXPECT_TRUE(HasCause(mnnvl, "\"operation not permitted\" (CUDA_ERROR_NOT_PERMITTED, 800)"));
+  EXPECT_TRUE(HasCause(signature("NCCL version 2.27.5+cuda12.9\n" + warn),
+                       "P2P or CUDA IPC is not available"));
 }
 
 // 2.17 to 2.19 say "ignoring NCCL_ALGO=COLLNET" for NCCL_ALGO=NVLS when CollNet is unavailable
@@ -127,12 +119,12 @@ TEST(NcclMessage, CollNetIgnoredMessageForAnNvlsSetting) {
   const Finding nvls = first(
       "NCCL version 2.18.5+cuda12.2\nh:1:2 [0] NCCL INFO NCCL_ALGO set by environment to NVLS\n" +
       warn);
-  EXPECT_EQ(nvls.cause.rfind("NCCL_ALGO asked for NVLS or NVLSTree", 0), 0u) << nvls.cause;
+  EXPECT_TRUE(HasCause(nvls, "NCCL_ALGO asked for NVLS or NVLSTree"));
   const Finding collnet = first(
       "NCCL version 2.18.5+cuda12.2\nh:1:2 [0] NCCL INFO NCCL_ALGO set by environment to "
       "CollNetDirect\n" +
       warn);
-  EXPECT_EQ(collnet.cause.rfind("No CollNet (SHARP)", 0), 0u) << collnet.cause;
+  EXPECT_TRUE(HasCause(collnet, "No CollNet (SHARP)"));
 }
 
 // With NCCL_TOPO_FILE unset NCCL reads /var/run/nvidia-topologyd/virtualTopology.xml when it
@@ -148,11 +140,10 @@ TEST(NcclMessage, DefaultTopologyFileNamedForEveryTopologyFault) {
         "h:1:2 [0] graph/rings.cc:38 NCCL WARN Error : ring 0 does not loop back to start (3 != "
         "0)\n",
         "h:1:2 [0] graph/xml.h:286 NCCL WARN Error : too many XML nodes (max 1024)\n"}) {
-    const Finding f = first(loading + warn);
-    EXPECT_EQ(f.cause.rfind("The file is NCCL's default topology file", 0), 0u) << warn << f.cause;
-    EXPECT_NE(first("NCCL version 2.21.5+cuda12.4\n" + warn)
-                  .cause.rfind("The file is NCCL's default topology file", 0),
-              0u)
+    EXPECT_TRUE(HasCause(first(loading + warn), "The file is NCCL's default topology file"))
+        << warn;
+    EXPECT_FALSE(StartsWith(first("NCCL version 2.21.5+cuda12.4\n" + warn).cause,
+                            "The file is NCCL's default topology file"))
         << warn;
   }
 }
@@ -163,12 +154,11 @@ TEST(NcclMessage, NullBufferUnderPointerChecking) {
   const Finding null = first(
       "NCCL version 2.18.3+cuda12.2\nh:1:2 [0] misc/argcheck.cc:14 NCCL WARN AllReduce : sendbuff "
       "(nil) is not a valid pointer\n");
-  EXPECT_TRUE(reads(null, "enq-invalid-pointer")) << null.message;
-  EXPECT_EQ(null.cause.rfind("The buffer pointer is NULL", 0), 0u) << null.cause;
+  EXPECT_TRUE(ReadsAs(null, "enq-invalid-pointer", "The buffer pointer is NULL"));
   const Finding host = first(
       "NCCL version 2.18.3+cuda12.2\nh:1:2 [0] misc/argcheck.cc:14 NCCL WARN AllReduce : sendbuff "
       "0x7f3a2c000000 is not a valid pointer\n");
-  EXPECT_EQ(host.cause.find("The buffer pointer is NULL"), std::string::npos) << host.cause;
+  EXPECT_FALSE(Contains(host.cause, "The buffer pointer is NULL"));
 }
 
 // NVML's wrapper WARNs a missing mandatory symbol (src/misc/nvmlwrap.cc:55 @ v2.11.4-1): 2.4-2.7
@@ -180,16 +170,14 @@ TEST(NcclMessage, NvmlSymbolMissingBefore2_12) {
       "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: undefined symbol: "
       "nvmlDeviceGetCudaComputeCapability\n";
   const Finding later = first("NCCL version 2.11.4+cuda11.4\n" + warn);
-  EXPECT_TRUE(reads(later, "legacy-nvml-symbol-missing")) << later.message;
-  EXPECT_EQ(later.severity, Severity::kWarning);
+  EXPECT_TRUE(ReadsAs(later, "legacy-nvml-symbol-missing", Severity::kWarning));
   const Finding early = first(
       "NCCL version 2.7.8+cuda11.0\n" +
       std::string(
           "h:1:2 [0] misc/nvmlwrap.cc:58 NCCL WARN dlsym failed on nvmlDeviceGetIndex - "
           "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: undefined symbol: nvmlDeviceGetIndex\n"));
-  EXPECT_TRUE(reads(early, "legacy-nvml-symbol-missing")) << early.message;
-  EXPECT_EQ(early.severity, Severity::kError);
-  EXPECT_FALSE(reads(later, "gdrcopy-lib-missing"));
+  EXPECT_TRUE(ReadsAs(early, "legacy-nvml-symbol-missing", Severity::kError));
+  EXPECT_TRUE(DoesNotRead(later, "gdrcopy-lib-missing"));
 }
 
 // RCCL prints hipIpcGetMemHandle where NCCL prints cudaIpcGetMemHandle, and has no cuMem path:
@@ -199,12 +187,11 @@ TEST(NcclMessage, HipIpcHandleFailureIsNotACumemSetting) {
   const Finding nvidia = first("NCCL version 2.23.4+cuda12.6\n" + env +
                                "h:1:2 [0] transport/p2p.cc:250 NCCL WARN cudaIpcGetMemHandle "
                                "failed : invalid argument\n");
-  EXPECT_EQ(nvidia.cause.rfind("NCCL_CUMEM_ENABLE=0 forces legacy CUDA IPC", 0), 0u)
-      << nvidia.cause;
+  EXPECT_TRUE(HasCause(nvidia, "NCCL_CUMEM_ENABLE=0 forces legacy CUDA IPC"));
   const Finding amd = first("RCCL version 2.20.5+hip6.2\n" + env +
                             "h:1:2 [0] transport/p2p.cc:250 NCCL WARN hipIpcGetMemHandle failed : "
                             "invalid argument\n");
-  EXPECT_EQ(amd.cause.find("NCCL_CUMEM_ENABLE=0 forces"), std::string::npos) << amd.cause;
+  EXPECT_FALSE(Contains(amd.cause, "NCCL_CUMEM_ENABLE=0 forces"));
 }
 
 // The checkpoint shim's non-zero ranks wait up to NCCL_CHECKPOINT_KVS_TIMEOUT for the id rank 0
@@ -213,12 +200,11 @@ TEST(NcclMessage, CheckpointRestoreUidWaitIsRankZerosWrite) {
   const Finding uid = first(
       "NCCL version 2.30.7+cuda13.0\nh:1:2 [3] shim_checkpoint.cc:132 NCCL WARN "
       "ncclCheckpointRestore: failed to get uid restore/00000000000000ab/uid\n");
-  EXPECT_EQ(uid.cause.rfind("A non-zero rank waited for the restore unique id", 0), 0u)
-      << uid.cause;
+  EXPECT_TRUE(HasCause(uid, "A non-zero rank waited for the restore unique id"));
   const Finding parent = first(
       "NCCL version 2.30.7+cuda13.0\nh:1:2 [3] shim_checkpoint.cc:153 NCCL WARN "
       "ncclCheckpointRestore: split parent 0x5f00 has no real communicator\n");
-  EXPECT_EQ(parent.cause.find("A non-zero rank waited"), std::string::npos) << parent.cause;
+  EXPECT_FALSE(Contains(parent.cause, "A non-zero rank waited"));
 }
 
 }  // namespace
