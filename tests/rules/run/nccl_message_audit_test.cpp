@@ -20,27 +20,22 @@ TEST(NcclMessage, AuditedIbAndSocketLinesInTheirReleasesFormat) {
       "NCCL version 2.28.9+cuda12.8\nh:1:2 [0] transport/net_ib.cc:2543 NCCL WARN NET/IB: Got "
       "completion from peer 10.0.0.2<43210> with status=IBV_WC_RETRY_EXC_ERR(12) "
       "opcode=IBV_WC_SEND(0) reqSize=0 vendor_err=129 req_type=Send hca mlx5_0\n");
-  EXPECT_EQ(status.cause.rfind("Status 12 (IBV_WC_RETRY_EXC_ERR) on InfiniBand", 0), 0u)
-      << status.cause;
+  EXPECT_TRUE(HasCause(status, "Status 12 (IBV_WC_RETRY_EXC_ERR) on InfiniBand"));
   const Finding cqe = first(
       "h:1:2 [0] transport/net_ib/p2p.cc:854 NCCL WARN NET/IB: Got CQE with error "
       "(devIndex=0, req=0x7f, comm=0x7e (send), wr_id=1, qp_num=77)\n");
-  EXPECT_EQ(cqe.severity, Severity::kError);
-  EXPECT_EQ(cqe.cause.rfind("Port fail-over is off", 0), 0u) << cqe.cause;
+  EXPECT_TRUE(HasCause(cqe, Severity::kError, "Port fail-over is off"));
   const Finding sock = first(
       "h:1:2 [0] os/linux.cc:362 NCCL WARN ncclOsSocketProgressOpt: Call to send to "
       "10.0.0.2<5000> failed : Connection reset by peer\n");
-  EXPECT_NE(sock.message.find("[os-socket-io-failed]"), std::string::npos) << sock.message;
-  EXPECT_EQ(sock.cause.rfind("\"Connection reset by peer\"", 0), 0u) << sock.cause;
+  EXPECT_TRUE(ReadsAs(sock, "os-socket-io-failed", "\"Connection reset by peer\""));
   // Only the last library failing means none opened; "libibverbs.so" alone is then followed by
   // .so.1.
-  EXPECT_NE(first("h:1:2 [0] NCCL INFO Count not open libibverbs.so\n"
-                  "h:1:2 [0] NCCL INFO Count not open libibverbs.so.1\n")
-                .message.find("[ib-libibverbs-not-found]"),
-            std::string::npos);
-  EXPECT_EQ(first("h:1:2 [0] NCCL INFO Count not open libibverbs.so\n")
-                .message.find("[ib-libibverbs-not-found]"),
-            std::string::npos);
+  EXPECT_TRUE(ReadsAs(first("h:1:2 [0] NCCL INFO Count not open libibverbs.so\n"
+                            "h:1:2 [0] NCCL INFO Count not open libibverbs.so.1\n"),
+                      "ib-libibverbs-not-found"));
+  EXPECT_TRUE(DoesNotRead(first("h:1:2 [0] NCCL INFO Count not open libibverbs.so\n"),
+                          "ib-libibverbs-not-found"));
 }
 
 // Readings put right by an audit of init.yaml and graph-topo.yaml against NCCL's source: from 2.26
@@ -54,15 +49,11 @@ TEST(NcclMessage, AuditedInitAndTopologyReadings) {
   const RuleOutcome new_release =
       log_rule(kId, log_text("NCCL version 2.27.3+cuda12.8\n" + not_ready));
   ASSERT_FALSE(new_release.findings.empty());
-  EXPECT_EQ(new_release.findings[0].cause.find("An earlier failure of this communicator"),
-            std::string::npos)
-      << new_release.findings[0].cause;
+  EXPECT_FALSE(Contains(new_release.findings[0].cause, "An earlier failure of this communicator"));
   const RuleOutcome old_release =
       log_rule(kId, log_text("NCCL version 2.19.3+cuda12.2\n" + not_ready));
   ASSERT_FALSE(old_release.findings.empty());
-  EXPECT_NE(old_release.findings[0].cause.find("An earlier failure of this communicator"),
-            std::string::npos)
-      << old_release.findings[0].cause;
+  EXPECT_TRUE(Contains(old_release.findings[0].cause, "An earlier failure of this communicator"));
   EXPECT_TRUE(log_rule(kId, log_text("h:1:2 [0] NCCL INFO ncclCommGrow: existing rank creating new "
                                      "communicator with 16 total ranks\n"))
                   .findings.empty());
@@ -71,8 +62,7 @@ TEST(NcclMessage, AuditedInitAndTopologyReadings) {
                     "h:1:2 [0] graph/topo.cc:977 NCCL WARN localHostHash = 0x1234abcd not found in "
                     "the list of system hostHashes\n"));
   ASSERT_FALSE(hash.findings.empty());
-  EXPECT_EQ(hash.findings[0].cause.rfind("The topology XML has no <cpu> node", 0), 0u)
-      << hash.findings[0].cause;
+  EXPECT_TRUE(HasCause(hash.findings[0], "The topology XML has no <cpu> node"));
 }
 
 // RAS's "connect retry timeout" declares the peer dead to every process (the keep-alive error only
@@ -83,16 +73,15 @@ TEST(NcclMessage, AuditedPluginRasAndMemoryReadings) {
   const Finding dead = first(
       "h:1:2 [0] NCCL INFO RAS connect retry timeout (60s) on socket connection with "
       "10.0.0.2<5000>\n");
-  EXPECT_EQ(dead.severity, Severity::kError);
-  EXPECT_EQ(dead.cause.rfind("The peer stopped answering for 60 s", 0), 0u) << dead.cause;
+  EXPECT_TRUE(HasCause(dead, Severity::kError, "The peer stopped answering for 60 s"));
   const Finding skipped = first(
       "h:1:2 [0] plugin/net.cc:153 NCCL WARN NCCL_DEVICE_UNPACK plugin has incompatible version 3, "
       "this NCCL build is compatible with 4, not using it\nh:1:2 [0] NCCL INFO Using network IB\n");
   EXPECT_EQ(skipped.severity, Severity::kWarning);
   const Finding host = first(
       "h:1:2 [0] include/alloc.h:134 NCCL WARN CUMEM Host is not supported prior to CUDA 12.2\n");
-  EXPECT_EQ(host.cause.rfind("The \"CUMEM Host\" form", 0), 0u) << host.cause;
-  EXPECT_EQ(host.fix.find("NCCL_CUMEM_HOST_ENABLE"), std::string::npos) << host.fix;
+  EXPECT_TRUE(HasCause(host, "The \"CUMEM Host\" form"));
+  EXPECT_FALSE(Contains(host.fix, "NCCL_CUMEM_HOST_ENABLE"));
   const Finding dereg = first(
       "h:1:2 [0] register/register.cc:187 NCCL WARN Deregister: Could not find handle 0x1234\n");
   EXPECT_EQ(dereg.severity, Severity::kError);
@@ -108,39 +97,31 @@ TEST(NcclMessage, AuditedTrailAndTopologyReadings) {
     for (const Finding& f : log_rule(kId, log_text(log)).findings) out += f.message + "\n";
     return out;
   };
-  EXPECT_EQ(ids("NCCL version 2.27.3+cuda12.8\nh:1:2 [0] NCCL INFO init.cc:100 -> 8\n")
-                .find("[trail-timeout]"),
-            std::string::npos);
-  EXPECT_NE(ids("NCCL version 2.30.7+cuda12.9\nh:1:2 [0] NCCL INFO init.cc:100 -> 8\n")
-                .find("[trail-timeout]"),
-            std::string::npos);
-  EXPECT_EQ(ids("h:1:2 [0] NCCL INFO XML Parse : Ignoring extra attributes (max 16)\n")
-                .find("[topo-xml-parse-error]"),
-            std::string::npos);
+  EXPECT_FALSE(Contains(ids("NCCL version 2.27.3+cuda12.8\nh:1:2 [0] NCCL INFO init.cc:100 -> 8\n"),
+                        "[trail-timeout]"));
+  EXPECT_TRUE(Contains(ids("NCCL version 2.30.7+cuda12.9\nh:1:2 [0] NCCL INFO init.cc:100 -> 8\n"),
+                       "[trail-timeout]"));
+  EXPECT_FALSE(Contains(ids("h:1:2 [0] NCCL INFO XML Parse : Ignoring extra attributes (max 16)\n"),
+                        "[topo-xml-parse-error]"));
   const std::string path_warn =
       "h:1:2 [0] os/linux.cc:637 NCCL WARN Could not find real path of "
       "/sys/class/pci_bus/0000:c1/../../0000:c1:00.0\n";
-  const Finding broadcom = first("NCCL version 2.30.7+cuda12.9\n" + path_warn);
-  EXPECT_EQ(broadcom.severity, Severity::kWarning);
-  EXPECT_EQ(broadcom.cause.rfind("(2.28.7 and later) The Broadcom PCIe switch", 0), 0u)
-      << broadcom.cause;
-  EXPECT_EQ(first("NCCL version 2.27.3+cuda12.8\n" + path_warn)
-                .cause.rfind("The container or VM exposes only part of /sys", 0),
-            0u);
+  EXPECT_TRUE(HasCause(first("NCCL version 2.30.7+cuda12.9\n" + path_warn), Severity::kWarning,
+                       "(2.28.7 and later) The Broadcom PCIe switch"));
+  EXPECT_TRUE(HasCause(first("NCCL version 2.27.3+cuda12.8\n" + path_warn),
+                       "The container or VM exposes only part of /sys"));
   // With NCCL_TOPO_FILE unset NCCL 2.10+ read /var/run/nvidia-topologyd/virtualTopology.xml: a
   // parse error in the file its "Loading topology file" line names is that file, not a setting.
-  EXPECT_EQ(first("h:1:1 [0] NCCL INFO Loading topology file "
-                  "/var/run/nvidia-topologyd/virtualTopology.xml\n"
-                  "h:1:1 [0] graph/xml.cc:40 NCCL WARN XML Parse : Unexpected EOF\n")
-                .cause.rfind("The file is NCCL's default topology file", 0),
-            0u);
+  EXPECT_TRUE(HasCause(first("h:1:1 [0] NCCL INFO Loading topology file "
+                             "/var/run/nvidia-topologyd/virtualTopology.xml\n"
+                             "h:1:1 [0] graph/xml.cc:40 NCCL WARN XML Parse : Unexpected EOF\n"),
+                       "The file is NCCL's default topology file"));
   const RuleOutcome shm = log_rule(
       "nccl-known-signature",
       log_text("h:1:2 [0] NCCL WARN Error: failed to extend /dev/shm/nccl-abc to 9637892 bytes, "
                "error: No space left on device (28)\n"));
   ASSERT_FALSE(shm.findings.empty());
-  EXPECT_EQ(shm.findings[0].cause.rfind("NCCL (2.7 and later) puts", 0), 0u)
-      << shm.findings[0].cause;
+  EXPECT_TRUE(HasCause(shm.findings[0], "NCCL (2.7 and later) puts"));
 }
 
 }  // namespace
