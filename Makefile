@@ -225,7 +225,7 @@ bench: configure
 	bash bench/doctor_ratio.sh $(BUILD)/bench/doctor_bench
 	python3 bench/nccl_log_ratio.py --build $(BUILD)
 	python3 tools/nccl_kb_coverage.py
-	python3 tools/nccl_public_score.py --binary $(BIN) | grep -E '^(fit|holdout|holdout2|holdout3|holdout4|holdout5|holdout6|holdout7|holdout8):'
+	python3 tools/nccl_public_score.py --binary $(BIN) | grep -E '^(fit|holdout|holdout2|holdout3|holdout4|holdout5|holdout6|holdout7|holdout8|holdout9):'
 	python3 bench/lint_ratio.py $(BIN)
 	python3 bench/plan_ratio.py $(BIN)
 	python3 bench/storage_fio_ratio.py $(BIN) $(BUILD)/bench-storage
@@ -233,6 +233,7 @@ bench: configure
 	python3 bench/watch_overhead.py $(BUILD)
 	python3 bench/health_overhead.py $(BIN)
 	python3 bench/stage_ratio.py $(BIN) $(BUILD)/bench-stage
+	taskset -c 0 $(BUILD)/bench/md5_lanes_bench 4 256 5
 	python3 bench/blob_stage_ratio.py $(BIN) $(BUILD)/bench-blob
 
 # clang-tidy reads a clang compile database without precompiled headers (GCC's .gch files and

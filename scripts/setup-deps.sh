@@ -30,7 +30,7 @@ PKGS=(
   time                # make torture: /usr/bin/time -f %M, each case's peak RSS
   munge slurmctld slurmd slurm-client # tests/slurm: a real Slurm cluster (srun fleet, --slurm-health as HealthCheckProgram)
   libxxhash-dev       # stage: XXH3-64 of every chunk, computed while it is written
-  libssl-dev          # stage: MD5 (libcrypto EVP) to compare with a source's Content-MD5
+  libssl-dev          # tests, bench: OpenSSL's MD5, the reference stage's own MD5 is checked against
   rsync rclone        # bench/stage: the reference copies side by side (cp -a is coreutils)
   libxml2-dev         # stage: the Blob source parses List Blobs XML responses with libxml2
   openssl             # tests: a self-signed certificate for Azurite over HTTPS (certificate checks)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <unordered_set>
@@ -48,6 +49,7 @@ class Copier {
   void enqueue(const SourceEntry& e);
   void files_in_batch(const std::shared_ptr<FileJob>& f);
   void flush_batch();
+  void push_interleaved();
   void worker();
   void run_task(Task& t, std::unique_ptr<AlignedBuffer>& buf);
   void stop_run(const std::string& why);
@@ -91,6 +93,7 @@ class Copier {
   std::uint64_t next_id_ = 0;
   DirectWrite direct_;
   std::unique_ptr<TaskQueue> queue_;
+  std::vector<std::shared_ptr<FileJob>> interleave_;  // enqueued, not yet queued (listing thread)
   // MD5 off the write path: spare chunk buffers and the hash threads (started on first use).
   std::unique_ptr<BufferPool> spares_;
   std::unique_ptr<HashPool> hashers_;
@@ -552,7 +555,32 @@ void Copier::enqueue(const SourceEntry& e) {
   }
   if (f->md5 && f->nchunks > 1) start_ordered_md5(f);
   f->remaining = f->nchunks + (f->ordered ? 1 : 0);
+  if (f->ordered) {
+    // Files whose MD5 a hash thread feeds are queued side by side, so that up to one per MD5
+    // lane are read at once and their MD5s share the lanes (md5_pipeline.h); one file after the
+    // other, only one MD5 would ever be ready to hash.
+    interleave_.push_back(f);
+    if (interleave_.size() >= md5::kLanes) push_interleaved();
+    return;
+  }
   for (std::uint64_t k = 0; k < f->nchunks; ++k) queue_->push(Task{{}, f, k});
+}
+
+// The files held by enqueue(), a run of chunks of each in turn (run_length: a worker still reads
+// a run in one request); each file's chunks stay in order, which the MD5's hand-over needs.
+void Copier::push_interleaved() {
+  std::vector<std::uint64_t> next(interleave_.size(), 0);
+  for (bool more = true; more;) {
+    more = false;
+    for (std::size_t i = 0; i < interleave_.size(); ++i) {
+      const std::shared_ptr<FileJob>& f = interleave_[i];
+      const std::size_t run = run_length(*f);
+      for (std::size_t j = 0; j < run && next[i] < f->nchunks; ++j)
+        queue_->push(Task{{}, f, next[i]++});
+      more = more || next[i] < f->nchunks;
+    }
+  }
+  interleave_.clear();
 }
 
 void Copier::files_in_batch(const std::shared_ptr<FileJob>& f) {
@@ -602,6 +630,7 @@ void Copier::list() {
         return !stop_.load();
       },
       [&](const SourceError& e) { listing_problem(e); });
+  push_interleaved();
   flush_batch();
 }
 
@@ -683,34 +712,8 @@ StageFacts Copier::run() {
   }
   // From here until the joins below nothing may throw out of run(): a joinable std::thread
   // destroyed by unwinding is std::terminate.
-  bool progress_stop = false;
-  std::mutex progress_mu;
-  std::condition_variable progress_cv;
-  std::thread progress;
-  if (o_.progress) {
-    try {
-      progress = std::thread([&] {
-        try {
-          Sample prev = take_sample(counters_, 0);
-          std::unique_lock<std::mutex> lock(progress_mu);
-          while (!progress_stop) {
-            progress_cv.wait_for(lock, std::chrono::milliseconds(500));
-            const double t = std::chrono::duration<double>(Clock::now() - t0).count();
-            Sample now = take_sample(counters_, t);
-            const std::string line = progress_line(prev, now, counters_, ctx, 140);
-            std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
-            std::fflush(stderr);
-            prev = now;
-          }
-        } catch (const std::exception&) {
-          // The progress line is a convenience: without it the copy goes on.
-        }
-        std::fputs("\n", stderr);
-      });
-    } catch (const std::system_error&) {
-      // No progress line without a thread for it; the copy goes on.
-    }
-  }
+  std::optional<ProgressPrinter> progress;
+  if (o_.progress) progress.emplace(counters_, ctx, t0);
 
   bool listing_complete = false;
   std::string unreadable;  // the source could not be listed at all: an input error, after the joins
@@ -737,12 +740,7 @@ StageFacts Copier::run() {
   queue_->close();
   for (auto& w : workers) w.join();
   hashers_->finish();  // the last MD5s finalize their files (journal still open)
-  {
-    std::lock_guard<std::mutex> lock(progress_mu);
-    progress_stop = true;
-  }
-  progress_cv.notify_all();
-  if (progress.joinable()) progress.join();
+  if (progress) progress->stop();
   try {
     journal_->flush();
   } catch (const std::exception& e) {

@@ -101,52 +101,83 @@ void HashPool::start() {
 
 void HashPool::schedule(const std::shared_ptr<OrderedMd5>& job) {
   job->scheduled_ = true;
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ready_.push_back(job);
+    // A thread already hashing takes the job into a free lane after its current round
+    // (take_ready), so the files share its lanes; an idle thread is woken only when none is
+    // hashing or more files wait than one thread's lanes hold.
+    wake = busy_ == 0 || ready_.size() > md5::kLanes;
   }
-  cv_.notify_one();
+  if (wake) cv_.notify_one();
 }
 
-// Hashes the chunks of `job` that are next in order, until one is missing; ends the job after
-// its last chunk, on a hashing error, or when it was abandoned.
-void HashPool::drain(const std::shared_ptr<OrderedMd5>& job) {
-  std::string error;
-  for (;;) {
-    OrderedMd5::Held h;
-    std::vector<OrderedMd5::Held> dropped;
-    std::function<void(const std::string&)> end;
-    bool abandoned = false;
-    {
-      std::lock_guard<std::mutex> lock(job->mu_);
-      abandoned = job->abandoned_;
-      const bool over = job->abandoned_ || !error.empty() || job->next_ >= job->nchunks_;
-      auto it = job->pending_.find(job->next_);
-      if (over || it == job->pending_.end()) {
-        job->scheduled_ = false;
-        if (!over || job->ended_) return;  // the next chunk is not here yet
-        job->ended_ = true;
-        for (auto& [k, held] : job->pending_) dropped.push_back(std::move(held));
-        job->pending_.clear();
-        end = std::move(job->on_end_);
-      } else {
-        h = std::move(it->second);
-        job->pending_.erase(it);
-      }
-    }
-    if (end || !dropped.empty()) {
-      for (auto& d : dropped) buffers_.give(std::move(d.buf));
-      if (end) end(abandoned ? std::string() : error);
-      return;
-    }
-    try {
-      job->md5_.update(std::span<const std::byte>(h.buf->p, h.len));
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-    buffers_.give(std::move(h.buf));
+// Takes the chunk of `job` that is next in order into `h`; returns false when the job leaves the
+// hash thread: its next chunk is not here yet (a later push schedules it again), or it is over
+// (its last chunk hashed, or abandoned), and then its end runs here, once.
+bool HashPool::next_chunk(const std::shared_ptr<OrderedMd5>& job, OrderedMd5::Held& h) {
+  std::vector<OrderedMd5::Held> dropped;
+  std::function<void(const std::string&)> end;
+  {
     std::lock_guard<std::mutex> lock(job->mu_);
-    ++job->next_;
+    const bool over = job->abandoned_ || job->next_ >= job->nchunks_;
+    auto it = job->pending_.find(job->next_);
+    if (!over && it != job->pending_.end()) {
+      h = std::move(it->second);
+      job->pending_.erase(it);
+      return true;
+    }
+    job->scheduled_ = false;
+    if (!over || job->ended_) return false;  // the next chunk is not here yet
+    job->ended_ = true;
+    for (auto& [k, held] : job->pending_) dropped.push_back(std::move(held));
+    job->pending_.clear();
+    end = std::move(job->on_end_);
+  }
+  for (auto& d : dropped) buffers_.give(std::move(d.buf));
+  if (end) end(std::string());
+  return false;
+}
+
+// Hashes the chunks of `jobs` that are next in order, the files' chunks side by side through
+// the MD5's lanes (Md5::update_together), taking in jobs that become ready meanwhile, until none
+// has its next chunk here.
+void HashPool::drain(std::vector<std::shared_ptr<OrderedMd5>> jobs) {
+  std::vector<OrderedMd5::Held> held;
+  std::vector<Md5*> md5s;
+  std::vector<std::span<const std::byte>> data;
+  while (!jobs.empty()) {
+    held.clear();
+    md5s.clear();
+    data.clear();
+    for (std::size_t i = 0; i < jobs.size();) {
+      OrderedMd5::Held h;
+      if (!next_chunk(jobs[i], h)) {
+        jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
+      md5s.push_back(&jobs[i]->md5_);
+      data.emplace_back(h.buf->p, h.len);
+      held.push_back(std::move(h));
+      ++i;
+    }
+    Md5::update_together(md5s.data(), data.data(), md5s.size());
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      buffers_.give(std::move(held[i].buf));
+      std::lock_guard<std::mutex> lock(jobs[i]->mu_);
+      ++jobs[i]->next_;
+    }
+    take_ready(jobs);
+  }
+}
+
+// Moves jobs from the ready queue into `jobs`, up to one per MD5 lane.
+void HashPool::take_ready(std::vector<std::shared_ptr<OrderedMd5>>& jobs) {
+  std::lock_guard<std::mutex> lock(mu_);
+  while (!ready_.empty() && jobs.size() < md5::kLanes) {
+    jobs.push_back(std::move(ready_.front()));
+    ready_.pop_front();
   }
 }
 
@@ -155,11 +186,13 @@ void HashPool::run() {
   for (;;) {
     cv_.wait(lock, [&] { return !ready_.empty() || closed_; });
     if (ready_.empty()) return;  // closed and drained
-    auto job = std::move(ready_.front());
-    ready_.pop_front();
+    ++busy_;
     lock.unlock();
-    drain(job);
+    std::vector<std::shared_ptr<OrderedMd5>> jobs;
+    take_ready(jobs);
+    drain(std::move(jobs));
     lock.lock();
+    --busy_;
   }
 }
 
@@ -174,14 +207,10 @@ void HashPool::finish() {
   for (auto& t : threads) t.join();
   // Anything left (no thread could be started): hashed here.
   for (;;) {
-    std::shared_ptr<OrderedMd5> job;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (ready_.empty()) return;
-      job = std::move(ready_.front());
-      ready_.pop_front();
-    }
-    drain(job);
+    std::vector<std::shared_ptr<OrderedMd5>> jobs;
+    take_ready(jobs);
+    if (jobs.empty()) return;
+    drain(std::move(jobs));
   }
 }
 

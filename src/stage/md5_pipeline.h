@@ -5,8 +5,13 @@
 // reads then went at the speed of one MD5 (~0.7 GB/s a core), whatever the link. Now a worker
 // that has read, XXH3-hashed and written a chunk hands its buffer to the file's OrderedMd5 and
 // takes a spare from a BufferPool; a HashPool thread feeds the MD5 with the chunks in order (one
-// thread at a time per file, files in parallel) and gives each buffer back once hashed. The
-// workers keep reading ahead of the hash by up to the pool's spares.
+// thread at a time per file) and gives each buffer back once hashed. A hash thread takes up to
+// eight files whose next chunk is here and hashes their chunks side by side, one file per lane of
+// an AVX2 register (src/stage/md5_lanes.h): MD5 is one dependency chain per stream, so one core
+// hashes several streams at once for little more than the cost of one. A file that becomes ready
+// while a thread hashes joins that thread's lanes; another thread is woken only when none hashes
+// or more files wait than one thread's lanes hold. The workers keep reading ahead of the hash by
+// up to the pool's spares.
 //
 // No deadlock: a worker waits for a spare only while it holds no task (before it takes the next
 // one from the queue), and the chunk a file's MD5 waits for was taken from the queue before any
@@ -20,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,8 +63,9 @@ class BufferPool {
 };
 
 // The MD5 of one file of `nchunks` chunks, fed in chunk order by a HashPool. `on_end` runs once,
-// on a hash thread: with "" after the last chunk (md5 then holds the whole file's digest), with a
-// message when hashing failed, or with "" after abandon() (the file failed elsewhere).
+// on a hash thread: after the last chunk (md5 then holds the whole file's digest), or after
+// abandon() (the file failed elsewhere). Its argument is always "": hashing itself cannot fail
+// (stage's MD5 allocates nothing); the engine's callback still handles a message.
 class OrderedMd5 {
  public:
   OrderedMd5(Md5& md5, std::uint64_t nchunks, std::function<void(const std::string&)> on_end)
@@ -98,7 +105,9 @@ class HashPool {
 
  private:
   void schedule(const std::shared_ptr<OrderedMd5>& job);  // with job->mu_ held
-  void drain(const std::shared_ptr<OrderedMd5>& job);
+  bool next_chunk(const std::shared_ptr<OrderedMd5>& job, OrderedMd5::Held& h);
+  void drain(std::vector<std::shared_ptr<OrderedMd5>> jobs);
+  void take_ready(std::vector<std::shared_ptr<OrderedMd5>>& jobs);
   void run();
 
   BufferPool& buffers_;
@@ -107,6 +116,7 @@ class HashPool {
   std::condition_variable cv_;
   std::deque<std::shared_ptr<OrderedMd5>> ready_;
   std::vector<std::thread> threads_;
+  std::size_t busy_ = 0;  // threads hashing (in drain)
   bool closed_ = false;
 };
 

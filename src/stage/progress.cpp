@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <exception>
+#include <system_error>
 
 #include "core/units.h"
 
@@ -87,6 +90,42 @@ std::string progress_line(const Sample& prev, const Sample& now, const Counters&
   const std::string limit = limit_between(prev, now, ctx);
   if (!limit.empty()) line += "  limit: " + limit;
   return line;
+}
+
+ProgressPrinter::ProgressPrinter(const Counters& c, const LimitContext& ctx,
+                                 std::chrono::steady_clock::time_point t0) {
+  try {
+    thread_ = std::thread([this, &c, ctx, t0] {
+      try {
+        Sample prev = take_sample(c, 0);
+        std::unique_lock<std::mutex> lock(mu_);
+        while (!stop_) {
+          cv_.wait_for(lock, std::chrono::milliseconds(500));
+          const double t =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          Sample now = take_sample(c, t);
+          const std::string line = progress_line(prev, now, c, ctx, 140);
+          std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
+          std::fflush(stderr);
+          prev = now;
+        }
+      } catch (const std::exception&) {
+        // The progress line is a convenience: without it the copy goes on.
+      }
+      std::fputs("\n", stderr);
+    });
+  } catch (const std::system_error&) {
+    // No progress line without a thread for it; the copy goes on.
+  }
+}
+
+void ProgressPrinter::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace trainready::stage

@@ -5,9 +5,13 @@
 // listing), CPU when the process used nearly every core, or the VM's NIC when a remote source
 // reads at its ceiling.
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace trainready::stage {
 
@@ -52,5 +56,23 @@ std::string progress_line(const Sample& prev, const Sample& now, const Counters&
 
 // Process CPU seconds (user + system) so far.
 double process_cpu_seconds();
+
+// The progress line on stderr every 500 ms, redrawn in place, from a thread of its own until
+// stop() (or destruction). Without a thread to spare there is no line and the copy goes on.
+class ProgressPrinter {
+ public:
+  ProgressPrinter(const Counters& c, const LimitContext& ctx,
+                  std::chrono::steady_clock::time_point t0);
+  ~ProgressPrinter() { stop(); }
+  ProgressPrinter(const ProgressPrinter&) = delete;
+  ProgressPrinter& operator=(const ProgressPrinter&) = delete;
+  void stop();
+
+ private:
+  bool stop_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread thread_;
+};
 
 }  // namespace trainready::stage

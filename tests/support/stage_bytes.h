@@ -2,7 +2,10 @@
 // way a Blob's Content-MD5 is checked.
 #pragma once
 
+#include <openssl/evp.h>
+
 #include <cstddef>
+#include <cstdio>
 #include <random>
 #include <span>
 #include <string>
@@ -22,10 +25,18 @@ inline std::string random_bytes(std::size_t n, unsigned seed) {
   return s;
 }
 
+// OpenSSL's MD5 (libcrypto EVP): a reference apart from stage's own (src/stage/md5_lanes.h).
 inline std::string md5_of(const std::string& s) {
-  Md5 m;
-  m.update(std::as_bytes(std::span(s.data(), s.size())));
-  return m.hex();
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(s.data(), s.size(), md, &n, EVP_md5(), nullptr) != 1) return "(EVP_Digest failed)";
+  std::string out;
+  char b[3];
+  for (unsigned i = 0; i < n; ++i) {
+    std::snprintf(b, sizeof b, "%02x", md[i]);
+    out += b;
+  }
+  return out;
 }
 
 // A POSIX tree whose source publishes `md5` as every file's Content-MD5, as a Blob source does;

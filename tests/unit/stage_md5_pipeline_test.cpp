@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -74,6 +75,52 @@ TEST(StageMd5Pipeline, AnAbandonedFileGivesItsBuffersBackAndEndsOnce) {
   EXPECT_EQ(ends.load(), 1);
   std::vector<std::unique_ptr<AlignedBuffer>> all;
   for (int i = 0; i < 3; ++i) all.push_back(pool.take());
+}
+
+// Several files at once on one hash thread: their chunks go through the MD5's lanes side by side
+// (Md5::update_together), whatever order the chunks arrive in and whatever each file's length;
+// a file abandoned midway ends once and leaves the others' digests intact.
+TEST(StageMd5Pipeline, SeveralFilesHashSideBySideAsEachAlone) {
+  const std::size_t
+      sizes[] = {9 * kChunk,        9 * kChunk + 1,   3 * kChunk - 63, kChunk + 64,
+                 12 * kChunk + 100, 9 * kChunk,       2 * kChunk,      5 * kChunk + 7,
+                 4 * kChunk,        7 * kChunk + 4000};  // 10 files: more than 8 lanes
+  const std::size_t nfiles = std::size(sizes), abandoned = 3;
+  BufferPool pool(kChunk, 80);  // more than the 66 chunks: a push never waits for a buffer
+  HashPool hashers(pool, 1);
+  hashers.start();
+  std::vector<std::string> data;
+  std::vector<std::unique_ptr<Md5>> md5s;
+  std::vector<std::shared_ptr<OrderedMd5>> jobs;
+  std::atomic<int> ends{0};
+  std::vector<std::pair<std::size_t, std::uint64_t>> chunks;  // (file, chunk)
+  for (std::size_t i = 0; i < nfiles; ++i) {
+    data.push_back(random_bytes(sizes[i], static_cast<unsigned>(40 + i)));
+    md5s.push_back(std::make_unique<Md5>());
+    const std::uint64_t n = (sizes[i] + kChunk - 1) / kChunk;
+    jobs.push_back(std::make_shared<OrderedMd5>(*md5s[i], n, [&](const std::string& e) {
+      EXPECT_EQ(e, "");
+      ++ends;
+    }));
+    for (std::uint64_t k = 0; k < n; ++k) chunks.emplace_back(i, k);
+  }
+  std::shuffle(chunks.begin(), chunks.end(), std::mt19937(9));
+  std::size_t pushed = 0;
+  for (const auto& [i, k] : chunks) {
+    if (i == abandoned && ++pushed == 3) hashers.abandon(jobs[i]);
+    auto buf = pool.take();
+    const std::size_t len = std::min<std::size_t>(kChunk, sizes[i] - k * kChunk);
+    std::memcpy(buf->p, data[i].data() + k * kChunk, len);
+    hashers.push(jobs[i], k, std::move(buf), len);
+  }
+  hashers.finish();
+  EXPECT_EQ(ends.load(), static_cast<int>(nfiles));
+  for (std::size_t i = 0; i < nfiles; ++i)
+    if (i != abandoned) {
+      EXPECT_EQ(md5s[i]->hex(), md5_of(data[i])) << "file " << i;
+    }
+  std::vector<std::unique_ptr<AlignedBuffer>> all;  // every buffer came back
+  for (int i = 0; i < 80; ++i) all.push_back(pool.take());
 }
 
 // A POSIX tree with one file of 6 chunks whose source publishes its MD5; the read of chunk 0
