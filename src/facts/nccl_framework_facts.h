@@ -32,6 +32,8 @@ enum class FrameworkEventKind {
   kPcieHang,           // a person's words: a collective hangs between GPUs on PCIe, no NVLink
   kWatchdogTimeout,    // PyTorch built a collective's timeout error (its backtrace names
                        // WorkNCCL::checkTimeout), the line that names the collective not seen
+  kLauncherFailed,     // mpirun / prterun, ssh or pdsh could not start or lost a remote node's
+                       // processes (framework: the launcher; detail: nccl_framework_launcher.h)
 };
 
 // A line that shows where the job ran (nccl_framework.cpp lists each cue with its source).

@@ -8,6 +8,7 @@
 #include "facts/nccl_code_area.h"
 #include "parsers/nccl_framework_bigrams.h"
 #include "parsers/nccl_framework_cues.h"
+#include "parsers/nccl_framework_launcher.h"
 
 namespace trainready {
 namespace {
@@ -452,8 +453,9 @@ bool rendezvous(std::string_view t, const Bigrams& bg, const std::string& src, s
 bool backend(std::string_view t, const Bigrams& bg, const std::string& src, std::uint64_t n,
              FrameworkFacts& out) {
   // torch/distributed/distributed_c10d.py (v1.0.0 .. v2.9.0), is_nccl_available() false:
-  //   raise RuntimeError("Distributed package doesn't have NCCL built in")
-  if (has(bg, t, "doesn't have NCCL built in")) {
+  //   raise RuntimeError("Distributed package doesn't have NCCL " "built in")
+  // (two literals in the source since 1.x, which a traceback quotes as the raising line).
+  if (has(bg, t, "doesn't have NCCL built in") || has(bg, t, "doesn't have NCCL \" \"built in")) {
     add(out, K::kNcclUnavailable, "PyTorch", "", t, src, n);
     return true;
   }
@@ -747,6 +749,10 @@ bool read_framework_line(std::string_view line, const std::string& source,
   if ((t[0] == 'N' || t[0] == 'G' || t[0] == '"' || t[0] == '{') &&
       ras_start(t, source, line_number, out))
     return false;
+  if (const auto l = framework_lines::launcher_failure(t, bg)) {
+    add(out, K::kLauncherFailed, l->launcher, l->detail, t, source, line_number);
+    return true;
+  }
   return nccl_error(t, bg, source, line_number, out) ||
          aborted_or_hung(t, bg, source, line_number, out) ||
          rendezvous(t, bg, source, line_number, out) || backend(t, bg, source, line_number, out) ||

@@ -38,6 +38,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_fleet_version_mixed());
     r.push_back(make_framework_backend_not_nccl());
     r.push_back(make_framework_custom_allreduce_failed());
+    r.push_back(make_framework_launcher_failed());
     r.push_back(make_framework_nccl_error());
     r.push_back(make_framework_pcie_collective_hang());
     r.push_back(make_framework_rendezvous_failed());

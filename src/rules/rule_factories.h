@@ -82,6 +82,7 @@ std::unique_ptr<Rule> make_framework_custom_allreduce_failed();
 std::unique_ptr<Rule> make_framework_nccl_error();
 std::unique_ptr<Rule> make_framework_pcie_collective_hang();
 std::unique_ptr<Rule> make_framework_watchdog_hang();
+std::unique_ptr<Rule> make_framework_launcher_failed();
 std::unique_ptr<Rule> make_framework_rendezvous_failed();
 std::unique_ptr<Rule> make_framework_backend_not_nccl();
 std::unique_ptr<Rule> make_nccl_tests_busbw_drop();

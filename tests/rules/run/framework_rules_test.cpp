@@ -503,6 +503,13 @@ TEST(FrameworkBackendNotNccl, FiresOnABuildWithoutNccl) {
       log_rule("framework-backend-not-nccl",
                log_text("RuntimeError: Distributed package doesn't have NCCL built in\n"));
   ASSERT_EQ(o.findings.size(), 1u);
+  // The traceback's raising line, two literals as in distributed_c10d.py, pasted alone
+  // (PlayVoice/whisper-vits-svc#97, holdout9).
+  EXPECT_EQ(log_rule("framework-backend-not-nccl",
+                     log_text("    raise RuntimeError(\"Distributed package doesn't have NCCL \" "
+                              "\"built in\")\n"))
+                .findings.size(),
+            1u);
 }
 
 // jax-ml/jax#18391: XLA's NCCL stub could not load libnccl (xla/tsl/cuda/nccl_stub.cc).

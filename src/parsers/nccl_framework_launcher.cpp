@@ -1,0 +1,43 @@
+// The launcher's own failure lines, each from its source:
+// - Open MPI 1.x-4.1 (ORTE), orte/mca/errmgr/base/help-errmgr-base.txt @ v4.1.8:
+//   [failed-daemon-launch] "ORTE was unable to reliably start one or more daemons.",
+//   [failed-daemon] "An ORTE daemon has unexpectedly failed after launch and before
+//   communicating back to mpirun.", [node-died] "ORTE has lost communication with a remote
+//   daemon.";
+// - PRRTE (Open MPI 5's runtime), src/mca/errmgr/base/help-errmgr-base.txt @ 52d5e4b: the same
+//   three, "%s was unable to reliably start one or more daemons." (the tool's name),
+//   "An PRTE daemon has unexpectedly failed after launch ...", "PRTE has lost communication with
+//   a remote daemon.";
+// - the daemon not found by the remote shell (mpirun starts orted / prted over ssh in a
+//   non-interactive shell): bash's "orted: command not found";
+// - OpenSSH, which mpirun and pdsh start: sshconnect.c:554 "ssh: connect to host %s port %s: %s",
+//   sshconnect2.c:104 "Host key verification failed.", sshconnect2.c:543 "%s@%s: Permission
+//   denied (%s)." ("Permission denied (%s)." before 8.x), ssh.c:265 "%s: Could not resolve
+//   hostname %.100s: %s" @ openssh-portable 0ef0f5a;
+// - pdsh (DeepSpeed's multi-node launcher), src/modules/sshcmd.c: "%p: %s: ssh exited with exit
+//   code %d" - 255 is ssh's own failure, 127 a command the remote shell did not find.
+#include "parsers/nccl_framework_launcher.h"
+
+namespace trainready::framework_lines {
+
+std::optional<LauncherLine> launcher_failure(std::string_view t, const Bigrams& bg) {
+  const auto in = [&](std::string_view needle) { return find(bg, t, needle) != t.npos; };
+  if (in("unable to reliably start one or more daemons"))
+    return LauncherLine{in("ORTE") ? "Open MPI" : "PRRTE", "daemon not started"};
+  if (in("daemon has unexpectedly failed after launch"))
+    return LauncherLine{in("ORTE") ? "Open MPI" : "PRRTE", "daemon failed at start"};
+  if (in("has lost communication with a remote daemon"))
+    return LauncherLine{in("ORTE") ? "Open MPI" : "PRRTE", "daemon lost"};
+  if (in("orted: command not found") || in("prted: command not found"))
+    return LauncherLine{"Open MPI", "daemon not on PATH"};
+  if (in("ssh: connect to host ") && in(" port ")) return LauncherLine{"ssh", "ssh connect"};
+  if (in("Host key verification failed.")) return LauncherLine{"ssh", "ssh host key"};
+  if (in("Permission denied (publickey") || in("Permission denied (gssapi") ||
+      in("Permission denied (password"))
+    return LauncherLine{"ssh", "ssh authentication"};
+  if (in("ssh: Could not resolve hostname ")) return LauncherLine{"ssh", "ssh host name"};
+  if (in("ssh exited with exit code 255")) return LauncherLine{"pdsh", "ssh connect"};
+  return std::nullopt;
+}
+
+}  // namespace trainready::framework_lines

@@ -1,0 +1,114 @@
+// framework-launcher-failed: mpirun / prterun, the ssh it starts its daemons through, or pdsh
+// (DeepSpeed's launcher) could not start, or lost, the processes on a remote node: NCCL never
+// ran there, so no NCCL line can say why (src/parsers/nccl_framework_launcher.cpp cites each
+// line's source).
+#include <array>
+#include <string_view>
+
+#include "rules/rule_factories.h"
+#include "rules/run/framework_evidence.h"
+#include "rules/run/run_evidence.h"
+
+namespace trainready {
+namespace {
+
+struct LauncherReading {
+  std::string_view detail;
+  std::string_view message;
+  std::string_view cause;
+};
+
+// Most specific first: ssh's own refusal explains the daemon mpirun then could not start or lost.
+constexpr std::array<LauncherReading, 8> kReadings{{
+    {"ssh host name", "ssh could not resolve a node's host name",
+     "mpirun (or pdsh) starts its processes on each remote node over ssh, and a name in the host "
+     "list or hostfile does not resolve on the node the launcher runs on (DNS, /etc/hosts, a "
+     "placeholder left in the hostfile)."},
+    {"ssh connect", "ssh could not connect to a node",
+     "mpirun (or pdsh) starts its processes on each remote node over ssh, and the TCP connection "
+     "to that node's sshd failed: \"Connection refused\" means nothing listens on the port (no "
+     "sshd in the container or pod, another port), \"No route to host\" or a time-out a network "
+     "or firewall between the nodes."},
+    {"ssh host key", "ssh refused a node's host key",
+     "mpirun starts its daemons over ssh without a terminal, so ssh cannot ask whether to trust "
+     "a node it has never seen (or whose key changed, e.g. a re-imaged VM): the node's key is not "
+     "in known_hosts."},
+    {"ssh authentication", "ssh could not log in to a node",
+     "mpirun starts its daemons over ssh without a terminal, so ssh needs a key the node accepts "
+     "for this user (passwordless ssh); no key was accepted."},
+    {"daemon not on PATH", "Open MPI's daemon (orted) was not found on a remote node",
+     "mpirun runs `orted` on each remote node through a non-interactive shell, which does not "
+     "read the PATH an interactive login sets: Open MPI is not installed on that node, or at "
+     "another path than on the launching node."},
+    {"daemon not started", "mpirun could not start its daemon on one or more nodes",
+     "Open MPI's help text for this line names its causes: the daemon (orted / prted) or its "
+     "libraries not found on a node (PATH, LD_LIBRARY_PATH), no authority to run there, /tmp not "
+     "writable, or no route from the daemon back to mpirun (no common network interface, a "
+     "firewall). The ssh lines before it, when the log holds them, tell which."},
+    {"daemon failed at start", "mpirun's daemon on a node failed before it called back",
+     "The daemon started on the node but could not connect back to mpirun: the nodes share no "
+     "network interface mpirun can use, or a firewall or route blocks it (Open MPI's help text)."},
+    {"daemon lost", "mpirun lost contact with its daemon on a remote node",
+     "The daemon on that node, or its TCP connection to mpirun, went away (Open MPI's help text): "
+     "at start-up a network or firewall problem between the nodes; during a run the node itself "
+     "(it rebooted, crashed, ran out of memory and the OOM killer took the daemon) or its "
+     "network. The processes on it were lost with it."},
+}};
+
+class FrameworkLauncherFailed : public Rule {
+ public:
+  std::string_view id() const override { return "framework-launcher-failed"; }
+  Severity severity() const override { return Severity::kError; }
+  std::string_view title() const override {
+    return "The launcher could not start or keep the processes on a remote node";
+  }
+  RuleScope scope() const override { return RuleScope::kRunLog; }
+
+  RuleOutcome evaluate(const RuleContext& ctx) const override {
+    const NcclRunFacts& f = *ctx.nccl_log;
+    const auto events = framework_events(f.framework, {FrameworkEventKind::kLauncherFailed});
+    if (events.empty()) return {};
+    const LauncherReading* reading = nullptr;
+    for (const LauncherReading& r : kReadings) {
+      for (const FrameworkEvent* e : events)
+        if (e->detail == r.detail) reading = &r;
+      if (reading != nullptr) break;
+    }
+    if (reading == nullptr) return {};
+    Finding x = finding(std::string(reading->message) + ": NCCL never started there");
+    for (const FrameworkEvent* e : events)
+      if (x.evidence.size() < 4) x.evidence.push_back(framework_evidence(*e));
+    x.cause = std::string(reading->cause) + " NCCL_DEBUG does not help: NCCL has not run there.";
+    x.fix =
+        reading->detail == "daemon lost"
+            ? "If it happened during the run, read that node's kernel log for the time of the "
+              "line (`journalctl -k`: the OOM killer, an Xid, a reboot) and drain it if it "
+              "failed; if at start-up, let the nodes reach each other on the interface mpirun "
+              "uses (`--mca oob_tcp_if_include <if>`, firewall rules). Confirm: `mpirun -np 2 "
+              "-H <node1>,<node2> hostname` prints both names before nccl-tests or the job runs."
+            : "From the node that runs mpirun, make `ssh <node> true` work for this user without "
+              "a prompt (sshd running on the port, the key in the node's authorized_keys, the "
+              "node in known_hosts, the name resolvable), with Open MPI at the same path on every "
+              "node (or `mpirun --prefix <dir>`); or launch through the scheduler instead of ssh "
+              "(`srun`, the Kubeflow MPI Operator). Confirm: `mpirun -np 2 -H <node1>,<node2> "
+              "hostname` prints both names before nccl-tests or the job runs.";
+    // A daemon lost mid-run follows whatever took the node down: an earlier failure in the log
+    // goes first (src/engine/failure_order.h).
+    if (reading->detail == "daemon lost") {
+      x.onset = {events.front()->where, events.front()->time, ""};
+      x.consequence = true;
+    }
+    x.rank = 45;
+    RuleOutcome o;
+    o.findings.push_back(std::move(x));
+    return o;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_framework_launcher_failed() {
+  return std::make_unique<FrameworkLauncherFailed>();
+}
+
+}  // namespace trainready

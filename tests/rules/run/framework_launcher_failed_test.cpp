@@ -1,0 +1,113 @@
+// framework-launcher-failed: the launcher's own failure lines (Open MPI's and PRRTE's help texts,
+// OpenSSH's and pdsh's messages, each cited in src/parsers/nccl_framework_launcher.cpp), read in
+// the words those programs print; the real log is NVIDIA/nccl-tests#299 (holdout9).
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "engine/engine.h"
+#include "rules/run/run_rule_support.h"
+
+namespace trainready::test {
+namespace {
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Finding launcher(const std::string& log) {
+  const RuleOutcome o = log_rule("framework-launcher-failed", log_text(log));
+  return o.findings.empty() ? Finding{} : o.findings[0];
+}
+
+std::vector<Finding> judge(const std::string& text) {
+  const NcclRunFacts f = log_text(text);
+  RunInputs run;
+  run.nccl_log = &f;
+  return evaluate_rules({}, Catalog::builtin(), {}, &run).findings;
+}
+
+// NVIDIA/nccl-tests#299: ssh refused, then PRRTE lost its daemon; the maintainer: "Your MPI
+// installation does not work correctly in a multi-node setting."
+TEST(FrameworkLauncherFailed, SshRefusedComesBeforeTheDaemonPrrteLost) {
+  const std::string log =
+      read_all(std::string(TR_TEST_DATA) + "/nccl-public/gh-nccltests-299-mpi-ssh-broken.log");
+  ASSERT_FALSE(log.empty());
+  const std::vector<Finding> all = judge(log);
+  ASSERT_FALSE(all.empty());
+  const Finding& x = all[0];
+  EXPECT_EQ(x.rule_id, "framework-launcher-failed");
+  EXPECT_EQ(x.severity, Severity::kError);
+  EXPECT_EQ(x.message, "ssh could not connect to a node: NCCL never started there");
+  EXPECT_NE(x.cause.find("\"Connection refused\" means nothing listens"), std::string::npos);
+  EXPECT_NE(x.fix.find("ssh <node> true"), std::string::npos);
+  EXPECT_FALSE(x.consequence);
+  ASSERT_EQ(x.evidence.size(), 2u);
+  EXPECT_NE(x.evidence[1].text.find("PRTE has lost communication"), std::string::npos);
+}
+
+TEST(FrameworkLauncherFailed, EachLauncherLineHasItsOwnReading) {
+  const std::pair<const char*, const char*> cases[] = {
+      // Open MPI 4.1 (help-errmgr-base.txt [failed-daemon-launch]) after bash's own line.
+      {"bash: orted: command not found\n"
+       "ORTE was unable to reliably start one or more daemons.\n",
+       "Open MPI's daemon (orted) was not found on a remote node"},
+      {"ORTE was unable to reliably start one or more daemons.\n",
+       "mpirun could not start its daemon on one or more nodes"},
+      {"prterun was unable to reliably start one or more daemons.\n",
+       "mpirun could not start its daemon on one or more nodes"},
+      {"An ORTE daemon has unexpectedly failed after launch and before\n",
+       "mpirun's daemon on a node failed before it called back"},
+      {"Host key verification failed.\n", "ssh refused a node's host key"},
+      {"node7: Permission denied (publickey,password).\n", "ssh could not log in to a node"},
+      {"ssh: Could not resolve hostname worker-3: Name or service not known\n",
+       "ssh could not resolve a node's host name"},
+      // DeepSpeed's launcher runs pdsh; 255 is ssh's own failure.
+      {"pdsh@node1: node2: ssh exited with exit code 255\n", "ssh could not connect to a node"},
+  };
+  for (const auto& [log, message] : cases)
+    EXPECT_EQ(launcher(log).message, std::string(message) + ": NCCL never started there") << log;
+}
+
+// A daemon lost mid-run follows what took the node down: an earlier NCCL failure goes first.
+TEST(FrameworkLauncherFailed, ADaemonLostAfterAnNcclFailureComesSecond) {
+  const std::string lost =
+      "ORTE has lost communication with a remote daemon.\n"
+      "  HNP daemon   : [[51426,0],0] on node nodea\n"
+      "  Remote daemon: [[51426,0],1] on node nodeb\n";
+  const Finding alone = launcher(lost);
+  EXPECT_EQ(alone.message,
+            "mpirun lost contact with its daemon on a remote node: NCCL never "
+            "started there");
+  EXPECT_TRUE(alone.consequence);
+  EXPECT_NE(alone.fix.find("journalctl -k"), std::string::npos);
+  const std::vector<Finding> all = judge(
+      "nodeb:4101:4170 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n"
+      "nodeb:4101:4170 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+      "10.0.0.1<43212> with error 12, opcode 0, len 0, vendor err 129 (Recv)\n"
+      "nodeb:4101:4170 [0] NCCL INFO transport/net.cc:1134 -> 6\n" +
+      lost);
+  ASSERT_GE(all.size(), 2u);
+  EXPECT_EQ(all[0].rule_id, "nccl-ib-completion-error");
+  bool later = false;
+  for (std::size_t i = 1; i < all.size(); ++i)
+    later = later || all[i].rule_id == "framework-launcher-failed";
+  EXPECT_TRUE(later);
+}
+
+TEST(FrameworkLauncherFailed, QuietOnSshsNoticesAndOnLogsWithoutALauncherFailure) {
+  EXPECT_TRUE(launcher("Warning: Permanently added 'node2,10.0.0.2' (ECDSA) to the list of known "
+                       "hosts.\n")
+                  .message.empty());
+  EXPECT_TRUE(launcher("pdsh@node1: node2: ssh exited with exit code 1\n").message.empty());
+  EXPECT_TRUE(launcher("node1:1234:1234 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+                       "node1:1234:1234 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n")
+                  .message.empty());
+}
+
+}  // namespace
+}  // namespace trainready::test
