@@ -560,6 +560,8 @@ void Copier::enqueue(const SourceEntry& e) {
     // lane are read at once and their MD5s share the lanes (md5_pipeline.h); one file after the
     // other, only one MD5 would ever be ready to hash.
     interleave_.push_back(f);
+    // Held until 8 are or the listing ends (run()): a file listed early among many small ones
+    // starts late, while the workers copy the small ones.
     if (interleave_.size() >= md5::kLanes) push_interleaved();
     return;
   }
@@ -630,7 +632,6 @@ void Copier::list() {
         return !stop_.load();
       },
       [&](const SourceError& e) { listing_problem(e); });
-  push_interleaved();
   flush_batch();
 }
 
@@ -730,6 +731,7 @@ StageFacts Copier::run() {
     // still joined below.
     stop_run(std::string("listing the source failed: ") + e.what());
   }
+  push_interleaved();  // the files enqueue() held, however the listing ended
   counters_.listing_done = true;
   try {
     if (listing_complete)

@@ -16,7 +16,7 @@ std::string xxh3_hex(std::span<const std::byte> data) {
 }
 
 std::span<const std::byte> Md5::top_up(std::span<const std::byte> data) {
-  if (fill_ == 0) return data;
+  if (fill_ == 0 || data.empty()) return data;
   const std::size_t take = std::min(md5::kBlock - fill_, data.size());
   std::memcpy(tail_ + fill_, data.data(), take);
   fill_ += take;

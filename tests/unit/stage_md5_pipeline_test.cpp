@@ -14,6 +14,7 @@
 #include <fstream>
 #include <mutex>
 #include <random>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -113,14 +114,23 @@ TEST(StageMd5Pipeline, SeveralFilesHashSideBySideAsEachAlone) {
     std::memcpy(buf->p, data[i].data() + k * kChunk, len);
     hashers.push(jobs[i], k, std::move(buf), len);
   }
+  // The hash thread ends every file by itself (finish() would hash leftovers on this thread and
+  // hide a job a lost wake-up stranded); 30 s is far beyond the few milliseconds this takes.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (ends.load() < static_cast<int>(nfiles) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(ends.load(), static_cast<int>(nfiles)) << "before finish()";
   hashers.finish();
   EXPECT_EQ(ends.load(), static_cast<int>(nfiles));
   for (std::size_t i = 0; i < nfiles; ++i)
     if (i != abandoned) {
       EXPECT_EQ(md5s[i]->hex(), md5_of(data[i])) << "file " << i;
     }
-  std::vector<std::unique_ptr<AlignedBuffer>> all;  // every buffer came back
-  for (int i = 0; i < 80; ++i) all.push_back(pool.take());
+  std::vector<std::unique_ptr<AlignedBuffer>> all;  // every buffer came back (none waits)
+  for (int i = 0; i < 80; ++i) {
+    all.push_back(pool.try_take());
+    ASSERT_NE(all.back(), nullptr) << "buffer " << i;
+  }
 }
 
 // A POSIX tree with one file of 6 chunks whose source publishes its MD5; the read of chunk 0
