@@ -81,6 +81,9 @@ struct FrameworkFacts {
   // that shows a container, the first that shows several hosts.
   std::optional<FrameworkCue> container;
   std::optional<FrameworkCue> multi_host;
+  // The first launcher command line (what: "mpirun", "mpiexec", "prterun", "pdsh"): ssh's own
+  // failure lines are the launcher's only beside it (framework-launcher-failed).
+  std::optional<FrameworkCue> launcher;
   // Reading state for the cue: the first node srun named in "srun: error: <node>: task N: ...".
   std::string srun_task_node;
   // The progress bar with the longest projected run (elapsed + remaining), if any.

@@ -1,5 +1,6 @@
 #include "parsers/nccl_framework.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -753,6 +754,12 @@ bool read_framework_line(std::string_view line, const std::string& source,
     add(out, K::kLauncherFailed, l->launcher, l->detail, t, source, line_number);
     return true;
   }
+  if (!out.launcher)
+    if (const auto l = framework_lines::launcher_command(t, bg))
+      out.launcher = FrameworkCue{
+          std::string(*l),
+          clip_text(t, kQuoteMax),
+          {source, static_cast<int>(std::min<std::uint64_t>(line_number, 2147483647u))}};
   return nccl_error(t, bg, source, line_number, out) ||
          aborted_or_hung(t, bg, source, line_number, out) ||
          rendezvous(t, bg, source, line_number, out) || backend(t, bg, source, line_number, out) ||

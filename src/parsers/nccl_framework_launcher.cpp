@@ -15,7 +15,8 @@
 //   denied (%s)." ("Permission denied (%s)." before 8.x), ssh.c:265 "%s: Could not resolve
 //   hostname %.100s: %s" @ openssh-portable 0ef0f5a;
 // - pdsh (DeepSpeed's multi-node launcher), src/modules/sshcmd.c: "%p: %s: ssh exited with exit
-//   code %d" - 255 is ssh's own failure, 127 a command the remote shell did not find.
+//   code %d" - 255 is ssh's own status (openssh clientloop.c starts it at -1): it could not
+//   connect or log in, or the connection or the remote command ended without an exit status.
 #include "parsers/nccl_framework_launcher.h"
 
 namespace trainready::framework_lines {
@@ -28,15 +29,35 @@ std::optional<LauncherLine> launcher_failure(std::string_view t, const Bigrams& 
     return LauncherLine{in("ORTE") ? "Open MPI" : "PRRTE", "daemon failed at start"};
   if (in("has lost communication with a remote daemon"))
     return LauncherLine{in("ORTE") ? "Open MPI" : "PRRTE", "daemon lost"};
-  if (in("orted: command not found") || in("prted: command not found"))
+  // bash: "orted: command not found"; zsh: "command not found: orted".
+  if (in("orted: command not found") || in("command not found: orted"))
     return LauncherLine{"Open MPI", "daemon not on PATH"};
+  if (in("prted: command not found") || in("command not found: prted"))
+    return LauncherLine{"PRRTE", "daemon not on PATH"};
+  // pdsh prints "pdsh@<launching host>: <node>: ssh exited with exit code N".
+  if (in("pdsh@") && in(": ssh exited with exit code 255")) return LauncherLine{"pdsh", "ssh 255"};
+  // OpenSSH's own lines say nothing of who ran ssh (git, pip, rsync do too): the rule reads them
+  // only beside a launcher's line (launcher_command below, or one of the lines above).
   if (in("ssh: connect to host ") && in(" port ")) return LauncherLine{"ssh", "ssh connect"};
   if (in("Host key verification failed.")) return LauncherLine{"ssh", "ssh host key"};
   if (in("Permission denied (publickey") || in("Permission denied (gssapi") ||
       in("Permission denied (password"))
     return LauncherLine{"ssh", "ssh authentication"};
   if (in("ssh: Could not resolve hostname ")) return LauncherLine{"ssh", "ssh host name"};
-  if (in("ssh exited with exit code 255")) return LauncherLine{"pdsh", "ssh connect"};
+  return std::nullopt;
+}
+
+std::optional<std::string_view> launcher_command(std::string_view t, const Bigrams& bg) {
+  // A command line as a shell prompt or a script echoes it: the launcher's name as a word, then
+  // a blank ("mpirun -np 16 ...", "$ mpiexec --hostfile h ...", "+ prterun ...").
+  static constexpr std::string_view kLaunchers[] = {"mpirun", "mpiexec", "prterun", "pdsh"};
+  for (std::string_view name : kLaunchers) {
+    for (std::size_t p = find(bg, t, name); p != t.npos; p = t.find(name, p + 1)) {
+      const bool word_start = p == 0 || t[p - 1] == ' ' || t[p - 1] == '/' || t[p - 1] == '`';
+      const std::size_t e = p + name.size();
+      if (word_start && e < t.size() && t[e] == ' ') return name;
+    }
+  }
   return std::nullopt;
 }
 

@@ -17,4 +17,8 @@ struct LauncherLine {
 // The launcher failure line `t` (trimmed; `bg`: its byte pairs) is, or nothing.
 std::optional<LauncherLine> launcher_failure(std::string_view t, const Bigrams& bg);
 
+// The launcher `t` runs when it is a launcher's command line (mpirun, mpiexec, prterun, pdsh),
+// or nothing.
+std::optional<std::string_view> launcher_command(std::string_view t, const Bigrams& bg);
+
 }  // namespace trainready::framework_lines

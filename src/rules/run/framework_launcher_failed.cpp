@@ -12,48 +12,103 @@
 namespace trainready {
 namespace {
 
+enum class Fix { kSsh, kPath, kConnectBack, kStart, kLost };
+
 struct LauncherReading {
   std::string_view detail;
   std::string_view message;
   std::string_view cause;
+  Fix fix;
+  bool ssh_line = false;  // OpenSSH's own line: the launcher's only beside a launcher's line
 };
 
 // Most specific first: ssh's own refusal explains the daemon mpirun then could not start or lost.
-constexpr std::array<LauncherReading, 8> kReadings{{
+constexpr std::array<LauncherReading, 9> kReadings{{
     {"ssh host name", "ssh could not resolve a node's host name",
      "mpirun (or pdsh) starts its processes on each remote node over ssh, and a name in the host "
      "list or hostfile does not resolve on the node the launcher runs on (DNS, /etc/hosts, a "
-     "placeholder left in the hostfile)."},
+     "short name where only the full one resolves, a placeholder left in the hostfile).",
+     Fix::kSsh, true},
     {"ssh connect", "ssh could not connect to a node",
      "mpirun (or pdsh) starts its processes on each remote node over ssh, and the TCP connection "
      "to that node's sshd failed: \"Connection refused\" means nothing listens on the port (no "
      "sshd in the container or pod, another port), \"No route to host\" or a time-out a network "
-     "or firewall between the nodes."},
+     "or firewall between the nodes.",
+     Fix::kSsh, true},
     {"ssh host key", "ssh refused a node's host key",
      "mpirun starts its daemons over ssh without a terminal, so ssh cannot ask whether to trust "
      "a node it has never seen (or whose key changed, e.g. a re-imaged VM): the node's key is not "
-     "in known_hosts."},
+     "in known_hosts.",
+     Fix::kSsh, true},
     {"ssh authentication", "ssh could not log in to a node",
      "mpirun starts its daemons over ssh without a terminal, so ssh needs a key the node accepts "
-     "for this user (passwordless ssh); no key was accepted."},
-    {"daemon not on PATH", "Open MPI's daemon (orted) was not found on a remote node",
-     "mpirun runs `orted` on each remote node through a non-interactive shell, which does not "
+     "for this user (passwordless ssh); no key was accepted.",
+     Fix::kSsh, true},
+    {"ssh 255", "ssh from pdsh to a node failed (exit code 255)",
+     "pdsh (DeepSpeed's multi-node launcher) runs the command on each node over ssh, and 255 is "
+     "ssh's own status: it could not connect or log in, or the connection or the remote command "
+     "ended without an exit status (OpenSSH starts it at -1). The lines ssh printed before it "
+     "tell which.",
+     Fix::kSsh},
+    {"daemon not on PATH", "Open MPI's daemon (orted / prted) was not found on a remote node",
+     "mpirun runs its daemon on each remote node through a non-interactive shell, which does not "
      "read the PATH an interactive login sets: Open MPI is not installed on that node, or at "
-     "another path than on the launching node."},
+     "another path than on the launching node.",
+     Fix::kPath},
     {"daemon not started", "mpirun could not start its daemon on one or more nodes",
      "Open MPI's help text for this line names its causes: the daemon (orted / prted) or its "
      "libraries not found on a node (PATH, LD_LIBRARY_PATH), no authority to run there, /tmp not "
      "writable, or no route from the daemon back to mpirun (no common network interface, a "
-     "firewall). The ssh lines before it, when the log holds them, tell which."},
+     "firewall). The lines before it, when the log holds them (ssh's, the shell's), tell which.",
+     Fix::kStart},
     {"daemon failed at start", "mpirun's daemon on a node failed before it called back",
      "The daemon started on the node but could not connect back to mpirun: the nodes share no "
-     "network interface mpirun can use, or a firewall or route blocks it (Open MPI's help text)."},
+     "network interface mpirun can use, or a firewall or route blocks it (Open MPI's help text).",
+     Fix::kConnectBack},
     {"daemon lost", "mpirun lost contact with its daemon on a remote node",
      "The daemon on that node, or its TCP connection to mpirun, went away (Open MPI's help text): "
      "at start-up a network or firewall problem between the nodes; during a run the node itself "
      "(it rebooted, crashed, ran out of memory and the OOM killer took the daemon) or its "
-     "network. The processes on it were lost with it."},
+     "network. The processes on it were lost with it.",
+     Fix::kLost},
 }};
+
+constexpr std::string_view kConfirm =
+    " Confirm: `mpirun -np 2 -H <node1>,<node2> hostname` prints both names before nccl-tests or "
+    "the job runs.";
+constexpr std::string_view kSshFix =
+    "From the node that runs the launcher, make `ssh <node> true` work for this user without a "
+    "prompt (sshd running on the port, the key in the node's authorized_keys, the node in "
+    "known_hosts, the name resolvable); or launch through the scheduler instead of ssh (`srun`, "
+    "the Kubeflow MPI Operator).";
+constexpr std::string_view kPathFix =
+    "Install the same Open MPI at the same path on every node, or run `mpirun --prefix <dir>` "
+    "(Open MPI's own answer; `--enable-mpirun-prefix-by-default` at configure time does it for "
+    "every run), so the non-interactive shell finds the daemon and its libraries.";
+constexpr std::string_view kConnectBackFix =
+    "Let the daemons reach mpirun: name the interface the nodes share (`--mca oob_tcp_if_include "
+    "<if>`, and `--mca btl_tcp_if_include <if>` for MPI's own traffic) and open the firewall "
+    "between the nodes for it.";
+
+std::string fix_for(Fix f) {
+  switch (f) {
+    case Fix::kSsh:
+      return std::string(kSshFix) + std::string(kConfirm);
+    case Fix::kPath:
+      return std::string(kPathFix) + std::string(kConfirm);
+    case Fix::kConnectBack:
+      return std::string(kConnectBackFix) + std::string(kConfirm);
+    case Fix::kStart:
+      return std::string(kSshFix) + " " + std::string(kPathFix) + " " +
+             std::string(kConnectBackFix) + std::string(kConfirm);
+    case Fix::kLost:
+      break;
+  }
+  return "If it happened during the run, read that node's kernel log at the time of the line "
+         "(`journalctl -k`: the OOM killer, an Xid, a reboot) and drain the node if it failed; "
+         "if at start-up, " +
+         std::string(kConnectBackFix) + std::string(kConfirm);
+}
 
 class FrameworkLauncherFailed : public Rule {
  public:
@@ -66,8 +121,15 @@ class FrameworkLauncherFailed : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
-    const auto events = framework_events(f.framework, {FrameworkEventKind::kLauncherFailed});
-    if (events.empty()) return {};
+    auto events = framework_events(f.framework, {FrameworkEventKind::kLauncherFailed});
+    // OpenSSH's lines are the launcher's only beside a launcher's own line (git, pip and rsync
+    // run ssh too), and never once NCCL completed its init (the job started).
+    bool launcher = f.framework.launcher.has_value();
+    for (const FrameworkEvent* e : events) launcher = launcher || e->framework != "ssh";
+    const bool started = f.init_complete_line.has_value();
+    std::erase_if(events, [&](const FrameworkEvent* e) {
+      return e->framework == "ssh" && (!launcher || started);
+    });
     const LauncherReading* reading = nullptr;
     for (const LauncherReading& r : kReadings) {
       for (const FrameworkEvent* e : events)
@@ -75,27 +137,26 @@ class FrameworkLauncherFailed : public Rule {
       if (reading != nullptr) break;
     }
     if (reading == nullptr) return {};
-    Finding x = finding(std::string(reading->message) + ": NCCL never started there");
+    const bool nccl_ran = f.nccl_lines > 0;
+    const bool lost = reading->fix == Fix::kLost;
+    Finding x = finding(std::string(reading->message) + (lost && nccl_ran
+                                                             ? ": the processes there were lost"
+                                                             : ": NCCL never started there"));
     for (const FrameworkEvent* e : events)
       if (x.evidence.size() < 4) x.evidence.push_back(framework_evidence(*e));
-    x.cause = std::string(reading->cause) + " NCCL_DEBUG does not help: NCCL has not run there.";
-    x.fix =
-        reading->detail == "daemon lost"
-            ? "If it happened during the run, read that node's kernel log for the time of the "
-              "line (`journalctl -k`: the OOM killer, an Xid, a reboot) and drain it if it "
-              "failed; if at start-up, let the nodes reach each other on the interface mpirun "
-              "uses (`--mca oob_tcp_if_include <if>`, firewall rules). Confirm: `mpirun -np 2 "
-              "-H <node1>,<node2> hostname` prints both names before nccl-tests or the job runs."
-            : "From the node that runs mpirun, make `ssh <node> true` work for this user without "
-              "a prompt (sshd running on the port, the key in the node's authorized_keys, the "
-              "node in known_hosts, the name resolvable), with Open MPI at the same path on every "
-              "node (or `mpirun --prefix <dir>`); or launch through the scheduler instead of ssh "
-              "(`srun`, the Kubeflow MPI Operator). Confirm: `mpirun -np 2 -H <node1>,<node2> "
-              "hostname` prints both names before nccl-tests or the job runs.";
+    if (f.framework.launcher && x.evidence.size() < 4)
+      x.evidence.push_back({f.framework.launcher->text, f.framework.launcher->where});
+    x.cause = std::string(reading->cause);
+    if (!(lost && nccl_ran)) x.cause += " NCCL_DEBUG does not help: NCCL has not run there.";
+    x.fix = fix_for(reading->fix);
     // A daemon lost mid-run follows whatever took the node down: an earlier failure in the log
     // goes first (src/engine/failure_order.h).
-    if (reading->detail == "daemon lost") {
-      x.onset = {events.front()->where, events.front()->time, ""};
+    if (lost) {
+      for (const FrameworkEvent* e : events)
+        if (e->detail == reading->detail) {
+          x.onset = {e->where, e->time, ""};
+          break;
+        }
       x.consequence = true;
     }
     x.rank = 45;

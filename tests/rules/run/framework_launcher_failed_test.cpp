@@ -46,8 +46,9 @@ TEST(FrameworkLauncherFailed, SshRefusedComesBeforeTheDaemonPrrteLost) {
   EXPECT_NE(x.cause.find("\"Connection refused\" means nothing listens"), std::string::npos);
   EXPECT_NE(x.fix.find("ssh <node> true"), std::string::npos);
   EXPECT_FALSE(x.consequence);
-  ASSERT_EQ(x.evidence.size(), 2u);
+  ASSERT_EQ(x.evidence.size(), 3u);  // ssh's line, PRRTE's, and the mpirun command line
   EXPECT_NE(x.evidence[1].text.find("PRTE has lost communication"), std::string::npos);
+  EXPECT_NE(x.evidence[2].text.find("mpirun --allow-run-as-root"), std::string::npos);
 }
 
 TEST(FrameworkLauncherFailed, EachLauncherLineHasItsOwnReading) {
@@ -55,19 +56,28 @@ TEST(FrameworkLauncherFailed, EachLauncherLineHasItsOwnReading) {
       // Open MPI 4.1 (help-errmgr-base.txt [failed-daemon-launch]) after bash's own line.
       {"bash: orted: command not found\n"
        "ORTE was unable to reliably start one or more daemons.\n",
-       "Open MPI's daemon (orted) was not found on a remote node"},
+       "Open MPI's daemon (orted / prted) was not found on a remote node"},
       {"ORTE was unable to reliably start one or more daemons.\n",
        "mpirun could not start its daemon on one or more nodes"},
       {"prterun was unable to reliably start one or more daemons.\n",
        "mpirun could not start its daemon on one or more nodes"},
       {"An ORTE daemon has unexpectedly failed after launch and before\n",
        "mpirun's daemon on a node failed before it called back"},
-      {"Host key verification failed.\n", "ssh refused a node's host key"},
-      {"node7: Permission denied (publickey,password).\n", "ssh could not log in to a node"},
-      {"ssh: Could not resolve hostname worker-3: Name or service not known\n",
+      {"zsh:1: command not found: prted\n",
+       "Open MPI's daemon (orted / prted) was not found on a remote node"},
+      // OpenSSH's own lines, beside the launcher's command line.
+      {"$ mpirun -np 16 -H node1,node7 ./all_reduce_perf -b 8 -e 1G\n"
+       "Host key verification failed.\n",
+       "ssh refused a node's host key"},
+      {"mpiexec -n 2 --hostfile hosts python train.py\n"
+       "node7: Permission denied (publickey,password).\n",
+       "ssh could not log in to a node"},
+      {"+ mpirun -np 2 -H worker-3 hostname\n"
+       "ssh: Could not resolve hostname worker-3: Name or service not known\n",
        "ssh could not resolve a node's host name"},
-      // DeepSpeed's launcher runs pdsh; 255 is ssh's own failure.
-      {"pdsh@node1: node2: ssh exited with exit code 255\n", "ssh could not connect to a node"},
+      // DeepSpeed's launcher runs pdsh; 255 is ssh's own status, whatever ended it.
+      {"pdsh@node1: node2: ssh exited with exit code 255\n",
+       "ssh from pdsh to a node failed (exit code 255)"},
   };
   for (const auto& [log, message] : cases)
     EXPECT_EQ(launcher(log).message, std::string(message) + ": NCCL never started there") << log;
@@ -85,6 +95,7 @@ TEST(FrameworkLauncherFailed, ADaemonLostAfterAnNcclFailureComesSecond) {
             "started there");
   EXPECT_TRUE(alone.consequence);
   EXPECT_NE(alone.fix.find("journalctl -k"), std::string::npos);
+  EXPECT_NE(alone.fix.find("oob_tcp_if_include"), std::string::npos);
   const std::vector<Finding> all = judge(
       "nodeb:4101:4170 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n"
       "nodeb:4101:4170 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
@@ -93,10 +104,39 @@ TEST(FrameworkLauncherFailed, ADaemonLostAfterAnNcclFailureComesSecond) {
       lost);
   ASSERT_GE(all.size(), 2u);
   EXPECT_EQ(all[0].rule_id, "nccl-ib-completion-error");
-  bool later = false;
+  const Finding* later = nullptr;
   for (std::size_t i = 1; i < all.size(); ++i)
-    later = later || all[i].rule_id == "framework-launcher-failed";
-  EXPECT_TRUE(later);
+    if (all[i].rule_id == "framework-launcher-failed") later = &all[i];
+  ASSERT_NE(later, nullptr);
+  // NCCL ran there: its processes were lost, and NCCL_DEBUG is no dead end.
+  EXPECT_EQ(later->message,
+            "mpirun lost contact with its daemon on a remote node: the processes there were lost");
+  EXPECT_EQ(later->cause.find("NCCL_DEBUG does not help"), std::string::npos);
+}
+
+TEST(FrameworkLauncherFailed, ADaemonThatCannotCallBackGetsTheInterfaceFix) {
+  const Finding x = launcher(
+      "An ORTE daemon has unexpectedly failed after launch and before\n"
+      "communicating back to mpirun. This could be caused by a number\n");
+  EXPECT_NE(x.fix.find("--mca oob_tcp_if_include"), std::string::npos);
+  EXPECT_EQ(x.fix.find("authorized_keys"), std::string::npos);
+}
+
+// ssh is also git's, pip's and rsync's: its lines alone, or once the job has started, are not
+// the launcher's.
+TEST(FrameworkLauncherFailed, QuietOnSshLinesThatAreNotTheLaunchers) {
+  EXPECT_TRUE(launcher("Cloning into 'apex'...\n"
+                       "git@github.com: Permission denied (publickey).\n"
+                       "fatal: Could not read from remote repository.\n")
+                  .message.empty());
+  EXPECT_TRUE(
+      launcher("ssh: connect to host github.com port 22: Connection timed out\n").message.empty());
+  EXPECT_TRUE(launcher("mpirun -np 2 -H a,b ./train.sh\n"
+                       "a:100:100 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"
+                       "a:100:100 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 nvmlDev 0 "
+                       "busId 1000 commId 0x1 - Init COMPLETE\n"
+                       "git@github.com: Permission denied (publickey).\n")
+                  .message.empty());
 }
 
 TEST(FrameworkLauncherFailed, QuietOnSshsNoticesAndOnLogsWithoutALauncherFailure) {
