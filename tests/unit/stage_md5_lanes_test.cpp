@@ -1,12 +1,10 @@
 // Our MD5 (src/stage/md5_lanes.h, src/stage/hashing.h) against RFC 1321's test suite and against
-// OpenSSL's MD5 (libcrypto EVP, the implementation stage used before): one stream fed in pieces
-// of every size around the 64-byte block, and up to eleven streams of different lengths fed
-// together, through the 8-lane AVX2 path where the CPU has AVX2 and one by one where it has not.
+// OpenSSL's MD5 (md5_of, tests/support/stage_bytes.h: libcrypto EVP, what stage used before): one
+// stream fed in pieces of every size around the 64-byte block, and up to eleven streams of
+// different lengths fed together, through the 8-lane AVX2 path where the CPU has AVX2 and one by
+// one where it has not.
 #include "stage/hashing.h"
 
-#include <openssl/evp.h>
-
-#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,19 +16,6 @@
 
 namespace trainready::stage {
 namespace {
-
-std::string openssl_md5(const std::string& s) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  EXPECT_EQ(EVP_Digest(s.data(), s.size(), md, &n, EVP_md5(), nullptr), 1);
-  std::string out;
-  char b[3];
-  for (unsigned i = 0; i < n; ++i) {
-    std::snprintf(b, sizeof b, "%02x", md[i]);
-    out += b;
-  }
-  return out;
-}
 
 std::span<const std::byte> bytes(const std::string& s, std::size_t off, std::size_t len) {
   return std::as_bytes(std::span(s.data() + off, len));
@@ -68,7 +53,7 @@ TEST(StageMd5Lanes, OneStreamInPiecesOfEverySizeMatchesOpenSsl) {
         m.update(bytes(data, off, piece));
         off += piece;
       }
-      EXPECT_EQ(m.hex(), openssl_md5(data)) << len << " bytes, round " << round;
+      EXPECT_EQ(m.hex(), md5_of(data)) << len << " bytes, round " << round;
     }
   }
 }
@@ -98,7 +83,7 @@ TEST(StageMd5Lanes, StreamsFedTogetherMatchEachStreamAlone) {
       Md5::update_together(ptrs.data(), pieces.data(), ptrs.size());
     }
     for (std::size_t i = 0; i < n; ++i)
-      EXPECT_EQ(md5s[i].hex(), openssl_md5(data[i])) << n << " streams, stream " << i;
+      EXPECT_EQ(md5s[i].hex(), md5_of(data[i])) << n << " streams, stream " << i;
   }
 }
 
