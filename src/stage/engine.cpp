@@ -568,8 +568,7 @@ void Copier::enqueue(const SourceEntry& e) {
   for (std::uint64_t k = 0; k < f->nchunks; ++k) queue_->push(Task{{}, f, k});
 }
 
-// The files held by enqueue(), a run of chunks of each in turn (run_length: a worker still reads
-// a run in one request); each file's chunks stay in order, which the MD5's hand-over needs.
+// The files enqueue() held, a run of chunks (run_length) of each in turn, each file's in order.
 void Copier::push_interleaved() {
   std::vector<std::uint64_t> next(interleave_.size(), 0);
   for (bool more = true; more;) {
@@ -692,8 +691,9 @@ StageFacts Copier::run() {
   // Up to one spare buffer per worker: reads run that far ahead of a file's MD5.
   spares_ = std::make_unique<BufferPool>(static_cast<std::size_t>(chunk_bytes_),
                                          static_cast<std::size_t>(n));
+  // Half the cores hash (1-8): a file a thread, more files share its AVX2 lanes (md5_pipeline.h).
   hashers_ = std::make_unique<HashPool>(
-      *spares_, std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8));
+      *spares_, std::clamp<std::size_t>(std::thread::hardware_concurrency() / 2, 1, 8));
 
   LimitContext ctx;
   ctx.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -101,18 +101,13 @@ void HashPool::start() {
 
 void HashPool::schedule(const std::shared_ptr<OrderedMd5>& job) {
   job->scheduled_ = true;
-  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ready_.push_back(job);
-    // With AVX2 a thread already hashing takes the job into a free lane after its current round
-    // (take_ready), so the files share its lanes; an idle thread is woken when none is hashing or
-    // more files wait than the busy threads' lanes have room for. Without AVX2 the lanes are
-    // hashed one after the other, so every file wakes a thread, as one stream per thread did.
-    wake =
-        !md5::lanes_use_avx2() || busy_ == 0 || lanes_in_use_ + ready_.size() > busy_ * md5::kLanes;
   }
-  if (wake) cv_.notify_one();
+  // An idle thread takes it; when every thread is hashing, the first to end its round takes it
+  // into a free lane (take_ready).
+  cv_.notify_one();
 }
 
 // Takes the chunk of `job` that is next in order into `h`; returns false when the job leaves the
@@ -153,22 +148,16 @@ void HashPool::drain(std::vector<std::shared_ptr<OrderedMd5>> jobs) {
     held.clear();
     md5s.clear();
     data.clear();
-    std::size_t left = 0;
     for (std::size_t i = 0; i < jobs.size();) {
       OrderedMd5::Held h;
       if (!next_chunk(jobs[i], h)) {
         jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(i));
-        ++left;
         continue;
       }
       md5s.push_back(&jobs[i]->md5_);
       data.emplace_back(h.buf->p, h.len);
       held.push_back(std::move(h));
       ++i;
-    }
-    if (left > 0) {
-      std::lock_guard<std::mutex> lock(mu_);
-      lanes_in_use_ -= left;
     }
     Md5::update_together(md5s.data(), data.data(), md5s.size());
     for (std::size_t i = 0; i < held.size(); ++i) {
@@ -186,7 +175,6 @@ void HashPool::take_ready(std::vector<std::shared_ptr<OrderedMd5>>& jobs) {
   while (!ready_.empty() && jobs.size() < md5::kLanes) {
     jobs.push_back(std::move(ready_.front()));
     ready_.pop_front();
-    ++lanes_in_use_;
   }
 }
 
@@ -195,13 +183,11 @@ void HashPool::run() {
   for (;;) {
     cv_.wait(lock, [&] { return !ready_.empty() || closed_; });
     if (ready_.empty()) return;  // closed and drained
-    ++busy_;
     lock.unlock();
     std::vector<std::shared_ptr<OrderedMd5>> jobs;
     take_ready(jobs);
     drain(std::move(jobs));
     lock.lock();
-    --busy_;
   }
 }
 

@@ -8,10 +8,11 @@
 // thread at a time per file) and gives each buffer back once hashed. A hash thread takes up to
 // eight files whose next chunk is here and hashes their chunks side by side, one file per lane of
 // an AVX2 register (src/stage/md5_lanes.h): MD5 is one dependency chain per stream, so one core
-// hashes several streams at once for little more than the cost of one. A file that becomes ready
-// while a thread hashes joins that thread's lanes; another thread is woken when none hashes or
-// the busy ones' lanes are full (without AVX2: for every file, as one stream per thread). The
-// workers keep reading ahead of the hash by up to the pool's spares.
+// hashes several streams at once for little more than the cost of one, though each stream then
+// goes at about half a lone stream's speed. So files first get a thread each (up to the pool's
+// threads), and only files beyond that share lanes: a file that becomes ready while every thread
+// hashes joins the first free lane at the end of a round. The workers keep reading ahead of the
+// hash by up to the pool's spares.
 //
 // No deadlock: a worker waits for a spare only while it holds no task (before it takes the next
 // one from the queue), and the chunk a file's MD5 waits for was taken from the queue before any
@@ -116,8 +117,6 @@ class HashPool {
   std::condition_variable cv_;
   std::deque<std::shared_ptr<OrderedMd5>> ready_;
   std::vector<std::thread> threads_;
-  std::size_t busy_ = 0;          // threads hashing (in drain)
-  std::size_t lanes_in_use_ = 0;  // files in those threads' lane sets
   bool closed_ = false;
 };
 
