@@ -1,6 +1,7 @@
 #include "facts/nccl_tests_facts.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace trainready {
@@ -22,6 +23,13 @@ int NcclTestsFacts::ranks() const {
   int n = std::max(static_cast<int>(r.size()), top);
   if (devices.empty()) return 0;
   return std::max(n, n_threads * n_gpus);
+}
+
+int NcclTestsFacts::runs_printed() const {
+  std::map<int, int> per_rank;
+  int most = static_cast<int>(headers.size());
+  for (const auto& d : devices) most = std::max(most, ++per_rank[d.rank]);
+  return most;
 }
 
 int NcclTestsFacts::nodes() const {

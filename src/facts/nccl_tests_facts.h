@@ -18,6 +18,16 @@ struct NcclTestsDevice {  // "#  Rank  0 Group  0 Pid  64904 on  mew0 device  0 
   std::string bus_id;  // 0000:17:00
   std::string name;    // NVIDIA A100 80GB PCIe
   Provenance where;
+  long text_before = 0;  // result rows and other text read before it (NcclTestsMark)
+};
+
+// Where a run's header ("# nThread 1 nGpus 8 ...") or summary ("# Out of bounds values") was
+// printed, and how many lines of result rows or other text came before it: '#' lines, blank
+// lines and NCCL's own lines do not count, so two marks with the same count were printed with
+// nothing of the table between them.
+struct NcclTestsMark {
+  Provenance where;
+  long text_before = 0;
 };
 
 struct NcclTestsRow {
@@ -49,11 +59,15 @@ struct NcclTestsFacts {
   Provenance avg_where;
   std::optional<long> out_of_bounds;
   Provenance out_of_bounds_where;
+  std::vector<NcclTestsMark> headers;    // every "# nThread" line, in order (at most 4,096)
+  std::vector<NcclTestsMark> summaries;  // every "Out of bounds values" line (at most 4,096)
   bool from_json = false;
   bool truncated = false;          // the table ended without its summary lines
   std::vector<std::string> notes;  // what the reader skipped and why
 
   int ranks() const;  // from devices, else 0
+  // How many processes printed the run's header or claimed one rank number: 1 for one run.
+  int runs_printed() const;
   int nodes() const;  // distinct hosts among devices, else 0
   const NcclTestsRow* largest() const;
   std::optional<double> peak_busbw() const;

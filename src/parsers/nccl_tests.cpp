@@ -175,6 +175,7 @@ class TableReader {
       const std::string quoted = "# " + std::string(t.substr(q));
       return comment(quoted, n);
     }
+    ++text_;  // a result row, a row's part or any other text between the '#' lines
     if (starts(t, "NCCL version ") && f_.nccl_version.empty())
       f_.nccl_version = version_word(t.substr(13));
     if (starts(t, "rccl-tests:") && f_.tests_version.empty()) f_.tests_version = std::string(t);
@@ -204,7 +205,9 @@ class TableReader {
     if (!pending_.empty() && cols_) emit();
     // The summary alone ("# Out of bounds values : 248 FAILED", pasted without its table) is
     // nccl-tests' own verdict on the results: read, with no rows.
-    if (!cols_ && f_.rows.empty() && !f_.out_of_bounds)
+    // Several processes' headers or device lists with no table (an excerpt from the start of
+    // a run; each process printing its own: nccl-tests-separate-jobs) are read as well.
+    if (!cols_ && f_.rows.empty() && !f_.out_of_bounds && f_.runs_printed() < 2)
       throw InputError(f_.source, 0,
                        "no nccl-tests result table found: expected a header line starting with "
                        "'#' that names the columns (size ... busbw), or nccl-tests JSON output");
@@ -231,6 +234,7 @@ class TableReader {
       f_.collective = normalize_collective(std::string(trim(body.substr(25))));
       f_.collective_where = at;
     } else if (starts(body, "nThread ")) {
+      if (f_.headers.size() < kMarks) f_.headers.push_back({at, text_});
       auto w = split_ws(body);
       for (std::size_t i = 0; i + 1 < w.size(); ++i) {
         if (w[i] == "nThread") f_.n_threads = static_cast<int>(parse_int(w[i + 1]).value_or(0));
@@ -253,6 +257,7 @@ class TableReader {
         f_.avg_where = at;
       }
     } else if (starts(body, "Out of bounds values")) {
+      if (f_.summaries.size() < kMarks) f_.summaries.push_back({at, text_});
       std::size_t c = body.find(':');
       if (c != std::string_view::npos) {
         auto w = split_ws(body.substr(c + 1));
@@ -264,6 +269,7 @@ class TableReader {
 
   void device(std::string_view body, const Provenance& at) {
     NcclTestsDevice d = parse_nccl_tests_device(body, at);
+    d.text_before = text_;
     if (d.rank >= 0 && f_.devices.size() < 65536) f_.devices.push_back(std::move(d));
   }
 
@@ -313,7 +319,9 @@ class TableReader {
     t.clear();
   }
 
+  static constexpr std::size_t kMarks = 4096;
   NcclTestsFacts f_;
+  long text_ = 0;  // lines of rows or other text so far (NcclTestsMark)
   std::optional<Columns> cols_;
   std::vector<std::string> pending_;
   std::string scratch_;  // the line without its prefix (normalize_nccl_line)
@@ -460,6 +468,14 @@ bool looks_like_nccl_tests(std::string_view text) {
     const std::string_view t = trim(normalize_nccl_line(l, scratch));
     // A header, or a row pasted without it (row_columns: exactly nccl-tests' shape).
     if (header_columns(t) || (!t.empty() && t[0] != '#' && row_columns(split_ws(t)))) return true;
+    // The run's own header ("# nThread 1 nGpus 8 minBytes ...") or a device line.
+    if (starts(t, "#") &&
+        (starts(trim(t.substr(1)), "nThread ") && t.find(" nGpus ") != std::string_view::npos))
+      return true;
+    if (starts(t, "#") && starts(trim(t.substr(1)), "Rank ")) {
+      const NcclTestsDevice d = parse_nccl_tests_device(trim(t.substr(1)), {});
+      if (d.rank >= 0 && d.device >= 0 && !d.host.empty()) return true;
+    }
   }
   std::string_view t = trim(text);
   return !t.empty() && t[0] == '{' && t.find("\"results\"") != std::string_view::npos &&

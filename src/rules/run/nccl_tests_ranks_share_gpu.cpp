@@ -1,5 +1,6 @@
 // nccl-tests-ranks-share-gpu: several ranks ran on one GPU, so the run measured nothing real.
 #include <map>
+#include <set>
 
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
@@ -30,7 +31,13 @@ class NcclTestsRanksShareGpu : public Rule {
       by_gpu[d.host + " " + d.bus_id].push_back(&d);
     }
     RuleOutcome o;
-    for (const auto& [gpu, ds] : by_gpu) {
+    for (auto& [gpu, all] : by_gpu) {
+      // One rank number printed twice is not two ranks of a job: either runs one after the
+      // other, or processes that each ran a job of their own (nccl-tests-separate-jobs).
+      std::set<int> ranks;
+      std::vector<const NcclTestsDevice*> ds;
+      for (const auto* d : all)
+        if (ranks.insert(d->rank).second) ds.push_back(d);
       if (ds.size() < 2) continue;
       Finding x = finding(std::to_string(ds.size()) + " ranks share GPU " + gpu +
                           ": the result measures one GPU talking to itself, not an interconnect");
