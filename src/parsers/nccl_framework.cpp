@@ -161,6 +161,17 @@ bool nccl_error(std::string_view t, const Bigrams& bg, const std::string& src, s
       }
     }
   }
+  // COSMA (the distributed matrix multiply CP2K calls) gpu::check_nccl_status (eth-cscs/COSMA
+  // src/cosma/gpu/nccl_utils.cpp and utils.cpp, 2020 on): std::cerr << "[NCCL ERROR]: " <<
+  // ncclGetErrorString(result), then throw std::runtime_error("NCCL ERROR").
+  if (std::size_t p = find(bg, t, "[NCCL ERROR]: "); p != std::string_view::npos) {
+    const std::string_view reason = t.substr(p + 14);
+    const std::string_view result = nccl_result_from_reason(reason);
+    if (!result.empty() && whole_reason(reason)) {
+      add(out, K::kNcclError, "COSMA", result, t, src, n);
+      return true;
+    }
+  }
   // "<NCCL call> failed: " + ncclGetErrorString(result): Horovod's NCCLContext::ErrorCheck
   // (horovod/common/ops/nccl_operations.cc, v0.16 .. v0.28: "ncclCommInitRank failed: unhandled
   // cuda error"), and the same words in other programs' checks. Only an NCCL API name before

@@ -249,6 +249,21 @@ TEST(NcclFramework, ExampleMacroAndCallFailedLines) {
   EXPECT_EQ(f.events[2].where.line, 3);
 }
 
+// COSMA's check_nccl_status (what CP2K prints, cp2k/cp2k#2219): "[NCCL ERROR]: " and
+// ncclGetErrorString's text, whole.
+TEST(NcclFramework, CosmaCheckNcclStatus) {
+  FrameworkFacts f = read({
+      "[NCCL ERROR]: invalid usage", "[NCCL ERROR]: unhandled system error",
+      "[NCCL ERROR]: see the wiki",        // not ncclGetErrorString's text
+      "[NCCL ERROR]: internal errors: 0",  // not the whole text
+      "  what():  NCCL ERROR",             // the exception after it: nothing more to read
+  });
+  ASSERT_EQ(f.events.size(), 2u);
+  EXPECT_EQ(f.events[0].framework, "COSMA");
+  EXPECT_EQ(f.events[0].detail, "ncclInvalidUsage");
+  EXPECT_EQ(f.events[1].detail, "ncclSystemError");
+}
+
 // A fatal signal and the backtrace frames in NCCL's code (UCX, gdb), read line by line.
 TEST(NcclFramework, FatalSignalAndNcclFrames) {
   FrameworkFacts f = read({
