@@ -16,7 +16,10 @@
 //   hostname %.100s: %s" @ openssh-portable 0ef0f5a;
 // - pdsh (DeepSpeed's multi-node launcher), src/modules/sshcmd.c: "%p: %s: ssh exited with exit
 //   code %d" - 255 is ssh's own status (openssh clientloop.c starts it at -1): it could not
-//   connect or log in, or the connection or the remote command ended without an exit status.
+//   connect or log in, or the connection or the remote command ended without an exit status;
+//   any other code is the remote command's, and 127 the shell's "command not found" (bash
+//   manual, "Exit Status"). Its rsh module, src/modules/xrcmd.c @ 21f5996: "%p: %S: connect: %m",
+//   "%p: %S: rcmd: socket: %m" (%p "pdsh@<host>" or "pdcp@<host>").
 #include "parsers/nccl_framework_launcher.h"
 
 namespace trainready::framework_lines {
@@ -36,6 +39,9 @@ std::optional<LauncherLine> launcher_failure(std::string_view t, const Bigrams& 
     return LauncherLine{"PRRTE", "daemon not on PATH"};
   // pdsh prints "pdsh@<launching host>: <node>: ssh exited with exit code N".
   if (in("pdsh@") && in(": ssh exited with exit code 255")) return LauncherLine{"pdsh", "ssh 255"};
+  if (in("pdsh@") && in(": ssh exited with exit code 127")) return LauncherLine{"pdsh", "ssh 127"};
+  if ((in("pdsh@") || in("pdcp@")) && (in(": connect: ") || in(": rcmd: socket: ")))
+    return LauncherLine{"pdsh", "pdsh rsh"};
   // OpenSSH's own lines say nothing of who ran ssh (git, pip, rsync do too): the rule reads them
   // only beside a launcher's line (launcher_command below, or one of the lines above).
   if (in("ssh: connect to host ") && in(" port ")) return LauncherLine{"ssh", "ssh connect"};

@@ -12,7 +12,7 @@
 namespace trainready {
 namespace {
 
-enum class Fix { kSsh, kPath, kConnectBack, kStart, kLost };
+enum class Fix { kSsh, kPath, kConnectBack, kStart, kLost, kRcmd, kRemoteCommand };
 
 struct LauncherReading {
   std::string_view detail;
@@ -23,7 +23,7 @@ struct LauncherReading {
 };
 
 // Most specific first: ssh's own refusal explains the daemon mpirun then could not start or lost.
-constexpr std::array<LauncherReading, 9> kReadings{{
+constexpr std::array<LauncherReading, 11> kReadings{{
     {"ssh host name", "ssh could not resolve a node's host name",
      "mpirun (or pdsh) starts its processes on each remote node over ssh, and a name in the host "
      "list or hostfile does not resolve on the node the launcher runs on (DNS, /etc/hosts, a "
@@ -44,12 +44,26 @@ constexpr std::array<LauncherReading, 9> kReadings{{
      "mpirun starts its daemons over ssh without a terminal, so ssh needs a key the node accepts "
      "for this user (passwordless ssh); no key was accepted.",
      Fix::kSsh, true},
+    {"pdsh rsh", "pdsh used its rsh module, not ssh, and could not reach a node",
+     "pdsh runs the command through the first remote-command module it has loaded of mrsh, rsh, "
+     "ssh (its default order) unless PDSH_RCMD_TYPE or -R names one; \"connect:\" and \"rcmd: "
+     "socket:\" are its rsh module's errors. rsh needs an rshd listening on each node (port "
+     "514, which few nodes run) and a reserved source port that only root may bind (\"rcmd: "
+     "socket: Permission denied\" as another user).",
+     Fix::kRcmd},
     {"ssh 255", "ssh from pdsh to a node failed (exit code 255)",
      "pdsh (DeepSpeed's multi-node launcher) runs the command on each node over ssh, and 255 is "
      "ssh's own status: it could not connect or log in, or the connection or the remote command "
      "ended without an exit status (OpenSSH starts it at -1). The lines ssh printed before it "
      "tell which.",
      Fix::kSsh},
+    {"ssh 127", "the command pdsh ran on a node was not found there (exit code 127)",
+     "pdsh's \"ssh exited with exit code N\" is the remote command's exit status, and 127 is the "
+     "shell's for a command it could not find (\"command not found\"): the program (python, "
+     "deepspeed, the script's interpreter) is not installed on that node, or not on the PATH of "
+     "the non-interactive shell ssh starts (a conda or virtual environment activated only by an "
+     "interactive login, a module loaded after .bashrc's interactive-only guard).",
+     Fix::kRemoteCommand},
     {"daemon not on PATH", "Open MPI's daemon (orted / prted) was not found on a remote node",
      "mpirun runs its daemon on each remote node through a non-interactive shell, which does not "
      "read the PATH an interactive login sets: Open MPI is not installed on that node, or at "
@@ -90,8 +104,24 @@ constexpr std::string_view kConnectBackFix =
     "<if>`, and `--mca btl_tcp_if_include <if>` for MPI's own traffic) and open the firewall "
     "between the nodes for it.";
 
+constexpr std::string_view kPdshConfirm =
+    " Confirm: `pdsh -R ssh -w <node1>,<node2> 'hostname; which python'` prints both names and "
+    "the interpreter the job expects.";
+constexpr std::string_view kRcmdFix =
+    "Run pdsh over ssh: `export PDSH_RCMD_TYPE=ssh` or `pdsh -R ssh` (`pdsh -V` lists the "
+    "modules and the default). DeepSpeed's pdsh runner sets PDSH_RCMD_TYPE=ssh itself, so this "
+    "shows where pdsh is run by hand or by another script.";
+constexpr std::string_view kRemoteCommandFix =
+    "Install the same environment at the same path on every node and start it by its absolute "
+    "path, or pass its PATH to every node: DeepSpeed's launcher exports each NAME=value line of "
+    "~/.deepspeed_env or ./.deepspeed_env on every node (deepspeed/launcher/runner.py).";
+
 std::string fix_for(Fix f) {
   switch (f) {
+    case Fix::kRcmd:
+      return std::string(kRcmdFix) + std::string(kPdshConfirm);
+    case Fix::kRemoteCommand:
+      return std::string(kRemoteCommandFix) + std::string(kPdshConfirm);
     case Fix::kSsh:
       return std::string(kSshFix) + std::string(kConfirm);
     case Fix::kPath:

@@ -78,6 +78,15 @@ TEST(FrameworkLauncherFailed, EachLauncherLineHasItsOwnReading) {
       // DeepSpeed's launcher runs pdsh; 255 is ssh's own status, whatever ended it.
       {"pdsh@node1: node2: ssh exited with exit code 255\n",
        "ssh from pdsh to a node failed (exit code 255)"},
+      // chaos/pdsh#109: the remote shell could not find the command.
+      {"compute-0-0: bash: compute-0-1: command not found\n"
+       "pdsh@rocks7: compute-0-0: ssh exited with exit code 127\n",
+       "the command pdsh ran on a node was not found there (exit code 127)"},
+      // pdsh's rsh module (its default when loaded): chaos/pdsh#127, and connect's own error.
+      {"pdcp@localhost: host: rcmd: socket: Permission denied\n",
+       "pdsh used its rsh module, not ssh, and could not reach a node"},
+      {"pdsh@head: node3: connect: Connection refused\n",
+       "pdsh used its rsh module, not ssh, and could not reach a node"},
   };
   for (const auto& [log, message] : cases)
     EXPECT_EQ(launcher(log).message, std::string(message) + ": NCCL never started there") << log;
@@ -112,6 +121,18 @@ TEST(FrameworkLauncherFailed, ADaemonLostAfterAnNcclFailureComesSecond) {
   EXPECT_EQ(later->message,
             "mpirun lost contact with its daemon on a remote node: the processes there were lost");
   EXPECT_EQ(later->cause.find("NCCL_DEBUG does not help"), std::string::npos);
+}
+
+// Each pdsh reading gets its own fix: ssh instead of rsh; the environment on every node.
+TEST(FrameworkLauncherFailed, PdshReadingsGetTheirOwnFix) {
+  const Finding rsh = launcher("pdsh@head: node3: connect: Connection refused\n");
+  EXPECT_NE(rsh.fix.find("PDSH_RCMD_TYPE=ssh"), std::string::npos);
+  EXPECT_NE(rsh.cause.find("port 514"), std::string::npos);
+  const Finding missing = launcher("pdsh@head: node3: ssh exited with exit code 127\n");
+  EXPECT_NE(missing.fix.find(".deepspeed_env"), std::string::npos);
+  EXPECT_EQ(missing.fix.find("PDSH_RCMD_TYPE"), std::string::npos);
+  // Other exit codes are the remote program's own: nothing the launcher did.
+  EXPECT_TRUE(launcher("pdsh@head: node3: ssh exited with exit code 2\n").message.empty());
 }
 
 TEST(FrameworkLauncherFailed, ADaemonThatCannotCallBackGetsTheInterfaceFix) {
