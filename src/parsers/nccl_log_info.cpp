@@ -228,7 +228,21 @@ void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::u
   }
   const bool complete = has(m, "Init COMPLETE");
   const bool start = has(m, "Init START");
-  if (!complete && !start) return;  // Destroy / Abort COMPLETE
+  if (!complete && !start) {  // Destroy / Abort COMPLETE
+    // "comm %p rank %d nranks %d cudaDev %d busId %lx - Destroy COMPLETE" (init.cc
+    // ncclCommDestroy): the rank was a member, whatever its init lines a log kept.
+    if (!has(m, "Destroy COMPLETE")) return;
+    const std::string key = "nranks=" + std::to_string(*nranks);
+    auto [d, fresh] = f.comms_at_destroy.try_emplace(key);
+    if (fresh) {
+      d->second.id = key;
+      d->second.nranks = static_cast<int>(std::min<long>(*nranks, 1 << 24));
+      d->second.first_seen = at(n);
+    }
+    if (destroy_memberships.size() < (1u << 22))
+      destroy_memberships.push_back({&d->second, static_cast<int>(*rank), &s});
+    return;
+  }
   std::string id;
   std::string_view cid = word_after(m, "commId ");
   if (!cid.empty())

@@ -358,6 +358,7 @@ struct NcclLogAnalyzer::State {
     NcclStream* stream;
   };
   std::vector<Membership> memberships;
+  std::vector<Membership> destroy_memberships;  // f.comms_at_destroy's
   // Exact host counts beside the capped samples: the streams that logged each transport or
   // problem (a stream's host is final only after finish_hosts), the last one cached because
   // connection lines come in runs from one stream.

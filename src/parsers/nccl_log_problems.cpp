@@ -324,12 +324,14 @@ void NcclLogAnalyzer::State::finish_hosts() {
   }
   // Communicator membership by host label; a rank two hosts both claim marks separate jobs.
   std::map<NcclCommunicator*, std::map<int, std::set<std::string>>> claims;
-  for (const Membership& m : memberships) {
-    m.comm->rank_hosts[m.rank] = m.stream->host;
-    auto& hs = claims[m.comm][m.rank];
-    hs.insert(m.stream->host);
-    if (hs.size() > 1)
-      for (const auto& h : hs) cap_insert(m.comm->rank_clash_hosts, h);
+  for (const std::vector<Membership>* ms : {&memberships, &destroy_memberships}) {
+    for (const Membership& m : *ms) {
+      m.comm->rank_hosts[m.rank] = m.stream->host;
+      auto& hs = claims[m.comm][m.rank];
+      hs.insert(m.stream->host);
+      if (hs.size() > 1)
+        for (const auto& h : hs) cap_insert(m.comm->rank_clash_hosts, h);
+    }
   }
   for (auto& [k, p] : procs) {
     const std::string l = label(p.name, p.address);
@@ -497,8 +499,11 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   if (f.nccl_tests_table_file.empty()) {
     // nccl-tests' table header, perhaps behind a launcher prefix ("[1,0]<stdout>:#  size ..."):
     // the file holds a result the nccl-tests reader can judge beside the log.
+    // Its summary, too ("# Out of bounds values : 0 OK"): an excerpt that starts past the
+    // header still holds rows and the verdict.
     std::size_t hash = line.find('#');
-    if (hash != std::string_view::npos && hash < 64 && has(line, "size") && has(line, "busbw"))
+    if (hash != std::string_view::npos && hash < 64 &&
+        ((has(line, "size") && has(line, "busbw")) || has(line, "Out of bounds values")))
       f.nccl_tests_table_file = file;
   }
   if (!line.empty() && line[0] == '#') {

@@ -19,9 +19,13 @@ class NcclSeparateJobs : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
-    if (f.comms.empty()) return {};
+    // Without init lines (an excerpt from the run's end), the Destroy COMPLETE lines say who
+    // was in which communicator.
+    const bool at_destroy = f.comms.empty();
+    const auto& comms = at_destroy ? f.comms_at_destroy : f.comms;
+    if (comms.empty()) return {};
     std::set<std::string> comm_hosts, clash;
-    for (const auto& [id, c] : f.comms) {
+    for (const auto& [id, c] : comms) {
       std::set<std::string> hs;
       for (const auto& [r, h] : c.rank_hosts) hs.insert(h);
       if (c.nnodes > 1) return {};
@@ -39,15 +43,15 @@ class NcclSeparateJobs : public Rule {
     Finding x =
         finding(std::to_string(comm_hosts.size()) + " hosts (" + join_limited(comm_hosts, 4) +
                 ") each ran communicators of their own: no communicator spans two hosts");
-    for (const auto& [id, c] : f.comms) {
+    for (const auto& [id, c] : comms) {
       if (x.evidence.size() >= 4) break;
       std::set<std::string> hs;
       for (const auto& [r, h] : c.rank_hosts) hs.insert(h);
-      x.evidence.push_back({"communicator " + c.id + ": " + std::to_string(c.nranks) +
-                                " rank(s), nNodes " +
-                                (c.nnodes ? std::to_string(c.nnodes) : std::string("?")) +
-                                ", all on " + join_limited(hs, 3),
-                            c.first_seen});
+      x.evidence.push_back(
+          {"communicator " + c.id + ": " + std::to_string(c.nranks) + " rank(s), nNodes " +
+               (c.nnodes ? std::to_string(c.nnodes) : std::string("?")) + ", all on " +
+               join_limited(hs, 3) + (at_destroy ? " (its Destroy COMPLETE lines)" : ""),
+           c.first_seen});
     }
     if (!clash.empty())
       x.evidence.push_back({"the same rank numbers were claimed by " + join_limited(clash), {}});

@@ -42,6 +42,45 @@ TEST(NcclSeparateJobs, SameRankNumbersOnTwoHostsWithoutCommId) {
   EXPECT_EQ(log_rule(kId, f).findings.size(), 1u);
 }
 
+// Only the run's end, as NVIDIA/nccl-tests#182 quotes it (nccl-tests without MPI=1 on two
+// hosts, sjeaugey: "compile the nccl-tests with MPI=1"): each host destroyed ranks 0 and 1 of
+// its own 2-rank communicator.
+TEST(NcclSeparateJobs, DestroyLinesAloneShowTheSameRanksOnTwoHosts) {
+  const char* t =
+      "   268435456      67108864     float     sum      -1    55270    4.86    4.86      0    "
+      "55213    4.86    4.86      0\n"
+      "testgpu1:2832:2832 [1] NCCL INFO comm 0x55c6f1c65b50 rank 0 nranks 2 cudaDev 0 busId 3000 "
+      "- Destroy COMPLETE\n"
+      "testgpu1:2832:2832 [1] NCCL INFO comm 0x55c6f1c6a6c0 rank 1 nranks 2 cudaDev 1 busId 3020 "
+      "- Destroy COMPLETE\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 1.7535\n"
+      "#\n\n"
+      "   268435456      67108864     float     sum      -1    59440    4.52    4.52      0    "
+      "59568    4.51    4.51      0\n"
+      "testgpu2:3255:3255 [1] NCCL INFO comm 0x55bc161d6b40 rank 0 nranks 2 cudaDev 0 busId 3000 "
+      "- Destroy COMPLETE\n"
+      "testgpu2:3255:3255 [1] NCCL INFO comm 0x55bc161db6b0 rank 1 nranks 2 cudaDev 1 busId 3020 "
+      "- Destroy COMPLETE\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 1.6796\n";
+  const NcclRunFacts f = log_text(t);
+  EXPECT_TRUE(f.comms.empty());  // no init line: nothing else reads these as an init
+  const RuleOutcome o = log_rule(kId, f);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("2 hosts (testgpu1, testgpu2)"), std::string::npos);
+  EXPECT_NE(o.findings[0].evidence[0].text.find("Destroy COMPLETE"), std::string::npos);
+  // One host's end: nothing clashes.
+  const std::string one(t, std::string_view(t).find("# Out of bounds"));
+  EXPECT_TRUE(log_rule(kId, log_text(one)).findings.empty());
+  // One job over two hosts (an MPI build): rank 0 on one, rank 1 on the other.
+  EXPECT_TRUE(log_rule(kId, log_text("a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 "
+                                     "busId 3000 - Destroy COMPLETE\n"
+                                     "b:2:2 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 "
+                                     "busId 3000 - Destroy COMPLETE\n"))
+                  .findings.empty());
+}
+
 TEST(NcclSeparateJobs, QuietWhenACommunicatorSpansHosts) {
   EXPECT_TRUE(
       log_rule(kId, log_fixture("nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log"))
