@@ -10,13 +10,6 @@
 namespace trainready::test {
 namespace {
 
-std::vector<Finding> judge(const std::string& text) {
-  const NcclRunFacts f = log_text(text);
-  RunInputs run;
-  run.nccl_log = &f;
-  return evaluate_rules({}, Catalog::builtin(), {}, &run).findings;
-}
-
 bool says(const Finding& f, const std::string& what) {
   for (const Evidence& e : f.evidence)
     if (e.text.find(what) != std::string::npos) return true;
@@ -41,7 +34,7 @@ const char* kIbThenIllegalAddress =
     "nodeb:4101:4101 [1] NCCL INFO init.cu:1143 -> 1\n";
 
 TEST(FailureOrder, TheFirstFailureInOneProcessComesBeforeTheStickyCudaErrorAfterIt) {
-  const auto findings = judge(kIbThenIllegalAddress);
+  const auto findings = judge_log(kIbThenIllegalAddress);
   ASSERT_GE(findings.size(), 2u);
   const Finding& first = findings[0];
   EXPECT_EQ(first.rule_id, "nccl-ib-completion-error");
@@ -55,7 +48,7 @@ TEST(FailureOrder, TheFirstFailureInOneProcessComesBeforeTheStickyCudaErrorAfter
 }
 
 TEST(FailureOrder, ASingleFailureKeepsItsPlaceAndSaysNothingOfOrder) {
-  const auto findings = judge(
+  const auto findings = judge_log(
       "nodeb:4101:4101 [1] init.cu:194 NCCL WARN Cuda failure 'an illegal memory access was "
       "encountered'\n"
       "nodeb:4101:4101 [1] NCCL INFO init.cu:1143 -> 1\n");
@@ -84,7 +77,7 @@ std::string two_ranks(const char* ib_time, const char* cuda_time) {
 TEST(FailureOrder, ALaterLineThatCameFirstByItsTimestampStaysTheRoot) {
   // The illegal address on hosta came six seconds before hostb's completion error (its peer was
   // gone): it is the first failure, and nothing moves above it.
-  const auto findings = judge(two_ranks("2025-09-09 23:51:30", "2025-09-09 23:51:24"));
+  const auto findings = judge_log(two_ranks("2025-09-09 23:51:30", "2025-09-09 23:51:24"));
   ASSERT_GE(findings.size(), 2u);
   EXPECT_EQ(findings[0].rule_id, "nccl-known-signature");
   EXPECT_NE(findings[0].message.find("illegal memory access"), std::string::npos);
@@ -94,7 +87,7 @@ TEST(FailureOrder, ALaterLineThatCameFirstByItsTimestampStaysTheRoot) {
 TEST(FailureOrder, TimestampsOrderFailuresOfDifferentRanks) {
   // The same two lines with the completion error first in time: it comes first, although the
   // two processes differ and it is not the first line.
-  const auto findings = judge(two_ranks("2025-09-09 23:51:24", "2025-09-09 23:51:30"));
+  const auto findings = judge_log(two_ranks("2025-09-09 23:51:24", "2025-09-09 23:51:30"));
   ASSERT_GE(findings.size(), 2u);
   EXPECT_EQ(findings[0].rule_id, "nccl-ib-completion-error");
   EXPECT_TRUE(says(findings[0], "at 2025-09-09 23:51:24.000000"));
@@ -104,7 +97,7 @@ TEST(FailureOrder, WithoutTimestampsTwoProcessesAreNotOrderedByLine) {
   std::string text = two_ranks("x", "y");
   // Drop the stamps: "[x] " and "[y] " are not prefixes a timestamp reader knows; take them off.
   for (const char* stamp : {"[x] ", "[y] "}) text.erase(text.find(stamp), 4);
-  const auto findings = judge(text);
+  const auto findings = judge_log(text);
   ASSERT_GE(findings.size(), 2u);
   EXPECT_EQ(findings[0].rule_id, "nccl-known-signature");
   EXPECT_FALSE(says(findings[0], "follows an earlier failure"));

@@ -24,20 +24,13 @@ Finding launcher(const std::string& log) {
   return o.findings.empty() ? Finding{} : o.findings[0];
 }
 
-std::vector<Finding> judge(const std::string& text) {
-  const NcclRunFacts f = log_text(text);
-  RunInputs run;
-  run.nccl_log = &f;
-  return evaluate_rules({}, Catalog::builtin(), {}, &run).findings;
-}
-
 // NVIDIA/nccl-tests#299: ssh refused, then PRRTE lost its daemon; the maintainer: "Your MPI
 // installation does not work correctly in a multi-node setting."
 TEST(FrameworkLauncherFailed, SshRefusedComesBeforeTheDaemonPrrteLost) {
   const std::string log =
       read_all(std::string(TR_TEST_DATA) + "/nccl-public/gh-nccltests-299-mpi-ssh-broken.log");
   ASSERT_FALSE(log.empty());
-  const std::vector<Finding> all = judge(log);
+  const std::vector<Finding> all = judge_log(log);
   ASSERT_FALSE(all.empty());
   const Finding& x = all[0];
   EXPECT_EQ(x.rule_id, "framework-launcher-failed");
@@ -105,7 +98,7 @@ TEST(FrameworkLauncherFailed, ADaemonLostAfterAnNcclFailureComesSecond) {
   EXPECT_TRUE(alone.consequence);
   EXPECT_NE(alone.fix.find("journalctl -k"), std::string::npos);
   EXPECT_NE(alone.fix.find("oob_tcp_if_include"), std::string::npos);
-  const std::vector<Finding> all = judge(
+  const std::vector<Finding> all = judge_log(
       "nodeb:4101:4170 [0] NCCL INFO NCCL version 2.18.5+cuda12.2\n"
       "nodeb:4101:4170 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
       "10.0.0.1<43212> with error 12, opcode 0, len 0, vendor err 129 (Recv)\n"
