@@ -77,23 +77,32 @@ std::string slurp(const std::string& path) {
 
 TEST(StageChunkRuns, AFileWithChunksToSpareIsReadInRunsAndStagedWhole) {
   const std::string src = test::temp_dir("stage-runs-src");
-  const std::string dst = test::temp_dir("stage-runs-dst");
   // 16 chunks of 1 MiB and a tail, 2 workers: runs of up to 4 (16 / 2 = 8, capped by the hint).
   const std::string data = random_bytes((16u << 20) + 12345, 21);
   std::ofstream(src + "/big.bin", std::ios::binary) << data;
-  RunSource s(src, md5_of(data));
+  // A run needs a spare buffer the MD5 has given back and the file's next chunks at the queue's
+  // front when a worker takes a chunk: on a loaded machine a copy may find neither every time,
+  // so up to five copies, each checked whole; one must read a run.
+  std::string dst;
   EngineOptions o;
-  o.dst = dst;
-  o.threads = 2;
-  o.chunk_bytes = 1 << 20;
-  o.journal = dst + ".journal";
-  StageFacts f = run_stage_copy(s, o);
-  EXPECT_TRUE(f.failed.empty());
-  EXPECT_EQ(f.files_md5_checked, 1u);
-  EXPECT_GT(s.multi_piece_reads.load(), 0) << "no run of chunks was read in one request";
-  EXPECT_LE(s.max_pieces.load(), 4);
-  EXPECT_EQ(s.pieces_read.load(), 17);  // every chunk read once
-  EXPECT_EQ(slurp(dst + "/big.bin"), data);
+  int runs = 0;
+  for (int attempt = 0; attempt < 5 && runs == 0; ++attempt) {
+    dst = test::temp_dir("stage-runs-dst-" + std::to_string(attempt));
+    RunSource s(src, md5_of(data));
+    o = EngineOptions{};
+    o.dst = dst;
+    o.threads = 2;
+    o.chunk_bytes = 1 << 20;
+    o.journal = dst + ".journal";
+    StageFacts f = run_stage_copy(s, o);
+    EXPECT_TRUE(f.failed.empty());
+    EXPECT_EQ(f.files_md5_checked, 1u);
+    EXPECT_LE(s.max_pieces.load(), 4);
+    EXPECT_EQ(s.pieces_read.load(), 17);  // every chunk read once
+    EXPECT_EQ(slurp(dst + "/big.bin"), data);
+    runs = s.multi_piece_reads.load();
+  }
+  EXPECT_GT(runs, 0) << "no run of chunks was read in one request in five copies";
   // Each chunk is journaled with its own hash, as without runs (resume and verify need them).
   std::map<std::uint64_t, std::string> journaled;
   std::istringstream lines(slurp(o.journal));
