@@ -290,8 +290,9 @@ struct NcclRunFacts {
 
   std::map<std::string, NcclStream> streams;  // key host:pid:dev
   std::map<std::string, NcclCommunicator> comms;
-  // Communicators as their "Destroy COMPLETE" lines name them (rank and nranks, no commId, keyed
-  // "nranks=N"): for a log with no init line (an excerpt from a run's end), who was in which.
+  // Communicators as their "Destroy COMPLETE" lines name them (rank and nranks, no commId), one
+  // entry per process and size ("nranks=N in host:pid"): for a log with no init line (an
+  // excerpt from a run's end), which ranks each process held.
   std::map<std::string, NcclCommunicator> comms_at_destroy;
   std::map<std::string, TransportUse> transports;  // key = label (+ "/GDRDMA")
   std::map<NcclProblem, NcclIssue> issues;

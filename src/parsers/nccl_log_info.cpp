@@ -230,9 +230,11 @@ void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::u
   const bool start = has(m, "Init START");
   if (!complete && !start) {  // Destroy / Abort COMPLETE
     // "comm %p rank %d nranks %d cudaDev %d busId %lx - Destroy COMPLETE" (init.cc
-    // ncclCommDestroy): the rank was a member, whatever its init lines a log kept.
+    // ncclCommDestroy): the rank was a member, whatever its init lines a log kept. No commId:
+    // kept per process, whose ranks of communicators of one size these lines list.
     if (!has(m, "Destroy COMPLETE")) return;
-    const std::string key = "nranks=" + std::to_string(*nranks);
+    const std::string key =
+        "nranks=" + std::to_string(*nranks) + " in " + s.host + ":" + std::to_string(s.pid);
     auto [d, fresh] = f.comms_at_destroy.try_emplace(key);
     if (fresh) {
       d->second.id = key;

@@ -73,6 +73,20 @@ TEST(NcclSeparateJobs, DestroyLinesAloneShowTheSameRanksOnTwoHosts) {
   // One host's end: nothing clashes.
   const std::string one(t, std::string_view(t).find("# Out of bounds"));
   EXPECT_TRUE(log_rule(kId, log_text(one)).findings.empty());
+  // One 2 x 2 job's end: tensor-parallel pairs inside each host and data-parallel pairs
+  // across, all of two ranks, a process per GPU: no process held ranks 0 and 1 of one size
+  // alone, so nothing reads as separate jobs.
+  std::string tp_dp;
+  for (const char* l : {"nodeA:1000:1000 [0] 0x770 rank 0", "nodeA:1001:1001 [1] 0x771 rank 1",
+                        "nodeB:1000:1000 [0] 0x770 rank 0", "nodeB:1001:1001 [1] 0x771 rank 1",
+                        "nodeA:1000:1000 [0] 0x880 rank 0", "nodeB:1000:1000 [0] 0x990 rank 1",
+                        "nodeA:1001:1001 [1] 0x881 rank 0", "nodeB:1001:1001 [1] 0x991 rank 1"}) {
+    std::string line(l);
+    const std::size_t comm = line.find("0x");
+    tp_dp += line.substr(0, comm) + "NCCL INFO comm " + line.substr(comm) +
+             " nranks 2 cudaDev 0 busId 10000 - Destroy COMPLETE\n";
+  }
+  EXPECT_TRUE(log_rule(kId, log_text(tp_dp)).findings.empty());
   // One job over two hosts (an MPI build): rank 0 on one, rank 1 on the other.
   EXPECT_TRUE(log_rule(kId, log_text("a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 "
                                      "busId 3000 - Destroy COMPLETE\n"
