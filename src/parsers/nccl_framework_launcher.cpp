@@ -14,11 +14,12 @@
 //   sshconnect2.c:104 "Host key verification failed.", sshconnect2.c:543 "%s@%s: Permission
 //   denied (%s)." ("Permission denied (%s)." before 8.x), ssh.c:265 "%s: Could not resolve
 //   hostname %.100s: %s" @ openssh-portable 0ef0f5a;
-// - pdsh (DeepSpeed's multi-node launcher), src/modules/sshcmd.c: "%p: %s: ssh exited with exit
-//   code %d" - 255 is ssh's own status (openssh clientloop.c starts it at -1): it could not
-//   connect or log in, or the connection or the remote command ended without an exit status;
-//   any other code is the remote command's, and 127 the shell's "command not found" (bash
-//   manual, "Exit Status"). Its rsh module, src/modules/xrcmd.c @ 21f5996: "%p: %S: connect: %m",
+// - pdsh (DeepSpeed's multi-node launcher), src/common/pipecmd.c:231 @ 21f5996: "%p: %S: %s
+//   exited with exit code %d" (%s the rcmd program, ssh) - 255 is ssh's own status (openssh
+//   clientloop.c starts it at -1): it could not connect or log in, or the connection or the remote
+//   command ended without an exit status; any other code is the remote command's, and 127 the
+//   shell's "command not found" (bash manual, "Exit Status"). Its rsh module, src/modules/xrcmd.c @
+//   21f5996: "%p: %S: connect: %m",
 //   "%p: %S: rcmd: socket: %m" (%p "pdsh@<host>" or "pdcp@<host>").
 #include "parsers/nccl_framework_launcher.h"
 
@@ -42,6 +43,12 @@ std::optional<LauncherLine> launcher_failure(std::string_view t, const Bigrams& 
   if (in("pdsh@") && in(": ssh exited with exit code 127")) return LauncherLine{"pdsh", "ssh 127"};
   if ((in("pdsh@") || in("pdcp@")) && (in(": connect: ") || in(": rcmd: socket: ")))
     return LauncherLine{"pdsh", "pdsh rsh"};
+  // The remote shell's own words for a program it could not run, which pdsh prefixes with the
+  // node ("node2: bash: line 1: /opt/env/bin/python: No such file or directory"): evidence for
+  // pdsh's exit code 127, never a reading alone (any script prints such lines).
+  if ((in("bash: ") || in("sh: ")) &&
+      (in(": command not found") || in(": No such file or directory")))
+    return LauncherLine{"shell", "remote command missing"};
   // OpenSSH's own lines say nothing of who ran ssh (git, pip, rsync do too): the rule reads them
   // only beside a launcher's line (launcher_command below, or one of the lines above).
   if (in("ssh: connect to host ") && in(" port ")) return LauncherLine{"ssh", "ssh connect"};

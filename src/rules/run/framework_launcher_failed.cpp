@@ -59,10 +59,12 @@ constexpr std::array<LauncherReading, 11> kReadings{{
      Fix::kSsh},
     {"ssh 127", "the command pdsh ran on a node was not found there (exit code 127)",
      "pdsh's \"ssh exited with exit code N\" is the remote command's exit status, and 127 is the "
-     "shell's for a command it could not find (\"command not found\"): the program (python, "
-     "deepspeed, the script's interpreter) is not installed on that node, or not on the PATH of "
-     "the non-interactive shell ssh starts (a conda or virtual environment activated only by an "
-     "interactive login, a module loaded after .bashrc's interactive-only guard).",
+     "shell's for a program it could not find (\"command not found\", or \"No such file or "
+     "directory\" for a path): the program is not at that path, or not on the PATH of the "
+     "non-interactive shell ssh starts, on that node. DeepSpeed's pdsh runner starts "
+     "`cd <dir>; <the launching node's Python, by its absolute path> -u -m "
+     "deepspeed.launcher.launch ...` (multinode_runner.py), so that interpreter (a conda or "
+     "virtual environment) must exist at the same path on every node.",
      Fix::kRemoteCommand},
     {"daemon not on PATH", "Open MPI's daemon (orted / prted) was not found on a remote node",
      "mpirun runs its daemon on each remote node through a non-interactive shell, which does not "
@@ -105,23 +107,22 @@ constexpr std::string_view kConnectBackFix =
     "between the nodes for it.";
 
 constexpr std::string_view kPdshConfirm =
-    " Confirm: `pdsh -R ssh -w <node1>,<node2> 'hostname; which python'` prints both names and "
-    "the interpreter the job expects.";
+    " Confirm: `pdsh -R ssh -w <node1>,<node2> hostname` prints both names.";
 constexpr std::string_view kRcmdFix =
     "Run pdsh over ssh: `export PDSH_RCMD_TYPE=ssh` or `pdsh -R ssh` (`pdsh -V` lists the "
     "modules and the default). DeepSpeed's pdsh runner sets PDSH_RCMD_TYPE=ssh itself, so this "
     "shows where pdsh is run by hand or by another script.";
 constexpr std::string_view kRemoteCommandFix =
-    "Install the same environment at the same path on every node and start it by its absolute "
-    "path, or pass its PATH to every node: DeepSpeed's launcher exports each NAME=value line of "
-    "~/.deepspeed_env or ./.deepspeed_env on every node (deepspeed/launcher/runner.py).";
+    "Install the same environment at the same path on every node (a shared file system, or the "
+    "same container image); the shell's line before pdsh's names the program it could not run.";
 
 std::string fix_for(Fix f) {
   switch (f) {
     case Fix::kRcmd:
       return std::string(kRcmdFix) + std::string(kPdshConfirm);
     case Fix::kRemoteCommand:
-      return std::string(kRemoteCommandFix) + std::string(kPdshConfirm);
+      return std::string(kRemoteCommandFix) +
+             " Confirm: `pdsh -R ssh -w <node> 'ls -l <that program>'` on each node.";
     case Fix::kSsh:
       return std::string(kSshFix) + std::string(kConfirm);
     case Fix::kPath:
@@ -155,11 +156,16 @@ class FrameworkLauncherFailed : public Rule {
     // OpenSSH's lines are the launcher's only beside a launcher's own line (git, pip and rsync
     // run ssh too), and never once NCCL completed its init (the job started).
     bool launcher = f.framework.launcher.has_value();
-    for (const FrameworkEvent* e : events) launcher = launcher || e->framework != "ssh";
+    for (const FrameworkEvent* e : events)
+      launcher = launcher || (e->framework != "ssh" && e->framework != "shell");
     const bool started = f.init_complete_line.has_value();
     std::erase_if(events, [&](const FrameworkEvent* e) {
       return e->framework == "ssh" && (!launcher || started);
     });
+    // pdsh's 127 once NCCL completed its init is a later command's (a wrapper's upload step),
+    // not the job's start.
+    if (started)
+      std::erase_if(events, [](const FrameworkEvent* e) { return e->detail == "ssh 127"; });
     const LauncherReading* reading = nullptr;
     for (const LauncherReading& r : kReadings) {
       for (const FrameworkEvent* e : events)
@@ -167,6 +173,9 @@ class FrameworkLauncherFailed : public Rule {
       if (reading != nullptr) break;
     }
     if (reading == nullptr) return {};
+    // The shell's "<program>: No such file or directory" names what pdsh's 127 could not run.
+    if (reading->detail != "ssh 127")
+      std::erase_if(events, [](const FrameworkEvent* e) { return e->framework == "shell"; });
     const bool nccl_ran = f.nccl_lines > 0;
     const bool lost = reading->fix == Fix::kLost;
     Finding x = finding(std::string(reading->message) + (lost && nccl_ran

@@ -71,7 +71,7 @@ TEST(FrameworkLauncherFailed, EachLauncherLineHasItsOwnReading) {
       // DeepSpeed's launcher runs pdsh; 255 is ssh's own status, whatever ended it.
       {"pdsh@node1: node2: ssh exited with exit code 255\n",
        "ssh from pdsh to a node failed (exit code 255)"},
-      // chaos/pdsh#109: the remote shell could not find the command.
+      // The line's form as chaos/pdsh#109 shows it (there a host name taken for a command).
       {"compute-0-0: bash: compute-0-1: command not found\n"
        "pdsh@rocks7: compute-0-0: ssh exited with exit code 127\n",
        "the command pdsh ran on a node was not found there (exit code 127)"},
@@ -121,9 +121,27 @@ TEST(FrameworkLauncherFailed, PdshReadingsGetTheirOwnFix) {
   const Finding rsh = launcher("pdsh@head: node3: connect: Connection refused\n");
   EXPECT_NE(rsh.fix.find("PDSH_RCMD_TYPE=ssh"), std::string::npos);
   EXPECT_NE(rsh.cause.find("port 514"), std::string::npos);
-  const Finding missing = launcher("pdsh@head: node3: ssh exited with exit code 127\n");
-  EXPECT_NE(missing.fix.find(".deepspeed_env"), std::string::npos);
+  // DeepSpeed starts the launching node's interpreter by its path: the shell names it.
+  const Finding missing =
+      launcher("node3: bash: line 1: /home/u/miniconda3/envs/ds/bin/python: No such file or "
+               "directory\n"
+               "pdsh@head: node3: ssh exited with exit code 127\n");
+  EXPECT_NE(missing.fix.find("same path on every node"), std::string::npos);
   EXPECT_EQ(missing.fix.find("PDSH_RCMD_TYPE"), std::string::npos);
+  ASSERT_EQ(missing.evidence.size(), 2u);
+  EXPECT_NE(missing.evidence[0].text.find("envs/ds/bin/python"), std::string::npos);
+  // A shell's line alone is no launcher failure; beside another reading it is not evidence.
+  EXPECT_TRUE(launcher("bash: nvidia-smi: command not found\n").message.empty());
+  EXPECT_EQ(launcher("bash: nvidia-smi: command not found\n"
+                     "pdsh@head: node3: connect: Connection refused\n")
+                .evidence.size(),
+            1u);
+  // 127 after NCCL completed its init: a later command of a wrapper, not the job's start.
+  EXPECT_TRUE(launcher("node2:7:7 [0] NCCL INFO comm 0x1 rank 1 nranks 2 cudaDev 0 busId 1000 "
+                       "commId 0x9 - Init COMPLETE\n"
+                       "node2: bash: upload_results: command not found\n"
+                       "pdsh@node1: node2: ssh exited with exit code 127\n")
+                  .message.empty());
   // Other exit codes are the remote program's own: nothing the launcher did.
   EXPECT_TRUE(launcher("pdsh@head: node3: ssh exited with exit code 2\n").message.empty());
 }
