@@ -18,16 +18,21 @@ struct NcclTestsDevice {  // "#  Rank  0 Group  0 Pid  64904 on  mew0 device  0 
   std::string bus_id;  // 0000:17:00
   std::string name;    // NVIDIA A100 80GB PCIe
   Provenance where;
-  long text_before = 0;  // result rows and other text read before it (NcclTestsMark)
+  long text_before = 0;       // result rows and other text read before it (NcclTestsMark)
+  long rows_before = 0;       // result rows read before it
+  long summaries_before = 0;  // summaries read before it (NcclTestsMark)
 };
 
 // Where a run's header ("# nThread 1 nGpus 8 ...") or summary ("# Out of bounds values") was
-// printed, and how many lines of result rows or other text came before it: '#' lines, blank
-// lines and NCCL's own lines do not count, so two marks with the same count were printed with
-// nothing of the table between them.
+// printed, and what came before it: lines of result rows or other text ('#' lines, blank lines
+// and NCCL's own lines do not count, so two marks with the same count were printed with nothing
+// of the table between them), runs begun (headers and "Collective test starting" lines) and
+// summaries (a run that ended).
 struct NcclTestsMark {
   Provenance where;
   long text_before = 0;
+  long starts_before = 0;
+  long summaries_before = 0;
 };
 
 struct NcclTestsRow {

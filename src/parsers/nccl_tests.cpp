@@ -139,6 +139,19 @@ std::optional<Columns> row_columns(const std::vector<std::string_view>& toks) {
   return header_columns(head + group + group);
 }
 
+// Whether `t` is one of the lines nccl-tests prints behind '#' (src/common.cu), as `hashed`.
+bool without_hash(std::string_view t, std::string_view hashed) {
+  if (starts(t, "nThread ")) return t.find(" nGpus ") != std::string_view::npos;
+  if (starts(t, "Avg bus bandwidth") || starts(t, "Collective test starting:") ||
+      starts(t, "nccl-tests version ") || t == "Using devices")
+    return true;
+  if (starts(t, "Rank ")) {
+    const NcclTestsDevice d = parse_nccl_tests_device(t, {});
+    return d.rank >= 0 && d.device >= 0 && !d.host.empty();
+  }
+  return starts(t, "size ") && header_columns(hashed).has_value();
+}
+
 class TableReader {
  public:
   explicit TableReader(std::string source) { f_.source = std::move(source); }
@@ -175,6 +188,11 @@ class TableReader {
       const std::string quoted = "# " + std::string(t.substr(q));
       return comment(quoted, n);
     }
+    // nccl-tests' own '#' lines with the '#' lost: copied from a rendered Markdown page, where
+    // "# Using devices" became a heading (NVIDIA/nccl-tests#17, #249). Only its exact texts.
+    if (const std::string hashed = "# " + std::string(t); without_hash(t, hashed))
+      return comment(hashed, n);
+    if (f_.collective.empty()) command_collective(t, n);
     ++text_;  // a result row, a row's part or any other text between the '#' lines
     if (starts(t, "NCCL version ") && f_.nccl_version.empty())
       f_.nccl_version = version_word(t.substr(13));
@@ -222,6 +240,24 @@ class TableReader {
     return std::string(v.substr(0, e));
   }
 
+  // The test's binary on a command line pasted with its output ("mpirun -np 16 ./build/
+  // all_reduce_perf -b 8 -e 8G"): the collective, where no "Collective test starting" says it.
+  void command_collective(std::string_view t, std::uint64_t n) {
+    for (std::string_view w : split_ws(t)) {
+      const std::size_t slash = w.rfind('/');
+      const std::string_view b = slash == std::string_view::npos ? w : w.substr(slash + 1);
+      const bool perf = (b.size() > 5 && b.substr(b.size() - 5) == "_perf") ||
+                        (b.size() > 9 && b.substr(b.size() - 9) == "_perf_mpi");
+      if (!perf) continue;
+      std::string c = normalize_collective(std::string(b));
+      if (!busbw_factor(c, 2)) continue;
+      f_.collective = std::move(c);
+      f_.collective_where = {f_.source, static_cast<int>(n)};
+      f_.notes.push_back("collective taken from the command line: " + std::string(b));
+      return;
+    }
+  }
+
   void comment(std::string_view t, std::uint64_t n) {
     const Provenance at{f_.source, static_cast<int>(n)};
     if (auto c = header_columns(t)) {
@@ -231,10 +267,12 @@ class TableReader {
     }
     std::string_view body = trim(t.substr(1));
     if (starts(body, "Collective test starting:")) {
+      ++starts_;
       f_.collective = normalize_collective(std::string(trim(body.substr(25))));
       f_.collective_where = at;
     } else if (starts(body, "nThread ")) {
-      if (f_.headers.size() < kMarks) f_.headers.push_back({at, text_});
+      if (f_.headers.size() < kMarks) f_.headers.push_back({at, text_, starts_, summaries_});
+      ++starts_;
       auto w = split_ws(body);
       for (std::size_t i = 0; i + 1 < w.size(); ++i) {
         if (w[i] == "nThread") f_.n_threads = static_cast<int>(parse_int(w[i + 1]).value_or(0));
@@ -257,7 +295,8 @@ class TableReader {
         f_.avg_where = at;
       }
     } else if (starts(body, "Out of bounds values")) {
-      if (f_.summaries.size() < kMarks) f_.summaries.push_back({at, text_});
+      if (f_.summaries.size() < kMarks) f_.summaries.push_back({at, text_, starts_, summaries_});
+      ++summaries_;
       std::size_t c = body.find(':');
       if (c != std::string_view::npos) {
         auto w = split_ws(body.substr(c + 1));
@@ -270,6 +309,8 @@ class TableReader {
   void device(std::string_view body, const Provenance& at) {
     NcclTestsDevice d = parse_nccl_tests_device(body, at);
     d.text_before = text_;
+    d.summaries_before = summaries_;
+    d.rows_before = static_cast<long>(f_.rows.size());
     if (d.rank >= 0 && f_.devices.size() < 65536) f_.devices.push_back(std::move(d));
   }
 
@@ -321,7 +362,9 @@ class TableReader {
 
   static constexpr std::size_t kMarks = 4096;
   NcclTestsFacts f_;
-  long text_ = 0;  // lines of rows or other text so far (NcclTestsMark)
+  long text_ = 0;       // lines of rows or other text so far (NcclTestsMark)
+  long starts_ = 0;     // run headers and "Collective test starting" lines so far
+  long summaries_ = 0;  // "Out of bounds values" lines so far
   std::optional<Columns> cols_;
   std::vector<std::string> pending_;
   std::string scratch_;  // the line without its prefix (normalize_nccl_line)
@@ -468,6 +511,8 @@ bool looks_like_nccl_tests(std::string_view text) {
     const std::string_view t = trim(normalize_nccl_line(l, scratch));
     // A header, or a row pasted without it (row_columns: exactly nccl-tests' shape).
     if (header_columns(t) || (!t.empty() && t[0] != '#' && row_columns(split_ws(t)))) return true;
+    // The same lines with the '#' lost in a Markdown paste.
+    if (!t.empty() && t[0] != '#' && without_hash(t, "# " + std::string(t))) return true;
     // The run's own header ("# nThread 1 nGpus 8 minBytes ...") or a device line.
     if (starts(t, "#") &&
         (starts(trim(t.substr(1)), "nThread ") && t.find(" nGpus ") != std::string_view::npos))

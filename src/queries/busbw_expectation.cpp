@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "core/text.h"
 
@@ -55,14 +56,32 @@ bool gpu_matches(const SkuEntry& s, const std::string& device_name) {
 
 }  // namespace
 
+namespace {
+
+// GPUs per host the device lines show: distinct bus ids (a GPU listed by several processes, each
+// a job of its own, counts once), or the lines where the version prints no bus id.
+int gpus_per_host(const NcclTestsFacts& t) {
+  std::map<std::string, int> lines;
+  std::map<std::string, std::set<std::string>> ids;
+  for (const auto& d : t.devices) {
+    ++lines[d.host];
+    if (!d.bus_id.empty() && d.bus_id != "0x00") ids[d.host].insert(d.bus_id);
+  }
+  int per_node = 0;
+  for (const auto& [h, n] : lines) {
+    const auto id = ids.find(h);
+    per_node = std::max(per_node, id == ids.end() ? n : static_cast<int>(id->second.size()));
+  }
+  // Excerpts elide device lines; a single process reports nThread x nGpus devices.
+  if (lines.size() == 1 && t.runs_printed() <= 1) per_node = std::max(per_node, t.ranks());
+  return per_node;
+}
+
+}  // namespace
+
 const SkuEntry* match_sku_from_devices(const NcclTestsFacts& t, const Catalog& catalog) {
   if (t.devices.empty()) return nullptr;
-  std::map<std::string, int> per_host;
-  for (const auto& d : t.devices) ++per_host[d.host];
-  int per_node = 0;
-  for (const auto& [h, n] : per_host) per_node = std::max(per_node, n);
-  // Excerpts elide device lines; a single process reports nThread x nGpus devices.
-  if (per_host.size() == 1) per_node = std::max(per_node, t.ranks());
+  const int per_node = gpus_per_host(t);
   const std::string& name = t.devices.front().name;
   for (const auto& d : t.devices) {
     if (d.name != name) return nullptr;  // mixed GPUs: no single size
@@ -101,8 +120,7 @@ BusbwExpectation expected_busbw(const NcclTestsFacts& t, const Catalog& catalog,
     if (!e.sku) {
       e.why_unknown = t.devices.empty()
                           ? "the output has no 'Using devices' lines to tell the GPUs; pass --sku"
-                          : "no catalog size has " +
-                                std::to_string(t.ranks() / std::max(1, t.nodes())) + " x '" +
+                          : "no catalog size has " + std::to_string(gpus_per_host(t)) + " x '" +
                                 t.devices.front().name + "' per VM; pass --sku";
       return e;
     }

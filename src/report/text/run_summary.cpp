@@ -170,8 +170,12 @@ SummaryLines summarize_nccl_tests(const NcclTestsFacts& t, const BusbwExpectatio
     for (const auto& d : t.devices) ++models[d.name];
     std::string g;
     for (const auto& [m, n] : models) g += (g.empty() ? "" : ", ") + std::to_string(n) + " x " + m;
-    out.emplace_back("ranks", std::to_string(t.ranks()) + " on " + std::to_string(t.nodes()) +
-                                  " host(s); devices listed: " + g);
+    const std::string hosts = std::to_string(t.nodes()) + " host(s); devices listed: " + g;
+    out.emplace_back("ranks", t.runs_printed() > 1
+                                  ? std::to_string(t.ranks()) + " in each of " +
+                                        std::to_string(t.runs_printed()) +
+                                        " device lists, on " + hosts
+                                  : std::to_string(t.ranks()) + " on " + hosts);
   } else {
     out.emplace_back("ranks", "not printed ('Using devices' lines missing)");
   }

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "rules/rule_factories.h"
+#include "rules/run/nccl_tests_worlds.h"
 #include "rules/run/run_evidence.h"
 
 namespace trainready {
@@ -31,13 +32,23 @@ class NcclTestsRanksShareGpu : public Rule {
       by_gpu[d.host + " " + d.bus_id].push_back(&d);
     }
     RuleOutcome o;
+    const NcclTestsWorlds worlds = separate_worlds(t);
     for (auto& [gpu, all] : by_gpu) {
-      // One rank number printed twice is not two ranks of a job: either runs one after the
-      // other, or processes that each ran a job of their own (nccl-tests-separate-jobs).
-      std::set<int> ranks;
+      // One rank number printed twice is not two ranks of a job where the lines are two runs'
+      // (one after the other) or processes that each ran a job of their own
+      // (nccl-tests-separate-jobs reads those).
+      std::map<int, const NcclTestsDevice*> first;
       std::vector<const NcclTestsDevice*> ds;
-      for (const auto* d : all)
-        if (ranks.insert(d->rank).second) ds.push_back(d);
+      for (const auto* d : all) {
+        auto [it, fresh] = first.emplace(d->rank, d);
+        if (!fresh) {
+          const NcclTestsDevice* p = it->second;
+          const bool other_run =
+              p->rows_before != d->rows_before || p->summaries_before != d->summaries_before;
+          if (other_run || (worlds.solo.count(p) && worlds.solo.count(d))) continue;
+        }
+        ds.push_back(d);
+      }
       if (ds.size() < 2) continue;
       Finding x = finding(std::to_string(ds.size()) + " ranks share GPU " + gpu +
                           ": the result measures one GPU talking to itself, not an interconnect");

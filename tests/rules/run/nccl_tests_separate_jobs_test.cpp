@@ -58,6 +58,57 @@ TEST(NcclTestsSeparateJobs, QuietOnOneJobAndOnRunsInSequence) {
   EXPECT_TRUE(run_run_rule(kId, nullptr, &t).findings.empty());
 }
 
+// What runs one after the other, or MPI jobs, print: quiet.
+TEST(NcclTestsSeparateJobs, QuietOnGreppedSummariesAndOnMpiLists) {
+  // A loop over tests piped through grep: each summary after its own "starting" line.
+  NcclTestsFacts grep = parse_nccl_tests(
+      "# Collective test starting: all_reduce_perf\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 187.42 \n"
+      "# Collective test concluded: all_reduce_perf\n"
+      "# Collective test starting: all_gather_perf\n"
+      "# Out of bounds values : 0 OK\n"
+      "# Avg bus bandwidth    : 176.9 \n",
+      "grep");
+  EXPECT_TRUE(run_run_rule(kId, nullptr, &grep).findings.empty());
+  // Two MPI jobs writing into one log at once: each header is one job's rank 0, and its list
+  // holds every rank under its own pid (ranks above 0 elsewhere: an MPI gather).
+  std::string two;
+  for (int job = 0; job < 2; ++job)
+    two += "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5\n";
+  two += "#\n# Using devices\n";
+  for (int job = 0; job < 2; ++job)
+    for (int r = 0; r < 4; ++r)
+      two += "#  Rank  " + std::to_string(r) + " Group  0 Pid " +
+             std::to_string(1000 * (job + 1) + r) + " on  node" + std::to_string(r / 2) +
+             " device  " + std::to_string(r % 2) + " [0x1" + std::to_string(r % 2) +
+             "] NVIDIA H100\n";
+  NcclTestsFacts mpi = parse_nccl_tests(two, "two-jobs");
+  ASSERT_EQ(mpi.devices.size(), 8u);
+  EXPECT_TRUE(run_run_rule(kId, nullptr, &mpi).findings.empty());
+}
+
+// Each process printed the same warning between its lines (an X11 or MPI notice): still two
+// processes at once, told apart from runs one after the other by rows and summaries only.
+TEST(NcclTestsSeparateJobs, NoiseEachProcessPrintsDoesNotSeparateThem) {
+  NcclTestsFacts t = parse_nccl_tests(
+      "Authorization required, but no authorization protocol specified\n"
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "#  Rank  0 Group  0 Pid  10107 on     Meowth device  0 [0x01] NVIDIA GeForce RTX 3090\n"
+      "Authorization required, but no authorization protocol specified\n"
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "#  Rank  0 Group  0 Pid  10108 on     Meowth device  0 [0x01] NVIDIA GeForce RTX 3090\n"
+      "#       size  count  type  redop  root  time  algbw  busbw  #wrong  time  algbw  busbw  "
+      "#wrong\n"
+      "           8      2  float   sum    -1  4.51   0.00   0.00       0  4.33   0.00   0.00  "
+      "     0\n"
+      "# Out of bounds values : 0 OK\n",
+      "noise");
+  const RuleOutcome o = run_run_rule(kId, nullptr, &t);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("second attempt"), std::string::npos);  // one host
+}
+
 // Several processes at once on one host: all used device 0 (each its local rank 0). That is
 // this rule's reading, not several ranks of one job sharing a GPU.
 TEST(NcclTestsSeparateJobs, OneHostTwoWorldsIsNotRanksSharingAGpu) {
