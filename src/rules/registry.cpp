@@ -91,6 +91,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_system_error());
     r.push_back(make_nccl_tests_busbw_drop());
     r.push_back(make_nccl_tests_busbw_low());
+    r.push_back(make_nccl_tests_one_rank());
     r.push_back(make_nccl_tests_ranks_share_gpu());
     r.push_back(make_nccl_tests_separate_jobs());
     r.push_back(make_nccl_tests_stopped());

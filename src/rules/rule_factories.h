@@ -89,6 +89,7 @@ std::unique_ptr<Rule> make_nccl_tests_busbw_drop();
 std::unique_ptr<Rule> make_nccl_tests_busbw_low();
 std::unique_ptr<Rule> make_nccl_tests_ranks_share_gpu();
 std::unique_ptr<Rule> make_nccl_tests_separate_jobs();
+std::unique_ptr<Rule> make_nccl_tests_one_rank();
 std::unique_ptr<Rule> make_nccl_tests_wrong_results();
 std::unique_ptr<Rule> make_nccl_tests_stopped();
 std::unique_ptr<Rule> make_nccl_topo_file_missing();
