@@ -63,7 +63,10 @@ std::optional<LauncherLine> launcher_failure(std::string_view t, const Bigrams& 
 std::optional<std::string_view> launcher_command(std::string_view t, const Bigrams& bg) {
   // A command line as a shell prompt or a script echoes it: the launcher's name as a word, then
   // a blank ("mpirun -np 16 ...", "$ mpiexec --hostfile h ...", "+ prterun ...").
-  static constexpr std::string_view kLaunchers[] = {"mpirun", "mpiexec", "prterun", "pdsh"};
+  // DeepSpeed's own `deepspeed` command runs pdsh on every node of its hostfile
+  // (deepspeed/launcher/runner.py: pdsh is its default multi-node launcher).
+  static constexpr std::string_view kLaunchers[] = {"mpirun", "mpiexec", "prterun", "pdsh",
+                                                    "deepspeed"};
   for (std::string_view name : kLaunchers) {
     for (std::size_t p = find(bg, t, name); p != t.npos; p = t.find(name, p + 1)) {
       const bool word_start = p == 0 || t[p - 1] == ' ' || t[p - 1] == '/' || t[p - 1] == '`';

@@ -68,6 +68,11 @@ TEST(FrameworkLauncherFailed, EachLauncherLineHasItsOwnReading) {
       {"+ mpirun -np 2 -H worker-3 hostname\n"
        "ssh: Could not resolve hostname worker-3: Name or service not known\n",
        "ssh could not resolve a node's host name"},
+      // The `deepspeed` command runs pdsh, which prefixes ssh's line with the node
+      // (deepspeedai/DeepSpeedExamples#894).
+      {"deepspeed --autotuning tune train.py -p 1 --steps=200 --deepspeed ds_config.json\n"
+       "localhost: ssh: connect to host localhost port 22: Connection refused\n",
+       "ssh could not connect to a node"},
       // DeepSpeed's launcher runs pdsh; 255 is ssh's own status, whatever ended it.
       {"pdsh@node1: node2: ssh exited with exit code 255\n",
        "ssh from pdsh to a node failed (exit code 255)"},
@@ -122,10 +127,10 @@ TEST(FrameworkLauncherFailed, PdshReadingsGetTheirOwnFix) {
   EXPECT_NE(rsh.fix.find("PDSH_RCMD_TYPE=ssh"), std::string::npos);
   EXPECT_NE(rsh.cause.find("port 514"), std::string::npos);
   // DeepSpeed starts the launching node's interpreter by its path: the shell names it.
-  const Finding missing =
-      launcher("node3: bash: line 1: /home/u/miniconda3/envs/ds/bin/python: No such file or "
-               "directory\n"
-               "pdsh@head: node3: ssh exited with exit code 127\n");
+  const Finding missing = launcher(
+      "node3: bash: line 1: /home/u/miniconda3/envs/ds/bin/python: No such file or "
+      "directory\n"
+      "pdsh@head: node3: ssh exited with exit code 127\n");
   EXPECT_NE(missing.fix.find("same path on every node"), std::string::npos);
   EXPECT_EQ(missing.fix.find("PDSH_RCMD_TYPE"), std::string::npos);
   ASSERT_EQ(missing.evidence.size(), 2u);
@@ -157,6 +162,10 @@ TEST(FrameworkLauncherFailed, ADaemonThatCannotCallBackGetsTheInterfaceFix) {
 // ssh is also git's, pip's and rsync's: its lines alone, or once the job has started, are not
 // the launcher's.
 TEST(FrameworkLauncherFailed, QuietOnSshLinesThatAreNotTheLaunchers) {
+  // "deepspeed" as a word in a module path or prose is no command line.
+  EXPECT_TRUE(launcher("[INFO] cmd = /usr/bin/python -u -m deepspeed.launcher.launch\n"
+                       "ssh: connect to host github.com port 22: Connection timed out\n")
+                  .message.empty());
   EXPECT_TRUE(launcher("Cloning into 'apex'...\n"
                        "git@github.com: Permission denied (publickey).\n"
                        "fatal: Could not read from remote repository.\n")
