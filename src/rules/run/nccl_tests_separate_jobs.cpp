@@ -28,6 +28,11 @@ class NcclTestsSeparateJobs : public Rule {
       return RuleOutcome::skip(
           "nccl-tests' JSON output is MPI rank 0's alone: no process to "
           "tell apart");
+    // NCCL's own communicator lines beside the table say who was in which job better than the
+    // table's layout: nccl-separate-jobs reads them (one finding for one cause).
+    if (ctx.nccl_log && !ctx.nccl_log->comms.empty())
+      return RuleOutcome::does_not_apply(
+          "the log's communicator lines are read by nccl-separate-jobs");
     NcclTestsWorlds w = separate_worlds(t);
     if (w.evidence.empty()) {
       RuleOutcome none;

@@ -109,6 +109,27 @@ TEST(NcclTestsSeparateJobs, NoiseEachProcessPrintsDoesNotSeparateThem) {
   EXPECT_NE(o.findings[0].cause.find("second attempt"), std::string::npos);  // one host
 }
 
+// NCCL's own communicator lines in the same log: nccl-separate-jobs reads the cause from them,
+// so the table's layout does not say it a second time.
+TEST(NcclTestsSeparateJobs, LeavesItToNcclsOwnLinesWhenTheLogHasThem) {
+  const std::string text =
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "#  Rank  0 Group  0 Pid   1001 on      node1 device  0 [0x10] NVIDIA A100-SXM4-80GB\n"
+      "#  Rank  0 Group  0 Pid   2002 on      node2 device  0 [0x10] NVIDIA A100-SXM4-80GB\n"
+      "node1:1001:1011 [0] NCCL INFO comm 0x550 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 10000 "
+      "commId 0x3e9abc - Init COMPLETE\n"
+      "node2:2002:2012 [0] NCCL INFO comm 0x550 rank 0 nranks 1 cudaDev 0 nvmlDev 0 busId 10000 "
+      "commId 0x7d2abc - Init COMPLETE\n";
+  const NcclRunFacts log = log_text(text);
+  NcclTestsFacts t = parse_nccl_tests(text, "t.log");
+  EXPECT_EQ(run_run_rule(kId, nullptr, &t).findings.size(), 1u);  // the table alone: read
+  const RuleOutcome beside = run_run_rule(kId, &log, &t);
+  EXPECT_TRUE(beside.findings.empty());
+  EXPECT_FALSE(beside.not_applicable.empty());
+  EXPECT_EQ(run_run_rule("nccl-separate-jobs", &log, &t).findings.size(), 1u);
+}
+
 // Several processes at once on one host: all used device 0 (each its local rank 0). That is
 // this rule's reading, not several ranks of one job sharing a GPU.
 TEST(NcclTestsSeparateJobs, OneHostTwoWorldsIsNotRanksSharingAGpu) {
