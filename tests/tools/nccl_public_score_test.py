@@ -158,7 +158,8 @@ class ScoreTest(unittest.TestCase):
             self.assertTrue(os.path.isfile(os.path.join(base, r["file"])), r["file"])
             self.assertTrue(r["url"].startswith("https://"), r["id"])
             self.assertIn(r["split"], ("fit", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
-                                        "holdout6", "holdout7", "holdout8", "holdout9"), r["id"])
+                                        "holdout6", "holdout7", "holdout8", "holdout9",
+                                        "holdout10"), r["id"])
             self.assertTrue(r["stated_cause"].strip(), r["id"])
 
 
