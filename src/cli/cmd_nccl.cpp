@@ -217,13 +217,14 @@ int run_nccl(const NcclArgs& a) {
     if (has_nccl_output(*log)) {
       // nccl-tests run with NCCL_DEBUG=INFO write their table into the same log: judge the
       // table beside the log, as `nccl-tests --nccl-log` does. Stdin cannot be read twice.
-      if (!log->nccl_tests_table_file.empty() && log->nccl_tests_table_file != "-") {
+      // Run headers alone count too: processes that each printed their own hold the cause.
+      if (!log->nccl_tests_file.empty() && log->nccl_tests_file != "-") {
         try {
           r.nccl_tests =
-              std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(log->nccl_tests_table_file));
+              std::make_shared<NcclTestsFacts>(parse_nccl_tests_file(log->nccl_tests_file));
         } catch (const InputError&) {
-          // Only a summary line the reader cannot take ("Out of bounds values : n/a" in prose):
-          // the log is judged without the table.
+          // Only a summary line the reader cannot take ("Out of bounds values : n/a" in prose),
+          // or one run's header with no table: the log is judged without nccl-tests' facts.
         }
       }
       // Only a version line (vLLM's "is using nccl==X", a bare banner): nothing to judge, so

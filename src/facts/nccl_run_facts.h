@@ -276,6 +276,10 @@ struct NcclRunFacts {
   // The first file that holds an nccl-tests result table (nccl-tests run with NCCL_DEBUG=INFO):
   // its header line ("#  size  count  type  redop ... busbw"); empty when there is none.
   std::string nccl_tests_table_file;
+  // The first file that holds any of nccl-tests' own lines: a run header ("# nThread 1 nGpus 8
+  // ..."), that table header or its summary. Processes that each printed their own header hold
+  // the cause (nccl-tests-separate-jobs) even with no table, so the nccl-tests reader reads it.
+  std::string nccl_tests_file;
   // nccl-tests' first device line ("#  Rank  0 Pid 15833 on host device 0 [0x02] GeForce ..."):
   // the harness listed its GPUs, then creates its communicators, then prints its table header
   // (src/common.cu: "# Using devices", ncclCommInitAll / ncclCommInitRank, header; v2.0.0,

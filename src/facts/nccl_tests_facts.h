@@ -18,7 +18,6 @@ struct NcclTestsDevice {  // "#  Rank  0 Group  0 Pid  64904 on  mew0 device  0 
   std::string bus_id;  // 0000:17:00
   std::string name;    // NVIDIA A100 80GB PCIe
   Provenance where;
-  long text_before = 0;       // result rows and other text read before it (NcclTestsMark)
   long rows_before = 0;       // result rows read before it
   long summaries_before = 0;  // summaries read before it (NcclTestsMark)
 };

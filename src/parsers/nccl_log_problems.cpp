@@ -506,6 +506,16 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
         ((has(line, "size") && has(line, "busbw")) || has(line, "Out of bounds values")))
       f.nccl_tests_table_file = file;
   }
+  if (f.nccl_tests_file.empty()) {
+    // Any of nccl-tests' own lines: its table or summary (above), or a run's header ("# nThread
+    // 1 nGpus 6 minBytes ..."; src/common.cu prints it first, before the device list).
+    if (!f.nccl_tests_table_file.empty()) {
+      f.nccl_tests_file = f.nccl_tests_table_file;
+    } else if (std::size_t hash = line.find('#'); hash != std::string_view::npos && hash < 64 &&
+                                                  has(line, "nThread") && has(line, "nGpus")) {
+      f.nccl_tests_file = file;
+    }
+  }
   if (!line.empty() && line[0] == '#') {
     if (has(line, " Rank ") && has(line, " device ")) {
       nccl_tests_device(line);

@@ -308,7 +308,6 @@ class TableReader {
 
   void device(std::string_view body, const Provenance& at) {
     NcclTestsDevice d = parse_nccl_tests_device(body, at);
-    d.text_before = text_;
     d.summaries_before = summaries_;
     d.rows_before = static_cast<long>(f_.rows.size());
     if (d.rank >= 0 && f_.devices.size() < 65536) f_.devices.push_back(std::move(d));

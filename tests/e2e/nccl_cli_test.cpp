@@ -316,3 +316,26 @@ TEST(NcclCli, InterNodeFromAPeerAddressInARealCapture) {
   EXPECT_NE(t.out.find("inter-node yes: a peer on another address (10.2.0.5)"), std::string::npos)
       << t.out;
 }
+
+// nccl-tests#109: two processes each printed their own run header and device list, then NCCL's
+// first INFO line; no table, no summary. `nccl` reads nccl-tests' lines beside NCCL's, so the
+// cause (a build without MPI: each process its own job) comes first, not a hang in init.
+TEST(NcclCli, RunHeadersBesideNcclLinesAreReadWithoutATable) {
+  const std::string log =
+      fixture("nccl-tests/nccltests109-2x-v100-two-headers-nccl-info-excerpt.txt");
+  json j = report_json({"nccl", log}, 1);
+  const auto rules = rules_of(j);
+  ASSERT_FALSE(rules.empty());
+  EXPECT_EQ(rules[0], "nccl-tests-separate-jobs") << j["findings"];
+  EXPECT_NE(j["findings"][0]["fix"].get<std::string>().find("MPI=1"), std::string::npos);
+  // One run's header with no table stays NCCL's log alone (the reader refuses a lone header).
+  const std::string one = temp_dir("nccl-one-header") + "/run.log";
+  std::ofstream(one)
+      << ("# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+          "#   Rank  0 Pid  15833 on gpu-a device  0 [0x02] NVIDIA RTX A6000\n"
+          "#   Rank  1 Pid  15833 on gpu-a device  1 [0x82] NVIDIA RTX A6000\n"
+          "gpu-a:15833:15833 [0] NCCL INFO Bootstrap : Using eth0:10.2.3.32<0>\n");
+  json k = report_json({"nccl", one}, 0);  // a warning: the excerpt may be cut there
+  EXPECT_FALSE(k.contains("nccl_tests")) << k;
+  EXPECT_EQ(rules_of(k), std::vector<std::string>{"nccl-tests-stopped"}) << k["findings"];
+}
