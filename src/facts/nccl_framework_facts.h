@@ -34,6 +34,8 @@ enum class FrameworkEventKind {
                        // WorkNCCL::checkTimeout), the line that names the collective not seen
   kLauncherFailed,     // mpirun / prterun, ssh or pdsh could not start or lost a remote node's
                        // processes (framework: the launcher; detail: nccl_framework_launcher.h)
+  kHealthCheckFailed,  // a node health checker failed a check (framework "NHC": LBNL NHC's "Health
+                       // check failed:" line, as AzNHC prints it; detail: the check's function)
 };
 
 // A line that shows where the job ran (nccl_framework.cpp lists each cue with its source).
@@ -84,6 +86,9 @@ struct FrameworkFacts {
   // The first launcher command line (what: "mpirun", "mpiexec", "prterun", "pdsh"): ssh's own
   // failure lines are the launcher's only beside it (framework-launcher-failed).
   std::optional<FrameworkCue> launcher;
+  // The first command line that sets NCCL_TOPO_FILE to a file (what: "NCCL_TOPO_FILE=<path>"):
+  // a health check's run that names the topology file it forces (nhc-check-failed).
+  std::optional<FrameworkCue> topo_file;
   // Reading state for the cue: the first node srun named in "srun: error: <node>: task N: ...".
   std::string srun_task_node;
   // The progress bar with the longest projected run (elapsed + remaining), if any.

@@ -10,6 +10,7 @@
 #include "parsers/nccl_framework_bigrams.h"
 #include "parsers/nccl_framework_cues.h"
 #include "parsers/nccl_framework_launcher.h"
+#include "parsers/nccl_framework_nhc.h"
 
 namespace trainready {
 namespace {
@@ -765,12 +766,17 @@ bool read_framework_line(std::string_view line, const std::string& source,
     add(out, K::kLauncherFailed, l->launcher, l->detail, t, source, line_number);
     return true;
   }
+  const Provenance at{source, static_cast<int>(std::min<std::uint64_t>(line_number, 2147483647u))};
   if (!out.launcher)
     if (const auto l = framework_lines::launcher_command(t, bg))
-      out.launcher = FrameworkCue{
-          std::string(*l),
-          clip_text(t, kQuoteMax),
-          {source, static_cast<int>(std::min<std::uint64_t>(line_number, 2147483647u))}};
+      out.launcher = FrameworkCue{std::string(*l), clip_text(t, kQuoteMax), at};
+  if (!out.topo_file)
+    if (const auto s = framework_lines::topo_file_setting(t, bg))
+      out.topo_file = FrameworkCue{clip_text(*s, 160), clip_text(t, kQuoteMax), at};
+  if (const auto c = framework_lines::health_check_failure(t, bg)) {
+    add(out, K::kHealthCheckFailed, "NHC", *c, t, source, line_number);
+    return true;
+  }
   return nccl_error(t, bg, source, line_number, out) ||
          aborted_or_hung(t, bg, source, line_number, out) ||
          rendezvous(t, bg, source, line_number, out) || backend(t, bg, source, line_number, out) ||

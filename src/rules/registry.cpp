@@ -101,6 +101,7 @@ const std::vector<std::unique_ptr<Rule>>& all_rules() {
     r.push_back(make_nccl_topology_file_few_channels());
     r.push_back(make_nccl_version_mismatch());
     r.push_back(make_nccl_warnings());
+    r.push_back(make_nhc_check_failed());
     r.push_back(make_nvlink_inactive());
     r.push_back(make_nvme_scratch_not_mounted());
     r.push_back(make_pcie_acs_enabled());

@@ -97,6 +97,7 @@ std::unique_ptr<Rule> make_nccl_topo_file_unset();
 std::unique_ptr<Rule> make_nccl_topology_file_few_channels();
 std::unique_ptr<Rule> make_nccl_version_mismatch();
 std::unique_ptr<Rule> make_nccl_warnings();
+std::unique_ptr<Rule> make_nhc_check_failed();
 std::unique_ptr<Rule> make_nvlink_inactive();
 std::unique_ptr<Rule> make_nvme_scratch_not_mounted();
 std::unique_ptr<Rule> make_iommu_translated();
