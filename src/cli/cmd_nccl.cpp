@@ -233,6 +233,10 @@ int run_nccl(const NcclArgs& a) {
       r.nccl_log = std::move(log);
     } else if (auto t = nccl_tests_summary(in.logs)) {
       r.nccl_tests = std::move(t);  // nccl-tests' own output, without NCCL_DEBUG lines
+    } else if (log->nccl_tests_devices && !telemetry) {
+      // nccl-tests listed its GPUs and printed nothing after (no table, no NCCL line): what
+      // nccl-tests-stopped reads, not an input to refuse.
+      r.nccl_log = std::move(log);
     } else if (!telemetry) {
       // Nothing this tool reads, but lines that name NCCL or nccl-tests (a title, a command, a
       // health check's verdict): the nccl-log-unplaced finding says what they are and what to

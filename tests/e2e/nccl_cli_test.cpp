@@ -338,4 +338,13 @@ TEST(NcclCli, RunHeadersBesideNcclLinesAreReadWithoutATable) {
   json k = report_json({"nccl", one}, 0);  // a warning: the excerpt may be cut there
   EXPECT_FALSE(k.contains("nccl_tests")) << k;
   EXPECT_EQ(rules_of(k), std::vector<std::string>{"nccl-tests-stopped"}) << k["findings"];
+  // The same header and device list with no NCCL line after them: read, not refused.
+  const std::string bare = temp_dir("nccl-bare-header") + "/run.log";
+  std::ofstream(bare)
+      << ("# nThread 1 nGpus 2 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+          "#\n# Using devices\n"
+          "#   Rank  0 Pid  15833 on gpu-a device  0 [0x02] NVIDIA RTX A6000\n"
+          "#   Rank  1 Pid  15833 on gpu-a device  1 [0x82] NVIDIA RTX A6000\n");
+  json b = report_json({"nccl", bare}, 0);
+  EXPECT_EQ(rules_of(b), std::vector<std::string>{"nccl-tests-stopped"}) << b["findings"];
 }
