@@ -13,7 +13,12 @@ std::optional<std::string_view> health_check_failure(std::string_view t, const B
          ((m[e] >= 'a' && m[e] <= 'z') || (m[e] >= '0' && m[e] <= '9') || m[e] == '_'))
     ++e;
   if (e < m.size() && m[e] == ':' && m.substr(0, 6) == "check_") return m.substr(0, e);
-  return std::string_view();
+  // Other programs print "Health check failed:" too (load balancers, service meshes): without a
+  // check function, only NHC's own name before it ("ERROR:  nhc:", a drain reason's "NHC:").
+  const std::string_view before = t.substr(0, p);
+  if (before.find("nhc:") != std::string_view::npos || before.find("NHC") != std::string_view::npos)
+    return std::string_view();
+  return std::nullopt;
 }
 
 std::optional<std::string_view> topo_file_setting(std::string_view t, const Bigrams& bg) {

@@ -12,8 +12,8 @@ namespace trainready::framework_lines {
 // The check a health checker's failure line `t` (trimmed) names. LBNL NHC's die() logs "ERROR:
 // $NAME:  Health check failed:  $*" (mej/nhc `nhc` @9c4a38c, line 55); AzNHC's checks begin the
 // message with their function ("check_nccl_allreduce: NCCL allreduce, BUS BW ..."); AzNHC's
-// distributed_nhc puts "host | " first. "" when the message names no check function; nothing
-// when `t` is no such line.
+// distributed_nhc puts "host | " first. "" when the message names no check function but NHC's
+// name is on the line; nothing when `t` is no such line.
 std::optional<std::string_view> health_check_failure(std::string_view t, const Bigrams& bg);
 
 // "NCCL_TOPO_FILE=<path>" when the command line `t` sets NCCL_TOPO_FILE to a file (mpirun -x,

@@ -78,6 +78,10 @@ TEST(NhcCheckFailed, QuietOnPassedChecksAndWithoutNhcLines) {
       kId, log_text("node1:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
                     "mpirun -np 8 -x NCCL_TOPO_FILE=/opt/topo.xml ./all_reduce_perf -g 1\n"));
   EXPECT_TRUE(none.findings.empty());
+  // Another program's "Health check failed:" (no check function, no NHC on the line).
+  EXPECT_TRUE(log_rule(kId, log_text("2024-05-01T10:00:00Z upstream api-7: Health check failed: "
+                                     "connection refused\n"))
+                  .findings.empty());
 }
 
 // The all-reduce check alone (no command line in the log), and with NCCL_TOPO_FILE set empty
