@@ -124,6 +124,7 @@ json to_json(const NcclRunFacts& f) {
                     {"speed_gbits_per_s", d.speed_gbps > 0 ? json(d.speed_gbps) : json(nullptr)},
                     {"gpudirect_rdma", opt(d.gdr)},
                     {"gpudirect_rdma_reason", d.gdr_reason},
+                    {"network", d.net.empty() ? json(nullptr) : json(d.net)},
                     {"evidence", log_line(d.example)}});
   }
   j["net_devices"] = devs;

@@ -114,6 +114,9 @@ struct NcclNetDevice {
   double speed_gbps = 0;    // from "speed=100000" (Mb/s), 0 when not printed
   std::optional<bool> gdr;  // "GPU Direct RDMA Enabled/Disabled for HCA"
   std::string gdr_reason;   // "(no module)", ...
+  // The network whose line named it ("NET/IB : Using [0]mlx5_0:1/IB", "NET/%s : GPU Direct
+  // RDMA ... for HCA" from graph/topo.cc 2.12+: "IB", "FastSocket"); empty when no line said.
+  std::string net;
   LogLine example;
 };
 

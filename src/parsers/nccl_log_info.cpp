@@ -284,6 +284,16 @@ void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::u
 
 void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view text,
                                          std::uint64_t n) {
+  // The network the line is from ("NET/IB : ...", "NET/FastSocket : ...", "NET/IB: [0] ..."):
+  // kept on each device it names (a socket plugin moves data through host memory by design).
+  std::string_view net;
+  if (const std::size_t c = m.find(':', 4); starts(m, "NET/") && c != std::string_view::npos) {
+    net = trim(m.substr(4, c - 4));
+    if (net.size() > 32 || net.find('[') != std::string_view::npos) net = {};
+  }
+  auto on_net = [&](NcclNetDevice& d) {
+    if (d.net.empty() && !net.empty()) d.net = std::string(net);
+  };
   // "NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_2:1/IB [RO]; OOB ib0:10.0.0.1<0>"
   if (has(m, " : Using [") || has(m, ": Using [")) {
     std::size_t p = 0;
@@ -298,6 +308,7 @@ void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view te
       std::size_t colon = entry.rfind(':');
       if (colon != std::string_view::npos && colon > 0) {
         NcclNetDevice& d = device(entry.substr(0, colon));
+        on_net(d);
         std::string_view pl = entry.substr(colon + 1);
         std::size_t slash = pl.find('/');
         d.port = static_cast<int>(parse_int(pl.substr(0, slash)).value_or(0));
@@ -333,6 +344,7 @@ void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view te
         d.gdr_reason = std::string(trim(m.substr(q2 + 1)));
         d.example = log_line(text, n);
       }
+      on_net(d);
     }
     return;
   }
@@ -366,6 +378,7 @@ void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view te
     }
     if (!name.empty()) {
       NcclNetDevice& d = device(name);
+      on_net(d);
       d.speed_gbps = static_cast<double>(*speed) / 1000.0;
       std::size_t b = find(m, "] ");
       if (d.link_layer.empty() && b != std::string_view::npos) {

@@ -7,6 +7,20 @@
 namespace trainready {
 namespace {
 
+// Networks that move data through host memory by design: their devices report "GPU Direct RDMA
+// Disabled" (graph/topo.cc prints it for every network from 2.12) and their connections carry no
+// GDRDMA, which is no fault to repair. NCCL's own Socket transport (net_socket.cc: ptrSupport
+// NCCL_PTR_HOST) and Google's FastSocket plugin (google/nccl-fastsocket net_fastsocket.cc:1478
+// @b3ff1c6: props->ptrSupport = NCCL_PTR_HOST).
+bool host_memory_only(std::string_view net) { return net == "Socket" || net == "FastSocket"; }
+
+// "NET/FastSocket/0" -> "FastSocket"
+std::string_view net_of_label(std::string_view label) {
+  if (label.substr(0, 4) != "NET/") return {};
+  label.remove_prefix(4);
+  return label.substr(0, label.find('/'));
+}
+
 class NcclGdrdmaOff : public Rule {
  public:
   std::string_view id() const override { return "nccl-gdrdma-off"; }
@@ -138,6 +152,7 @@ class NcclGdrdmaOff : public Rule {
     const TransportUse* sends_only = nullptr;
     for (const auto& [k, t] : f.transports) {
       if (t.kind != TransportKind::kNetIb && t.kind != TransportKind::kNetOther) continue;
+      if (host_memory_only(net_of_label(t.label))) continue;
       if (t.gdrdma)
         gdr = &t;
       else if (gdr_read_policy(f, t))
@@ -150,8 +165,18 @@ class NcclGdrdmaOff : public Rule {
       if (!gdr) {
         // "GPU Direct RDMA Disabled for HCA" is a finding on its own, before any connection.
         std::vector<const NcclNetDevice*> off;
-        for (const auto& d : f.net_devices)
-          if (d.gdr && !*d.gdr) off.push_back(&d);
+        bool host_only = false;
+        for (const auto& d : f.net_devices) {
+          if (!d.gdr || *d.gdr) continue;
+          if (host_memory_only(d.net))
+            host_only = true;
+          else
+            off.push_back(&d);
+        }
+        if (off.empty() && host_only && f.transports.empty())
+          return RuleOutcome::does_not_apply(
+              "the network NCCL reports on (a socket transport) moves data through host memory "
+              "by design: it has no GPUDirect RDMA to turn on");
         // A run whose connections were all inside one node needs no inter-node advice; a log
         // with no connection lines (an excerpt) cannot tell, so it gets the finding.
         if (!off.empty() && (f.multi_node() || f.transports.empty())) return hca_disabled(f, off);
@@ -166,7 +191,7 @@ class NcclGdrdmaOff : public Rule {
     x.evidence.push_back(evidence(plain->example));
     std::string reasons;
     for (const auto& d : f.net_devices) {
-      if (d.gdr && !*d.gdr) {
+      if (d.gdr && !*d.gdr && !host_memory_only(d.net)) {
         x.evidence.push_back(evidence(d.example));
         if (!d.gdr_reason.empty() && reasons.find(d.gdr_reason) == std::string::npos)
           reasons += (reasons.empty() ? "" : ", ") + d.gdr_reason;

@@ -172,5 +172,35 @@ TEST(NcclGdrdmaOff, TheDistanceReadingOf24And25IsTheCause) {
   EXPECT_NE(o.findings[0].cause.find("too far apart"), std::string::npos) << o.findings[0].cause;
 }
 
+// NVIDIA/nccl#1519: Google's FastSocket plugin reports every NIC "GPU Direct RDMA Disabled"
+// (graph/topo.cc prints it for any network; FastSocket's ptrSupport is NCCL_PTR_HOST): a socket
+// transport has no GPUDirect RDMA to turn on, so no peer-memory advice.
+TEST(NcclGdrdmaOff, ASocketPluginsDisabledLinesAreNoFinding) {
+  const NcclRunFacts f =
+      log_fixture("nccl-debug/nccl1519-gcp-h100-fastsocket-gdr-disabled-excerpt.log");
+  ASSERT_EQ(f.net_devices.size(), 8u);
+  EXPECT_EQ(f.net_devices[0].net, "FastSocket");
+  const RuleOutcome o = log_rule(kId, f);
+  EXPECT_TRUE(o.findings.empty());
+  ASSERT_FALSE(o.not_applicable.empty());
+  EXPECT_NE(o.not_applicable.find("host memory by design"), std::string::npos);
+  // Its connections across hosts: no GDRDMA by design either.
+  const RuleOutcome conn = log_rule(
+      kId, log_text("a:1:2 [0] NCCL INFO NET/FastSocket : GPU Direct RDMA Disabled for HCA 0 "
+                    "'eth0'\n"
+                    "a:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/FastSocket/0\n"
+                    "b:3:4 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [receive] via "
+                    "NET/FastSocket/0\n"));
+  EXPECT_TRUE(conn.findings.empty());
+  // The same line from NET/IB beside it still is one.
+  const RuleOutcome ib = log_rule(
+      kId, log_text("a:1:2 [0] NCCL INFO NET/FastSocket : GPU Direct RDMA Disabled for HCA 0 "
+                    "'eth0'\n"
+                    "a:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n"));
+  ASSERT_EQ(ib.findings.size(), 1u);
+  EXPECT_NE(ib.findings[0].message.find("mlx5_0"), std::string::npos);
+  EXPECT_EQ(ib.findings[0].message.find("eth0"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace trainready::test
