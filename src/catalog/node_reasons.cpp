@@ -7,7 +7,7 @@
 namespace trainready {
 namespace {
 
-constexpr std::array<NodeReasonMeaning, 23> kReasons{{
+constexpr std::array<NodeReasonMeaning, 24> kReasons{{
     {"gres/gpu count reported lower",
      "slurmd found fewer GPUs than slurm.conf / gres.conf declare for the node, so slurmctld "
      "set it INVAL/DRAIN at registration: a GPU fell off the bus or the NVIDIA driver did not "
@@ -62,6 +62,17 @@ constexpr std::array<NodeReasonMeaning, 23> kReasons{{
      "--capture`) and `nvidia-smi -q -d PCIE,CLOCK`; report the node if the link is degraded.",
      "Azure/azurehpc-health-checks customTests/azure_cuda_bandwidth.nhc @7f48976 (removed in "
      "4c3317b)"},
+    // distributed_nhc's own line for a node that sent back nothing (its README, "Interpreting NHC
+    // Results"); matched by the check name the log reader gives it.
+    {"no result reported",
+     "AzNHC's distributed_nhc got no health result from the node: it could not reach the node "
+     "(ssh), the node could not reach onetouch_nhc.sh (the shared volume not mounted), AzNHC "
+     "failed to download or install there, or a transient file-handle error. The node is not "
+     "known to be healthy.",
+     "ssh to the node; check that the shared directory distributed_nhc runs from is mounted "
+     "there; read the newest .out / .err under ~/onetouch_nhc/working on the node; rerun "
+     "distributed_nhc for that node.",
+     "Azure/azurehpc-health-checks distributed_nhc/README.md @0e0a1ac"},
     {"check_hw_ib",
      "LBNL NHC's InfiniBand check failed: an HCA port is missing, not ACTIVE/LinkUp or below "
      "the configured rate.",

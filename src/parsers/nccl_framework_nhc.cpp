@@ -1,8 +1,15 @@
 #include "parsers/nccl_framework_nhc.h"
 
+#include "catalog/node_reasons.h"
+
 namespace trainready::framework_lines {
 
 std::optional<std::string_view> health_check_failure(std::string_view t, const Bigrams& bg) {
+  // distributed_nhc's line for a node that sent back no result ("{hostname} | ERROR: No results
+  // reported", distributed_nhc/README.md @0e0a1ac): NHC never ran or never answered there.
+  constexpr std::string_view kNoResult = "| ERROR: No results reported";
+  if (const std::size_t q = find(bg, t, kNoResult); q != std::string_view::npos && q < 80)
+    return kNhcNoResultCheck;
   constexpr std::string_view kFailed = "Health check failed:";
   const std::size_t p = find(bg, t, kFailed);
   if (p == std::string_view::npos) return std::nullopt;

@@ -14,6 +14,7 @@ namespace trainready::framework_lines {
 // message with their function ("check_nccl_allreduce: NCCL allreduce, BUS BW ..."); AzNHC's
 // distributed_nhc puts "host | " first. "" when the message names no check function but NHC's
 // name is on the line; nothing when `t` is no such line.
+// distributed_nhc's "host | ERROR: No results reported" reads as kNhcNoResultCheck.
 std::optional<std::string_view> health_check_failure(std::string_view t, const Bigrams& bg);
 
 // "NCCL_TOPO_FILE=<path>" when the command line `t` sets NCCL_TOPO_FILE to a file (mpirun -x,

@@ -112,7 +112,15 @@ TEST(HostileInput, TemporariesGoOnSigtermAndSigint) {
     }
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+    // Which signal, and what the child's parent had for it at the fork: a run that goes red here
+    // says whether the signal was ignored or handled elsewhere in this process.
+    struct sigaction now {};
+    ::sigaction(sig, nullptr, &now);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig)
+        << "signal " << sig << ", status " << status << ", parent's handler "
+        << (now.sa_handler == SIG_IGN   ? "SIG_IGN"
+            : now.sa_handler == SIG_DFL ? "SIG_DFL"
+                                        : "set");
     EXPECT_FALSE(std::filesystem::exists(file));
     EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(tree)));
     EXPECT_TRUE(std::filesystem::exists("/etc/passwd"));  // the link went, not its target

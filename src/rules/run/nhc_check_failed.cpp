@@ -58,6 +58,8 @@ class NhcCheckFailed : public Rule {
     const auto expected = number_after(e.text, "expected >=");
     const auto measured = number_after(e.text, "measured ");
     std::string what = who + " failed the health check " + e.detail;
+    if (e.detail == kNhcNoResultCheck)
+      what = who + " sent back no health check result (distributed_nhc: \"No results reported\")";
     if (e.detail.empty()) {
       // The message names no check function (older AzNHC checks, site checks): quote it.
       std::string said = e.text.substr(e.text.find("Health check failed:") + 20);
@@ -71,6 +73,7 @@ class NhcCheckFailed : public Rule {
               format_gbytes_per_s(*expected) + " the check expects";
     if (e.count > 1) what += " (" + std::to_string(e.count) + " lines like it)";
     Finding x = finding(what);
+    if (e.detail == kNhcNoResultCheck) x.severity = Severity::kWarning;  // unknown, not failed
     x.evidence.push_back(framework_evidence(e));
     const NodeReasonMeaning* m = node_reason_meaning(e.detail.empty() ? e.text : e.detail);
     if (m) {

@@ -43,7 +43,7 @@ TEST(NhcCheckFailed, EachCheckOfAHealthLogIsOneFinding) {
       kId, log_text(read_fixture("nhc/aznhc-distributed-nhc-health-log-readme-sample.txt")));
   std::vector<std::string> messages;
   for (const Finding& x : o.findings) messages.push_back(x.message);
-  ASSERT_EQ(o.findings.size(), 5u) << ::testing::PrintToString(messages);
+  ASSERT_EQ(o.findings.size(), 6u) << ::testing::PrintToString(messages);
   EXPECT_NE(messages[0].find("check_gpu_xid"), std::string::npos);
   EXPECT_NE(o.findings[0].cause.find("Xid"), std::string::npos);
   // The loopback check without a topology cue: an error on the node, its own meaning.
@@ -59,8 +59,14 @@ TEST(NhcCheckFailed, EachCheckOfAHealthLogIsOneFinding) {
             "bandwidth is 7 GB/s. (2 lines like it)");
   EXPECT_NE(o.findings[2].cause.find("check_cuda_bw"), std::string::npos);
   EXPECT_EQ(messages[0].rfind("Node mynode-066 failed the health check check_gpu_xid", 0), 0u);
-  EXPECT_NE(messages[3].find("check_hw_ib"), std::string::npos);
-  EXPECT_NE(messages[4].find("check_gpu_ecc"), std::string::npos);
+  // A node that sent back nothing: not known to be healthy, a warning.
+  EXPECT_EQ(messages[3],
+            "Node mynode-108 sent back no health check result (distributed_nhc: \"No results "
+            "reported\")");
+  EXPECT_EQ(o.findings[3].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[3].fix.find("onetouch_nhc"), std::string::npos);
+  EXPECT_NE(messages[4].find("check_hw_ib"), std::string::npos);
+  EXPECT_NE(messages[5].find("check_gpu_ecc"), std::string::npos);
   for (const Finding& x : o.findings) {
     EXPECT_FALSE(x.cause.empty());
     EXPECT_FALSE(x.fix.empty());
