@@ -38,19 +38,19 @@ constexpr std::array<NodeReasonMeaning, 24> kReasons{{
     {"check_nccl_allreduce",
      "AzNHC's NCCL all-reduce across the VM's GPUs (all_reduce_perf, one process per GPU) "
      "measured a bus bandwidth below the floor its conf sets for the VM size, or wrong results "
-     "(FaultCode NHC2010; floors at 0e0a1ac: 460 GB/s ND H100 v5, 432 GB/s ND H200 v5, 228 GB/s "
-     "ND A100 v4). Inside one VM the GPUs talk over NVLink / NVSwitch: a link down, Fabric "
-     "Manager not running or a slowed GPU lowers it. AzNHC releases before 67ca751 (2025-06-26, "
-     "'Removing topology file') passed the image's NCCL topology file (NCCL_TOPO_FILE) to this "
-     "run, and azurehpc-health-checks#142 reports it failing healthy ND H200 v5 VMs at about "
-     "15 GB/s: 'an artifact of the image and test setup'.",
+     "(FaultCode NHC2010; floors at 0e0a1ac: 460 GB/s ND H100 v5, 431-432 GB/s ND H200 v5 by "
+     "size, 228 GB/s ND A100 v4). Inside one VM the GPUs talk over NVLink / NVSwitch: a link "
+     "down, Fabric Manager not running or a slowed GPU lowers it. azurehpc-health-checks#142 "
+     "reports the check failing healthy ND H200 v5 VMs at about 15 GB/s while it passed its "
+     "container's topology file (NCCL_TOPO_FILE) to the run: 'an artifact of the image and test "
+     "setup'; #143 (commit 67ca751, 2025-06-26) runs it with NCCL_TOPO_FILE empty.",
      "If the check's command sets NCCL_TOPO_FILE, update azurehpc-health-checks (or rerun the "
-     "check with NCCL_TOPO_FILE empty, as releases after 67ca751 do) before reporting the node. "
-     "Otherwise: `nvidia-smi nvlink --status`, `systemctl status nvidia-fabricmanager`, "
-     "`nvidia-smi -q -d PERFORMANCE`; rerun all_reduce_perf -g 8 with NCCL_DEBUG=INFO and pass "
-     "its output to `trainready nccl`.",
+     "same command with NCCL_TOPO_FILE empty) before reporting the node. Otherwise: "
+     "`nvidia-smi nvlink --status`, `systemctl status nvidia-fabricmanager`, `nvidia-smi -q -d "
+     "PERFORMANCE`; rerun all_reduce_perf -g 8 with NCCL_DEBUG=INFO and pass its output to "
+     "`trainready nccl`.",
      "Azure/azurehpc-health-checks customTests/azure_nccl_allreduce.nhc (NHC2010), conf/*.conf, "
-     "commit 67ca751, issue #142"},
+     "commits e7f6f24 and 67ca751, issue #142, PR #143"},
     // AzNHC's check_cuda_bw (customTests/azure_cuda_bandwidth.nhc, 7f48976 until 4c3317b,
     // 2023-12-22, when nvbandwidth's check_gpu_bw replaced it) died without its name.
     {"Bandwidth is low on device",
@@ -63,15 +63,16 @@ constexpr std::array<NodeReasonMeaning, 24> kReasons{{
      "Azure/azurehpc-health-checks customTests/azure_cuda_bandwidth.nhc @7f48976 (removed in "
      "4c3317b)"},
     // distributed_nhc's own line for a node that sent back nothing (its README, "Interpreting NHC
-    // Results"); matched by the check name the log reader gives it.
-    {"no result reported",
+    // Results" and "Known Issues").
+    {"No results reported",
      "AzNHC's distributed_nhc got no health result from the node: it could not reach the node "
      "(ssh), the node could not reach onetouch_nhc.sh (the shared volume not mounted), AzNHC "
      "failed to download or install there, or a transient file-handle error. The node is not "
-     "known to be healthy.",
+     "known to be healthy. When every node of one large job reports it (its README: seen at "
+     "about 330 nodes in one Slurm job, not at 270), the job was too large, not the nodes.",
      "ssh to the node; check that the shared directory distributed_nhc runs from is mounted "
      "there; read the newest .out / .err under ~/onetouch_nhc/working on the node; rerun "
-     "distributed_nhc for that node.",
+     "distributed_nhc for those nodes, in jobs of a few hundred nodes or fewer.",
      "Azure/azurehpc-health-checks distributed_nhc/README.md @0e0a1ac"},
     {"check_hw_ib",
      "LBNL NHC's InfiniBand check failed: an HCA port is missing, not ACTIVE/LinkUp or below "

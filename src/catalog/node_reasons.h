@@ -19,8 +19,4 @@ struct NodeReasonMeaning {
 // its column width), an entry that starts with what is left matches too.
 const NodeReasonMeaning* node_reason_meaning(std::string_view reason, bool truncated = false);
 
-// The check a log reader names for AzNHC distributed_nhc's "host | ERROR: No results reported"
-// (a node that sent back nothing); its meaning is an entry of the table.
-inline constexpr std::string_view kNhcNoResultCheck = "no result reported";
-
 }  // namespace trainready

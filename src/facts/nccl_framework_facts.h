@@ -34,13 +34,38 @@ enum class FrameworkEventKind {
                        // WorkNCCL::checkTimeout), the line that names the collective not seen
   kLauncherFailed,     // mpirun / prterun, ssh or pdsh could not start or lost a remote node's
                        // processes (framework: the launcher; detail: nccl_framework_launcher.h)
-  kHealthCheckFailed,  // a node health checker failed a check (framework "NHC": LBNL NHC's "Health
-                       // check failed:" line, as AzNHC prints it; detail: the check's function)
 };
 
 // A line that shows where the job ran (nccl_framework.cpp lists each cue with its source).
 struct FrameworkCue {
   std::string what;  // "docker run", "--nnodes 2", ...
+  std::string text;  // the line, trimmed and clipped
+  Provenance where;
+};
+
+// A node health checker's failure line: LBNL NHC's "ERROR:  $NAME:  Health check failed:  $*"
+// (mej/nhc `nhc` @9c4a38c die(), line 55; detached mode's "ERROR Health check failed:  $MSG", line
+// 630), as Azure's AzNHC checks print it ("check_nccl_allreduce: NCCL allreduce, BUS BW (expected
+// >=431.0 GB/s, but measured 15.1043 GB/s). FaultCode: NHC2010"), behind distributed_nhc's
+// "host | "; and distributed_nhc's "host | ERROR: No results reported" for a node that sent back
+// nothing (its README @0e0a1ac).
+struct HealthCheckFailure {
+  std::string host;        // distributed_nhc's "host | ", else ""
+  std::string check;       // the check's function ("check_hw_ib"), also the one NHC timed out; ""
+  std::string message;     // what the check said (clipped)
+  std::string fault_code;  // AzNHC's "FaultCode: NHC2010", "NHCNA"; "" when none
+  bool timed_out = false;  // NHC's "Script timed out while executing ..." (its SIGALRM, nhc:725)
+  bool no_result = false;  // distributed_nhc's "No results reported"
+  // AzNHC's NCCL all-reduce checks: "BUS BW (expected >=X GB/s, but measured Y GB/s)" (1e9 B/s).
+  std::optional<double> expected_gbytes_per_s, measured_gbytes_per_s;
+  Provenance where;
+  std::string text;  // the line, trimmed and clipped
+};
+
+// A command line that sets NCCL_TOPO_FILE (mpirun -x, env, export): the file, "" when it sets it
+// empty (how AzNHC's check has run since 67ca751).
+struct TopoFileSetting {
+  std::string value;
   std::string text;  // the line, trimmed and clipped
   Provenance where;
 };
@@ -86,9 +111,8 @@ struct FrameworkFacts {
   // The first launcher command line (what: "mpirun", "mpiexec", "prterun", "pdsh"): ssh's own
   // failure lines are the launcher's only beside it (framework-launcher-failed).
   std::optional<FrameworkCue> launcher;
-  // The first command line that sets NCCL_TOPO_FILE to a file (what: "NCCL_TOPO_FILE=<path>"):
-  // a health check's run that names the topology file it forces (nhc-check-failed).
-  std::optional<FrameworkCue> topo_file;
+  std::vector<HealthCheckFailure> health_checks;    // first 512
+  std::vector<TopoFileSetting> topo_file_settings;  // first 8
   // Reading state for the cue: the first node srun named in "srun: error: <node>: task N: ...".
   std::string srun_task_node;
   // The progress bar with the longest projected run (elapsed + remaining), if any.
@@ -102,6 +126,7 @@ struct FrameworkFacts {
   // Something that can be judged without a NCCL line (not only a GPU or a "nccl" backend; a
   // fatal signal only with a backtrace frame in NCCL's code).
   bool judgeable() const {
+    if (!health_checks.empty()) return true;
     const bool in_nccl = first(FrameworkEventKind::kNcclFrame) != nullptr;
     for (const auto& e : events)
       if (e.kind != FrameworkEventKind::kGpuInUse &&

@@ -115,7 +115,7 @@ struct NcclNetDevice {
   std::optional<bool> gdr;  // "GPU Direct RDMA Enabled/Disabled for HCA"
   std::string gdr_reason;   // "(no module)", ...
   // The network whose line named it ("NET/IB : Using [0]mlx5_0:1/IB", "NET/%s : GPU Direct
-  // RDMA ... for HCA" from graph/topo.cc 2.12+: "IB", "FastSocket"); empty when no line said.
+  // RDMA ... for HCA" from graph/topo.cc 2.13.4+: "IB", "FastSocket"); empty when no line said.
   std::string net;
   LogLine example;
 };

@@ -770,11 +770,19 @@ bool read_framework_line(std::string_view line, const std::string& source,
   if (!out.launcher)
     if (const auto l = framework_lines::launcher_command(t, bg))
       out.launcher = FrameworkCue{std::string(*l), clip_text(t, kQuoteMax), at};
-  if (!out.topo_file)
-    if (const auto s = framework_lines::topo_file_setting(t, bg))
-      out.topo_file = FrameworkCue{clip_text(*s, 160), clip_text(t, kQuoteMax), at};
-  if (const auto c = framework_lines::health_check_failure(t, bg)) {
-    add(out, K::kHealthCheckFailed, "NHC", *c, t, source, line_number);
+  if (out.topo_file_settings.size() < 8)
+    if (auto s = framework_lines::topo_file_setting(t, bg)) {
+      s->text = clip_text(t, kQuoteMax);
+      s->where = at;
+      out.topo_file_settings.push_back(std::move(*s));
+    }
+  if (auto h = framework_lines::health_check_failure(t, bg)) {
+    ++out.lines;
+    if (out.health_checks.size() < 512) {
+      h->text = clip_text(t, kQuoteMax);
+      h->where = at;
+      out.health_checks.push_back(std::move(*h));
+    }
     return true;
   }
   return nccl_error(t, bg, source, line_number, out) ||

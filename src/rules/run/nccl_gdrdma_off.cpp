@@ -8,7 +8,7 @@ namespace trainready {
 namespace {
 
 // Networks that move data through host memory by design: their devices report "GPU Direct RDMA
-// Disabled" (graph/topo.cc prints it for every network from 2.12) and their connections carry no
+// Disabled" (graph/topo.cc prints it for every network from 2.13.4) and their connections carry no
 // GDRDMA, which is no fault to repair. NCCL's own Socket transport (net_socket.cc: ptrSupport
 // NCCL_PTR_HOST) and Google's FastSocket plugin (google/nccl-fastsocket net_fastsocket.cc:1478
 // @b3ff1c6: props->ptrSupport = NCCL_PTR_HOST).

@@ -33,6 +33,19 @@ class NcclTestsSeparateJobs : public Rule {
     if (ctx.nccl_log && !ctx.nccl_log->comms.empty())
       return RuleOutcome::does_not_apply(
           "the log's communicator lines are read by nccl-separate-jobs");
+    // A failure in the log (a NCCL WARN, nccl-tests' own "Test NCCL failure"): its headers can be
+    // attempts one after another, a retry after the run that failed, which read the same.
+    if (ctx.nccl_log) {
+      bool failed = !ctx.nccl_log->issues.empty();
+      for (const auto& e : ctx.nccl_log->framework.events)
+        failed =
+            failed || (e.framework == "nccl-tests" && (e.kind == FrameworkEventKind::kNcclError ||
+                                                       e.kind == FrameworkEventKind::kCudaError));
+      if (failed)
+        return RuleOutcome::does_not_apply(
+            "the log holds a failure, so its headers can be attempts one after another; the "
+            "failure's own finding says why it stopped");
+    }
     NcclTestsWorlds w = separate_worlds(t);
     if (w.evidence.empty()) {
       RuleOutcome none;

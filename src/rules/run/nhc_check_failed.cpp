@@ -1,29 +1,50 @@
-// nhc-check-failed: a node health checker's failure line in the log (LBNL NHC's "Health check
-// failed:", which Azure's AzNHC prints for its own checks): the node failed that check, and the
-// check names what it saw. Its meaning comes from the checks' own source (catalog/node_reasons).
-// AzNHC's NCCL all-reduce checks print the bandwidth they measured and the floor they expected.
-#include <cstdlib>
-#include <optional>
+// nhc-check-failed: a node health checker's failure lines in the log (LBNL NHC's "Health check
+// failed:", which Azure's AzNHC prints for its own checks; distributed_nhc's "No results
+// reported"): the nodes that failed each check, and what the check means, from the checks' own
+// source (catalog/node_reasons). AzNHC's NCCL all-reduce checks print the bandwidth they measured
+// and the floor they expected; "FaultCode: NHCNA" marks a check that could not run.
+#include <algorithm>
+#include <map>
 
 #include "catalog/node_reasons.h"
-#include "core/text.h"
 #include "core/units.h"
+#include "core/utf8.h"
 #include "rules/rule_factories.h"
-#include "rules/run/framework_evidence.h"
 #include "rules/run/run_evidence.h"
 
 namespace trainready {
 namespace {
 
-// The number after `key` in `t` ("expected >=431.0 GB/s", "measured 15.1043 GB/s").
-std::optional<double> number_after(const std::string& t, std::string_view key) {
-  const std::size_t p = t.find(key);
-  if (p == std::string::npos) return std::nullopt;
-  const char* s = t.c_str() + p + key.size();
-  char* end = nullptr;
-  const double v = std::strtod(s, &end);
-  if (end == s || !(v >= 0)) return std::nullopt;
-  return v;
+using Group = std::vector<const HealthCheckFailure*>;
+
+// One finding per check and kind of failure; a message that names no check is its own group.
+std::string group_key(const HealthCheckFailure& h) {
+  if (h.no_result) return "no-result";
+  if (h.timed_out) return "timeout:" + h.check;
+  // A message that names no check: by the meaning it has (two nodes' "Bandwidth is low on
+  // device N" are one check), else by its text.
+  if (h.check.empty()) {
+    const NodeReasonMeaning* m = node_reason_meaning(h.message);
+    return "message:" + (m ? std::string(m->match) : h.message);
+  }
+  return h.check + (h.fault_code == "NHCNA" ? ":na" : "");
+}
+
+std::string nodes_of(const Group& g) {
+  std::vector<std::string> hosts;
+  for (const auto* h : g)
+    if (!h->host.empty() && std::find(hosts.begin(), hosts.end(), h->host) == hosts.end())
+      hosts.push_back(h->host);
+  if (hosts.empty()) return "The node";
+  if (hosts.size() == 1) return "Node " + hosts[0];
+  std::string s = std::to_string(hosts.size()) + " nodes (";
+  for (std::size_t i = 0; i < hosts.size() && i < 8; ++i) s += (i ? ", " : "") + hosts[i];
+  if (hosts.size() > 8) s += " and " + std::to_string(hosts.size() - 8) + " more";
+  return s + ")";
+}
+
+std::string percent(double measured, double expected) {
+  return format_number(100.0 * measured / expected, 3) + " %";
 }
 
 class NhcCheckFailed : public Rule {
@@ -37,45 +58,81 @@ class NhcCheckFailed : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
-    const auto events = framework_events(f.framework, {FrameworkEventKind::kHealthCheckFailed});
-    if (events.empty())
+    const auto& all = f.framework.health_checks;
+    if (all.empty())
       return RuleOutcome::does_not_apply(
           "the log holds no node health check's failure line (\"Health check failed:\")");
+    std::vector<std::string> order;
+    std::map<std::string, Group> groups;
+    for (const auto& h : all) {
+      const std::string k = group_key(h);
+      if (!groups.count(k)) order.push_back(k);
+      groups[k].push_back(&h);
+    }
     RuleOutcome o;
-    for (const FrameworkEvent* e : events) o.findings.push_back(judge(*e, f.framework));
+    for (const std::string& k : order) o.findings.push_back(judge(groups[k], f));
     return o;
   }
 
  private:
-  Finding judge(const FrameworkEvent& e, const FrameworkFacts& fw) const {
-    // distributed_nhc's health log names the node first ("mynode-066 | ERROR: nhc: ...").
-    std::string who = "The node";
-    const std::size_t bar = e.text.find(" | ");
-    if (bar != std::string::npos && bar < 64 && e.text.find("Health check failed:") > bar)
-      who = "Node " + e.text.substr(0, bar);
-    const bool allreduce = e.detail.rfind("check_nccl_allreduce", 0) == 0;
-    const bool loopback = e.detail == "check_nccl_allreduce_ib_loopback";
-    const auto expected = number_after(e.text, "expected >=");
-    const auto measured = number_after(e.text, "measured ");
-    std::string what = who + " failed the health check " + e.detail;
-    if (e.detail == kNhcNoResultCheck)
+  Finding judge(const Group& g, const NcclRunFacts& f) const {
+    const HealthCheckFailure& h = *g.front();
+    const std::string who = nodes_of(g);
+    std::string what;
+    if (h.no_result) {
       what = who + " sent back no health check result (distributed_nhc: \"No results reported\")";
-    if (e.detail.empty()) {
-      // The message names no check function (older AzNHC checks, site checks): quote it.
-      std::string said = e.text.substr(e.text.find("Health check failed:") + 20);
-      said = std::string(trim(said));
-      if (said.size() > 100) said = said.substr(0, 97) + "...";
-      what = who + " failed a health check: " + said;
+    } else if (h.timed_out) {
+      what = who + ": NHC stopped " + (h.check.empty() ? std::string("a check") : h.check) +
+             " at its timeout (\"Script timed out\")";
+    } else if (h.fault_code == "NHCNA") {
+      what = who + ": AzNHC could not run " + h.check + " (FaultCode NHCNA)";
+    } else if (h.check.empty()) {
+      what = who + " failed a health check: " + clip_text(h.message, 100);
+    } else {
+      what = who + " failed the health check " + h.check;
+      if (h.expected_gbytes_per_s && h.measured_gbytes_per_s && *h.expected_gbytes_per_s > 0)
+        what += ": NCCL all-reduce bus bandwidth " + format_gbytes_per_s(*h.measured_gbytes_per_s) +
+                ", " + percent(*h.measured_gbytes_per_s, *h.expected_gbytes_per_s) + " of the " +
+                format_gbytes_per_s(*h.expected_gbytes_per_s) + " the check expects";
     }
-    if (allreduce && expected && measured && *expected > 0)
-      what += ": NCCL all-reduce bus bandwidth " + format_gbytes_per_s(*measured) + ", " +
-              format_number(100.0 * *measured / *expected, 3) + " % of the " +
-              format_gbytes_per_s(*expected) + " the check expects";
-    if (e.count > 1) what += " (" + std::to_string(e.count) + " lines like it)";
+    if (g.size() > 1 && (who.rfind("Node ", 0) == 0 || who == "The node"))
+      what += " (" + std::to_string(g.size()) + " lines)";
     Finding x = finding(what);
-    if (e.detail == kNhcNoResultCheck) x.severity = Severity::kWarning;  // unknown, not failed
-    x.evidence.push_back(framework_evidence(e));
-    const NodeReasonMeaning* m = node_reason_meaning(e.detail.empty() ? e.text : e.detail);
+    for (std::size_t i = 0; i < g.size() && i < 3; ++i)
+      x.evidence.push_back({g[i]->text, g[i]->where});
+    x.rank = 50;
+    if (h.timed_out) {
+      x.cause =
+          "NHC ends a run whose checks do not finish within its timeout (nhc -t, 30 s unless "
+          "set; its SIGALRM handler prints \"Script timed out while executing ...\", mej/nhc "
+          "nhc:725): the named check hung (a GPU, driver or filesystem call that does not "
+          "return) or needs longer than the timeout given (AzNHC's bandwidth and NCCL checks run "
+          "for minutes).";
+      x.fix =
+          "Run the check alone on the node with a longer timeout (nhc -t 600 -v, or AzNHC's "
+          "run-health-checks.sh) and see whether it finishes; if it hangs, look for a stuck "
+          "process (`ps -eo pid,stat,wchan:32,cmd | awk '$2 ~ /D/'`) and Xids (`dmesg | grep -i "
+          "xid`).";
+      return x;
+    }
+    if (h.fault_code == "NHCNA") {
+      x.severity = Severity::kWarning;
+      x.cause =
+          "AzNHC gives FaultCode NHCNA to a check that could not run or measure (a missing "
+          "dependency, a tool that exited with an error, a value it could not read), not to a "
+          "fault it measured: the node's state for this check is unknown. The message says what "
+          "failed: " +
+          h.message;
+      x.fix =
+          "Run the check by hand on the node (AzNHC's run-health-checks.sh, or the check with "
+          "DBG=1) and fix what the message names (a test binary not built, a path, a tool); "
+          "then rerun it.";
+      return x;
+    }
+    const NodeReasonMeaning* m =
+        node_reason_meaning(h.no_result       ? std::string("No results reported")
+                            : h.check.empty() ? h.message
+                                              : h.check);
     if (m) {
       x.cause = std::string(m->meaning);
       x.fix = std::string(m->fix);
@@ -89,34 +146,67 @@ class NhcCheckFailed : public Rule {
           "Run `nhc -v` (AzNHC: its run-health-checks.sh) on the node to see the failing check "
           "and fix what it names; NHC resumes a node it took offline once the check passes.";
     }
-    // AzNHC's check_nccl_allreduce forced the image's topology file before 67ca751
-    // (customTests/azure_nccl_allreduce.nhc: "-x NCCL_TOPO_FILE=$TOPOFILE" -> "-x
-    // NCCL_TOPO_FILE="), the fix for azurehpc-health-checks#142 (healthy ND H200 v5 VMs at
-    // ~15 GB/s against a 431 GB/s floor).
-    if (allreduce && !loopback && fw.topo_file) {
-      x.severity = Severity::kWarning;
-      x.message += " - with NCCL_TOPO_FILE forced on the check's own run";
-      // The setting itself: the command line around it is long (its launcher, paths, flags).
-      x.evidence.insert(x.evidence.begin() + 1,
-                        {fw.topo_file->what + " on the check's command line", fw.topo_file->where});
-      x.cause =
-          "The check's command forces NCCL's topology (" + fw.topo_file->what +
-          "). AzNHC releases before 67ca751 (2025-06-26, 'Removing topology file') passed the "
-          "image's topology file to this all-reduce, and on ND H100 / H200 v5 VMs it measured "
-          "about 15 GB/s on healthy hosts (azurehpc-health-checks#142: 'an artifact of the "
-          "image and test setup and not an actual issue with the host'; the fix, #143, runs "
-          "it with NCCL_TOPO_FILE empty). A topology file that does not describe this VM "
-          "leaves NCCL a graph without the NVLink paths it has. Until a run without it fails "
-          "too, this is the check's setup, not the node.";
-      x.fix =
-          "Update azurehpc-health-checks to a release after 67ca751 (or run the same mpirun "
-          "with -x NCCL_TOPO_FILE= ) and rerun the check before draining or reporting the node. "
-          "If it still fails without the file: `nvidia-smi nvlink --status`, `systemctl status "
-          "nvidia-fabricmanager`, and all_reduce_perf -g 8 with NCCL_DEBUG=INFO through "
-          "`trainready nccl`.";
-    }
-    x.rank = 50;
+    if (h.no_result) x.severity = Severity::kWarning;  // not known to be healthy, not failed
+    if (h.check == "check_nccl_allreduce") topology_file(x, g, f);
     return x;
+  }
+
+  // azurehpc-health-checks#142: check_nccl_allreduce at ~15 GB/s (3.5 % of its floor) on healthy
+  // ND H200 v5 VMs while the check passed its container's topology file; #143 (67ca751) runs it
+  // with NCCL_TOPO_FILE empty. Read only for a result far below the floor, and only while no run
+  // with the file cleared failed too.
+  static void topology_file(Finding& x, const Group& g, const NcclRunFacts& f) {
+    const HealthCheckFailure* far = nullptr;
+    for (const auto* h : g)
+      if (h->expected_gbytes_per_s && h->measured_gbytes_per_s && *h->expected_gbytes_per_s > 0 &&
+          *h->measured_gbytes_per_s < 0.5 * *h->expected_gbytes_per_s)
+        far = far ? far : h;
+    if (!far) return;
+    const TopoFileSetting* forced = nullptr;
+    const TopoFileSetting* cleared = nullptr;
+    for (const auto& s : f.framework.topo_file_settings) {
+      if (!s.value.empty() && !forced) forced = &s;
+      if (s.value.empty() && !cleared) cleared = &s;
+    }
+    const auto env = f.env.find("NCCL_TOPO_FILE");
+    const bool set_by_env = env != f.env.end() && !env->second.value.empty();
+    if (!forced && !set_by_env) return;
+    // A failure after a run with the file cleared: the file is not what holds it down.
+    if (cleared) {
+      for (const auto* h : g) {
+        if (h->where.source == cleared->where.source && h->where.line > cleared->where.line &&
+            h->measured_gbytes_per_s) {
+          x.evidence.push_back(
+              {"NCCL_TOPO_FILE set empty on a later run, which failed too", cleared->where});
+          x.cause +=
+              " A run with NCCL_TOPO_FILE set empty failed as well, so the topology file does "
+              "not explain it: look at the node's NVLink and Fabric Manager.";
+          return;
+        }
+      }
+    }
+    const std::string file = forced ? forced->value : env->second.value;
+    x.severity = Severity::kWarning;
+    x.message += " - with NCCL_TOPO_FILE forced on the check's run";
+    x.evidence.insert(
+        x.evidence.begin() + 1,
+        forced ? Evidence{"NCCL_TOPO_FILE=" + file + " on this command line", forced->where}
+               : evidence(env->second.line));
+    x.cause =
+        "The check's run forces NCCL's topology (NCCL_TOPO_FILE=" + file + ") and measured " +
+        percent(*far->measured_gbytes_per_s, *far->expected_gbytes_per_s) +
+        " of its floor. azurehpc-health-checks#142 reports this check failing healthy ND H200 v5 "
+        "VMs at about 15 GB/s against 431 GB/s while it passed its container's topology file "
+        "('an artifact of the image and test setup and not an actual issue with the host'); "
+        "#143 (commit 67ca751, 2025-06-26) removed the file from the check ('this seems to fix "
+        "the bandwidth issue'). Until a run without the file fails too, the check's setup, not "
+        "the node, is the first suspect.";
+    x.fix =
+        "Update azurehpc-health-checks to a release with 67ca751, or rerun the same command "
+        "with -x NCCL_TOPO_FILE= , before draining or reporting the node. If it still fails "
+        "without the file: `nvidia-smi nvlink --status`, `systemctl status "
+        "nvidia-fabricmanager`, and all_reduce_perf -g 8 with NCCL_DEBUG=INFO through "
+        "`trainready nccl`.";
   }
 };
 

@@ -130,6 +130,23 @@ TEST(NcclTestsSeparateJobs, LeavesItToNcclsOwnLinesWhenTheLogHasThem) {
   EXPECT_EQ(run_run_rule("nccl-separate-jobs", &log, &t).findings.size(), 1u);
 }
 
+// A first attempt that failed in init, then a retry: two headers with nothing of the table
+// between them, as separate jobs print; the log's failure says they can be one after another.
+TEST(NcclTestsSeparateJobs, QuietBesideAFailureThatEndedAnAttempt) {
+  const std::string text =
+      "# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "#  Rank  0 Group  0 Pid   1001 on      node1 device  0 [0x10] NVIDIA A100-SXM4-80GB\n"
+      "node1:1001:1011 [0] misc/ibvwrap.cc:105 NCCL WARN Call to ibv_open_device failed\n"
+      "node1: Test NCCL failure common.cu:1005 'internal error'\n"
+      "# nThread 1 nGpus 8 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+      "#  Rank  0 Group  0 Pid   1002 on      node1 device  0 [0x10] NVIDIA A100-SXM4-80GB\n";
+  const NcclRunFacts log = log_text(text);
+  NcclTestsFacts t = parse_nccl_tests(text, "t.log");
+  const RuleOutcome beside = run_run_rule(kId, &log, &t);
+  EXPECT_TRUE(beside.findings.empty());
+  EXPECT_NE(beside.not_applicable.find("attempts one after another"), std::string::npos);
+}
+
 // Several processes at once on one host: all used device 0 (each its local rank 0). That is
 // this rule's reading, not several ranks of one job sharing a GPU.
 TEST(NcclTestsSeparateJobs, OneHostTwoWorldsIsNotRanksSharingAGpu) {
