@@ -1,6 +1,5 @@
 #include "parsers/nccl_framework_nhc.h"
 
-#include <cstdlib>
 #include <string>
 
 #include "core/text.h"
@@ -29,13 +28,13 @@ std::string_view host_before_bar(std::string_view t, std::string_view* rest) {
   return h;
 }
 
+// The number right after `key` ("expected >=431.0 GB/s"), read by core's parse_double.
 std::optional<double> number_after(std::string_view t, std::string_view key) {
   const std::size_t p = t.find(key);
   if (p == std::string_view::npos) return std::nullopt;
-  const std::string s(t.substr(p + key.size(), 32));
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (end == s.c_str() || !(v >= 0) || v > 1e9) return std::nullopt;
+  const std::string_view rest = t.substr(p + key.size());
+  const auto v = parse_double(rest.substr(0, rest.find(' ')));
+  if (!v || !(*v >= 0) || *v > 1e9) return std::nullopt;
   return v;
 }
 

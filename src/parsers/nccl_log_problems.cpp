@@ -496,24 +496,24 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
   const std::string_view unchanged = line;
   const bool named = has(line, "NCCL");
   if (diag_line(line, n, named)) return;
-  if (f.nccl_tests_table_file.empty()) {
-    // nccl-tests' table header, perhaps behind a launcher prefix ("[1,0]<stdout>:#  size ..."):
-    // the file holds a result the nccl-tests reader can judge beside the log.
+  if (f.nccl_tests_table_file.empty() || f.nccl_tests_file.empty()) {
+    // nccl-tests' own '#' lines, perhaps behind a launcher prefix ("[1,0]<stdout>:#  size ...");
+    // one search for the '#' serves both readings below (this runs for every line).
+    const std::size_t hash = line.find('#');
+    const bool marked = hash != std::string_view::npos && hash < 64;
+    // Its table header: the file holds a result the nccl-tests reader can judge beside the log.
     // Its summary, too ("# Out of bounds values : 0 OK"): an excerpt that starts past the
     // header still holds rows and the verdict.
-    std::size_t hash = line.find('#');
-    if (hash != std::string_view::npos && hash < 64 &&
+    if (marked && f.nccl_tests_table_file.empty() &&
         ((has(line, "size") && has(line, "busbw")) || has(line, "Out of bounds values")))
       f.nccl_tests_table_file = file;
-  }
-  if (f.nccl_tests_file.empty()) {
-    // Any of nccl-tests' own lines: its table or summary (above), or a run's header ("# nThread
-    // 1 nGpus 6 minBytes ..."; src/common.cu prints it first, before the device list).
-    if (!f.nccl_tests_table_file.empty()) {
-      f.nccl_tests_file = f.nccl_tests_table_file;
-    } else if (std::size_t hash = line.find('#'); hash != std::string_view::npos && hash < 64 &&
-                                                  has(line, "nThread") && has(line, "nGpus")) {
-      f.nccl_tests_file = file;
+    // Any of nccl-tests' own lines: that table or summary, or a run's header ("# nThread 1
+    // nGpus 6 minBytes ..."; src/common.cu prints it first, before the device list).
+    if (f.nccl_tests_file.empty()) {
+      if (!f.nccl_tests_table_file.empty())
+        f.nccl_tests_file = f.nccl_tests_table_file;
+      else if (marked && has(line, "nThread") && has(line, "nGpus"))
+        f.nccl_tests_file = file;
     }
   }
   if (!line.empty() && line[0] == '#') {

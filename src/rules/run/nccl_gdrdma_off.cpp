@@ -7,12 +7,12 @@
 namespace trainready {
 namespace {
 
-// Networks that move data through host memory by design: their devices report "GPU Direct RDMA
-// Disabled" (graph/topo.cc prints it for every network from 2.13.4) and their connections carry no
-// GDRDMA, which is no fault to repair. NCCL's own Socket transport (net_socket.cc: ptrSupport
-// NCCL_PTR_HOST) and Google's FastSocket plugin (google/nccl-fastsocket net_fastsocket.cc:1478
-// @b3ff1c6: props->ptrSupport = NCCL_PTR_HOST).
-bool host_memory_only(std::string_view net) { return net == "Socket" || net == "FastSocket"; }
+// A network that moves data through host memory by design: its devices report "GPU Direct RDMA
+// Disabled" (graph/topo.cc prints it for every network from 2.13.4) and its connections carry no
+// GDRDMA, which is no fault to repair. Google's FastSocket plugin (google/nccl-fastsocket
+// net_fastsocket.cc:1478 @b3ff1c6: props->ptrSupport = NCCL_PTR_HOST), like NCCL's own Socket
+// transport, whose lines and connections are read apart (socket_line, TransportKind::kNetSocket).
+bool host_memory_only(std::string_view net) { return net == "FastSocket"; }
 
 // "NET/FastSocket/0" -> "FastSocket"
 std::string_view net_of_label(std::string_view label) {
