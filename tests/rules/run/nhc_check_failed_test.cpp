@@ -176,6 +176,21 @@ TEST(NhcCheckFailed, ChecksThatCouldNotRunOrTimedOutSayWhat) {
   EXPECT_NE(o.findings[2].cause.find("nhc -t"), std::string::npos);
 }
 
+// azurehpc-health-checks#162 (its maintainer's lines): on NC H100 v5 the P2P floor and the
+// NVLink check fail by design; the reading says so before "report the node".
+TEST(NhcCheckFailed, NcH100V5sByDesignFailuresAreNamed) {
+  const RuleOutcome o = log_rule(
+      kId, log_text("ERROR:  nhc:  Health check failed:  check_gpu_bw: P2P test on GPU 1 to GPU 0 "
+                    "failed. Bandwidth 256.63 is less than 335. FaultCode: NHC2020\n"
+                    "ERROR:  nhc:  Health check failed:  check_nvlink_status: GPU 0 has nvlinks "
+                    "inactive:     Link 4: Inactive\n"));
+  ASSERT_EQ(o.findings.size(), 2u);
+  for (const Finding& x : o.findings) {
+    EXPECT_NE(x.cause.find("#162"), std::string::npos) << x.message;
+    EXPECT_EQ(x.fix.rfind("On NC H100 v5", 0), 0u) << x.fix;
+  }
+}
+
 // The same table reads a Slurm drain reason NHC set ("NHC: check_nccl_allreduce: ...").
 TEST(NodeReasons, NhcChecksAreReadInDrainReasonsToo) {
   const NodeReasonMeaning* m = node_reason_meaning(
