@@ -1,20 +1,12 @@
 #include "bench/mpi_plugin_loader.h"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <stdexcept>
-#include <system_error>
 
 #include "bench/mpi_backend.h"
 #include "bench/nccl_backend.h"
-
-#ifndef TRAINREADY_PLUGIN_RELDIR
-#define TRAINREADY_PLUGIN_RELDIR "../lib/trainready"
-#endif
 
 namespace trainready {
 namespace {
@@ -29,20 +21,7 @@ std::string dl_error() {
   return e ? e : "unknown error";
 }
 
-std::string executable_dir() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
-}
-
-bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
-
-// $TRAINREADY_MPI_PLUGIN when set and not empty.
-std::optional<std::string> plugin_from_env() {
-  const char* env = std::getenv("TRAINREADY_MPI_PLUGIN");
-  if (env == nullptr || *env == '\0') return std::nullopt;
-  return std::string(env);
-}
+constexpr const char* kPluginEnv = "TRAINREADY_MPI_PLUGIN";
 
 std::string how_to_get_open_mpi() {
   std::string s =
@@ -62,12 +41,6 @@ std::string how_to_get_open_mpi() {
   return s;
 }
 
-std::string searched(const std::vector<MpiPluginCandidate>& cs) {
-  std::string s;
-  for (const auto& c : cs) s += (s.empty() ? "" : ", ") + c.path;
-  return s;
-}
-
 // Throws the reason the layer cannot be loaded.
 MpiLayer& open_layer() {
   if (!mpi_compiled_in())
@@ -77,13 +50,13 @@ MpiLayer& open_layer() {
   const std::vector<MpiPluginCandidate> candidates = mpi_plugin_candidates();
   const std::optional<MpiPluginCandidate> plugin = find_mpi_plugin();
   if (!plugin) {
-    if (plugin_from_env())
+    if (plugin_path_from_env(kPluginEnv))
       throw std::runtime_error("TRAINREADY_MPI_PLUGIN=" + candidates.front().path +
                                ": no such file (it must name " + TRAINREADY_MPI_PLUGIN_FILE +
                                "; unset it to use the one installed with trainready)");
     throw std::runtime_error(
         std::string("the MPI plugin ") + TRAINREADY_MPI_PLUGIN_FILE +
-        " is not where trainready looks for it (" + searched(candidates) +
+        " is not where trainready looks for it (" + searched_paths(candidates) +
         "); install the trainready-mpi package (the .deb beside trainready's), or set "
         "TRAINREADY_MPI_PLUGIN to its path");
   }
@@ -140,28 +113,11 @@ LoadState& state() {
 }  // namespace
 
 std::vector<MpiPluginCandidate> mpi_plugin_candidates() {
-  if (std::optional<std::string> p = plugin_from_env()) {
-    if (p->find('/') == std::string::npos) *p = "./" + *p;  // a path, never a loader search
-    return {{*p, "$TRAINREADY_MPI_PLUGIN"}};
-  }
-  std::vector<MpiPluginCandidate> out;
-  const std::string dir = executable_dir();
-  if (dir.empty()) return out;
-  const std::string file = std::string("/") + TRAINREADY_MPI_PLUGIN_FILE;
-  const std::string installed = dir + "/" + TRAINREADY_PLUGIN_RELDIR;
-  out.push_back({installed + file, "installed layout"});
-  // Configured for /usr on Debian, libdir is multiarch (lib/x86_64-linux-gnu); a tree installed
-  // with another prefix has plain lib/.
-  if (installed != dir + "/../lib/trainready")
-    out.push_back({dir + "/../lib/trainready" + file, "installed layout"});
-  out.push_back({dir + file, "next to the executable"});
-  return out;
+  return plugin_candidates(TRAINREADY_MPI_PLUGIN_FILE, kPluginEnv);
 }
 
 std::optional<MpiPluginCandidate> find_mpi_plugin() {
-  for (const auto& c : mpi_plugin_candidates())
-    if (exists(c.path)) return c;
-  return std::nullopt;
+  return find_plugin(TRAINREADY_MPI_PLUGIN_FILE, kPluginEnv);
 }
 
 MpiLayer& load_mpi_layer() {
@@ -185,7 +141,7 @@ std::string mpi_plugin_summary() {
   const std::string s = std::string(TRAINREADY_MPI_PLUGIN_FILE) +
                         " (the bench back ends; opened at run time with libmpi.so.40), ";
   if (auto p = find_mpi_plugin()) return s + "from " + p->path + " (" + p->origin + ")";
-  return s + "not found (searched " + searched(mpi_plugin_candidates()) + ")";
+  return s + "not found (searched " + searched_paths(mpi_plugin_candidates()) + ")";
 }
 
 // The binary's side of mpi_backend.h and nccl_backend.h: the plugin behind them.

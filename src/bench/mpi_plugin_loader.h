@@ -1,10 +1,7 @@
 #pragma once
-// Finds and opens the MPI plugin (libtrainready-mpi.so, see mpi_layer.h). Search order:
-//   1. $TRAINREADY_MPI_PLUGIN, alone when set (a file; nothing else is tried);
-//   2. the installed layout, relative to the executable: $ORIGIN/../<libdir>/trainready/
-//      (<libdir> as CMake's GNUInstallDirs chose at configure time), then
-//      $ORIGIN/../lib/trainready/;
-//   3. the executable's own directory (the build tree).
+// Finds and opens the MPI plugin (libtrainready-mpi.so, see mpi_layer.h), where
+// plugin/plugin_search.h says: $TRAINREADY_MPI_PLUGIN alone when set, else the installed layout,
+// then the executable's own directory.
 // libmpi.so.40 itself is found by the dynamic loader: LD_LIBRARY_PATH (what `module load` sets),
 // then the system's library path.
 #include <optional>
@@ -12,13 +9,11 @@
 #include <vector>
 
 #include "bench/mpi_layer.h"
+#include "plugin/plugin_search.h"
 
 namespace trainready {
 
-struct MpiPluginCandidate {
-  std::string path;
-  std::string origin;  // "$TRAINREADY_MPI_PLUGIN", "installed layout", "next to the executable"
-};
+using MpiPluginCandidate = PluginCandidate;
 
 std::vector<MpiPluginCandidate> mpi_plugin_candidates();
 // The first candidate that exists.

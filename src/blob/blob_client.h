@@ -1,9 +1,11 @@
 #pragma once
-// A Blob service client over libcurl: List Blobs (prefix, continuation marker), Get Blob
+// A Blob service client: List Blobs (prefix, continuation marker), Get Blob
 // Properties and ranged Get Blob pinned to an ETag (If-Match), the SAS appended to every request.
 // The same code path serves a real account over HTTPS (certificates checked) and Azurite over
 // http on 127.0.0.1. Retries 408/429/500/502/503/504 and dropped connections with exponential
-// backoff, honouring Retry-After. Every message has the SAS signature redacted.
+// backoff, honouring Retry-After. Every message has the SAS signature redacted. The requests are
+// made by libcurl in the network plugin (plugin/net_layer.h, src/net/curl_blob_transport.cpp);
+// constructing a client opens it, and throws std::runtime_error saying why when it cannot.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -15,6 +17,8 @@
 #include "blob/blob_url.h"
 
 namespace trainready {
+
+class BlobTransport;
 
 // The Blob service refused or failed a request after the retries: status 0 for a transport
 // error (connection refused, TLS, timeout). what() says what to do about it.
@@ -75,10 +79,6 @@ struct BlobProperties {
 // services" and accepted by Azurite 3.35 (its ValidAPIVersions).
 inline constexpr const char* kBlobApiVersion = "2021-08-06";
 
-// The entity tag without its quotes: the form listings and properties give, and the one to
-// compare; If-Match sends it quoted.
-std::string unquoted_etag(std::string_view etag);
-
 class BlobClient {
  public:
   explicit BlobClient(BlobLocation where, BlobClientOptions options = {});
@@ -106,12 +106,9 @@ class BlobClient {
   std::uint64_t requests() const;
   std::uint64_t retries() const;
 
-  struct Impl;  // the connection pool and counters (blob_client.cpp)
-
  private:
   BlobLocation where_;
-  BlobClientOptions options_;
-  std::unique_ptr<Impl> impl_;
+  std::unique_ptr<BlobTransport> impl_;  // the plugin's connection pool and counters
 };
 
 }  // namespace trainready

@@ -154,6 +154,14 @@ void remember_sas_signature(std::string_view sas) {
   }
 }
 
+std::string unquoted_etag(std::string_view etag) {
+  // List Blobs gives <Etag>0x8D...</Etag>, the headers "0x8D..." (RFC 9110 entity-tag quotes).
+  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') {
+    etag = etag.substr(1, etag.size() - 2);
+  }
+  return std::string(etag);
+}
+
 std::string redact_sas(std::string_view s) {
   std::string out = redact_sig_parameters(s);
   std::vector<std::string> secrets;
@@ -188,8 +196,9 @@ std::string normalize_sas_token(std::string_view token, const std::string& from)
   for (char c : token) {
     if (blank(c) || static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '#') {
       throw std::invalid_argument(
-          from + ": a SAS token is one line without blanks (sv=...&sig=...), as the portal or "
-                 "`az storage container generate-sas` prints it");
+          from +
+          ": a SAS token is one line without blanks (sv=...&sig=...), as the portal or "
+          "`az storage container generate-sas` prints it");
     }
   }
   return std::string(token);
@@ -225,8 +234,8 @@ std::string read_sas_file(const std::string& path, std::string& advice) {
   if ((st.st_mode & 077) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    advice = path + " holds a SAS and other users can read it (mode " + mode + "); chmod 600 " +
-             path;
+    advice =
+        path + " holds a SAS and other users can read it (mode " + mode + "); chmod 600 " + path;
   }
   return normalize_sas_token(text, from);
 }

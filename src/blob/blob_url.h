@@ -29,6 +29,10 @@ BlobLocation parse_blob_url(std::string_view url, const std::optional<std::strin
 // (%25XX), with '+' as a space, or '/' as a JSON "\/" (a proxy or gateway echoing it).
 std::string redact_sas(std::string_view s);
 
+// The entity tag without its quotes: the form listings and properties give, and the one to
+// compare; If-Match sends it quoted.
+std::string unquoted_etag(std::string_view etag);
+
 // Registers the `sig` of this SAS (a query string) for redact_sas, for the life of the process.
 // A signature under 4 bytes is not registered (it would blank ordinary words).
 void remember_sas_signature(std::string_view sas);

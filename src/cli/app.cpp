@@ -9,6 +9,7 @@
 
 #include "bench/mpi_backend.h"
 #include "bench/mpi_plugin_loader.h"
+#include "plugin/net_plugin_loader.h"
 #include "bench/nccl_backend.h"
 #include "catalog/catalog.h"
 #include "cli/commands.h"
@@ -135,10 +136,10 @@ int run_cli(int argc, char** argv) {
   if (version) {
     std::printf(
         "trainready %s\ncompiled in: NVML (loaded at run time), NCCL version probe (loaded at "
-        "run time), libcurl (IMDS), bench back ends: %s%s\nMPI plugin: %s\n",
+        "run time), bench back ends: %s%s\nMPI plugin: %s\nnetwork plugin: %s\n",
         tool_version(), mpi_compiled_in() ? "MPI" : "no MPI",
         nccl_compiled_in() ? ", NCCL (CUDA runtime static, libnccl.so.2 at run time)" : ", no NCCL",
-        mpi_plugin_summary().c_str());
+        mpi_plugin_summary().c_str(), net_plugin_summary().c_str());
     return finish_stdout();
   }
   for (auto* sub : app.get_subcommands()) {

@@ -1,10 +1,15 @@
 #pragma once
 // GET /metrics over HTTP for Prometheus to scrape (`watch --listen 127.0.0.1:9464`), served by
-// GNU libmicrohttpd from its own thread: the sampler only swaps in the latest exposition text.
+// GNU libmicrohttpd from its own thread in the network plugin (plugin/net_layer.h,
+// src/net/metrics_httpd.cpp): the sampler only swaps in the latest exposition text.
 #include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
+
+namespace trainready {
+class HttpService;
+}
 
 namespace trainready::watch {
 
@@ -22,7 +27,7 @@ class MetricsServer {
  public:
   // "HOST:PORT" ("127.0.0.1:9464", "[::1]:9464"; ":9464" = 127.0.0.1, this machine only;
   // "0.0.0.0:9464" or "[::]:9464" to serve every address). Throws InputError for a malformed
-  // address, std::runtime_error when the port cannot be bound.
+  // address, std::runtime_error when the port cannot be bound or the network plugin not opened.
   explicit MetricsServer(const std::string& listen);
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
@@ -33,11 +38,10 @@ class MetricsServer {
   int port() const { return port_; }
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
   mutable std::mutex mu_;
   std::string text_;
   int port_ = 0;
+  std::unique_ptr<HttpService> http_;  // last: it stops before the text it serves goes
 };
 
 }  // namespace trainready::watch

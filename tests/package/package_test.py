@@ -85,7 +85,9 @@ def check_control(deb, version):
         fail(f"Version field {fields.get('Version')!r}, the binary says {version!r}")
     depends = fields.get("Depends", "")
     # Library package names as dpkg-shlibdeps writes them, with a version floor from the symbols.
-    for lib in ("libc6 (>=", "libcurl", "libsimdjson14", "libstdc++6 (>="):
+    # libcurl, libxml2 and libmicrohttpd are the network plugin's (shlibdeps reads it too).
+    for lib in ("libc6 (>=", "libcurl", "libxml2", "libmicrohttpd", "libsimdjson14",
+                "libstdc++6 (>="):
         if lib not in depends:
             fail(f"Depends lacks {lib!r} (shlibdeps not run?): {depends!r}")
     if "libopenmpi" in depends or "libmpi" in depends:
@@ -126,6 +128,12 @@ def check_contents(deb, source):
             expected.add(f"/usr/share/doc/trainready/rules/{name}")
     for p in sorted(expected - paths):
         fail(f"the package lacks {p}")
+    # The network plugin, in the multiarch library directory's trainready/ (CMakeLists.txt).
+    net = [p for p in paths if re.fullmatch(r"/usr/lib/[^/]+/trainready/libtrainready-net\.so", p)]
+    if len(net) != 1:
+        fail(f"the package should hold /usr/lib/<multiarch>/trainready/libtrainready-net.so once: "
+             f"{net}")
+    expected.update(net)
     print(f"ok: the package holds the {len(expected)} expected files")
 
 
@@ -149,6 +157,15 @@ def check_installed_binary(binary, source, version):
     r = run([binary, "--version"])
     if r.returncode != 0 or not r.stdout.startswith(f"trainready {version}\n"):
         fail(f"--version: exit {r.returncode}: {r.stdout!r} {r.stderr!r}")
+    # The network plugin comes from the installed layout beside the binary, not the build tree.
+    usr = os.path.dirname(os.path.dirname(binary))
+    plugins = [os.path.join(d, f) for d, _, fs in os.walk(os.path.join(usr, "lib")) for f in fs
+               if f == "libtrainready-net.so"]
+    plugin = plugins[0] if len(plugins) == 1 else f"{usr}/lib/<multiarch>/trainready/"
+    m = re.search(r"^network plugin: libtrainready-net\.so .* from (\S+) \(installed layout\)$",
+                  r.stdout, re.M)
+    if not m or os.path.realpath(m.group(1)) != os.path.realpath(plugin):
+        fail(f"--version does not name the installed network plugin {plugin}: {r.stdout!r}")
     example = os.path.join(source, "examples", "nd-h100-healthy")
     r = run([binary, "doctor", "--root", example, "--color", "never"])
     if r.returncode != 0 or not r.stdout.startswith("READY"):

@@ -24,10 +24,14 @@
 #include "blob/blob_source.h"
 #include "core/base64.h"
 #include "core/input_error.h"
+#include "net/plugin_entry.h"
+#include "plugin/net_plugin_loader.h"
 
 using namespace trainready;
 
 int main(int argc, char** argv) {
+  // The network code is linked into this checker, not opened as a plugin.
+  use_linked_net_layer(*trainready_net_plugin_v1()->layer);
   std::vector<std::string> args(argv + 1, argv + argc);
   std::optional<std::string> endpoint;
   BlobClientOptions opt;
