@@ -9,7 +9,7 @@ scale sets, networks, and a few traps for the rules to find. Prints trainready's
 parsing the same file (the reference, same run), and the ratios. Targets (issue 35): 10,000
 resources under 1 s; time at most 2x json.load; peak memory at most 3x the template's size,
 printed two ways: the whole process's peak resident set, and that peak less the resident set of
-`trainready --version` (the executable and its libraries, ~14 MiB, which no template changes).
+`trainready --version` (the executable and its libraries, ~8 MiB, which no template changes).
 docs/lint.md has the numbers and what limits them. LINT_BENCH_RESOURCES="10000 40000 77000" picks
 the sizes.
 """

@@ -4,9 +4,9 @@
 // by the commands that speak HTTP (plugin/net_plugin_loader.h): `stage` from Blob, `doctor` and
 // `collect` asking IMDS, `watch --listen`. Linked into the executable, those libraries and the
 // ~30 they pull in (TLS, Kerberos, LDAP, ICU) were mapped, relocated and initialised by every
-// command: ~6 MiB of resident memory and a third of the start-up time of `lint` or `nccl`, which
-// never send a byte (docs/performance.md, "Start-up"). git keeps libcurl out of its main binary
-// (git-remote-http) for the same reason.
+// command: ~7 MiB of resident memory and three fifths of the CPU time of starting the process,
+// in `lint` or `nccl` too, which never send a byte (docs/performance.md, "Start-up and the
+// network plugin"). git keeps libcurl out of its main binary (git-remote-http) for the same reason.
 //
 // The interface is C++ and only safe between the executable and a plugin of the same build: the
 // loader checks the version, the ABI number and the compiler before using it.
