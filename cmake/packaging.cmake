@@ -1,6 +1,6 @@
 # `make package` / `cpack -G DEB`: a Debian package of trainready. Everything is an ordinary
 # install() rule, so whatever else the project installs (a plugin library under
-# ${CMAKE_INSTALL_LIBDIR}/trainready) lands in the package too. GNUInstallDirs is included at the
+# TRAINREADY_PLUGIN_INSTALL_DIR, CMakeLists.txt) lands in the package too. GNUInstallDirs is included at the
 # top of CMakeLists.txt, before any install() rule.
 
 install(TARGETS trainready RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -48,8 +48,9 @@ set(CPACK_PACKAGE_CONTACT "trainready maintainers <maintainers@users.noreply.a-s
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # trainready_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
-# Depends is computed by dpkg-shlibdeps from the libraries the binary really links (libc6,
-# libcurl4, libsimdjson14 for lint, libstdc++6, ...), never kept by hand; it needs dpkg-dev and file
+# Depends is computed by dpkg-shlibdeps from the libraries the binary and the network plugin
+# really link (libc6, libsimdjson14 for lint, libstdc++6; libcurl4, libxml2, libmicrohttpd12 for
+# the plugin, ...), never kept by hand; it needs dpkg-dev and file
 # (setup-deps.sh).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The build keeps -g1 for crash reports; the package ships the stripped binary (a quarter the size).

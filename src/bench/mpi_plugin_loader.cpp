@@ -2,7 +2,6 @@
 
 #include <dlfcn.h>
 
-#include <cstring>
 #include <stdexcept>
 
 #include "bench/mpi_backend.h"
@@ -51,9 +50,8 @@ MpiLayer& open_layer() {
   const std::optional<MpiPluginCandidate> plugin = find_mpi_plugin();
   if (!plugin) {
     if (plugin_path_from_env(kPluginEnv))
-      throw std::runtime_error("TRAINREADY_MPI_PLUGIN=" + candidates.front().path +
-                               ": no such file (it must name " + TRAINREADY_MPI_PLUGIN_FILE +
-                               "; unset it to use the one installed with trainready)");
+      throw std::runtime_error(
+          env_plugin_missing(kPluginEnv, candidates.front().path, TRAINREADY_MPI_PLUGIN_FILE));
     throw std::runtime_error(
         std::string("the MPI plugin ") + TRAINREADY_MPI_PLUGIN_FILE +
         " is not where trainready looks for it (" + searched_paths(candidates) +
@@ -71,32 +69,14 @@ MpiLayer& open_layer() {
     throw std::runtime_error(std::string("MPI is needed here, and ") + kLibMpi +
                              " could not be loaded: " + why + ". " + how_to_get_open_mpi());
   }
-  void* h = dlopen(plugin->path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    const std::string why = dl_error();
-    throw std::runtime_error("the MPI plugin " + plugin->path + " (" + plugin->origin +
-                             ") could not be loaded: " + why +
-                             ". It needs Open MPI's libmpi.so.40 (4.x or 5.x) and the libraries "
-                             "that needs; " +
-                             how_to_get_open_mpi());
-  }
-  auto entry = reinterpret_cast<TrainreadyMpiPluginEntry>(dlsym(h, TRAINREADY_MPI_PLUGIN_ENTRY));
-  if (!entry)
-    throw std::runtime_error("the MPI plugin " + plugin->path + " has no " +
-                             TRAINREADY_MPI_PLUGIN_ENTRY +
-                             " entry point: it is not a plugin of this trainready");
-  const TrainreadyMpiPluginInfo* info = entry();
-  // The C++ interface behind `layer` is only safe with a plugin of this very build.
-  if (!info || info->abi != TRAINREADY_MPI_PLUGIN_ABI ||
-      std::strcmp(info->version, TRAINREADY_VERSION) != 0 ||
-      std::strcmp(info->compiler, __VERSION__) != 0 || !info->layer)
-    throw std::runtime_error(
-        "the MPI plugin " + plugin->path + " comes from another build (plugin: trainready " +
-        (info ? info->version : "?") + ", interface " + std::to_string(info ? info->abi : 0) +
-        ", compiler " + (info ? info->compiler : "?") + "; this binary: trainready " +
-        TRAINREADY_VERSION + ", interface " + std::to_string(TRAINREADY_MPI_PLUGIN_ABI) +
-        ", compiler " + __VERSION__ + "); install the two together");
-  return *info->layer;
+  return *open_plugin<TrainreadyMpiPluginInfo>(
+              *plugin, "the MPI plugin", TRAINREADY_MPI_PLUGIN_ENTRY, TRAINREADY_MPI_PLUGIN_ABI,
+              [] {
+                return "It needs Open MPI's libmpi.so.40 (4.x or 5.x) and the libraries that "
+                       "needs; " +
+                       how_to_get_open_mpi();
+              })
+              .layer;
 }
 
 struct LoadState {

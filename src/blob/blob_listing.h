@@ -3,7 +3,9 @@
 // learn.microsoft.com: EnumerationResults / Blobs / Blob / Properties, NextMarker) and an error
 // (<Error><Code/><Message/></Error>). Parsed with libxml2, never by string search: names arrive
 // with entities (&amp;), numeric character references and, since 2019-12-12, percent-encoded
-// when they hold characters XML cannot carry (<Name Encoded="true">).
+// when they hold characters XML cannot carry (<Name Encoded="true">). Defined in
+// src/net/blob_listing_xml.cpp, in the network plugin (libxml2 is linked there, not into the
+// executable).
 #include <cstdint>
 #include <optional>
 #include <string>

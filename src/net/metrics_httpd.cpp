@@ -89,14 +89,17 @@ class MetricsHttpd final : public HttpService {
     } else {
       port = ntohs(reinterpret_cast<const sockaddr_in*>(&addr_)->sin_port);
     }
+    // The logger first: libmicrohttpd warns (through its default logger) about any option that
+    // comes before it.
     daemon_ = MHD_start_daemon(
-        flags, port, nullptr, nullptr, &handle, &current_, MHD_OPTION_SOCK_ADDR, &addr_,
+        flags, port, nullptr, nullptr, &handle, &current_, MHD_OPTION_EXTERNAL_LOGGER, &log_line,
+        nullptr, MHD_OPTION_SOCK_ADDR, &addr_,
         // A client idle this long is dropped; a request's headers may use this much memory; one
         // address holds at most kPerIpConnections of the kConnections, so a few slow clients
         // cannot starve a scrape.
         MHD_OPTION_CONNECTION_TIMEOUT, kIdleTimeoutS, MHD_OPTION_CONNECTION_LIMIT, kConnections,
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, kPerIpConnections, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        kConnectionMemory, MHD_OPTION_EXTERNAL_LOGGER, &log_line, nullptr, MHD_OPTION_END);
+        kConnectionMemory, MHD_OPTION_END);
     if (daemon_ == nullptr)
       throw std::runtime_error("--listen " + listen +
                                ": cannot listen there (address in use or not on this machine)");

@@ -32,6 +32,6 @@ extern "C" __attribute__((visibility("default"))) const TrainreadyNetPluginInfo*
 trainready_net_plugin_v1(void) {
   static trainready::Layer layer;
   static const TrainreadyNetPluginInfo info{TRAINREADY_NET_PLUGIN_ABI, TRAINREADY_VERSION,
-                                            __VERSION__, &layer};
+                                            __VERSION__, &layer, trainready::kNetLayerLayout};
   return &info;
 }

@@ -9,9 +9,12 @@
 // network plugin"). git keeps libcurl out of its main binary (git-remote-http) for the same reason.
 //
 // The interface is C++ and only safe between the executable and a plugin of the same build: the
-// loader checks the version, the ABI number and the compiler before using it.
+// loader checks the version, the ABI number, the compiler and the sizes of the types that cross
+// (kNetLayerLayout) before using it. A change to those types that keeps every size needs the ABI
+// number bumped.
 #include <sys/socket.h>
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -46,9 +49,21 @@ class NetLayer {
                                                      std::function<std::string()> current) = 0;
 };
 
+// The sizes of the types passed between the executable and the plugin, folded into one number
+// that both sides compute from their own headers.
+inline constexpr std::size_t kNetLayerLayout = [] {
+  std::size_t h = 0;
+  for (std::size_t s : {sizeof(BlobLocation), sizeof(BlobClientOptions), sizeof(BlobListPage),
+                        sizeof(BlobItem), sizeof(BlobProperties), sizeof(BlobError),
+                        sizeof(BlobChangedError), sizeof(Fact<std::string>), sizeof(Provenance),
+                        sizeof(sockaddr_storage), sizeof(std::function<std::string()>)})
+    h = h * 1000003u ^ s;
+  return h;
+}();
+
 }  // namespace trainready
 
-// Bumped whenever NetLayer, BlobTransport or HttpService change shape.
+// Bumped whenever NetLayer, BlobTransport, HttpService or a type they pass change shape.
 #define TRAINREADY_NET_PLUGIN_ABI 1
 #define TRAINREADY_NET_PLUGIN_ENTRY "trainready_net_plugin_v1"
 #define TRAINREADY_NET_PLUGIN_FILE "libtrainready-net.so"
@@ -59,6 +74,7 @@ struct TrainreadyNetPluginInfo {
   const char* version;   // trainready version of the plugin's build
   const char* compiler;  // __VERSION__: the C++ ABI of NetLayer is the compiler's
   trainready::NetLayer* layer;
+  std::size_t layout;  // trainready::kNetLayerLayout of the plugin's build
 };
 // The one symbol the plugin exports.
 typedef const TrainreadyNetPluginInfo* (*TrainreadyNetPluginEntry)(void);

@@ -70,3 +70,34 @@ TEST(NetPlugin, StageFromBlobWithoutThePluginExits2AndWritesNothing) {
   EXPECT_EQ(r.err.find("NOTASECRET1234"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dst));
 }
+
+TEST(NetPlugin, APluginOfAnotherBuildIsRefusedNotCalled) {
+  const fs::path dst = fs::temp_directory_path() / ("tr-net-foreign-" + std::to_string(::getpid()));
+  fs::remove_all(dst);
+  CliResult r = run_trainready(
+      {"stage", "https://acct.blob.core.windows.net/data/p?sv=2022-11-02&sig=NOTASECRET1234",
+       dst.string(), "--progress", "never"},
+      std::string("TRAINREADY_NET_PLUGIN=") + TR_FAKE_NET_PLUGIN);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("comes from another build (plugin: trainready ?, interface 2, compiler ?"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dst));
+}
+
+TEST(NetPlugin, WatchListenWithoutThePluginExits2) {
+  CliResult r = run_trainready({"watch", "--listen", "127.0.0.1:1", "--duration", "1"},
+                               "TRAINREADY_NET_PLUGIN=/nonexistent/libtrainready-net.so");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("TRAINREADY_NET_PLUGIN=/nonexistent/libtrainready-net.so: no such file"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(NetPlugin, ADirectoryIsNotAPlugin) {
+  const std::string dir = fs::temp_directory_path().string();
+  CliResult r = run_trainready({"doctor", "--json", "--imds", "http://127.0.0.1:1/"},
+                               "TRAINREADY_NET_PLUGIN=" + dir);
+  EXPECT_NE(r.out.find("TRAINREADY_NET_PLUGIN=" + dir + ": not a regular file"), std::string::npos)
+      << r.out;
+}

@@ -135,7 +135,7 @@ with tempfile.NamedTemporaryFile(suffix=".so") as junk:
           f"{r.stderr.strip()})")
 
 # 5. With Open MPI: one rank without mpirun (MPI's singleton init) from the build tree, then from
-#    an installed tree (the plugin under <prefix>/<libdir>/trainready, found from $ORIGIN).
+#    an installed tree (the plugin under <prefix>/lib/<multiarch>/trainready, found from $ORIGIN).
 version = run([BIN, "--version"]).stdout
 check(f"from {os.path.dirname(os.path.realpath(BIN))}/libtrainready-mpi.so (next to the executable)"
       in version, f"--version names the plugin next to the binary: {version.strip()}")
@@ -148,7 +148,7 @@ with tempfile.TemporaryDirectory() as prefix:
     plugins = [os.path.join(dp, f) for dp, _, fs in os.walk(prefix) for f in fs
                if f == "libtrainready-mpi.so"]
     check(len(plugins) == 1 and "/trainready/" in plugins[0],
-          f"installed: <libdir>/trainready/libtrainready-mpi.so ({plugins})")
+          f"installed: <prefix>/lib/<multiarch>/trainready/libtrainready-mpi.so ({plugins})")
     os.makedirs(os.path.join(prefix, "bin"), exist_ok=True)
     installed_bin = os.path.join(prefix, "bin", "trainready")
     if not os.path.exists(installed_bin):  # until the binary has an install() rule of its own
