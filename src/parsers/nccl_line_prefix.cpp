@@ -97,6 +97,21 @@ std::size_t srun_prefix(std::string_view s) {
   return j + 2;
 }
 
+// An editor's or a pager's line number before a pasted line ("455 host:pid:tid [6] NCCL INFO
+// ...", "455 NCCL version 2.4.8+cuda10.0"): digits and one blank, taken only before what NCCL
+// starts a line with (a "host:pid:tid" word, or "NCCL"), so a count in other text stays.
+std::size_t line_number_prefix(std::string_view s) {
+  const std::size_t j = digits(s, 0, 6);
+  if (j == 0 || !at(s, j, " ") || j + 1 >= s.size() || s[j + 1] == ' ') return 0;
+  const std::string_view rest = s.substr(j + 1);
+  if (rest.rfind("NCCL ", 0) == 0) return j + 1;
+  const std::string_view word = rest.substr(0, std::min(rest.find(' '), std::size_t{256}));
+  const std::size_t c1 = word.find(':');
+  if (c1 == 0 || c1 == std::string_view::npos) return 0;
+  const std::size_t c2 = word.find(':', c1 + 1);
+  return c2 != std::string_view::npos && c2 > c1 + 1 && digit(word[c1 + 1]) ? j + 1 : 0;
+}
+
 // RFC 3339 / ISO 8601: "2024-05-01T12:34:56", then ".123456789" or ",123", then "Z" or
 // "+00:00" or "+0000", then blanks ("|" too: some collectors write "time|text").
 std::size_t timestamp_prefix(std::string_view s) {
@@ -226,6 +241,15 @@ std::size_t quote_prefix(std::string_view s) {
   return s[1] == ' ' ? 2 : 0;
 }
 
+// Markdown's code marks glued to a pasted line: a fence whose newline was lost ("```host:pid:tid
+// [0] NCCL INFO ..." when an issue's code block is copied as text) or an inline code span's
+// backtick. NCCL never starts a line with a backtick.
+std::size_t backtick_prefix(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size() && i < 8 && s[i] == '`') ++i;
+  return i;
+}
+
 // Ray: "(RayWorkerWrapper pid=50232, ip=10.1.0.67) ", "(pid=983) ".
 std::size_t ray_prefix(std::string_view s) {
   const std::size_t pid = s.find("pid=");
@@ -268,13 +292,20 @@ std::size_t line_prefix_length(std::string_view s) {
       return bracket_prefix(s);
     case '(':
       return ray_prefix(s);
-    case ' ':
+    case ' ': {
       if (std::size_t t = srun_prefix(s); t > 0) return t;
+      // An indented excerpt of NCCL lines without their head ("  NCCL INFO Using network IB").
+      std::size_t b = 0;
+      while (b < s.size() && b < 16 && (s[b] == ' ' || s[b] == '\t')) ++b;
+      if (at(s, b, "NCCL ")) return b;
       return column_prefix(s);
+    }
     case '|':
       return column_prefix(s);
     case '>':
       return quote_prefix(s);
+    case '`':
+      return backtick_prefix(s);
     default:
       break;
   }
@@ -285,7 +316,8 @@ std::size_t line_prefix_length(std::string_view s) {
       const std::size_t tag = syslog_host_tag(s, t);
       return tag > 0 && tag < s.size() ? tag : t;
     }
-    return srun_prefix(s);
+    if (std::size_t t = srun_prefix(s); t > 0) return t;
+    return line_number_prefix(s);
   }
   if (std::size_t t = ctime_prefix(s); t > 0) return t;
   if (s[0] >= 'A' && s[0] <= 'S') return syslog_prefix(s);

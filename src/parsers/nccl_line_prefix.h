@@ -39,13 +39,13 @@ namespace trainready {
 // `scratch`, valid until the next call with the same scratch. Never longer than `line`.
 std::string_view normalize_nccl_line(std::string_view line, std::string& scratch);
 
-// Whether a prefix above can start with `c` ('[', '(', ' ', '>', '|', a digit, 'A'-'T', 'W'): a
-// line that starts otherwise (a host name, "NCCL") has none, told without a call
+// Whether a prefix above can start with `c` ('[', '(', ' ', '>', '|', '`', a digit, 'A'-'T', 'W'):
+// a line that starts otherwise (a host name, "NCCL") has none, told without a call
 // (line_prefix_length itself asks this first). A Docker json-file line ('{') is decoded by
 // normalize_nccl_line, not cut.
 inline bool line_prefix_may_start(char c) {
-  return c == '[' || c == '(' || c == ' ' || c == '>' || c == '|' || (c >= '0' && c <= '9') ||
-         (c >= 'A' && c <= 'T') || c == 'W';
+  return c == '[' || c == '(' || c == ' ' || c == '>' || c == '|' || c == '`' ||
+         (c >= '0' && c <= '9') || (c >= 'A' && c <= 'T') || c == 'W';
 }
 
 // How many leading bytes of `line` are one launcher / collector / timestamp prefix (0: none).

@@ -54,9 +54,27 @@ TEST(NcclLinePrefix, LaunchersAndCollectorsAreRemoved) {
            // the CloudWatch Logs console's rows, copied (aws/aws-ofi-nccl#889)
            "  | 2025-05-16T16:39:51.208-07:00 | ",
            "| 2025-05-16T16:39:51Z | ",
+           // Markdown code marks glued on when an issue's code block is copied as text
+           "```",
+           "`",
+           // an editor's line number (espnet/espnet#1940)
+           "451 ",
        }) {
     EXPECT_EQ(norm(prefix + std::string(kNccl)), kNccl) << prefix;
   }
+}
+
+// The same marks before lines without a head: NCCL's bare version line after a line number
+// (espnet/espnet#1940), an indented excerpt without host:pid:tid (NVIDIA/aicr#1413). A number or
+// an indent before other text stays.
+TEST(NcclLinePrefix, LineNumbersAndIndentsBeforeHeadlessNcclLines) {
+  EXPECT_EQ(norm("455 NCCL version 2.4.8+cuda10.0"), "NCCL version 2.4.8+cuda10.0");
+  EXPECT_EQ(norm("  NCCL INFO Using network IB"), "NCCL INFO Using network IB");
+  EXPECT_EQ(norm("```ai:480850:480850 [0] NCCL INFO Bootstrap : Using eth0:162.30.2.40<0>"),
+            "ai:480850:480850 [0] NCCL INFO Bootstrap : Using eth0:162.30.2.40<0>");
+  EXPECT_EQ(norm("2 GPUs found"), "2 GPUs found");
+  EXPECT_EQ(norm("12 ranks: 3:4 ok"), "12 ranks: 3:4 ok");
+  EXPECT_EQ(norm("    return fn(*args)"), "    return fn(*args)");
 }
 
 // Docker's json-file log driver: the "log" string decoded (escapes, \u001b colour, its newline
