@@ -6,7 +6,7 @@
 namespace trainready {
 
 int NcclRunFacts::max_comm_nodes() const {
-  int best = 0;
+  int best = nnodes_printed;
   for (const auto& [id, c] : comms) {
     int n = c.nnodes;
     if (n == 0) {

@@ -374,6 +374,9 @@ struct NcclRunFacts {
   bool first_error_after_warn = false;
   std::map<std::string, NcclHostProfile> host_profiles;  // key = host label (see NcclStream)
   std::uint64_t host_count = 0;  // exact, where sets above keep a sample of 64
+  // The largest "nNodes" any "comm %p rank %d nRanks %d nNodes %d" line printed (2.19+), also
+  // where the log holds no Init START that would tie it to a communicator (an excerpt).
+  int nnodes_printed = 0;
 
   std::set<std::string> hosts() const {
     std::set<std::string> h;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "core/input_error.h"
@@ -64,6 +65,11 @@ void NcclLogAnalyzer::State::channel_via(std::string_view m, std::size_t v, cons
   std::string_view t(m.data() + v + 5, m.size() - v - 5);
   while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  // Some builds add the communicator after the transport ("via P2P/IPC comm 0x5609976f9470
+  // nRanks 32"): the transport is what comes before it. One memchr: tails rarely hold a blank.
+  if (std::memchr(t.data(), ' ', t.size()) != nullptr) {
+    if (const std::size_t c = t.find(" comm 0x"); c != std::string_view::npos) t = t.substr(0, c);
+  }
   std::size_t k = 0;
   bool known = false;
   // The tails alternate line by line ("P2P/CUMEM/read", "NET/IB/3/GDRDMA"): a direct-mapped

@@ -220,6 +220,7 @@ void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::u
   if (auto nn = int_after(m, " nNodes "); nn && *nn > 0) {
     const int nodes = static_cast<int>(std::min<long>(*nn, 1 << 20));
     pending_nnodes[&s] = nodes;
+    f.nnodes_printed = std::max(f.nnodes_printed, nodes);
     // The communicator this stream's Init START opened: an init that never completes (a hang)
     // still says how many nodes it spans.
     if (auto sc = stream_comm.find(&s); sc != stream_comm.end())

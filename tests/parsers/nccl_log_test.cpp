@@ -79,6 +79,31 @@ TEST(NcclLog, NNodesOfAnInitThatNeverCompletes) {
   EXPECT_FALSE(one.multi_node());
 }
 
+// An excerpt with the "comm ... nNodes" line and no Init START (modelscope/ms-swift#6107): the
+// nodes NCCL printed still say the run spans machines.
+TEST(NcclLog, NNodesOfAnExcerptWithoutInitLines) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "iv-y:1458554:1480517 [6] NCCL INFO comm 0x5a8163e0 rank 7 nRanks 8 nNodes 2 localRanks 4 "
+      "localRank 3 MNNVL 0\n",
+      "t.log");
+  EXPECT_EQ(f.nnodes_printed, 2);
+  EXPECT_TRUE(f.multi_node());
+}
+
+// A build that prints the communicator after the transport (ray-project/ray#59778): the
+// transport is what comes before it.
+TEST(NcclLog, TransportBeforeACommunicatorSuffix) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "k8s17:581:581 [0] NCCL INFO Channel 00/0 : 16[17000] -> 18[21000] via P2P/IPC comm "
+      "0x5609976f9470 nRanks 32\n"
+      "k8s17:581:581 [0] NCCL INFO Channel 01/0 : 16[17000] -> 18[21000] via P2P/IPC comm "
+      "0x5609976f9470 nRanks 32\n",
+      "t.log");
+  ASSERT_EQ(f.transports.size(), 1u);
+  EXPECT_EQ(f.transports.begin()->second.label, "P2P/IPC");
+  EXPECT_EQ(f.transports.begin()->second.connections, 2u);
+}
+
 TEST(NcclLog, AzureErrorTwelveWrappedLine) {
   NcclRunFacts f = analyze("nccl-debug/mlengineering-azure-2node-ib-error12-timeout.log");
   auto it = f.issues.find(NcclProblem::kIbCompletionError);
