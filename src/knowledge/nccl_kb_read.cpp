@@ -555,9 +555,13 @@ int specificity(const NcclKbEntry& e) { return (e.in_file ? 2 : 0) + (e.fixed_in
 }  // namespace
 
 Severity nccl_kb_severity(const NcclMessageReading& r) {
-  // A cause the log shows may carry its own severity (a failure NCCL falls back from).
-  const Severity base = r.cause_seen && r.cause->severity ? *r.cause->severity : r.entry->severity;
-  return r.starts_failure && base == Severity::kWarning ? Severity::kError : base;
+  // A cause the log shows may carry its own severity (a failure NCCL falls back from). That
+  // severity stands even where the WARN starts the first error trail: the trail ends in the
+  // fallback (GIN's probe failing before "Using network Socket"). An entry's own warning that
+  // starts the first failure is the failure.
+  const bool cause_says = r.cause_seen && r.cause->severity;
+  const Severity base = cause_says ? *r.cause->severity : r.entry->severity;
+  return r.starts_failure && !cause_says && base == Severity::kWarning ? Severity::kError : base;
 }
 
 bool nccl_kb_is_signature(const NcclKbEntry& e) {

@@ -12,6 +12,30 @@ const std::string kV2307 = "NCCL version 2.30.7+cuda13.0\n";
 
 // src/rma/rma_proxy.cc:378-380 @ v2.30.7-1: reached only when every rank has an RMA backend
 // (src/init.cc:786,1064,1672, src/dev_runtime.cc:626-629), so NET/Socket is not its cause.
+// GIN's DMA-BUF probe (src/transport/net_ib/gdr.cc:56 @ v2.29.7-1) calls wrap_ibv_alloc_pd
+// when libibverbs never loaded: "lib wrapper not initialized." starts an error trail that ends in
+// "Failed to initialize any GIN plugin", and NCCL goes on with sockets (NVIDIA/nccl#2094). A
+// warning, as the missing library is; without that context, still the version mismatch.
+TEST(NcclMessage, LibWrapperNotInitializedAfterNoLibibverbsIsAFallback) {
+  const std::string v = "NCCL version 2.29.7+cuda12.3\n";
+  const Finding w =
+      reading_of("nccl-message",
+                 log_text(v + "[5] NCCL INFO Failed to open libibverbs.so[.1]\n"
+                              "[5] misc/ibvwrap.cc:173 NCCL WARN lib wrapper not initialized.\n"
+                              "[5] NCCL INFO transport/net_ib/gdr.cc:56 -> 3\n"
+                              "[5] NCCL INFO Failed to initialize any GIN plugin\n"
+                              "[5] NCCL INFO Using network Socket\n"),
+                 "ib-verbs-lib-missing");
+  EXPECT_EQ(w.severity, Severity::kWarning) << w.message;
+  EXPECT_NE(w.cause.find("The IB verbs symbols were never loaded"), std::string::npos) << w.cause;
+  const Finding e =
+      reading_of("nccl-message",
+                 log_text(v + "[5] misc/ibvwrap.cc:173 NCCL WARN lib wrapper not initialized.\n"
+                              "[5] NCCL INFO transport/net_ib/init.cc:100 -> 3\n"),
+                 "ib-verbs-lib-missing");
+  EXPECT_EQ(e.severity, Severity::kError) << e.message;
+}
+
 TEST(NcclMessage, RmaNotSupportedIsAnInternalGuard) {
   const Finding f = first(kV2307 +
                           "h:1:2 [0] NCCL INFO Using network Socket\n"
