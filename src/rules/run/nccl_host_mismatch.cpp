@@ -47,9 +47,14 @@ class NcclHostMismatch : public Rule {
       const bool setup = !p.networks.empty() || p.ib_devices.has_value() || !p.env.empty();
       if (setup || internal_only || external) ++with_setup;
       if (!setup) continue;
+      // NCCL prints "NCCL_X set by environment to" where it first reads X, most of them at
+      // network setup or later: a host whose lines stop before its network was chosen has not
+      // said whether X is set (its log was cut, or it stopped early), so it is not "(not set)".
+      const bool reached_network = !p.networks.empty() || p.ib_devices.has_value();
       for (const std::string& e : env_names) {
         if (per_host_setting(e)) continue;
         auto it = p.env.find(e);
+        if (it == p.env.end() && !reached_network) continue;
         seen[e][it == p.env.end() ? "(not set)" : e + "=" + it->second].insert(h);
       }
       if (!p.networks.empty()) seen["network"][join_limited(p.networks)].insert(h);

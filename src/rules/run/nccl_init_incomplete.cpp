@@ -1,4 +1,5 @@
 // nccl-init-incomplete: ranks began communicator init and never finished it (a hang).
+#include <algorithm>
 #include <map>
 
 #include "facts/nccl_init_phase.h"
@@ -144,7 +145,20 @@ class NcclInitIncomplete : public Rule {
       x.rank = 45;
     }
     const bool nvls_stop = in_nvls * 2 > stuck.size();
-    if ((!failed || (nvls_stop && !hard_failure)) && x.rank < 45) {
+    // A communicator of one rank waits for no peer: its init has nobody to be held by.
+    const bool alone = std::all_of(stuck.begin(), stuck.end(),
+                                   [](const NcclStream* st) { return st->nranks == 1; });
+    if (alone && !hard_failure) {
+      x.cause =
+          "Every rank that stopped is the only rank of its communicator (nranks 1), so its init "
+          "waits for no peer: a log that ends there was most likely cut while the job ran. A "
+          "one-rank init that really stops is a local step (a CUDA call, the GPU itself): run "
+          "it again with NCCL_DEBUG=INFO and see whether Init COMPLETE follows.";
+      x.fix =
+          "Capture the whole log (to the job's end, or to Init COMPLETE); if it really stops, "
+          "look at the rank's own process (py-spy dump / gdb) and `nvidia-smi` on its GPU.";
+    }
+    if ((!failed || (nvls_stop && !hard_failure) || (alone && !hard_failure)) && x.rank < 45) {
       // Nothing in the log says the job hung: a log that ends mid-init may be an excerpt or
       // a copy taken while the job still ran.
       x.severity = Severity::kWarning;

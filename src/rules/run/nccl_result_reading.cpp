@@ -59,6 +59,33 @@ std::vector<const FrameworkEvent*> framework_result_events(const NcclRunFacts& f
                           {FrameworkEventKind::kNcclError, FrameworkEventKind::kCommAborted});
 }
 
+namespace {
+
+// RCCL's, not NCCL's: its own version line, or nccl-tests (rccl-tests) listing AMD GPUs. RCCL
+// reports NCCL's result names (it is NCCL's fork), but comes with ROCm, not in NVIDIA's packages.
+bool rccl_log(const NcclRunFacts& f) {
+  if (!f.rccl_versions.empty()) return true;
+  for (const auto& [h, p] : f.host_profiles)
+    for (const std::string& g : p.gpus)
+      if (g.rfind("AMD ", 0) == 0 || g.find("Instinct") != std::string::npos ||
+          g.find("Radeon") != std::string::npos)
+        return true;
+  return false;
+}
+
+// A fix worded for NVIDIA's packaging of NCCL, said for RCCL where the log is RCCL's.
+std::string for_library(std::string fix, bool rccl) {
+  static constexpr std::string_view kNccl =
+      "upgrade NCCL (a newer PyTorch wheel or nvidia-nccl-cu12 package, or the NGC container)";
+  if (const std::size_t at = fix.find(kNccl); rccl && at != std::string::npos)
+    fix.replace(at, kNccl.size(),
+                "upgrade RCCL (a newer ROCm release, or the ROCm build of the framework or "
+                "container that carries a newer RCCL)");
+  return fix;
+}
+
+}  // namespace
+
 // The result's causes ranked by the log's context: the top one with its confirming experiment,
 // the next ones in order. Empty when the table has none for the result.
 bool nccl_result_ranked_reading(Finding& x, const NcclRunFacts& f, const std::string& result) {
@@ -83,12 +110,14 @@ bool nccl_result_ranked_reading(Finding& x, const NcclRunFacts& f, const std::st
                       "their default order"
                     : "The log shows " + ctx + ", which puts the causes in this order";
   c += ". Most likely " + std::string(top.cause) + ". Confirm: " + std::string(top.confirm) + ".";
-  std::string fix = std::string(1, static_cast<char>(std::toupper(top.fix[0]))) +
-                    std::string(top.fix.substr(1)) + ".";
+  const bool rccl = rccl_log(f);
+  const std::string top_fix = for_library(std::string(top.fix), rccl);
+  std::string fix =
+      std::string(1, static_cast<char>(std::toupper(top_fix[0]))) + top_fix.substr(1) + ".";
   for (std::size_t i = 1; i < causes.size(); ++i) {
     c += (i == 1 ? " If not: " : " Then: ") + std::string(causes[i]->cause) +
          " (confirm: " + std::string(causes[i]->confirm) + ").";
-    if (i < 3) fix += " If not: " + std::string(causes[i]->fix) + ".";
+    if (i < 3) fix += " If not: " + for_library(std::string(causes[i]->fix), rccl) + ".";
   }
   x.cause += " " + c;
   x.fix = fix +

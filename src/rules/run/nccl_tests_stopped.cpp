@@ -61,7 +61,12 @@ class NcclTestsStopped : public Rule {
     const std::string capture =
         " If the capture was only cut short, rerun and keep the whole output: a complete run "
         "ends with '# Out of bounds values' and '# Avg bus bandwidth'.";
-    if (f.nccl_tests_ranks == 1 && !f.multi_node() && in_init) {
+    // One GPU listed, and no communicator of more ranks in NCCL's own lines (an excerpt that
+    // kept one device line of several: "ncclCommInitAll ... nranks 2").
+    bool wider_comm = false;
+    for (const auto& [id, c] : f.comms) wider_comm = wider_comm || c.nranks > 1;
+    for (const auto& [k, st] : f.streams) wider_comm = wider_comm || st.nranks > 1;
+    if (f.nccl_tests_ranks == 1 && !wider_comm && !f.multi_node() && in_init) {
       // One GPU: no peer, so no P2P, SHM or network connection; init still runs NCCL's
       // bootstrap, whose rank connects over TCP to the root's address and then to itself
       // (src/bootstrap.cc bootstrapInit: ncclSocketConnect to handle->addr, then to the next

@@ -160,6 +160,30 @@ TEST(FrameworkPcieHang, QuietWithoutAllThreeWords) {
 }
 
 // A SIGBUS whose backtrace runs through NCCL (pipedream#76's UCX handler output): /dev/shm.
+// rccl-tests on AMD GPUs prints nccl-tests' own failure line (ROCm/rccl-tests#50): the upgrade
+// is RCCL's, from ROCm, not NVIDIA's packages; a log on NVIDIA GPUs keeps NVIDIA's.
+TEST(FrameworkNcclError, AnRcclLogIsToldToUpgradeRccl) {
+  const std::string tail =
+      "sharbox-ultra: Test NCCL failure common.cu:1285 'internal error - please report this "
+      "issue to the NCCL developers'\n";
+  RuleOutcome amd = log_rule(
+      "framework-nccl-error",
+      log_text("#   Rank  0 Pid 117738 on sharbox-ultra device  0 [0000:63:00.0] AMD Instinct "
+               "MI210\n" +
+               tail));
+  ASSERT_EQ(amd.findings.size(), 1u);
+  EXPECT_NE(amd.findings[0].fix.find("pgrade RCCL (a newer ROCm release"), std::string::npos)
+      << amd.findings[0].fix;
+  EXPECT_EQ(amd.findings[0].fix.find("nvidia-nccl-cu12"), std::string::npos) << amd.findings[0].fix;
+  RuleOutcome nv = log_rule(
+      "framework-nccl-error",
+      log_text("#   Rank  0 Pid 117738 on sharbox-ultra device  0 [0000:63:00.0] NVIDIA H100 "
+               "80GB HBM3\n" +
+               tail));
+  ASSERT_EQ(nv.findings.size(), 1u);
+  EXPECT_NE(nv.findings[0].fix.find("nvidia-nccl-cu12"), std::string::npos) << nv.findings[0].fix;
+}
+
 TEST(FrameworkNcclError, SigbusInsideNcclIsSharedMemory) {
   RuleOutcome o = log_rule(
       "framework-nccl-error",

@@ -23,6 +23,24 @@ const char* kTwoLocalhosts =
     "localhost:300:400 [0] NCCL INFO comm 0x55e0 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 1000 "
     "commId 0xabc - Init START\n";
 
+// A host whose lines stop before its network was chosen has not said whether a setting NCCL
+// prints there is set (NVIDIA/nccl-tests#284: agzen-master's lines end at its version line).
+TEST(NcclHostMismatch, AHostCutBeforeNetworkSetupIsNotNotSet) {
+  const NcclRunFacts f = log_text(
+      "agzen-master:3867861:3867861 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to en\n"
+      "agzen-master:3867861:3867861 [0] NCCL INFO Bootstrap: Using enp3s0:10.42.0.4<0>\n"
+      "agzen-worker:475220:475220 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to en\n"
+      "agzen-worker:475220:475220 [0] NCCL INFO Bootstrap: Using eno2:10.42.0.2<0>\n"
+      "agzen-worker:475220:475220 [0] NCCL INFO NCCL version 2.25.1+cuda12.1\n"
+      "agzen-worker:475220:475228 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.\n"
+      "agzen-worker:475220:475228 [0] NCCL INFO NET/Socket : Using [0]eno2:10.42.0.2<0>\n"
+      "agzen-worker:475220:475228 [0] NCCL INFO Using network Socket\n"
+      "agzen-master:3867861:3867861 [0] NCCL INFO NCCL version 2.25.1+cuda12.4\n");
+  RuleOutcome o = log_rule(kId, f);
+  for (const Finding& x : o.findings)
+    EXPECT_EQ(x.message.find("NCCL_IB_DISABLE"), std::string::npos) << x.message;
+}
+
 TEST(NcclHostMismatch, NamesWhichHostsDifferAndHow) {
   NcclRunFacts f = log_text(kTwoLocalhosts);
   EXPECT_EQ(f.host_count, 2u);

@@ -25,6 +25,28 @@ TEST(NcclInitIncomplete, FiresOnAHangAndNamesTheAbsentRank) {
   EXPECT_NE(f.cause.find("node-a"), std::string::npos);
 }
 
+// A communicator of one rank waits for no peer (deepspeedai/DeepSpeed#8248, NCCL 2.29 on WSL):
+// an excerpt that ends in its init is a capture cut, a warning, even after a WARN NCCL went on
+// from.
+TEST(NcclInitIncomplete, OneRankCommunicatorCutMidInitIsAWarning) {
+  RuleOutcome o = log_rule(
+      kId,
+      log_text(
+          "D:2129:2129 [0] misc/ibvwrap.cc:173 NCCL WARN lib wrapper not initialized.\n"
+          "D:2129:2129 [0] NCCL INFO transport/net_ib/gdr.cc:56 -> 3\n"
+          "D:2129:2129 [0] NCCL INFO Failed to initialize any GIN plugin\n"
+          "D:2129:2129 [0] NCCL INFO Using network Socket\n"
+          "D:2129:2129 [0] NCCL INFO [Rank 0] ncclCommInitRankConfig comm 0x641a32ed9550 rank 0 "
+          "nranks 1 cudaDev 0 nvmlDev 0 busId 1000 commId 0x7d30723e5510cf36 - Init START\n"
+          "D:2129:2129 [0] NCCL INFO comm 0x641a32ed9550 rank 0 nRanks 1 nNodes 1 localRanks 1 "
+          "localRank 0 MNNVL 0\n"
+          "D:2129:2129 [0] NCCL INFO Channel 00/64 : 0\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(o.findings[0].cause.find("only rank of its communicator"), std::string::npos)
+      << o.findings[0].cause;
+}
+
 TEST(NcclInitIncomplete, QuietWhenEveryRankCompletes) {
   EXPECT_TRUE(
       log_rule(kId, log_fixture("nccl-debug/bigscience-jz-16node-v100-netib-hfi1-nccl2.7.8.log"))

@@ -48,6 +48,31 @@ RuleOutcome judge(const std::string& text) {
   }
 }
 
+// One GPU listed and a communicator of one rank: the bootstrap's connection to the host itself is
+// all init does. An excerpt that kept one device line of two (NVIDIA/nccl-tests, tinygrad
+// open-gpu-kernel-modules#35: "#  Rank  1 ... device 1", then ncclCommInitAll "nranks 2") is not
+// one GPU.
+TEST(NcclTestsStopped, OneGpuOnlyWhenNoCommunicatorHasMoreRanks) {
+  const std::string one =
+      "#  Rank  0 Group  0 Pid  28273 on lam-0 device  0 [0000:c3:00] NVIDIA GeForce RTX 5090 D\n"
+      "lam-0:28273:28337 [0] NCCL INFO ncclCommInitAll comm 0x62fb8090ffb0 rank 0 nranks 1 "
+      "cudaDev 0 nvmlDev 0 busId c3000 commId 0x5ff11f9dc5c16162 - Init START\n";
+  RuleOutcome o = judge(one);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].cause.find("nccl-tests listed one GPU"), std::string::npos)
+      << o.findings[0].cause;
+  const std::string two =
+      "#  Rank  1 Group  0 Pid  28273 on lam-0 device  1 [0000:ca:00] NVIDIA GeForce RTX 5090 D\n"
+      "lam-0:28273:28337 [0] NCCL INFO ncclCommInitAll comm 0x62fb8090ffb0 rank 0 nranks 2 "
+      "cudaDev 0 nvmlDev 0 busId c3000 commId 0x5ff11f9dc5c16162 - Init START\n"
+      "lam-0:28273:28338 [1] NCCL INFO ncclCommInitAll comm 0x62fb809979a0 rank 1 nranks 2 "
+      "cudaDev 1 nvmlDev 1 busId ca000 commId 0x5ff11f9dc5c16162 - Init START\n";
+  o = judge(two);
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_EQ(o.findings[0].cause.find("nccl-tests listed one GPU"), std::string::npos)
+      << o.findings[0].cause;
+}
+
 TEST(NcclTestsStopped, FiresWhenTheLogEndsInCommunicatorInitOnOneHost) {
   RuleOutcome o = judge(kDevices + kInit);
   ASSERT_EQ(o.findings.size(), 1u);
