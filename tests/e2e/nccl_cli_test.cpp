@@ -347,4 +347,10 @@ TEST(NcclCli, RunHeadersBesideNcclLinesAreReadWithoutATable) {
           "#   Rank  1 Pid  15833 on gpu-a device  1 [0x82] NVIDIA RTX A6000\n");
   json b = report_json({"nccl", bare}, 0);
   EXPECT_EQ(rules_of(b), std::vector<std::string>{"nccl-tests-stopped"}) << b["findings"];
+  // Its summary does not say "0 rank stream(s)" above a device list of two ranks.
+  CliResult t = run_trainready({"nccl", bare});
+  EXPECT_NE(t.out.find("no NCCL line names its host:pid:device; nccl-tests lists 2 rank(s)"),
+            std::string::npos)
+      << t.out;
+  EXPECT_EQ(t.out.find("0 rank stream(s)"), std::string::npos) << t.out;
 }

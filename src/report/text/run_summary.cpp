@@ -74,9 +74,14 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
   out.emplace_back("network", net);
   const auto hosts = f.hosts();
   std::size_t gpus = f.streams.size();
-  std::string ranks = std::to_string(gpus) + " rank stream(s) (host:pid:device) on " +
-                      std::to_string(hosts.size()) + " host(s)";
+  // No NCCL line with a "host:pid:tid [dev]" head: say so rather than "0 rank stream(s)" above
+  // an nccl-tests device list that names its ranks.
+  std::string ranks = gpus == 0 ? std::string("no NCCL line names its host:pid:device")
+                                : std::to_string(gpus) + " rank stream(s) (host:pid:device) on " +
+                                      std::to_string(hosts.size()) + " host(s)";
   if (!hosts.empty()) ranks += ": " + join(hosts, 6);
+  if (gpus == 0 && f.nccl_tests_ranks > 0)
+    ranks += "; nccl-tests lists " + std::to_string(f.nccl_tests_ranks) + " rank(s)";
   out.emplace_back("ranks", ranks);
   for (const auto& [id, c] : f.comms) {
     std::string s = c.id + ": " + std::to_string(c.nranks) + " ranks";
@@ -171,11 +176,10 @@ SummaryLines summarize_nccl_tests(const NcclTestsFacts& t, const BusbwExpectatio
     std::string g;
     for (const auto& [m, n] : models) g += (g.empty() ? "" : ", ") + std::to_string(n) + " x " + m;
     const std::string hosts = std::to_string(t.nodes()) + " host(s); devices listed: " + g;
-    out.emplace_back("ranks", t.runs_printed() > 1
-                                  ? std::to_string(t.ranks()) + " in each of " +
-                                        std::to_string(t.runs_printed()) +
-                                        " device lists, on " + hosts
-                                  : std::to_string(t.ranks()) + " on " + hosts);
+    out.emplace_back("ranks", t.runs_printed() > 1 ? std::to_string(t.ranks()) + " in each of " +
+                                                         std::to_string(t.runs_printed()) +
+                                                         " device lists, on " + hosts
+                                                   : std::to_string(t.ranks()) + " on " + hosts);
   } else {
     out.emplace_back("ranks", "not printed ('Using devices' lines missing)");
   }
