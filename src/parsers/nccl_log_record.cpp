@@ -68,7 +68,20 @@ std::size_t parse_head(std::string_view line, std::size_t tag, NcclRecord& r) {
   --i;
   std::size_t host_end = i;
   while (i > 0 && host_char(line[i - 1])) --i;
-  if (i == host_end) return std::string_view::npos;
+  if (i == host_end) {
+    // A host name redacted before pasting: "<hostname>:1234:1240 [0] NCCL INFO ...". The
+    // placeholder stands for one host, named as written; mpirun's "<stdout>:" is a tag, not one.
+    const std::size_t open = host_end > 0 && line[host_end - 1] == '>'
+                                 ? line.rfind('<', host_end - 1)
+                                 : std::string_view::npos;
+    if (open == std::string_view::npos || host_end - open < 3 || host_end - open > 66)
+      return std::string_view::npos;
+    const std::string_view inner = line.substr(open + 1, host_end - open - 2);
+    if (inner == "stdout" || inner == "stderr" ||
+        !std::all_of(inner.begin(), inner.end(), [](char c) { return host_char(c) || c == ' '; }))
+      return std::string_view::npos;
+    i = open;
+  }
   // A host name with characters DNS does not allow ("gpu;rm") is still the host the line names,
   // not its tail after the odd character: the host runs back to the line start, a blank, or a
   // separator a launcher prefix ends with ("[1,0]<stdout>:", "[rank3]:").
