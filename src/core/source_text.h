@@ -3,8 +3,10 @@
 // that every copy shares. A 10,000-resource template's facts hold ~70,000 provenances of one
 // file; as a std::string each was a copy of the path (24 more bytes in every record and a heap
 // block for a path over 15 characters; issue 35). Copies share one reference-counted buffer, and
-// text equal to the last text a thread made a SourceText of shares that one too, so a reader
-// that builds `Provenance{file, line}` for every value keeps one copy of `file` without knowing.
+// text equal to one a thread made a SourceText of lately (a small table of recent texts) shares
+// that one too, so a reader that builds `Provenance{file, line}` for every value keeps one copy
+// of `file` without knowing, and a setting's expression written the same way on every resource
+// ("[variables('image')]") is held once.
 // Reads as a const std::string (str(), and the usual comparisons, `+` and `<<`).
 #include <atomic>
 #include <cstddef>

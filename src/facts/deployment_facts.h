@@ -2,6 +2,7 @@
 // The typed IR of a deployment definition (ARM / Bicep-compiled ARM, Terraform plan) or of a
 // deployed state (az CLI JSON, IMDS documents): the compute resources and the few properties
 // the InfiniBand and placement traps depend on. Readers in src/iac/ fill it; deploy rules read it.
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,13 +15,17 @@ namespace trainready {
 
 // A property of a resource as written: unset (the platform default applies), known, or unknown
 // (an expression that could not be resolved, kept raw so a rule can quote it).
+// Laid out small (issue 35: eight of them in each of a large template's tens of thousands of
+// resources): the state sits in the provenance's tail padding, a bool value beside it, and the
+// text as written is shared text (8 bytes, not a string's 32), since resources repeat the same
+// expressions. Setting<std::string> is 56 bytes, Setting<long long> 32, Setting<bool> 24.
 template <class T>
 struct Setting {
-  enum class State { kUnset, kKnown, kUnknown };
+  enum class State : std::uint8_t { kUnset, kKnown, kUnknown };
+  SourceText raw;  // the expression or text as written
+  [[no_unique_address]] Provenance where;
   State state = State::kUnset;
   T value{};
-  std::string raw;  // the expression or text as written
-  Provenance where;
 
   static Setting known(T v, const std::string& raw_text, const Provenance& p) {
     Setting s;
@@ -54,16 +59,18 @@ enum class ResourceKind {
 
 const char* resource_kind_name(ResourceKind k);
 
+// Text fields below that repeat across resources (a type, an extension's publisher, a boot
+// script every VM shares) are SourceText: shared, 8 bytes instead of 32 (issue 35).
 struct VmExtension {
-  std::string publisher;
-  std::string type;
+  SourceText publisher;
+  SourceText type;
   Provenance where;
 };
 
 // customData / userData / custom_data, decoded when it was base64.
 struct BootScript {
-  std::string field;  // "osProfile.customData", "custom_data", ...
-  std::string text;   // decoded text, "" when unknown
+  SourceText field;  // "osProfile.customData", "custom_data", ...
+  SourceText text;   // decoded text, "" when unknown
   Setting<std::string> raw;
 };
 
@@ -138,8 +145,8 @@ struct DeploymentResource {
   ResourceKind kind = ResourceKind::kVirtualMachine;
   std::string name;          // resolved name, or the raw expression
   std::string address;       // what the user searches for: ARM symbolic name / TF address / id
-  std::string type;          // "Microsoft.Compute/virtualMachineScaleSets", "azurerm_..."
-  std::string format;        // arm, terraform-plan, az, imds
+  SourceText type;           // "Microsoft.Compute/virtualMachineScaleSets", "azurerm_..."
+  SourceText format;         // arm, terraform-plan, az, imds
   Provenance where;          // the resource itself
   bool deployed = false;     // from az / IMDS: a live object, not a definition
   bool conditional = false;  // an ARM condition that could not be resolved

@@ -1,4 +1,4 @@
-// SourceText: a Provenance's source, shared by its copies and by text equal to the last one made.
+// SourceText: a Provenance's source, shared by its copies and by equal text made lately.
 #include "core/source_text.h"
 
 #include <gtest/gtest.h>
@@ -51,6 +51,23 @@ TEST(SourceText, CopiesAndEqualTextShareOneBuffer) {
   EXPECT_FALSE(other.shares_with(a.source));
   EXPECT_NE(other, a.source);
   EXPECT_TRUE(a.source < other);
+}
+
+// A template's resources repeat the same expressions between other, distinct texts: an equal
+// text made again after a few others still shares the first one's buffer.
+TEST(SourceText, EqualTextMadeAfterOthersSharesToo) {
+  SourceText image("[variables('imageReference')]");
+  SourceText size("[parameters('vmSizeForTheGpuNodes')]");
+  std::vector<SourceText> distinct;
+  for (int i = 0; i < 8; ++i)
+    distinct.emplace_back("[resourceId('Microsoft.Compute/availabilitySets', " + std::to_string(i) +
+                          ")]");
+  SourceText image_again(std::string("[variables('imageReference')]"));
+  SourceText size_again(std::string("[parameters('vmSizeForTheGpuNodes')]"));
+  EXPECT_TRUE(image_again.shares_with(image));
+  EXPECT_TRUE(size_again.shares_with(size));
+  EXPECT_FALSE(distinct[0].shares_with(distinct[1]));
+  EXPECT_EQ(distinct[3], "[resourceId('Microsoft.Compute/availabilitySets', 3)]");
 }
 
 TEST(SourceText, OutlivesWhatItWasCopiedFrom) {

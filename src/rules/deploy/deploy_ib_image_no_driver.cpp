@@ -53,7 +53,8 @@ std::string marketplace_gap(const DeploymentResource& r) {
 
 bool has_ib_driver_extension(const DeploymentResource& r) {
   for (const auto& e : r.extensions) {
-    if (iequals(e.publisher, "Microsoft.HpcCompute") && icontains(e.type, "InfiniBandDriver"))
+    if (iequals(e.publisher.str(), "Microsoft.HpcCompute") &&
+        icontains(e.type.str(), "InfiniBandDriver"))
       return true;
   }
   return false;

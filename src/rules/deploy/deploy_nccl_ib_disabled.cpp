@@ -35,7 +35,7 @@ class DeployNcclIbDisabled final : public Rule {
     for (const auto& r : ctx.deployment->resources) {
       for (const auto& b : r.boot_scripts) {
         // An unresolved expression still carries its literal parts.
-        const std::string& text = b.raw.is_known() ? b.text : b.raw.raw;
+        const std::string& text = b.raw.is_known() ? b.text.str() : b.raw.raw.str();
         auto lines = split_lines(text);
         for (std::size_t i = 0; i < lines.size(); ++i) {
           std::string line(lines[i]);
