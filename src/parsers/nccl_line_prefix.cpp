@@ -261,6 +261,27 @@ std::size_t ray_prefix(std::string_view s) {
   return skip_blanks(s, close + 1);
 }
 
+// Ray's log deduplication after a line a worker printed (its "(pid=N)" prefix cut first): "
+// [repeated 15x across cluster]", coloured ("ESC[32m ... ESC[0m", removed above, or " [32m" and "
+// [0m" where a copy lost the escape byte), the first time followed by "(Ray deduplicates logs by
+// default. Set RAY_DEDUP_LOGS=0 ...)". The line NCCL printed is what comes before it.
+std::string_view ray_dedup_cut(std::string_view s) {
+  const std::size_t r = s.rfind(" [repeated ");
+  if (r == std::string_view::npos) return s;
+  const std::size_t k = digits(s, r + 11, 9);
+  if (k == r + 11 || !at(s, k, "x across cluster]")) return s;
+  s = s.substr(0, r);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  // A colour code that lost its escape byte: "[32m".
+  if (!s.empty() && s.back() == 'm') {
+    std::size_t b = s.size() - 1;
+    while (b > 0 && ((s[b - 1] >= '0' && s[b - 1] <= '9') || s[b - 1] == ';')) --b;
+    if (b > 0 && b < s.size() - 1 && s[b - 1] == '[') s = s.substr(0, b - 1);
+  }
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
 }  // namespace
 
 // Colour (SGR: "ESC [ params m", what loggers and `--color` add) removed. Other control
@@ -395,11 +416,15 @@ std::string_view normalize_nccl_line(std::string_view line, std::string& scratch
   // Most lines carry neither colour nor a prefix: two byte tests and one memchr.
   if (!line.empty() && std::memchr(line.data(), '\x1b', line.size()) != nullptr)
     line = strip_colour(line, scratch);
+  bool cut = false;
   for (int k = 0; k < 8; ++k) {
     const std::size_t n = line_prefix_length(line);
     if (n == 0 || n >= line.size()) break;
     line.remove_prefix(n);
+    cut = true;
   }
+  // Ray's workers' lines carry a prefix, so only a line that had one is looked at for its suffix.
+  if (cut && line.size() > 30) line = ray_dedup_cut(line);
   if (line.size() > 12 && std::memchr(line.data(), '(', line.size()) != nullptr)
     line = unwrap_autolinks(line, scratch);
   return line;

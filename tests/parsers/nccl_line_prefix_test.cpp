@@ -77,6 +77,26 @@ TEST(NcclLinePrefix, LineNumbersAndIndentsBeforeHeadlessNcclLines) {
   EXPECT_EQ(norm("    return fn(*args)"), "    return fn(*args)");
 }
 
+// Ray's deduplication suffix after a worker's line (vllm#15769, vllm#2734): cut with its colour,
+// also where a copy lost the escape byte; a line without a prefix, or with brackets of its own,
+// keeps its text.
+TEST(NcclLinePrefix, RayDedupSuffixIsCut) {
+  EXPECT_EQ(norm("(RayWorkerWrapper pid=539) vllm-0:539:539 [6] NCCL INFO NCCL_CUMEM_ENABLE set "
+                 "by environment to 0. [repeated 15x across cluster]"),
+            "vllm-0:539:539 [6] NCCL INFO NCCL_CUMEM_ENABLE set by environment to 0.");
+  EXPECT_EQ(norm("\x1b[36m(RayWorkerVllm pid=5310)\x1b[0m h:5310:5433 [7] NCCL INFO NET/IB : No "
+                 "device found. \x1b[32m [repeated 12x across cluster]\x1b[0m"),
+            "h:5310:5433 [7] NCCL INFO NET/IB : No device found.");
+  EXPECT_EQ(norm("(RayWorkerVllm pid=5310) h:5310:5310 [7] NCCL INFO cudaDriverVersion 12010 [32m "
+                 "[repeated 6x across cluster] (Ray deduplicates logs by default. Set "
+                 "RAY_DEDUP_LOGS=0 to disable log deduplication)"),
+            "h:5310:5310 [7] NCCL INFO cudaDriverVersion 12010");
+  EXPECT_EQ(norm("h:1:1 [0] NCCL INFO Using network IB [repeated 14x across cluster]"),
+            "h:1:1 [0] NCCL INFO Using network IB [repeated 14x across cluster]");
+  EXPECT_EQ(norm("(pid=983) h:1:1 [0] NCCL INFO Channel 00/02 : 0 1 [repeated]"),
+            "h:1:1 [0] NCCL INFO Channel 00/02 : 0 1 [repeated]");
+}
+
 // Docker's json-file log driver: the "log" string decoded (escapes, \u001b colour, its newline
 // off); a line that is not such an object is left as it is.
 TEST(NcclLinePrefix, DockerJsonFileLinesAreDecoded) {
