@@ -69,15 +69,20 @@ std::size_t parse_head(std::string_view line, std::size_t tag, NcclRecord& r) {
   std::size_t host_end = i;
   while (i > 0 && host_char(line[i - 1])) --i;
   if (i == host_end) {
-    // A host name redacted before pasting: "<hostname>:1234:1240 [0] NCCL INFO ...". The
-    // placeholder stands for one host, named as written; mpirun's "<stdout>:" is a tag, not one.
-    const std::size_t open = host_end > 0 && line[host_end - 1] == '>'
-                                 ? line.rfind('<', host_end - 1)
-                                 : std::string_view::npos;
+    // A host name redacted before pasting: "<hostname>:1234:1240 [0] NCCL INFO ...",
+    // "[pod-name]:5310:5433 [7] ...". The placeholder stands for one host, named as written;
+    // mpirun's "<stdout>:" and a launcher's "[rank3]:" are tags, not hosts.
+    const char close = host_end > 0 ? line[host_end - 1] : '\0';
+    const std::size_t open = close == '>'   ? line.rfind('<', host_end - 1)
+                             : close == ']' ? line.rfind('[', host_end - 1)
+                                            : std::string_view::npos;
     if (open == std::string_view::npos || host_end - open < 3 || host_end - open > 66)
       return std::string_view::npos;
     const std::string_view inner = line.substr(open + 1, host_end - open - 2);
-    if (inner == "stdout" || inner == "stderr" ||
+    const bool rank_tag = inner.size() > 4 && inner.compare(0, 4, "rank") == 0 &&
+                          std::all_of(inner.begin() + 4, inner.end(), digit);
+    if (inner == "stdout" || inner == "stderr" || rank_tag ||
+        std::all_of(inner.begin(), inner.end(), digit) ||
         !std::all_of(inner.begin(), inner.end(), [](char c) { return host_char(c) || c == ' '; }))
       return std::string_view::npos;
     i = open;

@@ -50,22 +50,27 @@ TEST(NcclLogRecord, HostWithCharactersDnsDoesNotAllow) {
   }
 }
 
-// A host redacted before pasting ("<cluster_name>:...") is one host, named as written; mpirun's
-// "<stdout>:" before a line without a host is not a host, nor is "<>" or a bracket with junk.
+// A host redacted before pasting ("<cluster_name>:...", "[pod-name]:...", vllm#2734) is one host,
+// named as written; mpirun's "<stdout>:" or torchrun's "[rank3]:" before a line without a host is
+// not a host, nor is "<>", a number or a bracket with junk.
 TEST(NcclLogRecord, RedactedHostPlaceholder) {
   for (const char* line : {"<cluster_name>:1234:1250 [0] NCCL INFO x",
                            "[1,0]<stdout>:<cluster_name>:1234:1250 [0] NCCL INFO x",
-                           "0: <cluster_name>:1234:1250 [0] NCCL INFO x"}) {
+                           "0: <cluster_name>:1234:1250 [0] NCCL INFO x",
+                           "[cluster_name]:1234:1250 [0] NCCL INFO x"}) {
     NcclRecord r = one(line);
-    EXPECT_EQ(r.host, "<cluster_name>") << line;
+    EXPECT_EQ(r.host.substr(1, 12), "cluster_name") << line;
+    EXPECT_EQ(r.host.size(), 14u) << line;
     EXPECT_EQ(r.pid, 1234) << line;
     EXPECT_EQ(r.message, "x") << line;
   }
   for (const char* line : {"[1,0]<stdout>:1234:1250 [0] NCCL INFO x",
-                           "<>:1234:1250 [0] NCCL INFO x", "<a;b>:1234:1250 [0] NCCL INFO x"}) {
+                           "<>:1234:1250 [0] NCCL INFO x", "<a;b>:1234:1250 [0] NCCL INFO x",
+                           "[rank3]:1234:1250 [0] NCCL INFO x", "[12]:1234:1250 [0] NCCL INFO x"}) {
     NcclRecord r[4];
     const std::size_t n = split_nccl_records(line, r, 4);
-    EXPECT_TRUE(n == 0 || r[0].host.rfind('<', 0) != 0) << line << " -> " << r[0].host;
+    EXPECT_TRUE(n == 0 || (r[0].host.rfind('<', 0) != 0 && r[0].host.rfind('[', 0) != 0))
+        << line << " -> " << r[0].host;
   }
 }
 
