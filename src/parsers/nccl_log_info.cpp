@@ -685,10 +685,23 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
     std::size_t c = find(m, " comm ");
     if (c != std::string_view::npos) return comm_line(m.substr(c), s, n);
   }
-  if (starts(m, "NCCL_") && has(m, " set by environment to ")) {
-    std::size_t p = find(m, " set by environment to ");
+  // "NCCL_X set by environment to V." (src/include/param.h), and the older, shorter echo of a
+  // few settings read outside it: "NCCL_IB_HCA set to V" (2.7.3+, net_ib), "NCCL_SOCKET_IFNAME
+  // set to V" (2.6.4+, socket.cc), "NCCL_OOB_NET_IFNAME set to V" (2.23.4+, bootstrap.cc), each
+  // printed once when the variable is set. The name is one word ("NCCL_ALGO was set to" is
+  // part of an error text, not an echo).
+  std::size_t echo = std::string_view::npos, echo_len = 0;
+  if (starts(m, "NCCL_")) {
+    const std::size_t word = m.find(' ');
+    if (word != std::string_view::npos && m.compare(word, 23, " set by environment to ") == 0)
+      echo = word, echo_len = 23;
+    else if (word != std::string_view::npos && m.compare(word, 8, " set to ") == 0)
+      echo = word, echo_len = 8;
+  }
+  if (echo != std::string_view::npos) {
+    const std::size_t p = echo;
     std::string name(trim(m.substr(0, p)));
-    std::string_view value = trim(m.substr(p + 23));
+    std::string_view value = trim(m.substr(p + echo_len));
     if (!value.empty() && value.back() == '.') value.remove_suffix(1);
     if (!f.env.count(name) && f.env.size() < kSetCap)
       f.env[name] = {std::string(value), log_line(r.text, n)};

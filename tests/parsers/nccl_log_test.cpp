@@ -548,6 +548,22 @@ TEST(NcclLogHosts, SameNameDifferentAddressesAreTwoHosts) {
   EXPECT_TRUE(f.multi_node());
 }
 
+// The shorter echoes of settings read outside param.h: "NCCL_IB_HCA set to" (2.7.3+,
+// net_ib), "NCCL_SOCKET_IFNAME set to" (2.6.4+), "NCCL_OOB_NET_IFNAME set to" (2.23.4+);
+// "NCCL_ALGO was set to" is an error text's part, not an echo (eugr/spark-vllm-docker#411).
+TEST(NcclLogEnv, ShortSetToEchoesAreSettings) {
+  NcclRunFacts f = analyze_nccl_log_text(
+      "edgexpert-5ead:454:454 [0] NCCL INFO NCCL_SOCKET_IFNAME set to enp1s0f0np0\n"
+      "edgexpert-5ead:454:454 [0] NCCL INFO NCCL_IB_HCA set to roceP2p1s0f0,rocep1s0f0\n"
+      "edgexpert-5ead:454:454 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n"
+      "edgexpert-5ead:454:454 [0] NCCL INFO NCCL_ALGO was set to Tree.\n",
+      "e.log");
+  EXPECT_EQ(f.env.at("NCCL_IB_HCA").value, "roceP2p1s0f0,rocep1s0f0");
+  EXPECT_EQ(f.env.at("NCCL_SOCKET_IFNAME").value, "enp1s0f0np0");
+  EXPECT_EQ(f.env.at("NCCL_IB_DISABLE").value, "0");
+  EXPECT_EQ(f.env.count("NCCL_ALGO"), 0u);
+}
+
 TEST(NcclLogHosts, BareVersionBannerBelongsToTheNeighbouringHost) {
   NcclRunFacts f = analyze_nccl_log_text(
       "nodeA:5:5 [0] NCCL INFO Bootstrap : Using [0]ib0:10.1.0.1<0>\n"
