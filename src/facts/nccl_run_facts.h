@@ -212,6 +212,10 @@ struct NcclHostProfile {
   // only where the wording belongs to one span of releases (src/init.cc, src/net.cc,
   // src/plugin/net.cc, every tag from v2.4.2-1 to v2.30.7-1).
   std::set<std::string> loader_releases;
+  // The host printed a line NCCL prints at its init's start, before the network is set up and
+  // most NCCL_* settings are read and echoed: the bootstrap's interface ("Bootstrap : Using",
+  // "NET : Using interface" before 2.4). An excerpt without it may have cut those echoes off.
+  bool init_start_seen = false;
   LogLine first;
 };
 

@@ -38,6 +38,7 @@ void NcclLogAnalyzer::State::profile_bootstrap(std::string_view m, const NcclStr
   e = e.substr(0, e.find(' '));
   auto [iface, addr] = iface_address(e);
   Proc& p = proc_of(s);
+  p.p.init_start_seen = true;
   if (!iface.empty() && p.p.bootstrap_ifaces.size() < 8) p.p.bootstrap_ifaces.emplace(iface);
   if (!addr.empty()) {
     if (p.address.empty()) p.address = std::string(addr);
@@ -88,6 +89,7 @@ void NcclLogAnalyzer::State::socket_line(std::string_view m, const NcclStream& s
       p.p.socket_ifaces.push_back(entry);
     // The bootstrap listens on device 0 (bootstrapListen(0, ...), src/bootstrap.cu:171 @ v2.3.5-5).
     if (!iface.empty() && p.p.bootstrap_ifaces.empty()) p.p.bootstrap_ifaces.emplace(iface);
+    p.p.init_start_seen = true;
     if (p.address.empty() && !addr.empty()) {
       p.address = std::string(addr);
       if (p.p.addresses.size() < 8) p.p.addresses.emplace(addr);

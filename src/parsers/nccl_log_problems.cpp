@@ -339,6 +339,7 @@ void NcclLogAnalyzer::State::finish_hosts() {
     if (h.first.where.source.empty()) h.first = p.p.first;
     h.addresses.insert(p.p.addresses.begin(), p.p.addresses.end());
     h.bootstrap_ifaces.insert(p.p.bootstrap_ifaces.begin(), p.p.bootstrap_ifaces.end());
+    h.init_start_seen = h.init_start_seen || p.p.init_start_seen;
     if (h.socket_ifaces.empty()) h.socket_ifaces = p.p.socket_ifaces;
     for (const auto& [e, v] : p.p.env) h.env.emplace(e, v);
     h.networks.insert(p.p.networks.begin(), p.p.networks.end());

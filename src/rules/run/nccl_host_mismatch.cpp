@@ -50,11 +50,16 @@ class NcclHostMismatch : public Rule {
       // NCCL prints "NCCL_X set by environment to" where it first reads X, most of them at
       // network setup or later: a host whose lines stop before its network was chosen has not
       // said whether X is set (its log was cut, or it stopped early), so it is not "(not set)".
+      // Nor is one whose lines start after its init began: its bootstrap interface ("Bootstrap
+      // : Using eth0", bootstrapNetInit) and the net plugin loader's line come before the network
+      // is set up and the first settings are read (ncclIbInit reads NCCL_IB_DISABLE, src/
+      // transport/net_ib.cc @ v2.8.3-1), so an excerpt without them may have cut the echoes off.
       const bool reached_network = !p.networks.empty() || p.ib_devices.has_value();
+      const bool from_start = p.init_start_seen || !p.plugin.empty();
       for (const std::string& e : env_names) {
         if (per_host_setting(e)) continue;
         auto it = p.env.find(e);
-        if (it == p.env.end() && !reached_network) continue;
+        if (it == p.env.end() && (!reached_network || !from_start)) continue;
         seen[e][it == p.env.end() ? "(not set)" : e + "=" + it->second].insert(h);
       }
       if (!p.networks.empty()) seen["network"][join_limited(p.networks)].insert(h);

@@ -41,6 +41,34 @@ TEST(NcclHostMismatch, AHostCutBeforeNetworkSetupIsNotNotSet) {
     EXPECT_EQ(x.message.find("NCCL_IB_DISABLE"), std::string::npos) << x.message;
 }
 
+// Nor one whose lines start after its init began (NVIDIA/nccl#429: machine-2's excerpt starts at
+// its "NET/IB : Using" line, after NCCL_IB_DISABLE was read and echoed; machine-1's holds its
+// bootstrap line and the echo). What both hosts printed still compares.
+TEST(NcclHostMismatch, AHostWhoseExcerptStartsAfterInitBeganIsNotNotSet) {
+  const std::string machine2 =
+      "machine-2:41626:42966 [0] NCCL INFO NET/IB : Using [0]mlx5_bond_0:1/RoCE ; OOB "
+      "eth0:10.11.170.41<0>\n"
+      "machine-2:41626:42966 [0] NCCL INFO Using network IB\n"
+      "machine-2:41626:45223 [5] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.\n";
+  const std::string machine1 =
+      "machine-1:16194:17590 [0] NCCL INFO Bootstrap : Using eth0:10.11.170.43<0>\n"
+      "machine-1:16194:17590 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), "
+      "using internal implementation\n"
+      "machine-1:16194:17590 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 0.\n"
+      "machine-1:16194:17590 [0] NCCL INFO NET/IB : Using [0]mlx5_bond_0:1/RoCE ; OOB "
+      "eth0:10.11.170.43<0>\n"
+      "machine-1:16194:17590 [0] NCCL INFO Using network IB\n"
+      "machine-1:16194:18580 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to ";
+  RuleOutcome same = log_rule(kId, log_text(machine2 + machine1 + "3.\n"));
+  EXPECT_TRUE(same.findings.empty()) << same.findings[0].message;
+  // The GID index both printed, set differently, is still a difference.
+  RuleOutcome differ = log_rule(kId, log_text(machine2 + machine1 + "1.\n"));
+  ASSERT_EQ(differ.findings.size(), 1u);
+  EXPECT_NE(differ.findings[0].message.find("NCCL_IB_GID_INDEX"), std::string::npos);
+  EXPECT_EQ(differ.findings[0].message.find("NCCL_IB_DISABLE"), std::string::npos)
+      << differ.findings[0].message;
+}
+
 TEST(NcclHostMismatch, NamesWhichHostsDifferAndHow) {
   NcclRunFacts f = log_text(kTwoLocalhosts);
   EXPECT_EQ(f.host_count, 2u);
