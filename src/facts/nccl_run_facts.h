@@ -255,6 +255,9 @@ struct NcclRunFacts {
   std::vector<LogLine> socket_interfaces;  // "NET/Socket : Using [0]eth0:10.0.0.4<0>"
   std::optional<LogLine> ib_no_device;     // "NET/IB : No device found."
   std::optional<LogLine> ibverbs_missing;  // "Failed to open libibverbs.so[.1]"
+  // The first line of NVLS (NVLink SHARP) setup (nccl_nvls_setup_message): NCCL found NVSwitch
+  // multicast, so the GPUs it set up are NVLink-connected (src/transport/nvls.cc, 2.17+).
+  std::optional<LogLine> nvls_setup;
   // "socketFinalizeAccept: wrong type 4 != 3" (or 3 != 4; a WARN of misc/socket.cc from
   // v2.16.2-1 to v2.30.4-1; v2.30.7-1 discards such a connection at INFO): a peer
   // connected with NET/IB's socket type (4) to this rank's NET/Socket listener (3), or the

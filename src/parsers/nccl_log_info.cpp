@@ -583,6 +583,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       // may be set up at the first collective instead (group.cc), after Init COMPLETE.
       if (nccl_nvls_setup_message(m)) {
         if (!s.init_complete) s.init_started = true;
+        if (!f.nvls_setup) f.nvls_setup = log_line(r.text, n);
         return;
       }
       if (starts(m, "NET/IB") || starts(m, "NET/IBext")) {
