@@ -53,19 +53,30 @@ class NcclInitIncomplete : public Rule {
                                 std::to_string(s.cuda_dev) + "] last said: " + s.last_message,
                             s.last_seen});
     }
-    // Ranks of the communicator that never appear at all: often the ones that wait on nobody.
+    // Ranks of the communicator with no init line at all: often the ones that wait on nobody.
+    // In numeric order, runs of ranks as ranges ("0, 2-3, 5, 8-11"); other lines of theirs
+    // (bootstrapSplit, NVLS) are not init lines, so they are "printed no Init START", not unseen.
     for (const auto& [id, c] : f.comms) {
-      std::set<std::string> absent;
-      for (int r = 0; r < c.nranks && absent.size() < 64; ++r) {
-        if (!c.ranks_started.count(r) && !c.ranks_complete.count(r))
-          absent.insert(std::to_string(r));
+      if (c.ranks_started.empty() && c.ranks_complete.empty()) continue;
+      std::string ranges;
+      int absent = 0, runs = 0;
+      for (int r = 0; r < c.nranks; ++r) {
+        if (c.ranks_started.count(r) || c.ranks_complete.count(r)) continue;
+        int e = r;
+        while (e + 1 < c.nranks && !c.ranks_started.count(e + 1) && !c.ranks_complete.count(e + 1))
+          ++e;
+        absent += e - r + 1;
+        if (++runs <= 12)
+          ranges += (runs > 1 ? ", " : "") + std::to_string(r) +
+                    (e > r ? (e == r + 1 ? ", " : "-") + std::to_string(e) : "");
+        r = e;
       }
-      if (!absent.empty() && (!c.ranks_started.empty() || !c.ranks_complete.empty())) {
-        x.evidence.push_back({"communicator " + c.id + " (" + std::to_string(c.nranks) +
-                                  " ranks): never seen in the log: rank " +
-                                  join_limited(absent, 12),
-                              c.first_seen});
-      }
+      if (absent == 0) continue;
+      if (runs > 12) ranges += " and " + std::to_string(runs - 12) + " more run(s)";
+      x.evidence.push_back({"communicator " + c.id + " (" + std::to_string(c.nranks) +
+                                " ranks): " + std::to_string(absent) +
+                                " rank(s) printed no Init START or Init COMPLETE: rank " + ranges,
+                            c.first_seen});
     }
     x.cause =
         "Init waits for every rank: one rank that is missing, slow or cannot connect "

@@ -20,9 +20,29 @@ TEST(NcclInitIncomplete, FiresOnAHangAndNamesTheAbsentRank) {
   EXPECT_NE(f.message.find("3 rank(s) on 2 host(s)"), std::string::npos);
   bool absent = false;
   for (const auto& e : f.evidence)
-    absent = absent || e.text.find("never seen in the log: rank 3") != std::string::npos;
+    absent = absent ||
+             e.text.find("printed no Init START or Init COMPLETE: rank 3") != std::string::npos;
   EXPECT_TRUE(absent);
   EXPECT_NE(f.cause.find("node-a"), std::string::npos);
+}
+
+// The ranks with no init line are listed in numeric order, runs as ranges (uccl#172 listed
+// "rank 0, 10, 11, 15, 2, ..." as text), with their count.
+TEST(NcclInitIncomplete, AbsentRanksInNumericOrderWithRanges) {
+  std::string log;
+  for (int r : {1, 4, 6, 7, 12, 13, 14})
+    log += "h" + std::to_string(r / 8) + ":" + std::to_string(100 + r) + ":" +
+           std::to_string(100 + r) + " [" + std::to_string(r % 8) +
+           "] NCCL INFO comm 0x55d0 rank " + std::to_string(r) + " nranks 16 cudaDev " +
+           std::to_string(r % 8) + " nvmlDev 0 busId 1000 commId 0xabc - Init START\n";
+  RuleOutcome o = log_rule(kId, log_text(log + kWatchdogTimeout));
+  ASSERT_EQ(o.findings.size(), 1u);
+  std::string ev;
+  for (const auto& e : o.findings[0].evidence) ev += e.text + "\n";
+  EXPECT_NE(
+      ev.find("9 rank(s) printed no Init START or Init COMPLETE: rank 0, 2, 3, 5, 8-11, 15\n"),
+      std::string::npos)
+      << ev;
 }
 
 // A communicator of one rank waits for no peer (deepspeedai/DeepSpeed#8248, NCCL 2.29 on WSL):
