@@ -110,6 +110,7 @@ json to_json(const NcclRunFacts& f) {
     }
     j["rccl_versions"] = rccl;
   }
+  if (f.rccl_mark) j["rccl_mark"] = log_line(*f.rccl_mark);
   if (!f.rocm_versions.empty()) j["rocm_versions"] = f.rocm_versions;
   j["network"] = f.net_plugin;
   j["networks"] = f.networks;

@@ -244,7 +244,11 @@ struct NcclRunFacts {
   // 6.2; src/init.cc showVersion of ROCm/rccl). Kept apart from `versions`: RCCL numbers its
   // releases after the NCCL it merged, but NCCL's release notes and fixes are not RCCL's.
   std::map<std::string, LogLine> rccl_versions;  // "2.22.3" -> first line that said so
-  std::set<std::string> rocm_versions;           // "6.4.0.0-47-73dae9c", from "ROCm version : "
+  // A line only RCCL prints, where no version line says so: a WARN from RCCL's source tree
+  // (".../src/rccl/build/hipify/src/init.cc:2065 NCCL WARN"), a plugin loader naming librccl-*.
+  std::optional<LogLine> rccl_mark;
+  bool is_rccl() const { return !rccl_versions.empty() || rccl_mark.has_value(); }
+  std::set<std::string> rocm_versions;   // "6.4.0.0-47-73dae9c", from "ROCm version : "
   std::string net_plugin;                // "IB", "Socket", "AWS Libfabric", from "Using network X"
   std::set<std::string> networks;        // every "Using network X"
   std::vector<LogLine> plugin_messages;  // NET/Plugin lines, distinct, first few

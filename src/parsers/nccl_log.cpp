@@ -16,6 +16,26 @@
 
 namespace trainready {
 
+namespace {
+
+// RCCL's own marks on a record (RCCL prints NCCL's heads): a WARN's source path inside RCCL's tree
+// (".../src/rccl/build/hipify/src/init.cc:2065 NCCL WARN"), or a plugin loader's line naming
+// RCCL's plugin libraries ("librccl-net.so", "librccl-tuner.so").
+bool rccl_record(const NcclRecord& r) {
+  if (r.level == NcclLevel::kWarn) {
+    const std::string_view head = r.text.substr(0, r.text.size() - r.message.size());
+    return head.find("/rccl/") != std::string_view::npos ||
+           head.find("/hipify/") != std::string_view::npos;
+  }
+  const std::string_view m = r.message;
+  const bool plugin = m.size() > 12 && m[0] >= 'N' && m[0] <= 'T' &&
+                      (m.starts_with("NET/Plugin") || m.starts_with("TUNER/Plugin") ||
+                       m.starts_with("PROFILER/Plugin"));
+  return plugin && m.find("librccl") != std::string_view::npos;
+}
+
+}  // namespace
+
 NcclNetDevice& NcclLogAnalyzer::State::device(std::string_view name) {
   for (auto& d : f.net_devices) {
     if (d.name == name) return d;
@@ -244,6 +264,7 @@ void NcclLogAnalyzer::State::record(NcclRecord& r, std::uint64_t n) {
     ++f.garbled_lines;
   }
   remember_tail(r.text, n);
+  if (!f.rccl_mark && rccl_record(r)) f.rccl_mark = log_line(r.text, n);
   if (r.level == NcclLevel::kWarn || r.level == NcclLevel::kAbort)
     warn(r, s, n);
   else

@@ -143,6 +143,31 @@ TEST(NcclLog, RcclVersionLinesOfRocm5AndBare) {
   EXPECT_TRUE(f.versions.empty());
 }
 
+// An RCCL log without its version line (ROCm/rccl-tests#163): a WARN from RCCL's source tree, or
+// a plugin loader naming librccl-*, marks it RCCL's; NCCL's own WARN paths and plugins do not.
+TEST(NcclLog, RcclMarkWithoutAVersionLine) {
+  NcclRunFacts warn = analyze_nccl_log_text(
+      "z292:58192:58199 [1] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n"
+      "z292:58192:58200 [2] /long_pathname_so_that_rpms_can_package_the_debug_info/src/rccl/"
+      "build/hipify/src/init.cc:2065 NCCL WARN MSCCL++: Cannot enable MSCCL++; environment is "
+      "not MSCCL compatible\n",
+      "r.log");
+  ASSERT_TRUE(warn.rccl_mark.has_value());
+  EXPECT_EQ(warn.rccl_mark->where.line, 2);
+  EXPECT_TRUE(warn.is_rccl());
+  NcclRunFacts plugin = analyze_nccl_log_text(
+      "z292:58192:58199 [1] NCCL INFO TUNER/Plugin: Plugin load returned 11 : librccl-net.so: "
+      "cannot open shared object file: No such file or directory : when loading "
+      "librccl-tuner.so\n",
+      "r.log");
+  EXPECT_TRUE(plugin.is_rccl());
+  NcclRunFacts nccl = analyze_nccl_log_text(
+      "h:1:2 [0] transport/net_ib.cc:1296 NCCL WARN NET/IB : Got completion with error 12\n"
+      "h:1:2 [0] NCCL INFO NET/Plugin: Could not find: libnccl-net.so\n",
+      "n.log");
+  EXPECT_FALSE(nccl.is_rccl());
+}
+
 TEST(NcclLog, VllmsPyncclVersionLine) {
   // vLLM's pynccl line as a Ray worker prints it (vllm-project/vllm#6732-style prefixes kept):
   // the version of the NCCL its own communicator loaded.

@@ -66,6 +66,10 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
     r += "); NCCL's fixed bugs are not matched against it";
     out.emplace_back("RCCL", r);
     if (!vs.empty()) out.emplace_back("NCCL", join(vs));
+  } else if (f.rccl_mark && vs.empty()) {
+    out.emplace_back("RCCL", "version not printed (AMD's fork of NCCL, as " +
+                                 f.rccl_mark->where.str() +
+                                 " shows); NCCL's fixed bugs are not matched against it");
   } else {
     out.emplace_back("NCCL", vs.empty() ? "version not printed" : join(vs));
   }

@@ -64,7 +64,7 @@ namespace {
 // RCCL's, not NCCL's: its own version line, or nccl-tests (rccl-tests) listing AMD GPUs. RCCL
 // reports NCCL's result names (it is NCCL's fork), but comes with ROCm, not in NVIDIA's packages.
 bool rccl_log(const NcclRunFacts& f) {
-  if (!f.rccl_versions.empty()) return true;
+  if (f.is_rccl()) return true;
   for (const auto& [h, p] : f.host_profiles)
     for (const std::string& g : p.gpus)
       if (g.rfind("AMD ", 0) == 0 || g.find("Instinct") != std::string::npos ||
