@@ -5,6 +5,20 @@
 
 namespace trainready {
 
+const NcclCommunicator* NcclRunFacts::comm_beyond_log() const {
+  const NcclCommunicator* best = nullptr;
+  std::size_t most = 0;
+  for (const auto& [id, c] : comms) {
+    const std::size_t seen = c.ranks_in_log();
+    const std::size_t n = c.nranks > 0 ? static_cast<std::size_t>(c.nranks) : 0;
+    if (seen > 0 && n > seen && n - seen > most) {
+      most = n - seen;
+      best = &c;
+    }
+  }
+  return best;
+}
+
 int NcclRunFacts::max_comm_nodes() const {
   int best = nnodes_printed;
   for (const auto& [id, c] : comms) {

@@ -86,6 +86,12 @@ struct NcclCommunicator {
   int ring_channels = 0;
   // "Search 0 : 4 channels loaded from XML graph" (NCCL_GRAPH_FILE): channels the file set.
   int graph_file_channels = -1;
+  // Ranks with an Init START or Init COMPLETE line in the log.
+  std::size_t ranks_in_log() const {
+    std::size_t n = ranks_started.size();
+    for (int r : ranks_complete) n += ranks_started.count(r) ? 0 : 1;
+    return n;
+  }
 };
 
 enum class TransportKind { kP2p, kShm, kNetIb, kNetSocket, kNetOther, kCollNet, kUnknown };
@@ -402,6 +408,9 @@ struct NcclRunFacts {
   std::string multi_node_evidence() const;
   // True when the run used one machine only, as far as the log shows (no multi-node evidence).
   bool single_node() const { return !multi_node(); }
+  // The communicator with the most ranks the log holds no init line of (nullptr: none), e.g. a
+  // 64-rank communicator of which one node's 8 are in an excerpt: the others may be elsewhere.
+  const NcclCommunicator* comm_beyond_log() const;
 };
 
 std::string transport_kind_name(TransportKind k);

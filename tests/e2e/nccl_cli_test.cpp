@@ -320,6 +320,32 @@ TEST(NcclCli, InterNodeFromAPeerAddressInARealCapture) {
 // nccl-tests#109: two processes each printed their own run header and device list, then NCCL's
 // first INFO line; no table, no summary. `nccl` reads nccl-tests' lines beside NCCL's, so the
 // cause (a build without MPI: each process its own job) comes first, not a hang in init.
+// One host named, but a communicator of 64 ranks of which the log holds 2 (NVIDIA/nccl#1814's
+// excerpt of one node): the summary does not say the run was one node.
+TEST(NcclCli, OneNodesExcerptOfALargerCommunicatorIsNotCalledOneNode) {
+  const std::string log = temp_dir("nccl-beyond") + "/run.log";
+  std::ofstream(log)
+      << "hostname-test:984:1257 [4] NCCL INFO comm 0x557fe785f7a0 rank 36 nranks 64 "
+         "cudaDev 4 nvmlDev 4 busId 9b000 commId 0x5ae77eb5ea4ec1ee - Init COMPLETE\n"
+         "hostname-test:980:1265 [0] NCCL INFO comm 0x55986b8b8560 rank 32 nranks 64 "
+         "cudaDev 0 nvmlDev 0 busId 18000 commId 0x5ae77eb5ea4ec1ee - Init COMPLETE\n";
+  CliResult r = run_trainready({"nccl", log});
+  // The line wraps at 100 columns: its words, with the wrap's indent folded.
+  std::string flat;
+  for (std::size_t i = 0; i < r.out.size(); ++i) {
+    if (r.out[i] == '\n' && r.out.compare(i + 1, 13, "             ") == 0) {
+      flat += ' ';
+      i += 13;
+    } else {
+      flat += r.out[i];
+    }
+  }
+  EXPECT_NE(flat.find("inter-node not shown: the log names one node, but communicator "
+                      "0x5ae77eb5ea4ec1ee has 64 ranks and the log holds 2 of them"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(NcclCli, RunHeadersBesideNcclLinesAreReadWithoutATable) {
   const std::string log =
       fixture("nccl-tests/nccltests109-2x-v100-two-headers-nccl-info-excerpt.txt");

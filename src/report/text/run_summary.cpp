@@ -161,9 +161,18 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
   const std::string why = f.multi_node_evidence();
   // A log that names no host (a framework's lines, a pasted error) shows nothing of the nodes.
   const bool no_host = f.hosts().empty() && f.host_count == 0;
-  out.emplace_back("inter-node", !why.empty() ? "yes: " + why
-                                 : no_host    ? std::string("not shown (the log names no host)")
-                                              : "no (one node, as far as the log shows)");
+  // One host named, but a communicator's other ranks are not in the log: they may be elsewhere.
+  const NcclCommunicator* beyond = why.empty() && !no_host ? f.comm_beyond_log() : nullptr;
+  std::string inter = "no (one node, as far as the log shows)";
+  if (!why.empty())
+    inter = "yes: " + why;
+  else if (no_host)
+    inter = "not shown (the log names no host)";
+  else if (beyond)
+    inter = "not shown: the log names one node, but communicator " + beyond->id + " has " +
+            std::to_string(beyond->nranks) + " ranks and the log holds " +
+            std::to_string(beyond->ranks_in_log()) + " of them";
+  out.emplace_back("inter-node", inter);
   return out;
 }
 
