@@ -92,7 +92,21 @@ TEST(HostileInput, OversizedFileIsRefusedBeforeItIsRead) {
   EXPECT_LT(after - before, std::uint64_t{1} << 20);  // not one chunk of it read
 }
 
+// A test binary started in the background by a non-interactive shell (`cmd &`, nohup, some CI
+// runners) inherits SIGINT ignored, and TempGuard rightly leaves an ignored signal alone
+// (src/core/temp_files.cpp), once per process: the test then saw its child exit 0 on SIGINT
+// (red only in background runs). This binary starts with both signals at their default, as an
+// interactive shell would start it, before any guard installs its handlers.
+const bool kSignalsAtDefault = [] {
+  for (int sig : {SIGTERM, SIGINT}) {
+    struct sigaction now {};
+    if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) ::signal(sig, SIG_DFL);
+  }
+  return true;
+}();
+
 TEST(HostileInput, TemporariesGoOnSigtermAndSigint) {
+  ASSERT_TRUE(kSignalsAtDefault);
   const std::string d = test::temp_dir("hostile-signal");
   for (int sig : {SIGTERM, SIGINT}) {
     const std::string file = d + "/file.tmp-" + std::to_string(sig);
