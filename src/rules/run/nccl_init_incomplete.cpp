@@ -1,6 +1,7 @@
 // nccl-init-incomplete: ranks began communicator init and never finished it (a hang).
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "facts/nccl_init_phase.h"
 #include "rules/rule_factories.h"
@@ -58,18 +59,23 @@ class NcclInitIncomplete : public Rule {
     // (bootstrapSplit, NVLS) are not init lines, so they are "printed no Init START", not unseen.
     for (const auto& [id, c] : f.comms) {
       if (c.ranks_started.empty() && c.ranks_complete.empty()) continue;
+      // The runs are the gaps between the ranks that printed: work bounded by the log's lines,
+      // not by the nranks a line claims (up to 2^24).
+      std::set<int> present = c.ranks_started;
+      present.insert(c.ranks_complete.begin(), c.ranks_complete.end());
+      present.insert(c.nranks);  // the end, past the last rank
       std::string ranges;
-      int absent = 0, runs = 0;
-      for (int r = 0; r < c.nranks; ++r) {
-        if (c.ranks_started.count(r) || c.ranks_complete.count(r)) continue;
-        int e = r;
-        while (e + 1 < c.nranks && !c.ranks_started.count(e + 1) && !c.ranks_complete.count(e + 1))
-          ++e;
-        absent += e - r + 1;
-        if (++runs <= 12)
-          ranges += (runs > 1 ? ", " : "") + std::to_string(r) +
-                    (e > r ? (e == r + 1 ? ", " : "-") + std::to_string(e) : "");
-        r = e;
+      long absent = 0;
+      int runs = 0, r = 0;
+      for (int next : present) {
+        if (next > r) {
+          const int e = next - 1;
+          absent += e - r + 1;
+          if (++runs <= 12)
+            ranges += (runs > 1 ? ", " : "") + std::to_string(r) +
+                      (e > r ? (e == r + 1 ? ", " : "-") + std::to_string(e) : "");
+        }
+        r = next + 1;
       }
       if (absent == 0) continue;
       if (runs > 12) ranges += " and " + std::to_string(runs - 12) + " more run(s)";

@@ -45,6 +45,22 @@ TEST(NcclInitIncomplete, AbsentRanksInNumericOrderWithRanges) {
       << ev;
 }
 
+// The ranges come from the ranks that printed, not from a walk over every rank a line claims: a
+// communicator of 16 M ranks (the reader's cap) with one rank in the log is two runs.
+TEST(NcclInitIncomplete, AbsentRangesOfAHugeCommunicator) {
+  RuleOutcome o = log_rule(kId, log_text("h:1:1 [0] NCCL INFO comm 0x55d0 rank 5 nranks 16000000 "
+                                         "cudaDev 0 nvmlDev 0 busId 1000 commId 0xabc - Init "
+                                         "START\n" +
+                                         std::string(kWatchdogTimeout)));
+  ASSERT_EQ(o.findings.size(), 1u);
+  std::string ev;
+  for (const auto& e : o.findings[0].evidence) ev += e.text + "\n";
+  EXPECT_NE(ev.find("15999999 rank(s) printed no Init START or Init COMPLETE: rank 0-4, "
+                    "6-15999999\n"),
+            std::string::npos)
+      << ev;
+}
+
 // A communicator of one rank waits for no peer (deepspeedai/DeepSpeed#8248, NCCL 2.29 on WSL):
 // an excerpt that ends in its init is a capture cut, a warning, even after a WARN NCCL went on
 // from.
