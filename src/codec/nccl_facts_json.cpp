@@ -192,6 +192,9 @@ json to_json(const NcclRunFacts& f) {
   j["nccl_tests_table_file"] =
       f.nccl_tests_table_file.empty() ? json(nullptr) : json(f.nccl_tests_table_file);
   j["nccl_tests_devices"] = f.nccl_tests_devices ? log_line(*f.nccl_tests_devices) : json(nullptr);
+  j["nccl_tests_exit"] = f.nccl_tests_exit ? json{{"status", f.nccl_tests_exit_status},
+                                                  {"evidence", log_line(*f.nccl_tests_exit)}}
+                                           : json(nullptr);
   j["hosts"] = f.hosts();
   json streams = json::array();
   for (const auto& [k, s] : f.streams) {

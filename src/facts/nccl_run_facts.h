@@ -309,6 +309,12 @@ struct NcclRunFacts {
   // harness gathers every rank's line, src/common.cu); 1 = a run of one GPU, whose communicator
   // has no peer.
   std::uint32_t nccl_tests_ranks = 0;
+  // The first line that reports an nccl-tests program's exit status ("exit status 3" beside
+  // "all_reduce_perf"; parsers/nccl_tests_exit.h) and that status: the harness returns its first
+  // failing check's testResult_t, so a capture cut before its failure line still says which kind
+  // of call failed.
+  std::optional<LogLine> nccl_tests_exit;
+  int nccl_tests_exit_status = 0;
   // The ring search NCCL settled on with the fewest channels (the slowest rank sets the pace).
   const NcclGraphSearch* ring_search() const;
 

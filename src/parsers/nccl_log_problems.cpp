@@ -8,6 +8,7 @@
 #include "parsers/nccl_framework.h"
 #include "parsers/nccl_line_prefix.h"
 #include "parsers/nccl_log_internal.h"
+#include "parsers/nccl_tests_exit.h"
 #include "parsers/nccl_warn_join.h"
 #include "parsers/ucx_log_line.h"
 
@@ -527,6 +528,11 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     if (line.size() > 1 && line[1] >= '0' && line[1] <= '9') framework_line(line, n);
     return;
   }
+  if (!f.nccl_tests_exit)
+    if (const auto e = parse_nccl_tests_exit(line)) {
+      f.nccl_tests_exit = log_line(trim(line), n);
+      f.nccl_tests_exit_status = e->status;
+    }
   framework_line(line, n);  // PyTorch, vLLM, DeepSpeed ...: framework.h
   // rdma-core's libibverbs writes its warnings to the same stderr as NCCL's lines (PFX
   // "libibverbs: ", libibverbs/init.c): kept apart (a provider per line can precede the one

@@ -4,6 +4,7 @@
 // src/common.cu @ v2.0.0: lines 728, 781-786, then the header; @ v2.13.8: 883, 954-959, 979).
 // So a log with the device lines and no header ends inside NCCL's communicator init, and one
 // with a header, no row and no summary ends inside the first collective.
+#include "knowledge/nccl_tests_status.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
 
@@ -21,11 +22,19 @@ class NcclTestsStopped : public Rule {
 
   RuleOutcome evaluate(const RuleContext& ctx) const override {
     const NcclRunFacts& f = *ctx.nccl_log;
-    if (!f.nccl_tests_devices)
+    if (!f.nccl_tests_devices && !f.nccl_tests_exit)
       return RuleOutcome::does_not_apply(
-          "the log holds no nccl-tests device list (\"# Using devices\")");
+          "the log holds no nccl-tests device list (\"# Using devices\") and no exit status of "
+          "an nccl-tests program");
     // An error NCCL or the framework reported stopped the run: its own finding says why.
     if (!f.issues.empty() || !f.timeouts.empty() || !f.framework.events.empty()) return {};
+    // The process's exit status, where a wrapper logged it: it ended, and the status says how.
+    if (f.nccl_tests_exit) {
+      if (f.nccl_tests_exit_status == 0) return {};  // it finished; the capture lost the rest
+      RuleOutcome o;
+      o.findings.push_back(exited(f));
+      return o;
+    }
     const bool in_init = f.nccl_tests_table_file.empty();
     bool init_lines = false;
     if (in_init) {
@@ -124,6 +133,64 @@ class NcclTestsStopped : public Rule {
     }
     o.findings.push_back(std::move(x));
     return o;
+  }
+
+ private:
+  // nccl-tests ended with a non-zero status and the capture holds no failure line: the harness
+  // returns its first failing check's testResult_t from main (src/common.cu: TESTCHECK(run()),
+  // src/common.h testResult_t), after printing " .. <host> pid <pid>: Test failure <file>:<line>"
+  // and, for a NCCL or CUDA call, "<host>: Test NCCL failure <file>:<line> '<error>'".
+  Finding exited(const NcclRunFacts& f) const {
+    const int st = f.nccl_tests_exit_status;
+    const std::string_view meaning = nccl_tests_status_meaning(st);
+    Finding x = finding("nccl-tests exited with status " + std::to_string(st) +
+                        (meaning.empty() ? std::string() : " (" + std::string(meaning) + ")") +
+                        ", and the log holds neither its failure line nor a NCCL warning");
+    x.evidence.push_back(evidence(*f.nccl_tests_exit));
+    if (f.nccl_tests_devices) x.evidence.push_back(evidence(*f.nccl_tests_devices));
+    x.evidence.push_back(
+        {"nccl-tests exits with its first failing check's result (src/common.h testResult_t: 1 "
+         "internal, 2 CUDA, 3 NCCL, 4 timeout, 5 not implemented, 6 invalid usage; src/common.cu "
+         "main)",
+         {}});
+    const std::string ended =
+        "The process ended - this is not a hang. nccl-tests prints the failing call before it "
+        "exits (\"<host>: Test NCCL failure <file>:<line> '<error>'\" for a NCCL call, \"Test "
+        "CUDA failure\" for one of its own CUDA calls, then \" .. <host> pid <pid>: Test "
+        "failure <file>:<line>\"), and NCCL prints its WARN lines above that; this capture holds "
+        "none of them: it was cut, or kept only part of the program's output.";
+    if (st == 3) {
+      x.cause = ended +
+                " Status 3 is a NCCL call that returned an error: which one, and NCCL's reason, "
+                "are in the lines the capture lost.";
+    } else if (st == 2) {
+      x.cause = ended +
+                " Status 2 is a CUDA call the harness makes itself (cudaMalloc of its buffers, "
+                "streams, events): out of GPU memory for the sizes asked (-b/-e), a GPU not "
+                "visible to the process, or a GPU in a bad state (an Xid in the kernel log).";
+    } else if (st == 4) {
+      x.cause = ended +
+                " Status 4 is the harness's own timeout (-T, nccl-tests 2.13.4 and later): a "
+                "collective did not complete in time, which is a hang NCCL itself did not report.";
+    } else if (st > 128 && st < 160) {
+      x.cause = "A status of " + std::to_string(st) + " is not one nccl-tests returns (it exits " +
+                "0-6); a shell reports 128+N for a child killed by signal N, so the program was " +
+                "killed by signal " + std::to_string(st - 128) +
+                (st == 137   ? " (SIGKILL: the kernel's OOM killer, a pod's memory limit, or a "
+                               "scheduler's time limit)"
+                 : st == 139 ? " (SIGSEGV: a crash)"
+                             : "") +
+                ". Its own output up to then is not in the capture.";
+    } else {
+      x.cause = ended;
+    }
+    x.fix =
+        "Rerun with NCCL_DEBUG=WARN (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see the "
+        "connection setup) and keep the program's whole stdout and stderr (for a Kubernetes job, "
+        "`kubectl logs` of every pod; for Slurm, each task's output file). Then run `trainready "
+        "nccl` on that: the failure line and the WARN above it name the call and the cause.";
+    x.rank = 55;
+    return x;
   }
 };
 

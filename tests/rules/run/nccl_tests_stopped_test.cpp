@@ -147,6 +147,36 @@ TEST(NcclTestsStopped, QuietWhenInitCompleted) {
   EXPECT_EQ(open.findings[0].severity, Severity::kError);  // init began and never finished
 }
 
+// A wrapper logged the harness's exit status before its output, which ends in the device list
+// (nebius/soperator#296: `kubectl logs` of a Go benchmark runner; Go's os/exec "exit status 3").
+// nccl-tests exits with its first failing check's testResult_t (src/common.h): 3 is a NCCL call
+// that failed, so the log is a cut capture of an error, not a hang.
+TEST(NcclTestsStopped, AnExitStatusIsAFailureNotAHang) {
+  const std::string wrapper =
+      "{\"error\":\"exit status 3\",\"level\":\"fatal\",\"msg\":\"Failed to execute "
+      "all_reduce_perf\",\"output\":\"\n";
+  RuleOutcome o = judge(wrapper + kDevices);
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& x = o.findings[0];
+  EXPECT_EQ(x.severity, Severity::kError);
+  EXPECT_NE(x.message.find("exited with status 3 (testNcclError"), std::string::npos) << x.message;
+  EXPECT_NE(x.cause.find("not a hang"), std::string::npos) << x.cause;
+  EXPECT_EQ(x.evidence[0].where.line, 1);
+  // A shell's 128+N: killed by a signal, which nccl-tests never returns itself.
+  RuleOutcome k = judge(kDevices + "all_gather_perf_mpi exited with code 137\n");
+  ASSERT_EQ(k.findings.size(), 1u);
+  EXPECT_NE(k.findings[0].cause.find("killed by signal 9 (SIGKILL"), std::string::npos)
+      << k.findings[0].cause;
+  // Status 0: it finished; the capture kept only its start.
+  EXPECT_TRUE(judge(kDevices + "sendrecv_perf: exit status 0\n").findings.empty());
+  // A status beside no nccl-tests program, or a program named inside a longer word, is not read.
+  ASSERT_EQ(judge(kDevices + "train.py: exit status 3\n").findings.size(), 1u);
+  EXPECT_NE(judge(kDevices + "train.py: exit status 3\n").findings[0].message.find("ends inside"),
+            std::string::npos);
+  EXPECT_NE(judge(kDevices + "my_perfx exit status 3\n").findings[0].message.find("ends inside"),
+            std::string::npos);
+}
+
 TEST(NcclTestsStopped, DoesNotApplyWithoutTheHarnessDeviceList) {
   RuleOutcome o = judge(kInit);
   EXPECT_TRUE(o.findings.empty());
