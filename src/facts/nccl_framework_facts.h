@@ -108,6 +108,11 @@ struct FrameworkFacts {
   // that shows a container, the first that shows several hosts.
   std::optional<FrameworkCue> container;
   std::optional<FrameworkCue> multi_host;
+  // The first line where a launcher names two or more hosts for the job's ranks (mpirun -H /
+  // -host / --host, mpiexec.hydra -hosts, horovodrun -H; srun's tasks on two nodes): the ranks
+  // ran on several machines whatever their lines call the hosts (horovod/horovod#610: two
+  // machines that both print "localhost"). NcclRunFacts::multi_node_evidence reads it.
+  std::optional<FrameworkCue> launcher_hosts;
   // The first launcher command line (what: "mpirun", "mpiexec", "prterun", "pdsh"): ssh's own
   // failure lines are the launcher's only beside it (framework-launcher-failed).
   std::optional<FrameworkCue> launcher;

@@ -77,6 +77,10 @@ std::string NcclRunFacts::multi_node_evidence() const {
   if (host_device_clash)
     return "rank " + std::to_string(host_device_clash->peer) + " on a CUDA device that rank " +
            std::to_string(host_device_clash->holder) + " of " + host_device_clash->host + " holds";
+  // The launcher put the ranks on several hosts, whatever names their lines print.
+  if (framework.launcher_hosts)
+    return "the launcher's hosts (" + framework.launcher_hosts->what + ", line " +
+           std::to_string(framework.launcher_hosts->where.line) + ")";
   return "";
 }
 

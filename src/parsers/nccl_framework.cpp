@@ -757,7 +757,7 @@ bool read_framework_line(std::string_view line, const std::string& source,
   if (t.size() < 16) return false;
   const Bigrams bg(t);
   if (progress_bar(t, bg, source, line_number, out)) return false;
-  if (!out.container || !out.multi_host)
+  if (!out.container || !out.multi_host || !out.launcher_hosts)
     framework_lines::context_cues(t, bg, source, line_number, out);
   if ((t[0] == 'N' || t[0] == 'G' || t[0] == '"' || t[0] == '{') &&
       ras_start(t, source, line_number, out))

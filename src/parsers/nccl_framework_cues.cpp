@@ -40,6 +40,46 @@ void cue(std::optional<FrameworkCue>& slot, std::string_view what, std::string_v
                       {src, static_cast<int>(n > 2147483647u ? 2147483647u : n)}};
 }
 
+// A launcher's host list with two or more distinct hosts: Open MPI's mpirun -H / -host / --host
+// "host1[:slots],host2[:slots],..." (mpirun(1), Open MPI 4.x and 5.x; "--host=a,b" too), MPICH /
+// Intel MPI hydra's -hosts and -host (mpiexec.hydra -help), horovodrun's -H "host1:4,host2:4"
+// (horovod/runner/launch.py). Only on a line that names one of those launchers.
+void launcher_host_list(std::string_view t, const Bigrams& bg, const std::string& src,
+                        std::uint64_t n, FrameworkFacts& out) {
+  if (!bg.maybe(" -") || (!has(t, "mpirun") && !has(t, "mpiexec") && !has(t, "horovodrun"))) return;
+  static constexpr std::string_view kFlags[] = {
+      " -H ",     " -H=",     " -host ",   " -host=", " --host ",
+      " --host=", " -hosts ", " --hosts ", " -hosts="};
+  for (std::string_view flag : kFlags) {
+    const std::size_t p = t.find(flag);
+    if (p == std::string_view::npos) continue;
+    const std::size_t b = p + flag.size();
+    std::size_t e = b;
+    while (e < t.size() && t[e] != ' ' && t[e] != '\t' && e - b < 4096) ++e;
+    std::string_view list = t.substr(b, e - b);
+    if (!list.empty() && (list.front() == '"' || list.front() == '\'')) list.remove_prefix(1);
+    if (!list.empty() && (list.back() == '"' || list.back() == '\'')) list.remove_suffix(1);
+    std::string_view first;
+    for (std::size_t i = 0; i <= list.size();) {
+      std::size_t c = list.find(',', i);
+      if (c == std::string_view::npos) c = list.size();
+      std::string_view host = list.substr(i, c - i);
+      host = host.substr(0, host.find(':'));  // "host:slots"
+      i = c + 1;
+      // A shell variable ("$HOSTS") or a placeholder is no host name.
+      if (host.empty() || host.find_first_of("$<>{}") != std::string_view::npos) return;
+      if (first.empty()) {
+        first = host;
+      } else if (host != first) {
+        cue(out.launcher_hosts, std::string(trim(flag)) + " " + clip_text(list, 120), t, src, n);
+        if (!out.multi_host) out.multi_host = out.launcher_hosts;
+        return;
+      }
+    }
+    return;
+  }
+}
+
 }  // namespace
 
 // Where the job ran, from what the log really shows: knowledge/nccl_result_causes.h ranks a
@@ -66,6 +106,7 @@ void context_cues(std::string_view t, const Bigrams& bg, const std::string& src,
       }
     }
   }
+  if (!out.launcher_hosts) launcher_host_list(t, bg, src, n, out);
   if (out.multi_host) return;
   // Launchers' node counts: torchrun --nnodes (torch/distributed/run.py), DeepSpeed's
   // --num_nodes and its hostfile / pdsh runner (deepspeed/launcher/runner.py), Slurm's
@@ -95,6 +136,7 @@ void context_cues(std::string_view t, const Bigrams& bg, const std::string& src,
       } else if (node != out.srun_task_node) {
         cue(out.multi_host, "srun: tasks on " + out.srun_task_node + " and " + std::string(node), t,
             src, n);
+        if (!out.launcher_hosts) out.launcher_hosts = out.multi_host;
         return;
       }
     }

@@ -417,6 +417,37 @@ TEST(NcclFramework, ContainerAndHostCues) {
                              "srun: error: n1: tasks 2-3: Exited with exit code 1",
                              "srun: error: Unable to create step for job 12: Timeout"});
   EXPECT_FALSE(one.multi_host.has_value());
+  EXPECT_TRUE(two.launcher_hosts.has_value());  // srun names the nodes it ran the tasks on
+}
+
+// A launcher's host list puts the ranks on several machines whatever their lines call the host
+// (horovod/horovod#610: mpirun -host with two addresses, and NCCL 2.2's lines all say
+// "localhost"): multi-node evidence for NCCL's facts too.
+TEST(NcclFramework, LauncherHostListIsMultiNodeEvidence) {
+  for (std::string_view line :
+       {"mpirun -np 5 -host 59.77.7.23:2,59.77.7.30:3 -bind-to none python train.py",
+        "$ mpirun --host=node1,node2 -np 16 ./all_reduce_perf -b 8 -e 1G",
+        "horovodrun -np 8 -H server1:4,server2:4 python train.py",
+        "mpiexec.hydra -n 4 -hosts 'a1,a2' ./prog"}) {
+    FrameworkFacts m = read({line});
+    ASSERT_TRUE(m.launcher_hosts.has_value()) << line;
+    EXPECT_TRUE(m.multi_host.has_value()) << line;
+  }
+  for (std::string_view line :
+       {"mpirun -np 4 -host localhost:4 python train.py", "mpirun -H n1,n1 -np 2 ./a.out",
+        "mpirun -np 16 -host $HOSTS python train.py", "ssh -host a,b somewhere",
+        "mpirun -np 8 --hostfile hosts python train.py"}) {
+    FrameworkFacts m = read({line});
+    EXPECT_FALSE(m.launcher_hosts.has_value()) << line;
+  }
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "mpirun -np 5 -host 59.77.7.23:2,59.77.7.30:3 -x NCCL_DEBUG=INFO python train.py\n"
+      "localhost:95772:95782 [0] INFO NET : Using interface em1:59.77.7.23<0>\n"
+      "localhost:27896:27933 [1] INFO Using internal Network Socket\n",
+      "t.log");
+  EXPECT_TRUE(f.multi_node());
+  EXPECT_EQ(f.multi_node_evidence(),
+            "the launcher's hosts (-host 59.77.7.23:2,59.77.7.30:3, line 1)");
 }
 
 // A bare ncclResult_t name as a word (an issue title); not inside a longer identifier.
