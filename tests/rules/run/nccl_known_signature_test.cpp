@@ -347,6 +347,22 @@ TEST(NcclKnownSignature, LoaderVersionNameSaysWhoseLibraryIsOld) {
             0u);
 }
 
+// -2147483648 is NCCL_CONFIG_UNDEF_INT, which NCCL_CONFIG_INITIALIZER sets from 2.17: a program
+// built against 2.17+'s nccl.h ran on a 2.14-2.16 libnccl (src/nccl.h.in @ v2.17.1-1,
+// src/init.cc:1304 @ v2.16.5-1); any other out-of-range value is the program's own.
+TEST(NcclKnownSignature, UndefinedConfigValueIsAnOlderLibncclLoaded) {
+  const auto cause = [](const std::string& value) {
+    const RuleOutcome o =
+        log_rule("nccl-message", log_text("h:1:2 [0] init.cc:1305 NCCL WARN Invalid config "
+                                          "blocking attribute value " +
+                                          value + "\n"));
+    return o.findings.empty() ? std::string() : o.findings[0].cause;
+  };
+  EXPECT_EQ(cause("-2147483648").rfind("The value -2147483648 is NCCL_CONFIG_UNDEF_INT", 0), 0u)
+      << cause("-2147483648");
+  EXPECT_EQ(cause("2").find("NCCL_CONFIG_UNDEF_INT"), std::string::npos) << cause("2");
+}
+
 TEST(NcclKnownSignature, QuietOnAHealthyRun) {
   EXPECT_TRUE(log_rule(kId, log_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log"))
                   .findings.empty());
