@@ -538,15 +538,48 @@ bool ruled_out(const NcclKbWhen& w, const LogReleases& r, const NcclKbLine& line
   return r.sites.known() && !r.sites.some_in(w.nccl);
 }
 
+// The text a passthrough entry names: its required literal, or, where its match also lists the
+// error's enum names ("out of memory|cudaErrorMemoryAllocation|CUDA_ERROR_OUT_OF_MEMORY"), the
+// literal of the one alternative that is not a bare name. Empty for several texts.
+std::string passed_text(const NcclKbEntry& passed) {
+  if (!passed.literal.empty()) return passed.literal;
+  const std::string& m = passed.match.text;
+  std::string text;
+  int depth = 0, texts = 0;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i <= m.size(); ++i) {
+    const char c = i < m.size() ? m[i] : '|';
+    if (c == '\\') {
+      ++i;
+      continue;
+    }
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c != '|' || depth != 0) continue;
+    std::string_view alt = std::string_view(m).substr(begin, i - begin);
+    begin = i + 1;
+    if (alt.ends_with("\\b")) alt.remove_suffix(2);
+    const bool name = !alt.empty() && alt.find_first_not_of(
+                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijkl"
+                                          "mnopqrstuvwxyz0123456789_") == std::string_view::npos;
+    if (name) continue;
+    ++texts;
+    text = nccl_kb_required_literal(alt);
+  }
+  return texts == 1 ? text : std::string();
+}
+
 // A CUDA / libc string NCCL passes through (a passthrough entry) yields to the NCCL message
 // that quotes it when that message's own text says much more: nvls.cc's "Failed to bind NVLink
 // SHARP (NVLS) Multicast memory of size N : CUDA error 2 'out of memory'" is the multicast
 // reading, not the GPU's memory. A generic "Cuda failure '%s'" entry does not say more, and a
-// passthrough matched by alternatives (no literal of its own) is not compared.
+// passthrough matched by several texts (no literal of its own) is not compared.
 bool quotes_more(const NcclKbEntry& message, const NcclKbEntry& passed) {
-  return passed.kind == NcclKbKind::kPassthrough && message.kind == NcclKbKind::kMessage &&
-         !nccl_kb_is_signature(message) && passed.literal.size() >= 8 &&
-         message.literal.size() > 2 * passed.literal.size();
+  if (passed.kind != NcclKbKind::kPassthrough || message.kind != NcclKbKind::kMessage ||
+      nccl_kb_is_signature(message))
+    return false;
+  const std::size_t quoted = passed_text(passed).size();
+  return quoted >= 8 && message.literal.size() > 2 * quoted;
 }
 
 // The printing file first, then a bug of the log's release: a fixed bug of one file (include/

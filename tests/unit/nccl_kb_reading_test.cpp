@@ -374,6 +374,15 @@ TEST(NcclKbReading, AMessageThatQuotesTheCudaTextSaysMore) {
             V{"bind-failed"});
   EXPECT_EQ(ids("h:1:2 [2] misc/strongstream.cc:9 NCCL WARN Cuda failure 1 'invalid argument'\n"),
             V{"generic-invalid-argument"});
+  // The built-in CUDA entries also list the error's enum names; the text they name still yields
+  // (NVIDIA/nccl#2077: the multicast slots, not the GPU's memory).
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "h:1:2 [0] NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : "
+      "CUDA error 2 'out of memory'.\n",
+      "t.log");
+  const auto r = read_nccl_messages(f, NcclKnowledgeBase::builtin());
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(r.front().entry->id, "nvls-multicast-bind-failed");
 }
 
 // RCCL prints NCCL's messages with HIP names where NCCL's source has CUDA's (hipify-perl renames

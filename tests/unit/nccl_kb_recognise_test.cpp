@@ -88,6 +88,19 @@ TEST(NcclKbRecognise, OtherProducersStringsNeedLengthOrTheStackNamed) {
   ASSERT_TRUE(peers);
   EXPECT_EQ(peers->entry->id, "cuda-too-many-peers");
   EXPECT_FALSE(recogniser().read("peer mapping failed"));
+  // A CUDA error by its enum name (Runtime or Driver API), as CI logs and frameworks print it.
+  auto named = recogniser().read(
+      "Multi-GPU tests fail at the first NCCL collective with CUDA error 217 "
+      "(cudaErrorPeerAccessUnsupported).");
+  ASSERT_TRUE(named);
+  EXPECT_EQ(named->entry->id, "cuda-peer-access-unsupported");
+  auto driver = recogniser().read("cuMemImportFromShareableHandle: CUDA_ERROR_ILLEGAL_ADDRESS");
+  ASSERT_TRUE(driver);
+  EXPECT_EQ(driver->entry->id, "cuda-illegal-address");
+  // One name that starts another is not it: cudaErrorInvalidDeviceFunction is no device ordinal.
+  auto function = recogniser().read("CUDA error: cudaErrorInvalidDeviceFunction in my kernel");
+  ASSERT_TRUE(function);
+  EXPECT_EQ(function->entry->id, "no-kernel-image");
   // Short ones only beside CUDA / NCCL / verbs.
   EXPECT_TRUE(recogniser().read("CUDA error: out of memory"));
   EXPECT_FALSE(recogniser().read("java.lang.OutOfMemoryError: out of memory"));
