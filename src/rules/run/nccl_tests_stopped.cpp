@@ -27,7 +27,9 @@ class NcclTestsStopped : public Rule {
           "the log holds no nccl-tests device list (\"# Using devices\") and no exit status of "
           "an nccl-tests program");
     // An error NCCL or the framework reported stopped the run: its own finding says why.
-    if (!f.issues.empty() || !f.timeouts.empty() || !f.framework.events.empty()) return {};
+    if ((!f.issues.empty() && !went_on_after_warnings(f)) || !f.timeouts.empty() ||
+        !f.framework.events.empty())
+      return {};
     // The process's exit status, where a wrapper logged it: it ended, and the status says how.
     if (f.nccl_tests_exit) {
       if (f.nccl_tests_exit_status == 0) return {};  // it finished; the capture lost the rest
@@ -136,6 +138,23 @@ class NcclTestsStopped : public Rule {
   }
 
  private:
+  // NCCL went on after its warnings: each WARN printed once, none of a failure kind this tool
+  // reads (only "other" warnings), no error return traced ("-> N"), and NCCL printed more lines
+  // after the last of them (NVIDIA/nccl-tests#115: a CUDA library warning that 2.14 ignores, then
+  // the network setup, then nothing). Such a warning is not what stopped the run.
+  static bool went_on_after_warnings(const NcclRunFacts& f) {
+    if (f.first_error_return || f.last_lines.empty() || f.warnings.empty() ||
+        f.warning_lines != f.warnings.size())
+      return false;
+    for (const auto& [k, i] : f.issues)
+      if (k != NcclProblem::kOtherWarning) return false;
+    const Provenance& last = f.last_lines.back().where;
+    for (const NcclWarning& w : f.warnings)
+      if (w.first.where.source.str() != last.source.str() || w.first.where.line >= last.line)
+        return false;
+    return true;
+  }
+
   // nccl-tests ended with a non-zero status and the capture holds no failure line: the harness
   // returns its first failing check's testResult_t from main (src/common.cu: TESTCHECK(run()),
   // src/common.h testResult_t), after printing " .. <host> pid <pid>: Test failure <file>:<line>"
