@@ -287,6 +287,38 @@ void NcclLogAnalyzer::State::finish_hosts() {
     auto c = stream_comm.find(st);
     flush_graph(st, c == stream_comm.end() ? nullptr : c->second);
   }
+  // A host name cut at its start where a pasted excerpt begins ("eepseek-v2-5-0:641:641 [0]"
+  // above "deepseek-v2-5-0:641:641 [0]", vllm-project/vllm#15100): the stream of a file's first
+  // NCCL line, when that is its only line and its name ends the name of another host with the
+  // same pid and device, is that host's. (One candidate per file: a scan of the streams each.)
+  std::vector<std::pair<std::string, const NcclStream*>> first_in_file;
+  for (const auto& [k, st] : f.streams) {
+    auto e = std::find_if(first_in_file.begin(), first_in_file.end(),
+                          [&](const auto& p) { return st.first_seen.source == p.first; });
+    if (e == first_in_file.end()) {
+      if (first_in_file.size() == 16) continue;
+      first_in_file.emplace_back(st.first_seen.source.str(), &st);
+    } else if (st.first_seen.line < e->second->first_seen.line) {
+      e->second = &st;
+    }
+  }
+  std::map<std::string, std::string> whole_name;
+  for (const auto& [file_name, stp] : first_in_file) {
+    const NcclStream& st = *stp;
+    if (st.first_seen.line != st.last_seen.line || st.host.empty()) continue;
+    for (const auto& [k2, other] : f.streams) {
+      if (other.pid == st.pid && other.cuda_dev == st.cuda_dev &&
+          other.host.size() > st.host.size() && other.host.ends_with(st.host)) {
+        whole_name[st.host] = other.host;
+        break;
+      }
+    }
+  }
+  const auto whole = [&](const std::string& name) -> const std::string& {
+    auto it = whole_name.find(name);
+    return it == whole_name.end() ? name : it->second;
+  };
+  for (auto& [k, p] : procs) p.name = whole(p.name);
   // Names that two machines share (a default "user", "localhost", a container id) are told
   // apart by the address each process bootstrapped from.
   std::map<std::string, std::set<std::string>> addrs_of;
@@ -298,6 +330,7 @@ void NcclLogAnalyzer::State::finish_hosts() {
     return name + " (" + addr + ")";
   };
   for (auto& [k, st] : f.streams) {
+    st.host = whole(st.host);
     st.host_name = st.host;
     auto pit = procs.find(st.host + ":" + std::to_string(st.pid));
     if (pit != procs.end()) st.host = label(st.host_name, pit->second.address);

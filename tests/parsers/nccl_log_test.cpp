@@ -636,5 +636,33 @@ TEST(NcclLogHosts, ExactHostCountsBesideTheSample) {
   EXPECT_EQ(f.host_count, 512u);
 }
 
+// A paste that starts one character into its first line cuts the host name: that one line's
+// stream is the host whose name it ends, with the same pid and device (vllm-project/vllm#15100's
+// "eepseek-v2-5-0"). Another host of the same pid that printed more than one line stays its own,
+// and so does a cut name on a later line.
+TEST(NcclLog, AHostNameCutWhereThePasteStartsIsThatHost) {
+  const std::string rest =
+      "deepseek-v2-5-0:641:641 [0] NCCL INFO Channel 02/0 : 0[0] -> 7[7] via P2P/IPC/read\n"
+      "deepseek-v2-5-0:641:641 [0] NCCL INFO Channel 04/0 : 0[0] -> 7[7] via P2P/IPC/read\n";
+  const NcclRunFacts cut = analyze_nccl_log_text(
+      "(RayWorkerWrapper pid=641) eepseek-v2-5-0:641:641 [0] NCCL INFO Channel 00/0 : 0[0] -> "
+      "7[7] via P2P/IPC/read\n" +
+          rest,
+      "t.log");
+  EXPECT_EQ(cut.hosts(), std::set<std::string>{"deepseek-v2-5-0"});
+  EXPECT_EQ(cut.host_count, 1u);
+  EXPECT_FALSE(cut.multi_node());
+  const NcclRunFacts later = analyze_nccl_log_text(
+      rest + "eepseek-v2-5-0:641:641 [0] NCCL INFO Channel 00/0 : 0[0] -> 7[7] via P2P/IPC\n",
+      "t.log");
+  EXPECT_EQ(later.host_count, 2u);
+  const NcclRunFacts two = analyze_nccl_log_text(
+      "node-1:641:641 [0] NCCL INFO Channel 00/0 : 0[0] -> 7[7] via P2P/IPC/read\n"
+      "node-1:641:641 [0] NCCL INFO Channel 01/0 : 0[0] -> 7[7] via P2P/IPC/read\n" +
+          rest,
+      "t.log");
+  EXPECT_EQ(two.host_count, 2u);
+}
+
 }  // namespace
 }  // namespace trainready
