@@ -227,8 +227,19 @@ void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::u
       sc->second->nnodes = std::max(sc->second->nnodes, nodes);
     return;
   }
-  const bool complete = has(m, "Init COMPLETE");
-  const bool start = has(m, "Init START");
+  bool complete = has(m, "Init COMPLETE");
+  bool start = has(m, "Init START");
+  // Before "Init START" (2.18) and "- Init COMPLETE" (2.4): NCCL 2.3 ends init with "comm %p rank
+  // %d nranks %d - COMPLETE" (src/init.cu:599 @ v2.3.7-1), and commAlloc's "comm %p rank %d
+  // nranks %d" (" cudaDev %d nvmlDev %d" from 2.4) begins it - INFO in 2.2 to 2.4.2
+  // (src/init.cu:162 @ v2.3.5-5, :174 @ v2.3.7-1, :245 @ v2.4.2-1), TRACE from 2.4.8. Destroy's
+  // suffix-less TRACE spells "nRanks".
+  if (!complete && !start) {
+    if (m.ends_with(" - COMPLETE"))
+      complete = true;
+    else if (m.find(" - ") == std::string_view::npos && has(m, " nranks "))
+      start = true;
+  }
   if (!complete && !start) {  // Destroy / Abort COMPLETE
     // "comm %p rank %d nranks %d cudaDev %d busId %lx - Destroy COMPLETE" (init.cc
     // ncclCommDestroy): the rank was a member, whatever its init lines a log kept. No commId:

@@ -664,5 +664,23 @@ TEST(NcclLog, AHostNameCutWhereThePasteStartsIsThatHost) {
   EXPECT_EQ(two.host_count, 2u);
 }
 
+// NCCL 2.2-2.4.2 begin init with commAlloc's suffix-less "comm %p rank %d nranks %d" at INFO,
+// and 2.3 ends it with "- COMPLETE" (src/init.cu:174, :599 @ v2.3.7-1): membership and progress
+// as from "Init START" / "Init COMPLETE" (horovod/horovod#489). Destroy's suffix-less TRACE
+// ("nRanks") is no start.
+TEST(NcclLog, PreTwoFourInitLinesAreReadAsStartAndComplete) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "h1:24499:24701 [0] INFO comm 0x55d07fb87c10 rank 0 nranks 16\n"
+      "h1:24507:24702 [7] INFO comm 0x55f4de48cc60 rank 7 nranks 16\n"
+      "h1:24499:24701 [0] INFO comm 0x55d07fb87c10 rank 0 nranks 16 - COMPLETE\n"
+      "h1:24510:24710 [1] INFO comm 0x55d07fb87c99 rank 1 nRanks 4 cudaDev 1 busId 3000\n",
+      "t.log");
+  ASSERT_EQ(f.comms.size(), 1u);
+  const NcclCommunicator& c = f.comms.begin()->second;
+  EXPECT_EQ(c.nranks, 16);
+  EXPECT_EQ(c.ranks_started, (std::set<int>{0, 7}));
+  EXPECT_EQ(c.ranks_complete, (std::set<int>{0}));
+}
+
 }  // namespace
 }  // namespace trainready
