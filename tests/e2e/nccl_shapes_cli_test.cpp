@@ -48,6 +48,18 @@ TEST(NcclShapesCli, RasReportPastedDeepInALogIsJudged) {
   EXPECT_NE(std::string((*f)["message"]).find("rank 5"), std::string::npos) << (*f)["message"];
 }
 
+// Was "No findings": NCCL's error trail, then PyTorch's result under torchrun's "[rank1]:" prefix,
+// whose "ncclInternalError: Internal check failed." the trail's reading had taken for the WARN
+// it follows while the framework's reading deferred to the trail (sweep 5).
+TEST(NcclShapesCli, TrailThenTheFrameworksResultIsRead) {
+  json j = report_json(
+      {"nccl", std::string(TR_TEST_DATA) + "/nccl-shapes/vllm10453-trail-then-torchrun-result.log"},
+      1);
+  const json* f = finding(j, "nccl-message");
+  ASSERT_NE(f, nullptr) << j.dump(2);
+  EXPECT_NE(std::string((*f)["message"]).find("ncclInternalError"), std::string::npos);
+}
+
 }  // namespace
 
 // Issue 30: NCCL's message text pasted without its "host:pid:tid [dev] NCCL WARN" head (an

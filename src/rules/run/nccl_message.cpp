@@ -9,6 +9,16 @@
 namespace trainready {
 namespace {
 
+// A warning printed before the first error trail began (or in another file than the trail): the
+// WARN where the failure started, which the trail follows.
+bool warn_before_trail(const NcclRunFacts& f) {
+  if (!f.first_error_return) return !f.warnings.empty();
+  const Provenance& trail = f.first_error_return->where;
+  for (const NcclWarning& w : f.warnings)
+    if (!(w.first.where.source == trail.source) || w.first.where.line < trail.line) return true;
+  return false;
+}
+
 class NcclMessage : public Rule {
  public:
   std::string_view id() const override { return "nccl-message"; }
@@ -28,7 +38,9 @@ class NcclMessage : public Rule {
       if (nccl_kb_reading_unreported(*k.reading, f)) continue;
       // A generic "-> code" trail follows the WARN NCCL printed where the failure started: the
       // WARN (its reading, or the rule that explains it) is the finding, the trail adds nothing.
-      if (e.kind == NcclKbKind::kTrail && e.file == "trail.yaml" && !f.warnings.empty()) continue;
+      // Lines pasted below the trail (a framework's "ncclInternalError: Internal check failed."
+      // read as a headless warning, vllm-project/vllm#10453) are no such WARN.
+      if (e.kind == NcclKbKind::kTrail && e.file == "trail.yaml" && warn_before_trail(f)) continue;
       if (o.findings.size() == 6) break;  // the rest follow from these, or are listed by them
       Finding x = finding("");
       fill_nccl_kb_finding(x, k, f);

@@ -39,6 +39,24 @@ TEST(NcclMessage, QuietOnAHealthyRunAndOnSignatureLines) {
                   .findings.empty());
 }
 
+// The result PyTorch prints under a trail ("ncclInternalError: Internal check failed.", read as a
+// headless warning) comes after the failure, not before it: the trail's reading stays the finding
+// (vllm-project/vllm#10453, where framework-nccl-error and nccl-warnings defer to it).
+TEST(NcclMessage, AResultPastedBelowTheTrailIsNotTheWarnItFollows) {
+  const RuleOutcome o = log_rule(
+      kId, log_text("h100-2:412:433 [0] NCCL INFO graph/paths.cc:260 -> 3\n"
+                    "h100-2:412:433 [0] NCCL INFO transport/p2p.cc:123 -> 3\n"
+                    "h100-2:412:412 [0] NCCL INFO init.cc:1929 -> 3\n"
+                    "[rank1]: torch.distributed.DistBackendError: NCCL error in: "
+                    "../torch/csrc/distributed/c10d/NCCLUtils.hpp:317, internal error - please "
+                    "report this issue to the NCCL developers, NCCL version 2.21.5\n"
+                    "[rank1]: ncclInternalError: Internal check failed.\n"
+                    "[rank1]: Last error:\n"));
+  ASSERT_EQ(o.findings.size(), 1u);
+  EXPECT_NE(o.findings[0].message.find("[trail-internal-error]"), std::string::npos)
+      << o.findings[0].message;
+}
+
 // A WARN read as informational still gives a (info) finding; the same text as INFO does not.
 TEST(NcclMessage, AWarnNeverEndsWithNoFinding) {
   const RuleOutcome o = log_rule(
