@@ -274,6 +274,56 @@ void NcclLogAnalyzer::State::nccl_tests_device(std::string_view t) {
   if (p.p.gpus.size() < 8) p.p.gpus.emplace(gpu);
 }
 
+namespace {
+// Host names a paste cut or an interleaved write mangled, each mapped to the whole name: a host
+// with one stream of one line whose name ends the name of another host with the same pid and
+// device, where that line is its file's first NCCL line (an excerpt that starts one character
+// into its line: vllm-project/vllm#15100's "eepseek-v2-5-0") or falls inside that host's own
+// lines (two writers fused a line: NVIDIA/nccl#706's "[15]23:83:2526" between lines of
+// "[15]worker-23:83:..."). At most 64; the streams are at most kStreamCap.
+std::map<std::string, std::string> cut_host_names(
+    const std::map<std::string, NcclStream>& streams) {
+  std::vector<std::pair<std::string, const NcclStream*>> first_in_file;
+  std::map<std::string_view, int> streams_of;
+  std::map<std::pair<long, int>, std::vector<const NcclStream*>> lasting;
+  for (const auto& [k, st] : streams) {
+    ++streams_of[st.host];
+    if (st.first_seen.line != st.last_seen.line) {
+      auto& v = lasting[{st.pid, st.cuda_dev}];
+      if (v.size() < 8) v.push_back(&st);
+    }
+    auto e = std::find_if(first_in_file.begin(), first_in_file.end(),
+                          [&](const auto& p) { return st.first_seen.source == p.first; });
+    if (e == first_in_file.end()) {
+      if (first_in_file.size() < 16) first_in_file.emplace_back(st.first_seen.source.str(), &st);
+    } else if (st.first_seen.line < e->second->first_seen.line) {
+      e->second = &st;
+    }
+  }
+  std::map<std::string, std::string> whole;
+  for (const auto& [k, st] : streams) {
+    if (st.first_seen.line != st.last_seen.line || st.host.empty() || streams_of[st.host] != 1)
+      continue;
+    const auto it = lasting.find({st.pid, st.cuda_dev});
+    if (it == lasting.end()) continue;
+    const bool starts_file = std::any_of(first_in_file.begin(), first_in_file.end(),
+                                         [&](const auto& p) { return p.second == &st; });
+    for (const NcclStream* o : it->second) {
+      if (o->host.size() <= st.host.size() || !o->host.ends_with(st.host)) continue;
+      const bool inside = o->first_seen.source == st.first_seen.source &&
+                          o->first_seen.line < st.first_seen.line &&
+                          st.first_seen.line < o->last_seen.line;
+      if (starts_file || inside) {
+        whole[st.host] = o->host;
+        break;
+      }
+    }
+    if (whole.size() >= 64) break;
+  }
+  return whole;
+}
+}  // namespace
+
 void NcclLogAnalyzer::State::finish_hosts() {
   // Graphs printed after the rank's last communicator line (init never completed, or a log
   // without communicator lines) go to the communicator it joined last, if any.
@@ -287,33 +337,7 @@ void NcclLogAnalyzer::State::finish_hosts() {
     auto c = stream_comm.find(st);
     flush_graph(st, c == stream_comm.end() ? nullptr : c->second);
   }
-  // A host name cut at its start where a pasted excerpt begins ("eepseek-v2-5-0:641:641 [0]"
-  // above "deepseek-v2-5-0:641:641 [0]", vllm-project/vllm#15100): the stream of a file's first
-  // NCCL line, when that is its only line and its name ends the name of another host with the
-  // same pid and device, is that host's. (One candidate per file: a scan of the streams each.)
-  std::vector<std::pair<std::string, const NcclStream*>> first_in_file;
-  for (const auto& [k, st] : f.streams) {
-    auto e = std::find_if(first_in_file.begin(), first_in_file.end(),
-                          [&](const auto& p) { return st.first_seen.source == p.first; });
-    if (e == first_in_file.end()) {
-      if (first_in_file.size() == 16) continue;
-      first_in_file.emplace_back(st.first_seen.source.str(), &st);
-    } else if (st.first_seen.line < e->second->first_seen.line) {
-      e->second = &st;
-    }
-  }
-  std::map<std::string, std::string> whole_name;
-  for (const auto& [file_name, stp] : first_in_file) {
-    const NcclStream& st = *stp;
-    if (st.first_seen.line != st.last_seen.line || st.host.empty()) continue;
-    for (const auto& [k2, other] : f.streams) {
-      if (other.pid == st.pid && other.cuda_dev == st.cuda_dev &&
-          other.host.size() > st.host.size() && other.host.ends_with(st.host)) {
-        whole_name[st.host] = other.host;
-        break;
-      }
-    }
-  }
+  const std::map<std::string, std::string> whole_name = cut_host_names(f.streams);
   const auto whole = [&](const std::string& name) -> const std::string& {
     auto it = whole_name.find(name);
     return it == whole_name.end() ? name : it->second;

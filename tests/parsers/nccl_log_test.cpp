@@ -662,6 +662,17 @@ TEST(NcclLog, AHostNameCutWhereThePasteStartsIsThatHost) {
           rest,
       "t.log");
   EXPECT_EQ(two.host_count, 2u);
+  // Two writers fused a line inside one host's own lines (NVIDIA/nccl#706, horovodrun's "[15]"
+  // tag): "[15]23" between lines of "[15]worker-23", same pid and device.
+  const NcclRunFacts fused = analyze_nccl_log_text(
+      "[15]worker-23:83:2526 [0] misc/socket.cc:503 NCCL WARN Net : Call to recv from "
+      "100.96.188.199<41468> failed : Connection timed out\n"
+      "[15]23:83:2526 [0] transport/net_socket.cc:219 NCCL WARN NET/Socket : socket progress "
+      "error\n"
+      "[15]worker-23:83:2520 [0] NCCL INFO include/net.h:32 -> 2\n",
+      "t.log");
+  EXPECT_EQ(fused.host_count, 1u);
+  EXPECT_EQ(fused.hosts(), std::set<std::string>{"worker-23"});  // the "[15]" tag read off
 }
 
 // NCCL 2.2-2.4.2 begin init with commAlloc's suffix-less "comm %p rank %d nranks %d" at INFO,
