@@ -363,6 +363,23 @@ TEST(NcclKnownSignature, UndefinedConfigValueIsAnOlderLibncclLoaded) {
   EXPECT_EQ(cause("2").find("NCCL_CONFIG_UNDEF_INT"), std::string::npos) << cause("2");
 }
 
+// CUDA documents 999 only as "an unknown internal error": the reading asks for an Xid before it
+// calls the GPU faulty (NVIDIA/nccl#1653, a WSL 2 desktop); a launch failure is read as a fault.
+TEST(NcclKnownSignature, UnknownCudaErrorIsNoProofOfAHardwareFault) {
+  const auto cause = [](const std::string& err) {
+    const RuleOutcome o =
+        log_rule(kId, log_text("h:1:2 [0] include/alloc.h:112 NCCL WARN Cuda failure " + err +
+                               "\nh:1:2 [0] NCCL INFO include/alloc.h:120 -> 1\n"));
+    return o.findings.empty() ? std::string() : o.findings[0].cause;
+  };
+  EXPECT_EQ(cause("999 'unknown error'").rfind("\"unknown error\" is cudaErrorUnknown (999)", 0),
+            0u)
+      << cause("999 'unknown error'");
+  const std::string launch = cause("719 'unspecified launch failure'");
+  EXPECT_NE(launch.find("Xid"), std::string::npos) << launch;
+  EXPECT_EQ(launch.find("cudaErrorUnknown (999), which"), std::string::npos) << launch;
+}
+
 TEST(NcclKnownSignature, QuietOnAHealthyRun) {
   EXPECT_TRUE(log_rule(kId, log_fixture("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log"))
                   .findings.empty());
