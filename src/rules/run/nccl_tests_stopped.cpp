@@ -191,6 +191,18 @@ class NcclTestsStopped : public Rule {
       x.cause = ended +
                 " Status 4 is the harness's own timeout (-T, nccl-tests 2.13.4 and later): a "
                 "collective did not complete in time, which is a hang NCCL itself did not report.";
+    } else if (st == 126 || st == 127) {
+      // bash(1), EXIT STATUS: 127 when a command is not found, 126 when it is found but is not
+      // executable.
+      x.cause = "A status of " + std::to_string(st) +
+                " is not one nccl-tests returns (it exits 0-6): a shell returns " +
+                (st == 127 ? std::string("127 when the command is not found, and the dynamic "
+                                         "loader exits with 127 when a shared library the "
+                                         "program needs (libnccl, libcudart, libmpi) is missing")
+                           : std::string("126 when the command is found but cannot be executed "
+                                         "(no execute permission, a binary for another "
+                                         "architecture)")) +
+                ", so the program never ran.";
     } else if (st > 128 && st < 160) {
       x.cause = "A status of " + std::to_string(st) + " is not one nccl-tests returns (it exits " +
                 "0-6); a shell reports 128+N for a child killed by signal N, so the program was " +
@@ -202,6 +214,15 @@ class NcclTestsStopped : public Rule {
                 ". Its own output up to then is not in the capture.";
     } else {
       x.cause = ended;
+    }
+    if (st == 126 || st == 127) {
+      x.fix =
+          "Run the same command by hand on the node, in the same container: check the program's "
+          "path and permissions, and `ldd <program>` for libraries marked 'not found' (set "
+          "LD_LIBRARY_PATH to NCCL's and MPI's lib directories, or rebuild nccl-tests against "
+          "the ones installed).";
+      x.rank = 55;
+      return x;
     }
     x.fix =
         "Rerun with NCCL_DEBUG=WARN (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see the "

@@ -167,6 +167,11 @@ TEST(NcclTestsStopped, AnExitStatusIsAFailureNotAHang) {
   ASSERT_EQ(k.findings.size(), 1u);
   EXPECT_NE(k.findings[0].cause.find("killed by signal 9 (SIGKILL"), std::string::npos)
       << k.findings[0].cause;
+  // 127: the shell's "command not found" or the loader's missing library; the program never ran.
+  RuleOutcome nf = judge(kDevices + "all_reduce_perf exited with code 127\n");
+  ASSERT_EQ(nf.findings.size(), 1u);
+  EXPECT_NE(nf.findings[0].cause.find("never ran"), std::string::npos) << nf.findings[0].cause;
+  EXPECT_NE(nf.findings[0].fix.find("ldd"), std::string::npos) << nf.findings[0].fix;
   // Status 0: it finished; the capture kept only its start.
   EXPECT_TRUE(judge(kDevices + "sendrecv_perf: exit status 0\n").findings.empty());
   // A status beside no nccl-tests program, or a program named inside a longer word, is not read.
