@@ -3,6 +3,7 @@
 // framework-line readers (nccl_framework.cpp).
 #include "parsers/nccl_framework_cues.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/text.h"
@@ -59,17 +60,24 @@ void launcher_host_list(std::string_view t, const Bigrams& bg, const std::string
     std::string_view list = t.substr(b, e - b);
     if (!list.empty() && (list.front() == '"' || list.front() == '\'')) list.remove_prefix(1);
     if (!list.empty() && (list.back() == '"' || list.back() == '\'')) list.remove_suffix(1);
+    // The ranks fill the first host's slots before the next host's (Open MPI's default mapping
+    // by slot; a host without ":N" has one slot): "-np 2 -H a:4,b:4" runs on a alone.
+    const int np =
+        std::max(count_after(t, " -np "), std::max(count_after(t, " -n "), count_after(t, " -c ")));
     std::string_view first;
     for (std::size_t i = 0; i <= list.size();) {
       std::size_t c = list.find(',', i);
       if (c == std::string_view::npos) c = list.size();
       std::string_view host = list.substr(i, c - i);
-      host = host.substr(0, host.find(':'));  // "host:slots"
+      const std::size_t colon = host.find(':');
+      const int slots = colon == std::string_view::npos ? 1 : count_after(host, ":");
+      host = host.substr(0, colon);  // "host:slots"
       i = c + 1;
       // A shell variable ("$HOSTS") or a placeholder is no host name.
       if (host.empty() || host.find_first_of("$<>{}") != std::string_view::npos) return;
       if (first.empty()) {
         first = host;
+        if (np > 0 && slots >= np) return;
       } else if (host != first) {
         cue(out.launcher_hosts, std::string(trim(flag)) + " " + clip_text(list, 120), t, src, n);
         if (!out.multi_host) out.multi_host = out.launcher_hosts;

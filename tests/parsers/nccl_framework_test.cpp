@@ -436,7 +436,9 @@ TEST(NcclFramework, LauncherHostListIsMultiNodeEvidence) {
   for (std::string_view line :
        {"mpirun -np 4 -host localhost:4 python train.py", "mpirun -H n1,n1 -np 2 ./a.out",
         "mpirun -np 16 -host $HOSTS python train.py", "ssh -host a,b somewhere",
-        "mpirun -np 8 --hostfile hosts python train.py"}) {
+        "mpirun -np 8 --hostfile hosts python train.py",
+        // All ranks fit in the first host's slots (mapping by slot fills it first).
+        "mpirun -np 2 -H a:4,b:4 ./all_reduce_perf", "mpirun -n 1 --host n1,n2 ./prog"}) {
     FrameworkFacts m = read({line});
     EXPECT_FALSE(m.launcher_hosts.has_value()) << line;
   }
