@@ -74,6 +74,12 @@ std::string NcclRunFacts::multi_node_evidence() const {
         t.kind == TransportKind::kNetOther || t.kind == TransportKind::kCollNet)
       return "connections via " + t.label;
   }
+  // So does a queue pair NCCL's IB transport set up to a peer, or a completion on one, where the
+  // log kept only the failure (NVIDIA/nccl#622: one rank's ibv_modify_qp WARN and its trail).
+  if (issues.count(NcclProblem::kModifyQpFailed))
+    return "an InfiniBand queue pair to a peer (ibv_modify_qp failed)";
+  if (issues.count(NcclProblem::kIbCompletionError))
+    return "an InfiniBand connection to a peer (a completion error on it)";
   if (host_device_clash)
     return "rank " + std::to_string(host_device_clash->peer) + " on a CUDA device that rank " +
            std::to_string(host_device_clash->holder) + " of " + host_device_clash->host + " holds";

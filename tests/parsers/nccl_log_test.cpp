@@ -693,5 +693,20 @@ TEST(NcclLog, PreTwoFourInitLinesAreReadAsStartAndComplete) {
   EXPECT_EQ(c.ranks_complete, (std::set<int>{0}));
 }
 
+// NCCL's IB transport sets up queue pairs only for a NET connection, which runs between nodes
+// (unless P2P and SHM are both off): a log that kept only the QP failure still shows that much
+// (NVIDIA/nccl#622, one rank's "Call to ibv_modify_qp failed" and its trail).
+TEST(NcclLog, AnIbQueuePairFailureIsMultiNodeEvidence) {
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "machine1:196207:196244 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with "
+      "error Invalid argument\n"
+      "machine1:196207:196244 [0] NCCL INFO transport/net_ib.cc:415 -> 2\n",
+      "t.log");
+  EXPECT_EQ(f.multi_node_evidence(), "an InfiniBand queue pair to a peer (ibv_modify_qp failed)");
+  const NcclRunFacts quiet = analyze_nccl_log_text(
+      "machine1:196207:196244 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n", "t.log");
+  EXPECT_TRUE(quiet.single_node());
+}
+
 }  // namespace
 }  // namespace trainready
