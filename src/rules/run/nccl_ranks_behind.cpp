@@ -165,8 +165,9 @@ class NcclRanksBehind : public Rule {
       std::string which;
       const std::string host = display_host(names, s[i].host, -1);
       std::vector<std::string> p = node_paths(host, ctx.nodes, ctx.watch, which);
-      x.evidence.push_back({"rank " + std::to_string(s[i].rank) + " process " +
-                                std::to_string(s[i].pid) + " on " + host +
+      // RAS's job-level "Process N on node H managing GPU G" names no rank.
+      x.evidence.push_back({(s[i].rank >= 0 ? "rank " + std::to_string(s[i].rank) + " " : "") +
+                                "process " + std::to_string(s[i].pid) + " on " + host +
                                 (p.empty() ? "" : ": " + p.front()),
                             s[i].where});
     }

@@ -132,6 +132,18 @@ TEST(NcclRanksBehind, RasAndFlightRecorderNamingOneRankAreOneFinding) {
   EXPECT_TRUE(fr);
 }
 
+// RAS's job-level "Missing communicator data from 1 job process / Process N on node H managing GPU
+// G" names no rank (NVIDIA/nccl#1762): its evidence says the process, not "rank -1".
+TEST(NcclRanksBehind, AProcessWithoutARankIsNotRankMinusOne) {
+  RuleOutcome o = judge(ras_only("ras-text-2.27.3-nccl1762-incomplete-process-no-rank.txt"));
+  ASSERT_FALSE(o.findings.empty());
+  for (const Finding& x : o.findings)
+    for (const Evidence& e : x.evidence)
+      EXPECT_EQ(e.text.find("rank -1"), std::string::npos) << e.text;
+  EXPECT_NE(o.findings[0].message.find("process 60004 on 10.4.109.13"), std::string::npos)
+      << o.findings[0].message;
+}
+
 TEST(NcclRanksBehind, DeadProcessIsNamed) {
   RuleOutcome o = judge(ras_only("ras-text-2.29.7-dead-process-timeout.txt"));
   ASSERT_EQ(o.findings.size(), 1u);
