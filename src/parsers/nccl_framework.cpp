@@ -554,6 +554,14 @@ bool backtrace_frame(std::string_view t) {
   if (t.empty()) return false;
   if (t[0] == '#') return t.size() > 1 && digit(t[1]);
   if (t.compare(0, 2, "0x") == 0) return true;
+  // Abseil's stack dump under its signal line: "PC: @     0x71bd29eb3ab5  (unknown)  func", then
+  // "    @     0x... <frame size>  func" (absl/debugging/internal/examine_stack.cc).
+  if (t.compare(0, 4, "PC: ") == 0) t.remove_prefix(4);
+  if (t[0] == '@') {
+    std::size_t k = 1;
+    while (k < t.size() && t[k] == ' ') ++k;
+    return k > 1 && t.compare(k, 2, "0x") == 0;
+  }
   if (t.compare(0, 7, "frame #") == 0) return t.size() > 7 && digit(t[7]);
   std::size_t i = 0;
   if (t[0] == '[') {
@@ -634,9 +642,15 @@ bool crash(std::string_view t, const Bigrams& bg, const std::string& src, std::u
       {"Fatal Python error: Segmentation fault", "SIGSEGV"},
       {"(SIGSEGV) received by PID", "SIGSEGV"},
       {"Signal: Segmentation fault (11)", "SIGSEGV"},
+      // Abseil's failure signal handler (absl/debugging/failure_signal_handler.cc, which JAX,
+      // TensorFlow and gRPC install): "*** %s received at time=%ld%s ***", " on cpu %d".
+      {"*** SIGBUS received at time=", "SIGBUS"},
+      {"*** SIGSEGV received at time=", "SIGSEGV"},
   };
-  // Every form holds "ignal" or "Fatal Python error": one search before eight on a plain line.
-  const bool maybe_signal = has(bg, t, "ignal") || has(bg, t, "Fatal Python error");
+  // Every form holds "ignal", "Fatal Python error" or Abseil's "received at time=": one search
+  // before the table on a plain line.
+  const bool maybe_signal =
+      has(bg, t, "ignal") || has(bg, t, "Fatal Python error") || has(bg, t, " received at time=");
   const std::string_view whole = trim(t);
   for (const ResultText& s :
        {ResultText{"Bus error", "SIGBUS"}, ResultText{"Segmentation fault", "SIGSEGV"}}) {

@@ -60,6 +60,18 @@ TEST(NcclShapesCli, TrailThenTheFrameworksResultIsRead) {
   EXPECT_NE(std::string((*f)["message"]).find("ncclInternalError"), std::string::npos);
 }
 
+// Abseil's "*** SIGSEGV received at time=..." and its "PC: @ ... ncclLocalOpAppend()" frame: the
+// crash inside NCCL comes first, before the timeouts the other ranks then hit (sweep 6).
+TEST(NcclShapesCli, AbseilCrashInsideNcclComesBeforeTheTimeouts) {
+  json j =
+      report_json({"nccl", std::string(TR_TEST_DATA) +
+                               "/nccl-shapes/nccl2213-abseil-sigsegv-in-nccl-then-watchdog.log"},
+                  1);
+  ASSERT_FALSE(j["findings"].empty()) << j.dump(2);
+  EXPECT_EQ(j["findings"][0]["rule"], "framework-nccl-error") << j.dump(2);
+  EXPECT_NE(std::string(j["findings"][0]["message"]).find("ncclLocalOpAppend"), std::string::npos);
+}
+
 }  // namespace
 
 // Issue 30: NCCL's message text pasted without its "host:pid:tid [dev] NCCL WARN" head (an

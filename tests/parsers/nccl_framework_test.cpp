@@ -305,6 +305,27 @@ TEST(NcclFramework, EveryHandlersBacktraceFrames) {
   EXPECT_TRUE(f.judgeable());
 }
 
+// Abseil's failure signal handler (JAX, TensorFlow, gRPC install it): "*** SIGSEGV received at
+// time=N on cpu C ***", then "PC: @ <address> (unknown) <function>" and "    @ ..." frames
+// (NVIDIA/nccl#2213: a crash in ncclLocalOpAppend before the other ranks' watchdog timeouts).
+// Another signal it names (SIGTERM from a scheduler) is no crash.
+TEST(NcclFramework, AbseilSignalHandlerAndFrames) {
+  FrameworkFacts f = read({
+      "*** SIGSEGV received at time=1775734074 on cpu 19 ***",
+      "PC: @     0xe1e2567f5014  (unknown)  ncclLocalOpAppend()",
+      "    @     0x4004ebf56848        464  absl::lts_20230802::AbslFailureSignalHandler()",
+  });
+  ASSERT_EQ(f.events.size(), 2u);
+  EXPECT_EQ(f.events[0].kind, K::kFatalSignal);
+  EXPECT_EQ(f.events[0].detail, "SIGSEGV");
+  EXPECT_EQ(f.events[1].kind, K::kNcclFrame);
+  EXPECT_EQ(f.events[1].detail, "ncclLocalOpAppend");
+  EXPECT_TRUE(f.judgeable());
+  FrameworkFacts term = read({"0: *** SIGTERM received at time=1759954468 on cpu 5 ***",
+                              "@ is where the mail goes: 0x10 of them"});
+  EXPECT_TRUE(term.events.empty());
+}
+
 // PyTorch's own watchdog thread (c10d::ProcessGroupNCCL::ncclCommWatchdog) is a C++ member
 // after "::", not a function of NCCL: a crash there is PyTorch's, not a crash inside NCCL.
 TEST(NcclFramework, PyTorchWatchdogFrameIsNotAnNcclFrame) {
