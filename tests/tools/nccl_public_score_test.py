@@ -159,7 +159,7 @@ class ScoreTest(unittest.TestCase):
             self.assertTrue(r["url"].startswith("https://"), r["id"])
             self.assertIn(r["split"], ("fit", "holdout", "holdout2", "holdout3", "holdout4", "holdout5",
                                         "holdout6", "holdout7", "holdout8", "holdout9",
-                                        "holdout10", "holdout11"), r["id"])
+                                        "holdout10", "holdout11", "holdout12"), r["id"])
             self.assertTrue(r["stated_cause"].strip(), r["id"])
 
 
