@@ -212,6 +212,34 @@ void NcclLogAnalyzer::State::search_line(std::string_view m, const NcclStream& s
   if (list.size() < 16) list.push_back(std::move(g));
 }
 
+namespace {
+// commAlloc's line whole, nothing fused onto it by a concurrent writer: "comm %p rank %d nranks %d"
+// then nothing (2.2, 2.3), " cudaDev %d nvmlDev %d" (2.4) or " cudaDev %d busId %x" (its TRACE
+// form from 2.5).
+bool alloc_line_tail(std::string_view m) {
+  std::size_t p = m.find(" nranks ");
+  if (p == std::string_view::npos) return false;
+  p += 8;
+  auto number = [&](bool hex) {
+    const std::size_t b = p;
+    while (p < m.size() && (std::isdigit(static_cast<unsigned char>(m[p])) ||
+                            (hex && std::isxdigit(static_cast<unsigned char>(m[p])))))
+      ++p;
+    return p > b;
+  };
+  auto word = [&](std::string_view w) {
+    if (m.compare(p, w.size(), w) != 0) return false;
+    p += w.size();
+    return true;
+  };
+  if (!number(false)) return false;
+  if (p == m.size()) return true;
+  if (!word(" cudaDev ") || !number(false)) return false;
+  if (word(" nvmlDev ")) return number(false) && p == m.size();
+  return word(" busId ") && number(true) && p == m.size();
+}
+}  // namespace
+
 void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::uint64_t n) {
   auto rank = int_after(m, " rank ");
   auto nranks = int_after(m, " nranks ");
@@ -237,8 +265,8 @@ void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::u
   if (!complete && !start) {
     if (m.ends_with(" - COMPLETE"))
       complete = true;
-    else if (m.find(" - ") == std::string_view::npos && has(m, " nranks "))
-      start = true;
+    else if (m.find(" - ") == std::string_view::npos)
+      start = alloc_line_tail(m);
   }
   if (!complete && !start) {  // Destroy / Abort COMPLETE
     // "comm %p rank %d nranks %d cudaDev %d busId %lx - Destroy COMPLETE" (init.cc

@@ -684,7 +684,10 @@ TEST(NcclLog, PreTwoFourInitLinesAreReadAsStartAndComplete) {
       "h1:24499:24701 [0] INFO comm 0x55d07fb87c10 rank 0 nranks 16\n"
       "h1:24507:24702 [7] INFO comm 0x55f4de48cc60 rank 7 nranks 16\n"
       "h1:24499:24701 [0] INFO comm 0x55d07fb87c10 rank 0 nranks 16 - COMPLETE\n"
-      "h1:24510:24710 [1] INFO comm 0x55d07fb87c99 rank 1 nRanks 4 cudaDev 1 busId 3000\n",
+      "h1:24510:24710 [1] INFO comm 0x55d07fb87c99 rank 1 nRanks 4 cudaDev 1 busId 3000\n"
+      // Two writers fused: the line does not end where commAlloc's does, so it starts nothing.
+      "h1:24511:24711 [0] NCCL INFO comm 0x8fe0500 rank 0 nranks 2 cudaDev 0h1:24512:24712 [1] "
+      "NCCL INFO Setting affinity\n",
       "t.log");
   ASSERT_EQ(f.comms.size(), 1u);
   const NcclCommunicator& c = f.comms.begin()->second;
