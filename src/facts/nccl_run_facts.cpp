@@ -74,15 +74,31 @@ std::string NcclRunFacts::multi_node_evidence() const {
         t.kind == TransportKind::kNetOther || t.kind == TransportKind::kCollNet)
       return "connections via " + t.label;
   }
-  // So does a queue pair NCCL's IB transport set up to a peer, or a completion on one, where the
-  // log kept only the failure (NVIDIA/nccl#622: one rank's ibv_modify_qp WARN and its trail).
-  if (issues.count(NcclProblem::kModifyQpFailed))
-    return "an InfiniBand queue pair to a peer (ibv_modify_qp failed)";
-  if (issues.count(NcclProblem::kIbCompletionError))
-    return "an InfiniBand connection to a peer (a completion error on it)";
   if (host_device_clash)
     return "rank " + std::to_string(host_device_clash->peer) + " on a CUDA device that rank " +
            std::to_string(host_device_clash->holder) + " of " + host_device_clash->host + " holds";
+  // NCCL's own count of nodes (every communicator's "nNodes 1") says one machine: the launcher's
+  // host list and the IB readings below do not overrule it.
+  if (nnodes_printed == 1) return "";
+  // A queue pair NCCL's IB transport set up to a peer, or a completion on one, is a NET/IB
+  // connection too, where the
+  // log kept only the failure (NVIDIA/nccl#622: one rank's ibv_modify_qp WARN and its trail) and
+  // names no peer address (an own or loopback one was judged above), unless P2P and SHM are both
+  // off, when NCCL uses NET between the GPUs of one host too.
+  const auto off = [&](const char* name) {
+    auto e = env.find(name);
+    return e != env.end() && e->second.value == "1";
+  };
+  const auto no_peer = [&](NcclProblem k) {
+    auto it = issues.find(k);
+    return it != issues.end() && it->second.peers.empty();
+  };
+  if (!(off("NCCL_P2P_DISABLE") && off("NCCL_SHM_DISABLE"))) {
+    if (no_peer(NcclProblem::kModifyQpFailed))
+      return "an InfiniBand queue pair to a peer (ibv_modify_qp failed)";
+    if (no_peer(NcclProblem::kIbCompletionError))
+      return "an InfiniBand connection to a peer (a completion error on it)";
+  }
   // The launcher put the ranks on several hosts, whatever names their lines print.
   if (framework.launcher_hosts)
     return "the launcher's hosts (" + framework.launcher_hosts->what + ", line " +

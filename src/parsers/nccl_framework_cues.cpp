@@ -41,6 +41,28 @@ void cue(std::optional<FrameworkCue>& slot, std::string_view what, std::string_v
                       {src, static_cast<int>(n > 2147483647u ? 2147483647u : n)}};
 }
 
+// The launcher's own options: the line from the launcher's name to the program it starts (the
+// first word that is a path, a script or an nccl-tests binary, or a known interpreter).
+std::string_view launcher_options(std::string_view t) {
+  std::size_t b = t.find("mpirun");
+  if (b == std::string_view::npos) b = t.find("mpiexec");
+  if (b == std::string_view::npos) b = t.find("horovodrun");
+  if (b == std::string_view::npos) return t;
+  for (std::size_t p = t.find(' ', b); p != std::string_view::npos && p < t.size();) {
+    const std::size_t s = p + 1;
+    std::size_t e = t.find(' ', s);
+    if (e == std::string_view::npos) e = t.size();
+    const std::string_view w = t.substr(s, e - s);
+    const bool program = !w.empty() && w[0] != '-' &&
+                         (w.find('/') != std::string_view::npos || w.ends_with(".py") ||
+                          w.ends_with(".sh") || w.ends_with("_perf") || w == "python" ||
+                          w == "python3" || w == "bash" || w == "env" || w == "torchrun");
+    if (program) return t.substr(b, s - b);
+    p = e;
+  }
+  return t.substr(b);
+}
+
 // A launcher's host list with two or more distinct hosts: Open MPI's mpirun -H / -host / --host
 // "host1[:slots],host2[:slots],..." (mpirun(1), Open MPI 4.x and 5.x; "--host=a,b" too), MPICH /
 // Intel MPI hydra's -hosts and -host (mpiexec.hydra -help), horovodrun's -H "host1:4,host2:4"
@@ -61,9 +83,18 @@ void launcher_host_list(std::string_view t, const Bigrams& bg, const std::string
     if (!list.empty() && (list.front() == '"' || list.front() == '\'')) list.remove_prefix(1);
     if (!list.empty() && (list.back() == '"' || list.back() == '\'')) list.remove_suffix(1);
     // The ranks fill the first host's slots before the next host's (Open MPI's default mapping
-    // by slot; a host without ":N" has one slot): "-np 2 -H a:4,b:4" runs on a alone.
-    const int np =
-        std::max(count_after(t, " -np "), std::max(count_after(t, " -n "), count_after(t, " -c ")));
+    // by slot; a host without ":N" has one slot): "-np 2 -H a:4,b:4" runs on a alone; so does a
+    // job of no more ranks than it puts on each node (hydra's -ppn / -perhost, Open MPI's
+    // -npernode and --map-by ppr:N:node). Read in the launcher's options only, before the
+    // program ("./all_reduce_perf -n 100" is nccl-tests' own iteration count).
+    const std::string_view opts = launcher_options(t);
+    const int np = std::max(count_after(opts, " -np "),
+                            std::max(count_after(opts, " -n "), count_after(opts, " -c ")));
+    int ppn = -1;
+    for (std::string_view k :
+         {" -ppn ", " --ppn ", " -perhost ", " -npernode ", " --npernode ", "ppr:"})
+      ppn = std::max(ppn, count_after(opts, k));
+    if (np > 0 && ppn >= np) return;
     std::string_view first;
     for (std::size_t i = 0; i <= list.size();) {
       std::size_t c = list.find(',', i);

@@ -241,6 +241,8 @@ bool alloc_line_tail(std::string_view m) {
 }  // namespace
 
 void NcclLogAnalyzer::State::comm_line(std::string_view m, NcclStream& s, std::uint64_t n) {
+  while (!m.empty() && (m.back() == ' ' || m.back() == '\t' || m.back() == '\r'))
+    m.remove_suffix(1);
   auto rank = int_after(m, " rank ");
   auto nranks = int_after(m, " nranks ");
   if (!nranks) nranks = int_after(m, " nRanks ");

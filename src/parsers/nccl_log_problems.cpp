@@ -585,8 +585,10 @@ void NcclLogAnalyzer::State::plain(std::string_view line, std::uint64_t n) {
     if (line.size() > 1 && line[1] >= '0' && line[1] <= '9') framework_line(line, n);
     return;
   }
-  if (!f.nccl_tests_exit)
-    if (const auto e = parse_nccl_tests_exit(line)) {
+  // The first failure wins over an earlier success (a preflight run of another test that ended
+  // with 0 above the one that failed).
+  if (!f.nccl_tests_exit || f.nccl_tests_exit_status == 0)
+    if (const auto e = parse_nccl_tests_exit(line); e && (!f.nccl_tests_exit || e->status != 0)) {
       f.nccl_tests_exit = log_line(trim(line), n);
       f.nccl_tests_exit_status = e->status;
     }

@@ -9,17 +9,21 @@ bool word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-// nccl-tests' programs (src/Makefile BIN_FILES_LIST @ v2.19.6, and the MPI builds' "_mpi"
-// suffix some images install beside them): a lower-case word ending in "_perf".
+// nccl-tests' programs: "<collective>_perf" with the collectives of src/Makefile BIN_FILES_LIST @
+// v2.19.6 (NAME_SUFFIX, empty by default, is "_mpi" in builds some images install beside them).
 std::string_view program_in(std::string_view t) {
+  static constexpr std::string_view kCollectives[] = {
+      "all_reduce", "all_gather", "broadcast", "reduce_scatter", "reduce",   "alltoall",
+      "alltoallv",  "scatter",    "gather",    "sendrecv",       "hypercube"};
   for (std::size_t p = t.find("_perf"); p != std::string_view::npos; p = t.find("_perf", p + 5)) {
     std::size_t e = p + 5;
     if (t.compare(e, 4, "_mpi") == 0) e += 4;
     if (e < t.size() && word_char(t[e])) continue;
     std::size_t b = p;
     while (b > 0 && ((t[b - 1] >= 'a' && t[b - 1] <= 'z') || t[b - 1] == '_')) --b;
-    if (b == p) continue;
-    return t.substr(b, e - b);
+    const std::string_view name = t.substr(b, p - b);
+    for (std::string_view c : kCollectives)
+      if (name == c) return t.substr(b, e - b);
   }
   return {};
 }

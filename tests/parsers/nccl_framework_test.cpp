@@ -459,7 +459,12 @@ TEST(NcclFramework, LauncherHostListIsMultiNodeEvidence) {
         "mpirun -np 16 -host $HOSTS python train.py", "ssh -host a,b somewhere",
         "mpirun -np 8 --hostfile hosts python train.py",
         // All ranks fit in the first host's slots (mapping by slot fills it first).
-        "mpirun -np 2 -H a:4,b:4 ./all_reduce_perf", "mpirun -n 1 --host n1,n2 ./prog"}) {
+        "mpirun -np 2 -H a:4,b:4 ./all_reduce_perf", "mpirun -n 1 --host n1,n2 ./prog",
+        // The program's own "-n 100" (nccl-tests' iterations) is not the launcher's -n.
+        "mpirun -np 2 -H gpu3:8,gpu4:8 ./all_reduce_perf -b 8 -n 100",
+        // No more ranks than it puts on each node.
+        "mpiexec.hydra -n 2 -ppn 2 -hosts a,b ./prog",
+        "mpirun -np 8 --map-by ppr:8:node -H a,b python train.py"}) {
     FrameworkFacts m = read({line});
     EXPECT_FALSE(m.launcher_hosts.has_value()) << line;
   }
@@ -471,6 +476,13 @@ TEST(NcclFramework, LauncherHostListIsMultiNodeEvidence) {
   EXPECT_TRUE(f.multi_node());
   EXPECT_EQ(f.multi_node_evidence(),
             "the launcher's hosts (-host 59.77.7.23:2,59.77.7.30:3, line 1)");
+  // NCCL's own nNodes 1 overrules the launcher's list.
+  const NcclRunFacts one = analyze_nccl_log_text(
+      "mpirun -np 16 -H gpu3:8,gpu4:8 ./all_reduce_perf -b 8\n"
+      "gpu3:100:100 [0] NCCL INFO comm 0x1 rank 0 nRanks 16 nNodes 1 localRanks 16 localRank 0 "
+      "MNNVL 0\n",
+      "t.log");
+  EXPECT_TRUE(one.single_node()) << one.multi_node_evidence();
 }
 
 // A bare ncclResult_t name as a word (an issue title); not inside a longer identifier.

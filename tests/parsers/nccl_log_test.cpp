@@ -694,6 +694,13 @@ TEST(NcclLog, PreTwoFourInitLinesAreReadAsStartAndComplete) {
   EXPECT_EQ(c.nranks, 16);
   EXPECT_EQ(c.ranks_started, (std::set<int>{0, 7}));
   EXPECT_EQ(c.ranks_complete, (std::set<int>{0}));
+  // A terminal copy that padded the lines with blanks reads the same.
+  const NcclRunFacts padded = analyze_nccl_log_text(
+      "h1:24499:24701 [0] INFO comm 0x55d07fb87c10 rank 0 nranks 2 \n"
+      "h1:24499:24701 [0] INFO comm 0x55d07fb87c10 rank 0 nranks 2 - COMPLETE  \n",
+      "t.log");
+  ASSERT_EQ(padded.comms.size(), 1u);
+  EXPECT_EQ(padded.comms.begin()->second.ranks_complete, (std::set<int>{0}));
 }
 
 // NCCL's IB transport sets up queue pairs only for a NET connection, which runs between nodes

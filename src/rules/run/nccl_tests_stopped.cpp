@@ -31,7 +31,12 @@ class NcclTestsStopped : public Rule {
         !f.framework.events.empty())
       return {};
     // The process's exit status, where a wrapper logged it: it ended, and the status says how.
-    if (f.nccl_tests_exit) {
+    // A success logged above the device list is an earlier run's (a preflight test).
+    const bool earlier_success =
+        f.nccl_tests_exit && f.nccl_tests_exit_status == 0 && f.nccl_tests_devices &&
+        f.nccl_tests_exit->where.source == f.nccl_tests_devices->where.source &&
+        f.nccl_tests_exit->where.line < f.nccl_tests_devices->where.line;
+    if (f.nccl_tests_exit && !earlier_success) {
       if (f.nccl_tests_exit_status == 0) return {};  // it finished; the capture lost the rest
       RuleOutcome o;
       o.findings.push_back(exited(f));
@@ -138,19 +143,19 @@ class NcclTestsStopped : public Rule {
   }
 
  private:
-  // NCCL went on after its warnings: each WARN printed once, none of a failure kind this tool
-  // reads (only "other" warnings), no error return traced ("-> N"), and NCCL printed more lines
-  // after the last of them (NVIDIA/nccl-tests#115: a CUDA library warning that 2.14 ignores, then
-  // the network setup, then nothing). Such a warning is not what stopped the run.
+  // NCCL went on after its warnings: none of a failure kind this tool reads (only "other"
+  // warnings), no error return traced ("-> N"), every one first printed before NCCL's last line,
+  // and that last line no WARN (NVIDIA/nccl-tests#115: a CUDA library warning that 2.14 ignores,
+  // printed by each rank, then the network setup, then nothing). Such a warning is not what
+  // stopped the run.
   static bool went_on_after_warnings(const NcclRunFacts& f) {
-    if (f.first_error_return || f.last_lines.empty() || f.warnings.empty() ||
-        f.warning_lines != f.warnings.size())
-      return false;
+    if (f.first_error_return || f.last_lines.empty() || f.warnings.empty()) return false;
     for (const auto& [k, i] : f.issues)
       if (k != NcclProblem::kOtherWarning) return false;
-    const Provenance& last = f.last_lines.back().where;
+    const LogLine& last = f.last_lines.back();
+    if (last.text.find(" WARN ") != std::string::npos) return false;
     for (const NcclWarning& w : f.warnings)
-      if (w.first.where.source.str() != last.source.str() || w.first.where.line >= last.line)
+      if (!(w.first.where.source == last.where.source) || w.first.where.line >= last.where.line)
         return false;
     return true;
   }
@@ -161,10 +166,11 @@ class NcclTestsStopped : public Rule {
   // and, for a NCCL or CUDA call, "<host>: Test NCCL failure <file>:<line> '<error>'".
   Finding exited(const NcclRunFacts& f) const {
     const int st = f.nccl_tests_exit_status;
+    const bool ran = f.nccl_tests_devices.has_value() || f.nccl_lines > 0;
     const std::string_view meaning = nccl_tests_status_meaning(st);
     Finding x = finding("nccl-tests exited with status " + std::to_string(st) +
                         (meaning.empty() ? std::string() : " (" + std::string(meaning) + ")") +
-                        ", and the log holds neither its failure line nor a NCCL warning");
+                        ", and the log holds none of its failure lines");
     x.evidence.push_back(evidence(*f.nccl_tests_exit));
     if (f.nccl_tests_devices) x.evidence.push_back(evidence(*f.nccl_tests_devices));
     x.evidence.push_back(
@@ -191,6 +197,12 @@ class NcclTestsStopped : public Rule {
       x.cause = ended +
                 " Status 4 is the harness's own timeout (-T, nccl-tests 2.13.4 and later): a "
                 "collective did not complete in time, which is a hang NCCL itself did not report.";
+    } else if ((st == 126 || st == 127) && ran) {
+      x.cause = "A status of " + std::to_string(st) +
+                " is not one nccl-tests returns (it exits 0-6), and the log shows the program "
+                "ran (its device list or NCCL's lines): the status is more likely another "
+                "command's in the same wrapper (a shell reports 127 for a command it cannot "
+                "find, 126 for one it cannot execute).";
     } else if (st == 126 || st == 127) {
       // bash(1), EXIT STATUS: 127 when a command is not found, 126 when it is found but is not
       // executable.
@@ -215,7 +227,7 @@ class NcclTestsStopped : public Rule {
     } else {
       x.cause = ended;
     }
-    if (st == 126 || st == 127) {
+    if ((st == 126 || st == 127) && !ran) {
       x.fix =
           "Run the same command by hand on the node, in the same container: check the program's "
           "path and permissions, and `ldd <program>` for libraries marked 'not found' (set "

@@ -168,10 +168,29 @@ TEST(NcclTestsStopped, AnExitStatusIsAFailureNotAHang) {
   EXPECT_NE(k.findings[0].cause.find("killed by signal 9 (SIGKILL"), std::string::npos)
       << k.findings[0].cause;
   // 127: the shell's "command not found" or the loader's missing library; the program never ran.
-  RuleOutcome nf = judge(kDevices + "all_reduce_perf exited with code 127\n");
+  RuleOutcome nf = judge("all_reduce_perf exited with code 127\n");
   ASSERT_EQ(nf.findings.size(), 1u);
   EXPECT_NE(nf.findings[0].cause.find("never ran"), std::string::npos) << nf.findings[0].cause;
   EXPECT_NE(nf.findings[0].fix.find("ldd"), std::string::npos) << nf.findings[0].fix;
+  // The program printed its device list, so it ran: 127 is another command's.
+  RuleOutcome ran = judge(kDevices + "all_reduce_perf exited with code 127\n");
+  ASSERT_EQ(ran.findings.size(), 1u);
+  EXPECT_NE(ran.findings[0].cause.find("another command's"), std::string::npos)
+      << ran.findings[0].cause;
+  // A preflight test that passed above the one that failed: the failure is read.
+  RuleOutcome pre = judge("sendrecv_perf exited with code 0\n" + kDevices +
+                          "all_reduce_perf exited with code 3\n");
+  ASSERT_EQ(pre.findings.size(), 1u);
+  EXPECT_NE(pre.findings[0].message.find("status 3"), std::string::npos);
+  // Only nccl-tests' programs: another benchmark's status is not the harness's.
+  EXPECT_NE(judge(kDevices + "benchmark_perf finished: exit status 1\n")
+                .findings[0]
+                .message.find("ends inside"),
+            std::string::npos);
+  // A preflight test's success above the device list is an earlier run's: the stop is read.
+  RuleOutcome preflight = judge("sendrecv_perf exited with code 0\n" + kDevices + kInit);
+  ASSERT_EQ(preflight.findings.size(), 1u);
+  EXPECT_NE(preflight.findings[0].message.find("ends inside"), std::string::npos);
   // Status 0: it finished; the capture kept only its start.
   EXPECT_TRUE(judge(kDevices + "sendrecv_perf: exit status 0\n").findings.empty());
   // A status beside no nccl-tests program, or a program named inside a longer word, is not read.
@@ -191,6 +210,11 @@ TEST(NcclTestsStopped, AWarningNcclWentOnFromDoesNotExplainTheStop) {
       "/usr/local/cuda-11.7 (NCCL_CUDA_PATH=/usr/local/cuda-11.7)\n";
   RuleOutcome went_on = judge(kDevices + warn + kInit);
   ASSERT_EQ(went_on.findings.size(), 1u);
+  // Each rank printed it (the usual case), then NCCL went on.
+  const std::string warn1 =
+      "gpu-a:15834:15834 [1] misc/cudawrap.cc:90 NCCL WARN Failed to find CUDA library in "
+      "/usr/local/cuda-11.7 (NCCL_CUDA_PATH=/usr/local/cuda-11.7)\n";
+  EXPECT_EQ(judge(kDevices + warn + warn1 + kInit).findings.size(), 1u);
   EXPECT_NE(went_on.findings[0].cause.find("IOMMU"), std::string::npos);
   EXPECT_TRUE(judge(kDevices + kInit + warn).findings.empty());
   EXPECT_TRUE(judge(kDevices + warn + "gpu-a:15833:15833 [0] NCCL INFO init.cc:1102 -> 2\n" + kInit)
