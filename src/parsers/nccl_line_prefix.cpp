@@ -408,11 +408,44 @@ std::string_view unwrap_autolinks(std::string_view line, std::string& scratch) {
   return scratch;
 }
 
+// The length of the quotation mark `s` starts with (ASCII '"', '\'' and '`'; the typographic
+// and CJK ones an editor or an input method puts around a pasted line: U+201C-U+201E, U+00AB,
+// U+00BB, U+300C-U+300F), or 0.
+std::size_t quote_mark_at(std::string_view s, std::size_t i) {
+  if (i >= s.size()) return 0;
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  if (s[i] == '"' || s[i] == '\'' || s[i] == '`') return 1;
+  if (i + 1 < s.size() && b(i) == 0xC2 && (b(i + 1) == 0xAB || b(i + 1) == 0xBB)) return 2;
+  if (i + 2 < s.size() && b(i) == 0xE2 && b(i + 1) == 0x80 && b(i + 2) >= 0x9C && b(i + 2) <= 0x9E)
+    return 3;
+  if (i + 2 < s.size() && b(i) == 0xE3 && b(i + 1) == 0x80 && b(i + 2) >= 0x8C && b(i + 2) <= 0x8F)
+    return 3;
+  return 0;
+}
+
+// A whole NCCL line a paste put between quotation marks ("\u201dmisc/ibvwrap.cc:280 NCCL WARN Call
+// to ibv_create_qp failed\u201c", NVIDIA/nccl#1129): the line without them. Both ends must carry
+// one and the text between must name NCCL: a terminal's continuation of a folded line can be a
+// quoted string of NCCL's own ("'CUDA driver version is insufficient ...'"), which stays whole.
+std::string_view unquote_line(std::string_view line) {
+  if (line.size() < 8) return line;
+  const std::size_t open = quote_mark_at(line, 0);
+  if (open == 0) return line;
+  for (std::size_t close : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
+    if (line.size() < open + close + 4) break;
+    if (quote_mark_at(line, line.size() - close) != close) continue;
+    const std::string_view inner = line.substr(open, line.size() - open - close);
+    return inner.find("NCCL ") != std::string_view::npos ? inner : line;
+  }
+  return line;
+}
+
 }  // namespace
 
 std::string_view normalize_nccl_line(std::string_view line, std::string& scratch) {
   if (!line.empty() && line[0] == '{') line = docker_json_log(line, scratch);
   while (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  line = unquote_line(line);
   // Most lines carry neither colour nor a prefix: two byte tests and one memchr.
   if (!line.empty() && std::memchr(line.data(), '\x1b', line.size()) != nullptr)
     line = strip_colour(line, scratch);

@@ -124,6 +124,29 @@ TEST(NcclLinePrefix, OtherControlSequencesAreKept) {
             "h:1:2 [0] NCCL WARN x \x1b]0;owned\x07 \x1b[2J y");
 }
 
+// A whole line a paste put between quotation marks, ASCII or an input method's (NVIDIA/nccl#1129:
+// "\u201dmisc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed\u201c"), loses them; a line
+// with a mark at one end only, or a short one, keeps it.
+TEST(NcclLinePrefix, QuotationMarksAroundAWholeLineAreRemoved) {
+  EXPECT_EQ(
+      norm("\xE2\x80\x9Dmisc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed\xE2\x80\x9C"),
+      "misc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed");
+  EXPECT_EQ(norm("\"gpu-3:4123:4188 [2] NCCL INFO Using network IB\""), kNccl);
+  EXPECT_EQ(norm("`gpu-3:4123:4188 [2] NCCL INFO Using network IB`"), kNccl);
+  EXPECT_EQ(norm("\xE3\x80\x8Cgpu-3:4123:4188 [2] NCCL INFO Using network IB\xE3\x80\x8D"), kNccl);
+  EXPECT_EQ(norm("\"NCCL WARN x y z"), "\"NCCL WARN x y z");
+  EXPECT_EQ(norm("'a'"), "'a'");
+  // A folded line's continuation that is one of NCCL's quoted strings stays as it is.
+  EXPECT_EQ(norm("'CUDA driver version is insufficient for CUDA runtime version'"),
+            "'CUDA driver version is insufficient for CUDA runtime version'");
+  // The read: the message the knowledge base knows, not a WARN quoted back.
+  const NcclRunFacts f = analyze_nccl_log_text(
+      "\xE2\x80\x9Dmisc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed\xE2\x80\x9C\n",
+      "t.log");
+  ASSERT_EQ(f.warnings.size(), 1u);
+  EXPECT_EQ(f.warnings[0].message, "Call to ibv_create_qp failed");
+}
+
 TEST(NcclLinePrefix, PlainLinesStayAsTheyAre) {
   for (std::string_view line :
        {kNccl, std::string_view("5873af64cf59:10158:10560 [0] NCCL INFO Bootstrap"),
