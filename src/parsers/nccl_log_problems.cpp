@@ -286,7 +286,8 @@ std::map<std::string, std::string> cut_host_names(
   std::vector<std::pair<std::string, const NcclStream*>> first_in_file;
   std::map<std::string_view, int> streams_of;
   std::map<std::pair<long, int>, std::vector<const NcclStream*>> lasting;
-  for (const auto& [k, st] : streams) {
+  for (const auto& kv : streams) {
+    const NcclStream& st = kv.second;  // a lambda below captures it
     ++streams_of[st.host];
     if (st.first_seen.line != st.last_seen.line) {
       auto& v = lasting[{st.pid, st.cuda_dev}];
@@ -301,7 +302,8 @@ std::map<std::string, std::string> cut_host_names(
     }
   }
   std::map<std::string, std::string> whole;
-  for (const auto& [k, st] : streams) {
+  for (const auto& kv : streams) {
+    const NcclStream& st = kv.second;  // a lambda below captures it
     if (st.first_seen.line != st.last_seen.line || st.host.empty() || streams_of[st.host] != 1)
       continue;
     const auto it = lasting.find({st.pid, st.cuda_dev});
