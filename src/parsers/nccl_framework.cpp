@@ -113,13 +113,24 @@ bool nccl_error(std::string_view t, const Bigrams& bg, const std::string& src, s
     add(out, K::kNcclError, "PyTorch", nccl_result_from_reason(reason), t, src, n);
     return true;
   }
-  // vLLM pynccl_wrapper.py NCCLLibrary.NCCL_CHECK (v0.4.1 .. v0.11.0; SGLang copies it):
-  //   raise RuntimeError(f"NCCL error: {error_str}")
+  // Two programs print "NCCL error: " and a reason:
+  // - vLLM pynccl_wrapper.py NCCLLibrary.NCCL_CHECK (v0.4.1 .. v0.11.0; SGLang copies it):
+  //     raise RuntimeError(f"NCCL error: {error_str}")
+  // - PyTorch ProcessGroupNCCL::checkForNCCLErrorsInternal (v1.6 .. v2.9), which the watchdog
+  //   rethrows ("NCCL watchdog thread terminated with exception: NCCL error: ..."):
+  //     "NCCL error: " + ncclGetErrorWithVersion(ncclAsyncErr)  (", NCCL version X.Y.Z" after)
+  // Neither tells a line of its own from another program's: a line with neither mark names no
+  // framework (nvidia/nccl#1726's "ncclCommInitRank failed with error: NCCL error: ...").
   // (The raise line itself is quoted in the traceback above: only a known reason counts.)
   if (std::size_t p = find(bg, t, "NCCL error: "); p != std::string_view::npos) {
-    const std::string_view result = nccl_result_from_reason(t.substr(p + 12));
+    const std::string_view reason = t.substr(p + 12);
+    const std::string_view result = nccl_result_from_reason(reason);
     if (result.empty()) return false;
-    add(out, K::kNcclError, "vLLM", result, t, src, n);
+    const std::string_view who =
+        has(reason, ", NCCL version ") || has(t.substr(0, p), "ProcessGroupNCCL") ? "PyTorch"
+        : t.substr(0, p).ends_with("RuntimeError: ")                              ? "vLLM"
+                                                                                  : "";
+    add(out, K::kNcclError, who, result, t, src, n);
     return true;
   }
   // PyTorch torch/csrc/cuda/nccl.cpp NCCL_CHECK (v1.0 .. v2.9.0):

@@ -58,6 +58,23 @@ TEST(NcclFramework, PyTorchAndVllmNcclErrors) {
   EXPECT_EQ(f.events[2].detail, "ncclUnhandledCudaError");
 }
 
+// "NCCL error: " is vLLM's and PyTorch's watchdog's both; only what surrounds it tells them apart.
+TEST(NcclFramework, NcclErrorNamesTheProgramThatPrintedIt) {
+  FrameworkFacts f = read({
+      "[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] NCCL watchdog thread terminated with "
+      "exception: NCCL error: unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL "
+      "version 2.20.5",
+      "ncclCommInitRank failed with error: NCCL error: internal error",
+      "RuntimeError: NCCL error: invalid usage (run with NCCL_DEBUG=WARN for details)",
+  });
+  ASSERT_EQ(f.events.size(), 3u);
+  EXPECT_EQ(f.events[0].framework, "PyTorch");
+  EXPECT_EQ(f.events[0].detail, "ncclUnhandledCudaError");
+  EXPECT_EQ(f.events[1].framework, "");
+  EXPECT_EQ(f.events[1].detail, "ncclInternalError");
+  EXPECT_EQ(f.events[2].framework, "vLLM");
+}
+
 TEST(NcclFramework, RendezvousAndStore) {
   FrameworkFacts f = read({
       "Waiting in store based barrier to initialize process group for rank: 0, key: "
