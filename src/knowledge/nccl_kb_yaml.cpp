@@ -49,7 +49,12 @@ std::string scalar(const YAML::Node& n, const Where& w, const std::string& key, 
     return "";
   }
   if (!v.IsScalar()) w.at(v).fail("'" + key + "' must be text");
-  return v.as<std::string>();
+  std::string text = v.as<std::string>();
+  // Only a single-quoted scalar doubles its apostrophes; in plain text '' stays two and reaches
+  // the user ("didn''t"). yaml-cpp tags a plain scalar "?".
+  if (v.Tag() == "?" && text.find("''") != std::string::npos)
+    w.at(v).fail("'" + key + "' holds '' outside single quotes: write one apostrophe");
+  return text;
 }
 
 NcclKbRegex regex(const std::string& text, const Where& w, const std::string& key) {

@@ -124,6 +124,16 @@ TEST(NcclKb, BadEntryNamesTheFileAndTheEntry) {
   bad.replace(bad.find("    fix: fix a"), 0, "    severity: harmless\n");
   e = error_of("socket.yaml", bad);
   EXPECT_NE(e.find("cause 1: severity must be error, warning or info"), std::string::npos) << e;
+  // '' is one apostrophe only inside single quotes: in plain text it would reach the user twice.
+  bad = kGood;
+  bad.replace(bad.find("fix: fix a"), 10, "fix: don''t");
+  e = error_of("socket.yaml", bad);
+  EXPECT_NE(e.find("socket.yaml: socket-refused: cause 1: 'fix' holds '' outside single quotes"),
+            std::string::npos)
+      << e;
+  bad = kGood;
+  bad.replace(bad.find("fix: fix a"), 10, "fix: 'don''t'");
+  EXPECT_EQ(error_of("socket.yaml", bad), "");
   e = error_of("x.yaml", "entries: []\n");
   EXPECT_NE(e.find("x.yaml: expected a map with 'subsystem'"), std::string::npos) << e;
   e = error_of("x.yaml",
