@@ -339,7 +339,20 @@ TEST(NcclKnownSignature, LoaderVersionNameSaysWhoseLibraryIsOld) {
   EXPECT_EQ(cause_of("/usr/lib/x86_64-linux-gnu/libefa.so.1", "EFA_1.4").find("EFA_x.y"), 0u);
   EXPECT_EQ(cause_of("/usr/lib/x86_64-linux-gnu/libibverbs.so.1", "IBVERBS_1.14").find("IBVERBS_"),
             0u);
+  // A private ABI fails with a newer library as with an older one
+  // (NVIDIA-NeMo/Megatron-Bridge#2824: HPC-X's libibverbs under the system's libefa).
+  EXPECT_EQ(cause_of("/opt/hpcx/ucx/lib/libibverbs.so.1", "IBVERBS_PRIVATE_34",
+                     "/usr/lib/x86_64-linux-gnu/libefa.so.1")
+                .find("IBVERBS_PRIVATE_N"),
+            0u);
   EXPECT_EQ(cause_of("/lib/x86_64-linux-gnu/libc.so.6", "GLIBC_2.34").find("GLIBC_x.y"), 0u);
+  // A paste that wrapped the line after "(required by" is read too (Megatron-Bridge#2824).
+  const RuleOutcome wrapped =
+      log_rule(kId, log_text("  NCCL INFO NET/Plugin: libnccl-net-ofi.so: /opt/rdma-core/build/lib/"
+                             "libibverbs.so.1: version `IBVERBS_PRIVATE_34' not found (required "
+                             "by\n  /usr/lib/x86_64-linux-gnu/libefa.so.1)\n"));
+  ASSERT_EQ(wrapped.findings.size(), 1u);
+  EXPECT_EQ(wrapped.findings[0].cause.find("IBVERBS_PRIVATE_N"), 0u);
   EXPECT_EQ(cause_of("/opt/amazon/efa/lib/libfabric.so.1", "FABRIC_1.7").find("The network plugin"),
             0u);
   EXPECT_EQ(cause_of("/usr/lib/libfoo.so.1", "FOO_2.0", "/usr/lib/libbar.so.2")
