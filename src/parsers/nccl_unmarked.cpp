@@ -104,10 +104,16 @@ std::optional<LogLine> first_error_like_line(const std::vector<std::string>& pat
     std::error_code ec;
     if (p == "-" || fs::is_directory(p, ec)) continue;
     std::optional<LogLine> found;
+    bool after_frame = false;
     try {
       read_log_lines(p, [&](std::string_view l, std::uint64_t n, bool) {
         if (n > kUnmarkedLinesRead) throw Stop{};
         const std::string_view t = trim(l);
+        // A Python traceback's frame ('File "...errors/__init__.py", line 357, in wrapper') and
+        // the source line it quotes under it ("raise ChildFailedError(") are where, not what.
+        const bool quoted_source = after_frame;
+        after_frame = t.starts_with("File \"");
+        if (after_frame || quoted_source) return;
         for (std::string_view w : kErrorWords) {
           if (!icontains(t, w)) continue;
           found = LogLine{escaped(t), Provenance{p, static_cast<int>(n)}};

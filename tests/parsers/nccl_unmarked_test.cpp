@@ -117,6 +117,23 @@ TEST(NcclUnmarked, FirstErrorLikeLineIsEscapedAndClipped) {
   EXPECT_FALSE(first_error_like_line({"/nonexistent/x.log"}));  // passed over, no throw
 }
 
+// A traceback's frames and the source lines they quote are where the error went, not the error
+// (hiyouga/LlamaFactory#9506: torchrun's frame in ".../multiprocessing/errors/__init__.py").
+TEST(NcclUnmarked, FirstErrorLikeLineIsNotATracebackFrame) {
+  const std::string d = temp_dir("unmarked-frame");
+  std::ofstream(d + "/t.log")
+      << "Traceback (most recent call last):\n"
+         "  File \"/x/torch/distributed/elastic/multiprocessing/errors/__init__.py\", line 357, "
+         "in wrapper\n"
+         "    return f(*args, **kwargs)\n"
+         "  File \"/x/torch/distributed/launcher/api.py\", line 293, in launch_agent\n"
+         "    raise ChildFailedError(\n"
+         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n";
+  auto l = first_error_like_line({d + "/t.log"});
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->where.str(), d + "/t.log:6");
+}
+
 // An input with nothing readable but lines that name NCCL (nccl-tests#112's title and command):
 // those lines, first few kept, all counted; other text is not a mention.
 TEST(NcclUnmarked, MentionsOfNcclAreKeptWithFileAndLine) {
