@@ -1,6 +1,7 @@
 #include "report/text/run_summary.h"
 
 #include "core/units.h"
+#include "facts/nccl_host_label.h"
 
 #include <cstdio>
 #include <map>
@@ -77,13 +78,17 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
   if (!f.plugin_messages.empty()) net += "; " + f.plugin_messages.front().text;
   out.emplace_back("network", net);
   const auto hosts = f.hosts();
+  // Lines whose head names no host ("[1] NCCL WARN", a launcher's "201: :41367:41367 [1]").
+  const bool unnamed = hosts.size() == 1 && *hosts.begin() == kUnprefixedHost;
   std::size_t gpus = f.streams.size();
   // No NCCL line with a "host:pid:tid [dev]" head: say so rather than "0 rank stream(s)" above
   // an nccl-tests device list that names its ranks.
   std::string ranks = gpus == 0 ? std::string("no NCCL line names its host:pid:device")
-                                : std::to_string(gpus) + " rank stream(s) (host:pid:device) on " +
-                                      std::to_string(hosts.size()) + " host(s)";
-  if (!hosts.empty()) ranks += ": " + join(hosts, 6);
+                      : unnamed
+                          ? std::to_string(gpus) + " rank stream(s) (pid:device), no host named"
+                          : std::to_string(gpus) + " rank stream(s) (host:pid:device) on " +
+                                std::to_string(hosts.size()) + " host(s)";
+  if (!hosts.empty() && !unnamed) ranks += ": " + join(hosts, 6);
   if (gpus == 0 && f.nccl_tests_ranks > 0)
     ranks += "; nccl-tests lists " + std::to_string(f.nccl_tests_ranks) + " rank(s)";
   out.emplace_back("ranks", ranks);
@@ -160,7 +165,9 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
                                  std::to_string(g.flagged()) + " flagged");
   const std::string why = f.multi_node_evidence();
   // A log that names no host (a framework's lines, a pasted error) shows nothing of the nodes.
-  const bool no_host = f.hosts().empty() && f.host_count == 0;
+  bool no_host = hosts.empty() ? f.host_count == 0 : unnamed;
+  for (const auto& [h, profile] : f.host_profiles)
+    if (!h.empty() && h != kUnprefixedHost) no_host = false;
   // One host named, but a communicator's other ranks are not in the log: they may be elsewhere.
   const NcclCommunicator* beyond = why.empty() && !no_host ? f.comm_beyond_log() : nullptr;
   std::string inter = "no (one node, as far as the log shows)";
