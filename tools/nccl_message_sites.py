@@ -402,12 +402,18 @@ def sites_in_file(path, text, tag, flavour):
             continue
         in_macro = enclosing_define(code, m.start())
         line = code.count("\n", 0, m.start()) + 1
+        # GCC 9 and later give __LINE__ in a macro the line of the macro's name; older GCC and
+        # clang the line of the invocation's closing parenthesis (both are seen in logs of
+        # released builds: nccl#2190's misc/shmutils.cc:132 at 2.28.9, whose WARN starts at 131).
+        closing = code.count("\n", 0, end - 1) + 1
         site = {
             "tag": tag, "file": path, "line": line, "macro": name, "level": level, "kind": kind,
             "subsystem": sub, "format": fmt, "regex": format_regex(fmt) if fmt is not None else None,
             "returns": returns_after(code, end, in_macro), "in_macro": in_macro,
             "function": None if in_macro else enclosing_function(code, m.start()),
         }
+        if closing != line:
+            site["closing_line"] = closing
         if flavour != "nccl" and name in PREFIXES:
             site["prefix"] = PREFIXES[name]
         if fidx == 1 and flavour == "nccl" and level == "INFO":
@@ -717,7 +723,9 @@ def log_prefixes(files, tag):
 def distinct(per_tag):
     """One record per distinct message (level, kind, subsystem, format) across the tags, in order
     of first appearance: the first tag's function, macro and returned codes, the tags that print
-    it and, per tag, every file:line that does (the shape tools/nccl_kb_coverage.py reads)."""
+    it and, per tag, every file:line that does (the shape tools/nccl_kb_coverage.py reads); for a
+    call spread over lines, "closing" gives per tag the file:line of its closing parenthesis, the
+    line older GCC and clang print."""
     out = {}
     for tag, sites in per_tag.items():
         for s in sites:
@@ -733,6 +741,9 @@ def distinct(per_tag):
                 d["tags"].append(tag)
                 d["where"][tag] = []
             d["where"][tag].append(f"{s['file']}:{s['line']}")
+            if "closing_line" in s:  # a call over several lines: the line other compilers print
+                d.setdefault("closing", {}).setdefault(tag, []).append(
+                    f"{s['file']}:{s['closing_line']}")
     return list(out.values())
 
 

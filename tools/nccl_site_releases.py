@@ -7,7 +7,10 @@ from release to release, so a log that prints no "NCCL version" line still tells
 it can come from: the ones where each of its WARNs sits at that file and line
 (src/knowledge/nccl_site_releases.cpp). The message sites extracted from NCCL's sources
 (tests/data/nccl-sites/nccl-sites-*.jsonl: NCCL v2.4..v2.30, tools/nccl_message_sites.py) give,
-for every WARN site and tag, its file:line.
+for every WARN site and tag, its file:line; for a WARN(...) spread over lines, the line of its
+closing parenthesis as well: GCC 9 and later give __LINE__ in a macro the line of the macro's
+name, older GCC and clang that of the invocation's closing parenthesis, and logs of released
+builds show both.
 
 A WARN inside a macro (CUDACHECK, NVMLCHECK, the IBV_* checks) prints the place the macro is
 used, which the site lists do not record: those places come from
@@ -59,13 +62,16 @@ def site_releases():
                 text = fixed_text(site.get("format") or "")[:TEXT_CHARS]
                 if any(ord(c) < 32 for c in text):
                     text = ""
+                # A call spread over lines prints at its closing parenthesis's line too (older
+                # GCC and clang; tools/nccl_message_sites.py "closing").
+                closing = site.get("closing", {})
                 for tag, wheres in site["where"].items():
                     # A pre-release's source (v2.31.0a16-1, NVIDIA's dev branch) is no release a
                     # log could name: its sites count for coverage, not for telling the release.
                     if not re.fullmatch(r"v[\d.]+-\d+", tag):
                         continue
                     tags.add(tag)
-                    for w in wheres:
+                    for w in wheres + closing.get(tag, []):
                         printed = w[4:] if w.startswith("src/") else w
                         places[(printed, text)].add(tag)
     order = sorted(tags, key=tag_key)

@@ -120,6 +120,23 @@ TEST(NcclSiteReleases, TheErrorTrailsPlacesDateTheLog) {
       nccl_releases_from_sites({}, {"transport/net_ib.cc:282", "transport/net_ib.cc:373"}).known());
 }
 
+// A WARN(...) over two lines prints at either line: GCC 9+ gives __LINE__ the macro name's line,
+// older GCC and clang the closing parenthesis's. NVIDIA/nccl#2190's misc/shmutils.cc:132 is the
+// second line of 2.28.x's WARN (131-132) and the first of 2.29.7's; its trail fits 2.28.7/2.28.9
+// only (transport/shm.cc:634 is a declaration at 2.29.7).
+TEST(NcclSiteReleases, AWarnOverSeveralLinesPrintsAtItsLastLineToo) {
+  const NcclPrintedWarn warn{"misc/shmutils.cc:132",
+                             "Error while attaching to shared memory segment /dev/shm/nccl- "
+                             "(size 0), error: No such file or directory (2)"};
+  const NcclSiteReleases alone = nccl_releases_from_sites({warn});
+  ASSERT_TRUE(alone.known());
+  EXPECT_EQ(alone.describe(), "2.28.3 .. 2.29.7");
+  const NcclSiteReleases r =
+      nccl_releases_from_sites({warn}, {"transport/shm.cc:634", "enqueue.cc:2655"});
+  ASSERT_TRUE(r.known());
+  EXPECT_EQ(r.describe(), "2.28.7 .. 2.28.9");
+}
+
 // The first place names the call NCCL checked there, at the releases the log comes from.
 TEST(NcclSiteReleases, TheFirstPlaceOfATrailNamesTheCall) {
   const NcclTrailCall c = nccl_trail_call("transport/net_ib.cc:282", nccl_release_mask("2.21.5"));
