@@ -212,6 +212,11 @@ Interval interval_of(std::string_view spec) {
 
 std::string NcclSiteReleases::describe() const {
   if (tags.empty()) return "";
+  if (!runs.empty()) {
+    std::string s;
+    for (const std::string& r : runs) s += (s.empty() ? "" : " or ") + r;
+    return s;
+  }
   auto text = [](const NcclVersion& v) {
     return std::to_string(v[0]) + "." + std::to_string(v[1]) + "." + std::to_string(v[2]);
   };
@@ -306,6 +311,18 @@ NcclSiteReleases nccl_releases_from_sites(const std::vector<NcclPrintedWarn>& wa
   if (last + 1 < n)
     out.hi = static_cast<std::ptrdiff_t>(last) >= dense ? after_patch(t.version[last])
                                                         : t.version[last + 1];
+  if (first >= static_cast<std::size_t>(dense)) {
+    std::vector<std::string> runs;
+    for (std::size_t i = first; i <= last; ++i) {
+      if (!(agreed >> i & 1)) continue;
+      std::size_t j = i;
+      while (j + 1 <= last && (agreed >> (j + 1) & 1)) ++j;
+      runs.push_back(i == j ? short_tag(t.tags[i])
+                            : short_tag(t.tags[i]) + " .. " + short_tag(t.tags[j]));
+      i = j;
+    }
+    if (runs.size() > 1) out.runs = std::move(runs);
+  }
   // Every listed release and any other: the places tell nothing.
   if (out.lo == NcclVersion{0, 0, 0} && !out.hi) return NcclSiteReleases{};
   return out;

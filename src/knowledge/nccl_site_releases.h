@@ -32,9 +32,14 @@ struct NcclSiteReleases {
   std::vector<std::string> sites;
   // The same tags as a mask over the site lists' tags (bit 0 the oldest; nccl_trail_call).
   std::uint64_t mask = 0;
+  // Where the tags are releases of the dense lists (2.18.1 on) with listed releases between
+  // them that the places rule out: each run of consecutive ones ("2.20.3 .. 2.20.5", "2.25.1"),
+  // which describe() names instead of the range `lo`..`hi` spans (the logic keeps the range).
+  std::vector<std::string> runs;
   bool known() const { return !tags.empty(); }
   // The range the logic uses, in words: "2.26.2 .. 2.26.6", "after 2.4.8, up to 2.22.3"
-  // (untagged releases after 2.4.8 included), "2.30.7 or later", "before 2.5.7".
+  // (untagged releases after 2.4.8 included), "2.30.7 or later", "before 2.5.7"; the runs when
+  // the places rule out listed releases between them ("2.20.3 .. 2.20.5 or 2.25.1").
   std::string describe() const;
   // Whether every release in the range / some release in it is in a knowledge-base version spec
   // (">=2.19,<2.21", as nccl_version_in reads it). "Some" is generous: false only when the spec

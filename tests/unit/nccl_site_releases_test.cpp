@@ -137,6 +137,18 @@ TEST(NcclSiteReleases, AWarnOverSeveralLinesPrintsAtItsLastLineToo) {
   EXPECT_EQ(r.describe(), "2.28.7 .. 2.28.9");
 }
 
+// Releases the places rule out between two that fit are not named as a range (pie-project/pie#500:
+// transport/nvls.cc:251 is a CUDA check at 2.20.3/2.20.5 and 2.25.1 only); the logic keeps the
+// range, whose "some" reading stays generous.
+TEST(NcclSiteReleases, ReleasesRuledOutBetweenAreNotNamedAsARange) {
+  const NcclSiteReleases r =
+      nccl_releases_from_sites({{"transport/nvls.cc:251", "Cuda failure 1 'invalid argument'"}});
+  ASSERT_TRUE(r.known());
+  EXPECT_EQ(r.describe(), "2.20.3 .. 2.20.5 or 2.25.1");
+  EXPECT_TRUE(r.some_in(">=2.25"));
+  EXPECT_TRUE(r.all_in(">=2.20,<2.26"));
+}
+
 // The first place names the call NCCL checked there, at the releases the log comes from.
 TEST(NcclSiteReleases, TheFirstPlaceOfATrailNamesTheCall) {
   const NcclTrailCall c = nccl_trail_call("transport/net_ib.cc:282", nccl_release_mask("2.21.5"));
