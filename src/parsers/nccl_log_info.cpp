@@ -259,7 +259,29 @@ void NcclLogAnalyzer::State::net_ib_line(std::string_view m, std::string_view te
   // 2.4-2.5 print the distance reading behind the transport's name ("NET/%s : GPU Direct RDMA
   // Disabled for GPU %lx / HCA %d (distance %d >= %d)", transport/net.cc v2.5.6-2); 2.6+ without
   // it (read in `info`).
+  // Before 2.5 the same form also gives the peer-memory check's failure: "... for GPU %d / HCA %s
+  // (not supported by GPU)" (src/transport/net_ib.cu:226 @ v2.3.7-1, which prints it for a
+  // missing module too: ncclIbGdrSupport returns ncclSystemError, never 1) and "... for GPU
+  // %d[%d] / HCA %d '%s' (no module or not supported by GPU)" (net_ib.cc:226 @ v2.4.8-1).
   if (g != std::string_view::npos && starts(m.substr(g), "GPU Direct RDMA Disabled for GPU")) {
+    const std::size_t why = m.rfind(" (");
+    if (why != std::string_view::npos && has(m.substr(why), "not supported by GPU)")) {
+      const std::size_t h = m.find("/ HCA ", g);
+      std::string_view name =
+          h == std::string_view::npos ? std::string_view() : trim(m.substr(h + 6, why - h - 6));
+      if (const std::size_t q = name.find('\''); q != std::string_view::npos)
+        name = name.substr(q + 1, name.rfind('\'') > q ? name.rfind('\'') - q - 1 : 0);
+      if (!name.empty()) {
+        NcclNetDevice& d = device(name);
+        if (!d.gdr || *d.gdr) {
+          d.gdr = false;
+          d.gdr_reason = std::string(trim(m.substr(why)));
+          d.example = log_line(text, n);
+        }
+        on_net(d);
+      }
+      return;
+    }
     if (!f.gdr_disabled_by_distance) f.gdr_disabled_by_distance = log_line(text, n);
     return;
   }

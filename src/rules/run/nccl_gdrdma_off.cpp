@@ -239,8 +239,14 @@ class NcclGdrdmaOff : public Rule {
           "device').";
     } else if (!f.rccl_versions.empty()) {
       amd_gpu_cause(x);
-    } else if (reasons.find("no module") != std::string::npos) {
-      x.cause = "The nvidia-peermem kernel module is not loaded (NCCL says '(no module)').";
+    } else if (reasons.find("no module") != std::string::npos ||
+               reasons.find("not supported by GPU") != std::string::npos) {
+      // Before 2.5 "(not supported by GPU)" is printed for a missing module too
+      // (src/transport/net_ib.cu:226 @ v2.3.7-1; parsers/nccl_log_info.cpp).
+      x.cause =
+          "The nvidia-peermem kernel module is not loaded, or GPU memory could not be "
+          "registered with the HCA (NCCL says '" +
+          reasons + "').";
       x.fix =
           "Load it (`modprobe nvidia-peermem`; Azure HPC images load it at boot), or upgrade "
           "to NCCL 2.13 or later, which registers GPU memory through DMA-BUF where the driver "

@@ -118,6 +118,35 @@ TEST(NcclGdrdmaOff, AnRcclRunWithoutGdrGetsAmdsPeerMemoryPath) {
   EXPECT_NE(n.findings[0].cause.find("nvidia-peermem"), std::string::npos);
 }
 
+// Before 2.5 "GPU Direct RDMA Disabled for GPU ... (not supported by GPU)" is the peer-memory
+// check's failure, a missing module included (src/transport/net_ib.cu:226 @ v2.3.7-1, whose
+// ncclIbGdrSupport returns ncclSystemError, never the 1 that would print "no module"), and
+// 2.4.8's "(no module or not supported by GPU)" the same: no PCI distance (horovod#1651).
+TEST(NcclGdrdmaOff, Pre25PeerMemoryFailureIsNotTheDistance) {
+  const std::string conn =
+      "ta1-1:2712:2824 [0] NCCL INFO Ring 00 : 0 -> 1 via NET/IB/0\n"
+      "ta1-0:2668:2780 [0] NCCL INFO Ring 00 : 1 -> 0 via NET/IB/0\n";
+  for (const std::string& line :
+       {std::string("ta1-0:2668:2780 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 0 / "
+                    "HCA mlx4_0 (not supported by GPU)\n"),
+        std::string("ta1-0:2668:2780 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU "
+                    "0[0] / HCA 0 'mlx5_0' (no module or not supported by GPU)\n")}) {
+    const RuleOutcome o = log_rule(kId, log_text(line + conn));
+    ASSERT_EQ(o.findings.size(), 1u) << line;
+    const Finding& x = o.findings[0];
+    EXPECT_NE(x.cause.find("nvidia-peermem"), std::string::npos) << x.cause;
+    EXPECT_EQ(x.cause.find("PCI topology"), std::string::npos) << x.cause;
+    EXPECT_EQ(x.fix.find("NCCL_TOPO_FILE"), std::string::npos) << x.fix;
+  }
+  // The distance form stays the distance reading.
+  const RuleOutcome d = log_rule(
+      kId, log_text("ta1-0:2668:2780 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for GPU 0 / "
+                    "HCA mlx4_0 (distance 4 >= 2)\n" +
+                    conn));
+  ASSERT_EQ(d.findings.size(), 1u);
+  EXPECT_NE(d.findings[0].cause.find("PCI topology"), std::string::npos) << d.findings[0].cause;
+}
+
 TEST(NcclGdrdmaOff, DisabledForHcaOnASingleNodeRunIsNoInterNodeAdvice) {
   EXPECT_TRUE(
       log_rule(
