@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "facts/nccl_host_label.h"
 #include "facts/nccl_init_phase.h"
 #include "rules/rule_factories.h"
 #include "rules/run/run_evidence.h"
@@ -43,11 +44,35 @@ class NcclInitIncomplete : public Rule {
     if (!init_lines && in_nvls == 0)
       return RuleOutcome::skip("the log holds no communicator init lines (NCCL_DEBUG=INFO)");
     if (stuck.empty()) return {};
+    // A stuck rank whose error trail passes NCCL's init code ("init.cu:593 -> 2", src/init.cc
+    // from 2.4) failed its init: the others wait on it, nothing hung by itself (horovod#1651:
+    // ibv_create_qp failed on one rank). A trail that stops short of it (a fallback NCCL went on
+    // from) is no such failure.
+    std::vector<const NcclStream*> failed_in_init;
+    for (const NcclStream* s : stuck) {
+      if (s->host == kUnprefixedHost) continue;
+      const std::string head = s->host + ":" + std::to_string(s->pid) + ":";
+      auto through_init = [&](const LogLine& l) {
+        return l.text.starts_with(head) && (l.text.find(" init.cc:") != std::string::npos ||
+                                            l.text.find(" init.cu:") != std::string::npos);
+      };
+      bool own = f.first_error_return && through_init(*f.first_error_return);
+      for (const LogLine& l : f.first_error_trail) own = own || through_init(l);
+      if (own) failed_in_init.push_back(s);
+    }
     RuleOutcome o;
-    Finding x =
-        finding(std::to_string(stuck.size()) + " rank(s) on " + std::to_string(hosts.size()) +
-                " host(s) started NCCL init and never reached Init COMPLETE: "
-                "the job hangs in communicator setup");
+    Finding x = finding(
+        std::to_string(stuck.size()) + " rank(s) on " + std::to_string(hosts.size()) +
+        " host(s) started NCCL init and never reached Init COMPLETE: " +
+        (failed_in_init.empty()
+             ? std::string("the job hangs in communicator setup")
+             : failed_in_init.front()->host + " pid " +
+                   std::to_string(failed_in_init.front()->pid) +
+                   (failed_in_init.size() > 1
+                        ? " and " + std::to_string(failed_in_init.size() - 1) + " other rank(s)"
+                        : std::string()) +
+                   " failed in init (its error trail passes NCCL's init code), and the other "
+                   "ranks wait on it"));
     for (std::size_t i = 0; i < stuck.size() && i < 6; ++i) {
       const NcclStream& s = *stuck[i];
       x.evidence.push_back({s.host + " pid " + std::to_string(s.pid) + " [" +
@@ -175,7 +200,16 @@ class NcclInitIncomplete : public Rule {
           "Capture the whole log (to the job's end, or to Init COMPLETE); if it really stops, "
           "look at the rank's own process (py-spy dump / gdb) and `nvidia-smi` on its GPU.";
     }
-    if ((!failed || (nvls_stop && !hard_failure) || (alone && !hard_failure)) && x.rank < 45) {
+    if (!failed_in_init.empty()) {
+      x.cause =
+          "Init did not hang on its own: a rank's init returned an error, and the ranks of its "
+          "communicator wait for it. The WARN or error trail on that rank's lines is the cause "
+          "(the finding that reads it); the ranks' silence is its consequence.";
+      x.fix = "Fix the error that rank printed (its reading above), then rerun.";
+      x.rank = std::min(x.rank, 30);
+    }
+    if (failed_in_init.empty() &&
+        (!failed || (nvls_stop && !hard_failure) || (alone && !hard_failure)) && x.rank < 45) {
       // Nothing in the log says the job hung: a log that ends mid-init may be an excerpt or
       // a copy taken while the job still ran.
       x.severity = Severity::kWarning;

@@ -26,6 +26,28 @@ TEST(NcclInitIncomplete, FiresOnAHangAndNamesTheAbsentRank) {
   EXPECT_NE(f.cause.find("node-a"), std::string::npos);
 }
 
+// A rank whose own lines hold a WARN and an error trail failed its init: the others wait on it,
+// nothing hung by itself (horovod#1651, NCCL 2.3: ibv_create_qp failed on ta1-1).
+TEST(NcclInitIncomplete, ARankThatFailedInitIsNotAHang) {
+  const std::string log =
+      "ta1-1:2712:2824 [0] misc/ibvwrap.cu:280 NCCL WARN Call to ibv_create_qp failed\n"
+      "ta1-1:2712:2824 [0] NCCL INFO init.cu:593 -> 2\n"
+      "ta1-0:2668:2780 [0] NCCL INFO comm 0x7f0a8834b870 rank 0 nranks 2\n"
+      "ta1-1:2712:2824 [0] NCCL INFO comm 0x7fa94834c010 rank 1 nranks 2\n"
+      "ta1-1:2712:2824 [0] NCCL INFO Ring 00 : 0 -> 1 via NET/IB/0\n"
+      "ta1-0:2668:2780 [0] NCCL INFO Ring 00 : 1 -> 0 via NET/IB/0\n";
+  RuleOutcome o = log_rule(kId, log_text(log));
+  ASSERT_EQ(o.findings.size(), 1u);
+  const Finding& f = o.findings[0];
+  EXPECT_EQ(f.message.find("hangs"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("ta1-1 pid 2712 failed in init"), std::string::npos) << f.message;
+  EXPECT_EQ(f.severity, Severity::kError);
+  // Without the failing rank's lines it stays the hang reading.
+  RuleOutcome h = log_rule(kId, log_text(log.substr(log.find("ta1-0:2668"))));
+  ASSERT_EQ(h.findings.size(), 1u);
+  EXPECT_EQ(h.findings[0].message.find("failed in init"), std::string::npos);
+}
+
 // The ranks with no init line are listed in numeric order, runs as ranges (uccl#172 listed
 // "rank 0, 10, 11, 15, 2, ..." as text), with their count.
 TEST(NcclInitIncomplete, AbsentRanksInNumericOrderWithRanges) {
