@@ -685,7 +685,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       f.cuda_driver = std::to_string(*v / 1000) + "." + std::to_string(*v % 1000 / 10);
   }
   if (!f.mnnvl_line && starts(m, "MNNVL ")) f.mnnvl_line = log_line(r.text, n);
-  if (!known_info(m)) {
+  if (!known_info(m) && !error_return(m)) {  // an error trail's line is read above
     ++f.unknown_lines;
     // Never dropped silently: a line no pattern knows may be the one that explains the run.
     if (f.unrecognised.size() < 32) {

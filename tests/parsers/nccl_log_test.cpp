@@ -52,6 +52,17 @@ TEST(NcclLog, BigScience16NodeOmniPath) {
   EXPECT_TRUE(f.issues.empty());
 }
 
+// An error trail's line is read (the first trail and its places), not counted as a line no
+// reader takes (nccl#622's "include/net.h:22 -> 2" was both).
+TEST(NcclLog, AnErrorTrailLineIsNoUnrecognisedLine) {
+  const std::string path = test::temp_dir("trail-known") + "/t.log";
+  std::ofstream(path) << "machine1:196207:196244 [0] NCCL INFO include/net.h:22 -> 2\n"
+                         "machine1:196207:196244 [0] NCCL INFO an INFO line no reader takes\n";
+  const NcclRunFacts f = analyze_nccl_logs({path});
+  ASSERT_TRUE(f.first_error_return);
+  EXPECT_EQ(f.unknown_lines, 1u);
+}
+
 TEST(NcclLog, BigScienceOneNodeUsesOnlyP2p) {
   NcclRunFacts f = analyze("nccl-debug/bigscience-jz-1node-4xv100-p2p-nccl2.7.8.log");
   EXPECT_EQ(f.streams.size(), 4u);

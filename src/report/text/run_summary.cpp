@@ -35,7 +35,8 @@ SummaryLines summarize_nccl_log(const NcclRunFacts& f) {
   SummaryLines out;
   std::string lines =
       std::to_string(f.lines) + " lines, " + std::to_string(f.nccl_lines) + " from NCCL";
-  if (f.unknown_lines) lines += ", " + std::to_string(f.unknown_lines) + " not recognised";
+  // The unrecognised lines are NCCL lines of a kind no reader here takes (counted among them).
+  if (f.unknown_lines) lines += " (" + std::to_string(f.unknown_lines) + " of them not recognised)";
   if (f.garbled_lines)
     lines +=
         ", " + std::to_string(f.garbled_lines) + " NCCL record(s) cut short by concurrent writers";
