@@ -694,8 +694,8 @@ TEST(NcclKbReading, AFoldedReadingsFixReplacesARulesGeneralFix) {
   const std::string pipe = fix_of(
       "h:1:2 [0] misc/socket.cc:503 NCCL WARN Net : Call to recv from 10.1.1.2<5000> failed : "
       "Broken pipe\n");
-  EXPECT_EQ(pipe.rfind("Find the first error in time across all ranks (that host is the cause)", 0),
-            0u)
+  EXPECT_EQ(
+      pipe.rfind("Find the first error in time across all ranks and in the peer's own log", 0), 0u)
       << pipe;
 }
 

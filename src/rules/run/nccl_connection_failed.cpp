@@ -95,8 +95,14 @@ class NcclConnectionFailed : public Rule {
       x.cause =
           "A peer closed the connection or died mid-run; this rank only reports the "
           "consequence.";
-      // What happened to the peer, which failed first: below an earlier failure.
+      // What happened to the peer, which failed first: below an earlier failure. The
+      // connection itself was up, so the interface and the firewall are not in question.
       x.consequence = true;
+      x.general_fix = true;
+      x.fix =
+          "Find the first error in time across all ranks and in the peer's own log (that "
+          "process failed first, or was killed: its host's dmesg and the scheduler's log say "
+          "so); this rank's failure follows it.";
     }
     if (x.fix.empty()) {
       x.general_fix = true;

@@ -20,6 +20,10 @@ TEST(NcclConnectionFailed, FiresOnRemoteExit) {
                                          "process exited or there was a network error\n"));
   ASSERT_EQ(o.findings.size(), 1u);
   EXPECT_NE(o.findings[0].cause.find("died"), std::string::npos);
+  // The connection was up: the interface and a firewall are not in question (nccl#1485, a peer
+  // on the same host that died of an out-of-memory error was told to set NCCL_SOCKET_IFNAME).
+  EXPECT_EQ(o.findings[0].fix.find("NCCL_SOCKET_IFNAME"), std::string::npos) << o.findings[0].fix;
+  EXPECT_NE(o.findings[0].fix.find("first error in time"), std::string::npos);
 }
 
 // GPUDirect-TCPXO's UNIX socket to its RxDM is a local daemon's (data/nccl-kb/
