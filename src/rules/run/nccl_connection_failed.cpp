@@ -95,14 +95,22 @@ class NcclConnectionFailed : public Rule {
       x.cause =
           "A peer closed the connection or died mid-run; this rank only reports the "
           "consequence.";
-      // What happened to the peer, which failed first: below an earlier failure. The
-      // connection itself was up, so the interface and the firewall are not in question.
+      // What happened to the peer, which failed first: below an earlier failure.
       x.consequence = true;
-      x.general_fix = true;
-      x.fix =
-          "Find the first error in time across all ranks and in the peer's own log (that "
-          "process failed first, or was killed: its host's dmesg and the scheduler's log say "
-          "so); this rank's failure follows it.";
+      // A connection the peer closed or reset was up, so the interface and the firewall are not
+      // in question; "remote process exited or there was a network error" (ncclRemoteError)
+      // does not say which.
+      const bool was_up = std::all_of(i->details.begin(), i->details.end(), [](const auto& d) {
+        return d == "Connection closed" || d == "Connection reset" || d == "Broken pipe" ||
+               d == "connection closed by remote" || d == "peer shutdown";
+      });
+      if (was_up) {
+        x.general_fix = true;
+        x.fix =
+            "Find the first error in time across all ranks and in the peer's own log (that "
+            "process failed first, or was killed: its host's dmesg and the scheduler's log say "
+            "so); this rank's failure follows it.";
+      }
     }
     if (x.fix.empty()) {
       x.general_fix = true;
