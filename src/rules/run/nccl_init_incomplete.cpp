@@ -11,6 +11,22 @@
 namespace trainready {
 namespace {
 
+// "file:line -> code" (NCCLCHECK and its kin print it when a call fails), optionally followed
+// by a thread tag ("[Async thread]"): the last thing a rank printed was returning an error.
+bool ends_in_error_trail(std::string_view m) {
+  const std::size_t arrow = m.find(" -> ");
+  if (arrow == std::string_view::npos || arrow == 0) return false;
+  const std::string_view place = m.substr(0, arrow);
+  const std::size_t colon = place.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 == place.size() ||
+      place.find(' ') != std::string_view::npos)
+    return false;
+  for (char c : place.substr(colon + 1))
+    if (c < '0' || c > '9') return false;
+  std::string_view code = m.substr(arrow + 4);
+  return !code.empty() && code[0] >= '0' && code[0] <= '9';
+}
+
 class NcclInitIncomplete : public Rule {
  public:
   std::string_view id() const override { return "nccl-init-incomplete"; }
@@ -45,9 +61,10 @@ class NcclInitIncomplete : public Rule {
       return RuleOutcome::skip("the log holds no communicator init lines (NCCL_DEBUG=INFO)");
     if (stuck.empty()) return {};
     // A stuck rank whose error trail passes NCCL's init code ("init.cu:593 -> 2", src/init.cc
-    // from 2.4) failed its init: the others wait on it, nothing hung by itself (horovod#1651:
-    // ibv_create_qp failed on one rank). A trail that stops short of it (a fallback NCCL went on
-    // from) is no such failure.
+    // from 2.4), or whose last line is an error trail's ("bootstrap.cu:259 -> 2": it printed
+    // nothing after returning the error), failed its init: the others wait on it, nothing hung
+    // by itself (horovod#1651: ibv_create_qp failed on one rank; nccl-tests#15: a bootstrap
+    // connect timed out). A trail the rank went on from (a fallback) is no such failure.
     std::vector<const NcclStream*> failed_in_init;
     for (const NcclStream* s : stuck) {
       if (s->host == kUnprefixedHost) continue;
@@ -58,7 +75,7 @@ class NcclInitIncomplete : public Rule {
       };
       bool own = f.first_error_return && through_init(*f.first_error_return);
       for (const LogLine& l : f.first_error_trail) own = own || through_init(l);
-      if (own) failed_in_init.push_back(s);
+      if (own || ends_in_error_trail(s->last_message)) failed_in_init.push_back(s);
     }
     RuleOutcome o;
     Finding x = finding(
@@ -71,8 +88,8 @@ class NcclInitIncomplete : public Rule {
                    (failed_in_init.size() > 1
                         ? " and " + std::to_string(failed_in_init.size() - 1) + " other rank(s)"
                         : std::string()) +
-                   " failed in init (its error trail passes NCCL's init code), and the other "
-                   "ranks wait on it"));
+                   " returned an error from init (an error trail on their own lines), and "
+                   "ranks waiting on them stop too"));
     for (std::size_t i = 0; i < stuck.size() && i < 6; ++i) {
       const NcclStream& s = *stuck[i];
       x.evidence.push_back({s.host + " pid " + std::to_string(s.pid) + " [" +

@@ -40,12 +40,24 @@ TEST(NcclInitIncomplete, ARankThatFailedInitIsNotAHang) {
   ASSERT_EQ(o.findings.size(), 1u);
   const Finding& f = o.findings[0];
   EXPECT_EQ(f.message.find("hangs"), std::string::npos) << f.message;
-  EXPECT_NE(f.message.find("ta1-1 pid 2712 failed in init"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("ta1-1 pid 2712 returned an error from init"), std::string::npos)
+      << f.message;
   EXPECT_EQ(f.severity, Severity::kError);
   // Without the failing rank's lines it stays the hang reading.
   RuleOutcome h = log_rule(kId, log_text(log.substr(log.find("ta1-0:2668"))));
   ASSERT_EQ(h.findings.size(), 1u);
-  EXPECT_EQ(h.findings[0].message.find("failed in init"), std::string::npos);
+  EXPECT_EQ(h.findings[0].message.find("returned an error from init"), std::string::npos);
+  // A rank whose last line is an error trail's returned the error and printed nothing after it
+  // (nccl-tests#15, NCCL 2.2: a bootstrap connect timed out).
+  RuleOutcome b = log_rule(
+      kId, log_text("gpu-a:18553:18611 [0] NCCL INFO comm 0x7f0a8834b870 rank 0 nranks 2\n"
+                    "gpu-a:18553:18612 [0] include/socket.h:360 NCCL WARN Call to connect failed "
+                    ": Connection timed out\n"
+                    "gpu-a:18553:18612 [0] NCCL INFO bootstrap.cu:259 -> 2\n"));
+  ASSERT_EQ(b.findings.size(), 1u);
+  EXPECT_NE(b.findings[0].message.find("gpu-a pid 18553 returned an error from init"),
+            std::string::npos)
+      << b.findings[0].message;
 }
 
 // The ranks with no init line are listed in numeric order, runs as ranges (uccl#172 listed
