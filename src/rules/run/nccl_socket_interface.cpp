@@ -136,14 +136,18 @@ class NcclSocketInterface : public Rule {
     }
     if (bad.empty()) return o;
     for (const auto& b : bad) good.erase(b);
+    // "Not in the log", not "unset": loopback among several interfaces is only taken when
+    // NCCL_SOCKET_IFNAME lets it in (the cause below), so an older NCCL that prints no
+    // environment may well have had it set (horovod#584, NCCL 2.3: lo, eth0 and eth1).
     Finding x = finding(
         one_host
             ? "NCCL bootstraps on " + join_limited(bad) +
-                  ", which no other host can reach, with NCCL_SOCKET_IFNAME unset (the log "
-                  "shows one host: " +
+                  ", which no other host can reach, with no NCCL_SOCKET_IFNAME in the log (the "
+                  "log shows one host: " +
                   join_limited(hosts) + ")"
-            : "NCCL uses " + join_limited(bad) + " between hosts with NCCL_SOCKET_IFNAME unset (" +
-                  join_limited(hosts) + ")");
+            : "NCCL uses " + join_limited(bad) +
+                  " between hosts with no NCCL_SOCKET_IFNAME in the log (" + join_limited(hosts) +
+                  ")");
     x.evidence = ev;
     for (const auto& l : f.socket_interfaces)
       if (x.evidence.size() < 8) x.evidence.push_back(evidence(l));
