@@ -25,8 +25,8 @@ tools/nccl_site_releases.py folds these rows into data/nccl-kb/site-releases.txt
 
     python3 tools/nccl_macro_uses.py --git-dir /path/nccl.git > tests/data/nccl-sites/nccl-macro-uses-v2.3-v2.30.tsv
 
-It reads a git directory (`git ls-tree`, one `git cat-file --batch` a tag, as
-tools/nccl_message_sites.py does) and never fetches anything. Exit 0 on
+It reads a git directory (`git ls-tree`, one `git cat-file --batch` a tag, through
+tools/nccl_source_tree.py) and never fetches anything. Exit 0 on
 success, 2 on bad input (named).
 """
 import argparse
@@ -35,7 +35,7 @@ import os
 import re
 import sys
 
-from nccl_message_sites import SystemExit2, files_at_tag, release_tags
+from nccl_source_tree import SystemExit2, files_at_tag, release_tags
 from site_list_output import fixed_text
 
 TEXT_CHARS = 16  # kSiteTextChars in src/knowledge/nccl_site_releases.cpp

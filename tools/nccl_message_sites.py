@@ -41,10 +41,10 @@ import collections
 import json
 import os
 import re
-import subprocess
 import sys
 
-SOURCE_EXT = (".c", ".cc", ".cpp", ".cu", ".cuh", ".h", ".hh", ".hpp", ".inc")
+from nccl_source_tree import SystemExit2, files_at_tag, files_in_tree, release_tags
+
 
 # Macros that print, per flavour: name -> (level, index of the format argument).
 MACROS = {
@@ -419,79 +419,6 @@ def sites_in_file(path, text, tag, flavour):
         if fidx == 1 and flavour == "nccl" and level == "INFO":
             site["info_mask"] = re.sub(r"\s+", "", args[0])
         yield site
-
-
-# ---------------------------------------------------------------------------------------- sources
-
-def git(git_dir, *args):
-    p = subprocess.run(["git", "--git-dir", git_dir, *args], capture_output=True)
-    if p.returncode != 0:
-        raise SystemExit2(f"git --git-dir {git_dir} {' '.join(args)}: "
-                          f"{p.stderr.decode(errors='replace').strip()}")
-    return p.stdout
-
-
-class SystemExit2(Exception):
-    pass
-
-
-def wanted(path):
-    low = path.lower()
-    if not low.endswith(SOURCE_EXT):
-        return False
-    parts = low.split("/")
-    return not any(p in ("test", "tests", "unit_tests", "third-party", "3rd-party", "googletest")
-                   for p in parts[:-1])
-
-
-def files_at_tag(git_dir, tag):
-    names = git(git_dir, "ls-tree", "-r", "--name-only", tag).decode().splitlines()
-    names = [n for n in names if wanted(n)]
-    if not names:
-        return []
-    # one git cat-file for every blob of the tag
-    req = "".join(f"{tag}:{n}\n" for n in names).encode()
-    p = subprocess.run(["git", "--git-dir", git_dir, "cat-file", "--batch"], input=req,
-                       capture_output=True)
-    if p.returncode != 0:
-        raise SystemExit2(f"git cat-file at {tag}: {p.stderr.decode(errors='replace').strip()}")
-    out, data, pos = [], p.stdout, 0
-    for n in names:
-        nl = data.index(b"\n", pos)
-        header = data[pos:nl].split()
-        pos = nl + 1
-        if len(header) < 3 or header[1] != b"blob":
-            continue
-        size = int(header[2])
-        out.append((n, data[pos:pos + size].decode("utf-8", errors="replace")))
-        pos += size + 1
-    return out
-
-
-def files_in_tree(root):
-    out = []
-    for d, dirs, files in os.walk(root):
-        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
-        for f in sorted(files):
-            full = os.path.join(d, f)
-            rel = os.path.relpath(full, root).replace(os.sep, "/")
-            if wanted(rel):
-                with open(full, encoding="utf-8", errors="replace") as fh:
-                    out.append((rel, fh.read()))
-    return out
-
-
-RELEASE_RE = re.compile(r"^v(\d+)\.(\d+)\.(\d+)-(\d+)$")
-
-
-def release_tags(git_dir, since=(2, 4)):
-    tags = git(git_dir, "tag").decode().split()
-    rel = []
-    for t in tags:
-        m = RELEASE_RE.match(t)
-        if m and tuple(map(int, m.groups()[:2])) >= since:
-            rel.append((tuple(map(int, m.groups())), t))
-    return [t for _, t in sorted(rel)]
 
 
 def sites_for(files, tag, flavour):

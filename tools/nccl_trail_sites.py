@@ -27,8 +27,8 @@ tools/nccl_site_releases.py folds these rows into data/nccl-kb/trail-sites.txt.
 
     python3 tools/nccl_trail_sites.py --git-dir /path/nccl.git > tests/data/nccl-sites/nccl-trail-sites-v2.3-v2.30.tsv
 
-It reads a git directory (`git ls-tree`, one `git cat-file --batch` a tag, as
-tools/nccl_message_sites.py does) and never fetches anything. Exit 0 on success, 2 on bad input
+It reads a git directory (`git ls-tree`, one `git cat-file --batch` a tag, through
+tools/nccl_source_tree.py) and never fetches anything. Exit 0 on success, 2 on bad input
 (named).
 """
 import bisect
@@ -37,7 +37,8 @@ import re
 import sys
 
 from nccl_macro_uses import closing_line, logical_defines, rows_over_tags, strip_code
-from nccl_message_sites import FUNC_RE, blank_comments, files_at_tag
+from nccl_message_sites import FUNC_RE, blank_comments
+from nccl_source_tree import files_at_tag
 
 SOURCE = re.compile(r"^src/.*\.(cc|cu|cpp|h|hpp|cuh)$")
 HEADER = re.compile(r"\.(h|hpp|cuh)$")
