@@ -103,6 +103,9 @@ class Sites(unittest.TestCase):
         ib = [s for s in got if s["file"] == "src/transport/net_ib.cc"]
         self.assertEqual([(s["line"], s["kind"]) for s in ib], [(8, "warn"), (14, "failure")], ib)
         w = by[("src/transport/net_ib.cc", 8)]
+        # A call over three lines: older GCC and clang print its closing parenthesis's line.
+        self.assertEqual(w["closing_line"], 10)
+        self.assertNotIn("closing_line", by[("src/transport/net_ib.cc", 14)])
         self.assertEqual(w["subsystem"], "ib-verbs")
         self.assertEqual(w["format"], "NET/IB : %s:%d Got completion from peer %s with error %d, "
                                       "opcode %d, len %<PRIu64>, vendor err %d")
@@ -182,6 +185,10 @@ class Sites(unittest.TestCase):
                         if (s["level"], s["kind"], s["format"]) ==
                         (m["level"], m["kind"], m["format"])]
                 self.assertEqual(m["where"]["v2.10.3-1"], same)
+                closing = [f"{s['file']}:{s['closing_line']}" for s in per_tag
+                           if "closing_line" in s and (s["level"], s["kind"], s["format"]) ==
+                           (m["level"], m["kind"], m["format"])]
+                self.assertEqual(m.get("closing", {}).get("v2.10.3-1", []), closing)
 
     def test_log_prefixes(self):
         # --prefixes: the logger's head formats under src/, never a comment's or contrib's text
