@@ -1,5 +1,6 @@
 // The analyser's readers of INFO records: graphs, HCAs, collectives, settings (communicator
 // lines: nccl_log_comm.cpp).
+#include "facts/nccl_error_trail.h"
 #include "facts/nccl_init_phase.h"
 #include "parsers/nccl_log_internal.h"
 #include "parsers/nccl_plugin_line.h"
@@ -115,36 +116,6 @@ constexpr std::string_view kKnownPrefixes[] = {
     "Dump",
     "NCCL INFO",
 };
-
-// Where " -> " follows a trail line's place: after "file:line", or after the function NCCL 2.30.7
-// prints between them (INFO_LOC: "misc/socket.cc:567 (socketProgress) -> 2"); npos when not.
-static std::size_t after_place(std::string_view m, std::size_t i) {
-  if (starts(m.substr(i), " (")) {
-    std::size_t j = i + 2;
-    while (j < m.size() && (std::isalnum(static_cast<unsigned char>(m[j])) || m[j] == '_')) ++j;
-    if (j == i + 2 || j >= m.size() || m[j] != ')') return std::string_view::npos;
-    i = j + 1;
-  }
-  return starts(m.substr(i), " -> ") ? i : std::string_view::npos;
-}
-
-// "misc/socket.cc:567 -> 2", "bootstrap.cc:270 -> 2 [Async thread]", 2.30.7's
-// "misc/socket.cc:567 (socketProgress) -> 2": NCCL's trace of an error return, file:line then
-// the ncclResult_t.
-bool error_return(std::string_view m) {
-  std::size_t colon = m.find(':');
-  if (colon == std::string_view::npos || colon == 0 || colon > 48) return false;
-  std::string_view file = m.substr(0, colon);
-  if (!(file.size() > 3 &&
-        (file.substr(file.size() - 3) == ".cc" || file.substr(file.size() - 3) == ".cu" ||
-         file.substr(file.size() - 2) == ".h")))
-    return false;
-  std::size_t i = colon + 1;
-  while (i < m.size() && m[i] >= '0' && m[i] <= '9') ++i;
-  if (i == colon + 1) return false;
-  i = after_place(m, i);
-  return i != std::string_view::npos && i + 4 < m.size() && m[i + 4] >= '1' && m[i + 4] <= '9';
-}
 
 // The result code of a trail line ("2" of "... -> 2 [Async thread]").
 std::string_view trail_code(std::string_view m) {
@@ -458,7 +429,7 @@ void NcclLogAnalyzer::State::other_trail(std::string_view head, std::string_view
   OtherTrail* t = nullptr;
   for (OtherTrail& o : other_trails)
     if (same_thread(head, o.head)) t = &o;
-  if (!error_return(m)) {
+  if (!nccl_error_trail_line(m)) {
     if (t) t->open = false;
     return;
   }
@@ -476,10 +447,10 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
   if (m.empty()) return;
   // The first trail and its callers: the same thread's next "file:line -> code" lines, until that
   // thread prints anything else (a later failure's trail is not this one's call path).
-  if (!f.first_error_return && !warned_last.empty() && !error_return(m))
+  if (!f.first_error_return && !warned_last.empty() && !nccl_error_trail_line(m))
     last_record(record_head(r.text), false);
   if (!f.first_error_return || first_trail_open) {
-    const bool trail = error_return(m);
+    const bool trail = nccl_error_trail_line(m);
     const std::string_view head = record_head(r.text);
     if (!f.first_error_return) {
       if (trail) {
@@ -685,7 +656,7 @@ void NcclLogAnalyzer::State::info(const NcclRecord& r, NcclStream& s, std::uint6
       f.cuda_driver = std::to_string(*v / 1000) + "." + std::to_string(*v % 1000 / 10);
   }
   if (!f.mnnvl_line && starts(m, "MNNVL ")) f.mnnvl_line = log_line(r.text, n);
-  if (!known_info(m) && !error_return(m)) {  // an error trail's line is read above
+  if (!known_info(m) && !nccl_error_trail_line(m)) {  // an error trail's line is read above
     ++f.unknown_lines;
     // Never dropped silently: a line no pattern knows may be the one that explains the run.
     if (f.unrecognised.size() < 32) {

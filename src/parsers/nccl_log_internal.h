@@ -153,7 +153,6 @@ bool is_junk(std::string_view line);
 // for the knowledge base (failure INFO sites, issue 30). src/parsers/nccl_info_failure_words.cpp.
 bool failure_worded(std::string_view m);
 bool known_info(std::string_view m);
-bool error_return(std::string_view m);
 std::string_view trail_code(std::string_view m);
 
 }  // namespace nccl_log_detail

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "facts/nccl_error_trail.h"
 #include "facts/nccl_host_label.h"
 #include "facts/nccl_init_phase.h"
 #include "rules/rule_factories.h"
@@ -10,22 +11,6 @@
 
 namespace trainready {
 namespace {
-
-// "file:line -> code" (NCCLCHECK and its kin print it when a call fails), optionally followed
-// by a thread tag ("[Async thread]"): the last thing a rank printed was returning an error.
-bool ends_in_error_trail(std::string_view m) {
-  const std::size_t arrow = m.find(" -> ");
-  if (arrow == std::string_view::npos || arrow == 0) return false;
-  const std::string_view place = m.substr(0, arrow);
-  const std::size_t colon = place.rfind(':');
-  if (colon == std::string_view::npos || colon + 1 == place.size() ||
-      place.find(' ') != std::string_view::npos)
-    return false;
-  for (char c : place.substr(colon + 1))
-    if (c < '0' || c > '9') return false;
-  std::string_view code = m.substr(arrow + 4);
-  return !code.empty() && code[0] >= '0' && code[0] <= '9';
-}
 
 class NcclInitIncomplete : public Rule {
  public:
@@ -75,7 +60,7 @@ class NcclInitIncomplete : public Rule {
       };
       bool own = f.first_error_return && through_init(*f.first_error_return);
       for (const LogLine& l : f.first_error_trail) own = own || through_init(l);
-      if (own || ends_in_error_trail(s->last_message)) failed_in_init.push_back(s);
+      if (own || nccl_error_trail_line(s->last_message)) failed_in_init.push_back(s);
     }
     RuleOutcome o;
     Finding x = finding(
